@@ -1,0 +1,43 @@
+/*
+ * alloc.h - allocation that never returns NULL.
+ *
+ * Out of memory is not an input error: these wrappers call the die hook (the
+ * TUI uses it to restore the terminal), print one line and abort. Bad input
+ * must never reach this path.
+ */
+#ifndef OPSCOPE_ALLOC_H
+#define OPSCOPE_ALLOC_H
+
+#include <stddef.h>
+
+/* Set a function called once before aborting on out-of-memory (NULL: none). */
+void osc_set_die_hook(void (*hook)(void));
+
+/* malloc/calloc/realloc/strdup that abort on failure; size 0 is allowed. */
+void *osc_xmalloc(size_t size);
+void *osc_xcalloc(size_t nmemb, size_t size);
+void *osc_xrealloc(void *ptr, size_t size);
+/* realloc for nmemb * size with overflow check. */
+void *osc_xreallocarray(void *ptr, size_t nmemb, size_t size);
+char *osc_xstrdup(const char *s);
+char *osc_xstrndup(const char *s, size_t n);
+
+/* printf into a new string. */
+char *osc_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * Make room for at least `need` elements in array `ptr` whose capacity is
+ * `alloc` (both lvalues); grows geometrically (git's ALLOC_GROW).
+ */
+#define OSC_GROW(ptr, need, alloc)                                              \
+	do {                                                                    \
+		if ((size_t)(need) > (size_t)(alloc)) {                         \
+			size_t osc_grow_n = (alloc) ? (size_t)(alloc) * 3 / 2 : 16; \
+			if (osc_grow_n < (size_t)(need))                        \
+				osc_grow_n = (size_t)(need);                    \
+			(ptr) = osc_xreallocarray((ptr), osc_grow_n, sizeof(*(ptr))); \
+			(alloc) = osc_grow_n;                                   \
+		}                                                               \
+	} while (0)
+
+#endif

@@ -1,0 +1,56 @@
+/*
+ * strtab.h - string interning.
+ *
+ * Traces repeat a few thousand names millions of times; every name, category,
+ * shape and kernel name is stored once and referred to by a 32-bit id.
+ * Invariants: id 0 (OSC_STR_EMPTY) is always "", ids are dense (0..count-1),
+ * a string's bytes never move once interned (pointers from osc_strtab_get stay
+ * valid until osc_strtab_release), and interned strings are NUL-terminated.
+ * Not thread-safe.
+ */
+#ifndef OPSCOPE_STRTAB_H
+#define OPSCOPE_STRTAB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef uint32_t osc_str;
+
+#define OSC_STR_EMPTY ((osc_str)0)
+#define OSC_STR_NONE ((osc_str)UINT32_MAX) /* "not found" from osc_strtab_find */
+
+struct osc_strtab {
+	const char **ptrs;   /* id -> bytes */
+	uint32_t *lens;      /* id -> length */
+	size_t count, alloc; /* ids in use, capacity of ptrs/lens */
+	uint32_t *slots;     /* open-addressing hash table of ids, UINT32_MAX = empty */
+	uint32_t *hashes;    /* id -> hash, to rehash without rereading bytes */
+	size_t nslots;       /* power of two */
+	char **chunks;       /* arena chunks holding the bytes */
+	size_t nchunks, chunks_alloc;
+	size_t chunk_used, chunk_size; /* fill of the last chunk */
+};
+
+/* Set up an empty table holding only "". */
+void osc_strtab_init(struct osc_strtab *t);
+/* Free everything; the table must be init'ed again before reuse. */
+void osc_strtab_release(struct osc_strtab *t);
+
+/* Id of s[0..len) (which may hold NUL bytes), interning it if new. */
+osc_str osc_strtab_intern(struct osc_strtab *t, const char *s, size_t len);
+/* Id of s[0..len) if interned, else OSC_STR_NONE. */
+osc_str osc_strtab_find(const struct osc_strtab *t, const char *s, size_t len);
+
+/* Bytes of an id (NUL-terminated). */
+static inline const char *osc_strtab_get(const struct osc_strtab *t, osc_str id)
+{
+	return t->ptrs[id];
+}
+
+/* Length of an id's string. */
+static inline size_t osc_strtab_len(const struct osc_strtab *t, osc_str id)
+{
+	return t->lens[id];
+}
+
+#endif

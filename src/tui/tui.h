@@ -1,0 +1,30 @@
+/*
+ * tui.h - entry point of the interactive explorer (the only curses front end).
+ *
+ * The CLI parses the options shared with `opscope report` and hands them over;
+ * the TUI loads the trace itself (with a progress bar) and runs until quit.
+ */
+#ifndef OPSCOPE_TUI_H
+#define OPSCOPE_TUI_H
+
+#include <stddef.h>
+
+#include "opscope/aggregate.h"
+
+struct osc_tui_args {
+	const char *path;           /* trace path ("-" for stdin), or NULL for the bundled sample */
+	const void *sample_data;    /* bundled sample (gzip), used when path is NULL */
+	size_t sample_size;
+	const char *sample_name;
+	const char *runs;           /* --runs spec, NULL for the default */
+	const char *const *filters; /* --filter patterns */
+	size_t nr_filters;
+	const char *regex;          /* --regex, or NULL */
+	enum osc_level level;       /* initial level (--by) */
+	const char *script;         /* --script FILE: scripted keys for tests, or NULL */
+};
+
+/* Run the TUI; returns the process exit status (0, or 2 after an error it printed). */
+int osc_tui_main(const struct osc_tui_args *args);
+
+#endif
