@@ -95,7 +95,7 @@ enum osc_stat {
 #define OSC_STAT_ENUM(name, text) OSC_STAT_##name,
 	OSC_STAT_LIST(OSC_STAT_ENUM)
 #undef OSC_STAT_ENUM
-	OSC_STAT_COUNT
+	OSC_STAT_NR /* number of statistics (COUNT is the count column) */
 };
 
 /*
