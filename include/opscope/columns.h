@@ -24,6 +24,8 @@ struct osc_column {
 	enum osc_align align;
 	bool numeric;         /* JSON writes it as a number */
 	enum osc_stat stat;   /* statistic it shows (sort key) */
+	int drop_order;       /* 0: always shown; else a narrow table drops the
+				 highest drop_order first */
 };
 
 /* The columns of an aggregate table, in order; *nr receives the count. */
@@ -36,7 +38,38 @@ const struct osc_column *osc_agg_columns(size_t *nr);
 const char *osc_agg_cell(const struct osc_trace *t, const struct osc_agg *a,
 			 size_t row, size_t col, char *buf, size_t size);
 
-/* Format ns as µs with 3 decimals ("1234.567"); exact for integers. */
+/*
+ * Format ns as µs with 3 decimals ("1234.567", "-0.400"): the value is rounded
+ * half away from zero to whole ns first, so integers are exact and 1234.5 ns
+ * is "1.235". Non-finite values give "nan", "inf" or "-inf".
+ */
 void osc_format_us(double ns, char *buf, size_t size);
+
+/* Format a percentage with 2 decimals, rounded half away from zero ("12.35"). */
+void osc_format_pct(double pct, char *buf, size_t size);
+
+/* ---- display width of UTF-8 text (used by the text table and the TUI) ---- */
+
+/*
+ * True when the current LC_CTYPE codeset is UTF-8 (nl_langinfo(CODESET)).
+ * Query it once per table, after the program called setlocale().
+ */
+bool osc_locale_is_utf8(void);
+
+/*
+ * Terminal columns taken by UTF-8 text s[0..len) (wcwidth per character).
+ * A control or unprintable character, or an invalid byte, counts 1 (it is
+ * shown as '?'). Outside a UTF-8 locale every character counts 1.
+ */
+size_t osc_text_width(const char *s, size_t len, bool utf8);
+
+/*
+ * Copy s[0..len) into buf (size bytes, NUL-terminated) so that it takes at
+ * most `width` columns: text that is too wide loses its middle, replaced by
+ * an ellipsis ("…" when utf8, "~" otherwise). Control characters become '?'.
+ * No padding is added. Returns the columns the result takes.
+ */
+size_t osc_text_fit(const char *s, size_t len, size_t width, bool utf8, char *buf,
+		    size_t size);
 
 #endif

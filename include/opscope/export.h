@@ -34,13 +34,19 @@ enum osc_export_format {
 /* Format by --format name; OSC_USAGE (subject "--format") if unknown. */
 enum osc_status osc_export_format_parse(const char *name, enum osc_export_format *out,
 					struct osc_error *err);
+/* --format name of a format ("csv"). */
+const char *osc_export_format_name(enum osc_export_format f);
 
 /* A table to export: columns and a cell getter. */
 struct osc_table {
 	const struct osc_column *cols;
 	size_t nr_cols;
 	size_t nr_rows;
-	/* Write cell text into buf; returns buf. */
+	/*
+	 * Write cell text into buf (truncated to size) and return the text: buf,
+	 * or a longer stable string (an interned name) that must be used instead
+	 * so that exports never cut a name.
+	 */
 	const char *(*cell)(const void *ctx, size_t row, size_t col, char *buf, size_t size);
 	const void *ctx;
 };
@@ -63,6 +69,11 @@ struct osc_exporter {
 /* The exporter of a format. */
 const struct osc_exporter *osc_exporter_get(enum osc_export_format f);
 
+/* The exporters themselves (export_text.c, export_csv.c, export_json.c). */
+extern const struct osc_exporter osc_export_text_ops;
+extern const struct osc_exporter osc_export_csv_ops;
+extern const struct osc_exporter osc_export_json_ops;
+
 /*
  * Write the whole table. width is the text table's width (ignored by CSV and
  * JSON; <= 0 means unlimited). The table format prints meta as "# key: value"
@@ -74,7 +85,7 @@ enum osc_status osc_export_table(FILE *out, enum osc_export_format f,
 				 const struct osc_export_meta *m, int width,
 				 struct osc_error *err);
 
-/* The aggregate a as a table (ctx points into a and t; keep both alive). */
+/* The aggregate a as a table (out->ctx is ctx: keep it, a and t alive). */
 struct osc_agg_table_ctx {
 	const struct osc_trace *trace;
 	const struct osc_agg *agg;

@@ -1,0 +1,282 @@
+/*
+ * columns.c - the aggregate columns, number formatting and display width.
+ *
+ * Every table output (CLI table, CSV, JSON, TUI) formats its cells here, so
+ * they all show the same digits. Times are integer ns printed as µs with
+ * exactly 3 decimals; doubles are rounded half away from zero to whole ns
+ * first (llround), which is the ns -> µs 3-decimal step.
+ */
+#define _XOPEN_SOURCE 700 /* wcwidth */
+#include <langinfo.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+#include <wchar.h>
+
+#include "opscope/columns.h"
+
+/*
+ * drop_order: a narrow table sheds the spread statistics first and keeps
+ * name, total and pct to the end (see export_text.c).
+ */
+static const struct osc_column agg_columns[] = {
+	{ "name", 16, OSC_ALIGN_LEFT, false, OSC_STAT_NAME, 0 },
+	{ "count", 5, OSC_ALIGN_RIGHT, true, OSC_STAT_COUNT, 3 },
+	{ "total_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_TOTAL, 0 },
+	{ "mean_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_MEAN, 4 },
+	{ "min_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_MIN, 10 },
+	{ "max_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_MAX, 8 },
+	{ "p50_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_P50, 5 },
+	{ "p90_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_P90, 7 },
+	{ "p99_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_P99, 9 },
+	{ "stddev_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_STDDEV, 11 },
+	{ "pct", 6, OSC_ALIGN_RIGHT, true, OSC_STAT_PCT, 0 },
+	{ "cum_pct", 7, OSC_ALIGN_RIGHT, true, OSC_STAT_CUM_PCT, 6 },
+};
+
+const struct osc_column *osc_agg_columns(size_t *nr)
+{
+	*nr = sizeof(agg_columns) / sizeof(agg_columns[0]);
+	return agg_columns;
+}
+
+/* v / 10^decimals with exactly `decimals` digits; exact for any long long. */
+static void format_fixed(long long v, unsigned long long scale, int decimals, char *buf,
+			 size_t size)
+{
+	unsigned long long m = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+
+	snprintf(buf, size, "%s%llu.%0*llu", v < 0 ? "-" : "", m / scale, decimals, m % scale);
+}
+
+/* Rounds half away from zero to 1/scale; false when v is not finite or too big. */
+static bool round_scaled(double v, double scale, long long *out)
+{
+	double r;
+
+	if (!isfinite(v))
+		return false;
+	r = round(v * scale);
+	if (fabs(r) >= 9.2e18)
+		return false;
+	*out = (long long)r;
+	return true;
+}
+
+static void format_special(double v, int decimals, double div, char *buf, size_t size)
+{
+	if (isnan(v))
+		snprintf(buf, size, "nan");
+	else if (isinf(v))
+		snprintf(buf, size, "%sinf", v < 0 ? "-" : "");
+	else
+		snprintf(buf, size, "%.*f", decimals, v / div);
+}
+
+void osc_format_us(double ns, char *buf, size_t size)
+{
+	long long v;
+
+	if (round_scaled(ns, 1.0, &v))
+		format_fixed(v, 1000, 3, buf, size);
+	else
+		format_special(ns, 3, 1000.0, buf, size);
+}
+
+void osc_format_pct(double pct, char *buf, size_t size)
+{
+	long long v;
+
+	if (round_scaled(pct, 100.0, &v))
+		format_fixed(v, 100, 2, buf, size);
+	else
+		format_special(pct, 2, 1.0, buf, size);
+}
+
+/* Integer ns never go through a double: exact for the whole int64 range. */
+static void format_us_int(int64_t ns, char *buf, size_t size)
+{
+	format_fixed((long long)ns, 1000, 3, buf, size);
+}
+
+const char *osc_agg_cell(const struct osc_trace *t, const struct osc_agg *a, size_t row,
+			 size_t col, char *buf, size_t size)
+{
+	const struct osc_agg_row *r = &a->rows[row];
+	const char *name;
+
+	if (size == 0)
+		return buf;
+	buf[0] = '\0';
+	if (col >= sizeof(agg_columns) / sizeof(agg_columns[0]))
+		return buf;
+	switch (agg_columns[col].stat) {
+	case OSC_STAT_NAME:
+		/* The interned text itself, so long kernel names are never cut. */
+		name = osc_trace_str(t, r->key);
+		snprintf(buf, size, "%s", name);
+		return name;
+	case OSC_STAT_COUNT:
+		snprintf(buf, size, "%llu", (unsigned long long)r->count);
+		break;
+	case OSC_STAT_TOTAL:
+		format_us_int(r->total, buf, size);
+		break;
+	case OSC_STAT_MIN:
+		format_us_int(r->min, buf, size);
+		break;
+	case OSC_STAT_MAX:
+		format_us_int(r->max, buf, size);
+		break;
+	case OSC_STAT_MEAN:
+		osc_format_us(r->mean, buf, size);
+		break;
+	case OSC_STAT_P50:
+		osc_format_us(r->p50, buf, size);
+		break;
+	case OSC_STAT_P90:
+		osc_format_us(r->p90, buf, size);
+		break;
+	case OSC_STAT_P99:
+		osc_format_us(r->p99, buf, size);
+		break;
+	case OSC_STAT_STDDEV:
+		osc_format_us(r->stddev, buf, size);
+		break;
+	case OSC_STAT_PCT:
+		osc_format_pct(r->pct, buf, size);
+		break;
+	case OSC_STAT_CUM_PCT:
+		osc_format_pct(r->cum_pct, buf, size);
+		break;
+	case OSC_STAT_NR:
+		break;
+	}
+	return buf;
+}
+
+bool osc_locale_is_utf8(void)
+{
+	const char *cs = nl_langinfo(CODESET);
+
+	return cs && (!strcasecmp(cs, "UTF-8") || !strcasecmp(cs, "UTF8"));
+}
+
+/* One character of display: its bytes in the source and what to show. */
+struct text_char {
+	size_t len;       /* bytes consumed from the source */
+	const char *show; /* bytes to write: the source, or "?" */
+	size_t show_len;
+	size_t width;     /* display columns */
+};
+
+/*
+ * Decode the character at s (len > 0 bytes left). In a UTF-8 locale
+ * mbrtowc/wcwidth decide; elsewhere a non-ASCII character (a whole UTF-8
+ * sequence) is shown as one '?', since the terminal cannot show it.
+ */
+static void next_char(const char *s, size_t len, bool utf8, struct text_char *c)
+{
+	unsigned char b = (unsigned char)s[0];
+
+	c->len = 1;
+	c->show = "?";
+	c->show_len = 1;
+	c->width = 1;
+	if (b < 0x80) {
+		if (b >= 0x20 && b != 0x7f) {
+			c->show = s;
+		}
+		return;
+	}
+	if (utf8) {
+		mbstate_t st;
+		wchar_t wc;
+		size_t n;
+		int w;
+
+		memset(&st, 0, sizeof(st));
+		n = mbrtowc(&wc, s, len, &st);
+		if (n == (size_t)-1 || n == (size_t)-2 || n == 0)
+			return;
+		c->len = n;
+		w = wcwidth(wc);
+		if (w < 0)
+			return;
+		c->show = s;
+		c->show_len = n;
+		c->width = (size_t)w;
+		return;
+	}
+	while (c->len < len && ((unsigned char)s[c->len] & 0xc0) == 0x80)
+		c->len++;
+}
+
+size_t osc_text_width(const char *s, size_t len, bool utf8)
+{
+	struct text_char c;
+	size_t w = 0;
+
+	for (size_t i = 0; i < len; i += c.len) {
+		next_char(s + i, len - i, utf8, &c);
+		w += c.width;
+	}
+	return w;
+}
+
+/* Append n bytes if they fit (with the NUL); false when buf is full. */
+static bool put(char *buf, size_t size, size_t *at, const char *s, size_t n)
+{
+	if (*at + n >= size)
+		return false;
+	memcpy(buf + *at, s, n);
+	*at += n;
+	buf[*at] = '\0';
+	return true;
+}
+
+size_t osc_text_fit(const char *s, size_t len, size_t width, bool utf8, char *buf,
+		    size_t size)
+{
+	size_t total = osc_text_width(s, len, utf8);
+	size_t head, tail, used = 0, at = 0, i = 0, seen = 0;
+	struct text_char c;
+
+	if (size == 0)
+		return 0;
+	buf[0] = '\0';
+	if (total <= width) {
+		head = total;
+		tail = 0;
+	} else if (width == 0) {
+		return 0;
+	} else {
+		tail = (width - 1) / 2;
+		head = width - 1 - tail;
+	}
+	/* The head: characters from the start while they fit. */
+	for (; i < len; i += c.len) {
+		next_char(s + i, len - i, utf8, &c);
+		if (used + c.width > head || !put(buf, size, &at, c.show, c.show_len))
+			break;
+		used += c.width;
+		seen += c.width;
+	}
+	if (total <= width)
+		return used;
+	if (!put(buf, size, &at, utf8 ? "\xe2\x80\xa6" : "~", utf8 ? 3 : 1))
+		return used;
+	used++;
+	/* The tail: skip characters until what is left fits in `tail` columns. */
+	for (; i < len; i += c.len) {
+		next_char(s + i, len - i, utf8, &c);
+		if (total - seen <= tail) {
+			if (!put(buf, size, &at, c.show, c.show_len))
+				break;
+			used += c.width;
+		}
+		seen += c.width;
+	}
+	return used;
+}
