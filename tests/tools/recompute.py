@@ -1,0 +1,428 @@
+#!/usr/bin/env python3
+"""Independent recomputation of `opscope report` statistics.
+
+Written from the rules in include/opscope/aggregate.h and runs.h (and the
+CLI brief), never from opscope's C code, so the two can check each other.
+Standard library only.
+
+    recompute.py [--by op|kernel] [--runs SPEC] [--filter PAT]... [--regex RE] TRACE
+
+prints the same CSV as `opscope report --format csv` (rows by total
+descending, ties by name). Importable: load_trace(), Trace.rows().
+
+Rules implemented here:
+- times: ts/dur parsed as decimal.Decimal, ns = int(us * 1000) exactly;
+- runs (time windows [ts, ts+dur)): ORT model_run; else host ProfilerStep#N
+  (not gpu_user_annotation); else ORT SequentialExecutor::Execute; else one
+  run covering the whole trace. Host events belong to the window holding
+  their start; kernels to the run of their launching runtime event (same
+  args.correlation on a cuda_runtime / Runtime / cuda_driver event), else to
+  the window holding their own start;
+- default selection: every run, except run 0 for ORT when there are >1 runs;
+- op level: ORT cat Node named *_kernel_time (key args.op_name); Kineto cat
+  cpu_op / Operator keyed by name without ProfilerStep#*; PyTorch legacy
+  autograd (no cat, pid "CPU functions") every X but ProfilerStep#*; other
+  chrome traces: every complete event (X, or B/E matched per thread);
+- kernel level: cat kernel / Kernel keyed by name;
+- stats: mean = total/count, percentiles by linear interpolation between
+  closest ranks, sample stddev (0 for n == 1), pct = 100 * total / sum of
+  totals of all rows; cum_pct accumulates pct in row order.
+- truncated files: complete events before the cut are kept.
+"""
+
+import argparse
+import bisect
+import csv
+import decimal
+import fnmatch
+import gzip
+import io
+import json
+import math
+import re
+import statistics
+import sys
+
+COLUMNS = ["name", "count", "total_us", "mean_us", "min_us", "max_us", "p50_us",
+           "p90_us", "p99_us", "stddev_us", "pct", "cum_pct"]
+
+RUNTIME_CATS = ("cuda_runtime", "Runtime", "cuda_driver")
+KERNEL_CATS = ("kernel", "Kernel")
+STEP_RE = re.compile(r"ProfilerStep#\d+\Z")
+
+
+class RecomputeError(Exception):
+    pass
+
+
+# ---------------------------------------------------------------- loading
+
+def _read_text(path):
+    with open(path, "rb") as f:
+        data = f.read()
+    if data[:2] == b"\x1f\x8b":
+        data = gzip.decompress(data)
+    return data.decode("utf-8", errors="replace")
+
+
+def _decoder():
+    return json.JSONDecoder(parse_float=decimal.Decimal)
+
+
+def _salvage_array(text, pos, dec):
+    """Parse array elements from text[pos] == '[' until the text ends or breaks."""
+    events = []
+    ws = " \t\r\n"
+    pos += 1
+    n = len(text)
+    while True:
+        while pos < n and text[pos] in ws:
+            pos += 1
+        if pos >= n or text[pos] == "]":
+            return events
+        try:
+            obj, pos = dec.raw_decode(text, pos)
+        except ValueError:
+            return events
+        events.append(obj)
+        while pos < n and text[pos] in ws:
+            pos += 1
+        if pos < n and text[pos] == ",":
+            pos += 1
+
+
+def load_events(path):
+    """Return (events, truncated). Events are the raw dicts of traceEvents."""
+    text = _read_text(path)
+    dec = _decoder()
+    try:
+        doc = json.loads(text, parse_float=decimal.Decimal)
+        truncated = False
+    except ValueError:
+        truncated = True
+        start = len(text) - len(text.lstrip())
+        if text[start:start + 1] == "[":
+            return _salvage_array(text, start, dec), True
+        m = re.search(r'"traceEvents"\s*:\s*\[', text)
+        if not m:
+            raise RecomputeError("%s: not a JSON trace" % path)
+        return _salvage_array(text, m.end() - 1, dec), True
+    if isinstance(doc, dict):
+        doc = doc.get("traceEvents")
+    if not isinstance(doc, list):
+        raise RecomputeError("%s: no trace events" % path)
+    return doc, truncated
+
+
+def to_ns(v):
+    if isinstance(v, bool) or not isinstance(v, (int, decimal.Decimal)):
+        return None
+    return int(decimal.Decimal(v) * 1000)
+
+
+def detect_format(events):
+    cats = set()
+    names = set()
+    pids = set()
+    for e in events:
+        if not isinstance(e, dict):
+            continue
+        cats.add(e.get("cat"))
+        pids.add(str(e.get("pid")))
+        if len(names) < 100000:
+            names.add(e.get("name"))
+    if "Node" in cats and ("Session" in cats or "model_run" in names):
+        return "ort"
+    if cats & {"cpu_op", "Operator", "kernel", "Kernel", "cuda_runtime", "Runtime"}:
+        return "kineto"
+    if "CPU functions" in pids and cats <= {None}:
+        return "legacy"
+    return "chrome"
+
+
+# ---------------------------------------------------------------- model
+
+class Ev:
+    __slots__ = ("name", "cat", "ts", "dur", "key", "corr", "host")
+
+    def __init__(self, name, cat, ts, dur, key=None, corr=None):
+        self.name, self.cat, self.ts, self.dur = name, cat, ts, dur
+        self.key = key if key is not None else name
+        self.corr = corr
+        self.host = True
+
+
+def _complete_events(events):
+    """X events plus B/E pairs matched per (pid, tid) in time order."""
+    out = []
+    stacks = {}
+    be = []
+    for i, e in enumerate(events):
+        if not isinstance(e, dict):
+            continue
+        ph = e.get("ph")
+        ts = to_ns(e.get("ts"))
+        if ts is None:
+            continue
+        if ph == "X":
+            dur = to_ns(e.get("dur"))
+            dur = 0 if dur is None or dur < 0 else dur
+            out.append((e, ts, dur))
+        elif ph in ("B", "E"):
+            be.append((ts, i, e))
+    # Match in time order (file order for ties), E closes the innermost B.
+    be.sort(key=lambda x: (x[0], x[1]))
+    for ts, _, e in be:
+        tid = (str(e.get("pid")), str(e.get("tid")))
+        st = stacks.setdefault(tid, [])
+        if e.get("ph") == "B":
+            st.append((e, ts))
+        elif st:
+            b, bts = st.pop()
+            out.append((b, bts, ts - bts))
+    return out
+
+
+class Trace:
+    def __init__(self, path):
+        self.path = path
+        raw, self.truncated = load_events(path)
+        self.format = detect_format(raw)
+        self.events = []      # Ev of every complete event
+        self.ops = []
+        self.kernels = []
+        runtime_start = {}    # correlation -> ts of the launching runtime call
+        for e, ts, dur in _complete_events(raw):
+            name = e.get("name")
+            if not isinstance(name, str):
+                name = "" if name is None else str(name)
+            cat = e.get("cat")
+            args = e.get("args") if isinstance(e.get("args"), dict) else {}
+            ev = Ev(name, cat, ts, dur)
+            self.events.append(ev)
+            if cat in RUNTIME_CATS and "correlation" in args:
+                runtime_start.setdefault(args["correlation"], ts)
+            if self.format == "ort":
+                if cat == "Node" and name.endswith("_kernel_time") and "_fence_" not in name:
+                    op = args.get("op_name")
+                    ev.key = op if isinstance(op, str) else name
+                    self.ops.append(ev)
+            elif self.format == "kineto":
+                if cat in ("cpu_op", "Operator") and not STEP_RE.match(name):
+                    self.ops.append(ev)
+                elif cat in KERNEL_CATS:
+                    ev.host = False
+                    ev.corr = args.get("correlation")
+                    self.kernels.append(ev)
+            elif self.format == "legacy":
+                if e.get("ph") == "X" and not STEP_RE.match(name):
+                    self.ops.append(ev)
+            else:
+                self.ops.append(ev)
+        self.windows = self._find_runs()
+        self.run_of_op = [self._window_of(ev.ts) for ev in self.ops]
+        self.run_of_kernel = []
+        for k in self.kernels:
+            if k.corr is not None and k.corr in runtime_start:
+                self.run_of_kernel.append(self._window_of(runtime_start[k.corr]))
+            else:
+                self.run_of_kernel.append(self._window_of(k.ts))
+
+    def _find_runs(self):
+        evs = self.events
+        wins = []
+        self.run_source = "whole"
+        if self.format == "ort":
+            wins = [(e.ts, e.dur) for e in evs if e.name == "model_run"]
+            self.run_source = "model_run"
+        if not wins:
+            wins = [(e.ts, e.dur) for e in evs
+                    if STEP_RE.match(e.name) and e.cat != "gpu_user_annotation"]
+            self.run_source = "ProfilerStep"
+        if not wins and self.format == "ort":
+            wins = [(e.ts, e.dur) for e in evs if e.name == "SequentialExecutor::Execute"]
+            self.run_source = "SequentialExecutor::Execute"
+        if not wins:
+            self.run_source = "whole"
+            return None
+        wins.sort()
+        self.win_starts = [w for w, _ in wins]
+        return wins
+
+    def _window_of(self, ts):
+        if self.windows is None:
+            return 0
+        # The latest-starting window that starts at or before ts; runs do
+        # not overlap in real traces, so it is the one holding ts if any.
+        i = bisect.bisect_right(self.win_starts, ts) - 1
+        if i >= 0 and ts < self.windows[i][0] + self.windows[i][1]:
+            return i
+        return None
+
+    @property
+    def nr_runs(self):
+        return 1 if self.windows is None else len(self.windows)
+
+    @property
+    def warmup(self):
+        return self.format == "ort" and self.run_source == "model_run"
+
+    def rows(self, level="op", runs=None, patterns=(), regex=None):
+        """Rows (dicts with ns/float stats) for a level, run spec and filter."""
+        sel = parse_runs(runs, self.nr_runs, self.warmup)
+        if level == "op":
+            evs, run_of = self.ops, self.run_of_op
+        elif level == "kernel":
+            evs, run_of = self.kernels, self.run_of_kernel
+        else:
+            raise RecomputeError("unknown level %r" % level)
+        rx = re.compile(regex) if regex else None
+        groups = {}
+        for ev, r in zip(evs, run_of):
+            if r is None or r not in sel:
+                continue
+            if not (_passes(ev.name, patterns, rx) or _passes(ev.key, patterns, rx)):
+                continue
+            groups.setdefault(ev.key, []).append(ev.dur)
+        return compute_rows(groups)
+
+
+def _passes(name, patterns, rx):
+    if patterns:
+        ok = False
+        for p in patterns:
+            if any(c in p for c in "*?["):
+                ok = fnmatch.fnmatchcase(name, p)
+            else:
+                ok = name == p
+            if ok:
+                break
+        if not ok:
+            return False
+    return rx is None or rx.search(name) is not None
+
+
+# ---------------------------------------------------------------- runs
+
+def _int(s):
+    s = s.strip()
+    if not re.fullmatch(r"[+-]?\d+", s):
+        raise RecomputeError("bad --runs number %r" % s)
+    return int(s)
+
+
+def parse_runs(spec, n, warmup):
+    """Set of selected run indices (Python semantics, see runs.h)."""
+    if spec is None:
+        if warmup and n > 1:
+            return set(range(1, n))
+        return set(range(n))
+    s = spec.strip()
+
+    def index(i):
+        if not -n <= i < n:
+            raise RecomputeError("--runs: %d out of range" % i)
+        return i % n
+
+    if s == "all":
+        out = set(range(n))
+    elif s.startswith("[") and s.endswith("]"):
+        out = {index(_int(x)) for x in s[1:-1].split(",")}
+    elif s.startswith("range(") and s.endswith(")"):
+        a = [_int(x) for x in s[6:-1].split(",")]
+        if not 1 <= len(a) <= 3:
+            raise RecomputeError("bad range")
+        out = {index(i) for i in range(*a)}
+    elif ":" in s:
+        p = s.split(":")
+        if len(p) > 3:
+            raise RecomputeError("bad slice")
+        a = [None if x.strip() == "" else _int(x) for x in p]
+        out = set(list(range(n))[slice(*a)])
+    else:
+        out = {index(_int(s))}
+    if not out:
+        raise RecomputeError("--runs: empty selection")
+    return out
+
+
+# ---------------------------------------------------------------- stats
+
+def percentile(sorted_vals, q):
+    n = len(sorted_vals)
+    pos = (n - 1) * q
+    lo = math.floor(pos)
+    hi = min(lo + 1, n - 1)
+    frac = pos - lo
+    return sorted_vals[lo] + (sorted_vals[hi] - sorted_vals[lo]) * frac
+
+
+def compute_rows(groups):
+    rows = []
+    grand = sum(sum(v) for v in groups.values())
+    for key, durs in groups.items():
+        durs.sort()
+        n = len(durs)
+        total = sum(durs)
+        rows.append({
+            "name": key, "count": n, "total": total, "mean": total / n,
+            "min": durs[0], "max": durs[-1],
+            "p50": percentile(durs, 0.50), "p90": percentile(durs, 0.90),
+            "p99": percentile(durs, 0.99),
+            "stddev": statistics.stdev(durs) if n > 1 else 0.0,
+            "pct": 100.0 * total / grand if grand else 0.0,
+        })
+    rows.sort(key=lambda r: (-r["total"], r["name"].encode("utf-8")))
+    cum = 0.0
+    for r in rows:
+        cum += r["pct"]
+        r["cum_pct"] = cum
+    return rows
+
+
+def us_exact(ns):
+    """Exact µs text with 3 decimals of an integer ns value."""
+    sign = "-" if ns < 0 else ""
+    ns = abs(ns)
+    return "%s%d.%03d" % (sign, ns // 1000, ns % 1000)
+
+
+def row_csv(r):
+    return [r["name"], str(r["count"]), us_exact(r["total"]),
+            "%.3f" % (r["mean"] / 1000), us_exact(r["min"]), us_exact(r["max"]),
+            "%.3f" % (r["p50"] / 1000), "%.3f" % (r["p90"] / 1000),
+            "%.3f" % (r["p99"] / 1000), "%.3f" % (r["stddev"] / 1000),
+            "%.2f" % r["pct"], "%.2f" % r["cum_pct"]]
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--by", default="op", choices=["op", "kernel"])
+    ap.add_argument("--runs")
+    ap.add_argument("--filter", action="append", default=[])
+    ap.add_argument("--regex")
+    ap.add_argument("--info", action="store_true", help="print format and runs")
+    ap.add_argument("trace")
+    a = ap.parse_args(argv)
+    try:
+        t = Trace(a.trace)
+        if a.info:
+            print("format %s, runs %d (%s), ops %d, kernels %d%s" % (
+                t.format, t.nr_runs, t.run_source, len(t.ops), len(t.kernels),
+                ", truncated" if t.truncated else ""))
+            return 0
+        rows = t.rows(a.by, a.runs, a.filter, a.regex)
+    except RecomputeError as e:
+        print("recompute: %s" % e, file=sys.stderr)
+        return 2
+    out = io.StringIO()
+    w = csv.writer(out, lineterminator="\n")
+    w.writerow(COLUMNS)
+    for r in rows:
+        w.writerow(row_csv(r))
+    sys.stdout.write(out.getvalue())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
