@@ -1,0 +1,191 @@
+/* test_columns.c - number formatting, aggregate cells and display width. */
+#include <criterion/criterion.h>
+#include <locale.h>
+#include <math.h>
+#include <string.h>
+
+#include "opscope/columns.h"
+
+static void utf8_locale(void)
+{
+	cr_assert_not_null(setlocale(LC_ALL, "C.UTF-8"), "C.UTF-8 locale missing");
+}
+
+static void check_us(double ns, const char *want)
+{
+	char buf[64];
+
+	osc_format_us(ns, buf, sizeof(buf));
+	cr_expect_str_eq(buf, want, "osc_format_us(%.17g) = %s, want %s", ns, buf, want);
+}
+
+Test(columns, format_us_integers_are_exact)
+{
+	check_us(0, "0.000");
+	check_us(1, "0.001");
+	check_us(999, "0.999");
+	check_us(1000, "1.000");
+	check_us(1234567, "1234.567");
+	check_us(4503599627370495.0, "4503599627370.495"); /* 2^52 - 1 */
+}
+
+Test(columns, format_us_negatives)
+{
+	check_us(-1, "-0.001");
+	check_us(-400, "-0.400");
+	check_us(-1500, "-1.500");
+	check_us(-1234567, "-1234.567");
+	/* rounds to zero: no "-0.000" */
+	check_us(-0.4, "0.000");
+}
+
+Test(columns, format_us_rounds_half_away_from_zero)
+{
+	check_us(1234.5, "1.235");
+	check_us(-1234.5, "-1.235");
+	check_us(1234.49, "1.234");
+	check_us(999.5, "1.000");
+	check_us(0.5, "0.001");
+	check_us(-0.5, "-0.001");
+	check_us(2.5, "0.003"); /* not banker's rounding */
+}
+
+Test(columns, format_us_non_finite)
+{
+	check_us(NAN, "nan");
+	check_us(INFINITY, "inf");
+	check_us(-INFINITY, "-inf");
+}
+
+Test(columns, format_pct)
+{
+	char buf[32];
+
+	osc_format_pct(100, buf, sizeof(buf));
+	cr_expect_str_eq(buf, "100.00");
+	osc_format_pct(0.125, buf, sizeof(buf)); /* 12.5 hundredths, exact in binary */
+	cr_expect_str_eq(buf, "0.13");
+	osc_format_pct(12.375, buf, sizeof(buf));
+	cr_expect_str_eq(buf, "12.38");
+	osc_format_pct(0, buf, sizeof(buf));
+	cr_expect_str_eq(buf, "0.00");
+}
+
+Test(columns, agg_columns_follow_the_stat_list)
+{
+	static const char *const want[] = { "name", "count", "total_us", "mean_us",
+					    "min_us", "max_us", "p50_us", "p90_us",
+					    "p99_us", "stddev_us", "pct", "cum_pct" };
+	size_t nr;
+	const struct osc_column *cols = osc_agg_columns(&nr);
+
+	cr_assert_eq(nr, 12);
+	for (size_t i = 0; i < nr; i++) {
+		cr_expect_str_eq(cols[i].title, want[i]);
+		cr_expect_eq(cols[i].stat, (enum osc_stat)i);
+		cr_expect_eq(cols[i].numeric, i != 0);
+		cr_expect_eq(cols[i].align, i ? OSC_ALIGN_RIGHT : OSC_ALIGN_LEFT);
+	}
+}
+
+Test(columns, agg_cells)
+{
+	struct osc_trace t;
+	struct osc_agg_row row = {
+		.count = 3,
+		.total = 9007199254740993LL, /* 2^53 + 1: must not go through a double */
+		.min = -1500,
+		.max = 2000,
+		.mean = 1234.5,
+		.p50 = 1000,
+		.p90 = 1999.5,
+		.p99 = 1999.95,
+		.stddev = 0.4,
+		.pct = 12.375,
+		.cum_pct = 99.995,
+	};
+	struct osc_agg a = { .rows = &row, .nr = 1 };
+	static const char *const want[] = { "Conv", "3", "9007199254740.993", "1.235",
+					    "-1.500", "2.000", "1.000", "2.000", "2.000",
+					    "0.000", "12.38", NULL };
+	char buf[64];
+
+	osc_trace_init(&t);
+	row.key = osc_trace_intern(&t, "Conv", 4);
+	for (size_t c = 0; want[c]; c++)
+		cr_expect_str_eq(osc_agg_cell(&t, &a, 0, c, buf, sizeof(buf)), want[c],
+				 "column %zu", c);
+	/* 99.995 is 99.99499.. in binary: the 2-decimal step must not invent a digit. */
+	osc_agg_cell(&t, &a, 0, 11, buf, sizeof(buf));
+	cr_expect(!strcmp(buf, "99.99") || !strcmp(buf, "100.00"), "cum_pct %s", buf);
+	osc_trace_release(&t);
+}
+
+Test(columns, name_cell_is_never_cut)
+{
+	struct osc_trace t;
+	char name[300], buf[16];
+	struct osc_agg_row row = { .count = 1 };
+	struct osc_agg a = { .rows = &row, .nr = 1 };
+	const char *got;
+
+	memset(name, 'k', sizeof(name) - 1);
+	name[sizeof(name) - 1] = '\0';
+	osc_trace_init(&t);
+	row.key = osc_trace_intern(&t, name, strlen(name));
+	got = osc_agg_cell(&t, &a, 0, 0, buf, sizeof(buf));
+	cr_expect_str_eq(got, name);
+	cr_expect_eq(strlen(buf), sizeof(buf) - 1, "buf holds the truncated copy");
+	osc_trace_release(&t);
+}
+
+Test(columns, text_width_utf8, .init = utf8_locale)
+{
+	cr_assert(osc_locale_is_utf8());
+	cr_expect_eq(osc_text_width("abc", 3, true), 3);
+	cr_expect_eq(osc_text_width("\xe6\x97\xa5\xe6\x9c\xac", 6, true), 4); /* 日本 */
+	cr_expect_eq(osc_text_width("e\xcc\x81", 3, true), 1);                /* e + acute */
+	cr_expect_eq(osc_text_width("a\nb", 3, true), 3);
+	cr_expect_eq(osc_text_width("a\xff", 2, true), 2); /* invalid byte counts 1 */
+}
+
+Test(columns, text_width_without_utf8)
+{
+	cr_expect_eq(osc_text_width("\xe6\x97\xa5\xe6\x9c\xac", 6, false), 2);
+	cr_expect_eq(osc_text_width("abc", 3, false), 3);
+}
+
+static void check_fit(const char *s, size_t width, bool utf8, const char *want)
+{
+	char buf[128];
+	size_t used = osc_text_fit(s, strlen(s), width, utf8, buf, sizeof(buf));
+
+	cr_expect_str_eq(buf, want, "fit('%s', %zu) = '%s'", s, width, buf);
+	cr_expect_leq(used, width);
+	cr_expect_eq(used, osc_text_width(buf, strlen(buf), utf8));
+}
+
+Test(columns, text_fit_middle_ellipsis, .init = utf8_locale)
+{
+	check_fit("abcdefghij", 10, true, "abcdefghij");
+	check_fit("abcdefghij", 20, true, "abcdefghij");
+	check_fit("abcdefghij", 9, true, "abcd\xe2\x80\xa6ghij");
+	check_fit("abcdefghij", 5, true, "ab\xe2\x80\xa6ij");
+	check_fit("abcdefghij", 1, true, "\xe2\x80\xa6");
+	check_fit("abcdefghij", 0, true, "");
+	check_fit("abcdefghij", 5, false, "ab~ij");
+	check_fit("a\tb", 3, true, "a?b");
+}
+
+Test(columns, text_fit_wide_characters, .init = utf8_locale)
+{
+	/* 日本語テキスト: 7 characters, 14 columns */
+	const char *s = "\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e\xe3\x83\x86\xe3\x82\xad"
+			"\xe3\x82\xb9\xe3\x83\x88";
+
+	/* head 3 columns holds one wide char, tail 3 columns holds one */
+	check_fit(s, 7, true, "\xe6\x97\xa5\xe2\x80\xa6\xe3\x83\x88");
+	check_fit(s, 14, true, s);
+	/* outside UTF-8 each character is one '?' column */
+	check_fit(s, 5, false, "??~??");
+}
