@@ -1,0 +1,345 @@
+/*
+ * runs.c - finding model runs and assigning every event to one.
+ *
+ * A run is a time window taken from the events that define it (see runs.h).
+ * Assignment never uses array positions: the windows' start and end points
+ * cut the time line into elementary intervals, each of which has one answer
+ * (the latest-starting window covering it, so nested windows win over their
+ * parents), computed once in a sweep. Events are sorted by ts, so a pointer
+ * walk finds each event's interval; device events are then moved to the run
+ * of the runtime call that launched them through a hash of correlation ids.
+ * O(N + R log R) time, O(R) extra memory plus the correlation hash.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "opscope/alloc.h"
+#include "opscope/runs.h"
+
+static const char *const source_names[] = {
+#define OSC_RUN_SOURCE_NAME(name, text) text,
+	OSC_RUN_SOURCE_LIST(OSC_RUN_SOURCE_NAME)
+#undef OSC_RUN_SOURCE_NAME
+};
+
+const char *osc_run_source_name(enum osc_run_source s)
+{
+	if ((unsigned)s >= OSC_RUN_SOURCE_COUNT)
+		return "unknown";
+	return source_names[s];
+}
+
+/* ts + dur without overflow: bad input may carry huge numbers. */
+static int64_t end_of(int64_t ts, int64_t dur)
+{
+	int64_t end;
+
+	if (__builtin_add_overflow(ts, dur, &end))
+		return dur > 0 ? INT64_MAX : INT64_MIN;
+	return end;
+}
+
+static bool has_prefix(const struct osc_trace *t, osc_str id, const char *prefix)
+{
+	size_t n = strlen(prefix);
+
+	return osc_strtab_len(&t->strs, id) >= n && !memcmp(osc_trace_str(t, id), prefix, n);
+}
+
+/* Which source a run-defining event belongs to, or OSC_RUN_SOURCE_COUNT if none. */
+static enum osc_run_source source_of(const struct osc_trace *t, const struct osc_event *e)
+{
+	if (e->kind == OSC_KIND_EXECUTOR)
+		return OSC_RUNS_EXECUTOR;
+	if (e->kind != OSC_KIND_RUN)
+		return OSC_RUN_SOURCE_COUNT;
+	if (has_prefix(t, e->name, "ProfilerStep#"))
+		return OSC_RUNS_PROFILER_STEP;
+	if (has_prefix(t, e->name, "Iteration"))
+		return OSC_RUNS_ITERATION;
+	/* ORT's model_run, and any other run event a loader marks */
+	return OSC_RUNS_MODEL_RUN;
+}
+
+/* The best source present: the lowest enum value seen (the enum is in priority order). */
+static enum osc_run_source pick_source(const struct osc_trace *t)
+{
+	enum osc_run_source best = OSC_RUNS_WHOLE;
+
+	for (size_t i = 0; i < t->nr_events; i++) {
+		enum osc_run_source s = source_of(t, &t->events[i]);
+
+		if (s < best)
+			best = s;
+	}
+	return best;
+}
+
+static void collect_runs(const struct osc_trace *t, enum osc_run_source src,
+			 struct osc_runs *out)
+{
+	size_t alloc = 0;
+
+	/* events are in ts order, so the runs come out sorted by ts */
+	for (size_t i = 0; i < t->nr_events; i++) {
+		const struct osc_event *e = &t->events[i];
+		struct osc_run *r;
+
+		if (source_of(t, e) != src)
+			continue;
+		OSC_GROW(out->runs, out->nr + 1, alloc);
+		r = &out->runs[out->nr++];
+		r->ts = e->ts;
+		r->dur = e->dur;
+		r->name = e->name;
+		r->event = (uint32_t)i;
+		r->nr_events = 0;
+	}
+}
+
+static void whole_trace(const struct osc_trace *t, struct osc_runs *out)
+{
+	struct osc_run *r = osc_xcalloc(1, sizeof(*r));
+	int64_t lo = 0, hi = 0;
+
+	for (size_t i = 0; i < t->nr_events; i++) {
+		const struct osc_event *e = &t->events[i];
+		int64_t end = end_of(e->ts, e->dur);
+
+		if (!i || e->ts < lo)
+			lo = e->ts;
+		if (!i || end > hi)
+			hi = end;
+		out->run_of[i] = 0;
+	}
+	r->ts = lo;
+	if (hi <= lo || __builtin_sub_overflow(hi, lo, &r->dur))
+		r->dur = hi > lo ? INT64_MAX : 0;
+	r->name = OSC_STR_EMPTY;
+	r->event = OSC_NONE;
+	r->nr_events = t->nr_events;
+	out->runs = r;
+	out->nr = 1;
+}
+
+/*
+ * Elementary intervals of the run windows: bound[k] .. bound[k+1] is covered
+ * by run owner[k] (OSC_NONE if by none).
+ */
+struct timeline {
+	int64_t *bound;
+	uint32_t *owner;
+	size_t nr; /* bounds; nr - 1 intervals */
+};
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+struct run_end {
+	int64_t end;
+	uint32_t run;
+};
+
+static int cmp_run_end(const void *a, const void *b)
+{
+	const struct run_end *x = a, *y = b;
+
+	if (x->end != y->end)
+		return x->end < y->end ? -1 : 1;
+	return (x->run > y->run) - (x->run < y->run);
+}
+
+static void timeline_build(const struct osc_runs *r, struct timeline *tl)
+{
+	struct run_end *ends = osc_xmalloc((r->nr ? r->nr : 1) * sizeof(*ends));
+	uint32_t *stack = osc_xmalloc((r->nr ? r->nr : 1) * sizeof(*stack));
+	uint8_t *done = osc_xcalloc(r->nr ? r->nr : 1, 1);
+	size_t n = 0, depth = 0, next_start = 0, next_end = 0;
+
+	tl->bound = osc_xmalloc((r->nr ? 2 * r->nr : 1) * sizeof(*tl->bound));
+	for (size_t i = 0; i < r->nr; i++) {
+		ends[i].end = end_of(r->runs[i].ts, r->runs[i].dur);
+		ends[i].run = (uint32_t)i;
+		tl->bound[n++] = r->runs[i].ts;
+		tl->bound[n++] = ends[i].end;
+	}
+	qsort(tl->bound, n, sizeof(*tl->bound), cmp_i64);
+	qsort(ends, r->nr, sizeof(*ends), cmp_run_end);
+	tl->nr = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!tl->nr || tl->bound[tl->nr - 1] != tl->bound[i])
+			tl->bound[tl->nr++] = tl->bound[i];
+
+	/*
+	 * Runs start in index order, so the stack of open runs holds increasing
+	 * indices and its top, once finished runs are popped, is the
+	 * latest-starting open run.
+	 */
+	tl->owner = osc_xmalloc((tl->nr ? tl->nr : 1) * sizeof(*tl->owner));
+	for (size_t k = 0; k < tl->nr; k++) {
+		int64_t b = tl->bound[k];
+
+		while (next_start < r->nr && r->runs[next_start].ts == b)
+			stack[depth++] = (uint32_t)next_start++;
+		while (next_end < r->nr && ends[next_end].end == b)
+			done[ends[next_end++].run] = 1;
+		while (depth && done[stack[depth - 1]])
+			depth--;
+		tl->owner[k] = depth ? stack[depth - 1] : OSC_NONE;
+	}
+	free(done);
+	free(stack);
+	free(ends);
+}
+
+static void timeline_release(struct timeline *tl)
+{
+	free(tl->bound);
+	free(tl->owner);
+}
+
+/* Index k of the interval holding x (bound[k] <= x < bound[k+1]), or SIZE_MAX. */
+static size_t timeline_find(const struct timeline *tl, int64_t x, size_t hint)
+{
+	size_t lo = 0, hi = tl->nr;
+
+	if (!tl->nr || x < tl->bound[0] || x >= tl->bound[tl->nr - 1])
+		return SIZE_MAX;
+	/* events come in ts order: try the previous answer and its successors first */
+	if (hint < tl->nr - 1 && tl->bound[hint] <= x) {
+		for (int step = 0; step < 4 && hint < tl->nr - 1; step++, hint++)
+			if (x < tl->bound[hint + 1])
+				return hint;
+		lo = hint;
+	}
+	while (hi - lo > 1) { /* invariant: bound[lo] <= x < bound[hi] */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (tl->bound[mid] <= x)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Open-addressing map from correlation id to the run of its runtime call. */
+struct corr_map {
+	int64_t *keys; /* OSC_NO_ID = empty */
+	uint32_t *runs;
+	size_t mask;
+};
+
+static size_t corr_slot(const struct corr_map *m, int64_t key)
+{
+	uint64_t h = (uint64_t)key * 0x9e3779b97f4a7c15ull;
+	size_t i = (size_t)(h >> 29) & m->mask;
+
+	while (m->keys[i] != OSC_NO_ID && m->keys[i] != key)
+		i = (i + 1) & m->mask;
+	return i;
+}
+
+static void corr_map_build(const struct osc_trace *t, const uint32_t *run_of,
+			   struct corr_map *m)
+{
+	size_t n = 0, size = 16;
+
+	for (size_t i = 0; i < t->nr_events; i++)
+		n += t->events[i].kind == OSC_KIND_RUNTIME && t->events[i].corr != OSC_NO_ID;
+	while (size < 2 * n)
+		size *= 2;
+	m->mask = size - 1;
+	m->keys = osc_xmalloc(size * sizeof(*m->keys));
+	m->runs = osc_xmalloc(size * sizeof(*m->runs));
+	for (size_t i = 0; i < size; i++)
+		m->keys[i] = OSC_NO_ID;
+	for (size_t i = 0; i < t->nr_events; i++) {
+		const struct osc_event *e = &t->events[i];
+		size_t s;
+
+		if (e->kind != OSC_KIND_RUNTIME || e->corr == OSC_NO_ID)
+			continue;
+		s = corr_slot(m, e->corr);
+		if (m->keys[s] == OSC_NO_ID) { /* the first launch with an id wins */
+			m->keys[s] = e->corr;
+			m->runs[s] = run_of[i];
+		}
+	}
+}
+
+static void corr_map_release(struct corr_map *m)
+{
+	free(m->keys);
+	free(m->runs);
+}
+
+static void assign_events(const struct osc_trace *t, struct osc_runs *out)
+{
+	struct timeline tl;
+	struct corr_map cm;
+	size_t hint = 0;
+	bool has_device = false;
+
+	timeline_build(out, &tl);
+	for (size_t i = 0; i < t->nr_events; i++) {
+		size_t k = timeline_find(&tl, t->events[i].ts, hint);
+
+		if (k != SIZE_MAX)
+			hint = k;
+		out->run_of[i] = k == SIZE_MAX ? OSC_NONE : tl.owner[k];
+		has_device |= osc_kind_is_device(t->events[i].kind);
+	}
+	timeline_release(&tl);
+
+	/* a run's own event belongs to it even when a nested window starts at the same ts */
+	for (size_t r = 0; r < out->nr; r++)
+		out->run_of[out->runs[r].event] = (uint32_t)r;
+
+	if (has_device) {
+		corr_map_build(t, out->run_of, &cm);
+		for (size_t i = 0; i < t->nr_events; i++) {
+			const struct osc_event *e = &t->events[i];
+			size_t s;
+
+			if (!osc_kind_is_device(e->kind) || e->corr == OSC_NO_ID)
+				continue;
+			s = corr_slot(&cm, e->corr);
+			if (cm.keys[s] != OSC_NO_ID)
+				out->run_of[i] = cm.runs[s];
+		}
+		corr_map_release(&cm);
+	}
+
+	for (size_t i = 0; i < t->nr_events; i++) {
+		if (out->run_of[i] == OSC_NONE)
+			out->outside++;
+		else
+			out->runs[out->run_of[i]].nr_events++;
+	}
+}
+
+void osc_runs_detect(const struct osc_trace *t, struct osc_runs *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->run_of = osc_xmalloc((t->nr_events ? t->nr_events : 1) * sizeof(*out->run_of));
+	out->source = pick_source(t);
+	if (out->source == OSC_RUNS_WHOLE) {
+		whole_trace(t, out);
+		return;
+	}
+	collect_runs(t, out->source, out);
+	out->warmup = t->format == OSC_FORMAT_ORT && out->nr > 1;
+	assign_events(t, out);
+}
+
+void osc_runs_release(struct osc_runs *r)
+{
+	free(r->runs);
+	free(r->run_of);
+	memset(r, 0, sizeof(*r));
+}
