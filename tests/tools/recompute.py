@@ -18,7 +18,8 @@ Rules implemented here:
   their start; kernels to the run of their launching runtime event (same
   args.correlation on a cuda_runtime / Runtime / cuda_driver event), else to
   the window holding their own start;
-- default selection: every run, except run 0 for ORT when there are >1 runs;
+- default selection: every run, except run 0 (warm-up) for ORT when there are
+  more than one;
 - op level: ORT cat Node named *_kernel_time (key args.op_name); Kineto cat
   cpu_op / Operator keyed by name without ProfilerStep#*; PyTorch legacy
   autograd (no cat, pid "CPU functions") every X but ProfilerStep#*; other
@@ -265,7 +266,7 @@ class Trace:
 
     @property
     def warmup(self):
-        return self.format == "ort" and self.run_source == "model_run"
+        return self.format == "ort"
 
     def rows(self, level="op", runs=None, patterns=(), regex=None):
         """Rows (dicts with ns/float stats) for a level, run spec and filter."""

@@ -1,0 +1,96 @@
+#!/bin/sh
+# Load-time benchmark: opscope vs Python's json.load on ~300 MB real traces.
+#
+#   bench/bench.sh [-s SIZE_MB] [-o OUTDIR] [-b OPSCOPE] [-r REPEATS] [-t TRACES]
+#
+#   -s SIZE_MB  size of the scaled traces (default 300; MB = 10^6 bytes of JSON)
+#   -o OUTDIR   where scaled traces are written and kept (default bench/out,
+#               git-ignored); an existing file of the same name is reused
+#   -b OPSCOPE  binary to time (default: build a release one in build-bench/)
+#   -r REPEATS  runs per measurement, best time kept (default 1)
+#   -t TRACES   which to run: kineto, ort or "kineto ort" (default both)
+#
+# The traces are real ones from ../shared/traces scaled up with
+# /work/shared/tools/scale_trace.py (copies of whole iterations with shifted
+# times and fresh correlation ids): Kineto from HTA's trace_diff/control
+# (35 MB, 6 ProfilerSteps, GPU kernels) and ORT from generated/
+# ort-bert-mini-dyn-opt.json (33 model_run). Override the sources with
+# KINETO_SRC / ORT_SRC and the tool with SCALE_TRACE.
+#
+# Prints one table: file, size MB, events, opscope s (`report --format csv`),
+# python s (`json.load`), their ratio, opscope peak RSS MB and RSS/size.
+# Peak RSS comes from the child's rusage (bench/measure.py), so GNU time is
+# not needed. Runs on a 2-core 24 GB machine: python json.load of 300 MB
+# needs about 3-4 GB, opscope much less.
+set -eu
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/.." && pwd)
+size=300
+outdir="$root/bench/out"
+bin=""
+repeats=1
+which="kineto ort"
+while getopts s:o:b:r:t:h opt; do
+	case $opt in
+	s) size=$OPTARG ;;
+	o) outdir=$OPTARG ;;
+	b) bin=$OPTARG ;;
+	r) repeats=$OPTARG ;;
+	t) which=$OPTARG ;;
+	*) sed -n '2,22s/^# \{0,1\}//p' "$0"; exit 2 ;;
+	esac
+done
+
+shared="$root/../shared"
+scale=${SCALE_TRACE:-$shared/tools/scale_trace.py}
+[ -f "$scale" ] || scale=/work/shared/tools/scale_trace.py
+kineto_src=${KINETO_SRC:-$shared/traces/hta/trace_diff/control.json.gz}
+ort_src=${ORT_SRC:-$shared/traces/generated/ort-bert-mini-dyn-opt.json}
+[ -f "$scale" ] || { echo "bench: scale_trace.py not found (set SCALE_TRACE)" >&2; exit 2; }
+
+if [ -z "$bin" ]; then
+	if [ ! -f "$root/build-bench/build.ninja" ]; then
+		meson setup "$root/build-bench" "$root" --buildtype=release >/dev/null
+	fi
+	ninja -C "$root/build-bench" opscope >/dev/null
+	bin="$root/build-bench/opscope"
+fi
+[ -x "$bin" ] || { echo "bench: $bin is not executable" >&2; exit 2; }
+mkdir -p "$outdir"
+
+measure() { python3 "$here/measure.py" -r "$repeats" -- "$@" 2>&1 >/dev/null | tail -n 1; }
+
+rows=""
+for kind in $which; do
+	case $kind in
+	kineto) src=$kineto_src ;;
+	ort) src=$ort_src ;;
+	*) echo "bench: unknown trace kind $kind" >&2; exit 2 ;;
+	esac
+	[ -f "$src" ] || { echo "bench: $src missing, skipping $kind" >&2; continue; }
+	f="$outdir/$kind-${size}MB.json"
+	if [ ! -f "$f" ]; then
+		echo "bench: scaling $(basename "$src") to $size MB -> $f" >&2
+		python3 "$scale" --target-mb "$size" -q "$src" "$f.tmp"
+		mv "$f.tmp" "$f"
+	fi
+	bytes=$(stat -c %s "$f")
+	events=$(python3 -c 'import json,sys
+d = json.load(open(sys.argv[1]))
+print(len(d["traceEvents"] if isinstance(d, dict) else d))' "$f")
+	echo "bench: timing $f ($events events)" >&2
+	set -- $(measure "$bin" report --format csv "$f")
+	o_s=$1 o_rss=$2
+	set -- $(measure python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$f")
+	p_s=$1
+	rows="$rows$(basename "$f") $bytes $events $o_s $p_s $o_rss
+"
+done
+
+printf '%s' "$rows" | awk '
+BEGIN { printf "%-22s %8s %10s %10s %9s %6s %12s %8s\n", "file", "size MB", "events",
+	"opscope s", "python s", "ratio", "peak RSS MB", "RSS/size" }
+NF == 6 { mb = $2 / 1e6
+	printf "%-22s %8.1f %10d %10.2f %9.2f %6.1f %12.1f %8.2f\n", $1, mb, $3, $4, $5,
+		($4 > 0 ? $5 / $4 : 0), $6, $6 / mb }'

@@ -1,0 +1,269 @@
+#!/usr/bin/env python3
+"""Bad input must give exit 2 and one clear line; tolerated damage must not crash.
+
+Errors: exit status 2, exactly one line on stderr, starting `opscope: `,
+naming the file (or the option at fault) and, where a position applies,
+`byte N`. Tolerated inputs (truncated JSON, unescaped quotes, invalid UTF-8,
+huge numbers, deep nesting): exit 0 (with a warning on stderr) or exit 2
+with one line - never a signal, a sanitizer report or a timeout (20 s each).
+Truncated files that load are also checked against tests/tools/recompute.py,
+which keeps exactly the complete events before the cut.
+
+Every bad file is generated into a temporary directory at test time.
+"""
+import gzip
+import os
+import random
+import re
+import shutil
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import testlib  # noqa: E402
+import recompute  # noqa: E402
+from run_recompute_tests import compare  # noqa: E402
+
+TIMEOUT = 20
+BYTE_RE = re.compile(r"\bbyte \d+\b")
+
+
+def error_problems(p, names=(), byte=False, also=()):
+    """Problems with an expected error: exit 2, one `opscope: ` line naming names."""
+    if p.timed_out or p.rc != 2:
+        return ["expected exit 2, got " + p.describe()]
+    lines = p.err_lines
+    if len(lines) != 1:
+        return ["expected one stderr line, got %d: %r" % (len(lines), lines[:4])]
+    line = lines[0]
+    probs = []
+    if not line.startswith("opscope: "):
+        probs.append("line does not start with 'opscope: ': %r" % line)
+    for n in names:
+        if n not in line:
+            probs.append("line does not name %r: %r" % (n, line))
+    if byte and not BYTE_RE.search(line):
+        probs.append("line has no 'byte N': %r" % line)
+    for pat in also:
+        if not re.search(pat, line, re.I):
+            probs.append("line does not match /%s/: %r" % (pat, line))
+    if p.out:
+        probs.append("stdout not empty: %r" % p.out[:200])
+    return probs
+
+
+def tolerated_problems(p):
+    """Exit 0 or a clean exit 2; never a crash, a sanitizer report or a hang."""
+    if p.timed_out:
+        return ["timed out after %d s" % TIMEOUT]
+    err = p.err.decode("utf-8", "replace")
+    if "Sanitizer" in err or "runtime error:" in err:
+        return ["sanitizer report: " + err[-800:]]
+    if p.rc == 0:
+        return []
+    if p.rc == 2:
+        lines = p.err_lines
+        if len(lines) == 1 and lines[0].startswith("opscope: "):
+            return []
+        return ["exit 2 but stderr is %r" % lines[:4]]
+    return ["expected exit 0 or 2, got " + p.describe()]
+
+
+def write(d, name, data):
+    path = os.path.join(d, name)
+    with open(path, "wb") as f:
+        f.write(data)
+    return path
+
+
+def tiny_ort(node_name=b"Conv_0_kernel_time", op=b"Conv", ts_big=None):
+    """A small ORT profile: 2 model_run windows with 2 nodes each."""
+    evs = []
+    for run in range(2):
+        base = 1000 + run * 1000
+        evs.append(b'{"cat" : "Session","pid" :1,"tid" :1,"dur" :500,"ts" :%d,'
+                   b'"ph" : "X","name" :"model_run","args" : {}}' % base)
+        for k in range(2):
+            ts = b"%d" % (base + 10 + k * 100) if ts_big is None else ts_big
+            evs.append(b'{"cat" : "Node","pid" :1,"tid" :1,"dur" :50,"ts" :' + ts +
+                       b',"ph" : "X","name" :"' + node_name + b'","args" : {"op_name" : "' +
+                       op + b'","provider" : "CPUExecutionProvider"}}')
+    return b"[\n" + b",\n".join(evs) + b"\n]\n"
+
+
+def load_error_cases(d):
+    """(name, path, expect_byte) for files that must fail to load."""
+    cases = []
+    cases.append(("nonexistent file", os.path.join(d, "no-such-file.json"), False))
+    cases.append(("directory", d, False))
+    cases.append(("empty file", write(d, "empty.json", b""), False))
+    cases.append(("whitespace only", write(d, "blank.json", b" \n\t\n"), False))
+    shutil.copy("/bin/true", os.path.join(d, "true.bin"))
+    cases.append(("binary file (/bin/true)", os.path.join(d, "true.bin"), False))
+    rnd = random.Random(1234)
+    cases.append(("random bytes", write(d, "random.json",
+                                        bytes(rnd.randrange(256) for _ in range(4096))), False))
+    cases.append(("not JSON (hello)", write(d, "hello.json", b"hello\n"), True))
+    cases.append(("not JSON after a bracket", write(d, "bracket.json", b"[ hello ]\n"), True))
+    cases.append(("JSON object, not a trace", write(d, "obj.json", b'{"a": 1}\n'), False))
+    cases.append(("JSON array of numbers", write(d, "nums.json", b"[1,2,3]\n"), False))
+    cases.append(("JSON number", write(d, "num.json", b"42\n"), False))
+    cases.append(("JSON string", write(d, "str.json", b'"traceEvents"\n'), False))
+    cases.append(("traceEvents not an array", write(d, "te.json", b'{"traceEvents": 5}\n'), False))
+    gz = open(testlib.sample("kineto-sampled-rank0.json.gz"), "rb").read()
+    cases.append(("truncated gzip (half)", write(d, "half.json.gz", gz[:len(gz) // 2]), False))
+    cases.append(("gzip header only", write(d, "hdr.json.gz", gz[:10]), False))
+    bad_crc = bytearray(gzip.compress(open(testlib.sample("ort-cnn-opt.json"), "rb").read()))
+    bad_crc[-8] ^= 0xFF
+    cases.append(("gzip with a bad CRC", write(d, "crc.json.gz", bytes(bad_crc)), False))
+    cases.append(("gzip of garbage", write(d, "garbage.json.gz", gzip.compress(b"\x00\x01 hello")),
+                  False))
+    return cases
+
+
+def option_cases(ort):
+    """(name, args, names the line must contain, extra patterns)."""
+    c = []
+    for spec in ["1:2:3:4", "abc", "[1,", "range(1", "1..3", "[]", "range()", "1:x", "0x1",
+                 "range(1,2,0)", "::0"]:
+        c.append(("--runs %r (syntax)" % spec, ["report", "--runs", spec, ort], ["--runs"], []))
+    for spec in ["11", "-12", "[0,11]", "99", "5:5", "range(20,30)", "[-12]"]:
+        c.append(("--runs %r (range)" % spec, ["report", "--runs", spec, ort], ["--runs"], []))
+    c.append(("bad regex '('", ["report", "--regex", "(", ort], ["--regex"],
+              [r"missing closing parenthesis", r"\b1\b"]))
+    c.append(("bad regex 'a{2,1}'", ["report", "--regex", "a{2,1}", ort], ["--regex"],
+              [r"out of order", r"\b\d+\b"]))
+    c.append(("bad regex '[z-a]'", ["report", "--regex", "[z-a]", ort], ["--regex"],
+              [r"range out of order", r"\b\d+\b"]))
+    c.append(("unknown --by", ["report", "--by", "layer", ort], ["layer"], [r"--by"]))
+    c.append(("unknown --format", ["report", "--format", "xml", ort], ["xml"], [r"--format"]))
+    c.append(("unknown option", ["report", "--bogus", ort], ["--bogus"], []))
+    c.append(("unknown subcommand", ["frobnicate", ort], ["frobnicate"], []))
+    c.append(("bad --top", ["report", "--top", "x", ort], ["--top"], []))
+    c.append(("negative --top", ["report", "--top", "-3", ort], ["--top"], []))
+    c.append(("unknown --sort column", ["report", "--sort", "median", ort], ["median"], []))
+    c.append(("missing argument to --runs", ["report", ort, "--runs"], ["--runs"], []))
+    c.append(("two files to report", ["report", ort, ort], [], []))
+    return c
+
+
+def truncation_offsets(size):
+    offs = {1, 2, 3, 10, 57, 100, 200, 1000, size // 7, size // 3, size // 2,
+            (2 * size) // 3, size - 200, size - 3, size - 2, size - 1}
+    return sorted(o for o in offs if 0 < o < size)
+
+
+def check_truncated(res, d, label, data):
+    """Cut data at several offsets: exit 0 with a truncation warning, or a clean 2."""
+    for off in truncation_offsets(len(data)):
+        name = "truncated %s at byte %d of %d" % (label, off, len(data))
+        path = write(d, "cut-%s-%d.json" % (label.replace("/", "_"), off), data[:off])
+        try:
+            t = recompute.Trace(path)
+        except recompute.RecomputeError:
+            t = None
+        p = testlib.run(["report", "--format", "csv", path], timeout=TIMEOUT)
+        probs = tolerated_problems(p)
+        if not probs and p.rc == 0:
+            errtxt = p.err.decode("utf-8", "replace")
+            if t is None or not t.events:
+                probs.append("exit 0 although no complete event remains (expected exit 2)")
+            elif t.truncated and not re.search(r"truncat|ends inside", errtxt, re.I):
+                probs.append("exit 0 without a truncation warning on stderr (%r)" % errtxt[:300])
+            if t is not None:
+                probs += compare(p.text, t.rows("op", None))
+        if not probs and p.rc == 2 and t is not None and t.events:
+            probs.append("exit 2 although %d complete events precede the cut (%s)"
+                         % (len(t.events), p.err_lines[0]))
+        res.check(name, probs)
+
+
+def main():
+    res = testlib.Results()
+    ort = testlib.sample("ort-cnn-opt.json")
+    d = tempfile.mkdtemp(prefix="opscope-bad-")
+    try:
+        # Files that cannot be loaded, through `report` and `info`.
+        for name, path, want_byte in load_error_cases(d):
+            for cmd in (["report"], ["info"]):
+                p = testlib.run(cmd + [path], timeout=TIMEOUT)
+                res.check("%s: %s" % (cmd[0], name),
+                          error_problems(p, names=[path], byte=want_byte))
+        p = testlib.run(["report", "-"], stdin=b"hello\n", timeout=TIMEOUT)
+        res.check("report: not JSON on standard input", error_problems(p, byte=True))
+        p = testlib.run(["report", "-"], stdin=b"", timeout=TIMEOUT)
+        res.check("report: empty standard input", error_problems(p))
+
+        # Bad options and selections.
+        for name, args, names, also in option_cases(ort):
+            p = testlib.run(args, timeout=TIMEOUT)
+            res.check(name, error_problems(p, names=names, also=also))
+
+        # Tolerated damage.
+        check_truncated(res, d, "ort-cnn-opt", open(ort, "rb").read())
+        check_truncated(res, d, "torch-resnet18-infer",
+                        open(testlib.sample("torch-resnet18-infer.json"), "rb").read())
+        check_truncated(res, d, "kineto-sampled-rank0",
+                        gzip.decompress(open(testlib.sample("kineto-sampled-rank0.json.gz"),
+                                             "rb").read()))
+
+        quote = write(d, "quote.json", tiny_ort(node_name=b'a"b_kernel_time'))
+        p = testlib.run(["report", "--format", "csv", quote], timeout=TIMEOUT)
+        probs = tolerated_problems(p)
+        if not probs and p.rc == 0 and "Conv,2," not in p.text:
+            probs.append("the Conv op of the repaired events is missing: %r" % p.text[:400])
+        res.check("unescaped quote in an ORT name", probs)
+
+        utf8 = write(d, "utf8.json", tiny_ort(node_name=b"bad\xff\xfe_kernel_time",
+                                               op=b"Co\xc3nv"))
+        p = testlib.run(["report", "--format", "csv", utf8], timeout=TIMEOUT)
+        probs = tolerated_problems(p)
+        if not probs and p.rc == 0:
+            try:
+                txt = p.out.decode("utf-8")
+                if "\ufffd" not in txt:
+                    probs.append("no U+FFFD in the output: %r" % txt[:300])
+            except UnicodeDecodeError as e:
+                probs.append("output is not valid UTF-8: %s" % e)
+        res.check("invalid UTF-8 in names", probs)
+
+        for label, big in [("ts beyond int64", b"99999999999999999999999"),
+                           ("ts beyond int64 in ns", b"9223372036854775"),
+                           ("negative huge ts", b"-99999999999999999999999"),
+                           ("float ts with exponent", b"1.5e300"),
+                           ("ts 1e-400", b"1e-400")]:
+            path = write(d, "big-%d.json" % len(label), tiny_ort(ts_big=big))
+            p = testlib.run(["report", "--format", "csv", path], timeout=TIMEOUT)
+            res.check("integer/number edge: " + label, tolerated_problems(p))
+        big_dur = write(d, "bigdur.json", tiny_ort().replace(b'"dur" :50', b'"dur" :18446744073709551616'))
+        p = testlib.run(["report", "--format", "json", big_dur], timeout=TIMEOUT)
+        res.check("dur beyond uint64", tolerated_problems(p))
+        neg = write(d, "negdur.json", tiny_ort().replace(b'"dur" :50', b'"dur" :-50'))
+        p = testlib.run(["report", "--format", "csv", neg], timeout=TIMEOUT)
+        probs = tolerated_problems(p)
+        if not probs and p.rc == 0 and "Conv,2,0.000," not in p.text:
+            probs.append("negative dur not taken as 0: %r" % p.text[:300])
+        res.check("negative dur", probs)
+
+        deep = write(d, "deep.json", b'[{"ph":"X","name":"a","ts":1,"dur":2,"pid":1,"tid":1,'
+                     b'"args":' + b"[" * 200000 + b"]" * 200000 + b"}]")
+        p = testlib.run(["report", deep], timeout=TIMEOUT)
+        res.check("args nested 200000 deep", tolerated_problems(p))
+        longname = write(d, "long.json", b'[{"ph":"X","name":"' + b"x" * (4 << 20) +
+                         b'","ts":1,"dur":2,"pid":1,"tid":1}]')
+        p = testlib.run(["report", "--format", "csv", longname], timeout=TIMEOUT)
+        res.check("a 4 MB event name", tolerated_problems(p))
+        nul = write(d, "nul.json", tiny_ort()[:60] + b"\x00" + tiny_ort()[60:])
+        p = testlib.run(["report", nul], timeout=TIMEOUT)
+        res.check("NUL byte inside the JSON", tolerated_problems(p))
+        mixed = write(d, "mixed.json", b'{"traceEvents":[1,"x",null,{"ph":"X"},{"ts":"5"},'
+                      b'{"ph":"X","name":"ok","ts":1,"dur":2,"pid":"p","tid":[1]}]}')
+        p = testlib.run(["report", "--format", "csv", mixed], timeout=TIMEOUT)
+        res.check("events of the wrong shape", tolerated_problems(p))
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+    return res.finish()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,401 @@
+#!/usr/bin/env python3
+"""Golden tests of the opscope CLI on the real traces in samples/.
+
+Each case is a command line plus the expected stdout in
+tests/cli/expected/<case>.out (and stderr in <case>.err when it has any).
+Commands run in the repository root with relative sample paths, LC_ALL=C.UTF-8,
+TZ=UTC and, for tables, a pinned COLUMNS.
+
+How the expected files were made: `run_cli_tests.py --update` runs the
+binary and writes them, but ONLY after checking the numbers with the
+independent tests/tools/recompute.py: for every `report` case the same
+selection (level, runs, filters, regex) is also run as CSV and compared
+cell by cell with recompute (see run_recompute_tests.compare); a case that
+disagrees is not written. The expected files were then read by a person
+before they were committed. Regenerate with --update only when the output
+format changes on purpose, and review the diff.
+
+Besides the goldens, structural checks that need no expected file: JSON
+parses and agrees with CSV, --top/--sort/--asc order, -o writes the same
+bytes as stdout and replaces the file atomically (by rename), standard input
+`-`, a .json.gz gives the same report as the plain file, gzip is sniffed by
+its magic bytes and not by the name.
+"""
+import csv
+import gzip
+import io
+import json
+import os
+import shutil
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import testlib  # noqa: E402
+import recompute  # noqa: E402
+from run_recompute_tests import compare  # noqa: E402
+
+ORT = "samples/ort-cnn-opt.json"
+RISCV = "samples/ort-riscv-resnet50-gemmini.json"
+TORCH = "samples/torch-resnet18-infer.json"
+KINETO = "samples/kineto-sampled-rank0.json.gz"
+KINETO21 = "samples/kineto-2021-resnet50.json.gz"
+ROCM = "samples/rocm-torch-compile-triton.json.gz"
+TRUNC = "samples/chrome-truncated.json"
+OOO = "samples/chrome-out-of-order.json"
+
+# (case name, args, env overrides). Expected exit status is 0 for all.
+CASES = [
+    ("help", ["--help"], {}),
+    ("version", ["--version"], {}),
+    ("report-help", ["report", "--help"], {}),
+    ("info-ort", ["info", ORT], {}),
+    ("info-riscv", ["info", RISCV], {}),
+    ("info-torch", ["info", TORCH], {}),
+    ("info-kineto", ["info", KINETO], {}),
+    ("info-kineto21", ["info", KINETO21], {}),
+    ("info-rocm", ["info", ROCM], {}),
+    ("info-truncated", ["info", TRUNC], {}),
+    ("table-ort-100", ["report", ORT], {"COLUMNS": "100"}),
+    ("table-ort-60", ["report", ORT], {"COLUMNS": "60"}),
+    ("table-riscv-100", ["report", RISCV], {"COLUMNS": "100"}),
+    ("table-torch-100-top10", ["report", "--top", "10", TORCH], {"COLUMNS": "100"}),
+    ("table-torch-60-top10", ["report", "--top", "10", TORCH], {"COLUMNS": "60"}),
+    ("table-kineto-kernel-100", ["report", "--by", "kernel", "--top", "8", KINETO],
+     {"COLUMNS": "100"}),
+    ("table-kineto-kernel-60", ["report", "--by", "kernel", "--top", "8", KINETO],
+     {"COLUMNS": "60"}),
+    ("table-rocm-100", ["report", ROCM], {"COLUMNS": "100"}),
+    ("table-out-of-order-100", ["report", OOO], {"COLUMNS": "100"}),
+    ("csv-ort", ["report", "--format", "csv", ORT], {}),
+    ("csv-riscv", ["report", "--format", "csv", RISCV], {}),
+    ("csv-torch", ["report", "--format", "csv", TORCH], {}),
+    ("csv-kineto-op", ["report", "--format", "csv", "--top", "25", KINETO], {}),
+    ("csv-kineto-kernel", ["report", "--format", "csv", "--by", "kernel", KINETO], {}),
+    ("csv-kineto21-kernel-run0", ["report", "--format", "csv", "--by", "kernel", "--runs", "0",
+                                  "--top", "10", KINETO21], {}),
+    ("csv-rocm-kernel", ["report", "--format", "csv", "--by", "kernel", ROCM], {}),
+    ("csv-truncated", ["report", "--format", "csv", TRUNC], {}),
+    ("csv-out-of-order", ["report", "--format", "csv", OOO], {}),
+    ("json-ort-top5", ["report", "--format", "json", "--top", "5", ORT], {}),
+    ("json-rocm-kernel", ["report", "--format", "json", "--by", "kernel", ROCM], {}),
+    ("filter-wildcard", ["report", "--format", "csv", "--filter", "Conv*", ORT], {}),
+    ("filter-exact", ["report", "--format", "csv", "--filter", "MaxPool", ORT], {}),
+    ("filter-exact-no-partial", ["report", "--format", "csv", "--filter", "Conv", TORCH], {}),
+    ("filter-two", ["report", "--format", "csv", "--filter", "aten::add*", "--filter",
+                    "aten::relu", TORCH], {}),
+    ("filter-class", ["report", "--format", "csv", "--filter", "aten::[mr]*", TORCH], {}),
+    ("filter-ort-node-name", ["report", "--format", "csv", "--filter", "/pool/*", ORT], {}),
+    ("regex", ["report", "--format", "csv", "--regex", "^aten::(add|relu)", TORCH], {}),
+    ("regex-and-filter", ["report", "--format", "csv", "--regex", "conv", "--filter",
+                          "aten::*", TORCH], {}),
+    ("regex-kernel", ["report", "--format", "csv", "--by", "kernel", "--regex",
+                      "nccl|elementwise", KINETO], {}),
+    ("top3", ["report", "--format", "csv", "--top", "3", ORT], {}),
+    ("sort-count", ["report", "--format", "csv", "--sort", "count", TORCH], {}),
+    ("sort-mean-asc", ["report", "--format", "csv", "--sort", "mean_us", "--asc", ORT], {}),
+    ("sort-name", ["report", "--format", "csv", "--sort", "name", RISCV], {}),
+    ("sort-max-top5", ["report", "--format", "csv", "--sort", "max_us", "--top", "5", TORCH],
+     {}),
+    ("runs-1", ["report", "--format", "csv", "--runs", "1", ORT], {}),
+    ("runs-0-warmup", ["report", "--format", "csv", "--runs", "0", ORT], {}),
+    ("runs-neg1", ["report", "--format", "csv", "--runs", "-1", ORT], {}),
+    ("runs-neg-slice", ["report", "--format", "csv", "--runs", "-3:", ORT], {}),
+    ("runs-slice", ["report", "--format", "csv", "--runs", "1:3", ORT], {}),
+    ("runs-step", ["report", "--format", "csv", "--runs", "::2", ORT], {}),
+    ("runs-list", ["report", "--format", "csv", "--runs", "[0, 2, -1]", ORT], {}),
+    ("runs-range", ["report", "--format", "csv", "--runs", "range(1,5)", ORT], {}),
+    ("runs-range-step", ["report", "--format", "csv", "--runs", "range(0,11,5)", ORT], {}),
+    ("runs-all", ["report", "--format", "csv", "--runs", "all", ORT], {}),
+    ("runs-equals-form", ["report", "--format", "csv", "--runs=2:", TORCH], {}),
+    ("runs-kineto-step", ["report", "--format", "csv", "--by", "kernel", "--runs", "-1",
+                          KINETO], {}),
+]
+
+# Options that take a value, to rebuild a report's selection for recompute.
+VALUE_OPTS = {"--by", "--runs", "--filter", "--regex", "--top", "--sort", "--format", "-o"}
+
+
+def parse_report_args(args):
+    """Selection of a report command line: (trace, level, runs, filters, regex) or None."""
+    if not args or args[0] != "report" or "--help" in args:
+        return None
+    level, runs, filters, regex, trace = "op", None, [], None, None
+    i = 1
+    while i < len(args):
+        a = args[i]
+        key, val = a, None
+        if a.startswith("--") and "=" in a:
+            key, val = a.split("=", 1)
+        if key in VALUE_OPTS:
+            if val is None:
+                i += 1
+                val = args[i]
+            if key == "--by":
+                level = val
+            elif key == "--runs":
+                runs = val
+            elif key == "--filter":
+                filters.append(val)
+            elif key == "--regex":
+                regex = val
+        elif not a.startswith("-") or a == "-":
+            trace = a
+        i += 1
+    return trace, level, runs, filters, regex
+
+
+def verify_numbers(args):
+    """Run the case's selection as CSV and compare with recompute: list of problems."""
+    sel = parse_report_args(args)
+    if sel is None:
+        return []
+    trace, level, runs, filters, regex = sel
+    cmd = ["report", "--format", "csv", "--by", level]
+    if runs is not None:
+        cmd += ["--runs", runs]
+    for f in filters:
+        cmd += ["--filter", f]
+    if regex:
+        cmd += ["--regex", regex]
+    p = testlib.run(cmd + [trace])
+    if p.rc != 0:
+        return ["csv run failed: " + p.describe()]
+    want = recompute.Trace(os.path.join(testlib.ROOT, trace)).rows(level, runs, filters, regex)
+    return compare(p.text, want)
+
+
+def csv_rows(text):
+    rows = list(csv.reader(io.StringIO(text)))
+    return rows[0], rows[1:]
+
+
+def structural(name, args, p):
+    """Checks that hold whatever the expected file says."""
+    probs = []
+    sel = parse_report_args(args)
+    if sel is None:
+        return probs
+    fmt = "table"
+    for i, a in enumerate(args):
+        if a == "--format":
+            fmt = args[i + 1]
+    if fmt == "csv":
+        header, rows = csv_rows(p.text)
+        if header != recompute.COLUMNS:
+            probs.append("csv header %r" % header)
+            return probs
+        if "--top" in args:
+            n = int(args[args.index("--top") + 1])
+            if len(rows) > n:
+                probs.append("--top %d gave %d rows" % (n, len(rows)))
+        col = args[args.index("--sort") + 1] if "--sort" in args else "total_us"
+        asc = "--asc" in args
+        idx = recompute.COLUMNS.index(col)
+        keys = [r[idx] if col == "name" else float(r[idx]) for r in rows]
+        if col == "name":
+            keys = [k.encode("utf-8") for k in keys]
+        want = sorted(keys, reverse=not asc)
+        if keys != want:
+            probs.append("rows are not sorted by %s %s" % (col, "asc" if asc else "desc"))
+        cum = 0.0
+        for r in rows:
+            cum += float(r[10])
+            if abs(cum - float(r[11])) > 0.02 + 0.01 * len(rows):
+                probs.append("cum_pct %s of %r does not accumulate pct (%.2f)" % (r[11], r[0], cum))
+                break
+    elif fmt == "json":
+        probs += check_json(args, p.text)
+    return probs
+
+
+def find_rows(doc):
+    """The list of row objects (dicts with name and count) anywhere in doc."""
+    if isinstance(doc, list) and doc and all(isinstance(x, dict) for x in doc) \
+            and "name" in doc[0] and "count" in doc[0]:
+        return doc
+    items = doc.values() if isinstance(doc, dict) else doc if isinstance(doc, list) else []
+    for v in items:
+        r = find_rows(v)
+        if r is not None:
+            return r
+    return None
+
+
+def check_json(args, text):
+    try:
+        doc = json.loads(text)
+    except ValueError as e:
+        return ["output is not JSON: %s" % e]
+    rows = find_rows(doc)
+    if rows is None:
+        return ["no list of row objects with name and count in the JSON"]
+    csv_args = [a for a in args]
+    csv_args[csv_args.index("--format") + 1] = "csv"
+    p = testlib.run(csv_args)
+    _, crow = csv_rows(p.text)
+    probs = []
+    if len(rows) != len(crow):
+        return ["JSON has %d rows, CSV %d" % (len(rows), len(crow))]
+    for jr, cr in zip(rows, crow):
+        for col, cv in zip(recompute.COLUMNS, cr):
+            if col not in jr:
+                probs.append("JSON row %r lacks %s" % (cr[0][:40], col))
+                continue
+            jv = jr[col]
+            if col == "name":
+                ok = jv == cv
+            elif col == "count":
+                ok = jv == int(cv)
+            else:
+                ok = isinstance(jv, (int, float)) and abs(jv - float(cv)) <= 0.0011
+            if not ok:
+                probs.append("JSON %r %s = %r, CSV %s" % (cr[0][:40], col, jv, cv))
+    return probs
+
+
+def normalise(b):
+    return b.replace(testlib.ROOT.encode(), b"$ROOT")
+
+
+def golden(res, name, args, envx, update):
+    p = testlib.run(args, **envx)
+    out_path = os.path.join(testlib.EXPECTED, name + ".out")
+    err_path = os.path.join(testlib.EXPECTED, name + ".err")
+    if p.rc != 0:
+        res.fail(name, "opscope " + p.describe())
+        return
+    probs = structural(name, args, p)
+    if update:
+        probs += verify_numbers(args)
+        if probs:
+            res.fail(name, "not written: " + "; ".join(probs[:6]))
+            return
+        with open(out_path, "wb") as f:
+            f.write(normalise(p.out))
+        if p.err:
+            with open(err_path, "wb") as f:
+                f.write(normalise(p.err))
+        elif os.path.exists(err_path):
+            os.unlink(err_path)
+        res.ok(name + " (written)")
+        return
+    if not os.path.exists(out_path):
+        res.fail(name, "no expected file %s (run with --update)" % os.path.relpath(out_path))
+        return
+    want_out = open(out_path, "rb").read()
+    want_err = open(err_path, "rb").read() if os.path.exists(err_path) else b""
+    if normalise(p.out) != want_out:
+        probs.append("stdout differs from %s: %s" % (os.path.relpath(out_path, testlib.ROOT),
+                                                     first_diff(want_out, normalise(p.out))))
+    if normalise(p.err) != want_err:
+        probs.append("stderr differs: want %r got %r" % (want_err[:200], p.err[:200]))
+    res.check(name, probs)
+
+
+def first_diff(a, b):
+    al, bl = a.decode("utf-8", "replace").splitlines(), b.decode("utf-8", "replace").splitlines()
+    for i, (x, y) in enumerate(zip(al, bl)):
+        if x != y:
+            return "line %d: want %r got %r" % (i + 1, x, y)
+    return "want %d lines, got %d" % (len(al), len(bl))
+
+
+def io_cases(res, tmp):
+    ort_abs = os.path.join(testlib.ROOT, ORT)
+    base = testlib.run(["report", "--format", "csv", ORT])
+    if base.rc != 0:
+        res.fail("io: baseline csv", base.describe())
+        return
+
+    # -o writes the same bytes as stdout, replacing the file by rename.
+    for fmt in ("csv", "json", "table"):
+        out = os.path.join(tmp, "out." + fmt)
+        with open(out, "w") as f:
+            f.write("old contents\n")
+        link = os.path.join(tmp, "link." + fmt)
+        os.link(out, link)
+        so = testlib.run(["report", "--format", fmt, ORT], COLUMNS="100")
+        po = testlib.run(["report", "--format", fmt, "-o", out, ORT], COLUMNS="100")
+        probs = []
+        if po.rc != 0:
+            probs.append("-o failed: " + po.describe())
+        else:
+            if po.out:
+                probs.append("stdout not empty with -o")
+            if open(out, "rb").read() != so.out:
+                probs.append("file differs from stdout")
+            if open(link, "rb").read() != b"old contents\n":
+                probs.append("the old file was rewritten in place, not replaced by rename")
+            left = sorted(set(os.listdir(tmp)) - {"out.csv", "out.json", "out.table",
+                                                   "link.csv", "link.json", "link.table"})
+            if left:
+                probs.append("files left behind: %r" % left)
+        res.check("-o FILE (%s): same bytes as stdout, atomic" % fmt, probs)
+    bad = testlib.run(["report", "-o", os.path.join(tmp, "no", "such", "dir.csv"), ORT])
+    probs = []
+    if bad.rc != 2 or len(bad.err_lines) != 1 or not bad.err_lines[0].startswith("opscope: "):
+        probs.append("expected exit 2 with one line, got " + bad.describe())
+    res.check("-o into a missing directory", probs)
+
+    # Standard input, plain and gzip.
+    data = open(ort_abs, "rb").read()
+    p = testlib.run(["report", "--format", "csv", "-"], stdin=data)
+    res.check("stdin '-' equals the file", [] if p.rc == 0 and p.out == base.out
+              else ["stdin report differs: " + p.describe()])
+    p = testlib.run(["report", "--format", "csv", "-"], stdin=gzip.compress(data))
+    res.check("gzip on stdin equals the file", [] if p.rc == 0 and p.out == base.out
+              else ["gzip stdin report differs: " + p.describe()])
+
+    # .json.gz equals the plain file, and gzip is sniffed, not named.
+    gz = os.path.join(tmp, "ort.json.gz")
+    with open(gz, "wb") as f:
+        f.write(gzip.compress(data))
+    disguised = os.path.join(tmp, "ort-gz-named.json")
+    shutil.copy(gz, disguised)
+    plain_named_gz = os.path.join(tmp, "plain.json.gz")
+    shutil.copy(ort_abs, plain_named_gz)
+    for label, path in [(".json.gz equals the plain file", gz),
+                        ("gzip content named .json", disguised),
+                        ("plain content named .json.gz", plain_named_gz)]:
+        p = testlib.run(["report", "--format", "csv", path])
+        res.check(label, [] if p.rc == 0 and p.out == base.out else ["differs: " + p.describe()])
+    kin = os.path.join(tmp, "kineto.json")
+    with open(kin, "wb") as f:
+        f.write(gzip.decompress(open(os.path.join(testlib.ROOT, KINETO), "rb").read()))
+    for level in ("op", "kernel"):
+        a = testlib.run(["report", "--format", "csv", "--by", level, KINETO])
+        b = testlib.run(["report", "--format", "csv", "--by", level, kin])
+        res.check("kineto .json.gz equals plain (--by %s)" % level,
+                  [] if a.rc == 0 and a.out == b.out else ["differs: %s / %s" % (
+                      a.describe(), b.describe())])
+
+    # --top keeps pct of the whole; --top 0 keeps all.
+    full = testlib.run(["report", "--format", "csv", TORCH])
+    top = testlib.run(["report", "--format", "csv", "--top", "4", TORCH])
+    probs = []
+    if full.rc or top.rc:
+        probs.append("failed: %s / %s" % (full.describe(), top.describe()))
+    elif full.text.splitlines()[:5] != top.text.splitlines():
+        probs.append("--top 4 is not the first 4 rows of the full report")
+    res.check("--top N is a prefix of the full report", probs)
+    zero = testlib.run(["report", "--format", "csv", "--top", "0", TORCH])
+    res.check("--top 0 keeps every row", [] if zero.out == full.out else ["differs"])
+
+
+def main():
+    update = "--update" in sys.argv[1:]
+    res = testlib.Results()
+    os.makedirs(testlib.EXPECTED, exist_ok=True)
+    for name, args, envx in CASES:
+        golden(res, name, args, envx, update)
+    tmp = tempfile.mkdtemp(prefix="opscope-cli-")
+    try:
+        io_cases(res, tmp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return res.finish()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

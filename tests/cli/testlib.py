@@ -1,0 +1,120 @@
+"""Shared helpers for the opscope script tests (standard library only).
+
+Environment: OPSCOPE is the binary under test, OPSCOPE_SOURCE_ROOT the repo
+root (both set by `meson test`). The real-trace collection is looked up at
+../shared/traces relative to the root; tests that need it skip cleanly when
+it is absent.
+"""
+import os
+import subprocess
+import sys
+
+ROOT = os.path.abspath(os.environ.get("OPSCOPE_SOURCE_ROOT") or
+                       os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+SAMPLES = os.path.join(ROOT, "samples")
+SHARED = os.path.normpath(os.path.join(ROOT, "..", "shared", "traces"))
+EXPECTED = os.path.join(ROOT, "tests", "cli", "expected")
+
+sys.path.insert(0, os.path.join(ROOT, "tests", "tools"))
+
+
+def opscope():
+    path = os.environ.get("OPSCOPE")
+    if not path:
+        for cand in ("build/opscope", "builddir/opscope"):
+            if os.path.exists(os.path.join(ROOT, cand)):
+                path = os.path.join(ROOT, cand)
+                break
+    if not path or not os.access(path, os.X_OK):
+        sys.stderr.write("OPSCOPE is not set to an executable opscope binary\n")
+        print("0 passed, 1 failed")
+        sys.exit(1)
+    return path
+
+
+def sample(name):
+    return os.path.join(SAMPLES, name)
+
+
+def shared(rel):
+    """Path of a trace in the collection, or None when it is absent."""
+    p = os.path.join(SHARED, rel)
+    return p if os.path.exists(p) else None
+
+
+def env(**extra):
+    e = dict(os.environ)
+    e.update({"LC_ALL": "C.UTF-8", "TZ": "UTC", "TERM": "xterm-256color"})
+    e.pop("COLUMNS", None)
+    e.pop("NO_COLOR", None)
+    for k, v in extra.items():
+        if v is None:
+            e.pop(k, None)
+        else:
+            e[k] = v
+    return e
+
+
+class Proc:
+    """Result of one run: rc (None on timeout), stdout/stderr bytes."""
+
+    def __init__(self, rc, out, err, timed_out=False):
+        self.rc, self.out, self.err, self.timed_out = rc, out, err, timed_out
+
+    @property
+    def text(self):
+        return self.out.decode("utf-8", "replace")
+
+    @property
+    def err_lines(self):
+        return self.err.decode("utf-8", "replace").splitlines()
+
+    def describe(self):
+        if self.timed_out:
+            return "timed out"
+        if self.rc is not None and self.rc < 0:
+            return "killed by signal %d" % -self.rc
+        return "exit %s, stderr %r" % (self.rc, self.err.decode("utf-8", "replace")[-600:])
+
+
+def run(args, stdin=None, timeout=120, cwd=ROOT, **envextra):
+    """Run opscope with args in cwd (the repo root, so sample paths are relative)."""
+    try:
+        p = subprocess.run([opscope()] + list(args), input=stdin, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, timeout=timeout, cwd=cwd,
+                           env=env(**envextra))
+        return Proc(p.returncode, p.stdout, p.stderr)
+    except subprocess.TimeoutExpired as e:
+        return Proc(None, e.stdout or b"", e.stderr or b"", timed_out=True)
+
+
+class Results:
+    def __init__(self):
+        self.passed = self.failed = self.skipped = 0
+
+    def ok(self, name):
+        self.passed += 1
+        print("PASS " + name, flush=True)
+
+    def fail(self, name, detail=""):
+        self.failed += 1
+        print("FAIL " + name + (": " + detail if detail else ""), flush=True)
+
+    def skip(self, name, why):
+        self.skipped += 1
+        print("SKIP %s: %s" % (name, why), flush=True)
+
+    def check(self, name, problems):
+        """PASS when problems (a list of strings) is empty, else FAIL with them."""
+        if problems:
+            self.fail(name, "; ".join(problems[:6]) +
+                      (" (+%d more)" % (len(problems) - 6) if len(problems) > 6 else ""))
+        else:
+            self.ok(name)
+
+    def finish(self):
+        line = "%d passed, %d failed" % (self.passed, self.failed)
+        if self.skipped:
+            line += ", %d skipped" % self.skipped
+        print(line)
+        return 1 if self.failed else 0
