@@ -40,9 +40,9 @@ enum osc_status osc_filter_set_regex(struct osc_filter *f, const char *re,
 				     struct osc_error *err);
 
 /*
- * Parse the TUI/`:filter` form: "re:RE" sets the regex, anything else replaces
- * the patterns by that one pattern; "" clears the filter. Leaves f unchanged
- * on error.
+ * Parse the TUI/`:filter` form, which replaces the whole filter: "re:RE" makes
+ * it that regex alone, anything else that one pattern alone, "" clears it.
+ * Leaves f unchanged on error.
  */
 enum osc_status osc_filter_set_spec(struct osc_filter *f, const char *spec,
 				    struct osc_error *err);
@@ -57,7 +57,25 @@ bool osc_filter_match(const struct osc_filter *f, const char *name, size_t len);
 bool osc_filter_match_event(const struct osc_filter *f, const struct osc_trace *t,
 			    uint32_t ev);
 
-/* Description into a new string, e.g. "Conv*|Relu re:/gemm/i", or "" if empty. */
+/*
+ * A filter applied to every event of one trace: remembers the verdict per
+ * string id, so a scan of millions of events matches each distinct name once.
+ * f may be NULL or empty (everything passes). Keep f and t alive and unchanged
+ * while the cache is in use.
+ */
+struct osc_filter_cache {
+	const struct osc_filter *filter; /* NULL: everything passes */
+	const struct osc_trace *trace;
+	uint8_t *memo; /* per string id: 0 unknown, 1 fails, 2 passes */
+};
+
+void osc_filter_cache_init(struct osc_filter_cache *c, const struct osc_filter *f,
+			   const struct osc_trace *t);
+/* Same verdict as osc_filter_match_event(). */
+bool osc_filter_cache_event(struct osc_filter_cache *c, uint32_t ev);
+void osc_filter_cache_release(struct osc_filter_cache *c);
+
+/* Description into a new string, e.g. "Conv*|Relu re:gemm", or "" if empty. */
 char *osc_filter_describe(const struct osc_filter *f);
 
 #endif
