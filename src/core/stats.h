@@ -1,0 +1,28 @@
+/*
+ * stats.h - summary statistics of a set of durations (private to the core).
+ *
+ * Shared by every analysis that reports count/total/min/max/mean/percentiles/
+ * stddev, so the definitions in aggregate.h are computed in exactly one place.
+ */
+#ifndef OPSCOPE_STATS_H
+#define OPSCOPE_STATS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct osc_stats {
+	uint64_t count;
+	int64_t total, min, max; /* total saturates instead of overflowing */
+	double mean, p50, p90, p99, stddev;
+};
+
+/*
+ * Statistics of v[0..n) (n may be 0: all zero). Reorders v in place (expected
+ * O(n): percentiles use selection, not a full sort).
+ */
+void osc_stats_compute(int64_t *v, size_t n, struct osc_stats *out);
+
+/* a + b, clamped to the int64_t range. */
+int64_t osc_sat_add(int64_t a, int64_t b);
+
+#endif

@@ -1,0 +1,483 @@
+/* test_aggregate.c - rows, statistics, sorting and truncation of aggregates. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "opscope/aggregate.h"
+#include "trace_fixture.h"
+
+#define EPS 1e-9
+
+static void aggregate(const struct osc_trace *t, enum osc_level level, struct osc_agg *a)
+{
+	struct osc_query q = {.level = level};
+
+	osc_aggregate(t, NULL, &q, a);
+}
+
+/* The row keyed name; fails the test when there is none. */
+static const struct osc_agg_row *row_named(const struct osc_trace *t, const struct osc_agg *a,
+					   const char *name)
+{
+	for (size_t i = 0; i < a->nr; i++)
+		if (!strcmp(osc_trace_str(t, a->rows[i].key), name))
+			return &a->rows[i];
+	cr_assert_fail("no row '%s'", name);
+	return NULL;
+}
+
+static void expect_order(const struct osc_trace *t, const struct osc_agg *a, const char *want)
+{
+	char got[256] = "";
+
+	for (size_t i = 0; i < a->nr; i++) {
+		strcat(got, i ? " " : "");
+		strcat(got, osc_trace_str(t, a->rows[i].key));
+	}
+	cr_expect_str_eq(got, want);
+}
+
+/* durations 4, 1, 3, 2 (listed out of order): by hand, as numpy computes them */
+Test(aggregate, stats_of_one_to_four)
+{
+	static const struct fx_event ev[] = {
+		FX("op", HOST_OP, 30, 4), FX("op", HOST_OP, 0, 1),
+		FX("op", HOST_OP, 20, 3), FX("op", HOST_OP, 10, 2),
+	};
+	struct osc_trace t;
+	struct osc_agg a;
+	const struct osc_agg_row *r;
+
+	fx_build(&t, OSC_FORMAT_CHROME, ev, FX_LEN(ev));
+	aggregate(&t, OSC_LEVEL_OP, &a);
+	cr_assert_eq(a.nr, 1);
+	r = &a.rows[0];
+	cr_expect_eq(r->count, 4);
+	cr_expect_eq(r->total, 10);
+	cr_expect_eq(r->min, 1);
+	cr_expect_eq(r->max, 4);
+	cr_expect_float_eq(r->mean, 2.5, EPS);
+	cr_expect_float_eq(r->p50, 2.5, EPS);  /* rank 1.5: 2 + 0.5 * (3 - 2) */
+	cr_expect_float_eq(r->p90, 3.7, EPS);  /* rank 2.7: 3 + 0.7 * (4 - 3) */
+	cr_expect_float_eq(r->p99, 3.97, EPS); /* rank 2.97 */
+	cr_expect_float_eq(r->stddev, 1.2909944487358056, EPS); /* sqrt(5/3) */
+	cr_expect_float_eq(r->pct, 100, EPS);
+	cr_expect_float_eq(r->cum_pct, 100, EPS);
+	cr_expect_eq(a.grand_total, 10);
+	cr_expect_eq(a.level, OSC_LEVEL_OP);
+	/* members are in ts order: durations 1, 2, 3, 4 */
+	cr_assert_eq(r->nr, 4);
+	for (size_t i = 0; i < 4; i++)
+		cr_expect_eq(t.events[a.members[r->first + i]].dur, (int64_t)i + 1);
+	osc_agg_release(&a);
+	osc_trace_release(&t);
+}
+
+/*
+ * 10, 20, 30, 40, 50, 1000: mean 1150 / 6; p50 rank 2.5 -> 35; p90 rank 4.5
+ * -> 50 + 0.5 * 950 = 525; p99 rank 4.95 -> 50 + 0.95 * 950 = 952.5;
+ * stddev sqrt(sum of squared deviations / 5) = 396.25328600109634.
+ */
+Test(aggregate, stats_with_an_outlier)
+{
+	static const struct fx_event ev[] = {
+		FX("k", KERNEL, 0, 50),  FX("k", KERNEL, 1, 1000), FX("k", KERNEL, 2, 10),
+		FX("k", KERNEL, 3, 40),  FX("k", KERNEL, 4, 20),   FX("k", KERNEL, 5, 30),
+	};
+	struct osc_trace t;
+	struct osc_agg a;
+	const struct osc_agg_row *r;
+
+	fx_build(&t, OSC_FORMAT_KINETO, ev, FX_LEN(ev));
+	aggregate(&t, OSC_LEVEL_KERNEL, &a);
+	cr_assert_eq(a.nr, 1);
+	r = &a.rows[0];
+	cr_expect_float_eq(r->mean, 1150.0 / 6, EPS);
+	cr_expect_float_eq(r->p50, 35, EPS);
+	cr_expect_float_eq(r->p90, 525, EPS);
+	cr_expect_float_eq(r->p99, 952.5, EPS);
+	cr_expect_float_eq(r->stddev, 396.25328600109634, EPS);
+	osc_agg_release(&a);
+	osc_trace_release(&t);
+}
+
+Test(aggregate, single_event_has_zero_stddev)
+{
+	static const struct fx_event ev[] = {FX("op", HOST_OP, 0, 7)};
+	struct osc_trace t;
+	struct osc_agg a;
+	const struct osc_agg_row *r;
+
+	fx_build(&t, OSC_FORMAT_CHROME, ev, FX_LEN(ev));
+	aggregate(&t, OSC_LEVEL_OP, &a);
+	r = &a.rows[0];
+	cr_expect_eq(r->stddev, 0);
+	cr_expect_eq(r->p50, 7);
+	cr_expect_eq(r->p90, 7);
+	cr_expect_eq(r->p99, 7);
+	cr_expect_eq(r->mean, 7);
+	osc_agg_release(&a);
+	osc_trace_release(&t);
+}
+
+/*
+ *   event               kind     op     ts   dur   op level     kernel level
+ *   model_run           RUN             0    1000  -            -
+ *   Conv_fence_before   FENCE           5    1     -            -
+ *   Conv_kernel_time    HOST_OP  Conv   10   30    Conv         -
+ *   fused_kernel_time   HOST_OP  Conv   50   10    Conv         -
+ *   Relu_kernel_time    HOST_OP  Relu   70   20    Relu         -
+ *   launch              RUNTIME         80   3     -            -
+ *   gemm                KERNEL          100  40    -            gemm
+ *   gemm                KERNEL          200  60    -            gemm
+ *   Memcpy HtoD         MEMCPY          300  100   -            -
+ *   relu_k              KERNEL          400  5     -            relu_k
+ *
+ * op rows: Conv 2 / 40 (66.67 %), Relu 1 / 20; kernel rows: gemm 2 / 100, relu_k 1 / 5.
+ */
+static const struct fx_event mixed[] = {
+	FX("model_run", RUN, 0, 1000),
+	FX("Conv_fence_before", FENCE, 5, 1),
+	FX_OP("Conv_kernel_time", HOST_OP, 10, 30, "Conv"),
+	FX_OP("fused_kernel_time", HOST_OP, 50, 10, "Conv"),
+	FX_OP("Relu_kernel_time", HOST_OP, 70, 20, "Relu"),
+	FX("launch", RUNTIME, 80, 3),
+	FX("gemm", KERNEL, 200, 60),
+	FX("gemm", KERNEL, 100, 40),
+	FX("Memcpy HtoD", MEMCPY, 300, 100),
+	FX("relu_k", KERNEL, 400, 5),
+};
+
+Test(aggregate, op_level_groups_host_ops_by_op_key)
+{
+	struct osc_trace t;
+	struct osc_agg a;
+	const struct osc_agg_row *conv;
+
+	fx_build(&t, OSC_FORMAT_ORT, mixed, FX_LEN(mixed));
+	aggregate(&t, OSC_LEVEL_OP, &a);
+	expect_order(&t, &a, "Conv Relu");
+	conv = row_named(&t, &a, "Conv");
+	cr_expect_eq(conv->count, 2);
+	cr_expect_eq(conv->total, 40);
+	cr_expect_float_eq(conv->pct, 200.0 / 3, EPS);
+	cr_expect_float_eq(conv->cum_pct, 200.0 / 3, EPS);
+	cr_expect_float_eq(a.rows[1].cum_pct, 100, EPS);
+	cr_expect_eq(a.grand_total, 60);
+	cr_expect_eq(a.nr_members, 3);
+	cr_assert_eq(conv->nr, 2);
+	cr_expect_eq(a.members[conv->first], fx_find(&t, "Conv_kernel_time"));
+	cr_expect_eq(a.members[conv->first + 1], fx_find(&t, "fused_kernel_time"));
+	osc_agg_release(&a);
+	osc_trace_release(&t);
+}
+
+Test(aggregate, kernel_level_counts_only_kernels)
+{
+	struct osc_trace t;
+	struct osc_agg a;
+	const struct osc_agg_row *gemm;
+
+	fx_build(&t, OSC_FORMAT_ORT, mixed, FX_LEN(mixed));
+	aggregate(&t, OSC_LEVEL_KERNEL, &a);
+	expect_order(&t, &a, "gemm relu_k");
+	gemm = row_named(&t, &a, "gemm");
+	cr_expect_eq(gemm->count, 2);
+	cr_expect_eq(gemm->total, 100);
+	cr_expect_eq(gemm->min, 40);
+	cr_expect_eq(gemm->max, 60);
+	cr_expect_eq(a.grand_total, 105);
+	cr_expect_float_eq(gemm->pct, 10000.0 / 105, EPS);
+	/* members by ts: the 40 ns one (ts 100) first */
+	cr_expect_eq(t.events[a.members[gemm->first]].ts, 100);
+	osc_agg_release(&a);
+	osc_trace_release(&t);
+}
+
+/*
+ * Two ORT runs; the default selection skips run 0 (warm-up):
+ *
+ *   model_run [0, 100)     Conv 10/5, Relu 20/7       (run 0, skipped)
+ *   model_run [200, 300)   Conv 210/6, Conv 220/8, Relu 230/9, Gemm 240/50
+ *   Conv 400/1000          outside every run
+ *
+ * default runs:               Gemm 50, Conv 14, Relu 9
+ * default runs + "Conv*|Relu": Conv 14, Relu 9   (pct of 23)
+ * no run selection:           Conv 1019, Gemm 50, Relu 16
+ */
+Test(aggregate, run_selection_and_filter)
+{
+	static const struct fx_event ev[] = {
+		FX("model_run", RUN, 0, 100),     FX("Conv", HOST_OP, 10, 5),
+		FX("Relu", HOST_OP, 20, 7),       FX("model_run", RUN, 200, 100),
+		FX("Conv", HOST_OP, 210, 6),      FX("Conv", HOST_OP, 220, 8),
+		FX("Relu", HOST_OP, 230, 9),      FX("Gemm", HOST_OP, 240, 50),
+		FX("Conv", HOST_OP, 400, 1000),
+	};
+	struct osc_trace t;
+	struct osc_runs runs;
+	struct osc_runsel sel;
+	struct osc_filter f;
+	struct osc_error err;
+	struct osc_query q = {.level = OSC_LEVEL_OP};
+	struct osc_agg a;
+
+	fx_build(&t, OSC_FORMAT_ORT, ev, FX_LEN(ev));
+	osc_runs_detect(&t, &runs);
+	cr_assert_eq(osc_runsel_parse(NULL, runs.nr, runs.warmup, &sel, &err), OSC_OK);
+	q.runs = &sel;
+	osc_aggregate(&t, &runs, &q, &a);
+	expect_order(&t, &a, "Gemm Conv Relu");
+	cr_expect_eq(row_named(&t, &a, "Conv")->total, 14);
+	cr_expect_eq(row_named(&t, &a, "Conv")->count, 2);
+	cr_expect_eq(a.grand_total, 73);
+	osc_agg_release(&a);
+
+	osc_filter_init(&f);
+	osc_filter_add_pattern(&f, "Conv*");
+	osc_filter_add_pattern(&f, "Relu");
+	q.filter = &f;
+	osc_aggregate(&t, &runs, &q, &a);
+	expect_order(&t, &a, "Conv Relu");
+	cr_expect_eq(a.grand_total, 23);
+	cr_expect_float_eq(a.rows[0].pct, 1400.0 / 23, EPS);
+	osc_agg_release(&a);
+
+	q.filter = NULL;
+	q.runs = NULL;
+	osc_aggregate(&t, &runs, &q, &a);
+	expect_order(&t, &a, "Conv Gemm Relu");
+	cr_expect_eq(row_named(&t, &a, "Conv")->total, 1019);
+	osc_agg_release(&a);
+
+	osc_filter_release(&f);
+	osc_runsel_release(&sel);
+	osc_runs_release(&runs);
+	osc_trace_release(&t);
+}
+
+Test(aggregate, nothing_selected_gives_no_rows)
+{
+	struct osc_trace t;
+	struct osc_filter f;
+	struct osc_query q = {.level = OSC_LEVEL_OP, .filter = &f};
+	struct osc_agg a;
+
+	fx_build(&t, OSC_FORMAT_ORT, mixed, FX_LEN(mixed));
+	osc_filter_init(&f);
+	osc_filter_add_pattern(&f, "no such op");
+	osc_aggregate(&t, NULL, &q, &a);
+	cr_expect_eq(a.nr, 0);
+	cr_expect_eq(a.nr_members, 0);
+	cr_expect_eq(a.grand_total, 0);
+	osc_agg_release(&a);
+	osc_filter_release(&f);
+	osc_trace_release(&t);
+}
+
+/*
+ *   key   durations    count  total  mean   max
+ *   b     10           1      10     10     10
+ *   a     4, 6         2      10     5      6
+ *   c     1, 1, 8      3      10     3.33   8
+ *   d     30           1      30     30     30
+ */
+static const struct fx_event ties[] = {
+	FX("b", HOST_OP, 0, 10), FX("a", HOST_OP, 1, 4), FX("a", HOST_OP, 2, 6),
+	FX("c", HOST_OP, 3, 1),  FX("c", HOST_OP, 4, 1), FX("c", HOST_OP, 5, 8),
+	FX("d", HOST_OP, 6, 30),
+};
+
+Test(aggregate, default_order_is_total_then_name)
+{
+	struct osc_trace t;
+	struct osc_agg a;
+
+	fx_build(&t, OSC_FORMAT_CHROME, ties, FX_LEN(ties));
+	aggregate(&t, OSC_LEVEL_OP, &a);
+	expect_order(&t, &a, "d a b c");
+	cr_expect_float_eq(a.rows[0].cum_pct, 50, EPS);
+	cr_expect_float_eq(a.rows[1].cum_pct, 200.0 / 3, EPS);
+	cr_expect_float_eq(a.rows[3].cum_pct, 100, EPS);
+	osc_agg_release(&a);
+	osc_trace_release(&t);
+}
+
+Test(aggregate, sort_by_statistics)
+{
+	struct osc_trace t;
+	struct osc_agg a;
+
+	fx_build(&t, OSC_FORMAT_CHROME, ties, FX_LEN(ties));
+	aggregate(&t, OSC_LEVEL_OP, &a);
+
+	osc_agg_sort(&a, &t, OSC_STAT_COUNT, true);
+	expect_order(&t, &a, "c a b d"); /* 3, 2, then 1 and 1 by name */
+	/* cum_pct follows the new order: 10/60, 20/60, 30/60, 60/60 */
+	cr_expect_float_eq(a.rows[0].cum_pct, 100.0 / 6, EPS);
+	cr_expect_float_eq(a.rows[2].cum_pct, 50, EPS);
+	cr_expect_float_eq(a.rows[3].cum_pct, 100, EPS);
+	cr_expect_float_eq(a.rows[0].pct, 100.0 / 6, EPS);
+
+	osc_agg_sort(&a, &t, OSC_STAT_COUNT, false);
+	expect_order(&t, &a, "b d a c"); /* ties still by name, ascending */
+
+	osc_agg_sort(&a, &t, OSC_STAT_NAME, false);
+	expect_order(&t, &a, "a b c d");
+	osc_agg_sort(&a, &t, OSC_STAT_NAME, true);
+	expect_order(&t, &a, "d c b a");
+
+	osc_agg_sort(&a, &t, OSC_STAT_MEAN, true);
+	expect_order(&t, &a, "d b a c");
+	osc_agg_sort(&a, &t, OSC_STAT_MAX, false);
+	expect_order(&t, &a, "a c b d");
+	osc_agg_sort(&a, &t, OSC_STAT_MIN, false);
+	expect_order(&t, &a, "c a b d");
+	osc_agg_sort(&a, &t, OSC_STAT_STDDEV, true);
+	expect_order(&t, &a, "c a b d"); /* 4.04, 1.41, then 0 and 0 by name */
+	osc_agg_sort(&a, &t, OSC_STAT_P50, false);
+	expect_order(&t, &a, "c a b d"); /* 1, 5, 10, 30 */
+	osc_agg_sort(&a, &t, OSC_STAT_CUM_PCT, true);
+	expect_order(&t, &a, "d a b c");
+	osc_agg_sort(&a, &t, OSC_STAT_PCT, false);
+	expect_order(&t, &a, "a b c d");
+
+	osc_agg_release(&a);
+	osc_trace_release(&t);
+}
+
+Test(aggregate, names_compare_bytewise)
+{
+	static const struct fx_event ev[] = {
+		FX("b", HOST_OP, 0, 1), FX("B", HOST_OP, 1, 1),
+		FX("\xc3\xa9", HOST_OP, 2, 1), FX("ab", HOST_OP, 3, 1), FX("a", HOST_OP, 4, 1),
+	};
+	struct osc_trace t;
+	struct osc_agg a;
+
+	fx_build(&t, OSC_FORMAT_CHROME, ev, FX_LEN(ev));
+	aggregate(&t, OSC_LEVEL_OP, &a);
+	expect_order(&t, &a, "B a ab b \xc3\xa9");
+	osc_agg_release(&a);
+	osc_trace_release(&t);
+}
+
+Test(aggregate, truncate_keeps_pct)
+{
+	struct osc_trace t;
+	struct osc_agg a;
+
+	fx_build(&t, OSC_FORMAT_CHROME, ties, FX_LEN(ties));
+	aggregate(&t, OSC_LEVEL_OP, &a);
+	osc_agg_truncate(&a, 0);
+	cr_expect_eq(a.nr, 4, "0 keeps every row");
+	osc_agg_truncate(&a, 10);
+	cr_expect_eq(a.nr, 4);
+	osc_agg_truncate(&a, 2);
+	expect_order(&t, &a, "d a");
+	cr_expect_float_eq(a.rows[0].pct, 50, EPS);
+	cr_expect_float_eq(a.rows[1].cum_pct, 200.0 / 3, EPS);
+	cr_expect_eq(a.grand_total, 60);
+	osc_agg_release(&a);
+	osc_trace_release(&t);
+}
+
+Test(aggregate, levels)
+{
+	enum osc_level l;
+	struct osc_error err;
+
+	cr_expect_str_eq(osc_level_name(OSC_LEVEL_OP), "op");
+	cr_expect_str_eq(osc_level_name(OSC_LEVEL_KERNEL), "kernel");
+	cr_expect_eq(osc_level_parse("kernel", &l, &err), OSC_OK);
+	cr_expect_eq(l, OSC_LEVEL_KERNEL);
+	cr_expect_eq(osc_level_parse("op", &l, &err), OSC_OK);
+	cr_expect_eq(l, OSC_LEVEL_OP);
+	cr_assert_eq(osc_level_parse("foo", &l, &err), OSC_USAGE);
+	cr_expect_str_eq(err.subject, "--by");
+	cr_expect_str_eq(err.message, "unknown level 'foo' (valid: op, kernel)");
+	cr_expect_eq(osc_level_parse("Op", &l, &err), OSC_USAGE);
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The definitions of aggregate.h, the slow obvious way: sort, then read ranks. */
+static double ref_percentile(const int64_t *sorted, size_t n, double q)
+{
+	double rank = (double)(n - 1) * q;
+	size_t lo = (size_t)floor(rank), hi = lo + 1 < n ? lo + 1 : n - 1;
+
+	return (double)sorted[lo] + (double)(sorted[hi] - sorted[lo]) * (rank - (double)lo);
+}
+
+/*
+ * Thousands of events over a few keys with heavy duplication (the case where
+ * selection-based percentiles go wrong), checked against sorting.
+ */
+Test(aggregate, matches_a_sorting_reference)
+{
+	enum { N = 30000, KEYS = 7 };
+	static int64_t durs[KEYS][N];
+	size_t nr[KEYS] = {0};
+	struct osc_trace t;
+	struct osc_agg a;
+	uint32_t th;
+	uint64_t x = 88172645463325252ull;
+
+	osc_trace_init(&t);
+	th = osc_trace_thread(&t, fx_str(&t, "1"), fx_str(&t, "1"));
+	for (int i = 0; i < N; i++) {
+		struct osc_event e = {.ts = i, .corr = OSC_NO_ID, .ext_id = OSC_NO_ID,
+				      .thread = th, .kernel = OSC_NONE, .kind = OSC_KIND_KERNEL};
+		char name[8];
+		int k;
+
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17; /* xorshift64 */
+		k = (int)(x % KEYS);
+		/* key 0: all equal; key 1: two values; others: small ranges plus rare outliers */
+		e.dur = k == 0 ? 5 : k == 1 ? (int64_t)(x >> 20) % 2 :
+				     (int64_t)((x >> 20) % (uint64_t)(k * 10)) +
+					     ((x >> 40) % 100 == 0 ? 1000000 : 0);
+		snprintf(name, sizeof(name), "k%d", k);
+		e.name = e.op = fx_str(&t, name);
+		osc_trace_add_event(&t, &e, NULL, 0);
+		durs[k][nr[k]++] = e.dur;
+	}
+	osc_trace_sort(&t);
+	aggregate(&t, OSC_LEVEL_KERNEL, &a);
+	cr_assert_eq(a.nr, KEYS);
+	for (int k = 0; k < KEYS; k++) {
+		char name[8];
+		const struct osc_agg_row *r;
+		int64_t total = 0;
+		double mean, sq = 0;
+
+		snprintf(name, sizeof(name), "k%d", k);
+		r = row_named(&t, &a, name);
+		qsort(durs[k], nr[k], sizeof(int64_t), cmp_i64);
+		for (size_t i = 0; i < nr[k]; i++)
+			total += durs[k][i];
+		mean = (double)total / (double)nr[k];
+		for (size_t i = 0; i < nr[k]; i++)
+			sq += ((double)durs[k][i] - mean) * ((double)durs[k][i] - mean);
+		cr_expect_eq(r->count, nr[k]);
+		cr_expect_eq(r->total, total);
+		cr_expect_eq(r->min, durs[k][0]);
+		cr_expect_eq(r->max, durs[k][nr[k] - 1]);
+		cr_expect_eq(r->p50, ref_percentile(durs[k], nr[k], 0.50), "%s p50", name);
+		cr_expect_eq(r->p90, ref_percentile(durs[k], nr[k], 0.90), "%s p90", name);
+		cr_expect_eq(r->p99, ref_percentile(durs[k], nr[k], 0.99), "%s p99", name);
+		cr_expect_float_eq(r->stddev, sqrt(sq / (double)(nr[k] - 1)),
+				   1e-9 * (1 + r->stddev), "%s stddev", name);
+		for (size_t i = 1; i < r->nr; i++)
+			cr_expect_lt(a.members[r->first + i - 1], a.members[r->first + i]);
+	}
+	osc_agg_release(&a);
+	osc_trace_release(&t);
+}
