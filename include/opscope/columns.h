@@ -24,8 +24,6 @@ struct osc_column {
 	enum osc_align align;
 	bool numeric;         /* JSON writes it as a number */
 	enum osc_stat stat;   /* statistic it shows (sort key) */
-	int drop_order;       /* 0: always shown; else a narrow table drops the
-				 highest drop_order first */
 };
 
 /* The columns of an aggregate table, in order; *nr receives the count. */

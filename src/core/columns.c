@@ -16,23 +16,19 @@
 
 #include "opscope/columns.h"
 
-/*
- * drop_order: a narrow table sheds the spread statistics first and keeps
- * name, total and pct to the end (see export_text.c).
- */
 static const struct osc_column agg_columns[] = {
-	{ "name", 16, OSC_ALIGN_LEFT, false, OSC_STAT_NAME, 0 },
-	{ "count", 5, OSC_ALIGN_RIGHT, true, OSC_STAT_COUNT, 3 },
-	{ "total_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_TOTAL, 0 },
-	{ "mean_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_MEAN, 4 },
-	{ "min_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_MIN, 10 },
-	{ "max_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_MAX, 8 },
-	{ "p50_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_P50, 5 },
-	{ "p90_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_P90, 7 },
-	{ "p99_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_P99, 9 },
-	{ "stddev_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_STDDEV, 11 },
-	{ "pct", 6, OSC_ALIGN_RIGHT, true, OSC_STAT_PCT, 0 },
-	{ "cum_pct", 7, OSC_ALIGN_RIGHT, true, OSC_STAT_CUM_PCT, 6 },
+	{ "name", 16, OSC_ALIGN_LEFT, false, OSC_STAT_NAME },
+	{ "count", 5, OSC_ALIGN_RIGHT, true, OSC_STAT_COUNT },
+	{ "total_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_TOTAL },
+	{ "mean_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_MEAN },
+	{ "min_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_MIN },
+	{ "max_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_MAX },
+	{ "p50_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_P50 },
+	{ "p90_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_P90 },
+	{ "p99_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_P99 },
+	{ "stddev_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_STDDEV },
+	{ "pct", 6, OSC_ALIGN_RIGHT, true, OSC_STAT_PCT },
+	{ "cum_pct", 7, OSC_ALIGN_RIGHT, true, OSC_STAT_CUM_PCT },
 };
 
 const struct osc_column *osc_agg_columns(size_t *nr)

@@ -3,8 +3,8 @@
  *
  * "# key: value" meta lines, a header line, a dashed rule, then one line per
  * row. Numbers are right-aligned and never cut. The table fits `width`
- * columns: first it drops the columns with the highest drop_order (spread
- * statistics first) until the others leave the name column its min_width,
+ * columns: first it drops columns (spread statistics first, see drop_order)
+ * until the others leave the name column its min_width,
  * then the name column takes what is left and longer names lose their middle
  * to an ellipsis. A row never wraps. Widths count display columns of UTF-8
  * (wcwidth); the locale is queried once per table.
@@ -25,6 +25,36 @@ struct text_state {
 	char *fit;        /* buffer for a fitted name */
 	size_t fit_size;
 };
+
+/*
+ * Which columns a narrow table drops first, by the statistic they show: the
+ * spread statistics go first; name, total and pct (0) are always shown.
+ */
+static int drop_order(enum osc_stat s)
+{
+	switch (s) {
+	case OSC_STAT_STDDEV:
+		return 9;
+	case OSC_STAT_MIN:
+		return 8;
+	case OSC_STAT_P99:
+		return 7;
+	case OSC_STAT_MAX:
+		return 6;
+	case OSC_STAT_P90:
+		return 5;
+	case OSC_STAT_CUM_PCT:
+		return 4;
+	case OSC_STAT_P50:
+		return 3;
+	case OSC_STAT_MEAN:
+		return 2;
+	case OSC_STAT_COUNT:
+		return 1;
+	default:
+		return 0;
+	}
+}
 
 /* The shrinkable column: the first one, when it is text. */
 static bool shrinkable(const struct osc_table *t, size_t c)
@@ -54,14 +84,15 @@ static size_t line_width(const struct osc_table *t, const size_t *w, size_t name
 	return sum + (shown ? (shown - 1) * SEP_WIDTH : 0);
 }
 
-/* Drop the shown column with the highest drop_order; false if none can go. */
+/* Drop the shown column that goes first; false if none can go. */
 static bool drop_one(const struct osc_table *t, size_t *w)
 {
 	size_t best = t->nr_cols;
 
 	for (size_t c = 0; c < t->nr_cols; c++)
-		if (w[c] && t->cols[c].drop_order > 0 &&
-		    (best == t->nr_cols || t->cols[c].drop_order > t->cols[best].drop_order))
+		if (w[c] && drop_order(t->cols[c].stat) > 0 &&
+		    (best == t->nr_cols ||
+		     drop_order(t->cols[c].stat) > drop_order(t->cols[best].stat)))
 			best = c;
 	if (best == t->nr_cols)
 		return false;

@@ -1,0 +1,444 @@
+/*
+ * cli.c - option parsing and help from one option table, the options of the
+ * table views, error lines, loading, table width and atomic output files.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "opscope/alloc.h"
+#include "opscope/load.h"
+#include "cli.h"
+
+enum {
+	OPT_BY = 1,
+	OPT_RUNS,
+	OPT_FILTER,
+	OPT_REGEX,
+	OPT_TOP,
+	OPT_SORT,
+	OPT_ASC,
+	OPT_FORMAT,
+	OPT_OUTPUT,
+	OPT_SCRIPT,
+	OPT_HELP,
+	OPT_VERSION,
+};
+
+#define VIEW (OSC_MODE_REPORT | OSC_MODE_TUI | OSC_MODE_DEFAULT)
+#define REPORT (OSC_MODE_REPORT | OSC_MODE_DEFAULT)
+
+const struct osc_cli_option osc_cli_view_options[] = {
+	{ OPT_BY, "by", 'b', "LEVEL", "aggregate by op (default) or kernel", VIEW },
+	{ OPT_RUNS, "runs", 'r', "SPEC", "runs to use (default: all but an ORT warm-up run 0)",
+	  VIEW },
+	{ OPT_FILTER, "filter", 'f', "PAT",
+	  "keep names equal to PAT, or matching it if it has * ? [ (repeatable)", VIEW },
+	{ OPT_REGEX, "regex", 'e', "RE", "keep names matching the PCRE2 regex RE", VIEW },
+	{ OPT_TOP, "top", 'n', "N", "show the first N rows, 0 = all (default: 40 for table, all for csv/json)",
+	  REPORT },
+	{ OPT_SORT, "sort", 's', "COL",
+	  "sort by name, count, total, mean, min, max, p50, p90, p99, stddev or pct (default: total)",
+	  REPORT },
+	{ OPT_ASC, "asc", 0, NULL, "sort ascending (numbers sort descending by default)", REPORT },
+	{ OPT_FORMAT, "format", 'F', "FMT", "output format: table (default), csv or json", REPORT },
+	{ OPT_OUTPUT, "output", 'o', "FILE", "write to FILE (atomically) instead of stdout", REPORT },
+	{ OPT_SCRIPT, "script", 0, "FILE", "run the TUI on the scripted keys in FILE (for tests)",
+	  OSC_MODE_TUI | OSC_MODE_DEFAULT },
+	{ OPT_HELP, "help", 'h', NULL, "show this help and exit", VIEW | OSC_MODE_INFO },
+	{ OPT_VERSION, "version", 'V', NULL, "show the version and exit", OSC_MODE_DEFAULT },
+	{ 0, NULL, 0, NULL, NULL, 0 },
+};
+
+/* ---- option parsing ---- */
+
+void osc_cli_parser_init(struct osc_cli_parser *p, int argc, char **argv)
+{
+	memset(p, 0, sizeof(*p));
+	p->argc = argc;
+	p->argv = argv;
+	p->next = 1;
+}
+
+static const struct osc_cli_option *find_long(const struct osc_cli_option *opts, unsigned mode,
+					      const char *name, size_t len)
+{
+	for (; opts->id; opts++)
+		if ((opts->modes & mode) && strlen(opts->name) == len &&
+		    !strncmp(opts->name, name, len))
+			return opts;
+	return NULL;
+}
+
+static const struct osc_cli_option *find_short(const struct osc_cli_option *opts,
+					       unsigned mode, char c)
+{
+	for (; opts->id; opts++)
+		if ((opts->modes & mode) && opts->short_name && opts->short_name == c)
+			return opts;
+	return NULL;
+}
+
+/* The argument of o from the next argv entry, or a "missing argument" error. */
+static int take_next(struct osc_cli_parser *p, const struct osc_cli_option *o,
+		     const char *as_written, struct osc_error *err)
+{
+	if (p->next >= p->argc) {
+		osc_error_set(err, OSC_USAGE, as_written, OSC_NO_OFFSET, NULL,
+			      "missing argument %s", o->arg);
+		return OSC_CLI_ERROR;
+	}
+	p->arg = p->argv[p->next++];
+	return o->id;
+}
+
+static int next_short(struct osc_cli_parser *p, const struct osc_cli_option *opts,
+		      unsigned mode, struct osc_error *err)
+{
+	char c = *p->cluster++, written[3] = { '-', c, '\0' };
+	const struct osc_cli_option *o = find_short(opts, mode, c);
+
+	if (!o) {
+		osc_error_set(err, OSC_USAGE, written, OSC_NO_OFFSET, NULL,
+			      "unknown option (see --help)");
+		return OSC_CLI_ERROR;
+	}
+	p->arg = NULL;
+	if (!o->arg)
+		return o->id;
+	if (*p->cluster) {
+		p->arg = p->cluster;
+		p->cluster = NULL;
+		return o->id;
+	}
+	p->cluster = NULL;
+	return take_next(p, o, written, err);
+}
+
+int osc_cli_next(struct osc_cli_parser *p, const struct osc_cli_option *opts, unsigned mode,
+		 struct osc_error *err)
+{
+	const struct osc_cli_option *o;
+	const char *a, *eq;
+	size_t len;
+
+	if (p->cluster && *p->cluster)
+		return next_short(p, opts, mode, err);
+	if (p->next >= p->argc)
+		return OSC_CLI_DONE;
+	a = p->argv[p->next++];
+	p->arg = a;
+	if (p->operands_only || a[0] != '-' || !a[1])
+		return OSC_CLI_OPERAND;
+	if (!strcmp(a, "--")) {
+		p->operands_only = true;
+		return osc_cli_next(p, opts, mode, err);
+	}
+	if (a[1] != '-') {
+		p->cluster = a + 1;
+		return next_short(p, opts, mode, err);
+	}
+	eq = strchr(a, '=');
+	len = eq ? (size_t)(eq - a) : strlen(a);
+	o = find_long(opts, mode, a + 2, len - 2);
+	if (!o) {
+		osc_error_set(err, OSC_USAGE, NULL, OSC_NO_OFFSET, NULL,
+			      "unknown option (see --help)");
+		snprintf(err->subject, sizeof(err->subject), "%.*s", (int)len, a);
+		return OSC_CLI_ERROR;
+	}
+	p->arg = NULL;
+	if (!o->arg) {
+		if (eq) {
+			osc_error_set(err, OSC_USAGE, NULL, OSC_NO_OFFSET, NULL,
+				      "takes no argument");
+			snprintf(err->subject, sizeof(err->subject), "--%s", o->name);
+			return OSC_CLI_ERROR;
+		}
+		return o->id;
+	}
+	if (eq) {
+		p->arg = eq + 1;
+		return o->id;
+	}
+	return take_next(p, o, a, err);
+}
+
+void osc_cli_print_options(FILE *out, const struct osc_cli_option *opts, unsigned mode)
+{
+	for (; opts->id; opts++) {
+		char left[64];
+
+		if (!(opts->modes & mode))
+			continue;
+		snprintf(left, sizeof(left), "%c%c%c --%s%s%s", opts->short_name ? '-' : ' ',
+			 opts->short_name ? opts->short_name : ' ', opts->short_name ? ',' : ' ',
+			 opts->name, opts->arg ? " " : "", opts->arg ? opts->arg : "");
+		fprintf(out, "  %-22s %s\n", left, opts->help);
+	}
+}
+
+int osc_cli_fail(const struct osc_error *err)
+{
+	char line[2048];
+
+	osc_error_format(err, line, sizeof(line));
+	fprintf(stderr, "opscope: %s\n", line);
+	return OSC_EXIT_ERROR;
+}
+
+/* ---- the table views ---- */
+
+static enum osc_status parse_top(const char *s, size_t *out, struct osc_error *err)
+{
+	char *end;
+	unsigned long long n;
+
+	errno = 0;
+	n = strtoull(s, &end, 10);
+	if (!*s || *end || s[0] == '-' || s[0] == '+' || errno || n > SIZE_MAX)
+		return osc_error_set(err, OSC_USAGE, "--top", OSC_NO_OFFSET, NULL,
+				     "not a row count: '%s'", s);
+	*out = (size_t)n;
+	return OSC_OK;
+}
+
+/* A column by its title, with or without the "_us" suffix ("total", "total_us"). */
+static enum osc_status parse_sort(const char *s, enum osc_stat *out, struct osc_error *err)
+{
+	size_t nr;
+	const struct osc_column *cols = osc_agg_columns(&nr);
+
+	for (size_t i = 0; i < nr; i++) {
+		size_t len = strlen(cols[i].title);
+
+		if (len > 3 && !strcmp(cols[i].title + len - 3, "_us"))
+			len -= 3;
+		if (!strcmp(s, cols[i].title) || (strlen(s) == len && !strncmp(s, cols[i].title, len))) {
+			*out = cols[i].stat;
+			return OSC_OK;
+		}
+	}
+	return osc_error_set(err, OSC_USAGE, "--sort", OSC_NO_OFFSET, NULL,
+			     "unknown column '%s' (valid: name, count, total, mean, min, max, "
+			     "p50, p90, p99, stddev, pct, cum_pct)",
+			     s);
+}
+
+static enum osc_status view_option(struct osc_cli_view *v, int id, const char *arg,
+				   struct osc_error *err)
+{
+	switch (id) {
+	case OPT_BY:
+		return osc_level_parse(arg, &v->level, err);
+	case OPT_RUNS:
+		v->runs = arg;
+		return OSC_OK;
+	case OPT_FILTER:
+		OSC_GROW(v->filters, v->nr_filters + 1, v->alloc_filters);
+		v->filters[v->nr_filters++] = arg;
+		osc_filter_add_pattern(&v->filter, arg);
+		return OSC_OK;
+	case OPT_REGEX:
+		v->regex = arg;
+		return osc_filter_set_regex(&v->filter, arg, err);
+	case OPT_TOP:
+		v->top_set = true;
+		return parse_top(arg, &v->top, err);
+	case OPT_SORT:
+		return parse_sort(arg, &v->sort, err);
+	case OPT_ASC:
+		v->asc = true;
+		return OSC_OK;
+	case OPT_FORMAT:
+		return osc_export_format_parse(arg, &v->format, err);
+	case OPT_OUTPUT:
+		v->output = arg;
+		return OSC_OK;
+	case OPT_SCRIPT:
+		v->script = arg;
+		return OSC_OK;
+	case OPT_HELP:
+		v->help = true;
+		return OSC_OK;
+	case OPT_VERSION:
+		v->version = true;
+		return OSC_OK;
+	}
+	return OSC_OK;
+}
+
+enum osc_status osc_cli_view_parse(struct osc_cli_view *v, int argc, char **argv,
+				   unsigned mode, struct osc_error *err)
+{
+	struct osc_cli_parser p;
+	int id;
+
+	memset(v, 0, sizeof(*v));
+	v->level = OSC_LEVEL_OP;
+	v->sort = OSC_STAT_TOTAL;
+	v->format = OSC_EXPORT_TABLE;
+	osc_filter_init(&v->filter);
+	osc_cli_parser_init(&p, argc, argv);
+	while ((id = osc_cli_next(&p, osc_cli_view_options, mode, err)) != OSC_CLI_DONE) {
+		if (id == OSC_CLI_ERROR)
+			return err->code;
+		if (id == OSC_CLI_OPERAND) {
+			if (v->path)
+				return osc_error_set(err, OSC_USAGE, p.arg, OSC_NO_OFFSET, NULL,
+						     "unexpected argument: one trace at a time");
+			v->path = p.arg;
+			continue;
+		}
+		if (view_option(v, id, p.arg, err) != OSC_OK)
+			return err->code;
+		if (v->help || v->version)
+			return OSC_OK;
+		for (const struct osc_cli_option *o = osc_cli_view_options; o->id; o++)
+			if (o->id == id && !(o->modes & OSC_MODE_TUI))
+				v->report_only = true;
+	}
+	return OSC_OK;
+}
+
+void osc_cli_view_release(struct osc_cli_view *v)
+{
+	free(v->filters);
+	osc_filter_release(&v->filter);
+	memset(v, 0, sizeof(*v));
+}
+
+/* ---- loading ---- */
+
+const char *osc_cli_input_name(const char *path)
+{
+	return path ? path : osc_sample_name;
+}
+
+static void print_warnings(const struct osc_trace *t, const char *name)
+{
+	for (int w = 0; w < OSC_WARN_COUNT; w++) {
+		const struct osc_warning *x = &t->warnings[w];
+
+		if (x->count)
+			fprintf(stderr, "opscope: warning: %s: %llu %s: first at byte %lld\n", name,
+				(unsigned long long)x->count, osc_warn_text((enum osc_warn)w),
+				(long long)x->first_offset);
+	}
+}
+
+enum osc_status osc_cli_load(const char *path, struct osc_trace *t, struct osc_error *err)
+{
+	enum osc_status st;
+
+	if (path) {
+		st = osc_load(path, NULL, t, err);
+	} else {
+		fprintf(stderr, "opscope: no trace given, using the bundled sample %s\n",
+			osc_sample_name);
+		st = osc_load_buffer(osc_sample_name, osc_sample_data, osc_sample_size, NULL, t,
+				     err);
+	}
+	if (st == OSC_OK)
+		print_warnings(t, osc_cli_input_name(path));
+	return st;
+}
+
+/* ---- output ---- */
+
+int osc_cli_width(bool to_tty)
+{
+	const char *env = getenv("COLUMNS");
+	struct winsize ws;
+
+	if (env && *env) {
+		char *end;
+		long n = strtol(env, &end, 10);
+
+		if (!*end && n > 0 && n < 100000)
+			return (int)n;
+	}
+	if (to_tty && isatty(STDOUT_FILENO) && !ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) &&
+	    ws.ws_col > 0)
+		return ws.ws_col;
+	return 120;
+}
+
+static enum osc_status io_error(struct osc_error *err, const char *path, const char *what)
+{
+	return osc_error_set(err, OSC_IO, path, OSC_NO_OFFSET, NULL, "%s: %s", what,
+			     strerror(errno));
+}
+
+enum osc_status osc_cli_output_open(struct osc_cli_output *o, const char *path,
+				    struct osc_error *err)
+{
+	struct stat sb;
+	mode_t mask;
+	int fd;
+
+	memset(o, 0, sizeof(*o));
+	if (!path || !strcmp(path, "-")) {
+		o->fp = stdout;
+		return OSC_OK;
+	}
+	o->path = osc_xstrdup(path);
+	/* A device or pipe (-o /dev/null) is written in place: never renamed over. */
+	if (!stat(path, &sb) && !S_ISREG(sb.st_mode)) {
+		o->fp = fopen(path, "w");
+		if (!o->fp) {
+			io_error(err, path, "cannot write");
+			free(o->path);
+			o->path = NULL;
+			return OSC_IO;
+		}
+		return OSC_OK;
+	}
+	o->tmp = osc_xasprintf("%s.XXXXXX", path);
+	fd = mkstemp(o->tmp);
+	if (fd < 0) {
+		io_error(err, path, "cannot write");
+		free(o->tmp); /* never unlink a name mkstemp did not create */
+		o->tmp = NULL;
+		osc_cli_output_close(o, false, NULL);
+		return OSC_IO;
+	}
+	mask = umask(0);
+	umask(mask);
+	fchmod(fd, 0666 & ~mask);
+	o->fp = fdopen(fd, "w");
+	if (!o->fp) {
+		close(fd);
+		io_error(err, path, "cannot write");
+		osc_cli_output_close(o, false, NULL);
+		return OSC_IO;
+	}
+	return OSC_OK;
+}
+
+enum osc_status osc_cli_output_close(struct osc_cli_output *o, bool commit,
+				     struct osc_error *err)
+{
+	enum osc_status st = OSC_OK;
+
+	if (o->fp == stdout) {
+		if (commit && (fflush(stdout) || ferror(stdout)))
+			st = io_error(err, "output", "cannot write");
+	} else if (o->fp) {
+		bool bad = commit && (fflush(o->fp) || ferror(o->fp));
+
+		if (fclose(o->fp) || bad)
+			st = commit ? io_error(err, o->path, "cannot write") : OSC_OK;
+		if (o->tmp && commit && st == OSC_OK && rename(o->tmp, o->path))
+			st = io_error(err, o->path, "cannot rename the temporary file");
+	}
+	if (o->tmp && (!commit || st != OSC_OK))
+		unlink(o->tmp);
+	free(o->tmp);
+	free(o->path);
+	memset(o, 0, sizeof(*o));
+	return st;
+}

@@ -1,0 +1,159 @@
+/*
+ * cli.h - what the opscope commands share: the command table type, option
+ * parsing and help text from one option table, the options of the table
+ * views (report and TUI), error lines, loading a trace (or the bundled
+ * sample) and writing the output file atomically.
+ *
+ * Exit status: 0 on success, 2 for every error (bad option, bad input, failed
+ * write), after exactly one "opscope: ..." line on stderr.
+ */
+#ifndef OPSCOPE_CLI_H
+#define OPSCOPE_CLI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "opscope/aggregate.h"
+#include "opscope/export.h"
+#include "opscope/filter.h"
+#include "opscope/status.h"
+#include "opscope/trace.h"
+
+#define OSC_EXIT_OK 0
+#define OSC_EXIT_ERROR 2
+
+/* A command: `opscope NAME ...`; fn gets argv[0] == NAME and returns the exit status. */
+struct osc_cli_command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *help; /* one line for `opscope --help` */
+};
+
+int osc_cmd_info(int argc, char **argv);
+int osc_cmd_report(int argc, char **argv);
+
+/* ---- option parsing ---- */
+
+/* Modes: which commands accept an option (a bitmask in struct osc_cli_option). */
+enum {
+	OSC_MODE_REPORT = 1 << 0,  /* opscope report */
+	OSC_MODE_TUI = 1 << 1,     /* the TUI (opscope TRACE on a terminal) */
+	OSC_MODE_DEFAULT = 1 << 2, /* opscope with no command: report or TUI */
+	OSC_MODE_INFO = 1 << 3,    /* opscope info */
+};
+
+struct osc_cli_option {
+	int id;             /* what osc_cli_next returns for it (> 0) */
+	const char *name;   /* long name without "--" */
+	char short_name;    /* 0 if none */
+	const char *arg;    /* argument name in the help ("SPEC"), NULL for a flag */
+	const char *help;   /* one line */
+	unsigned modes;     /* OSC_MODE_* that accept it */
+};
+
+/* osc_cli_next results besides option ids. */
+enum { OSC_CLI_DONE = 0, OSC_CLI_ERROR = -1, OSC_CLI_OPERAND = -2 };
+
+struct osc_cli_parser {
+	int argc;
+	char **argv;
+	int next;            /* next argv index */
+	const char *cluster; /* rest of a "-abc" cluster */
+	bool operands_only;  /* after "--" */
+	const char *arg;     /* argument of the option just returned, or the operand */
+};
+
+/* Start parsing argv[1..argc). */
+void osc_cli_parser_init(struct osc_cli_parser *p, int argc, char **argv);
+
+/*
+ * Next option accepted in `mode`: its id (p->arg holds its argument), or
+ * OSC_CLI_OPERAND (p->arg is the operand; "-" is an operand), OSC_CLI_DONE,
+ * or OSC_CLI_ERROR with err filled (subject: the option as written; unknown
+ * option, missing argument, argument given to a flag).
+ * Accepts --name, --name=ARG, --name ARG, -x, -xARG, -x ARG and "--".
+ */
+int osc_cli_next(struct osc_cli_parser *p, const struct osc_cli_option *opts, unsigned mode,
+		 struct osc_error *err);
+
+/* Print the options accepted in mode, one per line, as the help shows them. */
+void osc_cli_print_options(FILE *out, const struct osc_cli_option *opts, unsigned mode);
+
+/* Print "opscope: " + the formatted error to stderr; returns OSC_EXIT_ERROR. */
+int osc_cli_fail(const struct osc_error *err);
+
+/* ---- the table views: report and TUI ---- */
+
+/* Everything `opscope [report] [OPTIONS] [TRACE]` was asked for. */
+struct osc_cli_view {
+	const char *path;            /* NULL: the bundled sample */
+	enum osc_level level;        /* --by */
+	const char *runs;            /* --runs, NULL for the default */
+	const char **filters;        /* --filter patterns, in order */
+	size_t nr_filters, alloc_filters;
+	const char *regex;           /* --regex, NULL if none */
+	struct osc_filter filter;    /* the patterns and regex, compiled */
+	size_t top;                  /* --top, 0 = all */
+	bool top_set;                /* --top given (else the format's default) */
+	enum osc_stat sort;          /* --sort */
+	bool asc;                    /* --asc */
+	enum osc_export_format format; /* --format */
+	const char *output;          /* -o FILE, NULL for stdout */
+	const char *script;          /* --script FILE (TUI tests) */
+	bool report_only;            /* an option only `report` uses was given */
+	bool help;                   /* --help */
+	bool version;                /* --version */
+};
+
+/* The options of the table views, for osc_cli_next and the help. */
+extern const struct osc_cli_option osc_cli_view_options[];
+
+/*
+ * Parse argv[1..argc) for mode into v (v is set up here; release it with
+ * osc_cli_view_release). Validates --by, --format, --sort, --top and
+ * compiles --filter/--regex; --runs is checked once the trace is loaded.
+ */
+enum osc_status osc_cli_view_parse(struct osc_cli_view *v, int argc, char **argv,
+				   unsigned mode, struct osc_error *err);
+void osc_cli_view_release(struct osc_cli_view *v);
+
+/* `opscope report` on a parsed view: load, aggregate, export. Exit status. */
+int osc_report_run(struct osc_cli_view *v);
+
+/* ---- loading and output ---- */
+
+/*
+ * Load path into t, or the bundled sample when path is NULL (with a note on
+ * stderr). Prints the trace's load warnings on stderr.
+ */
+enum osc_status osc_cli_load(const char *path, struct osc_trace *t, struct osc_error *err);
+
+/* The bundled sample (samples/meson.build generates it). */
+extern const unsigned char osc_sample_data[];
+extern const size_t osc_sample_size;
+extern const char osc_sample_name[];
+
+/* Name of the input for messages and meta: the path or the sample's name. */
+const char *osc_cli_input_name(const char *path);
+
+/* Table width: $COLUMNS if set, else the terminal's when to_tty, else 120. */
+int osc_cli_width(bool to_tty);
+
+/* An output: stdout, or a file written through a temporary and renamed. */
+struct osc_cli_output {
+	FILE *fp;
+	char *path; /* NULL for stdout */
+	char *tmp;  /* temporary file next to path */
+};
+
+/* Open path ("-" or NULL: stdout). OSC_IO (subject path) on failure. */
+enum osc_status osc_cli_output_open(struct osc_cli_output *o, const char *path,
+				    struct osc_error *err);
+/*
+ * Finish: with commit, flush and rename the temporary over path (OSC_IO on
+ * failure); without, remove the temporary. Always frees o's contents.
+ */
+enum osc_status osc_cli_output_close(struct osc_cli_output *o, bool commit,
+				     struct osc_error *err);
+
+#endif

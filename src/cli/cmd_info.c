@@ -1,0 +1,369 @@
+/*
+ * cmd_info.c - `opscope info TRACE`: what is in a trace, before any analysis.
+ *
+ * Format, sizes, events by kind, category and phase, the time span,
+ * processes and threads, GPU names, kernel streams, runs and warnings.
+ * Host names, user names and the other top-level meta fields are never
+ * printed: of the meta only deviceProperties[].name (GPU names) is shown.
+ */
+#include <json-c/json.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "opscope/alloc.h"
+#include "opscope/columns.h"
+#include "opscope/runs.h"
+#include "cli.h"
+
+#define TOP_CATEGORIES 15
+#define MAX_RUNS_LISTED 20
+#define MAX_THREADS_LISTED 10
+#define MAX_STREAMS_LISTED 20
+#define NAME_WIDTH 60 /* longer names lose their middle */
+
+/* Names from the trace go to a terminal: control characters become '?'. */
+struct shown {
+	bool utf8;
+	char buf[4][NAME_WIDTH * 4 + 4];
+};
+
+static const char *show(struct shown *sh, int slot, const char *s)
+{
+	osc_text_fit(s, strlen(s), NAME_WIDTH, sh->utf8, sh->buf[slot], sizeof(sh->buf[slot]));
+	return sh->buf[slot];
+}
+
+static void print_help(void)
+{
+	puts("usage: opscope info [OPTIONS] [TRACE]\n"
+	     "\n"
+	     "Describe TRACE: format, file and uncompressed size, events by kind, category\n"
+	     "and phase, time span, processes and threads, GPUs, kernel streams, the runs\n"
+	     "found and the load warnings. TRACE is a file (gzip or not) or - for standard\n"
+	     "input; without it the bundled sample trace is used.\n"
+	     "\n"
+	     "options:");
+	osc_cli_print_options(stdout, osc_cli_view_options, OSC_MODE_INFO);
+}
+
+/* ns as milliseconds with 3 decimals. */
+static const char *ms(int64_t ns, char *buf, size_t size)
+{
+	osc_format_us((double)ns / 1000.0, buf, size);
+	return buf;
+}
+
+static void print_sizes(const struct osc_trace *t)
+{
+	if (t->gzip)
+		printf("size:         %llu bytes gzip, %llu bytes uncompressed\n",
+		       (unsigned long long)t->file_bytes, (unsigned long long)t->input_bytes);
+	else
+		printf("size:         %llu bytes (not compressed)\n",
+		       (unsigned long long)t->input_bytes);
+}
+
+static void print_kinds(const struct osc_trace *t)
+{
+	uint64_t by_kind[OSC_KIND_COUNT] = { 0 };
+	const char *sep = "";
+
+	for (size_t i = 0; i < t->nr_events; i++)
+		by_kind[t->events[i].kind < OSC_KIND_COUNT ? t->events[i].kind : 0]++;
+	printf("events:       %zu (and %llu metadata events)\n  by kind:    ", t->nr_events,
+	       (unsigned long long)t->nr_metadata);
+	for (int k = 0; k < OSC_KIND_COUNT; k++) {
+		if (!by_kind[k])
+			continue;
+		printf("%s%s %llu", sep, osc_kind_name((enum osc_kind)k),
+		       (unsigned long long)by_kind[k]);
+		sep = ", ";
+	}
+	printf("%s\n", *sep ? "" : "none");
+}
+
+struct count {
+	osc_str id;
+	uint64_t n;
+};
+
+static int by_count_desc(const void *a, const void *b)
+{
+	const struct count *x = a, *y = b;
+
+	if (x->n != y->n)
+		return x->n < y->n ? 1 : -1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static void print_categories(const struct osc_trace *t, struct shown *sh)
+{
+	uint64_t *per_str = osc_xcalloc(t->strs.count ? t->strs.count : 1, sizeof(*per_str));
+	struct count *cats = NULL;
+	size_t nr = 0, alloc = 0;
+
+	for (size_t i = 0; i < t->nr_events; i++)
+		per_str[t->events[i].cat]++;
+	for (size_t s = 0; s < t->strs.count; s++) {
+		if (!per_str[s])
+			continue;
+		OSC_GROW(cats, nr + 1, alloc);
+		cats[nr++] = (struct count){ (osc_str)s, per_str[s] };
+	}
+	qsort(cats, nr, sizeof(*cats), by_count_desc);
+	printf("  by category (%zu%s):", nr, nr > TOP_CATEGORIES ? ", top 15" : "");
+	for (size_t i = 0; i < nr && i < TOP_CATEGORIES; i++)
+		printf("%s %s %llu", i ? "," : "",
+		       cats[i].id ? show(sh, 0, osc_trace_str(t, cats[i].id)) : "(none)",
+		       (unsigned long long)cats[i].n);
+	printf("%s\n", nr ? "" : " none");
+	free(cats);
+	free(per_str);
+}
+
+static void print_phases(const struct osc_trace *t)
+{
+	const char *sep = "";
+
+	printf("phases:       ");
+	for (int c = 0; c < 256; c++) {
+		if (!t->ph_counts[c])
+			continue;
+		if (c > 0x20 && c < 0x7f)
+			printf("%s%c %llu", sep, c, (unsigned long long)t->ph_counts[c]);
+		else
+			printf("%s0x%02x %llu", sep, c, (unsigned long long)t->ph_counts[c]);
+		sep = ", ";
+	}
+	printf("%s\n", *sep ? "" : "none");
+}
+
+static void print_span(const struct osc_trace *t)
+{
+	char a[48], b[48], d[48];
+	int64_t first, last;
+
+	if (!t->nr_events) {
+		printf("time span:    none (no events)\n");
+		return;
+	}
+	first = t->events[0].ts; /* events are sorted by ts */
+	last = osc_event_end(&t->events[0]);
+	for (size_t i = 1; i < t->nr_events; i++)
+		if (osc_event_end(&t->events[i]) > last)
+			last = osc_event_end(&t->events[i]);
+	osc_format_us((double)first, a, sizeof(a));
+	osc_format_us((double)last, b, sizeof(b));
+	printf("time span:    %s .. %s us (%s ms)\n", a, b, ms(last - first, d, sizeof(d)));
+}
+
+/* Threads grouped under their process, in table order. */
+static void print_threads(const struct osc_trace *t, struct shown *sh)
+{
+	size_t nr_procs = 0;
+	uint8_t *done = osc_xcalloc(t->nr_threads ? t->nr_threads : 1, 1);
+
+	for (size_t i = 0; i < t->nr_threads; i++)
+		if (!done[i]) {
+			nr_procs++;
+			for (size_t j = i; j < t->nr_threads; j++)
+				if (t->threads[j].pid == t->threads[i].pid)
+					done[j] = 1;
+		}
+	printf("processes:    %zu\nthreads:      %zu\n", nr_procs, t->nr_threads);
+	memset(done, 0, t->nr_threads);
+	for (size_t i = 0; i < t->nr_threads; i++) {
+		const struct osc_thread *p = &t->threads[i];
+		size_t listed = 0, nr = 0;
+		osc_str name = OSC_STR_EMPTY;
+
+		if (done[i])
+			continue;
+		for (size_t j = i; j < t->nr_threads; j++)
+			if (t->threads[j].pid == p->pid) {
+				nr++;
+				if (!name)
+					name = t->threads[j].process_name;
+			}
+		printf("  pid %s%s%s%s: %zu thread%s\n", show(sh, 0, osc_trace_str(t, p->pid)),
+		       name ? " \"" : "", show(sh, 1, osc_trace_str(t, name)), name ? "\"" : "",
+		       nr, nr == 1 ? "" : "s");
+		for (size_t j = i; j < t->nr_threads; j++) {
+			const struct osc_thread *th = &t->threads[j];
+
+			if (th->pid != p->pid)
+				continue;
+			done[j] = 1;
+			if (listed++ < MAX_THREADS_LISTED)
+				printf("    tid %s%s%s%s: %llu events\n",
+				       show(sh, 0, osc_trace_str(t, th->tid)),
+				       th->thread_name ? " \"" : "",
+				       show(sh, 1, osc_trace_str(t, th->thread_name)),
+				       th->thread_name ? "\"" : "",
+				       (unsigned long long)th->nr_events);
+		}
+		if (listed > MAX_THREADS_LISTED)
+			printf("    ... and %zu more threads\n", listed - MAX_THREADS_LISTED);
+	}
+	free(done);
+}
+
+/* GPU names from the top-level deviceProperties; nothing else of the meta. */
+static void print_devices(const struct osc_trace *t, struct shown *sh)
+{
+	struct json_object *meta = t->meta_json && *t->meta_json
+		? json_tokener_parse(t->meta_json) : NULL;
+	struct json_object *props, *name;
+	size_t nr = 0;
+
+	if (meta && json_object_object_get_ex(meta, "deviceProperties", &props) &&
+	    json_object_is_type(props, json_type_array))
+		nr = json_object_array_length(props);
+	printf("gpus:         %zu\n", nr);
+	for (size_t i = 0; i < nr; i++) {
+		struct json_object *dev = json_object_array_get_idx(props, i);
+
+		if (json_object_object_get_ex(dev, "name", &name) &&
+		    json_object_is_type(name, json_type_string))
+			printf("  %zu: %s\n", i, show(sh, 0, json_object_get_string(name)));
+	}
+	json_object_put(meta);
+}
+
+static int int_cmp(const void *a, const void *b)
+{
+	int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+static void print_streams(const struct osc_trace *t)
+{
+	int32_t *s = NULL;
+	size_t nr = 0, alloc = 0, distinct = 0;
+
+	for (size_t i = 0; i < t->nr_events; i++) {
+		const struct osc_event *e = &t->events[i];
+
+		if (e->kind == OSC_KIND_KERNEL && e->kernel != OSC_NONE &&
+		    e->kernel < t->nr_kernels && t->kernels[e->kernel].stream >= 0) {
+			OSC_GROW(s, nr + 1, alloc);
+			s[nr++] = t->kernels[e->kernel].stream;
+		}
+	}
+	qsort(s, nr, sizeof(*s), int_cmp);
+	for (size_t i = 0; i < nr; i++)
+		if (!i || s[i] != s[i - 1])
+			s[distinct++] = s[i];
+	printf("streams:      %zu", distinct);
+	for (size_t i = 0; i < distinct && i < MAX_STREAMS_LISTED; i++)
+		printf("%s%d", i ? ", " : " (kernel streams: ", s[i]);
+	printf("%s\n", distinct > MAX_STREAMS_LISTED ? ", ...)" : distinct ? ")" : "");
+	free(s);
+}
+
+static void print_runs(const struct osc_trace *t, const struct osc_runs *r, struct shown *sh)
+{
+	struct osc_runsel sel;
+	struct osc_error err;
+	int64_t origin = t->nr_events ? t->events[0].ts : 0;
+	char a[48], b[48];
+
+	printf("runs:         %zu (%s)\n", r->nr, osc_run_source_name(r->source));
+	if (osc_runsel_parse(NULL, r->nr, r->warmup, &sel, &err) == OSC_OK) {
+		char *d = osc_runsel_describe(&sel, r);
+
+		printf("  default:    %s\n", d);
+		free(d);
+	}
+	osc_runsel_release(&sel);
+	if (r->nr)
+		printf("  %5s  %-24s %12s %12s %10s\n", "index", "name", "start_ms", "dur_ms",
+		       "events");
+	for (size_t i = 0; i < r->nr && i < MAX_RUNS_LISTED; i++) {
+		const struct osc_run *run = &r->runs[i];
+		const char *name = show(sh, 0, osc_trace_str(t, run->name));
+
+		printf("  %5zu  %-24s %12s %12s %10llu\n", i, *name ? name : "(whole trace)",
+		       ms(run->ts - origin, a, sizeof(a)), ms(run->dur, b, sizeof(b)),
+		       (unsigned long long)run->nr_events);
+	}
+	if (r->nr > MAX_RUNS_LISTED)
+		printf("  ... and %zu more runs\n", r->nr - MAX_RUNS_LISTED);
+	printf("outside runs: %llu events\n", (unsigned long long)r->outside);
+}
+
+static void print_warnings(const struct osc_trace *t)
+{
+	bool any = false;
+
+	printf("warnings:");
+	for (int w = 0; w < OSC_WARN_COUNT; w++) {
+		const struct osc_warning *x = &t->warnings[w];
+
+		if (!x->count)
+			continue;
+		printf("\n  %llu %s: first at byte %lld", (unsigned long long)x->count,
+		       osc_warn_text((enum osc_warn)w), (long long)x->first_offset);
+		any = true;
+	}
+	printf("%s\n", any ? "" : "     none");
+}
+
+static void print_info(const struct osc_trace *t, const char *name)
+{
+	struct osc_runs runs;
+	struct shown sh = { .utf8 = osc_locale_is_utf8() };
+
+	printf("trace:        %s\nformat:       %s\n", name, osc_format_name(t->format));
+	print_sizes(t);
+	print_kinds(t);
+	print_categories(t, &sh);
+	print_phases(t);
+	print_span(t);
+	print_threads(t, &sh);
+	print_devices(t, &sh);
+	print_streams(t);
+	osc_runs_detect(t, &runs);
+	print_runs(t, &runs, &sh);
+	osc_runs_release(&runs);
+	print_warnings(t);
+}
+
+int osc_cmd_info(int argc, char **argv)
+{
+	struct osc_cli_parser p;
+	struct osc_error err;
+	struct osc_trace t;
+	const char *path = NULL;
+	int id;
+
+	osc_error_clear(&err);
+	osc_cli_parser_init(&p, argc, argv);
+	while ((id = osc_cli_next(&p, osc_cli_view_options, OSC_MODE_INFO, &err)) != OSC_CLI_DONE) {
+		if (id == OSC_CLI_ERROR)
+			return osc_cli_fail(&err);
+		if (id != OSC_CLI_OPERAND) { /* --help, the only option */
+			print_help();
+			return OSC_EXIT_OK;
+		}
+		if (path) {
+			osc_error_set(&err, OSC_USAGE, p.arg, OSC_NO_OFFSET, NULL,
+				      "unexpected argument: one trace at a time");
+			return osc_cli_fail(&err);
+		}
+		path = p.arg;
+	}
+	osc_trace_init(&t);
+	if (osc_cli_load(path, &t, &err) != OSC_OK) {
+		osc_trace_release(&t);
+		return osc_cli_fail(&err);
+	}
+	print_info(&t, osc_cli_input_name(path));
+	osc_trace_release(&t);
+	if (fflush(stdout) || ferror(stdout)) {
+		osc_error_set(&err, OSC_IO, "output", OSC_NO_OFFSET, NULL, "write failed");
+		return osc_cli_fail(&err);
+	}
+	return OSC_EXIT_OK;
+}

@@ -1,0 +1,148 @@
+/*
+ * cmd_report.c - `opscope report`: aggregate by op or kernel over the
+ * selected runs and export the rows as a table, CSV or JSON.
+ *
+ * The output always says which runs were used: "# runs: ..." in the table,
+ * "meta"."runs" in JSON, and one "opscope: using runs ..." line on stderr for
+ * CSV (whose file holds only the header and the rows).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "opscope/alloc.h"
+#include "opscope/runs.h"
+#include "cli.h"
+
+/* Rows a table shows when --top is not given (CSV and JSON show all). */
+#define TABLE_DEFAULT_TOP 40
+
+static void print_help(void)
+{
+	puts("usage: opscope report [OPTIONS] [TRACE]\n"
+	     "\n"
+	     "Aggregate the events of TRACE over the selected runs, one row per op (or\n"
+	     "kernel) name: count, total, mean, min, max, p50, p90, p99 and stddev in\n"
+	     "microseconds, and the share of the total time (pct, cum_pct).\n"
+	     "TRACE is a trace file (gzip or not) or - for standard input; without it the\n"
+	     "bundled sample trace is used.\n"
+	     "\n"
+	     "options:");
+	osc_cli_print_options(stdout, osc_cli_view_options, OSC_MODE_REPORT);
+	puts("\n"
+	     "SPEC: all | N | A:B | A: | :B | A:B:S | [i, j, ...] | range(B) | range(A,B[,S]);\n"
+	     "indices count from 0 and may be negative (from the end).\n"
+	     "The table fits $COLUMNS (else the terminal width, else 120 columns).\n"
+	     "Exit status: 0 on success, 2 on any error.");
+}
+
+int osc_cmd_report(int argc, char **argv)
+{
+	struct osc_cli_view v;
+	struct osc_error err;
+	int rc;
+
+	osc_error_clear(&err);
+	if (osc_cli_view_parse(&v, argc, argv, OSC_MODE_REPORT, &err) != OSC_OK) {
+		osc_cli_view_release(&v);
+		return osc_cli_fail(&err);
+	}
+	if (v.help) {
+		print_help();
+		osc_cli_view_release(&v);
+		return OSC_EXIT_OK;
+	}
+	rc = osc_report_run(&v);
+	osc_cli_view_release(&v);
+	return rc;
+}
+
+/* Everything a report holds, released in one place. */
+struct report {
+	struct osc_trace trace;
+	struct osc_runs runs;
+	struct osc_runsel sel;
+	struct osc_agg agg;
+	char *runs_text, *filter_text, *sort_text, *rows_text;
+};
+
+static enum osc_status write_report(struct report *r, const struct osc_cli_view *v,
+				    struct osc_error *err)
+{
+	const char *keys[] = { "trace", "format", "level", "runs", "filter", "sort", "rows" };
+	const char *values[7];
+	struct osc_export_meta meta = { keys, values, 7 };
+	struct osc_agg_table_ctx ctx = { &r->trace, &r->agg };
+	struct osc_table table;
+	struct osc_cli_output out;
+	enum osc_status st;
+	bool to_stdout = !v->output || !strcmp(v->output, "-");
+
+	values[0] = osc_cli_input_name(v->path);
+	values[1] = osc_format_name(r->trace.format);
+	values[2] = osc_level_name(v->level);
+	values[3] = r->runs_text;
+	values[4] = r->filter_text[0] ? r->filter_text : "none";
+	values[5] = r->sort_text;
+	values[6] = r->rows_text;
+	osc_agg_table(&ctx, &table);
+	if (v->format == OSC_EXPORT_CSV)
+		fprintf(stderr, "opscope: using %s\n", r->runs_text);
+	st = osc_cli_output_open(&out, v->output, err);
+	if (st != OSC_OK)
+		return st;
+	st = osc_export_table(out.fp, v->format, &table, &meta, osc_cli_width(to_stdout), err);
+	if (st == OSC_OK)
+		return osc_cli_output_close(&out, true, err);
+	osc_cli_output_close(&out, false, NULL);
+	return st;
+}
+
+static enum osc_status build_report(struct report *r, struct osc_cli_view *v,
+				    struct osc_error *err)
+{
+	struct osc_query q = { v->level, &r->sel, &v->filter };
+	size_t nr_cols, total, top = v->top_set ? v->top
+		: v->format == OSC_EXPORT_TABLE ? TABLE_DEFAULT_TOP : 0;
+	const struct osc_column *cols = osc_agg_columns(&nr_cols);
+	bool descending = !v->asc && v->sort != OSC_STAT_NAME;
+	enum osc_status st;
+
+	st = osc_cli_load(v->path, &r->trace, err);
+	if (st != OSC_OK)
+		return st;
+	osc_runs_detect(&r->trace, &r->runs);
+	st = osc_runsel_parse(v->runs, r->runs.nr, r->runs.warmup, &r->sel, err);
+	if (st != OSC_OK)
+		return st;
+	osc_aggregate(&r->trace, &r->runs, &q, &r->agg);
+	total = r->agg.nr;
+	osc_agg_sort(&r->agg, &r->trace, v->sort, descending);
+	osc_agg_truncate(&r->agg, top);
+	r->runs_text = osc_runsel_describe(&r->sel, &r->runs);
+	r->filter_text = osc_filter_describe(&v->filter);
+	r->sort_text = osc_xasprintf("%s %s", cols[v->sort].title,
+				     descending ? "descending" : "ascending");
+	r->rows_text = osc_xasprintf("%zu of %zu", r->agg.nr, total);
+	return write_report(r, v, err);
+}
+
+int osc_report_run(struct osc_cli_view *v)
+{
+	struct report r;
+	struct osc_error err;
+	enum osc_status st;
+
+	memset(&r, 0, sizeof(r));
+	osc_error_clear(&err);
+	osc_trace_init(&r.trace);
+	st = build_report(&r, v, &err);
+	free(r.runs_text);
+	free(r.filter_text);
+	free(r.sort_text);
+	free(r.rows_text);
+	osc_agg_release(&r.agg);
+	osc_runsel_release(&r.sel);
+	osc_runs_release(&r.runs);
+	osc_trace_release(&r.trace);
+	return st == OSC_OK ? OSC_EXIT_OK : osc_cli_fail(&err);
+}

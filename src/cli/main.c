@@ -1,0 +1,123 @@
+/*
+ * main.c - `opscope [COMMAND] [OPTIONS] [TRACE]`: the command table and the
+ * default mode.
+ *
+ * With no command, opscope opens the TUI when standard output is a terminal
+ * (or --script is given) and prints `report` otherwise; an option that only
+ * the report uses (--top, --sort, --asc, --format, -o) also selects the
+ * report.
+ */
+#include <locale.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "tui.h"
+
+static const struct osc_cli_command commands[] = {
+	{ "info", osc_cmd_info, "describe a trace: format, sizes, events, threads, runs, warnings" },
+	{ "report", osc_cmd_report,
+	  "aggregate by op or kernel over the selected runs: table, CSV or JSON" },
+};
+
+#define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+static void print_help(void)
+{
+	puts("usage: opscope [COMMAND] [OPTIONS] [TRACE]\n"
+	     "\n"
+	     "Explore ML profiling traces (ONNX Runtime profiles, PyTorch/Kineto and other\n"
+	     "Chrome trace-event files) in the terminal.\n"
+	     "\n"
+	     "commands:");
+	for (size_t i = 0; i < NR_COMMANDS; i++)
+		printf("  %-8s %s\n", commands[i].name, commands[i].help);
+	puts("\n"
+	     "With no command, opscope opens the interactive explorer (TUI) when standard\n"
+	     "output is a terminal, and prints the report otherwise; --top, --sort, --asc,\n"
+	     "--format and -o also select the report. TRACE is a trace file (gzip or not)\n"
+	     "or - for standard input; with no TRACE the bundled sample trace is used.\n"
+	     "\n"
+	     "options:");
+	osc_cli_print_options(stdout, osc_cli_view_options, OSC_MODE_DEFAULT);
+	puts("\n"
+	     "Run 'opscope COMMAND --help' for the options of a command, 'man opscope' for\n"
+	     "the details (run selection, statistics, TUI keys).\n"
+	     "Exit status: 0 on success, 2 on any error.");
+}
+
+static int run_tui(const struct osc_cli_view *v)
+{
+	struct osc_tui_args a = {
+		.path = v->path,
+		.sample_data = osc_sample_data,
+		.sample_size = osc_sample_size,
+		.sample_name = osc_sample_name,
+		.runs = v->runs,
+		.filters = v->filters,
+		.nr_filters = v->nr_filters,
+		.regex = v->regex,
+		.level = v->level,
+		.script = v->script,
+	};
+
+	return osc_tui_main(&a);
+}
+
+static int default_mode(int argc, char **argv)
+{
+	struct osc_cli_view v;
+	struct osc_error err;
+	int rc;
+
+	osc_error_clear(&err);
+	if (osc_cli_view_parse(&v, argc, argv, OSC_MODE_DEFAULT, &err) != OSC_OK) {
+		osc_cli_view_release(&v);
+		return osc_cli_fail(&err);
+	}
+	if (v.help)
+		print_help();
+	else if (v.version)
+		puts("opscope " OPSCOPE_VERSION);
+	if (v.help || v.version) {
+		rc = OSC_EXIT_OK;
+	} else if (v.script || (!v.report_only && isatty(STDOUT_FILENO))) {
+		/* The TUI loads the trace itself, with a progress bar. */
+		rc = run_tui(&v);
+	} else {
+		rc = osc_report_run(&v);
+	}
+	osc_cli_view_release(&v);
+	return rc;
+}
+
+/* A bare word that is not an existing file was meant as a command. */
+static bool meant_as_command(const char *arg)
+{
+	return arg[0] != '-' && !strpbrk(arg, "/.") && access(arg, F_OK);
+}
+
+int main(int argc, char **argv)
+{
+	struct osc_error err;
+
+	setlocale(LC_ALL, "");
+	/* Numbers are always written with '.', whatever the user's locale. */
+	setlocale(LC_NUMERIC, "C");
+	if (argc > 1) {
+		for (size_t i = 0; i < NR_COMMANDS; i++)
+			if (!strcmp(argv[1], commands[i].name))
+				return commands[i].fn(argc - 1, argv + 1);
+		if (meant_as_command(argv[1])) {
+			char names[128] = "";
+
+			for (size_t i = 0; i < NR_COMMANDS; i++)
+				snprintf(names + strlen(names), sizeof(names) - strlen(names),
+					 "%s%s", i ? ", " : "", commands[i].name);
+			osc_error_set(&err, OSC_USAGE, argv[1], OSC_NO_OFFSET, NULL,
+				      "unknown command, and no such file (commands: %s)", names);
+			return osc_cli_fail(&err);
+		}
+	}
+	return default_mode(argc, argv);
+}
