@@ -1,0 +1,302 @@
+/* input.c - mapped files, streaming gzip and standard input as one byte window. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "opscope/alloc.h"
+#include "input.h"
+
+#define CHUNK ((size_t)4 << 20)     /* streaming window growth step */
+#define READ_CHUNK ((size_t)1 << 20) /* compressed bytes per read() */
+
+static bool is_gzip(const unsigned char *p, size_t n)
+{
+	return n >= 2 && p[0] == 0x1f && p[1] == 0x8b;
+}
+
+static void init_common(struct osc_input *in)
+{
+	memset(in, 0, sizeof(*in));
+	in->fd = -1;
+}
+
+static void start_gzip(struct osc_input *in, const unsigned char *src, size_t n)
+{
+	in->gzip = true;
+	in->z_live = inflateInit2(&in->zs, 15 + 16) == Z_OK;
+	if (!in->z_live) {
+		in->eof = true;
+		in->gzip_bad = true;
+		snprintf(in->gzip_msg, sizeof(in->gzip_msg), "cannot start gzip decoder");
+		return;
+	}
+	in->zs.next_in = (unsigned char *)src;
+	in->zs.avail_in = (uInt)n;
+}
+
+void osc_input_open_buffer(struct osc_input *in, const void *data, size_t len)
+{
+	init_common(in);
+	in->file_size = len;
+	if (is_gzip(data, len)) {
+		in->src = data;
+		in->src_len = len;
+		start_gzip(in, data, 0);
+		return;
+	}
+	in->data = data;
+	in->len = len;
+	in->eof = true;
+	in->file_read = len;
+}
+
+/* read() that retries on EINTR; returns bytes read, 0 at end, -1 on error. */
+static ssize_t read_some(int fd, void *buf, size_t n)
+{
+	ssize_t r;
+
+	do
+		r = read(fd, buf, n);
+	while (r < 0 && errno == EINTR);
+	return r;
+}
+
+static enum osc_status open_stream(struct osc_input *in, const char *path, struct osc_error *err)
+{
+	size_t got = 0;
+
+	/* Sniff the magic from the first bytes, then hand them to the right path. */
+	in->rbuf_alloc = READ_CHUNK;
+	in->rbuf = osc_xmalloc(in->rbuf_alloc);
+	while (got < 2) {
+		ssize_t r = read_some(in->fd, in->rbuf + got, in->rbuf_alloc - got);
+
+		if (r < 0)
+			return osc_error_set(err, OSC_IO, path, OSC_NO_OFFSET, NULL, "%s",
+					     strerror(errno));
+		if (!r)
+			break;
+		got += (size_t)r;
+	}
+	in->file_read = got;
+	if (is_gzip(in->rbuf, got)) {
+		start_gzip(in, in->rbuf, got);
+		return OSC_OK;
+	}
+	in->buf_alloc = CHUNK > got ? CHUNK : got;
+	in->buf = osc_xmalloc(in->buf_alloc);
+	memcpy(in->buf, in->rbuf, got);
+	in->data = in->buf;
+	in->len = got;
+	if (!got)
+		in->eof = true;
+	free(in->rbuf);
+	in->rbuf = NULL;
+	return OSC_OK;
+}
+
+enum osc_status osc_input_open(struct osc_input *in, const char *path, struct osc_error *err)
+{
+	struct stat st;
+
+	init_common(in);
+	if (!strcmp(path, "-")) {
+		in->fd = 0;
+		return open_stream(in, path, err);
+	}
+	in->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (in->fd < 0)
+		return osc_error_set(err, OSC_IO, path, OSC_NO_OFFSET, NULL, "%s",
+				     errno == ENOENT ? "no such file" : strerror(errno));
+	in->own_fd = true;
+	if (fstat(in->fd, &st) < 0)
+		return osc_error_set(err, OSC_IO, path, OSC_NO_OFFSET, NULL, "%s", strerror(errno));
+	if (S_ISDIR(st.st_mode))
+		return osc_error_set(err, OSC_IO, path, OSC_NO_OFFSET, NULL, "is a directory");
+	if (!S_ISREG(st.st_mode))
+		return open_stream(in, path, err);
+	in->file_size = (uint64_t)st.st_size;
+	if (!st.st_size) {
+		in->eof = true;
+		return OSC_OK;
+	}
+	in->map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, in->fd, 0);
+	if (in->map == MAP_FAILED) {
+		in->map = NULL;
+		return open_stream(in, path, err);
+	}
+	in->map_len = (size_t)st.st_size;
+	madvise(in->map, in->map_len, MADV_SEQUENTIAL);
+	if (is_gzip(in->map, in->map_len)) {
+		in->src = in->map;
+		in->src_len = in->map_len;
+		start_gzip(in, in->map, 0);
+		return OSC_OK;
+	}
+	in->data = in->map;
+	in->len = in->map_len;
+	in->file_read = in->map_len;
+	in->eof = true;
+	return OSC_OK;
+}
+
+static void gzip_fail(struct osc_input *in, const char *msg)
+{
+	in->gzip_bad = true;
+	in->eof = true;
+	snprintf(in->gzip_msg, sizeof(in->gzip_msg), "%s", msg);
+}
+
+/* Give zlib more compressed input; false when there is none left. */
+static bool feed(struct osc_input *in, const char *subject, struct osc_error *err,
+		 enum osc_status *st)
+{
+	ssize_t r;
+
+	if (in->src) {
+		size_t used = (size_t)(in->zs.next_in - in->src);
+
+		if (!in->zs.next_in)
+			used = 0;
+		if (used >= in->src_len)
+			return false;
+		size_t n = in->src_len - used;
+
+		/* zlib counts in uInt: feed large maps in slices. */
+		if (n > READ_CHUNK * 64)
+			n = READ_CHUNK * 64;
+		in->zs.next_in = (unsigned char *)in->src + used;
+		in->zs.avail_in = (uInt)n;
+		return true;
+	}
+	r = read_some(in->fd, in->rbuf, in->rbuf_alloc);
+	if (r < 0) {
+		*st = osc_error_set(err, OSC_IO, subject, OSC_NO_OFFSET, NULL, "%s",
+				    strerror(errno));
+		return false;
+	}
+	if (!r)
+		return false;
+	in->file_read += (uint64_t)r;
+	in->zs.next_in = in->rbuf;
+	in->zs.avail_in = (uInt)r;
+	return true;
+}
+
+static enum osc_status inflate_more(struct osc_input *in, const char *subject,
+				    struct osc_error *err)
+{
+	enum osc_status st = OSC_OK;
+
+	in->zs.next_out = (unsigned char *)in->buf + in->len;
+	in->zs.avail_out = (uInt)(in->buf_alloc - in->len);
+	while (in->zs.avail_out && !in->eof) {
+		int rc;
+
+		if (!in->zs.avail_in && !feed(in, subject, err, &st)) {
+			if (st != OSC_OK)
+				return st;
+			if (!in->z_done)
+				gzip_fail(in, "gzip data ends early");
+			in->eof = true;
+			break;
+		}
+		if (in->z_done) {
+			/* Another gzip member follows? Anything else ends the stream. */
+			if (!is_gzip(in->zs.next_in, in->zs.avail_in)) {
+				in->eof = true;
+				break;
+			}
+			inflateReset(&in->zs);
+			in->z_done = false;
+		}
+		rc = inflate(&in->zs, Z_NO_FLUSH);
+		if (rc == Z_STREAM_END) {
+			in->z_done = true;
+		} else if (rc == Z_BUF_ERROR && !in->zs.avail_in) {
+			continue; /* needs input: the loop feeds it */
+		} else if (rc != Z_OK) {
+			gzip_fail(in, in->zs.msg ? in->zs.msg : "corrupt gzip data");
+			break;
+		}
+	}
+	in->len = in->buf_alloc - in->zs.avail_out;
+	if (in->src)
+		in->file_read = (uint64_t)(in->zs.next_in - in->src);
+	return OSC_OK;
+}
+
+enum osc_status osc_input_more(struct osc_input *in, size_t keep, const char *subject,
+			       struct osc_error *err)
+{
+	if (in->eof)
+		return OSC_OK;
+	if (keep > in->len)
+		keep = in->len;
+	if (!in->buf) {
+		in->buf_alloc = CHUNK;
+		in->buf = osc_xmalloc(in->buf_alloc);
+	}
+	memmove(in->buf, in->buf + keep, in->len - keep);
+	in->len -= keep;
+	in->base += keep;
+	/* A value longer than the window: grow it. */
+	if (in->buf_alloc - in->len < CHUNK / 2) {
+		in->buf_alloc *= 2;
+		in->buf = osc_xrealloc(in->buf, in->buf_alloc);
+	}
+	in->data = in->buf;
+	if (in->gzip)
+		return inflate_more(in, subject, err);
+	while (in->len < in->buf_alloc) {
+		ssize_t r = read_some(in->fd, in->buf + in->len, in->buf_alloc - in->len);
+
+		if (r < 0)
+			return osc_error_set(err, OSC_IO, subject, (int64_t)(in->base + in->len),
+					     NULL, "%s", strerror(errno));
+		if (!r) {
+			in->eof = true;
+			break;
+		}
+		in->len += (size_t)r;
+		in->file_read += (uint64_t)r;
+	}
+	return OSC_OK;
+}
+
+void osc_input_consumed(struct osc_input *in, size_t upto)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	size_t done;
+
+	if (!in->map || page <= 0)
+		return;
+	if (in->gzip)
+		done = in->zs.next_in ? (size_t)(in->zs.next_in - in->src) : 0;
+	else
+		done = upto;
+	done -= done % (size_t)page;
+	if (done > in->map_released) {
+		madvise((char *)in->map + in->map_released, done - in->map_released,
+			MADV_DONTNEED);
+		in->map_released = done;
+	}
+}
+
+void osc_input_close(struct osc_input *in)
+{
+	if (in->z_live)
+		inflateEnd(&in->zs);
+	if (in->map)
+		munmap(in->map, in->map_len);
+	if (in->own_fd && in->fd >= 0)
+		close(in->fd);
+	free(in->buf);
+	free(in->rbuf);
+	init_common(in);
+}

@@ -1,0 +1,69 @@
+/*
+ * input.h - a window of uncompressed input bytes (private to the loaders).
+ *
+ * Plain files are mapped whole (the window is the file, eof at once) and the
+ * pages already parsed are given back to the kernel as parsing moves on.
+ * gzip (sniffed by its magic bytes) and standard input stream through a
+ * chunked buffer: osc_input_more() drops the bytes before `keep` and appends
+ * more, so the whole decompressed file is never held.
+ */
+#ifndef OPSCOPE_INPUT_H
+#define OPSCOPE_INPUT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <zlib.h>
+
+#include "opscope/status.h"
+
+struct osc_input {
+	const char *data;    /* the window */
+	size_t len;          /* bytes in the window */
+	bool eof;            /* nothing follows the window */
+	uint64_t base;       /* uncompressed offset of data[0] */
+	uint64_t file_read;  /* bytes taken from the file so far (compressed for gzip) */
+	uint64_t file_size;  /* file size, 0 when unknown */
+	bool gzip;
+	bool gzip_bad;       /* the gzip stream ended early or was corrupt */
+	char gzip_msg[128];  /* why, when gzip_bad */
+
+	/* private */
+	int fd;              /* streaming source, -1 if none */
+	bool own_fd;
+	void *map;           /* mapped file, NULL if none */
+	size_t map_len, map_released;
+	const unsigned char *src; /* compressed bytes in memory (map or buffer) */
+	size_t src_len;
+	z_stream zs;
+	bool z_live, z_done;
+	char *buf;           /* streaming window storage */
+	size_t buf_alloc;
+	unsigned char *rbuf; /* compressed read buffer for fd sources */
+	size_t rbuf_alloc;
+};
+
+/*
+ * Open path ("-": standard input). Errors: OSC_IO with a message ("no such
+ * file", "is a directory", ...). subject is the path as given.
+ */
+enum osc_status osc_input_open(struct osc_input *in, const char *path, struct osc_error *err);
+
+/* Read from memory (not copied: data must outlive the input). */
+void osc_input_open_buffer(struct osc_input *in, const void *data, size_t len);
+
+/*
+ * Drop window bytes before offset keep and append more input. On return the
+ * window may have moved (pointers into it are invalid). Errors: OSC_IO.
+ * A corrupt or short gzip stream is not an error here: the window ends (eof)
+ * and gzip_bad says why.
+ */
+enum osc_status osc_input_more(struct osc_input *in, size_t keep, const char *subject,
+			       struct osc_error *err);
+
+/* Bytes of the window before upto are parsed: mapped pages may be given back. */
+void osc_input_consumed(struct osc_input *in, size_t upto);
+
+void osc_input_close(struct osc_input *in);
+
+#endif

@@ -1,0 +1,1136 @@
+/*
+ * load_chrome.c - Chrome trace-event JSON: ONNX Runtime profiles, PyTorch
+ * Kineto and legacy autograd traces, Intel Neural Engine traces and generic
+ * chrome traces, as a bare array of events or an object with traceEvents.
+ *
+ * One pass over the input, one event object at a time (json_scan.c), no
+ * per-event allocation beyond the model's own tables. The format is decided
+ * at the end from counts over the whole file, then every event gets its kind.
+ *
+ * Limits:
+ * - A syntax error stops the load (OSC_NOT_JSON with its byte offset); only
+ *   input that ends inside an event is tolerated (complete events are kept,
+ *   OSC_WARN_TRUNCATED is counted). Missing commas are not repaired.
+ * - Top-level values other than traceEvents are held whole in memory while
+ *   they are scanned; those over 1 MiB are left out of meta_json, except
+ *   deviceProperties.
+ * - B/E pairs: the E event's args are dropped (the B args are kept), names
+ *   are not compared, and B events left open at the end are dropped (counted).
+ * - Ids (correlation, External id, flow id/bind_id) must be decimal numbers
+ *   or decimal strings; anything else counts as absent.
+ * - Only the first 32 repaired quotes of one event are escaped again in its
+ *   stored args text; a 33rd leaves that args text invalid JSON.
+ * - The phase is the first byte of ph. Async (b/e/n), counter, object and
+ *   sample events are stored as single events (OSC_PH_OTHER / COUNTER), not
+ *   paired.
+ * - Duplicate keys in an event: the last one wins.
+ * - gzip: a member that does not directly follow the previous one (trailing
+ *   garbage) ends the input silently.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "opscope/alloc.h"
+#include "json_scan.h"
+#include "load_internal.h"
+
+#define META_VALUE_MAX ((size_t)1 << 20)
+#define TICK_STEP ((uint64_t)1 << 20)
+#define TCACHE 1024 /* (pid, tid) -> thread cache slots, power of two */
+
+struct sbuf {
+	char *p;
+	size_t len, alloc;
+};
+
+static char *sb_room(struct sbuf *b, size_t n)
+{
+	OSC_GROW(b->p, b->len + n + 1, b->alloc);
+	return b->p + b->len;
+}
+
+static void sb_add(struct sbuf *b, const char *s, size_t n)
+{
+	memcpy(sb_room(b, n), s, n);
+	b->len += n;
+	b->p[b->len] = '\0';
+}
+
+static void sb_addc(struct sbuf *b, char c)
+{
+	sb_add(b, &c, 1);
+}
+
+/* B or E event waiting for its partner. */
+struct pending {
+	struct osc_event ev; /* B: the whole event (dur 0); E: ts and thread */
+	size_t args;         /* B: offset of its args in be_args, 0 for none */
+	int64_t offset;      /* byte offset, for warnings */
+	uint32_t seq;        /* file order */
+	bool begin;
+};
+
+/* Process-level metadata, applied to every thread of the pid at the end. */
+struct proc {
+	osc_str name;
+	int64_t sort;
+};
+
+/* Per string id: what a category or name says (computed once per id). */
+enum {
+	NT_KERNEL_TIME = 1 << 0, /* ORT *_kernel_time */
+	NT_FENCE = 1 << 1,       /* ORT *_fence_before / *_fence_after */
+	NT_STEP = 1 << 2,        /* ProfilerStep#N */
+	NT_MODEL_RUN = 1 << 3,
+	NT_SEQ_EXEC = 1 << 4,    /* SequentialExecutor::Execute */
+	NT_NE_MODEL = 1 << 5,    /* model_inference */
+	NT_NE_ITER = 1 << 6,     /* IterationN */
+	NT_ATEN = 1 << 7,        /* aten::* */
+};
+#define TR_DONE (1u << 31)
+
+enum cat_class {
+	CAT_OTHER,   /* unknown category */
+	CAT_EMPTY,   /* no category */
+	CAT_NODE,    /* ORT Node */
+	CAT_SESSION, /* ORT Session */
+	CAT_SHARED,  /* "Kernel": ORT CUDA EP and Kineto 2021 alike */
+	CAT_KINETO,
+	CAT_NEUTRAL, /* "Trace": both Kineto and others */
+	CAT_NE,      /* NE inference / iteration */
+};
+
+#define TR_NAME(tr) ((tr) & 0xff)
+#define TR_CLASS(tr) (((tr) >> 8) & 0xff)
+#define TR_KIND(tr) (((tr) >> 16) & 0xff)
+
+static const struct {
+	const char *cat;
+	uint8_t cls, kind;
+} cat_table[] = {
+	{ "Node", CAT_NODE, OSC_KIND_OTHER },
+	{ "Session", CAT_SESSION, OSC_KIND_OTHER },
+	{ "Kernel", CAT_SHARED, OSC_KIND_KERNEL },
+	{ "cpu_op", CAT_KINETO, OSC_KIND_HOST_OP },
+	{ "Operator", CAT_KINETO, OSC_KIND_HOST_OP },
+	{ "python_function", CAT_KINETO, OSC_KIND_PYTHON },
+	{ "cuda_runtime", CAT_KINETO, OSC_KIND_RUNTIME },
+	{ "Runtime", CAT_KINETO, OSC_KIND_RUNTIME },
+	{ "cuda_driver", CAT_KINETO, OSC_KIND_RUNTIME },
+	{ "mtia_runtime", CAT_KINETO, OSC_KIND_RUNTIME },
+	{ "kernel", CAT_KINETO, OSC_KIND_KERNEL },
+	{ "mtia_ccp_events", CAT_KINETO, OSC_KIND_KERNEL },
+	{ "gpu_memcpy", CAT_KINETO, OSC_KIND_MEMCPY },
+	{ "Memcpy", CAT_KINETO, OSC_KIND_MEMCPY },
+	{ "gpu_memset", CAT_KINETO, OSC_KIND_MEMSET },
+	{ "Memset", CAT_KINETO, OSC_KIND_MEMSET },
+	{ "user_annotation", CAT_KINETO, OSC_KIND_ANNOTATION },
+	{ "gpu_user_annotation", CAT_KINETO, OSC_KIND_ANNOTATION },
+	{ "ac2g", CAT_KINETO, OSC_KIND_FLOW },
+	{ "async_cpu_to_gpu", CAT_KINETO, OSC_KIND_FLOW },
+	{ "fwdbwd", CAT_KINETO, OSC_KIND_FLOW },
+	{ "async", CAT_KINETO, OSC_KIND_FLOW },
+	{ "cpu_instant_event", CAT_KINETO, OSC_KIND_OTHER },
+	{ "cuda_sync", CAT_KINETO, OSC_KIND_OTHER },
+	{ "cuda_profiler_range", CAT_KINETO, OSC_KIND_OTHER },
+	{ "overhead", CAT_KINETO, OSC_KIND_OTHER },
+	{ "Trace", CAT_NEUTRAL, OSC_KIND_OTHER },
+	{ "inference", CAT_NE, OSC_KIND_OTHER },
+	{ "iteration", CAT_NE, OSC_KIND_OTHER },
+};
+
+enum state { ST_START, ST_OBJ_KEY, ST_OBJ_SEP, ST_ARR_ELEM, ST_ARR_SEP, ST_DONE, ST_END };
+
+struct chrome {
+	struct osc_load_ctx *lc;
+	struct osc_trace *t;
+	struct osc_input *in;
+	struct js_ctx js;
+	struct js_event ev;
+	enum state state;
+	bool object_top, in_object, saw_events, events_not_array, kineto_keys;
+	uint64_t nr_elems;      /* elements of the event array */
+	struct sbuf scratch;    /* decoded strings, args copies */
+	struct sbuf shape;      /* shape rendering */
+	struct sbuf meta;       /* top-level keys other than traceEvents */
+	struct pending *pend;
+	size_t nr_pend, alloc_pend;
+	struct sbuf be_args;
+	struct proc *procs;
+	size_t nr_procs, alloc_procs;
+	uint32_t *proc_of;      /* pid string id -> index in procs, OSC_NONE */
+	size_t alloc_proc_of;
+	uint32_t *traits;       /* string id -> NT_* | class << 8 | kind << 16 */
+	size_t alloc_traits;
+	uint64_t tc_key[TCACHE];
+	uint32_t tc_val[TCACHE];
+	uint64_t next_tick;
+};
+
+static int64_t offset_of(const struct chrome *ch, const char *p)
+{
+	return (int64_t)(ch->in->base + (uint64_t)(p - ch->in->data));
+}
+
+/* ---- strings and numbers ------------------------------------------------ */
+
+static osc_str intern_val(struct chrome *ch, const struct js_val *v)
+{
+	char *o;
+	size_t n;
+	bool bad = false;
+
+	switch (v->type) {
+	case JS_NONE:
+		return OSC_STR_EMPTY;
+	case JS_STRING:
+		if (!(v->flags & (JS_F_ESC | JS_F_HIGH)))
+			return osc_trace_intern(ch->t, v->p, v->len);
+		ch->scratch.len = 0;
+		o = sb_room(&ch->scratch, JS_DECODE_MAX(v->len));
+		n = js_decode_string(v, o, &bad);
+		break;
+	case JS_NUMBER:
+	case JS_LITERAL:
+		return osc_trace_intern(ch->t, v->p, v->len);
+	default:
+		ch->scratch.len = 0;
+		o = sb_room(&ch->scratch, JS_DECODE_MAX(v->len));
+		n = js_copy_minified(&ch->js, v, o, &bad);
+		break;
+	}
+	if (bad)
+		osc_trace_warn(ch->t, OSC_WARN_BAD_UTF8, offset_of(ch, v->p));
+	return osc_trace_intern(ch->t, o, n);
+}
+
+/* A number or a numeric string, times 10^scale; false when absent or bad. */
+static bool val_num(struct chrome *ch, const struct js_val *v, int scale, int64_t *out)
+{
+	const char *p = v->p;
+	size_t n = v->len;
+	enum js_num r;
+
+	if (v->type == JS_STRING) {
+		if (v->flags & JS_F_ESC)
+			return false;
+		while (n && (*p == ' ' || p[n - 1] == ' ')) {
+			if (*p == ' ')
+				p++;
+			n--;
+		}
+	} else if (v->type != JS_NUMBER) {
+		return false;
+	}
+	r = js_parse_scaled(p, n, scale, out);
+	if (r == JS_NUM_BIG)
+		osc_trace_warn(ch->t, OSC_WARN_BIG_NUMBER, offset_of(ch, v->p));
+	return r != JS_NUM_BAD;
+}
+
+static int64_t val_id(struct chrome *ch, const struct js_val *v)
+{
+	int64_t x;
+
+	return val_num(ch, v, 0, &x) ? x : OSC_NO_ID;
+}
+
+static int32_t val_i32(struct chrome *ch, const struct js_val *v)
+{
+	int64_t x;
+
+	if (!val_num(ch, v, 0, &x) || x < INT32_MIN || x > INT32_MAX)
+		return -1;
+	return (int32_t)x;
+}
+
+/* Next element of an array whose '[' is behind *pp; false at its end. */
+static bool arr_next(struct js_ctx *c, const char **pp, struct js_val *v)
+{
+	const char *p = js_skip_ws(*pp, c->end);
+
+	if (p < c->end && *p == ',')
+		p = js_skip_ws(p + 1, c->end);
+	if (p >= c->end || *p == ']' || js_scan_value(c, &p, v) != JS_OK) {
+		*pp = c->end;
+		return false;
+	}
+	*pp = p;
+	return true;
+}
+
+/* A bounded scanner over an already scanned value. */
+static void sub_ctx(struct js_ctx *c, const struct js_val *v)
+{
+	memset(c, 0, sizeof(*c));
+	c->end = v->p + v->len;
+	c->eof = true;
+}
+
+static void ints3(struct chrome *ch, const struct js_val *v, int32_t out[3])
+{
+	struct js_ctx c;
+	struct js_val e;
+	const char *p = v->p + 1;
+
+	if (v->type != JS_ARRAY)
+		return;
+	sub_ctx(&c, v);
+	for (int i = 0; i < 3 && arr_next(&c, &p, &e); i++)
+		out[i] = val_i32(ch, &e);
+}
+
+/* ---- shapes ------------------------------------------------------------- */
+
+static void add_text(struct sbuf *b, const struct js_val *v)
+{
+	bool bad = false;
+
+	if (v->type == JS_STRING) {
+		char *o = sb_room(b, JS_DECODE_MAX(v->len));
+
+		b->len += js_decode_string(v, o, &bad);
+		b->p[b->len] = '\0';
+	} else if (v->type == JS_NUMBER || v->type == JS_LITERAL) {
+		sb_add(b, v->p, v->len);
+	}
+}
+
+/* [1,3,224,224] -> 1x3x224x224; nested arrays in brackets. */
+static void add_dims(struct sbuf *b, const struct js_val *v, int depth)
+{
+	struct js_ctx c;
+	struct js_val e;
+	const char *p = v->p + 1;
+	bool first = true;
+
+	if (v->type != JS_ARRAY) {
+		add_text(b, v);
+		return;
+	}
+	sub_ctx(&c, v);
+	while (arr_next(&c, &p, &e)) {
+		if (!first)
+			sb_addc(b, depth ? ',' : 'x');
+		first = false;
+		if (e.type == JS_ARRAY && depth < 4) {
+			sb_addc(b, '[');
+			add_dims(b, &e, depth + 1);
+			sb_addc(b, ']');
+		} else {
+			add_text(b, &e);
+		}
+	}
+}
+
+/* ORT input_type_shape: [{"float":[1,3,224,224]},{"float":[16]}] */
+static void shape_ort(struct sbuf *b, const struct js_val *v)
+{
+	struct js_ctx c, ce;
+	struct js_val e, k, dims;
+	const char *p = v->p + 1;
+
+	if (v->type != JS_ARRAY)
+		return;
+	sub_ctx(&c, v);
+	while (arr_next(&c, &p, &e)) {
+		const char *q = e.p + 1;
+
+		if (b->len)
+			sb_addc(b, ',');
+		if (e.type != JS_OBJECT) {
+			add_dims(b, &e, 0);
+			continue;
+		}
+		sub_ctx(&ce, &e);
+		q = js_skip_ws(q, ce.end);
+		if (q >= ce.end || *q != '"' || js_scan_string(&ce, &q, &k, ":") != JS_OK)
+			continue;
+		q = js_skip_ws(q, ce.end);
+		if (q >= ce.end || *q != ':')
+			continue;
+		q = js_skip_ws(q + 1, ce.end);
+		if (js_scan_value(&ce, &q, &dims) != JS_OK)
+			continue;
+		add_text(b, &k);
+		sb_addc(b, '(');
+		add_dims(b, &dims, 0);
+		sb_addc(b, ')');
+	}
+}
+
+/* Kineto "Input Dims": [[2048, 1], []] with "Input type": ["float", "Scalar"] */
+static void shape_kineto(struct sbuf *b, const struct js_val *dims, const struct js_val *types)
+{
+	struct js_ctx cd, ct;
+	struct js_val d, ty;
+	const char *pd = dims->p + 1, *pt = types->p + 1;
+	bool have_types = types->type == JS_ARRAY;
+
+	if (dims->type != JS_ARRAY)
+		return;
+	sub_ctx(&cd, dims);
+	if (have_types)
+		sub_ctx(&ct, types);
+	while (arr_next(&cd, &pd, &d)) {
+		if (b->len)
+			sb_addc(b, ',');
+		if (have_types && arr_next(&ct, &pt, &ty))
+			add_text(b, &ty);
+		sb_addc(b, '(');
+		add_dims(b, &d, 0);
+		sb_addc(b, ')');
+	}
+}
+
+/* Next comma-separated item of s[*i..n). */
+static bool next_item(const char *s, size_t n, size_t *i, const char **item, size_t *len)
+{
+	size_t j = *i;
+
+	if (j > n)
+		return false;
+	while (j < n && s[j] != ',')
+		j++;
+	*item = s + *i;
+	*len = j - *i;
+	*i = j + 1;
+	return true;
+}
+
+/* Neural Engine: input_type "fp32,fp32," with input_shape "64*1024,256". */
+static void shape_ne(struct chrome *ch, struct sbuf *b, const struct js_val *types,
+		     const struct js_val *shapes)
+{
+	struct sbuf tb = { 0 };
+	const char *ts, *ss, *t = "", *s;
+	size_t tn, sn, ti = 0, si = 0, tl, sl;
+
+	(void)ch;
+	if (shapes->type != JS_STRING)
+		return;
+	add_text(&tb, types);
+	tn = tb.len;
+	add_text(&tb, shapes);
+	ts = tb.p;
+	ss = tb.p + tn;
+	sn = tb.len - tn;
+	while (next_item(ss, sn, &si, &s, &sl)) {
+		if (!next_item(ts, tn, &ti, &t, &tl))
+			tl = 0;
+		if (!sl && !tl)
+			continue;
+		if (b->len)
+			sb_addc(b, ',');
+		sb_add(b, t, tl);
+		sb_addc(b, '(');
+		for (size_t k = 0; k < sl; k++)
+			sb_addc(b, s[k] == '*' ? 'x' : s[k]);
+		sb_addc(b, ')');
+	}
+	free(tb.p);
+}
+
+static osc_str render_shape(struct chrome *ch, const struct js_val *a)
+{
+	struct sbuf *b = &ch->shape;
+
+	b->len = 0;
+	if (a[JA_INPUT_TYPE_SHAPE].type)
+		shape_ort(b, &a[JA_INPUT_TYPE_SHAPE]);
+	else if (a[JA_INPUT_DIMS].type)
+		shape_kineto(b, &a[JA_INPUT_DIMS], &a[JA_INPUT_TYPE]);
+	else if (a[JA_NE_INPUT_SHAPE].type)
+		shape_ne(ch, b, &a[JA_NE_INPUT_TYPE], &a[JA_NE_INPUT_SHAPE]);
+	return b->len ? osc_trace_intern(ch->t, b->p, b->len) : OSC_STR_EMPTY;
+}
+
+/* ---- per-id traits, threads, processes ---------------------------------- */
+
+static bool ends_with(const char *s, size_t n, const char *suffix)
+{
+	size_t k = strlen(suffix);
+
+	return n >= k && !memcmp(s + n - k, suffix, k);
+}
+
+static uint32_t compute_traits(const char *s, size_t n)
+{
+	uint32_t tr = TR_DONE, cls = n ? CAT_OTHER : CAT_EMPTY, kind = OSC_KIND_OTHER;
+
+	if (ends_with(s, n, "_kernel_time"))
+		tr |= NT_KERNEL_TIME;
+	if (ends_with(s, n, "_fence_before") || ends_with(s, n, "_fence_after"))
+		tr |= NT_FENCE;
+	if (n > 13 && !memcmp(s, "ProfilerStep#", 13))
+		tr |= NT_STEP;
+	if (n == 9 && !memcmp(s, "model_run", 9))
+		tr |= NT_MODEL_RUN;
+	if (n == 27 && !memcmp(s, "SequentialExecutor::Execute", 27))
+		tr |= NT_SEQ_EXEC;
+	if (n == 15 && !memcmp(s, "model_inference", 15))
+		tr |= NT_NE_MODEL;
+	if (n > 9 && !memcmp(s, "Iteration", 9) && s[9] >= '0' && s[9] <= '9')
+		tr |= NT_NE_ITER;
+	if (n > 6 && !memcmp(s, "aten::", 6))
+		tr |= NT_ATEN;
+	for (size_t i = 0; i < sizeof(cat_table) / sizeof(cat_table[0]); i++) {
+		if (strlen(cat_table[i].cat) == n && !memcmp(cat_table[i].cat, s, n)) {
+			cls = cat_table[i].cls;
+			kind = cat_table[i].kind;
+			break;
+		}
+	}
+	return tr | cls << 8 | kind << 16;
+}
+
+static uint32_t traits(struct chrome *ch, osc_str id)
+{
+	if (id >= ch->alloc_traits) {
+		size_t old = ch->alloc_traits, n = ch->t->strs.count + 1024;
+
+		ch->traits = osc_xreallocarray(ch->traits, n, sizeof(*ch->traits));
+		memset(ch->traits + old, 0, (n - old) * sizeof(*ch->traits));
+		ch->alloc_traits = n;
+	}
+	if (!ch->traits[id])
+		ch->traits[id] = compute_traits(osc_trace_str(ch->t, id),
+						osc_strtab_len(&ch->t->strs, id));
+	return ch->traits[id];
+}
+
+static uint32_t thread_of(struct chrome *ch, osc_str pid, osc_str tid)
+{
+	uint64_t key = (uint64_t)pid << 32 | tid;
+	size_t h = (size_t)((key * 0x9e3779b97f4a7c15ull) >> 40) & (TCACHE - 1);
+
+	if (ch->tc_key[h] != key) {
+		ch->tc_key[h] = key;
+		ch->tc_val[h] = osc_trace_thread(ch->t, pid, tid);
+	}
+	return ch->tc_val[h];
+}
+
+static struct proc *proc_of(struct chrome *ch, osc_str pid)
+{
+	if (pid >= ch->alloc_proc_of) {
+		size_t old = ch->alloc_proc_of, n = ch->t->strs.count + 1024;
+
+		ch->proc_of = osc_xreallocarray(ch->proc_of, n, sizeof(*ch->proc_of));
+		memset(ch->proc_of + old, 0xff, (n - old) * sizeof(*ch->proc_of));
+		ch->alloc_proc_of = n;
+	}
+	if (ch->proc_of[pid] == OSC_NONE) {
+		OSC_GROW(ch->procs, ch->nr_procs + 1, ch->alloc_procs);
+		ch->procs[ch->nr_procs].name = OSC_STR_EMPTY;
+		ch->procs[ch->nr_procs].sort = 0;
+		ch->proc_of[pid] = (uint32_t)ch->nr_procs++;
+	}
+	return &ch->procs[ch->proc_of[pid]];
+}
+
+/* ---- events ------------------------------------------------------------- */
+
+static bool name_is(const struct js_val *v, const char *s)
+{
+	size_t n = strlen(s);
+
+	return v->type == JS_STRING && v->len == n && !memcmp(v->p, s, n);
+}
+
+static void metadata(struct chrome *ch, const struct js_event *ev, osc_str pid, osc_str tid)
+{
+	const struct js_val *name = &ev->f[JF_NAME], *a = ev->a;
+	int64_t sort;
+
+	ch->t->nr_metadata++;
+	if (name_is(name, "process_name") && a[JA_NAME].type) {
+		proc_of(ch, pid)->name = intern_val(ch, &a[JA_NAME]);
+	} else if (name_is(name, "process_sort_index")) {
+		if (val_num(ch, &a[JA_SORT_INDEX], 0, &sort))
+			proc_of(ch, pid)->sort = sort;
+	} else if (name_is(name, "thread_name") && a[JA_NAME].type) {
+		osc_str s = intern_val(ch, &a[JA_NAME]);
+		uint32_t th = thread_of(ch, pid, tid); /* may move t->threads */
+
+		ch->t->threads[th].thread_name = s;
+	} else if (name_is(name, "thread_sort_index")) {
+		if (val_num(ch, &a[JA_SORT_INDEX], 0, &sort)) {
+			uint32_t th = thread_of(ch, pid, tid);
+
+			ch->t->threads[th].thread_sort = sort;
+		}
+	}
+}
+
+static void kernel_facts(struct chrome *ch, const struct js_val *a, struct osc_event *e)
+{
+	struct osc_kernel k = {
+		.grid = { -1, -1, -1 }, .block = { -1, -1, -1 },
+		.stream = -1, .device = -1, .registers = -1,
+		.shared_mem = -1, .occupancy = -1, .bytes = -1,
+	};
+	int64_t x;
+
+	if (a[JA_GRID].type) {
+		ints3(ch, &a[JA_GRID], k.grid);
+	} else {
+		for (int i = 0; i < 3; i++)
+			k.grid[i] = val_i32(ch, &a[JA_GRID_X + i]);
+	}
+	if (a[JA_BLOCK].type) {
+		ints3(ch, &a[JA_BLOCK], k.block);
+	} else {
+		for (int i = 0; i < 3; i++)
+			k.block[i] = val_i32(ch, &a[JA_BLOCK_X + i]);
+	}
+	k.stream = val_i32(ch, &a[JA_STREAM]);
+	k.device = val_i32(ch, &a[JA_DEVICE]);
+	k.registers = val_i32(ch, &a[JA_REGISTERS]);
+	if (val_num(ch, &a[JA_SHARED_MEM], 0, &x))
+		k.shared_mem = x;
+	if (val_num(ch, &a[JA_BYTES], 0, &x))
+		k.bytes = x;
+	/* A percentage to a few decimals: thousandths are exact enough for a float. */
+	if (val_num(ch, &a[JA_OCCUPANCY], 3, &x))
+		k.occupancy = (float)((double)x / 1000.0);
+	e->kernel = osc_trace_add_kernel(ch->t, &k);
+}
+
+/* Minified copy of the args object into ch->scratch; returns its length. */
+static size_t copy_args(struct chrome *ch, const struct js_val *args)
+{
+	bool bad = false;
+	size_t n;
+	char *o;
+
+	if (args->type != JS_OBJECT)
+		return 0;
+	ch->scratch.len = 0;
+	o = sb_room(&ch->scratch, JS_DECODE_MAX(args->len));
+	n = js_copy_minified(&ch->js, args, o, &bad);
+	if (bad)
+		osc_trace_warn(ch->t, OSC_WARN_BAD_UTF8, offset_of(ch, args->p));
+	return n == 2 ? 0 : n; /* "{}" is no args */
+}
+
+static void add_pending(struct chrome *ch, const struct osc_event *e, bool begin, int64_t off,
+			size_t args_len)
+{
+	struct pending *pe;
+
+	OSC_GROW(ch->pend, ch->nr_pend + 1, ch->alloc_pend);
+	pe = &ch->pend[ch->nr_pend];
+	pe->ev = *e;
+	pe->begin = begin;
+	pe->offset = off;
+	pe->seq = (uint32_t)ch->nr_pend++;
+	pe->args = 0;
+	if (args_len) {
+		if (!ch->be_args.len)
+			sb_addc(&ch->be_args, '\0');
+		pe->args = ch->be_args.len;
+		sb_add(&ch->be_args, ch->scratch.p, args_len);
+		ch->be_args.len++; /* keep the NUL sb_add wrote */
+	}
+}
+
+static uint8_t phase_of(char ph)
+{
+	switch (ph) {
+	case 'X':
+	case 'B':
+	case 'E':
+		return OSC_PH_COMPLETE;
+	case 'i':
+	case 'I':
+		return OSC_PH_INSTANT;
+	case 's':
+		return OSC_PH_FLOW_START;
+	case 't':
+		return OSC_PH_FLOW_STEP;
+	case 'f':
+		return OSC_PH_FLOW_END;
+	case 'C':
+		return OSC_PH_COUNTER;
+	default:
+		return OSC_PH_OTHER;
+	}
+}
+
+static void process_event(struct chrome *ch, const struct js_event *ev, int64_t off)
+{
+	struct osc_trace *t = ch->t;
+	const struct js_val *f = ev->f, *a = ev->a;
+	struct osc_event e;
+	osc_str pid, tid;
+	size_t args_len;
+	char ph;
+
+	ch->nr_elems++;
+	if (!ev->is_object || f[JF_PH].type != JS_STRING || !f[JF_PH].len) {
+		osc_trace_warn(t, OSC_WARN_BAD_EVENT, off);
+		return;
+	}
+	ph = f[JF_PH].p[0];
+	t->ph_counts[(unsigned char)ph]++;
+	pid = intern_val(ch, &f[JF_PID]);
+	tid = intern_val(ch, &f[JF_TID]);
+	if (ph == 'M') {
+		metadata(ch, ev, pid, tid);
+		return;
+	}
+	memset(&e, 0, sizeof(e));
+	if (!val_num(ch, &f[JF_TS], 3, &e.ts)) {
+		osc_trace_warn(t, OSC_WARN_BAD_EVENT, off);
+		return;
+	}
+	e.thread = thread_of(ch, pid, tid);
+	e.ph = phase_of(ph);
+	e.corr = OSC_NO_ID;
+	e.ext_id = OSC_NO_ID;
+	e.kernel = OSC_NONE;
+	if (ph == 'E') {
+		add_pending(ch, &e, false, off, 0);
+		return;
+	}
+	e.name = intern_val(ch, &f[JF_NAME]);
+	e.cat = intern_val(ch, &f[JF_CAT]);
+	if (ph == 'X') {
+		if (!val_num(ch, &f[JF_DUR], 3, &e.dur) && !val_num(ch, &f[JF_TDUR], 3, &e.dur))
+			e.flags |= OSC_EVF_NO_DUR;
+		if (e.dur < 0) {
+			e.dur = 0;
+			e.flags |= OSC_EVF_NEG_DUR;
+			osc_trace_warn(t, OSC_WARN_NEGATIVE_DUR, off);
+		}
+	}
+	e.op = a[JA_OP_NAME].type ? intern_val(ch, &a[JA_OP_NAME]) : e.name;
+	e.provider = intern_val(ch, &a[JA_PROVIDER]);
+	e.shape = render_shape(ch, a);
+	if (e.ph >= OSC_PH_FLOW_START && e.ph <= OSC_PH_FLOW_END)
+		e.corr = val_id(ch, f[JF_ID].type ? &f[JF_ID] : &f[JF_BIND_ID]);
+	else
+		e.corr = val_id(ch, a[JA_CORRELATION].type ? &a[JA_CORRELATION] :
+							       &a[JA_CORRELATION_ID]);
+	e.ext_id = val_id(ch, &a[JA_EXTERNAL_ID]);
+	if (e.ph == OSC_PH_COMPLETE && osc_kind_is_device(TR_KIND(traits(ch, e.cat))))
+		kernel_facts(ch, a, &e);
+	args_len = copy_args(ch, &f[JF_ARGS]);
+	if (ph == 'B')
+		add_pending(ch, &e, true, off, args_len);
+	else
+		osc_trace_add_event(t, &e, ch->scratch.p, args_len);
+}
+
+/* ---- the top level ------------------------------------------------------ */
+
+static void add_meta(struct chrome *ch, const struct js_val *key, const struct js_val *v)
+{
+	bool bad = false;
+	char *o;
+
+	if (v->len > META_VALUE_MAX && !name_is(key, "deviceProperties"))
+		return;
+	sb_addc(&ch->meta, ch->meta.len ? ',' : '{');
+	o = sb_room(&ch->meta, JS_DECODE_MAX(key->len) + 1);
+	ch->meta.len += js_copy_minified(NULL, key, o, &bad);
+	sb_addc(&ch->meta, ':');
+	o = sb_room(&ch->meta, JS_DECODE_MAX(v->len));
+	ch->meta.len += js_copy_minified(&ch->js, v, o, &bad);
+	ch->meta.p[ch->meta.len] = '\0';
+}
+
+#define EXPECT(cond, at, what)                                 \
+	do {                                                   \
+		if (!(cond)) {                                 \
+			ch->js.err_at = (at);                  \
+			ch->js.msg = (what);                   \
+			return JS_ERR;                         \
+		}                                              \
+	} while (0)
+
+/* One step of the top-level walk from *pp. Side effects only on JS_OK. */
+static enum js_rc step(struct chrome *ch, const char **pp)
+{
+	struct js_ctx *c = &ch->js;
+	const char *p = js_skip_ws(*pp, c->end);
+	struct js_val k, v;
+	enum js_rc rc;
+
+	if (ch->state == ST_DONE) {
+		if (p >= c->end && !c->eof)
+			return JS_MORE;
+		if (p < c->end)
+			osc_trace_warn(ch->t, OSC_WARN_TRAILING_DATA, offset_of(ch, p));
+		ch->state = ST_END;
+		*pp = p;
+		return JS_OK;
+	}
+	if (p >= c->end)
+		return c->eof ? JS_EOF : JS_MORE;
+	switch (ch->state) {
+	case ST_START:
+		if (c->end - p >= 3 && !memcmp(p, "\xef\xbb\xbf", 3))
+			p = js_skip_ws(p + 3, c->end);
+		if (p >= c->end)
+			return c->eof ? JS_EOF : JS_MORE;
+		EXPECT(*p == '[' || *p == '{', p, "expected '[' or '{'");
+		ch->object_top = *p == '{';
+		ch->state = ch->object_top ? ST_OBJ_KEY : ST_ARR_ELEM;
+		p++;
+		break;
+	case ST_OBJ_KEY:
+		if (*p == '}') {
+			ch->state = ST_DONE;
+			p++;
+			break;
+		}
+		EXPECT(*p == '"', p, "expected a key or '}'");
+		rc = js_scan_string(c, &p, &k, ":");
+		if (rc != JS_OK)
+			return rc;
+		p = js_skip_ws(p, c->end);
+		if (p >= c->end)
+			return c->eof ? JS_EOF : JS_MORE;
+		EXPECT(*p == ':', p, "expected ':' after key");
+		p = js_skip_ws(p + 1, c->end);
+		if (p >= c->end)
+			return c->eof ? JS_EOF : JS_MORE;
+		if (name_is(&k, "traceEvents") && *p == '[') {
+			ch->saw_events = true;
+			ch->in_object = true;
+			ch->state = ST_ARR_ELEM;
+			p++;
+			break;
+		}
+		rc = js_scan_value(c, &p, &v);
+		if (rc != JS_OK)
+			return rc;
+		if (name_is(&k, "traceEvents"))
+			ch->events_not_array = true;
+		if (name_is(&k, "schemaVersion") || name_is(&k, "deviceProperties"))
+			ch->kineto_keys = true;
+		add_meta(ch, &k, &v);
+		ch->state = ST_OBJ_SEP;
+		break;
+	case ST_OBJ_SEP:
+		EXPECT(*p == ',' || *p == '}', p, "expected ',' or '}' after a top-level value");
+		ch->state = *p == ',' ? ST_OBJ_KEY : ST_DONE;
+		p++;
+		break;
+	case ST_ARR_ELEM:
+	case ST_ARR_SEP:
+		if (*p == ']') {
+			ch->state = ch->in_object ? ST_OBJ_SEP : ST_DONE;
+			p++;
+			break;
+		}
+		if (ch->state == ST_ARR_SEP) {
+			EXPECT(*p == ',', p, "expected ',' or ']' in traceEvents");
+			ch->state = ST_ARR_ELEM;
+			p++;
+			break;
+		}
+		{
+			const char *start = p;
+
+			rc = js_scan_event(c, &p, &ch->ev);
+			if (rc != JS_OK)
+				return rc;
+			process_event(ch, &ch->ev, offset_of(ch, start));
+		}
+		ch->state = ST_ARR_SEP;
+		break;
+	default:
+		break;
+	}
+	*pp = p;
+	return JS_OK;
+}
+
+static enum osc_status walk(struct chrome *ch)
+{
+	struct osc_load_ctx *lc = ch->lc;
+	struct osc_input *in = ch->in;
+	size_t pos = 0;
+	enum osc_status st;
+
+	while (ch->state != ST_END) {
+		const char *p = in->data + pos;
+		enum js_rc rc;
+
+		ch->js.end = in->data + in->len;
+		ch->js.eof = in->eof;
+		ch->js.repairs = 0;
+		ch->js.nr_repair_at = 0;
+		rc = step(ch, &p);
+		if (rc == JS_OK) {
+			if (ch->js.repairs) {
+				struct osc_warning *w = &ch->t->warnings[OSC_WARN_UNESCAPED_QUOTE];
+
+				if (!w->count)
+					w->first_offset = offset_of(ch, ch->js.repair_at[0]);
+				w->count += ch->js.repairs;
+			}
+			pos = (size_t)(p - in->data);
+			if (in->base + pos >= ch->next_tick) {
+				ch->next_tick = in->base + pos + TICK_STEP;
+				osc_input_consumed(in, pos);
+				st = osc_load_tick(lc, in->base + pos);
+				if (st != OSC_OK)
+					return st;
+			}
+			continue;
+		}
+		if (rc == JS_MORE) {
+			st = osc_input_more(in, pos, lc->name, lc->err);
+			if (st != OSC_OK)
+				return st;
+			pos = 0;
+			continue;
+		}
+		if (rc == JS_EOF) {
+			osc_trace_warn(ch->t, OSC_WARN_TRUNCATED, (int64_t)(in->base + pos));
+			return OSC_OK;
+		}
+		return osc_error_set(lc->err, OSC_NOT_JSON, lc->name, offset_of(ch, ch->js.err_at),
+				     ch->state == ST_ARR_ELEM || ch->state == ST_ARR_SEP ?
+					     "traceEvents" : NULL,
+				     "%s", ch->js.msg);
+	}
+	return OSC_OK;
+}
+
+/* ---- the end: B/E pairs, processes, format, kinds ----------------------- */
+
+static int cmp_pending(const void *pa, const void *pb)
+{
+	const struct pending *a = pa, *b = pb;
+
+	if (a->ev.thread != b->ev.thread)
+		return a->ev.thread < b->ev.thread ? -1 : 1;
+	if (a->ev.ts != b->ev.ts)
+		return a->ev.ts < b->ev.ts ? -1 : 1;
+	return (a->seq > b->seq) - (a->seq < b->seq);
+}
+
+/* Per thread in ts order, an E closes the most recent open B. */
+static void match_begin_end(struct chrome *ch)
+{
+	size_t *stack = NULL, depth = 0, alloc = 0;
+
+	qsort(ch->pend, ch->nr_pend, sizeof(*ch->pend), cmp_pending);
+	for (size_t i = 0; i < ch->nr_pend; i++) {
+		struct pending *pe = &ch->pend[i];
+
+		if (i && pe->ev.thread != ch->pend[i - 1].ev.thread) {
+			while (depth)
+				osc_trace_warn(ch->t, OSC_WARN_UNMATCHED_BEGIN,
+					       ch->pend[stack[--depth]].offset);
+		}
+		if (pe->begin) {
+			OSC_GROW(stack, depth + 1, alloc);
+			stack[depth++] = i;
+		} else if (!depth) {
+			osc_trace_warn(ch->t, OSC_WARN_UNMATCHED_END, pe->offset);
+		} else {
+			struct pending *b = &ch->pend[stack[--depth]];
+			struct osc_event e = b->ev;
+			const char *args = b->args ? ch->be_args.p + b->args : NULL;
+
+			e.dur = pe->ev.ts - e.ts;
+			e.flags |= OSC_EVF_FROM_BE;
+			osc_trace_add_event(ch->t, &e, args, args ? strlen(args) : 0);
+		}
+	}
+	while (depth)
+		osc_trace_warn(ch->t, OSC_WARN_UNMATCHED_BEGIN, ch->pend[stack[--depth]].offset);
+	free(stack);
+}
+
+static enum osc_format detect_format(struct chrome *ch)
+{
+	struct osc_trace *t = ch->t;
+	uint64_t ort = 0, kineto = 0, legacy = 0, ne = 0;
+	osc_str cpu_functions = osc_strtab_find(&t->strs, "CPU functions", 13);
+
+	for (size_t i = 0; i < t->nr_events; i++) {
+		const struct osc_event *e = &t->events[i];
+		uint32_t tc = traits(ch, e->cat), tn = traits(ch, e->name);
+
+		switch (TR_CLASS(tc)) {
+		case CAT_NODE:
+		case CAT_SESSION:
+			ort++;
+			break;
+		case CAT_KINETO:
+			kineto++;
+			break;
+		case CAT_EMPTY:
+			if (t->threads[e->thread].pid == cpu_functions || (tn & NT_ATEN))
+				legacy++;
+			break;
+		default:
+			break;
+		}
+		if ((tn & NT_NE_MODEL) || ((tn & NT_NE_ITER) && TR_CLASS(tc) == CAT_NE))
+			ne++;
+	}
+	if (ch->kineto_keys)
+		return OSC_FORMAT_KINETO;
+	if (ne && !ort && !kineto)
+		return OSC_FORMAT_NEURAL_ENGINE;
+	if (ort && ort >= kineto && ort >= legacy)
+		return OSC_FORMAT_ORT;
+	if (kineto && kineto >= legacy)
+		return OSC_FORMAT_KINETO;
+	if (legacy)
+		return OSC_FORMAT_PYTORCH_LEGACY;
+	return OSC_FORMAT_CHROME;
+}
+
+static uint8_t classify(enum osc_format fmt, const struct osc_event *e, uint32_t tc, uint32_t tn)
+{
+	unsigned cls = TR_CLASS(tc), kind = TR_KIND(tc);
+	bool complete = e->ph == OSC_PH_COMPLETE;
+	bool known = cls == CAT_KINETO || cls == CAT_SHARED;
+
+	if (e->ph >= OSC_PH_FLOW_START && e->ph <= OSC_PH_FLOW_END)
+		return OSC_KIND_FLOW;
+	if (complete && (tn & NT_STEP))
+		return OSC_KIND_RUN;
+	switch (fmt) {
+	case OSC_FORMAT_ORT:
+		if (cls == CAT_NODE)
+			return tn & NT_KERNEL_TIME ? OSC_KIND_HOST_OP :
+			       tn & NT_FENCE	   ? OSC_KIND_FENCE :
+						     OSC_KIND_OTHER;
+		if (cls == CAT_SESSION)
+			return tn & NT_MODEL_RUN ? OSC_KIND_RUN :
+			       tn & NT_SEQ_EXEC	 ? OSC_KIND_EXECUTOR :
+						   OSC_KIND_SESSION;
+		return known ? kind : OSC_KIND_OTHER;
+	case OSC_FORMAT_KINETO:
+		return known ? kind : OSC_KIND_OTHER;
+	case OSC_FORMAT_PYTORCH_LEGACY:
+		return complete ? OSC_KIND_HOST_OP : OSC_KIND_OTHER;
+	case OSC_FORMAT_NEURAL_ENGINE:
+		if (tn & NT_NE_MODEL)
+			return OSC_KIND_SESSION;
+		if (tn & NT_NE_ITER)
+			return OSC_KIND_RUN;
+		return complete ? OSC_KIND_HOST_OP : OSC_KIND_OTHER;
+	default:
+		if (known && kind != OSC_KIND_OTHER)
+			return kind;
+		return complete ? OSC_KIND_HOST_OP : OSC_KIND_OTHER;
+	}
+}
+
+static void finish(struct chrome *ch)
+{
+	struct osc_trace *t = ch->t;
+
+	match_begin_end(ch);
+	for (size_t i = 0; i < t->nr_threads; i++) {
+		struct osc_thread *th = &t->threads[i];
+
+		if (th->pid < ch->alloc_proc_of && ch->proc_of[th->pid] != OSC_NONE) {
+			th->process_name = ch->procs[ch->proc_of[th->pid]].name;
+			th->process_sort = ch->procs[ch->proc_of[th->pid]].sort;
+		}
+	}
+	t->format = detect_format(ch);
+	for (size_t i = 0; i < t->nr_events; i++) {
+		struct osc_event *e = &t->events[i];
+
+		e->kind = classify(t->format, e, traits(ch, e->cat), traits(ch, e->name));
+		if (t->format == OSC_FORMAT_NEURAL_ENGINE && e->kind == OSC_KIND_HOST_OP &&
+		    e->cat != OSC_STR_EMPTY)
+			e->op = e->cat;
+	}
+	free(t->meta_json);
+	if (ch->meta.len) {
+		sb_addc(&ch->meta, '}');
+		t->meta_json = ch->meta.p;
+		ch->meta.p = NULL;
+	} else {
+		t->meta_json = osc_xstrdup("");
+	}
+	osc_trace_sort(t);
+}
+
+static void chrome_release(struct chrome *ch)
+{
+	free(ch->scratch.p);
+	free(ch->shape.p);
+	free(ch->meta.p);
+	free(ch->pend);
+	free(ch->be_args.p);
+	free(ch->procs);
+	free(ch->proc_of);
+	free(ch->traits);
+}
+
+static bool kept_something(const struct chrome *ch)
+{
+	return ch->t->nr_events || ch->t->nr_metadata || ch->nr_pend;
+}
+
+static enum osc_status chrome_load(struct osc_load_ctx *lc)
+{
+	struct chrome *ch = osc_xcalloc(1, sizeof(*ch));
+	struct osc_input *in = &lc->in;
+	enum osc_status st;
+
+	ch->lc = lc;
+	ch->t = lc->t;
+	ch->in = in;
+	ch->next_tick = TICK_STEP;
+	memset(ch->tc_key, 0xff, sizeof(ch->tc_key));
+	st = walk(ch);
+	if (st == OSC_OK && ch->state != ST_END) {
+		/* The input ended early (the TRUNCATED warning is counted). */
+		if (in->gzip_bad && !kept_something(ch))
+			st = osc_error_set(lc->err, OSC_GZIP, lc->name,
+					   (int64_t)(in->base + in->len), NULL, "%s",
+					   in->gzip_msg);
+		else if (!kept_something(ch) || (ch->object_top && !ch->saw_events))
+			st = osc_error_set(lc->err, OSC_TRUNCATED, lc->name,
+					   (int64_t)(in->base + in->len), NULL,
+					   "input ends before the first complete event");
+	} else if (st == OSC_OK && ch->object_top && !ch->saw_events) {
+		st = osc_error_set(lc->err, OSC_NOT_TRACE, lc->name, OSC_NO_OFFSET, "traceEvents",
+				   ch->events_not_array ? "traceEvents is not an array" :
+							  "an object without traceEvents");
+	} else if (st == OSC_OK && ch->nr_elems && !kept_something(ch)) {
+		st = osc_error_set(lc->err, OSC_NOT_TRACE, lc->name, OSC_NO_OFFSET, NULL,
+				   "no trace events (objects with ph and ts)");
+	}
+	if (st == OSC_OK)
+		finish(ch);
+	chrome_release(ch);
+	free(ch);
+	return st;
+}
+
+static bool chrome_probe(const unsigned char *head, size_t len)
+{
+	size_t i = 0;
+
+	if (osc_head_is_binary(head, len))
+		return false;
+	if (len >= 3 && !memcmp(head, "\xef\xbb\xbf", 3))
+		i = 3;
+	while (i < len && (head[i] == ' ' || head[i] == '\n' || head[i] == '\r' || head[i] == '\t'))
+		i++;
+	return i < len && (head[i] == '[' || head[i] == '{');
+}
+
+const struct osc_loader osc_loader_chrome = {
+	.name = "chrome-trace",
+	.probe = chrome_probe,
+	.load = chrome_load,
+};
