@@ -1,0 +1,90 @@
+/* test_strtab.c - string interning: ids, dedupe, growth, NUL bytes. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "opscope/strtab.h"
+
+static struct osc_strtab st;
+
+static void setup(void)
+{
+	osc_strtab_init(&st);
+}
+
+static void teardown(void)
+{
+	osc_strtab_release(&st);
+}
+
+TestSuite(strtab, .init = setup, .fini = teardown);
+
+Test(strtab, empty_string_is_id_zero)
+{
+	cr_assert_eq(st.count, 1);
+	cr_assert_eq(osc_strtab_intern(&st, "", 0), OSC_STR_EMPTY);
+	cr_assert_str_eq(osc_strtab_get(&st, OSC_STR_EMPTY), "");
+	cr_assert_eq(osc_strtab_len(&st, OSC_STR_EMPTY), 0);
+}
+
+Test(strtab, intern_dedupes_and_find_agrees)
+{
+	osc_str a = osc_strtab_intern(&st, "aten::conv2d", 12);
+	osc_str b = osc_strtab_intern(&st, "aten::add", 9);
+	osc_str a2 = osc_strtab_intern(&st, "aten::conv2dXXX", 12); /* same first 12 bytes */
+
+	cr_assert_neq(a, b);
+	cr_assert_eq(a, a2);
+	cr_assert_eq(st.count, 3);
+	cr_assert_eq(osc_strtab_find(&st, "aten::add", 9), b);
+	cr_assert_eq(osc_strtab_find(&st, "aten::mul", 9), OSC_STR_NONE);
+	cr_assert_str_eq(osc_strtab_get(&st, a), "aten::conv2d");
+}
+
+Test(strtab, nul_bytes_are_part_of_the_string)
+{
+	osc_str a = osc_strtab_intern(&st, "a\0b", 3);
+	osc_str b = osc_strtab_intern(&st, "a\0c", 3);
+	osc_str c = osc_strtab_intern(&st, "a", 1);
+
+	cr_assert_neq(a, b);
+	cr_assert_neq(a, c);
+	cr_assert_eq(osc_strtab_len(&st, a), 3);
+	cr_assert_eq(memcmp(osc_strtab_get(&st, b), "a\0c", 4), 0);
+}
+
+Test(strtab, growth_keeps_ids_and_pointers)
+{
+	enum { N = 100000 };
+	static const char *first;
+	char buf[64];
+
+	first = osc_strtab_get(&st, osc_strtab_intern(&st, "first", 5));
+	for (int i = 0; i < N; i++) {
+		int n = snprintf(buf, sizeof(buf), "name-%d", i);
+
+		cr_assert_eq(osc_strtab_intern(&st, buf, (size_t)n), (osc_str)(i + 2));
+	}
+	cr_assert_eq(st.count, N + 2);
+	cr_assert_eq(osc_strtab_get(&st, 1), first, "bytes moved on growth");
+	for (int i = 0; i < N; i += 997) {
+		int n = snprintf(buf, sizeof(buf), "name-%d", i);
+
+		cr_assert_eq(osc_strtab_find(&st, buf, (size_t)n), (osc_str)(i + 2));
+		cr_assert_str_eq(osc_strtab_get(&st, (osc_str)(i + 2)), buf);
+	}
+}
+
+Test(strtab, long_strings_bigger_than_a_chunk)
+{
+	static char big[200000];
+
+	memset(big, 'k', sizeof(big));
+	osc_str a = osc_strtab_intern(&st, big, sizeof(big));
+	osc_str b = osc_strtab_intern(&st, "short", 5);
+
+	cr_assert_eq(osc_strtab_len(&st, a), sizeof(big));
+	cr_assert_eq(osc_strtab_get(&st, a)[sizeof(big)], '\0');
+	cr_assert_eq(osc_strtab_intern(&st, big, sizeof(big)), a);
+	cr_assert_str_eq(osc_strtab_get(&st, b), "short");
+}

@@ -1,0 +1,133 @@
+/* test_trace.c - the trace model: events, args, threads, warnings, sort. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "opscope/trace.h"
+
+static struct osc_trace t;
+
+static void setup(void)
+{
+	osc_trace_init(&t);
+}
+
+static void teardown(void)
+{
+	osc_trace_release(&t);
+}
+
+TestSuite(trace, .init = setup, .fini = teardown);
+
+static uint32_t add(int64_t ts, int64_t dur, const char *name, const char *args)
+{
+	struct osc_event e;
+
+	memset(&e, 0, sizeof(e));
+	e.ts = ts;
+	e.dur = dur;
+	e.name = osc_trace_intern(&t, name, strlen(name));
+	e.corr = OSC_NO_ID;
+	e.ext_id = OSC_NO_ID;
+	e.kernel = OSC_NONE;
+	e.thread = osc_trace_thread(&t, osc_trace_intern(&t, "1", 1), osc_trace_intern(&t, "2", 1));
+	return osc_trace_add_event(&t, &e, args, args ? strlen(args) : 0);
+}
+
+Test(trace, init_is_empty)
+{
+	cr_assert_eq(t.nr_events, 0);
+	cr_assert_eq(t.format, OSC_FORMAT_UNKNOWN);
+	cr_assert_str_eq(t.meta_json, "");
+	cr_assert_eq(t.warnings[OSC_WARN_TRUNCATED].count, 0);
+}
+
+Test(trace, args_are_stored_per_event)
+{
+	uint32_t a = add(10, 5, "a", "{\"x\":1}");
+	uint32_t b = add(20, 5, "b", NULL);
+	uint32_t c = add(30, 5, "c", "{\"y\":[1,2]}");
+
+	cr_assert_str_eq(osc_trace_args(&t, a), "{\"x\":1}");
+	cr_assert_str_eq(osc_trace_args(&t, b), "");
+	cr_assert_str_eq(osc_trace_args(&t, c), "{\"y\":[1,2]}");
+	cr_assert_str_eq(osc_trace_args(&t, 99), "");
+	cr_assert_eq(t.threads[0].nr_events, 3);
+}
+
+/*
+ * Input (file order)          Sorted
+ *   c ts=30 dur=1               a ts=10 dur=50  (parent first)
+ *   b ts=10 dur=5               b ts=10 dur=5
+ *   a ts=10 dur=50              d ts=10 dur=5   (tie: file order)
+ *   d ts=10 dur=5               c ts=30
+ */
+Test(trace, sort_orders_by_ts_then_longer_first_then_file_order)
+{
+	add(30, 1, "c", "{\"c\":1}");
+	add(10, 5, "b", "{\"b\":1}");
+	add(10, 50, "a", NULL);
+	add(10, 5, "d", "{\"d\":1}");
+	osc_trace_sort(&t);
+	const char *want[] = { "a", "b", "d", "c" };
+	const char *args[] = { "", "{\"b\":1}", "{\"d\":1}", "{\"c\":1}" };
+	for (int i = 0; i < 4; i++) {
+		cr_assert_str_eq(osc_trace_str(&t, t.events[i].name), want[i]);
+		cr_assert_str_eq(osc_trace_args(&t, (uint32_t)i), args[i]);
+	}
+}
+
+Test(trace, sort_many_keeps_args_with_their_event)
+{
+	char name[32], args[48];
+
+	for (int i = 0; i < 5000; i++) {
+		snprintf(name, sizeof(name), "e%d", i);
+		snprintf(args, sizeof(args), "{\"i\":%d}", i);
+		add((i * 7919) % 1000, i % 3, name, args);
+	}
+	osc_trace_sort(&t);
+	for (size_t i = 0; i < t.nr_events; i++) {
+		const char *n = osc_trace_str(&t, t.events[i].name);
+
+		snprintf(args, sizeof(args), "{\"i\":%s}", n + 1);
+		cr_assert_str_eq(osc_trace_args(&t, (uint32_t)i), args);
+		if (i) {
+			const struct osc_event *p = &t.events[i - 1], *e = &t.events[i];
+
+			cr_assert(p->ts < e->ts || (p->ts == e->ts && p->dur >= e->dur));
+		}
+	}
+}
+
+Test(trace, threads_are_unique_per_pid_tid)
+{
+	osc_str p1 = osc_trace_intern(&t, "4037", 4), p2 = osc_trace_intern(&t, "Traces", 6);
+	osc_str t1 = osc_trace_intern(&t, "7", 1);
+	uint32_t a = osc_trace_thread(&t, p1, t1), b = osc_trace_thread(&t, p2, t1);
+
+	cr_assert_neq(a, b);
+	cr_assert_eq(osc_trace_thread(&t, p1, t1), a);
+	cr_assert_eq(t.nr_threads, 2);
+	cr_assert_eq(t.threads[b].pid, p2);
+}
+
+Test(trace, warnings_keep_first_offset)
+{
+	osc_trace_warn(&t, OSC_WARN_BAD_EVENT, 100);
+	osc_trace_warn(&t, OSC_WARN_BAD_EVENT, 50);
+	cr_assert_eq(t.warnings[OSC_WARN_BAD_EVENT].count, 2);
+	cr_assert_eq(t.warnings[OSC_WARN_BAD_EVENT].first_offset, 100);
+}
+
+Test(trace, names)
+{
+	cr_assert_str_eq(osc_format_name(OSC_FORMAT_ORT), "onnxruntime");
+	cr_assert_str_eq(osc_format_name(OSC_FORMAT_KINETO), "pytorch-kineto");
+	cr_assert_str_eq(osc_kind_name(OSC_KIND_KERNEL), "kernel");
+	cr_assert_str_eq(osc_kind_name(OSC_KIND_HOST_OP), "op");
+	cr_assert_str_eq(osc_warn_text(OSC_WARN_TRUNCATED),
+			 "input ends inside an event; incomplete events dropped");
+	cr_assert(osc_kind_is_device(OSC_KIND_MEMCPY));
+	cr_assert(!osc_kind_is_device(OSC_KIND_RUNTIME));
+}
