@@ -8,6 +8,7 @@
 #define OPSCOPE_TUI_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "opscope/aggregate.h"
 
@@ -26,5 +27,13 @@ struct osc_tui_args {
 
 /* Run the TUI; returns the process exit status (0, or 2 after an error it printed). */
 int osc_tui_main(const struct osc_tui_args *args);
+
+/*
+ * Write the roff key table of the man page (the lines between the
+ * `.\" KEYS-BEGIN` and `.\" KEYS-END` markers of man/opscope.1), generated
+ * from the TUI's action table, for `opscope --keys-man` and the
+ * opscope-keys-man generator.
+ */
+void osc_tui_keys_man(FILE *out);
 
 #endif

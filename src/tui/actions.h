@@ -1,0 +1,75 @@
+/*
+ * actions.h - every user action of the TUI, with its default keys and help.
+ *
+ * This X-macro is the only place where actions are listed: the key bindings
+ * (keymap.c), the help view and the man page's key table are generated from
+ * it, so they cannot drift. Keys are written in the script syntax ("j",
+ * "<Down>", "<C-c>", "<Lt>" for '<'), separated by spaces; the first key is
+ * the one hints show.
+ *
+ * _(ENUM, "name", "keys", "help line")
+ */
+#ifndef OPSCOPE_TUI_ACTIONS_H
+#define OPSCOPE_TUI_ACTIONS_H
+
+#define OSC_ACTION_LIST(_)                                                                   \
+	_(MOVE_DOWN, "move-down", "j <Down>", "Move to the next row")                        \
+	_(MOVE_UP, "move-up", "k <Up>", "Move to the previous row")                          \
+	_(PAGE_DOWN, "page-down", "<PgDn> <C-f>", "Move one page down")                      \
+	_(PAGE_UP, "page-up", "<PgUp> <C-b>", "Move one page up")                            \
+	_(MOVE_FIRST, "move-first", "g <Home>", "Move to the first row")                     \
+	_(MOVE_LAST, "move-last", "G <End>", "Move to the last row")                         \
+	_(ENTER, "enter", "<Enter> <Right>",                                                 \
+	  "Open the selected row: its instances, or the detail of an instance")              \
+	_(BACK, "back", "q <Left> <Backspace>",                                               \
+	  "Go back to the previous view; quit from the first view")                          \
+	_(QUIT, "quit", "Q <C-c>", "Quit at once (cancels a load in progress)")              \
+	_(SCROLL_LEFT, "scroll-left", "h", "Scroll the name column to the left")             \
+	_(SCROLL_RIGHT, "scroll-right", "l", "Scroll the name column to the right")          \
+	_(COLUMNS_LEFT, "columns-left", "<Lt>", "Show the columns hidden on the left")       \
+	_(COLUMNS_RIGHT, "columns-right", ">", "Show the columns hidden on the right")       \
+	_(FULL_NAME, "full-name", "i", "Show the full name of the selected row")             \
+	_(TOGGLE_DETAIL, "toggle-detail", "d", "Show or hide the detail pane of the row")    \
+	_(NEXT_LEVEL, "next-level", "<Tab>", "Cycle the aggregation level (op, kernel)")     \
+	_(VIEW_RUNS, "view-runs", "R", "Open the runs view to pick runs")                    \
+	_(TOGGLE_RUN, "toggle-run", "<Space>", "Runs view: select or unselect the run")      \
+	_(SELECT_RANGE, "select-range", "v",                                                 \
+	  "Runs view: select the runs from the last toggled one to this one")                \
+	_(SELECT_ALL, "select-all", "a", "Runs view: select every run")                      \
+	_(TOGGLE_WARMUP, "toggle-warmup", "w", "Toggle skipping the warm-up run")            \
+	_(SORT_NEXT, "sort-next", "s", "Sort by the next column")                            \
+	_(SORT_PREV, "sort-prev", "S", "Sort by the previous column")                        \
+	_(SORT_REVERSE, "sort-reverse", "r", "Reverse the sort order")                       \
+	_(TOP_N, "top-n", "t", "Show only the first N rows (0: all)")                        \
+	_(FILTER, "filter", "/",                                                             \
+	  "Filter names: wildcard (Conv*), re:REGEX for PCRE2, empty to clear")              \
+	_(FIND, "find", "f", "Find a row whose name contains a text (no filtering)")         \
+	_(FIND_NEXT, "find-next", "n", "Find the next match")                                \
+	_(FIND_PREV, "find-prev", "N", "Find the previous match")                            \
+	_(EXPORT, "export", "x", "Export the view as shown to a CSV file")                   \
+	_(COMMAND, "command", ":",                                                           \
+	  "Run a command: runs SPEC, filter SPEC, find TEXT, sort COL, top N, export FILE")  \
+	_(HELP, "help", "? <F1>", "Show this help")                                          \
+	_(REFRESH, "refresh", "<C-l>", "Redraw the screen")
+
+enum osc_action {
+	OSC_ACT_NONE,
+#define OSC_ACTION_ENUM(id, name, keys, help) OSC_ACT_##id,
+	OSC_ACTION_LIST(OSC_ACTION_ENUM)
+#undef OSC_ACTION_ENUM
+	OSC_ACT_NR
+};
+
+/*
+ * What a handler asks of the main loop (htop's Htop_Reaction): handlers only
+ * change state; the loop rebuilds and draws.
+ */
+enum osc_reaction {
+	OSC_R_NONE = 0,
+	OSC_R_REDRAW = 1 << 0,    /* state shown on screen changed */
+	OSC_R_REBUILD = 1 << 1,   /* runs or filter changed: rebuild every view's rows */
+	OSC_R_QUIT = 1 << 2,      /* leave the TUI */
+	OSC_R_UNHANDLED = 1 << 3, /* the view does not know this action */
+};
+
+#endif

@@ -1,0 +1,418 @@
+/* command.c - global actions, ':' commands and the CSV export of a view. */
+#include <curses.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "opscope/alloc.h"
+#include "command.h"
+#include "draw.h"
+#include "keymap.h"
+#include "prompt.h"
+
+/* ---- filter, find, top N ---- */
+
+static unsigned filter_done(struct osc_tui *t, const char *spec)
+{
+	struct osc_error err;
+	char msg[1024];
+
+	if (!spec)
+		return OSC_R_REDRAW;
+	osc_error_clear(&err);
+	if (osc_filter_set_spec(&t->filter, spec, &err) != OSC_OK) {
+		if (err.offset != OSC_NO_OFFSET)
+			osc_tui_message(t, OSC_MSG_ERROR, "bad regex at offset %lld: %s (filter kept)",
+					(long long)err.offset, err.message);
+		else {
+			osc_error_format(&err, msg, sizeof(msg));
+			osc_tui_message(t, OSC_MSG_ERROR, "%s (filter kept)", msg);
+		}
+		return OSC_R_REDRAW;
+	}
+	free(t->filter_spec);
+	t->filter_spec = osc_xstrdup(spec);
+	t->gen++;
+	return OSC_R_REBUILD | OSC_R_REDRAW;
+}
+
+static unsigned find_done(struct osc_tui *t, const char *text)
+{
+	if (!text || !*text)
+		return OSC_R_REDRAW;
+	free(t->find);
+	t->find = osc_xstrdup(text);
+	if (!osc_view_find(t, osc_tui_top(t), 1))
+		osc_tui_message(t, OSC_MSG_ERROR, "no row matches '%s'", text);
+	return OSC_R_REDRAW;
+}
+
+static unsigned top_done(struct osc_tui *t, const char *text)
+{
+	struct osc_view *v = osc_tui_top(t);
+	char *end;
+	unsigned long long n;
+
+	if (!text)
+		return OSC_R_REDRAW;
+	errno = 0;
+	n = strtoull(text, &end, 10);
+	if (!*text || *end || *text == '-' || errno) {
+		osc_tui_message(t, OSC_MSG_ERROR, "not a row count: '%s'", text);
+		return OSC_R_REDRAW;
+	}
+	v->topn = (size_t)n;
+	osc_view_refresh(t, v);
+	return OSC_R_REDRAW;
+}
+
+static unsigned sort_by(struct osc_tui *t, const char *col, const char *dir)
+{
+	struct osc_view *v = osc_tui_top(t);
+
+	if (!v->ops->sort) {
+		osc_tui_message(t, OSC_MSG_ERROR, "this view has no sort order");
+		return OSC_R_REDRAW;
+	}
+	for (size_t c = 0; c < v->tab.nr_cols; c++) {
+		const char *title = v->tab.cols[c].title;
+		size_t len = strlen(title);
+
+		if (len > 3 && !strcmp(title + len - 3, "_us"))
+			len -= 3;
+		if (strcmp(col, title) && !(strlen(col) == len && !strncmp(col, title, len)))
+			continue;
+		v->sort_col = c;
+		v->sort_desc = dir ? !strcmp(dir, "desc") : v->tab.cols[c].numeric;
+		osc_view_resort(t, v);
+		return OSC_R_REDRAW;
+	}
+	osc_tui_message(t, OSC_MSG_ERROR, "no column '%s' in this view", col);
+	return OSC_R_REDRAW;
+}
+
+static unsigned set_level(struct osc_tui *t, const char *name)
+{
+	struct osc_error err;
+	enum osc_level level;
+	char msg[512];
+
+	if (osc_level_parse(name, &level, &err) != OSC_OK) {
+		osc_error_format(&err, msg, sizeof(msg));
+		osc_tui_message(t, OSC_MSG_ERROR, "%s", msg);
+		return OSC_R_REDRAW;
+	}
+	while (t->depth > 1)
+		osc_view_pop(t);
+	osc_view_pop(t);
+	osc_view_push(t, &osc_view_table, &level);
+	return OSC_R_REDRAW;
+}
+
+/* ---- export ---- */
+
+/* Append s to a command line, single-quoted for the shell when needed. */
+static char *append_arg(char *line, const char *s)
+{
+	bool plain = *s != '\0';
+	char *q, *out;
+	size_t n = 0;
+
+	for (const char *p = s; *p; p++)
+		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:,+=@%",
+			    *p))
+			plain = false;
+	if (plain)
+		return out = osc_xasprintf("%s %s", line, s), free(line), out;
+	q = osc_xmalloc(strlen(s) * 4 + 3);
+	q[n++] = '\'';
+	for (const char *p = s; *p; p++) {
+		if (*p == '\'') {
+			memcpy(q + n, "'\\''", 4);
+			n += 4;
+		} else {
+			q[n++] = *p;
+		}
+	}
+	q[n++] = '\'';
+	q[n] = '\0';
+	out = osc_xasprintf("%s %s", line, q);
+	free(q);
+	free(line);
+	return out;
+}
+
+/* The `opscope report` command printing the same CSV as the table view v. */
+static char *report_command(struct osc_tui *t, struct osc_view *v)
+{
+	const struct osc_column *col = &v->tab.cols[v->sort_col];
+	char *line = osc_xstrdup("opscope report");
+	char num[32];
+
+	if (t->args->path)
+		line = append_arg(line, t->args->path);
+	line = append_arg(line, "--by");
+	line = append_arg(line, v->ops->export_name(t, v));
+	if (strcmp(t->sel.spec, "default")) {
+		line = append_arg(line, "--runs");
+		line = append_arg(line, t->sel.spec);
+	}
+	for (size_t i = 0; i < t->filter.nr_patterns; i++) {
+		line = append_arg(line, "--filter");
+		line = append_arg(line, t->filter.patterns[i]);
+	}
+	if (t->filter.re_text) {
+		line = append_arg(line, "--regex");
+		line = append_arg(line, t->filter.re_text);
+	}
+	if (col->stat != OSC_STAT_TOTAL || !v->sort_desc) {
+		line = append_arg(line, "--sort");
+		line = append_arg(line, col->title);
+		if (col->stat != OSC_STAT_NAME && !v->sort_desc)
+			line = append_arg(line, "--asc");
+	}
+	if (v->topn) {
+		snprintf(num, sizeof(num), "%zu", v->topn);
+		line = append_arg(line, "--top");
+		line = append_arg(line, num);
+	}
+	line = append_arg(line, "--format");
+	line = append_arg(line, "csv");
+	if (col->stat == OSC_STAT_NAME && v->sort_desc) {
+		char *out = osc_xasprintf("%s (report has no descending name sort)", line);
+
+		free(line);
+		line = out;
+	}
+	return line;
+}
+
+/* Write the view's table as CSV through a temporary file renamed over path. */
+static unsigned export_write(struct osc_tui *t, const char *path)
+{
+	struct osc_view *v = osc_tui_top(t);
+	struct osc_error err;
+	char *tmp = osc_xasprintf("%s.tmpXXXXXX", path), msg[1024], *cmd;
+	int fd = mkstemp(tmp);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	enum osc_status st = OSC_IO;
+
+	osc_error_clear(&err);
+	if (f) {
+		st = osc_export_table(f, OSC_EXPORT_CSV, &v->tab, NULL, 0, &err);
+		if (fclose(f) && st == OSC_OK)
+			st = OSC_IO;
+		if (st == OSC_OK && rename(tmp, path))
+			st = OSC_IO;
+	} else if (fd >= 0) {
+		close(fd);
+	}
+	if (st != OSC_OK) {
+		int e = errno;
+
+		if (fd >= 0)
+			unlink(tmp);
+		free(tmp);
+		if (err.code != OSC_OK)
+			osc_error_format(&err, msg, sizeof(msg));
+		else
+			snprintf(msg, sizeof(msg), "cannot write '%s': %s", path, strerror(e));
+		osc_tui_message(t, OSC_MSG_ERROR, "%s", msg);
+		return OSC_R_REDRAW;
+	}
+	free(tmp);
+	if (v->ops == &osc_view_table) {
+		cmd = report_command(t, v);
+		osc_tui_message(t, OSC_MSG_INFO, "wrote %s (%zu rows) = %s", path, v->tab.nr_rows,
+				cmd);
+		free(cmd);
+	} else {
+		osc_tui_message(t, OSC_MSG_INFO, "wrote %s (%zu rows)", path, v->tab.nr_rows);
+	}
+	return OSC_R_REDRAW;
+}
+
+static unsigned overwrite_done(struct osc_tui *t, const char *answer)
+{
+	if (answer && !strcmp(answer, "y"))
+		return export_write(t, t->prompt.pending);
+	osc_tui_message(t, OSC_MSG_INFO, "not exported: '%s' kept", t->prompt.pending);
+	return OSC_R_REDRAW;
+}
+
+static unsigned export_to(struct osc_tui *t, const char *answer)
+{
+	char label[1200], path[4096];
+
+	if (!answer || !*answer) {
+		osc_tui_message(t, OSC_MSG_INFO, "export cancelled");
+		return OSC_R_REDRAW;
+	}
+	snprintf(path, sizeof(path), "%s", answer); /* answer may be the prompt's buffer */
+	if (access(path, F_OK) == 0) {
+		snprintf(label, sizeof(label), "'%s' exists: overwrite? (y/n) ", path);
+		osc_prompt_open(t, label, NULL, true, overwrite_done, path);
+		return OSC_R_REDRAW;
+	}
+	return export_write(t, path);
+}
+
+/* opscope-<trace basename without extensions>-<view>.csv */
+static char *default_export_name(struct osc_tui *t)
+{
+	struct osc_view *v = osc_tui_top(t);
+	const char *path = t->trace.path ? t->trace.path : "trace";
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	char *stem = osc_xstrdup(*base && strcmp(base, "-") ? base : "stdin"), *dot, *name;
+
+	while ((dot = strrchr(stem, '.')) && dot != stem &&
+	       (!strcmp(dot, ".gz") || !strcmp(dot, ".json")))
+		*dot = '\0';
+	name = osc_xasprintf("opscope-%s-%s.csv", stem, v->ops->export_name(t, v));
+	free(stem);
+	return name;
+}
+
+/* ---- commands ---- */
+
+static unsigned command_done(struct osc_tui *t, const char *line)
+{
+	return line && *line ? osc_command_run(t, line) : OSC_R_REDRAW;
+}
+
+static unsigned dump_screen(struct osc_tui *t, const char *path)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f) {
+		osc_tui_message(t, OSC_MSG_ERROR, "cannot write '%s': %s", path, strerror(errno));
+		return OSC_R_REDRAW;
+	}
+	osc_draw_dump(f);
+	fclose(f);
+	return OSC_R_NONE;
+}
+
+unsigned osc_command_run(struct osc_tui *t, const char *line)
+{
+	char name[32], *arg, *arg2;
+	size_t n = strcspn(line, " \t");
+	char rest[4096];
+
+	snprintf(name, sizeof(name), "%.*s", (int)(n < 31 ? n : 31), line);
+	line += n;
+	line += strspn(line, " \t");
+	snprintf(rest, sizeof(rest), "%s", line);
+	arg = rest;
+	if (!strcmp(name, "runs"))
+		return osc_runs_select(t, *arg ? arg : NULL);
+	if (!strcmp(name, "filter"))
+		return filter_done(t, arg);
+	if (!strcmp(name, "find"))
+		return find_done(t, arg);
+	if (!strcmp(name, "top"))
+		return top_done(t, arg);
+	if (!strcmp(name, "level"))
+		return set_level(t, arg);
+	if (!strcmp(name, "export")) {
+		char *def = NULL;
+		unsigned r;
+
+		if (!*arg)
+			arg = def = default_export_name(t);
+		r = export_to(t, arg);
+		free(def);
+		return r;
+	}
+	if (!strcmp(name, "dump") && *arg)
+		return dump_screen(t, arg);
+	if (!strcmp(name, "quit"))
+		return OSC_R_QUIT;
+	if (!strcmp(name, "sort") && *arg) {
+		arg2 = arg + strcspn(arg, " \t");
+		if (*arg2)
+			*arg2++ = '\0';
+		arg2 += strspn(arg2, " \t");
+		return sort_by(t, arg, *arg2 ? arg2 : NULL);
+	}
+	if (!strcmp(name, "resize")) {
+		int lines, cols;
+
+		if (sscanf(arg, "%d %d", &lines, &cols) == 2 && lines > 2 && cols > 10) {
+			resizeterm(lines, cols);
+			return OSC_R_REDRAW;
+		}
+	}
+	osc_tui_message(t, OSC_MSG_ERROR, "unknown command ':%s%s%s' (see ? for help)", name,
+			*rest ? " " : "", rest);
+	return OSC_R_REDRAW;
+}
+
+unsigned osc_command_action(struct osc_tui *t, enum osc_action a)
+{
+	struct osc_view *v = osc_tui_top(t);
+	char buf[4096], *name;
+
+	switch (a) {
+	case OSC_ACT_BACK:
+		if (t->depth == 1)
+			return OSC_R_QUIT;
+		osc_view_pop(t);
+		return OSC_R_REDRAW;
+	case OSC_ACT_QUIT:
+		return OSC_R_QUIT;
+	case OSC_ACT_HELP:
+		if (v->ops != &osc_view_help)
+			osc_view_push(t, &osc_view_help, NULL);
+		return OSC_R_REDRAW;
+	case OSC_ACT_VIEW_RUNS:
+		if (v->ops != &osc_view_runs)
+			osc_view_push(t, &osc_view_runs, NULL);
+		return OSC_R_REDRAW;
+	case OSC_ACT_TOGGLE_WARMUP:
+		return osc_runs_toggle_warmup(t);
+	case OSC_ACT_TOGGLE_DETAIL:
+		t->pane_on = !t->pane_on;
+		if (t->pane_on && !v->ops->detail)
+			osc_tui_message(t, OSC_MSG_INFO, "this view has no detail pane");
+		return OSC_R_REDRAW;
+	case OSC_ACT_FULL_NAME:
+		if (!v->tab.nr_rows)
+			return OSC_R_REDRAW;
+		free(t->popup);
+		t->popup = osc_xstrdup(v->tab.cell(v->tab.ctx, v->cur, v->ops->flex_col, buf,
+						   sizeof(buf)));
+		return OSC_R_REDRAW;
+	case OSC_ACT_FILTER:
+		osc_prompt_open(t, "filter (Conv*, re:REGEX, empty clears): ", t->filter_spec,
+				false, filter_done, NULL);
+		return OSC_R_REDRAW;
+	case OSC_ACT_FIND:
+	case OSC_ACT_FIND_NEXT:
+	case OSC_ACT_FIND_PREV:
+		osc_prompt_open(t, "find: ", NULL, false, find_done, NULL);
+		return OSC_R_REDRAW;
+	case OSC_ACT_TOP_N:
+		osc_prompt_open(t, "show the first N rows (0 = all): ", NULL, false, top_done, NULL);
+		return OSC_R_REDRAW;
+	case OSC_ACT_EXPORT:
+		name = default_export_name(t);
+		osc_prompt_open(t, "export CSV to: ", name, false, export_to, NULL);
+		free(name);
+		return OSC_R_REDRAW;
+	case OSC_ACT_COMMAND:
+		osc_prompt_open(t, ":", NULL, false, command_done, NULL);
+		return OSC_R_REDRAW;
+	case OSC_ACT_REFRESH:
+		clearok(curscr, TRUE);
+		return OSC_R_REDRAW;
+	case OSC_ACT_NEXT_LEVEL:
+		osc_tui_message(t, OSC_MSG_INFO, "levels belong to the op and kernel tables");
+		return OSC_R_REDRAW;
+	default:
+		osc_tui_message(t, OSC_MSG_INFO, "%s does nothing in this view",
+				osc_action_name(a));
+		return OSC_R_REDRAW;
+	}
+}

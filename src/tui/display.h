@@ -1,0 +1,47 @@
+/*
+ * display.h - the curses screen: setup, styles, and restoring the terminal.
+ *
+ * The terminal is restored on quit, on error, on SIGTERM/SIGHUP, on a crash
+ * (SIGSEGV/SIGABRT/SIGBUS/SIGFPE: restore then re-raise) and before an
+ * out-of-memory abort (die hook). SIGINT only raises a flag that the input
+ * loop turns into <C-c> (quit, or cancel a load); a second SIGINT before the
+ * loop saw the first restores the terminal and re-raises.
+ */
+#ifndef OPSCOPE_TUI_DISPLAY_H
+#define OPSCOPE_TUI_DISPLAY_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+enum osc_style {
+	OSC_STYLE_NORMAL,
+	OSC_STYLE_HEADER,  /* top line */
+	OSC_STYLE_INFO,    /* runs/filter/sort line */
+	OSC_STYLE_TITLE,   /* column titles */
+	OSC_STYLE_CURSOR,  /* selected row */
+	OSC_STYLE_ON,      /* selected run */
+	OSC_STYLE_MIN,
+	OSC_STYLE_MEDIAN,
+	OSC_STYLE_MAX,
+	OSC_STYLE_HEADING, /* heading line in a detail */
+	OSC_STYLE_ERROR,
+	OSC_STYLE_HINT,
+	OSC_STYLE_NR
+};
+
+/*
+ * Open the screen: the terminal, or (script mode) a terminal of type $TERM
+ * writing to /dev/null, sized by $LINES/$COLUMNS (default 80x24).
+ * Returns false with a message in err when curses cannot start.
+ */
+bool osc_display_open(bool script, char *err, size_t size);
+/* Restore the terminal (idempotent; also called from signal handlers). */
+void osc_display_close(void);
+/* Attributes of a style (colours unless NO_COLOR is set or the terminal has none). */
+int osc_display_attr(enum osc_style s);
+
+/* Set by SIGINT; the input loop clears it. */
+extern volatile sig_atomic_t osc_display_sigint;
+
+#endif

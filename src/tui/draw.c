@@ -1,0 +1,450 @@
+/* draw.c - layout of tables into cells, header, status line, popup, loading bar. */
+#include <curses.h>
+#include <stdlib.h>
+#include <string.h>
+#include <wchar.h>
+
+#include "opscope/alloc.h"
+#include "opscope/columns.h"
+#include "display.h"
+#include "draw.h"
+#include "keymap.h"
+
+#define HEADER_LINES 2 /* trace/view line, runs/filter/sort line */
+#define MIN_FLEX 24    /* the name column keeps at least this much before columns go */
+
+/* Write text fitted into exactly width columns at (y, x), aligned, padded. */
+static void put_cell(int y, int x, const char *s, size_t width, enum osc_align align, bool utf8)
+{
+	char buf[4096];
+	size_t w = osc_text_fit(s, strlen(s), width, utf8, buf, sizeof(buf));
+	size_t pad = width - w;
+
+	move(y, x);
+	if (align == OSC_ALIGN_RIGHT)
+		for (size_t i = 0; i < pad; i++)
+			addch(' ');
+	addstr(buf);
+	if (align == OSC_ALIGN_LEFT)
+		for (size_t i = 0; i < pad; i++)
+			addch(' ');
+}
+
+/* Byte offset in s after skipping `cols` display columns. */
+static size_t skip_cols(const char *s, size_t cols, bool utf8)
+{
+	size_t i = 0, used = 0;
+
+	while (s[i] && used < cols) {
+		size_t n = 1;
+
+		while (((unsigned char)s[i + n] & 0xc0) == 0x80)
+			n++;
+		used += osc_text_width(s + i, n, utf8);
+		i += n;
+	}
+	return i;
+}
+
+/* Fill the rest of line y from x with spaces in the current attributes. */
+static void pad_line(int y, int x)
+{
+	for (; x < COLS; x++)
+		mvaddch(y, x, ' ');
+}
+
+/* One line of text, fitted to the screen width, in a style. */
+static void put_line(int y, const char *s, enum osc_style style, bool utf8)
+{
+	attrset(osc_display_attr(style));
+	put_cell(y, 0, s, (size_t)COLS, OSC_ALIGN_LEFT, utf8);
+	attrset(A_NORMAL);
+}
+
+struct layout {
+	size_t nr_cols;
+	bool *shown;
+	size_t flex_width;
+	size_t first_shown, last_shown, nr_nonflex; /* for the status line */
+};
+
+/* Natural widths: titles, min widths and every cell seen so far (monotonic). */
+static void grow_widths(struct osc_view *v, char ***cells, size_t nrows, bool utf8)
+{
+	size_t n = v->tab.nr_cols;
+
+	if (v->nr_widths != n) {
+		free(v->widths);
+		v->widths = osc_xcalloc(n, sizeof(*v->widths));
+		v->nr_widths = n;
+		for (size_t c = 0; c < n; c++) {
+			int tw = (int)osc_text_width(v->tab.cols[c].title,
+						     strlen(v->tab.cols[c].title), utf8);
+
+			v->widths[c] = tw > v->tab.cols[c].min_width ? tw : v->tab.cols[c].min_width;
+		}
+	}
+	for (size_t r = 0; r < nrows; r++)
+		for (size_t c = 0; c < n; c++) {
+			int w = (int)osc_text_width(cells[r][c], strlen(cells[r][c]), utf8);
+
+			if (w > v->widths[c])
+				v->widths[c] = w;
+		}
+}
+
+static void compute_layout(struct osc_view *v, struct layout *l)
+{
+	size_t flex = v->ops->flex_col, avail = (size_t)COLS, used = 0, k = 0;
+	size_t min_flex = (size_t)v->widths[flex] < MIN_FLEX ? (size_t)v->widths[flex] : MIN_FLEX;
+
+	l->nr_cols = v->tab.nr_cols;
+	l->shown = osc_xcalloc(l->nr_cols, sizeof(*l->shown));
+	l->nr_nonflex = l->nr_cols - 1;
+	if (v->colskip >= l->nr_nonflex)
+		v->colskip = l->nr_nonflex ? l->nr_nonflex - 1 : 0;
+	l->first_shown = l->last_shown = 0;
+	for (size_t c = 0; c < l->nr_cols; c++) {
+		size_t w = (size_t)v->widths[c] + 1;
+
+		if (c == flex)
+			continue;
+		if (k++ < v->colskip)
+			continue;
+		if (used + w + min_flex > avail)
+			break;
+		used += w;
+		l->shown[c] = true;
+		if (!l->first_shown)
+			l->first_shown = k;
+		l->last_shown = k;
+	}
+	l->flex_width = avail > used ? avail - used : 0;
+	if (l->flex_width > (size_t)v->widths[flex])
+		l->flex_width = (size_t)v->widths[flex];
+	l->shown[flex] = true;
+	if (v->hoff + l->flex_width > (size_t)v->widths[flex])
+		v->hoff = (size_t)v->widths[flex] > l->flex_width
+				  ? (size_t)v->widths[flex] - l->flex_width : 0;
+}
+
+static enum osc_style mark_style(enum osc_mark m)
+{
+	switch (m) {
+	case OSC_MARK_ON:
+		return OSC_STYLE_ON;
+	case OSC_MARK_MIN:
+		return OSC_STYLE_MIN;
+	case OSC_MARK_MEDIAN:
+		return OSC_STYLE_MEDIAN;
+	case OSC_MARK_MAX:
+		return OSC_STYLE_MAX;
+	case OSC_MARK_TITLE:
+		return OSC_STYLE_HEADING;
+	default:
+		return OSC_STYLE_NORMAL;
+	}
+}
+
+/* Draw the row cells of one line. */
+static void draw_row(struct osc_view *v, const struct layout *l, int y, char **cells,
+		     bool utf8)
+{
+	int x = 0;
+
+	for (size_t c = 0; c < l->nr_cols; c++) {
+		const struct osc_column *col = &v->tab.cols[c];
+		size_t w;
+
+		if (!l->shown[c])
+			continue;
+		if (c == v->ops->flex_col) {
+			w = l->flex_width;
+			put_cell(y, x, cells[c] + skip_cols(cells[c], v->hoff, utf8), w, col->align,
+				 utf8);
+		} else {
+			w = (size_t)v->widths[c];
+			put_cell(y, x, cells[c], w, col->align, utf8);
+		}
+		x += (int)w;
+		if (x < COLS)
+			mvaddch(y, x++, ' ');
+	}
+	pad_line(y, x);
+}
+
+/* Draw view v in lines [y, y + h): column titles then rows. */
+static void draw_table(struct osc_tui *t, struct osc_view *v, int y, int h, bool focus,
+		       struct layout *out)
+{
+	size_t rows = h > 1 ? (size_t)h - 1 : 0, n, nc = v->tab.nr_cols;
+	char ***cells, *titles[64];
+	struct layout l;
+	char buf[4096];
+
+	v->height = rows ? rows : 1;
+	if (v->cur < v->top)
+		v->top = v->cur;
+	if (v->cur >= v->top + rows)
+		v->top = v->cur - rows + 1;
+	if (v->top + rows > v->tab.nr_rows)
+		v->top = v->tab.nr_rows > rows ? v->tab.nr_rows - rows : 0;
+	n = v->tab.nr_rows - v->top < rows ? v->tab.nr_rows - v->top : rows;
+	cells = osc_xcalloc(n ? n : 1, sizeof(*cells));
+	for (size_t r = 0; r < n; r++) {
+		cells[r] = osc_xcalloc(nc, sizeof(**cells));
+		for (size_t c = 0; c < nc; c++)
+			cells[r][c] = osc_xstrdup(v->tab.cell(v->tab.ctx, v->top + r, c, buf,
+							      sizeof(buf)));
+	}
+	grow_widths(v, cells, n, t->utf8);
+	compute_layout(v, &l);
+
+	for (size_t c = 0; c < nc && c < 64; c++)
+		titles[c] = (char *)v->tab.cols[c].title;
+	attrset(osc_display_attr(OSC_STYLE_TITLE));
+	draw_row(v, &l, y, titles, t->utf8);
+	if (!v->tab.nr_rows && rows) {
+		attrset(osc_display_attr(OSC_STYLE_HINT));
+		put_cell(y + 1, 0, "(no rows: nothing of this kind in the selected runs, or the "
+			 "filter hides it)", (size_t)COLS, OSC_ALIGN_LEFT, t->utf8);
+		attrset(A_NORMAL);
+	}
+	for (size_t r = v->tab.nr_rows ? 0 : 1; r < rows; r++) {
+		int line = y + 1 + (int)r;
+
+		if (r >= n) {
+			attrset(A_NORMAL);
+			move(line, 0);
+			clrtoeol();
+			continue;
+		}
+		if (focus && v->top + r == v->cur)
+			attrset(osc_display_attr(OSC_STYLE_CURSOR));
+		else
+			attrset(osc_display_attr(v->ops->mark ? mark_style(v->ops->mark(
+									t, v, v->top + r))
+							      : OSC_STYLE_NORMAL));
+		draw_row(v, &l, line, cells[r], t->utf8);
+	}
+	attrset(A_NORMAL);
+	for (size_t r = 0; r < n; r++) {
+		for (size_t c = 0; c < nc; c++)
+			free(cells[r][c]);
+		free(cells[r]);
+	}
+	free(cells);
+	free(l.shown);
+	l.shown = NULL;
+	if (out)
+		*out = l;
+}
+
+int osc_draw_first_row(void)
+{
+	return HEADER_LINES + 1;
+}
+
+/* Hints that fit the status line: "?:help Enter:open q:back ...". */
+static void hints_line(char *line, size_t size, size_t width)
+{
+	static const struct {
+		enum osc_action a;
+		const char *label;
+	} hints[] = {
+		{ OSC_ACT_HELP, "help" },      { OSC_ACT_ENTER, "open" },
+		{ OSC_ACT_BACK, "back" },      { OSC_ACT_FILTER, "filter" },
+		{ OSC_ACT_FIND, "find" },      { OSC_ACT_SORT_NEXT, "sort" },
+		{ OSC_ACT_NEXT_LEVEL, "level" }, { OSC_ACT_VIEW_RUNS, "runs" },
+		{ OSC_ACT_TOGGLE_DETAIL, "detail" }, { OSC_ACT_EXPORT, "export" },
+	};
+	char key[32], one[64];
+	size_t len = 0;
+
+	line[0] = '\0';
+	for (size_t i = 0; i < sizeof(hints) / sizeof(hints[0]); i++) {
+		size_t n;
+
+		osc_action_first_key(hints[i].a, key, sizeof(key));
+		if (key[0] == '<' && key[1]) { /* <Enter> -> Enter */
+			memmove(key, key + 1, strlen(key));
+			key[strlen(key) - 1] = '\0';
+		}
+		n = (size_t)snprintf(one, sizeof(one), "%s%s:%s", len ? " " : "", key,
+				     hints[i].label);
+		if (len + n > width || len + n >= size)
+			break;
+		memcpy(line + len, one, n + 1);
+		len += n;
+	}
+}
+
+static void draw_status(struct osc_tui *t, struct osc_view *v, const struct layout *l)
+{
+	char line[8192], pos[64];
+	int y = LINES - 1;
+	size_t plen;
+
+	if (t->prompt.active) {
+		snprintf(line, sizeof(line), "%s%s", t->prompt.label, t->prompt.buf);
+		put_line(y, line, OSC_STYLE_NORMAL, t->utf8);
+		return;
+	}
+	if (*t->msg) {
+		put_line(y, t->msg, t->msg_kind == OSC_MSG_ERROR ? OSC_STYLE_ERROR : OSC_STYLE_NORMAL,
+			 t->utf8);
+		return;
+	}
+	plen = (size_t)snprintf(pos, sizeof(pos), " %zu/%zu", v->tab.nr_rows ? v->cur + 1 : 0,
+				v->tab.nr_rows);
+	if (l->first_shown > 1 || l->last_shown < l->nr_nonflex)
+		plen = (size_t)snprintf(pos, sizeof(pos), " %s%zu-%zu/%zu cols%s %zu/%zu",
+					l->first_shown > 1 ? "<" : "", l->first_shown,
+					l->last_shown, l->nr_nonflex,
+					l->last_shown < l->nr_nonflex ? ">" : "",
+					v->tab.nr_rows ? v->cur + 1 : 0, v->tab.nr_rows);
+	hints_line(line, sizeof(line), (size_t)COLS > plen ? (size_t)COLS - plen : 0);
+	put_line(y, line, OSC_STYLE_HINT, t->utf8);
+	if ((size_t)COLS > plen) {
+		attrset(osc_display_attr(OSC_STYLE_HINT));
+		mvaddstr(y, COLS - (int)plen, pos);
+		attrset(A_NORMAL);
+	}
+}
+
+/* Wrap text into a centred box. */
+static void draw_popup(const char *text, bool utf8)
+{
+	int w = COLS - 4 > 20 ? COLS - 4 : COLS, lines, x0, y0;
+	size_t len = strlen(text), at = 0;
+	int inner = w - 2 > 1 ? w - 2 : 1;
+	char buf[4096];
+
+	lines = (int)(osc_text_width(text, len, utf8) / (size_t)inner) + 1;
+	if (lines > LINES - 4)
+		lines = LINES - 4 > 1 ? LINES - 4 : 1;
+	x0 = (COLS - w) / 2;
+	y0 = (LINES - lines - 2) / 2;
+	attrset(osc_display_attr(OSC_STYLE_HEADER));
+	for (int r = 0; r < lines + 2; r++) {
+		move(y0 + r, x0);
+		for (int c = 0; c < w; c++)
+			addch(' ');
+	}
+	for (int r = 0; r < lines && at < len; r++) {
+		/* Take the bytes of `inner` display columns. */
+		size_t end = at + skip_cols(text + at, (size_t)inner, utf8);
+
+		snprintf(buf, sizeof(buf), "%.*s", (int)(end - at), text + at);
+		put_cell(y0 + 1 + r, x0 + 1, buf, (size_t)inner, OSC_ALIGN_LEFT, utf8);
+		at = end;
+	}
+	attrset(A_NORMAL);
+}
+
+void osc_draw_screen(struct osc_tui *t)
+{
+	struct osc_view *v = osc_tui_top(t);
+	char line[4096], title[1024], sort[256];
+	int body = LINES - HEADER_LINES - 1;
+	struct layout l;
+
+	erase();
+	v->ops->title(t, v, title, sizeof(title));
+	osc_view_describe(t, v, sort, sizeof(sort), 1);
+	snprintf(line, sizeof(line), "%s | %s%s%s", osc_trace_basename(&t->trace), title,
+		 *sort ? " | " : "", sort);
+	put_line(0, line, OSC_STYLE_HEADER, t->utf8);
+	osc_view_describe(t, v, line, sizeof(line), 0);
+	put_line(1, line, OSC_STYLE_INFO, t->utf8);
+	if (t->pane_on && v->ops->detail && body >= 8) {
+		int top_h = body / 2;
+
+		draw_table(t, v, HEADER_LINES, top_h, true, &l);
+		osc_view_refresh(t, &t->pane);
+		draw_table(t, &t->pane, HEADER_LINES + top_h, body - top_h, false, NULL);
+	} else {
+		draw_table(t, v, HEADER_LINES, body, true, &l);
+	}
+	draw_status(t, v, &l);
+	if (t->popup)
+		draw_popup(t->popup, t->utf8);
+	if (t->prompt.active) {
+		curs_set(1);
+		move(LINES - 1, (int)osc_text_width(t->prompt.label, strlen(t->prompt.label),
+						    t->utf8) +
+				 (int)osc_text_width(t->prompt.buf, t->prompt.len, t->utf8));
+	} else {
+		curs_set(0);
+	}
+	refresh();
+}
+
+static void human_bytes(uint64_t b, char *buf, size_t size)
+{
+	if (b >= 10u << 20)
+		snprintf(buf, size, "%.1f MB", (double)b / (1 << 20));
+	else
+		snprintf(buf, size, "%.1f kB", (double)b / 1024);
+}
+
+void osc_draw_loading(const char *name, const struct osc_load_progress *p, bool utf8)
+{
+	int w = COLS - 10 > 10 ? COLS - 10 : COLS, y = LINES / 2 - 2;
+	int barw = w - 8 > 1 ? w - 8 : 1, fill = 0;
+	char line[1024], done[32], total[32];
+	double frac = 0;
+
+	erase();
+	snprintf(line, sizeof(line), "Loading %s", name);
+	attrset(A_BOLD);
+	put_cell(y, (COLS - w) / 2, line, (size_t)w, OSC_ALIGN_LEFT, utf8);
+	attrset(A_NORMAL);
+	if (p->bytes_total)
+		frac = (double)p->bytes_read / (double)p->bytes_total;
+	if (frac > 1)
+		frac = 1;
+	fill = (int)(frac * barw);
+	move(y + 1, (COLS - w) / 2);
+	addch('[');
+	attrset(osc_display_attr(OSC_STYLE_ON));
+	for (int i = 0; i < barw; i++)
+		addstr(i < fill ? "#" : " ");
+	attrset(A_NORMAL);
+	printw("] %3d%%", (int)(frac * 100));
+	human_bytes(p->bytes_read, done, sizeof(done));
+	human_bytes(p->bytes_total, total, sizeof(total));
+	if (p->bytes_total)
+		snprintf(line, sizeof(line), "%s of %s, %llu events, %.1f s", done, total,
+			 (unsigned long long)p->events, p->elapsed);
+	else
+		snprintf(line, sizeof(line), "%s, %llu events, %.1f s", done,
+			 (unsigned long long)p->events, p->elapsed);
+	put_cell(y + 2, (COLS - w) / 2, line, (size_t)w, OSC_ALIGN_LEFT, utf8);
+	attrset(osc_display_attr(OSC_STYLE_HINT));
+	put_cell(y + 4, (COLS - w) / 2, "q or Ctrl-C cancels", (size_t)w, OSC_ALIGN_LEFT, utf8);
+	attrset(A_NORMAL);
+	refresh();
+}
+
+void osc_draw_dump(FILE *out)
+{
+	wchar_t wbuf[1024];
+	char mb[4096];
+
+	for (int y = 0; y < LINES; y++) {
+		int n = mvinnwstr(y, 0, wbuf, COLS < 1023 ? COLS : 1023);
+		size_t len;
+
+		if (n < 0)
+			n = 0;
+		wbuf[n] = L'\0';
+		len = wcstombs(mb, wbuf, sizeof(mb) - 1);
+		if (len == (size_t)-1)
+			len = 0;
+		mb[len] = '\0';
+		while (len && mb[len - 1] == ' ')
+			mb[--len] = '\0';
+		fprintf(out, "%s\n", mb);
+	}
+}

@@ -1,0 +1,230 @@
+/*
+ * tui.c - the entry point and the main loop: read input, map it to an
+ * action, let the view (then the generic view code, then command.c) handle
+ * it, and draw once per input from the state.
+ */
+#include <curses.h>
+#include <locale.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "opscope/alloc.h"
+#include "opscope/columns.h"
+#include "opscope/load.h"
+#include "command.h"
+#include "display.h"
+#include "draw.h"
+#include "input.h"
+#include "keymap.h"
+#include "loading.h"
+#include "prompt.h"
+#include "script.h"
+#include "tui.h"
+#include "view.h"
+
+static unsigned do_action(struct osc_tui *t, enum osc_action a)
+{
+	struct osc_view *v = osc_tui_top(t);
+	unsigned r = OSC_R_UNHANDLED;
+
+	if (v->ops->action)
+		r = v->ops->action(t, v, a);
+	if (r & OSC_R_UNHANDLED)
+		r = osc_view_action(t, v, a);
+	if (r & OSC_R_UNHANDLED)
+		r = osc_command_action(t, a);
+	return r;
+}
+
+/* Wheel scrolls, a click selects the row under the pointer. */
+static unsigned do_mouse(struct osc_tui *t, const struct osc_input *in)
+{
+	struct osc_view *v = osc_tui_top(t);
+	int row = in->y - osc_draw_first_row();
+
+	if (in->buttons & BUTTON4_PRESSED) {
+		osc_view_select(v, v->cur > 3 ? v->cur - 3 : 0);
+	} else if (in->buttons & BUTTON5_PRESSED) {
+		osc_view_select(v, v->cur + 3);
+	} else if ((in->buttons & BUTTON1_PRESSED) && row >= 0 && (size_t)row < v->height &&
+		   v->top + (size_t)row < v->tab.nr_rows) {
+		osc_view_select(v, v->top + (size_t)row);
+	}
+	return OSC_R_REDRAW;
+}
+
+static unsigned dispatch(struct osc_tui *t, const struct osc_input *in)
+{
+	enum osc_action a;
+	char name[32];
+
+	if (t->prompt.active)
+		return osc_prompt_input(t, in);
+	switch (in->kind) {
+	case OSC_IN_KEY:
+		if (in->key == KEY_RESIZE)
+			return OSC_R_REDRAW;
+		a = in->is_char && in->key >= 0x80 ? OSC_ACT_NONE
+						    : osc_keymap_lookup(osc_key_normalize(in->key));
+		if (a == OSC_ACT_NONE) {
+			osc_key_name(in->key, name, sizeof(name));
+			osc_tui_message(t, OSC_MSG_INFO, "%s is not bound to anything (? for help)",
+					name);
+			return OSC_R_REDRAW;
+		}
+		return do_action(t, a);
+	case OSC_IN_MOUSE:
+		return do_mouse(t, in);
+	case OSC_IN_COMMAND:
+		return osc_command_run(t, in->text);
+	case OSC_IN_ERROR:
+		osc_tui_message(t, OSC_MSG_ERROR, "%s", in->text);
+		return OSC_R_REDRAW;
+	default:
+		return OSC_R_NONE;
+	}
+}
+
+/* Keep the detail pane showing the top view's selected row. */
+static void update_pane(struct osc_tui *t)
+{
+	static const struct osc_view *pane_view;
+	static size_t pane_row;
+	static unsigned pane_gen;
+	struct osc_view *v = osc_tui_top(t);
+	struct osc_lines lines = { 0 };
+
+	if (!t->pane_on || !v->ops->detail || !v->tab.nr_rows)
+		return;
+	if (t->pane.ops && pane_view == v && pane_row == v->cur && pane_gen == t->gen)
+		return;
+	v->ops->detail(t, v, v->cur, &lines);
+	osc_view_release(&t->pane);
+	osc_view_init(t, &t->pane, &osc_view_detail, &lines);
+	pane_view = v;
+	pane_row = v->cur;
+	pane_gen = t->gen;
+}
+
+static void main_loop(struct osc_tui *t, struct osc_script *script)
+{
+	unsigned r = OSC_R_REDRAW;
+	struct osc_input in;
+
+	for (;;) {
+		if (r & OSC_R_QUIT)
+			return;
+		osc_view_refresh(t, osc_tui_top(t));
+		if (r & (OSC_R_REDRAW | OSC_R_REBUILD)) {
+			update_pane(t);
+			osc_draw_screen(t);
+		}
+		if (script)
+			osc_script_next(script, t->prompt.active, &in);
+		else
+			osc_input_read(200, &in);
+		if (in.kind == OSC_IN_END)
+			return;
+		if (in.kind == OSC_IN_NONE) {
+			r = OSC_R_NONE;
+			continue;
+		}
+		if (t->popup && in.kind != OSC_IN_COMMAND) {
+			free(t->popup); /* any key closes it */
+			t->popup = NULL;
+			r = OSC_R_REDRAW;
+			continue;
+		}
+		if (!t->prompt.active && in.kind != OSC_IN_COMMAND)
+			t->msg[0] = '\0';
+		r = dispatch(t, &in);
+	}
+}
+
+/* Filter and runs from the command line; problems go to the status line. */
+static void apply_args(struct osc_tui *t)
+{
+	const struct osc_tui_args *a = t->args;
+	struct osc_error err;
+	char msg[1024];
+
+	osc_runs_detect(&t->trace, &t->runs);
+	osc_filter_init(&t->filter);
+	for (size_t i = 0; i < a->nr_filters; i++)
+		osc_filter_add_pattern(&t->filter, a->filters[i]);
+	osc_error_clear(&err);
+	if (a->regex && osc_filter_set_regex(&t->filter, a->regex, &err) != OSC_OK) {
+		osc_error_format(&err, msg, sizeof(msg));
+		osc_tui_message(t, OSC_MSG_ERROR, "%s", msg);
+	}
+	t->filter_spec = osc_filter_describe(&t->filter);
+	if (osc_runsel_parse(a->runs, t->runs.nr, t->runs.warmup, &t->sel, &err) != OSC_OK) {
+		osc_error_format(&err, msg, sizeof(msg));
+		osc_tui_message(t, OSC_MSG_ERROR, "%s (default runs used)", msg);
+		osc_runsel_parse(NULL, t->runs.nr, t->runs.warmup, &t->sel, &err);
+	}
+	t->last_toggled = -1;
+}
+
+static void release(struct osc_tui *t)
+{
+	while (t->depth)
+		osc_view_pop(t);
+	osc_view_release(&t->pane);
+	osc_runsel_release(&t->sel);
+	osc_runs_release(&t->runs);
+	osc_filter_release(&t->filter);
+	osc_trace_release(&t->trace);
+	free(t->filter_spec);
+	free(t->find);
+	free(t->popup);
+}
+
+int osc_tui_main(const struct osc_tui_args *args)
+{
+	struct osc_tui t;
+	struct osc_script *script = NULL;
+	struct osc_error err;
+	enum osc_status st;
+	char msg[1024];
+	enum osc_level level = args->level;
+
+	memset(&t, 0, sizeof(t));
+	t.args = args;
+	setlocale(LC_ALL, "");
+	t.utf8 = osc_locale_is_utf8();
+	if (args->script && !(script = osc_script_open(args->script, msg, sizeof(msg)))) {
+		fprintf(stderr, "opscope: %s\n", msg);
+		return 2;
+	}
+	t.script = script != NULL;
+	if (!osc_display_open(t.script, msg, sizeof(msg))) {
+		osc_script_free(script);
+		fprintf(stderr, "opscope: %s\n", msg);
+		return 2;
+	}
+	osc_trace_init(&t.trace);
+	st = osc_loading_run(&t, &err);
+	if (st != OSC_OK) {
+		osc_display_close();
+		osc_script_free(script);
+		osc_trace_release(&t.trace);
+		if (st == OSC_CANCELLED)
+			return 0; /* the user asked to stop */
+		osc_error_format(&err, msg, sizeof(msg));
+		fprintf(stderr, "opscope: %s\n", msg);
+		return 2;
+	}
+	apply_args(&t);
+	osc_view_push(&t, &osc_view_table, &level);
+	main_loop(&t, script);
+	osc_display_close();
+	release(&t);
+	osc_script_free(script);
+	return 0;
+}
+
+void osc_tui_keys_man(FILE *out)
+{
+	osc_keymap_man(out);
+}

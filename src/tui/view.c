@@ -1,0 +1,284 @@
+/* view.c - the view stack and what every view does the same way. */
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "opscope/alloc.h"
+#include "view.h"
+
+void osc_lines_add(struct osc_lines *l, enum osc_mark mark, const char *field, const char *value)
+{
+	if (l->nr == l->alloc) {
+		size_t n = l->alloc ? l->alloc * 2 : 32;
+
+		l->field = osc_xreallocarray(l->field, n, sizeof(*l->field));
+		l->value = osc_xreallocarray(l->value, n, sizeof(*l->value));
+		l->mark = osc_xreallocarray(l->mark, n, sizeof(*l->mark));
+		l->alloc = n;
+	}
+	l->field[l->nr] = osc_xstrdup(field);
+	l->value[l->nr] = osc_xstrdup(value);
+	l->mark[l->nr] = mark;
+	l->nr++;
+}
+
+void osc_lines_add_text(struct osc_lines *l, const char *field, const char *text)
+{
+	const char *p = text;
+
+	do {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+		char *line = osc_xstrndup(p, len);
+
+		osc_lines_add(l, OSC_MARK_NONE, p == text ? field : "", line);
+		free(line);
+		p = nl ? nl + 1 : NULL;
+	} while (p && *p);
+}
+
+void osc_lines_release(struct osc_lines *l)
+{
+	for (size_t i = 0; i < l->nr; i++) {
+		free(l->field[i]);
+		free(l->value[i]);
+	}
+	free(l->field);
+	free(l->value);
+	free(l->mark);
+	memset(l, 0, sizeof(*l));
+}
+
+void osc_tui_message(struct osc_tui *t, enum osc_msg_kind kind, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(t->msg, sizeof(t->msg), fmt, ap);
+	va_end(ap);
+	t->msg_kind = kind;
+}
+
+void osc_view_init(struct osc_tui *t, struct osc_view *v, const struct osc_view_ops *ops,
+		   const void *arg)
+{
+	memset(v, 0, sizeof(*v));
+	v->ops = ops;
+	v->built_gen = t->gen - 1;
+	if (ops->open)
+		ops->open(t, v, arg);
+	osc_view_refresh(t, v);
+}
+
+void osc_view_push(struct osc_tui *t, const struct osc_view_ops *ops, const void *arg)
+{
+	struct osc_view *v;
+
+	if (t->depth == OSC_MAX_VIEWS) {
+		osc_tui_message(t, OSC_MSG_ERROR, "too many views open: go back first");
+		return;
+	}
+	v = osc_xmalloc(sizeof(*v));
+	t->stack[t->depth++] = v;
+	osc_view_init(t, v, ops, arg);
+}
+
+void osc_view_release(struct osc_view *v)
+{
+	if (v->ops && v->ops->close)
+		v->ops->close(v);
+	free(v->widths);
+	memset(v, 0, sizeof(*v));
+}
+
+void osc_view_pop(struct osc_tui *t)
+{
+	struct osc_view *v = t->stack[--t->depth];
+
+	osc_view_release(v);
+	free(v);
+}
+
+/* Fetch the table, cut it to top-N and keep the selection inside. */
+static void load_table(struct osc_tui *t, struct osc_view *v)
+{
+	v->ops->table(t, v, &v->tab);
+	if (v->topn && v->topn < v->tab.nr_rows)
+		v->tab.nr_rows = v->topn;
+	if (v->cur >= v->tab.nr_rows)
+		v->cur = v->tab.nr_rows ? v->tab.nr_rows - 1 : 0;
+}
+
+void osc_view_refresh(struct osc_tui *t, struct osc_view *v)
+{
+	if (v->built_gen != t->gen) {
+		if (v->ops->build) {
+			v->ops->build(t, v);
+			free(v->widths);
+			v->widths = NULL;
+			v->nr_widths = 0;
+		}
+		if (v->ops->sort)
+			v->ops->sort(t, v);
+		v->built_gen = t->gen;
+	}
+	load_table(t, v);
+}
+
+void osc_view_resort(struct osc_tui *t, struct osc_view *v)
+{
+	v->ops->sort(t, v);
+	load_table(t, v);
+}
+
+void osc_view_select(struct osc_view *v, size_t row)
+{
+	if (v->tab.nr_rows == 0)
+		row = 0;
+	else if (row >= v->tab.nr_rows)
+		row = v->tab.nr_rows - 1;
+	v->cur = row;
+}
+
+/* Case-insensitive substring test (ASCII folding is enough for op names). */
+static bool contains(const char *hay, const char *needle)
+{
+	size_t n = strlen(needle);
+
+	for (; *hay; hay++) {
+		size_t i = 0;
+
+		while (i < n && hay[i] &&
+		       tolower((unsigned char)hay[i]) == tolower((unsigned char)needle[i]))
+			i++;
+		if (i == n)
+			return true;
+	}
+	return n == 0;
+}
+
+bool osc_view_find(struct osc_tui *t, struct osc_view *v, int dir)
+{
+	size_t n = v->tab.nr_rows;
+	char buf[4096];
+
+	if (!t->find || !*t->find || n == 0)
+		return false;
+	for (size_t step = 1; step <= n; step++) {
+		size_t row = dir > 0 ? (v->cur + step) % n : (v->cur + n - step % n) % n;
+
+		v->tab.cell(v->tab.ctx, row, v->ops->flex_col, buf, sizeof(buf));
+		if (contains(buf, t->find)) {
+			osc_view_select(v, row);
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Cycle the sort column by step; text columns sort ascending first, numbers descending. */
+static unsigned sort_cycle(struct osc_tui *t, struct osc_view *v, int step)
+{
+	size_t n = v->tab.nr_cols;
+
+	if (!v->ops->sort || n == 0 || step == 0) {
+		osc_tui_message(t, OSC_MSG_INFO, "this view has no sort order");
+		return OSC_R_REDRAW;
+	}
+	v->sort_col = (size_t)((long)v->sort_col + (long)n + step) % n;
+	v->sort_desc = v->tab.cols[v->sort_col].numeric;
+	osc_view_resort(t, v);
+	return OSC_R_REDRAW;
+}
+
+unsigned osc_view_action(struct osc_tui *t, struct osc_view *v, enum osc_action a)
+{
+	size_t page = v->height ? v->height : 1;
+
+	switch (a) {
+	case OSC_ACT_MOVE_DOWN:
+		osc_view_select(v, v->cur + 1);
+		break;
+	case OSC_ACT_MOVE_UP:
+		osc_view_select(v, v->cur ? v->cur - 1 : 0);
+		break;
+	case OSC_ACT_PAGE_DOWN:
+		osc_view_select(v, v->cur + page);
+		v->top += page;
+		break;
+	case OSC_ACT_PAGE_UP:
+		osc_view_select(v, v->cur > page ? v->cur - page : 0);
+		v->top = v->top > page ? v->top - page : 0;
+		break;
+	case OSC_ACT_MOVE_FIRST:
+		osc_view_select(v, 0);
+		break;
+	case OSC_ACT_MOVE_LAST:
+		osc_view_select(v, v->tab.nr_rows ? v->tab.nr_rows - 1 : 0);
+		break;
+	case OSC_ACT_SCROLL_LEFT:
+		v->hoff = v->hoff > 8 ? v->hoff - 8 : 0;
+		break;
+	case OSC_ACT_SCROLL_RIGHT:
+		v->hoff += 8; /* clamped when drawn */
+		break;
+	case OSC_ACT_COLUMNS_LEFT:
+		if (v->colskip)
+			v->colskip--;
+		break;
+	case OSC_ACT_COLUMNS_RIGHT:
+		v->colskip++; /* clamped when drawn */
+		break;
+	case OSC_ACT_SORT_NEXT:
+		return sort_cycle(t, v, 1);
+	case OSC_ACT_SORT_PREV:
+		return sort_cycle(t, v, -1);
+	case OSC_ACT_SORT_REVERSE:
+		if (!v->ops->sort)
+			return sort_cycle(t, v, 0); /* says why nothing happens */
+		v->sort_desc = !v->sort_desc;
+		osc_view_resort(t, v);
+		break;
+	case OSC_ACT_FIND_NEXT:
+	case OSC_ACT_FIND_PREV:
+		if (!t->find)
+			return OSC_R_UNHANDLED; /* asks for the text first */
+		if (!osc_view_find(t, v, a == OSC_ACT_FIND_NEXT ? 1 : -1))
+			osc_tui_message(t, OSC_MSG_ERROR, "no row matches '%s'", t->find);
+		break;
+	default:
+		return OSC_R_UNHANDLED;
+	}
+	return OSC_R_REDRAW;
+}
+
+void osc_view_describe(struct osc_tui *t, struct osc_view *v, char *buf, size_t size, int part)
+{
+	char *runs, *filter;
+	int n = 0;
+
+	buf[0] = '\0';
+	if (part == 1) {
+		if (v->ops->sort && v->tab.nr_cols)
+			n = snprintf(buf, size, "sort: %s %s", v->tab.cols[v->sort_col].title,
+				     v->sort_desc ? "desc" : "asc");
+		if (v->topn && n >= 0 && (size_t)n < size)
+			snprintf(buf + n, size - (size_t)n, "%stop %zu", n ? ", " : "", v->topn);
+		return;
+	}
+	runs = osc_runsel_describe(&t->sel, &t->runs);
+	filter = osc_filter_describe(&t->filter);
+	snprintf(buf, size, "%s | filter: %s", runs, *filter ? filter : "none");
+	free(runs);
+	free(filter);
+}
+
+const char *osc_trace_basename(const struct osc_trace *tr)
+{
+	const char *p = tr->path ? tr->path : "";
+	const char *slash = strrchr(p, '/');
+
+	return slash && slash[1] ? slash + 1 : p;
+}

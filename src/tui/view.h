@@ -1,0 +1,215 @@
+/*
+ * view.h - the TUI's state, the view interface and the generic view code.
+ *
+ * A view is a const ops struct (one file per view, all listed once in
+ * OSC_VIEW_LIST). A view exposes its rows as a struct osc_table (the export.h
+ * table: columns plus a cell getter), so drawing, searching and exporting are
+ * written once over that table and what is exported is what is drawn.
+ * Navigation, paging, sorting state, top-N and search live in struct osc_view
+ * and are handled in view.c; ops->action only sees the actions a view adds.
+ *
+ * Data generations: any change of runs or filter bumps tui->gen; a view whose
+ * built_gen differs is rebuilt before it is drawn (views deeper in the stack
+ * catch up when they come back on top).
+ */
+#ifndef OPSCOPE_TUI_VIEW_H
+#define OPSCOPE_TUI_VIEW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "opscope/aggregate.h"
+#include "opscope/export.h"
+#include "opscope/filter.h"
+#include "opscope/runs.h"
+#include "opscope/trace.h"
+#include "actions.h"
+#include "tui.h"
+
+struct osc_tui;
+struct osc_view;
+struct osc_lines;
+
+/* Highlight of a row (row_mark). */
+enum osc_mark {
+	OSC_MARK_NONE,
+	OSC_MARK_ON,     /* a selected run */
+	OSC_MARK_MIN,    /* fastest instance */
+	OSC_MARK_MEDIAN, /* median instance */
+	OSC_MARK_MAX,    /* slowest instance */
+	OSC_MARK_TITLE,  /* a heading line in the detail view */
+};
+
+struct osc_view_ops {
+	const char *name; /* "table", "runs" ... */
+	/* Set up v->priv from arg (view-specific, may be NULL); called once. */
+	void (*open)(struct osc_tui *t, struct osc_view *v, const void *arg);
+	/* Free v->priv. */
+	void (*close)(struct osc_view *v);
+	/* Rebuild rows from the trace, runs and filter (NULL: rows never change). */
+	void (*build)(struct osc_tui *t, struct osc_view *v);
+	/* Apply v->sort_col / v->sort_desc (NULL: not sortable). */
+	void (*sort)(struct osc_tui *t, struct osc_view *v);
+	/* Fill the table drawn and exported (before the top-N cut). */
+	void (*table)(struct osc_tui *t, struct osc_view *v, struct osc_table *out);
+	size_t flex_col; /* the name column: takes the spare width, scrolls */
+	/* Highlight of a row (NULL: none). */
+	enum osc_mark (*mark)(struct osc_tui *t, struct osc_view *v, size_t row);
+	/* Actions of this view; OSC_R_UNHANDLED for the rest. May be NULL. */
+	unsigned (*action)(struct osc_tui *t, struct osc_view *v, enum osc_action a);
+	/* Title of the view for the header line. */
+	void (*title)(struct osc_tui *t, struct osc_view *v, char *buf, size_t size);
+	/* Detail of a row for the detail pane (NULL: none). */
+	void (*detail)(struct osc_tui *t, struct osc_view *v, size_t row, struct osc_lines *out);
+	/* Name used in export file names and the `report --by` level ("op"). */
+	const char *(*export_name)(struct osc_tui *t, struct osc_view *v);
+};
+
+/* X-macro: every view. */
+#define OSC_VIEW_LIST(_) \
+	_(table)         \
+	_(runs)          \
+	_(instances)     \
+	_(detail)        \
+	_(help)
+
+#define OSC_VIEW_DECLARE(name) extern const struct osc_view_ops osc_view_##name;
+OSC_VIEW_LIST(OSC_VIEW_DECLARE)
+#undef OSC_VIEW_DECLARE
+
+struct osc_view {
+	const struct osc_view_ops *ops;
+	struct osc_table tab; /* rows as drawn and exported (top-N applied) */
+	size_t cur, top;      /* selected row, first visible row */
+	size_t height;        /* rows shown at the last draw (for paging) */
+	size_t colskip;       /* hidden columns on the left (besides the name) */
+	size_t hoff;          /* horizontal offset into the name column */
+	int *widths;          /* natural column widths seen so far */
+	size_t nr_widths;
+	unsigned built_gen;   /* tui->gen the rows were built for */
+	size_t sort_col;      /* column sorted by */
+	bool sort_desc;
+	size_t topn;          /* 0: all rows */
+	void *priv;
+};
+
+/* Lines of "field: value" for the detail view/pane. */
+struct osc_lines {
+	char **field, **value;
+	enum osc_mark *mark;
+	size_t nr, alloc;
+};
+
+void osc_lines_add(struct osc_lines *l, enum osc_mark mark, const char *field,
+		   const char *value);
+/* Add "field: value" lines for each line of a multi-line value. */
+void osc_lines_add_text(struct osc_lines *l, const char *field, const char *text);
+void osc_lines_release(struct osc_lines *l);
+
+enum osc_msg_kind { OSC_MSG_INFO, OSC_MSG_ERROR };
+
+/* A prompt being answered on the status line. */
+struct osc_prompt {
+	bool active;
+	bool yesno;          /* a single y/n key answers it */
+	char label[128];
+	char buf[4096];      /* UTF-8 text typed so far */
+	size_t len;
+	/* Called with the answer (NULL when cancelled). */
+	unsigned (*done)(struct osc_tui *t, const char *answer);
+	char pending[4096];  /* data for done (e.g. the export path) */
+};
+
+#define OSC_MAX_VIEWS 16
+
+struct osc_tui {
+	const struct osc_tui_args *args;
+	struct osc_trace trace;
+	struct osc_runs runs;
+	struct osc_runsel sel;
+	struct osc_filter filter;
+	char *filter_spec; /* the filter as last typed, to edit it again */
+	char *find;        /* text of find / n / N, NULL when none */
+	unsigned gen;      /* data generation, see top */
+	struct osc_view *stack[OSC_MAX_VIEWS];
+	size_t depth;
+	struct osc_view pane; /* the detail pane (a detail view not on the stack) */
+	bool pane_on;
+	struct osc_prompt prompt;
+	char msg[2048];
+	enum osc_msg_kind msg_kind;
+	char *popup;       /* text shown in a box until the next key, or NULL */
+	bool utf8;         /* the locale can show UTF-8 */
+	bool script;       /* driven by --script */
+	int last_toggled;  /* runs view: run last toggled, -1 none */
+};
+
+/* Set the status line message (printf-style). */
+void osc_tui_message(struct osc_tui *t, enum osc_msg_kind kind, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* The view on top of the stack. */
+static inline struct osc_view *osc_tui_top(struct osc_tui *t)
+{
+	return t->stack[t->depth - 1];
+}
+
+/* Push a new view of ops (opened with arg, built, sorted). */
+void osc_view_push(struct osc_tui *t, const struct osc_view_ops *ops, const void *arg);
+/* Pop and free the top view. */
+void osc_view_pop(struct osc_tui *t);
+/* Free a view's contents (not the struct). */
+void osc_view_release(struct osc_view *v);
+/* Set up a view struct in place (used for the pane). */
+void osc_view_init(struct osc_tui *t, struct osc_view *v, const struct osc_view_ops *ops,
+		   const void *arg);
+
+/* Rebuild rows if the data generation changed; refresh the table. */
+void osc_view_refresh(struct osc_tui *t, struct osc_view *v);
+/* Re-sort and refresh the table (keeps the selection on the same row index). */
+void osc_view_resort(struct osc_tui *t, struct osc_view *v);
+
+/* Generic actions (moves, sort, top-N, scrolling, find) on v. */
+unsigned osc_view_action(struct osc_tui *t, struct osc_view *v, enum osc_action a);
+
+/* Select row (clamped) and keep it visible. */
+void osc_view_select(struct osc_view *v, size_t row);
+
+/* Find the next (dir 1) or previous (dir -1) row matching t->find; false if none. */
+bool osc_view_find(struct osc_tui *t, struct osc_view *v, int dir);
+
+/* ---- shared by views (defined in view_detail.c) ---- */
+
+/* Lines describing event ev: fields, run, kernel facts and its args pretty-printed. */
+void osc_detail_event(struct osc_tui *t, uint32_t ev, struct osc_lines *out);
+/* Start of the trace (first event's ts), the origin of the start_us columns. */
+int64_t osc_trace_origin(const struct osc_trace *tr);
+
+/* What the instances view is opened with: a table view and the key of its row. */
+struct osc_instances_arg {
+	struct osc_view *parent;
+	osc_str key;
+};
+
+/*
+ * Row of table view v keyed `key` (after rebuilding v if the data changed),
+ * with its members; NULL when the row is gone. Defined in view_table.c.
+ */
+const struct osc_agg_row *osc_table_view_row(struct osc_tui *t, struct osc_view *v, osc_str key,
+					     const uint32_t **members);
+
+/*
+ * Select runs by a --runs spec (NULL: the default); on error the message goes
+ * to the status line and the selection stays. Defined in view_runs.c.
+ */
+unsigned osc_runs_select(struct osc_tui *t, const char *spec);
+/* Flip run 0 (the warm-up run) in the selection. */
+unsigned osc_runs_toggle_warmup(struct osc_tui *t);
+
+/* Header texts: part 0 the runs and filter, part 1 the sort and top-N ("" if none). */
+void osc_view_describe(struct osc_tui *t, struct osc_view *v, char *buf, size_t size, int part);
+
+/* Last part of the trace's path, for headers and file names. */
+const char *osc_trace_basename(const struct osc_trace *tr);
+
+#endif

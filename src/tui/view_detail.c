@@ -1,0 +1,187 @@
+/*
+ * view_detail.c - "field: value" lines about one row: an event's fields and
+ * its args pretty-printed with json-c. Used full screen and as the pane.
+ * The view takes over the lines it is opened with (struct osc_lines *).
+ */
+#include <json-c/json.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "opscope/alloc.h"
+#include "opscope/columns.h"
+#include "view.h"
+
+static const struct osc_column detail_cols[] = {
+	{ "field", 6, OSC_ALIGN_LEFT, false, OSC_STAT_NAME },
+	{ "value", 10, OSC_ALIGN_LEFT, false, OSC_STAT_NAME },
+};
+
+int64_t osc_trace_origin(const struct osc_trace *tr)
+{
+	return tr->nr_events ? tr->events[0].ts : 0;
+}
+
+static void add_us(struct osc_lines *out, const char *field, int64_t ns)
+{
+	char buf[64];
+
+	osc_format_us((double)ns, buf, sizeof(buf));
+	osc_lines_add(out, OSC_MARK_NONE, field, buf);
+}
+
+static void add_int(struct osc_lines *out, const char *field, int64_t v)
+{
+	char buf[32];
+
+	if (v < 0)
+		return; /* unknown */
+	snprintf(buf, sizeof(buf), "%lld", (long long)v);
+	osc_lines_add(out, OSC_MARK_NONE, field, buf);
+}
+
+static void add_str(struct osc_lines *out, const struct osc_trace *tr, const char *field,
+		    osc_str s)
+{
+	if (s != OSC_STR_EMPTY)
+		osc_lines_add(out, OSC_MARK_NONE, field, osc_trace_str(tr, s));
+}
+
+static void add_kernel(struct osc_lines *out, const struct osc_kernel *k)
+{
+	char buf[128];
+
+	if (k->grid[0] >= 0) {
+		snprintf(buf, sizeof(buf), "[%d, %d, %d]", k->grid[0], k->grid[1], k->grid[2]);
+		osc_lines_add(out, OSC_MARK_NONE, "grid", buf);
+	}
+	if (k->block[0] >= 0) {
+		snprintf(buf, sizeof(buf), "[%d, %d, %d]", k->block[0], k->block[1], k->block[2]);
+		osc_lines_add(out, OSC_MARK_NONE, "block", buf);
+	}
+	add_int(out, "stream", k->stream);
+	add_int(out, "device", k->device);
+	add_int(out, "registers", k->registers);
+	add_int(out, "shared_mem", k->shared_mem);
+	add_int(out, "bytes", k->bytes);
+	if (k->occupancy >= 0) {
+		snprintf(buf, sizeof(buf), "%.2f%%", k->occupancy);
+		osc_lines_add(out, OSC_MARK_NONE, "occupancy", buf);
+	}
+}
+
+void osc_detail_event(struct osc_tui *t, uint32_t ev, struct osc_lines *out)
+{
+	const struct osc_trace *tr = &t->trace;
+	const struct osc_event *e = &tr->events[ev];
+	const struct osc_thread *th = &tr->threads[e->thread];
+	const char *args = osc_trace_args(tr, ev);
+	uint32_t run = t->runs.run_of[ev];
+	char buf[512];
+
+	osc_lines_add(out, OSC_MARK_NONE, "name", osc_trace_str(tr, e->name));
+	if (e->op != e->name)
+		add_str(out, tr, "op", e->op);
+	add_str(out, tr, "cat", e->cat);
+	osc_lines_add(out, OSC_MARK_NONE, "kind", osc_kind_name(e->kind));
+	add_us(out, "start_us", e->ts - osc_trace_origin(tr));
+	add_us(out, "dur_us", e->dur);
+	if (run == OSC_NONE)
+		snprintf(buf, sizeof(buf), "none");
+	else
+		snprintf(buf, sizeof(buf), "%u %s", run,
+			 osc_trace_str(tr, t->runs.runs[run].name));
+	osc_lines_add(out, OSC_MARK_NONE, "run", buf);
+	snprintf(buf, sizeof(buf), "pid %s tid %s%s%s", osc_trace_str(tr, th->pid),
+		 osc_trace_str(tr, th->tid), th->thread_name ? " " : "",
+		 osc_trace_str(tr, th->thread_name));
+	osc_lines_add(out, OSC_MARK_NONE, "thread", buf);
+	add_str(out, tr, "shape", e->shape);
+	add_str(out, tr, "provider", e->provider);
+	if (e->corr != OSC_NO_ID)
+		add_int(out, "correlation", e->corr);
+	if (e->ext_id != OSC_NO_ID)
+		add_int(out, "external_id", e->ext_id);
+	if (e->kernel != OSC_NONE && e->kernel < tr->nr_kernels)
+		add_kernel(out, &tr->kernels[e->kernel]);
+	if (*args) {
+		struct json_object *obj = json_tokener_parse(args);
+
+		osc_lines_add(out, OSC_MARK_TITLE, "args", "");
+		if (obj) {
+			osc_lines_add_text(out, "", json_object_to_json_string_ext(
+				obj, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
+			json_object_put(obj);
+		} else {
+			osc_lines_add_text(out, "", args);
+		}
+	}
+}
+
+static void detail_open(struct osc_tui *t, struct osc_view *v, const void *arg)
+{
+	struct osc_lines *l = osc_xcalloc(1, sizeof(*l));
+
+	(void)t;
+	if (arg) {
+		*l = *(const struct osc_lines *)arg; /* take over the lines */
+	}
+	v->priv = l;
+}
+
+static void detail_close(struct osc_view *v)
+{
+	osc_lines_release(v->priv);
+	free(v->priv);
+}
+
+static const char *detail_cell(const void *ctx, size_t row, size_t col, char *buf, size_t size)
+{
+	const struct osc_lines *l = ctx;
+
+	snprintf(buf, size, "%s", col ? l->value[row] : l->field[row]);
+	return buf;
+}
+
+static void detail_table(struct osc_tui *t, struct osc_view *v, struct osc_table *out)
+{
+	struct osc_lines *l = v->priv;
+
+	(void)t;
+	*out = (struct osc_table){
+		.cols = detail_cols, .nr_cols = 2, .nr_rows = l->nr, .cell = detail_cell, .ctx = l,
+	};
+}
+
+static enum osc_mark detail_mark(struct osc_tui *t, struct osc_view *v, size_t row)
+{
+	struct osc_lines *l = v->priv;
+
+	(void)t;
+	return l->mark[row];
+}
+
+static void detail_title(struct osc_tui *t, struct osc_view *v, char *buf, size_t size)
+{
+	struct osc_lines *l = v->priv;
+
+	(void)t;
+	snprintf(buf, size, "detail of %s", l->nr ? l->value[0] : "nothing");
+}
+
+static const char *detail_export_name(struct osc_tui *t, struct osc_view *v)
+{
+	(void)t;
+	(void)v;
+	return "detail";
+}
+
+const struct osc_view_ops osc_view_detail = {
+	.name = "detail",
+	.open = detail_open,
+	.close = detail_close,
+	.table = detail_table,
+	.flex_col = 1,
+	.mark = detail_mark,
+	.title = detail_title,
+	.export_name = detail_export_name,
+};

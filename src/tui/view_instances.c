@@ -1,0 +1,234 @@
+/*
+ * view_instances.c - the instances (member events) of one aggregate row.
+ *
+ * Sorted by duration (slowest first) by default; the fastest, median and
+ * slowest instances are highlighted whatever the sort order.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "opscope/alloc.h"
+#include "opscope/columns.h"
+#include "view.h"
+
+enum { COL_MARK, COL_START, COL_DUR, COL_RUN, COL_NAME, NR_COLS };
+
+static const struct osc_column inst_cols[NR_COLS] = {
+	[COL_MARK] = { "mark", 4, OSC_ALIGN_LEFT, false, OSC_STAT_NAME },
+	[COL_START] = { "start_us", 8, OSC_ALIGN_RIGHT, true, OSC_STAT_NAME },
+	[COL_DUR] = { "dur_us", 8, OSC_ALIGN_RIGHT, true, OSC_STAT_NAME },
+	[COL_RUN] = { "run", 3, OSC_ALIGN_RIGHT, true, OSC_STAT_NAME },
+	[COL_NAME] = { "name", 16, OSC_ALIGN_LEFT, false, OSC_STAT_NAME },
+};
+
+struct inst_view {
+	struct osc_tui *tui;
+	struct osc_view *parent;
+	osc_str key;
+	uint32_t *ev;
+	size_t n;
+	uint32_t min_ev, med_ev, max_ev;
+	int64_t origin;
+};
+
+static void inst_open(struct osc_tui *t, struct osc_view *v, const void *arg)
+{
+	const struct osc_instances_arg *a = arg;
+	struct inst_view *iv = osc_xcalloc(1, sizeof(*iv));
+
+	iv->tui = t;
+	iv->parent = a->parent;
+	iv->key = a->key;
+	iv->origin = osc_trace_origin(&t->trace);
+	v->priv = iv;
+	v->sort_col = COL_DUR;
+	v->sort_desc = true;
+}
+
+static void inst_close(struct osc_view *v)
+{
+	struct inst_view *iv = v->priv;
+
+	free(iv->ev);
+	free(iv);
+}
+
+/* qsort has no context argument in C11: the sort runs on the UI thread only. */
+static const struct osc_trace *sort_trace;
+static const struct osc_runs *sort_runs;
+static size_t sort_col;
+
+static int cmp_event(const void *pa, const void *pb)
+{
+	uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+	const struct osc_event *x = &sort_trace->events[a], *y = &sort_trace->events[b];
+	int c = 0;
+
+	switch (sort_col) {
+	case COL_MARK:
+	case COL_START:
+		c = (x->ts > y->ts) - (x->ts < y->ts);
+		break;
+	case COL_DUR:
+		c = (x->dur > y->dur) - (x->dur < y->dur);
+		break;
+	case COL_RUN:
+		c = (sort_runs->run_of[a] > sort_runs->run_of[b]) -
+		    (sort_runs->run_of[a] < sort_runs->run_of[b]);
+		break;
+	case COL_NAME:
+		c = strcmp(osc_trace_str(sort_trace, x->name), osc_trace_str(sort_trace, y->name));
+		break;
+	}
+	return c ? c : (a > b) - (a < b);
+}
+
+static void sort_events(struct osc_tui *t, uint32_t *ev, size_t n, size_t col, bool desc)
+{
+	sort_trace = &t->trace;
+	sort_runs = &t->runs;
+	sort_col = col;
+	qsort(ev, n, sizeof(*ev), cmp_event);
+	if (desc)
+		for (size_t i = 0; i < n / 2; i++) {
+			uint32_t tmp = ev[i];
+
+			ev[i] = ev[n - 1 - i];
+			ev[n - 1 - i] = tmp;
+		}
+}
+
+static void inst_build(struct osc_tui *t, struct osc_view *v)
+{
+	struct inst_view *iv = v->priv;
+	const uint32_t *members;
+	const struct osc_agg_row *row = osc_table_view_row(t, iv->parent, iv->key, &members);
+
+	free(iv->ev);
+	iv->n = row ? row->nr : 0;
+	iv->ev = osc_xmalloc((iv->n ? iv->n : 1) * sizeof(*iv->ev));
+	if (!iv->n)
+		return;
+	memcpy(iv->ev, members, iv->n * sizeof(*iv->ev));
+	sort_events(t, iv->ev, iv->n, COL_DUR, false);
+	iv->min_ev = iv->ev[0];
+	iv->med_ev = iv->ev[(iv->n - 1) / 2];
+	iv->max_ev = iv->ev[iv->n - 1];
+}
+
+static void inst_sort(struct osc_tui *t, struct osc_view *v)
+{
+	struct inst_view *iv = v->priv;
+
+	sort_events(t, iv->ev, iv->n, v->sort_col, v->sort_desc);
+}
+
+static const char *inst_cell(const void *ctx, size_t row, size_t col, char *buf, size_t size)
+{
+	const struct inst_view *iv = ctx;
+	const struct osc_trace *tr = &iv->tui->trace;
+	uint32_t e = iv->ev[row];
+	uint32_t run = iv->tui->runs.run_of[e];
+
+	switch (col) {
+	case COL_MARK:
+		snprintf(buf, size, "%s", e == iv->max_ev ? "max" : e == iv->min_ev ? "min"
+					  : e == iv->med_ev ? "med" : "");
+		break;
+	case COL_START:
+		osc_format_us((double)(tr->events[e].ts - iv->origin), buf, size);
+		break;
+	case COL_DUR:
+		osc_format_us((double)tr->events[e].dur, buf, size);
+		break;
+	case COL_RUN:
+		if (run == OSC_NONE)
+			snprintf(buf, size, "-");
+		else
+			snprintf(buf, size, "%u", run);
+		break;
+	default:
+		snprintf(buf, size, "%s", osc_trace_str(tr, tr->events[e].name));
+		break;
+	}
+	return buf;
+}
+
+static void inst_table(struct osc_tui *t, struct osc_view *v, struct osc_table *out)
+{
+	struct inst_view *iv = v->priv;
+
+	(void)t;
+	*out = (struct osc_table){
+		.cols = inst_cols,
+		.nr_cols = NR_COLS,
+		.nr_rows = iv->n,
+		.cell = inst_cell,
+		.ctx = iv,
+	};
+}
+
+static enum osc_mark inst_mark(struct osc_tui *t, struct osc_view *v, size_t row)
+{
+	struct inst_view *iv = v->priv;
+	uint32_t e = iv->ev[row];
+
+	(void)t;
+	if (e == iv->max_ev)
+		return OSC_MARK_MAX;
+	if (e == iv->min_ev)
+		return OSC_MARK_MIN;
+	if (e == iv->med_ev)
+		return OSC_MARK_MEDIAN;
+	return OSC_MARK_NONE;
+}
+
+static void inst_title(struct osc_tui *t, struct osc_view *v, char *buf, size_t size)
+{
+	struct inst_view *iv = v->priv;
+
+	snprintf(buf, size, "instances of %s (%zu)", osc_trace_str(&t->trace, iv->key), iv->n);
+}
+
+static void inst_detail(struct osc_tui *t, struct osc_view *v, size_t row, struct osc_lines *out)
+{
+	struct inst_view *iv = v->priv;
+
+	osc_detail_event(t, iv->ev[row], out);
+}
+
+static unsigned inst_action(struct osc_tui *t, struct osc_view *v, enum osc_action a)
+{
+	struct inst_view *iv = v->priv;
+	struct osc_lines lines = { 0 };
+
+	if (a != OSC_ACT_ENTER)
+		return OSC_R_UNHANDLED;
+	if (!v->tab.nr_rows)
+		return OSC_R_REDRAW;
+	osc_detail_event(t, iv->ev[v->cur], &lines);
+	osc_view_push(t, &osc_view_detail, &lines);
+	return OSC_R_REDRAW;
+}
+
+static const char *inst_export_name(struct osc_tui *t, struct osc_view *v)
+{
+	(void)t;
+	(void)v;
+	return "instances";
+}
+
+const struct osc_view_ops osc_view_instances = {
+	.name = "instances",
+	.open = inst_open,
+	.close = inst_close,
+	.build = inst_build,
+	.sort = inst_sort,
+	.table = inst_table,
+	.flex_col = COL_NAME,
+	.mark = inst_mark,
+	.action = inst_action,
+	.title = inst_title,
+	.detail = inst_detail,
+	.export_name = inst_export_name,
+};

@@ -1,0 +1,195 @@
+/*
+ * view_table.c - the aggregate table (op or kernel level).
+ *
+ * Rows, columns and cell text come from aggregate.h and columns.h, the same
+ * code as `opscope report`, so an export of this view equals the report's CSV.
+ * Sorting reuses the aggregate (osc_agg_sort); top-N only shortens the table.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "opscope/alloc.h"
+#include "opscope/columns.h"
+#include "view.h"
+
+struct table_view {
+	enum osc_level level;
+	struct osc_agg agg;
+	struct osc_agg_table_ctx ctx;
+};
+
+static void table_open(struct osc_tui *t, struct osc_view *v, const void *arg)
+{
+	struct table_view *tv = osc_xcalloc(1, sizeof(*tv));
+	size_t nr;
+	const struct osc_column *cols = osc_agg_columns(&nr);
+
+	(void)t;
+	tv->level = *(const enum osc_level *)arg;
+	tv->ctx.trace = &t->trace;
+	tv->ctx.agg = &tv->agg;
+	v->priv = tv;
+	for (size_t i = 0; i < nr; i++)
+		if (cols[i].stat == OSC_STAT_TOTAL)
+			v->sort_col = i;
+	v->sort_desc = true;
+}
+
+static void table_close(struct osc_view *v)
+{
+	struct table_view *tv = v->priv;
+
+	osc_agg_release(&tv->agg);
+	free(tv);
+}
+
+static void table_build(struct osc_tui *t, struct osc_view *v)
+{
+	struct table_view *tv = v->priv;
+	struct osc_query q = {
+		.level = tv->level,
+		.runs = &t->sel,
+		.filter = osc_filter_is_empty(&t->filter) ? NULL : &t->filter,
+	};
+
+	osc_agg_release(&tv->agg);
+	osc_aggregate(&t->trace, &t->runs, &q, &tv->agg);
+}
+
+static void table_sort(struct osc_tui *t, struct osc_view *v)
+{
+	struct table_view *tv = v->priv;
+	size_t nr;
+	const struct osc_column *cols = osc_agg_columns(&nr);
+
+	osc_agg_sort(&tv->agg, &t->trace, cols[v->sort_col].stat, v->sort_desc);
+}
+
+static void table_table(struct osc_tui *t, struct osc_view *v, struct osc_table *out)
+{
+	struct table_view *tv = v->priv;
+
+	(void)t;
+	osc_agg_table(&tv->ctx, out);
+}
+
+static void table_title(struct osc_tui *t, struct osc_view *v, char *buf, size_t size)
+{
+	struct table_view *tv = v->priv;
+
+	(void)t;
+	snprintf(buf, size, "%s table (%zu rows)", osc_level_name(tv->level), v->tab.nr_rows);
+}
+
+static const char *table_export_name(struct osc_tui *t, struct osc_view *v)
+{
+	struct table_view *tv = v->priv;
+
+	(void)t;
+	return osc_level_name(tv->level);
+}
+
+/* The median instance by duration: quickselect over a copy (O(n), big rows stay fast). */
+static uint32_t median_event(const struct osc_trace *tr, const uint32_t *ev, size_t n)
+{
+	uint32_t *a = osc_xmalloc(n * sizeof(*a)), res;
+	long k = (long)(n - 1) / 2, lo = 0, hi = (long)n - 1;
+
+	memcpy(a, ev, n * sizeof(*a));
+	while (lo < hi) {
+		int64_t pivot = tr->events[a[lo + (hi - lo) / 2]].dur;
+		long i = lo, j = hi;
+
+		while (i <= j) {
+			while (tr->events[a[i]].dur < pivot)
+				i++;
+			while (tr->events[a[j]].dur > pivot)
+				j--;
+			if (i <= j) {
+				uint32_t tmp = a[i];
+
+				a[i++] = a[j];
+				a[j--] = tmp;
+			}
+		}
+		if (k <= j)
+			hi = j;
+		else if (k >= i)
+			lo = i;
+		else
+			break;
+	}
+	res = a[k];
+	free(a);
+	return res;
+}
+
+static void table_detail(struct osc_tui *t, struct osc_view *v, size_t row, struct osc_lines *out)
+{
+	struct table_view *tv = v->priv;
+	const struct osc_agg_row *r = &tv->agg.rows[row];
+	const uint32_t *ev = tv->agg.members + r->first;
+	char buf[4096];
+
+	osc_lines_add(out, OSC_MARK_TITLE, "statistics", "");
+	for (size_t c = 0; c < v->tab.nr_cols; c++)
+		osc_lines_add(out, OSC_MARK_NONE, v->tab.cols[c].title,
+			      v->tab.cell(v->tab.ctx, row, c, buf, sizeof(buf)));
+	if (!r->nr)
+		return;
+	snprintf(buf, sizeof(buf), "median instance of %zu (Enter lists them all)", r->nr);
+	osc_lines_add(out, OSC_MARK_TITLE, "sample", buf);
+	osc_detail_event(t, median_event(&t->trace, ev, r->nr), out);
+}
+
+static unsigned table_action(struct osc_tui *t, struct osc_view *v, enum osc_action a)
+{
+	struct table_view *tv = v->priv;
+
+	switch (a) {
+	case OSC_ACT_NEXT_LEVEL:
+		tv->level = (tv->level + 1) % OSC_LEVEL_COUNT;
+		v->built_gen = t->gen - 1;
+		v->cur = v->top = v->hoff = 0;
+		osc_view_refresh(t, v);
+		return OSC_R_REDRAW;
+	case OSC_ACT_ENTER:
+		if (!v->tab.nr_rows)
+			return OSC_R_REDRAW;
+		osc_view_push(t, &osc_view_instances,
+			      &(struct osc_instances_arg){ v, tv->agg.rows[v->cur].key });
+		return OSC_R_REDRAW;
+	default:
+		return OSC_R_UNHANDLED;
+	}
+}
+
+/* The members of the row keyed `key`, for the instances view (NULL if gone). */
+const struct osc_agg_row *osc_table_view_row(struct osc_tui *t, struct osc_view *v, osc_str key,
+					     const uint32_t **members)
+{
+	struct table_view *tv = v->priv;
+
+	osc_view_refresh(t, v);
+	for (size_t i = 0; i < tv->agg.nr; i++) {
+		if (tv->agg.rows[i].key == key) {
+			*members = tv->agg.members + tv->agg.rows[i].first;
+			return &tv->agg.rows[i];
+		}
+	}
+	return NULL;
+}
+
+const struct osc_view_ops osc_view_table = {
+	.name = "table",
+	.open = table_open,
+	.close = table_close,
+	.build = table_build,
+	.sort = table_sort,
+	.table = table_table,
+	.flex_col = 0,
+	.action = table_action,
+	.title = table_title,
+	.detail = table_detail,
+	.export_name = table_export_name,
+};
