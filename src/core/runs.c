@@ -7,8 +7,9 @@
  * (the latest-starting window covering it, so nested windows win over their
  * parents), computed once in a sweep. Events are sorted by ts, so a pointer
  * walk finds each event's interval; device events are then moved to the run
- * of the runtime call that launched them through a hash of correlation ids.
- * O(N + R log R) time, O(R) extra memory plus the correlation hash.
+ * of the runtime call that launched them through a table of correlation ids.
+ * O(N + R log R) time in three passes over the events; extra memory O(R)
+ * plus the correlation table.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -61,33 +62,28 @@ static enum osc_run_source source_of(const struct osc_trace *t, const struct osc
 	return OSC_RUNS_MODEL_RUN;
 }
 
-/* The best source present: the lowest enum value seen (the enum is in priority order). */
-static enum osc_run_source pick_source(const struct osc_trace *t)
+/*
+ * Collect the runs of the best source present (the enum is in priority
+ * order) in one pass: candidates of every source are kept, then the losers
+ * dropped. Events are in ts order, so the runs come out sorted by ts.
+ */
+static enum osc_run_source collect_runs(const struct osc_trace *t, struct osc_runs *out)
 {
 	enum osc_run_source best = OSC_RUNS_WHOLE;
+	uint8_t *src = NULL;
+	size_t alloc = 0, alloc_src = 0, kept = 0;
 
-	for (size_t i = 0; i < t->nr_events; i++) {
-		enum osc_run_source s = source_of(t, &t->events[i]);
-
-		if (s < best)
-			best = s;
-	}
-	return best;
-}
-
-static void collect_runs(const struct osc_trace *t, enum osc_run_source src,
-			 struct osc_runs *out)
-{
-	size_t alloc = 0;
-
-	/* events are in ts order, so the runs come out sorted by ts */
 	for (size_t i = 0; i < t->nr_events; i++) {
 		const struct osc_event *e = &t->events[i];
+		enum osc_run_source s = source_of(t, e);
 		struct osc_run *r;
 
-		if (source_of(t, e) != src)
+		if (s == OSC_RUN_SOURCE_COUNT)
 			continue;
+		best = s < best ? s : best;
 		OSC_GROW(out->runs, out->nr + 1, alloc);
+		OSC_GROW(src, out->nr + 1, alloc_src);
+		src[out->nr] = (uint8_t)s;
 		r = &out->runs[out->nr++];
 		r->ts = e->ts;
 		r->dur = e->dur;
@@ -95,6 +91,12 @@ static void collect_runs(const struct osc_trace *t, enum osc_run_source src,
 		r->event = (uint32_t)i;
 		r->nr_events = 0;
 	}
+	for (size_t i = 0; i < out->nr; i++)
+		if (src[i] == best)
+			out->runs[kept++] = out->runs[i];
+	out->nr = kept;
+	free(src);
+	return best;
 }
 
 static void whole_trace(const struct osc_trace *t, struct osc_runs *out)
@@ -227,47 +229,79 @@ static size_t timeline_find(const struct timeline *tl, int64_t x, size_t hint)
 	return lo;
 }
 
-/* Open-addressing map from correlation id to the run of its runtime call. */
+/*
+ * Correlation id -> run of its runtime call. Profilers hand out ids from a
+ * counter, so a direct table over [min, max] is usual; scattered ids fall
+ * back to open addressing.
+ */
 struct corr_map {
-	int64_t *keys; /* OSC_NO_ID = empty */
-	uint32_t *runs;
-	size_t mask;
+	int64_t min;     /* dense: table[id - min] */
+	int64_t *keys;   /* hashed: OSC_NO_ID = empty slot; NULL when dense */
+	uint32_t *runs;  /* CORR_ABSENT = no launch with that id */
+	size_t size;     /* slots; a power of two when hashed */
 };
 
+#define CORR_ABSENT (OSC_NONE - 1) /* OSC_NONE is a real answer: launched outside runs */
+
+/* Slot of key: where it is, or the empty slot where it would go. */
 static size_t corr_slot(const struct corr_map *m, int64_t key)
 {
-	uint64_t h = (uint64_t)key * 0x9e3779b97f4a7c15ull;
-	size_t i = (size_t)(h >> 29) & m->mask;
+	size_t i, mask = m->size - 1;
 
+	if (!m->keys)
+		return key >= m->min && (uint64_t)key - (uint64_t)m->min < m->size ?
+			       (size_t)((uint64_t)key - (uint64_t)m->min) : SIZE_MAX;
+	i = (size_t)(((uint64_t)key * 0x9e3779b97f4a7c15ull) >> 29) & mask;
 	while (m->keys[i] != OSC_NO_ID && m->keys[i] != key)
-		i = (i + 1) & m->mask;
+		i = (i + 1) & mask;
 	return i;
 }
 
-static void corr_map_build(const struct osc_trace *t, const uint32_t *run_of,
-			   struct corr_map *m)
+static uint32_t corr_lookup(const struct corr_map *m, int64_t key)
 {
-	size_t n = 0, size = 16;
+	size_t s = corr_slot(m, key);
 
-	for (size_t i = 0; i < t->nr_events; i++)
-		n += t->events[i].kind == OSC_KIND_RUNTIME && t->events[i].corr != OSC_NO_ID;
-	while (size < 2 * n)
-		size *= 2;
-	m->mask = size - 1;
-	m->keys = osc_xmalloc(size * sizeof(*m->keys));
-	m->runs = osc_xmalloc(size * sizeof(*m->runs));
-	for (size_t i = 0; i < size; i++)
-		m->keys[i] = OSC_NO_ID;
-	for (size_t i = 0; i < t->nr_events; i++) {
-		const struct osc_event *e = &t->events[i];
-		size_t s;
+	if (s == SIZE_MAX || (m->keys && m->keys[s] != key))
+		return CORR_ABSENT;
+	return m->runs[s];
+}
 
-		if (e->kind != OSC_KIND_RUNTIME || e->corr == OSC_NO_ID)
-			continue;
-		s = corr_slot(m, e->corr);
-		if (m->keys[s] == OSC_NO_ID) { /* the first launch with an id wins */
-			m->keys[s] = e->corr;
-			m->runs[s] = run_of[i];
+/* A runtime call that launched device work, with the run it is in. */
+struct launch {
+	int64_t corr;
+	uint32_t run;
+};
+
+static void corr_map_build(const struct launch *l, size_t n, struct corr_map *m)
+{
+	int64_t lo = INT64_MAX, hi = INT64_MIN;
+
+	for (size_t i = 0; i < n; i++) {
+		lo = l[i].corr < lo ? l[i].corr : lo;
+		hi = l[i].corr > hi ? l[i].corr : hi;
+	}
+	memset(m, 0, sizeof(*m));
+	if (n && (uint64_t)hi - (uint64_t)lo < 4 * (uint64_t)n) {
+		m->min = lo;
+		m->size = (size_t)((uint64_t)hi - (uint64_t)lo) + 1;
+	} else {
+		m->size = 16;
+		while (m->size < 2 * n)
+			m->size *= 2;
+		m->keys = osc_xmalloc(m->size * sizeof(*m->keys));
+		for (size_t i = 0; i < m->size; i++)
+			m->keys[i] = OSC_NO_ID;
+	}
+	m->runs = osc_xmalloc(m->size * sizeof(*m->runs));
+	for (size_t i = 0; i < m->size; i++)
+		m->runs[i] = CORR_ABSENT;
+	for (size_t i = 0; i < n; i++) {
+		size_t s = corr_slot(m, l[i].corr);
+
+		if (m->runs[s] == CORR_ABSENT) { /* the first launch with an id wins */
+			if (m->keys)
+				m->keys[s] = l[i].corr;
+			m->runs[s] = l[i].run;
 		}
 	}
 }
@@ -281,18 +315,26 @@ static void corr_map_release(struct corr_map *m)
 static void assign_events(const struct osc_trace *t, struct osc_runs *out)
 {
 	struct timeline tl;
-	struct corr_map cm;
-	size_t hint = 0;
+	struct corr_map cm = {0};
+	struct launch *launches = NULL;
+	size_t hint = 0, nr_launches = 0, alloc_launches = 0;
 	bool has_device = false;
 
+	/* by start time; launches are noted on the way */
 	timeline_build(out, &tl);
 	for (size_t i = 0; i < t->nr_events; i++) {
-		size_t k = timeline_find(&tl, t->events[i].ts, hint);
+		const struct osc_event *e = &t->events[i];
+		size_t k = timeline_find(&tl, e->ts, hint);
 
 		if (k != SIZE_MAX)
 			hint = k;
 		out->run_of[i] = k == SIZE_MAX ? OSC_NONE : tl.owner[k];
-		has_device |= osc_kind_is_device(t->events[i].kind);
+		has_device |= osc_kind_is_device(e->kind);
+		if (e->kind == OSC_KIND_RUNTIME && e->corr != OSC_NO_ID) {
+			OSC_GROW(launches, nr_launches + 1, alloc_launches);
+			launches[nr_launches].corr = e->corr;
+			launches[nr_launches++].run = out->run_of[i];
+		}
 	}
 	timeline_release(&tl);
 
@@ -300,39 +342,38 @@ static void assign_events(const struct osc_trace *t, struct osc_runs *out)
 	for (size_t r = 0; r < out->nr; r++)
 		out->run_of[out->runs[r].event] = (uint32_t)r;
 
-	if (has_device) {
-		corr_map_build(t, out->run_of, &cm);
-		for (size_t i = 0; i < t->nr_events; i++) {
-			const struct osc_event *e = &t->events[i];
-			size_t s;
-
-			if (!osc_kind_is_device(e->kind) || e->corr == OSC_NO_ID)
-				continue;
-			s = corr_slot(&cm, e->corr);
-			if (cm.keys[s] != OSC_NO_ID)
-				out->run_of[i] = cm.runs[s];
-		}
-		corr_map_release(&cm);
-	}
-
+	/* device work follows its launch; then count */
+	has_device = has_device && nr_launches;
+	if (has_device)
+		corr_map_build(launches, nr_launches, &cm);
+	free(launches);
 	for (size_t i = 0; i < t->nr_events; i++) {
+		const struct osc_event *e = &t->events[i];
+
+		if (has_device && osc_kind_is_device(e->kind) && e->corr != OSC_NO_ID) {
+			uint32_t run = corr_lookup(&cm, e->corr);
+
+			if (run != CORR_ABSENT)
+				out->run_of[i] = run;
+		}
 		if (out->run_of[i] == OSC_NONE)
 			out->outside++;
 		else
 			out->runs[out->run_of[i]].nr_events++;
 	}
+	corr_map_release(&cm);
 }
 
 void osc_runs_detect(const struct osc_trace *t, struct osc_runs *out)
 {
 	memset(out, 0, sizeof(*out));
 	out->run_of = osc_xmalloc((t->nr_events ? t->nr_events : 1) * sizeof(*out->run_of));
-	out->source = pick_source(t);
+	out->source = collect_runs(t, out);
 	if (out->source == OSC_RUNS_WHOLE) {
+		free(out->runs);
 		whole_trace(t, out);
 		return;
 	}
-	collect_runs(t, out->source, out);
 	out->warmup = t->format == OSC_FORMAT_ORT && out->nr > 1;
 	assign_events(t, out);
 }

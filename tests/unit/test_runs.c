@@ -165,6 +165,43 @@ Test(runs, kineto_device_events_follow_their_launch)
 	osc_trace_release(&t);
 }
 
+/*
+ * Correlation ids far apart (not from one counter) take the hashed lookup:
+ *
+ *   step#1 [0, 100)  l1 corr 1 at 10        step#2 [100, 200)  l2 corr 10^15 at 150
+ *   l3 corr -7 at 60, l4 corr INT64_MAX at 160 (a second launch with 10^15 at 170 is ignored)
+ *   k2 (10^15) at 20 -> 1, k3 (-7) at 180 -> 0, k4 (INT64_MAX) at 5 -> 1, k1 (1) at 300 -> 0
+ *   k5 (12345, no launch) at 50 -> own start -> 0
+ */
+Test(runs, scattered_correlation_ids)
+{
+	static const struct fx_event ev[] = {
+		FX("ProfilerStep#1", RUN, 0, 100),
+		FX("ProfilerStep#2", RUN, 100, 100),
+		FX_CORR("l1", RUNTIME, 10, 1, 1),
+		FX_CORR("l2", RUNTIME, 150, 1, 1000000000000000),
+		FX_CORR("l2b", RUNTIME, 170, 1, 1000000000000000),
+		FX_CORR("l3", RUNTIME, 60, 1, -7),
+		FX_CORR("l4", RUNTIME, 160, 1, INT64_MAX),
+		FX_CORR("k1", KERNEL, 300, 1, 1),
+		FX_CORR("k2", KERNEL, 20, 1, 1000000000000000),
+		FX_CORR("k3", KERNEL, 180, 1, -7),
+		FX_CORR("k4", KERNEL, 5, 1, INT64_MAX),
+		FX_CORR("k5", MEMSET, 50, 1, 12345),
+	};
+	static const struct expect_run want[] = {
+		{"k1", 0}, {"k2", 1}, {"k3", 0}, {"k4", 1}, {"k5", 0},
+	};
+	struct osc_trace t;
+	struct osc_runs r;
+
+	detect(ev, FX_LEN(ev), OSC_FORMAT_KINETO, &t, &r);
+	check_assignment(&t, &r, want, FX_LEN(want));
+	check_counts(&t, &r);
+	osc_runs_release(&r);
+	osc_trace_release(&t);
+}
+
 /* A kernel whose launch lies outside every run is outside too, wherever it starts. */
 Test(runs, kernel_of_a_launch_outside_runs_is_outside)
 {
