@@ -1,0 +1,715 @@
+/* test_load.c - chrome-trace loading: shapes, formats, kinds, B/E, gzip, errors. */
+#define _XOPEN_SOURCE 700 /* nftw */
+#include <criterion/criterion.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "opscope/load.h"
+
+static struct osc_trace t;
+static struct osc_error err;
+
+static void setup(void)
+{
+	osc_trace_init(&t);
+}
+
+static void teardown(void)
+{
+	osc_trace_release(&t);
+}
+
+TestSuite(load, .init = setup, .fini = teardown);
+
+static enum osc_status load_str(const char *text)
+{
+	osc_trace_release(&t);
+	osc_trace_init(&t);
+	return osc_load_buffer("test.json", text, strlen(text), NULL, &t, &err);
+}
+
+static void load_ok(const char *text)
+{
+	enum osc_status st = load_str(text);
+	char line[1024];
+
+	osc_error_format(&err, line, sizeof(line));
+	cr_assert_eq(st, OSC_OK, "load failed: %s", line);
+}
+
+static const struct osc_event *find(const char *name)
+{
+	for (size_t i = 0; i < t.nr_events; i++)
+		if (!strcmp(osc_trace_str(&t, t.events[i].name), name))
+			return &t.events[i];
+	cr_assert_fail("no event named %s", name);
+	return NULL;
+}
+
+static const char *S(osc_str id)
+{
+	return osc_trace_str(&t, id);
+}
+
+/* ---- ORT -------------------------------------------------------------- */
+
+static const char ort_text[] =
+	"[\n"
+	"{\"cat\" : \"Session\",\"pid\" :20385,\"tid\" :20385,\"dur\" :2210,\"ts\" :3,\"ph\" : \"X\","
+	"\"name\" :\"model_loading_uri\",\"args\" : {}},\n"
+	"{\"cat\" : \"Node\",\"pid\" :20385,\"tid\" :20385,\"dur\" :1,\"ts\" :100,\"ph\" : \"X\","
+	"\"name\" :\"conv1_fence_before\",\"args\" : {\"op_name\" : \"Conv\"}},\n"
+	"{\"cat\" : \"Node\",\"pid\" :20385,\"tid\" :20385,\"dur\" :366,\"ts\" :101,\"ph\" : \"X\","
+	"\"name\" :\"conv1_kernel_time\",\"args\" : {\"provider\" : \"CPUExecutionProvider\","
+	"\"op_name\" : \"Conv\",\"input_type_shape\" : [{\"float\":[1,3,224,224]},"
+	"{\"float\":[16,3,3,3]},{\"float\":[16]}]}},\n"
+	"{\"cat\" : \"Node\",\"pid\" :20385,\"tid\" :20385,\"dur\" :5,\"ts\" :470,\"ph\" : \"X\","
+	"\"name\" :\"add \"x\" 1_kernel_time\",\"args\" : {\"op_name\" : \"Add\","
+	"\"input_type_shape\" : [{\"float\":[2]},{\"float\":[]}]}},\n"
+	"{\"cat\" : \"Session\",\"pid\" :20385,\"tid\" :20385,\"dur\" :400,\"ts\" :99,\"ph\" : \"X\","
+	"\"name\" :\"SequentialExecutor::Execute\",\"args\" : {}},\n"
+	"{\"cat\" : \"Session\",\"pid\" :20385,\"tid\" :20385,\"dur\" :500,\"ts\" :90,\"ph\" : \"X\","
+	"\"name\" :\"model_run\",\"args\" : {}}\n"
+	"]\n";
+
+Test(load, ort_array)
+{
+	const struct osc_event *e;
+
+	load_ok(ort_text);
+	cr_assert_eq(t.format, OSC_FORMAT_ORT);
+	cr_assert_eq(t.nr_events, 6);
+	cr_assert_eq(t.ph_counts['X'], 6);
+	cr_assert_eq(find("model_run")->kind, OSC_KIND_RUN);
+	cr_assert_eq(find("SequentialExecutor::Execute")->kind, OSC_KIND_EXECUTOR);
+	cr_assert_eq(find("model_loading_uri")->kind, OSC_KIND_SESSION);
+	cr_assert_eq(find("conv1_fence_before")->kind, OSC_KIND_FENCE);
+	e = find("conv1_kernel_time");
+	cr_assert_eq(e->kind, OSC_KIND_HOST_OP);
+	cr_assert_str_eq(S(e->op), "Conv");
+	cr_assert_str_eq(S(e->provider), "CPUExecutionProvider");
+	cr_assert_str_eq(S(e->shape), "float(1x3x224x224),float(16x3x3x3),float(16)");
+	cr_assert_eq(e->ts, 101000);
+	cr_assert_eq(e->dur, 366000);
+	cr_assert_str_eq(S(t.threads[e->thread].pid), "20385");
+	/* The unescaped quotes in the name are kept and counted. */
+	e = find("add \"x\" 1_kernel_time");
+	cr_assert_str_eq(S(e->shape), "float(2),float()");
+	cr_assert_eq(t.warnings[OSC_WARN_UNESCAPED_QUOTE].count, 2);
+	/* Sorted: model_run (ts 90) first. */
+	cr_assert_str_eq(S(t.events[1].name), "model_run");
+	cr_assert_str_eq(t.meta_json, "");
+}
+
+/* ---- Kineto ----------------------------------------------------------- */
+
+static const char kineto_text[] =
+	"{\n"
+	"  \"schemaVersion\": 1,\n"
+	"  \"deviceProperties\": [ {\"id\": 0, \"name\": \"NVIDIA A100\"} ],\n"
+	"  \"traceEvents\": [\n"
+	"  {\n"
+	"    \"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::logit_backward\",\n"
+	"    \"pid\": 4037, \"tid\": 23695,\n"
+	"    \"ts\": 1712195495505583.123, \"dur\": 27.0,\n"
+	"    \"args\": {\n"
+	"      \"External id\": 41538, \"Input Dims\": [[2048, 1], [2048, 1], []],\n"
+	"      \"Input type\": [\"float\", \"float\", \"Scalar\"]\n"
+	"    }\n"
+	"  },\n"
+	"  {\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#551\", \"pid\": 4037,"
+	"   \"tid\": 23695, \"ts\": 1712195495505000, \"dur\": 1000},\n"
+	"  {\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 4037,"
+	"   \"tid\": 4037, \"ts\": 1712195495505590, \"dur\": 9.0,"
+	"   \"args\": {\"External id\": 7, \"cbid\": 211, \"correlation\": 7041582}},\n"
+	"  {\"ph\": \"s\", \"id\": 7041582, \"pid\": 4037, \"tid\": 4037, \"ts\": 1712195495505590,"
+	"   \"cat\": \"ac2g\", \"name\": \"ac2g\"},\n"
+	"  {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"void vectorized_elementwise_kernel<4>()\","
+	"   \"pid\": 0, \"tid\": 7, \"ts\": 1712195495505600, \"dur\": 4.0,"
+	"   \"args\": {\"External id\": 7, \"device\": 0, \"stream\": 7, \"correlation\": 7041582,"
+	"   \"registers per thread\": 16, \"shared memory\": 41744, \"grid\": [16, 1, 1],"
+	"   \"block\": [544, 1, 1], \"est. achieved occupancy %\": 4.5}},\n"
+	"  {\"ph\": \"f\", \"id\": 7041582, \"pid\": 0, \"tid\": 7, \"ts\": 1712195495505600,"
+	"   \"cat\": \"ac2g\", \"name\": \"ac2g\", \"bp\": \"e\"},\n"
+	"  {\"ph\": \"X\", \"cat\": \"gpu_memcpy\", \"name\": \"Memcpy DtoD (Device -> Device)\","
+	"   \"pid\": 0, \"tid\": 7, \"ts\": 1712195495505700, \"dur\": 17.0,"
+	"   \"args\": {\"device\": 0, \"stream\": 7, \"correlation\": 9, \"bytes\": 16777216}},\n"
+	"  {\"ph\": \"M\", \"name\": \"process_name\", \"pid\": 4037, \"tid\": 0,"
+	"   \"args\": {\"name\": \"trainer\"}},\n"
+	"  {\"ph\": \"M\", \"name\": \"process_sort_index\", \"pid\": 4037, \"tid\": 0,"
+	"   \"args\": {\"sort_index\": 5}},\n"
+	"  {\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": 0, \"tid\": 7,"
+	"   \"args\": {\"name\": \"stream 7 \"}},\n"
+	"  {\"ph\": \"X\", \"cat\": \"Trace\", \"name\": \"PyTorch Profiler (0)\", \"pid\": \"Spans\","
+	"   \"tid\": \"PyTorch Profiler\", \"ts\": 1712195495500000, \"dur\": 3367344.0}\n"
+	"  ],\n"
+	"  \"displayTimeUnit\": \"ms\",\n"
+	"  \"distributedInfo\": {\"rank\": 0}\n"
+	"}\n";
+
+Test(load, kineto_object)
+{
+	const struct osc_event *e;
+	const struct osc_kernel *k;
+
+	load_ok(kineto_text);
+	cr_assert_eq(t.format, OSC_FORMAT_KINETO);
+	cr_assert_eq(t.nr_events, 8);
+	cr_assert_eq(t.nr_metadata, 3);
+	cr_assert_eq(t.ph_counts['M'], 3);
+	e = find("aten::logit_backward");
+	cr_assert_eq(e->ts, 1712195495505583123LL);
+	cr_assert_eq(e->dur, 27000);
+	cr_assert_eq(e->kind, OSC_KIND_HOST_OP);
+	cr_assert_eq(e->ext_id, 41538);
+	cr_assert_str_eq(S(e->op), "aten::logit_backward");
+	cr_assert_str_eq(S(e->shape), "float(2048x1),float(2048x1),Scalar()");
+	cr_assert_str_eq(S(t.threads[e->thread].process_name), "trainer");
+	cr_assert_eq(t.threads[e->thread].process_sort, 5);
+	cr_assert_eq(find("ProfilerStep#551")->kind, OSC_KIND_RUN);
+	e = find("cudaLaunchKernel");
+	cr_assert_eq(e->kind, OSC_KIND_RUNTIME);
+	cr_assert_eq(e->corr, 7041582);
+	cr_assert_eq(e->kernel, OSC_NONE);
+	e = find("void vectorized_elementwise_kernel<4>()");
+	cr_assert_eq(e->kind, OSC_KIND_KERNEL);
+	cr_assert_eq(e->corr, 7041582);
+	cr_assert_neq(e->kernel, OSC_NONE);
+	k = &t.kernels[e->kernel];
+	cr_assert_eq(k->grid[0], 16);
+	cr_assert_eq(k->grid[2], 1);
+	cr_assert_eq(k->block[0], 544);
+	cr_assert_eq(k->stream, 7);
+	cr_assert_eq(k->device, 0);
+	cr_assert_eq(k->registers, 16);
+	cr_assert_eq(k->shared_mem, 41744);
+	cr_assert_float_eq(k->occupancy, 4.5f, 1e-6);
+	cr_assert_eq(k->bytes, -1);
+	cr_assert_str_eq(S(t.threads[e->thread].thread_name), "stream 7 ");
+	e = find("Memcpy DtoD (Device -> Device)");
+	cr_assert_eq(e->kind, OSC_KIND_MEMCPY);
+	cr_assert_eq(t.kernels[e->kernel].bytes, 16777216);
+	cr_assert_eq(t.kernels[e->kernel].grid[0], -1);
+	/* Flows keep their id in corr. */
+	size_t flows = 0;
+	for (size_t i = 0; i < t.nr_events; i++) {
+		if (t.events[i].kind != OSC_KIND_FLOW)
+			continue;
+		flows++;
+		cr_assert_eq(t.events[i].corr, 7041582);
+		cr_assert(t.events[i].ph == OSC_PH_FLOW_START || t.events[i].ph == OSC_PH_FLOW_END);
+	}
+	cr_assert_eq(flows, 2);
+	/* String pid next to numeric ones. */
+	e = find("PyTorch Profiler (0)");
+	cr_assert_str_eq(S(t.threads[e->thread].pid), "Spans");
+	cr_assert_eq(e->kind, OSC_KIND_OTHER);
+	/* Top-level keys other than traceEvents, in order, minified. */
+	cr_assert_str_eq(t.meta_json, "{\"schemaVersion\":1,\"deviceProperties\":[{\"id\":0,"
+				      "\"name\":\"NVIDIA A100\"}],\"displayTimeUnit\":\"ms\","
+				      "\"distributedInfo\":{\"rank\":0}}");
+	/* args are kept minified. */
+	for (uint32_t i = 0; i < t.nr_events; i++)
+		if (t.events[i].ext_id == 41538)
+			cr_assert_str_eq(osc_trace_args(&t, i),
+					 "{\"External id\":41538,\"Input Dims\":[[2048,1],[2048,1],[]],"
+					 "\"Input type\":[\"float\",\"float\",\"Scalar\"]}");
+}
+
+Test(load, kineto_2021_names)
+{
+	load_ok("[{\"ph\":\"X\",\"cat\":\"Operator\",\"name\":\"aten::add\",\"pid\":1,\"tid\":\"1890023232\","
+		"\"ts\":10,\"dur\":4,\"args\":{\"Input dims\":[[1]],\"Input type\":[],\"external id\":3}},"
+		"{\"ph\":\"X\",\"cat\":\"Runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,"
+		"\"ts\":11,\"dur\":1,\"args\":{\"correlation\":5}},"
+		"{\"ph\":\"X\",\"cat\":\"Kernel\",\"name\":\"k\",\"pid\":0,\"tid\":\"stream 7\","
+		"\"ts\":12,\"dur\":1,\"args\":{\"correlation\":5,\"grid\":[2,4,64]}},"
+		"{\"ph\":\"X\",\"cat\":\"Memset\",\"name\":\"Memset (Device)\",\"pid\":0,\"tid\":\"stream 7\","
+		"\"ts\":13,\"dur\":1}]");
+	cr_assert_eq(t.format, OSC_FORMAT_KINETO);
+	cr_assert_eq(find("aten::add")->kind, OSC_KIND_HOST_OP);
+	cr_assert_eq(find("aten::add")->ext_id, 3);
+	cr_assert_str_eq(S(find("aten::add")->shape), "(1)");
+	cr_assert_eq(find("cudaLaunchKernel")->kind, OSC_KIND_RUNTIME);
+	cr_assert_eq(find("k")->kind, OSC_KIND_KERNEL);
+	cr_assert_eq(t.kernels[find("k")->kernel].grid[2], 64);
+	cr_assert_eq(find("Memset (Device)")->kind, OSC_KIND_MEMSET);
+}
+
+/* ---- other formats ----------------------------------------------------- */
+
+Test(load, pytorch_legacy)
+{
+	load_ok("[{\"name\": \"aten::zeros\", \"ph\": \"X\", \"ts\": 244, \"dur\": 46, \"tid\": 1,"
+		" \"pid\": \"CPU functions\", \"args\": {}},"
+		" {\"name\": \"ProfilerStep#1\", \"ph\": \"X\", \"ts\": 321, \"dur\": 179751, \"tid\": 1,"
+		" \"pid\": \"CPU functions\", \"args\": {}},"
+		" {\"name\": \"aten::conv2d\", \"ph\": \"X\", \"ts\": 465, \"dur\": 10514, \"tid\": 1,"
+		" \"pid\": \"CPU functions\", \"args\": {}}]");
+	cr_assert_eq(t.format, OSC_FORMAT_PYTORCH_LEGACY);
+	cr_assert_eq(find("ProfilerStep#1")->kind, OSC_KIND_RUN);
+	cr_assert_eq(find("aten::conv2d")->kind, OSC_KIND_HOST_OP);
+	cr_assert_str_eq(S(t.threads[0].pid), "CPU functions");
+}
+
+Test(load, neural_engine)
+{
+	load_ok("{\"traceEvents\": ["
+		"{\"name\":\"model_inference\",\"cat\":\"inference\",\"ph\":\"X\",\"pid\":1,\"tid\":1,"
+		"\"ts\":0,\"dur\":17138},"
+		"{\"name\":\"Iteration4\",\"cat\":\"iteration\",\"ph\":\"X\",\"pid\":1,\"tid\":1,"
+		"\"ts\":0,\"dur\":8726},"
+		"{\"name\":\"Add_284\",\"cat\":\"InnerProduct\",\"ph\":\"X\",\"pid\":1,\"tid\":1,"
+		"\"ts\":12028,\"dur\":44,\"args\":{\"reshape_time\":\"0.004ms\","
+		"\"input_type\":\"fp32,fp32,f32,\",\"input_shape\":\"64*1024,256*1024,256\"}}]}");
+	cr_assert_eq(t.format, OSC_FORMAT_NEURAL_ENGINE);
+	cr_assert_eq(find("model_inference")->kind, OSC_KIND_SESSION);
+	cr_assert_eq(find("Iteration4")->kind, OSC_KIND_RUN);
+	cr_assert_eq(find("Add_284")->kind, OSC_KIND_HOST_OP);
+	cr_assert_str_eq(S(find("Add_284")->op), "InnerProduct");
+	cr_assert_str_eq(S(find("Add_284")->shape), "fp32(64x1024),fp32(256x1024),f32(256)");
+}
+
+/* speedscope simple.json: B/E nest around X events; tdur stands in for dur. */
+Test(load, generic_chrome_begin_end)
+{
+	const struct osc_event *e;
+
+	load_ok("[\n"
+		"  {\"pid\": 0, \"tid\": 0, \"ph\": \"B\", \"name\": \"alpha\", \"ts\": 0},\n"
+		"  {\"pid\": 0, \"tid\": 0, \"ph\": \"B\", \"name\": \"beta\", \"ts\": 1, \"args\": {\"k\": 1}},\n"
+		"  {\"pid\": 0, \"tid\": 0, \"ph\": \"X\", \"name\": \"gamma\", \"ts\": 2, \"dur\": 5,"
+		" \"args\": {\"detail\": \"foobar\"}},\n"
+		"  {\"pid\": 0, \"tid\": 0, \"ph\": \"X\", \"name\": \"epsilon\", \"ts\": 7, \"tdur\": 4},\n"
+		"  {\"pid\": 0, \"tid\": 0, \"ph\": \"E\", \"name\": \"beta\", \"ts\": 13},\n"
+		"  {\"pid\": 0, \"tid\": 0, \"ph\": \"E\", \"name\": \"alpha\", \"ts\": 14}\n"
+		"]\n");
+	cr_assert_eq(t.format, OSC_FORMAT_CHROME);
+	cr_assert_eq(t.nr_events, 4);
+	cr_assert_eq(t.ph_counts['B'], 2);
+	cr_assert_eq(t.ph_counts['E'], 2);
+	e = find("alpha");
+	cr_assert_eq(e->dur, 14000);
+	cr_assert(e->flags & OSC_EVF_FROM_BE);
+	cr_assert_eq(e->kind, OSC_KIND_HOST_OP);
+	cr_assert_eq(e->ph, OSC_PH_COMPLETE);
+	e = find("beta");
+	cr_assert_eq(e->ts, 1000);
+	cr_assert_eq(e->dur, 12000);
+	cr_assert_str_eq(osc_trace_args(&t, (uint32_t)(e - t.events)), "{\"k\":1}");
+	cr_assert_eq(find("epsilon")->dur, 4000);
+	cr_assert_eq(find("gamma")->flags & OSC_EVF_FROM_BE, 0);
+	cr_assert_eq(t.warnings[OSC_WARN_UNMATCHED_BEGIN].count, 0);
+	cr_assert_str_eq(S(t.events[0].name), "alpha");
+}
+
+/* speedscope out-of-order.json: pairs listed out of ts order still nest. */
+Test(load, begin_end_out_of_order)
+{
+	load_ok("[{\"pid\":0,\"tid\":0,\"ph\":\"B\",\"name\":\"B\",\"ts\":1},"
+		"{\"pid\":0,\"tid\":0,\"ph\":\"E\",\"name\":\"B\",\"ts\":9},"
+		"{\"pid\":0,\"tid\":0,\"ph\":\"B\",\"name\":\"A\",\"ts\":0},"
+		"{\"pid\":0,\"tid\":0,\"ph\":\"E\",\"name\":\"A\",\"ts\":10},"
+		"{\"pid\":0,\"tid\":0,\"ph\":\"B\",\"name\":\"C\",\"ts\":2},"
+		"{\"pid\":0,\"tid\":0,\"ph\":\"E\",\"name\":\"C\",\"ts\":8}]");
+	cr_assert_eq(t.nr_events, 3);
+	cr_assert_eq(find("A")->dur, 10000);
+	cr_assert_eq(find("B")->dur, 8000);
+	cr_assert_eq(find("C")->dur, 6000);
+}
+
+/* speedscope not-enough-end-events.json plus a stray E on another thread. */
+Test(load, begin_end_unmatched)
+{
+	load_ok("[{\"pid\":0,\"tid\":0,\"ph\":\"B\",\"name\":\"A\",\"args\":{\"x\":1},\"ts\":0},\n"
+		"{\"pid\":0,\"tid\":0,\"ph\":\"B\",\"name\":\"A\",\"args\":{\"x\":2},\"ts\":1},\n"
+		"{\"pid\":0,\"tid\":0,\"ph\":\"X\",\"name\":\"A\",\"args\":{\"x\":1},\"ts\":10,\"dur\":1},\n"
+		"{\"pid\":0,\"tid\":1,\"ph\":\"E\",\"name\":\"Z\",\"ts\":3}]");
+	cr_assert_eq(t.nr_events, 1);
+	cr_assert_eq(t.warnings[OSC_WARN_UNMATCHED_BEGIN].count, 2);
+	cr_assert_eq(t.warnings[OSC_WARN_UNMATCHED_END].count, 1);
+	cr_assert_gt(t.warnings[OSC_WARN_UNMATCHED_END].first_offset, 100);
+}
+
+Test(load, mixed_pid_tid_types)
+{
+	load_ok("[{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":2,\"ts\":1,\"dur\":1},"
+		"{\"ph\":\"X\",\"name\":\"b\",\"pid\":\"1\",\"tid\":\"2\",\"ts\":2,\"dur\":1},"
+		"{\"ph\":\"X\",\"name\":\"c\",\"pid\":\"Traces\",\"tid\":-1,\"ts\":3,\"dur\":1},"
+		"{\"ph\":\"i\",\"name\":\"d\",\"pid\":\"Traces\",\"tid\":\"PyTorch Profiler\",\"ts\":3,"
+		"\"s\":\"g\"}]");
+	cr_assert_eq(find("a")->thread, find("b")->thread);
+	cr_assert_neq(find("a")->thread, find("c")->thread);
+	cr_assert_str_eq(S(t.threads[find("c")->thread].tid), "-1");
+	cr_assert_eq(find("d")->ph, OSC_PH_INSTANT);
+	cr_assert_eq(t.threads[find("a")->thread].nr_events, 2);
+}
+
+Test(load, odd_fields)
+{
+	load_ok("[{\"ph\":\"X\",\"name\":\"nodur\",\"ts\":1},"
+		"{\"ph\":\"X\",\"name\":\"neg\",\"ts\":2,\"dur\":-5},"
+		"{\"ph\":\"X\",\"name\":\"nots\",\"dur\":5},"
+		"{\"name\":\"noph\",\"ts\":5},"
+		"{\"ph\":\"X\",\"name\":\"strts\",\"ts\":\"11550183666\",\"dur\":\"1.5\"},"
+		"{\"ph\":\"C\",\"name\":\"mem\",\"ts\":3,\"args\":{\"v\":1}},"
+		"{\"ph\":\"X\",\"name\":\"bad\xff\",\"ts\":4,\"dur\":1,\"args\":{\"s\":\"\xfe\"}},"
+		"7]");
+	cr_assert_eq(t.nr_events, 5);
+	cr_assert(find("nodur")->flags & OSC_EVF_NO_DUR);
+	cr_assert_eq(find("neg")->dur, 0);
+	cr_assert(find("neg")->flags & OSC_EVF_NEG_DUR);
+	cr_assert_eq(t.warnings[OSC_WARN_NEGATIVE_DUR].count, 1);
+	cr_assert_eq(t.warnings[OSC_WARN_BAD_EVENT].count, 3);
+	cr_assert_eq(find("strts")->ts, 11550183666000LL);
+	cr_assert_eq(find("strts")->dur, 1500);
+	cr_assert_eq(find("mem")->ph, OSC_PH_COUNTER);
+	const struct osc_event *e = find("bad\xef\xbf\xbd");
+	cr_assert_str_eq(osc_trace_args(&t, (uint32_t)(e - t.events)), "{\"s\":\"\xef\xbf\xbd\"}");
+	cr_assert_eq(t.warnings[OSC_WARN_BAD_UTF8].count, 2);
+}
+
+Test(load, big_numbers_saturate)
+{
+	load_ok("[{\"ph\":\"X\",\"name\":\"a\",\"ts\":99999999999999999999,\"dur\":1,"
+		"\"args\":{\"Comms Id\": 10159970886766084423, \"correlation\": 10159970886766084423}}]");
+	cr_assert_eq(t.events[0].ts, INT64_MAX);
+	cr_assert_eq(t.warnings[OSC_WARN_BIG_NUMBER].count, 2);
+	cr_assert_str_eq(osc_trace_args(&t, 0),
+			 "{\"Comms Id\":10159970886766084423,\"correlation\":10159970886766084423}");
+}
+
+Test(load, only_metadata_is_a_trace)
+{
+	load_ok("{\"traceEvents\": [{\"name\": \"process_name\", \"ph\": \"M\", \"cat\": \"__metadata\","
+		" \"pid\": 7512, \"ts\": \"11550183666\", \"tid\": \"-1\", \"args\": {\"name\": \"hermes\"}}],"
+		" \"samples\": [{\"ts\": \"1\", \"sf\": 1}], \"stackFrames\": {\"1\": {\"name\": \"f\"}}}");
+	cr_assert_eq(t.nr_events, 0);
+	cr_assert_eq(t.nr_metadata, 1);
+	cr_assert(strstr(t.meta_json, "\"stackFrames\":{\"1\":{\"name\":\"f\"}}"));
+}
+
+Test(load, trailing_data_is_a_warning)
+{
+	load_ok("[{\"ph\":\"X\",\"name\":\"a\",\"ts\":1,\"dur\":1}]\n garbage");
+	cr_assert_eq(t.nr_events, 1);
+	cr_assert_eq(t.warnings[OSC_WARN_TRAILING_DATA].count, 1);
+	cr_assert_eq(t.warnings[OSC_WARN_TRAILING_DATA].first_offset, 40);
+}
+
+/* ---- truncation -------------------------------------------------------- */
+
+static const char trunc_text[] = "[{\"ph\":\"X\",\"name\":\"a\",\"ts\":1,\"dur\":9},\n"
+				 "{\"ph\":\"B\",\"name\":\"b\",\"ts\":2},\n"
+				 "{\"ph\":\"E\",\"name\":\"b\",\"ts\":3},\n"
+				 "{\"ph\":\"X\",\"name\":\"c\\u00e9\",\"ts\":4,\"dur\":1}]";
+
+Test(load, truncated_at_every_offset)
+{
+	size_t len = strlen(trunc_text);
+
+	for (size_t n = 0; n < len; n++) {
+		char *buf = malloc(n + 1);
+		size_t complete = 0;
+		enum osc_status st;
+
+		memcpy(buf, trunc_text, n);
+		for (size_t i = 0; i < n; i++)
+			complete += trunc_text[i] == '}';
+		osc_trace_release(&t);
+		osc_trace_init(&t);
+		st = osc_load_buffer("cut.json", buf, n, NULL, &t, &err);
+		if (n == 0) {
+			cr_assert_eq(st, OSC_EMPTY);
+		} else if (!complete) {
+			cr_assert_eq(st, OSC_TRUNCATED, "n=%zu st=%d", n, st);
+			cr_assert_eq(err.offset, (int64_t)n);
+		} else {
+			cr_assert_eq(st, OSC_OK, "n=%zu", n);
+			cr_assert_eq(t.warnings[OSC_WARN_TRUNCATED].count, 1, "n=%zu", n);
+			/* B and E make one event once both are in. */
+			size_t want = complete >= 3 ? complete - 1 : 1;
+			cr_assert_eq(t.nr_events, want, "n=%zu: %zu events", n, t.nr_events);
+		}
+		free(buf);
+	}
+}
+
+/* The speedscope partial files: no closing bracket, maybe a trailing comma. */
+Test(load, partial_arrays_keep_everything)
+{
+	const char *tails[] = { "", ",", ",\n  \n" };
+
+	for (int i = 0; i < 3; i++) {
+		char text[256];
+
+		snprintf(text, sizeof(text),
+			 "[\n {\"pid\":0,\"tid\":0,\"ph\":\"X\",\"name\":\"a\",\"ts\":0,\"dur\":1},\n"
+			 " {\"pid\":0,\"tid\":0,\"ph\":\"X\",\"name\":\"b\",\"ts\":2,\"dur\":1}%s",
+			 tails[i]);
+		load_ok(text);
+		cr_assert_eq(t.nr_events, 2);
+		cr_assert_eq(t.warnings[OSC_WARN_TRUNCATED].count, 1);
+	}
+}
+
+/* ---- errors ------------------------------------------------------------ */
+
+struct err_case {
+	const char *text;
+	size_t len; /* 0: strlen */
+	enum osc_status st;
+	int64_t offset;
+	const char *field;
+};
+
+Test(load, error_cases)
+{
+	static const struct err_case cases[] = {
+		{ "", 0, OSC_EMPTY, OSC_NO_OFFSET, "" },
+		{ " \n\t ", 0, OSC_EMPTY, OSC_NO_OFFSET, "" },
+		{ "\x7f" "ELF\x02\x01\x01\x00\x00", 9, OSC_BINARY, 0, "" },
+		{ "hello world", 0, OSC_NOT_JSON, 0, "" },
+		{ "  <html>", 0, OSC_NOT_JSON, 2, "" },
+		{ "{\"a\":1}", 0, OSC_NOT_TRACE, OSC_NO_OFFSET, "traceEvents" },
+		{ "{\"traceEvents\":5}", 0, OSC_NOT_TRACE, OSC_NO_OFFSET, "traceEvents" },
+		{ "[1,2]", 0, OSC_NOT_TRACE, OSC_NO_OFFSET, "" },
+		{ "[{\"a\":1}]", 0, OSC_NOT_TRACE, OSC_NO_OFFSET, "" },
+		{ "42", 0, OSC_NOT_TRACE, 0, "" },
+		{ "[{\"ph\":\"X\",\"ts\":1", 0, OSC_TRUNCATED, 17, "" },
+		{ "{\"deviceProperties\": [1, 2", 0, OSC_TRUNCATED, 26, "" },
+		{ "[{\"ph\":\"X\",\"ts\":1} {\"ph\":\"X\",\"ts\":2}]", 0, OSC_NOT_JSON, 19,
+		  "traceEvents" },
+		{ "[{\"ph\":\"X\",\"ts\":1 \"dur\":2}]", 0, OSC_NOT_JSON, 18, "traceEvents" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct err_case *c = &cases[i];
+		size_t len = c->len ? c->len : strlen(c->text);
+		enum osc_status st;
+
+		osc_trace_release(&t);
+		osc_trace_init(&t);
+		st = osc_load_buffer("bad.json", c->text, len, NULL, &t, &err);
+		cr_assert_eq(st, c->st, "case %zu: status %d, want %d (%s)", i, st, c->st,
+			     err.message);
+		cr_assert_eq(err.code, c->st);
+		cr_assert_eq(err.offset, c->offset, "case %zu: offset %lld", i,
+			     (long long)err.offset);
+		cr_assert_str_eq(err.field, c->field, "case %zu", i);
+		cr_assert_str_eq(err.subject, "bad.json");
+		cr_assert_eq(t.nr_events, 0);
+	}
+}
+
+Test(load, file_errors)
+{
+	char line[1024];
+
+	cr_assert_eq(osc_load("/nonexistent/x.json", NULL, &t, &err), OSC_IO);
+	cr_assert_str_eq(err.subject, "/nonexistent/x.json");
+	cr_assert_str_eq(err.message, "no such file");
+	cr_assert_eq(osc_load("/tmp", NULL, &t, &err), OSC_IO);
+	cr_assert_str_eq(err.message, "is a directory");
+	osc_error_format(&err, line, sizeof(line));
+	cr_assert_str_eq(line, "/tmp: is a directory");
+}
+
+/* ---- gzip -------------------------------------------------------------- */
+
+static size_t gzip(const void *in, size_t n, unsigned char *out, size_t cap)
+{
+	z_stream zs;
+
+	memset(&zs, 0, sizeof(zs));
+	cr_assert_eq(deflateInit2(&zs, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY), Z_OK);
+	zs.next_in = (unsigned char *)in;
+	zs.avail_in = (uInt)n;
+	zs.next_out = out;
+	zs.avail_out = (uInt)cap;
+	cr_assert_eq(deflate(&zs, Z_FINISH), Z_STREAM_END);
+	n = zs.total_out;
+	deflateEnd(&zs);
+	return n;
+}
+
+Test(load, gzip_buffer_and_members)
+{
+	static unsigned char gz[1 << 16];
+	size_t half = strlen(kineto_text) / 2, n;
+
+	n = gzip(kineto_text, strlen(kineto_text), gz, sizeof(gz));
+	cr_assert_eq(osc_load_buffer("k.json.gz", gz, n, NULL, &t, &err), OSC_OK);
+	cr_assert(t.gzip);
+	cr_assert_eq(t.nr_events, 8);
+	cr_assert_eq(t.file_bytes, n);
+	cr_assert_eq(t.input_bytes, strlen(kineto_text));
+
+	/* Two members, split in the middle of an event. */
+	n = gzip(kineto_text, half, gz, sizeof(gz));
+	n += gzip(kineto_text + half, strlen(kineto_text) - half, gz + n, sizeof(gz) - n);
+	osc_trace_release(&t);
+	osc_trace_init(&t);
+	cr_assert_eq(osc_load_buffer("k2.json.gz", gz, n, NULL, &t, &err), OSC_OK);
+	cr_assert_eq(t.nr_events, 8);
+	cr_assert_eq(find("aten::logit_backward")->ts, 1712195495505583123LL);
+}
+
+Test(load, gzip_truncated)
+{
+	static unsigned char gz[1 << 16];
+	size_t n = gzip(kineto_text, strlen(kineto_text), gz, sizeof(gz));
+
+	/* Cut near the end: the events decoded so far are kept. */
+	cr_assert_eq(osc_load_buffer("cut.json.gz", gz, n - 12, NULL, &t, &err), OSC_OK);
+	cr_assert_gt(t.nr_events, 0);
+	cr_assert_eq(t.warnings[OSC_WARN_TRUNCATED].count, 1);
+	/* Cut right after the header: nothing to keep. */
+	osc_trace_release(&t);
+	osc_trace_init(&t);
+	enum osc_status st = osc_load_buffer("cut.json.gz", gz, 12, NULL, &t, &err);
+	cr_assert(st == OSC_GZIP || st == OSC_TRUNCATED, "status %d", st);
+	/* Corrupt data. */
+	gz[n / 2] ^= 0xff;
+	gz[n / 2 + 1] ^= 0x55;
+	osc_trace_release(&t);
+	osc_trace_init(&t);
+	st = osc_load_buffer("bad.json.gz", gz, n, NULL, &t, &err);
+	cr_assert(st == OSC_OK || st == OSC_GZIP || st == OSC_NOT_JSON, "status %d", st);
+}
+
+/* A gzip file through osc_load (mapped, sniffed by magic, not by name). */
+Test(load, gzip_file_without_gz_name)
+{
+	static unsigned char gz[1 << 16];
+	char path[] = "/tmp/opscope-test-XXXXXX";
+	int fd = mkstemp(path);
+	size_t n = gzip(ort_text, strlen(ort_text), gz, sizeof(gz));
+
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(write(fd, gz, n), (ssize_t)n);
+	close(fd);
+	cr_assert_eq(osc_load(path, NULL, &t, &err), OSC_OK);
+	unlink(path);
+	cr_assert(t.gzip);
+	cr_assert_eq(t.format, OSC_FORMAT_ORT);
+	cr_assert_eq(t.nr_events, 6);
+	cr_assert_str_eq(t.path, path);
+}
+
+/* ---- progress and cancel ------------------------------------------------ */
+
+static char *big_trace(size_t events, size_t *len)
+{
+	size_t cap = events * 120 + 16, n = 0;
+	char *s = malloc(cap);
+
+	s[n++] = '[';
+	for (size_t i = 0; i < events; i++)
+		n += (size_t)snprintf(s + n, cap - n,
+				      "%s{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::op%zu\","
+				      "\"pid\":1,\"tid\":1,\"ts\":%zu,\"dur\":1}",
+				      i ? ",\n" : "", i % 50, i);
+	s[n++] = ']';
+	*len = n;
+	return s;
+}
+
+static void count_progress(const struct osc_load_progress *p, void *userdata)
+{
+	size_t *calls = userdata;
+
+	cr_assert_leq(p->bytes_read, p->bytes_total);
+	(*calls)++;
+}
+
+Test(load, progress_and_cancel)
+{
+	size_t len, calls = 0;
+	char *s = big_trace(200000, &len);
+	volatile int cancel = 0;
+	struct osc_load_opts opts = { .progress = count_progress, .userdata = &calls,
+				      .cancel = &cancel };
+
+	cr_assert_gt(len, 12u << 20);
+	cr_assert_eq(osc_load_buffer("big.json", s, len, &opts, &t, &err), OSC_OK);
+	cr_assert_eq(t.nr_events, 200000);
+	cr_assert_geq(calls, 3);
+	cancel = 1;
+	osc_trace_release(&t);
+	osc_trace_init(&t);
+	cr_assert_eq(osc_load_buffer("big.json", s, len, &opts, &t, &err), OSC_CANCELLED);
+	cr_assert_eq(t.nr_events, 0);
+	free(s);
+}
+
+/* ---- the real traces ----------------------------------------------------- */
+
+static size_t nr_loaded;
+
+static int load_one(const char *path, const struct stat *sb, int type, struct FTW *ftw)
+{
+	size_t n = strlen(path);
+	struct osc_trace tr;
+	struct osc_error e;
+	char line[1024];
+
+	(void)sb;
+	(void)ftw;
+	if (type != FTW_F || !((n > 5 && !strcmp(path + n - 5, ".json")) ||
+			       (n > 8 && !strcmp(path + n - 8, ".json.gz"))))
+		return 0;
+	osc_trace_init(&tr);
+	enum osc_status st = osc_load(path, NULL, &tr, &e);
+	osc_error_format(&e, line, sizeof(line));
+	cr_expect_eq(st, OSC_OK, "%s", line);
+	/* only-begin-events.json keeps nothing: its B events are all unmatched. */
+	cr_expect(tr.nr_events + tr.nr_metadata + tr.warnings[OSC_WARN_UNMATCHED_BEGIN].count > 0,
+		  "%s: nothing loaded", path);
+	uint64_t phases = 0;
+	for (int i = 0; i < 256; i++)
+		phases += tr.ph_counts[i];
+	cr_expect_geq(phases, tr.nr_events, "%s", path);
+	if (strstr(path, "hta/trace_filter/sampled_rank-0.json.gz")) {
+		cr_expect_eq(tr.ph_counts['X'], 4811);
+		cr_expect_eq(tr.ph_counts['M'], 44);
+		cr_expect_eq(tr.nr_events, 4811);
+		cr_expect_eq(tr.nr_metadata, 44);
+		cr_expect_eq(tr.format, OSC_FORMAT_KINETO);
+	}
+	if (strstr(path, "hta/trace_diff/control.json.gz")) {
+		cr_expect_eq(tr.nr_events, 74937 + 24692 + 9450 + 2);
+		cr_expect_eq(tr.nr_metadata, 42);
+	}
+	if (strstr(path, "ort-riscv/resnet_inference_gemmini.json")) {
+		cr_expect_eq(tr.format, OSC_FORMAT_ORT);
+		cr_expect_eq(tr.nr_events, 235);
+	}
+	if (strstr(path, "generated/torch-"))
+		cr_expect_eq(tr.format, OSC_FORMAT_PYTORCH_LEGACY);
+	if (strstr(path, "generated/ort-"))
+		cr_expect_eq(tr.format, OSC_FORMAT_ORT);
+	if (strstr(path, "speedscope/simple-partial"))
+		cr_expect_eq(tr.warnings[OSC_WARN_TRUNCATED].count, 1);
+	if (strstr(path, "speedscope/only-begin-events.json"))
+		cr_expect_eq(tr.warnings[OSC_WARN_UNMATCHED_BEGIN].count, 3);
+	osc_trace_release(&tr);
+	nr_loaded++;
+	return 0;
+}
+
+Test(load, shared_traces, .timeout = 120)
+{
+	const char *root = getenv("OPSCOPE_SOURCE_ROOT");
+	char dir[4096];
+
+	snprintf(dir, sizeof(dir), "%s/../shared/traces", root ? root : ".");
+	if (access(dir, R_OK) != 0)
+		cr_skip_test("%s is absent", dir);
+	cr_assert_eq(nftw(dir, load_one, 16, FTW_PHYS), 0);
+	cr_assert_gt(nr_loaded, 30);
+}
