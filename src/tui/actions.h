@@ -20,35 +20,35 @@
 	_(MOVE_FIRST, "move-first", "g <Home>", "Move to the first row")                     \
 	_(MOVE_LAST, "move-last", "G <End>", "Move to the last row")                         \
 	_(ENTER, "enter", "<Enter> <Right>",                                                 \
-	  "Open the selected row: its instances, or the detail of an instance")              \
+	  "Open the row: its instances, or its detail")              \
 	_(BACK, "back", "q <Left> <Backspace>",                                               \
-	  "Go back to the previous view; quit from the first view")                          \
-	_(QUIT, "quit", "Q <C-c>", "Quit at once (cancels a load in progress)")              \
-	_(SCROLL_LEFT, "scroll-left", "h", "Scroll the name column to the left")             \
-	_(SCROLL_RIGHT, "scroll-right", "l", "Scroll the name column to the right")          \
-	_(COLUMNS_LEFT, "columns-left", "<Lt>", "Show the columns hidden on the left")       \
-	_(COLUMNS_RIGHT, "columns-right", ">", "Show the columns hidden on the right")       \
-	_(FULL_NAME, "full-name", "i", "Show the full name of the selected row")             \
-	_(TOGGLE_DETAIL, "toggle-detail", "d", "Show or hide the detail pane of the row")    \
-	_(NEXT_LEVEL, "next-level", "<Tab>", "Cycle the aggregation level (op, kernel)")     \
+	  "Go back; quit from the first view")                          \
+	_(QUIT, "quit", "Q <C-c>", "Quit at once; cancel a load")              \
+	_(SCROLL_LEFT, "scroll-left", "h", "Scroll the name column left")             \
+	_(SCROLL_RIGHT, "scroll-right", "l", "Scroll the name column right")          \
+	_(COLUMNS_LEFT, "columns-left", "<Lt>", "Show columns hidden on the left")       \
+	_(COLUMNS_RIGHT, "columns-right", ">", "Show columns hidden on the right")       \
+	_(FULL_NAME, "full-name", "i", "Show the full name of the row")             \
+	_(TOGGLE_DETAIL, "toggle-detail", "d", "Show or hide the detail pane")    \
+	_(NEXT_LEVEL, "next-level", "<Tab>", "Next aggregation level (op, kernel)")     \
 	_(VIEW_RUNS, "view-runs", "R", "Open the runs view to pick runs")                    \
-	_(TOGGLE_RUN, "toggle-run", "<Space>", "Runs view: select or unselect the run")      \
+	_(TOGGLE_RUN, "toggle-run", "<Space>", "Runs view: select or unselect a run")      \
 	_(SELECT_RANGE, "select-range", "v",                                                 \
-	  "Runs view: select the runs from the last toggled one to this one")                \
+	  "Runs view: select from the last toggled run")                \
 	_(SELECT_ALL, "select-all", "a", "Runs view: select every run")                      \
-	_(TOGGLE_WARMUP, "toggle-warmup", "w", "Toggle skipping the warm-up run")            \
+	_(TOGGLE_WARMUP, "toggle-warmup", "w", "Skip or keep the warm-up run (run 0)")            \
 	_(SORT_NEXT, "sort-next", "s", "Sort by the next column")                            \
 	_(SORT_PREV, "sort-prev", "S", "Sort by the previous column")                        \
 	_(SORT_REVERSE, "sort-reverse", "r", "Reverse the sort order")                       \
-	_(TOP_N, "top-n", "t", "Show only the first N rows (0: all)")                        \
+	_(TOP_N, "top-n", "t", "Show the first N rows only (0: all)")                        \
 	_(FILTER, "filter", "/",                                                             \
-	  "Filter names: wildcard (Conv*), re:REGEX for PCRE2, empty to clear")              \
-	_(FIND, "find", "f", "Find a row whose name contains a text (no filtering)")         \
+	  "Filter: Conv* wildcard, re:REGEX, empty clears")              \
+	_(FIND, "find", "f", "Find a name containing a text (no filter)")         \
 	_(FIND_NEXT, "find-next", "n", "Find the next match")                                \
 	_(FIND_PREV, "find-prev", "N", "Find the previous match")                            \
-	_(EXPORT, "export", "x", "Export the view as shown to a CSV file")                   \
+	_(EXPORT, "export", "x", "Export the view as shown to CSV")                   \
 	_(COMMAND, "command", ":",                                                           \
-	  "Run a command: runs SPEC, filter SPEC, find TEXT, sort COL, top N, export FILE")  \
+	  "Command: runs, filter, find, sort, top, export")  \
 	_(HELP, "help", "? <F1>", "Show this help")                                          \
 	_(REFRESH, "refresh", "<C-l>", "Redraw the screen")
 

@@ -15,22 +15,22 @@
 
 static unsigned filter_done(struct osc_tui *t, const char *spec)
 {
+	struct osc_filter f;
 	struct osc_error err;
-	char msg[1024];
 
 	if (!spec)
 		return OSC_R_REDRAW;
+	/* A new filter replaces the whole old one (patterns and regex). */
+	osc_filter_init(&f);
 	osc_error_clear(&err);
-	if (osc_filter_set_spec(&t->filter, spec, &err) != OSC_OK) {
-		if (err.offset != OSC_NO_OFFSET)
-			osc_tui_message(t, OSC_MSG_ERROR, "bad regex at offset %lld: %s (filter kept)",
-					(long long)err.offset, err.message);
-		else {
-			osc_error_format(&err, msg, sizeof(msg));
-			osc_tui_message(t, OSC_MSG_ERROR, "%s (filter kept)", msg);
-		}
+	if (osc_filter_set_spec(&f, spec, &err) != OSC_OK) {
+		osc_filter_release(&f);
+		osc_tui_message(t, OSC_MSG_ERROR, "bad filter '%s': %s (filter kept)", spec,
+				err.message);
 		return OSC_R_REDRAW;
 	}
+	osc_filter_release(&t->filter);
+	t->filter = f;
 	free(t->filter_spec);
 	t->filter_spec = osc_xstrdup(spec);
 	t->gen++;
@@ -243,7 +243,7 @@ static unsigned overwrite_done(struct osc_tui *t, const char *answer)
 
 static unsigned export_to(struct osc_tui *t, const char *answer)
 {
-	char label[1200], path[4096];
+	char label[4200], path[4096];
 
 	if (!answer || !*answer) {
 		osc_tui_message(t, OSC_MSG_INFO, "export cancelled");
@@ -385,8 +385,8 @@ unsigned osc_command_action(struct osc_tui *t, enum osc_action a)
 						   sizeof(buf)));
 		return OSC_R_REDRAW;
 	case OSC_ACT_FILTER:
-		osc_prompt_open(t, "filter (Conv*, re:REGEX, empty clears): ", t->filter_spec,
-				false, filter_done, NULL);
+		osc_prompt_open(t, "filter (Conv*, re:REGEX, empty clears): ", NULL, false,
+				filter_done, NULL);
 		return OSC_R_REDRAW;
 	case OSC_ACT_FIND:
 	case OSC_ACT_FIND_NEXT:

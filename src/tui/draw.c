@@ -146,9 +146,28 @@ static enum osc_style mark_style(enum osc_mark m)
 	}
 }
 
-/* Draw the row cells of one line. */
+/*
+ * The name cell scrolled by hoff columns: a window into the text, cut at the
+ * right with an ellipsis (unscrolled it loses its middle, like the report).
+ */
+static void put_scrolled(int y, int x, const char *s, size_t hoff, size_t width, bool utf8)
+{
+	const char *from = s + skip_cols(s, hoff, utf8);
+	char buf[4096];
+	size_t cut;
+
+	if (!hoff || osc_text_width(from, strlen(from), utf8) <= width || width < 2) {
+		put_cell(y, x, from, width, OSC_ALIGN_LEFT, utf8);
+		return;
+	}
+	cut = skip_cols(from, width - 1, utf8);
+	snprintf(buf, sizeof(buf), "%.*s%s", (int)cut, from, utf8 ? "\xe2\x80\xa6" : "~");
+	put_cell(y, x, buf, width, OSC_ALIGN_LEFT, utf8);
+}
+
+/* Draw the cells of one line (titles are never scrolled). */
 static void draw_row(struct osc_view *v, const struct layout *l, int y, char **cells,
-		     bool utf8)
+		     bool title, bool utf8)
 {
 	int x = 0;
 
@@ -160,8 +179,7 @@ static void draw_row(struct osc_view *v, const struct layout *l, int y, char **c
 			continue;
 		if (c == v->ops->flex_col) {
 			w = l->flex_width;
-			put_cell(y, x, cells[c] + skip_cols(cells[c], v->hoff, utf8), w, col->align,
-				 utf8);
+			put_scrolled(y, x, cells[c], title ? 0 : v->hoff, w, utf8);
 		} else {
 			w = (size_t)v->widths[c];
 			put_cell(y, x, cells[c], w, col->align, utf8);
@@ -203,7 +221,7 @@ static void draw_table(struct osc_tui *t, struct osc_view *v, int y, int h, bool
 	for (size_t c = 0; c < nc && c < 64; c++)
 		titles[c] = (char *)v->tab.cols[c].title;
 	attrset(osc_display_attr(OSC_STYLE_TITLE));
-	draw_row(v, &l, y, titles, t->utf8);
+	draw_row(v, &l, y, titles, true, t->utf8);
 	if (!v->tab.nr_rows && rows) {
 		attrset(osc_display_attr(OSC_STYLE_HINT));
 		put_cell(y + 1, 0, "(no rows: nothing of this kind in the selected runs, or the "
@@ -225,7 +243,7 @@ static void draw_table(struct osc_tui *t, struct osc_view *v, int y, int h, bool
 			attrset(osc_display_attr(v->ops->mark ? mark_style(v->ops->mark(
 									t, v, v->top + r))
 							      : OSC_STYLE_NORMAL));
-		draw_row(v, &l, line, cells[r], t->utf8);
+		draw_row(v, &l, line, cells[r], false, t->utf8);
 	}
 	attrset(A_NORMAL);
 	for (size_t r = 0; r < n; r++) {
@@ -243,6 +261,29 @@ static void draw_table(struct osc_tui *t, struct osc_view *v, int y, int h, bool
 int osc_draw_first_row(void)
 {
 	return HEADER_LINES + 1;
+}
+
+/* The message on the status line, wrapped upwards over the rows when long (up to 4 lines). */
+static void draw_message(struct osc_tui *t)
+{
+	size_t len = strlen(t->msg), width = (size_t)COLS, at = 0;
+	size_t lines = (osc_text_width(t->msg, len, t->utf8) + width - 1) / width;
+	char buf[4096];
+
+	if (lines < 1)
+		lines = 1;
+	if (lines > 4)
+		lines = 4;
+	if ((int)lines > LINES - 1)
+		lines = 1;
+	for (size_t i = 0; i < lines; i++) {
+		size_t end = i + 1 == lines ? len : at + skip_cols(t->msg + at, width, t->utf8);
+
+		snprintf(buf, sizeof(buf), "%.*s", (int)(end - at), t->msg + at);
+		put_line(LINES - (int)lines + (int)i, buf,
+			 t->msg_kind == OSC_MSG_ERROR ? OSC_STYLE_ERROR : OSC_STYLE_NORMAL, t->utf8);
+		at = end;
+	}
 }
 
 /* Hints that fit the status line: "?:help Enter:open q:back ...". */
@@ -291,8 +332,7 @@ static void draw_status(struct osc_tui *t, struct osc_view *v, const struct layo
 		return;
 	}
 	if (*t->msg) {
-		put_line(y, t->msg, t->msg_kind == OSC_MSG_ERROR ? OSC_STYLE_ERROR : OSC_STYLE_NORMAL,
-			 t->utf8);
+		draw_message(t);
 		return;
 	}
 	plen = (size_t)snprintf(pos, sizeof(pos), " %zu/%zu", v->tab.nr_rows ? v->cur + 1 : 0,

@@ -44,7 +44,7 @@ static void help_title(struct osc_tui *t, struct osc_view *v, char *buf, size_t 
 {
 	(void)t;
 	(void)v;
-	snprintf(buf, size, "help: keys (q goes back; in prompts Enter accepts, Esc cancels)");
+	snprintf(buf, size, "keys (prompts: Enter accepts, Esc cancels)");
 }
 
 static const char *help_export_name(struct osc_tui *t, struct osc_view *v)

@@ -1,0 +1,242 @@
+#!/usr/bin/env python3
+"""Scripted screen tests of the opscope TUI (tig's libtest style).
+
+Each tests/tui/scripts/NAME.script names its trace in a "# trace: FILE"
+line (a file of samples/) and drives the TUI with keys and :commands; every
+":dump X" writes the screen's text, which is compared with
+tests/tui/expected/NAME.COLSxLINES[.ascii].X.txt. Scripts run at 80x24 and
+132x40 in a UTF-8 locale with colours, and some again with LC_ALL=C and
+NO_COLOR (ASCII). Besides the screens it checks that `x` writes exactly the
+CSV of the equivalent `opscope report` command, that a file is never
+overwritten without a "y", that the screen does not depend on the terminal
+type, and that the man page's key table is the generated one.
+
+OPSCOPE_UPDATE_EXPECTED=1 rewrites the expected screens instead of comparing.
+Prints "N passed, M failed" last; exits 1 on any failure.
+"""
+import difflib
+import glob
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.abspath(os.environ.get("OPSCOPE_SOURCE_ROOT") or
+                       os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+HERE = os.path.join(ROOT, "tests", "tui")
+SCRIPTS = os.path.join(HERE, "scripts")
+EXPECTED = os.path.join(HERE, "expected")
+SAMPLES = os.path.join(ROOT, "samples")
+UPDATE = os.environ.get("OPSCOPE_UPDATE_EXPECTED") == "1"
+
+SIZES = [(80, 24), (132, 40)]
+ASCII_SCRIPTS = ["basic", "kineto", "filter"]
+TERMS = ["screen", "tmux-256color", "linux", "vt100"]
+
+passed = 0
+failed = 0
+
+
+def report(ok, name, detail=""):
+    global passed, failed
+    if ok:
+        passed += 1
+    else:
+        failed += 1
+        print("FAIL %s%s" % (name, "\n" + detail if detail else ""))
+
+
+def opscope():
+    path = os.environ.get("OPSCOPE")
+    if not path or not os.access(path, os.X_OK):
+        sys.stderr.write("OPSCOPE is not set to an executable opscope binary\n")
+        print("0 passed, 1 failed")
+        sys.exit(1)
+    return path
+
+
+def env_for(cols, lines, ascii_mode, term="xterm-256color"):
+    env = dict(os.environ)
+    for k in ("NO_COLOR", "LANG", "LANGUAGE", "LC_CTYPE"):
+        env.pop(k, None)
+    env.update({"TERM": term, "COLUMNS": str(cols), "LINES": str(lines), "TZ": "UTC",
+                "LC_ALL": "C" if ascii_mode else "C.UTF-8"})
+    if ascii_mode:
+        env["NO_COLOR"] = "1"
+    return env
+
+
+def script_trace(script):
+    with open(script, encoding="utf-8") as f:
+        for line in f:
+            m = re.match(r"#\s*trace:\s*(\S+)", line)
+            if m:
+                return os.path.join(SAMPLES, m.group(1))
+    raise SystemExit("%s: no '# trace:' line" % script)
+
+
+def run_script(script, cols, lines, ascii_mode=False, term="xterm-256color", cwd=None):
+    """Run one script in a fresh directory; returns (rc, stderr, dir, dumps)."""
+    d = cwd or tempfile.mkdtemp(prefix="opscope-tui-")
+    p = subprocess.run([opscope(), "--script", script, script_trace(script)], cwd=d,
+                       env=env_for(cols, lines, ascii_mode, term), capture_output=True,
+                       timeout=120)
+    dumps = {}
+    with open(script, encoding="utf-8") as f:
+        for line in f:
+            m = re.match(r":dump\s+(\S+)", line.strip())
+            if m:
+                path = os.path.join(d, m.group(1))
+                dumps[m.group(1)] = open(path, encoding="utf-8").read() \
+                    if os.path.exists(path) else None
+    return p.returncode, p.stderr.decode("utf-8", "replace"), d, dumps
+
+
+def normalise(text):
+    # Only the elapsed time of a load can vary between runs.
+    return re.sub(r"\d+\.\d s\b", "N.N s", text)
+
+
+def check_screens():
+    for script in sorted(glob.glob(os.path.join(SCRIPTS, "*.script"))):
+        name = os.path.basename(script)[:-len(".script")]
+        modes = [(c, l, False) for c, l in SIZES]
+        if name in ASCII_SCRIPTS:
+            modes.append((80, 24, True))
+        for cols, lines, ascii_mode in modes:
+            tag = "%s.%dx%d%s" % (name, cols, lines, ".ascii" if ascii_mode else "")
+            rc, err, d, dumps = run_script(script, cols, lines, ascii_mode)
+            report(rc == 0 and not err, tag + " exit", "rc=%d stderr=%s" % (rc, err))
+            for dump, text in dumps.items():
+                exp_path = os.path.join(EXPECTED, "%s.%s.txt" % (tag, dump))
+                if text is None:
+                    report(False, "%s %s" % (tag, dump), "no dump written")
+                    continue
+                text = normalise(text)
+                if UPDATE:
+                    with open(exp_path, "w", encoding="utf-8") as f:
+                        f.write(text)
+                exp = open(exp_path, encoding="utf-8").read() \
+                    if os.path.exists(exp_path) else ""
+                diff = "".join(difflib.unified_diff(exp.splitlines(True), text.splitlines(True),
+                                                    exp_path, "screen"))
+                report(text == exp, "%s %s" % (tag, dump), diff)
+            shutil.rmtree(d, ignore_errors=True)
+
+
+def report_csv(trace, *args):
+    p = subprocess.run([opscope(), "report", trace] + list(args) + ["--format", "csv"],
+                       capture_output=True, env=env_for(80, 24, False))
+    return p.stdout
+
+
+def check_export():
+    script = os.path.join(SCRIPTS, "export.script")
+    trace = script_trace(script)
+    rc, err, d, dumps = run_script(script, 80, 24)
+    report(rc == 0, "export exit", err)
+    op = os.path.join(d, "opscope-ort-resnet18-opt-op.csv")
+    got = open(op, "rb").read() if os.path.exists(op) else b""
+    report(got == report_csv(trace, "--by", "op"), "export: x equals report --by op csv")
+    report(os.listdir(d) and not [f for f in os.listdir(d) if ".tmp" in f],
+           "export: no temporary file left", str(os.listdir(d)))
+    kept = dumps.get("kept") or ""
+    report("kept" in kept, "export: 'n' keeps the existing file", kept)
+    filt = os.path.join(d, "filtered.csv")
+    got = open(filt, "rb").read() if os.path.exists(filt) else b""
+    want = report_csv(trace, "--by", "op", "--regex", "^(Conv|Gemm|MaxPool)$", "--sort", "count",
+                      "--asc", "--top", "2")
+    report(got == want and got.count(b"\n") == 3, "export: filtered/sorted/top view equals report",
+           "got %r\nwant %r" % (got, want))
+    shown = (dumps.get("filtered") or "").replace("\n", "")
+    report("--regex '^(Conv|Gemm|MaxPool)$' --sort count_us" not in shown and
+           "--sort count --asc --top 2 --format csv" in shown,
+           "export: status line shows the report command", dumps.get("filtered") or "")
+    kern = os.path.join(d, "opscope-ort-resnet18-opt-kernel.csv")
+    got = open(kern, "rb").read() if os.path.exists(kern) else b""
+    report(got == report_csv(trace, "--by", "kernel", "--regex", "^(Conv|Gemm|MaxPool)$",
+                             "--sort", "count", "--asc", "--top", "2")
+           or got == report_csv(trace, "--by", "kernel"),
+           "export: kernel level equals report --by kernel")
+    shutil.rmtree(d, ignore_errors=True)
+
+    # The Kineto sample through the default op view and the kernel level.
+    trace = os.path.join(SAMPLES, "kineto-sampled-rank0.json.gz")
+    d = tempfile.mkdtemp(prefix="opscope-tui-")
+    s = os.path.join(d, "x.script")
+    with open(s, "w") as f:
+        f.write("# trace: kineto-sampled-rank0.json.gz\nx\nop.csv\n<Tab>\nx\nkernel.csv\n")
+    rc, err, _, _ = run_script(s, 80, 24, cwd=d)
+    for level in ("op", "kernel"):
+        path = os.path.join(d, level + ".csv")
+        got = open(path, "rb").read() if os.path.exists(path) else b""
+        report(got and got == report_csv(trace, "--by", level),
+               "export: kineto %s view equals report --by %s csv" % (level, level))
+    shutil.rmtree(d, ignore_errors=True)
+
+
+def check_terms():
+    """The screen's text does not depend on the terminal type."""
+    script = os.path.join(SCRIPTS, "basic.script")
+    _, _, d, ref = run_script(script, 80, 24)
+    shutil.rmtree(d, ignore_errors=True)
+    for term in TERMS:
+        rc, err, d, dumps = run_script(script, 80, 24, term=term)
+        report(rc == 0 and dumps == ref, "TERM=%s gives the same screens" % term,
+               "rc=%d %s" % (rc, err))
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def check_errors():
+    d = tempfile.mkdtemp(prefix="opscope-tui-")
+    s = os.path.join(d, "q.script")
+    with open(s, "w") as f:
+        f.write("q\n")
+    bad = os.path.join(d, "bad.json")
+    with open(bad, "w") as f:
+        f.write("this is not json")
+    p = subprocess.run([opscope(), "--script", s, bad], env=env_for(80, 24, False),
+                       capture_output=True, timeout=60)
+    err = p.stderr.decode()
+    report(p.returncode == 2 and err.count("\n") == 1 and "bad.json" in err,
+           "a bad trace exits 2 with one line", err)
+    env = env_for(80, 24, False)
+    env.pop("TERM")
+    p = subprocess.run([opscope(), "--script", s, os.path.join(SAMPLES, "ort-cnn-opt.json")],
+                       env=env, capture_output=True, timeout=60)
+    report(p.returncode == 2 and b"TERM" in p.stderr, "--script without TERM fails cleanly",
+           p.stderr.decode())
+    p = subprocess.run([opscope(), "--script", os.path.join(d, "missing.script")],
+                       env=env_for(80, 24, False), capture_output=True, timeout=60)
+    report(p.returncode == 2 and b"missing.script" in p.stderr, "a missing script exits 2")
+    shutil.rmtree(d, ignore_errors=True)
+
+
+def check_man_keys():
+    exe = os.path.join(os.path.dirname(os.path.dirname(opscope())), "tui", "opscope-keys-man")
+    man = os.path.join(ROOT, "man", "opscope.1")
+    if not os.path.exists(exe) or not os.path.exists(man):
+        report(False, "man keys: generator or man page missing", exe)
+        return
+    table = subprocess.run([exe], capture_output=True, text=True).stdout
+    text = open(man, encoding="utf-8").read()
+    m = re.search(r'^\.\\" KEYS-BEGIN\n(.*?)^\.\\" KEYS-END\n', text, re.S | re.M)
+    report(m is not None and m.group(1) == table,
+           "man page key table matches the action table (run tests/tui/gen_man_keys.py)")
+
+
+def main():
+    opscope()
+    check_screens()
+    check_export()
+    check_terms()
+    check_errors()
+    check_man_keys()
+    print("%d passed, %d failed" % (passed, failed))
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
