@@ -43,6 +43,9 @@ const char *osc_agg_cell(const struct osc_trace *t, const struct osc_agg *a,
  */
 void osc_format_us(double ns, char *buf, size_t size);
 
+/* The same for integer ns, exact over the whole int64 range (epoch timestamps). */
+void osc_format_us_int(int64_t ns, char *buf, size_t size);
+
 /* Format a percentage with 2 decimals, rounded half away from zero ("12.35"). */
 void osc_format_pct(double pct, char *buf, size_t size);
 

@@ -33,6 +33,12 @@ static const char *show(struct shown *sh, int slot, const char *s)
 	return sh->buf[slot];
 }
 
+/* A pid or tid: "(none)" when the file gave none. */
+static const char *show_id(struct shown *sh, int slot, const char *s)
+{
+	return *s ? show(sh, slot, s) : "(none)";
+}
+
 static void print_help(void)
 {
 	puts("usage: opscope info [OPTIONS] [TRACE]\n"
@@ -46,10 +52,16 @@ static void print_help(void)
 	osc_cli_print_options(stdout, osc_cli_view_options, OSC_MODE_INFO);
 }
 
-/* ns as milliseconds with 3 decimals. */
+/* ns as milliseconds with 3 decimals, rounded half away from zero. */
 static const char *ms(int64_t ns, char *buf, size_t size)
 {
-	osc_format_us((double)ns / 1000.0, buf, size);
+	int64_t us = ns / 1000, rest = ns % 1000;
+
+	if (rest >= 500)
+		us++;
+	else if (rest <= -500)
+		us--;
+	osc_format_us_int(us, buf, size);
 	return buf;
 }
 
@@ -152,8 +164,8 @@ static void print_span(const struct osc_trace *t)
 	for (size_t i = 1; i < t->nr_events; i++)
 		if (osc_event_end(&t->events[i]) > last)
 			last = osc_event_end(&t->events[i]);
-	osc_format_us((double)first, a, sizeof(a));
-	osc_format_us((double)last, b, sizeof(b));
+	osc_format_us_int(first, a, sizeof(a));
+	osc_format_us_int(last, b, sizeof(b));
 	printf("time span:    %s .. %s us (%s ms)\n", a, b, ms(last - first, d, sizeof(d)));
 }
 
@@ -185,7 +197,7 @@ static void print_threads(const struct osc_trace *t, struct shown *sh)
 				if (!name)
 					name = t->threads[j].process_name;
 			}
-		printf("  pid %s%s%s%s: %zu thread%s\n", show(sh, 0, osc_trace_str(t, p->pid)),
+		printf("  pid %s%s%s%s: %zu thread%s\n", show_id(sh, 0, osc_trace_str(t, p->pid)),
 		       name ? " \"" : "", show(sh, 1, osc_trace_str(t, name)), name ? "\"" : "",
 		       nr, nr == 1 ? "" : "s");
 		for (size_t j = i; j < t->nr_threads; j++) {
@@ -196,7 +208,7 @@ static void print_threads(const struct osc_trace *t, struct shown *sh)
 			done[j] = 1;
 			if (listed++ < MAX_THREADS_LISTED)
 				printf("    tid %s%s%s%s: %llu events\n",
-				       show(sh, 0, osc_trace_str(t, th->tid)),
+				       show_id(sh, 0, osc_trace_str(t, th->tid)),
 				       th->thread_name ? " \"" : "",
 				       show(sh, 1, osc_trace_str(t, th->thread_name)),
 				       th->thread_name ? "\"" : "",

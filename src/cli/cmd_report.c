@@ -31,6 +31,7 @@ static void print_help(void)
 	puts("\n"
 	     "SPEC: all | N | A:B | A: | :B | A:B:S | [i, j, ...] | range(B) | range(A,B[,S]);\n"
 	     "indices count from 0 and may be negative (from the end).\n"
+	     "COL: name, count, total, mean, min, max, p50, p90, p99, stddev, pct, cum_pct.\n"
 	     "The table fits $COLUMNS (else the terminal width, else 120 columns).\n"
 	     "Exit status: 0 on success, 2 on any error.");
 }
@@ -93,6 +94,8 @@ static enum osc_status write_report(struct report *r, const struct osc_cli_view 
 	st = osc_export_table(out.fp, v->format, &table, &meta, osc_cli_width(to_stdout), err);
 	if (st == OSC_OK)
 		return osc_cli_output_close(&out, true, err);
+	if (!to_stdout) /* name the file, not "output" */
+		snprintf(err->subject, sizeof(err->subject), "%s", v->output);
 	osc_cli_output_close(&out, false, NULL);
 	return st;
 }

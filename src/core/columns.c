@@ -91,7 +91,7 @@ void osc_format_pct(double pct, char *buf, size_t size)
 }
 
 /* Integer ns never go through a double: exact for the whole int64 range. */
-static void format_us_int(int64_t ns, char *buf, size_t size)
+void osc_format_us_int(int64_t ns, char *buf, size_t size)
 {
 	format_fixed((long long)ns, 1000, 3, buf, size);
 }
@@ -117,13 +117,13 @@ const char *osc_agg_cell(const struct osc_trace *t, const struct osc_agg *a, siz
 		snprintf(buf, size, "%llu", (unsigned long long)r->count);
 		break;
 	case OSC_STAT_TOTAL:
-		format_us_int(r->total, buf, size);
+		osc_format_us_int(r->total, buf, size);
 		break;
 	case OSC_STAT_MIN:
-		format_us_int(r->min, buf, size);
+		osc_format_us_int(r->min, buf, size);
 		break;
 	case OSC_STAT_MAX:
-		format_us_int(r->max, buf, size);
+		osc_format_us_int(r->max, buf, size);
 		break;
 	case OSC_STAT_MEAN:
 		osc_format_us(r->mean, buf, size);

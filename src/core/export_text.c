@@ -4,10 +4,10 @@
  * "# key: value" meta lines, a header line, a dashed rule, then one line per
  * row. Numbers are right-aligned and never cut. The table fits `width`
  * columns: first it drops columns (spread statistics first, see drop_order)
- * until the others leave the name column its min_width,
- * then the name column takes what is left and longer names lose their middle
- * to an ellipsis. A row never wraps. Widths count display columns of UTF-8
- * (wcwidth); the locale is queried once per table.
+ * until the others leave the name column a third of the width (min_width at
+ * least), then the name column takes what is left and longer names lose
+ * their middle to an ellipsis. A row never wraps. Widths count display
+ * columns of UTF-8 (wcwidth); the locale is queried once per table.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -117,9 +117,14 @@ static void layout(const struct osc_table *t, struct text_state *st, int width)
 	}
 	if (width <= 0)
 		return;
-	if (shrinkable(t, 0))
-		name_floor = w[0] < (size_t)t->cols[0].min_width ? w[0]
-								 : (size_t)t->cols[0].min_width;
+	if (shrinkable(t, 0)) {
+		/* Names stay recognisable: a third of the width, min_width at least. */
+		name_floor = (size_t)width / 3;
+		if (name_floor < (size_t)t->cols[0].min_width)
+			name_floor = (size_t)t->cols[0].min_width;
+		if (name_floor > w[0])
+			name_floor = w[0];
+	}
 	while (line_width(t, w, name_floor) > (size_t)width && drop_one(t, w))
 		;
 	if (shrinkable(t, 0) && line_width(t, w, w[0]) > (size_t)width) {
