@@ -34,6 +34,9 @@ const char *osc_action_name(enum osc_action a);
 const char *osc_action_keys(enum osc_action a);
 const char *osc_action_help(enum osc_action a);
 
+/* Keys of an action for people: as in actions.h, with <Lt> shown as '<'. */
+void osc_action_keys_text(enum osc_action a, char *buf, size_t size);
+
 /* First key of an action in the script syntax ("j"), for hints. */
 void osc_action_first_key(enum osc_action a, char *buf, size_t size);
 

@@ -7,6 +7,7 @@
 #include <locale.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "opscope/alloc.h"
 #include "opscope/columns.h"
@@ -106,25 +107,56 @@ static void update_pane(struct osc_tui *t)
 	pane_gen = t->gen;
 }
 
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/*
+ * OPSCOPE_TUI_TIMING=FILE appends, per input, the milliseconds from reading
+ * it to the end of the redraw (the latency a user sees).
+ */
+static void log_timing(FILE *f, const struct osc_input *in, double ms)
+{
+	char name[64];
+
+	if (!f)
+		return;
+	if (in->kind == OSC_IN_KEY)
+		osc_key_name(in->key, name, sizeof(name));
+	else
+		snprintf(name, sizeof(name), "%.40s", in->kind == OSC_IN_COMMAND ? in->text : "line");
+	fprintf(f, "%8.2f ms  %s\n", ms, name);
+}
+
 static void main_loop(struct osc_tui *t, struct osc_script *script)
 {
 	unsigned r = OSC_R_REDRAW;
-	struct osc_input in;
+	struct osc_input in = { .kind = OSC_IN_NONE };
+	const char *timing_path = getenv("OPSCOPE_TUI_TIMING");
+	FILE *timing = timing_path && *timing_path ? fopen(timing_path, "a") : NULL;
+	double start = 0;
 
 	for (;;) {
 		if (r & OSC_R_QUIT)
-			return;
+			break;
 		osc_view_refresh(t, osc_tui_top(t));
 		if (r & (OSC_R_REDRAW | OSC_R_REBUILD)) {
 			update_pane(t);
 			osc_draw_screen(t);
 		}
+		if (in.kind != OSC_IN_NONE)
+			log_timing(timing, &in, now_ms() - start);
 		if (script)
 			osc_script_next(script, t->prompt.active, &in);
 		else
 			osc_input_read(200, &in);
+		start = now_ms();
 		if (in.kind == OSC_IN_END)
-			return;
+			break;
 		if (in.kind == OSC_IN_NONE) {
 			r = OSC_R_NONE;
 			continue;
@@ -139,6 +171,8 @@ static void main_loop(struct osc_tui *t, struct osc_script *script)
 			t->msg[0] = '\0';
 		r = dispatch(t, &in);
 	}
+	if (timing)
+		fclose(timing);
 }
 
 /* Filter and runs from the command line; problems go to the status line. */

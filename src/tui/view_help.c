@@ -17,17 +17,10 @@ static const char *help_cell(const void *ctx, size_t row, size_t col, char *buf,
 	enum osc_action a = (enum osc_action)(row + 1);
 
 	(void)ctx;
-	if (col == 0) {
-		/* Show "<Lt>" as the '<' it stands for. */
-		const char *k = osc_action_keys(a), *lt = strstr(k, "<Lt>");
-
-		if (lt)
-			snprintf(buf, size, "%.*s<%s", (int)(lt - k), k, lt + 4);
-		else
-			snprintf(buf, size, "%s", k);
-	} else {
+	if (col == 0)
+		osc_action_keys_text(a, buf, size);
+	else
 		snprintf(buf, size, "%s", col == 1 ? osc_action_name(a) : osc_action_help(a));
-	}
 	return buf;
 }
 
