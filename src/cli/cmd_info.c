@@ -122,7 +122,8 @@ static void print_categories(const struct osc_trace *t, struct shown *sh)
 		OSC_GROW(cats, nr + 1, alloc);
 		cats[nr++] = (struct count){ (osc_str)s, per_str[s] };
 	}
-	qsort(cats, nr, sizeof(*cats), by_count_desc);
+	if (nr)
+		qsort(cats, nr, sizeof(*cats), by_count_desc);
 	printf("  by category (%zu%s):", nr, nr > TOP_CATEGORIES ? ", top 15" : "");
 	for (size_t i = 0; i < nr && i < TOP_CATEGORIES; i++)
 		printf("%s %s %llu", i ? "," : "",
@@ -263,7 +264,8 @@ static void print_streams(const struct osc_trace *t)
 			s[nr++] = t->kernels[e->kernel].stream;
 		}
 	}
-	qsort(s, nr, sizeof(*s), int_cmp);
+	if (nr) /* qsort(NULL, 0) is undefined */
+		qsort(s, nr, sizeof(*s), int_cmp);
 	for (size_t i = 0; i < nr; i++)
 		if (!i || s[i] != s[i - 1])
 			s[distinct++] = s[i];
