@@ -921,6 +921,8 @@ static void match_begin_end(struct chrome *ch)
 {
 	size_t *stack = NULL, depth = 0, alloc = 0;
 
+	if (!ch->nr_pend)
+		return;
 	qsort(ch->pend, ch->nr_pend, sizeof(*ch->pend), cmp_pending);
 	for (size_t i = 0; i < ch->nr_pend; i++) {
 		struct pending *pe = &ch->pend[i];
