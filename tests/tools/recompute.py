@@ -93,7 +93,7 @@ def _salvage_array(text, pos, dec):
 
 
 def load_events(path):
-    """Return (events, truncated). Events are the raw dicts of traceEvents."""
+    """Return (events, truncated, top_array): the raw dicts of traceEvents."""
     text = _read_text(path)
     dec = _decoder()
     try:
@@ -103,16 +103,17 @@ def load_events(path):
         truncated = True
         start = len(text) - len(text.lstrip())
         if text[start:start + 1] == "[":
-            return _salvage_array(text, start, dec), True
+            return _salvage_array(text, start, dec), True, True
         m = re.search(r'"traceEvents"\s*:\s*\[', text)
         if not m:
             raise RecomputeError("%s: not a JSON trace" % path)
-        return _salvage_array(text, m.end() - 1, dec), True
+        return _salvage_array(text, m.end() - 1, dec), True, False
+    top_array = isinstance(doc, list)
     if isinstance(doc, dict):
         doc = doc.get("traceEvents")
     if not isinstance(doc, list):
         raise RecomputeError("%s: no trace events" % path)
-    return doc, truncated
+    return doc, truncated, top_array
 
 
 def to_ns(v):
@@ -121,18 +122,15 @@ def to_ns(v):
     return int(decimal.Decimal(v) * 1000)
 
 
-def detect_format(events):
+def detect_format(events, top_array):
     cats = set()
-    names = set()
     pids = set()
     for e in events:
         if not isinstance(e, dict):
             continue
         cats.add(e.get("cat"))
         pids.add(str(e.get("pid")))
-        if len(names) < 100000:
-            names.add(e.get("name"))
-    if "Node" in cats and ("Session" in cats or "model_run" in names):
+    if top_array and cats & {"Node", "Session"}:
         return "ort"
     if cats & {"cpu_op", "Operator", "kernel", "Kernel", "cuda_runtime", "Runtime"}:
         return "kineto"
@@ -184,11 +182,27 @@ def _complete_events(events):
     return out
 
 
+def _span(events):
+    """(first start, last end) in ns over every timed event but metadata."""
+    lo = hi = None
+    for e in events:
+        if not isinstance(e, dict) or e.get("ph") == "M":
+            continue
+        ts = to_ns(e.get("ts"))
+        if ts is None:
+            continue
+        dur = to_ns(e.get("dur")) if e.get("ph") == "X" else 0
+        end = ts + max(dur or 0, 0)
+        lo = ts if lo is None else min(lo, ts)
+        hi = end if hi is None else max(hi, end)
+    return lo, hi
+
+
 class Trace:
     def __init__(self, path):
         self.path = path
-        raw, self.truncated = load_events(path)
-        self.format = detect_format(raw)
+        raw, self.truncated, self.top_array = load_events(path)
+        self.format = detect_format(raw, self.top_array)
         self.events = []      # Ev of every complete event
         self.ops = []
         self.kernels = []
@@ -220,6 +234,7 @@ class Trace:
                     self.ops.append(ev)
             else:
                 self.ops.append(ev)
+        self.span = _span(raw)
         self.windows = self._find_runs()
         self.run_of_op = [self._window_of(ev.ts) for ev in self.ops]
         self.run_of_kernel = []
