@@ -91,13 +91,14 @@ static void update_pane(struct osc_tui *t)
 {
 	static const struct osc_view *pane_view;
 	static size_t pane_row;
-	static unsigned pane_gen;
+	static unsigned pane_gen, pane_swaps;
 	struct osc_view *v = osc_tui_top(t);
 	struct osc_lines lines = { 0 };
 
 	if (!t->pane_on || !v->ops->detail || !v->tab.nr_rows)
 		return;
-	if (t->pane.ops && pane_view == v && pane_row == v->cur && pane_gen == t->gen)
+	if (t->pane.ops && pane_view == v && pane_row == v->cur && pane_gen == t->gen &&
+	    pane_swaps == t->swaps)
 		return;
 	v->ops->detail(t, v, v->cur, &lines);
 	osc_view_release(&t->pane);
@@ -105,6 +106,27 @@ static void update_pane(struct osc_tui *t)
 	pane_view = v;
 	pane_row = v->cur;
 	pane_gen = t->gen;
+	pane_swaps = t->swaps;
+}
+
+/*
+ * Take in aggregates finished by worker threads; views above a changed table
+ * rebuild. Returns whether a worker is still running.
+ */
+static bool poll_jobs(struct osc_tui *t, unsigned *r)
+{
+	bool busy = false;
+
+	for (size_t i = 0; i < t->depth; i++) {
+		if (osc_table_view_poll(t, t->stack[i])) {
+			t->swaps++;
+			for (size_t k = i + 1; k < t->depth; k++)
+				t->stack[k]->built_gen = t->gen - 1;
+			*r |= OSC_R_REDRAW;
+		}
+		busy |= osc_table_view_busy(t->stack[i]);
+	}
+	return busy;
 }
 
 static double now_ms(void)
@@ -141,9 +163,12 @@ static void main_loop(struct osc_tui *t, struct osc_script *script)
 	double start = 0;
 
 	for (;;) {
+		bool busy;
+
 		if (r & OSC_R_QUIT)
 			break;
 		osc_view_refresh(t, osc_tui_top(t));
+		busy = poll_jobs(t, &r);
 		if (r & (OSC_R_REDRAW | OSC_R_REBUILD)) {
 			update_pane(t);
 			osc_draw_screen(t);
@@ -153,7 +178,7 @@ static void main_loop(struct osc_tui *t, struct osc_script *script)
 		if (script)
 			osc_script_next(script, t->prompt.active, &in);
 		else
-			osc_input_read(200, &in);
+			osc_input_read(busy ? 20 : 200, &in);
 		start = now_ms();
 		if (in.kind == OSC_IN_END)
 			break;

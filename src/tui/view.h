@@ -131,6 +131,7 @@ struct osc_tui {
 	char *filter_spec; /* the filter as last typed, to edit it again */
 	char *find;        /* text of find / n / N, NULL when none */
 	unsigned gen;      /* data generation, see top */
+	unsigned swaps;    /* aggregates swapped in by workers (the pane follows them) */
 	struct osc_view *stack[OSC_MAX_VIEWS];
 	size_t depth;
 	struct osc_view pane; /* the detail pane (a detail view not on the stack) */
@@ -205,6 +206,14 @@ const struct osc_agg_row *osc_table_view_row(struct osc_tui *t, struct osc_view 
 unsigned osc_runs_select(struct osc_tui *t, const char *spec);
 /* Flip run 0 (the warm-up run) in the selection. */
 unsigned osc_runs_toggle_warmup(struct osc_tui *t);
+
+/* True while table view v computes a new aggregate on its worker thread. */
+bool osc_table_view_busy(struct osc_view *v);
+/*
+ * Swap in the aggregate of a finished worker (re-sorted); true when v changed.
+ * Views above v must then rebuild (they read its rows).
+ */
+bool osc_table_view_poll(struct osc_tui *t, struct osc_view *v);
 
 /* Header texts: part 0 the runs and filter, part 1 the sort and top-N ("" if none). */
 void osc_view_describe(struct osc_tui *t, struct osc_view *v, char *buf, size_t size, int part);

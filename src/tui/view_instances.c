@@ -29,6 +29,8 @@ struct inst_view {
 	size_t n;
 	uint32_t min_ev, med_ev, max_ev;
 	int64_t origin;
+	size_t order_col;    /* the order ev[] is in now */
+	bool order_desc;
 };
 
 static void inst_open(struct osc_tui *t, struct osc_view *v, const void *arg)
@@ -53,49 +55,66 @@ static void inst_close(struct osc_view *v)
 	free(iv);
 }
 
-/* qsort has no context argument in C11: the sort runs on the UI thread only. */
-static const struct osc_trace *sort_trace;
-static const struct osc_runs *sort_runs;
-static size_t sort_col;
+/* A row's sort key next to its event: sorting these avoids chasing events. */
+struct keyed {
+	int64_t key;
+	uint32_t ev;
+};
 
-static int cmp_event(const void *pa, const void *pb)
+static int cmp_keyed(const void *pa, const void *pb)
+{
+	const struct keyed *a = pa, *b = pb;
+
+	if (a->key != b->key)
+		return (a->key > b->key) - (a->key < b->key);
+	return (a->ev > b->ev) - (a->ev < b->ev);
+}
+
+/* qsort has no context argument in C11; names sort on the UI thread only. */
+static const struct osc_trace *name_trace;
+
+static int cmp_name(const void *pa, const void *pb)
 {
 	uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
-	const struct osc_event *x = &sort_trace->events[a], *y = &sort_trace->events[b];
-	int c = 0;
+	int c = strcmp(osc_trace_str(name_trace, name_trace->events[a].name),
+		       osc_trace_str(name_trace, name_trace->events[b].name));
 
-	switch (sort_col) {
-	case COL_MARK:
-	case COL_START:
-		c = (x->ts > y->ts) - (x->ts < y->ts);
-		break;
-	case COL_DUR:
-		c = (x->dur > y->dur) - (x->dur < y->dur);
-		break;
-	case COL_RUN:
-		c = (sort_runs->run_of[a] > sort_runs->run_of[b]) -
-		    (sort_runs->run_of[a] < sort_runs->run_of[b]);
-		break;
-	case COL_NAME:
-		c = strcmp(osc_trace_str(sort_trace, x->name), osc_trace_str(sort_trace, y->name));
-		break;
-	}
 	return c ? c : (a > b) - (a < b);
 }
 
+static void reverse(uint32_t *ev, size_t n)
+{
+	for (size_t i = 0; i < n / 2; i++) {
+		uint32_t tmp = ev[i];
+
+		ev[i] = ev[n - 1 - i];
+		ev[n - 1 - i] = tmp;
+	}
+}
+
+/* Sort by a column, ties by event index (file/time order). */
 static void sort_events(struct osc_tui *t, uint32_t *ev, size_t n, size_t col, bool desc)
 {
-	sort_trace = &t->trace;
-	sort_runs = &t->runs;
-	sort_col = col;
-	qsort(ev, n, sizeof(*ev), cmp_event);
-	if (desc)
-		for (size_t i = 0; i < n / 2; i++) {
-			uint32_t tmp = ev[i];
+	if (col == COL_NAME) {
+		name_trace = &t->trace;
+		qsort(ev, n, sizeof(*ev), cmp_name);
+	} else {
+		struct keyed *k = osc_xmalloc((n ? n : 1) * sizeof(*k));
 
-			ev[i] = ev[n - 1 - i];
-			ev[n - 1 - i] = tmp;
+		for (size_t i = 0; i < n; i++) {
+			const struct osc_event *e = &t->trace.events[ev[i]];
+
+			k[i].ev = ev[i];
+			k[i].key = col == COL_DUR ? e->dur
+				 : col == COL_RUN ? (int64_t)t->runs.run_of[ev[i]] : e->ts;
 		}
+		qsort(k, n, sizeof(*k), cmp_keyed);
+		for (size_t i = 0; i < n; i++)
+			ev[i] = k[i].ev;
+		free(k);
+	}
+	if (desc)
+		reverse(ev, n);
 }
 
 static void inst_build(struct osc_tui *t, struct osc_view *v)
@@ -114,13 +133,24 @@ static void inst_build(struct osc_tui *t, struct osc_view *v)
 	iv->min_ev = iv->ev[0];
 	iv->med_ev = iv->ev[(iv->n - 1) / 2];
 	iv->max_ev = iv->ev[iv->n - 1];
+	iv->order_col = COL_DUR;
+	iv->order_desc = false;
 }
 
 static void inst_sort(struct osc_tui *t, struct osc_view *v)
 {
 	struct inst_view *iv = v->priv;
 
-	sort_events(t, iv->ev, iv->n, v->sort_col, v->sort_desc);
+	/* Reversing an order needs no sort: ties stay in reverse time order, like r does. */
+	if (v->sort_col == iv->order_col || (v->sort_col == COL_MARK && iv->order_col == COL_START)) {
+		if (v->sort_desc != iv->order_desc)
+			reverse(iv->ev, iv->n);
+	} else {
+		sort_events(t, iv->ev, iv->n, v->sort_col == COL_MARK ? COL_START : v->sort_col,
+			    v->sort_desc);
+	}
+	iv->order_col = v->sort_col == COL_MARK ? COL_START : v->sort_col;
+	iv->order_desc = v->sort_desc;
 }
 
 static const char *inst_cell(const void *ctx, size_t row, size_t col, char *buf, size_t size)

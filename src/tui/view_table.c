@@ -4,7 +4,14 @@
  * Rows, columns and cell text come from aggregate.h and columns.h, the same
  * code as `opscope report`, so an export of this view equals the report's CSV.
  * Sorting reuses the aggregate (osc_agg_sort); top-N only shortens the table.
+ *
+ * On big traces a new aggregate (other runs, filter or level) is computed on
+ * a worker thread from private copies of the run selection and the filter,
+ * while the view keeps showing the old one; osc_table_view_poll() swaps it in.
+ * Scripts always aggregate synchronously, so their screens are deterministic.
  */
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,10 +19,27 @@
 #include "opscope/columns.h"
 #include "view.h"
 
+/* Traces with fewer events aggregate fast enough on the UI thread. */
+#define ASYNC_MIN_EVENTS 200000
+
+struct table_job {
+	pthread_t thread;
+	bool running;        /* a thread was started and not joined */
+	atomic_bool done;    /* set by the thread when agg is complete */
+	bool again;          /* the data changed again meanwhile: recompute after */
+	const struct osc_trace *trace;
+	const struct osc_runs *runs;
+	struct osc_runsel sel;     /* private copies: the UI may change its own */
+	struct osc_filter filter;
+	struct osc_query q;
+	struct osc_agg agg;        /* the result */
+};
+
 struct table_view {
 	enum osc_level level;
 	struct osc_agg agg;
 	struct osc_agg_table_ctx ctx;
+	struct table_job job;
 };
 
 static void table_open(struct osc_tui *t, struct osc_view *v, const void *arg)
@@ -35,10 +59,67 @@ static void table_open(struct osc_tui *t, struct osc_view *v, const void *arg)
 	v->sort_desc = true;
 }
 
+static void *job_thread(void *arg)
+{
+	struct table_job *j = arg;
+
+	osc_aggregate(j->trace, j->runs, &j->q, &j->agg);
+	atomic_store(&j->done, true);
+	return NULL;
+}
+
+/* Wait for a running job and free its copies; returns its aggregate in *out. */
+static void job_finish(struct table_job *j, struct osc_agg *out)
+{
+	pthread_join(j->thread, NULL);
+	j->running = false;
+	osc_runsel_release(&j->sel);
+	osc_filter_release(&j->filter);
+	*out = j->agg;
+	memset(&j->agg, 0, sizeof(j->agg));
+}
+
+static bool job_start(struct osc_tui *t, struct table_view *tv)
+{
+	struct table_job *j = &tv->job;
+	struct osc_error err;
+
+	j->trace = &t->trace;
+	j->runs = &t->runs;
+	j->sel = t->sel;
+	j->sel.on = osc_xmalloc(t->sel.nr_runs ? t->sel.nr_runs : 1);
+	memcpy(j->sel.on, t->sel.on, t->sel.nr_runs);
+	j->sel.spec = osc_xstrdup(t->sel.spec ? t->sel.spec : "default");
+	osc_filter_init(&j->filter);
+	for (size_t i = 0; i < t->filter.nr_patterns; i++)
+		osc_filter_add_pattern(&j->filter, t->filter.patterns[i]);
+	if (t->filter.re_text)
+		osc_filter_set_regex(&j->filter, t->filter.re_text, &err);
+	j->q = (struct osc_query){
+		.level = tv->level,
+		.runs = &j->sel,
+		.filter = osc_filter_is_empty(&j->filter) ? NULL : &j->filter,
+	};
+	atomic_store(&j->done, false);
+	j->again = false;
+	if (pthread_create(&j->thread, NULL, job_thread, j)) {
+		osc_runsel_release(&j->sel);
+		osc_filter_release(&j->filter);
+		return false;
+	}
+	j->running = true;
+	return true;
+}
+
 static void table_close(struct osc_view *v)
 {
 	struct table_view *tv = v->priv;
+	struct osc_agg stale;
 
+	if (tv->job.running) {
+		job_finish(&tv->job, &stale);
+		osc_agg_release(&stale);
+	}
 	osc_agg_release(&tv->agg);
 	free(tv);
 }
@@ -52,8 +133,38 @@ static void table_build(struct osc_tui *t, struct osc_view *v)
 		.filter = osc_filter_is_empty(&t->filter) ? NULL : &t->filter,
 	};
 
+	if (tv->job.running) {
+		tv->job.again = true;
+		return;
+	}
+	if (!t->script && t->trace.nr_events >= ASYNC_MIN_EVENTS && job_start(t, tv))
+		return;
 	osc_agg_release(&tv->agg);
 	osc_aggregate(&t->trace, &t->runs, &q, &tv->agg);
+}
+
+bool osc_table_view_busy(struct osc_view *v)
+{
+	struct table_view *tv = v->priv;
+
+	return v->ops == &osc_view_table && tv->job.running;
+}
+
+bool osc_table_view_poll(struct osc_tui *t, struct osc_view *v)
+{
+	struct table_view *tv = v->priv;
+
+	if (v->ops != &osc_view_table || !tv->job.running || !atomic_load(&tv->job.done))
+		return false;
+	osc_agg_release(&tv->agg);
+	job_finish(&tv->job, &tv->agg);
+	if (tv->job.again)
+		job_start(t, tv);
+	free(v->widths);
+	v->widths = NULL;
+	v->nr_widths = 0;
+	osc_view_resort(t, v);
+	return true;
 }
 
 static void table_sort(struct osc_tui *t, struct osc_view *v)
@@ -78,7 +189,8 @@ static void table_title(struct osc_tui *t, struct osc_view *v, char *buf, size_t
 	struct table_view *tv = v->priv;
 
 	(void)t;
-	snprintf(buf, size, "%s table (%zu rows)", osc_level_name(tv->level), v->tab.nr_rows);
+	snprintf(buf, size, "%s table (%zu rows%s)", osc_level_name(tv->level), v->tab.nr_rows,
+		 tv->job.running ? ", updating..." : "");
 }
 
 static const char *table_export_name(struct osc_tui *t, struct osc_view *v)
