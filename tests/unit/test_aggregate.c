@@ -1,4 +1,5 @@
 /* test_aggregate.c - rows, statistics, sorting and truncation of aggregates. */
+#define _GNU_SOURCE /* strcasestr */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdlib.h>
@@ -478,6 +479,139 @@ Test(aggregate, matches_a_sorting_reference)
 		for (size_t i = 1; i < r->nr; i++)
 			cr_expect_lt(a.members[r->first + i - 1], a.members[r->first + i]);
 	}
+	osc_agg_release(&a);
+	osc_trace_release(&t);
+}
+
+/* ---- real traces ---- */
+
+/*
+ * Invariants of any aggregate, recomputed from the members: each member has
+ * the row's level kind and key, counts and totals add up, rows are sorted by
+ * total, pct sums to 100 and cum_pct ends there.
+ */
+static void check_agg(const struct osc_trace *t, const struct osc_agg *a)
+{
+	int64_t grand = 0;
+	double pct = 0;
+	uint8_t kind = a->level == OSC_LEVEL_OP ? OSC_KIND_HOST_OP : OSC_KIND_KERNEL;
+
+	for (size_t r = 0; r < a->nr; r++) {
+		const struct osc_agg_row *row = &a->rows[r];
+		int64_t total = 0;
+
+		cr_assert_eq(row->count, row->nr);
+		for (size_t i = row->first; i < row->first + row->nr; i++) {
+			const struct osc_event *e = &t->events[a->members[i]];
+
+			cr_assert_eq(e->kind, kind);
+			cr_assert_eq(a->level == OSC_LEVEL_OP ? e->op : e->name, row->key);
+			total += e->dur;
+		}
+		cr_assert_eq(row->total, total);
+		if (r)
+			cr_assert_geq(a->rows[r - 1].total, row->total, "row %zu out of order", r);
+		grand += total;
+		pct += row->pct;
+	}
+	cr_expect_eq(a->grand_total, grand);
+	if (a->nr) {
+		cr_expect_float_eq(pct, 100, 1e-6);
+		cr_expect_float_eq(a->rows[a->nr - 1].cum_pct, 100, 1e-6);
+	}
+}
+
+/* Without a run selection every host op counts, warm-up and all. */
+Test(aggregate, real_ort_every_node_once)
+{
+	struct osc_trace t;
+	struct osc_agg a;
+	size_t ops = 0;
+
+	fx_load(&t, "samples/ort-resnet18-opt.json");
+	aggregate(&t, OSC_LEVEL_OP, &a);
+	for (size_t i = 0; i < t.nr_events; i++)
+		ops += t.events[i].kind == OSC_KIND_HOST_OP;
+	cr_expect_gt(ops, 0);
+	cr_expect_eq(a.nr_members, ops);
+	check_agg(&t, &a);
+	cr_expect_str_eq(osc_trace_str(&t, a.rows[0].key), "Conv");
+	osc_agg_release(&a);
+	osc_trace_release(&t);
+}
+
+/* Default runs skip the ORT warm-up: exactly the nodes of runs 1-10 are members. */
+Test(aggregate, real_ort_default_runs)
+{
+	struct osc_trace t;
+	struct osc_runs runs;
+	struct osc_runsel sel;
+	struct osc_error err;
+	struct osc_query q = {.level = OSC_LEVEL_OP, .runs = &sel};
+	struct osc_agg a;
+	size_t want = 0;
+
+	fx_load(&t, "samples/ort-resnet18-opt.json");
+	osc_runs_detect(&t, &runs);
+	cr_assert_eq(osc_runsel_parse(NULL, runs.nr, runs.warmup, &sel, &err), OSC_OK);
+	osc_aggregate(&t, &runs, &q, &a);
+	for (size_t i = 0; i < t.nr_events; i++)
+		want += t.events[i].kind == OSC_KIND_HOST_OP && runs.run_of[i] != OSC_NONE &&
+			runs.run_of[i] != 0;
+	cr_expect_eq(a.nr_members, want);
+	check_agg(&t, &a);
+	osc_agg_release(&a);
+	osc_runsel_release(&sel);
+	osc_runs_release(&runs);
+	osc_trace_release(&t);
+}
+
+Test(aggregate, real_kineto_kernels_with_regex)
+{
+	struct osc_trace t;
+	struct osc_filter f;
+	struct osc_error err;
+	struct osc_query q = {.level = OSC_LEVEL_KERNEL, .filter = &f};
+	struct osc_agg a;
+
+	fx_load(&t, "samples/kineto-sampled-rank0.json.gz");
+	osc_filter_init(&f);
+	cr_assert_eq(osc_filter_set_regex(&f, "(?i)gemm", &err), OSC_OK);
+	osc_aggregate(&t, NULL, &q, &a);
+	cr_expect_gt(a.nr, 0);
+	check_agg(&t, &a);
+	for (size_t r = 0; r < a.nr; r++)
+		cr_expect(strcasestr(osc_trace_str(&t, a.rows[r].key), "gemm"), "%s",
+			  osc_trace_str(&t, a.rows[r].key));
+	osc_agg_release(&a);
+	osc_filter_release(&f);
+	osc_trace_release(&t);
+}
+
+/* From ../shared/traces: 11,715 ORT nodes, statistics checked against sorting. */
+Test(aggregate, real_shared_ort_bert_matches_sorting)
+{
+	struct osc_trace t;
+	struct osc_agg a;
+	int64_t *v;
+
+	fx_load(&t, "../shared/traces/generated/ort-bert-mini-dyn-noopt.json.gz");
+	aggregate(&t, OSC_LEVEL_OP, &a);
+	check_agg(&t, &a);
+	v = malloc((a.nr_members ? a.nr_members : 1) * sizeof(*v));
+	for (size_t r = 0; r < a.nr; r++) {
+		const struct osc_agg_row *row = &a.rows[r];
+
+		for (size_t i = 0; i < row->nr; i++)
+			v[i] = t.events[a.members[row->first + i]].dur;
+		qsort(v, row->nr, sizeof(*v), cmp_i64);
+		cr_expect_eq(row->min, v[0]);
+		cr_expect_eq(row->max, v[row->nr - 1]);
+		cr_expect_eq(row->p50, ref_percentile(v, row->nr, 0.50));
+		cr_expect_eq(row->p90, ref_percentile(v, row->nr, 0.90));
+		cr_expect_eq(row->p99, ref_percentile(v, row->nr, 0.99));
+	}
+	free(v);
 	osc_agg_release(&a);
 	osc_trace_release(&t);
 }

@@ -482,3 +482,108 @@ Test(runs, source_names)
 	cr_expect_str_eq(osc_run_source_name(OSC_RUNS_WHOLE), "whole trace");
 	cr_expect_str_eq(osc_run_source_name(OSC_RUN_SOURCE_COUNT), "unknown");
 }
+
+/* ---- real traces ---- */
+
+/*
+ * Every device event with a recorded launch is in its launch's run, checked
+ * by a plain scan per kernel (quadratic, fine for the small traces here).
+ */
+static void check_launches(const struct osc_trace *t, const struct osc_runs *r)
+{
+	size_t checked = 0;
+
+	for (size_t k = 0; k < t->nr_events; k++) {
+		const struct osc_event *e = &t->events[k];
+
+		if (!osc_kind_is_device(e->kind) || e->corr == OSC_NO_ID)
+			continue;
+		for (size_t l = 0; l < t->nr_events; l++) {
+			if (t->events[l].kind != OSC_KIND_RUNTIME || t->events[l].corr != e->corr)
+				continue;
+			cr_assert_eq(r->run_of[k], r->run_of[l], "kernel %zu in run %d, launch %zu in %d",
+				     k, (int)r->run_of[k], l, (int)r->run_of[l]);
+			checked++;
+			break;
+		}
+	}
+	cr_expect_gt(checked, 0, "no kernel with a launch found");
+}
+
+/* The ORT fork writes its single model_run after the nodes. */
+Test(runs, real_ort_riscv_one_model_run)
+{
+	struct osc_trace t;
+	struct osc_runs r;
+
+	fx_load(&t, "samples/ort-riscv-resnet50-gemmini.json");
+	osc_runs_detect(&t, &r);
+	cr_assert_eq(r.source, OSC_RUNS_MODEL_RUN);
+	cr_assert_eq(r.nr, 1);
+	cr_expect_not(r.warmup);
+	for (size_t i = 0; i < t.nr_events; i++)
+		if (t.events[i].kind == OSC_KIND_HOST_OP)
+			cr_assert_eq(r.run_of[i], 0, "node %zu outside the model_run", i);
+	check_counts(&t, &r);
+	osc_runs_release(&r);
+	osc_trace_release(&t);
+}
+
+/* 11 model_runs back to back: run 0 is a warm-up; nodes all fall in a run. */
+Test(runs, real_ort_eleven_model_runs)
+{
+	struct osc_trace t;
+	struct osc_runs r;
+
+	fx_load(&t, "samples/ort-resnet18-opt.json");
+	osc_runs_detect(&t, &r);
+	cr_assert_eq(r.source, OSC_RUNS_MODEL_RUN);
+	cr_assert_eq(r.nr, 11);
+	cr_expect(r.warmup);
+	for (size_t i = 1; i < r.nr; i++)
+		cr_expect_leq(r.runs[i - 1].ts + r.runs[i - 1].dur, r.runs[i].ts, "runs overlap");
+	for (size_t i = 0; i < t.nr_events; i++)
+		if (t.events[i].kind == OSC_KIND_HOST_OP)
+			cr_assert_neq(r.run_of[i], OSC_NONE, "node %zu outside every run", i);
+	check_counts(&t, &r);
+	osc_runs_release(&r);
+	osc_trace_release(&t);
+}
+
+/* HTA-subsampled Kineto trace: no flow events, kernels link by args.correlation. */
+Test(runs, real_kineto_kernels_follow_launches)
+{
+	struct osc_trace t;
+	struct osc_runs r;
+
+	fx_load(&t, "samples/kineto-sampled-rank0.json.gz");
+	osc_runs_detect(&t, &r);
+	cr_assert_eq(r.source, OSC_RUNS_PROFILER_STEP);
+	cr_assert_eq(r.nr, 2);
+	cr_expect_str_eq(osc_trace_str(&t, r.runs[0].name), "ProfilerStep#551");
+	cr_expect_str_eq(osc_trace_str(&t, r.runs[1].name), "ProfilerStep#552");
+	cr_expect_not(r.warmup);
+	check_launches(&t, &r);
+	check_counts(&t, &r);
+	osc_runs_release(&r);
+	osc_trace_release(&t);
+}
+
+/* From ../shared/traces: ns-resolution Kineto with 5 steps and ac2g/fwdbwd flows. */
+Test(runs, real_shared_kineto_ns_resolution)
+{
+	struct osc_trace t;
+	struct osc_runs r;
+
+	fx_load(&t, "../shared/traces/hta/ns_resolution_trace/"
+		    "rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz");
+	osc_runs_detect(&t, &r);
+	cr_assert_eq(r.source, OSC_RUNS_PROFILER_STEP);
+	cr_assert_eq(r.nr, 5);
+	cr_expect_str_eq(osc_trace_str(&t, r.runs[0].name), "ProfilerStep#101");
+	cr_expect_str_eq(osc_trace_str(&t, r.runs[4].name), "ProfilerStep#105");
+	check_launches(&t, &r);
+	check_counts(&t, &r);
+	osc_runs_release(&r);
+	osc_trace_release(&t);
+}

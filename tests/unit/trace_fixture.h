@@ -3,7 +3,8 @@
  *
  * A test lists its events as a table in file order; fx_build() interns the
  * strings, adds the events and sorts the trace into model order, exactly as
- * a loader would. fx_find() looks an event up by name after the sort.
+ * a loader would. fx_find() looks an event up by name after the sort;
+ * fx_load() reads a real trace.
  */
 #ifndef OPSCOPE_TEST_TRACE_FIXTURE_H
 #define OPSCOPE_TEST_TRACE_FIXTURE_H
@@ -12,7 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "opscope/load.h"
 #include "opscope/trace.h"
 
 #define FX_LEN(a) (sizeof(a) / sizeof((a)[0]))
@@ -71,16 +74,24 @@ static inline uint32_t fx_find(const struct osc_trace *t, const char *name)
 	return OSC_NONE;
 }
 
-/* Directory of the shared real traces, or NULL (the test should skip) when absent. */
-static inline char *fx_traces_dir(void)
+/*
+ * Load a real trace, path relative to the repository root ("samples/x.json",
+ * "../shared/traces/..."); skips the test when OPSCOPE_SOURCE_ROOT is unset
+ * or the file is absent (a user's clone has no ../shared).
+ */
+static inline void fx_load(struct osc_trace *t, const char *rel)
 {
 	const char *root = getenv("OPSCOPE_SOURCE_ROOT");
-	static char path[4096];
+	char path[4096];
+	struct osc_error err;
 
 	if (!root)
-		return NULL;
-	snprintf(path, sizeof(path), "%s/../shared/traces", root);
-	return path;
+		cr_skip_test("OPSCOPE_SOURCE_ROOT is not set");
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	if (access(path, R_OK))
+		cr_skip_test("%s is absent", path);
+	osc_trace_init(t);
+	cr_assert_eq(osc_load(path, NULL, t, &err), OSC_OK, "%s: %s", path, err.message);
 }
 
 #endif
