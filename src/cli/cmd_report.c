@@ -86,17 +86,20 @@ static enum osc_status write_report(struct report *r, const struct osc_cli_view 
 	values[5] = r->sort_text;
 	values[6] = r->rows_text;
 	osc_agg_table(&ctx, &table);
-	if (v->format == OSC_EXPORT_CSV)
-		fprintf(stderr, "opscope: using %s\n", r->runs_text);
 	st = osc_cli_output_open(&out, v->output, err);
 	if (st != OSC_OK)
 		return st;
 	st = osc_export_table(out.fp, v->format, &table, &meta, osc_cli_width(to_stdout), err);
-	if (st == OSC_OK)
-		return osc_cli_output_close(&out, true, err);
-	if (!to_stdout) /* name the file, not "output" */
-		snprintf(err->subject, sizeof(err->subject), "%s", v->output);
-	osc_cli_output_close(&out, false, NULL);
+	if (st != OSC_OK) {
+		if (!to_stdout) /* name the file, not "output" */
+			snprintf(err->subject, sizeof(err->subject), "%s", v->output);
+		osc_cli_output_close(&out, false, NULL);
+		return st;
+	}
+	st = osc_cli_output_close(&out, true, err);
+	/* After the write, so that a failure stays the one line on stderr. */
+	if (st == OSC_OK && v->format == OSC_EXPORT_CSV)
+		fprintf(stderr, "opscope: using %s\n", r->runs_text);
 	return st;
 }
 
