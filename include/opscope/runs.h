@@ -3,10 +3,12 @@
  *
  * Runs are time windows, never array positions: ORT model_run, Kineto and
  * PyTorch ProfilerStep#N, Neural Engine IterationN; else ORT
- * SequentialExecutor::Execute; else the whole trace as one run. A host event
- * belongs to the run whose window contains its start; a device event belongs
- * to the run of the host event that launched it (via correlation id to its
- * runtime call), else to the run containing its own start.
+ * SequentialExecutor::Execute; else the whole trace as one run (which holds
+ * every event). A host event belongs to the run whose window contains its
+ * start, the latest-starting one when windows nest or overlap; a run's own
+ * event belongs to that run; a device event belongs to the run of the
+ * runtime call that launched it (same correlation id, even when the device
+ * work starts after the run ended), else to the run containing its own start.
  *
  * A run selection is parsed from a small grammar, never evaluated as code:
  *   all | N | A:B | A: | :B | A:B:S | [i, j, ...] | range(B) | range(A,B) | range(A,B,S)
