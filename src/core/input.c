@@ -221,7 +221,11 @@ static enum osc_status inflate_more(struct osc_input *in, const char *subject,
 		} else if (rc == Z_BUF_ERROR && !in->zs.avail_in) {
 			continue; /* needs input: the loop feeds it */
 		} else if (rc != Z_OK) {
-			gzip_fail(in, in->zs.msg ? in->zs.msg : "corrupt gzip data");
+			const char *msg = in->zs.msg ? in->zs.msg : "corrupt gzip data";
+
+			in->gzip_check_failed = strstr(msg, "incorrect data check") ||
+						strstr(msg, "incorrect length check");
+			gzip_fail(in, msg);
 			break;
 		}
 	}

@@ -26,6 +26,7 @@ struct osc_input {
 	uint64_t file_size;  /* file size, 0 when unknown */
 	bool gzip;
 	bool gzip_bad;       /* the gzip stream ended early or was corrupt */
+	bool gzip_check_failed; /* the data decoded but its CRC or length is wrong */
 	char gzip_msg[128];  /* why, when gzip_bad */
 
 	/* private */

@@ -104,6 +104,17 @@ static bool is_token_char(unsigned char ch)
 	       ch == '-' || ch == '+' || ch == '.';
 }
 
+/* true, false, null, and the NaN / Infinity that Python's json writes. */
+static bool is_literal(const struct js_val *v)
+{
+	static const char *const words[] = { "true", "false", "null", "NaN", "Infinity" };
+
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (strlen(words[i]) == v->len && !memcmp(words[i], v->p, v->len))
+			return true;
+	return false;
+}
+
 /* Skip an object or array without checking its inner structure. */
 static enum js_rc scan_container(struct js_ctx *c, const char **pp, struct js_val *v)
 {
@@ -163,14 +174,15 @@ enum js_rc js_scan_value(struct js_ctx *c, const char **pp, struct js_val *v)
 		p++;
 	if (p >= end && !c->eof)
 		return JS_MORE;
-	if (p == *pp)
-		return syntax(c, p, "expected a value");
 	v->p = *pp;
 	v->len = (size_t)(p - *pp);
-	v->type = (**pp >= '0' && **pp <= '9') || **pp == '-' || **pp == '+' || **pp == '.'
-			  ? JS_NUMBER
-			  : JS_LITERAL;
 	v->flags = 0;
+	if ((*v->p >= '0' && *v->p <= '9') || *v->p == '-')
+		v->type = JS_NUMBER;
+	else if (is_literal(v))
+		v->type = JS_LITERAL;
+	else
+		return syntax(c, *pp, "expected a value");
 	*pp = p;
 	return JS_OK;
 }
@@ -208,8 +220,6 @@ static int field_index(const struct js_val *k)
 			return JF_NAME;
 		if (KEY(k, "args"))
 			return JF_ARGS;
-		if (KEY(k, "tdur"))
-			return JF_TDUR;
 		break;
 	case 7:
 		if (KEY(k, "bind_id"))

@@ -59,7 +59,7 @@ struct js_ctx {
 
 /* Fields of an event object the loader reads; JS_NONE when absent. */
 enum js_field {
-	JF_PH, JF_NAME, JF_CAT, JF_PID, JF_TID, JF_TS, JF_DUR, JF_TDUR, JF_ID, JF_BIND_ID, JF_ARGS,
+	JF_PH, JF_NAME, JF_CAT, JF_PID, JF_TID, JF_TS, JF_DUR, JF_ID, JF_BIND_ID, JF_ARGS,
 	JF_COUNT
 };
 

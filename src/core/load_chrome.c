@@ -89,6 +89,7 @@ enum {
 	NT_ATEN = 1 << 7,        /* aten::* */
 };
 #define TR_DONE (1u << 31)
+#define TR_DEVICE_SIDE (1u << 24) /* category of device-side copies (gpu_user_annotation) */
 
 enum cat_class {
 	CAT_OTHER,   /* unknown category */
@@ -482,6 +483,8 @@ static uint32_t compute_traits(const char *s, size_t n)
 			break;
 		}
 	}
+	if (n == 19 && !memcmp(s, "gpu_user_annotation", 19))
+		tr |= TR_DEVICE_SIDE;
 	return tr | cls << 8 | kind << 16;
 }
 
@@ -698,7 +701,8 @@ static void process_event(struct chrome *ch, const struct js_event *ev, int64_t 
 	e.name = intern_val(ch, &f[JF_NAME]);
 	e.cat = intern_val(ch, &f[JF_CAT]);
 	if (ph == 'X') {
-		if (!val_num(ch, &f[JF_DUR], 3, &e.dur) && !val_num(ch, &f[JF_TDUR], 3, &e.dur))
+		/* No dur (speedscope writes only tdur, a thread time): 0. */
+		if (!val_num(ch, &f[JF_DUR], 3, &e.dur))
 			e.flags |= OSC_EVF_NO_DUR;
 		if (e.dur < 0) {
 			e.dur = 0;
@@ -1001,7 +1005,8 @@ static uint8_t classify(enum osc_format fmt, const struct osc_event *e, uint32_t
 
 	if (e->ph >= OSC_PH_FLOW_START && e->ph <= OSC_PH_FLOW_END)
 		return OSC_KIND_FLOW;
-	if (complete && (tn & NT_STEP))
+	/* Kineto repeats ProfilerStep#N on the GPU timeline: only the host one is a run. */
+	if (complete && (tn & NT_STEP) && !(tc & TR_DEVICE_SIDE))
 		return OSC_KIND_RUN;
 	switch (fmt) {
 	case OSC_FORMAT_ORT:
@@ -1093,7 +1098,11 @@ static enum osc_status chrome_load(struct osc_load_ctx *lc)
 	ch->next_tick = TICK_STEP;
 	memset(ch->tc_key, 0xff, sizeof(ch->tc_key));
 	st = walk(ch);
-	if (st == OSC_OK && ch->state != ST_END) {
+	if (st == OSC_OK && in->gzip_check_failed) {
+		/* Everything decoded, but not what was compressed. */
+		st = osc_error_set(lc->err, OSC_GZIP, lc->name, (int64_t)(in->base + in->len),
+				   NULL, "%s", in->gzip_msg);
+	} else if (st == OSC_OK && ch->state != ST_END) {
 		/* The input ended early (the TRUNCATED warning is counted). */
 		if (in->gzip_bad && !kept_something(ch))
 			st = osc_error_set(lc->err, OSC_GZIP, lc->name,

@@ -274,7 +274,7 @@ Test(load, neural_engine)
 	cr_assert_str_eq(S(find("Add_284")->shape), "fp32(64x1024),fp32(256x1024),f32(256)");
 }
 
-/* speedscope simple.json: B/E nest around X events; tdur stands in for dur. */
+/* speedscope simple.json: B/E nest around X events; tdur is not dur. */
 Test(load, generic_chrome_begin_end)
 {
 	const struct osc_event *e;
@@ -301,7 +301,8 @@ Test(load, generic_chrome_begin_end)
 	cr_assert_eq(e->ts, 1000);
 	cr_assert_eq(e->dur, 12000);
 	cr_assert_str_eq(osc_trace_args(&t, (uint32_t)(e - t.events)), "{\"k\":1}");
-	cr_assert_eq(find("epsilon")->dur, 4000);
+	cr_assert_eq(find("epsilon")->dur, 0);
+	cr_assert(find("epsilon")->flags & OSC_EVF_NO_DUR);
 	cr_assert_eq(find("gamma")->flags & OSC_EVF_FROM_BE, 0);
 	cr_assert_eq(t.warnings[OSC_WARN_UNMATCHED_BEGIN].count, 0);
 	cr_assert_str_eq(S(t.events[0].name), "alpha");
@@ -482,6 +483,7 @@ Test(load, error_cases)
 		{ "42", 0, OSC_NOT_TRACE, 0, "" },
 		{ "[{\"ph\":\"X\",\"ts\":1", 0, OSC_TRUNCATED, 17, "" },
 		{ "{\"deviceProperties\": [1, 2", 0, OSC_TRUNCATED, 26, "" },
+		{ "[ hello ]", 0, OSC_NOT_JSON, 2, "traceEvents" },
 		{ "[{\"ph\":\"X\",\"ts\":1} {\"ph\":\"X\",\"ts\":2}]", 0, OSC_NOT_JSON, 19,
 		  "traceEvents" },
 		{ "[{\"ph\":\"X\",\"ts\":1 \"dur\":2}]", 0, OSC_NOT_JSON, 18, "traceEvents" },
@@ -573,6 +575,12 @@ Test(load, gzip_truncated)
 	osc_trace_init(&t);
 	enum osc_status st = osc_load_buffer("cut.json.gz", gz, 12, NULL, &t, &err);
 	cr_assert(st == OSC_GZIP || st == OSC_TRUNCATED, "status %d", st);
+	/* A wrong CRC: all of it decodes, but it is not what was compressed. */
+	gz[n - 8] ^= 0xff;
+	osc_trace_release(&t);
+	osc_trace_init(&t);
+	cr_assert_eq(osc_load_buffer("crc.json.gz", gz, n, NULL, &t, &err), OSC_GZIP);
+	gz[n - 8] ^= 0xff;
 	/* Corrupt data. */
 	gz[n / 2] ^= 0xff;
 	gz[n / 2 + 1] ^= 0x55;
