@@ -51,18 +51,27 @@ static int64_t median3(int64_t a, int64_t b, int64_t c)
 
 /*
  * Put the k-th smallest of v[lo..hi) at v[k], smaller-or-equal values before
- * it and greater-or-equal after it.
+ * it and greater-or-equal after it. Pivots are the median of three elements
+ * at pseudo-random places: fixed places (first, middle, last) degrade to
+ * quadratic on sorted durations, which real rows often are. Should the
+ * rounds still run long, the rest is sorted.
  */
 static void select_kth(int64_t *v, size_t lo, size_t hi, size_t k)
 {
-	int budget = 64; /* rounds of bad luck before giving up on pivots */
+	uint64_t rng = 0x9e3779b97f4a7c15ull ^ (uint64_t)(hi - lo);
+	int budget = 32;
 
-	while (hi - lo > 16) {
-		int64_t pivot = median3(v[lo], v[lo + (hi - lo) / 2], v[hi - 1]);
-		size_t lt = lo, i = lo, gt = hi;
+	for (size_t n = hi - lo; n; n >>= 1)
+		budget += 2;
+	while (hi - lo > 16 && budget--) {
+		size_t n = hi - lo, lt = lo, i = lo, gt = hi;
+		int64_t pick[3], pivot;
 
-		if (!budget--)
-			break;
+		for (int j = 0; j < 3; j++) {
+			rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17; /* xorshift64 */
+			pick[j] = v[lo + (size_t)(rng % n)];
+		}
+		pivot = median3(pick[0], pick[1], pick[2]);
 		/* Dutch flag: [lo,lt) < pivot, [lt,i) == pivot, [gt,hi) > pivot */
 		while (i < gt) {
 			if (v[i] < pivot)
@@ -79,7 +88,8 @@ static void select_kth(int64_t *v, size_t lo, size_t hi, size_t k)
 		else
 			return; /* v[k] == pivot, already in place */
 	}
-	qsort(v + lo, hi - lo, sizeof(*v), cmp_i64);
+	if (hi - lo > 1)
+		qsort(v + lo, hi - lo, sizeof(*v), cmp_i64);
 }
 
 /*

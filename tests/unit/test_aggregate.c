@@ -483,6 +483,42 @@ Test(aggregate, matches_a_sorting_reference)
 	osc_trace_release(&t);
 }
 
+/*
+ * Durations already in order (the usual shape of a warm-up-free row) once
+ * made fixed-place pivots quadratic: 0 .. 100000 ascending, then descending,
+ * have p50 50000, p90 90000, p99 99000 exactly.
+ */
+Test(aggregate, sorted_durations)
+{
+	enum { N = 100001 };
+
+	for (int desc = 0; desc < 2; desc++) {
+		struct osc_trace t;
+		struct osc_agg a;
+		uint32_t th;
+
+		osc_trace_init(&t);
+		th = osc_trace_thread(&t, fx_str(&t, "1"), fx_str(&t, "1"));
+		for (int i = 0; i < N; i++) {
+			struct osc_event e = {.ts = i, .dur = desc ? N - 1 - i : i,
+					      .corr = OSC_NO_ID, .ext_id = OSC_NO_ID, .thread = th,
+					      .kernel = OSC_NONE, .kind = OSC_KIND_HOST_OP};
+
+			e.name = e.op = fx_str(&t, "op");
+			osc_trace_add_event(&t, &e, NULL, 0);
+		}
+		aggregate(&t, OSC_LEVEL_OP, &a);
+		cr_assert_eq(a.nr, 1);
+		cr_expect_eq(a.rows[0].p50, 50000);
+		cr_expect_eq(a.rows[0].p90, 90000);
+		cr_expect_eq(a.rows[0].p99, 99000);
+		cr_expect_eq(a.rows[0].min, 0);
+		cr_expect_eq(a.rows[0].max, N - 1);
+		osc_agg_release(&a);
+		osc_trace_release(&t);
+	}
+}
+
 /* ---- real traces ---- */
 
 /*
