@@ -72,15 +72,20 @@ char *osc_xstrndup(const char *s, size_t n)
 
 char *osc_xasprintf(const char *fmt, ...)
 {
+	char small[256];
 	va_list ap;
 	int n;
 	char *p;
 
+	/* Format into a stack buffer first: most strings fit, and gcc's
+	   sanitizer builds reject vsnprintf(NULL, 0, ...). */
 	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
+	n = vsnprintf(small, sizeof(small), fmt, ap);
 	va_end(ap);
 	if (n < 0)
 		n = 0;
+	if ((size_t)n < sizeof(small))
+		return osc_xstrndup(small, (size_t)n);
 	p = osc_xmalloc((size_t)n + 1);
 	va_start(ap, fmt);
 	vsnprintf(p, (size_t)n + 1, fmt, ap);
