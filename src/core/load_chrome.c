@@ -24,6 +24,11 @@
  *   sample events are stored as single events (OSC_PH_OTHER / COUNTER), not
  *   paired.
  * - Duplicate keys in an event: the last one wins.
+ * - An X event without dur gets 0 (OSC_EVF_NO_DUR); tdur (thread time) is
+ *   not used in its place. Numeric or string ts are read; other ts types
+ *   make the event a BAD_EVENT.
+ * - A gzip CRC or length mismatch fails the load (OSC_GZIP) even when every
+ *   event decoded; a stream cut short keeps the complete events.
  * - gzip: a member that does not directly follow the previous one (trailing
  *   garbage) ends the input silently.
  */
