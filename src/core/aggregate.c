@@ -141,8 +141,9 @@ static void compute_stats(const struct osc_trace *t, struct osc_agg *out)
 	}
 	free(dur);
 	for (size_t r = 0; r < out->nr; r++)
-		out->rows[r].pct = out->grand_total > 0 ?
-			100.0 * (double)out->rows[r].total / (double)out->grand_total : 0;
+		out->rows[r].pct = out->grand_total > 0 ? 100.0 * (double)out->rows[r].total /
+								  (double)out->grand_total
+							: 0;
 }
 
 void osc_aggregate(const struct osc_trace *t, const struct osc_runs *runs,
@@ -252,8 +253,7 @@ static void merge_sort(const struct sort_ctx *c, struct osc_agg_row *v, size_t n
 	memcpy(v, tmp, n * sizeof(*v));
 }
 
-void osc_agg_sort(struct osc_agg *a, const struct osc_trace *t, enum osc_stat by,
-		  bool descending)
+void osc_agg_sort(struct osc_agg *a, const struct osc_trace *t, enum osc_stat by, bool descending)
 {
 	struct sort_ctx c = {.t = t, .by = by, .descending = descending};
 	struct osc_agg_row *tmp = osc_xmalloc((a->nr ? a->nr : 1) * sizeof(*tmp));

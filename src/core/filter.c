@@ -65,8 +65,7 @@ static void pcre2_xfree(void *p, void *data)
 	free(p);
 }
 
-enum osc_status osc_filter_set_regex(struct osc_filter *f, const char *re,
-				     struct osc_error *err)
+enum osc_status osc_filter_set_regex(struct osc_filter *f, const char *re, struct osc_error *err)
 {
 	int code;
 	PCRE2_SIZE offset;
@@ -95,8 +94,7 @@ enum osc_status osc_filter_set_regex(struct osc_filter *f, const char *re,
 	return OSC_OK;
 }
 
-enum osc_status osc_filter_set_spec(struct osc_filter *f, const char *spec,
-				    struct osc_error *err)
+enum osc_status osc_filter_set_spec(struct osc_filter *f, const char *spec, struct osc_error *err)
 {
 	enum osc_status st;
 
@@ -180,8 +178,7 @@ static bool event_passes(const struct osc_filter *f, const struct osc_trace *t, 
 	       (e->op != e->name && string_passes(f, t, e->op, memo));
 }
 
-bool osc_filter_match_event(const struct osc_filter *f, const struct osc_trace *t,
-			    uint32_t ev)
+bool osc_filter_match_event(const struct osc_filter *f, const struct osc_trace *t, uint32_t ev)
 {
 	return event_passes(f, t, ev, NULL);
 }

@@ -235,10 +235,10 @@ static size_t timeline_find(const struct timeline *tl, int64_t x, size_t hint)
  * back to open addressing.
  */
 struct corr_map {
-	int64_t min;     /* dense: table[id - min] */
-	int64_t *keys;   /* hashed: OSC_NO_ID = empty slot; NULL when dense */
-	uint32_t *runs;  /* CORR_ABSENT = no launch with that id */
-	size_t size;     /* slots; a power of two when hashed */
+	int64_t min;	/* dense: table[id - min] */
+	int64_t *keys;	/* hashed: OSC_NO_ID = empty slot; NULL when dense */
+	uint32_t *runs; /* CORR_ABSENT = no launch with that id */
+	size_t size;	/* slots; a power of two when hashed */
 };
 
 #define CORR_ABSENT (OSC_NONE - 1) /* OSC_NONE is a real answer: launched outside runs */
@@ -249,8 +249,9 @@ static size_t corr_slot(const struct corr_map *m, int64_t key)
 	size_t i, mask = m->size - 1;
 
 	if (!m->keys)
-		return key >= m->min && (uint64_t)key - (uint64_t)m->min < m->size ?
-			       (size_t)((uint64_t)key - (uint64_t)m->min) : SIZE_MAX;
+		return key >= m->min && (uint64_t)key - (uint64_t)m->min < m->size
+			       ? (size_t)((uint64_t)key - (uint64_t)m->min)
+			       : SIZE_MAX;
 	i = (size_t)(((uint64_t)key * 0x9e3779b97f4a7c15ull) >> 29) & mask;
 	while (m->keys[i] != OSC_NO_ID && m->keys[i] != key)
 		i = (i + 1) & mask;

@@ -345,8 +345,8 @@ char *osc_runsel_describe(const struct osc_runsel *s, const struct osc_runs *r)
 	char *list = osc_xstrdup(""), *out;
 	size_t nr_seg = 0, last_a = 0, last_b = 0;
 	bool elided = false;
-	const char *skipped = r->warmup && s->nr_runs > 1 && !s->on[0] ?
-				      ", warm-up run 0 skipped" : "";
+	const char *skipped =
+		r->warmup && s->nr_runs > 1 && !s->on[0] ? ", warm-up run 0 skipped" : "";
 
 	for (size_t i = 0; i < s->nr_runs; i++) {
 		size_t j = i;
