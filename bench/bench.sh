@@ -53,8 +53,8 @@ if [ -z "$bin" ]; then
 	if [ ! -f "$root/build-bench/build.ninja" ]; then
 		meson setup "$root/build-bench" "$root" --buildtype=release >/dev/null
 	fi
-	ninja -C "$root/build-bench" opscope >/dev/null
-	bin="$root/build-bench/opscope"
+	ninja -C "$root/build-bench" src/cli/opscope >/dev/null
+	bin="$root/build-bench/src/cli/opscope"
 fi
 [ -x "$bin" ] || { echo "bench: $bin is not executable" >&2; exit 2; }
 mkdir -p "$outdir"
