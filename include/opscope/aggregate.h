@@ -70,7 +70,9 @@ struct osc_agg {
 
 /*
  * Aggregate t per q into out (rows sorted by total descending, ties by name).
- * runs is needed when q->runs is set.
+ * runs is needed when q->runs is set. Only reads t, runs and q (the filter's
+ * regex is matched with private match data), so it may run on a worker
+ * thread while other threads read the same inputs.
  */
 void osc_aggregate(const struct osc_trace *t, const struct osc_runs *runs,
 		   const struct osc_query *q, struct osc_agg *out);

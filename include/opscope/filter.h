@@ -33,8 +33,8 @@ void osc_filter_add_pattern(struct osc_filter *f, const char *pattern);
 
 /*
  * Set the regex (replacing any previous one). On a compile error returns
- * OSC_USAGE with PCRE2's message and the offset inside the pattern in
- * err->offset, leaving f unchanged; err->subject is "--regex".
+ * OSC_USAGE with PCRE2's message and the offset inside the pattern in the
+ * message, leaving f unchanged; err->subject is "--regex".
  */
 enum osc_status osc_filter_set_regex(struct osc_filter *f, const char *re,
 				     struct osc_error *err);
@@ -61,12 +61,14 @@ bool osc_filter_match_event(const struct osc_filter *f, const struct osc_trace *
  * A filter applied to every event of one trace: remembers the verdict per
  * string id, so a scan of millions of events matches each distinct name once.
  * f may be NULL or empty (everything passes). Keep f and t alive and unchanged
- * while the cache is in use.
+ * while the cache is in use. A cache has its own regex match data, so one
+ * thread may scan through it while another calls osc_filter_match() on f.
  */
 struct osc_filter_cache {
 	const struct osc_filter *filter; /* NULL: everything passes */
 	const struct osc_trace *trace;
-	uint8_t *memo; /* per string id: 0 unknown, 1 fails, 2 passes */
+	uint8_t *memo;     /* per string id: 0 unknown, 1 fails, 2 passes */
+	void *match_data;  /* pcre2_match_data * of this cache, NULL without regex */
 };
 
 void osc_filter_cache_init(struct osc_filter_cache *c, const struct osc_filter *f,

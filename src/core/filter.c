@@ -82,7 +82,7 @@ enum osc_status osc_filter_set_regex(struct osc_filter *f, const char *re, struc
 	if (!compiled) {
 		if (pcre2_get_error_message(code, msg, sizeof(msg)) < 0)
 			strcpy((char *)msg, "unknown error");
-		return osc_error_set(err, OSC_USAGE, "--regex", (int64_t)offset, NULL,
+		return osc_error_set(err, OSC_USAGE, "--regex", OSC_NO_OFFSET, NULL,
 				     "regex error at offset %zu: %s", (size_t)offset,
 				     (const char *)msg);
 	}
@@ -144,7 +144,9 @@ static bool pattern_match(const char *pattern, const char *name, size_t len)
 	return strlen(pattern) == len && !memcmp(pattern, name, len);
 }
 
-bool osc_filter_match(const struct osc_filter *f, const char *name, size_t len)
+/* osc_filter_match() with the match data to use (one per thread). */
+static bool name_passes(const struct osc_filter *f, pcre2_match_data *md, const char *name,
+			size_t len)
 {
 	bool any = !f->nr_patterns;
 
@@ -152,35 +154,40 @@ bool osc_filter_match(const struct osc_filter *f, const char *name, size_t len)
 		any = pattern_match(f->patterns[i], name, len);
 	if (!any || !f->re)
 		return any;
-	return pcre2_match(f->re, (PCRE2_SPTR)name, len, 0, 0, f->match_data, NULL) >= 0;
+	return pcre2_match(f->re, (PCRE2_SPTR)name, len, 0, 0, md, NULL) >= 0;
+}
+
+bool osc_filter_match(const struct osc_filter *f, const char *name, size_t len)
+{
+	return name_passes(f, f->match_data, name, len);
 }
 
 /* Does string id s pass? memo (one byte per string id, 0 = not known yet) may be NULL. */
-static bool string_passes(const struct osc_filter *f, const struct osc_trace *t, osc_str s,
-			  uint8_t *memo)
+static bool string_passes(const struct osc_filter *f, pcre2_match_data *md,
+			  const struct osc_trace *t, osc_str s, uint8_t *memo)
 {
 	bool ok;
 
 	if (memo && memo[s])
 		return memo[s] == 2;
-	ok = osc_filter_match(f, osc_trace_str(t, s), osc_strtab_len(&t->strs, s));
+	ok = name_passes(f, md, osc_trace_str(t, s), osc_strtab_len(&t->strs, s));
 	if (memo)
 		memo[s] = ok ? 2 : 1;
 	return ok;
 }
 
-static bool event_passes(const struct osc_filter *f, const struct osc_trace *t, uint32_t ev,
-			 uint8_t *memo)
+static bool event_passes(const struct osc_filter *f, pcre2_match_data *md,
+			 const struct osc_trace *t, uint32_t ev, uint8_t *memo)
 {
 	const struct osc_event *e = &t->events[ev];
 
-	return string_passes(f, t, e->name, memo) ||
-	       (e->op != e->name && string_passes(f, t, e->op, memo));
+	return string_passes(f, md, t, e->name, memo) ||
+	       (e->op != e->name && string_passes(f, md, t, e->op, memo));
 }
 
 bool osc_filter_match_event(const struct osc_filter *f, const struct osc_trace *t, uint32_t ev)
 {
-	return event_passes(f, t, ev, NULL);
+	return event_passes(f, f->match_data, t, ev, NULL);
 }
 
 void osc_filter_cache_init(struct osc_filter_cache *c, const struct osc_filter *f,
@@ -189,15 +196,19 @@ void osc_filter_cache_init(struct osc_filter_cache *c, const struct osc_filter *
 	c->filter = f && !osc_filter_is_empty(f) ? f : NULL;
 	c->trace = t;
 	c->memo = c->filter ? osc_xcalloc(t->strs.count ? t->strs.count : 1, 1) : NULL;
+	/* its own match data, so a worker thread can scan while the UI matches */
+	c->match_data =
+		c->filter && f->re ? pcre2_match_data_create_from_pattern(f->re, NULL) : NULL;
 }
 
 bool osc_filter_cache_event(struct osc_filter_cache *c, uint32_t ev)
 {
-	return !c->filter || event_passes(c->filter, c->trace, ev, c->memo);
+	return !c->filter || event_passes(c->filter, c->match_data, c->trace, ev, c->memo);
 }
 
 void osc_filter_cache_release(struct osc_filter_cache *c)
 {
+	pcre2_match_data_free(c->match_data);
 	free(c->memo);
 	memset(c, 0, sizeof(*c));
 }
