@@ -10,8 +10,9 @@
  * Errors: OSC_IO (missing file, directory, read error), OSC_EMPTY, OSC_BINARY,
  * OSC_NOT_JSON, OSC_NOT_TRACE, OSC_GZIP, OSC_TRUNCATED (nothing complete could
  * be kept), OSC_CANCELLED; err names the file and the byte offset.
- * A truncated file whose complete events could be kept is not an error: the
- * load succeeds with OSC_WARN_TRUNCATED counted.
+ * A truncated plain file whose complete events could be kept is not an error:
+ * the load succeeds with OSC_WARN_TRUNCATED counted. A damaged gzip container
+ * (cut short, bad CRC or length) is OSC_GZIP even when some events decoded.
  */
 #ifndef OPSCOPE_LOAD_H
 #define OPSCOPE_LOAD_H

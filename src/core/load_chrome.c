@@ -1103,17 +1103,15 @@ static enum osc_status chrome_load(struct osc_load_ctx *lc)
 	ch->next_tick = TICK_STEP;
 	memset(ch->tc_key, 0xff, sizeof(ch->tc_key));
 	st = walk(ch);
-	if (st == OSC_OK && in->gzip_check_failed) {
-		/* Everything decoded, but not what was compressed. */
+	if (st == OSC_OK && (in->gzip_check_failed || in->gzip_bad)) {
+		/* A damaged gzip container is bad input even when some events
+		   decoded: unlike a cut plain file it cannot be checked. */
 		st = osc_error_set(lc->err, OSC_GZIP, lc->name, (int64_t)(in->base + in->len),
-				   NULL, "%s", in->gzip_msg);
+				   NULL, "%s (after %llu compressed bytes)", in->gzip_msg,
+				   (unsigned long long)in->file_read);
 	} else if (st == OSC_OK && ch->state != ST_END) {
 		/* The input ended early (the TRUNCATED warning is counted). */
-		if (in->gzip_bad && !kept_something(ch))
-			st = osc_error_set(lc->err, OSC_GZIP, lc->name,
-					   (int64_t)(in->base + in->len), NULL, "%s",
-					   in->gzip_msg);
-		else if (!kept_something(ch) || (ch->object_top && !ch->saw_events))
+		if (!kept_something(ch) || (ch->object_top && !ch->saw_events))
 			st = osc_error_set(lc->err, OSC_TRUNCATED, lc->name,
 					   (int64_t)(in->base + in->len), NULL,
 					   "input ends before the first complete event");
