@@ -75,7 +75,7 @@ struct osc_runsel {
 /*
  * Parse spec against nr_runs runs. spec NULL means the default: every run,
  * except run 0 when warmup is set and there is more than one run.
- * Errors: OSC_USAGE (syntax, with the offending column in err->offset),
+ * Errors: OSC_USAGE (syntax; the message names the offending column),
  * OSC_RANGE (index out of range, empty selection); err->subject is "--runs".
  */
 enum osc_status osc_runsel_parse(const char *spec, size_t nr_runs, bool warmup,

@@ -55,7 +55,7 @@ static enum osc_status syntax(struct parser *p, const char *what)
 		snprintf(found, sizeof(found), "'%c'", p->s[p->pos]);
 	else
 		snprintf(found, sizeof(found), "byte 0x%02x", (unsigned char)p->s[p->pos]);
-	return osc_error_set(p->err, OSC_USAGE, SUBJECT, (int64_t)p->pos, NULL,
+	return osc_error_set(p->err, OSC_USAGE, SUBJECT, OSC_NO_OFFSET, NULL,
 			     "expected %s at column %zu of '%s', found %s", what, p->pos, p->s,
 			     found);
 }
@@ -100,27 +100,27 @@ static enum osc_status number(struct parser *p, struct number *n)
 	return OSC_OK;
 }
 
-static enum osc_status out_of_range(struct parser *p, const char *text, size_t at)
+static enum osc_status out_of_range(struct parser *p, const char *text)
 {
 	size_t n = p->nr_runs;
 
 	if (!n)
-		return osc_error_set(p->err, OSC_RANGE, SUBJECT, (int64_t)at, NULL,
+		return osc_error_set(p->err, OSC_RANGE, SUBJECT, OSC_NO_OFFSET, NULL,
 				     "run %s out of range: the trace has no runs", text);
 	if (n == 1)
-		return osc_error_set(p->err, OSC_RANGE, SUBJECT, (int64_t)at, NULL,
+		return osc_error_set(p->err, OSC_RANGE, SUBJECT, OSC_NO_OFFSET, NULL,
 				     "run %s out of range: the trace has 1 run (0)", text);
-	return osc_error_set(p->err, OSC_RANGE, SUBJECT, (int64_t)at, NULL,
+	return osc_error_set(p->err, OSC_RANGE, SUBJECT, OSC_NO_OFFSET, NULL,
 			     "run %s out of range: the trace has %zu runs (0-%zu)", text, n, n - 1);
 }
 
-/* Select index v (negative counts from the end); text/at name it in errors. */
-static enum osc_status select_index(struct parser *p, int64_t v, const char *text, size_t at)
+/* Select index v (negative counts from the end); text names it in errors. */
+static enum osc_status select_index(struct parser *p, int64_t v, const char *text)
 {
 	int64_t n = (int64_t)p->nr_runs;
 
 	if (v < -n || v >= n)
-		return out_of_range(p, text, at);
+		return out_of_range(p, text);
 	p->on[v < 0 ? v + n : v] = 1;
 	return OSC_OK;
 }
@@ -130,7 +130,7 @@ static enum osc_status select_number(struct parser *p, const struct number *num)
 	char text[32];
 
 	snprintf(text, sizeof(text), "%.*s", (int)(num->len < 31 ? num->len : 31), p->s + num->at);
-	return select_index(p, num->v, text, num->at);
+	return select_index(p, num->v, text);
 }
 
 static enum osc_status parse_list(struct parser *p)
@@ -173,14 +173,15 @@ static enum osc_status parse_range(struct parser *p)
 	if (nargs == 3)
 		step = arg[2].v;
 	if (!step)
-		return osc_error_set(p->err, OSC_USAGE, SUBJECT, (int64_t)arg[2].at, NULL,
-				     "range() step must not be zero");
+		return osc_error_set(p->err, OSC_USAGE, SUBJECT, OSC_NO_OFFSET, NULL,
+				     "range() step must not be zero at column %zu of '%s'",
+				     arg[2].at, p->s);
 	/* every element must be valid, so the loop stops after at most 2n + 1 steps */
 	for (int64_t v = start; step > 0 ? v < stop : v > stop; v += step) {
 		char text[32];
 
 		snprintf(text, sizeof(text), "%lld", (long long)v);
-		if ((st = select_index(p, v, text, arg[0].at)))
+		if ((st = select_index(p, v, text)))
 			return st;
 	}
 	return OSC_OK;
@@ -222,8 +223,9 @@ static enum osc_status parse_slice(struct parser *p, const struct number *start,
 	if (accept(p, ':') && at_number(p) && (st = number(p, &step)))
 		return st;
 	if (!step.v)
-		return osc_error_set(p->err, OSC_USAGE, SUBJECT, (int64_t)step.at, NULL,
-				     "slice step must not be zero");
+		return osc_error_set(p->err, OSC_USAGE, SUBJECT, OSC_NO_OFFSET, NULL,
+				     "slice step must not be zero at column %zu of '%s'", step.at,
+				     p->s);
 	from = slice_bound(start, has_start, n, step.v > 0, true);
 	to = slice_bound(&stop, has_stop, n, step.v > 0, false);
 	for (int64_t v = from; step.v > 0 ? v < to : v > to; v += step.v)

@@ -125,10 +125,10 @@ Test(filter, bad_regex_reports_pcre2_message_and_offset)
 	set_regex_ok(&f, "relu");
 	cr_assert_eq(osc_filter_set_regex(&f, "ab(c", &err), OSC_USAGE);
 	cr_expect_str_eq(err.subject, "--regex");
-	cr_expect_eq(err.offset, 4);
+	cr_expect_eq(err.offset, OSC_NO_OFFSET); /* the offset is in the message */
 	cr_expect_str_eq(err.message, "regex error at offset 4: missing closing parenthesis");
 	cr_assert_eq(osc_filter_set_regex(&f, "a)b", &err), OSC_USAGE);
-	cr_expect_eq(err.offset, 1);
+	cr_expect_eq(err.offset, OSC_NO_OFFSET); /* the offset is in the message */
 	cr_expect_str_eq(err.message, "regex error at offset 1: unmatched closing parenthesis");
 	/* the filter is unchanged */
 	cr_expect(match(&f, "relu"));
@@ -155,7 +155,7 @@ Test(filter, utf8)
 	cr_expect_not(match(&f, "\xff\xfe"));
 	/* invalid UTF-8 in the pattern is a compile error with its offset */
 	cr_expect_eq(osc_filter_set_regex(&f, "ab\xff", &err), OSC_USAGE);
-	cr_expect_eq(err.offset, 2);
+	cr_expect_eq(err.offset, OSC_NO_OFFSET); /* the offset is in the message */
 	cr_expect(strstr(err.message, "regex error at offset 2: ") == err.message, "%s",
 		  err.message);
 	osc_filter_release(&f);
@@ -175,7 +175,8 @@ Test(filter, spec_replaces_the_whole_filter)
 	cr_expect(match(&f, "Conv2d"), "a pattern spec drops the previous regex");
 	cr_expect_not(match(&f, "sgemm"));
 	cr_assert_eq(osc_filter_set_spec(&f, "re:(", &err), OSC_USAGE);
-	cr_expect_eq(err.offset, 1);
+	cr_expect(strstr(err.message, "regex error at offset 1: ") == err.message, "%s",
+		  err.message);
 	cr_expect(match(&f, "Conv2d"), "unchanged after an error");
 	cr_assert_eq(osc_filter_set_spec(&f, "re:2d$", &err), OSC_OK);
 	cr_expect(match(&f, "Relu2d"), "a regex spec drops the previous patterns");
