@@ -146,7 +146,8 @@ struct osc_thread {
 	_(BIG_NUMBER, "numbers beyond 64 bits (saturated)")                     \
 	_(NEGATIVE_DUR, "events with a negative dur (taken as 0)")              \
 	_(UNESCAPED_QUOTE, "strings with an unescaped quote (repaired)")        \
-	_(TRAILING_DATA, "data after the end of the trace ignored")
+	_(TRAILING_DATA, "data after the end of the trace ignored")             \
+	_(TOO_MANY_EVENTS, "events beyond 2^32-2 dropped")
 
 enum osc_warn {
 #define OSC_WARN_ENUM(name, text) OSC_WARN_##name,
@@ -167,9 +168,15 @@ struct osc_trace {
 	struct osc_strtab strs;
 	struct osc_event *events;
 	size_t nr_events, alloc_events;
-	uint64_t *args_off;  /* parallel to events: offset into args_text, 0 = no args */
+	uint64_t *args_off;  /* parallel to events: offset into args_text, 0 = no args,
+				or OSC_ARGS_REF(off, len): bytes of args_src */
 	char *args_text;     /* NUL-separated raw JSON of args objects; byte 0 is "" */
 	size_t args_len, args_alloc;
+	const char *args_src; /* the mapped input file that args refs point into, or NULL;
+				 the trace owns the mapping (args_map) */
+	void *args_map;
+	size_t args_map_len;
+	struct osc_args_view *args_view; /* private: text handed out by osc_trace_args */
 	struct osc_kernel *kernels;
 	size_t nr_kernels, alloc_kernels;
 	struct osc_thread *threads;
@@ -185,6 +192,23 @@ struct osc_trace {
 	char *meta_json;        /* top-level keys other than traceEvents, as one JSON
 				   object text (may be ""), for `info`/detail views */
 };
+
+/*
+ * Args kept by reference: a mapped input keeps each event's args as a byte
+ * range of the file instead of a copy (most of a Kineto trace is args), and
+ * osc_trace_args minifies the range when asked. Bit 63 marks a reference;
+ * offsets below 2^40 and lengths below 2^23 fit, longer args are copied.
+ */
+#define OSC_ARGS_REF_BIT ((uint64_t)1 << 63)
+#define OSC_ARGS_REF_MAX_OFF ((uint64_t)1 << 40)
+#define OSC_ARGS_REF_MAX_LEN ((uint64_t)1 << 23)
+#define OSC_ARGS_REF(off, len) (OSC_ARGS_REF_BIT | (uint64_t)(len) << 40 | (uint64_t)(off))
+
+/*
+ * Events are indexed by uint32_t and OSC_NONE is UINT32_MAX, so a trace holds
+ * at most OSC_MAX_EVENTS; loaders stop adding (and warn) beyond it.
+ */
+#define OSC_MAX_EVENTS ((size_t)UINT32_MAX - 1)
 
 /* Set up an empty trace (format UNKNOWN, no events). */
 void osc_trace_init(struct osc_trace *t);
@@ -210,6 +234,15 @@ static inline const char *osc_trace_str(const struct osc_trace *t, osc_str id)
 uint32_t osc_trace_add_event(struct osc_trace *t, const struct osc_event *ev,
 			     const char *args, size_t args_len);
 
+/*
+ * Append an event whose args are OSC_ARGS_REF(off, len) in t->args_src (the
+ * caller checked the limits). Invalidates pointers into t->events.
+ */
+uint32_t osc_trace_add_event_ref(struct osc_trace *t, const struct osc_event *ev, uint64_t ref);
+
+/* Make room for n more events without growing again. */
+void osc_trace_reserve(struct osc_trace *t, size_t n);
+
 /* Append kernel facts; returns the index to store in osc_event.kernel. */
 uint32_t osc_trace_add_kernel(struct osc_trace *t, const struct osc_kernel *k);
 
@@ -225,7 +258,11 @@ void osc_trace_warn(struct osc_trace *t, enum osc_warn w, int64_t offset);
  */
 void osc_trace_sort(struct osc_trace *t);
 
-/* Raw JSON text of an event's args object ("" when it had none). */
+/*
+ * Minified JSON text of an event's args object ("" when it had none). The
+ * text stays valid until the next osc_trace_args call on the same trace (args
+ * kept by reference are rendered into one buffer); not thread-safe.
+ */
 const char *osc_trace_args(const struct osc_trace *t, uint32_t ev);
 
 /* End of an event: ts + dur. */

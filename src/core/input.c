@@ -292,6 +292,16 @@ void osc_input_consumed(struct osc_input *in, size_t upto)
 	}
 }
 
+bool osc_input_detach_map(struct osc_input *in, void **map, size_t *len)
+{
+	if (!in->map || in->gzip)
+		return false;
+	*map = in->map;
+	*len = in->map_len;
+	in->map = NULL;
+	return true;
+}
+
 void osc_input_close(struct osc_input *in)
 {
 	if (in->z_live)

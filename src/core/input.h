@@ -65,6 +65,13 @@ enum osc_status osc_input_more(struct osc_input *in, size_t keep, const char *su
 /* Bytes of the window before upto are parsed: mapped pages may be given back. */
 void osc_input_consumed(struct osc_input *in, size_t upto);
 
+/*
+ * Hand the mapping of a plain mapped file to the caller (which munmaps it),
+ * so data stays readable after osc_input_close. False when nothing is mapped
+ * or the input is gzip.
+ */
+bool osc_input_detach_map(struct osc_input *in, void **map, size_t *len);
+
 void osc_input_close(struct osc_input *in);
 
 #endif

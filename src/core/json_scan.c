@@ -28,7 +28,7 @@ static inline bool is_ws(unsigned char ch)
 	return ch == ' ' || ch == '\n' || ch == '\r' || ch == '\t';
 }
 
-const char *js_skip_ws(const char *p, const char *end)
+const char *js_skip_ws_slow(const char *p, const char *end)
 {
 	while (p < end && is_ws((unsigned char)*p))
 		p++;
@@ -47,11 +47,19 @@ static enum js_rc syntax(struct js_ctx *c, const char *at, const char *msg)
 	return JS_ERR;
 }
 
+/* *q is one of the bytes in follow (a short NUL-terminated set). */
+static inline bool follows(const char *follow, char q)
+{
+	for (; *follow; follow++)
+		if (*follow == q)
+			return true;
+	return false;
+}
+
 enum js_rc js_scan_string(struct js_ctx *c, const char **pp, struct js_val *v,
 			  const char *follow)
 {
 	const char *start = *pp + 1, *p = start, *end = c->end;
-	size_t nfollow = strlen(follow);
 	uint8_t flags = 0;
 
 	for (;;) {
@@ -81,7 +89,7 @@ enum js_rc js_scan_string(struct js_ctx *c, const char **pp, struct js_val *v,
 
 		if (q >= end && !c->eof)
 			return JS_MORE;
-		if (q >= end || memchr(follow, *q, nfollow))
+		if (q >= end || follows(follow, *q))
 			break;
 		/* A quote that cannot close the string here: a literal one. */
 		flags |= JS_F_REPAIR;
@@ -309,10 +317,10 @@ static int arg_index(const struct js_val *k)
  * Keys the loader does not read are skipped as generic values.
  */
 static enum js_rc scan_members(struct js_ctx *c, const char **pp, struct js_event *ev,
-			       bool is_args)
+			       bool is_args, uint8_t *flags)
 {
 	const char *p = *pp + 1, *end = c->end;
-	struct js_val k;
+	struct js_val k, v;
 	enum js_rc rc;
 
 	for (;;) {
@@ -329,6 +337,7 @@ static enum js_rc scan_members(struct js_ctx *c, const char **pp, struct js_even
 		rc = js_scan_string(c, &p, &k, ":");
 		if (rc != JS_OK)
 			return rc;
+		*flags |= k.flags;
 		p = js_skip_ws(p, end);
 		if (p >= end)
 			return at_end(c);
@@ -340,17 +349,22 @@ static enum js_rc scan_members(struct js_ctx *c, const char **pp, struct js_even
 		idx = is_args ? arg_index(&k) : field_index(&k);
 		if (!is_args && idx == JF_ARGS && *p == '{') {
 			const char *start = p;
-			unsigned before = c->repairs;
+			uint8_t aflags = 0;
 
-			rc = scan_members(c, &p, ev, true);
+			rc = scan_members(c, &p, ev, true, &aflags);
 			if (rc == JS_OK) {
 				ev->f[JF_ARGS].p = start;
 				ev->f[JF_ARGS].len = (size_t)(p - start);
 				ev->f[JF_ARGS].type = JS_OBJECT;
-				ev->f[JF_ARGS].flags = c->repairs != before ? JS_F_REPAIR : 0;
+				ev->f[JF_ARGS].flags = aflags;
 			}
 		} else {
-			rc = js_scan_value(c, &p, idx < 0 ? NULL : is_args ? &ev->a[idx] : &ev->f[idx]);
+			rc = js_scan_value(c, &p, &v);
+			if (rc == JS_OK) {
+				*flags |= v.flags;
+				if (idx >= 0)
+					(is_args ? ev->a : ev->f)[idx] = v;
+			}
 		}
 		if (rc != JS_OK)
 			return rc;
@@ -370,13 +384,15 @@ static enum js_rc scan_members(struct js_ctx *c, const char **pp, struct js_even
 
 enum js_rc js_scan_event(struct js_ctx *c, const char **pp, struct js_event *ev)
 {
+	uint8_t flags = 0;
+
 	memset(ev, 0, sizeof(*ev));
 	if (*pp >= c->end)
 		return at_end(c);
 	if (**pp != '{')
 		return js_scan_value(c, pp, NULL);
 	ev->is_object = true;
-	return scan_members(c, pp, ev, false);
+	return scan_members(c, pp, ev, false, &flags);
 }
 
 /* Length of the valid UTF-8 sequence at s (n bytes available), 0 if invalid. */

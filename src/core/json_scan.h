@@ -35,6 +35,9 @@ enum {
 	JS_F_HIGH = 1 << 1,   /* string holds bytes >= 0x80 (UTF-8 to check) */
 	JS_F_REPAIR = 1 << 2, /* value holds repaired unescaped quotes */
 };
+/* The args value of an event (JF_ARGS) carries the JS_F_* flags of every
+   key and value inside it, so a loader knows whether its raw text can be
+   kept as is (plain ASCII, nothing repaired). */
 
 /* A scanned value: strings are the bytes between the quotes (still escaped),
    other values their whole text. */
@@ -79,8 +82,15 @@ struct js_event {
 	bool is_object; /* false: the element was another kind of value */
 };
 
+const char *js_skip_ws_slow(const char *p, const char *end);
+
 /* Skip JSON whitespace; returns the new position. */
-const char *js_skip_ws(const char *p, const char *end);
+static inline const char *js_skip_ws(const char *p, const char *end)
+{
+	if (p < end && *p != ' ' && *p != '\n' && *p != '\r' && *p != '\t')
+		return p;
+	return js_skip_ws_slow(p, end);
+}
 
 /* Scan any value at *pp, store its span in v (may be NULL), advance *pp. */
 enum js_rc js_scan_value(struct js_ctx *c, const char **pp, struct js_val *v);

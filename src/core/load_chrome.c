@@ -32,9 +32,11 @@
  * - gzip: a member that does not directly follow the previous one (trailing
  *   garbage) ends the input silently.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "opscope/alloc.h"
 #include "json_scan.h"
@@ -172,6 +174,9 @@ struct chrome {
 	uint64_t tc_key[TCACHE];
 	uint32_t tc_val[TCACHE];
 	uint64_t next_tick;
+	bool refs;              /* args may be kept as byte ranges of the mapped input */
+	bool used_refs;         /* some were */
+	bool tried_split;       /* the event array went through parallel_events */
 };
 
 static int64_t offset_of(const struct chrome *ch, const char *p)
@@ -623,6 +628,44 @@ static size_t copy_args(struct chrome *ch, const struct js_val *args)
 	return n == 2 ? 0 : n; /* "{}" is no args */
 }
 
+/* An args object with nothing between its braces. */
+static bool args_empty(const struct js_val *args)
+{
+	const char *p = js_skip_ws(args->p + 1, args->p + args->len);
+
+	return *p == '}';
+}
+
+/*
+ * Store an event with its args: by reference into the mapped input when its
+ * text can be rendered later exactly as copy_args would now (ASCII, nothing
+ * repaired), else as a copy.
+ */
+static void add_event(struct chrome *ch, const struct osc_event *e, const struct js_val *args,
+		      int64_t off)
+{
+	uint64_t at;
+
+	if (ch->t->nr_events >= OSC_MAX_EVENTS) {
+		osc_trace_warn(ch->t, OSC_WARN_TOO_MANY_EVENTS, off);
+		return;
+	}
+	if (ch->refs && args->type == JS_OBJECT && !(args->flags & (JS_F_HIGH | JS_F_REPAIR))) {
+		at = (uint64_t)offset_of(ch, args->p);
+		if (args_empty(args)) {
+			osc_trace_add_event(ch->t, e, NULL, 0);
+			return;
+		}
+		if (at < OSC_ARGS_REF_MAX_OFF && args->len < OSC_ARGS_REF_MAX_LEN) {
+			osc_trace_add_event_ref(ch->t, e, OSC_ARGS_REF(at, args->len));
+			ch->used_refs = true;
+			return;
+		}
+	}
+	at = copy_args(ch, args);
+	osc_trace_add_event(ch->t, e, ch->scratch.p, (size_t)at);
+}
+
 static void add_pending(struct chrome *ch, const struct osc_event *e, bool begin, int64_t off,
 			size_t args_len)
 {
@@ -726,11 +769,12 @@ static void process_event(struct chrome *ch, const struct js_event *ev, int64_t 
 	e.ext_id = val_id(ch, &a[JA_EXTERNAL_ID]);
 	if (e.ph == OSC_PH_COMPLETE && osc_kind_is_device(TR_KIND(traits(ch, e.cat))))
 		kernel_facts(ch, a, &e);
-	args_len = copy_args(ch, &f[JF_ARGS]);
-	if (ph == 'B')
+	if (ph == 'B') {
+		args_len = copy_args(ch, &f[JF_ARGS]);
 		add_pending(ch, &e, true, off, args_len);
-	else
-		osc_trace_add_event(t, &e, ch->scratch.p, args_len);
+	} else {
+		add_event(ch, &e, &f[JF_ARGS], off);
+	}
 }
 
 /* ---- the top level ------------------------------------------------------ */
@@ -859,6 +903,377 @@ static enum js_rc step(struct chrome *ch, const char **pp)
 	return JS_OK;
 }
 
+/* One step with the repair bookkeeping around it. */
+static enum js_rc counted_step(struct chrome *ch, const char **pp)
+{
+	enum js_rc rc;
+
+	ch->js.end = ch->in->data + ch->in->len;
+	ch->js.eof = ch->in->eof;
+	ch->js.repairs = 0;
+	ch->js.nr_repair_at = 0;
+	rc = step(ch, pp);
+	if (rc == JS_OK && ch->js.repairs) {
+		struct osc_warning *w = &ch->t->warnings[OSC_WARN_UNESCAPED_QUOTE];
+
+		if (!w->count)
+			w->first_offset = offset_of(ch, ch->js.repair_at[0]);
+		w->count += ch->js.repairs;
+	}
+	return rc;
+}
+
+static void chrome_release(struct chrome *ch);
+
+/* ---- parallel event parsing ----------------------------------------------
+ *
+ * A mapped file's event array is cut into shards at likely element starts
+ * ('{' after "}," with a raw newline between: a newline cannot sit inside a
+ * JSON string). Each shard is parsed on some core into its own trace (own
+ * string table, threads, kernels, pending B/E), then merged in file order
+ * with its string ids remapped. A cut is trusted only when the shard before
+ * it, parsing on, lands exactly on it at an element boundary; otherwise that
+ * shard keeps going to the next cut and the shard started at the bad cut is
+ * dropped. Errors, truncation and the end of the array are left to the
+ * sequential walk, which resumes where the last trusted shard stopped.
+ */
+
+#define SPLIT_MIN ((size_t)8 << 20)      /* smaller arrays parse on one thread */
+#define SHARD_MIN ((size_t)2 << 20)
+#define SHARD_MAX ((size_t)32 << 20)
+#define SPLIT_SEARCH ((size_t)4 << 20)   /* how far to look for a cut */
+#define MAX_WORKERS 64
+
+struct shard {
+	const char *start;  /* an element's first byte */
+	struct osc_trace t;
+	struct chrome *ch;
+	struct osc_input in;
+	const char *stop;   /* where it stopped when it did not land on a cut */
+	enum state stop_state;
+	size_t end_cut;     /* index of the cut it landed on, 0: none */
+	bool done;
+};
+
+struct par {
+	struct chrome *main;
+	struct shard *sh;
+	size_t nr;
+	size_t next;        /* next shard to parse (under lock) */
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+};
+
+static bool can_split(const struct chrome *ch, const char *p)
+{
+	const struct osc_input *in = ch->in;
+
+	const char *end = in->data + in->len;
+
+	if (ch->tried_split || !in->eof || in->base || in->gzip ||
+	    (size_t)(end - p) < SPLIT_MIN)
+		return false;
+	p = js_skip_ws(p, end);
+	return p < end && *p == '{';
+}
+
+/* The first likely element start in [p, limit), or NULL. */
+static const char *find_cut(const char *p, const char *limit, const char *end)
+{
+	while (p < limit) {
+		const char *nl = memchr(p, '\n', (size_t)(limit - p)), *q, *b;
+
+		if (!nl)
+			return NULL;
+		p = nl + 1;
+		q = js_skip_ws(p, end);
+		if (q >= end || *q != '{')
+			continue;
+		b = nl;
+		while (b > limit - SPLIT_SEARCH && b[-1] != ',' &&
+		       (b[-1] == ' ' || b[-1] == '\t' || b[-1] == '\r' || b[-1] == '\n'))
+			b--;
+		if (b[-1] != ',')
+			continue;
+		b--;
+		while (b[-1] == ' ' || b[-1] == '\t' || b[-1] == '\r' || b[-1] == '\n')
+			b--;
+		if (b[-1] == '}')
+			return q;
+	}
+	return NULL;
+}
+
+/* Parse shard i until it lands on a later cut, or stops. */
+static void parse_shard(struct par *par, size_t i)
+{
+	struct shard *sh = &par->sh[i];
+	struct chrome *ch = sh->ch;
+	const char *p = sh->start;
+	size_t cut = i + 1, n = 0;
+	volatile int *cancel = ch->lc->opts->cancel;
+
+	for (;;) {
+		enum state before = ch->state;
+		const char *q = js_skip_ws(p, ch->js.end);
+
+		if (before == ST_ARR_ELEM) {
+			while (cut < par->nr && q > par->sh[cut].start)
+				cut++;
+			if (cut < par->nr && q == par->sh[cut].start) {
+				sh->end_cut = cut;
+				return;
+			}
+		}
+		if ((before == ST_ARR_SEP && q < ch->js.end && *q == ']') ||
+		    (cancel && !(++n & 1023) && *cancel) || counted_step(ch, &p) != JS_OK ||
+		    (ch->state != ST_ARR_ELEM && ch->state != ST_ARR_SEP)) {
+			/* The sequential walk takes over from the step before. */
+			sh->stop = q;
+			sh->stop_state = before;
+			return;
+		}
+	}
+}
+
+static void *worker(void *arg)
+{
+	struct par *par = arg;
+
+	pthread_mutex_lock(&par->lock);
+	while (par->next < par->nr) {
+		size_t i = par->next++;
+
+		pthread_mutex_unlock(&par->lock);
+		parse_shard(par, i);
+		pthread_mutex_lock(&par->lock);
+		par->sh[i].done = true;
+		pthread_cond_broadcast(&par->cond);
+	}
+	pthread_mutex_unlock(&par->lock);
+	return NULL;
+}
+
+static void shard_init(struct par *par, size_t i, const char *start)
+{
+	struct chrome *m = par->main, *ch;
+	struct shard *sh = &par->sh[i];
+
+	sh->start = start;
+	osc_trace_init(&sh->t);
+	sh->in.data = m->in->data;
+	sh->in.len = m->in->len;
+	sh->in.eof = true;
+	sh->in.fd = -1;
+	ch = sh->ch = osc_xcalloc(1, sizeof(*ch));
+	ch->lc = m->lc;
+	ch->t = &sh->t;
+	ch->in = &sh->in;
+	ch->state = ST_ARR_ELEM;
+	ch->in_object = m->in_object;
+	ch->refs = m->refs;
+	ch->next_tick = UINT64_MAX;
+	ch->js.end = sh->in.data + sh->in.len;
+	ch->js.eof = true;
+	memset(ch->tc_key, 0xff, sizeof(ch->tc_key));
+}
+
+static void shard_release(struct shard *sh)
+{
+	if (!sh->ch)
+		return;
+	chrome_release(sh->ch);
+	free(sh->ch);
+	osc_trace_release(&sh->t);
+	sh->ch = NULL;
+}
+
+static void merge_warnings(struct osc_trace *t, const struct osc_trace *s)
+{
+	for (int w = 0; w < OSC_WARN_COUNT; w++) {
+		if (!s->warnings[w].count)
+			continue;
+		if (!t->warnings[w].count)
+			t->warnings[w].first_offset = s->warnings[w].first_offset;
+		t->warnings[w].count += s->warnings[w].count;
+	}
+	for (int i = 0; i < 256; i++)
+		t->ph_counts[i] += s->ph_counts[i];
+	t->nr_metadata += s->nr_metadata;
+}
+
+static void remap_event(struct osc_event *e, const osc_str *map, const uint32_t *tmap,
+			uint32_t kbase)
+{
+	e->name = map[e->name];
+	e->cat = map[e->cat];
+	e->op = map[e->op];
+	e->shape = map[e->shape];
+	e->provider = map[e->provider];
+	e->thread = tmap[e->thread];
+	if (e->kernel != OSC_NONE)
+		e->kernel += kbase;
+}
+
+/* Append a parsed shard to the main trace, in file order. */
+static void merge_shard(struct chrome *m, struct shard *sh)
+{
+	struct osc_trace *t = m->t, *s = &sh->t;
+	struct chrome *sc = sh->ch;
+	osc_str *map = osc_xreallocarray(NULL, s->strs.count, sizeof(*map));
+	uint32_t *tmap = osc_xreallocarray(NULL, s->nr_threads + 1, sizeof(*tmap));
+	uint32_t kbase = (uint32_t)t->nr_kernels;
+
+	for (size_t id = 0; id < s->strs.count; id++)
+		map[id] = osc_trace_intern(t, s->strs.ptrs[id], s->strs.lens[id]);
+	for (size_t i = 0; i < s->nr_threads; i++) {
+		const struct osc_thread *th = &s->threads[i];
+
+		tmap[i] = thread_of(m, map[th->pid], map[th->tid]);
+		if (th->thread_name)
+			t->threads[tmap[i]].thread_name = map[th->thread_name];
+		if (th->thread_sort)
+			t->threads[tmap[i]].thread_sort = th->thread_sort;
+	}
+	for (size_t id = 0; id < sc->alloc_proc_of; id++) {
+		const struct proc *pr;
+
+		if (sc->proc_of[id] == OSC_NONE)
+			continue;
+		pr = &sc->procs[sc->proc_of[id]];
+		if (pr->name)
+			proc_of(m, map[id])->name = map[pr->name];
+		if (pr->sort)
+			proc_of(m, map[id])->sort = pr->sort;
+	}
+	for (size_t i = 0; i < s->nr_kernels; i++)
+		osc_trace_add_kernel(t, &s->kernels[i]);
+	osc_trace_reserve(t, s->nr_events);
+	for (size_t i = 0; i < s->nr_events; i++) {
+		struct osc_event e = s->events[i];
+		uint64_t off = s->args_off[i];
+
+		remap_event(&e, map, tmap, kbase);
+		if (t->nr_events >= OSC_MAX_EVENTS)
+			osc_trace_warn(t, OSC_WARN_TOO_MANY_EVENTS, OSC_NO_OFFSET);
+		else if (off & OSC_ARGS_REF_BIT)
+			osc_trace_add_event_ref(t, &e, off);
+		else
+			osc_trace_add_event(t, &e, off ? s->args_text + off : NULL,
+					    off ? strlen(s->args_text + off) : 0);
+	}
+	for (size_t i = 0; i < sc->nr_pend; i++) {
+		struct pending *pe = &sc->pend[i];
+		const char *args = pe->args ? sc->be_args.p + pe->args : NULL;
+
+		remap_event(&pe->ev, map, tmap, kbase);
+		m->scratch.len = 0;
+		if (args)
+			sb_add(&m->scratch, args, strlen(args));
+		add_pending(m, &pe->ev, pe->begin, pe->offset, args ? m->scratch.len : 0);
+	}
+	merge_warnings(t, s);
+	m->nr_elems += sc->nr_elems;
+	m->used_refs |= sc->used_refs;
+	free(map);
+	free(tmap);
+}
+
+/* Cut points: shard 0 at p, then one about every `step` bytes. */
+static size_t make_cuts(struct par *par, const char *p, const char *end, size_t step)
+{
+	size_t n = 0, max = (size_t)(end - p) / step + 2;
+
+	par->sh = osc_xcalloc(max, sizeof(*par->sh));
+	shard_init(par, n++, p);
+	while (n < max && (size_t)(end - p) > step + SHARD_MIN) {
+		const char *from = p + step, *limit = from + SPLIT_SEARCH, *cut;
+
+		if (limit > end)
+			limit = end;
+		cut = find_cut(from, limit, end);
+		if (!cut)
+			break;
+		shard_init(par, n++, cut);
+		p = cut;
+	}
+	return n;
+}
+
+static size_t nr_cpus(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n < 1 ? 1 : n > MAX_WORKERS ? MAX_WORKERS : (size_t)n;
+}
+
+/*
+ * Parse the event array from *pp (just inside its '[') on all cores and merge
+ * the shards; on return *pp and ch->state say where the sequential walk goes
+ * on.
+ */
+static enum osc_status parallel_events(struct chrome *ch, const char **pp)
+{
+	struct par par = { .main = ch };
+	const char *end = ch->in->data + ch->in->len;
+	const char *p = js_skip_ws(*pp, end);
+	size_t cpus = nr_cpus(), step, cur = 0, nthreads = 0;
+	pthread_t th[MAX_WORKERS];
+	enum osc_status st = OSC_OK;
+
+	step = (size_t)(end - p) / (cpus * 8);
+	step = step < SHARD_MIN ? SHARD_MIN : step > SHARD_MAX ? SHARD_MAX : step;
+	par.nr = make_cuts(&par, p, end, step);
+	pthread_mutex_init(&par.lock, NULL);
+	pthread_cond_init(&par.cond, NULL);
+	for (size_t i = 1; i < cpus && i < par.nr; i++)
+		if (!pthread_create(&th[nthreads], NULL, worker, &par))
+			nthreads++;
+	/* This thread parses too, and merges the trusted chain as it completes. */
+	pthread_mutex_lock(&par.lock);
+	for (;;) {
+		struct shard *sh = &par.sh[cur];
+
+		if (!sh->done && par.next < par.nr) {
+			size_t i = par.next++;
+
+			pthread_mutex_unlock(&par.lock);
+			parse_shard(&par, i);
+			pthread_mutex_lock(&par.lock);
+			par.sh[i].done = true;
+			continue;
+		}
+		while (!sh->done)
+			pthread_cond_wait(&par.cond, &par.lock);
+		pthread_mutex_unlock(&par.lock);
+		merge_shard(ch, sh);
+		for (size_t i = cur + 1; i < (sh->end_cut ? sh->end_cut : par.nr); i++)
+			if (par.sh[i].done)
+				shard_release(&par.sh[i]);
+		*pp = sh->end_cut ? par.sh[sh->end_cut].start : sh->stop;
+		ch->state = sh->end_cut ? ST_ARR_ELEM : sh->stop_state;
+		osc_input_consumed(ch->in, (size_t)(*pp - ch->in->data));
+		if (st == OSC_OK)
+			st = osc_load_tick(ch->lc, (uint64_t)(*pp - ch->in->data));
+		pthread_mutex_lock(&par.lock);
+		if (!sh->end_cut || st != OSC_OK)
+			break;
+		shard_release(sh);
+		cur = sh->end_cut;
+	}
+	/* Shards nobody took yet are not needed any more. */
+	par.next = par.nr;
+	pthread_mutex_unlock(&par.lock);
+	for (size_t i = 0; i < nthreads; i++)
+		pthread_join(th[i], NULL);
+	for (size_t i = 0; i < par.nr; i++)
+		shard_release(&par.sh[i]);
+	free(par.sh);
+	pthread_mutex_destroy(&par.lock);
+	pthread_cond_destroy(&par.cond);
+	return st;
+}
+
 static enum osc_status walk(struct chrome *ch)
 {
 	struct osc_load_ctx *lc = ch->lc;
@@ -870,19 +1285,16 @@ static enum osc_status walk(struct chrome *ch)
 		const char *p = in->data + pos;
 		enum js_rc rc;
 
-		ch->js.end = in->data + in->len;
-		ch->js.eof = in->eof;
-		ch->js.repairs = 0;
-		ch->js.nr_repair_at = 0;
-		rc = step(ch, &p);
+		if (ch->state == ST_ARR_ELEM && can_split(ch, p)) {
+			ch->tried_split = true;
+			st = parallel_events(ch, &p);
+			if (st != OSC_OK)
+				return st;
+			pos = (size_t)(p - in->data);
+			continue;
+		}
+		rc = counted_step(ch, &p);
 		if (rc == JS_OK) {
-			if (ch->js.repairs) {
-				struct osc_warning *w = &ch->t->warnings[OSC_WARN_UNESCAPED_QUOTE];
-
-				if (!w->count)
-					w->first_offset = offset_of(ch, ch->js.repair_at[0]);
-				w->count += ch->js.repairs;
-			}
 			pos = (size_t)(p - in->data);
 			if (in->base + pos >= ch->next_tick) {
 				ch->next_tick = in->base + pos + TICK_STEP;
@@ -953,7 +1365,10 @@ static void match_begin_end(struct chrome *ch)
 
 			e.dur = pe->ev.ts - e.ts;
 			e.flags |= OSC_EVF_FROM_BE;
-			osc_trace_add_event(ch->t, &e, args, args ? strlen(args) : 0);
+			if (ch->t->nr_events >= OSC_MAX_EVENTS)
+				osc_trace_warn(ch->t, OSC_WARN_TOO_MANY_EVENTS, b->offset);
+			else
+				osc_trace_add_event(ch->t, &e, args, args ? strlen(args) : 0);
 		}
 	}
 	while (depth)
@@ -1102,6 +1517,7 @@ static enum osc_status chrome_load(struct osc_load_ctx *lc)
 	ch->in = in;
 	ch->next_tick = TICK_STEP;
 	memset(ch->tc_key, 0xff, sizeof(ch->tc_key));
+	ch->refs = in->map && !in->gzip;
 	st = walk(ch);
 	if (st == OSC_OK && (in->gzip_check_failed || in->gzip_bad)) {
 		/* A damaged gzip container is bad input even when some events
@@ -1123,8 +1539,12 @@ static enum osc_status chrome_load(struct osc_load_ctx *lc)
 		st = osc_error_set(lc->err, OSC_NOT_TRACE, lc->name, OSC_NO_OFFSET, NULL,
 				   "no trace events (objects with ph and ts)");
 	}
-	if (st == OSC_OK)
+	if (st == OSC_OK) {
 		finish(ch);
+		if (ch->used_refs && osc_input_detach_map(in, &ch->t->args_map,
+							  &ch->t->args_map_len))
+			ch->t->args_src = ch->t->args_map;
+	}
 	chrome_release(ch);
 	free(ch);
 	return st;
