@@ -26,10 +26,17 @@ enum {
 	OPT_SCRIPT,
 	OPT_HELP,
 	OPT_VERSION,
+	OPT_MATCH,
+	OPT_OTHER_RUNS,
+	OPT_CHANGED,
+	OPT_MIN_CHANGE,
+	OPT_SPEEDUP,
+	OPT_SPEEDUP_CSV,
 };
 
-#define VIEW (OSC_MODE_REPORT | OSC_MODE_TUI | OSC_MODE_DEFAULT)
-#define REPORT (OSC_MODE_REPORT | OSC_MODE_DEFAULT)
+#define VIEW (OSC_MODE_REPORT | OSC_MODE_TUI | OSC_MODE_DEFAULT | OSC_MODE_DIFF | OSC_MODE_WHATIF)
+#define REPORT (OSC_MODE_REPORT | OSC_MODE_DEFAULT | OSC_MODE_DIFF | OSC_MODE_WHATIF)
+#define DIFF (OSC_MODE_DIFF | OSC_MODE_TUI | OSC_MODE_DEFAULT)
 
 const struct osc_cli_option osc_cli_view_options[] = {
 	{ OPT_BY, "by", 'b', "LEVEL", "aggregate by op (default) or kernel", VIEW },
@@ -46,6 +53,18 @@ const struct osc_cli_option osc_cli_view_options[] = {
 	{ OPT_OUTPUT, "output", 'o', "FILE", "write to FILE (atomically) instead of stdout", REPORT },
 	{ OPT_SCRIPT, "script", 0, "FILE", "run the TUI on the scripted keys in FILE (for tests)",
 	  OSC_MODE_TUI | OSC_MODE_DEFAULT },
+	{ OPT_MATCH, "match", 'm', "HOW", "compare: pair rows by name (default), shape or occurrence",
+	  DIFF },
+	{ OPT_OTHER_RUNS, "other-runs", 0, "SPEC", "compare: runs of the other trace (default: as --runs)",
+	  DIFF },
+	{ OPT_CHANGED, "changed", 'c', NULL, "compare: only rows that appear, disappear or change",
+	  DIFF },
+	{ OPT_MIN_CHANGE, "min-change", 0, "PCT", "compare: with --changed, ignore changes under PCT %",
+	  DIFF },
+	{ OPT_SPEEDUP, "speedup", 'x', "RULE", "whatif: OP[@SHAPE]=FACTOR, OP exact or wildcard (repeatable)",
+	  OSC_MODE_WHATIF },
+	{ OPT_SPEEDUP_CSV, "speedup-csv", 0, "FILE", "whatif: rules from a CSV file (op,shape,factor)",
+	  OSC_MODE_WHATIF },
 	{ OPT_HELP, "help", 'h', NULL, "show this help and exit", VIEW | OSC_MODE_INFO },
 	{ OPT_VERSION, "version", 'V', NULL, "show the version and exit", OSC_MODE_DEFAULT },
 	{ 0, NULL, 0, NULL, NULL, 0 },
@@ -226,6 +245,20 @@ static enum osc_status parse_sort(const char *s, enum osc_stat *out, struct osc_
 			     s);
 }
 
+static enum osc_status parse_percent(const char *s, double *out, struct osc_error *err)
+{
+	char *end;
+	double d;
+
+	errno = 0;
+	d = strtod(s, &end);
+	if (!*s || *end || errno || !(d >= 0) || d > 1e9)
+		return osc_error_set(err, OSC_USAGE, "--min-change", OSC_NO_OFFSET, NULL,
+				     "not a percentage: '%s'", s);
+	*out = d;
+	return OSC_OK;
+}
+
 static enum osc_status view_option(struct osc_cli_view *v, int id, const char *arg,
 				   struct osc_error *err)
 {
@@ -247,7 +280,8 @@ static enum osc_status view_option(struct osc_cli_view *v, int id, const char *a
 		v->top_set = true;
 		return parse_top(arg, &v->top, err);
 	case OPT_SORT:
-		return parse_sort(arg, &v->sort, err);
+		v->sort_arg = arg; /* checked once the command is known (compare has its columns) */
+		return OSC_OK;
 	case OPT_ASC:
 		v->asc = true;
 		return OSC_OK;
@@ -265,8 +299,43 @@ static enum osc_status view_option(struct osc_cli_view *v, int id, const char *a
 	case OPT_VERSION:
 		v->version = true;
 		return OSC_OK;
+	case OPT_MATCH:
+		return osc_match_parse(arg, &v->match, err);
+	case OPT_OTHER_RUNS:
+		v->other_runs = arg;
+		return OSC_OK;
+	case OPT_MIN_CHANGE:
+		v->changed = true; /* a threshold asks for changed rows */
+		return parse_percent(arg, &v->min_change, err);
+	case OPT_CHANGED:
+		v->changed = true;
+		return OSC_OK;
+	case OPT_SPEEDUP:
+		OSC_GROW(v->speedups, v->nr_speedups + 1, v->alloc_speedups);
+		v->speedups[v->nr_speedups++] = arg;
+		return OSC_OK;
+	case OPT_SPEEDUP_CSV:
+		v->speedup_csv = arg;
+		return OSC_OK;
 	}
 	return OSC_OK;
+}
+
+/* --sort names a column of the table the command prints: a diff's or an aggregate's. */
+static enum osc_status check_sort(struct osc_cli_view *v, unsigned mode, struct osc_error *err)
+{
+	enum osc_diff_col col;
+
+	if (mode & OSC_MODE_WHATIF)
+		return OSC_OK; /* cmd_whatif.c knows its columns */
+	if (!v->sort_arg || (!v->other && !(mode & OSC_MODE_DIFF)))
+		return v->sort_arg ? parse_sort(v->sort_arg, &v->sort, err) : OSC_OK;
+	if (osc_diff_col_parse(v->sort_arg, &col))
+		return OSC_OK;
+	return osc_error_set(err, OSC_USAGE, "--sort", OSC_NO_OFFSET, NULL,
+			     "unknown column '%s' (valid: name, side, base_count, other_count, "
+			     "base_total, other_total, base_mean, other_mean, delta, delta_pct, ratio)",
+			     v->sort_arg);
 }
 
 enum osc_status osc_cli_view_parse(struct osc_cli_view *v, int argc, char **argv,
@@ -285,10 +354,13 @@ enum osc_status osc_cli_view_parse(struct osc_cli_view *v, int argc, char **argv
 		if (id == OSC_CLI_ERROR)
 			return err->code;
 		if (id == OSC_CLI_OPERAND) {
-			if (v->path)
+			/* A second trace is the other side of a compare. */
+			if (v->other || (v->path && !(mode & (OSC_MODE_DIFF | OSC_MODE_DEFAULT))))
 				return osc_error_set(err, OSC_USAGE, p.arg, OSC_NO_OFFSET, NULL,
-						     "unexpected argument: one trace at a time");
-			v->path = p.arg;
+						     "unexpected argument: %s",
+						     v->other ? "two traces at most"
+							      : "one trace at a time");
+			*(v->path ? &v->other : &v->path) = p.arg;
 			continue;
 		}
 		if (view_option(v, id, p.arg, err) != OSC_OK)
@@ -299,12 +371,13 @@ enum osc_status osc_cli_view_parse(struct osc_cli_view *v, int argc, char **argv
 			if (o->id == id && !(o->modes & OSC_MODE_TUI))
 				v->report_only = true;
 	}
-	return OSC_OK;
+	return check_sort(v, mode, err);
 }
 
 void osc_cli_view_release(struct osc_cli_view *v)
 {
 	free(v->filters);
+	free(v->speedups);
 	osc_filter_release(&v->filter);
 	memset(v, 0, sizeof(*v));
 }

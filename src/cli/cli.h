@@ -14,6 +14,7 @@
 #include <stdio.h>
 
 #include "opscope/aggregate.h"
+#include "opscope/diff.h"
 #include "opscope/export.h"
 #include "opscope/filter.h"
 #include "opscope/status.h"
@@ -31,6 +32,10 @@ struct osc_cli_command {
 
 int osc_cmd_info(int argc, char **argv);
 int osc_cmd_report(int argc, char **argv);
+int osc_cmd_diff(int argc, char **argv);
+int osc_cmd_whatif(int argc, char **argv);
+int osc_cmd_tree(int argc, char **argv);
+int osc_cmd_kernels(int argc, char **argv);
 
 /* ---- option parsing ---- */
 
@@ -40,6 +45,8 @@ enum {
 	OSC_MODE_TUI = 1 << 1,     /* the TUI (opscope TRACE on a terminal) */
 	OSC_MODE_DEFAULT = 1 << 2, /* opscope with no command: report or TUI */
 	OSC_MODE_INFO = 1 << 3,    /* opscope info */
+	OSC_MODE_DIFF = 1 << 4,    /* opscope diff (and opscope BASE OTHER) */
+	OSC_MODE_WHATIF = 1 << 5,  /* opscope whatif */
 };
 
 struct osc_cli_option {
@@ -87,6 +94,7 @@ int osc_cli_fail(const struct osc_error *err);
 /* Everything `opscope [report] [OPTIONS] [TRACE]` was asked for. */
 struct osc_cli_view {
 	const char *path;            /* NULL: the bundled sample */
+	const char *other;           /* second trace: compare path (base) with it */
 	enum osc_level level;        /* --by */
 	const char *runs;            /* --runs, NULL for the default */
 	const char **filters;        /* --filter patterns, in order */
@@ -96,6 +104,14 @@ struct osc_cli_view {
 	size_t top;                  /* --top, 0 = all */
 	bool top_set;                /* --top given (else the format's default) */
 	enum osc_stat sort;          /* --sort */
+	const char *sort_arg;        /* --sort as given (diff and whatif have their columns) */
+	enum osc_match match;        /* --match (diff) */
+	const char *other_runs;      /* --other-runs (diff), NULL: as --runs */
+	bool changed;                /* --changed or --min-change (diff) */
+	double min_change;           /* --min-change percent (diff) */
+	const char **speedups;       /* --speedup RULE (whatif), in order */
+	size_t nr_speedups, alloc_speedups;
+	const char *speedup_csv;     /* --speedup-csv FILE (whatif) */
 	bool asc;                    /* --asc */
 	enum osc_export_format format; /* --format */
 	const char *output;          /* -o FILE, NULL for stdout */
@@ -119,6 +135,9 @@ void osc_cli_view_release(struct osc_cli_view *v);
 
 /* `opscope report` on a parsed view: load, aggregate, export. Exit status. */
 int osc_report_run(struct osc_cli_view *v);
+
+/* `opscope diff` on a parsed view (v->path base, v->other other). Exit status. */
+int osc_diff_run(struct osc_cli_view *v);
 
 /* ---- loading and output ---- */
 

@@ -18,13 +18,17 @@ static const struct osc_cli_command commands[] = {
 	{ "info", osc_cmd_info, "describe a trace: format, sizes, events, threads, runs, warnings" },
 	{ "report", osc_cmd_report,
 	  "aggregate by op or kernel over the selected runs: table, CSV or JSON" },
+	{ "diff", osc_cmd_diff, "compare two traces: rows only in one, or changed, with deltas" },
+	{ "whatif", osc_cmd_whatif, "project the latency if some ops were made faster" },
+	{ "tree", osc_cmd_tree, "the merged host call tree with device and launch time per path" },
+	{ "kernels", osc_cmd_kernels, "device kernels with the op stack that launched them" },
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
 
 static void print_help(void)
 {
-	puts("usage: opscope [COMMAND] [OPTIONS] [TRACE]\n"
+	puts("usage: opscope [COMMAND] [OPTIONS] [TRACE [OTHER]]\n"
 	     "\n"
 	     "Explore ML profiling traces (ONNX Runtime profiles, PyTorch/Kineto and other\n"
 	     "Chrome trace-event files) in the terminal.\n"
@@ -37,6 +41,8 @@ static void print_help(void)
 	     "output is a terminal, and prints the report otherwise; --top, --sort, --asc,\n"
 	     "--format and -o also select the report. TRACE is a trace file (gzip or not)\n"
 	     "or - for standard input; with no TRACE the bundled sample trace is used.\n"
+	     "With two traces, opscope compares TRACE (the base) with OTHER: the compare\n"
+	     "view on a terminal, else the output of 'opscope diff'.\n"
 	     "\n"
 	     "options:");
 	osc_cli_print_options(stdout, osc_cli_view_options, OSC_MODE_DEFAULT);
@@ -59,6 +65,9 @@ static int run_tui(const struct osc_cli_view *v)
 		.regex = v->regex,
 		.level = v->level,
 		.script = v->script,
+		.other = v->other,
+		.other_runs = v->other_runs,
+		.match = v->match,
 	};
 
 	return osc_tui_main(&a);
@@ -85,7 +94,7 @@ static int default_mode(int argc, char **argv)
 		/* The TUI loads the trace itself, with a progress bar. */
 		rc = run_tui(&v);
 	} else {
-		rc = osc_report_run(&v);
+		rc = v.other ? osc_diff_run(&v) : osc_report_run(&v);
 	}
 	osc_cli_view_release(&v);
 	return rc;

@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "opscope/aggregate.h"
+#include "opscope/diff.h"
 
 struct osc_tui_args {
 	const char *path;           /* trace path ("-" for stdin), or NULL for the bundled sample */
@@ -23,6 +24,9 @@ struct osc_tui_args {
 	const char *regex;          /* --regex, or NULL */
 	enum osc_level level;       /* initial level (--by) */
 	const char *script;         /* --script FILE: scripted keys for tests, or NULL */
+	const char *other;          /* a second trace: open the compare view against it */
+	const char *other_runs;     /* --other-runs spec for it, NULL: as runs */
+	enum osc_match match;       /* --match of the compare view */
 };
 
 /* Run the TUI; returns the process exit status (0, or 2 after an error it printed). */

@@ -1,0 +1,141 @@
+/*
+ * whatif.h - projected latency if some ops were made faster.
+ *
+ * Intel Neural Engine's profiling estimates the latency of a model after
+ * making its sparse ops faster (a perf ratio per weight shape). This is the
+ * general form: rules choose events and give a speedup factor; each event's
+ * projected duration is dur / factor.
+ *
+ * A rule is PATTERN[@SHAPE]=FACTOR. PATTERN is an exact name or a shell
+ * wildcard (as --filter) matched against the row's label (osc_agg_label),
+ * the event's op key or its name. SHAPE, when given, must equal the event's
+ * input shapes as the model stores them ("fp32(1024x256),fp32(256x256)"),
+ * their compact form ("f-1024x256,f-256x256"), or the dims of any one input
+ * ("256x256", Neural Engine's weight shape). The first matching rule wins.
+ *
+ * Definitions (tests recompute them independently):
+ * - projected = sum over the row's events of dur / factor (ns, a double);
+ * - saved = total - projected; factor (of a row) = total / projected;
+ * - affected = total time of events that some rule matched;
+ * - speedup = total / projected over all rows;
+ * - ceiling (Amdahl) = total / (total - affected): the speedup if the
+ *   affected time went to zero; +inf when everything is affected.
+ */
+#ifndef OPSCOPE_WHATIF_H
+#define OPSCOPE_WHATIF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "opscope/aggregate.h"
+#include "opscope/columns.h"
+#include "opscope/filter.h"
+#include "opscope/status.h"
+#include "opscope/trace.h"
+
+struct osc_speedup {
+	char *pattern;            /* as given */
+	char *shape;              /* "" for any shape */
+	double factor;            /* > 0; 2 halves the time */
+	struct osc_filter match;  /* the pattern compiled */
+};
+
+struct osc_speedups {
+	struct osc_speedup *v;
+	size_t nr, alloc;
+};
+
+void osc_speedups_init(struct osc_speedups *s);
+void osc_speedups_release(struct osc_speedups *s);
+
+/*
+ * Set the factor of (pattern, shape): replaces the rule with the same
+ * pattern and shape, else appends one. factor 1 removes the rule.
+ * OSC_USAGE (subject "--speedup") when factor is not a finite number > 0.
+ */
+enum osc_status osc_speedups_set(struct osc_speedups *s, const char *pattern, const char *shape,
+				 double factor, struct osc_error *err);
+
+/* Parse and add "PATTERN[@SHAPE]=FACTOR"; OSC_USAGE (subject "--speedup") if malformed. */
+enum osc_status osc_speedups_parse(struct osc_speedups *s, const char *spec,
+				   struct osc_error *err);
+
+/*
+ * Add the rules of a CSV file: one rule per line as "op,shape,factor"
+ * (shape may be empty); a first line whose factor is not a number is a
+ * header; empty lines and lines starting with '#' are skipped. OSC_IO when
+ * the file cannot be read, OSC_USAGE (subject the path, field "line N") on
+ * a bad line.
+ */
+enum osc_status osc_speedups_read_csv(struct osc_speedups *s, const char *path,
+				      struct osc_error *err);
+
+/* Factor of event ev of row r (1 when no rule matches). */
+double osc_speedups_factor(const struct osc_speedups *s, const struct osc_trace *t,
+			   const struct osc_agg *agg, const struct osc_agg_row *r, uint32_t ev);
+
+struct osc_whatif_row {
+	size_t agg_row;       /* index into the aggregate's rows */
+	uint64_t count;
+	int64_t total;        /* ns */
+	double projected;     /* ns */
+	double saved;         /* ns */
+	double factor;        /* total / projected (1 for an untouched row) */
+	double pct;           /* share of the whole total, percent */
+};
+
+struct osc_whatif {
+	struct osc_whatif_row *rows; /* one per aggregate row */
+	size_t nr;
+	char **labels;         /* per aggregate row: osc_agg_label */
+	size_t nr_labels;      /* the aggregate's rows (nr may be cut to a top N) */
+	const struct osc_trace *trace;
+	const struct osc_agg *agg;
+	int64_t total;         /* ns, all rows */
+	double projected;      /* ns */
+	int64_t affected;      /* ns of time in matched events */
+	double affected_pct;   /* 100 * affected / total */
+	double speedup;        /* total / projected (1 when total is 0) */
+	double ceiling;        /* Amdahl: total / (total - affected) */
+	size_t nr_runs;        /* runs the aggregate covers, for per-run values */
+};
+
+/* Project agg (of t) with the rules into out. Keep t and agg alive while out is used. */
+void osc_whatif(const struct osc_trace *t, const struct osc_agg *agg,
+		const struct osc_speedups *s, struct osc_whatif *out);
+void osc_whatif_release(struct osc_whatif *w);
+
+/* X-macro: the columns of a what-if table (also its sort keys). */
+#define OSC_WHATIF_COL_LIST(_)          \
+	_(NAME, "name")                 \
+	_(COUNT, "count")               \
+	_(TOTAL, "total_us")            \
+	_(FACTOR, "factor")             \
+	_(PROJECTED, "projected_us")    \
+	_(SAVED, "saved_us")            \
+	_(PCT, "pct")
+
+enum osc_whatif_col {
+#define OSC_WHATIF_COL_ENUM(name, text) OSC_WHATIF_##name,
+	OSC_WHATIF_COL_LIST(OSC_WHATIF_COL_ENUM)
+#undef OSC_WHATIF_COL_ENUM
+	OSC_WHATIF_COL_COUNT
+};
+
+const struct osc_column *osc_whatif_columns(size_t *nr);
+/* Column by title, with or without "_us"; false if none. */
+bool osc_whatif_col_parse(const char *s, enum osc_whatif_col *out);
+/* Sort rows by a column (names ascending bytewise when !descending; ties by name). */
+void osc_whatif_sort(struct osc_whatif *w, enum osc_whatif_col by, bool descending);
+/* Text of cell (row, col) into buf; returns buf or the row's label. */
+const char *osc_whatif_cell(const struct osc_whatif *w, size_t row, size_t col, char *buf,
+			    size_t size);
+/*
+ * The summary as one line, times per run: "per run 120.000 us -> 80.000 us
+ * (1.500x), 50.00% of the time affected, ceiling 2.000x" ("ceiling
+ * unbounded" when every event is affected), into buf. Returns buf.
+ */
+const char *osc_whatif_summary(const struct osc_whatif *w, char *buf, size_t size);
+
+#endif

@@ -1,0 +1,235 @@
+/*
+ * cmd_diff.c - `opscope diff BASE OTHER`: compare two traces row by row and
+ * export the comparison as a table, CSV or JSON (also what `opscope BASE
+ * OTHER` prints when standard output is not a terminal).
+ *
+ * --runs selects the runs of both traces unless --other-runs gives the
+ * other's. As in report, the output says which runs were used: "# base runs"
+ * and "# other runs" lines in the table, meta in JSON, and a line on stderr
+ * for CSV.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "opscope/alloc.h"
+#include "opscope/diff.h"
+#include "opscope/runs.h"
+#include "cli.h"
+
+#define TABLE_DEFAULT_TOP 40
+
+static void print_help(void)
+{
+	puts("usage: opscope diff [OPTIONS] BASE OTHER\n"
+	     "\n"
+	     "Compare two traces (a baseline and a changed run: optimisations on/off, a\n"
+	     "library upgrade, another device). Rows of both are paired and marked\n"
+	     "'-' (only in BASE), '+' (only in OTHER) or '=' (in both), with each side's\n"
+	     "count, total and mean in microseconds, the delta (other - base), delta_pct\n"
+	     "(100 * delta / base total) and ratio (other total / base total).\n"
+	     "\n"
+	     "options:");
+	osc_cli_print_options(stdout, osc_cli_view_options, OSC_MODE_DIFF);
+	puts("\n"
+	     "HOW: name (the row's name at the level, any level), shape (op, input and\n"
+	     "output shapes and provider, e.g. [CPU]Conv(f-1x3x112x112,f-16x3x3x3)->f-1x16x112x112)\n"
+	     "or occurrence (shape plus [k]: the k-th such op in its run, as onnx-array-api\n"
+	     "merges two ORT profiles).\n"
+	     "COL: name, side, base_count, other_count, base_total, other_total, base_mean,\n"
+	     "other_mean, delta (sorts by |delta|, the default), delta_pct, ratio.\n"
+	     "Exit status: 0 on success, 2 on any error.");
+}
+
+int osc_cmd_diff(int argc, char **argv)
+{
+	struct osc_cli_view v;
+	struct osc_error err;
+	int rc;
+
+	osc_error_clear(&err);
+	if (osc_cli_view_parse(&v, argc, argv, OSC_MODE_DIFF, &err) != OSC_OK) {
+		osc_cli_view_release(&v);
+		return osc_cli_fail(&err);
+	}
+	if (v.help) {
+		print_help();
+		osc_cli_view_release(&v);
+		return OSC_EXIT_OK;
+	}
+	if (!v.other) {
+		osc_error_set(&err, OSC_USAGE, "diff", OSC_NO_OFFSET, NULL,
+			      "needs two traces: opscope diff BASE OTHER");
+		osc_cli_view_release(&v);
+		return osc_cli_fail(&err);
+	}
+	rc = osc_diff_run(&v);
+	osc_cli_view_release(&v);
+	return rc;
+}
+
+/* One loaded side. */
+struct side {
+	struct osc_trace trace;
+	struct osc_runs runs;
+	struct osc_runsel sel;
+	char *runs_text;
+};
+
+struct diff_job {
+	struct side side[2];
+	struct osc_diff diff;
+	char *filter_text, *sort_text, *rows_text, *count_text, *total_text;
+};
+
+static enum osc_status load_side(struct side *s, const char *path, const char *runs,
+				 struct osc_error *err)
+{
+	enum osc_status st = osc_cli_load(path, &s->trace, err);
+
+	if (st != OSC_OK)
+		return st;
+	osc_runs_detect(&s->trace, &s->runs);
+	st = osc_runsel_parse(runs, s->runs.nr, s->runs.warmup, &s->sel, err);
+	if (st != OSC_OK && err->subject[0] == '-') /* name the trace the spec failed on */
+		snprintf(err->message + strlen(err->message),
+			 sizeof(err->message) - strlen(err->message), " in '%s'", path);
+	if (st == OSC_OK)
+		s->runs_text = osc_runsel_describe(&s->sel, &s->runs);
+	return st;
+}
+
+static void totals_text(struct diff_job *j)
+{
+	char b[64], o[64], d[64];
+
+	osc_format_us_int(j->diff.grand_total[0], b, sizeof(b));
+	osc_format_us_int(j->diff.grand_total[1], o, sizeof(o));
+	osc_format_us_int(j->diff.grand_total[1] - j->diff.grand_total[0], d, sizeof(d));
+	j->total_text = osc_xasprintf("base %s us, other %s us, delta %s us", b, o, d);
+	j->count_text = osc_xasprintf("%llu only in base (-), %llu only in other (+), %llu in both (=)",
+				      (unsigned long long)j->diff.count[0],
+				      (unsigned long long)j->diff.count[1],
+				      (unsigned long long)j->diff.count[2]);
+}
+
+struct diff_table_ctx {
+	const struct osc_diff *diff;
+};
+
+static const char *diff_cell(const void *ctx, size_t row, size_t col, char *buf, size_t size)
+{
+	const struct diff_table_ctx *c = ctx;
+
+	return osc_diff_cell(c->diff, row, col, buf, size);
+}
+
+static enum osc_status write_diff(struct diff_job *j, const struct osc_cli_view *v,
+				  struct osc_error *err)
+{
+	const char *keys[] = { "base",  "other", "format", "level",  "match", "base runs",
+			       "other runs", "filter", "sort", "rows", "sides", "totals" };
+	const char *values[12];
+	struct osc_export_meta meta = { keys, values, 12 };
+	struct diff_table_ctx ctx = { &j->diff };
+	struct osc_table table = { 0 };
+	struct osc_cli_output out;
+	enum osc_status st;
+	bool to_stdout = !v->output || !strcmp(v->output, "-");
+	char *formats = osc_xasprintf("%s, %s", osc_format_name(j->side[0].trace.format),
+				      osc_format_name(j->side[1].trace.format));
+
+	values[0] = v->path;
+	values[1] = v->other;
+	values[2] = formats;
+	values[3] = osc_level_name(v->level);
+	values[4] = osc_match_name(v->match);
+	values[5] = j->side[0].runs_text;
+	values[6] = j->side[1].runs_text;
+	values[7] = j->filter_text[0] ? j->filter_text : "none";
+	values[8] = j->sort_text;
+	values[9] = j->rows_text;
+	values[10] = j->count_text;
+	values[11] = j->total_text;
+	table.cols = osc_diff_columns(&table.nr_cols);
+	table.nr_rows = j->diff.nr;
+	table.cell = diff_cell;
+	table.ctx = &ctx;
+	st = osc_cli_output_open(&out, v->output, err);
+	if (st == OSC_OK) {
+		st = osc_export_table(out.fp, v->format, &table, &meta, osc_cli_width(to_stdout),
+				      err);
+		if (st != OSC_OK && !to_stdout)
+			snprintf(err->subject, sizeof(err->subject), "%s", v->output);
+		if (st != OSC_OK)
+			osc_cli_output_close(&out, false, NULL);
+		else
+			st = osc_cli_output_close(&out, true, err);
+	}
+	if (st == OSC_OK && v->format == OSC_EXPORT_CSV)
+		fprintf(stderr, "opscope: base %s; other %s\n", j->side[0].runs_text,
+			j->side[1].runs_text);
+	free(formats);
+	return st;
+}
+
+static enum osc_status build_diff(struct diff_job *j, struct osc_cli_view *v,
+				  struct osc_error *err)
+{
+	const struct osc_diff_side base = { &j->side[0].trace, &j->side[0].runs, &j->side[0].sel };
+	const struct osc_diff_side other = { &j->side[1].trace, &j->side[1].runs, &j->side[1].sel };
+	struct osc_diff_query q = { v->level, v->match, &v->filter };
+	enum osc_diff_col col = OSC_DIFF_DELTA;
+	size_t top = v->top_set ? v->top : v->format == OSC_EXPORT_TABLE ? TABLE_DEFAULT_TOP : 0;
+	size_t nr_cols, total;
+	const struct osc_column *cols = osc_diff_columns(&nr_cols);
+	bool descending;
+	enum osc_status st;
+
+	if (v->sort_arg)
+		osc_diff_col_parse(v->sort_arg, &col); /* checked by the option parser */
+	descending = !v->asc && col != OSC_DIFF_NAME;
+	st = load_side(&j->side[0], v->path, v->runs, err);
+	if (st == OSC_OK)
+		st = load_side(&j->side[1], v->other, v->other_runs ? v->other_runs : v->runs, err);
+	if (st != OSC_OK)
+		return st;
+	osc_diff(&base, &other, &q, &j->diff);
+	osc_diff_changed_only(&j->diff, v->changed, v->min_change);
+	total = j->diff.nr;
+	osc_diff_sort(&j->diff, col, descending);
+	if (top && top < j->diff.nr)
+		j->diff.nr = top;
+	totals_text(j);
+	j->filter_text = osc_filter_describe(&v->filter);
+	j->sort_text = osc_xasprintf("%s %s", cols[col].title,
+				     descending ? "descending" : "ascending");
+	j->rows_text = osc_xasprintf("%zu of %zu%s", j->diff.nr, total,
+				     v->changed ? " changed" : "");
+	return write_diff(j, v, err);
+}
+
+int osc_diff_run(struct osc_cli_view *v)
+{
+	struct diff_job j;
+	struct osc_error err;
+	enum osc_status st;
+
+	memset(&j, 0, sizeof(j));
+	osc_error_clear(&err);
+	for (int s = 0; s < 2; s++)
+		osc_trace_init(&j.side[s].trace);
+	st = build_diff(&j, v, &err);
+	free(j.filter_text);
+	free(j.sort_text);
+	free(j.rows_text);
+	free(j.count_text);
+	free(j.total_text);
+	osc_diff_release(&j.diff);
+	for (int s = 0; s < 2; s++) {
+		free(j.side[s].runs_text);
+		osc_runsel_release(&j.side[s].sel);
+		osc_runs_release(&j.side[s].runs);
+		osc_trace_release(&j.side[s].trace);
+	}
+	return st == OSC_OK ? OSC_EXIT_OK : osc_cli_fail(&err);
+}

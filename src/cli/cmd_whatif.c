@@ -1,0 +1,188 @@
+/*
+ * cmd_whatif.c - `opscope whatif --speedup RULE... [TRACE]`: the projected
+ * latency if the chosen ops were FACTOR times faster, per row and in total,
+ * with the share of time affected and the Amdahl ceiling.
+ *
+ * The summary is in the meta ("# projected: ..." in the table, "meta" in
+ * JSON) and, for CSV, on one stderr line after the rows are written.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "opscope/alloc.h"
+#include "opscope/runs.h"
+#include "opscope/whatif.h"
+#include "cli.h"
+
+#define TABLE_DEFAULT_TOP 40
+
+static void print_help(void)
+{
+	puts("usage: opscope whatif [OPTIONS] --speedup RULE [TRACE]\n"
+	     "\n"
+	     "Project the time of TRACE's selected runs if some ops were made faster:\n"
+	     "each matching event takes dur / FACTOR. Prints per row the total, the\n"
+	     "factor, the projected and saved time, and in the header the total before\n"
+	     "and after, the share of time affected and the Amdahl ceiling (the speedup\n"
+	     "if the affected time went to zero).\n"
+	     "\n"
+	     "options:");
+	osc_cli_print_options(stdout, osc_cli_view_options, OSC_MODE_WHATIF);
+	puts("\n"
+	     "RULE: OP=FACTOR or OP@SHAPE=FACTOR, e.g. 'InnerProduct=2.5', 'Conv*=2',\n"
+	     "'InnerProduct@256x256=4'. OP is exact or a wildcard, matched against the\n"
+	     "row name, the op type and the event name; SHAPE is the input shapes\n"
+	     "(as shown by --by shape, or compact: f-1x64x56x56) or one input's dims\n"
+	     "(a weight shape). The first matching rule wins.\n"
+	     "COL: name, count, total, factor, projected, saved, pct.\n"
+	     "Exit status: 0 on success, 2 on any error.");
+}
+
+struct whatif_job {
+	struct osc_trace trace;
+	struct osc_runs runs;
+	struct osc_runsel sel;
+	struct osc_agg agg;
+	struct osc_speedups rules;
+	struct osc_whatif w;
+	char *runs_text, *filter_text, *rules_text, *rows_text;
+	char summary[512];
+};
+
+static const char *whatif_cell(const void *ctx, size_t row, size_t col, char *buf, size_t size)
+{
+	return osc_whatif_cell(ctx, row, col, buf, size);
+}
+
+static enum osc_status write_whatif(struct whatif_job *j, const struct osc_cli_view *v,
+				    struct osc_error *err)
+{
+	const char *keys[] = { "trace", "format", "level", "runs", "filter", "speedups", "rows",
+			       "projected" };
+	const char *values[8];
+	struct osc_export_meta meta = { keys, values, 8 };
+	struct osc_table table = { 0 };
+	struct osc_cli_output out;
+	bool to_stdout = !v->output || !strcmp(v->output, "-");
+	enum osc_status st;
+
+	values[0] = osc_cli_input_name(v->path);
+	values[1] = osc_format_name(j->trace.format);
+	values[2] = osc_level_name(v->level);
+	values[3] = j->runs_text;
+	values[4] = j->filter_text[0] ? j->filter_text : "none";
+	values[5] = j->rules_text;
+	values[6] = j->rows_text;
+	values[7] = j->summary;
+	table.cols = osc_whatif_columns(&table.nr_cols);
+	table.nr_rows = j->w.nr;
+	table.cell = whatif_cell;
+	table.ctx = &j->w;
+	st = osc_cli_output_open(&out, v->output, err);
+	if (st != OSC_OK)
+		return st;
+	st = osc_export_table(out.fp, v->format, &table, &meta, osc_cli_width(to_stdout), err);
+	if (st != OSC_OK) {
+		if (!to_stdout)
+			snprintf(err->subject, sizeof(err->subject), "%s", v->output);
+		osc_cli_output_close(&out, false, NULL);
+		return st;
+	}
+	st = osc_cli_output_close(&out, true, err);
+	if (st == OSC_OK && v->format == OSC_EXPORT_CSV)
+		fprintf(stderr, "opscope: using %s; %s\n", j->runs_text, j->summary);
+	return st;
+}
+
+static char *describe_rules(const struct osc_speedups *s)
+{
+	char *text = osc_xstrdup("");
+
+	for (size_t i = 0; i < s->nr; i++) {
+		char *next = osc_xasprintf("%s%s%s%s%s=%g", text, i ? " " : "", s->v[i].pattern,
+					   *s->v[i].shape ? "@" : "", s->v[i].shape,
+					   s->v[i].factor);
+
+		free(text);
+		text = next;
+	}
+	return text;
+}
+
+static enum osc_status build_whatif(struct whatif_job *j, struct osc_cli_view *v,
+				    struct osc_error *err)
+{
+	struct osc_query q = { .level = v->level, .runs = &j->sel, .filter = &v->filter };
+	enum osc_whatif_col col = OSC_WHATIF_TOTAL;
+	size_t top = v->top_set ? v->top : v->format == OSC_EXPORT_TABLE ? TABLE_DEFAULT_TOP : 0;
+	size_t total;
+	enum osc_status st = OSC_OK;
+
+	if (v->sort_arg && !osc_whatif_col_parse(v->sort_arg, &col))
+		return osc_error_set(err, OSC_USAGE, "--sort", OSC_NO_OFFSET, NULL,
+				     "unknown column '%s' (valid: name, count, total, factor, "
+				     "projected, saved, pct)",
+				     v->sort_arg);
+	for (size_t i = 0; st == OSC_OK && i < v->nr_speedups; i++)
+		st = osc_speedups_parse(&j->rules, v->speedups[i], err);
+	if (st == OSC_OK && v->speedup_csv)
+		st = osc_speedups_read_csv(&j->rules, v->speedup_csv, err);
+	if (st == OSC_OK && !j->rules.nr)
+		st = osc_error_set(err, OSC_USAGE, "whatif", OSC_NO_OFFSET, NULL,
+				   "give at least one --speedup OP=FACTOR (or --speedup-csv)");
+	if (st == OSC_OK)
+		st = osc_cli_load(v->path, &j->trace, err);
+	if (st != OSC_OK)
+		return st;
+	osc_runs_detect(&j->trace, &j->runs);
+	st = osc_runsel_parse(v->runs, j->runs.nr, j->runs.warmup, &j->sel, err);
+	if (st != OSC_OK)
+		return st;
+	osc_aggregate(&j->trace, &j->runs, &q, &j->agg);
+	osc_whatif(&j->trace, &j->agg, &j->rules, &j->w);
+	osc_whatif_summary(&j->w, j->summary, sizeof(j->summary));
+	total = j->w.nr;
+	osc_whatif_sort(&j->w, col, !v->asc && col != OSC_WHATIF_NAME);
+	if (top && top < j->w.nr)
+		j->w.nr = top;
+	j->runs_text = osc_runsel_describe(&j->sel, &j->runs);
+	j->filter_text = osc_filter_describe(&v->filter);
+	j->rules_text = describe_rules(&j->rules);
+	j->rows_text = osc_xasprintf("%zu of %zu", j->w.nr, total);
+	return write_whatif(j, v, err);
+}
+
+int osc_cmd_whatif(int argc, char **argv)
+{
+	struct osc_cli_view v;
+	struct whatif_job j;
+	struct osc_error err;
+	enum osc_status st;
+
+	osc_error_clear(&err);
+	if (osc_cli_view_parse(&v, argc, argv, OSC_MODE_WHATIF, &err) != OSC_OK) {
+		osc_cli_view_release(&v);
+		return osc_cli_fail(&err);
+	}
+	if (v.help) {
+		print_help();
+		osc_cli_view_release(&v);
+		return OSC_EXIT_OK;
+	}
+	memset(&j, 0, sizeof(j));
+	osc_trace_init(&j.trace);
+	osc_speedups_init(&j.rules);
+	st = build_whatif(&j, &v, &err);
+	osc_whatif_release(&j.w);
+	osc_speedups_release(&j.rules);
+	osc_agg_release(&j.agg);
+	osc_runsel_release(&j.sel);
+	osc_runs_release(&j.runs);
+	osc_trace_release(&j.trace);
+	free(j.runs_text);
+	free(j.filter_text);
+	free(j.rules_text);
+	free(j.rows_text);
+	osc_cli_view_release(&v);
+	return st == OSC_OK ? OSC_EXIT_OK : osc_cli_fail(&err);
+}
