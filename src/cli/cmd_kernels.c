@@ -1,0 +1,283 @@
+/*
+ * cmd_kernels.c - `opscope kernels`: device kernels with the op stack that
+ * launched them (the reverse of `opscope tree`).
+ *
+ * One row per (kernel name, launching call path): count, device time, mean,
+ * mean launch delay and queue time, how the link was made, the innermost op
+ * and, in CSV and JSON, the whole $$-joined stack. Rows come from the merged
+ * tree's per-node device links, so --runs selects the same instances as in
+ * `opscope tree`; --filter keeps kernels whose name matches.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "opscope/alloc.h"
+#include "opscope/columns.h"
+#include "cli.h"
+#include "cmd_tree.h"
+
+enum { COL_KERNEL, COL_COUNT, COL_TOTAL, COL_MEAN, COL_DELAY, COL_QUEUE, COL_METHOD, COL_OP,
+       COL_STACK, NR_COLS };
+
+static const struct osc_column cols[NR_COLS] = {
+	[COL_KERNEL] = { "kernel", 16, OSC_ALIGN_LEFT, false, OSC_STAT_NAME },
+	[COL_COUNT] = { "count", 5, OSC_ALIGN_RIGHT, true, OSC_STAT_NAME },
+	[COL_TOTAL] = { "device (ms)", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_NAME },
+	[COL_MEAN] = { "mean (ms)", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_NAME },
+	[COL_DELAY] = { "mean launch delay (ms)", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_NAME },
+	[COL_QUEUE] = { "mean queue (ms)", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_NAME },
+	[COL_METHOD] = { "attributed by", 8, OSC_ALIGN_LEFT, false, OSC_STAT_NAME },
+	[COL_OP] = { "launching op", 12, OSC_ALIGN_LEFT, false, OSC_STAT_NAME },
+	[COL_STACK] = { "op stack", 12, OSC_ALIGN_LEFT, false, OSC_STAT_NAME },
+};
+
+struct krow {
+	osc_str name;
+	uint32_t node;  /* merged node */
+	uint64_t count, nr_delay;
+	int64_t total, delay, queue;
+	uint8_t methods, host_methods; /* 1 << enum osc_link */
+};
+
+struct kctx {
+	const struct osc_cli_tree_data *d;
+	struct krow *rows;
+	size_t nr;
+	int decimals;
+	char *text; /* the last stack or method cell */
+	size_t alloc;
+};
+
+static const struct osc_trace *sort_trace;
+
+static int cmp_dev_name(const void *pa, const void *pb)
+{
+	const struct osc_event *ev = sort_trace->events;
+	uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+	osc_str na = ev[a].name, nb = ev[b].name;
+
+	if (na != nb)
+		return na < nb ? -1 : 1;
+	return (a > b) - (a < b);
+}
+
+static int cmp_rows(const void *pa, const void *pb)
+{
+	const struct krow *a = pa, *b = pb;
+	int c;
+
+	if (a->total != b->total)
+		return a->total > b->total ? -1 : 1;
+	c = strcmp(osc_trace_str(sort_trace, a->name), osc_trace_str(sort_trace, b->name));
+	if (c)
+		return c;
+	return (a->node > b->node) - (a->node < b->node);
+}
+
+/* Rows per merged node: its device events grouped by kernel name. */
+static void build_rows(struct kctx *k, const struct osc_filter *f)
+{
+	const struct osc_cli_tree_data *d = k->d;
+	const struct osc_trace *t = &d->trace;
+	size_t alloc = 0;
+	uint32_t *ev = osc_xmalloc((d->corr.nr_devs ? d->corr.nr_devs : 1) * sizeof(*ev));
+	bool all = osc_filter_is_empty(f);
+
+	sort_trace = t;
+	for (uint32_t n = 0; n < d->m.nr; n++) {
+		size_t nr = 0;
+
+		for (size_t i = d->m.dev_first[n]; i < d->m.dev_first[n + 1]; i++) {
+			uint32_t e = d->corr.devs[d->m.dev[i]].event;
+			const char *name = osc_trace_str(t, t->events[e].name);
+
+			if (all || osc_filter_match(f, name, strlen(name)))
+				ev[nr++] = e;
+		}
+		if (nr)
+			qsort(ev, nr, sizeof(*ev), cmp_dev_name);
+		for (size_t i = 0; i < nr; i++) {
+			const struct osc_event *e = &t->events[ev[i]];
+			const struct osc_dev_link *dl = &d->corr.devs[d->corr.dev_of[ev[i]]];
+			struct krow *r;
+
+			if (!i || k->rows[k->nr - 1].name != e->name) {
+				OSC_GROW(k->rows, k->nr + 1, alloc);
+				k->rows[k->nr++] = (struct krow){ .name = e->name, .node = n };
+			}
+			r = &k->rows[k->nr - 1];
+			r->count++;
+			r->total += e->dur;
+			r->methods |= (uint8_t)(1u << dl->method);
+			r->host_methods |= (uint8_t)(1u << dl->host_method);
+			if (dl->launch != OSC_NONE) {
+				r->nr_delay++;
+				r->delay += dl->delay;
+				r->queue += dl->queue;
+			}
+		}
+	}
+	free(ev);
+	if (k->nr)
+		qsort(k->rows, k->nr, sizeof(*k->rows), cmp_rows);
+}
+
+static char *room(struct kctx *k, size_t n)
+{
+	OSC_GROW(k->text, n, k->alloc);
+	return k->text;
+}
+
+static const char *methods_cell(struct kctx *k, const struct krow *r)
+{
+	size_t len = 0;
+	char *s = room(k, 256);
+
+	s[0] = '\0';
+	for (int m = 0; m < OSC_LINK_COUNT; m++)
+		if ((r->methods >> m) & 1)
+			len += (size_t)snprintf(s + len, 256 - len, "%s%s", len ? "|" : "",
+						osc_link_name((enum osc_link)m));
+	for (int m = 1, first = 1; m < OSC_LINK_COUNT && len < 256; m++) {
+		if ((r->host_methods >> m) & 1) {
+			len += (size_t)snprintf(s + len, 256 - len, "%s%s", first ? " + " : "|",
+						osc_link_name((enum osc_link)m));
+			first = 0;
+		}
+	}
+	return s;
+}
+
+static const char *stack_cell(struct kctx *k, uint32_t n)
+{
+	const struct osc_mtree *m = &k->d->m;
+	size_t need = 1, len = 0;
+	char *s;
+
+	for (uint32_t a = n; a != OSC_NONE; a = m->nodes[a].parent)
+		need += strlen(osc_mnode_name(m, &k->d->trace, a)) + 2;
+	s = room(k, need);
+	s[0] = '\0';
+	for (uint32_t dpt = 0; dpt <= m->nodes[n].depth; dpt++) {
+		uint32_t a = n;
+
+		while (m->nodes[a].depth > dpt)
+			a = m->nodes[a].parent;
+		len += (size_t)snprintf(s + len, need - len, "%s%s", dpt ? "$$" : "",
+					osc_mnode_name(m, &k->d->trace, a));
+	}
+	return s;
+}
+
+static const char *kcell(const void *ctx, size_t row, size_t col, char *buf, size_t size)
+{
+	struct kctx *k = (struct kctx *)ctx;
+	const struct krow *r = &k->rows[row];
+	int64_t ns = 0;
+
+	switch (col) {
+	case COL_KERNEL:
+		return osc_trace_str(&k->d->trace, r->name);
+	case COL_COUNT:
+		snprintf(buf, size, "%llu", (unsigned long long)r->count);
+		return buf;
+	case COL_TOTAL:
+		ns = r->total;
+		break;
+	case COL_MEAN:
+		ns = r->total / (int64_t)r->count;
+		break;
+	case COL_DELAY:
+		ns = r->nr_delay ? r->delay / (int64_t)r->nr_delay : 0;
+		break;
+	case COL_QUEUE:
+		ns = r->nr_delay ? r->queue / (int64_t)r->nr_delay : 0;
+		break;
+	case COL_METHOD:
+		return methods_cell(k, r);
+	case COL_OP:
+		return osc_mnode_name(&k->d->m, &k->d->trace, r->node);
+	default:
+		return stack_cell(k, r->node);
+	}
+	osc_format_ms(ns, k->decimals, buf, size);
+	return buf;
+}
+
+static void print_help(void)
+{
+	puts("usage: opscope kernels [OPTIONS] [TRACE]\n"
+	     "\n"
+	     "Device kernels (and memcpy/memset) of TRACE with the host op stack that\n"
+	     "launched them: one row per kernel name and launching call path, with count,\n"
+	     "device time, mean, mean launch delay and queue time, and how each link was\n"
+	     "made (correlation id, graph replay, flow, op name, External id, time window).\n"
+	     "Kernels no op launched are listed under <unattributed>.\n"
+	     "\n"
+	     "options:");
+	osc_cli_tree_print_options(OSC_TREE_MODE_KERNELS);
+	puts("\n"
+	     "The text table shows the innermost op; CSV and JSON add the whole stack.\n"
+	     "Exit status: 0 on success, 2 on any error.");
+}
+
+static enum osc_status run_kernels(const struct osc_cli_tree *o, struct osc_cli_tree_data *d,
+				   struct osc_error *err)
+{
+	struct kctx k = { .d = d, .decimals = o->format == OSC_EXPORT_TABLE ? 3 : 6 };
+	const char *keys[] = { "trace", "format", "runs", "categories", "filter", "rows" };
+	const char *values[6];
+	struct osc_export_meta meta = { keys, values, 6 };
+	struct osc_table table;
+	char *filter_text, *rows_text;
+	enum osc_status st;
+
+	build_rows(&k, &o->filter);
+	filter_text = osc_filter_describe(&o->filter);
+	rows_text = osc_xasprintf("%zu", k.nr);
+	values[0] = osc_cli_input_name(o->path);
+	values[1] = osc_format_name(d->trace.format);
+	values[2] = d->runs_text;
+	values[3] = d->cats_text;
+	values[4] = *filter_text ? filter_text : "none";
+	values[5] = rows_text;
+	table = (struct osc_table){
+		.cols = cols,
+		.nr_cols = o->format == OSC_EXPORT_TABLE ? COL_STACK : NR_COLS,
+		.nr_rows = k.nr,
+		.cell = kcell,
+		.ctx = &k,
+	};
+	st = osc_cli_tree_write(o, &table, &meta, err);
+	if (st == OSC_OK && o->format == OSC_EXPORT_CSV)
+		fprintf(stderr, "opscope: using %s\n", d->runs_text);
+	free(filter_text);
+	free(rows_text);
+	free(k.rows);
+	free(k.text);
+	return st;
+}
+
+int osc_cmd_kernels(int argc, char **argv)
+{
+	struct osc_cli_tree o;
+	struct osc_cli_tree_data d;
+	struct osc_error err;
+	enum osc_status st;
+
+	osc_error_clear(&err);
+	st = osc_cli_tree_parse(&o, argc, argv, OSC_TREE_MODE_KERNELS, &err);
+	if (st == OSC_OK && o.help) {
+		print_help();
+		osc_cli_tree_release(&o);
+		return OSC_EXIT_OK;
+	}
+	if (st == OSC_OK) {
+		st = osc_cli_tree_load(&o, &d, &err);
+		if (st == OSC_OK)
+			st = run_kernels(&o, &d, &err);
+		osc_cli_tree_data_release(&d);
+	}
+	osc_cli_tree_release(&o);
+	return st == OSC_OK ? OSC_EXIT_OK : osc_cli_fail(&err);
+}

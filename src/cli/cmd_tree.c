@@ -1,0 +1,429 @@
+/*
+ * cmd_tree.c - `opscope tree`: the merged host call tree with the device
+ * and launch time of each call path, as a drawn tree, CSV or JSON; and the
+ * options and analysis `opscope kernels` shares (cmd_tree.h).
+ *
+ * CSV has the columns of the seed tool profile_parser_main ($$-joined path,
+ * host, device and launch ms, runtime calls, kernels, kernel infos), then
+ * ours; the drawn tree shows the numbers first and the name last, behind its
+ * tree guide, so deep paths never push the numbers off screen.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "opscope/alloc.h"
+#include "opscope/columns.h"
+#include "cli.h"
+#include "cmd_tree.h"
+
+enum {
+	OPT_RUNS = 1,
+	OPT_FILTER,
+	OPT_REGEX,
+	OPT_MIN_DEPTH,
+	OPT_MAX_DEPTH,
+	OPT_FORMAT,
+	OPT_HOST_CAT,
+	OPT_DEVICE_CAT,
+	OPT_MONITOR_CAT,
+	OPT_OUTPUT,
+	OPT_HELP,
+};
+
+#define BOTH (OSC_TREE_MODE_TREE | OSC_TREE_MODE_KERNELS)
+
+static const struct osc_cli_option tree_options[] = {
+	{ OPT_RUNS, "runs", 'r', "SPEC", "runs to use (default: all but an ORT warm-up run 0)",
+	  BOTH },
+	{ OPT_FILTER, "filter", 'f', "PAT",
+	  "keep paths through names matching PAT, exact or wildcard (repeatable)", BOTH },
+	{ OPT_REGEX, "regex", 'e', "RE", "keep paths through names matching the regex RE", BOTH },
+	{ OPT_MIN_DEPTH, "min-depth", 0, "N", "show nodes at depth N or more (roots: 0)",
+	  OSC_TREE_MODE_TREE },
+	{ OPT_MAX_DEPTH, "max-depth", 0, "N", "show nodes at depth N or less (default: all)",
+	  OSC_TREE_MODE_TREE },
+	{ OPT_FORMAT, "format", 'F', "FMT", "output format: text (default), csv or json", BOTH },
+	{ OPT_HOST_CAT, "host-cat", 0, "CATS",
+	  "launch categories, comma-separated (default: runtime calls)", BOTH },
+	{ OPT_DEVICE_CAT, "device-cat", 0, "CATS",
+	  "device categories (default: kernels, memcpy, memset)", BOTH },
+	{ OPT_MONITOR_CAT, "monitor-cat", 0, "CATS",
+	  "host op categories of the tree (default: ops, e.g. cpu_op)", BOTH },
+	{ OPT_OUTPUT, "output", 'o', "FILE", "write to FILE (atomically) instead of stdout", BOTH },
+	{ OPT_HELP, "help", 'h', NULL, "show this help and exit", BOTH },
+	{ 0, NULL, 0, NULL, NULL, 0 },
+};
+
+void osc_cli_tree_print_options(unsigned mode)
+{
+	osc_cli_print_options(stdout, tree_options, mode);
+}
+
+static enum osc_status parse_depth(const char *opt, const char *s, long *out,
+				   struct osc_error *err)
+{
+	char *end;
+	long n;
+
+	errno = 0;
+	n = strtol(s, &end, 10);
+	if (!*s || *end || errno || n < 0 || n > 100000)
+		return osc_error_set(err, OSC_USAGE, opt, OSC_NO_OFFSET, NULL,
+				     "not a depth (0 or more): '%s'", s);
+	*out = n;
+	return OSC_OK;
+}
+
+static enum osc_status tree_option(struct osc_cli_tree *o, int id, const char *arg,
+				   struct osc_error *err)
+{
+	switch (id) {
+	case OPT_RUNS:
+		o->runs = arg;
+		return OSC_OK;
+	case OPT_FILTER:
+		osc_filter_add_pattern(&o->filter, arg);
+		return OSC_OK;
+	case OPT_REGEX:
+		return osc_filter_set_regex(&o->filter, arg, err);
+	case OPT_MIN_DEPTH:
+		return parse_depth("--min-depth", arg, &o->min_depth, err);
+	case OPT_MAX_DEPTH:
+		return parse_depth("--max-depth", arg, &o->max_depth, err);
+	case OPT_FORMAT:
+		if (!strcmp(arg, "text")) {
+			o->format = OSC_EXPORT_TABLE;
+			return OSC_OK;
+		}
+		return osc_export_format_parse(arg, &o->format, err);
+	case OPT_HOST_CAT:
+		o->host_cat = arg;
+		return OSC_OK;
+	case OPT_DEVICE_CAT:
+		o->device_cat = arg;
+		return OSC_OK;
+	case OPT_MONITOR_CAT:
+		o->monitor_cat = arg;
+		return OSC_OK;
+	case OPT_OUTPUT:
+		o->output = arg;
+		return OSC_OK;
+	default:
+		o->help = true;
+		return OSC_OK;
+	}
+}
+
+enum osc_status osc_cli_tree_parse(struct osc_cli_tree *o, int argc, char **argv, unsigned mode,
+				   struct osc_error *err)
+{
+	struct osc_cli_parser p;
+	int id;
+
+	memset(o, 0, sizeof(*o));
+	o->max_depth = -1;
+	o->format = OSC_EXPORT_TABLE;
+	osc_filter_init(&o->filter);
+	osc_cli_parser_init(&p, argc, argv);
+	while ((id = osc_cli_next(&p, tree_options, mode, err)) != OSC_CLI_DONE) {
+		if (id == OSC_CLI_ERROR)
+			return err->code;
+		if (id == OSC_CLI_OPERAND) {
+			if (o->path)
+				return osc_error_set(err, OSC_USAGE, p.arg, OSC_NO_OFFSET, NULL,
+						     "unexpected argument: one trace at a time");
+			o->path = p.arg;
+			continue;
+		}
+		if (tree_option(o, id, p.arg, err) != OSC_OK)
+			return err->code;
+		if (o->help)
+			return OSC_OK;
+	}
+	if (o->max_depth >= 0 && o->min_depth > o->max_depth)
+		return osc_error_set(err, OSC_USAGE, "--min-depth", OSC_NO_OFFSET, NULL,
+				     "%ld is above --max-depth %ld", o->min_depth, o->max_depth);
+	return OSC_OK;
+}
+
+void osc_cli_tree_release(struct osc_cli_tree *o)
+{
+	osc_filter_release(&o->filter);
+	memset(o, 0, sizeof(*o));
+}
+
+enum osc_status osc_cli_tree_load(const struct osc_cli_tree *o, struct osc_cli_tree_data *d,
+				  struct osc_error *err)
+{
+	enum osc_status st;
+	char a[160], b[160], c[160];
+
+	memset(d, 0, sizeof(*d));
+	osc_trace_init(&d->trace);
+	st = osc_cli_load(o->path, &d->trace, err);
+	if (st != OSC_OK)
+		return st;
+	osc_runs_detect(&d->trace, &d->runs);
+	st = osc_runsel_parse(o->runs, d->runs.nr, d->runs.warmup, &d->sel, err);
+	if (st == OSC_OK)
+		st = osc_catsel_parse(&d->host, &d->trace, o->monitor_cat, OSC_CATSEL_HOST_DEFAULT,
+				      "--monitor-cat", err);
+	if (st == OSC_OK)
+		st = osc_catsel_parse(&d->launch, &d->trace, o->host_cat,
+				      OSC_CATSEL_LAUNCH_DEFAULT, "--host-cat", err);
+	if (st == OSC_OK)
+		st = osc_catsel_parse(&d->device, &d->trace, o->device_cat,
+				      OSC_CATSEL_DEVICE_DEFAULT, "--device-cat", err);
+	if (st != OSC_OK)
+		return st;
+	osc_calltree_build(&d->trace, &d->host, &d->tree);
+	osc_correlate(&d->trace, &d->tree, &d->launch, &d->device, &d->corr);
+	osc_mtree_build(&d->trace, &d->tree, &d->corr, &d->runs, &d->sel, &d->m);
+	d->runs_text = osc_runsel_describe(&d->sel, &d->runs);
+	snprintf(d->cats_text, sizeof(d->cats_text), "ops: %s; launches: %s; device: %s",
+		 osc_catsel_describe(&d->host, a, sizeof(a)),
+		 osc_catsel_describe(&d->launch, b, sizeof(b)),
+		 osc_catsel_describe(&d->device, c, sizeof(c)));
+	return OSC_OK;
+}
+
+void osc_cli_tree_data_release(struct osc_cli_tree_data *d)
+{
+	free(d->runs_text);
+	osc_mtree_release(&d->m);
+	osc_correlation_release(&d->corr);
+	osc_calltree_release(&d->tree);
+	osc_catsel_release(&d->host);
+	osc_catsel_release(&d->launch);
+	osc_catsel_release(&d->device);
+	osc_runsel_release(&d->sel);
+	osc_runs_release(&d->runs);
+	osc_trace_release(&d->trace);
+}
+
+/* Open the output, write through fn, commit; one error line names the file. */
+static enum osc_status write_out(const struct osc_cli_tree *o,
+				 enum osc_status (*fn)(FILE *out, const void *arg,
+						       struct osc_error *err),
+				 const void *arg, struct osc_error *err)
+{
+	struct osc_cli_output out;
+	enum osc_status st = osc_cli_output_open(&out, o->output, err);
+
+	if (st != OSC_OK)
+		return st;
+	st = fn(out.fp, arg, err);
+	if (st != OSC_OK) {
+		if (o->output && strcmp(o->output, "-"))
+			snprintf(err->subject, sizeof(err->subject), "%s", o->output);
+		osc_cli_output_close(&out, false, NULL);
+		return st;
+	}
+	return osc_cli_output_close(&out, true, err);
+}
+
+struct export_arg {
+	const struct osc_cli_tree *o;
+	const struct osc_table *t;
+	const struct osc_export_meta *meta;
+};
+
+static enum osc_status export_fn(FILE *out, const void *arg, struct osc_error *err)
+{
+	const struct export_arg *a = arg;
+	bool to_stdout = !a->o->output || !strcmp(a->o->output, "-");
+
+	return osc_export_table(out, a->o->format, a->t, a->meta, osc_cli_width(to_stdout), err);
+}
+
+enum osc_status osc_cli_tree_write(const struct osc_cli_tree *o, const struct osc_table *t,
+				   const struct osc_export_meta *meta, struct osc_error *err)
+{
+	struct export_arg a = { o, t, meta };
+
+	return write_out(o, export_fn, &a, err);
+}
+
+/* ---- the drawn tree ---- */
+
+/* Columns of the drawn tree, before the name. */
+static const struct {
+	enum osc_tree_col col;
+	const char *title;
+} drawn[] = {
+	{ OSC_TREE_COL_HOST, "total_ms" },   { OSC_TREE_COL_SELF, "self_ms" },
+	{ OSC_TREE_COL_DEVICE, "device_ms" }, { OSC_TREE_COL_LAUNCH, "launch_ms" },
+	{ OSC_TREE_COL_COUNT, "count" },     { OSC_TREE_COL_KERNEL_COUNT, "kernels" },
+};
+
+#define NR_DRAWN (sizeof(drawn) / sizeof(drawn[0]))
+
+struct text_arg {
+	const struct osc_cli_tree *o;
+	const struct osc_cli_tree_data *d;
+	const struct osc_tree_table_ctx *ctx;
+	const uint8_t *last;
+	const struct osc_export_meta *meta;
+};
+
+static void print_summary(FILE *out, const struct osc_cli_tree_data *d)
+{
+	const struct osc_correlation *c = &d->corr;
+
+	fprintf(out, "# device events: %zu (", c->nr_devs);
+	for (int m = 1; m < OSC_LINK_COUNT; m++)
+		if (c->by_method[m])
+			fprintf(out, "%s %llu, ", osc_link_name((enum osc_link)m),
+				(unsigned long long)c->by_method[m]);
+	fprintf(out, "unattributed %llu); launched outside any host op: %llu\n",
+		(unsigned long long)c->by_method[OSC_LINK_NONE], (unsigned long long)c->no_host);
+	fprintf(out, "# host ops: %zu in %llu trees, %llu partial overlaps not nested\n",
+		d->tree.nr, (unsigned long long)d->tree.nr_roots,
+		(unsigned long long)d->tree.nr_overlaps);
+}
+
+static enum osc_status text_fn(FILE *out, const void *arg, struct osc_error *err)
+{
+	const struct text_arg *a = arg;
+	const struct osc_tree_table_ctx *ctx = a->ctx;
+	bool utf8 = osc_locale_is_utf8();
+	int width = osc_cli_width(!a->o->output || !strcmp(a->o->output, "-"));
+	int w[NR_DRAWN];
+	char buf[128], guide[4096], fit[8192];
+
+	(void)err;
+	for (size_t i = 0; i < a->meta->nr; i++)
+		fprintf(out, "# %s: %s\n", a->meta->keys[i], a->meta->values[i]);
+	print_summary(out, a->d);
+	for (size_t c = 0; c < NR_DRAWN; c++) {
+		w[c] = (int)strlen(drawn[c].title);
+		for (size_t r = 0; r < ctx->nr_rows; r++) {
+			int n = (int)strlen(osc_tree_cell(ctx, r, drawn[c].col, buf, sizeof(buf)));
+
+			w[c] = n > w[c] ? n : w[c];
+		}
+		fprintf(out, "%*s  ", w[c], drawn[c].title);
+	}
+	fputs("name\n", out);
+	for (size_t r = 0; r < ctx->nr_rows; r++) {
+		uint32_t n = ctx->rows[r];
+		const char *name = osc_mnode_name(ctx->tree, ctx->trace, n);
+		int used = 0;
+		size_t room, gl;
+
+		for (size_t c = 0; c < NR_DRAWN; c++)
+			used += fprintf(out, "%*s  ", w[c],
+					osc_tree_cell(ctx, r, drawn[c].col, buf, sizeof(buf)));
+		gl = osc_mtree_guide(ctx->tree, a->last, n, (uint32_t)a->o->min_depth, utf8, guide,
+				     sizeof(guide));
+		fputs(guide, out);
+		used += (int)osc_text_width(guide, gl, utf8);
+		room = width > used + 8 ? (size_t)(width - used) : 8;
+		osc_text_fit(name, strlen(name), room, utf8, fit, sizeof(fit));
+		fprintf(out, "%s\n", fit);
+	}
+	return ferror(out) ? osc_error_set(err, OSC_IO, "output", OSC_NO_OFFSET, NULL,
+					   "cannot write") : OSC_OK;
+}
+
+static void print_help(void)
+{
+	puts("usage: opscope tree [OPTIONS] [TRACE]\n"
+	     "\n"
+	     "The host call tree of TRACE with identical call paths merged across instances\n"
+	     "and runs: host time (total and self), the device time of the kernels each path\n"
+	     "launched (its subtree's), the time of its runtime calls, and instance counts.\n"
+	     "Kernels are tied to ops by correlation id, flow events, External id, ORT op\n"
+	     "name, or else by the time window of the launch; unattributed ones are shown\n"
+	     "under <unattributed>. CSV has profile_parser_main's columns ($$-joined path,\n"
+	     "host/device/launch ms, cuda_runtime, kernels, kernel infos), then more.\n"
+	     "\n"
+	     "options:");
+	osc_cli_tree_print_options(OSC_TREE_MODE_TREE);
+	puts("\n"
+	     "CATS: category names as in the trace, comma-separated (cpu_op, python_function,\n"
+	     "user_annotation, cuda_runtime, kernel, gpu_memcpy ...).\n"
+	     "Exit status: 0 on success, 2 on any error.");
+}
+
+static enum osc_status run_tree(const struct osc_cli_tree *o, struct osc_cli_tree_data *d,
+				struct osc_error *err)
+{
+	struct osc_tree_scratch scratch = { 0 };
+	uint8_t *keep, *last;
+	uint32_t *rows;
+	struct osc_tree_table_ctx ctx;
+	struct osc_table table;
+	const char *keys[] = { "trace", "format", "runs", "categories", "filter", "rows" };
+	const char *values[6];
+	struct osc_export_meta meta = { keys, values, 6 };
+	char *filter_text, *rows_text;
+	size_t n = d->m.nr ? d->m.nr : 1;
+	enum osc_status st;
+
+	keep = osc_xmalloc(n);
+	last = osc_xmalloc(n);
+	rows = osc_xmalloc(n * sizeof(*rows));
+	osc_mtree_keep(&d->m, &d->trace, &o->filter, (int)o->min_depth, (int)o->max_depth, keep);
+	osc_mtree_last(&d->m, keep, last);
+	ctx = (struct osc_tree_table_ctx){
+		.trace = &d->trace,
+		.tree = &d->m,
+		.corr = &d->corr,
+		.rows = rows,
+		.nr_rows = osc_mtree_preorder(&d->m, keep, rows),
+		.paths = o->format != OSC_EXPORT_TABLE,
+		.decimals = o->format == OSC_EXPORT_TABLE ? 3 : 6,
+		.scratch = &scratch,
+	};
+	filter_text = osc_filter_describe(&o->filter);
+	rows_text = osc_xasprintf("%zu of %zu", ctx.nr_rows, d->m.nr);
+	values[0] = osc_cli_input_name(o->path);
+	values[1] = osc_format_name(d->trace.format);
+	values[2] = d->runs_text;
+	values[3] = d->cats_text;
+	values[4] = *filter_text ? filter_text : "none";
+	values[5] = rows_text;
+	if (o->format == OSC_EXPORT_TABLE) {
+		struct text_arg a = { o, d, &ctx, last, &meta };
+
+		st = write_out(o, text_fn, &a, err);
+	} else {
+		osc_tree_table(&ctx, &table);
+		st = osc_cli_tree_write(o, &table, &meta, err);
+		if (st == OSC_OK && o->format == OSC_EXPORT_CSV)
+			fprintf(stderr, "opscope: using %s\n", d->runs_text);
+	}
+	free(filter_text);
+	free(rows_text);
+	osc_tree_scratch_release(&scratch);
+	free(keep);
+	free(last);
+	free(rows);
+	return st;
+}
+
+int osc_cmd_tree(int argc, char **argv)
+{
+	struct osc_cli_tree o;
+	struct osc_cli_tree_data d;
+	struct osc_error err;
+	enum osc_status st;
+
+	osc_error_clear(&err);
+	st = osc_cli_tree_parse(&o, argc, argv, OSC_TREE_MODE_TREE, &err);
+	if (st == OSC_OK && o.help) {
+		print_help();
+		osc_cli_tree_release(&o);
+		return OSC_EXIT_OK;
+	}
+	if (st == OSC_OK) {
+		st = osc_cli_tree_load(&o, &d, &err);
+		if (st == OSC_OK)
+			st = run_tree(&o, &d, &err);
+		osc_cli_tree_data_release(&d);
+	}
+	osc_cli_tree_release(&o);
+	return st == OSC_OK ? OSC_EXIT_OK : osc_cli_fail(&err);
+}

@@ -1,0 +1,61 @@
+/*
+ * cmd_tree.h - what `opscope tree` and `opscope kernels` share: their
+ * options and the analysis they run (instance tree, correlation, merged tree).
+ */
+#ifndef OPSCOPE_CLI_CMD_TREE_H
+#define OPSCOPE_CLI_CMD_TREE_H
+
+#include <stdbool.h>
+
+#include "opscope/calltree.h"
+#include "opscope/correlate.h"
+#include "opscope/export.h"
+#include "opscope/filter.h"
+#include "opscope/runs.h"
+
+/* Which command parses: the option table lists the modes accepting each option. */
+enum { OSC_TREE_MODE_TREE = 1 << 0, OSC_TREE_MODE_KERNELS = 1 << 1 };
+
+struct osc_cli_tree {
+	const char *path;          /* NULL: the bundled sample */
+	const char *runs;          /* --runs, NULL for the default */
+	struct osc_filter filter;  /* --filter / --regex */
+	long min_depth, max_depth; /* inclusive; max_depth < 0: no bound */
+	enum osc_export_format format;
+	const char *host_cat;      /* --host-cat: launch (runtime) categories, NULL: kind */
+	const char *device_cat;    /* --device-cat */
+	const char *monitor_cat;   /* --monitor-cat: the host ops of the tree */
+	const char *output;        /* -o FILE */
+	bool help;
+};
+
+/* Everything the analysis holds, released in one place. */
+struct osc_cli_tree_data {
+	struct osc_trace trace;
+	struct osc_runs runs;
+	struct osc_runsel sel;
+	struct osc_catsel host, launch, device;
+	struct osc_calltree tree;
+	struct osc_correlation corr;
+	struct osc_mtree m;
+	char *runs_text;
+	char cats_text[512]; /* "ops: ..., launches: ..., device: ..." */
+};
+
+/* Parse argv for mode (OSC_TREE_MODE_*) into o (set up here). */
+enum osc_status osc_cli_tree_parse(struct osc_cli_tree *o, int argc, char **argv, unsigned mode,
+				   struct osc_error *err);
+void osc_cli_tree_release(struct osc_cli_tree *o);
+/* Print the options of mode, as the help shows them. */
+void osc_cli_tree_print_options(unsigned mode);
+
+/* Load the trace and build the trees and correlation (d is set up here). */
+enum osc_status osc_cli_tree_load(const struct osc_cli_tree *o, struct osc_cli_tree_data *d,
+				  struct osc_error *err);
+void osc_cli_tree_data_release(struct osc_cli_tree_data *d);
+
+/* Write the table t as o asks (-o, --format); meta for text and JSON. */
+enum osc_status osc_cli_tree_write(const struct osc_cli_tree *o, const struct osc_table *t,
+				   const struct osc_export_meta *meta, struct osc_error *err);
+
+#endif

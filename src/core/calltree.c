@@ -1,0 +1,264 @@
+/*
+ * calltree.c - category selections and the per-thread instance tree.
+ *
+ * One pass over the events in model order keeps a stack of open nodes per
+ * thread (see calltree.h for the nesting rules). Each event is pushed once
+ * and popped once, so the build is O(N) after the model's sort. A second
+ * pass computes self times from the union of each node's child windows
+ * (children are in ts order, so the union is a running maximum), and a
+ * counting sort groups the nodes by thread for osc_calltree_find().
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "opscope/alloc.h"
+#include "opscope/calltree.h"
+
+/* ---- category selections ---- */
+
+enum osc_status osc_catsel_parse(struct osc_catsel *sel, const struct osc_trace *t,
+				 const char *spec, uint32_t kinds, const char *what,
+				 struct osc_error *err)
+{
+	size_t alloc = 0;
+	const char *p = spec;
+
+	memset(sel, 0, sizeof(*sel));
+	sel->kinds = kinds;
+	if (!spec)
+		return OSC_OK;
+	sel->spec = osc_xstrdup(spec);
+	for (;;) {
+		const char *comma = strchr(p, ',');
+		size_t len = comma ? (size_t)(comma - p) : strlen(p);
+		osc_str id;
+
+		if (!len) {
+			osc_catsel_release(sel);
+			return osc_error_set(err, OSC_USAGE, what, OSC_NO_OFFSET, NULL,
+					     "empty category name in '%s'", spec);
+		}
+		id = osc_strtab_find(&t->strs, p, len);
+		OSC_GROW(sel->cats, sel->nr + 1, alloc);
+		/* An absent name selects nothing, but keeps the selection by name. */
+		sel->cats[sel->nr++] = id;
+		if (!comma)
+			break;
+		p = comma + 1;
+	}
+	return OSC_OK;
+}
+
+void osc_catsel_release(struct osc_catsel *sel)
+{
+	free(sel->cats);
+	free(sel->spec);
+	memset(sel, 0, sizeof(*sel));
+}
+
+bool osc_catsel_has(const struct osc_catsel *sel, const struct osc_event *ev)
+{
+	if (ev->ph != OSC_PH_COMPLETE)
+		return false;
+	if (!sel->nr)
+		return (sel->kinds >> ev->kind) & 1;
+	for (size_t i = 0; i < sel->nr; i++)
+		if (sel->cats[i] == ev->cat)
+			return true;
+	return false;
+}
+
+const char *osc_catsel_describe(const struct osc_catsel *sel, char *buf, size_t size)
+{
+	size_t len = 0;
+
+	if (sel->spec) {
+		snprintf(buf, size, "%s", sel->spec);
+		return buf;
+	}
+	buf[0] = '\0';
+	for (int k = 0; k < OSC_KIND_COUNT && len < size; k++)
+		if ((sel->kinds >> k) & 1)
+			len += (size_t)snprintf(buf + len, size - len, "%s%s", len ? "," : "kind ",
+						osc_kind_name((enum osc_kind)k));
+	return buf;
+}
+
+/* ---- the instance tree ---- */
+
+/* ts + dur without overflow: bad input may carry huge numbers. */
+static int64_t end_of(const struct osc_event *e)
+{
+	int64_t end;
+
+	if (__builtin_add_overflow(e->ts, e->dur, &end))
+		return INT64_MAX;
+	return end;
+}
+
+struct stack {
+	uint32_t *node;
+	size_t depth, alloc;
+};
+
+/* Link node n under parent p (OSC_NONE: a root), after p's last child. */
+static void attach(struct osc_calltree *c, uint32_t *last_child, uint32_t *last_root,
+		   uint32_t thread, uint32_t n, uint32_t p)
+{
+	struct osc_tree_node *node = &c->nodes[n];
+	uint32_t *last = p == OSC_NONE ? &last_root[thread] : &last_child[p];
+
+	node->parent = p;
+	node->depth = p == OSC_NONE ? 0 : c->nodes[p].depth + 1;
+	if (node->depth > c->max_depth)
+		c->max_depth = node->depth;
+	if (p == OSC_NONE)
+		c->nr_roots++;
+	else if (c->nodes[p].first_child == OSC_NONE)
+		c->nodes[p].first_child = n;
+	if (*last != OSC_NONE)
+		c->nodes[*last].next_sibling = n;
+	*last = n;
+}
+
+/* Place node n of event e on its thread's stack (see the rules in calltree.h). */
+static void place(struct osc_calltree *c, const struct osc_trace *t, struct stack *s,
+		  uint32_t *last_child, uint32_t *last_root, uint32_t n)
+{
+	const struct osc_event *e = &t->events[c->nodes[n].event];
+	int64_t end = end_of(e);
+	bool overlapped = false;
+
+	/* close the nodes that ended by e's start (zero-length ones included) */
+	while (s->depth && end_of(&t->events[c->nodes[s->node[s->depth - 1]].event]) <= e->ts)
+		s->depth--;
+	/* e starts inside the top: a node that ends before e does is overlapped */
+	while (s->depth && end_of(&t->events[c->nodes[s->node[s->depth - 1]].event]) < end) {
+		s->depth--;
+		overlapped = true;
+	}
+	c->nr_overlaps += overlapped;
+	attach(c, last_child, last_root, e->thread, n,
+	       s->depth ? s->node[s->depth - 1] : OSC_NONE);
+	OSC_GROW(s->node, s->depth + 1, s->alloc);
+	s->node[s->depth++] = n;
+}
+
+/* self = dur - union of the children's windows (children are in ts order). */
+static void self_times(struct osc_calltree *c, const struct osc_trace *t)
+{
+	for (size_t n = 0; n < c->nr; n++) {
+		const struct osc_event *e = &t->events[c->nodes[n].event];
+		int64_t covered = 0, reach = e->ts, end = end_of(e);
+
+		for (uint32_t k = c->nodes[n].first_child; k != OSC_NONE;
+		     k = c->nodes[k].next_sibling) {
+			const struct osc_event *ke = &t->events[c->nodes[k].event];
+			int64_t kend = end_of(ke) < end ? end_of(ke) : end;
+			int64_t from = ke->ts > reach ? ke->ts : reach;
+
+			if (kend > from) {
+				covered += kend - from;
+				reach = kend;
+			}
+		}
+		c->nodes[n].self = e->dur - covered;
+	}
+}
+
+/* Group the nodes by thread (a stable counting sort keeps ts order). */
+static void index_threads(struct osc_calltree *c, const struct osc_trace *t)
+{
+	size_t *cursor = osc_xcalloc(t->nr_threads + 1, sizeof(*cursor));
+
+	c->nr_threads = t->nr_threads;
+	c->thread_first = osc_xcalloc(t->nr_threads + 1, sizeof(*c->thread_first));
+	c->by_thread = osc_xmalloc((c->nr ? c->nr : 1) * sizeof(*c->by_thread));
+	for (size_t n = 0; n < c->nr; n++)
+		c->thread_first[t->events[c->nodes[n].event].thread + 1]++;
+	for (size_t th = 0; th < t->nr_threads; th++) {
+		c->thread_first[th + 1] += c->thread_first[th];
+		cursor[th] = c->thread_first[th];
+	}
+	for (size_t n = 0; n < c->nr; n++)
+		c->by_thread[cursor[t->events[c->nodes[n].event].thread]++] = (uint32_t)n;
+	free(cursor);
+}
+
+void osc_calltree_build(const struct osc_trace *t, const struct osc_catsel *host,
+			struct osc_calltree *out)
+{
+	struct stack *stacks = osc_xcalloc(t->nr_threads ? t->nr_threads : 1, sizeof(*stacks));
+	uint32_t *last_root = osc_xmalloc((t->nr_threads ? t->nr_threads : 1) * sizeof(*last_root));
+	uint32_t *last_child;
+	size_t alloc = 0;
+
+	memset(out, 0, sizeof(*out));
+	out->node_of = osc_xmalloc((t->nr_events ? t->nr_events : 1) * sizeof(*out->node_of));
+	for (size_t i = 0; i < t->nr_events; i++) {
+		out->node_of[i] = OSC_NONE;
+		if (!osc_catsel_has(host, &t->events[i]))
+			continue;
+		OSC_GROW(out->nodes, out->nr + 1, alloc);
+		out->nodes[out->nr] = (struct osc_tree_node){
+			.event = (uint32_t)i,
+			.parent = OSC_NONE,
+			.first_child = OSC_NONE,
+			.next_sibling = OSC_NONE,
+		};
+		out->node_of[i] = (uint32_t)out->nr++;
+	}
+	last_child = osc_xmalloc((out->nr ? out->nr : 1) * sizeof(*last_child));
+	for (size_t n = 0; n < out->nr; n++)
+		last_child[n] = OSC_NONE;
+	for (size_t th = 0; th < t->nr_threads; th++)
+		last_root[th] = OSC_NONE;
+	for (size_t n = 0; n < out->nr; n++)
+		place(out, t, &stacks[t->events[out->nodes[n].event].thread], last_child,
+		      last_root, (uint32_t)n);
+	for (size_t th = 0; th < t->nr_threads; th++)
+		free(stacks[th].node);
+	free(stacks);
+	free(last_root);
+	free(last_child);
+	self_times(out, t);
+	index_threads(out, t);
+}
+
+void osc_calltree_release(struct osc_calltree *c)
+{
+	free(c->nodes);
+	free(c->node_of);
+	free(c->by_thread);
+	free(c->thread_first);
+	memset(c, 0, sizeof(*c));
+}
+
+uint32_t osc_calltree_find(const struct osc_calltree *c, const struct osc_trace *t,
+			   uint32_t thread, int64_t ts)
+{
+	size_t lo, hi;
+	uint32_t n;
+
+	if (thread >= c->nr_threads)
+		return OSC_NONE;
+	lo = c->thread_first[thread];
+	hi = c->thread_first[thread + 1];
+	/* last node of the thread starting at or before ts */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->events[c->nodes[c->by_thread[mid]].event].ts <= ts)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == c->thread_first[thread])
+		return OSC_NONE;
+	/* it, or the nearest ancestor still open at ts */
+	for (n = c->by_thread[lo - 1]; n != OSC_NONE; n = c->nodes[n].parent)
+		if (end_of(&t->events[c->nodes[n].event]) > ts)
+			return n;
+	return OSC_NONE;
+}
