@@ -12,6 +12,7 @@
 /* Every loader, in probe order; the first whose probe accepts the input wins. */
 static const struct osc_loader *const loaders[] = {
 	&osc_loader_chrome,
+	&osc_loader_sqlite,
 };
 
 static double now(void)

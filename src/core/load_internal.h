@@ -34,6 +34,7 @@ struct osc_loader {
 };
 
 extern const struct osc_loader osc_loader_chrome;
+extern const struct osc_loader osc_loader_sqlite;
 
 /* True when head looks like binary data (NUL bytes or mostly non-text). */
 bool osc_head_is_binary(const unsigned char *head, size_t len);
