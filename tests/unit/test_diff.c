@@ -1,0 +1,321 @@
+/* test_diff.c - pairing rows of two traces, labels, sorting and the changed-only filter. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <string.h>
+
+#include "opscope/diff.h"
+#include "opscope/runs.h"
+#include "trace_fixture.h"
+
+/* An event with the fields the shape labels use. */
+struct dx {
+	const char *op;
+	enum osc_kind kind;
+	int64_t ts, dur;
+	const char *shape, *provider, *args;
+};
+
+#define OP(op, ts, dur) { (op), OSC_KIND_HOST_OP, (ts), (dur), "", "", NULL }
+#define SHAPED(op, ts, dur, shape, args) \
+	{ (op), OSC_KIND_HOST_OP, (ts), (dur), (shape), "CPUExecutionProvider", (args) }
+#define RUN(ts, dur) { "model_run", OSC_KIND_RUN, (ts), (dur), "", "", NULL }
+
+static void build(struct osc_trace *t, const struct dx *ev, size_t n)
+{
+	uint32_t thread;
+
+	osc_trace_init(t);
+	t->format = OSC_FORMAT_ORT;
+	thread = osc_trace_thread(t, fx_str(t, "1"), fx_str(t, "1"));
+	for (size_t i = 0; i < n; i++) {
+		struct osc_event e = {
+			.ts = ev[i].ts, .dur = ev[i].dur, .corr = OSC_NO_ID, .ext_id = OSC_NO_ID,
+			.name = fx_str(t, ev[i].op), .op = fx_str(t, ev[i].op),
+			.shape = fx_str(t, ev[i].shape), .provider = fx_str(t, ev[i].provider),
+			.thread = thread, .kernel = OSC_NONE, .ph = OSC_PH_COMPLETE,
+			.kind = (uint8_t)ev[i].kind,
+		};
+		osc_trace_add_event(t, &e, ev[i].args, ev[i].args ? strlen(ev[i].args) : 0);
+	}
+	osc_trace_sort(t);
+}
+
+struct pair {
+	struct osc_trace t[2];
+	struct osc_runs runs[2];
+	struct osc_diff d;
+};
+
+static void compare(struct pair *p, const struct dx *a, size_t na, const struct dx *b, size_t nb,
+		    enum osc_match match)
+{
+	struct osc_diff_side s[2];
+	struct osc_diff_query q = { .level = OSC_LEVEL_OP, .match = match };
+
+	build(&p->t[0], a, na);
+	build(&p->t[1], b, nb);
+	for (int i = 0; i < 2; i++) {
+		osc_runs_detect(&p->t[i], &p->runs[i]);
+		s[i] = (struct osc_diff_side){ &p->t[i], &p->runs[i], NULL };
+	}
+	osc_diff(&s[0], &s[1], &q, &p->d);
+}
+
+static void release(struct pair *p)
+{
+	osc_diff_release(&p->d);
+	for (int i = 0; i < 2; i++) {
+		osc_runs_release(&p->runs[i]);
+		osc_trace_release(&p->t[i]);
+	}
+}
+
+static const struct osc_diff_row *row_named(const struct osc_diff *d, const char *key)
+{
+	for (size_t i = 0; i < d->nr; i++)
+		if (!strcmp(osc_diff_key(d, &d->rows[i]), key))
+			return &d->rows[i];
+	cr_assert_fail("no row '%s'", key);
+	return NULL;
+}
+
+static void expect_order(const struct osc_diff *d, const char *want)
+{
+	char got[1024] = "";
+
+	for (size_t i = 0; i < d->nr; i++) {
+		strcat(got, i ? " " : "");
+		strcat(got, osc_diff_key(d, &d->rows[i]));
+	}
+	cr_expect_str_eq(got, want);
+}
+
+/*
+ * base:  A 10, A 20, B 5      other: A 15, C 7
+ * A '=' (2 x 30 vs 1 x 15: delta -15, -50 %, ratio 0.5), B '-', C '+';
+ * sorted by |delta|: A 15, C 7, B 5.
+ */
+Test(diff, name_match_classifies_and_computes)
+{
+	static const struct dx base[] = { OP("A", 0, 10), OP("A", 20, 20), OP("B", 50, 5) };
+	static const struct dx other[] = { OP("A", 0, 15), OP("C", 20, 7) };
+	struct pair p;
+	const struct osc_diff_row *r;
+
+	compare(&p, base, FX_LEN(base), other, FX_LEN(other), OSC_MATCH_NAME);
+	cr_assert_eq(p.d.nr, 3);
+	expect_order(&p.d, "A C B");
+	r = row_named(&p.d, "A");
+	cr_expect_eq(r->status, '=');
+	cr_expect_eq(r->side[0].count, 2);
+	cr_expect_eq(r->side[0].total, 30);
+	cr_expect_float_eq(r->side[0].mean, 15.0, 1e-12);
+	cr_expect_eq(r->side[1].count, 1);
+	cr_expect_eq(r->delta, -15);
+	cr_expect_float_eq(r->delta_pct, -50.0, 1e-12);
+	cr_expect_float_eq(r->ratio, 0.5, 1e-12);
+	cr_expect_float_eq(r->side[0].pct, 100.0 * 30 / 35, 1e-9);
+	cr_expect_eq(row_named(&p.d, "B")->status, '-');
+	r = row_named(&p.d, "C");
+	cr_expect_eq(r->status, '+');
+	cr_expect(isnan(r->delta_pct) && isnan(r->ratio));
+	cr_expect_eq(p.d.count[0], 1);
+	cr_expect_eq(p.d.count[1], 1);
+	cr_expect_eq(p.d.count[2], 1);
+	cr_expect_eq(p.d.grand_total[0], 35);
+	cr_expect_eq(p.d.grand_total[1], 22);
+	/* Members point at the right side's events. */
+	cr_expect_eq(r->side[1].nr, 1);
+	cr_expect_eq(p.t[1].events[p.d.members[1][r->side[1].first]].dur, 7);
+	release(&p);
+}
+
+/* Same op, two shapes: two rows; output shapes come from the ORT args. */
+Test(diff, shape_match_splits_by_shape_and_labels_compactly)
+{
+	static const struct dx base[] = {
+		SHAPED("Conv", 0, 10, "float(1x3x8x8),float(4x3x1x1)",
+		       "{\"output_type_shape\":[{\"float\":[1,4,8,8]}]}"),
+		SHAPED("Conv", 20, 30, "float(1x4x8x8),float(4x4x1x1)", NULL),
+	};
+	static const struct dx other[] = {
+		SHAPED("Conv", 0, 8, "float(1x3x8x8),float(4x3x1x1)",
+		       "{\"output_type_shape\":[{\"float\":[1,4,8,8]}]}"),
+	};
+	struct pair p;
+
+	compare(&p, base, FX_LEN(base), other, FX_LEN(other), OSC_MATCH_SHAPE);
+	expect_order(&p.d, "[CPU]Conv(f-1x4x8x8,f-4x4x1x1) [CPU]Conv(f-1x3x8x8,f-4x3x1x1)->f-1x4x8x8");
+	cr_expect_eq(row_named(&p.d, "[CPU]Conv(f-1x4x8x8,f-4x4x1x1)")->status, '-');
+	cr_expect_eq(row_named(&p.d, "[CPU]Conv(f-1x3x8x8,f-4x3x1x1)->f-1x4x8x8")->delta, -2);
+	release(&p);
+}
+
+/*
+ * base: two runs, each Relu Relu; other: one run, Relu Relu Relu.
+ * Occurrences restart in each run: base [0] x2 and [1] x2, other [0] [1] [2].
+ */
+Test(diff, occurrence_restarts_every_run)
+{
+	static const struct dx base[] = {
+		RUN(0, 100),  OP("Relu", 10, 1), OP("Relu", 20, 2),
+		RUN(100, 100), OP("Relu", 110, 3), OP("Relu", 120, 4),
+	};
+	static const struct dx other[] = {
+		RUN(0, 100), OP("Relu", 10, 5), OP("Relu", 20, 6), OP("Relu", 30, 7),
+	};
+	struct pair p;
+	const struct osc_diff_row *r;
+
+	compare(&p, base, FX_LEN(base), other, FX_LEN(other), OSC_MATCH_OCCURRENCE);
+	cr_assert_eq(p.d.nr, 3);
+	r = row_named(&p.d, "Relu()[0]");
+	cr_expect_eq(r->side[0].count, 2);
+	cr_expect_eq(r->side[0].total, 1 + 3);
+	cr_expect_eq(r->side[1].total, 5);
+	r = row_named(&p.d, "Relu()[1]");
+	cr_expect_eq(r->side[0].total, 2 + 4);
+	cr_expect_eq(r->side[1].total, 6);
+	r = row_named(&p.d, "Relu()[2]");
+	cr_expect_eq(r->status, '+');
+	cr_expect_eq(r->side[1].total, 7);
+	release(&p);
+}
+
+Test(diff, compact_shapes_for_every_type)
+{
+	char buf[256];
+
+	cr_expect_str_eq(osc_shape_compact("float(1x3x112x112),int64(4)", buf, sizeof(buf)),
+			 "f-1x3x112x112,i64-4");
+	cr_expect_str_eq(osc_shape_compact("bool(),c10::Half(2x2),double(7)", buf, sizeof(buf)),
+			 "b,h-2x2,d-7");
+	cr_expect_str_eq(osc_shape_compact("fp32(64x1024),bf16(8),uint8(3),s8(1)", buf, sizeof(buf)),
+			 "f-64x1024,bf16-8,u8-3,i8-1");
+	/* Unknown types are kept; nested dims and bare items are copied. */
+	cr_expect_str_eq(osc_shape_compact("GenericList([1,2]x3),Scalar,weird(5)", buf,
+					   sizeof(buf)),
+			 "GenericList-[1,2]x3,Scalar,weird-5");
+	cr_expect_str_eq(osc_shape_compact("", buf, sizeof(buf)), "");
+	/* A small buffer is cut, still terminated. */
+	cr_expect_str_eq(osc_shape_compact("float(1x3x112x112)", buf, 6), "f-1x3");
+}
+
+/* Neural Engine keeps output types and shapes as "fp32" and "64*256". */
+Test(diff, ne_output_shapes_in_labels)
+{
+	static const struct dx ev[] = {
+		{ "InnerProduct", OSC_KIND_HOST_OP, 0, 5, "fp32(64x1024),fp32(256x1024)", "",
+		  "{\"output_type\":\"fp32\",\"output_shape\":\"64*256\"}" },
+	};
+	struct osc_trace t;
+	char buf[256];
+
+	build(&t, ev, FX_LEN(ev));
+	cr_expect_str_eq(osc_diff_label(&t, 0, buf, sizeof(buf)),
+			 "InnerProduct(f-64x1024,f-256x1024)->f-64x256");
+	osc_trace_release(&t);
+}
+
+/* A 0 delta is unchanged; with a threshold, small changes go too; -/+ always stay. */
+Test(diff, changed_only_and_back)
+{
+	static const struct dx base[] = { OP("A", 0, 100), OP("B", 200, 100), OP("C", 400, 100),
+					  OP("D", 600, 1) };
+	static const struct dx other[] = { OP("A", 0, 100), OP("B", 200, 103), OP("C", 400, 150),
+					   OP("E", 600, 1) };
+	struct pair p;
+
+	compare(&p, base, FX_LEN(base), other, FX_LEN(other), OSC_MATCH_NAME);
+	cr_assert_eq(p.d.nr, 5);
+	osc_diff_changed_only(&p.d, true, 0);
+	osc_diff_sort(&p.d, OSC_DIFF_NAME, false);
+	expect_order(&p.d, "B C D E");
+	osc_diff_changed_only(&p.d, true, 5);
+	osc_diff_sort(&p.d, OSC_DIFF_NAME, false);
+	expect_order(&p.d, "C D E");
+	osc_diff_changed_only(&p.d, false, 0);
+	osc_diff_sort(&p.d, OSC_DIFF_NAME, false);
+	expect_order(&p.d, "A B C D E");
+	release(&p);
+}
+
+/* Ratio sorts NaN (no base time) below every number; ties go by name. */
+Test(diff, sort_by_ratio_and_side)
+{
+	static const struct dx base[] = { OP("A", 0, 10), OP("B", 20, 10), OP("D", 40, 10) };
+	static const struct dx other[] = { OP("A", 0, 20), OP("B", 20, 5), OP("C", 40, 1) };
+	struct pair p;
+	enum osc_diff_col col;
+
+	compare(&p, base, FX_LEN(base), other, FX_LEN(other), OSC_MATCH_NAME);
+	osc_diff_sort(&p.d, OSC_DIFF_RATIO, true);
+	expect_order(&p.d, "A B D C");
+	osc_diff_sort(&p.d, OSC_DIFF_RATIO, false);
+	expect_order(&p.d, "C D B A");
+	osc_diff_sort(&p.d, OSC_DIFF_SIDE, false);
+	expect_order(&p.d, "D A B C");
+	cr_expect(osc_diff_col_parse("delta", &col) && col == OSC_DIFF_DELTA);
+	cr_expect(osc_diff_col_parse("base_total_us", &col) && col == OSC_DIFF_BASE_TOTAL);
+	cr_expect(!osc_diff_col_parse("p50", &col));
+	release(&p);
+}
+
+Test(diff, cells_as_exported)
+{
+	static const struct dx base[] = { OP("A", 0, 1500), OP("A", 2000, 1001) };
+	static const struct dx other[] = { OP("A", 0, 1000), OP("N", 2000, 7) };
+	struct pair p;
+	char buf[64];
+	size_t r;
+
+	compare(&p, base, FX_LEN(base), other, FX_LEN(other), OSC_MATCH_NAME);
+	osc_diff_sort(&p.d, OSC_DIFF_NAME, false);
+	r = 0; /* A */
+	cr_expect_str_eq(osc_diff_cell(&p.d, r, OSC_DIFF_SIDE, buf, sizeof(buf)), "=");
+	cr_expect_str_eq(osc_diff_cell(&p.d, r, OSC_DIFF_BASE_MEAN, buf, sizeof(buf)), "1.251");
+	cr_expect_str_eq(osc_diff_cell(&p.d, r, OSC_DIFF_DELTA, buf, sizeof(buf)), "-1.501");
+	cr_expect_str_eq(osc_diff_cell(&p.d, r, OSC_DIFF_DELTA_PCT, buf, sizeof(buf)), "-60.02");
+	cr_expect_str_eq(osc_diff_cell(&p.d, r, OSC_DIFF_RATIO, buf, sizeof(buf)), "0.400");
+	/* N has no base: delta_pct and ratio are empty (null in JSON). */
+	cr_expect_str_eq(osc_diff_cell(&p.d, 1, OSC_DIFF_DELTA_PCT, buf, sizeof(buf)), "");
+	cr_expect_str_eq(osc_diff_cell(&p.d, 1, OSC_DIFF_RATIO, buf, sizeof(buf)), "");
+	release(&p);
+}
+
+Test(diff, match_names)
+{
+	enum osc_match m;
+	struct osc_error err;
+
+	cr_expect_eq(osc_match_parse("occurrence", &m, &err), OSC_OK);
+	cr_expect_eq(m, OSC_MATCH_OCCURRENCE);
+	cr_expect_eq(osc_match_parse("shapes", &m, &err), OSC_USAGE);
+	cr_expect_str_eq(err.subject, "--match");
+}
+
+/* The real pair: ORT without and with graph optimisations (skipped when absent). */
+Test(diff, ort_noopt_vs_opt_fusions)
+{
+	struct osc_trace t[2];
+	struct osc_runs runs[2];
+	struct osc_diff_side s[2];
+	struct osc_diff_query q = { .level = OSC_LEVEL_OP, .match = OSC_MATCH_NAME };
+	struct osc_diff d;
+
+	fx_load(&t[0], "../shared/traces/generated/ort-cnn-noopt.json");
+	fx_load(&t[1], "samples/ort-cnn-opt.json");
+	for (int i = 0; i < 2; i++) {
+		osc_runs_detect(&t[i], &runs[i]);
+		s[i] = (struct osc_diff_side){ &t[i], &runs[i], NULL };
+	}
+	osc_diff(&s[0], &s[1], &q, &d);
+	cr_expect_eq(row_named(&d, "Relu")->status, '-'); /* fused into Conv */
+	cr_expect_eq(row_named(&d, "FusedGemm")->status, '+');
+	cr_expect_eq(row_named(&d, "Conv")->status, '=');
+	osc_diff_release(&d);
+	for (int i = 0; i < 2; i++) {
+		osc_runs_release(&runs[i]);
+		osc_trace_release(&t[i]);
+	}
+}

@@ -1,0 +1,195 @@
+/* test_whatif.c - speedup rules, the projection, the Amdahl ceiling and the CSV table. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "opscope/whatif.h"
+#include "trace_fixture.h"
+
+static void project(const struct osc_trace *t, const char *const *rules, size_t nr,
+		    struct osc_agg *agg, struct osc_speedups *s, struct osc_whatif *w)
+{
+	struct osc_query q = { .level = OSC_LEVEL_OP };
+	struct osc_error err;
+
+	osc_aggregate(t, NULL, &q, agg);
+	osc_speedups_init(s);
+	for (size_t i = 0; i < nr; i++)
+		cr_assert_eq(osc_speedups_parse(s, rules[i], &err), OSC_OK, "%s: %s", rules[i],
+			     err.message);
+	osc_whatif(t, agg, s, w);
+}
+
+static void done(struct osc_trace *t, struct osc_agg *agg, struct osc_speedups *s,
+		 struct osc_whatif *w)
+{
+	osc_whatif_release(w);
+	osc_speedups_release(s);
+	osc_agg_release(agg);
+	osc_trace_release(t);
+}
+
+static const struct osc_whatif_row *row_named(const struct osc_whatif *w, const char *name)
+{
+	for (size_t i = 0; i < w->nr; i++)
+		if (!strcmp(w->labels[w->rows[i].agg_row], name))
+			return &w->rows[i];
+	cr_assert_fail("no row '%s'", name);
+	return NULL;
+}
+
+/*
+ * A 100 (two events of 50), B 300; A=2:
+ * projected 50 + 300 = 350, speedup 400/350, affected 100 (25 %), ceiling 400/300.
+ */
+Test(whatif, one_rule_amdahl)
+{
+	static const struct fx_event ev[] = {
+		FX("A", HOST_OP, 0, 50), FX("A", HOST_OP, 100, 50), FX("B", HOST_OP, 200, 300),
+	};
+	static const char *const rules[] = { "A=2" };
+	struct osc_trace t;
+	struct osc_agg agg;
+	struct osc_speedups s;
+	struct osc_whatif w;
+	const struct osc_whatif_row *r;
+	char buf[256];
+
+	fx_build(&t, OSC_FORMAT_CHROME, ev, FX_LEN(ev));
+	project(&t, rules, 1, &agg, &s, &w);
+	cr_expect_eq(w.total, 400);
+	cr_expect_float_eq(w.projected, 350.0, 1e-9);
+	cr_expect_eq(w.affected, 100);
+	cr_expect_float_eq(w.affected_pct, 25.0, 1e-9);
+	cr_expect_float_eq(w.speedup, 400.0 / 350.0, 1e-12);
+	cr_expect_float_eq(w.ceiling, 400.0 / 300.0, 1e-12);
+	r = row_named(&w, "A");
+	cr_expect_float_eq(r->projected, 50.0, 1e-9);
+	cr_expect_float_eq(r->saved, 50.0, 1e-9);
+	cr_expect_float_eq(r->factor, 2.0, 1e-12);
+	r = row_named(&w, "B");
+	cr_expect_float_eq(r->factor, 1.0, 1e-12);
+	cr_expect_float_eq(r->pct, 75.0, 1e-9);
+	cr_expect_str_eq(osc_whatif_summary(&w, buf, sizeof(buf)),
+			 "per run 0.400 us -> 0.350 us (1.143x), 25.00% of the time affected, "
+			 "ceiling 1.333x");
+	osc_whatif_sort(&w, OSC_WHATIF_SAVED, true);
+	cr_expect_str_eq(osc_whatif_cell(&w, 0, OSC_WHATIF_NAME, buf, sizeof(buf)), "A");
+	cr_expect_str_eq(osc_whatif_cell(&w, 0, OSC_WHATIF_FACTOR, buf, sizeof(buf)), "2.000");
+	cr_expect_str_eq(osc_whatif_cell(&w, 0, OSC_WHATIF_PROJECTED, buf, sizeof(buf)), "0.050");
+	done(&t, &agg, &s, &w);
+}
+
+/* Wildcards, first rule wins, everything affected: the ceiling is unbounded. */
+Test(whatif, wildcard_first_rule_wins)
+{
+	static const struct fx_event ev[] = {
+		FX("Conv", HOST_OP, 0, 40), FX("ConvTranspose", HOST_OP, 100, 60),
+	};
+	static const char *const rules[] = { "ConvT*=3", "Conv*=2" };
+	struct osc_trace t;
+	struct osc_agg agg;
+	struct osc_speedups s;
+	struct osc_whatif w;
+	char buf[256];
+
+	fx_build(&t, OSC_FORMAT_CHROME, ev, FX_LEN(ev));
+	project(&t, rules, 2, &agg, &s, &w);
+	cr_expect_float_eq(row_named(&w, "ConvTranspose")->projected, 20.0, 1e-9);
+	cr_expect_float_eq(row_named(&w, "Conv")->projected, 20.0, 1e-9);
+	cr_expect(isinf(w.ceiling));
+	cr_expect(strstr(osc_whatif_summary(&w, buf, sizeof(buf)), "ceiling unbounded"));
+	done(&t, &agg, &s, &w);
+}
+
+/* A weight shape (one input's dims) or the whole shape list, exact or compact. */
+Test(whatif, shape_rules)
+{
+	static const struct fx_event ev[] = {
+		FX("InnerProduct", HOST_OP, 0, 80), FX("InnerProduct", HOST_OP, 100, 20),
+	};
+	static const char *const rules[] = { "InnerProduct@256x256=4" };
+	struct osc_trace t;
+	struct osc_agg agg;
+	struct osc_speedups s;
+	struct osc_whatif w;
+	struct osc_error err;
+
+	fx_build(&t, OSC_FORMAT_NEURAL_ENGINE, ev, FX_LEN(ev));
+	t.events[0].shape = fx_str(&t, "fp32(1024x256),fp32(256x256),fp32(256)");
+	t.events[1].shape = fx_str(&t, "fp32(1024x256),fp32(256x1024)");
+	project(&t, rules, 1, &agg, &s, &w);
+	cr_expect_float_eq(w.projected, 20.0 + 20.0, 1e-9);
+	osc_whatif_release(&w);
+	cr_assert_eq(osc_speedups_parse(&s, "InnerProduct@f-1024x256,f-256x1024=2", &err), OSC_OK);
+	osc_whatif(&t, &agg, &s, &w);
+	cr_expect_float_eq(w.projected, 20.0 + 10.0, 1e-9);
+	osc_whatif_release(&w);
+	/* "1024" is not a whole input's dims. */
+	osc_speedups_release(&s);
+	cr_assert_eq(osc_speedups_parse(&s, "InnerProduct@1024=2", &err), OSC_OK);
+	osc_whatif(&t, &agg, &s, &w);
+	cr_expect_float_eq(w.projected, 100.0, 1e-9);
+	done(&t, &agg, &s, &w);
+}
+
+Test(whatif, rule_syntax_and_set)
+{
+	struct osc_speedups s;
+	struct osc_error err;
+	static const char *const bad[] = { "Conv", "Conv=", "Conv=0", "Conv=-2", "Conv=nan",
+					   "Conv=inf", "=2", "Conv=2x" };
+
+	osc_speedups_init(&s);
+	for (size_t i = 0; i < FX_LEN(bad); i++) {
+		cr_expect_eq(osc_speedups_parse(&s, bad[i], &err), OSC_USAGE, "%s", bad[i]);
+		cr_expect_str_eq(err.subject, "--speedup");
+	}
+	cr_assert_eq(s.nr, 0);
+	cr_expect_eq(osc_speedups_parse(&s, "Conv@1x2=2.5", &err), OSC_OK);
+	cr_expect_str_eq(s.v[0].pattern, "Conv");
+	cr_expect_str_eq(s.v[0].shape, "1x2");
+	cr_expect_float_eq(s.v[0].factor, 2.5, 1e-12);
+	/* Same pattern and shape: replaced; factor 1 removes. */
+	cr_expect_eq(osc_speedups_set(&s, "Conv", "1x2", 4, &err), OSC_OK);
+	cr_expect_eq(s.nr, 1);
+	cr_expect_float_eq(s.v[0].factor, 4, 1e-12);
+	cr_expect_eq(osc_speedups_set(&s, "Relu", NULL, 3, &err), OSC_OK);
+	cr_expect_eq(osc_speedups_set(&s, "Conv", "1x2", 1, &err), OSC_OK);
+	cr_expect_eq(s.nr, 1);
+	cr_expect_str_eq(s.v[0].pattern, "Relu");
+	osc_speedups_release(&s);
+}
+
+Test(whatif, csv_table)
+{
+	char path[] = "/tmp/opscope-whatif-XXXXXX";
+	int fd = mkstemp(path);
+	FILE *f = fdopen(fd, "w");
+	struct osc_speedups s;
+	struct osc_error err;
+
+	cr_assert(f);
+	fputs("op,shape,factor\n# NE's 70% 4x1 column\nInnerProduct,256x256,2\n\n"
+	      "\"MatMul\",,1.5\r\n",
+	      f);
+	fclose(f);
+	osc_speedups_init(&s);
+	cr_expect_eq(osc_speedups_read_csv(&s, path, &err), OSC_OK, "%s", err.message);
+	cr_assert_eq(s.nr, 2);
+	cr_expect_str_eq(s.v[0].shape, "256x256");
+	cr_expect_str_eq(s.v[1].pattern, "MatMul");
+	cr_expect_str_eq(s.v[1].shape, "");
+	cr_expect_float_eq(s.v[1].factor, 1.5, 1e-12);
+	osc_speedups_release(&s);
+	f = fopen(path, "w");
+	fputs("Conv,,2\nRelu,,fast\n", f);
+	fclose(f);
+	osc_speedups_init(&s);
+	cr_expect_eq(osc_speedups_read_csv(&s, path, &err), OSC_USAGE);
+	cr_expect_str_eq(err.field, "line 2");
+	osc_speedups_release(&s);
+	unlink(path);
+	cr_expect_eq(osc_speedups_read_csv(&s, path, &err), OSC_IO);
+}
