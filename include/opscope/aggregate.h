@@ -9,6 +9,15 @@
  * - op level: host op events (kind HOST_OP) keyed by their op key; fences,
  *   runs, sessions and executor events are not ops. kernel level: device
  *   events of kind KERNEL keyed by name.
+ * - shape level: host ops keyed by (op key, input shapes); dims level:
+ *   kernels keyed by (name, block and grid); run level: host ops keyed by
+ *   the run they belong to (one row per run, even an empty one is left out);
+ * - mapping level: kernels keyed by (launching op, its input shapes, kernel
+ *   name, dims), as ORT's profile_explorer op_kernel_mapping: a kernel
+ *   counts only when its launching host op is known (q->launcher, or an ORT
+ *   kernel's own args.op_name) and that (op, shapes) pair has instances in
+ *   the selection (op_count); op_total sums the rows of one (op, shapes);
+ * - per-run values divide by the number of selected runs (nr_runs);
  * - durations in ns; mean = total / count;
  * - percentiles interpolate linearly between closest ranks (numpy's default):
  *   p = sorted[(n-1)*q] with fractional ranks interpolated;
@@ -29,9 +38,13 @@
 #include "opscope/trace.h"
 
 /* X-macro: aggregation levels with their --by name. */
-#define OSC_LEVEL_LIST(_)  \
-	_(OP, "op")        \
-	_(KERNEL, "kernel")
+#define OSC_LEVEL_LIST(_)    \
+	_(OP, "op")          \
+	_(SHAPE, "shape")    \
+	_(KERNEL, "kernel")  \
+	_(DIMS, "dims")      \
+	_(MAPPING, "mapping") \
+	_(RUN, "run")
 
 enum osc_level {
 #define OSC_LEVEL_ENUM(name, text) OSC_LEVEL_##name,
@@ -44,19 +57,46 @@ const char *osc_level_name(enum osc_level l);
 /* Level by --by name; OSC_USAGE (subject "--by", listing the valid names) if unknown. */
 enum osc_status osc_level_parse(const char *name, enum osc_level *out, struct osc_error *err);
 
+/* "Unknown" in osc_agg_row.shape and .op: a kernel whose launching op is not known. */
+#define OSC_AGG_UNKNOWN OSC_STR_NONE
+
 struct osc_agg_row {
-	osc_str key;       /* the row's name */
+	osc_str key;       /* the row's name: op key, kernel name, or run name */
 	uint64_t count;
 	int64_t total, min, max; /* ns */
 	double mean, p50, p90, p99, stddev; /* ns */
 	double pct, cum_pct;     /* percent */
 	size_t first, nr;        /* members: agg->members[first .. first+nr), by ts */
+	osc_str shape;     /* shape, mapping (OSC_KEY_SHAPE): input shapes, or OSC_AGG_UNKNOWN */
+	osc_str op;        /* mapping (OSC_KEY_OP): the launching op, or OSC_AGG_UNKNOWN */
+	int32_t dims[6];   /* dims, mapping: block x,y,z then grid x,y,z; -1 unknown */
+	uint32_t run;      /* run level: run index; else OSC_NONE */
+	uint64_t op_count; /* mapping: instances of (op, shape) in the selection */
+	int64_t op_total;  /* mapping: total of every row of the same (op, shape), ns */
+	int64_t span;      /* run level: the run's wall time (its window), ns */
+};
+
+/* What a row is keyed by (osc_query.keys); a level stands for a set of them. */
+enum {
+	OSC_KEY_NAME = 1 << 0,  /* host ops: op key; device events: name */
+	OSC_KEY_SHAPE = 1 << 1, /* host ops: their shapes; device: the launching op's */
+	OSC_KEY_DIMS = 1 << 2,  /* device events: block and grid */
+	OSC_KEY_OP = 1 << 3,    /* device events: the launching op's key */
+	OSC_KEY_RUN = 1 << 4,   /* the run of the event */
 };
 
 struct osc_query {
 	enum osc_level level;
 	const struct osc_runsel *runs;  /* NULL: every event, in a run or not */
 	const struct osc_filter *filter; /* NULL or empty: no filter */
+	/*
+	 * Per event: the host op that launched a device event, or OSC_NONE.
+	 * NULL: osc_aggregate finds them itself (osc_agg_launchers) when the
+	 * keys need them.
+	 */
+	const uint32_t *launcher;
+	/* OSC_KEY_* to group by instead of the level's own keys (0: the level's). */
+	unsigned keys;
 };
 
 struct osc_agg {
@@ -66,7 +106,13 @@ struct osc_agg {
 	size_t nr_members;
 	int64_t grand_total; /* sum of row totals, ns */
 	enum osc_level level;
+	unsigned keys;       /* OSC_KEY_* the rows are keyed by */
+	size_t nr_runs;      /* runs selected (1 without a selection): per-run divisor */
 };
+
+/* The OSC_KEY_* set of a level, and whether it aggregates device events. */
+unsigned osc_level_keys(enum osc_level l);
+bool osc_level_is_device(enum osc_level l);
 
 /*
  * Aggregate t per q into out (rows sorted by total descending, ties by name).
@@ -77,6 +123,13 @@ struct osc_agg {
 void osc_aggregate(const struct osc_trace *t, const struct osc_runs *runs,
 		   const struct osc_query *q, struct osc_agg *out);
 void osc_agg_release(struct osc_agg *a);
+
+/*
+ * Per event of t, the host op (HOST_OP) that launched each device event, by
+ * correlate.h with its default categories; OSC_NONE for the rest. A new
+ * array the caller frees.
+ */
+uint32_t *osc_agg_launchers(const struct osc_trace *t);
 
 /* X-macro: the sortable statistics (also the column ids of columns.h). */
 #define OSC_STAT_LIST(_)                                  \
@@ -91,7 +144,18 @@ void osc_agg_release(struct osc_agg *a);
 	_(P99, "p99_us")                                  \
 	_(STDDEV, "stddev_us")                            \
 	_(PCT, "pct")                                     \
-	_(CUM_PCT, "cum_pct")
+	_(CUM_PCT, "cum_pct")                             \
+	_(SHAPE, "input_type_shape")                      \
+	_(DIMS, "kernel_dimensions")                      \
+	_(OP, "op_name")                                  \
+	_(COUNT_PER_RUN, "count_per_run")                 \
+	_(TOTAL_PER_RUN, "total_per_run_us")              \
+	_(OP_COUNT, "op_count")                           \
+	_(OP_DUR, "op_dur")                               \
+	_(OP_AVG, "op_avg_dur")                           \
+	_(KERNEL_PCT, "kernel_pct")                       \
+	_(OP_PCT, "op_pct")                               \
+	_(RUN_DUR, "run_us")
 
 enum osc_stat {
 #define OSC_STAT_ENUM(name, text) OSC_STAT_##name,
@@ -101,12 +165,19 @@ enum osc_stat {
 };
 
 /*
- * Reorder rows by a statistic (names compare bytewise; ties by name, then
- * key id) and recompute cum_pct in the new order. Sorting by CUM_PCT sorts
- * by total.
+ * Reorder rows by a statistic (names compare bytewise; ties by run, name,
+ * shape, op, dims) and recompute cum_pct in the new order. Sorting by
+ * CUM_PCT sorts by total; by a text statistic (SHAPE, DIMS, OP) sorts by
+ * that text.
  */
 void osc_agg_sort(struct osc_agg *a, const struct osc_trace *t, enum osc_stat by,
 		  bool descending);
+
+/*
+ * Value of a numeric statistic of row r, as its column shows it: ns for
+ * times (per-run values divided by nr_runs), percent, or a count. 0 for text.
+ */
+double osc_agg_value(const struct osc_agg *a, size_t r, enum osc_stat s);
 
 /* Keep the first n rows (n == 0 keeps all). pct values are unchanged. */
 void osc_agg_truncate(struct osc_agg *a, size_t n);

@@ -14,6 +14,7 @@
 #include <stddef.h>
 
 #include "opscope/aggregate.h"
+#include "opscope/demangle.h"
 #include "opscope/trace.h"
 
 enum osc_align { OSC_ALIGN_LEFT, OSC_ALIGN_RIGHT };
@@ -26,15 +27,33 @@ struct osc_column {
 	enum osc_stat stat;   /* statistic it shows (sort key) */
 };
 
-/* The columns of an aggregate table, in order; *nr receives the count. */
+/* The columns of an op-level aggregate table, in order; *nr receives the count. */
 const struct osc_column *osc_agg_columns(size_t *nr);
 
 /*
- * Text of cell (row, col) of an aggregate into buf (NUL-terminated, truncated
- * to size). Returns buf.
+ * The columns of a level's table: the name (op, kernel or run), the key
+ * columns of the level, the op level's statistics and per-run columns where
+ * they mean something (shape, dims). The mapping level starts with
+ * profile_explorer's op_kernel_mapping columns (kernel_name first, so the
+ * long name is the column that shrinks), then the statistics.
+ */
+const struct osc_column *osc_level_columns(enum osc_level l, size_t *nr);
+
+/*
+ * Text of cell (row, col) of an aggregate (columns of a->level) into buf
+ * (NUL-terminated, truncated to size). Returns buf, or for names and shapes
+ * the interned text itself (never cut).
  */
 const char *osc_agg_cell(const struct osc_trace *t, const struct osc_agg *a,
 			 size_t row, size_t col, char *buf, size_t size);
+
+/* The same, with kernel names shown through names (NULL: as they are). */
+const char *osc_agg_cell_names(const struct osc_trace *t, const struct osc_agg *a,
+			       const struct osc_names *names, size_t row, size_t col, char *buf,
+			       size_t size);
+
+/* Launch dimensions as profile_explorer writes them: "b128x1x1,g196x1x1". */
+void osc_format_dims(const int32_t dims[6], char *buf, size_t size);
 
 /*
  * Format ns as µs with 3 decimals ("1234.567", "-0.400"): the value is rounded

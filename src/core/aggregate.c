@@ -1,11 +1,14 @@
 /*
- * aggregate.c - rows of statistics per op or kernel name.
+ * aggregate.c - rows of statistics per op, shape, kernel, dims, op->kernel
+ * mapping or run.
  *
- * Keys are interned string ids, which are dense, so grouping is a counting
- * sort by key id: one pass selects events and counts them per key, a second
- * places them into their row's slice of the members array. Events are
- * visited in model order, so each row's members come out sorted by ts.
- * Statistics come from stats.c. O(N + K) plus linear-time selection per row.
+ * A row is identified by a group key (name, shapes, launching op, run, block
+ * and grid), of which each level uses a few (osc_level_keys). Selected
+ * events get a dense group index from one open-addressing hash table, then a
+ * counting sort by group index places them into their row's slice of the
+ * members array. Events are visited in model order, so each row's members
+ * come out sorted by ts. Statistics come from stats.c. O(N + K) plus
+ * linear-time selection per row.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +16,8 @@
 
 #include "opscope/aggregate.h"
 #include "opscope/alloc.h"
+#include "opscope/calltree.h"
+#include "opscope/correlate.h"
 #include "stats.h"
 
 static const char *const level_names[] = {
@@ -21,11 +26,34 @@ static const char *const level_names[] = {
 #undef OSC_LEVEL_NAME
 };
 
+/* What each level groups and whether its events are device kernels. */
+static const struct {
+	unsigned keys;
+	bool device;
+} level_info[OSC_LEVEL_COUNT] = {
+	[OSC_LEVEL_OP] = { OSC_KEY_NAME, false },
+	[OSC_LEVEL_SHAPE] = { OSC_KEY_NAME | OSC_KEY_SHAPE, false },
+	[OSC_LEVEL_KERNEL] = { OSC_KEY_NAME, true },
+	[OSC_LEVEL_DIMS] = { OSC_KEY_NAME | OSC_KEY_DIMS, true },
+	[OSC_LEVEL_MAPPING] = { OSC_KEY_OP | OSC_KEY_SHAPE | OSC_KEY_NAME | OSC_KEY_DIMS, true },
+	[OSC_LEVEL_RUN] = { OSC_KEY_RUN, false },
+};
+
 const char *osc_level_name(enum osc_level l)
 {
 	if ((unsigned)l >= OSC_LEVEL_COUNT)
 		return "unknown";
 	return level_names[l];
+}
+
+unsigned osc_level_keys(enum osc_level l)
+{
+	return (unsigned)l < OSC_LEVEL_COUNT ? level_info[l].keys : OSC_KEY_NAME;
+}
+
+bool osc_level_is_device(enum osc_level l)
+{
+	return (unsigned)l < OSC_LEVEL_COUNT && level_info[l].device;
 }
 
 enum osc_status osc_level_parse(const char *name, enum osc_level *out, struct osc_error *err)
@@ -46,70 +74,272 @@ enum osc_status osc_level_parse(const char *name, enum osc_level *out, struct os
 			     "unknown level '%s' (valid: %s)", name, valid);
 }
 
-static osc_str key_of(const struct osc_event *e, enum osc_level level)
+/* ---- group keys --------------------------------------------------------- */
+
+/* Identity of a row; all 32-bit fields, so no padding bytes enter the hash. */
+struct group_key {
+	osc_str name, shape, op;
+	uint32_t run;
+	int32_t dims[6];
+};
+
+/* Group keys -> dense indices (open addressing, linear probing). */
+struct group_map {
+	struct group_key *keys;
+	uint32_t *count;   /* per group: events in it */
+	size_t nr, alloc;
+	uint32_t *slots;   /* group index, UINT32_MAX = empty */
+	size_t nslots;     /* power of two, at least twice nr */
+};
+
+static uint64_t key_hash(const struct group_key *k)
 {
-	return level == OSC_LEVEL_OP ? e->op : e->name;
+	const unsigned char *p = (const unsigned char *)k;
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (size_t i = 0; i < sizeof(*k); i++)
+		h = (h ^ p[i]) * 0x100000001b3ull;
+	return h ^ (h >> 29);
 }
 
-static uint8_t kind_of(enum osc_level level)
+static void map_rehash(struct group_map *m, size_t nslots)
 {
-	return level == OSC_LEVEL_OP ? OSC_KIND_HOST_OP : OSC_KIND_KERNEL;
+	free(m->slots);
+	m->nslots = nslots;
+	m->slots = osc_xmalloc(nslots * sizeof(*m->slots));
+	memset(m->slots, 0xff, nslots * sizeof(*m->slots));
+	for (size_t g = 0; g < m->nr; g++) {
+		size_t i = key_hash(&m->keys[g]) & (nslots - 1);
+
+		while (m->slots[i] != UINT32_MAX)
+			i = (i + 1) & (nslots - 1);
+		m->slots[i] = (uint32_t)g;
+	}
+}
+
+/* Index of key k, added when new (add false: UINT32_MAX when absent). */
+static uint32_t map_index(struct group_map *m, const struct group_key *k, bool add)
+{
+	size_t i;
+
+	if (!m->nslots)
+		map_rehash(m, 64);
+	i = key_hash(k) & (m->nslots - 1);
+	for (; m->slots[i] != UINT32_MAX; i = (i + 1) & (m->nslots - 1))
+		if (!memcmp(&m->keys[m->slots[i]], k, sizeof(*k)))
+			return m->slots[i];
+	if (!add)
+		return UINT32_MAX;
+	OSC_GROW(m->keys, m->nr + 1, m->alloc);
+	m->count = osc_xreallocarray(m->count, m->alloc, sizeof(*m->count));
+	m->keys[m->nr] = *k;
+	m->count[m->nr] = 0;
+	m->slots[i] = (uint32_t)m->nr;
+	if (++m->nr * 2 > m->nslots)
+		map_rehash(m, m->nslots * 2);
+	return (uint32_t)(m->nr - 1);
+}
+
+static void map_release(struct group_map *m)
+{
+	free(m->keys);
+	free(m->count);
+	free(m->slots);
+	memset(m, 0, sizeof(*m));
+}
+
+/* Everything one aggregation reads. */
+struct agg_ctx {
+	const struct osc_trace *t;
+	const struct osc_runs *runs;
+	const struct osc_query *q;
+	const struct osc_runsel *sel; /* NULL: every event */
+	unsigned keys;
+	bool device;
+	struct osc_filter_cache fc;
+	struct group_map ops;         /* mapping: (op, shape) of host ops -> instances */
+};
+
+/* The launching op of device event ev: its index, or OSC_NONE. */
+static uint32_t launcher_of(const struct agg_ctx *c, uint32_t ev)
+{
+	return c->q->launcher ? c->q->launcher[ev] : OSC_NONE;
+}
+
+static bool in_selection(struct agg_ctx *c, uint32_t ev)
+{
+	if (c->sel && !osc_runsel_has_event(c->sel, c->runs, ev))
+		return false;
+	if (osc_filter_cache_event(&c->fc, ev))
+		return true;
+	/* A kernel also passes by the op that launched it. */
+	return c->device && launcher_of(c, ev) != OSC_NONE &&
+	       osc_filter_cache_event(&c->fc, launcher_of(c, ev));
+}
+
+/* Fill k for event ev; false when the event has no row (unknown op in mapping). */
+static bool make_key(const struct agg_ctx *c, uint32_t ev, struct group_key *k)
+{
+	const struct osc_event *e = &c->t->events[ev];
+	osc_str op = OSC_AGG_UNKNOWN, shape = OSC_AGG_UNKNOWN;
+
+	memset(k, 0, sizeof(*k));
+	k->run = OSC_NONE;
+	for (int i = 0; i < 6; i++)
+		k->dims[i] = -1;
+	if (c->device) {
+		uint32_t l = launcher_of(c, ev);
+
+		if (l != OSC_NONE) {
+			op = c->t->events[l].op;
+			shape = c->t->events[l].shape;
+		} else if (e->op != e->name) { /* an ORT kernel's own args.op_name */
+			op = e->op;
+		}
+	} else {
+		shape = e->shape;
+	}
+	if (c->keys & OSC_KEY_NAME)
+		k->name = c->device ? e->name : e->op;
+	if (c->keys & OSC_KEY_SHAPE)
+		k->shape = shape;
+	if (c->keys & OSC_KEY_OP) {
+		if (op == OSC_AGG_UNKNOWN)
+			return false;
+		k->op = op;
+	}
+	if ((c->keys & OSC_KEY_DIMS) && e->kernel != OSC_NONE) {
+		const struct osc_kernel *kf = &c->t->kernels[e->kernel];
+
+		memcpy(k->dims, kf->block, sizeof(kf->block));
+		memcpy(k->dims + 3, kf->grid, sizeof(kf->grid));
+	}
+	if (c->keys & OSC_KEY_RUN) {
+		k->run = c->runs ? c->runs->run_of[ev] : 0;
+		if (k->run == OSC_NONE)
+			return false;
+		k->name = c->runs ? c->runs->runs[k->run].name : OSC_STR_EMPTY;
+	}
+	return true;
+}
+
+/* The (op, shape) key of a mapping row or of a host op. */
+static struct group_key op_key(osc_str op, osc_str shape)
+{
+	struct group_key k;
+
+	memset(&k, 0, sizeof(k));
+	k.name = op;
+	k.shape = shape;
+	return k;
+}
+
+/* Mapping: count the selected host ops per (op key, shapes). */
+static void count_ops(struct agg_ctx *c)
+{
+	bool device = c->device;
+
+	c->device = false;
+	for (size_t i = 0; i < c->t->nr_events; i++) {
+		const struct osc_event *e = &c->t->events[i];
+		struct group_key k;
+		uint32_t g;
+
+		if (e->kind != OSC_KIND_HOST_OP || !in_selection(c, (uint32_t)i))
+			continue;
+		k = op_key(e->op, e->shape);
+		g = map_index(&c->ops, &k, true); /* may move count[] */
+		c->ops.count[g]++;
+	}
+	c->device = device;
 }
 
 /*
- * Select the events of q; count[key] receives each key's count. Returns the
- * selected event indices (*nr of them) in model order.
+ * Select the events of the query and give each its group. Returns the
+ * selected event indices (*nr of them) in model order; gid[i] is the group
+ * of sel[i].
  */
-static uint32_t *select_events(const struct osc_trace *t, const struct osc_runs *runs,
-			       const struct osc_query *q, uint32_t *count, size_t *nr)
+static uint32_t *select_events(struct agg_ctx *c, struct group_map *m, uint32_t **gid,
+			       size_t *nr)
 {
+	const struct osc_trace *t = c->t;
 	uint32_t *sel = osc_xmalloc((t->nr_events ? t->nr_events : 1) * sizeof(*sel));
-	const struct osc_runsel *rs = runs ? q->runs : NULL;
-	uint8_t kind = kind_of(q->level);
-	struct osc_filter_cache fc;
+	uint8_t kind = c->device ? OSC_KIND_KERNEL : OSC_KIND_HOST_OP;
 
+	*gid = osc_xmalloc((t->nr_events ? t->nr_events : 1) * sizeof(**gid));
 	*nr = 0;
-	osc_filter_cache_init(&fc, q->filter, t);
 	for (size_t i = 0; i < t->nr_events; i++) {
-		const struct osc_event *e = &t->events[i];
+		struct group_key k, ok;
+		uint32_t g;
 
-		if (e->kind != kind)
+		if (t->events[i].kind != kind || !in_selection(c, (uint32_t)i))
 			continue;
-		if (rs && !osc_runsel_has_event(rs, runs, (uint32_t)i))
+		if (!make_key(c, (uint32_t)i, &k))
 			continue;
-		if (!osc_filter_cache_event(&fc, (uint32_t)i))
-			continue;
-		sel[(*nr)++] = (uint32_t)i;
-		count[key_of(e, q->level)]++;
+		if (c->q->level == OSC_LEVEL_MAPPING && !c->q->keys) {
+			ok = op_key(k.op, k.shape);
+			if (map_index(&c->ops, &ok, false) == UINT32_MAX)
+				continue; /* profile_explorer drops kernels of unseen ops */
+		}
+		g = map_index(m, &k, true);
+		m->count[g]++;
+		sel[*nr] = (uint32_t)i;
+		(*gid)[(*nr)++] = g;
 	}
-	osc_filter_cache_release(&fc);
 	return sel;
 }
 
-/* Turn per-key counts into rows and place the selected events into members. */
-static void group_rows(const struct osc_trace *t, enum osc_level level, uint32_t *count,
-		       const uint32_t *sel, size_t nr_sel, struct osc_agg *out)
+/* Turn the groups into rows and place the selected events into members. */
+static void group_rows(const struct agg_ctx *c, struct group_map *m, const uint32_t *sel,
+		       const uint32_t *gid, size_t nr_sel, struct osc_agg *out)
 {
-	size_t nkeys = t->strs.count, pos = 0, alloc = 0;
+	size_t pos = 0;
 
-	for (size_t k = 0; k < nkeys; k++) {
-		struct osc_agg_row *row;
+	out->rows = osc_xcalloc(m->nr ? m->nr : 1, sizeof(*out->rows));
+	out->nr = m->nr;
+	for (size_t g = 0; g < m->nr; g++) {
+		struct osc_agg_row *row = &out->rows[g];
+		const struct group_key *k = &m->keys[g];
 
-		if (!count[k])
-			continue;
-		OSC_GROW(out->rows, out->nr + 1, alloc);
-		row = &out->rows[out->nr++];
-		memset(row, 0, sizeof(*row));
-		row->key = (osc_str)k;
+		row->key = k->name;
+		row->shape = k->shape;
+		row->op = k->op;
+		row->run = k->run;
+		memcpy(row->dims, k->dims, sizeof(row->dims));
+		if (k->run != OSC_NONE && c->runs)
+			row->span = c->runs->runs[k->run].dur;
 		row->first = pos;
-		row->nr = count[k];
-		count[k] = (uint32_t)pos; /* now the write cursor of key k */
+		row->nr = m->count[g];
+		m->count[g] = (uint32_t)pos; /* now the write cursor of group g */
 		pos += row->nr;
 	}
 	out->members = osc_xmalloc((nr_sel ? nr_sel : 1) * sizeof(*out->members));
 	out->nr_members = nr_sel;
 	for (size_t i = 0; i < nr_sel; i++)
-		out->members[count[key_of(&t->events[sel[i]], level)]++] = sel[i];
+		out->members[m->count[gid[i]]++] = sel[i];
+}
+
+/* Mapping: each row's op instances and the kernel time of its (op, shape). */
+static void op_columns(struct agg_ctx *c, struct osc_agg *out)
+{
+	int64_t *sum = osc_xcalloc(c->ops.nr ? c->ops.nr : 1, sizeof(*sum));
+	uint32_t *idx = osc_xmalloc((out->nr ? out->nr : 1) * sizeof(*idx));
+
+	for (size_t r = 0; r < out->nr; r++) {
+		struct group_key k = op_key(out->rows[r].op, out->rows[r].shape);
+
+		idx[r] = map_index(&c->ops, &k, false);
+		if (idx[r] != UINT32_MAX)
+			sum[idx[r]] = osc_sat_add(sum[idx[r]], out->rows[r].total);
+	}
+	for (size_t r = 0; r < out->nr; r++) {
+		if (idx[r] == UINT32_MAX)
+			continue;
+		out->rows[r].op_count = c->ops.count[idx[r]];
+		out->rows[r].op_total = sum[idx[r]];
+	}
+	free(idx);
+	free(sum);
 }
 
 static void compute_stats(const struct osc_trace *t, struct osc_agg *out)
@@ -146,20 +376,71 @@ static void compute_stats(const struct osc_trace *t, struct osc_agg *out)
 							: 0;
 }
 
+uint32_t *osc_agg_launchers(const struct osc_trace *t)
+{
+	uint32_t *launcher = osc_xmalloc((t->nr_events ? t->nr_events : 1) * sizeof(*launcher));
+	struct osc_catsel host, launch, device;
+	struct osc_calltree tree;
+	struct osc_correlation corr;
+
+	osc_catsel_parse(&host, t, NULL, OSC_CATSEL_HOST_DEFAULT, "", NULL);
+	osc_catsel_parse(&launch, t, NULL, OSC_CATSEL_LAUNCH_DEFAULT, "", NULL);
+	osc_catsel_parse(&device, t, NULL, OSC_CATSEL_DEVICE_DEFAULT, "", NULL);
+	osc_calltree_build(t, &host, &tree);
+	osc_correlate(t, &tree, &launch, &device, &corr);
+	for (size_t i = 0; i < t->nr_events; i++) {
+		uint32_t d = corr.dev_of ? corr.dev_of[i] : OSC_NONE;
+		uint32_t node = d != OSC_NONE ? corr.devs[d].node : OSC_NONE;
+
+		launcher[i] = node != OSC_NONE ? tree.nodes[node].event : OSC_NONE;
+	}
+	osc_correlation_release(&corr);
+	osc_calltree_release(&tree);
+	osc_catsel_release(&host);
+	osc_catsel_release(&launch);
+	osc_catsel_release(&device);
+	return launcher;
+}
+
 void osc_aggregate(const struct osc_trace *t, const struct osc_runs *runs,
 		   const struct osc_query *q, struct osc_agg *out)
 {
-	uint32_t *count = osc_xcalloc(t->strs.count ? t->strs.count : 1, sizeof(*count));
+	struct agg_ctx c = {
+		.t = t,
+		.runs = runs,
+		.q = q,
+		.sel = runs ? q->runs : NULL,
+		.keys = q->keys ? q->keys : osc_level_keys(q->level),
+		.device = osc_level_is_device(q->level),
+	};
+	struct group_map m = { 0 };
+	struct osc_query own = *q;
+	uint32_t *sel, *gid, *launcher = NULL;
 	size_t nr_sel;
-	uint32_t *sel;
 
+	/* Keys of the launching op need the correlation when none was given. */
+	if (c.device && (c.keys & (OSC_KEY_OP | OSC_KEY_SHAPE)) && !q->launcher) {
+		own.launcher = launcher = osc_agg_launchers(t);
+		c.q = &own;
+	}
 	memset(out, 0, sizeof(*out));
 	out->level = q->level;
-	sel = select_events(t, runs, q, count, &nr_sel);
-	group_rows(t, q->level, count, sel, nr_sel, out);
+	out->keys = c.keys;
+	out->nr_runs = c.sel && c.sel->nr_on ? c.sel->nr_on : 1;
+	osc_filter_cache_init(&c.fc, q->filter, t);
+	if (c.keys & OSC_KEY_OP)
+		count_ops(&c);
+	sel = select_events(&c, &m, &gid, &nr_sel);
+	group_rows(&c, &m, sel, gid, nr_sel, out);
 	free(sel);
-	free(count);
+	free(gid);
+	map_release(&m);
 	compute_stats(t, out);
+	if (c.keys & OSC_KEY_OP)
+		op_columns(&c, out);
+	map_release(&c.ops);
+	osc_filter_cache_release(&c.fc);
+	free(launcher);
 	osc_agg_sort(out, t, OSC_STAT_TOTAL, true);
 }
 
@@ -172,6 +453,7 @@ void osc_agg_release(struct osc_agg *a)
 
 struct sort_ctx {
 	const struct osc_trace *t;
+	const struct osc_agg *a;
 	enum osc_stat by;
 	bool descending;
 };
@@ -181,56 +463,131 @@ static int cmp_num(double x, double y)
 	return (x > y) - (x < y);
 }
 
+/* Text of a key string; OSC_AGG_UNKNOWN reads "unknown", as profile_explorer writes it. */
+static const char *key_text(const struct osc_trace *t, osc_str s, size_t *len)
+{
+	if (s == OSC_AGG_UNKNOWN) {
+		*len = 7;
+		return "unknown";
+	}
+	*len = osc_strtab_len(&t->strs, s);
+	return osc_trace_str(t, s);
+}
+
 static int cmp_names(const struct osc_trace *t, osc_str a, osc_str b)
 {
-	size_t la = osc_strtab_len(&t->strs, a), lb = osc_strtab_len(&t->strs, b);
-	int c = memcmp(osc_trace_str(t, a), osc_trace_str(t, b), la < lb ? la : lb);
+	size_t la, lb;
+	const char *x = key_text(t, a, &la), *y = key_text(t, b, &lb);
+	int c = memcmp(x, y, la < lb ? la : lb);
 
 	return c ? (c > 0) - (c < 0) : (la > lb) - (la < lb);
 }
 
-static int cmp_stat(const struct osc_agg_row *x, const struct osc_agg_row *y, enum osc_stat by)
+static int cmp_dims(const struct osc_agg_row *x, const struct osc_agg_row *y)
 {
-	switch (by) {
+	for (int i = 0; i < 6; i++)
+		if (x->dims[i] != y->dims[i])
+			return (x->dims[i] > y->dims[i]) - (x->dims[i] < y->dims[i]);
+	return 0;
+}
+
+static double row_value(const struct osc_agg *a, const struct osc_agg_row *x, enum osc_stat s)
+{
+	double runs = (double)(a->nr_runs ? a->nr_runs : 1);
+
+	switch (s) {
 	case OSC_STAT_COUNT:
-		return (x->count > y->count) - (x->count < y->count);
+		return (double)x->count;
+	case OSC_STAT_TOTAL:
+		return (double)x->total;
 	case OSC_STAT_MEAN:
-		return cmp_num(x->mean, y->mean);
+		return x->mean;
+	case OSC_STAT_MIN:
+		return (double)x->min;
+	case OSC_STAT_MAX:
+		return (double)x->max;
+	case OSC_STAT_P50:
+		return x->p50;
+	case OSC_STAT_P90:
+		return x->p90;
+	case OSC_STAT_P99:
+		return x->p99;
+	case OSC_STAT_STDDEV:
+		return x->stddev;
+	case OSC_STAT_PCT:
+		return x->pct;
+	case OSC_STAT_CUM_PCT:
+		return x->cum_pct;
+	case OSC_STAT_COUNT_PER_RUN:
+		return (double)x->count / runs;
+	case OSC_STAT_TOTAL_PER_RUN:
+		return (double)x->total / runs;
+	case OSC_STAT_OP_COUNT:
+		return (double)x->op_count / runs;
+	case OSC_STAT_OP_DUR:
+		return (double)x->op_total / runs;
+	case OSC_STAT_OP_AVG:
+		return x->op_count ? (double)x->op_total / (double)x->op_count : 0;
+	case OSC_STAT_KERNEL_PCT:
+		return x->op_total > 0 ? 100.0 * (double)x->total / (double)x->op_total : 0;
+	case OSC_STAT_OP_PCT:
+		return a->grand_total > 0 ? 100.0 * (double)x->op_total / (double)a->grand_total
+					  : 0;
+	case OSC_STAT_RUN_DUR:
+		return (double)x->span;
+	default: /* text */
+		return 0;
+	}
+}
+
+double osc_agg_value(const struct osc_agg *a, size_t r, enum osc_stat s)
+{
+	return row_value(a, &a->rows[r], s);
+}
+
+/* Compare by one statistic; 0 when equal (the identity decides then). */
+static int cmp_stat(const struct sort_ctx *c, const struct osc_agg_row *x,
+		    const struct osc_agg_row *y)
+{
+	switch (c->by) {
+	case OSC_STAT_NAME:
+		return cmp_names(c->t, x->key, y->key);
+	case OSC_STAT_SHAPE:
+		return cmp_names(c->t, x->shape, y->shape);
+	case OSC_STAT_OP:
+		return cmp_names(c->t, x->op, y->op);
+	case OSC_STAT_DIMS:
+		return cmp_dims(x, y);
+	case OSC_STAT_COUNT:
+	case OSC_STAT_COUNT_PER_RUN:
+		return (x->count > y->count) - (x->count < y->count);
 	case OSC_STAT_MIN:
 		return (x->min > y->min) - (x->min < y->min);
 	case OSC_STAT_MAX:
 		return (x->max > y->max) - (x->max < y->max);
-	case OSC_STAT_P50:
-		return cmp_num(x->p50, y->p50);
-	case OSC_STAT_P90:
-		return cmp_num(x->p90, y->p90);
-	case OSC_STAT_P99:
-		return cmp_num(x->p99, y->p99);
-	case OSC_STAT_STDDEV:
-		return cmp_num(x->stddev, y->stddev);
-	default: /* TOTAL, PCT and CUM_PCT all order by total */
+	case OSC_STAT_TOTAL:
+	case OSC_STAT_PCT:
+	case OSC_STAT_CUM_PCT:
+	case OSC_STAT_TOTAL_PER_RUN:
 		return (x->total > y->total) - (x->total < y->total);
+	default: /* a derived value: rows are in the same aggregate */
+		return cmp_num(row_value(c->a, x, c->by), row_value(c->a, y, c->by));
 	}
 }
 
-/* Total order: the statistic (reversed when descending), then name, then key id. */
+/* Total order: the statistic (reversed when descending), then run, name, shape, op, dims. */
 static int cmp_rows(const struct sort_ctx *c, const struct osc_agg_row *x,
 		    const struct osc_agg_row *y)
 {
-	int r;
+	int r = cmp_stat(c, x, y);
 
-	if (c->by == OSC_STAT_NAME) {
-		r = cmp_names(c->t, x->key, y->key);
-		if (r)
-			return c->descending ? -r : r;
-	} else {
-		r = cmp_stat(x, y, c->by);
-		if (r)
-			return c->descending ? -r : r;
-		r = cmp_names(c->t, x->key, y->key);
-		if (r)
-			return r;
-	}
+	if (r)
+		return c->descending ? -r : r;
+	if (x->run != y->run)
+		return (x->run > y->run) - (x->run < y->run);
+	if ((r = cmp_names(c->t, x->key, y->key)) || (r = cmp_names(c->t, x->shape, y->shape)) ||
+	    (r = cmp_names(c->t, x->op, y->op)) || (r = cmp_dims(x, y)))
+		return r;
 	return (x->key > y->key) - (x->key < y->key);
 }
 
@@ -255,7 +612,7 @@ static void merge_sort(const struct sort_ctx *c, struct osc_agg_row *v, size_t n
 
 void osc_agg_sort(struct osc_agg *a, const struct osc_trace *t, enum osc_stat by, bool descending)
 {
-	struct sort_ctx c = {.t = t, .by = by, .descending = descending};
+	struct sort_ctx c = {.t = t, .a = a, .by = by, .descending = descending};
 	struct osc_agg_row *tmp = osc_xmalloc((a->nr ? a->nr : 1) * sizeof(*tmp));
 	double cum = 0;
 

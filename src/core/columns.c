@@ -16,25 +16,89 @@
 
 #include "opscope/columns.h"
 
+#define STAT_COLUMNS                                                    \
+	{ "count", 5, OSC_ALIGN_RIGHT, true, OSC_STAT_COUNT },          \
+	{ "total_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_TOTAL },       \
+	{ "mean_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_MEAN },         \
+	{ "min_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_MIN },           \
+	{ "max_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_MAX },           \
+	{ "p50_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_P50 },           \
+	{ "p90_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_P90 },           \
+	{ "p99_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_P99 },           \
+	{ "stddev_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_STDDEV },     \
+	{ "pct", 6, OSC_ALIGN_RIGHT, true, OSC_STAT_PCT },              \
+	{ "cum_pct", 7, OSC_ALIGN_RIGHT, true, OSC_STAT_CUM_PCT }
+
+#define PER_RUN_COLUMNS                                                     \
+	{ "count_per_run", 7, OSC_ALIGN_RIGHT, true, OSC_STAT_COUNT_PER_RUN },  \
+	{ "total_per_run_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_TOTAL_PER_RUN }
+
 static const struct osc_column agg_columns[] = {
 	{ "name", 16, OSC_ALIGN_LEFT, false, OSC_STAT_NAME },
-	{ "count", 5, OSC_ALIGN_RIGHT, true, OSC_STAT_COUNT },
-	{ "total_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_TOTAL },
-	{ "mean_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_MEAN },
-	{ "min_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_MIN },
-	{ "max_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_MAX },
-	{ "p50_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_P50 },
-	{ "p90_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_P90 },
-	{ "p99_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_P99 },
-	{ "stddev_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_STDDEV },
-	{ "pct", 6, OSC_ALIGN_RIGHT, true, OSC_STAT_PCT },
-	{ "cum_pct", 7, OSC_ALIGN_RIGHT, true, OSC_STAT_CUM_PCT },
+	STAT_COLUMNS,
+};
+
+static const struct osc_column shape_columns[] = {
+	{ "name", 16, OSC_ALIGN_LEFT, false, OSC_STAT_NAME },
+	{ "input_type_shape", 16, OSC_ALIGN_LEFT, false, OSC_STAT_SHAPE },
+	STAT_COLUMNS,
+	PER_RUN_COLUMNS,
+};
+
+static const struct osc_column dims_columns[] = {
+	{ "name", 16, OSC_ALIGN_LEFT, false, OSC_STAT_NAME },
+	{ "kernel_dimensions", 12, OSC_ALIGN_LEFT, false, OSC_STAT_DIMS },
+	STAT_COLUMNS,
+	PER_RUN_COLUMNS,
+};
+
+static const struct osc_column mapping_columns[] = {
+	{ "kernel_name", 16, OSC_ALIGN_LEFT, false, OSC_STAT_NAME },
+	{ "op_name", 8, OSC_ALIGN_LEFT, false, OSC_STAT_OP },
+	{ "input_type_shape", 16, OSC_ALIGN_LEFT, false, OSC_STAT_SHAPE },
+	{ "kernel_dimensions", 12, OSC_ALIGN_LEFT, false, OSC_STAT_DIMS },
+	{ "op_count", 7, OSC_ALIGN_RIGHT, true, OSC_STAT_OP_COUNT },
+	{ "kernel_count", 7, OSC_ALIGN_RIGHT, true, OSC_STAT_COUNT_PER_RUN },
+	{ "kernel_avg_dur (us)", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_MEAN },
+	{ "kernel_total_dur (us)", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_TOTAL_PER_RUN },
+	{ "op_dur (us)", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_OP_DUR },
+	{ "op_avg_dur (us)", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_OP_AVG },
+	{ "kernel_pct (%)", 6, OSC_ALIGN_RIGHT, true, OSC_STAT_KERNEL_PCT },
+	{ "op_pct (%)", 6, OSC_ALIGN_RIGHT, true, OSC_STAT_OP_PCT },
+	STAT_COLUMNS,
+};
+
+static const struct osc_column run_columns[] = {
+	{ "name", 16, OSC_ALIGN_LEFT, false, OSC_STAT_NAME },
+	{ "run_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_RUN_DUR },
+	STAT_COLUMNS,
+};
+
+#define COLUMNS(a) { a, sizeof(a) / sizeof(a[0]) }
+
+static const struct {
+	const struct osc_column *cols;
+	size_t nr;
+} level_columns[OSC_LEVEL_COUNT] = {
+	[OSC_LEVEL_OP] = COLUMNS(agg_columns),
+	[OSC_LEVEL_SHAPE] = COLUMNS(shape_columns),
+	[OSC_LEVEL_KERNEL] = COLUMNS(agg_columns),
+	[OSC_LEVEL_DIMS] = COLUMNS(dims_columns),
+	[OSC_LEVEL_MAPPING] = COLUMNS(mapping_columns),
+	[OSC_LEVEL_RUN] = COLUMNS(run_columns),
 };
 
 const struct osc_column *osc_agg_columns(size_t *nr)
 {
-	*nr = sizeof(agg_columns) / sizeof(agg_columns[0]);
-	return agg_columns;
+	return osc_level_columns(OSC_LEVEL_OP, nr);
+}
+
+const struct osc_column *osc_level_columns(enum osc_level l, size_t *nr)
+{
+	if ((unsigned)l >= OSC_LEVEL_COUNT)
+		l = OSC_LEVEL_OP;
+	*nr = level_columns[l].nr;
+	return level_columns[l].cols;
 }
 
 /* v / 10^decimals with exactly `decimals` digits; exact for any long long. */
@@ -96,23 +160,63 @@ void osc_format_us_int(int64_t ns, char *buf, size_t size)
 	format_fixed((long long)ns, 1000, 3, buf, size);
 }
 
-const char *osc_agg_cell(const struct osc_trace *t, const struct osc_agg *a, size_t row,
-			 size_t col, char *buf, size_t size)
+void osc_format_dims(const int32_t d[6], char *buf, size_t size)
+{
+	snprintf(buf, size, "b%dx%dx%d,g%dx%dx%d", d[0], d[1], d[2], d[3], d[4], d[5]);
+}
+
+/* An interned key shown whole: copied into buf for callers that keep buf, returned as is. */
+static const char *key_cell(const char *text, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s", text);
+	return text;
+}
+
+static const char *key_text(const struct osc_trace *t, osc_str s)
+{
+	return s == OSC_AGG_UNKNOWN ? "unknown" : osc_trace_str(t, s);
+}
+
+/* The name column: op key, kernel name (through names) or "N: run name". */
+static const char *name_cell(const struct osc_trace *t, const struct osc_agg *a,
+			     const struct osc_names *names, const struct osc_agg_row *r, char *buf,
+			     size_t size)
+{
+	if (a->keys & OSC_KEY_RUN) {
+		snprintf(buf, size, "%u: %s", r->run,
+			 r->key ? osc_trace_str(t, r->key) : "whole trace");
+		return buf;
+	}
+	if (osc_level_is_device(a->level))
+		return key_cell(osc_names_get(names, t, r->key), buf, size);
+	return key_cell(osc_trace_str(t, r->key), buf, size);
+}
+
+const char *osc_agg_cell_names(const struct osc_trace *t, const struct osc_agg *a,
+			       const struct osc_names *names, size_t row, size_t col, char *buf,
+			       size_t size)
 {
 	const struct osc_agg_row *r = &a->rows[row];
-	const char *name;
+	size_t nr;
+	const struct osc_column *cols = osc_level_columns(a->level, &nr);
+	enum osc_stat s;
 
 	if (size == 0)
 		return buf;
 	buf[0] = '\0';
-	if (col >= sizeof(agg_columns) / sizeof(agg_columns[0]))
+	if (col >= nr)
 		return buf;
-	switch (agg_columns[col].stat) {
+	s = cols[col].stat;
+	switch (s) {
 	case OSC_STAT_NAME:
-		/* The interned text itself, so long kernel names are never cut. */
-		name = osc_trace_str(t, r->key);
-		snprintf(buf, size, "%s", name);
-		return name;
+		return name_cell(t, a, names, r, buf, size);
+	case OSC_STAT_SHAPE:
+		return key_cell(key_text(t, r->shape), buf, size);
+	case OSC_STAT_OP:
+		return key_cell(key_text(t, r->op), buf, size);
+	case OSC_STAT_DIMS:
+		osc_format_dims(r->dims, buf, size);
+		break;
 	case OSC_STAT_COUNT:
 		snprintf(buf, size, "%llu", (unsigned long long)r->count);
 		break;
@@ -125,31 +229,33 @@ const char *osc_agg_cell(const struct osc_trace *t, const struct osc_agg *a, siz
 	case OSC_STAT_MAX:
 		osc_format_us_int(r->max, buf, size);
 		break;
-	case OSC_STAT_MEAN:
-		osc_format_us(r->mean, buf, size);
-		break;
-	case OSC_STAT_P50:
-		osc_format_us(r->p50, buf, size);
-		break;
-	case OSC_STAT_P90:
-		osc_format_us(r->p90, buf, size);
-		break;
-	case OSC_STAT_P99:
-		osc_format_us(r->p99, buf, size);
-		break;
-	case OSC_STAT_STDDEV:
-		osc_format_us(r->stddev, buf, size);
+	case OSC_STAT_RUN_DUR:
+		osc_format_us_int(r->span, buf, size);
 		break;
 	case OSC_STAT_PCT:
-		osc_format_pct(r->pct, buf, size);
-		break;
 	case OSC_STAT_CUM_PCT:
-		osc_format_pct(r->cum_pct, buf, size);
+	case OSC_STAT_KERNEL_PCT:
+	case OSC_STAT_OP_PCT:
+		osc_format_pct(osc_agg_value(a, row, s), buf, size);
+		break;
+	case OSC_STAT_COUNT_PER_RUN:
+	case OSC_STAT_OP_COUNT:
+		/* A count per run: 3 decimals, like the per-run times. */
+		osc_format_us(osc_agg_value(a, row, s) * 1000.0, buf, size);
 		break;
 	case OSC_STAT_NR:
 		break;
+	default: /* times in ns kept as doubles */
+		osc_format_us(osc_agg_value(a, row, s), buf, size);
+		break;
 	}
 	return buf;
+}
+
+const char *osc_agg_cell(const struct osc_trace *t, const struct osc_agg *a, size_t row,
+			 size_t col, char *buf, size_t size)
+{
+	return osc_agg_cell_names(t, a, NULL, row, col, buf, size);
 }
 
 bool osc_locale_is_utf8(void)
