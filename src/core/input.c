@@ -1,6 +1,7 @@
 /* input.c - mapped files, streaming gzip and standard input as one byte window. */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,32 @@
 
 #define CHUNK ((size_t)4 << 20)     /* streaming window growth step */
 #define READ_CHUNK ((size_t)1 << 20) /* compressed bytes per read() */
+#define GZ_BLOCK ((size_t)2 << 20)   /* decompressed bytes per hand-over */
+
+/*
+ * gzip is inflated on its own thread, one block ahead of the parser (double
+ * buffering), so decompression and parsing overlap. The thread owns zs, the
+ * gzip_* fields and z_read while it runs; a block hands over what the parser
+ * may read (its bytes, the compressed bytes read so far, the end, an error).
+ */
+struct gz_block {
+	char *p;
+	size_t len;
+	uint64_t file_read;
+	bool last;
+	enum osc_status st;
+};
+
+struct gz_pipe {
+	pthread_t th;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct gz_block blk[2];
+	unsigned head, nfull; /* next block to read, blocks ready */
+	bool stop;
+	const char *subject;
+	struct osc_error err;
+};
 
 static bool is_gzip(const unsigned char *p, size_t n)
 {
@@ -148,7 +175,7 @@ enum osc_status osc_input_open(struct osc_input *in, const char *path, struct os
 static void gzip_fail(struct osc_input *in, const char *msg)
 {
 	in->gzip_bad = true;
-	in->eof = true;
+	in->z_end = true;
 	snprintf(in->gzip_msg, sizeof(in->gzip_msg), "%s", msg);
 }
 
@@ -182,20 +209,21 @@ static bool feed(struct osc_input *in, const char *subject, struct osc_error *er
 	}
 	if (!r)
 		return false;
-	in->file_read += (uint64_t)r;
+	in->z_read += (uint64_t)r;
 	in->zs.next_in = in->rbuf;
 	in->zs.avail_in = (uInt)r;
 	return true;
 }
 
-static enum osc_status inflate_more(struct osc_input *in, const char *subject,
-				    struct osc_error *err)
+/* Inflate into out[0..cap); *got bytes came out. Sets z_end at the end. */
+static enum osc_status inflate_into(struct osc_input *in, char *out, size_t cap, size_t *got,
+				    const char *subject, struct osc_error *err)
 {
 	enum osc_status st = OSC_OK;
 
-	in->zs.next_out = (unsigned char *)in->buf + in->len;
-	in->zs.avail_out = (uInt)(in->buf_alloc - in->len);
-	while (in->zs.avail_out && !in->eof) {
+	in->zs.next_out = (unsigned char *)out;
+	in->zs.avail_out = (uInt)cap;
+	while (in->zs.avail_out && !in->z_end) {
 		int rc;
 
 		if (!in->zs.avail_in && !feed(in, subject, err, &st)) {
@@ -203,13 +231,13 @@ static enum osc_status inflate_more(struct osc_input *in, const char *subject,
 				return st;
 			if (!in->z_done)
 				gzip_fail(in, "gzip data ends early");
-			in->eof = true;
+			in->z_end = true;
 			break;
 		}
 		if (in->z_done) {
 			/* Another gzip member follows? Anything else ends the stream. */
 			if (!is_gzip(in->zs.next_in, in->zs.avail_in)) {
-				in->eof = true;
+				in->z_end = true;
 				break;
 			}
 			inflateReset(&in->zs);
@@ -229,10 +257,126 @@ static enum osc_status inflate_more(struct osc_input *in, const char *subject,
 			break;
 		}
 	}
-	in->len = in->buf_alloc - in->zs.avail_out;
+	*got = cap - in->zs.avail_out;
 	if (in->src)
-		in->file_read = (uint64_t)(in->zs.next_in - in->src);
+		in->z_read = (uint64_t)(in->zs.next_in - in->src);
 	return OSC_OK;
+}
+
+static void *gz_thread(void *arg)
+{
+	struct osc_input *in = arg;
+	struct gz_pipe *gp = in->pipe;
+	unsigned tail = 0;
+
+	for (;;) {
+		struct gz_block *b = &gp->blk[tail];
+
+		bool stop;
+
+		pthread_mutex_lock(&gp->lock);
+		while (gp->nfull == 2 && !gp->stop)
+			pthread_cond_wait(&gp->cond, &gp->lock);
+		stop = gp->stop;
+		pthread_mutex_unlock(&gp->lock);
+		if (stop)
+			break;
+		b->st = inflate_into(in, b->p, GZ_BLOCK, &b->len, gp->subject, &gp->err);
+		b->file_read = in->z_read;
+		b->last = in->z_end || b->st != OSC_OK;
+		pthread_mutex_lock(&gp->lock);
+		gp->nfull++;
+		pthread_cond_broadcast(&gp->cond);
+		pthread_mutex_unlock(&gp->lock);
+		if (b->last)
+			break;
+		tail ^= 1;
+	}
+	return NULL;
+}
+
+static void gz_start(struct osc_input *in, const char *subject)
+{
+	struct gz_pipe *gp = osc_xcalloc(1, sizeof(*gp));
+
+	for (int i = 0; i < 2; i++)
+		gp->blk[i].p = osc_xmalloc(GZ_BLOCK);
+	gp->subject = subject;
+	pthread_mutex_init(&gp->lock, NULL);
+	pthread_cond_init(&gp->cond, NULL);
+	in->pipe = gp;
+	if (pthread_create(&gp->th, NULL, gz_thread, in)) {
+		/* No thread: inflate here, one block at a time. */
+		gp->th = pthread_self();
+		gp->stop = true;
+	}
+}
+
+/* Append the next inflated block to the window (grown to fit). */
+static enum osc_status gz_next(struct osc_input *in, const char *subject, struct osc_error *err)
+{
+	struct gz_pipe *gp = in->pipe;
+	struct gz_block *b;
+	enum osc_status st;
+
+	if (!gp)
+		gz_start(in, subject);
+	gp = in->pipe;
+	b = &gp->blk[gp->head];
+	if (gp->stop) {
+		b->st = inflate_into(in, b->p, GZ_BLOCK, &b->len, subject, &gp->err);
+		b->file_read = in->z_read;
+		b->last = in->z_end || b->st != OSC_OK;
+	} else {
+		pthread_mutex_lock(&gp->lock);
+		while (!gp->nfull)
+			pthread_cond_wait(&gp->cond, &gp->lock);
+		pthread_mutex_unlock(&gp->lock);
+	}
+	st = b->st;
+	if (st != OSC_OK) {
+		if (err)
+			*err = gp->err;
+		return st;
+	}
+	if (in->buf_alloc - in->len < b->len) {
+		in->buf_alloc = in->len + b->len;
+		in->buf = osc_xrealloc(in->buf, in->buf_alloc);
+		in->data = in->buf;
+	}
+	memcpy(in->buf + in->len, b->p, b->len);
+	in->len += b->len;
+	in->file_read = b->file_read;
+	in->eof = b->last;
+	if (!gp->stop) {
+		pthread_mutex_lock(&gp->lock);
+		gp->head ^= 1;
+		gp->nfull--;
+		pthread_cond_broadcast(&gp->cond);
+		pthread_mutex_unlock(&gp->lock);
+	}
+	return OSC_OK;
+}
+
+static void gz_stop(struct osc_input *in)
+{
+	struct gz_pipe *gp = in->pipe;
+
+	if (!gp)
+		return;
+	if (!pthread_equal(gp->th, pthread_self())) {
+		pthread_mutex_lock(&gp->lock);
+		gp->stop = true;
+		pthread_cond_broadcast(&gp->cond);
+		pthread_mutex_unlock(&gp->lock);
+		pthread_join(gp->th, NULL);
+	}
+	pthread_mutex_destroy(&gp->lock);
+	pthread_cond_destroy(&gp->cond);
+	free(gp->blk[0].p);
+	free(gp->blk[1].p);
+	free(gp);
+	in->pipe = NULL;
 }
 
 enum osc_status osc_input_more(struct osc_input *in, size_t keep, const char *subject,
@@ -256,7 +400,7 @@ enum osc_status osc_input_more(struct osc_input *in, size_t keep, const char *su
 	}
 	in->data = in->buf;
 	if (in->gzip)
-		return inflate_more(in, subject, err);
+		return gz_next(in, subject, err);
 	while (in->len < in->buf_alloc) {
 		ssize_t r = read_some(in->fd, in->buf + in->len, in->buf_alloc - in->len);
 
@@ -273,6 +417,19 @@ enum osc_status osc_input_more(struct osc_input *in, size_t keep, const char *su
 	return OSC_OK;
 }
 
+void osc_input_release(const struct osc_input *in, size_t from, size_t to)
+{
+	long page = sysconf(_SC_PAGESIZE);
+
+	if (!in->map || in->gzip || page <= 0)
+		return;
+	from += (size_t)page - 1;
+	from -= from % (size_t)page;
+	to -= to % (size_t)page;
+	if (to > from)
+		madvise((char *)in->map + from, to - from, MADV_DONTNEED);
+}
+
 void osc_input_consumed(struct osc_input *in, size_t upto)
 {
 	long page = sysconf(_SC_PAGESIZE);
@@ -281,7 +438,7 @@ void osc_input_consumed(struct osc_input *in, size_t upto)
 	if (!in->map || page <= 0)
 		return;
 	if (in->gzip)
-		done = in->zs.next_in ? (size_t)(in->zs.next_in - in->src) : 0;
+		done = (size_t)in->file_read;
 	else
 		done = upto;
 	done -= done % (size_t)page;
@@ -304,6 +461,7 @@ bool osc_input_detach_map(struct osc_input *in, void **map, size_t *len)
 
 void osc_input_close(struct osc_input *in)
 {
+	gz_stop(in);
 	if (in->z_live)
 		inflateEnd(&in->zs);
 	if (in->map)

@@ -3,8 +3,8 @@
  *
  * Plain files are mapped whole (the window is the file, eof at once) and the
  * pages already parsed are given back to the kernel as parsing moves on.
- * gzip (sniffed by its magic bytes) and standard input stream through a
- * chunked buffer: osc_input_more() drops the bytes before `keep` and appends
+ * gzip (sniffed by its magic bytes, inflated on its own thread a block
+ * ahead) and standard input stream through a chunked buffer: osc_input_more() drops the bytes before `keep` and appends
  * more, so the whole decompressed file is never held.
  */
 #ifndef OPSCOPE_INPUT_H
@@ -38,6 +38,9 @@ struct osc_input {
 	size_t src_len;
 	z_stream zs;
 	bool z_live, z_done;
+	bool z_end;          /* the inflater reached the end (or gave up) */
+	uint64_t z_read;     /* compressed bytes the inflater took */
+	struct gz_pipe *pipe; /* the inflating thread, once started */
 	char *buf;           /* streaming window storage */
 	size_t buf_alloc;
 	unsigned char *rbuf; /* compressed read buffer for fd sources */
@@ -61,6 +64,12 @@ void osc_input_open_buffer(struct osc_input *in, const void *data, size_t len);
  */
 enum osc_status osc_input_more(struct osc_input *in, size_t keep, const char *subject,
 			       struct osc_error *err);
+
+/*
+ * Bytes [from, to) of a mapped plain window are parsed (by a helper thread):
+ * their whole pages are given back. Safe from any thread.
+ */
+void osc_input_release(const struct osc_input *in, size_t from, size_t to);
 
 /* Bytes of the window before upto are parsed: mapped pages may be given back. */
 void osc_input_consumed(struct osc_input *in, size_t upto);

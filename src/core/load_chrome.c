@@ -1036,6 +1036,16 @@ static void parse_shard(struct par *par, size_t i)
 	}
 }
 
+/* Its input pages are not needed any more (args refs fault them back in). */
+static void release_shard(struct par *par, size_t i)
+{
+	const struct shard *sh = &par->sh[i];
+	const char *data = par->main->in->data;
+	const char *to = sh->end_cut ? par->sh[sh->end_cut].start : sh->stop;
+
+	osc_input_release(par->main->in, (size_t)(sh->start - data), (size_t)(to - data));
+}
+
 static void *worker(void *arg)
 {
 	struct par *par = arg;
@@ -1046,6 +1056,7 @@ static void *worker(void *arg)
 
 		pthread_mutex_unlock(&par->lock);
 		parse_shard(par, i);
+		release_shard(par, i);
 		pthread_mutex_lock(&par->lock);
 		par->sh[i].done = true;
 		pthread_cond_broadcast(&par->cond);
@@ -1239,6 +1250,7 @@ static enum osc_status parallel_events(struct chrome *ch, const char **pp)
 
 			pthread_mutex_unlock(&par.lock);
 			parse_shard(&par, i);
+			release_shard(&par, i);
 			pthread_mutex_lock(&par.lock);
 			par.sh[i].done = true;
 			continue;
