@@ -1,0 +1,302 @@
+/* test_calltree.c - nesting by time, self times, lookups and the merged tree. */
+#include <criterion/criterion.h>
+
+#include "tree_fixture.h"
+
+struct want {
+	const char *node, *parent;
+	uint32_t depth;
+	int64_t self;
+};
+
+static void expect_tree(const struct tx_analysis *a, const struct want *w, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		uint32_t node = tx_node(a, w[i].node);
+
+		cr_expect_str_eq(tx_parent(a, node), w[i].parent, "%s: parent %s, want %s",
+				 w[i].node, tx_parent(a, node), w[i].parent);
+		cr_expect_eq(a->c.nodes[node].depth, w[i].depth, "%s: depth %u, want %u",
+			     w[i].node, a->c.nodes[node].depth, w[i].depth);
+		cr_expect_eq(a->c.nodes[node].self, w[i].self, "%s: self %lld, want %lld",
+			     w[i].node, (long long)a->c.nodes[node].self, (long long)w[i].self);
+	}
+}
+
+/*
+ *   A [0,100)                 self 100 - 30 - 40 = 30
+ *   ├─ B [10,40)              self 30 - 5 = 25
+ *   │  └─ C [15,20)           self 5
+ *   └─ D [50,90)              self 40
+ *   E [120,130)               self 10
+ * (listed out of order: the model's sort must not matter)
+ */
+Test(calltree, basic_nesting)
+{
+	static const struct tx_event ev[] = {
+		TX("C", HOST_OP, 0, 15, 5, 0, 0, NULL),  TX("E", HOST_OP, 0, 120, 10, 0, 0, NULL),
+		TX("A", HOST_OP, 0, 0, 100, 0, 0, NULL), TX("D", HOST_OP, 0, 50, 40, 0, 0, NULL),
+		TX("B", HOST_OP, 0, 10, 30, 0, 0, NULL),
+	};
+	static const struct want w[] = {
+		{ "A", "-", 0, 30 }, { "B", "A", 1, 25 }, { "C", "B", 2, 5 },
+		{ "D", "A", 1, 40 }, { "E", "-", 0, 10 },
+	};
+	struct tx_analysis a;
+
+	tx_analyse(&a, OSC_FORMAT_KINETO, ev, FX_LEN(ev));
+	cr_assert_eq(a.c.nr, 5);
+	expect_tree(&a, w, FX_LEN(w));
+	cr_expect_eq(a.c.nr_roots, 2);
+	cr_expect_eq(a.c.nr_overlaps, 0);
+	cr_expect_eq(a.c.max_depth, 2);
+	tx_release(&a);
+}
+
+/*
+ * speedscope's invalid-x-nesting.json: beta starts inside alpha and ends
+ * after it. Not nested, counted:
+ *   alpha [0,10)
+ *   beta  [5,15)
+ *   └─ gamma [6,8)     (inside beta, and inside alpha too: the later one wins)
+ *   delta [11,12) is inside beta only
+ */
+Test(calltree, partial_overlap_is_counted_not_nested)
+{
+	static const struct tx_event ev[] = {
+		TX("alpha", HOST_OP, 0, 0, 10, 0, 0, NULL),
+		TX("beta", HOST_OP, 0, 5, 10, 0, 0, NULL),
+		TX("gamma", HOST_OP, 0, 6, 2, 0, 0, NULL),
+		TX("delta", HOST_OP, 0, 11, 1, 0, 0, NULL),
+	};
+	static const struct want w[] = {
+		{ "alpha", "-", 0, 10 }, { "beta", "-", 0, 7 },
+		{ "gamma", "beta", 1, 2 }, { "delta", "beta", 1, 1 },
+	};
+	struct tx_analysis a;
+
+	tx_analyse(&a, OSC_FORMAT_CHROME, ev, FX_LEN(ev));
+	expect_tree(&a, w, FX_LEN(w));
+	cr_expect_eq(a.c.nr_overlaps, 1);
+	tx_release(&a);
+}
+
+/*
+ * speedscope's simple.json (epsilon has no dur: 0) and ties:
+ *   alpha [0,14)
+ *   └─ beta [1,13)
+ *      ├─ gamma [2,7)
+ *      └─ epsilon [7,7)     zero length at gamma's end: not inside gamma
+ *   P [20,30)
+ *   └─ Q [20,30)            same window: the first in the file is the parent
+ *      └─ Z [20,20)         zero length at the start: inside (and innermost)
+ *   Y [30,30)               zero length at P's end: a root
+ */
+Test(calltree, zero_length_and_ties)
+{
+	static const struct tx_event ev[] = {
+		TX("alpha", HOST_OP, 0, 0, 14, 0, 0, NULL), TX("beta", HOST_OP, 0, 1, 12, 0, 0, NULL),
+		TX("gamma", HOST_OP, 0, 2, 5, 0, 0, NULL),  TX("epsilon", HOST_OP, 0, 7, 0, 0, 0, NULL),
+		TX("P", HOST_OP, 0, 20, 10, 0, 0, NULL),    TX("Z", HOST_OP, 0, 20, 0, 0, 0, NULL),
+		TX("Q", HOST_OP, 0, 20, 10, 0, 0, NULL),    TX("Y", HOST_OP, 0, 30, 0, 0, 0, NULL),
+	};
+	static const struct want w[] = {
+		{ "alpha", "-", 0, 2 },	 { "beta", "alpha", 1, 7 }, { "gamma", "beta", 2, 5 },
+		{ "epsilon", "beta", 2, 0 }, { "P", "-", 0, 0 },	    { "Q", "P", 1, 10 },
+		{ "Z", "Q", 2, 0 },	 { "Y", "-", 0, 0 },
+	};
+	struct tx_analysis a;
+
+	tx_analyse(&a, OSC_FORMAT_CHROME, ev, FX_LEN(ev));
+	expect_tree(&a, w, FX_LEN(w));
+	cr_expect_eq(a.c.nr_overlaps, 0);
+	tx_release(&a);
+}
+
+/*
+ * Threads nest apart, and only the host selection is in the tree:
+ *   thread 0: A [0,50) └─ B [10,20)
+ *   thread 1: C [5,40)           (inside A's window, other thread: a root)
+ *   the runtime call R [12,14) on thread 0 is no node
+ */
+Test(calltree, threads_are_separate)
+{
+	static const struct tx_event ev[] = {
+		TX("A", HOST_OP, 0, 0, 50, 0, 0, NULL), TX("B", HOST_OP, 0, 10, 10, 0, 0, NULL),
+		TX("C", HOST_OP, 1, 5, 35, 0, 0, NULL), TX("R", RUNTIME, 0, 12, 2, 0, 0, NULL),
+	};
+	static const struct want w[] = {
+		{ "A", "-", 0, 40 }, { "B", "A", 1, 10 }, { "C", "-", 0, 35 },
+	};
+	struct tx_analysis a;
+
+	tx_analyse(&a, OSC_FORMAT_KINETO, ev, FX_LEN(ev));
+	expect_tree(&a, w, FX_LEN(w));
+	cr_expect_eq(a.c.nr, 3);
+	cr_expect_eq(a.c.node_of[fx_find(&a.t, "R")], OSC_NONE);
+	/* innermost open node at a time, per thread */
+	cr_expect_eq(osc_calltree_find(&a.c, &a.t, a.t.events[fx_find(&a.t, "A")].thread, 12),
+		     tx_node(&a, "B"));
+	cr_expect_eq(osc_calltree_find(&a.c, &a.t, a.t.events[fx_find(&a.t, "A")].thread, 25),
+		     tx_node(&a, "A"));
+	cr_expect_eq(osc_calltree_find(&a.c, &a.t, a.t.events[fx_find(&a.t, "A")].thread, 50),
+		     OSC_NONE);
+	cr_expect_eq(osc_calltree_find(&a.c, &a.t, a.t.events[fx_find(&a.t, "C")].thread, 4),
+		     OSC_NONE);
+	tx_release(&a);
+}
+
+/*
+ * Identical paths merge across instances:
+ *   step [0,100)                 step [200,300)
+ *   ├─ conv [10,40)              ├─ conv [210,260)
+ *   │  └─ gemm [15,35)           │  └─ gemm [220,250)
+ *   └─ relu [50,60)              └─ pool [270,280)
+ * merged:
+ *   step       x2 host 200
+ *   ├─ conv    x2 host 80, self 30
+ *   │  └─ gemm x2 host 50
+ *   ├─ relu    x1
+ *   └─ pool    x1
+ */
+static const struct tx_event two_steps[] = {
+	TX("step", HOST_OP, 0, 0, 100, 0, 0, NULL),   TX("conv", HOST_OP, 0, 10, 30, 0, 0, NULL),
+	TX("gemm", HOST_OP, 0, 15, 20, 0, 0, NULL),   TX("relu", HOST_OP, 0, 50, 10, 0, 0, NULL),
+	TX("step", HOST_OP, 0, 200, 100, 0, 0, NULL), TX("conv", HOST_OP, 0, 210, 50, 0, 0, NULL),
+	TX("gemm", HOST_OP, 0, 220, 30, 0, 0, NULL),  TX("pool", HOST_OP, 0, 270, 10, 0, 0, NULL),
+};
+
+Test(calltree, merged_paths)
+{
+	struct tx_analysis a;
+	uint32_t step, conv, gemm;
+
+	tx_analyse(&a, OSC_FORMAT_KINETO, two_steps, FX_LEN(two_steps));
+	cr_assert_eq(a.m.nr, 5);
+	step = tx_mnode(&a, "step");
+	conv = tx_mnode(&a, "step$$conv");
+	gemm = tx_mnode(&a, "step$$conv$$gemm");
+	cr_assert_neq(gemm, OSC_NONE);
+	cr_expect_eq(a.m.nodes[step].count, 2);
+	cr_expect_eq(a.m.nodes[step].host, 200);
+	cr_expect_eq(a.m.nodes[step].self, 200 - 80 - 10 - 10);
+	cr_expect_eq(a.m.nodes[conv].host, 80);
+	cr_expect_eq(a.m.nodes[conv].self, 30);
+	cr_expect_eq(a.m.nodes[conv].host_min, 30);
+	cr_expect_eq(a.m.nodes[conv].host_max, 50);
+	cr_expect_eq(a.m.nodes[gemm].count, 2);
+	cr_expect_eq(a.m.nodes[gemm].depth, 2);
+	cr_expect_neq(tx_mnode(&a, "step$$relu"), OSC_NONE);
+	cr_expect_neq(tx_mnode(&a, "step$$pool"), OSC_NONE);
+	cr_expect_eq(a.m.unattributed, OSC_NONE);
+	cr_expect_eq(a.m.host_total, 200);
+	cr_expect_eq(osc_mtree_longest_child(&a.m, step), conv);
+	tx_release(&a);
+}
+
+/* Preorder, a filter keeping the paths through "gemm", depth bounds and guides. */
+Test(calltree, keep_preorder_and_guides)
+{
+	struct tx_analysis a;
+	uint8_t keep[5], last[5];
+	uint32_t order[5];
+	size_t nr;
+	struct osc_filter f;
+	char path[256], guide[64];
+	const char *want_all[] = { "step", "step$$conv", "step$$conv$$gemm", "step$$relu",
+				   "step$$pool" };
+
+	tx_analyse(&a, OSC_FORMAT_KINETO, two_steps, FX_LEN(two_steps));
+	nr = osc_mtree_preorder(&a.m, NULL, order);
+	cr_assert_eq(nr, 5);
+	for (size_t i = 0; i < nr; i++)
+		cr_expect_str_eq(osc_mtree_path(&a.m, &a.t, order[i], path, sizeof(path)),
+				 want_all[i]);
+	/* guides: the tree drawn from depth 0 */
+	osc_mtree_last(&a.m, NULL, last);
+	osc_mtree_guide(&a.m, last, tx_mnode(&a, "step$$conv$$gemm"), 0, false, guide,
+			sizeof(guide));
+	cr_expect_str_eq(guide, "|  `- ");
+	osc_mtree_guide(&a.m, last, tx_mnode(&a, "step$$relu"), 0, false, guide, sizeof(guide));
+	cr_expect_str_eq(guide, "|- ");
+	osc_mtree_guide(&a.m, last, tx_mnode(&a, "step$$pool"), 0, true, guide, sizeof(guide));
+	cr_expect_str_eq(guide, "\xe2\x94\x94\xe2\x94\x80 ");
+
+	osc_filter_init(&f);
+	osc_filter_add_pattern(&f, "gemm");
+	osc_mtree_keep(&a.m, &a.t, &f, 0, -1, keep);
+	nr = osc_mtree_preorder(&a.m, keep, order);
+	cr_expect_eq(nr, 3, "step, conv, gemm: the path through gemm");
+	osc_mtree_keep(&a.m, &a.t, NULL, 1, 1, keep);
+	nr = osc_mtree_preorder(&a.m, keep, order);
+	cr_expect_eq(nr, 3, "conv, relu, pool at depth 1");
+	cr_expect_eq(order[0], tx_mnode(&a, "step$$conv"));
+	osc_filter_release(&f);
+	tx_release(&a);
+}
+
+/* Category selection by name, and names absent from the trace. */
+Test(calltree, catsel_by_name)
+{
+	static const struct tx_event ev[] = {
+		TX("py", PYTHON, 0, 0, 100, 0, 0, NULL),
+		TX("op", HOST_OP, 0, 10, 10, 0, 0, NULL),
+	};
+	struct tx_analysis a;
+	struct osc_catsel sel;
+	struct osc_calltree c;
+	struct osc_error err;
+
+	tx_analyse(&a, OSC_FORMAT_KINETO, ev, FX_LEN(ev));
+	cr_expect_eq(a.c.nr, 1, "default: ops only");
+	cr_assert_eq(osc_catsel_parse(&sel, &a.t, "python,op,nosuchcat", 0, "--monitor-cat", &err),
+		     OSC_OK);
+	osc_calltree_build(&a.t, &sel, &c);
+	cr_expect_eq(c.nr, 2);
+	cr_expect_eq(c.nodes[c.node_of[fx_find(&a.t, "op")]].parent,
+		     c.node_of[fx_find(&a.t, "py")]);
+	osc_calltree_release(&c);
+	osc_catsel_release(&sel);
+	cr_expect_eq(osc_catsel_parse(&sel, &a.t, "op,,x", 0, "--monitor-cat", &err), OSC_USAGE);
+	cr_expect_str_eq(err.subject, "--monitor-cat");
+	tx_release(&a);
+}
+
+/* Invariants on a real trace: children inside their parents, self times, depths. */
+Test(calltree, real_trace_invariants)
+{
+	struct osc_trace t;
+	struct osc_catsel host;
+	struct osc_calltree c;
+	struct osc_error err;
+	uint64_t roots = 0;
+
+	fx_load(&t, "samples/kineto-sampled-rank0.json.gz");
+	osc_catsel_parse(&host, &t, NULL, OSC_CATSEL_HOST_DEFAULT, "host", &err);
+	osc_calltree_build(&t, &host, &c);
+	cr_assert_gt(c.nr, 1000);
+	for (size_t n = 0; n < c.nr; n++) {
+		const struct osc_tree_node *node = &c.nodes[n];
+		const struct osc_event *e = &t.events[node->event];
+
+		cr_assert_eq(c.node_of[node->event], n);
+		cr_assert_geq(node->self, 0);
+		cr_assert_leq(node->self, e->dur);
+		if (node->parent == OSC_NONE) {
+			roots++;
+			cr_assert_eq(node->depth, 0);
+			continue;
+		}
+		const struct osc_event *p = &t.events[c.nodes[node->parent].event];
+
+		cr_assert_lt(node->parent, n);
+		cr_assert_eq(p->thread, e->thread);
+		cr_assert_leq(p->ts, e->ts);
+		cr_assert_leq(e->ts + e->dur, p->ts + p->dur);
+		cr_assert_eq(node->depth, c.nodes[node->parent].depth + 1);
+	}
+	cr_expect_eq(roots, c.nr_roots);
+	osc_calltree_release(&c);
+	osc_catsel_release(&host);
+	osc_trace_release(&t);
+}

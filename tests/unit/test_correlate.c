@@ -1,0 +1,227 @@
+/* test_correlate.c - device events to launches to host ops, with the method used. */
+#include <criterion/criterion.h>
+
+#include "tree_fixture.h"
+
+/* The device link of the first event named name. */
+static const struct osc_dev_link *dev(const struct tx_analysis *a, const char *name)
+{
+	uint32_t d = a->corr.dev_of[fx_find(&a->t, name)];
+
+	cr_assert_neq(d, OSC_NONE, "'%s' is not a device event", name);
+	return &a->corr.devs[d];
+}
+
+/* Name of the host op a device event was given, "-" for none. */
+static const char *host_of(const struct tx_analysis *a, const char *name)
+{
+	uint32_t n = dev(a, name)->node;
+
+	return n == OSC_NONE ? "-" : osc_trace_str(&a->t, a->t.events[a->c.nodes[n].event].name);
+}
+
+static void expect_link(const struct tx_analysis *a, const char *name, const char *host,
+			enum osc_link method, enum osc_link host_method)
+{
+	const struct osc_dev_link *d = dev(a, name);
+
+	cr_expect_str_eq(host_of(a, name), host, "%s: host %s, want %s", name, host_of(a, name),
+			 host);
+	cr_expect_eq(d->method, method, "%s: method %s, want %s", name,
+		     osc_link_name(d->method), osc_link_name(method));
+	cr_expect_eq(d->host_method, host_method, "%s: host method %s, want %s", name,
+		     osc_link_name(d->host_method), osc_link_name(host_method));
+}
+
+/*
+ * Kineto, thread 0 host, thread 1 stream:
+ *   conv [0,100) ext 7
+ *   ├─ conv_impl [5,95) ext 8
+ *   │     cudaLaunchKernel [10,20) corr 1 ext 7   -> conv by External id,
+ *   │                                               not the innermost window
+ *   │     cudaLaunchKernel [30,40) corr 2 (no ext) -> conv_impl by window
+ *   relu [200,250)
+ *         cudaLaunchKernel [210,215) corr 3 ext 99 (no op has 99) -> relu by window
+ *   stream: k1 [50,60) corr 1, k2 [60,70) corr 2, k3 [300,310) corr 3,
+ *           k4 [400,410) corr 42 (no launch), m1 memcpy [500,501) corr 1? no: corr 4
+ *   cudaMemcpyAsync [450,455) corr 4 outside every op
+ */
+static const struct tx_event kineto[] = {
+	TX("conv", HOST_OP, 0, 0, 100, 0, 7, NULL),
+	TX("conv_impl", HOST_OP, 0, 5, 90, 0, 8, NULL),
+	TX("launch1", RUNTIME, 0, 10, 10, 1, 7, NULL),
+	TX("launch2", RUNTIME, 0, 30, 10, 2, 0, NULL),
+	TX("relu", HOST_OP, 0, 200, 50, 0, 0, NULL),
+	TX("launch3", RUNTIME, 0, 210, 5, 3, 99, NULL),
+	TX("memcpy_call", RUNTIME, 0, 450, 5, 4, 0, NULL),
+	TX("k1", KERNEL, 1, 50, 10, 1, 0, NULL),
+	TX("k2", KERNEL, 1, 60, 10, 2, 0, NULL),
+	TX("k3", KERNEL, 1, 300, 10, 3, 0, NULL),
+	TX("k4", KERNEL, 1, 400, 10, 42, 0, NULL),
+	TX("m1", MEMCPY, 1, 500, 1, 4, 0, NULL),
+};
+
+Test(correlate, kineto_correlation_external_id_window)
+{
+	struct tx_analysis a;
+
+	tx_analyse(&a, OSC_FORMAT_KINETO, kineto, FX_LEN(kineto));
+	cr_assert_eq(a.corr.nr_devs, 5);
+	cr_assert_eq(a.corr.nr_launches, 4);
+	expect_link(&a, "k1", "conv", OSC_LINK_CORRELATION, OSC_LINK_EXTERNAL_ID);
+	expect_link(&a, "k2", "conv_impl", OSC_LINK_CORRELATION, OSC_LINK_WINDOW);
+	expect_link(&a, "k3", "relu", OSC_LINK_CORRELATION, OSC_LINK_WINDOW);
+	expect_link(&a, "k4", "-", OSC_LINK_NONE, OSC_LINK_NONE);
+	expect_link(&a, "m1", "-", OSC_LINK_CORRELATION, OSC_LINK_NONE);
+	cr_expect_eq(a.corr.by_method[OSC_LINK_CORRELATION], 4);
+	cr_expect_eq(a.corr.by_method[OSC_LINK_NONE], 1);
+	cr_expect_eq(a.corr.no_host, 1, "m1's launch is outside every op");
+	/* delay: kernel start - launch start; queue: after the launch ended and the stream freed */
+	cr_expect_eq(dev(&a, "k1")->delay, 40);
+	cr_expect_eq(dev(&a, "k1")->queue, 30);
+	cr_expect_eq(dev(&a, "k2")->delay, 30);
+	cr_expect_eq(dev(&a, "k2")->queue, 0, "k2 waited for k1, not in the queue");
+	cr_expect_eq(dev(&a, "k4")->delay, 0);
+	tx_release(&a);
+}
+
+/*
+ * The merged tree carries the device time: own and subtree.
+ *   conv        dev 10 (k1)  dev_total 20   launch 10, launch_total 20
+ *   └─ conv_impl dev 10 (k2)
+ *   relu        dev 10 (k3)
+ *   <unattributed>  k4 + m1 = 11, and the memcpy call's 5
+ */
+Test(correlate, merged_device_time)
+{
+	struct tx_analysis a;
+	uint32_t conv, impl, un;
+
+	tx_analyse(&a, OSC_FORMAT_KINETO, kineto, FX_LEN(kineto));
+	conv = tx_mnode(&a, "conv");
+	impl = tx_mnode(&a, "conv$$conv_impl");
+	un = a.m.unattributed;
+	cr_assert_neq(un, OSC_NONE);
+	cr_expect_eq(un, a.m.nr - 1, "the synthetic root comes last");
+	cr_expect_eq(a.m.nodes[conv].dev, 10);
+	cr_expect_eq(a.m.nodes[conv].dev_total, 20);
+	cr_expect_eq(a.m.nodes[conv].kernels_total, 2);
+	cr_expect_eq(a.m.nodes[conv].launch, 10);
+	cr_expect_eq(a.m.nodes[conv].launch_total, 20);
+	cr_expect_eq(a.m.nodes[impl].dev, 10);
+	cr_expect_eq(a.m.nodes[un].dev, 11);
+	cr_expect_eq(a.m.nodes[un].kernels, 2);
+	cr_expect_eq(a.m.nodes[un].launch, 5);
+	cr_expect_str_eq(osc_mnode_name(&a.m, &a.t, un), "<unattributed>");
+	cr_expect_eq(a.m.dev_first[un + 1] - a.m.dev_first[un], 2);
+	tx_release(&a);
+}
+
+/*
+ * A graph replay: one cudaGraphLaunch (corr 5) starts three kernels; a flow
+ * links a kernel without correlation id:
+ *   step [0,100)
+ *      cudaGraphLaunch [10,20) corr 5
+ *      cudaLaunchKernel [30,40)           flow s at 31 id 77
+ *   stream: g1 [50,52) g2 [52,54) g3 [54,56) corr 5; f1 [60,61) no corr, flow f id 77
+ */
+Test(correlate, graph_replay_and_flow)
+{
+	static const struct tx_event ev[] = {
+		TX("step", HOST_OP, 0, 0, 100, 0, 0, NULL),
+		TX("cudaGraphLaunch", RUNTIME, 0, 10, 10, 5, 0, NULL),
+		TX("cudaLaunchKernel", RUNTIME, 0, 30, 10, 0, 0, NULL),
+		TS(0, 31, 77),
+		TX("g1", KERNEL, 1, 50, 2, 5, 0, NULL),
+		TX("g2", KERNEL, 1, 52, 2, 5, 0, NULL),
+		TX("g3", KERNEL, 1, 54, 2, 5, 0, NULL),
+		TX("f1", KERNEL, 1, 60, 1, 0, 0, NULL),
+		TF(1, 60, 77),
+	};
+	struct tx_analysis a;
+
+	tx_analyse(&a, OSC_FORMAT_KINETO, ev, FX_LEN(ev));
+	expect_link(&a, "g1", "step", OSC_LINK_GRAPH, OSC_LINK_WINDOW);
+	expect_link(&a, "g2", "step", OSC_LINK_GRAPH, OSC_LINK_WINDOW);
+	expect_link(&a, "g3", "step", OSC_LINK_GRAPH, OSC_LINK_WINDOW);
+	expect_link(&a, "f1", "step", OSC_LINK_FLOW, OSC_LINK_WINDOW);
+	cr_expect_eq(a.corr.launches[dev(&a, "g1")->launch].nr_device, 3);
+	cr_expect_eq(a.corr.by_method[OSC_LINK_GRAPH], 3);
+	cr_expect_eq(a.corr.by_method[OSC_LINK_FLOW], 1);
+	cr_expect_eq(dev(&a, "g3")->delay, 44);
+	tx_release(&a);
+}
+
+/*
+ * ORT: Kernel events name their node's op_name; the node whose window is
+ * nearest wins (never the last in the file); correlation_id first:
+ *   Conv_0_kernel_time [0,50) op Conv      Conv_1_kernel_time [100,150) op Conv
+ *   Relu_0_kernel_time [160,170) op Relu corr 9
+ *   kA [120,125) Conv -> Conv_1 (inside)   kB [60,62) Conv -> Conv_0 (gap 10 < 40)
+ *   kC [300,301) Relu corr 9 -> Relu_0 by correlation
+ *   kD [90,91) Gemm -> unattributed
+ */
+Test(correlate, ort_op_name_nearest)
+{
+	static const struct tx_event ev[] = {
+		TX("Conv_1_kernel_time", HOST_OP, 0, 100, 50, 0, 0, "Conv"),
+		TX("Conv_0_kernel_time", HOST_OP, 0, 0, 50, 0, 0, "Conv"),
+		TX("Relu_0_kernel_time", HOST_OP, 0, 160, 10, 9, 0, "Relu"),
+		TX("kA", KERNEL, 1, 120, 5, 0, 0, "Conv"),
+		TX("kB", KERNEL, 1, 60, 2, 0, 0, "Conv"),
+		TX("kC", KERNEL, 1, 300, 1, 9, 0, "Relu"),
+		TX("kD", KERNEL, 1, 90, 1, 0, 0, "Gemm"),
+	};
+	struct tx_analysis a;
+
+	tx_analyse(&a, OSC_FORMAT_ORT, ev, FX_LEN(ev));
+	expect_link(&a, "kA", "Conv_1_kernel_time", OSC_LINK_OP_NAME, OSC_LINK_NONE);
+	expect_link(&a, "kB", "Conv_0_kernel_time", OSC_LINK_OP_NAME, OSC_LINK_NONE);
+	expect_link(&a, "kC", "Relu_0_kernel_time", OSC_LINK_CORRELATION, OSC_LINK_NONE);
+	expect_link(&a, "kD", "-", OSC_LINK_NONE, OSC_LINK_NONE);
+	tx_release(&a);
+}
+
+/* Real traces: every device event has exactly one link record, counts add up. */
+static void check_real(const char *rel, uint64_t min_graph)
+{
+	struct tx_analysis a;
+	struct osc_error err;
+	uint64_t sum = 0, devices = 0, in_tree = 0;
+
+	fx_load(&a.t, rel);
+	osc_catsel_parse(&a.host, &a.t, NULL, OSC_CATSEL_HOST_DEFAULT, "host", &err);
+	osc_catsel_parse(&a.launch, &a.t, NULL, OSC_CATSEL_LAUNCH_DEFAULT, "launch", &err);
+	osc_catsel_parse(&a.device, &a.t, NULL, OSC_CATSEL_DEVICE_DEFAULT, "device", &err);
+	osc_calltree_build(&a.t, &a.host, &a.c);
+	osc_correlate(&a.t, &a.c, &a.launch, &a.device, &a.corr);
+	osc_mtree_build(&a.t, &a.c, &a.corr, NULL, NULL, &a.m);
+	for (size_t i = 0; i < a.t.nr_events; i++)
+		devices += osc_kind_is_device(a.t.events[i].kind) &&
+			   a.t.events[i].ph == OSC_PH_COMPLETE;
+	cr_expect_eq(a.corr.nr_devs, devices, "%s", rel);
+	for (int m = 0; m < OSC_LINK_COUNT; m++)
+		sum += a.corr.by_method[m];
+	cr_expect_eq(sum, a.corr.nr_devs);
+	cr_expect_geq(a.corr.by_method[OSC_LINK_GRAPH], min_graph, "%s", rel);
+	for (size_t n = 0; n < a.m.nr; n++)
+		if (a.m.nodes[n].parent == OSC_NONE)
+			in_tree += a.m.nodes[n].kernels_total;
+	cr_expect_eq(in_tree, a.corr.nr_devs, "%s: every device event is in the tree", rel);
+	tx_release(&a);
+}
+
+Test(correlate, real_kineto)
+{
+	check_real("samples/kineto-sampled-rank0.json.gz", 0);
+}
+
+Test(correlate, real_rocm)
+{
+	check_real("samples/rocm-torch-compile-triton.json.gz", 0);
+}
+
+Test(correlate, real_graph_replay)
+{
+	check_real("../shared/traces/tracelens/sglang_decode/sglang_Qwen3-8B_decode.json.gz", 500);
+}
