@@ -62,6 +62,29 @@ struct osc_runs {
 
 /* Find the runs of t and assign every event to one (fills run_of). */
 void osc_runs_detect(const struct osc_trace *t, struct osc_runs *out);
+
+/* Options of run detection; a NULL field keeps the default. */
+struct osc_runs_opts {
+	/*
+	 * --run-range "RE[/INDEX[:COUNT]]": the runs are the host ranges (NVTX
+	 * ranges, annotations, ops: complete host events that are not runtime
+	 * calls) whose name the PCRE2 regex RE matches somewhere, in time order
+	 * (source OSC_RUNS_NVTX). /INDEX keeps only the INDEX-th of them, counted
+	 * from 0 (negative: from the end), and :COUNT the COUNT from there on,
+	 * in the spirit of nsys's --filter-nvtx RANGE/INDEX. A trailing
+	 * "/digits" is always read as the index.
+	 */
+	const char *range;
+};
+
+/*
+ * osc_runs_detect with options (opts may be NULL). Errors, out left empty
+ * (release it all the same): OSC_USAGE (bad regex, bad index; the message
+ * says where), OSC_RANGE (no range matches, index out of range); the
+ * subject is "--run-range".
+ */
+enum osc_status osc_runs_detect_opts(const struct osc_trace *t, const struct osc_runs_opts *opts,
+				     struct osc_runs *out, struct osc_error *err);
 void osc_runs_release(struct osc_runs *r);
 
 /* A set of selected runs. */

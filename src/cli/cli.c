@@ -32,6 +32,7 @@ enum {
 	OPT_MIN_CHANGE,
 	OPT_SPEEDUP,
 	OPT_SPEEDUP_CSV,
+	OPT_RUN_RANGE,
 };
 
 #define VIEW (OSC_MODE_REPORT | OSC_MODE_TUI | OSC_MODE_DEFAULT | OSC_MODE_DIFF | OSC_MODE_WHATIF)
@@ -42,6 +43,9 @@ const struct osc_cli_option osc_cli_view_options[] = {
 	{ OPT_BY, "by", 'b', "LEVEL", "aggregate by op (default) or kernel", VIEW },
 	{ OPT_RUNS, "runs", 'r', "SPEC", "runs to use (default: all but an ORT warm-up run 0)",
 	  VIEW },
+	{ OPT_RUN_RANGE, "run-range", 0, "RE[/N]",
+	  "runs are the NVTX ranges named by RE (the Nth only with /N)",
+	  OSC_MODE_REPORT | OSC_MODE_DEFAULT | OSC_MODE_INFO },
 	{ OPT_FILTER, "filter", 'f', "PAT", "keep names matching PAT, exact or wildcard (repeatable)",
 	  VIEW },
 	{ OPT_REGEX, "regex", 'e', "RE", "keep names matching the PCRE2 regex RE", VIEW },
@@ -267,6 +271,9 @@ static enum osc_status view_option(struct osc_cli_view *v, int id, const char *a
 		return osc_level_parse(arg, &v->level, err);
 	case OPT_RUNS:
 		v->runs = arg;
+		return OSC_OK;
+	case OPT_RUN_RANGE:
+		v->run_range = arg;
 		return OSC_OK;
 	case OPT_FILTER:
 		OSC_GROW(v->filters, v->nr_filters + 1, v->alloc_filters);

@@ -97,6 +97,7 @@ struct osc_cli_view {
 	const char *other;           /* second trace: compare path (base) with it */
 	enum osc_level level;        /* --by */
 	const char *runs;            /* --runs, NULL for the default */
+	const char *run_range;       /* --run-range RE[/N[:COUNT]], NULL: detect runs */
 	const char **filters;        /* --filter patterns, in order */
 	size_t nr_filters, alloc_filters;
 	const char *regex;           /* --regex, NULL if none */

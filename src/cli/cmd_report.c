@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "opscope/alloc.h"
+#include "opscope/gather.h"
 #include "opscope/runs.h"
 #include "cli.h"
 
@@ -103,9 +104,36 @@ static enum osc_status write_report(struct report *r, const struct osc_cli_view 
 	return st;
 }
 
+/*
+ * --by mapping --format json on nvprof and nsys databases: ONNX Runtime's
+ * gather_op_profile document (NVTX ops and their kernels per pass).
+ */
+static bool wants_gather(const struct report *r, const struct osc_cli_view *v)
+{
+	return v->level == OSC_LEVEL_MAPPING && v->format == OSC_EXPORT_JSON &&
+	       (r->trace.format == OSC_FORMAT_NVPROF || r->trace.format == OSC_FORMAT_NSYS);
+}
+
+static enum osc_status write_gather(struct report *r, const struct osc_cli_view *v,
+				    struct osc_error *err)
+{
+	struct osc_cli_output out;
+	enum osc_status st = osc_cli_output_open(&out, v->output, err);
+
+	if (st != OSC_OK)
+		return st;
+	st = osc_gather_json(out.fp, &r->trace, &r->runs, &r->sel, err);
+	if (st != OSC_OK) {
+		osc_cli_output_close(&out, false, NULL);
+		return st;
+	}
+	return osc_cli_output_close(&out, true, err);
+}
+
 static enum osc_status build_report(struct report *r, struct osc_cli_view *v,
 				    struct osc_error *err)
 {
+	struct osc_runs_opts ro = { .range = v->run_range };
 	struct osc_query q = { v->level, &r->sel, &v->filter };
 	size_t nr_cols, total, top = v->top_set ? v->top
 		: v->format == OSC_EXPORT_TABLE ? TABLE_DEFAULT_TOP : 0;
@@ -116,10 +144,14 @@ static enum osc_status build_report(struct report *r, struct osc_cli_view *v,
 	st = osc_cli_load(v->path, &r->trace, err);
 	if (st != OSC_OK)
 		return st;
-	osc_runs_detect(&r->trace, &r->runs);
+	st = osc_runs_detect_opts(&r->trace, &ro, &r->runs, err);
+	if (st != OSC_OK)
+		return st;
 	st = osc_runsel_parse(v->runs, r->runs.nr, r->runs.warmup, &r->sel, err);
 	if (st != OSC_OK)
 		return st;
+	if (wants_gather(r, v))
+		return write_gather(r, v, err);
 	osc_aggregate(&r->trace, &r->runs, &q, &r->agg);
 	total = r->agg.nr;
 	osc_agg_sort(&r->agg, &r->trace, v->sort, descending);

@@ -11,10 +11,13 @@
  * O(N + R log R) time in three passes over the events; extra memory O(R)
  * plus the correlation table.
  */
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "opscope/alloc.h"
+#include "opscope/filter.h"
 #include "opscope/runs.h"
 
 static const char *const source_names[] = {
@@ -377,6 +380,152 @@ void osc_runs_detect(const struct osc_trace *t, struct osc_runs *out)
 	}
 	out->warmup = t->format == OSC_FORMAT_ORT && out->nr > 1;
 	assign_events(t, out);
+}
+
+/* ---- --run-range: runs from named ranges ---- */
+
+/* A complete host event that can be a range: not a runtime call, flow or device work. */
+static bool is_range(const struct osc_event *e)
+{
+	return e->ph == OSC_PH_COMPLETE && !osc_kind_is_device(e->kind) &&
+	       e->kind != OSC_KIND_RUNTIME && e->kind != OSC_KIND_FLOW;
+}
+
+struct range_spec {
+	char *re;
+	bool has_index;
+	long long index, count;
+};
+
+static const char *skip_digits(const char *p)
+{
+	while (*p >= '0' && *p <= '9')
+		p++;
+	return p;
+}
+
+/* True when p is -?DIGITS(:DIGITS)?, the instance part of a --run-range. */
+static bool is_instance(const char *p)
+{
+	const char *q;
+
+	if (*p == '-')
+		p++;
+	q = skip_digits(p);
+	if (q == p)
+		return false;
+	if (*q == ':') {
+		p = q + 1;
+		q = skip_digits(p);
+		if (q == p)
+			return false;
+	}
+	return !*q;
+}
+
+/* Split "RE[/INDEX[:COUNT]]". */
+static enum osc_status range_parse(const char *spec, struct range_spec *rs,
+				   struct osc_error *err)
+{
+	const char *slash = strrchr(spec, '/');
+	char *end;
+
+	memset(rs, 0, sizeof(*rs));
+	rs->count = 1;
+	if (!slash || !is_instance(slash + 1)) {
+		rs->re = osc_xstrdup(spec);
+		return OSC_OK;
+	}
+	rs->re = osc_xstrndup(spec, (size_t)(slash - spec));
+	rs->has_index = true;
+	errno = 0;
+	rs->index = strtoll(slash + 1, &end, 10);
+	if (!errno && *end == ':')
+		rs->count = strtoll(end + 1, &end, 10);
+	if (errno || rs->count < 1)
+		return osc_error_set(err, OSC_USAGE, "--run-range", OSC_NO_OFFSET, NULL,
+				     "bad instance '%s' (expected /INDEX or /INDEX:COUNT, "
+				     "COUNT >= 1)",
+				     slash + 1);
+	return OSC_OK;
+}
+
+/* Keep runs [index, index + count) of the matching ones. */
+static enum osc_status range_select(const struct range_spec *rs, struct osc_runs *out,
+				    struct osc_error *err)
+{
+	long long n = (long long)out->nr, i = rs->index < 0 ? rs->index + n : rs->index;
+	long long count = rs->count;
+
+	if (i < 0 || i >= n)
+		return osc_error_set(err, OSC_RANGE, "--run-range", OSC_NO_OFFSET, NULL,
+				     "instance %lld out of range: %lld range%s match '%s'",
+				     rs->index, n, n == 1 ? "" : "s", rs->re);
+	if (count > n - i)
+		count = n - i;
+	memmove(out->runs, out->runs + i, (size_t)count * sizeof(*out->runs));
+	out->nr = (size_t)count;
+	return OSC_OK;
+}
+
+static enum osc_status collect_ranges(const struct osc_trace *t, const char *spec,
+				      struct osc_runs *out, struct osc_error *err)
+{
+	struct osc_filter f;
+	struct range_spec rs;
+	size_t alloc = 0;
+	enum osc_status st;
+
+	osc_filter_init(&f);
+	st = range_parse(spec, &rs, err);
+	if (st == OSC_OK && osc_filter_set_regex(&f, rs.re, err) != OSC_OK) {
+		snprintf(err->subject, sizeof(err->subject), "--run-range");
+		st = err->code;
+	}
+	for (size_t i = 0; st == OSC_OK && i < t->nr_events; i++) {
+		const struct osc_event *e = &t->events[i];
+		struct osc_run *r;
+
+		if (!is_range(e) || !osc_filter_match(&f, osc_trace_str(t, e->name),
+						      osc_strtab_len(&t->strs, e->name)))
+			continue;
+		OSC_GROW(out->runs, out->nr + 1, alloc);
+		r = &out->runs[out->nr++];
+		r->ts = e->ts;
+		r->dur = e->dur;
+		r->name = e->name;
+		r->event = (uint32_t)i;
+		r->nr_events = 0;
+	}
+	if (st == OSC_OK && !out->nr)
+		st = osc_error_set(err, OSC_RANGE, "--run-range", OSC_NO_OFFSET, NULL,
+				   "no range matches '%s'", rs.re);
+	if (st == OSC_OK && rs.has_index)
+		st = range_select(&rs, out, err);
+	free(rs.re);
+	osc_filter_release(&f);
+	return st;
+}
+
+enum osc_status osc_runs_detect_opts(const struct osc_trace *t, const struct osc_runs_opts *opts,
+				     struct osc_runs *out, struct osc_error *err)
+{
+	enum osc_status st;
+
+	if (!opts || !opts->range) {
+		osc_runs_detect(t, out);
+		return OSC_OK;
+	}
+	memset(out, 0, sizeof(*out));
+	st = collect_ranges(t, opts->range, out, err);
+	if (st != OSC_OK) {
+		osc_runs_release(out);
+		return st;
+	}
+	out->run_of = osc_xmalloc((t->nr_events ? t->nr_events : 1) * sizeof(*out->run_of));
+	out->source = OSC_RUNS_NVTX;
+	assign_events(t, out);
+	return OSC_OK;
 }
 
 void osc_runs_release(struct osc_runs *r)
