@@ -221,6 +221,34 @@ static void print_threads(const struct osc_trace *t, struct shown *sh)
 	free(done);
 }
 
+/* A string field of the meta, "" when absent. */
+static const char *meta_text(struct json_object *meta, const char *key)
+{
+	struct json_object *v;
+
+	if (meta && json_object_object_get_ex(meta, key, &v) &&
+	    json_object_is_type(v, json_type_string))
+		return json_object_get_string(v);
+	return "";
+}
+
+/*
+ * nvprof and nsys databases: the driver and the tool that wrote the file.
+ * The loader keeps nothing else of the target (no environment, no host).
+ */
+static void print_versions(struct json_object *meta, struct shown *sh)
+{
+	const char *driver = meta_text(meta, "driverVersion"), *cuda = meta_text(meta, "cudaDriverVersion");
+	const char *schema = meta_text(meta, "schemaVersion");
+
+	printf("driver:       %s", *driver ? show(sh, 0, driver) : "unknown");
+	printf("%s%s%s\n", *cuda ? " (CUDA " : "", show(sh, 0, cuda), *cuda ? ")" : "");
+	printf("tool:         %s", show(sh, 0, meta_text(meta, "tool")));
+	printf("%s%s", *meta_text(meta, "toolVersion") ? " " : "",
+	       show(sh, 0, meta_text(meta, "toolVersion")));
+	printf("%s%s%s\n", *schema ? " (schema " : "", show(sh, 0, schema), *schema ? ")" : "");
+}
+
 /* GPU names from the top-level deviceProperties; nothing else of the meta. */
 static void print_devices(const struct osc_trace *t, struct shown *sh)
 {
@@ -240,6 +268,8 @@ static void print_devices(const struct osc_trace *t, struct shown *sh)
 		    json_object_is_type(name, json_type_string))
 			printf("  %zu: %s\n", i, show(sh, 0, json_object_get_string(name)));
 	}
+	if (t->format == OSC_FORMAT_NSYS || t->format == OSC_FORMAT_NVPROF)
+		print_versions(meta, sh);
 	json_object_put(meta);
 }
 
@@ -324,11 +354,15 @@ static void print_warnings(const struct osc_trace *t)
 	printf("%s\n", any ? "" : "     none");
 }
 
-static void print_info(const struct osc_trace *t, const char *name)
+static enum osc_status print_info(const struct osc_trace *t, const char *name,
+				  const struct osc_runs_opts *ro, struct osc_error *err)
 {
 	struct osc_runs runs;
 	struct shown sh = { .utf8 = osc_locale_is_utf8() };
 
+	/* a bad --run-range fails before anything is printed */
+	if (osc_runs_detect_opts(t, ro, &runs, err) != OSC_OK)
+		return err->code;
 	printf("trace:        %s\nformat:       %s\n", name, osc_format_name(t->format));
 	print_sizes(t);
 	print_kinds(t);
@@ -338,43 +372,39 @@ static void print_info(const struct osc_trace *t, const char *name)
 	print_threads(t, &sh);
 	print_devices(t, &sh);
 	print_streams(t);
-	osc_runs_detect(t, &runs);
 	print_runs(t, &runs, &sh);
 	osc_runs_release(&runs);
 	print_warnings(t);
+	return OSC_OK;
 }
 
 int osc_cmd_info(int argc, char **argv)
 {
-	struct osc_cli_parser p;
+	struct osc_cli_view v;
+	struct osc_runs_opts ro = { 0 };
 	struct osc_error err;
 	struct osc_trace t;
-	const char *path = NULL;
-	int id;
+	enum osc_status st;
 
 	osc_error_clear(&err);
-	osc_cli_parser_init(&p, argc, argv);
-	while ((id = osc_cli_next(&p, osc_cli_view_options, OSC_MODE_INFO, &err)) != OSC_CLI_DONE) {
-		if (id == OSC_CLI_ERROR)
-			return osc_cli_fail(&err);
-		if (id != OSC_CLI_OPERAND) { /* --help, the only option */
-			print_help();
-			return OSC_EXIT_OK;
-		}
-		if (path) {
-			osc_error_set(&err, OSC_USAGE, p.arg, OSC_NO_OFFSET, NULL,
-				      "unexpected argument: one trace at a time");
-			return osc_cli_fail(&err);
-		}
-		path = p.arg;
-	}
-	osc_trace_init(&t);
-	if (osc_cli_load(path, &t, &err) != OSC_OK) {
-		osc_trace_release(&t);
+	if (osc_cli_view_parse(&v, argc, argv, OSC_MODE_INFO, &err) != OSC_OK) {
+		osc_cli_view_release(&v);
 		return osc_cli_fail(&err);
 	}
-	print_info(&t, osc_cli_input_name(path));
+	if (v.help) {
+		osc_cli_view_release(&v);
+		print_help();
+		return OSC_EXIT_OK;
+	}
+	ro.range = v.run_range;
+	osc_trace_init(&t);
+	st = osc_cli_load(v.path, &t, &err);
+	if (st == OSC_OK)
+		st = print_info(&t, osc_cli_input_name(v.path), &ro, &err);
 	osc_trace_release(&t);
+	osc_cli_view_release(&v);
+	if (st != OSC_OK)
+		return osc_cli_fail(&err);
 	if (fflush(stdout) || ferror(stdout)) {
 		osc_error_set(&err, OSC_IO, "output", OSC_NO_OFFSET, NULL, "write failed");
 		return osc_cli_fail(&err);
