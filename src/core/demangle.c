@@ -110,6 +110,8 @@ char *osc_demangle_base(const char *d)
 			out[o++] = d[i++];
 		}
 	}
+	while (o > 0 && out[o - 1] == ' ')
+		o--;
 	out[o] = '\0';
 	/* Drop the return type: the text up to the last space outside brackets. */
 	for (size_t k = 0; k < o; k++) {
