@@ -268,7 +268,9 @@ static enum osc_status view_option(struct osc_cli_view *v, int id, const char *a
 {
 	switch (id) {
 	case OPT_BY:
-		return osc_level_parse(arg, &v->level, err);
+		/* Not an aggregation level: a table of its own (optable.h). */
+		v->op_instance = !strcmp(arg, "op-instance");
+		return v->op_instance ? OSC_OK : osc_level_parse(arg, &v->level, err);
 	case OPT_RUNS:
 		v->runs = arg;
 		return OSC_OK;

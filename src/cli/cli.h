@@ -97,6 +97,7 @@ struct osc_cli_view {
 	const char *other;           /* second trace: compare path (base) with it */
 	enum osc_level level;        /* --by */
 	const char *runs;            /* --runs, NULL for the default */
+	bool op_instance;            /* --by op-instance: one row per op instance (report) */
 	const char *run_range;       /* --run-range RE[/N[:COUNT]], NULL: detect runs */
 	const char **filters;        /* --filter patterns, in order */
 	size_t nr_filters, alloc_filters;
@@ -138,6 +139,9 @@ void osc_cli_view_release(struct osc_cli_view *v);
 int osc_report_run(struct osc_cli_view *v);
 
 /* `opscope diff` on a parsed view (v->path base, v->other other). Exit status. */
+/* `opscope report --by op-instance`: Neural Engine's per-op table. Exit status. */
+int osc_optable_run(struct osc_cli_view *v);
+
 int osc_diff_run(struct osc_cli_view *v);
 
 /* ---- loading and output ---- */

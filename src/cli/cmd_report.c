@@ -170,6 +170,8 @@ int osc_report_run(struct osc_cli_view *v)
 	struct osc_error err;
 	enum osc_status st;
 
+	if (v->op_instance)
+		return osc_optable_run(v);
 	memset(&r, 0, sizeof(r));
 	osc_error_clear(&err);
 	osc_trace_init(&r.trace);
