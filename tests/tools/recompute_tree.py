@@ -1,0 +1,173 @@
+#!/usr/bin/env python3
+"""Independent recomputation of `opscope tree` totals.
+
+Written from the rules in include/opscope/calltree.h and correlate.h, never
+from opscope's C code. Standard library only; reuses recompute.py's event
+reading and run windows.
+
+    recompute_tree.py [--runs SPEC] [--monitor-cat C] [--host-cat C] [--device-cat C] TRACE
+
+prints one line per merged call path:
+    PATH<TAB>count<TAB>host_ns<TAB>device_ns<TAB>launch_ns<TAB>kernels
+where device, launch and kernels cover the path's subtree, as the CSV does.
+
+Rules implemented here (category names must be given explicitly, default
+cpu_op / cuda_runtime / kernel):
+- tree: per (pid, tid), an event's parent is the latest-starting event of
+  that thread (ties: longer first, then file order) that is still open at its
+  start and ends no earlier than it; windows are half-open [ts, ts+dur);
+- selection: a host op is in the tree when its start is in a selected run
+  window; unselected ops are transparent (their children hang on the nearest
+  selected ancestor);
+- a device event goes to its launch (runtime event with the same
+  args.correlation, the earliest), the launch to the op with the same
+  "External id", else to the innermost op of the launch's thread open at the
+  launch's start; device events without an op, and launches without one,
+  go to "<unattributed>" when their own run (the launch's, for device
+  events) is selected.
+"""
+import argparse
+import bisect
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import recompute  # noqa: E402
+
+
+def cats(spec):
+    return set(spec.split(","))
+
+
+def build(path, runs=None, monitor="cpu_op", host="cuda_runtime", device="kernel"):
+    tr = recompute.Trace(path)
+    raw, _, _ = recompute.load_events(path)
+    sel = recompute.parse_runs(runs, tr.nr_runs, tr.warmup)
+    mon, hc, dc = cats(monitor), cats(host), cats(device)
+    ops, launches, devs = [], [], []
+    for order, (e, ts, dur) in enumerate(recompute._complete_events(raw)):
+        c = e.get("cat")
+        args = e.get("args") if isinstance(e.get("args"), dict) else {}
+        rec = {"name": str(e.get("name", "")), "ts": ts, "dur": dur, "end": ts + dur,
+               "thread": (str(e.get("pid")), str(e.get("tid"))), "order": order,
+               "args": args}
+        if c in mon:
+            ops.append(rec)
+        elif c in dc:
+            devs.append(rec)
+        elif c in hc:
+            launches.append(rec)
+
+    def in_runs(ts):
+        r = tr._window_of(ts)
+        return r is not None and r in sel
+
+    # the tree, thread by thread
+    by_thread = {}
+    for o in ops:
+        by_thread.setdefault(o["thread"], []).append(o)
+    for lst in by_thread.values():
+        lst.sort(key=lambda o: (o["ts"], -o["dur"], o["order"]))
+        open_ = []
+        for o in lst:
+            while open_ and not (open_[-1]["end"] > o["ts"] and open_[-1]["end"] >= o["end"]):
+                open_.pop()
+            o["parent"] = open_[-1] if open_ else None
+            open_.append(o)
+
+    # paths through selected ops only
+    def path_of(o):
+        names = []
+        while o is not None:
+            if in_runs(o["ts"]):
+                names.append(o["name"])
+            o = o["parent"]
+        return "$$".join(reversed(names)) if names else None
+
+    def holder(o):
+        """The nearest selected op at or above o."""
+        while o is not None and not in_runs(o["ts"]):
+            o = o["parent"]
+        return o
+
+    rows = {}
+
+    def row(p):
+        return rows.setdefault(p, {"count": 0, "host": 0, "dev": 0, "launch": 0, "kernels": 0})
+
+    def add_up(p, key, v):
+        """Add v to p and every prefix of p (subtree totals)."""
+        parts = p.split("$$") if p != "<unattributed>" else [p]
+        for i in range(1, len(parts) + 1):
+            row("$$".join(parts[:i]))[key] += v
+
+    for o in ops:
+        if in_runs(o["ts"]):
+            r = row(path_of(o))
+            r["count"] += 1
+            r["host"] += o["dur"]
+
+    ext = {}
+    for o in sorted(ops, key=lambda o: (o["ts"], -o["dur"], o["order"])):
+        x = o["args"].get("External id")
+        if x is not None and x not in ext:
+            ext[x] = o
+    starts = {t: [o["ts"] for o in lst] for t, lst in by_thread.items()}
+
+    def innermost(thread, ts):
+        """The latest-starting op of the thread still open at ts."""
+        lst = by_thread.get(thread, [])
+        i = bisect.bisect_right(starts.get(thread, []), ts)
+        while i > 0:
+            i -= 1
+            if lst[i]["end"] > ts:
+                return lst[i]
+        return None
+
+    by_corr = {}
+    for l in sorted(launches, key=lambda l: (l["ts"], -l["dur"], l["order"])):
+        x = l["args"].get("External id")
+        l["op"] = ext.get(x) if x is not None else None
+        if l["op"] is None:
+            l["op"] = innermost(l["thread"], l["ts"])
+        c = l["args"].get("correlation")
+        if c is not None and c not in by_corr:
+            by_corr[c] = l
+
+    def target(op, own_ts):
+        if op is not None:
+            h = holder(op)
+            return path_of(h) if h is not None else None
+        return "<unattributed>" if in_runs(own_ts) else None
+
+    for l in launches:
+        p = target(l["op"], l["ts"])
+        if p:
+            add_up(p, "launch", l["dur"])
+    for d in devs:
+        l = by_corr.get(d["args"].get("correlation"))
+        op = l["op"] if l else None
+        p = target(op, l["ts"] if l else d["ts"])
+        if p:
+            add_up(p, "dev", d["dur"])
+            add_up(p, "kernels", 1)
+    return rows
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--runs")
+    ap.add_argument("--monitor-cat", default="cpu_op")
+    ap.add_argument("--host-cat", default="cuda_runtime")
+    ap.add_argument("--device-cat", default="kernel")
+    ap.add_argument("trace")
+    a = ap.parse_args(argv)
+    rows = build(a.trace, a.runs, a.monitor_cat, a.host_cat, a.device_cat)
+    for p in sorted(rows):
+        r = rows[p]
+        print("%s\t%d\t%d\t%d\t%d\t%d" % (p, r["count"], r["host"], r["dev"], r["launch"],
+                                          r["kernels"]))
+
+
+if __name__ == "__main__":
+    main()
