@@ -1,0 +1,274 @@
+#!/usr/bin/env python3
+"""Golden and recomputation tests of `opscope diff`, `opscope whatif`,
+`opscope BASE OTHER` and `opscope report --by op-instance`.
+
+Goldens: tests/cli/expected/<case>.out (and .err) on samples/, and on the
+trace collection (../shared/traces, skipped when absent). `--update` writes
+them, but only for diff cases whose CSV agrees cell by cell with the
+independent tests/tools/diff_recompute.py; read the diff before committing.
+
+Recomputation: every ORT pair (samples, and the collection's unoptimised vs
+optimised ORT profiles) under every match mode, and HTA's trace_diff control
+vs test at op and kernel level, must equal diff_recompute.py's CSV byte for
+byte. whatif with a factor of 2 is checked against totals recomputed by
+recompute.py (projected = total / 2 per row, rounded half away from zero).
+
+Prints "N passed, M failed" last; exits 1 on any failure.
+"""
+import csv
+import decimal
+import io
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import testlib  # noqa: E402
+import recompute  # noqa: E402
+import diff_recompute  # noqa: E402
+
+UPDATE = "--update" in sys.argv
+NOOPT = "samples/ort-cnn-noopt.json"
+OPT = "samples/ort-cnn-opt.json"
+NE = "samples/ne-bert-mini-int8.json"
+HTA = "hta/trace_diff/%s.json.gz"
+GEN = "generated/%s"
+
+passed = failed = 0
+
+
+def report(ok, name, detail=""):
+    global passed, failed
+    if ok:
+        passed += 1
+    else:
+        failed += 1
+        print("FAIL %s%s" % (name, "\n" + detail if detail else ""))
+
+
+def run(args, **env):
+    return testlib.run(args, **env)
+
+
+# (case, args, env, recompute args or None)
+CASES = [
+    ("diff-help", ["diff", "--help"], {}, None),
+    ("whatif-help", ["whatif", "--help"], {}, None),
+    ("diff-ort-name-100", ["diff", NOOPT, OPT], {"COLUMNS": "100"}, None),
+    ("diff-ort-name-60", ["diff", NOOPT, OPT], {"COLUMNS": "60"}, None),
+    ("diff-ort-name-csv", ["diff", "--format", "csv", NOOPT, OPT], {}, ["--match", "name"]),
+    ("diff-ort-shape-csv", ["diff", "--match", "shape", "--format", "csv", NOOPT, OPT], {},
+     ["--match", "shape"]),
+    ("diff-ort-occurrence-csv", ["diff", "-m", "occurrence", "--format", "csv", NOOPT, OPT], {},
+     ["--match", "occurrence"]),
+    ("diff-ort-shape-changed-130", ["diff", "--match", "shape", "--changed", "--min-change", "60",
+                                    NOOPT, OPT], {"COLUMNS": "130"}, None),
+    ("diff-ort-sort-ratio-json", ["diff", "--sort", "ratio", "--asc", "--format", "json", NOOPT,
+                                  OPT], {}, None),
+    ("diff-ort-runs-csv", ["diff", "--runs", "1:4", "--other-runs", "-3:", "--format", "csv",
+                           NOOPT, OPT], {}, ["--runs", "1:4", "--other-runs=-3:"]),
+    ("whatif-ne-table", ["whatif", "--speedup", "InnerProduct@256x256=2.5", "-x",
+                         "InnerProduct@256x1024=3", NE], {"COLUMNS": "100"}, None),
+    ("whatif-ort-csv", ["whatif", "--speedup", "Conv=2", "--format", "csv", OPT], {}, None),
+    ("optable-ne-csv", ["report", "--by", "op-instance", "--format", "csv", NE], {}, None),
+    ("optable-ort-csv", ["report", "--by", "op-instance", "--format", "csv", "--top", "4", OPT],
+     {}, None),
+]
+
+# Cases on the collection, skipped when it is absent: (case, args, env, recompute args).
+SHARED_CASES = [
+    ("diff-hta-op-120", ["diff", "--top", "15", HTA % "control", HTA % "test"],
+     {"COLUMNS": "120"}, None),
+    ("diff-hta-op-csv", ["diff", "--format", "csv", HTA % "control", HTA % "test"], {},
+     ["--match", "name"]),
+    ("diff-hta-kernel-csv", ["diff", "--by", "kernel", "--format", "csv", HTA % "control",
+                             HTA % "test"], {}, ["--by", "kernel"]),
+    ("diff-resnet18-shape-csv", ["diff", "--match", "shape", "--format", "csv",
+                                 GEN % "ort-resnet18-noopt.json", GEN % "ort-resnet18-opt.json"],
+     {}, ["--match", "shape"]),
+]
+
+
+def resolve(args):
+    """Collection paths made absolute; None when one is absent."""
+    out = []
+    for a in args:
+        if a.startswith(("hta/", "generated/")):
+            p = testlib.shared(a)
+            if p is None:
+                return None
+            a = p
+        out.append(a)
+    return out
+
+
+def recomputed(args, rargs):
+    traces = [a for a in args if a.endswith((".json", ".gz"))]
+    buf = io.StringIO()
+    old = sys.stdout
+    sys.stdout = buf
+    try:
+        rc = diff_recompute.main(rargs + [os.path.join(testlib.ROOT, t) for t in traces])
+    finally:
+        sys.stdout = old
+    return rc, buf.getvalue().encode("utf-8")
+
+
+def check_case(name, args, env, rargs, shared_case):
+    p = run(args, **env)
+    label = name
+    ok = p.rc == 0
+    report(ok, label + " exit", p.describe())
+    verified = True
+    if rargs is not None:
+        rc, want = recomputed(args, rargs)
+        verified = rc == 0 and want == p.out
+        report(verified, label + " equals diff_recompute.py", _diff(want, p.out))
+    out_path = os.path.join(testlib.EXPECTED, name + ".out")
+    err_path = os.path.join(testlib.EXPECTED, name + ".err")
+    out, err = p.out, p.err
+    if shared_case:
+        # Absolute collection paths vary between machines.
+        root = os.path.normpath(os.path.join(testlib.ROOT, "..", "shared")).encode()
+        out = out.replace(root, b"../shared")
+        err = err.replace(root, b"../shared")
+    if UPDATE and ok and verified:
+        open(out_path, "wb").write(out)
+        if err:
+            open(err_path, "wb").write(err)
+        elif os.path.exists(err_path):
+            os.unlink(err_path)
+    want_out = open(out_path, "rb").read() if os.path.exists(out_path) else None
+    want_err = open(err_path, "rb").read() if os.path.exists(err_path) else b""
+    report(want_out == out, label + " stdout", _diff(want_out or b"", out))
+    report(want_err == err, label + " stderr", _diff(want_err, err))
+
+
+def _diff(a, b):
+    import difflib
+    return "".join(difflib.unified_diff(a.decode("utf-8", "replace").splitlines(True),
+                                        b.decode("utf-8", "replace").splitlines(True),
+                                        "expected", "got", n=1))[:3000]
+
+
+def check_recompute_pairs():
+    """Every ORT pair of the collection under every match mode."""
+    pairs = [("ort-cnn-noopt.json", "ort-cnn-opt.json"),
+             ("ort-resnet18-noopt.json", "ort-resnet18-opt.json"),
+             ("ort-bert-mini-dyn-noopt.json.gz", "ort-bert-mini-dyn-opt.json")]
+    for a, b in pairs:
+        pa, pb = testlib.shared(GEN % a), testlib.shared(GEN % b)
+        if not pa or not pb:
+            print("skip %s vs %s: ../shared/traces is absent" % (a, b))
+            continue
+        for m in ("name", "shape", "occurrence"):
+            p = run(["diff", "--match", m, "--format", "csv", pa, pb])
+            rc, want = recomputed([pa, pb], ["--match", m])
+            report(p.rc == 0 and rc == 0 and p.out == want,
+                   "recompute %s vs %s --match %s" % (a, b, m), _diff(want, p.out))
+
+
+def check_json_agrees_with_csv():
+    c = run(["diff", "--match", "shape", "--format", "csv", NOOPT, OPT])
+    j = run(["diff", "--match", "shape", "--format", "json", NOOPT, OPT])
+    rows = list(csv.reader(io.StringIO(c.text)))
+    doc = json.loads(j.text)
+    ok = doc["columns"] == rows[0] and len(doc["rows"]) == len(rows) - 1
+    for r, jr in zip(rows[1:], doc["rows"]):
+        for title, cell in zip(rows[0], r):
+            v = jr[title]
+            if v is None:
+                ok &= cell == ""
+            elif isinstance(v, str):
+                ok &= v == cell
+            else:
+                ok &= decimal.Decimal(cell) == decimal.Decimal(str(v))
+    report(ok, "diff json agrees with csv")
+    report(doc["meta"]["sides"] == "6 only in base (-), 2 only in other (+), 10 in both (=)",
+           "diff json meta counts", str(doc["meta"]))
+
+
+def check_default_mode():
+    """`opscope BASE OTHER` to a pipe prints what `opscope diff BASE OTHER` prints."""
+    a = run([NOOPT, OPT, "--match", "shape"], COLUMNS="100")
+    b = run(["diff", NOOPT, OPT, "--match", "shape"], COLUMNS="100")
+    report(a.rc == 0 and a.out == b.out and a.out, "opscope BASE OTHER prints the diff",
+           a.describe())
+
+
+def check_changed_subset():
+    full = list(csv.reader(io.StringIO(run(["diff", "-m", "shape", "-F", "csv", NOOPT,
+                                           OPT]).text)))
+    ch = list(csv.reader(io.StringIO(run(["diff", "-m", "shape", "-F", "csv", "--changed",
+                                         "--min-change", "60", NOOPT, OPT]).text)))
+    want = [r for r in full[1:] if r[1] != "=" or (r[9] and abs(float(r[9])) >= 60)]
+    report(ch[1:] == want and len(want) < len(full) - 1, "--changed keeps -/+ and big changes",
+           "%d of %d" % (len(ch) - 1, len(full) - 1))
+
+
+def check_whatif_recompute():
+    t = recompute.Trace(os.path.join(testlib.ROOT, OPT))
+    want = {}
+    total = 0
+    for r in t.rows("op"):
+        f = 2 if r["name"] == "Conv" else 1
+        proj = decimal.Decimal(r["total"]) / f
+        ns = int(proj.quantize(decimal.Decimal(1), decimal.ROUND_HALF_UP))
+        want[r["name"]] = recompute.us_exact(ns)
+        total += r["total"]
+    rows = list(csv.DictReader(io.StringIO(run(["whatif", "-x", "Conv=2", "-F", "csv",
+                                                OPT]).text)))
+    got = {r["name"]: r["projected_us"] for r in rows}
+    report(got == want, "whatif projected_us recomputed", "%s\n%s" % (got, want))
+    p = run(["whatif", "-x", "Conv=2", "-F", "csv", OPT])
+    conv = next(r for r in t.rows("op") if r["name"] == "Conv")["total"]
+    ceiling = "%.3fx" % (total / (total - conv))
+    report(("ceiling %s" % ceiling).encode() in p.err, "whatif ceiling recomputed",
+           p.err.decode() + " want " + ceiling)
+
+
+ERRORS = [
+    ("one trace", ["diff", OPT]),
+    ("three traces", ["diff", OPT, OPT, OPT]),
+    ("bad match", ["diff", "--match", "shapes", NOOPT, OPT]),
+    ("bad sort", ["diff", "--sort", "p50", NOOPT, OPT]),
+    ("bad min-change", ["diff", "--min-change", "x", NOOPT, OPT]),
+    ("missing other", ["diff", OPT, "samples/no-such.json"]),
+    ("bad other runs", ["diff", "--other-runs", "99", NOOPT, OPT]),
+    ("whatif no rule", ["whatif", OPT]),
+    ("whatif bad rule", ["whatif", "--speedup", "Conv=0", OPT]),
+    ("whatif bad csv", ["whatif", "--speedup-csv", "samples/no-such.csv", OPT]),
+    ("whatif bad sort", ["whatif", "-x", "Conv=2", "--sort", "delta", OPT]),
+    ("whatif two traces", ["whatif", "-x", "Conv=2", OPT, NOOPT]),
+]
+
+
+def check_errors():
+    for name, args in ERRORS:
+        p = run(args)
+        lines = p.err_lines
+        report(p.rc == 2 and len(lines) == 1 and lines[0].startswith("opscope: ") and not p.out,
+               "error: " + name, p.describe())
+
+
+def main():
+    for name, args, env, rargs in CASES:
+        check_case(name, args, env, rargs, False)
+    for name, args, env, rargs in SHARED_CASES:
+        full = resolve(args)
+        if full is None:
+            print("skip %s: ../shared/traces is absent" % name)
+            continue
+        check_case(name, full, env, rargs, True)
+    check_recompute_pairs()
+    check_json_agrees_with_csv()
+    check_default_mode()
+    check_changed_subset()
+    check_whatif_recompute()
+    check_errors()
+    print("%d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
