@@ -1,0 +1,333 @@
+/*
+ * test_load_sqlite.c - nvprof and Nsight Systems databases: each test builds
+ * a tiny database with the profiler's own column names, loads it and checks
+ * one behaviour (kinds, exact ns, correlation, NVTX pairing and threads,
+ * meta without the environment, errors, --run-range, gather JSON).
+ */
+#include <criterion/criterion.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "opscope/gather.h"
+#include "opscope/load.h"
+#include "opscope/runs.h"
+
+static struct osc_trace t;
+static struct osc_error err;
+static char path[64];
+
+static void setup(void)
+{
+	int fd;
+
+	osc_trace_init(&t);
+	snprintf(path, sizeof(path), "/tmp/osc-sqlite-XXXXXX");
+	fd = mkstemp(path);
+	cr_assert(fd >= 0);
+	close(fd);
+	unlink(path);
+}
+
+static void teardown(void)
+{
+	osc_trace_release(&t);
+	unlink(path);
+}
+
+TestSuite(load_sqlite, .init = setup, .fini = teardown);
+
+static void make_db(const char *sql)
+{
+	sqlite3 *db;
+	char *msg = NULL;
+
+	cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
+	cr_assert_eq(sqlite3_exec(db, sql, NULL, NULL, &msg), SQLITE_OK, "%s", msg ? msg : "");
+	sqlite3_close(db);
+}
+
+static enum osc_status load(void)
+{
+	osc_trace_release(&t);
+	osc_trace_init(&t);
+	return osc_load(path, NULL, &t, &err);
+}
+
+/* The JSON osc_gather_json writes, without spaces and newlines (names lose theirs too). */
+static char *gather_text(const struct osc_runs *r)
+{
+	char *buf = NULL, *o;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	cr_assert_eq(osc_gather_json(f, &t, r, NULL, &err), OSC_OK);
+	fclose(f);
+	o = buf;
+	for (const char *p = buf; *p; p++)
+		if (*p != ' ' && *p != '\n')
+			*o++ = *p;
+	*o = '\0';
+	return buf;
+}
+
+static void load_ok(void)
+{
+	enum osc_status st = load();
+	char line[1024];
+
+	osc_error_format(&err, line, sizeof(line));
+	cr_assert_eq(st, OSC_OK, "%s", line);
+}
+
+/* The first event of a kind and name ("" matches any name). */
+static const struct osc_event *find(enum osc_kind kind, const char *name)
+{
+	for (size_t i = 0; i < t.nr_events; i++)
+		if (t.events[i].kind == kind &&
+		    (!*name || !strcmp(osc_trace_str(&t, t.events[i].name), name)))
+			return &t.events[i];
+	cr_assert_fail("no %s event '%s'", osc_kind_name(kind), name);
+	return NULL;
+}
+
+/*
+ * nvprof, thread (pid 7, tid 0x1AFFD700) with epoch-ns times:
+ *   outer [..207 .. ..999]   marker id 1
+ *     inner [..300 .. ..400] marker id 2
+ *       cudaLaunchKernel_v7000 [..310 .. ..320] corr 5 -> kernel [..500 .. ..900]
+ *   open (marker id 3, start only)
+ */
+static const char nvprof_db[] =
+	"CREATE TABLE StringTable(_id_ INTEGER PRIMARY KEY AUTOINCREMENT, value TEXT NOT NULL UNIQUE);"
+	"INSERT INTO StringTable VALUES (0, '-- null --'), (1, 'outer'), (2, 'inner'),"
+	" (3, '_Z6kernelPf'), (4, 'open'), (5, 'Tesla V100');"
+	"CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME(_id_ INTEGER PRIMARY KEY, cbid INT, start INT,"
+	" end INT, processId INT, threadId INT, correlationId INT, returnValue INT);"
+	"INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES"
+	" (1, 211, 1583978808645121310, 1583978808645121320, 7, 452974336, 5, 0);"
+	"CREATE TABLE CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL(_id_ INTEGER PRIMARY KEY,"
+	" registersPerThread INT, start INT, end INT, deviceId INT, streamId INT, gridX INT,"
+	" gridY INT, gridZ INT, blockX INT, blockY INT, blockZ INT, staticSharedMemory INT,"
+	" dynamicSharedMemory INT, correlationId INT, name INT);"
+	"INSERT INTO CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL VALUES (1, 32, 1583978808645121500,"
+	" 1583978808645121900, 0, 7, 4, 2, 1, 256, 1, 1, 1024, 512, 5, 3);"
+	"CREATE TABLE CUPTI_ACTIVITY_KIND_MARKER(_id_ INTEGER PRIMARY KEY, flags INT,"
+	" timestamp INT, id INT, objectKind INT, objectId BLOB, name INT, domain INT);"
+	"INSERT INTO CUPTI_ACTIVITY_KIND_MARKER VALUES"
+	" (1, 2, 1583978808645121207, 1, 2, x'0700000000D7FF1A00000000', 1, 0),"
+	" (2, 2, 1583978808645121300, 2, 2, x'0700000000D7FF1A00000000', 2, 0),"
+	" (3, 4, 1583978808645121400, 2, 2, x'0700000000D7FF1A00000000', 0, 0),"
+	" (4, 4, 1583978808645121999, 1, 2, x'0700000000D7FF1A00000000', 0, 0),"
+	" (5, 2, 1583978808645122000, 3, 2, x'0700000000D7FF1A00000000', 4, 0);"
+	"CREATE TABLE CUPTI_ACTIVITY_KIND_DEVICE(_id_ INTEGER PRIMARY KEY, id INT, name INT);"
+	"INSERT INTO CUPTI_ACTIVITY_KIND_DEVICE VALUES (1, 0, 5);";
+
+Test(load_sqlite, nvprof_events)
+{
+	const struct osc_event *rt, *k, *outer, *inner;
+	const struct osc_kernel *kf;
+
+	make_db(nvprof_db);
+	load_ok();
+	cr_assert_eq(t.format, OSC_FORMAT_NVPROF);
+	cr_assert_eq(t.nr_events, 4); /* runtime, kernel, two ranges; "open" dropped */
+	cr_assert_eq(t.warnings[OSC_WARN_UNMATCHED_BEGIN].count, 1);
+	rt = find(OSC_KIND_RUNTIME, "cudaLaunchKernel_v7000");
+	k = find(OSC_KIND_KERNEL, "_Z6kernelPf");
+	cr_assert_eq(rt->corr, 5);
+	cr_assert_eq(k->corr, 5);
+	/* exact epoch ns: no microsecond round trip */
+	cr_assert_eq(k->ts, 1583978808645121500LL);
+	cr_assert_eq(k->dur, 400);
+	kf = &t.kernels[k->kernel];
+	cr_assert_eq(kf->registers, 32);
+	cr_assert_eq(kf->stream, 7);
+	cr_assert_eq(kf->grid[0], 4);
+	cr_assert_eq(kf->block[0], 256);
+	cr_assert_eq(kf->shared_mem, 1536);
+	outer = find(OSC_KIND_HOST_OP, "outer");
+	inner = find(OSC_KIND_HOST_OP, "inner");
+	cr_assert_eq(outer->ts, 1583978808645121207LL);
+	cr_assert_eq(outer->dur, 792);
+	cr_assert_eq(inner->dur, 100);
+	/* ranges sit on the thread of the runtime call (pid, tid from the objectId blob) */
+	cr_assert_eq(outer->thread, rt->thread);
+	cr_assert_str_eq(osc_trace_str(&t, t.threads[rt->thread].tid), "452974336");
+	cr_assert_str_eq(osc_trace_str(&t, t.threads[rt->thread].pid), "7");
+	cr_assert(strstr(t.meta_json, "Tesla V100"));
+}
+
+Test(load_sqlite, nvprof_run_range_and_gather)
+{
+	struct osc_runs_opts o = { .range = "^inner$/0" };
+	struct osc_runs r;
+	char *buf;
+
+	make_db(nvprof_db);
+	load_ok();
+	cr_assert_eq(osc_runs_detect_opts(&t, &o, &r, &err), OSC_OK);
+	cr_assert_eq(r.source, OSC_RUNS_NVTX);
+	cr_assert_eq(r.nr, 1);
+	cr_assert_eq(r.runs[0].dur, 100);
+	/* the kernel starts after "inner" ended but follows its launch into the run */
+	cr_assert_eq(r.run_of[find(OSC_KIND_KERNEL, "") - t.events], 0);
+	cr_assert_eq(r.run_of[find(OSC_KIND_HOST_OP, "outer") - t.events], OSC_NONE);
+	buf = gather_text(&r);
+	/* "inner" is the pass (forward: no "backward" in its name); no op inside it */
+	cr_assert(strstr(buf, "\"forward\":[]"), "%s", buf);
+	free(buf);
+	osc_runs_release(&r);
+
+	/* no passes named Forward/Backward: the whole trace is one forward pass and
+	   both ranges list the kernel (projection rule), demangled */
+	osc_runs_detect(&t, &r);
+	buf = gather_text(&r);
+	cr_assert(strstr(buf, "\"outer\""), "%s", buf);
+	cr_assert(strstr(buf, "\"inner\""), "%s", buf);
+	cr_assert(strstr(buf, "\"name\":\"kernel(float*)\""), "%s", buf);
+	cr_assert(strstr(buf, "\"n_registers_per_thread\":32"), "%s", buf);
+	cr_assert(strstr(buf, "\"start\":1583978808645121500"), "%s", buf);
+	cr_assert(strstr(buf, "\"duration(ns)\":400"), "%s", buf);
+	free(buf);
+	osc_runs_release(&r);
+}
+
+Test(load_sqlite, run_range_errors)
+{
+	struct osc_runs r;
+	struct osc_runs_opts bad_re = { .range = "(" }, none = { .range = "nothing" },
+			     past = { .range = "inner/1" }, last = { .range = "er$/-1" };
+
+	make_db(nvprof_db);
+	load_ok();
+	cr_assert_eq(osc_runs_detect_opts(&t, &bad_re, &r, &err), OSC_USAGE);
+	cr_assert_str_eq(err.subject, "--run-range");
+	osc_runs_release(&r);
+	cr_assert_eq(osc_runs_detect_opts(&t, &none, &r, &err), OSC_RANGE);
+	osc_runs_release(&r);
+	cr_assert_eq(osc_runs_detect_opts(&t, &past, &r, &err), OSC_RANGE);
+	osc_runs_release(&r);
+	/* "outer" and "inner" match; -1 is the later-starting one */
+	cr_assert_eq(osc_runs_detect_opts(&t, &last, &r, &err), OSC_OK);
+	cr_assert_eq(r.nr, 1);
+	cr_assert_str_eq(osc_trace_str(&t, r.runs[0].name), "inner");
+	osc_runs_release(&r);
+}
+
+/* nsys: push/pop and start/end ranges, a mark, an unfinished range, a secret env row. */
+static const char nsys_db[] =
+	"CREATE TABLE StringIds (id INTEGER NOT NULL PRIMARY KEY, value TEXT NOT NULL);"
+	"INSERT INTO StringIds VALUES (1, 'cudaLaunchKernel_v7000'), (2, 'void k<int>(int)'),"
+	" (3, 'k'), (4, 'Batch-0 Forward'), (5, 'Gemm.0()'), (6, 'main');"
+	"CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INTEGER NOT NULL, end INTEGER NOT NULL,"
+	" eventClass INTEGER, globalTid INTEGER, correlationId INTEGER, nameId INTEGER NOT NULL,"
+	" returnValue INTEGER);"
+	"INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (150, 160, 1, 282323165693308, 9, 1, 0);"
+	"CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER NOT NULL, end INTEGER NOT NULL,"
+	" deviceId INTEGER, streamId INTEGER, correlationId INTEGER, demangledName INTEGER,"
+	" shortName INTEGER, registersPerThread INTEGER, gridX INTEGER, gridY INTEGER,"
+	" gridZ INTEGER, blockX INTEGER, blockY INTEGER, blockZ INTEGER,"
+	" staticSharedMemory INTEGER, dynamicSharedMemory INTEGER);"
+	"INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (170, 190, 0, 7, 9, 2, 3, 18, 1, 1, 1,"
+	" 128, 1, 1, 0, 0);"
+	"CREATE TABLE NVTX_EVENTS (start INTEGER NOT NULL, end INTEGER, eventType INTEGER NOT NULL,"
+	" rangeId INTEGER, text TEXT, globalTid INTEGER, endGlobalTid INTEGER, textId INTEGER,"
+	" domainId INTEGER);"
+	"INSERT INTO NVTX_EVENTS VALUES (100, 300, 59, NULL, NULL, 282323165693308, NULL, 4, 0),"
+	" (120, 200, 60, 1, NULL, 282323165693308, 282323165693308, 5, 0),"
+	" (130, NULL, 34, NULL, 'mark', 282323165693308, NULL, NULL, 0),"
+	" (400, NULL, 59, NULL, 'unfinished', 282323165693308, NULL, NULL, 0);"
+	"CREATE TABLE ThreadNames (nameId INTEGER NOT NULL, priority INTEGER, globalTid INTEGER);"
+	"INSERT INTO ThreadNames VALUES (6, 0, 282323165693308);"
+	"CREATE TABLE TARGET_INFO_SYSTEM_ENV (globalVid INTEGER, devStateName TEXT NOT NULL,"
+	" name TEXT NOT NULL, nameEnum INTEGER NOT NULL, value TEXT NOT NULL);"
+	"INSERT INTO TARGET_INFO_SYSTEM_ENV VALUES (0, 'x', 'NvDriverVersion', 1, '570.86.15'),"
+	" (0, 'x', 'Hostname', 2, 'secret-host.example');"
+	"CREATE TABLE META_DATA_CAPTURE (name TEXT NOT NULL, value TEXT);"
+	"INSERT INTO META_DATA_CAPTURE VALUES"
+	" ('PROCESS_0:ENVIRONMENT_VARIABLE', 'TOKEN=\"hunter2\"');";
+
+Test(load_sqlite, nsys_events)
+{
+	const struct osc_event *rt, *k, *fwd, *op, *mark;
+
+	make_db(nsys_db);
+	load_ok();
+	cr_assert_eq(t.format, OSC_FORMAT_NSYS);
+	cr_assert_eq(t.nr_events, 5);
+	cr_assert_eq(t.warnings[OSC_WARN_UNMATCHED_BEGIN].count, 1);
+	rt = find(OSC_KIND_RUNTIME, "cudaLaunchKernel_v7000");
+	k = find(OSC_KIND_KERNEL, "void k<int>(int)");
+	cr_assert_eq(k->corr, rt->corr);
+	cr_assert_eq(t.kernels[k->kernel].registers, 18);
+	fwd = find(OSC_KIND_HOST_OP, "Batch-0 Forward");
+	op = find(OSC_KIND_HOST_OP, "Gemm.0()");
+	mark = find(OSC_KIND_ANNOTATION, "mark");
+	cr_assert_eq(mark->ph, OSC_PH_INSTANT);
+	cr_assert_eq(fwd->dur, 200);
+	cr_assert_eq(op->ts, 120);
+	/* globalTid 282323165693308: pid 50556, tid 50556, named by ThreadNames */
+	cr_assert_eq(fwd->thread, rt->thread);
+	cr_assert_str_eq(osc_trace_str(&t, t.threads[rt->thread].pid), "50556");
+	cr_assert_str_eq(osc_trace_str(&t, t.threads[rt->thread].thread_name), "main");
+	/* only the driver version comes from the environment table */
+	cr_assert(strstr(t.meta_json, "570.86.15"), "%s", t.meta_json);
+	cr_assert_null(strstr(t.meta_json, "secret-host"));
+	cr_assert_null(strstr(t.meta_json, "hunter2"));
+}
+
+Test(load_sqlite, nsys_gather_passes)
+{
+	struct osc_runs r;
+	char *buf;
+
+	make_db(nsys_db);
+	load_ok();
+	osc_runs_detect(&t, &r);
+	buf = gather_text(&r);
+	/* "Batch-0 Forward" is the pass, "Gemm.0()" its op, with the kernel */
+	cr_assert(strstr(buf, "\"Gemm.0()\""), "%s", buf);
+	cr_assert_null(strstr(buf, "\"Batch-0Forward\""), "%s", buf);
+	cr_assert(strstr(buf, "\"stream_id\":7"), "%s", buf);
+	cr_assert(strstr(buf, "\"backward\":[]"), "%s", buf);
+	free(buf);
+	osc_runs_release(&r);
+}
+
+Test(load_sqlite, not_a_trace)
+{
+	make_db("CREATE TABLE recipes (id INTEGER PRIMARY KEY, name TEXT);");
+	cr_assert_eq(load(), OSC_NOT_TRACE);
+	cr_assert(strstr(err.message, "without nvprof or Nsight Systems"), "%s", err.message);
+	cr_assert_eq(t.nr_events, 0);
+}
+
+Test(load_sqlite, corrupt)
+{
+	FILE *f;
+	char page[8192];
+
+	make_db(nsys_db);
+	/* keep the 100-byte header, overwrite everything after it */
+	memset(page, 0xa5, sizeof(page));
+	f = fopen(path, "r+b");
+	cr_assert(f);
+	fseek(f, 100, SEEK_SET);
+	fwrite(page, 1, sizeof(page), f);
+	fclose(f);
+	cr_assert_eq(load(), OSC_SQLITE);
+	cr_assert_str_eq(err.subject, path);
+}
+
+Test(load_sqlite, header_cut_short)
+{
+	FILE *f = fopen(path, "wb");
+
+	cr_assert(f);
+	fwrite("SQLite format 3\0\x10\x00", 1, 18, f);
+	fclose(f);
+	cr_assert_eq(load(), OSC_TRUNCATED);
+}
