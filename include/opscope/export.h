@@ -89,6 +89,7 @@ enum osc_status osc_export_table(FILE *out, enum osc_export_format f,
 struct osc_agg_table_ctx {
 	const struct osc_trace *trace;
 	const struct osc_agg *agg;
+	const struct osc_names *names; /* kernel names shown through it; NULL: as they are */
 };
 void osc_agg_table(const struct osc_agg_table_ctx *ctx, struct osc_table *out);
 

@@ -32,6 +32,7 @@ struct osc_cli_command {
 
 int osc_cmd_info(int argc, char **argv);
 int osc_cmd_report(int argc, char **argv);
+int osc_cmd_explore(int argc, char **argv);
 int osc_cmd_diff(int argc, char **argv);
 int osc_cmd_whatif(int argc, char **argv);
 int osc_cmd_tree(int argc, char **argv);

@@ -73,7 +73,7 @@ static enum osc_status write_report(struct report *r, const struct osc_cli_view 
 	const char *keys[] = { "trace", "format", "level", "runs", "filter", "sort", "rows" };
 	const char *values[7];
 	struct osc_export_meta meta = { keys, values, 7 };
-	struct osc_agg_table_ctx ctx = { &r->trace, &r->agg };
+	struct osc_agg_table_ctx ctx = { .trace = &r->trace, .agg = &r->agg };
 	struct osc_table table;
 	struct osc_cli_output out;
 	enum osc_status st;
@@ -134,7 +134,7 @@ static enum osc_status build_report(struct report *r, struct osc_cli_view *v,
 				    struct osc_error *err)
 {
 	struct osc_runs_opts ro = { .range = v->run_range };
-	struct osc_query q = { v->level, &r->sel, &v->filter };
+	struct osc_query q = { .level = v->level, .runs = &r->sel, .filter = &v->filter };
 	size_t nr_cols, total, top = v->top_set ? v->top
 		: v->format == OSC_EXPORT_TABLE ? TABLE_DEFAULT_TOP : 0;
 	const struct osc_column *cols = osc_agg_columns(&nr_cols);

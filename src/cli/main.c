@@ -18,6 +18,8 @@ static const struct osc_cli_command commands[] = {
 	{ "info", osc_cmd_info, "describe a trace: format, sizes, events, threads, runs, warnings" },
 	{ "report", osc_cmd_report,
 	  "aggregate by op or kernel over the selected runs: table, CSV or JSON" },
+	{ "explore", osc_cmd_explore,
+	  "ORT profile_explorer's command line: top CPU/GPU kernels, op-kernel mapping" },
 	{ "diff", osc_cmd_diff, "compare two traces: rows only in one, or changed, with deltas" },
 	{ "whatif", osc_cmd_whatif, "project the latency if some ops were made faster" },
 	{ "tree", osc_cmd_tree, "the merged host call tree with device and launch time per path" },

@@ -67,12 +67,12 @@ static const char *agg_cell(const void *ctx, size_t row, size_t col, char *buf, 
 {
 	const struct osc_agg_table_ctx *c = ctx;
 
-	return osc_agg_cell(c->trace, c->agg, row, col, buf, size);
+	return osc_agg_cell_names(c->trace, c->agg, c->names, row, col, buf, size);
 }
 
 void osc_agg_table(const struct osc_agg_table_ctx *ctx, struct osc_table *out)
 {
-	out->cols = osc_agg_columns(&out->nr_cols);
+	out->cols = osc_level_columns(ctx->agg->level, &out->nr_cols);
 	out->nr_rows = ctx->agg->nr;
 	out->cell = agg_cell;
 	out->ctx = ctx;

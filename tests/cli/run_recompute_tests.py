@@ -23,8 +23,11 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import testlib  # noqa: E402
 import recompute  # noqa: E402  (path set up by testlib)
 
-EXACT = {"total_us", "min_us", "max_us"}
-CLOSE_US = {"mean_us", "p50_us", "p90_us", "p99_us", "stddev_us"}
+EXACT = {"total_us", "min_us", "max_us", "run_us"}
+CLOSE_US = {"mean_us", "p50_us", "p90_us", "p99_us", "stddev_us", "count_per_run",
+            "total_per_run_us"}
+# Columns that identify a row, per level (the rest are numbers).
+KEY_COLS = {"op": 1, "kernel": 1, "shape": 2, "dims": 2, "run": 1}
 CLOSE_PCT = {"pct", "cum_pct"}
 
 # (path relative to ../shared/traces, thorough?) - thorough ones get every run spec.
@@ -77,35 +80,35 @@ def parse_csv(text):
     return rows[0], rows[1:]
 
 
-def compare(got_text, want_rows):
+def compare(got_text, want_rows, level="op"):
     problems = []
+    columns = recompute.LEVEL_COLUMNS[level]
+    nkey = KEY_COLS[level]
     header, rows = parse_csv(got_text)
-    if header != recompute.COLUMNS:
+    if header != columns:
         return ["header %r" % (header,)]
-    want = [recompute.row_csv(r) for r in want_rows]
-    got_names = [r[0] for r in rows]
-    want_names = [r[0] for r in want]
+    want = [recompute.row_csv(r, level) for r in want_rows]
+    got_names = [tuple(r[:nkey]) for r in rows]
+    want_names = [tuple(r[:nkey]) for r in want]
     if sorted(got_names) != sorted(want_names):
         missing = [n for n in want_names if n not in set(got_names)]
         extra = [n for n in got_names if n not in set(want_names)]
         problems.append("%d rows vs %d expected; missing %r; extra %r" % (
-            len(got_names), len(want_names), [m[:60] for m in missing[:4]],
-            [e[:60] for e in extra[:4]]))
+            len(got_names), len(want_names), [m[0][:60] for m in missing[:4]],
+            [e[0][:60] for e in extra[:4]]))
     elif got_names != want_names:
         i = next(i for i, (a, b) in enumerate(zip(got_names, want_names)) if a != b)
         problems.append("row order differs at row %d: %r vs expected %r" % (
-            i, got_names[i][:60], want_names[i][:60]))
-    by_name = {r[0]: r for r in rows}
+            i, got_names[i][0][:60], want_names[i][0][:60]))
+    by_name = {tuple(r[:nkey]): r for r in rows}
     for w in want:
-        g = by_name.get(w[0])
+        g = by_name.get(tuple(w[:nkey]))
         if g is None:
             continue
-        if len(g) != len(recompute.COLUMNS):
+        if len(g) != len(columns):
             problems.append("row %r has %d cells" % (w[0][:60], len(g)))
             continue
-        for col, gv, wv in zip(recompute.COLUMNS, g, w):
-            if col == "name":
-                continue
+        for col, gv, wv in list(zip(columns, g, w))[nkey:]:
             bad = False
             if col == "count" or col in EXACT:
                 bad = gv != wv
@@ -128,9 +131,11 @@ def cases_for(label, path, thorough, res):
         res.fail("%s: recompute cannot read it: %s" % (label, e))
         return []
     out = []
-    for level in ("op", "kernel"):
-        if level == "kernel" and not t.kernels:
+    for level in ("op", "kernel", "shape", "dims", "run"):
+        if level in ("kernel", "dims") and not t.kernels:
             specs = [None]
+        elif level in ("shape", "dims", "run"):
+            specs = [None, "all", "-1"]  # the run grammar is tested on op and kernel
         else:
             specs = run_specs(t.nr_runs, thorough)
         for spec in specs:
@@ -143,7 +148,7 @@ def cases_for(label, path, thorough, res):
             if spec is not None:
                 args += ["--runs", spec]
             name = "%s --by %s --runs %s" % (label, level, "default" if spec is None else spec)
-            out.append((name, args + [path], want, err))
+            out.append((name, args + [path], want, err, level))
     # One filtered case: filters change the rows and the pct denominator.
     if t.ops:
         top = t.rows("op", None)
@@ -153,12 +158,12 @@ def cases_for(label, path, thorough, res):
             for p in pats:
                 args += ["--filter", p]
             out.append(("%s --filter %r" % (label, pats), args + [path],
-                        t.rows("op", None, pats), None))
+                        t.rows("op", None, pats), None, "op"))
     return out
 
 
 def check_case(case):
-    name, args, want, err = case
+    name, args, want, err, level = case
     p = testlib.run(args, timeout=300)
     if err is not None:
         # Load warnings (truncation, unmatched B/E) may precede the error line.
@@ -168,7 +173,7 @@ def check_case(case):
         return name, ["recompute rejects the spec (%s) but opscope gave %s" % (err, p.describe())]
     if p.rc != 0:
         return name, ["opscope " + p.describe()]
-    return name, compare(p.text, want)
+    return name, compare(p.text, want, level)
 
 
 def main():

@@ -5,7 +5,7 @@ Written from the rules in include/opscope/aggregate.h and runs.h (and the
 CLI brief), never from opscope's C code, so the two can check each other.
 Standard library only.
 
-    recompute.py [--by op|kernel] [--runs SPEC] [--filter PAT]... [--regex RE] TRACE
+    recompute.py [--by op|shape|kernel|dims|run] [--runs SPEC] [--filter PAT]... [--regex RE] TRACE
 
 prints the same CSV as `opscope report --format csv` (rows by total
 descending, ties by name). Importable: load_trace(), Trace.rows().
@@ -25,6 +25,14 @@ Rules implemented here:
   autograd (no cat, pid "CPU functions") every X but ProfilerStep#*; other
   chrome traces: every complete event (X, or B/E matched per thread);
 - kernel level: cat kernel / Kernel keyed by name;
+- shape level: the ops keyed by (key, input shapes): ORT args.input_type_shape
+  [{"float": [1, 3]}, ...] -> "float(1x3),..."; Kineto args "Input Dims" with
+  "Input type" -> "float(2048x1),Scalar()" (nested lists in brackets, joined
+  by ","); per-run columns divide by the number of selected runs;
+- dims level: kernels keyed by (name, "bBXxBYxBZ,gGXxGYxGZ") from args
+  grid/block lists or grid_x.. block_z, -1 when absent;
+- run level: one row per selected run holding ops, named "INDEX: NAME"
+  ("0: whole trace" without run markers), run_us the window's length;
 - stats: mean = total/count, percentiles by linear interpolation between
   closest ranks, sample stddev (0 for n == 1), pct = 100 * total / sum of
   totals of all rows; cum_pct accumulates pct in row order.
@@ -46,6 +54,14 @@ import sys
 
 COLUMNS = ["name", "count", "total_us", "mean_us", "min_us", "max_us", "p50_us",
            "p90_us", "p99_us", "stddev_us", "pct", "cum_pct"]
+PER_RUN = ["count_per_run", "total_per_run_us"]
+LEVEL_COLUMNS = {
+    "op": COLUMNS,
+    "kernel": COLUMNS,
+    "shape": ["name", "input_type_shape"] + COLUMNS[1:] + PER_RUN,
+    "dims": ["name", "kernel_dimensions"] + COLUMNS[1:] + PER_RUN,
+    "run": ["name", "run_us"] + COLUMNS[1:],
+}
 
 RUNTIME_CATS = ("cuda_runtime", "Runtime", "cuda_driver")
 KERNEL_CATS = ("kernel", "Kernel")
@@ -142,13 +158,87 @@ def detect_format(events, top_array):
 # ---------------------------------------------------------------- model
 
 class Ev:
-    __slots__ = ("name", "cat", "ts", "dur", "key", "corr", "host")
+    __slots__ = ("name", "cat", "ts", "dur", "key", "corr", "host", "shape", "dims")
 
     def __init__(self, name, cat, ts, dur, key=None, corr=None):
         self.name, self.cat, self.ts, self.dur = name, cat, ts, dur
         self.key = key if key is not None else name
         self.corr = corr
         self.host = True
+        self.shape = ""
+        self.dims = (-1,) * 6
+
+
+def _text(v):
+    if isinstance(v, str):
+        return v
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if v is None:
+        return "null"
+    if isinstance(v, (int, decimal.Decimal)):
+        return str(v)
+    return ""
+
+
+def _dims_text(v, depth=0):
+    if not isinstance(v, list):
+        return _text(v)
+    parts = []
+    for e in v:
+        if isinstance(e, list) and depth < 4:
+            parts.append("[" + _dims_text(e, depth + 1) + "]")
+        else:
+            parts.append(_text(e))
+    return ("," if depth else "x").join(parts)
+
+
+def shape_of(args):
+    """Input shapes of an op's args, rendered as aggregate.h says."""
+    ort = args.get("input_type_shape")
+    if ort is not None:
+        if not isinstance(ort, list):
+            return ""
+        out = []
+        for e in ort:
+            if isinstance(e, dict):
+                if not e:
+                    out.append("")
+                    continue
+                k, v = next(iter(e.items()))
+                out.append("%s(%s)" % (k, _dims_text(v)))
+            else:
+                out.append(_dims_text(e))
+        return ",".join(out)
+    dims = args.get("Input Dims", args.get("Input dims"))  # 2021 Kineto: "Input dims"
+    if isinstance(dims, list):
+        types = args.get("Input type")
+        types = types if isinstance(types, list) else []
+        return ",".join("%s(%s)" % (_text(types[i]) if i < len(types) else "", _dims_text(d))
+                        for i, d in enumerate(dims))
+    return ""
+
+
+def _ints3(args, name):
+    v = args.get(name)
+    if isinstance(v, list):
+        vals = [int(x) if isinstance(x, (int, decimal.Decimal)) and not isinstance(x, bool)
+                else -1 for x in v[:3]]
+        return vals + [-1] * (3 - len(vals))
+    out = []
+    for axis in "xyz":
+        x = args.get("%s_%s" % (name, axis), -1)
+        out.append(int(x) if isinstance(x, (int, decimal.Decimal)) and not isinstance(x, bool)
+                   else -1)
+    return out
+
+
+def dims_of(args):
+    return tuple(_ints3(args, "block") + _ints3(args, "grid"))
+
+
+def dims_text(d):
+    return "b%dx%dx%d,g%dx%dx%d" % d
 
 
 def _complete_events(events):
@@ -214,6 +304,7 @@ class Trace:
             cat = e.get("cat")
             args = e.get("args") if isinstance(e.get("args"), dict) else {}
             ev = Ev(name, cat, ts, dur)
+            ev.shape = shape_of(args)
             self.events.append(ev)
             if cat in RUNTIME_CATS and "correlation" in args:
                 runtime_start.setdefault(args["correlation"], ts)
@@ -228,6 +319,7 @@ class Trace:
                 elif cat in KERNEL_CATS:
                     ev.host = False
                     ev.corr = args.get("correlation")
+                    ev.dims = dims_of(args)
                     self.kernels.append(ev)
             elif self.format == "legacy":
                 if e.get("ph") == "X" and not STEP_RE.match(name):
@@ -235,6 +327,8 @@ class Trace:
             else:
                 self.ops.append(ev)
         self.span = _span(raw)
+        self.raw_other = [e for e in raw if isinstance(e, dict) and
+                          e.get("ph") not in ("X", "B", "E", "M")]
         self.windows = self._find_runs()
         self.run_of_op = [self._window_of(ev.ts) for ev in self.ops]
         self.run_of_kernel = []
@@ -244,9 +338,25 @@ class Trace:
             else:
                 self.run_of_kernel.append(self._window_of(k.ts))
 
+    def stored_span(self):
+        """Length of the whole trace as a run: from the first start to the last end of
+        the events the model stores (complete ones, B/E matched; no M, no lone B/E)."""
+        lo = hi = None
+        for ev in self.events:
+            lo = ev.ts if lo is None else min(lo, ev.ts)
+            hi = ev.ts + ev.dur if hi is None else max(hi, ev.ts + ev.dur)
+        for e in self.raw_other:
+            ts = to_ns(e.get("ts"))
+            if ts is None:
+                continue
+            lo = ts if lo is None else min(lo, ts)
+            hi = ts if hi is None else max(hi, ts)
+        return 0 if lo is None else hi - lo
+
     def _find_runs(self):
         evs = self.events
         wins = []
+        self.run_names = ["whole trace"]
         self.run_source = "whole"
         if self.format == "ort":
             wins = [(e.ts, e.dur) for e in evs if e.name == "model_run"]
@@ -261,7 +371,13 @@ class Trace:
         if not wins:
             self.run_source = "whole"
             return None
+        names = {}
+        for e in evs:
+            if (e.ts, e.dur) in set(wins) and e.name in ("model_run", "SequentialExecutor::Execute") \
+                    or STEP_RE.match(e.name) and e.cat != "gpu_user_annotation":
+                names.setdefault((e.ts, e.dur), e.name)
         wins.sort()
+        self.run_names = [names.get(w, "") for w in wins]
         self.win_starts = [w for w, _ in wins]
         return wins
 
@@ -286,9 +402,9 @@ class Trace:
     def rows(self, level="op", runs=None, patterns=(), regex=None):
         """Rows (dicts with ns/float stats) for a level, run spec and filter."""
         sel = parse_runs(runs, self.nr_runs, self.warmup)
-        if level == "op":
+        if level in ("op", "shape", "run"):
             evs, run_of = self.ops, self.run_of_op
-        elif level == "kernel":
+        elif level in ("kernel", "dims"):
             evs, run_of = self.kernels, self.run_of_kernel
         else:
             raise RecomputeError("unknown level %r" % level)
@@ -299,8 +415,25 @@ class Trace:
                 continue
             if not (_passes(ev.name, patterns, rx) or _passes(ev.key, patterns, rx)):
                 continue
-            groups.setdefault(ev.key, []).append(ev.dur)
-        return compute_rows(groups)
+            if level == "shape":
+                key = (ev.key, ev.shape)
+            elif level == "dims":
+                key = (ev.key, ev.dims)
+            elif level == "run":
+                key = (r,)
+            else:
+                key = ev.key
+            groups.setdefault(key, []).append(ev.dur)
+        rows = compute_rows(groups, level, len(sel))
+        for row in rows:
+            if level == "run":
+                r = row["key"][0]
+                row["name"] = "%d: %s" % (r, self.run_names[r])
+                if self.windows is None:
+                    row["run_us"] = self.stored_span()
+                else:
+                    row["run_us"] = self.windows[r][1]
+        return rows
 
 
 def _passes(name, patterns, rx):
@@ -373,7 +506,19 @@ def percentile(sorted_vals, q):
     return sorted_vals[lo] + (sorted_vals[hi] - sorted_vals[lo]) * frac
 
 
-def compute_rows(groups):
+def _sort_key(level, r):
+    """Ties: run index, name bytes, then shape / dims (aggregate.h's identity)."""
+    k = r["key"]
+    if level == "run":
+        return (-r["total"], k[0])
+    if level == "shape":
+        return (-r["total"], k[0].encode("utf-8"), k[1].encode("utf-8"))
+    if level == "dims":
+        return (-r["total"], k[0].encode("utf-8"), k[1])
+    return (-r["total"], k.encode("utf-8"))
+
+
+def compute_rows(groups, level="op", nr_runs=1):
     rows = []
     grand = sum(sum(v) for v in groups.values())
     for key, durs in groups.items():
@@ -381,14 +526,18 @@ def compute_rows(groups):
         n = len(durs)
         total = sum(durs)
         rows.append({
-            "name": key, "count": n, "total": total, "mean": total / n,
+            "key": key, "name": key[0] if isinstance(key, tuple) else key,
+            "shape": key[1] if level == "shape" else None,
+            "dims": key[1] if level == "dims" else None,
+            "count_per_run": n / nr_runs, "total_per_run": total / nr_runs,
+            "count": n, "total": total, "mean": total / n,
             "min": durs[0], "max": durs[-1],
             "p50": percentile(durs, 0.50), "p90": percentile(durs, 0.90),
             "p99": percentile(durs, 0.99),
             "stddev": statistics.stdev(durs) if n > 1 else 0.0,
             "pct": 100.0 * total / grand if grand else 0.0,
         })
-    rows.sort(key=lambda r: (-r["total"], r["name"].encode("utf-8")))
+    rows.sort(key=lambda r: _sort_key(level, r))
     cum = 0.0
     for r in rows:
         cum += r["pct"]
@@ -403,17 +552,25 @@ def us_exact(ns):
     return "%s%d.%03d" % (sign, ns // 1000, ns % 1000)
 
 
-def row_csv(r):
-    return [r["name"], str(r["count"]), us_exact(r["total"]),
-            "%.3f" % (r["mean"] / 1000), us_exact(r["min"]), us_exact(r["max"]),
-            "%.3f" % (r["p50"] / 1000), "%.3f" % (r["p90"] / 1000),
-            "%.3f" % (r["p99"] / 1000), "%.3f" % (r["stddev"] / 1000),
-            "%.2f" % r["pct"], "%.2f" % r["cum_pct"]]
+def row_csv(r, level="op"):
+    stats = [str(r["count"]), us_exact(r["total"]),
+             "%.3f" % (r["mean"] / 1000), us_exact(r["min"]), us_exact(r["max"]),
+             "%.3f" % (r["p50"] / 1000), "%.3f" % (r["p90"] / 1000),
+             "%.3f" % (r["p99"] / 1000), "%.3f" % (r["stddev"] / 1000),
+             "%.2f" % r["pct"], "%.2f" % r["cum_pct"]]
+    per_run = ["%.3f" % r["count_per_run"], "%.3f" % (r["total_per_run"] / 1000)]
+    if level == "shape":
+        return [r["name"], r["shape"]] + stats + per_run
+    if level == "dims":
+        return [r["name"], dims_text(r["dims"])] + stats + per_run
+    if level == "run":
+        return [r["name"], us_exact(r["run_us"])] + stats
+    return [r["name"]] + stats
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--by", default="op", choices=["op", "kernel"])
+    ap.add_argument("--by", default="op", choices=sorted(LEVEL_COLUMNS))
     ap.add_argument("--runs")
     ap.add_argument("--filter", action="append", default=[])
     ap.add_argument("--regex")
@@ -433,9 +590,9 @@ def main(argv=None):
         return 2
     out = io.StringIO()
     w = csv.writer(out, lineterminator="\n")
-    w.writerow(COLUMNS)
+    w.writerow(LEVEL_COLUMNS[a.by])
     for r in rows:
-        w.writerow(row_csv(r))
+        w.writerow(row_csv(r, a.by))
     sys.stdout.write(out.getvalue())
     return 0
 

@@ -275,7 +275,7 @@ Test(export, agg_table_csv)
 				 .mean = 1500, .p50 = 1500, .p90 = 1900, .p99 = 1990,
 				 .stddev = 707.10678, .pct = 100, .cum_pct = 100 };
 	struct osc_agg a = { .rows = &r, .nr = 1 };
-	struct osc_agg_table_ctx ctx = { &t, &a };
+	struct osc_agg_table_ctx ctx = { .trace = &t, .agg = &a };
 	struct osc_table table;
 	struct osc_error err;
 	char *text = NULL;
