@@ -25,8 +25,8 @@
 /* X-macro: name styles with their option names. */
 #define OSC_NAME_STYLE_LIST(_)     \
 	_(DEMANGLED, "demangled")  \
-	_(MANGLED, "mangled")      \
-	_(SHORT, "short")
+	_(SHORT, "short")          \
+	_(MANGLED, "mangled")
 
 enum osc_name_style {
 #define OSC_NAME_STYLE_ENUM(name, text) OSC_NAMES_##name,

@@ -30,7 +30,16 @@
 	_(COLUMNS_RIGHT, "columns-right", ">", "Show columns hidden on the right")       \
 	_(FULL_NAME, "full-name", "i", "Show the full name of the row")             \
 	_(TOGGLE_DETAIL, "toggle-detail", "d", "Show or hide the detail pane")    \
-	_(NEXT_LEVEL, "next-level", "<Tab>", "Next aggregation level (op, kernel)")     \
+	_(NEXT_LEVEL, "next-level", "<Tab>",                                                 \
+	  "Next level: op, shape, kernel, dims, mapping, run")                               \
+	_(PREV_LEVEL, "prev-level", "<BackTab>", "Previous aggregation level")               \
+	_(LEVEL_OP, "level-op", "1", "Aggregate by op")                                      \
+	_(LEVEL_SHAPE, "level-shape", "2", "Aggregate by op and input shapes")               \
+	_(LEVEL_KERNEL, "level-kernel", "3", "Aggregate by kernel")                          \
+	_(LEVEL_DIMS, "level-dims", "4", "Aggregate by kernel, block and grid")              \
+	_(LEVEL_MAPPING, "level-mapping", "5", "Aggregate by op -> kernel mapping")          \
+	_(LEVEL_RUN, "level-run", "6", "One row per run")                                    \
+	_(NAME_STYLE, "name-style", "m", "Kernel names: demangled, short, mangled")          \
 	_(VIEW_RUNS, "view-runs", "R", "Open the runs view to pick runs")                    \
 	_(TOGGLE_RUN, "toggle-run", "<Space>", "Runs view: select or unselect a run")      \
 	_(SELECT_RANGE, "select-range", "v",                                                 \

@@ -17,6 +17,7 @@
 
 #include "opscope/alloc.h"
 #include "opscope/columns.h"
+#include "opscope/demangle.h"
 #include "view.h"
 
 /* Traces with fewer events aggregate fast enough on the UI thread. */
@@ -40,22 +41,38 @@ struct table_view {
 	struct osc_agg agg;
 	struct osc_agg_table_ctx ctx;
 	struct table_job job;
+	struct osc_names names;   /* kernel names, demangled once */
+	struct osc_agg_row drill; /* the row Enter opened (its identity, for the instances) */
 };
+
+/* The column of level l showing statistic s, else its total column. */
+static size_t column_of(enum osc_level l, enum osc_stat s)
+{
+	size_t nr, total = 0;
+	const struct osc_column *cols = osc_level_columns(l, &nr);
+
+	for (size_t i = 0; i < nr; i++) {
+		if (cols[i].stat == s)
+			return i;
+		if (cols[i].stat == OSC_STAT_TOTAL)
+			total = i;
+	}
+	return total;
+}
 
 static void table_open(struct osc_tui *t, struct osc_view *v, const void *arg)
 {
 	struct table_view *tv = osc_xcalloc(1, sizeof(*tv));
-	size_t nr;
-	const struct osc_column *cols = osc_agg_columns(&nr);
+	struct osc_error err;
 
-	(void)t;
 	tv->level = *(const enum osc_level *)arg;
 	tv->ctx.trace = &t->trace;
 	tv->ctx.agg = &tv->agg;
+	osc_names_init(&tv->names);
+	osc_names_build(&tv->names, &t->trace, NULL, &err); /* libiberty cannot fail */
+	tv->ctx.names = &tv->names;
 	v->priv = tv;
-	for (size_t i = 0; i < nr; i++)
-		if (cols[i].stat == OSC_STAT_TOTAL)
-			v->sort_col = i;
+	v->sort_col = column_of(tv->level, OSC_STAT_TOTAL);
 	v->sort_desc = true;
 }
 
@@ -121,6 +138,7 @@ static void table_close(struct osc_view *v)
 		osc_agg_release(&stale);
 	}
 	osc_agg_release(&tv->agg);
+	osc_names_release(&tv->names);
 	free(tv);
 }
 
@@ -171,9 +189,10 @@ static void table_sort(struct osc_tui *t, struct osc_view *v)
 {
 	struct table_view *tv = v->priv;
 	size_t nr;
-	const struct osc_column *cols = osc_agg_columns(&nr);
+	const struct osc_column *cols = osc_level_columns(tv->level, &nr);
 
-	osc_agg_sort(&tv->agg, &t->trace, cols[v->sort_col].stat, v->sort_desc);
+	osc_agg_sort(&tv->agg, &t->trace, cols[v->sort_col < nr ? v->sort_col : 0].stat,
+		     v->sort_desc);
 }
 
 static void table_table(struct osc_tui *t, struct osc_view *v, struct osc_table *out)
@@ -254,20 +273,76 @@ static void table_detail(struct osc_tui *t, struct osc_view *v, size_t row, stru
 	osc_detail_event(t, median_event(&t->trace, ev, r->nr), out);
 }
 
+/* The levels of the number keys, in the order of their actions. */
+static const enum osc_level level_of_action[] = {
+	OSC_LEVEL_OP, OSC_LEVEL_SHAPE, OSC_LEVEL_KERNEL, OSC_LEVEL_DIMS, OSC_LEVEL_MAPPING,
+	OSC_LEVEL_RUN,
+};
+
+/* Same row identity: the key and every component of the level. */
+static bool same_row(const struct osc_agg_row *x, const struct osc_agg_row *y)
+{
+	return x->key == y->key && x->shape == y->shape && x->op == y->op && x->run == y->run &&
+	       !memcmp(x->dims, y->dims, sizeof(x->dims));
+}
+
+/*
+ * Show level l: the filter and runs are the TUI's and stay; the sort stays
+ * on the same statistic where the level has it; the selection stays on the
+ * row of the same name when there is one.
+ */
+static unsigned switch_level(struct osc_tui *t, struct osc_view *v, enum osc_level l)
+{
+	struct table_view *tv = v->priv;
+	size_t nr;
+	const struct osc_column *cols = osc_level_columns(tv->level, &nr);
+	enum osc_stat sort = cols[v->sort_col < nr ? v->sort_col : 0].stat;
+	osc_str name = v->tab.nr_rows ? tv->agg.rows[v->cur].key : OSC_STR_NONE;
+
+	if (l == tv->level)
+		return OSC_R_REDRAW;
+	tv->level = l;
+	v->sort_col = column_of(l, sort);
+	v->built_gen = t->gen - 1;
+	v->cur = v->top = v->hoff = v->colskip = 0;
+	osc_view_refresh(t, v);
+	for (size_t i = 0; i < v->tab.nr_rows && name != OSC_STR_NONE; i++) {
+		if (tv->agg.rows[i].key == name) {
+			osc_view_select(v, i);
+			break;
+		}
+	}
+	return OSC_R_REDRAW;
+}
+
 static unsigned table_action(struct osc_tui *t, struct osc_view *v, enum osc_action a)
 {
 	struct table_view *tv = v->priv;
 
 	switch (a) {
 	case OSC_ACT_NEXT_LEVEL:
-		tv->level = (tv->level + 1) % OSC_LEVEL_COUNT;
-		v->built_gen = t->gen - 1;
-		v->cur = v->top = v->hoff = 0;
-		osc_view_refresh(t, v);
+		return switch_level(t, v, (tv->level + 1) % OSC_LEVEL_COUNT);
+	case OSC_ACT_PREV_LEVEL:
+		return switch_level(t, v, (tv->level + OSC_LEVEL_COUNT - 1) % OSC_LEVEL_COUNT);
+	case OSC_ACT_LEVEL_OP:
+	case OSC_ACT_LEVEL_SHAPE:
+	case OSC_ACT_LEVEL_KERNEL:
+	case OSC_ACT_LEVEL_DIMS:
+	case OSC_ACT_LEVEL_MAPPING:
+	case OSC_ACT_LEVEL_RUN:
+		return switch_level(t, v, level_of_action[a - OSC_ACT_LEVEL_OP]);
+	case OSC_ACT_NAME_STYLE:
+		tv->names.style = (tv->names.style + 1) % OSC_NAME_STYLE_COUNT;
+		free(v->widths); /* names change width */
+		v->widths = NULL;
+		v->nr_widths = 0;
+		osc_tui_message(t, OSC_MSG_INFO, "kernel names: %s",
+				osc_name_style_name(tv->names.style));
 		return OSC_R_REDRAW;
 	case OSC_ACT_ENTER:
 		if (!v->tab.nr_rows)
 			return OSC_R_REDRAW;
+		tv->drill = tv->agg.rows[v->cur];
 		osc_view_push(t, &osc_view_instances,
 			      &(struct osc_instances_arg){ v, tv->agg.rows[v->cur].key });
 		return OSC_R_REDRAW;
@@ -284,7 +359,9 @@ const struct osc_agg_row *osc_table_view_row(struct osc_tui *t, struct osc_view 
 
 	osc_view_refresh(t, v);
 	for (size_t i = 0; i < tv->agg.nr; i++) {
-		if (tv->agg.rows[i].key == key) {
+		/* Levels with more than a name: the row Enter opened, by its identity. */
+		if (tv->drill.key == key ? same_row(&tv->agg.rows[i], &tv->drill)
+					 : tv->agg.rows[i].key == key) {
 			*members = tv->agg.members + tv->agg.rows[i].first;
 			return &tv->agg.rows[i];
 		}

@@ -167,7 +167,7 @@ def check_export():
     d = tempfile.mkdtemp(prefix="opscope-tui-")
     s = os.path.join(d, "x.script")
     with open(s, "w") as f:
-        f.write("# trace: kineto-sampled-rank0.json.gz\nx\nop.csv\n<Tab>\nx\nkernel.csv\n")
+        f.write("# trace: kineto-sampled-rank0.json.gz\nx\nop.csv\n3\nx\nkernel.csv\n")
     rc, err, _, _ = run_script(s, 80, 24, cwd=d)
     for level in ("op", "kernel"):
         path = os.path.join(d, level + ".csv")
