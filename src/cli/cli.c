@@ -40,7 +40,7 @@ enum {
 #define DIFF (OSC_MODE_DIFF | OSC_MODE_TUI | OSC_MODE_DEFAULT)
 
 const struct osc_cli_option osc_cli_view_options[] = {
-	{ OPT_BY, "by", 'b', "LEVEL", "aggregate by op (default) or kernel", VIEW },
+	{ OPT_BY, "by", 'b', "LEVEL", "op (default), shape, kernel, dims, mapping or run", VIEW },
 	{ OPT_RUNS, "runs", 'r', "SPEC", "runs to use (default: all but an ORT warm-up run 0)",
 	  VIEW },
 	{ OPT_RUN_RANGE, "run-range", 0, "RE[/N]",
