@@ -58,6 +58,24 @@
 	_(EXPORT, "export", "x", "Export the view as shown to CSV")                   \
 	_(COMMAND, "command", ":",                                                           \
 	  "Command: runs, filter, find, sort, top, export")  \
+	_(TREE, "tree", "T",                                                                 \
+	  "Call tree: of the selected op, or at a kernel's launching op")                  \
+	_(FOLD_CHILDREN, "fold-children", "c", "Tree: fold the children of the node")        \
+	_(UNFOLD_CHILDREN, "unfold-children", "e", "Tree: unfold the children of the node")  \
+	_(FOLD_ALL, "fold-all", "C", "Tree: fold the node's whole subtree")                  \
+	_(UNFOLD_ALL, "unfold-all", "E", "Tree: unfold the node's whole subtree")            \
+	_(PARENT, "parent", "u", "Tree: go to the parent node")                              \
+	_(NEXT_SIBLING, "next-sibling", "]", "Tree: go to the next sibling")                 \
+	_(PREV_SIBLING, "prev-sibling", "[", "Tree: go to the previous sibling")             \
+	_(LONGEST_CHILD, "longest-child", "L", "Tree: go to the child with the most time")   \
+	_(COMPARE_MATCH, "compare-match", "M",                                               \
+	  "Compare: pair rows by name, shape or occurrence")                                 \
+	_(CHANGED_ONLY, "changed-only", "o", "Compare: show only the rows that changed")     \
+	_(COMPARE_LAYOUT, "compare-layout", "|",                                             \
+	  "Compare: merged table, or split (old and new lines)")                            \
+	_(BARS, "bars", "B", "Show or hide the bar chart of time per row")                   \
+	_(WHATIF, "whatif", "W", "What-if view: projected time with faster ops")             \
+	_(SET_FACTOR, "set-factor", "=", "What-if: set the speedup factor of the row")      \
 	_(HELP, "help", "? <F1>", "Show this help")                                          \
 	_(REFRESH, "refresh", "<C-l>", "Redraw the screen")
 

@@ -110,6 +110,18 @@ static unsigned set_level(struct osc_tui *t, const char *name)
 	return OSC_R_REDRAW;
 }
 
+/* The level of the top view when it is an aggregate table, else op. */
+static enum osc_level top_level(struct osc_tui *t)
+{
+	struct osc_view *v = osc_tui_top(t);
+	enum osc_level level = OSC_LEVEL_OP;
+	struct osc_error err;
+
+	if (v->ops == &osc_view_table)
+		osc_level_parse(v->ops->export_name(t, v), &level, &err);
+	return level;
+}
+
 /* ---- export ---- */
 
 /* Append s to a command line, single-quoted for the shell when needed. */
@@ -276,6 +288,15 @@ static char *default_export_name(struct osc_tui *t)
 
 /* ---- commands ---- */
 
+/* :compare FILE: the compare view of the trace against FILE, at the top view's level. */
+static unsigned compare_with(struct osc_tui *t, const char *path)
+{
+	struct osc_diff_view_arg a = { path, NULL, top_level(t), OSC_MATCH_NAME };
+
+	osc_view_push(t, &osc_view_diff, &a);
+	return OSC_R_REDRAW;
+}
+
 static unsigned command_done(struct osc_tui *t, const char *line)
 {
 	return line && *line ? osc_command_run(t, line) : OSC_R_REDRAW;
@@ -327,6 +348,8 @@ unsigned osc_command_run(struct osc_tui *t, const char *line)
 	}
 	if (!strcmp(name, "dump") && *arg)
 		return dump_screen(t, arg);
+	if (!strcmp(name, "compare") && *arg)
+		return compare_with(t, arg);
 	if (!strcmp(name, "quit"))
 		return OSC_R_QUIT;
 	if (!strcmp(name, "sort") && *arg) {
@@ -410,6 +433,21 @@ unsigned osc_command_action(struct osc_tui *t, enum osc_action a)
 	case OSC_ACT_NEXT_LEVEL:
 		osc_tui_message(t, OSC_MSG_INFO, "levels belong to the op and kernel tables");
 		return OSC_R_REDRAW;
+	case OSC_ACT_TREE:
+		return osc_tree_open(t);
+	case OSC_ACT_BARS:
+		t->bars = !t->bars;
+		osc_view_release(&t->pane); /* the pane shows the per-run sparkline with the bars */
+		if (t->bars && !v->ops->bar)
+			osc_tui_message(t, OSC_MSG_INFO, "this view has no bar chart");
+		return OSC_R_REDRAW;
+	case OSC_ACT_WHATIF: {
+		enum osc_level level = top_level(t);
+
+		if (v->ops != &osc_view_whatif)
+			osc_view_push(t, &osc_view_whatif, &level);
+		return OSC_R_REDRAW;
+	}
 	default:
 		osc_tui_message(t, OSC_MSG_INFO, "%s does nothing in this view",
 				osc_action_name(a));

@@ -4,7 +4,8 @@
  * prompt and by scripts.
  *
  * Commands: runs SPEC | filter [SPEC] | find TEXT | sort COL [asc|desc] |
- * top N | level NAME | export [FILE] | dump FILE | resize LINES COLS | quit
+ * top N | level NAME | export [FILE] | dump FILE | resize LINES COLS | quit |
+ * compare FILE
  */
 #ifndef OPSCOPE_TUI_COMMAND_H
 #define OPSCOPE_TUI_COMMAND_H

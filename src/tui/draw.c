@@ -5,6 +5,7 @@
 #include <wchar.h>
 
 #include "opscope/alloc.h"
+#include "opscope/chart.h"
 #include "opscope/columns.h"
 #include "display.h"
 #include "draw.h"
@@ -12,6 +13,7 @@
 
 #define HEADER_LINES 2 /* trace/view line, runs/filter/sort line */
 #define MIN_FLEX 24    /* the name column keeps at least this much before columns go */
+#define BAR_WIDTH 10   /* cells of the bar chart column, after the name */
 
 /* Write text fitted into exactly width columns at (y, x), aligned, padded. */
 static void put_cell(int y, int x, const char *s, size_t width, enum osc_align align, bool utf8)
@@ -62,6 +64,7 @@ static void put_line(int y, const char *s, enum osc_style style, bool utf8)
 }
 
 struct layout {
+	bool bars;         /* the bar chart column is drawn after the name */
 	size_t nr_cols;
 	bool *shown;
 	size_t flex_width;
@@ -93,9 +96,13 @@ static void grow_widths(struct osc_view *v, char ***cells, size_t nrows, bool ut
 		}
 }
 
-static void compute_layout(struct osc_view *v, struct layout *l)
+static void compute_layout(struct osc_view *v, struct layout *l, bool bars)
 {
 	size_t flex = v->ops->flex_col, avail = (size_t)COLS, used = 0, k = 0;
+
+	l->bars = bars && avail > BAR_WIDTH + 1 + MIN_FLEX;
+	if (l->bars)
+		avail -= BAR_WIDTH + 1;
 	size_t min_flex = (size_t)v->widths[flex] < MIN_FLEX ? (size_t)v->widths[flex] : MIN_FLEX;
 
 	l->nr_cols = v->tab.nr_cols;
@@ -167,7 +174,7 @@ static void put_scrolled(int y, int x, const char *s, size_t hoff, size_t width,
 
 /* Draw the cells of one line (titles are never scrolled). */
 static void draw_row(struct osc_view *v, const struct layout *l, int y, char **cells,
-		     bool title, bool utf8)
+		     const char *bar, bool title, bool utf8)
 {
 	int x = 0;
 
@@ -187,6 +194,12 @@ static void draw_row(struct osc_view *v, const struct layout *l, int y, char **c
 		x += (int)w;
 		if (x < COLS)
 			mvaddch(y, x++, ' ');
+		if (c == v->ops->flex_col && l->bars) {
+			put_cell(y, x, bar ? bar : "", BAR_WIDTH, OSC_ALIGN_LEFT, utf8);
+			x += BAR_WIDTH;
+			if (x < COLS)
+				mvaddch(y, x++, ' ');
+		}
 	}
 	pad_line(y, x);
 }
@@ -198,7 +211,7 @@ static void draw_table(struct osc_tui *t, struct osc_view *v, int y, int h, bool
 	size_t rows = h > 1 ? (size_t)h - 1 : 0, n, nc = v->tab.nr_cols;
 	char ***cells, *titles[64];
 	struct layout l;
-	char buf[4096];
+	char buf[4096], bar[BAR_WIDTH * 3 + 1];
 
 	v->height = rows ? rows : 1;
 	if (v->cur < v->top)
@@ -216,7 +229,7 @@ static void draw_table(struct osc_tui *t, struct osc_view *v, int y, int h, bool
 							      sizeof(buf)));
 	}
 	grow_widths(v, cells, n, t->utf8);
-	compute_layout(v, &l);
+	compute_layout(v, &l, t->bars && v->ops->bar);
 
 	for (size_t c = 0; c < nc && c < 64; c++)
 		titles[c] = (char *)v->tab.cols[c].title;
@@ -243,7 +256,10 @@ static void draw_table(struct osc_tui *t, struct osc_view *v, int y, int h, bool
 			attrset(osc_display_attr(v->ops->mark ? mark_style(v->ops->mark(
 									t, v, v->top + r))
 							      : OSC_STYLE_NORMAL));
-		draw_row(v, &l, line, cells[r], false, t->utf8);
+		if (l.bars)
+			osc_chart_bar(v->ops->bar(t, v, v->top + r), BAR_WIDTH, t->utf8, bar,
+				      sizeof(bar));
+		draw_row(v, &l, line, cells[r], l.bars ? bar : NULL, false, t->utf8);
 	}
 	attrset(A_NORMAL);
 	for (size_t r = 0; r < n; r++) {

@@ -276,6 +276,12 @@ int osc_tui_main(const struct osc_tui_args *args)
 	}
 	apply_args(&t);
 	osc_view_push(&t, &osc_view_table, &level);
+	if (args->other) /* opscope BASE OTHER: compare over the base's table */
+		osc_view_push(&t, &osc_view_diff,
+			      &(struct osc_diff_view_arg){ args->other,
+							   args->other_runs ? args->other_runs
+									    : args->runs,
+							   level, args->match });
 	main_loop(&t, script);
 	osc_display_close();
 	release(&t);

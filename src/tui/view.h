@@ -63,6 +63,10 @@ struct osc_view_ops {
 	void (*detail)(struct osc_tui *t, struct osc_view *v, size_t row, struct osc_lines *out);
 	/* Name used in export file names and the `report --by` level ("op"). */
 	const char *(*export_name)(struct osc_tui *t, struct osc_view *v);
+	/* An event standing for a row, for jumps into the call tree (NULL: none). */
+	uint32_t (*row_event)(struct osc_tui *t, struct osc_view *v, size_t row);
+	/* Length of the row's bar in the bar chart column, 0..1 (NULL: no bars). */
+	double (*bar)(struct osc_tui *t, struct osc_view *v, size_t row);
 };
 
 /* X-macro: every view. */
@@ -71,7 +75,10 @@ struct osc_view_ops {
 	_(runs)          \
 	_(instances)     \
 	_(detail)        \
-	_(help)
+	_(help)          \
+	_(tree)          \
+	_(diff)          \
+	_(whatif)
 
 #define OSC_VIEW_DECLARE(name) extern const struct osc_view_ops osc_view_##name;
 OSC_VIEW_LIST(OSC_VIEW_DECLARE)
@@ -143,6 +150,7 @@ struct osc_tui {
 	bool utf8;         /* the locale can show UTF-8 */
 	bool script;       /* driven by --script */
 	int last_toggled;  /* runs view: run last toggled, -1 none */
+	bool bars;         /* bar chart column shown (views with ops->bar) */
 };
 
 /* Set the status line message (printf-style). */
@@ -220,5 +228,35 @@ void osc_view_describe(struct osc_tui *t, struct osc_view *v, char *buf, size_t 
 
 /* Last part of the trace's path, for headers and file names. */
 const char *osc_trace_basename(const struct osc_trace *tr);
+
+/*
+ * Add a "field: sparkline" line of the time per selected run (sel NULL:
+ * every run) of events ev[0..n) of tr. Defined in view_diff.c.
+ */
+void osc_lines_add_spark(struct osc_lines *out, struct osc_tui *t, const struct osc_trace *tr,
+			 const struct osc_runs *runs, const struct osc_runsel *sel,
+			 const uint32_t *ev, size_t n, const char *field);
+
+/* What the compare view is opened with (view_diff.c): the other trace and how to pair. */
+struct osc_diff_view_arg {
+	const char *path;   /* the other trace */
+	const char *runs;   /* its run selection, NULL: its default */
+	enum osc_level level;
+	enum osc_match match;
+};
+
+/* What the tree view is opened with (view_tree.c). */
+struct osc_tree_arg {
+	uint32_t event; /* OSC_NONE: the whole tree */
+	bool subtree;   /* the merged subtree of the event's op, else the whole tree
+			   with the event's op (or a kernel's launching op) selected */
+};
+
+/*
+ * Open the call tree from the top view's selected row (its row_event): an op
+ * row of the op table opens that op's merged subtree; a kernel or an
+ * instance opens the whole tree at its (launching) op.
+ */
+unsigned osc_tree_open(struct osc_tui *t);
 
 #endif

@@ -255,6 +255,19 @@ static uint32_t median_event(const struct osc_trace *tr, const uint32_t *ev, siz
 	return res;
 }
 
+/* The bar chart: the row's total against the largest row's. */
+static double table_bar(struct osc_tui *t, struct osc_view *v, size_t row)
+{
+	struct table_view *tv = v->priv;
+	int64_t top = 1;
+
+	(void)t;
+	for (size_t i = 0; i < tv->agg.nr; i++)
+		if (tv->agg.rows[i].total > top)
+			top = tv->agg.rows[i].total;
+	return (double)tv->agg.rows[row].total / (double)top;
+}
+
 static void table_detail(struct osc_tui *t, struct osc_view *v, size_t row, struct osc_lines *out)
 {
 	struct table_view *tv = v->priv;
@@ -266,6 +279,8 @@ static void table_detail(struct osc_tui *t, struct osc_view *v, size_t row, stru
 	for (size_t c = 0; c < v->tab.nr_cols; c++)
 		osc_lines_add(out, OSC_MARK_NONE, v->tab.cols[c].title,
 			      v->tab.cell(v->tab.ctx, row, c, buf, sizeof(buf)));
+	if (t->bars) /* charts on (B): the row's time per selected run */
+		osc_lines_add_spark(out, t, &t->trace, &t->runs, &t->sel, ev, r->nr, "per run");
 	if (!r->nr)
 		return;
 	snprintf(buf, sizeof(buf), "median instance of %zu (Enter lists them all)", r->nr);
@@ -382,3 +397,5 @@ const struct osc_view_ops osc_view_table = {
 	.detail = table_detail,
 	.export_name = table_export_name,
 };
+	.row_event = table_row_event,
+	.bar = table_bar,

@@ -77,10 +77,18 @@ def script_trace(script):
     raise SystemExit("%s: no '# trace:' line" % script)
 
 
+def script_others(script):
+    """Traces of "# other: FILE" lines (samples/): the compare view's second trace."""
+    with open(script, encoding="utf-8") as f:
+        return [os.path.join(SAMPLES, m.group(1)) for m in
+                (re.match(r"#\s*other:\s*(\S+)", line) for line in f) if m]
+
+
 def run_script(script, cols, lines, ascii_mode=False, term="xterm-256color", cwd=None):
     """Run one script in a fresh directory; returns (rc, stderr, dir, dumps)."""
     d = cwd or tempfile.mkdtemp(prefix="opscope-tui-")
-    p = subprocess.run([opscope(), "--script", script, script_trace(script)], cwd=d,
+    p = subprocess.run([opscope(), "--script", script, script_trace(script)] +
+                       script_others(script), cwd=d,
                        env=env_for(cols, lines, ascii_mode, term), capture_output=True,
                        timeout=120)
     dumps = {}

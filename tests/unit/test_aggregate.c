@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "opscope/aggregate.h"
+#include "opscope/columns.h"
 #include "trace_fixture.h"
 
 #define EPS 1e-9
@@ -649,5 +650,162 @@ Test(aggregate, real_shared_ort_bert_matches_sorting)
 	}
 	free(v);
 	osc_agg_release(&a);
+	osc_trace_release(&t);
+}
+
+/*
+ * Shape level: the op "Conv" with two input shapes makes two rows.
+ *   Conv a(1x3) 10, Conv b(1x8) 30, Conv a(1x3) 20, Relu 5
+ */
+Test(aggregate, shape_level)
+{
+	static const struct fx_event ev[] = {
+		FX("c1", HOST_OP, 0, 10), FX("c2", HOST_OP, 10, 30), FX("c3", HOST_OP, 40, 20),
+		FX("relu", HOST_OP, 60, 5),
+	};
+	struct osc_trace t;
+	struct osc_agg a;
+	struct osc_query q = {.level = OSC_LEVEL_SHAPE};
+	osc_str conv, sa, sb;
+
+	fx_build(&t, OSC_FORMAT_CHROME, ev, FX_LEN(ev));
+	conv = fx_str(&t, "Conv");
+	sa = fx_str(&t, "float(1x3)");
+	sb = fx_str(&t, "float(1x8)");
+	t.events[fx_find(&t, "c1")].op = conv;
+	t.events[fx_find(&t, "c2")].op = conv;
+	t.events[fx_find(&t, "c3")].op = conv;
+	t.events[fx_find(&t, "c1")].shape = sa;
+	t.events[fx_find(&t, "c2")].shape = sb;
+	t.events[fx_find(&t, "c3")].shape = sa;
+	osc_aggregate(&t, NULL, &q, &a);
+	cr_assert_eq(a.nr, 3);
+	/* totals 30 (Conv b), 30 (Conv a): ties by name, then shape text */
+	cr_expect_eq(a.rows[0].key, conv);
+	cr_expect_eq(a.rows[0].shape, sa);
+	cr_expect_eq(a.rows[0].count, 2);
+	cr_expect_eq(a.rows[0].total, 30);
+	cr_expect_eq(a.rows[1].shape, sb);
+	cr_expect_eq(a.rows[1].count, 1);
+	cr_expect_eq(a.rows[2].total, 5);
+	cr_expect_eq(a.nr_runs, 1);
+	osc_agg_release(&a);
+	q.level = OSC_LEVEL_OP;
+	osc_aggregate(&t, NULL, &q, &a);
+	cr_expect_eq(a.nr, 2); /* the op level merges the shapes */
+	osc_agg_release(&a);
+	osc_trace_release(&t);
+}
+
+/* Dims level: the same kernel with two grids makes two rows; no facts is -1. */
+Test(aggregate, dims_level)
+{
+	static const struct fx_event ev[] = {
+		FX("k", KERNEL, 0, 4), FX("k", KERNEL, 10, 6), FX("k", KERNEL, 20, 1),
+	};
+	struct osc_trace t;
+	struct osc_agg a;
+	struct osc_query q = {.level = OSC_LEVEL_DIMS};
+	struct osc_kernel k1 = {.grid = {196, 1, 1}, .block = {128, 1, 1}};
+	struct osc_kernel k2 = {.grid = {49, 1, 1}, .block = {128, 1, 1}};
+	char buf[64];
+
+	fx_build(&t, OSC_FORMAT_KINETO, ev, FX_LEN(ev));
+	t.events[0].kernel = osc_trace_add_kernel(&t, &k1);
+	t.events[1].kernel = osc_trace_add_kernel(&t, &k2);
+	t.events[2].kernel = osc_trace_add_kernel(&t, &k2);
+	osc_aggregate(&t, NULL, &q, &a);
+	cr_assert_eq(a.nr, 2);
+	cr_expect_eq(a.rows[0].total, 7);
+	osc_format_dims(a.rows[0].dims, buf, sizeof(buf));
+	cr_expect_str_eq(buf, "b128x1x1,g49x1x1");
+	osc_format_dims(a.rows[1].dims, buf, sizeof(buf));
+	cr_expect_str_eq(buf, "b128x1x1,g196x1x1");
+	osc_agg_release(&a);
+	osc_trace_release(&t);
+}
+
+/*
+ * Mapping level with a given launcher table:
+ *   op A (2 instances) launches k1 (3+5) and k2 (2); op B launches k1 (10);
+ *   a kernel with no launcher is left out.
+ * op_count A = 2, op_total A = 10, op_total B = 10, grand total 20.
+ */
+Test(aggregate, mapping_level)
+{
+	static const struct fx_event ev[] = {
+		FX("A", HOST_OP, 0, 20), FX("k1", KERNEL, 1, 3), FX("k2", KERNEL, 5, 2),
+		FX("A", HOST_OP, 30, 20), FX("k1", KERNEL, 31, 5),
+		FX("B", HOST_OP, 60, 20), FX("k1", KERNEL, 61, 10),
+		FX("k3", KERNEL, 90, 7),
+	};
+	struct osc_trace t;
+	struct osc_agg a;
+	uint32_t launcher[FX_LEN(ev)];
+	struct osc_query q = {.level = OSC_LEVEL_MAPPING, .launcher = launcher};
+	uint32_t op = OSC_NONE;
+
+	fx_build(&t, OSC_FORMAT_KINETO, ev, FX_LEN(ev));
+	for (size_t i = 0; i < t.nr_events; i++) { /* each kernel: the op before it */
+		launcher[i] = OSC_NONE;
+		if (t.events[i].kind == OSC_KIND_HOST_OP)
+			op = (uint32_t)i;
+		else if (t.events[i].ts < 90)
+			launcher[i] = op;
+	}
+	osc_aggregate(&t, NULL, &q, &a);
+	cr_assert_eq(a.nr, 3);
+	cr_expect_eq(a.grand_total, 20);
+	for (size_t r = 0; r < a.nr; r++) {
+		const char *opn = osc_trace_str(&t, a.rows[r].op);
+		const char *kn = osc_trace_str(&t, a.rows[r].key);
+
+		if (!strcmp(opn, "A")) {
+			cr_expect_eq(a.rows[r].op_count, 2);
+			cr_expect_eq(a.rows[r].op_total, 10);
+			cr_expect_eq(a.rows[r].total, !strcmp(kn, "k1") ? 8 : 2);
+		} else {
+			cr_expect_str_eq(opn, "B");
+			cr_expect_eq(a.rows[r].op_count, 1);
+			cr_expect_eq(a.rows[r].op_total, 10);
+		}
+		cr_expect_float_eq(osc_agg_value(&a, r, OSC_STAT_OP_PCT), 50.0, EPS);
+	}
+	cr_expect_float_eq(osc_agg_value(&a, 0, OSC_STAT_KERNEL_PCT),
+			   100.0 * (double)a.rows[0].total / (double)a.rows[0].op_total, EPS);
+	osc_agg_release(&a);
+	osc_trace_release(&t);
+}
+
+/* Run level: one row per run, with the run's wall time; per-run divisor. */
+Test(aggregate, run_level)
+{
+	static const struct fx_event ev[] = {
+		FX("ProfilerStep#1", RUN, 0, 100), FX("op", HOST_OP, 10, 5),
+		FX("op", HOST_OP, 20, 7), FX("ProfilerStep#2", RUN, 200, 50),
+		FX("op", HOST_OP, 210, 4),
+	};
+	struct osc_trace t;
+	struct osc_runs runs;
+	struct osc_runsel sel;
+	struct osc_agg a;
+	struct osc_error err;
+	struct osc_query q = {.level = OSC_LEVEL_RUN, .runs = &sel};
+
+	fx_build(&t, OSC_FORMAT_KINETO, ev, FX_LEN(ev));
+	osc_runs_detect(&t, &runs);
+	cr_assert_eq(osc_runsel_parse("all", runs.nr, false, &sel, &err), OSC_OK);
+	osc_aggregate(&t, &runs, &q, &a);
+	cr_assert_eq(a.nr, 2);
+	cr_expect_eq(a.nr_runs, 2);
+	cr_expect_eq(a.rows[0].run, 0);
+	cr_expect_eq(a.rows[0].total, 12);
+	cr_expect_eq(a.rows[0].span, 100);
+	cr_expect_eq(a.rows[1].run, 1);
+	cr_expect_eq(a.rows[1].span, 50);
+	cr_expect_str_eq(osc_trace_str(&t, a.rows[1].key), "ProfilerStep#2");
+	osc_agg_release(&a);
+	osc_runsel_release(&sel);
+	osc_runs_release(&runs);
 	osc_trace_release(&t);
 }
