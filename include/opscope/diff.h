@@ -114,15 +114,15 @@ static inline const char *osc_diff_key(const struct osc_diff *d, const struct os
 #define OSC_DIFF_COL_LIST(_)                            \
 	_(NAME, "name")                                 \
 	_(SIDE, "side")                                 \
-	_(BASE_COUNT, "base_count")                     \
-	_(OTHER_COUNT, "other_count")                   \
 	_(BASE_TOTAL, "base_total_us")                  \
 	_(OTHER_TOTAL, "other_total_us")                \
-	_(BASE_MEAN, "base_mean_us")                    \
-	_(OTHER_MEAN, "other_mean_us")                  \
 	_(DELTA, "delta_us")                            \
 	_(DELTA_PCT, "delta_pct")                       \
-	_(RATIO, "ratio")
+	_(RATIO, "ratio")                               \
+	_(BASE_COUNT, "base_count")                     \
+	_(OTHER_COUNT, "other_count")                   \
+	_(BASE_MEAN, "base_mean_us")                    \
+	_(OTHER_MEAN, "other_mean_us")
 
 enum osc_diff_col {
 #define OSC_DIFF_COL_ENUM(name, text) OSC_DIFF_##name,

@@ -634,15 +634,15 @@ void osc_diff_changed_only(struct osc_diff *d, bool on, double min_pct)
 static const struct osc_column diff_columns[] = {
 	{ "name", 16, OSC_ALIGN_LEFT, false, OSC_STAT_NAME },
 	{ "side", 4, OSC_ALIGN_LEFT, false, OSC_STAT_NAME },
-	{ "base_count", 5, OSC_ALIGN_RIGHT, true, OSC_STAT_COUNT },
-	{ "other_count", 5, OSC_ALIGN_RIGHT, true, OSC_STAT_COUNT },
 	{ "base_total_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_TOTAL },
 	{ "other_total_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_TOTAL },
-	{ "base_mean_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_P90 },
-	{ "other_mean_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_P90 },
 	{ "delta_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_PCT },
 	{ "delta_pct", 7, OSC_ALIGN_RIGHT, true, OSC_STAT_MEAN },
 	{ "ratio", 6, OSC_ALIGN_RIGHT, true, OSC_STAT_P50 },
+	{ "base_count", 5, OSC_ALIGN_RIGHT, true, OSC_STAT_COUNT },
+	{ "other_count", 5, OSC_ALIGN_RIGHT, true, OSC_STAT_COUNT },
+	{ "base_mean_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_P90 },
+	{ "other_mean_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_P90 },
 };
 
 const struct osc_column *osc_diff_columns(size_t *nr)

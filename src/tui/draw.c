@@ -234,7 +234,7 @@ static void draw_table(struct osc_tui *t, struct osc_view *v, int y, int h, bool
 	for (size_t c = 0; c < nc && c < 64; c++)
 		titles[c] = (char *)v->tab.cols[c].title;
 	attrset(osc_display_attr(OSC_STYLE_TITLE));
-	draw_row(v, &l, y, titles, true, t->utf8);
+	draw_row(v, &l, y, titles, "time", true, t->utf8);
 	if (!v->tab.nr_rows && rows) {
 		attrset(osc_display_attr(OSC_STYLE_HINT));
 		put_cell(y + 1, 0, "(no rows: nothing of this kind in the selected runs, or the "

@@ -366,6 +366,15 @@ static unsigned table_action(struct osc_tui *t, struct osc_view *v, enum osc_act
 	}
 }
 
+/* The median instance stands for a row in the call tree. */
+static uint32_t table_row_event(struct osc_tui *t, struct osc_view *v, size_t row)
+{
+	struct table_view *tv = v->priv;
+	const struct osc_agg_row *r = &tv->agg.rows[row];
+
+	return r->nr ? median_event(&t->trace, tv->agg.members + r->first, r->nr) : OSC_NONE;
+}
+
 /* The members of the row keyed `key`, for the instances view (NULL if gone). */
 const struct osc_agg_row *osc_table_view_row(struct osc_tui *t, struct osc_view *v, osc_str key,
 					     const uint32_t **members)
@@ -396,6 +405,6 @@ const struct osc_view_ops osc_view_table = {
 	.title = table_title,
 	.detail = table_detail,
 	.export_name = table_export_name,
-};
 	.row_event = table_row_event,
 	.bar = table_bar,
+};

@@ -201,7 +201,7 @@ def check_changed_subset():
                                            OPT]).text)))
     ch = list(csv.reader(io.StringIO(run(["diff", "-m", "shape", "-F", "csv", "--changed",
                                          "--min-change", "60", NOOPT, OPT]).text)))
-    want = [r for r in full[1:] if r[1] != "=" or (r[9] and abs(float(r[9])) >= 60)]
+    want = [r for r in full[1:] if r[1] != "=" or (r[5] and abs(float(r[5])) >= 60)]
     report(ch[1:] == want and len(want) < len(full) - 1, "--changed keeps -/+ and big changes",
            "%d of %d" % (len(ch) - 1, len(full) - 1))
 

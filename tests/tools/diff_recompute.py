@@ -26,8 +26,8 @@ import os
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import recompute  # noqa: E402
 
-COLUMNS = ["name", "side", "base_count", "other_count", "base_total_us", "other_total_us",
-           "base_mean_us", "other_mean_us", "delta_us", "delta_pct", "ratio"]
+COLUMNS = ["name", "side", "base_total_us", "other_total_us", "delta_us", "delta_pct", "ratio",
+           "base_count", "other_count", "base_mean_us", "other_mean_us"]
 
 # diff.h: the short codes of element types.
 CODES = {"float": "f", "float32": "f", "fp32": "f", "f32": "f", "double": "d",
@@ -139,9 +139,9 @@ def rows(base, other):
             q = half_away(100.0 * delta / bt * 100, 1)
             pct = format((q if q else decimal.Decimal(0)).scaleb(-2), ".2f")
             ratio = "%.3f" % (ot / bt)
-        out.append((abs(delta), key, [key, side, str(bc), str(oc), recompute.us_exact(bt),
-                                      recompute.us_exact(ot), mean_us(bc, bt), mean_us(oc, ot),
-                                      recompute.us_exact(delta), pct, ratio]))
+        out.append((abs(delta), key, [key, side, recompute.us_exact(bt), recompute.us_exact(ot),
+                                      recompute.us_exact(delta), pct, ratio, str(bc), str(oc),
+                                      mean_us(bc, bt), mean_us(oc, ot)]))
     out.sort(key=lambda r: (-r[0], r[1].encode("utf-8")))
     return [r[2] for r in out]
 

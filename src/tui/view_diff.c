@@ -1,0 +1,369 @@
+/*
+ * view_diff.c - the compare view: the trace on screen (the base) against a
+ * second trace (the other), as diff.h pairs them.
+ *
+ * Merged layout: one row per key with both sides' columns and the deltas
+ * (osc_diff_columns, the same cells as `opscope diff`, so an export equals
+ * its CSV). Split layout: two lines per key, the base's then the other's
+ * count, total, mean and share, one under the other. The runs and filter of
+ * the TUI apply to the base; the other keeps its own run selection (its
+ * default, or --other-runs) and the same filter. Enter lists the instances
+ * of both sides; Tab cycles the level, M the match mode, o hides unchanged
+ * rows, m switches the layout.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "opscope/alloc.h"
+#include "opscope/chart.h"
+#include "opscope/load.h"
+#include "view.h"
+
+/* 'o' hides '=' rows whose total moved by less than this (timing noise). */
+#define CHANGED_PCT 10.0
+
+struct diff_view {
+	struct osc_trace other;
+	struct osc_runs runs;
+	struct osc_runsel sel;
+	bool loaded;
+	struct osc_diff diff;
+	enum osc_level level;
+	enum osc_match match;
+	bool changed, split;
+};
+
+/* The split layout's columns (its own sort keys map to the diff's). */
+enum { S_NAME, S_SIDE, S_COUNT, S_TOTAL, S_MEAN, S_PCT, S_NR };
+static const struct osc_column split_cols[S_NR] = {
+	{ "name", 16, OSC_ALIGN_LEFT, false, OSC_STAT_NAME },
+	{ "side", 4, OSC_ALIGN_LEFT, false, OSC_STAT_NAME },
+	{ "count", 5, OSC_ALIGN_RIGHT, true, OSC_STAT_COUNT },
+	{ "total_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_TOTAL },
+	{ "mean_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_MEAN },
+	{ "pct", 6, OSC_ALIGN_RIGHT, true, OSC_STAT_PCT },
+};
+
+static void diff_open(struct osc_tui *t, struct osc_view *v, const void *arg)
+{
+	const struct osc_diff_view_arg *a = arg;
+	struct diff_view *dv = osc_xcalloc(1, sizeof(*dv));
+	struct osc_error err;
+	char msg[1024];
+
+	v->priv = dv;
+	dv->level = a->level;
+	dv->match = a->match;
+	v->sort_col = OSC_DIFF_DELTA;
+	v->sort_desc = true;
+	osc_trace_init(&dv->other);
+	osc_error_clear(&err);
+	if (osc_load(a->path, NULL, &dv->other, &err) != OSC_OK) {
+		osc_error_format(&err, msg, sizeof(msg));
+		osc_tui_message(t, OSC_MSG_ERROR, "compare: %s", msg);
+		return;
+	}
+	osc_runs_detect(&dv->other, &dv->runs);
+	if (osc_runsel_parse(a->runs, dv->runs.nr, dv->runs.warmup, &dv->sel, &err) != OSC_OK) {
+		osc_error_format(&err, msg, sizeof(msg));
+		osc_tui_message(t, OSC_MSG_ERROR, "compare: %s (default runs used)", msg);
+		osc_runsel_parse(NULL, dv->runs.nr, dv->runs.warmup, &dv->sel, &err);
+	}
+	dv->loaded = true;
+}
+
+static void diff_close(struct osc_view *v)
+{
+	struct diff_view *dv = v->priv;
+
+	osc_diff_release(&dv->diff);
+	osc_runsel_release(&dv->sel);
+	osc_runs_release(&dv->runs);
+	osc_trace_release(&dv->other);
+	free(dv);
+}
+
+static void diff_build(struct osc_tui *t, struct osc_view *v)
+{
+	struct diff_view *dv = v->priv;
+	const struct osc_diff_side base = { &t->trace, &t->runs, &t->sel };
+	const struct osc_diff_side other = { &dv->other, &dv->runs, &dv->sel };
+	struct osc_diff_query q = {
+		.level = dv->level,
+		.match = dv->match,
+		.filter = osc_filter_is_empty(&t->filter) ? NULL : &t->filter,
+	};
+
+	osc_diff_release(&dv->diff);
+	if (!dv->loaded)
+		return;
+	osc_diff(&base, &other, &q, &dv->diff);
+	osc_diff_changed_only(&dv->diff, dv->changed, CHANGED_PCT);
+}
+
+static enum osc_diff_col split_to_diff(size_t col, bool base)
+{
+	switch (col) {
+	case S_NAME:
+		return OSC_DIFF_NAME;
+	case S_SIDE:
+		return OSC_DIFF_SIDE;
+	case S_COUNT:
+		return base ? OSC_DIFF_BASE_COUNT : OSC_DIFF_OTHER_COUNT;
+	case S_MEAN:
+		return base ? OSC_DIFF_BASE_MEAN : OSC_DIFF_OTHER_MEAN;
+	default:
+		return base ? OSC_DIFF_BASE_TOTAL : OSC_DIFF_OTHER_TOTAL;
+	}
+}
+
+static void diff_sort(struct osc_tui *t, struct osc_view *v)
+{
+	struct diff_view *dv = v->priv;
+
+	(void)t;
+	/* Split rows sort by the other side's value (the one that changed). */
+	osc_diff_sort(&dv->diff,
+		      dv->split ? split_to_diff(v->sort_col, false) : (enum osc_diff_col)v->sort_col,
+		      v->sort_desc);
+}
+
+static const char *split_cell(const struct osc_diff *d, size_t line, size_t col, char *buf,
+			      size_t size)
+{
+	const struct osc_diff_row *r = &d->rows[line / 2];
+	int s = (int)(line % 2);
+	const struct osc_diff_stat *st = &r->side[s];
+
+	buf[0] = '\0';
+	switch (col) {
+	case S_NAME:
+		if (s)
+			return buf; /* the key once per pair */
+		return osc_diff_cell(d, line / 2, OSC_DIFF_NAME, buf, size);
+	case S_SIDE:
+		snprintf(buf, size, "%c%s", r->status, s ? " new" : " old");
+		break;
+	case S_COUNT:
+		snprintf(buf, size, "%llu", (unsigned long long)st->count);
+		break;
+	case S_TOTAL:
+		osc_format_us_int(st->total, buf, size);
+		break;
+	case S_MEAN:
+		osc_format_us(st->mean, buf, size);
+		break;
+	case S_PCT:
+		osc_format_pct(st->pct, buf, size);
+		break;
+	}
+	return buf;
+}
+
+static const char *diff_cell(const void *ctx, size_t row, size_t col, char *buf, size_t size)
+{
+	const struct osc_view *v = ctx;
+	const struct diff_view *dv = v->priv;
+
+	if (dv->split)
+		return split_cell(&dv->diff, row, col, buf, size);
+	return osc_diff_cell(&dv->diff, row, col, buf, size);
+}
+
+static void diff_table(struct osc_tui *t, struct osc_view *v, struct osc_table *out)
+{
+	struct diff_view *dv = v->priv;
+
+	(void)t;
+	if (dv->split) {
+		out->cols = split_cols;
+		out->nr_cols = S_NR;
+		out->nr_rows = dv->diff.nr * 2;
+	} else {
+		out->cols = osc_diff_columns(&out->nr_cols);
+		out->nr_rows = dv->diff.nr;
+	}
+	out->cell = diff_cell;
+	out->ctx = v;
+}
+
+static const struct osc_diff_row *current(struct osc_view *v, size_t row)
+{
+	struct diff_view *dv = v->priv;
+	size_t r = dv->split ? row / 2 : row;
+
+	return r < dv->diff.nr ? &dv->diff.rows[r] : NULL;
+}
+
+static enum osc_mark diff_mark(struct osc_tui *t, struct osc_view *v, size_t row)
+{
+	const struct osc_diff_row *r = current(v, row);
+
+	(void)t;
+	if (!r)
+		return OSC_MARK_NONE;
+	return r->status == '+' ? OSC_MARK_MAX : r->status == '-' ? OSC_MARK_MIN : OSC_MARK_NONE;
+}
+
+/* The bar: the row's larger side against the largest of all rows. */
+static double diff_bar(struct osc_tui *t, struct osc_view *v, size_t row)
+{
+	struct diff_view *dv = v->priv;
+	const struct osc_diff_row *r = current(v, row);
+	int64_t top = 1;
+
+	(void)t;
+	if (!r)
+		return 0;
+	for (size_t i = 0; i < dv->diff.nr; i++) {
+		const struct osc_diff_row *x = &dv->diff.rows[i];
+
+		if (x->side[0].total > top)
+			top = x->side[0].total;
+		if (x->side[1].total > top)
+			top = x->side[1].total;
+	}
+	if (dv->split)
+		return (double)r->side[row % 2].total / (double)top;
+	return (double)(r->side[0].total > r->side[1].total ? r->side[0].total
+							     : r->side[1].total) /
+	       (double)top;
+}
+
+static void diff_title(struct osc_tui *t, struct osc_view *v, char *buf, size_t size)
+{
+	struct diff_view *dv = v->priv;
+
+	(void)t;
+	snprintf(buf, size, "compare %s by %s with %s (%zu rows: %llu -, %llu +, %llu =%s%s)",
+		 osc_level_name(dv->level), osc_match_name(dv->match),
+		 osc_trace_basename(&dv->other), dv->diff.nr, (unsigned long long)dv->diff.count[0],
+		 (unsigned long long)dv->diff.count[1], (unsigned long long)dv->diff.count[2],
+		 dv->changed ? ", changed >= 10%" : "", dv->split ? ", split" : "");
+}
+
+static const char *diff_export_name(struct osc_tui *t, struct osc_view *v)
+{
+	struct diff_view *dv = v->priv;
+
+	(void)t;
+	return dv->split ? "compare-split" : "compare";
+}
+
+/* "run 3: 1.234 us" lines of one side's instances (the first 500). */
+static void add_instances(struct osc_lines *out, const struct osc_trace *tr,
+			  const struct osc_runs *runs, const uint32_t *ev, size_t n,
+			  const char *side)
+{
+	char field[64], value[256], dur[32], start[32];
+	int64_t origin = osc_trace_origin(tr);
+
+	snprintf(value, sizeof(value), "%zu instances in %s", n, osc_trace_basename(tr));
+	osc_lines_add(out, OSC_MARK_TITLE, side, value);
+	for (size_t i = 0; i < n && i < 500; i++) {
+		uint32_t run = runs->run_of[ev[i]];
+
+		osc_format_us((double)tr->events[ev[i]].dur, dur, sizeof(dur));
+		osc_format_us_int(tr->events[ev[i]].ts - origin, start, sizeof(start));
+		snprintf(field, sizeof(field), "#%zu", i);
+		if (run == OSC_NONE)
+			snprintf(value, sizeof(value), "%s us at %s us, in no run", dur, start);
+		else
+			snprintf(value, sizeof(value), "%s us at %s us, run %u", dur, start, run);
+		osc_lines_add(out, OSC_MARK_NONE, field, value);
+	}
+}
+
+void osc_lines_add_spark(struct osc_lines *out, struct osc_tui *t, const struct osc_trace *tr,
+			 const struct osc_runs *runs, const struct osc_runsel *sel,
+			 const uint32_t *ev, size_t n, const char *field)
+{
+	double *per = osc_xmalloc((runs->nr ? runs->nr : 1) * sizeof(*per));
+	char spark[8192];
+	size_t k = 0;
+
+	osc_chart_run_totals(tr, runs, ev, n, per);
+	for (size_t r = 0; r < runs->nr; r++)
+		if (!sel || (r < sel->nr_runs && sel->on[r]))
+			per[k++] = per[r];
+	osc_chart_spark(per, k, t->utf8, spark, sizeof(spark));
+	osc_lines_add(out, OSC_MARK_NONE, field, spark);
+	free(per);
+}
+
+static void diff_detail(struct osc_tui *t, struct osc_view *v, size_t row, struct osc_lines *out)
+{
+	struct diff_view *dv = v->priv;
+	const struct osc_diff_row *r = current(v, row);
+	size_t idx = dv->split ? row / 2 : row, nr;
+	const struct osc_column *cols = osc_diff_columns(&nr);
+	char buf[4096];
+
+	if (!r)
+		return;
+	osc_lines_add(out, OSC_MARK_TITLE, "comparison", "");
+	for (size_t c = 0; c < nr; c++)
+		osc_lines_add(out, OSC_MARK_NONE, cols[c].title,
+			      osc_diff_cell(&dv->diff, idx, c, buf, sizeof(buf)));
+	osc_lines_add(out, OSC_MARK_TITLE, "per run", "time of the row in each selected run");
+	osc_lines_add_spark(out, t, &t->trace, &t->runs, &t->sel,
+			    dv->diff.members[0] + r->side[0].first, r->side[0].nr, "base");
+	osc_lines_add_spark(out, t, &dv->other, &dv->runs, &dv->sel,
+			    dv->diff.members[1] + r->side[1].first, r->side[1].nr, "other");
+}
+
+static unsigned diff_action(struct osc_tui *t, struct osc_view *v, enum osc_action a)
+{
+	struct diff_view *dv = v->priv;
+	const struct osc_diff_row *r;
+	struct osc_lines lines = { 0 };
+
+	switch (a) {
+	case OSC_ACT_NEXT_LEVEL:
+		dv->level = (dv->level + 1) % OSC_LEVEL_COUNT;
+		break;
+	case OSC_ACT_COMPARE_MATCH:
+		dv->match = (dv->match + 1) % OSC_MATCH_COUNT;
+		break;
+	case OSC_ACT_CHANGED_ONLY:
+		dv->changed = !dv->changed;
+		break;
+	case OSC_ACT_COMPARE_LAYOUT:
+		dv->split = !dv->split;
+		v->sort_col = dv->split ? S_TOTAL : OSC_DIFF_DELTA;
+		v->sort_desc = true;
+		break;
+	case OSC_ACT_ENTER:
+		r = current(v, v->cur);
+		if (!r)
+			return OSC_R_REDRAW;
+		add_instances(&lines, &t->trace, &t->runs, dv->diff.members[0] + r->side[0].first,
+			      r->side[0].nr, "base");
+		add_instances(&lines, &dv->other, &dv->runs, dv->diff.members[1] + r->side[1].first,
+			      r->side[1].nr, "other");
+		osc_view_push(t, &osc_view_detail, &lines);
+		return OSC_R_REDRAW;
+	default:
+		return OSC_R_UNHANDLED;
+	}
+	v->built_gen = t->gen - 1;
+	v->cur = v->top = v->hoff = 0;
+	osc_view_refresh(t, v);
+	return OSC_R_REDRAW;
+}
+
+const struct osc_view_ops osc_view_diff = {
+	.name = "compare",
+	.open = diff_open,
+	.close = diff_close,
+	.build = diff_build,
+	.sort = diff_sort,
+	.table = diff_table,
+	.flex_col = 0,
+	.mark = diff_mark,
+	.action = diff_action,
+	.title = diff_title,
+	.detail = diff_detail,
+	.export_name = diff_export_name,
+	.bar = diff_bar,
+};

@@ -1,0 +1,183 @@
+/*
+ * view_whatif.c - what-if: the rows of a level with editable speedup
+ * factors, their projected time, and the total before and after with the
+ * share affected and the Amdahl ceiling in the title (whatif.h).
+ *
+ * '=' sets the factor of the selected row (a rule on the row's exact label;
+ * 1 removes it); the rules stay while the view is open, across levels (Tab),
+ * runs and filter changes. The cells are osc_whatif_cell's, the same as
+ * `opscope whatif`, so an export equals its CSV.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "opscope/alloc.h"
+#include "opscope/whatif.h"
+#include "prompt.h"
+#include "view.h"
+
+struct whatif_view {
+	enum osc_level level;
+	struct osc_agg agg;
+	struct osc_speedups rules;
+	struct osc_whatif w;
+};
+
+static void whatif_open(struct osc_tui *t, struct osc_view *v, const void *arg)
+{
+	struct whatif_view *wv = osc_xcalloc(1, sizeof(*wv));
+
+	(void)t;
+	wv->level = *(const enum osc_level *)arg;
+	osc_speedups_init(&wv->rules);
+	v->priv = wv;
+	v->sort_col = OSC_WHATIF_TOTAL;
+	v->sort_desc = true;
+}
+
+static void whatif_close(struct osc_view *v)
+{
+	struct whatif_view *wv = v->priv;
+
+	osc_whatif_release(&wv->w);
+	osc_agg_release(&wv->agg);
+	osc_speedups_release(&wv->rules);
+	free(wv);
+}
+
+static void whatif_build(struct osc_tui *t, struct osc_view *v)
+{
+	struct whatif_view *wv = v->priv;
+	struct osc_query q = {
+		.level = wv->level,
+		.runs = &t->sel,
+		.filter = osc_filter_is_empty(&t->filter) ? NULL : &t->filter,
+	};
+
+	osc_whatif_release(&wv->w);
+	osc_agg_release(&wv->agg);
+	osc_aggregate(&t->trace, &t->runs, &q, &wv->agg);
+	osc_whatif(&t->trace, &wv->agg, &wv->rules, &wv->w);
+}
+
+static void whatif_sort(struct osc_tui *t, struct osc_view *v)
+{
+	struct whatif_view *wv = v->priv;
+
+	(void)t;
+	osc_whatif_sort(&wv->w, (enum osc_whatif_col)v->sort_col, v->sort_desc);
+}
+
+static const char *whatif_cell(const void *ctx, size_t row, size_t col, char *buf, size_t size)
+{
+	return osc_whatif_cell(ctx, row, col, buf, size);
+}
+
+static void whatif_table(struct osc_tui *t, struct osc_view *v, struct osc_table *out)
+{
+	struct whatif_view *wv = v->priv;
+
+	(void)t;
+	out->cols = osc_whatif_columns(&out->nr_cols);
+	out->nr_rows = wv->w.nr;
+	out->cell = whatif_cell;
+	out->ctx = &wv->w;
+}
+
+static enum osc_mark whatif_mark(struct osc_tui *t, struct osc_view *v, size_t row)
+{
+	struct whatif_view *wv = v->priv;
+
+	(void)t;
+	return wv->w.rows[row].factor != 1 ? OSC_MARK_ON : OSC_MARK_NONE;
+}
+
+static double whatif_bar(struct osc_tui *t, struct osc_view *v, size_t row)
+{
+	struct whatif_view *wv = v->priv;
+
+	(void)t;
+	return wv->w.rows[row].pct / 100.0;
+}
+
+static void whatif_title(struct osc_tui *t, struct osc_view *v, char *buf, size_t size)
+{
+	struct whatif_view *wv = v->priv;
+	char before[64], after[64];
+
+	(void)t;
+	/* The speedup and the ceiling first: a narrow header cuts the middle. */
+	osc_format_us((double)wv->w.total / (double)wv->w.nr_runs, before, sizeof(before));
+	osc_format_us(wv->w.projected / (double)wv->w.nr_runs, after, sizeof(after));
+	snprintf(buf, size, "what-if %s: %.3fx, ceiling %.3fx, %.2f%% affected, %s -> %s us/run",
+		 osc_level_name(wv->level), wv->w.speedup, wv->w.ceiling, wv->w.affected_pct,
+		 before, after);
+}
+
+static const char *whatif_export_name(struct osc_tui *t, struct osc_view *v)
+{
+	(void)t;
+	(void)v;
+	return "whatif";
+}
+
+static unsigned factor_done(struct osc_tui *t, const char *answer)
+{
+	struct osc_view *v = osc_tui_top(t);
+	struct whatif_view *wv = v->priv;
+	struct osc_error err;
+	char *end;
+	double f;
+
+	if (!answer || !*answer || v->ops != &osc_view_whatif)
+		return OSC_R_REDRAW;
+	f = strtod(answer, &end);
+	if (*end || osc_speedups_set(&wv->rules, t->prompt.pending, "", f, &err) != OSC_OK) {
+		osc_tui_message(t, OSC_MSG_ERROR, "not a speedup factor > 0: '%s'", answer);
+		return OSC_R_REDRAW;
+	}
+	v->built_gen = t->gen - 1;
+	osc_view_refresh(t, v);
+	return OSC_R_REDRAW;
+}
+
+static unsigned whatif_action(struct osc_tui *t, struct osc_view *v, enum osc_action a)
+{
+	struct whatif_view *wv = v->priv;
+	char label[4200], now[32];
+	const char *name;
+
+	switch (a) {
+	case OSC_ACT_NEXT_LEVEL:
+		wv->level = (wv->level + 1) % OSC_LEVEL_COUNT;
+		v->built_gen = t->gen - 1;
+		v->cur = v->top = v->hoff = 0;
+		osc_view_refresh(t, v);
+		return OSC_R_REDRAW;
+	case OSC_ACT_SET_FACTOR:
+		if (!v->tab.nr_rows)
+			return OSC_R_REDRAW;
+		name = wv->w.labels[wv->w.rows[v->cur].agg_row];
+		snprintf(label, sizeof(label), "speedup of '%s' (1 removes): ", name);
+		snprintf(now, sizeof(now), "%g", wv->w.rows[v->cur].factor);
+		osc_prompt_open(t, label, now, false, factor_done, name);
+		return OSC_R_REDRAW;
+	default:
+		return OSC_R_UNHANDLED;
+	}
+}
+
+const struct osc_view_ops osc_view_whatif = {
+	.name = "whatif",
+	.open = whatif_open,
+	.close = whatif_close,
+	.build = whatif_build,
+	.sort = whatif_sort,
+	.table = whatif_table,
+	.flex_col = 0,
+	.mark = whatif_mark,
+	.action = whatif_action,
+	.title = whatif_title,
+	.export_name = whatif_export_name,
+	.bar = whatif_bar,
+};
