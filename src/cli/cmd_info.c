@@ -238,7 +238,8 @@ static const char *meta_text(struct json_object *meta, const char *key)
  */
 static void print_versions(struct json_object *meta, struct shown *sh)
 {
-	const char *driver = meta_text(meta, "driverVersion"), *cuda = meta_text(meta, "cudaDriverVersion");
+	const char *driver = meta_text(meta, "driverVersion");
+	const char *cuda = meta_text(meta, "cudaDriverVersion");
 	const char *schema = meta_text(meta, "schemaVersion");
 
 	printf("driver:       %s", *driver ? show(sh, 0, driver) : "unknown");
