@@ -4,7 +4,8 @@
  * Runs are time windows, never array positions: ORT model_run, Kineto and
  * PyTorch ProfilerStep#N, Neural Engine IterationN; else ORT
  * SequentialExecutor::Execute; else the whole trace as one run (which holds
- * every event). A host event belongs to the run whose window contains its
+ * every event). On request (osc_runs_detect_opts), the runs are named host
+ * ranges instead: NVTX ranges of nvprof and nsys files, or annotations. A host event belongs to the run whose window contains its
  * start, the latest-starting one when windows nest or overlap; a run's own
  * event belongs to that run; a device event belongs to the run of the
  * runtime call that launched it (same correlation id, even when the device
