@@ -164,6 +164,13 @@ struct osc_warning {
 /* Text of a warning kind. */
 const char *osc_warn_text(enum osc_warn w);
 
+/*
+ * One warning as text into buf: "3 B events without a matching E: first at
+ * byte 1234" (the byte part only when the input has offsets). Returns buf.
+ */
+const char *osc_warning_format(const struct osc_warning *x, enum osc_warn w, char *buf,
+			       size_t size);
+
 struct osc_trace {
 	struct osc_strtab strs;
 	struct osc_event *events;

@@ -401,12 +401,12 @@ const char *osc_cli_input_name(const char *path)
 static void print_warnings(const struct osc_trace *t, const char *name)
 {
 	for (int w = 0; w < OSC_WARN_COUNT; w++) {
-		const struct osc_warning *x = &t->warnings[w];
+		char line[256];
 
-		if (x->count)
-			fprintf(stderr, "opscope: warning: %s: %llu %s: first at byte %lld\n", name,
-				(unsigned long long)x->count, osc_warn_text((enum osc_warn)w),
-				(long long)x->first_offset);
+		if (t->warnings[w].count)
+			fprintf(stderr, "opscope: warning: %s: %s\n", name,
+				osc_warning_format(&t->warnings[w], (enum osc_warn)w, line,
+						   sizeof(line)));
 	}
 }
 

@@ -344,12 +344,12 @@ static void print_warnings(const struct osc_trace *t)
 
 	printf("warnings:");
 	for (int w = 0; w < OSC_WARN_COUNT; w++) {
-		const struct osc_warning *x = &t->warnings[w];
+		char line[256];
 
-		if (!x->count)
+		if (!t->warnings[w].count)
 			continue;
-		printf("\n  %llu %s: first at byte %lld", (unsigned long long)x->count,
-		       osc_warn_text((enum osc_warn)w), (long long)x->first_offset);
+		printf("\n  %s", osc_warning_format(&t->warnings[w], (enum osc_warn)w, line,
+						    sizeof(line)));
 		any = true;
 	}
 	printf("%s\n", any ? "" : "     none");

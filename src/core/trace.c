@@ -1,5 +1,6 @@
 /* trace.c - the in-memory trace model: event, kernel, thread and args tables. */
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -45,6 +46,18 @@ const char *osc_kind_name(enum osc_kind k)
 const char *osc_warn_text(enum osc_warn w)
 {
 	return (unsigned)w < OSC_WARN_COUNT ? warn_texts[w] : "unknown warning";
+}
+
+const char *osc_warning_format(const struct osc_warning *x, enum osc_warn w, char *buf,
+			       size_t size)
+{
+	int n = snprintf(buf, size, "%llu %s", (unsigned long long)x->count, osc_warn_text(w));
+
+	/* SQLite rows have no byte offset (-1). */
+	if (x->first_offset >= 0 && n >= 0 && (size_t)n < size)
+		snprintf(buf + n, size - (size_t)n, ": first at byte %lld",
+			 (long long)x->first_offset);
+	return buf;
 }
 
 void osc_trace_init(struct osc_trace *t)
