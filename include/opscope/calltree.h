@@ -151,10 +151,13 @@ struct osc_mtree {
  * outside the selection is transparent: its selected descendants merge
  * under its nearest selected ancestor. Device work and runtime calls follow
  * their host node; those without one form the synthetic root (when selected).
+ * With root set (not OSC_STR_NONE), only the subtrees of the outermost
+ * instances named root are merged, those instances as the roots (the merged
+ * subtree of one op, wherever it is called from); nothing is unattributed.
  */
 void osc_mtree_build(const struct osc_trace *t, const struct osc_calltree *c,
 		     const struct osc_correlation *corr, const struct osc_runs *runs,
-		     const struct osc_runsel *sel, struct osc_mtree *out);
+		     const struct osc_runsel *sel, osc_str root, struct osc_mtree *out);
 void osc_mtree_release(struct osc_mtree *m);
 
 /* Name of a merged node ("<unattributed>" for the synthetic root). */

@@ -179,7 +179,7 @@ enum osc_status osc_cli_tree_load(const struct osc_cli_tree *o, struct osc_cli_t
 		return st;
 	osc_calltree_build(&d->trace, &d->host, &d->tree);
 	osc_correlate(&d->trace, &d->tree, &d->launch, &d->device, &d->corr);
-	osc_mtree_build(&d->trace, &d->tree, &d->corr, &d->runs, &d->sel, &d->m);
+	osc_mtree_build(&d->trace, &d->tree, &d->corr, &d->runs, &d->sel, OSC_STR_NONE, &d->m);
 	d->runs_text = osc_runsel_describe(&d->sel, &d->runs);
 	snprintf(d->cats_text, sizeof(d->cats_text), "ops: %s; launches: %s; device: %s",
 		 osc_catsel_describe(&d->host, a, sizeof(a)),

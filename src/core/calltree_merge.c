@@ -122,10 +122,11 @@ static int64_t sat_add(int64_t a, int64_t b)
  * own, or its nearest selected ancestor's (OSC_NONE if none).
  */
 static void merge_instances(struct merger *g, const struct osc_calltree *c,
-			    const struct osc_runs *runs, const struct osc_runsel *sel,
+			    const struct osc_runs *runs, const struct osc_runsel *sel, osc_str root,
 			    uint32_t *ctx_of)
 {
 	struct osc_mtree *m = g->m;
+	uint8_t *scope = osc_xmalloc(c->nr ? c->nr : 1); /* under (or at) a root instance */
 
 	for (size_t n = 0; n < c->nr; n++) {
 		const struct osc_tree_node *in = &c->nodes[n];
@@ -134,6 +135,12 @@ static void merge_instances(struct merger *g, const struct osc_calltree *c,
 		struct osc_mnode *mn;
 		uint32_t id;
 
+		scope[n] = root == OSC_STR_NONE || e->name == root ||
+			   (in->parent != OSC_NONE && scope[in->parent]);
+		if (!scope[n]) {
+			m->m_of[n] = ctx_of[n] = OSC_NONE;
+			continue;
+		}
 		if (sel && !osc_runsel_has_event(sel, runs, in->event)) {
 			m->m_of[n] = OSC_NONE;
 			ctx_of[n] = pm;
@@ -150,15 +157,16 @@ static void merge_instances(struct merger *g, const struct osc_calltree *c,
 		mn->host_min = e->dur < mn->host_min ? e->dur : mn->host_min;
 		mn->host_max = e->dur > mn->host_max ? e->dur : mn->host_max;
 	}
+	free(scope);
 }
 
 /* Merged node of a link to instance node `node` whose own event is ev, or OSC_NONE. */
 static uint32_t link_target(const uint32_t *ctx_of, uint32_t node, const struct osc_runs *runs,
-			    const struct osc_runsel *sel, uint32_t ev, bool *synth)
+			    const struct osc_runsel *sel, osc_str root, uint32_t ev, bool *synth)
 {
 	if (node != OSC_NONE)
 		return ctx_of[node];
-	if (sel && !osc_runsel_has_event(sel, runs, ev))
+	if (root != OSC_STR_NONE || (sel && !osc_runsel_has_event(sel, runs, ev)))
 		return OSC_NONE;
 	*synth = true;
 	return SYNTH;
@@ -187,7 +195,7 @@ static void group(const uint32_t *target, size_t n, size_t nr_nodes, uint32_t **
 
 static void add_links(struct merger *g, const struct osc_correlation *corr,
 		      const uint32_t *ctx_of, const struct osc_runs *runs,
-		      const struct osc_runsel *sel)
+		      const struct osc_runsel *sel, osc_str root)
 {
 	struct osc_mtree *m = g->m;
 	size_t nd = corr->nr_devs, nl = corr->nr_launches;
@@ -196,10 +204,10 @@ static void add_links(struct merger *g, const struct osc_correlation *corr,
 	bool synth = false;
 
 	for (size_t i = 0; i < nd; i++)
-		dt[i] = link_target(ctx_of, corr->devs[i].node, runs, sel, corr->devs[i].event,
-				    &synth);
+		dt[i] = link_target(ctx_of, corr->devs[i].node, runs, sel, root,
+				    corr->devs[i].event, &synth);
 	for (size_t i = 0; i < nl; i++)
-		lt[i] = link_target(ctx_of, corr->launches[i].node, runs, sel,
+		lt[i] = link_target(ctx_of, corr->launches[i].node, runs, sel, root,
 				    corr->launches[i].event, &synth);
 	if (synth) {
 		m->unattributed = add_node(g, OSC_NONE, OSC_STR_EMPTY);
@@ -267,7 +275,7 @@ static void sum_subtrees(struct osc_mtree *m)
 
 void osc_mtree_build(const struct osc_trace *t, const struct osc_calltree *c,
 		     const struct osc_correlation *corr, const struct osc_runs *runs,
-		     const struct osc_runsel *sel, struct osc_mtree *out)
+		     const struct osc_runsel *sel, osc_str root, struct osc_mtree *out)
 {
 	struct merger g = { .t = t, .m = out, .last_root = OSC_NONE };
 	uint32_t *ctx_of = osc_xmalloc((c->nr ? c->nr : 1) * sizeof(*ctx_of));
@@ -278,8 +286,8 @@ void osc_mtree_build(const struct osc_trace *t, const struct osc_calltree *c,
 	out->m_of = osc_xmalloc((c->nr ? c->nr : 1) * sizeof(*out->m_of));
 	if (!runs)
 		sel = NULL;
-	merge_instances(&g, c, runs, sel, ctx_of);
-	add_links(&g, corr, ctx_of, runs, sel);
+	merge_instances(&g, c, runs, sel, root, ctx_of);
+	add_links(&g, corr, ctx_of, runs, sel, root);
 	sum_subtrees(out);
 	free(ctx_of);
 	free(g.slots);

@@ -248,6 +248,14 @@ static const char *inst_export_name(struct osc_tui *t, struct osc_view *v)
 	return "instances";
 }
 
+static uint32_t inst_row_event(struct osc_tui *t, struct osc_view *v, size_t row)
+{
+	struct inst_view *iv = v->priv;
+
+	(void)t;
+	return iv->ev[row];
+}
+
 const struct osc_view_ops osc_view_instances = {
 	.name = "instances",
 	.open = inst_open,
@@ -261,4 +269,5 @@ const struct osc_view_ops osc_view_instances = {
 	.title = inst_title,
 	.detail = inst_detail,
 	.export_name = inst_export_name,
+	.row_event = inst_row_event,
 };

@@ -32,7 +32,7 @@ SAMPLES = os.path.join(ROOT, "samples")
 UPDATE = os.environ.get("OPSCOPE_UPDATE_EXPECTED") == "1"
 
 SIZES = [(80, 24), (132, 40)]
-ASCII_SCRIPTS = ["basic", "kineto", "filter"]
+ASCII_SCRIPTS = ["basic", "kineto", "filter", "tree"]
 TERMS = ["screen", "tmux-256color", "linux", "vt100"]
 
 passed = 0

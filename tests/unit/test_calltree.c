@@ -300,3 +300,27 @@ Test(calltree, real_trace_invariants)
 	osc_catsel_release(&host);
 	osc_trace_release(&t);
 }
+
+/*
+ * The merged subtree of one op, wherever it is called from:
+ *   step > conv > gemm, step > relu; step > conv > gemm, step > pool
+ * rooted at "conv": conv x2 (host 80) > gemm x2; nothing else.
+ */
+Test(calltree, subtree_of_one_op)
+{
+	struct tx_analysis a;
+	struct osc_mtree m;
+
+	tx_analyse(&a, OSC_FORMAT_KINETO, two_steps, FX_LEN(two_steps));
+	osc_mtree_build(&a.t, &a.c, &a.corr, NULL, NULL, fx_str(&a.t, "conv"), &m);
+	cr_assert_eq(m.nr, 2);
+	cr_expect_eq(m.nodes[0].parent, OSC_NONE);
+	cr_expect_str_eq(osc_trace_str(&a.t, m.nodes[0].name), "conv");
+	cr_expect_eq(m.nodes[0].count, 2);
+	cr_expect_eq(m.nodes[0].host, 80);
+	cr_expect_eq(m.nodes[1].parent, 0);
+	cr_expect_eq(m.unattributed, OSC_NONE);
+	cr_expect_eq(m.m_of[tx_node(&a, "relu")], OSC_NONE);
+	osc_mtree_release(&m);
+	tx_release(&a);
+}

@@ -195,7 +195,7 @@ static void check_real(const char *rel, uint64_t min_graph)
 	osc_catsel_parse(&a.device, &a.t, NULL, OSC_CATSEL_DEVICE_DEFAULT, "device", &err);
 	osc_calltree_build(&a.t, &a.host, &a.c);
 	osc_correlate(&a.t, &a.c, &a.launch, &a.device, &a.corr);
-	osc_mtree_build(&a.t, &a.c, &a.corr, NULL, NULL, &a.m);
+	osc_mtree_build(&a.t, &a.c, &a.corr, NULL, NULL, OSC_STR_NONE, &a.m);
 	for (size_t i = 0; i < a.t.nr_events; i++)
 		devices += osc_kind_is_device(a.t.events[i].kind) &&
 			   a.t.events[i].ph == OSC_PH_COMPLETE;

@@ -74,7 +74,7 @@ static inline void tx_analyse(struct tx_analysis *a, enum osc_format format,
 	osc_catsel_parse(&a->device, &a->t, NULL, OSC_CATSEL_DEVICE_DEFAULT, "device", &err);
 	osc_calltree_build(&a->t, &a->host, &a->c);
 	osc_correlate(&a->t, &a->c, &a->launch, &a->device, &a->corr);
-	osc_mtree_build(&a->t, &a->c, &a->corr, NULL, NULL, &a->m);
+	osc_mtree_build(&a->t, &a->c, &a->corr, NULL, NULL, OSC_STR_NONE, &a->m);
 }
 
 static inline void tx_release(struct tx_analysis *a)

@@ -1,0 +1,486 @@
+/*
+ * view_tree.c - the merged host call tree, folded and unfolded in place.
+ *
+ * The instance tree and the correlation are built once per trace (the trace
+ * never changes); the merged tree is rebuilt when the runs or the filter
+ * change. Folding is UI state over that unchanging tree: a bitset of folded
+ * nodes and the flattened array of visible rows, rebuilt in O(visible rows)
+ * on a fold change, so moving and paging through a million rows cost the
+ * same as through ten. Keys follow uftrace: Enter folds, c/e fold or unfold
+ * the children, C/E the whole subtree, u goes to the parent, [ and ] to the
+ * previous and next sibling, L to the longest child (n, p and l are taken
+ * by find and scrolling). The detail pane is the kernel pane: the node's
+ * kernels with their durations, grid/block and how each was attributed.
+ *
+ * Opened with an event: on an op row, the view shows that op's merged
+ * subtree (every call of it merged); on a kernel, it unfolds the path to the
+ * op that launched it and selects it.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "opscope/alloc.h"
+#include "opscope/calltree.h"
+#include "opscope/columns.h"
+#include "opscope/correlate.h"
+#include "keymap.h"
+#include "view.h"
+
+enum { COL_NAME, COL_TOTAL, COL_SELF, COL_DEVICE, COL_LAUNCH, COL_COUNT, NR_COLS };
+
+static const struct osc_column tree_cols[NR_COLS] = {
+	[COL_NAME] = { "name", 16, OSC_ALIGN_LEFT, false, OSC_STAT_NAME },
+	[COL_TOTAL] = { "total_ms", 8, OSC_ALIGN_RIGHT, true, OSC_STAT_NAME },
+	[COL_SELF] = { "self_ms", 8, OSC_ALIGN_RIGHT, true, OSC_STAT_NAME },
+	[COL_DEVICE] = { "device_ms", 8, OSC_ALIGN_RIGHT, true, OSC_STAT_NAME },
+	[COL_LAUNCH] = { "launch_ms", 8, OSC_ALIGN_RIGHT, true, OSC_STAT_NAME },
+	[COL_COUNT] = { "count", 5, OSC_ALIGN_RIGHT, true, OSC_STAT_NAME },
+};
+
+/* The core column each view column shows (the name is drawn here). */
+static const enum osc_tree_col core_col[NR_COLS] = {
+	[COL_NAME] = OSC_TREE_COL_NAME,	    [COL_TOTAL] = OSC_TREE_COL_HOST,
+	[COL_SELF] = OSC_TREE_COL_SELF,	    [COL_DEVICE] = OSC_TREE_COL_DEVICE,
+	[COL_LAUNCH] = OSC_TREE_COL_LAUNCH, [COL_COUNT] = OSC_TREE_COL_COUNT,
+};
+
+struct tree_view {
+	struct osc_tui *tui;
+	osc_str root;                  /* subtree of one op, or OSC_STR_NONE */
+	uint32_t focus_event;          /* event to select after the build, or OSC_NONE */
+	struct osc_catsel host, launch, device;
+	struct osc_calltree c;
+	struct osc_correlation corr;
+	bool analysed;
+	struct osc_mtree m;
+	uint64_t *folded;              /* bitset over merged nodes */
+	uint8_t *keep, *last;          /* filter result, last-sibling flags */
+	uint32_t *rows;                /* visible merged nodes, in tree order */
+	size_t nr_rows;
+	uint32_t *row_of;              /* merged node -> visible row, OSC_NONE if hidden */
+	struct osc_tree_table_ctx ctx;
+	struct osc_tree_scratch scratch;
+};
+
+static bool is_folded(const struct tree_view *tv, uint32_t n)
+{
+	return (tv->folded[n / 64] >> (n % 64)) & 1;
+}
+
+static void set_folded(struct tree_view *tv, uint32_t n, bool on)
+{
+	if (on)
+		tv->folded[n / 64] |= (uint64_t)1 << (n % 64);
+	else
+		tv->folded[n / 64] &= ~((uint64_t)1 << (n % 64));
+}
+
+/* Flatten the visible rows: kept nodes whose ancestors are all unfolded. */
+static void flatten(struct tree_view *tv)
+{
+	const struct osc_mtree *m = &tv->m;
+	uint32_t n = m->first_root;
+
+	tv->nr_rows = 0;
+	for (size_t i = 0; i < m->nr; i++)
+		tv->row_of[i] = OSC_NONE;
+	while (n != OSC_NONE) {
+		bool down = tv->keep[n] && !is_folded(tv, n) && m->nodes[n].first_child != OSC_NONE;
+
+		if (tv->keep[n]) {
+			tv->row_of[n] = (uint32_t)tv->nr_rows;
+			tv->rows[tv->nr_rows++] = n;
+		}
+		if (down) {
+			n = m->nodes[n].first_child;
+			continue;
+		}
+		while (n != OSC_NONE && m->nodes[n].next_sibling == OSC_NONE)
+			n = m->nodes[n].parent;
+		if (n != OSC_NONE)
+			n = m->nodes[n].next_sibling;
+	}
+	tv->ctx.rows = tv->rows;
+	tv->ctx.nr_rows = tv->nr_rows;
+}
+
+static void tree_open(struct osc_tui *t, struct osc_view *v, const void *arg)
+{
+	const struct osc_tree_arg *a = arg;
+	struct tree_view *tv = osc_xcalloc(1, sizeof(*tv));
+
+	tv->tui = t;
+	tv->root = OSC_STR_NONE;
+	tv->focus_event = OSC_NONE;
+	if (a && a->event != OSC_NONE) {
+		if (a->subtree)
+			tv->root = t->trace.events[a->event].name;
+		else
+			tv->focus_event = a->event;
+	}
+	v->priv = tv;
+}
+
+static void release_tree(struct tree_view *tv)
+{
+	osc_mtree_release(&tv->m);
+	free(tv->folded);
+	free(tv->keep);
+	free(tv->last);
+	free(tv->rows);
+	free(tv->row_of);
+	tv->folded = NULL;
+	tv->keep = tv->last = NULL;
+	tv->rows = tv->row_of = NULL;
+}
+
+static void tree_close(struct osc_view *v)
+{
+	struct tree_view *tv = v->priv;
+
+	release_tree(tv);
+	osc_tree_scratch_release(&tv->scratch);
+	osc_correlation_release(&tv->corr);
+	osc_calltree_release(&tv->c);
+	osc_catsel_release(&tv->host);
+	osc_catsel_release(&tv->launch);
+	osc_catsel_release(&tv->device);
+	free(tv);
+}
+
+/* Merged node standing for event ev: its own node, or its launching op's. */
+static uint32_t node_of_event(const struct tree_view *tv, uint32_t ev)
+{
+	uint32_t n = tv->c.node_of[ev];
+
+	if (n == OSC_NONE && tv->corr.dev_of[ev] != OSC_NONE)
+		n = tv->corr.devs[tv->corr.dev_of[ev]].node;
+	if (n == OSC_NONE) {
+		if (tv->corr.dev_of[ev] != OSC_NONE || tv->corr.launch_of[ev] != OSC_NONE)
+			return tv->m.unattributed;
+		return OSC_NONE;
+	}
+	/* an instance outside the selected runs: its nearest selected ancestor */
+	while (n != OSC_NONE && tv->m.m_of[n] == OSC_NONE)
+		n = tv->c.nodes[n].parent;
+	return n == OSC_NONE ? OSC_NONE : tv->m.m_of[n];
+}
+
+/* Unfold the ancestors of merged node n, flatten, select it; false if not shown. */
+static bool reveal(struct osc_view *v, struct tree_view *tv, uint32_t n)
+{
+	if (n == OSC_NONE || !tv->keep[n])
+		return false;
+	for (uint32_t a = tv->m.nodes[n].parent; a != OSC_NONE; a = tv->m.nodes[a].parent)
+		set_folded(tv, a, false);
+	flatten(tv);
+	v->cur = tv->row_of[n]; /* the table is reloaded after */
+	return true;
+}
+
+static void tree_build(struct osc_tui *t, struct osc_view *v)
+{
+	struct tree_view *tv = v->priv;
+	struct osc_error err;
+	size_t n, words;
+
+	if (!tv->analysed) {
+		osc_catsel_parse(&tv->host, &t->trace, NULL, OSC_CATSEL_HOST_DEFAULT, "host", &err);
+		osc_catsel_parse(&tv->launch, &t->trace, NULL, OSC_CATSEL_LAUNCH_DEFAULT, "launch",
+				 &err);
+		osc_catsel_parse(&tv->device, &t->trace, NULL, OSC_CATSEL_DEVICE_DEFAULT, "device",
+				 &err);
+		osc_calltree_build(&t->trace, &tv->host, &tv->c);
+		osc_correlate(&t->trace, &tv->c, &tv->launch, &tv->device, &tv->corr);
+		tv->analysed = true;
+	}
+	release_tree(tv);
+	osc_mtree_build(&t->trace, &tv->c, &tv->corr, &t->runs, &t->sel, tv->root, &tv->m);
+	n = tv->m.nr ? tv->m.nr : 1;
+	words = (n + 63) / 64;
+	tv->folded = osc_xcalloc(words, sizeof(*tv->folded));
+	tv->keep = osc_xmalloc(n);
+	tv->last = osc_xmalloc(n);
+	tv->rows = osc_xmalloc(n * sizeof(*tv->rows));
+	tv->row_of = osc_xmalloc(n * sizeof(*tv->row_of));
+	osc_mtree_keep(&tv->m, &t->trace, &t->filter, 0, -1, tv->keep);
+	osc_mtree_last(&tv->m, tv->keep, tv->last);
+	tv->ctx = (struct osc_tree_table_ctx){
+		.trace = &t->trace,
+		.tree = &tv->m,
+		.corr = &tv->corr,
+		.decimals = 3,
+		.scratch = &tv->scratch,
+	};
+	flatten(tv);
+	v->cur = v->top = 0;
+	if (tv->focus_event != OSC_NONE) {
+		if (!reveal(v, tv, node_of_event(tv, tv->focus_event)))
+			osc_tui_message(t, OSC_MSG_INFO, "no op of the tree launched it");
+		tv->focus_event = OSC_NONE;
+	}
+}
+
+static const char *tree_cell(const void *ctx, size_t row, size_t col, char *buf, size_t size)
+{
+	const struct tree_view *tv = ctx;
+	uint32_t n = tv->rows[row];
+	const struct osc_mnode *mn = &tv->m.nodes[n];
+	bool utf8 = tv->tui->utf8;
+	size_t len;
+	const char *mark;
+
+	if (col != COL_NAME)
+		return osc_tree_cell(&tv->ctx, row, core_col[col], buf, size);
+	len = osc_mtree_guide(&tv->m, tv->last, n, 0, utf8, buf, size);
+	if (mn->first_child == OSC_NONE)
+		mark = utf8 ? "\xe2\x94\x80 " : "  ";
+	else if (is_folded(tv, n))
+		mark = utf8 ? "\xe2\x96\xb6 " : "+ ";
+	else
+		mark = utf8 ? "\xe2\x96\xbc " : "- ";
+	snprintf(buf + len, size - len, "%s%s", mark, osc_mnode_name(&tv->m, &tv->tui->trace, n));
+	return buf;
+}
+
+static void tree_table(struct osc_tui *t, struct osc_view *v, struct osc_table *out)
+{
+	struct tree_view *tv = v->priv;
+
+	(void)t;
+	*out = (struct osc_table){
+		.cols = tree_cols,
+		.nr_cols = NR_COLS,
+		.nr_rows = tv->nr_rows,
+		.cell = tree_cell,
+		.ctx = tv,
+	};
+}
+
+static void tree_title(struct osc_tui *t, struct osc_view *v, char *buf, size_t size)
+{
+	struct tree_view *tv = v->priv;
+
+	if (tv->root != OSC_STR_NONE)
+		snprintf(buf, size, "call tree of %s (%zu paths, %zu shown)",
+			 osc_trace_str(&t->trace, tv->root), tv->m.nr, tv->nr_rows);
+	else
+		snprintf(buf, size, "call tree (%zu paths, %zu shown, %llu kernels unattributed)",
+			 tv->m.nr, tv->nr_rows,
+			 (unsigned long long)tv->corr.by_method[OSC_LINK_NONE]);
+}
+
+/* ---- the kernel pane ---- */
+
+static void line_ms(struct osc_lines *out, const char *field, int64_t ns)
+{
+	char buf[64];
+
+	osc_format_ms(ns, 3, buf, sizeof(buf));
+	strcat(buf, " ms");
+	osc_lines_add(out, OSC_MARK_NONE, field, buf);
+}
+
+static const char *methods(const struct osc_dev_link *d, char *buf, size_t size)
+{
+	if (d->method == OSC_LINK_NONE)
+		snprintf(buf, size, "unattributed");
+	else if (d->host_method == OSC_LINK_NONE && d->launch != OSC_NONE)
+		snprintf(buf, size, "%s (launch outside any op)", osc_link_name(d->method));
+	else if (d->launch != OSC_NONE)
+		snprintf(buf, size, "%s, then %s", osc_link_name(d->method),
+			 osc_link_name(d->host_method));
+	else
+		snprintf(buf, size, "%s", osc_link_name(d->method));
+	return buf;
+}
+
+#define PANE_KERNELS 200 /* kernels listed one by one; the rest are counted */
+
+static void kernel_lines(struct osc_tui *t, struct tree_view *tv, uint32_t n,
+			 struct osc_lines *out)
+{
+	size_t lo = tv->m.dev_first[n], hi = tv->m.dev_first[n + 1];
+	char val[1024], how[128], dur[32], delay[32];
+
+	snprintf(val, sizeof(val), "%zu launched by this op itself", hi - lo);
+	osc_lines_add(out, OSC_MARK_TITLE, "kernels", val);
+	for (size_t i = lo; i < hi && i < lo + PANE_KERNELS; i++) {
+		const struct osc_dev_link *d = &tv->corr.devs[tv->m.dev[i]];
+		const struct osc_event *e = &t->trace.events[d->event];
+		const struct osc_kernel *k = e->kernel != OSC_NONE ? &t->trace.kernels[e->kernel]
+								   : NULL;
+		int len;
+
+		osc_format_ms(e->dur, 3, dur, sizeof(dur));
+		osc_format_ms(d->delay, 3, delay, sizeof(delay));
+		len = snprintf(val, sizeof(val), "%s ms, delay %s ms, %s", dur, delay,
+			       methods(d, how, sizeof(how)));
+		if (k && k->grid[0] >= 0 && len > 0 && (size_t)len < sizeof(val))
+			snprintf(val + len, sizeof(val) - (size_t)len,
+				 ", grid [%d,%d,%d] block [%d,%d,%d]", k->grid[0], k->grid[1],
+				 k->grid[2], k->block[0], k->block[1], k->block[2]);
+		osc_lines_add(out, OSC_MARK_NONE, osc_trace_str(&t->trace, e->name), val);
+	}
+	if (hi - lo > PANE_KERNELS) {
+		snprintf(val, sizeof(val), "%zu more", hi - lo - PANE_KERNELS);
+		osc_lines_add(out, OSC_MARK_NONE, "...", val);
+	}
+}
+
+static void tree_detail(struct osc_tui *t, struct osc_view *v, size_t row, struct osc_lines *out)
+{
+	struct tree_view *tv = v->priv;
+	uint32_t n = tv->rows[row];
+	const struct osc_mnode *mn = &tv->m.nodes[n];
+	struct osc_tree_table_ctx ctx = tv->ctx;
+	uint32_t r = 0;
+	char buf[64];
+
+	ctx.rows = &n;
+	ctx.nr_rows = 1;
+	ctx.paths = true;
+	osc_lines_add(out, OSC_MARK_TITLE, "path", osc_tree_cell(&ctx, r, OSC_TREE_COL_NAME, buf,
+								     sizeof(buf)));
+	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)mn->count);
+	osc_lines_add(out, OSC_MARK_NONE, "count", buf);
+	line_ms(out, "host total", mn->host);
+	line_ms(out, "host self", mn->self);
+	line_ms(out, "host mean", mn->count ? mn->host / (int64_t)mn->count : 0);
+	line_ms(out, "device (own)", mn->dev);
+	line_ms(out, "device (subtree)", mn->dev_total);
+	line_ms(out, "launch (own)", mn->launch);
+	line_ms(out, "launch (subtree)", mn->launch_total);
+	line_ms(out, "mean launch delay",
+		mn->nr_delay ? mn->delay_sum / (int64_t)mn->nr_delay : 0);
+	line_ms(out, "mean queue", mn->nr_delay ? mn->queue_sum / (int64_t)mn->nr_delay : 0);
+	kernel_lines(t, tv, n, out);
+	osc_lines_add(out, OSC_MARK_TITLE, "runtime calls",
+		      osc_tree_cell(&ctx, r, OSC_TREE_COL_RUNTIME, buf, sizeof(buf)));
+}
+
+/* ---- moves and folds ---- */
+
+static void fold_subtree(struct tree_view *tv, uint32_t n, bool on)
+{
+	uint32_t k = n;
+
+	for (;;) {
+		set_folded(tv, k, on);
+		if (tv->m.nodes[k].first_child != OSC_NONE) {
+			k = tv->m.nodes[k].first_child;
+			continue;
+		}
+		while (k != n && tv->m.nodes[k].next_sibling == OSC_NONE)
+			k = tv->m.nodes[k].parent;
+		if (k == n)
+			return;
+		k = tv->m.nodes[k].next_sibling;
+	}
+}
+
+/* The next (dir 1) or previous (dir -1) kept sibling of n, or OSC_NONE. */
+static uint32_t sibling(const struct tree_view *tv, uint32_t n, int dir)
+{
+	const struct osc_mtree *m = &tv->m;
+	uint32_t p = m->nodes[n].parent, k, prev = OSC_NONE;
+
+	if (dir > 0) {
+		for (k = m->nodes[n].next_sibling; k != OSC_NONE; k = m->nodes[k].next_sibling)
+			if (tv->keep[k])
+				return k;
+		return OSC_NONE;
+	}
+	for (k = p == OSC_NONE ? m->first_root : m->nodes[p].first_child; k != n;
+	     k = m->nodes[k].next_sibling)
+		if (tv->keep[k])
+			prev = k;
+	return prev;
+}
+
+static unsigned tree_action(struct osc_tui *t, struct osc_view *v, enum osc_action a)
+{
+	struct tree_view *tv = v->priv;
+	uint32_t n, target = OSC_NONE;
+
+	if (!tv->nr_rows)
+		return a == OSC_ACT_TREE ? OSC_R_REDRAW : OSC_R_UNHANDLED;
+	n = tv->rows[v->cur];
+	switch (a) {
+	case OSC_ACT_ENTER:
+		set_folded(tv, n, !is_folded(tv, n));
+		break;
+	case OSC_ACT_FOLD_CHILDREN:
+	case OSC_ACT_UNFOLD_CHILDREN:
+		set_folded(tv, n, false);
+		for (uint32_t k = tv->m.nodes[n].first_child; k != OSC_NONE;
+		     k = tv->m.nodes[k].next_sibling)
+			set_folded(tv, k, a == OSC_ACT_FOLD_CHILDREN);
+		break;
+	case OSC_ACT_FOLD_ALL:
+	case OSC_ACT_UNFOLD_ALL:
+		fold_subtree(tv, n, a == OSC_ACT_FOLD_ALL);
+		break;
+	case OSC_ACT_PARENT:
+		target = tv->m.nodes[n].parent;
+		break;
+	case OSC_ACT_NEXT_SIBLING:
+		target = sibling(tv, n, 1);
+		break;
+	case OSC_ACT_PREV_SIBLING:
+		target = sibling(tv, n, -1);
+		break;
+	case OSC_ACT_LONGEST_CHILD:
+		target = osc_mtree_longest_child(&tv->m, n);
+		break;
+	case OSC_ACT_TREE:
+		osc_tui_message(t, OSC_MSG_INFO, "this is the call tree");
+		return OSC_R_REDRAW;
+	default:
+		return OSC_R_UNHANDLED;
+	}
+	if (a == OSC_ACT_PARENT || a == OSC_ACT_NEXT_SIBLING || a == OSC_ACT_PREV_SIBLING ||
+	    a == OSC_ACT_LONGEST_CHILD) {
+		if (!reveal(v, tv, target))
+			osc_tui_message(t, OSC_MSG_INFO, "no %s here", osc_action_name(a));
+	} else {
+		flatten(tv);
+		v->cur = tv->row_of[n];
+	}
+	osc_view_refresh(t, v);
+	return OSC_R_REDRAW;
+}
+
+static const char *tree_export_name(struct osc_tui *t, struct osc_view *v)
+{
+	(void)t;
+	(void)v;
+	return "tree";
+}
+
+const struct osc_view_ops osc_view_tree = {
+	.name = "tree",
+	.open = tree_open,
+	.close = tree_close,
+	.build = tree_build,
+	.table = tree_table,
+	.flex_col = COL_NAME,
+	.action = tree_action,
+	.title = tree_title,
+	.detail = tree_detail,
+	.export_name = tree_export_name,
+};
+
+unsigned osc_tree_open(struct osc_tui *t)
+{
+	struct osc_view *v = osc_tui_top(t);
+	struct osc_tree_arg a = { OSC_NONE, false };
+
+	if (v->ops->row_event && v->tab.nr_rows) {
+		a.event = v->ops->row_event(t, v, v->cur);
+		a.subtree = a.event != OSC_NONE && t->trace.events[a.event].kind == OSC_KIND_HOST_OP &&
+			    v->ops == &osc_view_table;
+	}
+	osc_view_push(t, &osc_view_tree, &a);
+	return OSC_R_REDRAW;
+}
