@@ -76,6 +76,9 @@ struct osc_runs_opts {
 	 * "/digits" is always read as the index.
 	 */
 	const char *range;
+	/* --whole-trace: one run spanning the whole trace, run markers ignored
+	   (for events that lie outside every marked run). Wins over range. */
+	bool whole;
 };
 
 /*

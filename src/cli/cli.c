@@ -33,6 +33,7 @@ enum {
 	OPT_SPEEDUP,
 	OPT_SPEEDUP_CSV,
 	OPT_RUN_RANGE,
+	OPT_WHOLE_TRACE,
 };
 
 #define VIEW (OSC_MODE_REPORT | OSC_MODE_TUI | OSC_MODE_DEFAULT | OSC_MODE_DIFF | OSC_MODE_WHATIF)
@@ -45,6 +46,9 @@ const struct osc_cli_option osc_cli_view_options[] = {
 	  VIEW },
 	{ OPT_RUN_RANGE, "run-range", 0, "RE[/N]",
 	  "runs are the NVTX ranges named by RE (the Nth only with /N)",
+	  OSC_MODE_REPORT | OSC_MODE_DEFAULT | OSC_MODE_INFO },
+	{ OPT_WHOLE_TRACE, "whole-trace", 'W', NULL,
+	  "one run spanning the whole trace (run markers ignored)",
 	  OSC_MODE_REPORT | OSC_MODE_DEFAULT | OSC_MODE_INFO },
 	{ OPT_FILTER, "filter", 'f', "PAT", "keep names matching PAT, exact or wildcard (repeatable)",
 	  VIEW },
@@ -276,6 +280,9 @@ static enum osc_status view_option(struct osc_cli_view *v, int id, const char *a
 		return OSC_OK;
 	case OPT_RUN_RANGE:
 		v->run_range = arg;
+		return OSC_OK;
+	case OPT_WHOLE_TRACE:
+		v->whole_trace = true;
 		return OSC_OK;
 	case OPT_FILTER:
 		OSC_GROW(v->filters, v->nr_filters + 1, v->alloc_filters);

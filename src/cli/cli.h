@@ -97,9 +97,10 @@ struct osc_cli_view {
 	const char *path;            /* NULL: the bundled sample */
 	const char *other;           /* second trace: compare path (base) with it */
 	enum osc_level level;        /* --by */
-	const char *runs;            /* --runs, NULL for the default */
 	bool op_instance;            /* --by op-instance: one row per op instance (report) */
+	const char *runs;            /* --runs, NULL for the default */
 	const char *run_range;       /* --run-range RE[/N[:COUNT]], NULL: detect runs */
+	bool whole_trace;            /* --whole-trace: one run, markers ignored */
 	const char **filters;        /* --filter patterns, in order */
 	size_t nr_filters, alloc_filters;
 	const char *regex;           /* --regex, NULL if none */
@@ -139,10 +140,10 @@ void osc_cli_view_release(struct osc_cli_view *v);
 /* `opscope report` on a parsed view: load, aggregate, export. Exit status. */
 int osc_report_run(struct osc_cli_view *v);
 
-/* `opscope diff` on a parsed view (v->path base, v->other other). Exit status. */
 /* `opscope report --by op-instance`: Neural Engine's per-op table. Exit status. */
 int osc_optable_run(struct osc_cli_view *v);
 
+/* `opscope diff` on a parsed view (v->path base, v->other other). Exit status. */
 int osc_diff_run(struct osc_cli_view *v);
 
 /* ---- loading and output ---- */

@@ -398,6 +398,7 @@ int osc_cmd_info(int argc, char **argv)
 		return OSC_EXIT_OK;
 	}
 	ro.range = v.run_range;
+	ro.whole = v.whole_trace;
 	osc_trace_init(&t);
 	st = osc_cli_load(v.path, &t, &err);
 	if (st == OSC_OK)

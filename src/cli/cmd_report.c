@@ -133,7 +133,7 @@ static enum osc_status write_gather(struct report *r, const struct osc_cli_view 
 static enum osc_status build_report(struct report *r, struct osc_cli_view *v,
 				    struct osc_error *err)
 {
-	struct osc_runs_opts ro = { .range = v->run_range };
+	struct osc_runs_opts ro = { .range = v->run_range, .whole = v->whole_trace };
 	struct osc_query q = { .level = v->level, .runs = &r->sel, .filter = &v->filter };
 	size_t nr_cols, total, top = v->top_set ? v->top
 		: v->format == OSC_EXPORT_TABLE ? TABLE_DEFAULT_TOP : 0;
@@ -154,6 +154,11 @@ static enum osc_status build_report(struct report *r, struct osc_cli_view *v,
 		return write_gather(r, v, err);
 	osc_aggregate(&r->trace, &r->runs, &q, &r->agg);
 	total = r->agg.nr;
+	if (!total && r->runs.outside)
+		/* e.g. a CPU-only Kineto trace whose ops ran beside the ProfilerStep */
+		fprintf(stderr, "opscope: note: no rows in the selected runs, but %llu events "
+			"lie outside every run: --whole-trace takes them all\n",
+			(unsigned long long)r->runs.outside);
 	osc_agg_sort(&r->agg, &r->trace, v->sort, descending);
 	osc_agg_truncate(&r->agg, top);
 	r->runs_text = osc_runsel_describe(&r->sel, &r->runs);

@@ -512,6 +512,14 @@ enum osc_status osc_runs_detect_opts(const struct osc_trace *t, const struct osc
 {
 	enum osc_status st;
 
+	if (opts && opts->whole) {
+		memset(out, 0, sizeof(*out));
+		out->run_of = osc_xmalloc((t->nr_events ? t->nr_events : 1) *
+					  sizeof(*out->run_of));
+		out->source = OSC_RUNS_WHOLE;
+		whole_trace(t, out);
+		return OSC_OK;
+	}
 	if (!opts || !opts->range) {
 		osc_runs_detect(t, out);
 		return OSC_OK;

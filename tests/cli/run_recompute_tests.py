@@ -159,6 +159,12 @@ def cases_for(label, path, thorough, res):
                 args += ["--filter", p]
             out.append(("%s --filter %r" % (label, pats), args + [path],
                         t.rows("op", None, pats), None, "op"))
+    # --whole-trace: every event counts, in a run or not (last: it changes t).
+    t.ignore_runs()
+    for level in ("op", "kernel") if t.kernels else ("op",):
+        out.append(("%s --by %s --whole-trace" % (label, level),
+                    ["report", "--format", "csv", "--by", level, "--whole-trace", path],
+                    t.rows(level, None), None, level))
     return out
 
 

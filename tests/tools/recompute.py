@@ -391,6 +391,15 @@ class Trace:
             return i
         return None
 
+    def ignore_runs(self):
+        """--whole-trace: one run spanning the whole trace, run markers ignored."""
+        self.windows = None
+        self.run_source = "whole"
+        self.run_names = ["whole trace"]
+        self.run_of_op = [0] * len(self.ops)
+        self.run_of_kernel = [0] * len(self.kernels)
+        return self
+
     @property
     def nr_runs(self):
         return 1 if self.windows is None else len(self.windows)
