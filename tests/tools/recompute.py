@@ -138,18 +138,28 @@ def to_ns(v):
     return int(decimal.Decimal(v) * 1000)
 
 
+ITER_RE = re.compile(r"Iteration\d")
+
+
 def detect_format(events, top_array):
     cats = set()
     pids = set()
+    ne = False
     for e in events:
         if not isinstance(e, dict):
             continue
         cats.add(e.get("cat"))
         pids.add(str(e.get("pid")))
+        name = e.get("name")
+        if isinstance(name, str) and (name == "model_inference" or
+                                      (ITER_RE.match(name) and e.get("cat") == "iteration")):
+            ne = True  # Intel Neural Engine: model_inference, IterationN
     if top_array and cats & {"Node", "Session"}:
         return "ort"
     if cats & {"cpu_op", "Operator", "kernel", "Kernel", "cuda_runtime", "Runtime"}:
         return "kineto"
+    if ne:
+        return "ne"
     if "CPU functions" in pids and cats <= {None}:
         return "legacy"
     return "chrome"
@@ -209,6 +219,16 @@ def shape_of(args):
                 out.append("%s(%s)" % (k, _dims_text(v)))
             else:
                 out.append(_dims_text(e))
+        return ",".join(out)
+    ne = args.get("input_shape")  # Neural Engine: "64*1024,256", types "fp32,fp32,"
+    if isinstance(ne, str):
+        types = args.get("input_type")
+        types = types.split(",") if isinstance(types, str) else []
+        out = []
+        for i, sh in enumerate(ne.split(",")):
+            t = types[i] if i < len(types) else ""
+            if sh or t:
+                out.append("%s(%s)" % (t, sh.replace("*", "x")))
         return ",".join(out)
     dims = args.get("Input Dims", args.get("Input dims"))  # 2021 Kineto: "Input dims"
     if isinstance(dims, list):
@@ -313,6 +333,12 @@ class Trace:
                     op = args.get("op_name")
                     ev.key = op if isinstance(op, str) else name
                     self.ops.append(ev)
+            elif self.format == "ne":
+                # model_inference is the session, IterationN the runs, the rest
+                # are ops keyed by their category (the op type).
+                if name != "model_inference" and not ITER_RE.match(name):
+                    ev.key = cat if isinstance(cat, str) and cat else name
+                    self.ops.append(ev)
             elif self.format == "kineto":
                 if cat in ("cpu_op", "Operator") and not STEP_RE.match(name):
                     self.ops.append(ev)
@@ -361,6 +387,9 @@ class Trace:
         if self.format == "ort":
             wins = [(e.ts, e.dur) for e in evs if e.name == "model_run"]
             self.run_source = "model_run"
+        if self.format == "ne":
+            wins = [(e.ts, e.dur) for e in evs if ITER_RE.match(e.name)]
+            self.run_source = "Iteration"
         if not wins:
             wins = [(e.ts, e.dur) for e in evs
                     if STEP_RE.match(e.name) and e.cat != "gpu_user_annotation"]
@@ -373,7 +402,8 @@ class Trace:
             return None
         names = {}
         for e in evs:
-            if (e.ts, e.dur) in set(wins) and e.name in ("model_run", "SequentialExecutor::Execute") \
+            if (e.ts, e.dur) in set(wins) and (e.name in ("model_run", "SequentialExecutor::Execute")
+                                               or ITER_RE.match(e.name)) \
                     or STEP_RE.match(e.name) and e.cat != "gpu_user_annotation":
                 names.setdefault((e.ts, e.dur), e.name)
         wins.sort()
