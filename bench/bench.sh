@@ -1,9 +1,13 @@
 #!/bin/sh
-# Load-time benchmark: opscope vs Python's json.load on ~300 MB real traces.
+# Load-time benchmark: opscope vs Python's json.load and gzip -dc on scaled real traces.
 #
-#   bench/bench.sh [-s SIZE_MB] [-o OUTDIR] [-b OPSCOPE] [-r REPEATS] [-t TRACES]
+#   bench/bench.sh [-s SIZES_MB] [-o OUTDIR] [-b OPSCOPE] [-r REPEATS] [-t TRACES] [-z] [-P MB]
 #
-#   -s SIZE_MB  size of the scaled traces (default 300; MB = 10^6 bytes of JSON)
+#   -s SIZES_MB sizes of the scaled traces, e.g. "300 1000 4000" (default 300;
+#               MB = 10^6 bytes of JSON)
+#   -z          also time the gzip'd copy of each (made with gzip -1, kept)
+#   -P MB       skip python above this size (default 2000: json.load needs
+#               about 5x the file in memory, more than a 24 GB box has at 4 GB)
 #   -o OUTDIR   where scaled traces are written and kept (default bench/out,
 #               git-ignored); an existing file of the same name is reused
 #   -b OPSCOPE  binary to time (default: build a release one in build-bench/)
@@ -18,7 +22,9 @@
 # KINETO_SRC / ORT_SRC and the tool with SCALE_TRACE.
 #
 # Prints one table: file, size MB, events, opscope s (`report --format csv`),
-# python s (`json.load`), their ratio, opscope peak RSS MB and RSS/size.
+# python s (`json.load`), their ratio, gzip -dc s (gz rows: opscope s / gzip
+# s in the ratio column, marked "gz"), opscope peak RSS MB and RSS/size (size
+# uncompressed). Events are counted by opscope info (kept events + metadata).
 # Peak RSS comes from the child's rusage (bench/measure.py), so GNU time is
 # not needed. Runs on a 2-core 24 GB machine: python json.load of the 300 MB
 # Kineto trace peaks at about 1.5 GB, opscope under 0.3 GB; scaling takes
@@ -32,14 +38,18 @@ outdir="$root/bench/out"
 bin=""
 repeats=1
 which="kineto ort"
-while getopts s:o:b:r:t:h opt; do
+gz=0
+pymax=2000
+while getopts s:o:b:r:t:zP:h opt; do
 	case $opt in
 	s) size=$OPTARG ;;
+	z) gz=1 ;;
+	P) pymax=$OPTARG ;;
 	o) outdir=$OPTARG ;;
 	b) bin=$OPTARG ;;
 	r) repeats=$OPTARG ;;
 	t) which=$OPTARG ;;
-	*) sed -n '2,22s/^# \{0,1\}//p' "$0"; exit 2 ;;
+	*) sed -n '2,28s/^# \{0,1\}//p' "$0"; exit 2 ;;
 	esac
 done
 
@@ -63,6 +73,7 @@ mkdir -p "$outdir"
 measure() { python3 "$here/measure.py" -r "$repeats" -- "$@" 2>&1 >/dev/null | tail -n 1; }
 
 rows=""
+for mb in $size; do
 for kind in $which; do
 	case $kind in
 	kineto) src=$kineto_src ;;
@@ -70,28 +81,47 @@ for kind in $which; do
 	*) echo "bench: unknown trace kind $kind" >&2; exit 2 ;;
 	esac
 	[ -f "$src" ] || { echo "bench: $src missing, skipping $kind" >&2; continue; }
-	f="$outdir/$kind-${size}MB.json"
+	f="$outdir/$kind-${mb}MB.json"
 	if [ ! -f "$f" ]; then
-		echo "bench: scaling $(basename "$src") to $size MB -> $f" >&2
-		python3 "$scale" --target-mb "$size" -q "$src" "$f.tmp"
+		echo "bench: scaling $(basename "$src") to $mb MB -> $f" >&2
+		python3 "$scale" --target-mb "$mb" -q "$src" "$f.tmp"
 		mv "$f.tmp" "$f"
 	fi
 	bytes=$(stat -c %s "$f")
-	events=$(python3 -c 'import json,sys
-d = json.load(open(sys.argv[1]))
-print(len(d["traceEvents"] if isinstance(d, dict) else d))' "$f")
-	echo "bench: timing $f ($events events)" >&2
+	events=$("$bin" info "$f" 2>/dev/null | awk '/^events/ { gsub(/[^0-9]/, "", $2); print $2; exit }')
+	[ -n "$events" ] || events=0
+	echo "bench: timing $f" >&2
+	cat "$f" >/dev/null # same page-cache state for every tool
 	set -- $(measure "$bin" report --format csv "$f")
 	o_s=$1 o_rss=$2
-	set -- $(measure python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$f")
-	p_s=$1
-	rows="$rows$(basename "$f") $bytes $events $o_s $p_s $o_rss
+	p_s=-
+	if [ "$mb" -le "$pymax" ]; then
+		set -- $(measure python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$f")
+		p_s=$1
+	fi
+	rows="$rows$(basename "$f") $bytes $events $o_s $p_s - $o_rss
 "
+	if [ "$gz" = 1 ]; then
+		if [ ! -f "$f.gz" ]; then
+			echo "bench: gzip -1 $f" >&2
+			gzip -1 -c "$f" >"$f.gz.tmp" && mv "$f.gz.tmp" "$f.gz"
+		fi
+		cat "$f.gz" >/dev/null
+		set -- $(measure "$bin" report --format csv "$f.gz")
+		o_s=$1 o_rss=$2
+		set -- $(measure gzip -dc "$f.gz")
+		rows="$rows$(basename "$f").gz $bytes $events $o_s - $1 $o_rss
+"
+	fi
+done
 done
 
 printf '%s' "$rows" | awk '
-BEGIN { printf "%-22s %8s %10s %10s %9s %6s %12s %8s\n", "file", "size MB", "events",
-	"opscope s", "python s", "ratio", "peak RSS MB", "RSS/size" }
-NF == 6 { mb = $2 / 1e6
-	printf "%-22s %8.1f %10d %10.2f %9.2f %6.1f %12.1f %8.2f\n", $1, mb, $3, $4, $5,
-		($4 > 0 ? $5 / $4 : 0), $6, $6 / mb }'
+BEGIN { printf "%-24s %8s %10s %10s %9s %8s %9s %12s %8s\n", "file", "size MB", "events",
+	"opscope s", "python s", "ratio", "gzip -dc", "peak RSS MB", "RSS/size" }
+NF == 7 { mb = $2 / 1e6
+	if ($5 != "-") ratio = sprintf("%.1fx", $5 / $4)
+	else if ($6 != "-") ratio = sprintf("gz %.2f", $4 / $6)
+	else ratio = "-"
+	printf "%-24s %8.1f %10d %10.2f %9s %8s %9s %12.1f %8.2f\n", $1, mb, $3, $4, $5,
+		ratio, $6, $7, $7 / mb }'
