@@ -103,15 +103,11 @@ static double whatif_bar(struct osc_tui *t, struct osc_view *v, size_t row)
 static void whatif_title(struct osc_tui *t, struct osc_view *v, char *buf, size_t size)
 {
 	struct whatif_view *wv = v->priv;
-	char before[64], after[64];
+	char summary[256];
 
 	(void)t;
-	/* The speedup and the ceiling first: a narrow header cuts the middle. */
-	osc_format_us((double)wv->w.total / (double)wv->w.nr_runs, before, sizeof(before));
-	osc_format_us(wv->w.projected / (double)wv->w.nr_runs, after, sizeof(after));
-	snprintf(buf, size, "what-if %s: %.3fx, ceiling %.3fx, %.2f%% affected, %s -> %s us/run",
-		 osc_level_name(wv->level), wv->w.speedup, wv->w.ceiling, wv->w.affected_pct,
-		 before, after);
+	snprintf(buf, size, "what-if %s: %s", osc_level_name(wv->level),
+		 osc_whatif_summary(&wv->w, summary, sizeof(summary)));
 }
 
 static const char *whatif_export_name(struct osc_tui *t, struct osc_view *v)
