@@ -1,0 +1,210 @@
+/*
+ * bench_query.c - how long the TUI's answers take on a big trace.
+ *
+ *   bench_query [-r REPEATS] TRACE
+ *
+ * Loads TRACE, then times what the TUI does on a key press: osc_aggregate
+ * at every level (the default runs, no filter), osc_agg_sort by several
+ * columns, a run selection change (a new runsel, then the op level again)
+ * and a filter change (a new filter, then the op level again). Prints one
+ * line per measurement, "<what> <milliseconds>", best of REPEATS (default
+ * 3); a line ends in " SLOW" above the TUI's 50 ms budget. Built with
+ * -Dbench=true (bench/meson.build).
+ */
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "opscope/aggregate.h"
+#include "opscope/load.h"
+
+#define BUDGET_MS 50.0
+
+static void line_out(const char *what, const char *arg, double ms, bool budget);
+
+static void report(const char *what, const char *arg, double ms)
+{
+	line_out(what, arg, ms, true);
+}
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* One line; budget: whether the 50 ms answer budget applies to it. */
+static void line_out(const char *what, const char *arg, double ms, bool budget)
+{
+	char label[96];
+
+	snprintf(label, sizeof(label), "%s%s%s", what, arg ? " " : "", arg ? arg : "");
+	printf("%-44s %9.1f%s\n", label, ms, budget && ms > BUDGET_MS ? " SLOW" : "");
+	fflush(stdout);
+}
+
+struct ctx {
+	struct osc_trace t;
+	struct osc_runs runs;
+	struct osc_runsel sel;
+	struct osc_filter filter;
+	int repeats;
+};
+
+/* Best time of osc_aggregate at a level (out keeps the last result). */
+static double time_aggregate(struct ctx *c, enum osc_level level, struct osc_agg *out)
+{
+	struct osc_query q = {
+		.level = level,
+		.runs = &c->sel,
+		.filter = osc_filter_is_empty(&c->filter) ? NULL : &c->filter,
+	};
+	double best = 0;
+
+	for (int i = 0; i < c->repeats; i++) {
+		double t0 = now_ms(), ms;
+
+		osc_agg_release(out);
+		memset(out, 0, sizeof(*out));
+		osc_aggregate(&c->t, &c->runs, &q, out);
+		ms = now_ms() - t0;
+		if (!i || ms < best)
+			best = ms;
+	}
+	return best;
+}
+
+static void levels(struct ctx *c)
+{
+	struct osc_agg agg = { 0 };
+
+	for (int l = 0; l < OSC_LEVEL_COUNT; l++) {
+		double ms = time_aggregate(c, (enum osc_level)l, &agg);
+
+		report("aggregate", osc_level_name((enum osc_level)l), ms);
+	}
+	osc_agg_release(&agg);
+}
+
+static void sorts(struct ctx *c)
+{
+	static const enum osc_stat by[] = { OSC_STAT_NAME, OSC_STAT_COUNT, OSC_STAT_MEAN,
+					    OSC_STAT_P99, OSC_STAT_TOTAL };
+	static const char *const names[] = { "name", "count", "mean", "p99", "total" };
+	struct osc_agg agg = { 0 };
+
+	for (int l = 0; l < 2; l++) {
+		enum osc_level level = l ? OSC_LEVEL_KERNEL : OSC_LEVEL_OP;
+		char label[64];
+
+		time_aggregate(c, level, &agg);
+		for (size_t i = 0; i < sizeof(by) / sizeof(by[0]); i++) {
+			double t0 = now_ms();
+
+			osc_agg_sort(&agg, &c->t, by[i], true);
+			snprintf(label, sizeof(label), "%s by %s (%zu rows)", osc_level_name(level),
+				 names[i], agg.nr);
+			report("sort", label, now_ms() - t0);
+		}
+	}
+	osc_agg_release(&agg);
+}
+
+/* A new run selection as the runs view makes it, then the op table again. */
+static void run_change(struct ctx *c, const char *spec)
+{
+	struct osc_agg agg = { 0 };
+	struct osc_error err;
+	double t0 = now_ms();
+
+	osc_runsel_release(&c->sel);
+	if (osc_runsel_parse(spec, c->runs.nr, c->runs.warmup, &c->sel, &err) != OSC_OK) {
+		report("runs (bad spec)", spec, 0);
+		osc_runsel_parse(NULL, c->runs.nr, c->runs.warmup, &c->sel, &err);
+		return;
+	}
+	c->repeats = 1;
+	time_aggregate(c, OSC_LEVEL_OP, &agg);
+	report("runs + aggregate op", spec ? spec : "default", now_ms() - t0);
+	osc_agg_release(&agg);
+}
+
+/* A new filter as `:filter SPEC` sets it, then the op table again. */
+static void filter_change(struct ctx *c, const char *spec)
+{
+	struct osc_agg agg = { 0 };
+	struct osc_error err;
+	double t0 = now_ms();
+
+	if (osc_filter_set_spec(&c->filter, spec, &err) != OSC_OK) {
+		report("filter (bad spec)", spec, 0);
+		return;
+	}
+	c->repeats = 1;
+	time_aggregate(c, OSC_LEVEL_OP, &agg);
+	report("filter + aggregate op", spec, now_ms() - t0);
+	osc_agg_release(&agg);
+}
+
+int main(int argc, char **argv)
+{
+	struct ctx c;
+	struct osc_error err;
+	char line[1024];
+	int opt, repeats = 3;
+	double t0, ms;
+	uint32_t *launchers;
+
+	while ((opt = getopt(argc, argv, "r:")) != -1) {
+		if (opt != 'r')
+			goto usage;
+		repeats = atoi(optarg) > 0 ? atoi(optarg) : 1;
+	}
+	if (optind + 1 != argc)
+		goto usage;
+	memset(&c, 0, sizeof(c));
+	osc_trace_init(&c.t);
+	osc_filter_init(&c.filter);
+	t0 = now_ms();
+	if (osc_load(argv[optind], NULL, &c.t, &err) != OSC_OK) {
+		osc_error_format(&err, line, sizeof(line));
+		fprintf(stderr, "bench_query: %s\n", line);
+		return 2;
+	}
+	ms = now_ms() - t0;
+	printf("# %s: %zu events, %zu strings\n", argv[optind], c.t.nr_events, c.t.strs.count);
+	line_out("load", NULL, ms, false);
+	t0 = now_ms();
+	osc_runs_detect(&c.t, &c.runs);
+	line_out("runs detect (once, at load)", NULL, now_ms() - t0, false);
+	osc_runsel_parse(NULL, c.runs.nr, c.runs.warmup, &c.sel, &err);
+	printf("# %zu runs, %zu selected\n", c.runs.nr, c.sel.nr_on);
+	t0 = now_ms();
+	launchers = osc_agg_launchers(&c.t);
+	/* The mapping level (and shape/op keys of device events) needs them. */
+	line_out("launchers (osc_agg_launchers)", NULL, now_ms() - t0, true);
+	free(launchers);
+	c.repeats = repeats;
+	levels(&c);
+	c.repeats = repeats;
+	sorts(&c);
+	run_change(&c, "0");
+	run_change(&c, "1:3");
+	run_change(&c, NULL);
+	filter_change(&c, "aten::*");
+	filter_change(&c, "re:conv|gemm");
+	filter_change(&c, "");
+	osc_filter_release(&c.filter);
+	osc_runsel_release(&c.sel);
+	osc_runs_release(&c.runs);
+	osc_trace_release(&c.t);
+	return 0;
+usage:
+	fprintf(stderr, "usage: bench_query [-r REPEATS] TRACE\n");
+	return 2;
+}
