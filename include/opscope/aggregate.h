@@ -12,6 +12,9 @@
  * - shape level: host ops keyed by (op key, input shapes); dims level:
  *   kernels keyed by (name, block and grid); run level: host ops keyed by
  *   the run they belong to (one row per run, even an empty one is left out);
+ * - path level: host ops keyed by their merged call path (calltree.h's
+ *   merged tree over the selected runs, names $$-joined from the root as in
+ *   `opscope tree`'s CSV); a row's members are the instances of that path;
  * - mapping level: kernels keyed by (launching op, its input shapes, kernel
  *   name, dims), as ORT's profile_explorer op_kernel_mapping: a kernel
  *   counts only when its launching host op is known (q->launcher, or an ORT
@@ -44,7 +47,8 @@
 	_(KERNEL, "kernel")  \
 	_(DIMS, "dims")      \
 	_(MAPPING, "mapping") \
-	_(RUN, "run")
+	_(RUN, "run")        \
+	_(PATH, "path")
 
 enum osc_level {
 #define OSC_LEVEL_ENUM(name, text) OSC_LEVEL_##name,
@@ -74,6 +78,7 @@ struct osc_agg_row {
 	uint64_t op_count; /* mapping: instances of (op, shape) in the selection */
 	int64_t op_total;  /* mapping: total of every row of the same (op, shape), ns */
 	int64_t span;      /* run level: the run's wall time (its window), ns */
+	osc_str path;      /* path level (OSC_KEY_PATH): its call path, an id in agg->paths */
 };
 
 /* What a row is keyed by (osc_query.keys); a level stands for a set of them. */
@@ -83,6 +88,7 @@ enum {
 	OSC_KEY_DIMS = 1 << 2,  /* device events: block and grid */
 	OSC_KEY_OP = 1 << 3,    /* device events: the launching op's key */
 	OSC_KEY_RUN = 1 << 4,   /* the run of the event */
+	OSC_KEY_PATH = 1 << 5,  /* host ops: their merged call path (key: the leaf's name) */
 };
 
 struct osc_query {
@@ -97,6 +103,11 @@ struct osc_query {
 	const uint32_t *launcher;
 	/* OSC_KEY_* to group by instead of the level's own keys (0: the level's). */
 	unsigned keys;
+	/*
+	 * NULL, or per event: 0 keeps it out of the rows (e.g. the TUI's kernels
+	 * of one op row). Mapping's op counts still see every host op.
+	 */
+	const uint8_t *only;
 };
 
 struct osc_agg {
@@ -108,6 +119,7 @@ struct osc_agg {
 	enum osc_level level;
 	unsigned keys;       /* OSC_KEY_* the rows are keyed by */
 	size_t nr_runs;      /* runs selected (1 without a selection): per-run divisor */
+	struct osc_strtab paths; /* OSC_KEY_PATH: the rows' $$-joined call paths */
 };
 
 /* The OSC_KEY_* set of a level, and whether it aggregates device events. */
@@ -165,10 +177,10 @@ enum osc_stat {
 };
 
 /*
- * Reorder rows by a statistic (names compare bytewise; ties by run, name,
- * shape, op, dims) and recompute cum_pct in the new order. Sorting by
+ * Reorder rows by a statistic (names compare bytewise; ties by run, path,
+ * name, shape, op, dims) and recompute cum_pct in the new order. Sorting by
  * CUM_PCT sorts by total; by a text statistic (SHAPE, DIMS, OP) sorts by
- * that text.
+ * that text; by NAME at the path level sorts by the path.
  */
 void osc_agg_sort(struct osc_agg *a, const struct osc_trace *t, enum osc_stat by,
 		  bool descending);

@@ -34,22 +34,32 @@ enum {
 	OPT_SPEEDUP_CSV,
 	OPT_RUN_RANGE,
 	OPT_WHOLE_TRACE,
+	OPT_DEMANGLER,
+	OPT_NO_DEMANGLE,
+	OPT_SHORT_NAMES,
 };
 
 #define VIEW (OSC_MODE_REPORT | OSC_MODE_TUI | OSC_MODE_DEFAULT | OSC_MODE_DIFF | OSC_MODE_WHATIF)
 #define REPORT (OSC_MODE_REPORT | OSC_MODE_DEFAULT | OSC_MODE_DIFF | OSC_MODE_WHATIF)
 #define DIFF (OSC_MODE_DIFF | OSC_MODE_TUI | OSC_MODE_DEFAULT)
+/* Options of one trace's table: report and the TUI. */
+#define TABLE (OSC_MODE_REPORT | OSC_MODE_TUI | OSC_MODE_DEFAULT)
 
 const struct osc_cli_option osc_cli_view_options[] = {
-	{ OPT_BY, "by", 'b', "LEVEL", "op (default), shape, kernel, dims, mapping or run", VIEW },
+	{ OPT_BY, "by", 'b', "LEVEL", "op (default), shape, kernel, dims, mapping, run or path",
+	  VIEW },
 	{ OPT_RUNS, "runs", 'r', "SPEC", "runs to use (default: all but an ORT warm-up run 0)",
 	  VIEW },
 	{ OPT_RUN_RANGE, "run-range", 0, "RE[/N]",
-	  "runs are the NVTX ranges named by RE (the Nth only with /N)",
-	  OSC_MODE_REPORT | OSC_MODE_DEFAULT | OSC_MODE_INFO },
+	  "runs are the NVTX ranges named by RE (the Nth only with /N)", TABLE | OSC_MODE_INFO },
 	{ OPT_WHOLE_TRACE, "whole-trace", 'W', NULL,
-	  "one run spanning the whole trace (run markers ignored)",
-	  OSC_MODE_REPORT | OSC_MODE_DEFAULT | OSC_MODE_INFO },
+	  "one run spanning the whole trace (run markers ignored)", TABLE | OSC_MODE_INFO },
+	{ OPT_NO_DEMANGLE, "no-demangle", 0, NULL, "show kernel names as in the trace (mangled)",
+	  TABLE },
+	{ OPT_SHORT_NAMES, "short-names", 0, NULL,
+	  "kernel names without templates and parameters", TABLE },
+	{ OPT_DEMANGLER, "demangler", 0, "CMD",
+	  "demangle kernel names with CMD, e.g. c++filt (default: libiberty)", TABLE },
 	{ OPT_FILTER, "filter", 'f', "PAT", "keep names matching PAT, exact or wildcard (repeatable)",
 	  VIEW },
 	{ OPT_REGEX, "regex", 'e', "RE", "keep names matching the PCRE2 regex RE", VIEW },
@@ -231,26 +241,46 @@ static enum osc_status parse_top(const char *s, size_t *out, struct osc_error *e
 	return OSC_OK;
 }
 
-/* A column by its title, with or without the "_us" suffix ("total", "total_us"). */
-static enum osc_status parse_sort(const char *s, enum osc_stat *out, struct osc_error *err)
+/* Length of a column title without its unit: "_us", " (us)" or " (%)". */
+static size_t title_stem(const char *title)
 {
-	size_t nr;
-	const struct osc_column *cols = osc_agg_columns(&nr);
+	static const char *const units[] = { "_us", " (us)", " (%)" };
+	size_t len = strlen(title);
+
+	for (size_t u = 0; u < sizeof(units) / sizeof(units[0]); u++) {
+		size_t ul = strlen(units[u]);
+
+		if (len > ul && !strcmp(title + len - ul, units[u]))
+			return len - ul;
+	}
+	return len;
+}
+
+/*
+ * A column of the level's table by its title, with or without its unit
+ * ("total", "total_us", "kernel_avg_dur").
+ */
+static enum osc_status parse_sort(const char *s, enum osc_level level, enum osc_stat *out,
+				  struct osc_error *err)
+{
+	size_t nr, len = 0;
+	const struct osc_column *cols = osc_level_columns(level, &nr);
+	char valid[1024] = "";
 
 	for (size_t i = 0; i < nr; i++) {
-		size_t len = strlen(cols[i].title);
+		size_t stem = title_stem(cols[i].title);
 
-		if (len > 3 && !strcmp(cols[i].title + len - 3, "_us"))
-			len -= 3;
-		if (!strcmp(s, cols[i].title) || (strlen(s) == len && !strncmp(s, cols[i].title, len))) {
+		if (!strcmp(s, cols[i].title) || (strlen(s) == stem && !strncmp(s, cols[i].title, stem))) {
 			*out = cols[i].stat;
 			return OSC_OK;
 		}
 	}
+	for (size_t i = 0; i < nr && len < sizeof(valid); i++)
+		len += (size_t)snprintf(valid + len, sizeof(valid) - len, "%s%.*s", i ? ", " : "",
+					(int)title_stem(cols[i].title), cols[i].title);
 	return osc_error_set(err, OSC_USAGE, "--sort", OSC_NO_OFFSET, NULL,
-			     "unknown column '%s' (valid: name, count, total, mean, min, max, "
-			     "p50, p90, p99, stddev, pct, cum_pct)",
-			     s);
+			     "unknown column '%s' for --by %s (valid: %s)", s, osc_level_name(level),
+			     valid);
 }
 
 static enum osc_status parse_percent(const char *s, double *out, struct osc_error *err)
@@ -283,6 +313,15 @@ static enum osc_status view_option(struct osc_cli_view *v, int id, const char *a
 		return OSC_OK;
 	case OPT_WHOLE_TRACE:
 		v->whole_trace = true;
+		return OSC_OK;
+	case OPT_NO_DEMANGLE:
+		v->names = OSC_NAMES_MANGLED;
+		return OSC_OK;
+	case OPT_SHORT_NAMES:
+		v->names = OSC_NAMES_SHORT;
+		return OSC_OK;
+	case OPT_DEMANGLER:
+		v->demangler = arg;
 		return OSC_OK;
 	case OPT_FILTER:
 		OSC_GROW(v->filters, v->nr_filters + 1, v->alloc_filters);
@@ -345,7 +384,7 @@ static enum osc_status check_sort(struct osc_cli_view *v, unsigned mode, struct 
 	if (mode & OSC_MODE_WHATIF)
 		return OSC_OK; /* cmd_whatif.c knows its columns */
 	if (!v->sort_arg || (!v->other && !(mode & OSC_MODE_DIFF)))
-		return v->sort_arg ? parse_sort(v->sort_arg, &v->sort, err) : OSC_OK;
+		return v->sort_arg ? parse_sort(v->sort_arg, v->level, &v->sort, err) : OSC_OK;
 	if (osc_diff_col_parse(v->sort_arg, &col))
 		return OSC_OK;
 	return osc_error_set(err, OSC_USAGE, "--sort", OSC_NO_OFFSET, NULL,

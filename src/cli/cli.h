@@ -14,6 +14,7 @@
 #include <stdio.h>
 
 #include "opscope/aggregate.h"
+#include "opscope/demangle.h"
 #include "opscope/diff.h"
 #include "opscope/export.h"
 #include "opscope/filter.h"
@@ -101,6 +102,8 @@ struct osc_cli_view {
 	const char *runs;            /* --runs, NULL for the default */
 	const char *run_range;       /* --run-range RE[/N[:COUNT]], NULL: detect runs */
 	bool whole_trace;            /* --whole-trace: one run, markers ignored */
+	enum osc_name_style names;   /* --no-demangle, --short-names; default demangled */
+	const char *demangler;       /* --demangler CMD, NULL: libiberty */
 	const char **filters;        /* --filter patterns, in order */
 	size_t nr_filters, alloc_filters;
 	const char *regex;           /* --regex, NULL if none */

@@ -22,8 +22,9 @@ static void print_help(void)
 	puts("usage: opscope report [OPTIONS] [TRACE]\n"
 	     "\n"
 	     "Aggregate the events of TRACE over the selected runs, one row per op (or\n"
-	     "kernel) name: count, total, mean, min, max, p50, p90, p99 and stddev in\n"
-	     "microseconds, and the share of the total time (pct, cum_pct).\n"
+	     "kernel, shape, call path, ... see --by) name: count, total, mean, min, max,\n"
+	     "p50, p90, p99 and stddev in microseconds, and the share of the total time\n"
+	     "(pct, cum_pct). C++ kernel names are shown demangled.\n"
 	     "TRACE is a trace file (gzip or not) or - for standard input; without it the\n"
 	     "bundled sample trace is used.\n"
 	     "\n"
@@ -32,7 +33,8 @@ static void print_help(void)
 	puts("\n"
 	     "SPEC: all | N | A:B | A: | :B | A:B:S | [i, j, ...] | range(B) | range(A,B[,S]);\n"
 	     "indices count from 0 and may be negative (from the end).\n"
-	     "COL: name, count, total, mean, min, max, p50, p90, p99, stddev, pct, cum_pct.\n"
+	     "COL: any column of the level's table, with or without its unit: name, count,\n"
+	     "total, mean, min, max, p50, p90, p99, stddev, pct, cum_pct, ...\n"
 	     "The table fits $COLUMNS (else the terminal width, else 120 columns).\n"
 	     "Exit status: 0 on success, 2 on any error.");
 }
@@ -64,6 +66,7 @@ struct report {
 	struct osc_runs runs;
 	struct osc_runsel sel;
 	struct osc_agg agg;
+	struct osc_names names;
 	char *runs_text, *filter_text, *sort_text, *rows_text;
 };
 
@@ -73,7 +76,7 @@ static enum osc_status write_report(struct report *r, const struct osc_cli_view 
 	const char *keys[] = { "trace", "format", "level", "runs", "filter", "sort", "rows" };
 	const char *values[7];
 	struct osc_export_meta meta = { keys, values, 7 };
-	struct osc_agg_table_ctx ctx = { .trace = &r->trace, .agg = &r->agg };
+	struct osc_agg_table_ctx ctx = { .trace = &r->trace, .agg = &r->agg, .names = &r->names };
 	struct osc_table table;
 	struct osc_cli_output out;
 	enum osc_status st;
@@ -137,10 +140,18 @@ static enum osc_status build_report(struct report *r, struct osc_cli_view *v,
 	struct osc_query q = { .level = v->level, .runs = &r->sel, .filter = &v->filter };
 	size_t nr_cols, total, top = v->top_set ? v->top
 		: v->format == OSC_EXPORT_TABLE ? TABLE_DEFAULT_TOP : 0;
-	const struct osc_column *cols = osc_agg_columns(&nr_cols);
-	bool descending = !v->asc && v->sort != OSC_STAT_NAME;
+	const struct osc_column *cols = osc_level_columns(v->level, &nr_cols), *sort = cols;
+	bool descending;
 	enum osc_status st;
 
+	for (size_t i = 0; i < nr_cols; i++) {
+		if (cols[i].stat == v->sort) {
+			sort = &cols[i];
+			break;
+		}
+	}
+	/* Numbers sort descending, text (names, shapes) ascending, unless --asc. */
+	descending = !v->asc && sort->numeric;
 	st = osc_cli_load(v->path, &r->trace, err);
 	if (st != OSC_OK)
 		return st;
@@ -152,6 +163,12 @@ static enum osc_status build_report(struct report *r, struct osc_cli_view *v,
 		return st;
 	if (wants_gather(r, v))
 		return write_gather(r, v, err);
+	r->names.style = v->names;
+	if (v->names != OSC_NAMES_MANGLED && osc_level_is_device(v->level)) {
+		st = osc_names_build(&r->names, &r->trace, v->demangler, err);
+		if (st != OSC_OK)
+			return st;
+	}
 	osc_aggregate(&r->trace, &r->runs, &q, &r->agg);
 	total = r->agg.nr;
 	if (!total && r->runs.outside)
@@ -163,7 +180,7 @@ static enum osc_status build_report(struct report *r, struct osc_cli_view *v,
 	osc_agg_truncate(&r->agg, top);
 	r->runs_text = osc_runsel_describe(&r->sel, &r->runs);
 	r->filter_text = osc_filter_describe(&v->filter);
-	r->sort_text = osc_xasprintf("%s %s", cols[v->sort].title,
+	r->sort_text = osc_xasprintf("%s %s", sort->title,
 				     descending ? "descending" : "ascending");
 	r->rows_text = osc_xasprintf("%zu of %zu", r->agg.nr, total);
 	return write_report(r, v, err);
@@ -180,12 +197,14 @@ int osc_report_run(struct osc_cli_view *v)
 	memset(&r, 0, sizeof(r));
 	osc_error_clear(&err);
 	osc_trace_init(&r.trace);
+	osc_names_init(&r.names);
 	st = build_report(&r, v, &err);
 	free(r.runs_text);
 	free(r.filter_text);
 	free(r.sort_text);
 	free(r.rows_text);
 	osc_agg_release(&r.agg);
+	osc_names_release(&r.names);
 	osc_runsel_release(&r.sel);
 	osc_runs_release(&r.runs);
 	osc_trace_release(&r.trace);

@@ -1,6 +1,6 @@
 /*
  * aggregate.c - rows of statistics per op, shape, kernel, dims, op->kernel
- * mapping or run.
+ * mapping, run or call path.
  *
  * A row is identified by a group key (name, shapes, launching op, run, block
  * and grid), of which each level uses a few (osc_level_keys). Selected
@@ -37,6 +37,7 @@ static const struct {
 	[OSC_LEVEL_DIMS] = { OSC_KEY_NAME | OSC_KEY_DIMS, true },
 	[OSC_LEVEL_MAPPING] = { OSC_KEY_OP | OSC_KEY_SHAPE | OSC_KEY_NAME | OSC_KEY_DIMS, true },
 	[OSC_LEVEL_RUN] = { OSC_KEY_RUN, false },
+	[OSC_LEVEL_PATH] = { OSC_KEY_PATH, false },
 };
 
 const char *osc_level_name(enum osc_level l)
@@ -81,6 +82,7 @@ struct group_key {
 	osc_str name, shape, op;
 	uint32_t run;
 	int32_t dims[6];
+	uint32_t node; /* path level: the merged tree node */
 };
 
 /* Group keys -> dense indices (open addressing, linear probing). */
@@ -158,6 +160,8 @@ struct agg_ctx {
 	bool device;
 	struct osc_filter_cache fc;
 	struct group_map ops;         /* mapping: (op, shape) of host ops -> instances */
+	struct osc_mtree tree;        /* path level: the merged call tree */
+	uint32_t *node_of;            /* path level: per event, its merged node or OSC_NONE */
 };
 
 /* The launching op of device event ev: its index, or OSC_NONE. */
@@ -220,6 +224,12 @@ static bool make_key(const struct agg_ctx *c, uint32_t ev, struct group_key *k)
 			return false;
 		k->name = c->runs ? c->runs->runs[k->run].name : OSC_STR_EMPTY;
 	}
+	if (c->keys & OSC_KEY_PATH) {
+		k->node = c->node_of[ev];
+		if (k->node == OSC_NONE)
+			return false;
+		k->name = e->name; /* the leaf, as the path names it */
+	}
 	return true;
 }
 
@@ -272,7 +282,8 @@ static uint32_t *select_events(struct agg_ctx *c, struct group_map *m, uint32_t 
 		struct group_key k, ok;
 		uint32_t g;
 
-		if (t->events[i].kind != kind || !in_selection(c, (uint32_t)i))
+		if (t->events[i].kind != kind || (c->q->only && !c->q->only[i]) ||
+		    !in_selection(c, (uint32_t)i))
 			continue;
 		if (!make_key(c, (uint32_t)i, &k))
 			continue;
@@ -305,6 +316,7 @@ static void group_rows(const struct agg_ctx *c, struct group_map *m, const uint3
 		row->shape = k->shape;
 		row->op = k->op;
 		row->run = k->run;
+		row->path = OSC_STR_NONE;
 		memcpy(row->dims, k->dims, sizeof(row->dims));
 		if (k->run != OSC_NONE && c->runs)
 			row->span = c->runs->runs[k->run].dur;
@@ -376,6 +388,51 @@ static void compute_stats(const struct osc_trace *t, struct osc_agg *out)
 							: 0;
 }
 
+/*
+ * Path level: merge the host call tree over the selected runs (calltree.h)
+ * and note each event's merged node. No device links are made: the level
+ * counts host time only, as the op level does.
+ */
+static void path_nodes(struct agg_ctx *c)
+{
+	const struct osc_trace *t = c->t;
+	struct osc_catsel host;
+	struct osc_calltree tree;
+	struct osc_correlation none = { 0 };
+
+	osc_catsel_parse(&host, t, NULL, OSC_CATSEL_HOST_DEFAULT, "", NULL);
+	osc_calltree_build(t, &host, &tree);
+	osc_mtree_build(t, &tree, &none, c->runs, c->sel, OSC_STR_NONE, &c->tree);
+	c->node_of = osc_xmalloc((t->nr_events ? t->nr_events : 1) * sizeof(*c->node_of));
+	for (size_t i = 0; i < t->nr_events; i++) {
+		uint32_t n = tree.node_of ? tree.node_of[i] : OSC_NONE;
+
+		c->node_of[i] = n != OSC_NONE ? c->tree.m_of[n] : OSC_NONE;
+	}
+	osc_calltree_release(&tree);
+	osc_catsel_release(&host);
+}
+
+/* Path level: intern each row's $$-joined path (group g's node) into out->paths. */
+static void path_texts(struct agg_ctx *c, const struct group_map *m, struct osc_agg *out)
+{
+	size_t size = 4096;
+	char *buf = osc_xmalloc(size);
+
+	osc_strtab_init(&out->paths);
+	for (size_t g = 0; g < m->nr; g++) {
+		/* osc_mtree_path cuts at size: grow until the whole path fits. */
+		while (strlen(osc_mtree_path(&c->tree, c->t, m->keys[g].node, buf, size)) + 1 >=
+		       size) {
+			free(buf);
+			size *= 2;
+			buf = osc_xmalloc(size);
+		}
+		out->rows[g].path = osc_strtab_intern(&out->paths, buf, strlen(buf));
+	}
+	free(buf);
+}
+
 uint32_t *osc_agg_launchers(const struct osc_trace *t)
 {
 	uint32_t *launcher = osc_xmalloc((t->nr_events ? t->nr_events : 1) * sizeof(*launcher));
@@ -430,11 +487,17 @@ void osc_aggregate(const struct osc_trace *t, const struct osc_runs *runs,
 	osc_filter_cache_init(&c.fc, q->filter, t);
 	if (c.keys & OSC_KEY_OP)
 		count_ops(&c);
+	if (c.keys & OSC_KEY_PATH)
+		path_nodes(&c);
 	sel = select_events(&c, &m, &gid, &nr_sel);
 	group_rows(&c, &m, sel, gid, nr_sel, out);
+	if (c.keys & OSC_KEY_PATH)
+		path_texts(&c, &m, out);
 	free(sel);
 	free(gid);
 	map_release(&m);
+	osc_mtree_release(&c.tree);
+	free(c.node_of);
 	compute_stats(t, out);
 	if (c.keys & OSC_KEY_OP)
 		op_columns(&c, out);
@@ -448,6 +511,7 @@ void osc_agg_release(struct osc_agg *a)
 {
 	free(a->rows);
 	free(a->members);
+	osc_strtab_release(&a->paths);
 	memset(a, 0, sizeof(*a));
 }
 
@@ -481,6 +545,22 @@ static int cmp_names(const struct osc_trace *t, osc_str a, osc_str b)
 	int c = memcmp(x, y, la < lb ? la : lb);
 
 	return c ? (c > 0) - (c < 0) : (la > lb) - (la < lb);
+}
+
+/* Path level: the paths' bytes; 0 at other levels. */
+static int cmp_paths(const struct osc_agg *a, const struct osc_agg_row *x,
+		     const struct osc_agg_row *y)
+{
+	size_t lx, ly;
+	int c;
+
+	if (!(a->keys & OSC_KEY_PATH))
+		return 0;
+	lx = osc_strtab_len(&a->paths, x->path);
+	ly = osc_strtab_len(&a->paths, y->path);
+	c = memcmp(osc_strtab_get(&a->paths, x->path), osc_strtab_get(&a->paths, y->path),
+		   lx < ly ? lx : ly);
+	return c ? (c > 0) - (c < 0) : (lx > ly) - (lx < ly);
 }
 
 static int cmp_dims(const struct osc_agg_row *x, const struct osc_agg_row *y)
@@ -551,6 +631,8 @@ static int cmp_stat(const struct sort_ctx *c, const struct osc_agg_row *x,
 {
 	switch (c->by) {
 	case OSC_STAT_NAME:
+		if (c->a->keys & OSC_KEY_PATH)
+			return cmp_paths(c->a, x, y);
 		return cmp_names(c->t, x->key, y->key);
 	case OSC_STAT_SHAPE:
 		return cmp_names(c->t, x->shape, y->shape);
@@ -575,7 +657,7 @@ static int cmp_stat(const struct sort_ctx *c, const struct osc_agg_row *x,
 	}
 }
 
-/* Total order: the statistic (reversed when descending), then run, name, shape, op, dims. */
+/* Total order: the statistic (reversed when descending), then run, path, name, shape, op, dims. */
 static int cmp_rows(const struct sort_ctx *c, const struct osc_agg_row *x,
 		    const struct osc_agg_row *y)
 {
@@ -585,7 +667,7 @@ static int cmp_rows(const struct sort_ctx *c, const struct osc_agg_row *x,
 		return c->descending ? -r : r;
 	if (x->run != y->run)
 		return (x->run > y->run) - (x->run < y->run);
-	if ((r = cmp_names(c->t, x->key, y->key)) || (r = cmp_names(c->t, x->shape, y->shape)) ||
+	if ((r = cmp_paths(c->a, x, y)) || (r = cmp_names(c->t, x->key, y->key)) || (r = cmp_names(c->t, x->shape, y->shape)) ||
 	    (r = cmp_names(c->t, x->op, y->op)) || (r = cmp_dims(x, y)))
 		return r;
 	return (x->key > y->key) - (x->key < y->key);

@@ -86,6 +86,7 @@ static const struct {
 	[OSC_LEVEL_DIMS] = COLUMNS(dims_columns),
 	[OSC_LEVEL_MAPPING] = COLUMNS(mapping_columns),
 	[OSC_LEVEL_RUN] = COLUMNS(run_columns),
+	[OSC_LEVEL_PATH] = COLUMNS(agg_columns),
 };
 
 const struct osc_column *osc_agg_columns(size_t *nr)
@@ -177,7 +178,7 @@ static const char *key_text(const struct osc_trace *t, osc_str s)
 	return s == OSC_AGG_UNKNOWN ? "unknown" : osc_trace_str(t, s);
 }
 
-/* The name column: op key, kernel name (through names) or "N: run name". */
+/* The name column: op key, kernel name (through names), "N: run name" or call path. */
 static const char *name_cell(const struct osc_trace *t, const struct osc_agg *a,
 			     const struct osc_names *names, const struct osc_agg_row *r, char *buf,
 			     size_t size)
@@ -187,6 +188,8 @@ static const char *name_cell(const struct osc_trace *t, const struct osc_agg *a,
 			 r->key ? osc_trace_str(t, r->key) : "whole trace");
 		return buf;
 	}
+	if (a->keys & OSC_KEY_PATH)
+		return key_cell(osc_strtab_get(&a->paths, r->path), buf, size);
 	if (osc_level_is_device(a->level))
 		return key_cell(osc_names_get(names, t, r->key), buf, size);
 	return key_cell(osc_trace_str(t, r->key), buf, size);

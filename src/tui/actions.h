@@ -21,6 +21,7 @@
 	_(MOVE_LAST, "move-last", "G <End>", "Move to the last row")                         \
 	_(ENTER, "enter", "<Enter> <Right>",                                                 \
 	  "Open the row: its instances, or its detail")              \
+	_(KERNELS, "kernels", "K", "Open the kernels launched by the row's ops")              \
 	_(BACK, "back", "q <Left> <Backspace>",                                               \
 	  "Go back; quit from the first view")                          \
 	_(QUIT, "quit", "Q <C-c>", "Quit at once; cancel a load")              \
@@ -31,7 +32,7 @@
 	_(FULL_NAME, "full-name", "i", "Show the full name of the row")             \
 	_(TOGGLE_DETAIL, "toggle-detail", "d", "Show or hide the detail pane")    \
 	_(NEXT_LEVEL, "next-level", "<Tab>",                                                 \
-	  "Next level: op, shape, kernel, dims, mapping, run")                               \
+	  "Next level: op, shape, kernel, dims, mapping, run, path")                         \
 	_(PREV_LEVEL, "prev-level", "<BackTab>", "Previous aggregation level")               \
 	_(LEVEL_OP, "level-op", "1", "Aggregate by op")                                      \
 	_(LEVEL_SHAPE, "level-shape", "2", "Aggregate by op and input shapes")               \
@@ -39,6 +40,7 @@
 	_(LEVEL_DIMS, "level-dims", "4", "Aggregate by kernel, block and grid")              \
 	_(LEVEL_MAPPING, "level-mapping", "5", "Aggregate by op -> kernel mapping")          \
 	_(LEVEL_RUN, "level-run", "6", "One row per run")                                    \
+	_(LEVEL_PATH, "level-path", "7", "Aggregate by call path (merged call tree)")        \
 	_(NAME_STYLE, "name-style", "m", "Kernel names: demangled, short, mangled")          \
 	_(VIEW_RUNS, "view-runs", "R", "Open the runs view to pick runs")                    \
 	_(TOGGLE_RUN, "toggle-run", "<Space>", "Runs view: select or unselect a run")      \

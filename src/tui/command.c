@@ -106,7 +106,7 @@ static unsigned set_level(struct osc_tui *t, const char *name)
 	while (t->depth > 1)
 		osc_view_pop(t);
 	osc_view_pop(t);
-	osc_view_push(t, &osc_view_table, &level);
+	osc_view_push(t, &osc_view_table, &(struct osc_table_arg){ .level = level });
 	return OSC_R_REDRAW;
 }
 
@@ -155,6 +155,24 @@ static char *append_arg(char *line, const char *s)
 	return out;
 }
 
+/* The report options naming kernels as table view v shows them. */
+static char *names_args(struct osc_tui *t, struct osc_view *v, char *line)
+{
+	enum osc_name_style style = osc_table_view_names(v)->style;
+
+	if (!osc_level_is_device(top_level(t)))
+		return line; /* op names are never demangled */
+	if (style == OSC_NAMES_MANGLED)
+		return append_arg(line, "--no-demangle");
+	if (style == OSC_NAMES_SHORT)
+		line = append_arg(line, "--short-names");
+	if (t->args->demangler) {
+		line = append_arg(line, "--demangler");
+		line = append_arg(line, t->args->demangler);
+	}
+	return line;
+}
+
 /* The `opscope report` command printing the same CSV as the table view v. */
 static char *report_command(struct osc_tui *t, struct osc_view *v)
 {
@@ -166,6 +184,14 @@ static char *report_command(struct osc_tui *t, struct osc_view *v)
 		line = append_arg(line, t->args->path);
 	line = append_arg(line, "--by");
 	line = append_arg(line, v->ops->export_name(t, v));
+	line = names_args(t, v, line);
+	/* The runs as detected: a failed --run-range fell back to the markers. */
+	if (t->runs.source == OSC_RUNS_NVTX && t->args->run_range) {
+		line = append_arg(line, "--run-range");
+		line = append_arg(line, t->args->run_range);
+	}
+	if (t->args->whole && t->runs.source == OSC_RUNS_WHOLE)
+		line = append_arg(line, "--whole-trace");
 	if (strcmp(t->sel.spec, "default")) {
 		line = append_arg(line, "--runs");
 		line = append_arg(line, t->sel.spec);
@@ -178,10 +204,11 @@ static char *report_command(struct osc_tui *t, struct osc_view *v)
 		line = append_arg(line, "--regex");
 		line = append_arg(line, t->filter.re_text);
 	}
+	/* report sorts numbers descending and text ascending, --asc both ascending */
 	if (col->stat != OSC_STAT_TOTAL || !v->sort_desc) {
 		line = append_arg(line, "--sort");
 		line = append_arg(line, col->title);
-		if (col->stat != OSC_STAT_NAME && !v->sort_desc)
+		if (col->numeric && !v->sort_desc)
 			line = append_arg(line, "--asc");
 	}
 	if (v->topn) {
@@ -191,8 +218,8 @@ static char *report_command(struct osc_tui *t, struct osc_view *v)
 	}
 	line = append_arg(line, "--format");
 	line = append_arg(line, "csv");
-	if (col->stat == OSC_STAT_NAME && v->sort_desc) {
-		char *out = osc_xasprintf("%s (report has no descending name sort)", line);
+	if (!col->numeric && v->sort_desc) {
+		char *out = osc_xasprintf("%s (report sorts %s ascending only)", line, col->title);
 
 		free(line);
 		line = out;
@@ -234,7 +261,10 @@ static unsigned export_write(struct osc_tui *t, const char *path)
 		return OSC_R_REDRAW;
 	}
 	free(tmp);
-	if (v->ops == &osc_view_table) {
+	if (v->ops == &osc_view_table && osc_table_view_only(v)) {
+		osc_tui_message(t, OSC_MSG_INFO, "wrote %s (%zu rows: %s; report has no equivalent)",
+				path, v->tab.nr_rows, osc_table_view_only(v));
+	} else if (v->ops == &osc_view_table) {
 		cmd = report_command(t, v);
 		osc_tui_message(t, OSC_MSG_INFO, "wrote %s (%zu rows) = %s", path, v->tab.nr_rows,
 				cmd);

@@ -204,14 +204,20 @@ static void main_loop(struct osc_tui *t, struct osc_script *script)
 static void apply_args(struct osc_tui *t)
 {
 	const struct osc_tui_args *a = t->args;
+	struct osc_runs_opts ro = { .range = a->run_range, .whole = a->whole };
 	struct osc_error err;
 	char msg[1024];
 
-	osc_runs_detect(&t->trace, &t->runs);
+	osc_error_clear(&err);
+	if (osc_runs_detect_opts(&t->trace, &ro, &t->runs, &err) != OSC_OK) {
+		osc_error_format(&err, msg, sizeof(msg));
+		osc_tui_message(t, OSC_MSG_ERROR, "%s (runs detected as without it)", msg);
+		osc_runs_release(&t->runs);
+		osc_runs_detect(&t->trace, &t->runs);
+	}
 	osc_filter_init(&t->filter);
 	for (size_t i = 0; i < a->nr_filters; i++)
 		osc_filter_add_pattern(&t->filter, a->filters[i]);
-	osc_error_clear(&err);
 	if (a->regex && osc_filter_set_regex(&t->filter, a->regex, &err) != OSC_OK) {
 		osc_error_format(&err, msg, sizeof(msg));
 		osc_tui_message(t, OSC_MSG_ERROR, "%s", msg);
@@ -275,7 +281,7 @@ int osc_tui_main(const struct osc_tui_args *args)
 		return 2;
 	}
 	apply_args(&t);
-	osc_view_push(&t, &osc_view_table, &level);
+	osc_view_push(&t, &osc_view_table, &(struct osc_table_arg){ .level = level });
 	if (args->other) /* opscope BASE OTHER: compare over the base's table */
 		osc_view_push(&t, &osc_view_diff,
 			      &(struct osc_diff_view_arg){ args->other,

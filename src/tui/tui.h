@@ -7,10 +7,12 @@
 #ifndef OPSCOPE_TUI_H
 #define OPSCOPE_TUI_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
 #include "opscope/aggregate.h"
+#include "opscope/demangle.h"
 #include "opscope/diff.h"
 
 struct osc_tui_args {
@@ -19,6 +21,10 @@ struct osc_tui_args {
 	size_t sample_size;
 	const char *sample_name;
 	const char *runs;           /* --runs spec, NULL for the default */
+	const char *run_range;      /* --run-range RE[/N[:COUNT]]: runs from named ranges */
+	bool whole;                 /* --whole-trace: one run, run markers ignored */
+	enum osc_name_style names;  /* initial kernel name style (--no-demangle, --short-names) */
+	const char *demangler;      /* --demangler CMD, NULL: libiberty */
 	const char *const *filters; /* --filter patterns */
 	size_t nr_filters;
 	const char *regex;          /* --regex, or NULL */

@@ -194,6 +194,16 @@ void osc_detail_event(struct osc_tui *t, uint32_t ev, struct osc_lines *out);
 /* Start of the trace (first event's ts), the origin of the start_us columns. */
 int64_t osc_trace_origin(const struct osc_trace *tr);
 
+/* What the table view is opened with: its level; for K, the events it may hold. */
+struct osc_table_arg {
+	enum osc_level level;
+	uint8_t *only; /* NULL, or per event 1 to keep it (the view takes it over) */
+	char *label;   /* what `only` holds, for the title (the view takes it over) */
+};
+
+/* The label of a table view opened with `only` ("kernels of aten::mm"), else NULL. */
+const char *osc_table_view_only(struct osc_view *v);
+
 /* What the instances view is opened with: a table view and the key of its row. */
 struct osc_instances_arg {
 	struct osc_view *parent;
@@ -214,6 +224,9 @@ const struct osc_agg_row *osc_table_view_row(struct osc_tui *t, struct osc_view 
 unsigned osc_runs_select(struct osc_tui *t, const char *spec);
 /* Flip run 0 (the warm-up run) in the selection. */
 unsigned osc_runs_toggle_warmup(struct osc_tui *t);
+
+/* How table view v shows kernel names (style and texts). Defined in view_table.c. */
+const struct osc_names *osc_table_view_names(struct osc_view *v);
 
 /* True while table view v computes a new aggregate on its worker thread. */
 bool osc_table_view_busy(struct osc_view *v);

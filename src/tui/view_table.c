@@ -1,5 +1,5 @@
 /*
- * view_table.c - the aggregate table (op or kernel level).
+ * view_table.c - the aggregate table (every level of aggregate.h).
  *
  * Rows, columns and cell text come from aggregate.h and columns.h, the same
  * code as `opscope report`, so an export of this view equals the report's CSV.
@@ -9,6 +9,11 @@
  * a worker thread from private copies of the run selection and the filter,
  * while the view keeps showing the old one; osc_table_view_poll() swaps it in.
  * Scripts always aggregate synchronously, so their screens are deterministic.
+ *
+ * K on an op, shape, run or path row opens a kernel table of the kernels
+ * that the row's instances launched, themselves or through the ops they
+ * call (correlate.h's links, up the instance tree); on a mapping row, of the
+ * row's own kernels.
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -16,8 +21,11 @@
 #include <string.h>
 
 #include "opscope/alloc.h"
+#include "opscope/calltree.h"
 #include "opscope/columns.h"
+#include "opscope/correlate.h"
 #include "opscope/demangle.h"
+#include "opscope/diff.h"
 #include "view.h"
 
 /* Traces with fewer events aggregate fast enough on the UI thread. */
@@ -43,6 +51,11 @@ struct table_view {
 	struct table_job job;
 	struct osc_names names;   /* kernel names, demangled once */
 	struct osc_agg_row drill; /* the row Enter opened (its identity, for the instances) */
+	char *drill_path;         /* path level: that row's path (ids change on a rebuild) */
+	uint8_t *only;            /* per event: kept in the rows, or NULL for all */
+	char *label;              /* what only holds */
+	struct osc_calltree tree; /* K: the instance tree and the launching op */
+	uint32_t *launcher;       /* of each device event (built on the first K) */
 };
 
 /* The column of level l showing statistic s, else its total column. */
@@ -64,12 +77,23 @@ static void table_open(struct osc_tui *t, struct osc_view *v, const void *arg)
 {
 	struct table_view *tv = osc_xcalloc(1, sizeof(*tv));
 	struct osc_error err;
+	char msg[1024];
 
-	tv->level = *(const enum osc_level *)arg;
+	const struct osc_table_arg *a = arg;
+
+	tv->level = a->level;
+	tv->only = a->only;
+	tv->label = a->label;
 	tv->ctx.trace = &t->trace;
 	tv->ctx.agg = &tv->agg;
 	osc_names_init(&tv->names);
-	osc_names_build(&tv->names, &t->trace, NULL, &err); /* libiberty cannot fail */
+	osc_error_clear(&err);
+	/* Built whatever the style, so that m can show every style. */
+	if (osc_names_build(&tv->names, &t->trace, t->args->demangler, &err) != OSC_OK) {
+		osc_error_format(&err, msg, sizeof(msg));
+		osc_tui_message(t, OSC_MSG_ERROR, "%s", msg);
+	}
+	tv->names.style = t->args->names;
 	tv->ctx.names = &tv->names;
 	v->priv = tv;
 	v->sort_col = column_of(tv->level, OSC_STAT_TOTAL);
@@ -115,7 +139,8 @@ static bool job_start(struct osc_tui *t, struct table_view *tv)
 	j->q = (struct osc_query){
 		.level = tv->level,
 		.runs = &j->sel,
-		.filter = osc_filter_is_empty(&j->filter) ? NULL : &j->filter,
+		.filter = osc_filter_is_empty(&j->filter) || tv->only ? NULL : &j->filter,
+		.only = tv->only,
 	};
 	atomic_store(&j->done, false);
 	j->again = false;
@@ -139,6 +164,11 @@ static void table_close(struct osc_view *v)
 	}
 	osc_agg_release(&tv->agg);
 	osc_names_release(&tv->names);
+	osc_calltree_release(&tv->tree);
+	free(tv->launcher);
+	free(tv->drill_path);
+	free(tv->only);
+	free(tv->label);
 	free(tv);
 }
 
@@ -148,7 +178,9 @@ static void table_build(struct osc_tui *t, struct osc_view *v)
 	struct osc_query q = {
 		.level = tv->level,
 		.runs = &t->sel,
-		.filter = osc_filter_is_empty(&t->filter) ? NULL : &t->filter,
+		/* the kernels of a row: the row passed the filter, they need not */
+		.filter = osc_filter_is_empty(&t->filter) || tv->only ? NULL : &t->filter,
+		.only = tv->only,
 	};
 
 	if (tv->job.running) {
@@ -208,7 +240,8 @@ static void table_title(struct osc_tui *t, struct osc_view *v, char *buf, size_t
 	struct table_view *tv = v->priv;
 
 	(void)t;
-	snprintf(buf, size, "%s table (%zu rows%s)", osc_level_name(tv->level), v->tab.nr_rows,
+	snprintf(buf, size, "%s table%s%s (%zu rows%s)", osc_level_name(tv->level),
+		 tv->label ? ": " : "", tv->label ? tv->label : "", v->tab.nr_rows,
 		 tv->job.running ? ", updating..." : "");
 }
 
@@ -291,12 +324,17 @@ static void table_detail(struct osc_tui *t, struct osc_view *v, size_t row, stru
 /* The levels of the number keys, in the order of their actions. */
 static const enum osc_level level_of_action[] = {
 	OSC_LEVEL_OP, OSC_LEVEL_SHAPE, OSC_LEVEL_KERNEL, OSC_LEVEL_DIMS, OSC_LEVEL_MAPPING,
-	OSC_LEVEL_RUN,
+	OSC_LEVEL_RUN, OSC_LEVEL_PATH,
 };
 
-/* Same row identity: the key and every component of the level. */
-static bool same_row(const struct osc_agg_row *x, const struct osc_agg_row *y)
+/* Row x is the row Enter opened: the key and every component of the level. */
+static bool is_drill(const struct table_view *tv, const struct osc_agg_row *x)
 {
+	const struct osc_agg_row *y = &tv->drill;
+
+	if ((tv->agg.keys & OSC_KEY_PATH) &&
+	    (!tv->drill_path || strcmp(osc_strtab_get(&tv->agg.paths, x->path), tv->drill_path)))
+		return false;
 	return x->key == y->key && x->shape == y->shape && x->op == y->op && x->run == y->run &&
 	       !memcmp(x->dims, y->dims, sizeof(x->dims));
 }
@@ -316,6 +354,10 @@ static unsigned switch_level(struct osc_tui *t, struct osc_view *v, enum osc_lev
 
 	if (l == tv->level)
 		return OSC_R_REDRAW;
+	if (tv->only) {
+		osc_tui_message(t, OSC_MSG_INFO, "this table holds %s only (q goes back)", tv->label);
+		return OSC_R_REDRAW;
+	}
 	tv->level = l;
 	v->sort_col = column_of(l, sort);
 	v->built_gen = t->gen - 1;
@@ -327,6 +369,76 @@ static unsigned switch_level(struct osc_tui *t, struct osc_view *v, enum osc_lev
 			break;
 		}
 	}
+	return OSC_R_REDRAW;
+}
+
+/* Per event: 1 for the kernels the members of row r launched (see top); NULL if none. */
+static uint8_t *kernels_of(struct osc_tui *t, struct table_view *tv, const struct osc_agg_row *r)
+{
+	const struct osc_trace *tr = &t->trace;
+	size_t n = tr->nr_events ? tr->nr_events : 1, found = 0;
+	uint8_t *mark = osc_xcalloc(n, 1), *only;
+	struct osc_catsel host;
+
+	for (size_t i = 0; i < r->nr; i++)
+		mark[tv->agg.members[r->first + i]] = 1;
+	if (osc_level_is_device(tv->level))
+		return mark; /* mapping: the row's own kernels */
+	if (!tv->launcher) {
+		tv->launcher = osc_agg_launchers(tr);
+		osc_catsel_parse(&host, tr, NULL, OSC_CATSEL_HOST_DEFAULT, "", NULL);
+		osc_calltree_build(tr, &host, &tv->tree);
+		osc_catsel_release(&host);
+	}
+	only = osc_xcalloc(n, 1);
+	for (size_t e = 0; e < tr->nr_events; e++) {
+		uint32_t l = tv->launcher[e];
+		uint32_t node = l != OSC_NONE ? tv->tree.node_of[l] : OSC_NONE;
+
+		if (tr->events[e].kind != OSC_KIND_KERNEL)
+			continue;
+		for (; node != OSC_NONE; node = tv->tree.nodes[node].parent) {
+			if (mark[tv->tree.nodes[node].event]) {
+				only[e] = 1;
+				found++;
+				break;
+			}
+		}
+	}
+	free(mark);
+	if (!found) {
+		free(only);
+		return NULL;
+	}
+	return only;
+}
+
+/* K: a kernel table of the kernels the selected row launched. */
+static unsigned open_kernels(struct osc_tui *t, struct osc_view *v)
+{
+	struct table_view *tv = v->priv;
+	const struct osc_agg_row *r;
+	struct osc_table_arg a = { .level = OSC_LEVEL_KERNEL };
+	char buf[4096];
+	const char *name;
+
+	if (!v->tab.nr_rows)
+		return OSC_R_REDRAW;
+	if (tv->level == OSC_LEVEL_KERNEL || tv->level == OSC_LEVEL_DIMS) {
+		osc_tui_message(t, OSC_MSG_INFO, "these rows are kernels: Enter lists the instances");
+		return OSC_R_REDRAW;
+	}
+	r = &tv->agg.rows[v->cur];
+	name = tv->agg.keys & OSC_KEY_PATH
+		? osc_strtab_get(&tv->agg.paths, r->path)
+		: osc_agg_label(&t->trace, &tv->agg, r, buf, sizeof(buf));
+	a.only = kernels_of(t, tv, r);
+	if (!a.only) {
+		osc_tui_message(t, OSC_MSG_INFO, "%s launched no kernel", name);
+		return OSC_R_REDRAW;
+	}
+	a.label = osc_xasprintf("kernels of %s", name);
+	osc_view_push(t, &osc_view_table, &a);
 	return OSC_R_REDRAW;
 }
 
@@ -345,6 +457,7 @@ static unsigned table_action(struct osc_tui *t, struct osc_view *v, enum osc_act
 	case OSC_ACT_LEVEL_DIMS:
 	case OSC_ACT_LEVEL_MAPPING:
 	case OSC_ACT_LEVEL_RUN:
+	case OSC_ACT_LEVEL_PATH:
 		return switch_level(t, v, level_of_action[a - OSC_ACT_LEVEL_OP]);
 	case OSC_ACT_NAME_STYLE:
 		tv->names.style = (tv->names.style + 1) % OSC_NAME_STYLE_COUNT;
@@ -354,10 +467,16 @@ static unsigned table_action(struct osc_tui *t, struct osc_view *v, enum osc_act
 		osc_tui_message(t, OSC_MSG_INFO, "kernel names: %s",
 				osc_name_style_name(tv->names.style));
 		return OSC_R_REDRAW;
+	case OSC_ACT_KERNELS:
+		return open_kernels(t, v);
 	case OSC_ACT_ENTER:
 		if (!v->tab.nr_rows)
 			return OSC_R_REDRAW;
 		tv->drill = tv->agg.rows[v->cur];
+		free(tv->drill_path);
+		tv->drill_path = tv->agg.keys & OSC_KEY_PATH
+			? osc_xstrdup(osc_strtab_get(&tv->agg.paths, tv->drill.path))
+			: NULL;
 		osc_view_push(t, &osc_view_instances,
 			      &(struct osc_instances_arg){ v, tv->agg.rows[v->cur].key });
 		return OSC_R_REDRAW;
@@ -375,6 +494,20 @@ static uint32_t table_row_event(struct osc_tui *t, struct osc_view *v, size_t ro
 	return r->nr ? median_event(&t->trace, tv->agg.members + r->first, r->nr) : OSC_NONE;
 }
 
+const char *osc_table_view_only(struct osc_view *v)
+{
+	struct table_view *tv = v->priv;
+
+	return v->ops == &osc_view_table ? tv->label : NULL;
+}
+
+const struct osc_names *osc_table_view_names(struct osc_view *v)
+{
+	struct table_view *tv = v->priv;
+
+	return &tv->names;
+}
+
 /* The members of the row keyed `key`, for the instances view (NULL if gone). */
 const struct osc_agg_row *osc_table_view_row(struct osc_tui *t, struct osc_view *v, osc_str key,
 					     const uint32_t **members)
@@ -384,7 +517,7 @@ const struct osc_agg_row *osc_table_view_row(struct osc_tui *t, struct osc_view 
 	osc_view_refresh(t, v);
 	for (size_t i = 0; i < tv->agg.nr; i++) {
 		/* Levels with more than a name: the row Enter opened, by its identity. */
-		if (tv->drill.key == key ? same_row(&tv->agg.rows[i], &tv->drill)
+		if (tv->drill.key == key ? is_drill(tv, &tv->agg.rows[i])
 					 : tv->agg.rows[i].key == key) {
 			*members = tv->agg.members + tv->agg.rows[i].first;
 			return &tv->agg.rows[i];

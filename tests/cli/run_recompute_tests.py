@@ -22,12 +22,13 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import testlib  # noqa: E402
 import recompute  # noqa: E402  (path set up by testlib)
+import recompute_tree  # noqa: E402
 
 EXACT = {"total_us", "min_us", "max_us", "run_us"}
 CLOSE_US = {"mean_us", "p50_us", "p90_us", "p99_us", "stddev_us", "count_per_run",
             "total_per_run_us"}
 # Columns that identify a row, per level (the rest are numbers).
-KEY_COLS = {"op": 1, "kernel": 1, "shape": 2, "dims": 2, "run": 1}
+KEY_COLS = {"op": 1, "kernel": 1, "shape": 2, "dims": 2, "run": 1, "path": 1}
 CLOSE_PCT = {"pct", "cum_pct"}
 
 # (path relative to ../shared/traces, thorough?) - thorough ones get every run spec.
@@ -145,10 +146,27 @@ def cases_for(label, path, thorough, res):
             except recompute.RecomputeError as e:
                 want, err = None, str(e)
             args = ["report", "--format", "csv", "--by", level]
+            if level in ("kernel", "dims"):
+                args.append("--no-demangle")  # recompute has the names as recorded
             if spec is not None:
                 args += ["--runs", spec]
             name = "%s --by %s --runs %s" % (label, level, "default" if spec is None else spec)
             out.append((name, args + [path], want, err, level))
+    # The path level: recompute_tree.py nests the op-level events itself.
+    if t.ops:
+        for spec, pats in ((None, ()), ("all", ()), ("-1", ()), (None, ("aten::*", "*Conv*"))):
+            try:
+                want, err = recompute_tree.path_rows(t, spec, pats), None
+            except recompute.RecomputeError as e:
+                want, err = None, str(e)
+            args = ["report", "--format", "csv", "--by", "path"]
+            if spec is not None:
+                args += ["--runs", spec]
+            for p in pats:
+                args += ["--filter", p]
+            name = "%s --by path --runs %s%s" % (label, "default" if spec is None else spec,
+                                                " --filter %r" % (pats,) if pats else "")
+            out.append((name, args + [path], want, err, "path"))
     # One filtered case: filters change the rows and the pct denominator.
     if t.ops:
         top = t.rows("op", None)
@@ -163,8 +181,13 @@ def cases_for(label, path, thorough, res):
     t.ignore_runs()
     for level in ("op", "kernel") if t.kernels else ("op",):
         out.append(("%s --by %s --whole-trace" % (label, level),
-                    ["report", "--format", "csv", "--by", level, "--whole-trace", path],
+                    ["report", "--format", "csv", "--by", level, "--whole-trace",
+                     "--no-demangle", path],
                     t.rows(level, None), None, level))
+    if t.ops:
+        out.append(("%s --by path --whole-trace" % label,
+                    ["report", "--format", "csv", "--by", "path", "--whole-trace", path],
+                    recompute_tree.path_rows(t), None, "path"))
     return out
 
 

@@ -56,7 +56,9 @@ def compare_rows(got, want):
 
 def check_levels(res, label, path):
     for level, want in (("kernel", sr.kernels(path)), ("op", sr.ranges(path))):
-        p = testlib.run(["report", "--by", level, "--format", "csv", "--top", "0", path])
+        # SQL has the names as recorded: mangled (report demangles by default)
+        p = testlib.run(["report", "--by", level, "--format", "csv", "--top", "0",
+                         "--no-demangle", path])
         if p.rc != 0:
             res.fail("%s %s rows" % (label, level), p.describe())
             continue
@@ -130,7 +132,7 @@ def check_run_range(res, label, path, regex):
                 if r[6] in launch and start <= launch[r[6]] < end]
     want = sr._stats(rows)
     p = testlib.run(["report", "--by", "kernel", "--format", "csv", "--top", "0",
-                     "--run-range", regex + "/0", path])
+                     "--no-demangle", "--run-range", regex + "/0", path])
     if p.rc != 0:
         res.fail(label + " --run-range", p.describe())
         return

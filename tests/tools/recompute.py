@@ -61,6 +61,7 @@ LEVEL_COLUMNS = {
     "shape": ["name", "input_type_shape"] + COLUMNS[1:] + PER_RUN,
     "dims": ["name", "kernel_dimensions"] + COLUMNS[1:] + PER_RUN,
     "run": ["name", "run_us"] + COLUMNS[1:],
+    "path": COLUMNS,
 }
 
 RUNTIME_CATS = ("cuda_runtime", "Runtime", "cuda_driver")
@@ -168,7 +169,8 @@ def detect_format(events, top_array):
 # ---------------------------------------------------------------- model
 
 class Ev:
-    __slots__ = ("name", "cat", "ts", "dur", "key", "corr", "host", "shape", "dims")
+    __slots__ = ("name", "cat", "ts", "dur", "key", "corr", "host", "shape", "dims", "thread",
+                 "order")
 
     def __init__(self, name, cat, ts, dur, key=None, corr=None):
         self.name, self.cat, self.ts, self.dur = name, cat, ts, dur
@@ -177,6 +179,8 @@ class Ev:
         self.host = True
         self.shape = ""
         self.dims = (-1,) * 6
+        self.thread = None
+        self.order = 0
 
 
 def _text(v):
@@ -317,7 +321,7 @@ class Trace:
         self.ops = []
         self.kernels = []
         runtime_start = {}    # correlation -> ts of the launching runtime call
-        for e, ts, dur in _complete_events(raw):
+        for order, (e, ts, dur) in enumerate(_complete_events(raw)):
             name = e.get("name")
             if not isinstance(name, str):
                 name = "" if name is None else str(name)
@@ -325,6 +329,8 @@ class Trace:
             args = e.get("args") if isinstance(e.get("args"), dict) else {}
             ev = Ev(name, cat, ts, dur)
             ev.shape = shape_of(args)
+            ev.thread = (str(e.get("pid")), str(e.get("tid")))
+            ev.order = order
             self.events.append(ev)
             if cat in RUNTIME_CATS and "correlation" in args:
                 runtime_start.setdefault(args["correlation"], ts)

@@ -10,6 +10,8 @@ reading and run windows.
 prints one line per merged call path:
     PATH<TAB>count<TAB>host_ns<TAB>device_ns<TAB>launch_ns<TAB>kernels
 where device, launch and kernels cover the path's subtree, as the CSV does.
+With --by-path it prints `opscope report --by path --format csv` instead
+(path_rows: the op-level events of recompute.py, nested by the same rule).
 
 Rules implemented here (category names must be given explicitly, default
 cpu_op / cuda_runtime / kernel):
@@ -39,6 +41,49 @@ def cats(spec):
     return set(spec.split(","))
 
 
+def nest(ops):
+    """Set o["parent"] of each op (dicts with ts, dur, end, thread, order) by the
+    rule above; returns the ops per thread in tree order."""
+    by_thread = {}
+    for o in ops:
+        by_thread.setdefault(o["thread"], []).append(o)
+    for lst in by_thread.values():
+        lst.sort(key=lambda o: (o["ts"], -o["dur"], o["order"]))
+        open_ = []
+        for o in lst:
+            while open_ and not (open_[-1]["end"] > o["ts"] and open_[-1]["end"] >= o["end"]):
+                open_.pop()
+            o["parent"] = open_[-1] if open_ else None
+            open_.append(o)
+    return by_thread
+
+
+def path_rows(tr, runs=None, patterns=(), regex=None):
+    """`report --by path` rows of recompute.Trace tr: the op-level events (tr.ops)
+    nested as above, keyed by the $$-joined names of their selected ancestors and
+    themselves; an op counts when its run is selected and it passes the filter
+    (name or op key), as at the op level."""
+    sel = recompute.parse_runs(runs, tr.nr_runs, tr.warmup)
+    rx = recompute.re.compile(regex) if regex else None
+    ops = [{"ev": ev, "ts": ev.ts, "dur": ev.dur, "end": ev.ts + ev.dur, "thread": ev.thread,
+            "order": ev.order, "on": r is not None and r in sel}
+           for ev, r in zip(tr.ops, tr.run_of_op)]
+    nest(ops)
+    groups = {}
+    for o in ops:
+        ev = o["ev"]
+        if not o["on"] or not (recompute._passes(ev.name, patterns, rx) or
+                               recompute._passes(ev.key, patterns, rx)):
+            continue
+        names, a = [], o
+        while a is not None:
+            if a["on"]:
+                names.append(a["ev"].name)
+            a = a["parent"]
+        groups.setdefault("$$".join(reversed(names)), []).append(ev.dur)
+    return recompute.compute_rows(groups, "path", len(sel))
+
+
 def build(path, runs=None, monitor="cpu_op", host="cuda_runtime", device="kernel"):
     tr = recompute.Trace(path)
     raw, _, _ = recompute.load_events(path)
@@ -62,18 +107,7 @@ def build(path, runs=None, monitor="cpu_op", host="cuda_runtime", device="kernel
         r = tr._window_of(ts)
         return r is not None and r in sel
 
-    # the tree, thread by thread
-    by_thread = {}
-    for o in ops:
-        by_thread.setdefault(o["thread"], []).append(o)
-    for lst in by_thread.values():
-        lst.sort(key=lambda o: (o["ts"], -o["dur"], o["order"]))
-        open_ = []
-        for o in lst:
-            while open_ and not (open_[-1]["end"] > o["ts"] and open_[-1]["end"] >= o["end"]):
-                open_.pop()
-            o["parent"] = open_[-1] if open_ else None
-            open_.append(o)
+    by_thread = nest(ops)
 
     # paths through selected ops only
     def path_of(o):
@@ -160,8 +194,16 @@ def main(argv=None):
     ap.add_argument("--monitor-cat", default="cpu_op")
     ap.add_argument("--host-cat", default="cuda_runtime")
     ap.add_argument("--device-cat", default="kernel")
+    ap.add_argument("--by-path", action="store_true",
+                    help="print `report --by path --format csv` instead")
     ap.add_argument("trace")
     a = ap.parse_args(argv)
+    if a.by_path:
+        w = recompute.csv.writer(sys.stdout, lineterminator="\n")
+        w.writerow(recompute.LEVEL_COLUMNS["path"])
+        for r in path_rows(recompute.Trace(a.trace), a.runs):
+            w.writerow(recompute.row_csv(r, "path"))
+        return
     rows = build(a.trace, a.runs, a.monitor_cat, a.host_cat, a.device_cat)
     for p in sorted(rows):
         r = rows[p]

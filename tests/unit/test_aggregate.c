@@ -398,7 +398,7 @@ Test(aggregate, levels)
 	cr_expect_eq(l, OSC_LEVEL_OP);
 	cr_assert_eq(osc_level_parse("foo", &l, &err), OSC_USAGE);
 	cr_expect_str_eq(err.subject, "--by");
-	cr_expect_str_eq(err.message, "unknown level 'foo' (valid: op, shape, kernel, dims, mapping, run)");
+	cr_expect_str_eq(err.message, "unknown level 'foo' (valid: op, shape, kernel, dims, mapping, run, path)");
 	cr_expect_eq(osc_level_parse("Op", &l, &err), OSC_USAGE);
 }
 
@@ -807,5 +807,55 @@ Test(aggregate, run_level)
 	osc_agg_release(&a);
 	osc_runsel_release(&sel);
 	osc_runs_release(&runs);
+	osc_trace_release(&t);
+}
+
+/*
+ * Path level: one row per merged call path, named as `opscope tree`'s CSV.
+ *   a [0,100)  { b [10,30), c [40,50) }   a      2 instances, 150
+ *   a [100,150) { b [110,120) }           a$$b   2, 30
+ *   b [200,205)                           a$$c   1, 10
+ *                                         b      1, 5 (its own row)
+ */
+Test(aggregate, path_level)
+{
+	static const struct fx_event ev[] = {
+		FX("a", HOST_OP, 0, 100),  FX("b", HOST_OP, 10, 20),  FX("c", HOST_OP, 40, 10),
+		FX("a", HOST_OP, 100, 50), FX("b", HOST_OP, 110, 10), FX("b", HOST_OP, 200, 5),
+	};
+	struct osc_trace t;
+	struct osc_agg a;
+	struct osc_filter f;
+	struct osc_query q = {.level = OSC_LEVEL_PATH, .filter = &f};
+	const char *want[] = { "a", "a$$b", "a$$c", "b" };
+	const int64_t total[] = { 150, 30, 10, 5 };
+	char buf[64];
+
+	fx_build(&t, OSC_FORMAT_CHROME, ev, FX_LEN(ev));
+	osc_filter_init(&f);
+	osc_aggregate(&t, NULL, &q, &a);
+	cr_assert_eq(a.nr, 4);
+	for (size_t r = 0; r < 4; r++) {
+		cr_expect_str_eq(osc_agg_cell(&t, &a, r, 0, buf, sizeof(buf)), want[r]);
+		cr_expect_eq(a.rows[r].total, total[r]);
+	}
+	cr_expect_str_eq(osc_trace_str(&t, a.rows[1].key), "b"); /* the leaf */
+	cr_expect_eq(a.rows[1].count, 2);
+	cr_expect_eq(a.rows[1].nr, 2);
+	cr_expect_eq(t.events[a.members[a.rows[1].first]].ts, 10);
+	/* by name: the paths' bytes ("a$$b" before "a$$c" before "b") */
+	osc_agg_sort(&a, &t, OSC_STAT_NAME, false);
+	cr_expect_str_eq(osc_agg_cell(&t, &a, 3, 0, buf, sizeof(buf)), "b");
+	cr_expect_str_eq(osc_agg_cell(&t, &a, 1, 0, buf, sizeof(buf)), "a$$b");
+	osc_agg_release(&a);
+	/* the filter keeps the instances it matches: every path ending in b */
+	osc_filter_add_pattern(&f, "b");
+	osc_aggregate(&t, NULL, &q, &a);
+	cr_assert_eq(a.nr, 2);
+	cr_expect_str_eq(osc_agg_cell(&t, &a, 0, 0, buf, sizeof(buf)), "a$$b");
+	cr_expect_str_eq(osc_agg_cell(&t, &a, 1, 0, buf, sizeof(buf)), "b");
+	cr_expect_float_eq(a.rows[0].pct, 100.0 * 30 / 35, EPS);
+	osc_agg_release(&a);
+	osc_filter_release(&f);
 	osc_trace_release(&t);
 }
