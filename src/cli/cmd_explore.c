@@ -39,6 +39,8 @@ enum {
 	OPT_SHORT,
 	OPT_VERBOSE,
 	OPT_HELP,
+	OPT_RUN_RANGE,
+	OPT_WHOLE_TRACE,
 };
 
 #define MODE 1u
@@ -62,14 +64,18 @@ static const struct osc_cli_option options[] = {
 	{ OPT_NO_DEMANGLE, "no-demangle", 0, NULL, "show kernel names as in the trace", MODE },
 	{ OPT_SHORT, "short-names", 0, NULL, "kernel names without templates and parameters",
 	  MODE },
+	{ OPT_RUN_RANGE, "run-range", 0, "RE[/N]",
+	  "runs are the NVTX ranges named by RE (the Nth only with /N)", MODE },
+	{ OPT_WHOLE_TRACE, "whole-trace", 'W', NULL,
+	  "one run spanning the whole trace (run markers ignored)", MODE },
 	{ OPT_VERBOSE, "verbose", 'v', NULL, "accepted for compatibility; no effect", MODE },
 	{ OPT_HELP, "help", 'h', NULL, "show this help and exit", MODE },
 	{ 0, NULL, 0, NULL, NULL, 0 },
 };
 
 struct explore_args {
-	const char *path, *demangler, *csv, *gather;
-	bool shape, dims, mapping, help;
+	const char *path, *demangler, *csv, *gather, *run_range;
+	bool shape, dims, mapping, help, whole;
 	long count, start, end;
 	bool end_set;
 	struct osc_filter filter;
@@ -176,6 +182,12 @@ static enum osc_status parse_args(struct explore_args *a, int argc, char **argv,
 			break;
 		case OPT_SHORT:
 			a->style = OSC_NAMES_SHORT;
+			break;
+		case OPT_RUN_RANGE:
+			a->run_range = p.arg;
+			break;
+		case OPT_WHOLE_TRACE:
+			a->whole = true;
 			break;
 		case OPT_HELP:
 			a->help = true;
@@ -484,7 +496,11 @@ static enum osc_status select_runs(struct explore *x, struct osc_error *err)
 	enum osc_status st;
 
 	if (x->runs.source == OSC_RUNS_WHOLE) {
-		puts("WARNING: Could not find \"model_run\" event in trace. Using entire traces.");
+		if (x->a.whole) /* asked for: no warning */
+			puts("Using entire traces (--whole-trace).");
+		else
+			puts("WARNING: Could not find \"model_run\" event in trace. Using entire "
+			     "traces.");
 		return osc_runsel_parse("all", x->runs.nr, false, &x->sel, err);
 	}
 	printf("Found %zu %s events in trace.\n", x->runs.nr,
@@ -509,12 +525,15 @@ static enum osc_status select_runs(struct explore *x, struct osc_error *err)
 
 static enum osc_status explore_run(struct explore *x, struct osc_error *err)
 {
+	struct osc_runs_opts ro = { .range = x->a.run_range, .whole = x->a.whole };
 	enum osc_status st;
 
 	st = osc_cli_load(x->a.path, &x->trace, err);
 	if (st != OSC_OK)
 		return st;
-	osc_runs_detect(&x->trace, &x->runs);
+	st = osc_runs_detect_opts(&x->trace, &ro, &x->runs, err);
+	if (st != OSC_OK)
+		return st;
 	st = select_runs(x, err);
 	if (st != OSC_OK)
 		return st;

@@ -29,6 +29,8 @@ enum {
 	OPT_MONITOR_CAT,
 	OPT_OUTPUT,
 	OPT_HELP,
+	OPT_RUN_RANGE,
+	OPT_WHOLE_TRACE,
 };
 
 #define BOTH (OSC_TREE_MODE_TREE | OSC_TREE_MODE_KERNELS)
@@ -36,6 +38,10 @@ enum {
 static const struct osc_cli_option tree_options[] = {
 	{ OPT_RUNS, "runs", 'r', "SPEC", "runs to use (default: all but an ORT warm-up run 0)",
 	  BOTH },
+	{ OPT_RUN_RANGE, "run-range", 0, "RE[/N]",
+	  "runs are the NVTX ranges named by RE (the Nth only with /N)", BOTH },
+	{ OPT_WHOLE_TRACE, "whole-trace", 'W', NULL,
+	  "one run spanning the whole trace (run markers ignored)", BOTH },
 	{ OPT_FILTER, "filter", 'f', "PAT",
 	  "keep paths through names matching PAT, exact or wildcard (repeatable)", BOTH },
 	{ OPT_REGEX, "regex", 'e', "RE", "keep paths through names matching the regex RE", BOTH },
@@ -81,6 +87,12 @@ static enum osc_status tree_option(struct osc_cli_tree *o, int id, const char *a
 	switch (id) {
 	case OPT_RUNS:
 		o->runs = arg;
+		return OSC_OK;
+	case OPT_RUN_RANGE:
+		o->run_range = arg;
+		return OSC_OK;
+	case OPT_WHOLE_TRACE:
+		o->whole = true;
 		return OSC_OK;
 	case OPT_FILTER:
 		osc_filter_add_pattern(&o->filter, arg);
@@ -156,6 +168,7 @@ void osc_cli_tree_release(struct osc_cli_tree *o)
 enum osc_status osc_cli_tree_load(const struct osc_cli_tree *o, struct osc_cli_tree_data *d,
 				  struct osc_error *err)
 {
+	struct osc_runs_opts ro = { .range = o->run_range, .whole = o->whole };
 	enum osc_status st;
 	char a[160], b[160], c[160];
 
@@ -164,7 +177,9 @@ enum osc_status osc_cli_tree_load(const struct osc_cli_tree *o, struct osc_cli_t
 	st = osc_cli_load(o->path, &d->trace, err);
 	if (st != OSC_OK)
 		return st;
-	osc_runs_detect(&d->trace, &d->runs);
+	st = osc_runs_detect_opts(&d->trace, &ro, &d->runs, err);
+	if (st != OSC_OK)
+		return st;
 	st = osc_runsel_parse(o->runs, d->runs.nr, d->runs.warmup, &d->sel, err);
 	if (st == OSC_OK)
 		st = osc_catsel_parse(&d->host, &d->trace, o->monitor_cat, OSC_CATSEL_HOST_DEFAULT,

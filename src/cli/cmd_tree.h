@@ -19,6 +19,8 @@ enum { OSC_TREE_MODE_TREE = 1 << 0, OSC_TREE_MODE_KERNELS = 1 << 1 };
 struct osc_cli_tree {
 	const char *path;          /* NULL: the bundled sample */
 	const char *runs;          /* --runs, NULL for the default */
+	const char *run_range;     /* --run-range RE[/N[:COUNT]]: runs from named ranges */
+	bool whole;                /* --whole-trace: one run, run markers ignored */
 	struct osc_filter filter;  /* --filter / --regex */
 	long min_depth, max_depth; /* inclusive; max_depth < 0: no bound */
 	enum osc_export_format format;

@@ -355,7 +355,7 @@ static unsigned switch_level(struct osc_tui *t, struct osc_view *v, enum osc_lev
 	if (l == tv->level)
 		return OSC_R_REDRAW;
 	if (tv->only) {
-		osc_tui_message(t, OSC_MSG_INFO, "this table holds %s only (q goes back)", tv->label);
+		osc_tui_message(t, OSC_MSG_INFO, "K's table keeps its level (q goes back)");
 		return OSC_R_REDRAW;
 	}
 	tv->level = l;

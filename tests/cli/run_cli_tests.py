@@ -40,6 +40,7 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import testlib  # noqa: E402
 import recompute  # noqa: E402
+import recompute_tree  # noqa: E402
 from run_recompute_tests import compare  # noqa: E402
 
 ORT = "samples/ort-cnn-opt.json"
@@ -50,6 +51,8 @@ KINETO21 = "samples/kineto-2021-resnet50.json.gz"
 ROCM = "samples/rocm-torch-compile-triton.json.gz"
 TRUNC = "samples/chrome-truncated.json"
 OOO = "samples/chrome-out-of-order.json"
+# Real kernel events with mangled names (tests/tools/make_kineto_mangled.py).
+MANGLED = "tests/data/kineto-mangled.json"
 
 # (case name, args, env overrides). Expected exit status is 0 for all.
 CASES = [
@@ -117,10 +120,23 @@ CASES = [
     ("runs-equals-form", ["report", "--format", "csv", "--runs=2:", TORCH], {}),
     ("runs-kineto-step", ["report", "--format", "csv", "--by", "kernel", "--runs", "-1",
                           KINETO], {}),
+    ("path-kineto-csv", ["report", "--format", "csv", "--by", "path", "--top", "30", KINETO],
+     {}),
+    ("path-ort-100", ["report", "--by", "path", ORT], {"COLUMNS": "100"}),
+    ("path-torch-filter", ["report", "--format", "csv", "--by", "path", "--filter", "aten::conv*",
+                           TORCH], {}),
+    ("path-kineto-sort-name", ["report", "--format", "csv", "--by", "path", "--sort", "name",
+                               "--top", "12", "--runs", "1", KINETO], {}),
+    ("names-demangled", ["report", "--format", "csv", "--by", "kernel", MANGLED], {}),
+    ("names-short", ["report", "--format", "csv", "--by", "kernel", "--short-names", MANGLED],
+     {}),
+    ("names-mangled", ["report", "--format", "csv", "--by", "kernel", "--no-demangle", MANGLED],
+     {}),
 ]
 
 # Options that take a value, to rebuild a report's selection for recompute.
-VALUE_OPTS = {"--by", "--runs", "--filter", "--regex", "--top", "--sort", "--format", "-o"}
+VALUE_OPTS = {"--by", "--runs", "--filter", "--regex", "--top", "--sort", "--format", "-o",
+              "--demangler", "--run-range"}
 
 
 def parse_report_args(args):
@@ -165,11 +181,17 @@ def verify_numbers(args):
         cmd += ["--filter", f]
     if regex:
         cmd += ["--regex", regex]
+    if level in ("kernel", "dims"):
+        cmd.append("--no-demangle")  # recompute has the names as recorded
     p = testlib.run(cmd + [trace])
     if p.rc != 0:
         return ["csv run failed: " + p.describe()]
-    want = recompute.Trace(os.path.join(testlib.ROOT, trace)).rows(level, runs, filters, regex)
-    return compare(p.text, want)
+    t = recompute.Trace(os.path.join(testlib.ROOT, trace))
+    if level == "path":
+        want = recompute_tree.path_rows(t, runs, filters, regex)
+    else:
+        want = t.rows(level, runs, filters, regex)
+    return compare(p.text, want, level)
 
 
 def csv_rows(text):
@@ -405,12 +427,69 @@ def io_cases(res, tmp):
     res.check("--top 0 keeps every row", [] if zero.out == full.out else ["differs"])
 
 
+def level_cases(res):
+    """--sort takes every column of the level; names are demangled as c++filt does."""
+    for level, col, trace in (("mapping", "kernel_avg_dur", KINETO), ("shape", "input_type_shape",
+                              TORCH), ("run", "run_us", ORT), ("dims", "count_per_run", KINETO),
+                              ("path", "p90", KINETO), ("mapping", "op_pct (%)", KINETO)):
+        p = testlib.run(["report", "--format", "csv", "--by", level, "--sort", col, trace])
+        probs = [] if p.rc == 0 else ["failed: " + p.describe()]
+        if not probs:
+            header, rows = csv_rows(p.text)
+            idx = next((i for i, h in enumerate(header) if h == col or
+                        h.startswith(col + "_") or h.startswith(col + " (")), None)
+            numeric = col not in ("input_type_shape",)
+            keys = [float(r[idx]) if numeric else r[idx].encode() for r in rows] \
+                if idx is not None else None
+            if keys is None or len(keys) < 2:
+                probs.append("no column %r or too few rows in %r" % (col, header))
+            elif keys != sorted(keys, reverse=numeric):
+                probs.append("rows are not sorted by %s" % col)
+        res.check("--by %s --sort %s sorts by that column" % (level, col), probs)
+    p = testlib.run(["report", "--by", "mapping", "--sort", "p42", KINETO])
+    res.check("--sort with a column the level lacks: exit 2, valid columns listed",
+              [] if p.rc == 2 and len(p.err_lines) == 1 and "kernel_avg_dur" in p.err_lines[0]
+              else [p.describe()])
+    # Demangling: the same rows as --no-demangle, names as c++filt writes them.
+    plain = testlib.run(["report", "--format", "csv", "--by", "kernel", "--no-demangle", MANGLED])
+    dem = testlib.run(["report", "--format", "csv", "--by", "kernel", MANGLED])
+    cmd = testlib.run(["report", "--format", "csv", "--by", "kernel", "--demangler", "cat",
+                       MANGLED])
+    res.check("--demangler cat keeps the names", [] if cmd.rc == 0 and cmd.out == plain.out
+              else [cmd.describe()])
+    bad = testlib.run(["report", "--by", "kernel", "--demangler", "exit 3", MANGLED])
+    res.check("--demangler failing: exit 2, one line", [] if bad.rc == 2 and
+              len(bad.err_lines) == 1 and "--demangler" in bad.err_lines[0] else [bad.describe()])
+    cxxfilt = shutil.which("c++filt")
+    if not cxxfilt:
+        res.skip("names: demangled as c++filt", "c++filt is not installed")
+        return
+    _, prow = csv_rows(plain.text)
+    _, drow = csv_rows(dem.text)
+    ref = {}
+    import subprocess
+    out = subprocess.run([cxxfilt], input="\n".join(r[0] for r in prow) + "\n",
+                         capture_output=True, text=True).stdout.splitlines()
+    for r, name in zip(prow, out):
+        ref[r[0]] = name
+    probs = []
+    if [r[1:] for r in prow] != [r[1:] for r in drow]:
+        probs.append("the numbers differ from --no-demangle")
+    for r, d in zip(prow, drow):
+        if ref.get(r[0]) != d[0]:
+            probs.append("%r demangled %r, c++filt %r" % (r[0][:40], d[0][:60], ref.get(r[0])))
+    if not any(r[0].startswith("_Z") for r in prow):
+        probs.append("no mangled name in the trace: the test cannot fail")
+    res.check("names: demangled as c++filt, numbers unchanged", probs)
+
+
 def main():
     update = "--update" in sys.argv[1:]
     res = testlib.Results()
     os.makedirs(testlib.EXPECTED, exist_ok=True)
     for name, args, envx in CASES:
         golden(res, name, args, envx, update)
+    level_cases(res)
     tmp = tempfile.mkdtemp(prefix="opscope-cli-")
     try:
         io_cases(res, tmp)

@@ -86,6 +86,7 @@ ERRORS = [
     ("gather-out-of-range", ORT, ["-g", "[1, 99]"]),
     ("count-negative", ORT, ["-c", "-1"]),
     ("no-trace", None, ["-m"]),
+    ("bad-run-range", ORT, ["--run-range", "("]),
 ]
 
 
@@ -189,6 +190,49 @@ def check(label, trace, args, kw, tmp):
     return problems
 
 
+def check_whole(tmp):
+    """--whole-trace: every event, as profile_explorer reads a trace without
+    model_run (it then uses the entire trace): the reference runs on a copy
+    with the markers taken out, opscope on the trace itself."""
+    import json
+    src = os.path.join(testlib.ROOT, CUDA)
+    stripped = os.path.join(tmp, "no-model-run.json")
+    with open(stripped, "w") as f:
+        json.dump([e for e in ref.load(src) if e.get("name") != "model_run"], f)
+    want = ref.compute(stripped)
+    prefix = os.path.join(tmp, "whole")
+    p = testlib.run(["explore", "--whole-trace", "--no-demangle", "-m", "--csv", prefix, src])
+    if p.rc != 0:
+        return ["opscope " + p.describe()]
+    problems = [] if "Using entire traces (--whole-trace)." in p.text else ["no notice"]
+    compare_top("cpu", prefix + "_cpu_kernel_times.csv", want["cpu"], problems)
+    compare_top("gpu", prefix + "_gpu_kernel_times.csv", want["gpu"], problems)
+    compare_mapping(prefix + "_op_kernel_mapping.csv", want["mapping"] or [], problems)
+    default = ref.compute(src)
+    if default["cpu"] == want["cpu"]:
+        problems.append("the whole trace gives the default runs' rows: the test cannot fail")
+    return problems
+
+
+def check_run_range():
+    """--run-range picks the runs explore analyses (NVTX ranges of nvprof)."""
+    nv = os.path.join(testlib.ROOT, "samples", "nvprof-lstm-pyprof.sql.gz")
+    p = testlib.run(["explore", "-s", "0", "--run-range", "embedding", nv])
+    q = testlib.run(["explore", "-s", "0", "--run-range", "embedding/0", nv])
+    r = testlib.run(["report", "--by", "kernel", "--format", "csv", "--run-range", "embedding/0",
+                     "--no-demangle", nv])
+    problems = []
+    if p.rc or q.rc or r.rc:
+        return [p.describe(), q.describe(), r.describe()]
+    if "Found 10 NVTX range events" not in p.text or "Analyzing 1 model run(s): 0-0." not in q.text:
+        problems.append("runs: %r / %r" % (p.text[:120], q.text[:120]))
+    total = sum(float(row[2]) for row in list(csv.reader(r.text.splitlines()))[1:])
+    gpu = q.text.split("Top GPU Kernel Times")[-1]
+    if "%.3f" % total not in gpu:
+        problems.append("GPU table of run 0 does not reach report's total %.3f" % total)
+    return problems
+
+
 def main():
     res = testlib.Results()
     tmp = tempfile.mkdtemp(prefix="opscope-explore-")
@@ -208,6 +252,9 @@ def main():
                           [] if ok else ["opscope " + p.describe()])
                 continue
             res.check("explore shared/" + rel, check(os.path.basename(rel), path, args, kw, tmp))
+        res.check("explore --whole-trace equals profile_explorer without model_run",
+                  check_whole(tmp))
+        res.check("explore --run-range", check_run_range())
         for label, trace, args in ERRORS:
             argv = ["explore"] + args + ([os.path.join(testlib.ROOT, trace)] if trace else [])
             p = testlib.run(argv)

@@ -29,6 +29,7 @@ ROCM = "samples/rocm-torch-compile-triton.json.gz"
 ORT = "samples/ort-cnn-opt.json"
 TORCH = "samples/torch-resnet18-infer.json"
 GRAPH = "tracelens/sglang_decode/sglang_Qwen3-8B_decode.json.gz"
+NVPROF = "samples/nvprof-lstm-pyprof.sql.gz"
 CPU_ONLY = "hta/cpu_only/rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz"
 GPU_ONLY = "tracelens/gpu_only_trace/gpu_only_trace.json.gz"
 NS = "hta/ns_resolution_trace/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz"
@@ -64,6 +65,9 @@ CASES = [
      {"COLUMNS": "120"}, GRAPH),
     ("cpu-only", ["tree", "--runs", "all", "@"], {"COLUMNS": "100"}, CPU_ONLY),
     ("gpu-only", ["tree", "@"], {"COLUMNS": "100"}, GPU_ONLY),
+    ("cpu-only-whole", ["tree", "--whole-trace", "@"], {"COLUMNS": "100"}, CPU_ONLY),
+    ("nvprof-run-range", ["kernels", "--run-range", "embedding/0", NVPROF], {"COLUMNS": "120"},
+     None),
 ]
 
 # (trace, shared?, extra args, monitor, host, device) compared with recompute_tree.
@@ -78,6 +82,8 @@ RECOMPUTE = [
     (CONTROL, True, ["--runs", "1:3"], "cpu_op", "cuda_runtime", "kernel"),
     (SAMPLED1, True, [], "cpu_op", "cuda_runtime", "kernel"),
     (CPU_ONLY, True, [], "cpu_op", "cuda_runtime", "kernel"),
+    (CPU_ONLY, True, ["--whole-trace"], "cpu_op", "cuda_runtime", "kernel"),
+    (KINETO, False, ["--whole-trace"], "cpu_op", "cuda_runtime", "kernel"),
 ]
 
 ERRORS = [
@@ -89,6 +95,7 @@ ERRORS = [
     ("missing", ["kernels", "no/such/trace.json"], "no/such/trace.json"),
     ("two-traces", ["tree", KINETO, ROCM], ROCM),
     ("bad-regex", ["tree", "--regex", "(", KINETO], "--regex"),
+    ("bad-run-range", ["kernels", "--run-range", "no-such-range", NVPROF], "--run-range"),
 ]
 
 
@@ -117,7 +124,8 @@ def compare(path, extra, mon, host, dev):
         return ["opscope: " + p.describe()]
     got = csv_totals(p.text)
     want = {k: (r["count"], r["host"], r["dev"], r["launch"], r["kernels"])
-            for k, r in recompute_tree.build(path, runs, mon, host, dev).items()}
+            for k, r in recompute_tree.build(path, runs, mon, host, dev,
+                                     "--whole-trace" in extra).items()}
     problems = []
     for k in sorted(set(got) | set(want)):
         if got.get(k) != want.get(k):
@@ -234,6 +242,22 @@ def structure(res):
         if kt != tt:
             problems.append("kernels %d ns, tree roots %d ns" % (kt, tt))
     res.check("kernels add up to the tree", problems)
+
+    # --run-range: the kernels of one NVTX range, as report (checked against SQL) sees them
+    k = testlib.run(["kernels", "--format", "csv", "--run-range", "embedding/0", NVPROF])
+    r = testlib.run(["report", "--format", "csv", "--by", "kernel", "--run-range", "embedding/0",
+                     NVPROF])
+    a = testlib.run(["kernels", "--format", "csv", NVPROF])
+    problems = []
+    if k.rc or r.rc or a.rc:
+        problems.append(k.describe() + r.describe())
+    else:
+        kt = sum(ns(x["device (ms)"]) for x in csv.DictReader(io.StringIO(k.text)))
+        rt = sum(ns(x["total_us"]) // 1000 for x in csv.DictReader(io.StringIO(r.text)))
+        at = sum(ns(x["device (ms)"]) for x in csv.DictReader(io.StringIO(a.text)))
+        if kt != rt or kt >= at:
+            problems.append("kernels %d ns, report %d ns, every run %d ns" % (kt, rt, at))
+    res.check("kernels --run-range agrees with report --run-range", problems)
 
 
 def errors(res):

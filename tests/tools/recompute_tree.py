@@ -84,8 +84,10 @@ def path_rows(tr, runs=None, patterns=(), regex=None):
     return recompute.compute_rows(groups, "path", len(sel))
 
 
-def build(path, runs=None, monitor="cpu_op", host="cuda_runtime", device="kernel"):
+def build(path, runs=None, monitor="cpu_op", host="cuda_runtime", device="kernel", whole=False):
     tr = recompute.Trace(path)
+    if whole:  # --whole-trace
+        tr.ignore_runs()
     raw, _, _ = recompute.load_events(path)
     sel = recompute.parse_runs(runs, tr.nr_runs, tr.warmup)
     mon, hc, dc = cats(monitor), cats(host), cats(device)

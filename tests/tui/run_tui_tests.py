@@ -185,6 +185,106 @@ def check_export():
     shutil.rmtree(d, ignore_errors=True)
 
 
+def run_keys(trace, keys, options=(), cols=200):
+    """Run the TUI on trace with keys (one per line) and options in a fresh
+    directory; returns (rc, stderr, dir, {dump name: text})."""
+    d = tempfile.mkdtemp(prefix="opscope-tui-")
+    s = os.path.join(d, "keys.script")
+    with open(s, "w") as f:
+        f.write("\n".join(keys) + "\n")
+    p = subprocess.run([opscope(), "--script", s] + list(options) + [trace], cwd=d,
+                       env=env_for(cols, 24, False), capture_output=True, timeout=120)
+    dumps = {}
+    for k in keys:
+        m = re.match(r":dump\s+(\S+)", k)
+        if m and os.path.exists(os.path.join(d, m.group(1))):
+            dumps[m.group(1)] = open(os.path.join(d, m.group(1)), encoding="utf-8").read()
+    return p.returncode, p.stderr.decode("utf-8", "replace"), d, dumps
+
+
+def read(d, name):
+    path = os.path.join(d, name)
+    return open(path, "rb").read() if os.path.exists(path) else b""
+
+
+def check_export_names():
+    """x on a trace with mangled kernel names (tests/data/kineto-mangled.json, made
+    from real events: tests/tools/make_kineto_mangled.py) in each name style of m:
+    the CSV equals the report command the status line shows, which carries the
+    style's flag."""
+    trace = os.path.join(ROOT, "tests", "data", "kineto-mangled.json")
+    cases = [("demangled", []), ("short", ["--short-names"]), ("mangled", ["--no-demangle"])]
+    for level, key in (("kernel", "3"), ("dims", "4"), ("mapping", "5")):
+        keys = [key]
+        for style, _ in cases:
+            keys += ["x", style + ".csv", ":dump " + style, "m"]
+        rc, err, d, dumps = run_keys(trace, keys)
+        report(rc == 0, "export names %s: exit" % level, err)
+        got = {style: read(d, style + ".csv") for style, _ in cases}
+        report(got["demangled"] != got["mangled"] and got["short"] != got["demangled"],
+               "export names %s: the styles differ" % level)
+        for style, flags in cases:
+            want = report_csv(trace, "--by", level, *flags)
+            report(got[style] and got[style] == want,
+                   "export names %s %s: x equals report %s" % (level, style, " ".join(flags)))
+            line = (dumps.get(style) or "").replace("\n", "")
+            report(all(f in line for f in flags) and
+                   (flags or ("--no-demangle" not in line and "--short-names" not in line)),
+                   "export names %s %s: the status line shows %s" % (level, style, flags or
+                                                                     "no name flag"), line)
+        shutil.rmtree(d, ignore_errors=True)
+    # --no-demangle and --short-names on the command line set the first style.
+    for flag, want_flag in (("--no-demangle", "--no-demangle"), ("--short-names", "--short-names")):
+        rc, err, d, dumps = run_keys(trace, ["3", "x", "k.csv", ":dump k"], [flag])
+        report(read(d, "k.csv") == report_csv(trace, "--by", "kernel", want_flag) and
+               want_flag in (dumps.get("k") or "").replace("\n", ""),
+               "export names: %s on the command line" % flag, err)
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def check_export_runs():
+    """--whole-trace and --run-range reach the TUI: its export equals the report
+    with them, and the status line's command carries them."""
+    torch = os.path.join(SAMPLES, "torch-resnet18-infer.json")
+    nvprof = os.path.join(SAMPLES, "nvprof-lstm-pyprof.sql.gz")
+    for trace, opts, level in ((torch, ["--whole-trace"], "op"),
+                               (nvprof, ["--run-range", "embedding"], "kernel"),
+                               (nvprof, ["--run-range", "embedding/0"], "op")):
+        key = "3" if level == "kernel" else "1"
+        rc, err, d, dumps = run_keys(trace, [key, "x", "v.csv", ":dump v"], opts)
+        want = report_csv(trace, "--by", level, *opts)
+        plain = report_csv(trace, "--by", level)
+        line = (dumps.get("v") or "").replace("\n", "")
+        report(rc == 0 and read(d, "v.csv") == want and want != plain,
+               "export runs %s %s: x equals report with them" % (os.path.basename(trace), opts),
+               err)
+        report(" ".join(opts) in line, "export runs %s: the status line shows them" % opts, line)
+        shutil.rmtree(d, ignore_errors=True)
+    # A bad --run-range: one message, the runs as without it.
+    rc, err, d, dumps = run_keys(nvprof, [":dump v"], ["--run-range", "no-such-range"])
+    report(rc == 0 and "--run-range" in (dumps.get("v") or ""),
+           "a bad --run-range is reported on the status line", (dumps.get("v") or "") + err)
+    shutil.rmtree(d, ignore_errors=True)
+
+
+def check_export_path():
+    """The path level exports what `report --by path` prints; K's kernel table is
+    not a report (the status line says so)."""
+    trace = os.path.join(SAMPLES, "kineto-sampled-rank0.json.gz")
+    rc, err, d, dumps = run_keys(trace, ["7", ":sort count", "x", "p.csv", ":dump p",
+                                         "K", "x", "k.csv", ":dump k"])
+    report(read(d, "p.csv") == report_csv(trace, "--by", "path", "--sort", "count"),
+           "export: path level equals report --by path", err)
+    line = (dumps.get("k") or "").replace("\n", "")
+    report(read(d, "k.csv").startswith(b"name,count") and "no equivalent" in line,
+           "export: K's kernel table says it has no report equivalent", line)
+    shutil.rmtree(d, ignore_errors=True)
+    rc, err, d, dumps = run_keys(os.path.join(SAMPLES, "ort-cnn-opt.json"), ["K", ":dump n"])
+    report("launched no kernel" in (dumps.get("n") or ""), "K on an op without kernels says so",
+           dumps.get("n") or err)
+    shutil.rmtree(d, ignore_errors=True)
+
+
 def check_terms():
     """The screen's text does not depend on the terminal type."""
     script = os.path.join(SCRIPTS, "basic.script")
@@ -239,6 +339,9 @@ def main():
     opscope()
     check_screens()
     check_export()
+    check_export_names()
+    check_export_runs()
+    check_export_path()
     check_terms()
     check_errors()
     check_man_keys()
