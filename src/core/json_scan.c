@@ -23,6 +23,32 @@ static inline uint64_t string_stops(uint64_t w, bool ctrl)
 	return m;
 }
 
+/*
+ * First byte at or after p that ends a plain run inside a string ('"', '\\'
+ * or >= 0x80), or end: eight bytes at a time, jumping straight to the stop.
+ */
+static inline const char *string_run_end(const char *p, const char *end)
+{
+	while (end - p >= 8) {
+		uint64_t w, m;
+
+		memcpy(&w, p, 8);
+		m = string_stops(w, false);
+		if (m) {
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+			/* The lowest flagged byte is exact (a borrow only runs upwards). */
+			return p + (__builtin_ctzll(m) >> 3);
+#else
+			break;
+#endif
+		}
+		p += 8;
+	}
+	while (p < end && *p != '"' && *p != '\\' && (unsigned char)*p < 0x80)
+		p++;
+	return p;
+}
+
 static inline bool is_ws(unsigned char ch)
 {
 	return ch == ' ' || ch == '\n' || ch == '\r' || ch == '\t';
@@ -63,21 +89,14 @@ enum js_rc js_scan_string(struct js_ctx *c, const char **pp, struct js_val *v,
 	uint8_t flags = 0;
 
 	for (;;) {
-		while (end - p >= 8) {
-			uint64_t w;
-
-			memcpy(&w, p, 8);
-			if (string_stops(w, false))
-				break;
-			p += 8;
-		}
-		while (p < end && *p != '"' && *p != '\\') {
-			if ((unsigned char)*p >= 0x80)
-				flags |= JS_F_HIGH;
-			p++;
-		}
+		p = string_run_end(p, end);
 		if (p >= end)
 			return at_end(c);
+		if ((unsigned char)*p >= 0x80) {
+			flags |= JS_F_HIGH;
+			p++;
+			continue;
+		}
 		if (*p == '\\') {
 			if (end - p < 2)
 				return at_end(c);
@@ -85,6 +104,9 @@ enum js_rc js_scan_string(struct js_ctx *c, const char **pp, struct js_val *v,
 			p += 2;
 			continue;
 		}
+		/* Most strings close right before their delimiter. */
+		if (end - p >= 2 && follows(follow, p[1]))
+			break;
 		const char *q = js_skip_ws(p + 1, end);
 
 		if (q >= end && !c->eof)
@@ -123,6 +145,33 @@ static bool is_literal(const struct js_val *v)
 	return false;
 }
 
+/*
+ * First quote or bracket at or after p, or end. Brackets: '[' | 0x20 is '{'
+ * and ']' | 0x20 is '}', and no other byte maps onto those two.
+ */
+static inline const char *container_run_end(const char *p, const char *end)
+{
+	while (end - p >= 8) {
+		uint64_t w, lw, m;
+
+		memcpy(&w, p, 8);
+		lw = w | ONES * 0x20;
+		m = zero_bytes(w ^ (ONES * '"')) | zero_bytes(lw ^ (ONES * '{')) |
+		    zero_bytes(lw ^ (ONES * '}'));
+		if (m) {
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+			return p + (__builtin_ctzll(m) >> 3);
+#else
+			break;
+#endif
+		}
+		p += 8;
+	}
+	while (p < end && *p != '"' && *p != '{' && *p != '}' && *p != '[' && *p != ']')
+		p++;
+	return p;
+}
+
 /* Skip an object or array without checking its inner structure. */
 static enum js_rc scan_container(struct js_ctx *c, const char **pp, struct js_val *v)
 {
@@ -133,6 +182,7 @@ static enum js_rc scan_container(struct js_ctx *c, const char **pp, struct js_va
 	enum js_rc rc;
 
 	for (;;) {
+		p = container_run_end(p, end);
 		if (p >= end)
 			return at_end(c);
 		switch (*p) {
@@ -146,8 +196,7 @@ static enum js_rc scan_container(struct js_ctx *c, const char **pp, struct js_va
 		case '[':
 			depth++;
 			break;
-		case '}':
-		case ']':
+		default: /* '}' or ']' */
 			if (--depth == 0) {
 				p++;
 				v->p = *pp;
@@ -158,11 +207,14 @@ static enum js_rc scan_container(struct js_ctx *c, const char **pp, struct js_va
 				return JS_OK;
 			}
 			break;
-		default:
-			break;
 		}
 		p++;
 	}
+}
+
+static inline bool is_digit(char ch)
+{
+	return (unsigned char)(ch - '0') < 10;
 }
 
 enum js_rc js_scan_value(struct js_ctx *c, const char **pp, struct js_val *v)
@@ -178,6 +230,12 @@ enum js_rc js_scan_value(struct js_ctx *c, const char **pp, struct js_val *v)
 		return js_scan_string(c, pp, v, ",}]:");
 	if (*p == '{' || *p == '[')
 		return scan_container(c, pp, v);
+	/* Plain integers (most numbers of a trace) end at the first non-digit. */
+	if (is_digit(*p) || *p == '-') {
+		p++;
+		while (p < end && is_digit(*p))
+			p++;
+	}
 	while (p < end && is_token_char((unsigned char)*p))
 		p++;
 	if (p >= end && !c->eof)
@@ -185,7 +243,7 @@ enum js_rc js_scan_value(struct js_ctx *c, const char **pp, struct js_val *v)
 	v->p = *pp;
 	v->len = (size_t)(p - *pp);
 	v->flags = 0;
-	if ((*v->p >= '0' && *v->p <= '9') || *v->p == '-')
+	if (is_digit(*v->p) || *v->p == '-')
 		v->type = JS_NUMBER;
 	else if (is_literal(v))
 		v->type = JS_LITERAL;
