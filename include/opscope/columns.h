@@ -31,9 +31,10 @@ struct osc_column {
 const struct osc_column *osc_agg_columns(size_t *nr);
 
 /*
- * The columns of a level's table: the name (op, kernel or run), the key
- * columns of the level, the op level's statistics and per-run columns where
- * they mean something (shape, dims). The mapping level starts with
+ * The columns of a level's table: the name (op, kernel, run or path), the
+ * key columns of the level, the op level's statistics and per-run columns
+ * where they mean something (all but run and mapping, whose own columns are
+ * per run). The mapping level starts with
  * profile_explorer's op_kernel_mapping columns (kernel_name first, so the
  * long name is the column that shrinks), then the statistics.
  */

@@ -33,9 +33,11 @@
 	{ "count_per_run", 7, OSC_ALIGN_RIGHT, true, OSC_STAT_COUNT_PER_RUN },  \
 	{ "total_per_run_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_TOTAL_PER_RUN }
 
+/* op, kernel and path levels: per-run values say what one step or inference costs */
 static const struct osc_column agg_columns[] = {
 	{ "name", 16, OSC_ALIGN_LEFT, false, OSC_STAT_NAME },
 	STAT_COLUMNS,
+	PER_RUN_COLUMNS,
 };
 
 static const struct osc_column shape_columns[] = {

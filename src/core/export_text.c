@@ -28,11 +28,16 @@ struct text_state {
 
 /*
  * Which columns a narrow table drops first, by the statistic they show: the
- * spread statistics go first; name, total and pct (0) are always shown.
+ * per-run values (count and total divided by the runs) go first, then the
+ * spread statistics; name, total and pct (0) are always shown.
  */
 static int drop_order(enum osc_stat s)
 {
 	switch (s) {
+	case OSC_STAT_COUNT_PER_RUN:
+		return 11;
+	case OSC_STAT_TOTAL_PER_RUN:
+		return 10;
 	case OSC_STAT_STDDEV:
 		return 9;
 	case OSC_STAT_MIN:

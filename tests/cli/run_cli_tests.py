@@ -225,7 +225,7 @@ def structural(name, args, p):
             fmt = args[i + 1]
     if fmt == "csv":
         header, rows = csv_rows(p.text)
-        if header != recompute.COLUMNS:
+        if header != recompute.LEVEL_COLUMNS[sel[1]]:
             probs.append("csv header %r" % header)
             return probs
         if "--top" in args:

@@ -56,12 +56,12 @@ COLUMNS = ["name", "count", "total_us", "mean_us", "min_us", "max_us", "p50_us",
            "p90_us", "p99_us", "stddev_us", "pct", "cum_pct"]
 PER_RUN = ["count_per_run", "total_per_run_us"]
 LEVEL_COLUMNS = {
-    "op": COLUMNS,
-    "kernel": COLUMNS,
+    "op": COLUMNS + PER_RUN,
+    "kernel": COLUMNS + PER_RUN,
     "shape": ["name", "input_type_shape"] + COLUMNS[1:] + PER_RUN,
     "dims": ["name", "kernel_dimensions"] + COLUMNS[1:] + PER_RUN,
     "run": ["name", "run_us"] + COLUMNS[1:],
-    "path": COLUMNS,
+    "path": COLUMNS + PER_RUN,
 }
 
 RUNTIME_CATS = ("cuda_runtime", "Runtime", "cuda_driver")
@@ -610,7 +610,7 @@ def row_csv(r, level="op"):
         return [r["name"], dims_text(r["dims"])] + stats + per_run
     if level == "run":
         return [r["name"], us_exact(r["run_us"])] + stats
-    return [r["name"]] + stats
+    return [r["name"]] + stats + per_run
 
 
 def main(argv=None):

@@ -75,14 +75,16 @@ Test(columns, agg_columns_follow_the_stat_list)
 {
 	static const char *const want[] = { "name", "count", "total_us", "mean_us",
 					    "min_us", "max_us", "p50_us", "p90_us",
-					    "p99_us", "stddev_us", "pct", "cum_pct" };
+					    "p99_us", "stddev_us", "pct", "cum_pct",
+					    "count_per_run", "total_per_run_us" };
 	size_t nr;
 	const struct osc_column *cols = osc_agg_columns(&nr);
 
-	cr_assert_eq(nr, 12);
+	cr_assert_eq(nr, 14);
 	for (size_t i = 0; i < nr; i++) {
 		cr_expect_str_eq(cols[i].title, want[i]);
-		cr_expect_eq(cols[i].stat, (enum osc_stat)i);
+		cr_expect_eq(cols[i].stat, i < 12 ? (enum osc_stat)i
+						  : OSC_STAT_COUNT_PER_RUN + (enum osc_stat)(i - 12));
 		cr_expect_eq(cols[i].numeric, i != 0);
 		cr_expect_eq(cols[i].align, i ? OSC_ALIGN_RIGHT : OSC_ALIGN_LEFT);
 	}

@@ -289,9 +289,9 @@ Test(export, agg_table_csv)
 	fclose(out);
 	cr_expect_str_eq(text,
 			 "name,count,total_us,mean_us,min_us,max_us,p50_us,p90_us,p99_us,"
-			 "stddev_us,pct,cum_pct\n"
+			 "stddev_us,pct,cum_pct,count_per_run,total_per_run_us\n"
 			 "\"Conv, fused\",2,3.000,1.500,1.000,2.000,1.500,1.900,1.990,0.707,"
-			 "100.00,100.00\n");
+			 "100.00,100.00,2.000,3.000\n");
 	free(text);
 	osc_trace_release(&t);
 }
