@@ -859,3 +859,24 @@ Test(aggregate, path_level)
 	osc_filter_release(&f);
 	osc_trace_release(&t);
 }
+
+/* osc_query.only keeps the other events out of the rows (the TUI's K table). */
+Test(aggregate, only_mask)
+{
+	static const struct fx_event ev[] = {
+		FX("k1", KERNEL, 0, 10), FX("k2", KERNEL, 20, 5), FX("k1", KERNEL, 30, 7),
+	};
+	static const uint8_t only[] = { 0, 1, 1 };
+	struct osc_trace t;
+	struct osc_agg a;
+	struct osc_query q = {.level = OSC_LEVEL_KERNEL, .only = only};
+
+	fx_build(&t, OSC_FORMAT_KINETO, ev, FX_LEN(ev));
+	osc_aggregate(&t, NULL, &q, &a);
+	expect_order(&t, &a, "k1 k2");
+	cr_expect_eq(a.rows[0].total, 7);
+	cr_expect_eq(a.rows[0].count, 1);
+	cr_expect_eq(a.grand_total, 12);
+	osc_agg_release(&a);
+	osc_trace_release(&t);
+}
