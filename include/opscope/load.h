@@ -4,8 +4,10 @@
  * osc_load() opens a path ("-" is standard input), sniffs gzip by its magic
  * bytes (never by the name), picks a loader by probing the first bytes of the
  * (uncompressed) content, and streams the input through it: no whole-file
- * DOM, no whole-file copy (plain files are mapped). Loaders are small ops
- * structs registered in one table (load.c).
+ * DOM, no whole-file copy in memory (plain files are mapped; gzip and
+ * standard input are spooled to an unlinked temporary file in $TMPDIR, else
+ * /tmp, which is mapped, or streamed through memory when none can be
+ * written). Loaders are small ops structs registered in one table (load.c).
  *
  * Errors: OSC_IO (missing file, directory, read error), OSC_EMPTY, OSC_BINARY,
  * OSC_NOT_JSON, OSC_NOT_TRACE, OSC_GZIP, OSC_TRUNCATED (nothing complete could

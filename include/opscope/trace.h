@@ -179,8 +179,9 @@ struct osc_trace {
 				or OSC_ARGS_REF(off, len): bytes of args_src */
 	char *args_text;     /* NUL-separated raw JSON of args objects; byte 0 is "" */
 	size_t args_len, args_alloc;
-	const char *args_src; /* the mapped input file that args refs point into, or NULL;
-				 the trace owns the mapping (args_map) */
+	const char *args_src; /* the mapped input (the file, or for gzip and stdin
+				 its spooled temporary copy) that args refs point
+				 into, or NULL; the trace owns the mapping (args_map) */
 	void *args_map;
 	size_t args_map_len;
 	struct osc_args_view *args_view; /* private: text handed out by osc_trace_args */
@@ -201,8 +202,9 @@ struct osc_trace {
 };
 
 /*
- * Args kept by reference: a mapped input keeps each event's args as a byte
- * range of the file instead of a copy (most of a Kineto trace is args), and
+ * Args kept by reference: a mapped input (or a spooled one) keeps each
+ * event's args as a byte range of it instead of a copy (most of a Kineto
+ * trace is args), and
  * osc_trace_args minifies the range when asked. Bit 63 marks a reference;
  * offsets below 2^40 and lengths below 2^23 fit, longer args are copied.
  */

@@ -4,7 +4,12 @@
  * Plain files are mapped whole (the window is the file, eof at once) and the
  * pages already parsed are given back to the kernel as parsing moves on.
  * gzip (sniffed by its magic bytes, inflated on its own thread a block
- * ahead) and standard input stream through a chunked buffer: osc_input_more() drops the bytes before `keep` and appends
+ * ahead) and standard input are spooled: each block is appended to an
+ * unlinked temporary file (in $TMPDIR, else /tmp) that is mapped, so their
+ * bytes keep stable offsets like a mapped file's (args are kept as byte
+ * ranges, not copies) and parsed pages are given back the same way. Where no
+ * temporary file can be made or written, they stream through a chunked
+ * buffer instead: osc_input_more() drops the bytes before `keep` and appends
  * more, so the whole decompressed file is never held.
  */
 #ifndef OPSCOPE_INPUT_H
@@ -28,6 +33,8 @@ struct osc_input {
 	bool gzip_bad;       /* the gzip stream ended early or was corrupt */
 	bool gzip_check_failed; /* the data decoded but its CRC or length is wrong */
 	char gzip_msg[128];  /* why, when gzip_bad */
+	bool stable;         /* the window is a mapping (file or spool): offsets stay
+				readable after parsing, osc_input_detach_map hands it over */
 
 	/* private */
 	int fd;              /* streaming source, -1 if none */
@@ -45,6 +52,9 @@ struct osc_input {
 	size_t buf_alloc;
 	unsigned char *rbuf; /* compressed read buffer for fd sources */
 	size_t rbuf_alloc;
+	int spool_fd;        /* the temporary file, -1 if none */
+	char *spool;         /* its mapping (spool_cap bytes, spool_len written) */
+	size_t spool_cap, spool_len, spool_released;
 };
 
 /*
@@ -66,8 +76,8 @@ enum osc_status osc_input_more(struct osc_input *in, size_t keep, const char *su
 			       struct osc_error *err);
 
 /*
- * Bytes [from, to) of a mapped plain window are parsed (by a helper thread):
- * their whole pages are given back. Safe from any thread.
+ * Bytes [from, to) of a stable window (offsets into it) are parsed (by a
+ * helper thread): their whole pages are given back. Safe from any thread.
  */
 void osc_input_release(const struct osc_input *in, size_t from, size_t to);
 
@@ -75,9 +85,9 @@ void osc_input_release(const struct osc_input *in, size_t from, size_t to);
 void osc_input_consumed(struct osc_input *in, size_t upto);
 
 /*
- * Hand the mapping of a plain mapped file to the caller (which munmaps it),
- * so data stays readable after osc_input_close. False when nothing is mapped
- * or the input is gzip.
+ * Hand the mapping of a plain mapped file or of the spool to the caller
+ * (which munmaps *len bytes at *map), so uncompressed offsets stay readable
+ * after osc_input_close. False when the input is not stable.
  */
 bool osc_input_detach_map(struct osc_input *in, void **map, size_t *len);
 

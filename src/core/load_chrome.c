@@ -174,8 +174,7 @@ struct chrome {
 	uint64_t tc_key[TCACHE];
 	uint32_t tc_val[TCACHE];
 	uint64_t next_tick;
-	bool refs;              /* args may be kept as byte ranges of the mapped input */
-	bool used_refs;         /* some were */
+	bool used_refs;         /* args kept as byte ranges of a stable input */
 	bool tried_split;       /* the event array went through parallel_events */
 };
 
@@ -650,7 +649,8 @@ static void add_event(struct chrome *ch, const struct osc_event *e, const struct
 		osc_trace_warn(ch->t, OSC_WARN_TOO_MANY_EVENTS, off);
 		return;
 	}
-	if (ch->refs && args->type == JS_OBJECT && !(args->flags & (JS_F_HIGH | JS_F_REPAIR))) {
+	if (ch->in->stable && args->type == JS_OBJECT &&
+	    !(args->flags & (JS_F_HIGH | JS_F_REPAIR))) {
 		at = (uint64_t)offset_of(ch, args->p);
 		if (args_empty(args)) {
 			osc_trace_add_event(ch->t, e, NULL, 0);
@@ -970,8 +970,7 @@ static bool can_split(const struct chrome *ch, const char *p)
 
 	const char *end = in->data + in->len;
 
-	if (ch->tried_split || !in->eof || in->base || in->gzip ||
-	    (size_t)(end - p) < SPLIT_MIN)
+	if (ch->tried_split || !in->eof || !in->stable || (size_t)(end - p) < SPLIT_MIN)
 		return false;
 	p = js_skip_ws(p, end);
 	return p < end && *p == '{';
@@ -1074,15 +1073,17 @@ static void shard_init(struct par *par, size_t i, const char *start)
 	osc_trace_init(&sh->t);
 	sh->in.data = m->in->data;
 	sh->in.len = m->in->len;
+	sh->in.base = m->in->base;
 	sh->in.eof = true;
+	sh->in.stable = m->in->stable;
 	sh->in.fd = -1;
+	sh->in.spool_fd = -1;
 	ch = sh->ch = osc_xcalloc(1, sizeof(*ch));
 	ch->lc = m->lc;
 	ch->t = &sh->t;
 	ch->in = &sh->in;
 	ch->state = ST_ARR_ELEM;
 	ch->in_object = m->in_object;
-	ch->refs = m->refs;
 	ch->next_tick = UINT64_MAX;
 	ch->js.end = sh->in.data + sh->in.len;
 	ch->js.eof = true;
@@ -1529,7 +1530,6 @@ static enum osc_status chrome_load(struct osc_load_ctx *lc)
 	ch->in = in;
 	ch->next_tick = TICK_STEP;
 	memset(ch->tc_key, 0xff, sizeof(ch->tc_key));
-	ch->refs = in->map && !in->gzip;
 	st = walk(ch);
 	if (st == OSC_OK && (in->gzip_check_failed || in->gzip_bad)) {
 		/* A damaged gzip container is bad input even when some events

@@ -2,9 +2,11 @@
 #define _XOPEN_SOURCE 700 /* nftw */
 #include <criterion/criterion.h>
 #include <ftw.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -860,6 +862,62 @@ Test(load, parallel_matches_sequential, .timeout = 120)
 	expect_same_model(&t, &seq);
 	osc_trace_release(&seq);
 	unlink(path);
+	free(s);
+	free(z);
+}
+
+static void write_file(char *path, const void *data, size_t len)
+{
+	int fd = mkstemp(path);
+
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(write(fd, data, len), (ssize_t)len);
+	close(fd);
+}
+
+/*
+ * A gzip file is spooled to a mapped temporary file (args by reference, the
+ * tail parsed on all cores once inflation ends); without a usable TMPDIR it
+ * streams through memory (args copied), and when the spool cannot grow any
+ * more the rest does. All give the plain file's model.
+ */
+Test(load, gzip_spooled_matches_plain, .timeout = 120)
+{
+	size_t len, zlen;
+	char *s = shard_trace(120000, &len);
+	unsigned char *z = malloc(len + 1024);
+	char plain[] = "/tmp/opscope-plain-XXXXXX", gz[] = "/tmp/opscope-gz-XXXXXX";
+	struct osc_trace spooled, streamed;
+
+	zlen = gzip(s, len, z, len + 1024);
+	write_file(plain, s, len);
+	write_file(gz, z, zlen);
+	cr_assert_eq(osc_load(plain, NULL, &t, &err), OSC_OK, "%s", err.message);
+	osc_trace_init(&spooled);
+	cr_assert_eq(osc_load(gz, NULL, &spooled, &err), OSC_OK, "%s", err.message);
+	cr_assert(spooled.gzip);
+	cr_assert_not_null(spooled.args_src);
+	cr_assert_eq(spooled.input_bytes, len);
+	cr_assert_eq(spooled.file_bytes, zlen);
+	expect_same_model(&t, &spooled);
+	setenv("TMPDIR", "/nonexistent-opscope-dir", 1);
+	osc_trace_init(&streamed);
+	cr_assert_eq(osc_load(gz, NULL, &streamed, &err), OSC_OK, "%s", err.message);
+	unsetenv("TMPDIR");
+	cr_assert_null(streamed.args_src);
+	expect_same_model(&t, &streamed);
+	osc_trace_release(&streamed);
+	/* The disk fills up after 4 MB: the rest goes on in memory. */
+	signal(SIGXFSZ, SIG_IGN);
+	cr_assert_eq(setrlimit(RLIMIT_FSIZE, &(struct rlimit){ 4u << 20, 4u << 20 }), 0);
+	osc_trace_init(&streamed);
+	cr_assert_eq(osc_load(gz, NULL, &streamed, &err), OSC_OK, "%s", err.message);
+	cr_assert_not_null(streamed.args_src);
+	expect_same_model(&t, &streamed);
+	osc_trace_release(&spooled);
+	osc_trace_release(&streamed);
+	unlink(plain);
+	unlink(gz);
 	free(s);
 	free(z);
 }
