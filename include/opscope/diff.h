@@ -157,7 +157,8 @@ const char *osc_diff_cell(const struct osc_diff *d, size_t row, size_t col, char
 /*
  * Text of aggregate row r with every key it is grouped by ("op > " when
  * keyed by the launching op, the key, " SHAPES" when keyed by shape,
- * " bX,Y,Z,gX,Y,Z" by dims) into buf, so that rows of two traces pair on all
+ * " bX,Y,Z,gX,Y,Z" by dims, the whole $$-joined call path at the path level)
+ * into buf, so that rows of two traces pair on all
  * their keys. Returns buf.
  */
 const char *osc_agg_label(const struct osc_trace *t, const struct osc_agg *agg,

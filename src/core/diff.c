@@ -349,7 +349,10 @@ const char *osc_agg_label(const struct osc_trace *t, const struct osc_agg *agg,
 		puts_(&o, r->op == OSC_AGG_UNKNOWN ? "?" : osc_trace_str(t, r->op));
 		puts_(&o, " > ");
 	}
-	puts_(&o, osc_trace_str(t, r->key));
+	/* a path row is its whole call path: the leaf name alone would pair
+	   aten::mm under linear with aten::mm under matmul */
+	puts_(&o, agg->keys & OSC_KEY_PATH ? osc_strtab_get(&agg->paths, r->path)
+					   : osc_trace_str(t, r->key));
 	if ((agg->keys & OSC_KEY_SHAPE) && r->shape != OSC_AGG_UNKNOWN) {
 		puts_(&o, " ");
 		puts_(&o, osc_trace_str(t, r->shape));

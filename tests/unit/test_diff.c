@@ -46,11 +46,11 @@ struct pair {
 	struct osc_diff d;
 };
 
-static void compare(struct pair *p, const struct dx *a, size_t na, const struct dx *b, size_t nb,
-		    enum osc_match match)
+static void compare_at(struct pair *p, enum osc_level level, const struct dx *a, size_t na,
+		       const struct dx *b, size_t nb, enum osc_match match)
 {
 	struct osc_diff_side s[2];
-	struct osc_diff_query q = { .level = OSC_LEVEL_OP, .match = match };
+	struct osc_diff_query q = { .level = level, .match = match };
 
 	build(&p->t[0], a, na);
 	build(&p->t[1], b, nb);
@@ -59,6 +59,12 @@ static void compare(struct pair *p, const struct dx *a, size_t na, const struct 
 		s[i] = (struct osc_diff_side){ &p->t[i], &p->runs[i], NULL };
 	}
 	osc_diff(&s[0], &s[1], &q, &p->d);
+}
+
+static void compare(struct pair *p, const struct dx *a, size_t na, const struct dx *b, size_t nb,
+		    enum osc_match match)
+{
+	compare_at(p, OSC_LEVEL_OP, a, na, b, nb, match);
 }
 
 static void release(struct pair *p)
@@ -318,4 +324,27 @@ Test(diff, ort_noopt_vs_opt_fusions)
 		osc_runs_release(&runs[i]);
 		osc_trace_release(&t[i]);
 	}
+}
+
+/*
+ * Path rows pair on the whole call path, not on the leaf name:
+ *   base:  linear ── mm        other: matmul ── mm
+ * gives four one-sided rows, never "mm" in both.
+ */
+Test(diff, path_rows_pair_on_the_whole_path)
+{
+	static const struct dx base[] = {
+		RUN(0, 100), OP("linear", 0, 50), OP("mm", 10, 20),
+	};
+	static const struct dx other[] = {
+		RUN(0, 100), OP("matmul", 0, 50), OP("mm", 10, 20),
+	};
+	struct pair p;
+
+	compare_at(&p, OSC_LEVEL_PATH, base, 3, other, 3, OSC_MATCH_NAME);
+	cr_expect_eq(p.d.nr, 4);
+	cr_expect_eq(row_named(&p.d, "linear$$mm")->status, '-');
+	cr_expect_eq(row_named(&p.d, "matmul$$mm")->status, '+');
+	cr_expect_eq(p.d.count[2], 0, "no row in both");
+	release(&p);
 }
