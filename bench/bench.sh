@@ -5,7 +5,9 @@
 #
 #   -s SIZES_MB sizes of the scaled traces, e.g. "300 1000 4000" (default 300;
 #               MB = 10^6 bytes of JSON)
-#   -z          also time the gzip'd copy of each (made with gzip -1, kept)
+#   -z          also time gzip'd copies of each, made with gzip -1 and gzip -6
+#               (the level users get by default) and kept; GZ_LEVELS="1 6"
+#               picks the levels
 #   -P MB       skip python above this size (default 2000: json.load needs
 #               about 5x the file in memory, more than a 24 GB box has at 4 GB)
 #   -o OUTDIR   where scaled traces are written and kept (default bench/out,
@@ -21,10 +23,12 @@
 # ort-bert-mini-dyn-opt.json (33 model_run). Override the sources with
 # KINETO_SRC / ORT_SRC and the tool with SCALE_TRACE.
 #
-# Prints one table: file, size MB, events, opscope s (`report --format csv`),
-# python s (`json.load`), their ratio, gzip -dc s (gz rows: opscope s / gzip
-# s in the ratio column, marked "gz"), opscope peak RSS MB and RSS/size (size
-# uncompressed). Events are counted by opscope info (kept events + metadata).
+# Prints the load average, then one table: file, size MB, events, opscope s
+# (`report --format csv`), python s (`json.load`), their ratio, gzip -dc s
+# (gz rows: opscope s / gzip s in the ratio column, marked "gz"), opscope
+# peak RSS MB and RSS/size (size uncompressed). Events are counted by opscope
+# info (kept events + metadata). Times are the best of REPEATS, measured in
+# the same run; compare ratios, not seconds, across machines.
 # Peak RSS comes from the child's rusage (bench/measure.py), so GNU time is
 # not needed. Runs on a 2-core 24 GB machine: python json.load of the 300 MB
 # Kineto trace peaks at about 1.5 GB, opscope under 0.3 GB; scaling takes
@@ -49,7 +53,7 @@ while getopts s:o:b:r:t:zP:h opt; do
 	b) bin=$OPTARG ;;
 	r) repeats=$OPTARG ;;
 	t) which=$OPTARG ;;
-	*) sed -n '2,28s/^# \{0,1\}//p' "$0"; exit 2 ;;
+	*) sed -n '2,32s/^# \{0,1\}//p' "$0"; exit 2 ;;
 	esac
 done
 
@@ -101,27 +105,30 @@ for kind in $which; do
 	fi
 	rows="$rows$(basename "$f") $bytes $events $o_s $p_s - $o_rss
 "
-	if [ "$gz" = 1 ]; then
-		if [ ! -f "$f.gz" ]; then
-			echo "bench: gzip -1 $f" >&2
-			gzip -1 -c "$f" >"$f.gz.tmp" && mv "$f.gz.tmp" "$f.gz"
+	[ "$gz" = 1 ] || continue
+	for level in ${GZ_LEVELS:-1 6}; do
+		g="$outdir/$kind-${mb}MB-gz$level.json.gz"
+		if [ ! -f "$g" ]; then
+			echo "bench: gzip -$level $f" >&2
+			gzip -"$level" -c "$f" >"$g.tmp" && mv "$g.tmp" "$g"
 		fi
-		cat "$f.gz" >/dev/null
-		set -- $(measure "$bin" report --format csv "$f.gz")
+		cat "$g" >/dev/null
+		set -- $(measure "$bin" report --format csv "$g")
 		o_s=$1 o_rss=$2
-		set -- $(measure gzip -dc "$f.gz")
-		rows="$rows$(basename "$f").gz $bytes $events $o_s - $1 $o_rss
+		set -- $(measure gzip -dc "$g")
+		rows="$rows$(basename "$g") $bytes $events $o_s - $1 $o_rss
 "
-	fi
+	done
 done
 done
 
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores"
 printf '%s' "$rows" | awk '
-BEGIN { printf "%-24s %8s %10s %10s %9s %8s %9s %12s %8s\n", "file", "size MB", "events",
+BEGIN { printf "%-28s %8s %10s %10s %9s %8s %9s %12s %8s\n", "file", "size MB", "events",
 	"opscope s", "python s", "ratio", "gzip -dc", "peak RSS MB", "RSS/size" }
 NF == 7 { mb = $2 / 1e6
 	if ($5 != "-") ratio = sprintf("%.1fx", $5 / $4)
 	else if ($6 != "-") ratio = sprintf("gz %.2f", $4 / $6)
 	else ratio = "-"
-	printf "%-24s %8.1f %10d %10.2f %9s %8s %9s %12.1f %8.2f\n", $1, mb, $3, $4, $5,
+	printf "%-28s %8.1f %10d %10.2f %9s %8s %9s %12.1f %8.2f\n", $1, mb, $3, $4, $5,
 		ratio, $6, $7, $7 / mb }'
