@@ -252,6 +252,18 @@ uint32_t osc_trace_add_event_ref(struct osc_trace *t, const struct osc_event *ev
 /* Make room for n more events without growing again. */
 void osc_trace_reserve(struct osc_trace *t, size_t n);
 
+/*
+ * Append every event of s (a trace built apart, e.g. one part of a file
+ * parsed on another core) to t in one go, renumbered: str[id] is t's id for
+ * s's string id, thread[i] t's index for s's thread i, and kernel_base is
+ * added to kernel indices (the caller appended s's kernels). Args move along:
+ * references as they are (same args_src), copies appended to t's args text.
+ * Events beyond OSC_MAX_EVENTS are dropped and counted. Invalidates pointers
+ * into t->events.
+ */
+void osc_trace_append(struct osc_trace *t, const struct osc_trace *s, const osc_str *str,
+		      const uint32_t *thread, uint32_t kernel_base);
+
 /* Append kernel facts; returns the index to store in osc_event.kernel. */
 uint32_t osc_trace_add_kernel(struct osc_trace *t, const struct osc_kernel *k);
 

@@ -1160,20 +1160,7 @@ static void merge_shard(struct chrome *m, struct shard *sh)
 	}
 	for (size_t i = 0; i < s->nr_kernels; i++)
 		osc_trace_add_kernel(t, &s->kernels[i]);
-	osc_trace_reserve(t, s->nr_events);
-	for (size_t i = 0; i < s->nr_events; i++) {
-		struct osc_event e = s->events[i];
-		uint64_t off = s->args_off[i];
-
-		remap_event(&e, map, tmap, kbase);
-		if (t->nr_events >= OSC_MAX_EVENTS)
-			osc_trace_warn(t, OSC_WARN_TOO_MANY_EVENTS, OSC_NO_OFFSET);
-		else if (off & OSC_ARGS_REF_BIT)
-			osc_trace_add_event_ref(t, &e, off);
-		else
-			osc_trace_add_event(t, &e, off ? s->args_text + off : NULL,
-					    off ? strlen(s->args_text + off) : 0);
-	}
+	osc_trace_append(t, s, map, tmap, kbase);
 	for (size_t i = 0; i < sc->nr_pend; i++) {
 		struct pending *pe = &sc->pend[i];
 		const char *args = pe->args ? sc->be_args.p + pe->args : NULL;

@@ -5,6 +5,7 @@
 #include <sys/mman.h>
 
 #include "opscope/alloc.h"
+#include "opscope/status.h"
 #include "opscope/trace.h"
 #include "json_scan.h"
 
@@ -98,6 +99,9 @@ void osc_trace_reserve(struct osc_trace *t, size_t n)
 	if (t->nr_events + n <= t->alloc_events)
 		return;
 	n += t->nr_events;
+	/* Repeated reserves (one per merged part) still grow geometrically. */
+	if (n < t->alloc_events + t->alloc_events / 2)
+		n = t->alloc_events + t->alloc_events / 2;
 	t->events = osc_xreallocarray(t->events, n, sizeof(*t->events));
 	t->args_off = osc_xreallocarray(t->args_off, n, sizeof(*t->args_off));
 	t->alloc_events = n;
@@ -138,6 +142,47 @@ uint32_t osc_trace_add_event(struct osc_trace *t, const struct osc_event *ev,
 		t->args_len += args_len + 1;
 	}
 	return (uint32_t)i;
+}
+
+void osc_trace_append(struct osc_trace *t, const struct osc_trace *s, const osc_str *str,
+		      const uint32_t *thread, uint32_t kernel_base)
+{
+	size_t n = s->nr_events, text = s->args_len > 1 ? s->args_len - 1 : 0;
+	uint64_t shift = t->args_len - 1; /* s's text offset o lands at o + shift */
+	struct osc_event *dst;
+
+	if (t->nr_events + n > OSC_MAX_EVENTS) {
+		size_t keep = t->nr_events < OSC_MAX_EVENTS ? OSC_MAX_EVENTS - t->nr_events : 0;
+
+		for (size_t i = keep; i < n; i++)
+			osc_trace_warn(t, OSC_WARN_TOO_MANY_EVENTS, OSC_NO_OFFSET);
+		n = keep;
+	}
+	if (text) {
+		OSC_GROW(t->args_text, t->args_len + text, t->args_alloc);
+		memcpy(t->args_text + t->args_len, s->args_text + 1, text);
+		t->args_len += text;
+	}
+	osc_trace_reserve(t, n);
+	dst = t->events + t->nr_events;
+	memcpy(dst, s->events, n * sizeof(*dst));
+	for (size_t i = 0; i < n; i++) {
+		struct osc_event *e = &dst[i];
+		uint64_t off = s->args_off[i];
+
+		e->name = str[e->name];
+		e->cat = str[e->cat];
+		e->op = str[e->op];
+		e->shape = str[e->shape];
+		e->provider = str[e->provider];
+		e->thread = thread[e->thread];
+		if (e->kernel != OSC_NONE)
+			e->kernel += kernel_base;
+		if (e->thread < t->nr_threads)
+			t->threads[e->thread].nr_events++;
+		t->args_off[t->nr_events + i] = off && !(off & OSC_ARGS_REF_BIT) ? off + shift : off;
+	}
+	t->nr_events += n;
 }
 
 uint32_t osc_trace_add_kernel(struct osc_trace *t, const struct osc_kernel *k)
