@@ -725,6 +725,33 @@ Test(load, shared_traces, .timeout = 120)
 	cr_assert_gt(nr_loaded, 30);
 }
 
+/*
+ * The 2021 Kineto sample writes "external id" on device events and
+ * "External id" on ops: every event whose args hold either has its ext_id.
+ */
+Test(load, kineto_2021_external_id_spellings, .timeout = 60)
+{
+	const char *root = getenv("OPSCOPE_SOURCE_ROOT");
+	char path[4096];
+	size_t lower = 0, upper = 0;
+
+	snprintf(path, sizeof(path), "%s/samples/kineto-2021-resnet50.json.gz", root ? root : ".");
+	if (access(path, R_OK) != 0)
+		cr_skip_test("%s is absent", path);
+	cr_assert_eq(osc_load(path, NULL, &t, &err), OSC_OK, "%s", err.message);
+	for (uint32_t i = 0; i < t.nr_events; i++) {
+		const char *args = osc_trace_args(&t, i);
+		bool lo = strstr(args, "\"external id\":") != NULL;
+		bool up = strstr(args, "\"External id\":") != NULL;
+
+		lower += lo;
+		upper += up;
+		cr_assert_eq(lo || up, t.events[i].ext_id != OSC_NO_ID, "event %u: %s", i, args);
+	}
+	cr_assert_gt(lower, 10000);
+	cr_assert_gt(upper, 10000);
+}
+
 /* ---- parallel parsing, crashers, truncated real traces ------------------ */
 
 /*
