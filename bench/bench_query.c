@@ -1,15 +1,16 @@
 /*
  * bench_query.c - how long the TUI's answers take on a big trace.
  *
- *   bench_query [-r REPEATS] TRACE
+ *   bench_query [-r REPEATS] [-l LEVEL] TRACE
  *
  * Loads TRACE, then times what the TUI does on a key press: osc_aggregate
  * at every level (the default runs, no filter), osc_agg_sort by several
  * columns, a run selection change (a new runsel, then the op level again)
  * and a filter change (a new filter, then the op level again). Prints one
  * line per measurement, "<what> <milliseconds>", best of REPEATS (default
- * 3); a line ends in " SLOW" above the TUI's 50 ms budget. Built with
- * -Dbench=true (bench/meson.build).
+ * 3); a line ends in " SLOW" above the TUI's 50 ms budget. -l LEVEL only
+ * aggregates at that level, REPEATS times (for a profiler: perf record -g).
+ * Built with -Dbench=true (bench/meson.build).
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -157,13 +158,18 @@ int main(int argc, char **argv)
 	struct osc_error err;
 	char line[1024];
 	int opt, repeats = 3;
+	const char *only = NULL;
+	enum osc_level level;
 	double t0, ms;
 	uint32_t *launchers;
 
-	while ((opt = getopt(argc, argv, "r:")) != -1) {
-		if (opt != 'r')
+	while ((opt = getopt(argc, argv, "r:l:")) != -1) {
+		if (opt == 'r')
+			repeats = atoi(optarg) > 0 ? atoi(optarg) : 1;
+		else if (opt == 'l')
+			only = optarg;
+		else
 			goto usage;
-		repeats = atoi(optarg) > 0 ? atoi(optarg) : 1;
 	}
 	if (optind + 1 != argc)
 		goto usage;
@@ -184,6 +190,16 @@ int main(int argc, char **argv)
 	line_out("runs detect (once, at load)", NULL, now_ms() - t0, false);
 	osc_runsel_parse(NULL, c.runs.nr, c.runs.warmup, &c.sel, &err);
 	printf("# %zu runs, %zu selected\n", c.runs.nr, c.sel.nr_on);
+	if (only) {
+		struct osc_agg agg = { 0 };
+
+		if (osc_level_parse(only, &level, &err) != OSC_OK)
+			goto usage;
+		c.repeats = repeats;
+		report("aggregate (best)", only, time_aggregate(&c, level, &agg));
+		osc_agg_release(&agg);
+		goto done;
+	}
 	t0 = now_ms();
 	launchers = osc_agg_launchers(&c.t);
 	/* The mapping level (and shape/op keys of device events) needs them. */
@@ -199,12 +215,13 @@ int main(int argc, char **argv)
 	filter_change(&c, "aten::*");
 	filter_change(&c, "re:conv|gemm");
 	filter_change(&c, "");
+done:
 	osc_filter_release(&c.filter);
 	osc_runsel_release(&c.sel);
 	osc_runs_release(&c.runs);
 	osc_trace_release(&c.t);
 	return 0;
 usage:
-	fprintf(stderr, "usage: bench_query [-r REPEATS] TRACE\n");
+	fprintf(stderr, "usage: bench_query [-r REPEATS] [-l LEVEL] TRACE\n");
 	return 2;
 }

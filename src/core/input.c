@@ -1,4 +1,7 @@
-/* input.c - mapped files, streaming gzip and standard input as one byte window. */
+/*
+ * input.c - mapped files, and gzip or standard input spooled to a mapped
+ * temporary file (else streamed through memory), as one byte window.
+ */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
