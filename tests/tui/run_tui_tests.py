@@ -73,20 +73,24 @@ def script_trace(script):
         for line in f:
             m = re.match(r"#\s*trace:\s*(\S+)", line)
             if m:
-                return os.path.join(SAMPLES, m.group(1))
+                return os.path.join("samples", m.group(1))
     raise SystemExit("%s: no '# trace:' line" % script)
 
 
 def script_others(script):
     """Traces of "# other: FILE" lines (samples/): the compare view's second trace."""
     with open(script, encoding="utf-8") as f:
-        return [os.path.join(SAMPLES, m.group(1)) for m in
+        return [os.path.join("samples", m.group(1)) for m in
                 (re.match(r"#\s*other:\s*(\S+)", line) for line in f) if m]
 
 
 def run_script(script, cols, lines, ascii_mode=False, term="xterm-256color", cwd=None):
     """Run one script in a fresh directory; returns (rc, stderr, dir, dumps)."""
     d = cwd or tempfile.mkdtemp(prefix="opscope-tui-")
+    # Traces are named samples/NAME through a link, so screens that show the
+    # path (the export message) do not depend on where the checkout is.
+    if not os.path.exists(os.path.join(d, "samples")):
+        os.symlink(SAMPLES, os.path.join(d, "samples"))
     p = subprocess.run([opscope(), "--script", script, script_trace(script)] +
                        script_others(script), cwd=d,
                        env=env_for(cols, lines, ascii_mode, term), capture_output=True,
@@ -136,7 +140,7 @@ def check_screens():
 
 def report_csv(trace, *args):
     p = subprocess.run([opscope(), "report", trace] + list(args) + ["--format", "csv"],
-                       capture_output=True, env=env_for(80, 24, False))
+                       capture_output=True, env=env_for(80, 24, False), cwd=ROOT)
     return p.stdout
 
 
