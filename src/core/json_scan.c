@@ -128,6 +128,26 @@ enum js_rc js_scan_string(struct js_ctx *c, const char **pp, struct js_val *v,
 	return JS_OK;
 }
 
+/*
+ * The common string inline: no escape, no byte >= 0x80, closed right before
+ * its delimiter. Anything else goes through js_scan_string from the start.
+ */
+static inline enum js_rc scan_string(struct js_ctx *c, const char **pp, struct js_val *v,
+				     const char *follow)
+{
+	const char *start = *pp + 1, *p = string_run_end(start, c->end);
+
+	if (c->end - p >= 2 && *p == '"' && follows(follow, p[1])) {
+		v->p = start;
+		v->len = (size_t)(p - start);
+		v->type = JS_STRING;
+		v->flags = 0;
+		*pp = p + 1;
+		return JS_OK;
+	}
+	return js_scan_string(c, pp, v, follow);
+}
+
 static bool is_token_char(unsigned char ch)
 {
 	return (ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
@@ -187,7 +207,7 @@ static enum js_rc scan_container(struct js_ctx *c, const char **pp, struct js_va
 			return at_end(c);
 		switch (*p) {
 		case '"':
-			rc = js_scan_string(c, &p, &s, ",}]:");
+			rc = scan_string(c, &p, &s, ",}]:");
 			if (rc != JS_OK)
 				return rc;
 			flags |= s.flags;
@@ -217,17 +237,14 @@ static inline bool is_digit(char ch)
 	return (unsigned char)(ch - '0') < 10;
 }
 
-enum js_rc js_scan_value(struct js_ctx *c, const char **pp, struct js_val *v)
+static inline enum js_rc scan_value(struct js_ctx *c, const char **pp, struct js_val *v)
 {
 	const char *p = *pp, *end = c->end;
-	struct js_val tmp;
 
-	if (!v)
-		v = &tmp;
 	if (p >= end)
 		return at_end(c);
 	if (*p == '"')
-		return js_scan_string(c, pp, v, ",}]:");
+		return scan_string(c, pp, v, ",}]:");
 	if (*p == '{' || *p == '[')
 		return scan_container(c, pp, v);
 	/* Plain integers (most numbers of a trace) end at the first non-digit. */
@@ -251,6 +268,13 @@ enum js_rc js_scan_value(struct js_ctx *c, const char **pp, struct js_val *v)
 		return syntax(c, *pp, "expected a value");
 	*pp = p;
 	return JS_OK;
+}
+
+enum js_rc js_scan_value(struct js_ctx *c, const char **pp, struct js_val *v)
+{
+	struct js_val tmp;
+
+	return scan_value(c, pp, v ? v : &tmp);
 }
 
 static bool key_is(const struct js_val *k, const char *s, size_t n)
@@ -392,7 +416,7 @@ static enum js_rc scan_members(struct js_ctx *c, const char **pp, struct js_even
 		if (*p != '"')
 			return syntax(c, p, is_args ? "expected a key or '}' in args" :
 						      "expected a key or '}' in event");
-		rc = js_scan_string(c, &p, &k, ":");
+		rc = scan_string(c, &p, &k, ":");
 		if (rc != JS_OK)
 			return rc;
 		*flags |= k.flags;
@@ -417,7 +441,7 @@ static enum js_rc scan_members(struct js_ctx *c, const char **pp, struct js_even
 				ev->f[JF_ARGS].flags = aflags;
 			}
 		} else {
-			rc = js_scan_value(c, &p, &v);
+			rc = scan_value(c, &p, &v);
 			if (rc == JS_OK) {
 				*flags |= v.flags;
 				if (idx >= 0)
@@ -720,6 +744,34 @@ static bool scale_up(uint64_t *m, int e)
 	return *m <= (uint64_t)INT64_MAX;
 }
 
+/*
+ * Plain integers of up to 18 digits (every ts, dur and id of a trace, as
+ * Kineto writes them) without the general path's bookkeeping; false when
+ * the text is anything else or the scaled value could overflow.
+ */
+static bool parse_plain(const char *s, size_t len, int scale, int64_t *out)
+{
+	static const int64_t pow10[] = { 1, 10, 100, 1000, 10000, 100000, 1000000 };
+	bool neg = len && *s == '-';
+	uint64_t m = 0;
+
+	s += neg;
+	len -= neg;
+	if (!len || len > 18 || scale < 0 || scale > 6)
+		return false;
+	for (size_t i = 0; i < len; i++) {
+		if (!is_digit(s[i]))
+			return false;
+		m = m * 10 + (uint64_t)(s[i] - '0');
+	}
+	if (m > (uint64_t)(INT64_MAX / pow10[scale]))
+		return false;
+	*out = (int64_t)m * pow10[scale];
+	if (neg)
+		*out = -*out;
+	return true;
+}
+
 enum js_num js_parse_scaled(const char *s, size_t len, int scale, int64_t *out)
 {
 	const char *p = s, *end = s + len;
@@ -728,6 +780,8 @@ enum js_num js_parse_scaled(const char *s, size_t len, int scale, int64_t *out)
 	long exp = 0, shift = scale;
 	int first_dropped = -1; /* first digit that did not fit in m */
 
+	if (parse_plain(s, len, scale, out))
+		return JS_NUM_OK;
 	if (p < end && (*p == '-' || *p == '+'))
 		neg = *p++ == '-';
 	for (int frac = 0; frac < 2; frac++) {
