@@ -31,6 +31,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "opscope/demangle.h"
 #include "opscope/export.h"
 #include "opscope/filter.h"
 #include "opscope/runs.h"
@@ -248,6 +249,7 @@ struct osc_tree_table_ctx {
 	bool paths;                    /* name column: $$-joined path (else the name) */
 	int decimals;                  /* ms decimals: 6 (exact ns) for CSV/JSON, 3 for tables */
 	struct osc_tree_scratch *scratch;
+	const struct osc_names *names; /* kernel names in the lists, NULL: as in the trace */
 };
 
 /* All the columns, in order; *nr receives the count. */

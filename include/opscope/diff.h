@@ -32,6 +32,7 @@
 
 #include "opscope/aggregate.h"
 #include "opscope/columns.h"
+#include "opscope/demangle.h"
 #include "opscope/runs.h"
 #include "opscope/status.h"
 #include "opscope/strtab.h"
@@ -54,11 +55,17 @@ const char *osc_match_name(enum osc_match m);
 /* Match mode by --match name; OSC_USAGE (subject "--match") if unknown. */
 enum osc_status osc_match_parse(const char *name, enum osc_match *out, struct osc_error *err);
 
-/* One side of the comparison: a loaded trace, its runs and the selected ones. */
+/*
+ * One side of the comparison: a loaded trace, its runs and the selected ones,
+ * and how its kernel names are shown: rows of the kernel, dims and mapping
+ * levels pair on the names as shown (osc_agg_label_names), so both sides
+ * should use the same style.
+ */
 struct osc_diff_side {
 	const struct osc_trace *trace;
 	const struct osc_runs *runs;
 	const struct osc_runsel *sel; /* NULL: every event */
+	const struct osc_names *names; /* kernel names, NULL: as they are in the trace */
 };
 
 struct osc_diff_query {
@@ -163,6 +170,11 @@ const char *osc_diff_cell(const struct osc_diff *d, size_t row, size_t col, char
  */
 const char *osc_agg_label(const struct osc_trace *t, const struct osc_agg *agg,
 			  const struct osc_agg_row *r, char *buf, size_t size);
+
+/* The same, with the kernel name of a device level's row through names (NULL: as is). */
+const char *osc_agg_label_names(const struct osc_trace *t, const struct osc_agg *agg,
+				const struct osc_names *names, const struct osc_agg_row *r,
+				char *buf, size_t size);
 
 /*
  * Compact form of a shape list as the model stores it

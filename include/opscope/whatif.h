@@ -30,6 +30,7 @@
 
 #include "opscope/aggregate.h"
 #include "opscope/columns.h"
+#include "opscope/demangle.h"
 #include "opscope/filter.h"
 #include "opscope/status.h"
 #include "opscope/trace.h"
@@ -88,7 +89,7 @@ struct osc_whatif_row {
 struct osc_whatif {
 	struct osc_whatif_row *rows; /* one per aggregate row */
 	size_t nr;
-	char **labels;         /* per aggregate row: osc_agg_label */
+	char **labels;         /* per aggregate row: osc_agg_label_names */
 	size_t nr_labels;      /* the aggregate's rows (nr may be cut to a top N) */
 	const struct osc_trace *trace;
 	const struct osc_agg *agg;
@@ -104,6 +105,13 @@ struct osc_whatif {
 /* Project agg (of t) with the rules into out. Keep t and agg alive while out is used. */
 void osc_whatif(const struct osc_trace *t, const struct osc_agg *agg,
 		const struct osc_speedups *s, struct osc_whatif *out);
+/*
+ * The same with the kernel names of a device level's labels through names
+ * (NULL: as they are), as the report shows them: rules then match those.
+ */
+void osc_whatif_names(const struct osc_trace *t, const struct osc_agg *agg,
+		      const struct osc_names *names, const struct osc_speedups *s,
+		      struct osc_whatif *out);
 void osc_whatif_release(struct osc_whatif *w);
 
 /* X-macro: the columns of a what-if table (also its sort keys). */

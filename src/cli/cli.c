@@ -42,8 +42,6 @@ enum {
 #define VIEW (OSC_MODE_REPORT | OSC_MODE_TUI | OSC_MODE_DEFAULT | OSC_MODE_DIFF | OSC_MODE_WHATIF)
 #define REPORT (OSC_MODE_REPORT | OSC_MODE_DEFAULT | OSC_MODE_DIFF | OSC_MODE_WHATIF)
 #define DIFF (OSC_MODE_DIFF | OSC_MODE_TUI | OSC_MODE_DEFAULT)
-/* Options of one trace's table: report and the TUI. */
-#define TABLE (OSC_MODE_REPORT | OSC_MODE_TUI | OSC_MODE_DEFAULT)
 
 const struct osc_cli_option osc_cli_view_options[] = {
 	{ OPT_BY, "by", 'b', "LEVEL", "op (default), shape, kernel, dims, mapping, run or path",
@@ -51,15 +49,15 @@ const struct osc_cli_option osc_cli_view_options[] = {
 	{ OPT_RUNS, "runs", 'r', "SPEC", "runs to use (default: all but an ORT warm-up run 0)",
 	  VIEW },
 	{ OPT_RUN_RANGE, "run-range", 0, "RE[/N]",
-	  "runs are the NVTX ranges named by RE (the Nth only with /N)", TABLE | OSC_MODE_INFO },
+	  "runs are the NVTX ranges named by RE (the Nth only with /N)", VIEW | OSC_MODE_INFO },
 	{ OPT_WHOLE_TRACE, "whole-trace", 'W', NULL,
-	  "one run spanning the whole trace (run markers ignored)", TABLE | OSC_MODE_INFO },
+	  "one run spanning the whole trace (run markers ignored)", VIEW | OSC_MODE_INFO },
 	{ OPT_NO_DEMANGLE, "no-demangle", 0, NULL, "show kernel names as in the trace (mangled)",
-	  TABLE },
+	  VIEW },
 	{ OPT_SHORT_NAMES, "short-names", 0, NULL,
-	  "kernel names without templates and parameters", TABLE },
+	  "kernel names without templates and parameters", VIEW },
 	{ OPT_DEMANGLER, "demangler", 0, "CMD",
-	  "demangle kernel names with CMD, e.g. c++filt (default: libiberty)", TABLE },
+	  "demangle kernel names with CMD, e.g. c++filt (default: libiberty)", VIEW },
 	{ OPT_FILTER, "filter", 'f', "PAT", "keep names matching PAT, exact or wildcard (repeatable)",
 	  VIEW },
 	{ OPT_REGEX, "regex", 'e', "RE", "keep names matching the PCRE2 regex RE", VIEW },
@@ -438,6 +436,16 @@ void osc_cli_view_release(struct osc_cli_view *v)
 }
 
 /* ---- loading ---- */
+
+enum osc_status osc_cli_names(struct osc_names *n, const struct osc_trace *t,
+			      enum osc_name_style style, const char *demangler, bool shown,
+			      struct osc_error *err)
+{
+	n->style = style;
+	if (style == OSC_NAMES_MANGLED || !shown)
+		return OSC_OK; /* nothing to demangle: no --demangler run */
+	return osc_names_build(n, t, demangler, err);
+}
 
 const char *osc_cli_input_name(const char *path)
 {

@@ -162,6 +162,16 @@ extern const unsigned char osc_sample_data[];
 extern const size_t osc_sample_size;
 extern const char osc_sample_name[];
 
+/*
+ * Kernel names of t shown in style (--no-demangle, --short-names), demangled
+ * by the --demangler command (NULL: libiberty), into n (set up with
+ * osc_names_init). Nothing is demangled when the names are mangled or not
+ * shown at all (shown false: e.g. an op level). OSC_IO when the command fails.
+ */
+enum osc_status osc_cli_names(struct osc_names *n, const struct osc_trace *t,
+			      enum osc_name_style style, const char *demangler, bool shown,
+			      struct osc_error *err);
+
 /* Name of the input for messages and meta: the path or the sample's name. */
 const char *osc_cli_input_name(const char *path);
 

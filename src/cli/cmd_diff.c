@@ -4,9 +4,10 @@
  * OTHER` prints when standard output is not a terminal).
  *
  * --runs selects the runs of both traces unless --other-runs gives the
- * other's. As in report, the output says which runs were used: "# base runs"
- * and "# other runs" lines in the table, meta in JSON, and a line on stderr
- * for CSV.
+ * other's; --run-range and --whole-trace find the runs of both, and kernel
+ * names are shown (and paired) as report shows them. As in report, the
+ * output says which runs were used: "# base runs" and "# other runs" lines
+ * in the table, meta in JSON, and a line on stderr for CSV.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -26,7 +27,9 @@ static void print_help(void)
 	     "library upgrade, another device). Rows of both are paired and marked\n"
 	     "'-' (only in BASE), '+' (only in OTHER) or '=' (in both), with each side's\n"
 	     "count, total and mean in microseconds, the delta (other - base), delta_pct\n"
-	     "(100 * delta / base total) and ratio (other total / base total).\n"
+	     "(100 * delta / base total) and ratio (other total / base total). Run\n"
+	     "options apply to both traces (--other-runs excepted); C++ kernel names are\n"
+	     "shown demangled, and rows pair on the names as shown.\n"
 	     "\n"
 	     "options:");
 	osc_cli_print_options(stdout, osc_cli_view_options, OSC_MODE_DIFF);
@@ -72,6 +75,7 @@ struct side {
 	struct osc_trace trace;
 	struct osc_runs runs;
 	struct osc_runsel sel;
+	struct osc_names names;
 	char *runs_text;
 };
 
@@ -82,17 +86,22 @@ struct diff_job {
 };
 
 static enum osc_status load_side(struct side *s, const char *path, const char *runs,
-				 struct osc_error *err)
+				 const struct osc_cli_view *v, struct osc_error *err)
 {
+	struct osc_runs_opts ro = { .range = v->run_range, .whole = v->whole_trace };
 	enum osc_status st = osc_cli_load(path, &s->trace, err);
 
 	if (st != OSC_OK)
 		return st;
-	osc_runs_detect(&s->trace, &s->runs);
-	st = osc_runsel_parse(runs, s->runs.nr, s->runs.warmup, &s->sel, err);
-	if (st != OSC_OK && err->subject[0] == '-') /* name the trace the spec failed on */
+	st = osc_runs_detect_opts(&s->trace, &ro, &s->runs, err);
+	if (st == OSC_OK)
+		st = osc_runsel_parse(runs, s->runs.nr, s->runs.warmup, &s->sel, err);
+	if (st != OSC_OK && err->subject[0] == '-') /* name the trace the option failed on */
 		snprintf(err->message + strlen(err->message),
 			 sizeof(err->message) - strlen(err->message), " in '%s'", path);
+	if (st == OSC_OK)
+		st = osc_cli_names(&s->names, &s->trace, v->names, v->demangler,
+				   osc_level_is_device(v->level), err);
 	if (st == OSC_OK)
 		s->runs_text = osc_runsel_describe(&s->sel, &s->runs);
 	return st;
@@ -175,8 +184,10 @@ static enum osc_status write_diff(struct diff_job *j, const struct osc_cli_view 
 static enum osc_status build_diff(struct diff_job *j, struct osc_cli_view *v,
 				  struct osc_error *err)
 {
-	const struct osc_diff_side base = { &j->side[0].trace, &j->side[0].runs, &j->side[0].sel };
-	const struct osc_diff_side other = { &j->side[1].trace, &j->side[1].runs, &j->side[1].sel };
+	const struct osc_diff_side base = { &j->side[0].trace, &j->side[0].runs, &j->side[0].sel,
+					    &j->side[0].names };
+	const struct osc_diff_side other = { &j->side[1].trace, &j->side[1].runs, &j->side[1].sel,
+					     &j->side[1].names };
 	struct osc_diff_query q = { v->level, v->match, &v->filter };
 	enum osc_diff_col col = OSC_DIFF_DELTA;
 	size_t top = v->top_set ? v->top : v->format == OSC_EXPORT_TABLE ? TABLE_DEFAULT_TOP : 0;
@@ -188,9 +199,10 @@ static enum osc_status build_diff(struct diff_job *j, struct osc_cli_view *v,
 	if (v->sort_arg)
 		osc_diff_col_parse(v->sort_arg, &col); /* checked by the option parser */
 	descending = !v->asc && col != OSC_DIFF_NAME;
-	st = load_side(&j->side[0], v->path, v->runs, err);
+	st = load_side(&j->side[0], v->path, v->runs, v, err);
 	if (st == OSC_OK)
-		st = load_side(&j->side[1], v->other, v->other_runs ? v->other_runs : v->runs, err);
+		st = load_side(&j->side[1], v->other, v->other_runs ? v->other_runs : v->runs, v,
+			       err);
 	if (st != OSC_OK)
 		return st;
 	osc_diff(&base, &other, &q, &j->diff);
@@ -216,8 +228,10 @@ int osc_diff_run(struct osc_cli_view *v)
 
 	memset(&j, 0, sizeof(j));
 	osc_error_clear(&err);
-	for (int s = 0; s < 2; s++)
+	for (int s = 0; s < 2; s++) {
 		osc_trace_init(&j.side[s].trace);
+		osc_names_init(&j.side[s].names);
+	}
 	st = build_diff(&j, v, &err);
 	free(j.filter_text);
 	free(j.sort_text);
@@ -227,6 +241,7 @@ int osc_diff_run(struct osc_cli_view *v)
 	osc_diff_release(&j.diff);
 	for (int s = 0; s < 2; s++) {
 		free(j.side[s].runs_text);
+		osc_names_release(&j.side[s].names);
 		osc_runsel_release(&j.side[s].sel);
 		osc_runs_release(&j.side[s].runs);
 		osc_trace_release(&j.side[s].trace);

@@ -177,7 +177,7 @@ static const char *kcell(const void *ctx, size_t row, size_t col, char *buf, siz
 
 	switch (col) {
 	case COL_KERNEL:
-		return osc_trace_str(&k->d->trace, r->name);
+		return osc_names_get(&k->d->names, &k->d->trace, r->name);
 	case COL_COUNT:
 		snprintf(buf, size, "%llu", (unsigned long long)r->count);
 		return buf;
@@ -212,6 +212,7 @@ static void print_help(void)
 	     "launched them: one row per kernel name and launching call path, with count,\n"
 	     "device time, mean, mean launch delay and queue time, and how each link was\n"
 	     "made (correlation id, graph replay, flow, op name, External id, time window).\n"
+	     "C++ kernel names are shown demangled.\n"
 	     "Kernels no op launched are listed under <unattributed>.\n"
 	     "\n"
 	     "options:");

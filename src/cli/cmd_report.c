@@ -163,12 +163,10 @@ static enum osc_status build_report(struct report *r, struct osc_cli_view *v,
 		return st;
 	if (wants_gather(r, v))
 		return write_gather(r, v, err);
-	r->names.style = v->names;
-	if (v->names != OSC_NAMES_MANGLED && osc_level_is_device(v->level)) {
-		st = osc_names_build(&r->names, &r->trace, v->demangler, err);
-		if (st != OSC_OK)
-			return st;
-	}
+	st = osc_cli_names(&r->names, &r->trace, v->names, v->demangler,
+			   osc_level_is_device(v->level), err);
+	if (st != OSC_OK)
+		return st;
 	osc_aggregate(&r->trace, &r->runs, &q, &r->agg);
 	total = r->agg.nr;
 	if (!total && r->runs.outside)

@@ -31,6 +31,9 @@ enum {
 	OPT_HELP,
 	OPT_RUN_RANGE,
 	OPT_WHOLE_TRACE,
+	OPT_NO_DEMANGLE,
+	OPT_SHORT_NAMES,
+	OPT_DEMANGLER,
 };
 
 #define BOTH (OSC_TREE_MODE_TREE | OSC_TREE_MODE_KERNELS)
@@ -42,6 +45,12 @@ static const struct osc_cli_option tree_options[] = {
 	  "runs are the NVTX ranges named by RE (the Nth only with /N)", BOTH },
 	{ OPT_WHOLE_TRACE, "whole-trace", 'W', NULL,
 	  "one run spanning the whole trace (run markers ignored)", BOTH },
+	{ OPT_NO_DEMANGLE, "no-demangle", 0, NULL, "show kernel names as in the trace (mangled)",
+	  BOTH },
+	{ OPT_SHORT_NAMES, "short-names", 0, NULL,
+	  "kernel names without templates and parameters", BOTH },
+	{ OPT_DEMANGLER, "demangler", 0, "CMD",
+	  "demangle kernel names with CMD, e.g. c++filt (default: libiberty)", BOTH },
 	{ OPT_FILTER, "filter", 'f', "PAT",
 	  "keep paths through names matching PAT, exact or wildcard (repeatable)", BOTH },
 	{ OPT_REGEX, "regex", 'e', "RE", "keep paths through names matching the regex RE", BOTH },
@@ -93,6 +102,15 @@ static enum osc_status tree_option(struct osc_cli_tree *o, int id, const char *a
 		return OSC_OK;
 	case OPT_WHOLE_TRACE:
 		o->whole = true;
+		return OSC_OK;
+	case OPT_NO_DEMANGLE:
+		o->names = OSC_NAMES_MANGLED;
+		return OSC_OK;
+	case OPT_SHORT_NAMES:
+		o->names = OSC_NAMES_SHORT;
+		return OSC_OK;
+	case OPT_DEMANGLER:
+		o->demangler = arg;
 		return OSC_OK;
 	case OPT_FILTER:
 		osc_filter_add_pattern(&o->filter, arg);
@@ -156,6 +174,7 @@ enum osc_status osc_cli_tree_parse(struct osc_cli_tree *o, int argc, char **argv
 	if (o->max_depth >= 0 && o->min_depth > o->max_depth)
 		return osc_error_set(err, OSC_USAGE, "--min-depth", OSC_NO_OFFSET, NULL,
 				     "%ld is above --max-depth %ld", o->min_depth, o->max_depth);
+	o->kernel_names = (mode & OSC_TREE_MODE_KERNELS) || o->format != OSC_EXPORT_TABLE;
 	return OSC_OK;
 }
 
@@ -174,6 +193,7 @@ enum osc_status osc_cli_tree_load(const struct osc_cli_tree *o, struct osc_cli_t
 
 	memset(d, 0, sizeof(*d));
 	osc_trace_init(&d->trace);
+	osc_names_init(&d->names);
 	st = osc_cli_load(o->path, &d->trace, err);
 	if (st != OSC_OK)
 		return st;
@@ -190,6 +210,9 @@ enum osc_status osc_cli_tree_load(const struct osc_cli_tree *o, struct osc_cli_t
 	if (st == OSC_OK)
 		st = osc_catsel_parse(&d->device, &d->trace, o->device_cat,
 				      OSC_CATSEL_DEVICE_DEFAULT, "--device-cat", err);
+	if (st == OSC_OK)
+		st = osc_cli_names(&d->names, &d->trace, o->names, o->demangler,
+				   o->kernel_names, err);
 	if (st != OSC_OK)
 		return st;
 	osc_calltree_build(&d->trace, &d->host, &d->tree);
@@ -206,6 +229,7 @@ enum osc_status osc_cli_tree_load(const struct osc_cli_tree *o, struct osc_cli_t
 void osc_cli_tree_data_release(struct osc_cli_tree_data *d)
 {
 	free(d->runs_text);
+	osc_names_release(&d->names);
 	osc_mtree_release(&d->m);
 	osc_correlation_release(&d->corr);
 	osc_calltree_release(&d->tree);
@@ -352,7 +376,8 @@ static void print_help(void)
 	     "Kernels are tied to ops by correlation id, flow events, External id, ORT op\n"
 	     "name, or else by the time window of the launch; unattributed ones are shown\n"
 	     "under <unattributed>. CSV has profile_parser_main's columns ($$-joined path,\n"
-	     "host/device/launch ms, cuda_runtime, kernels, kernel infos), then more.\n"
+	     "host/device/launch ms, cuda_runtime, kernels, kernel infos), then more; C++\n"
+	     "kernel names are shown demangled there.\n"
 	     "\n"
 	     "options:");
 	osc_cli_tree_print_options(OSC_TREE_MODE_TREE);
@@ -391,6 +416,7 @@ static enum osc_status run_tree(const struct osc_cli_tree *o, struct osc_cli_tre
 		.paths = o->format != OSC_EXPORT_TABLE,
 		.decimals = o->format == OSC_EXPORT_TABLE ? 3 : 6,
 		.scratch = &scratch,
+		.names = &d->names,
 	};
 	filter_text = osc_filter_describe(&o->filter);
 	rows_text = osc_xasprintf("%zu of %zu", ctx.nr_rows, d->m.nr);

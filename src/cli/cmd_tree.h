@@ -9,6 +9,7 @@
 
 #include "opscope/calltree.h"
 #include "opscope/correlate.h"
+#include "opscope/demangle.h"
 #include "opscope/export.h"
 #include "opscope/filter.h"
 #include "opscope/runs.h"
@@ -27,6 +28,9 @@ struct osc_cli_tree {
 	const char *host_cat;      /* --host-cat: launch (runtime) categories, NULL: kind */
 	const char *device_cat;    /* --device-cat */
 	const char *monitor_cat;   /* --monitor-cat: the host ops of the tree */
+	enum osc_name_style names; /* --no-demangle, --short-names; default demangled */
+	const char *demangler;     /* --demangler CMD, NULL: libiberty */
+	bool kernel_names;         /* the output shows kernel names: kernels, tree CSV/JSON */
 	const char *output;        /* -o FILE */
 	bool help;
 };
@@ -40,6 +44,7 @@ struct osc_cli_tree_data {
 	struct osc_calltree tree;
 	struct osc_correlation corr;
 	struct osc_mtree m;
+	struct osc_names names;    /* kernel names as o asks */
 	char *runs_text;
 	char cats_text[512]; /* "ops: ..., launches: ..., device: ..." */
 };

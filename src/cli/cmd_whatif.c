@@ -31,7 +31,8 @@ static void print_help(void)
 	puts("\n"
 	     "RULE: OP=FACTOR or OP@SHAPE=FACTOR, e.g. 'InnerProduct=2.5', 'Conv*=2',\n"
 	     "'InnerProduct@256x256=4'. OP is exact or a wildcard, matched against the\n"
-	     "row name, the op type and the event name; SHAPE is the input shapes\n"
+	     "row name (kernel names as shown: demangled unless --no-demangle), the op\n"
+	     "type and the event name; SHAPE is the input shapes\n"
 	     "(as shown by --by shape, or compact: f-1x64x56x56) or one input's dims\n"
 	     "(a weight shape). The first matching rule wins.\n"
 	     "COL: name, count, total, factor, projected, saved, pct.\n"
@@ -43,6 +44,7 @@ struct whatif_job {
 	struct osc_runs runs;
 	struct osc_runsel sel;
 	struct osc_agg agg;
+	struct osc_names names;
 	struct osc_speedups rules;
 	struct osc_whatif w;
 	char *runs_text, *filter_text, *rules_text, *rows_text;
@@ -113,6 +115,7 @@ static enum osc_status build_whatif(struct whatif_job *j, struct osc_cli_view *v
 				    struct osc_error *err)
 {
 	struct osc_query q = { .level = v->level, .runs = &j->sel, .filter = &v->filter };
+	struct osc_runs_opts ro = { .range = v->run_range, .whole = v->whole_trace };
 	enum osc_whatif_col col = OSC_WHATIF_TOTAL;
 	size_t top = v->top_set ? v->top : v->format == OSC_EXPORT_TABLE ? TABLE_DEFAULT_TOP : 0;
 	size_t total;
@@ -132,14 +135,17 @@ static enum osc_status build_whatif(struct whatif_job *j, struct osc_cli_view *v
 				   "give at least one --speedup OP=FACTOR (or --speedup-csv)");
 	if (st == OSC_OK)
 		st = osc_cli_load(v->path, &j->trace, err);
-	if (st != OSC_OK)
-		return st;
-	osc_runs_detect(&j->trace, &j->runs);
-	st = osc_runsel_parse(v->runs, j->runs.nr, j->runs.warmup, &j->sel, err);
+	if (st == OSC_OK)
+		st = osc_runs_detect_opts(&j->trace, &ro, &j->runs, err);
+	if (st == OSC_OK)
+		st = osc_runsel_parse(v->runs, j->runs.nr, j->runs.warmup, &j->sel, err);
+	if (st == OSC_OK)
+		st = osc_cli_names(&j->names, &j->trace, v->names, v->demangler,
+				   osc_level_is_device(v->level), err);
 	if (st != OSC_OK)
 		return st;
 	osc_aggregate(&j->trace, &j->runs, &q, &j->agg);
-	osc_whatif(&j->trace, &j->agg, &j->rules, &j->w);
+	osc_whatif_names(&j->trace, &j->agg, &j->names, &j->rules, &j->w);
 	osc_whatif_summary(&j->w, j->summary, sizeof(j->summary));
 	total = j->w.nr;
 	osc_whatif_sort(&j->w, col, !v->asc && col != OSC_WHATIF_NAME);
@@ -171,11 +177,13 @@ int osc_cmd_whatif(int argc, char **argv)
 	}
 	memset(&j, 0, sizeof(j));
 	osc_trace_init(&j.trace);
+	osc_names_init(&j.names);
 	osc_speedups_init(&j.rules);
 	st = build_whatif(&j, &v, &err);
 	osc_whatif_release(&j.w);
 	osc_speedups_release(&j.rules);
 	osc_agg_release(&j.agg);
+	osc_names_release(&j.names);
 	osc_runsel_release(&j.sel);
 	osc_runs_release(&j.runs);
 	osc_trace_release(&j.trace);

@@ -33,13 +33,15 @@ static enum osc_status run_job(struct optable_job *j, struct osc_cli_view *v,
 	struct osc_export_meta meta = { keys, values, 6 };
 	struct osc_table table = { 0 };
 	struct osc_cli_output out;
+	struct osc_runs_opts ro = { .range = v->run_range, .whole = v->whole_trace };
 	bool to_stdout = !v->output || !strcmp(v->output, "-");
 	size_t total;
 	enum osc_status st = osc_cli_load(v->path, &j->trace, err);
 
+	if (st == OSC_OK)
+		st = osc_runs_detect_opts(&j->trace, &ro, &j->runs, err);
 	if (st != OSC_OK)
 		return st;
-	osc_runs_detect(&j->trace, &j->runs);
 	st = osc_runsel_parse(v->runs, j->runs.nr, j->runs.warmup, &j->sel, err);
 	if (st != OSC_OK)
 		return st;

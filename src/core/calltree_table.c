@@ -183,7 +183,7 @@ static void put_info(struct lister *l, const struct osc_tree_agg *a)
 	const struct osc_event *e = &t->events[a->first];
 	const struct osc_kernel *k = e->kernel != OSC_NONE ? &t->kernels[e->kernel] : NULL;
 
-	put(l, "%s:", osc_trace_str(t, a->name));
+	put(l, "%s:", osc_names_get(l->ctx->names, t, a->name));
 	if (k) {
 		dims(l, "grid", k->grid);
 		dims(l, "block", k->block);
@@ -228,7 +228,7 @@ static const char *list_cell(const struct osc_tree_table_ctx *ctx, uint32_t n,
 			put_info(&l, &a[i]);
 		} else {
 			osc_format_ms(a[i].total, ctx->decimals, ms, sizeof(ms));
-			put(&l, "%s x%llu (%s ms)", osc_trace_str(ctx->trace, a[i].name),
+			put(&l, "%s x%llu (%s ms)", osc_names_get(ctx->names, ctx->trace, a[i].name),
 			    (unsigned long long)a[i].count, ms);
 		}
 		s->slot_of[a[i].name] = OSC_NONE;

@@ -340,6 +340,13 @@ static osc_str intern(struct osc_diff *d, const char *s)
 const char *osc_agg_label(const struct osc_trace *t, const struct osc_agg *agg,
 			  const struct osc_agg_row *r, char *buf, size_t size)
 {
+	return osc_agg_label_names(t, agg, NULL, r, buf, size);
+}
+
+const char *osc_agg_label_names(const struct osc_trace *t, const struct osc_agg *agg,
+				const struct osc_names *names, const struct osc_agg_row *r,
+				char *buf, size_t size)
+{
 	struct out o = { buf, size, 0 };
 	char dims[128];
 
@@ -351,8 +358,12 @@ const char *osc_agg_label(const struct osc_trace *t, const struct osc_agg *agg,
 	}
 	/* a path row is its whole call path: the leaf name alone would pair
 	   aten::mm under linear with aten::mm under matmul */
-	puts_(&o, agg->keys & OSC_KEY_PATH ? osc_strtab_get(&agg->paths, r->path)
-					   : osc_trace_str(t, r->key));
+	if (agg->keys & OSC_KEY_PATH)
+		puts_(&o, osc_strtab_get(&agg->paths, r->path));
+	else if (osc_level_is_device(agg->level)) /* a kernel name, as the report shows it */
+		puts_(&o, osc_names_get(names, t, r->key));
+	else
+		puts_(&o, osc_trace_str(t, r->key));
 	if ((agg->keys & OSC_KEY_SHAPE) && r->shape != OSC_AGG_UNKNOWN) {
 		puts_(&o, " ");
 		puts_(&o, osc_trace_str(t, r->shape));
@@ -379,8 +390,8 @@ static void label_events(struct osc_diff *d, const struct osc_diff_side *s,
 		size_t k = 0;
 
 		for (size_t r = 0; r < agg->nr; r++) {
-			osc_str id = intern(d, osc_agg_label(s->trace, agg, &agg->rows[r], label,
-							 sizeof(label)));
+			osc_str id = intern(d, osc_agg_label_names(s->trace, agg, s->names,
+							       &agg->rows[r], label, sizeof(label)));
 
 			for (size_t i = 0; i < agg->rows[r].nr; i++, k++) {
 				out->ev[k] = agg->members[agg->rows[r].first + i];

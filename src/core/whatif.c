@@ -206,6 +206,13 @@ double osc_speedups_factor(const struct osc_speedups *s, const struct osc_trace 
 void osc_whatif(const struct osc_trace *t, const struct osc_agg *agg,
 		const struct osc_speedups *s, struct osc_whatif *out)
 {
+	osc_whatif_names(t, agg, NULL, s, out);
+}
+
+void osc_whatif_names(const struct osc_trace *t, const struct osc_agg *agg,
+		      const struct osc_names *names, const struct osc_speedups *s,
+		      struct osc_whatif *out)
+{
 	char label[LABEL_SIZE];
 
 	memset(out, 0, sizeof(*out));
@@ -219,7 +226,8 @@ void osc_whatif(const struct osc_trace *t, const struct osc_agg *agg,
 		const struct osc_agg_row *ar = &agg->rows[r];
 		struct osc_whatif_row *w = &out->rows[r];
 
-		out->labels[r] = osc_xstrdup(osc_agg_label(t, agg, ar, label, sizeof(label)));
+		out->labels[r] =
+			osc_xstrdup(osc_agg_label_names(t, agg, names, ar, label, sizeof(label)));
 		w->agg_row = r;
 		w->count = ar->count;
 		for (size_t i = 0; i < ar->nr; i++) {

@@ -155,10 +155,10 @@ static char *append_arg(char *line, const char *s)
 	return out;
 }
 
-/* The report options naming kernels as table view v shows them. */
-static char *names_args(struct osc_tui *t, struct osc_view *v, char *line)
+/* The report options naming kernels as the TUI shows them. */
+static char *names_args(struct osc_tui *t, char *line)
 {
-	enum osc_name_style style = osc_table_view_names(v)->style;
+	enum osc_name_style style = t->names.style;
 
 	if (!osc_level_is_device(top_level(t)))
 		return line; /* op names are never demangled */
@@ -184,7 +184,7 @@ static char *report_command(struct osc_tui *t, struct osc_view *v)
 		line = append_arg(line, t->args->path);
 	line = append_arg(line, "--by");
 	line = append_arg(line, v->ops->export_name(t, v));
-	line = names_args(t, v, line);
+	line = names_args(t, line);
 	/* The runs as detected: a failed --run-range fell back to the markers. */
 	if (t->runs.source == OSC_RUNS_NVTX && t->args->run_range) {
 		line = append_arg(line, "--run-range");
@@ -465,6 +465,17 @@ unsigned osc_command_action(struct osc_tui *t, enum osc_action a)
 		return OSC_R_REDRAW;
 	case OSC_ACT_TREE:
 		return osc_tree_open(t);
+	case OSC_ACT_NAME_STYLE:
+		t->names.style = (t->names.style + 1) % OSC_NAME_STYLE_COUNT;
+		for (size_t i = 0; i < t->depth; i++) { /* names change width */
+			free(t->stack[i]->widths);
+			t->stack[i]->widths = NULL;
+			t->stack[i]->nr_widths = 0;
+		}
+		osc_view_release(&t->pane); /* the pane names kernels too */
+		osc_tui_message(t, OSC_MSG_INFO, "kernel names: %s",
+				osc_name_style_name(t->names.style));
+		return OSC_R_REDRAW;
 	case OSC_ACT_BARS:
 		t->bars = !t->bars;
 		osc_view_release(&t->pane); /* the pane shows the per-run sparkline with the bars */

@@ -200,21 +200,38 @@ static void main_loop(struct osc_tui *t, struct osc_script *script)
 		fclose(timing);
 }
 
-/* Filter and runs from the command line; problems go to the status line. */
-static void apply_args(struct osc_tui *t)
+void osc_tui_detect_runs(struct osc_tui *t, const struct osc_trace *tr, struct osc_runs *out,
+			 const char *what)
 {
-	const struct osc_tui_args *a = t->args;
-	struct osc_runs_opts ro = { .range = a->run_range, .whole = a->whole };
+	struct osc_runs_opts ro = { .range = t->args->run_range, .whole = t->args->whole };
 	struct osc_error err;
 	char msg[1024];
 
 	osc_error_clear(&err);
-	if (osc_runs_detect_opts(&t->trace, &ro, &t->runs, &err) != OSC_OK) {
+	if (osc_runs_detect_opts(tr, &ro, out, &err) != OSC_OK) {
 		osc_error_format(&err, msg, sizeof(msg));
-		osc_tui_message(t, OSC_MSG_ERROR, "%s (runs detected as without it)", msg);
-		osc_runs_release(&t->runs);
-		osc_runs_detect(&t->trace, &t->runs);
+		osc_tui_message(t, OSC_MSG_ERROR, "%s%s (runs detected as without it)", what, msg);
+		osc_runs_release(out);
+		osc_runs_detect(tr, out);
 	}
+}
+
+/* Filter, runs and kernel names from the command line; problems go to the status line. */
+static void apply_args(struct osc_tui *t)
+{
+	const struct osc_tui_args *a = t->args;
+	struct osc_error err;
+	char msg[1024];
+
+	osc_error_clear(&err);
+	osc_tui_detect_runs(t, &t->trace, &t->runs, "");
+	/* Built whatever the style, so that m can show every style. */
+	osc_names_init(&t->names);
+	if (osc_names_build(&t->names, &t->trace, a->demangler, &err) != OSC_OK) {
+		osc_error_format(&err, msg, sizeof(msg));
+		osc_tui_message(t, OSC_MSG_ERROR, "%s", msg);
+	}
+	t->names.style = a->names;
 	osc_filter_init(&t->filter);
 	for (size_t i = 0; i < a->nr_filters; i++)
 		osc_filter_add_pattern(&t->filter, a->filters[i]);
@@ -239,6 +256,7 @@ static void release(struct osc_tui *t)
 	osc_runsel_release(&t->sel);
 	osc_runs_release(&t->runs);
 	osc_filter_release(&t->filter);
+	osc_names_release(&t->names);
 	osc_trace_release(&t->trace);
 	free(t->filter_spec);
 	free(t->find);

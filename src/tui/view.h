@@ -19,6 +19,7 @@
 #include <stddef.h>
 
 #include "opscope/aggregate.h"
+#include "opscope/demangle.h"
 #include "opscope/export.h"
 #include "opscope/filter.h"
 #include "opscope/runs.h"
@@ -135,6 +136,7 @@ struct osc_tui {
 	struct osc_runs runs;
 	struct osc_runsel sel;
 	struct osc_filter filter;
+	struct osc_names names; /* kernel names, demangled once; names.style: the one shown (m) */
 	char *filter_spec; /* the filter as last typed, to edit it again */
 	char *find;        /* text of find / n / N, NULL when none */
 	unsigned gen;      /* data generation, see top */
@@ -208,6 +210,7 @@ const char *osc_table_view_only(struct osc_view *v);
 struct osc_instances_arg {
 	struct osc_view *parent;
 	osc_str key;
+	const char *path; /* path level: the row's whole call path (copied), else NULL */
 };
 
 /*
@@ -225,9 +228,6 @@ unsigned osc_runs_select(struct osc_tui *t, const char *spec);
 /* Flip run 0 (the warm-up run) in the selection. */
 unsigned osc_runs_toggle_warmup(struct osc_tui *t);
 
-/* How table view v shows kernel names (style and texts). Defined in view_table.c. */
-const struct osc_names *osc_table_view_names(struct osc_view *v);
-
 /* True while table view v computes a new aggregate on its worker thread. */
 bool osc_table_view_busy(struct osc_view *v);
 /*
@@ -238,6 +238,15 @@ bool osc_table_view_poll(struct osc_tui *t, struct osc_view *v);
 
 /* Header texts: part 0 the runs and filter, part 1 the sort and top-N ("" if none). */
 void osc_view_describe(struct osc_tui *t, struct osc_view *v, char *buf, size_t size, int part);
+
+/*
+ * Runs of trace tr (the TUI's or the compare view's other) into out as the
+ * command line asks (--run-range, --whole-trace); when that fails, the
+ * message (after `what`) goes to the status line and the runs are detected
+ * as without it. Defined in tui.c.
+ */
+void osc_tui_detect_runs(struct osc_tui *t, const struct osc_trace *tr, struct osc_runs *out,
+			 const char *what);
 
 /* Last part of the trace's path, for headers and file names. */
 const char *osc_trace_basename(const struct osc_trace *tr);

@@ -7,9 +7,11 @@
  * its CSV). Split layout: two lines per key, the base's then the other's
  * count, total, mean and share, one under the other. The runs and filter of
  * the TUI apply to the base; the other keeps its own run selection (its
- * default, or --other-runs) and the same filter. Enter lists the instances
- * of both sides; Tab cycles the level, M the match mode, o hides unchanged
- * rows, m switches the layout.
+ * default, or --other-runs) and the same filter; both find their runs with
+ * the same --run-range or --whole-trace. Kernel names are shown, and paired,
+ * in the TUI's name style (m). Enter lists the instances of both sides; Tab
+ * cycles the level, M the match mode, o hides unchanged rows, | switches the
+ * layout.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +28,8 @@ struct diff_view {
 	struct osc_trace other;
 	struct osc_runs runs;
 	struct osc_runsel sel;
+	struct osc_names names;       /* the other's kernel names */
+	enum osc_name_style style;    /* the name style the rows were paired in */
 	bool loaded;
 	struct osc_diff diff;
 	enum osc_level level;
@@ -57,13 +61,18 @@ static void diff_open(struct osc_tui *t, struct osc_view *v, const void *arg)
 	v->sort_col = OSC_DIFF_DELTA;
 	v->sort_desc = true;
 	osc_trace_init(&dv->other);
+	osc_names_init(&dv->names);
 	osc_error_clear(&err);
 	if (osc_load(a->path, NULL, &dv->other, &err) != OSC_OK) {
 		osc_error_format(&err, msg, sizeof(msg));
 		osc_tui_message(t, OSC_MSG_ERROR, "compare: %s", msg);
 		return;
 	}
-	osc_runs_detect(&dv->other, &dv->runs);
+	osc_tui_detect_runs(t, &dv->other, &dv->runs, "compare: ");
+	if (osc_names_build(&dv->names, &dv->other, t->args->demangler, &err) != OSC_OK) {
+		osc_error_format(&err, msg, sizeof(msg));
+		osc_tui_message(t, OSC_MSG_ERROR, "compare: %s", msg);
+	}
 	if (osc_runsel_parse(a->runs, dv->runs.nr, dv->runs.warmup, &dv->sel, &err) != OSC_OK) {
 		osc_error_format(&err, msg, sizeof(msg));
 		osc_tui_message(t, OSC_MSG_ERROR, "compare: %s (default runs used)", msg);
@@ -79,6 +88,7 @@ static void diff_close(struct osc_view *v)
 	osc_diff_release(&dv->diff);
 	osc_runsel_release(&dv->sel);
 	osc_runs_release(&dv->runs);
+	osc_names_release(&dv->names);
 	osc_trace_release(&dv->other);
 	free(dv);
 }
@@ -86,8 +96,8 @@ static void diff_close(struct osc_view *v)
 static void diff_build(struct osc_tui *t, struct osc_view *v)
 {
 	struct diff_view *dv = v->priv;
-	const struct osc_diff_side base = { &t->trace, &t->runs, &t->sel };
-	const struct osc_diff_side other = { &dv->other, &dv->runs, &dv->sel };
+	const struct osc_diff_side base = { &t->trace, &t->runs, &t->sel, &t->names };
+	const struct osc_diff_side other = { &dv->other, &dv->runs, &dv->sel, &dv->names };
 	struct osc_diff_query q = {
 		.level = dv->level,
 		.match = dv->match,
@@ -95,6 +105,7 @@ static void diff_build(struct osc_tui *t, struct osc_view *v)
 	};
 
 	osc_diff_release(&dv->diff);
+	dv->style = dv->names.style = t->names.style;
 	if (!dv->loaded)
 		return;
 	osc_diff(&base, &other, &q, &dv->diff);
@@ -174,7 +185,11 @@ static void diff_table(struct osc_tui *t, struct osc_view *v, struct osc_table *
 {
 	struct diff_view *dv = v->priv;
 
-	(void)t;
+	/* m changed the kernel names: kernel rows pair again on the new ones */
+	if (dv->style != t->names.style && osc_level_is_device(dv->level)) {
+		diff_build(t, v);
+		diff_sort(t, v);
+	}
 	if (dv->split) {
 		out->cols = split_cols;
 		out->nr_cols = S_NR;

@@ -2,7 +2,9 @@
  * view_instances.c - the instances (member events) of one aggregate row.
  *
  * Sorted by duration (slowest first) by default; the fastest, median and
- * slowest instances are highlighted whatever the sort order.
+ * slowest instances are highlighted whatever the sort order. The title names
+ * the row (a path row by its whole path); kernel names are in the TUI's
+ * name style (m).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +27,7 @@ struct inst_view {
 	struct osc_tui *tui;
 	struct osc_view *parent;
 	osc_str key;
+	char *path;          /* a path row's call path, or NULL */
 	uint32_t *ev;
 	size_t n;
 	uint32_t min_ev, med_ev, max_ev;
@@ -41,6 +44,7 @@ static void inst_open(struct osc_tui *t, struct osc_view *v, const void *arg)
 	iv->tui = t;
 	iv->parent = a->parent;
 	iv->key = a->key;
+	iv->path = a->path ? osc_xstrdup(a->path) : NULL;
 	iv->origin = osc_trace_origin(&t->trace);
 	v->priv = iv;
 	v->sort_col = COL_DUR;
@@ -52,6 +56,7 @@ static void inst_close(struct osc_view *v)
 	struct inst_view *iv = v->priv;
 
 	free(iv->ev);
+	free(iv->path);
 	free(iv);
 }
 
@@ -178,7 +183,7 @@ static const char *inst_cell(const void *ctx, size_t row, size_t col, char *buf,
 			snprintf(buf, size, "%u", run);
 		break;
 	default:
-		snprintf(buf, size, "%s", osc_trace_str(tr, tr->events[e].name));
+		snprintf(buf, size, "%s", osc_names_get(&iv->tui->names, tr, tr->events[e].name));
 		break;
 	}
 	return buf;
@@ -217,7 +222,8 @@ static void inst_title(struct osc_tui *t, struct osc_view *v, char *buf, size_t 
 {
 	struct inst_view *iv = v->priv;
 
-	snprintf(buf, size, "instances of %s (%zu)", osc_trace_str(&t->trace, iv->key), iv->n);
+	snprintf(buf, size, "instances of %s (%zu)",
+		 iv->path ? iv->path : osc_names_get(&t->names, &t->trace, iv->key), iv->n);
 }
 
 static void inst_detail(struct osc_tui *t, struct osc_view *v, size_t row, struct osc_lines *out)

@@ -49,7 +49,6 @@ struct table_view {
 	struct osc_agg agg;
 	struct osc_agg_table_ctx ctx;
 	struct table_job job;
-	struct osc_names names;   /* kernel names, demangled once */
 	struct osc_agg_row drill; /* the row Enter opened (its identity, for the instances) */
 	char *drill_path;         /* path level: that row's path (ids change on a rebuild) */
 	uint8_t *only;            /* per event: kept in the rows, or NULL for all */
@@ -76,9 +75,6 @@ static size_t column_of(enum osc_level l, enum osc_stat s)
 static void table_open(struct osc_tui *t, struct osc_view *v, const void *arg)
 {
 	struct table_view *tv = osc_xcalloc(1, sizeof(*tv));
-	struct osc_error err;
-	char msg[1024];
-
 	const struct osc_table_arg *a = arg;
 
 	tv->level = a->level;
@@ -86,15 +82,7 @@ static void table_open(struct osc_tui *t, struct osc_view *v, const void *arg)
 	tv->label = a->label;
 	tv->ctx.trace = &t->trace;
 	tv->ctx.agg = &tv->agg;
-	osc_names_init(&tv->names);
-	osc_error_clear(&err);
-	/* Built whatever the style, so that m can show every style. */
-	if (osc_names_build(&tv->names, &t->trace, t->args->demangler, &err) != OSC_OK) {
-		osc_error_format(&err, msg, sizeof(msg));
-		osc_tui_message(t, OSC_MSG_ERROR, "%s", msg);
-	}
-	tv->names.style = t->args->names;
-	tv->ctx.names = &tv->names;
+	tv->ctx.names = &t->names;
 	v->priv = tv;
 	v->sort_col = column_of(tv->level, OSC_STAT_TOTAL);
 	v->sort_desc = true;
@@ -163,7 +151,6 @@ static void table_close(struct osc_view *v)
 		osc_agg_release(&stale);
 	}
 	osc_agg_release(&tv->agg);
-	osc_names_release(&tv->names);
 	osc_calltree_release(&tv->tree);
 	free(tv->launcher);
 	free(tv->drill_path);
@@ -431,7 +418,7 @@ static unsigned open_kernels(struct osc_tui *t, struct osc_view *v)
 	r = &tv->agg.rows[v->cur];
 	name = tv->agg.keys & OSC_KEY_PATH
 		? osc_strtab_get(&tv->agg.paths, r->path)
-		: osc_agg_label(&t->trace, &tv->agg, r, buf, sizeof(buf));
+		: osc_agg_label_names(&t->trace, &tv->agg, &t->names, r, buf, sizeof(buf));
 	a.only = kernels_of(t, tv, r);
 	if (!a.only) {
 		osc_tui_message(t, OSC_MSG_INFO, "%s launched no kernel", name);
@@ -459,14 +446,6 @@ static unsigned table_action(struct osc_tui *t, struct osc_view *v, enum osc_act
 	case OSC_ACT_LEVEL_RUN:
 	case OSC_ACT_LEVEL_PATH:
 		return switch_level(t, v, level_of_action[a - OSC_ACT_LEVEL_OP]);
-	case OSC_ACT_NAME_STYLE:
-		tv->names.style = (tv->names.style + 1) % OSC_NAME_STYLE_COUNT;
-		free(v->widths); /* names change width */
-		v->widths = NULL;
-		v->nr_widths = 0;
-		osc_tui_message(t, OSC_MSG_INFO, "kernel names: %s",
-				osc_name_style_name(tv->names.style));
-		return OSC_R_REDRAW;
 	case OSC_ACT_KERNELS:
 		return open_kernels(t, v);
 	case OSC_ACT_ENTER:
@@ -478,7 +457,8 @@ static unsigned table_action(struct osc_tui *t, struct osc_view *v, enum osc_act
 			? osc_xstrdup(osc_strtab_get(&tv->agg.paths, tv->drill.path))
 			: NULL;
 		osc_view_push(t, &osc_view_instances,
-			      &(struct osc_instances_arg){ v, tv->agg.rows[v->cur].key });
+			      &(struct osc_instances_arg){ v, tv->agg.rows[v->cur].key,
+							   tv->drill_path });
 		return OSC_R_REDRAW;
 	default:
 		return OSC_R_UNHANDLED;
@@ -499,13 +479,6 @@ const char *osc_table_view_only(struct osc_view *v)
 	struct table_view *tv = v->priv;
 
 	return v->ops == &osc_view_table ? tv->label : NULL;
-}
-
-const struct osc_names *osc_table_view_names(struct osc_view *v)
-{
-	struct table_view *tv = v->priv;
-
-	return &tv->names;
 }
 
 /* The members of the row keyed `key`, for the instances view (NULL if gone). */

@@ -10,7 +10,8 @@
  * the children, C/E the whole subtree, u goes to the parent, [ and ] to the
  * previous and next sibling, L to the longest child (n, p and l are taken
  * by find and scrolling). The detail pane is the kernel pane: the node's
- * kernels with their durations, grid/block and how each was attributed.
+ * kernels (named in the TUI's style, m) with their durations, grid/block and
+ * how each was attributed.
  *
  * Opened with an event: on an op row, the view shows that op's merged
  * subtree (every call of it merged); on a kernel, it unfolds the path to the
@@ -211,6 +212,7 @@ static void tree_build(struct osc_tui *t, struct osc_view *v)
 		.corr = &tv->corr,
 		.decimals = 3,
 		.scratch = &tv->scratch,
+		.names = &t->names,
 	};
 	flatten(tv);
 	v->cur = v->top = 0;
@@ -320,7 +322,7 @@ static void kernel_lines(struct osc_tui *t, struct tree_view *tv, uint32_t n,
 			snprintf(val + len, sizeof(val) - (size_t)len,
 				 ", grid [%d,%d,%d] block [%d,%d,%d]", k->grid[0], k->grid[1],
 				 k->grid[2], k->block[0], k->block[1], k->block[2]);
-		osc_lines_add(out, OSC_MARK_NONE, osc_trace_str(&t->trace, e->name), val);
+		osc_lines_add(out, OSC_MARK_NONE, osc_names_get(&t->names, &t->trace, e->name), val);
 	}
 	if (hi - lo > PANE_KERNELS) {
 		snprintf(val, sizeof(val), "%zu more", hi - lo - PANE_KERNELS);

@@ -6,7 +6,8 @@
  * '=' sets the factor of the selected row (a rule on the row's exact label;
  * 1 removes it); the rules stay while the view is open, across levels (Tab),
  * runs and filter changes. The cells are osc_whatif_cell's, the same as
- * `opscope whatif`, so an export equals its CSV.
+ * `opscope whatif`, so an export equals its CSV; kernel names are in the
+ * TUI's name style (m), as rules match them.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,7 @@ struct whatif_view {
 	struct osc_agg agg;
 	struct osc_speedups rules;
 	struct osc_whatif w;
+	enum osc_name_style style; /* the name style of the labels */
 };
 
 static void whatif_open(struct osc_tui *t, struct osc_view *v, const void *arg)
@@ -57,7 +59,8 @@ static void whatif_build(struct osc_tui *t, struct osc_view *v)
 	osc_whatif_release(&wv->w);
 	osc_agg_release(&wv->agg);
 	osc_aggregate(&t->trace, &t->runs, &q, &wv->agg);
-	osc_whatif(&t->trace, &wv->agg, &wv->rules, &wv->w);
+	osc_whatif_names(&t->trace, &wv->agg, &t->names, &wv->rules, &wv->w);
+	wv->style = t->names.style;
 }
 
 static void whatif_sort(struct osc_tui *t, struct osc_view *v)
@@ -77,7 +80,10 @@ static void whatif_table(struct osc_tui *t, struct osc_view *v, struct osc_table
 {
 	struct whatif_view *wv = v->priv;
 
-	(void)t;
+	if (wv->style != t->names.style && osc_level_is_device(wv->level)) { /* m: new labels */
+		whatif_build(t, v);
+		whatif_sort(t, v);
+	}
 	out->cols = osc_whatif_columns(&out->nr_cols);
 	out->nr_rows = wv->w.nr;
 	out->cell = whatif_cell;

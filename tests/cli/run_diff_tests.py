@@ -8,10 +8,17 @@ them, but only for diff cases whose CSV agrees cell by cell with the
 independent tests/tools/diff_recompute.py; read the diff before committing.
 
 Recomputation: every ORT pair (samples, and the collection's unoptimised vs
-optimised ORT profiles) under every match mode, and HTA's trace_diff control
-vs test at op and kernel level, must equal diff_recompute.py's CSV byte for
-byte. whatif with a factor of 2 is checked against totals recomputed by
-recompute.py (projected = total / 2 per row, rounded half away from zero).
+optimised ORT profiles) under every match mode, --whole-trace, and HTA's
+trace_diff control vs test at op and kernel level, must equal
+diff_recompute.py's CSV byte for byte (kernel names as recorded:
+--no-demangle). whatif with a factor of 2 is checked against totals
+recomputed by recompute.py (projected = total / 2 per row, rounded half away
+from zero).
+
+Consistency with report: kernel names are those report shows in each style
+(demangled by default), --run-range and --whole-trace select the runs of
+both traces as report selects them, in diff, whatif, `opscope BASE OTHER`
+and report --by op-instance.
 
 Prints "N passed, M failed" last; exits 1 on any failure.
 """
@@ -31,6 +38,9 @@ UPDATE = "--update" in sys.argv
 NOOPT = "samples/ort-cnn-noopt.json"
 OPT = "samples/ort-cnn-opt.json"
 NE = "samples/ne-bert-mini-int8.json"
+MANGLED = "tests/data/kineto-mangled.json"
+NVPROF = "samples/nvprof-lstm-pyprof.sql.gz"
+STYLES = [[], ["--short-names"], ["--no-demangle"]]
 HTA = "hta/trace_diff/%s.json.gz"
 GEN = "generated/%s"
 
@@ -67,6 +77,12 @@ CASES = [
                                   OPT], {}, None),
     ("diff-ort-runs-csv", ["diff", "--runs", "1:4", "--other-runs", "-3:", "--format", "csv",
                            NOOPT, OPT], {}, ["--runs", "1:4", "--other-runs=-3:"]),
+    ("diff-ort-whole-csv", ["diff", "--whole-trace", "--format", "csv", NOOPT, OPT], {},
+     ["--whole-trace"]),
+    ("diff-mangled-kernel-csv", ["diff", "--by", "kernel", "--no-demangle", "--format", "csv",
+                                 MANGLED, MANGLED], {}, ["--by", "kernel"]),
+    ("diff-mangled-kernel-100", ["diff", "--by", "kernel", MANGLED, MANGLED],
+     {"COLUMNS": "100"}, None),
     ("whatif-ne-table", ["whatif", "--speedup", "InnerProduct@256x256=2.5", "-x",
                          "InnerProduct@256x1024=3", NE], {"COLUMNS": "100"}, None),
     ("whatif-ort-csv", ["whatif", "--speedup", "Conv=2", "--format", "csv", OPT], {}, None),
@@ -81,8 +97,8 @@ SHARED_CASES = [
      {"COLUMNS": "120"}, None),
     ("diff-hta-op-csv", ["diff", "--format", "csv", HTA % "control", HTA % "test"], {},
      ["--match", "name"]),
-    ("diff-hta-kernel-csv", ["diff", "--by", "kernel", "--format", "csv", HTA % "control",
-                             HTA % "test"], {}, ["--by", "kernel"]),
+    ("diff-hta-kernel-csv", ["diff", "--by", "kernel", "--no-demangle", "--format", "csv",
+                             HTA % "control", HTA % "test"], {}, ["--by", "kernel"]),
     ("diff-resnet18-shape-csv", ["diff", "--match", "shape", "--format", "csv",
                                  GEN % "ort-resnet18-noopt.json", GEN % "ort-resnet18-opt.json"],
      {}, ["--match", "shape"]),
@@ -104,6 +120,9 @@ def resolve(args):
 
 def recomputed(args, rargs):
     traces = [a for a in args if a.endswith((".json", ".gz"))]
+    if "--no-demangle" not in args and "--by" in rargs:
+        raise SystemExit("a kernel-level recomputation compares names as recorded: "
+                         "give the case --no-demangle")
     buf = io.StringIO()
     old = sys.stdout
     sys.stdout = buf
@@ -194,6 +213,90 @@ def check_default_mode():
     b = run(["diff", NOOPT, OPT, "--match", "shape"], COLUMNS="100")
     report(a.rc == 0 and a.out == b.out and a.out, "opscope BASE OTHER prints the diff",
            a.describe())
+    for opts in (["--whole-trace"], ["--short-names", "--by", "kernel"]):
+        trace = NOOPT if opts[0] == "--whole-trace" else MANGLED
+        a = run([trace, OPT if trace == NOOPT else trace, "-F", "csv"] + opts)
+        b = run(["diff", trace, OPT if trace == NOOPT else trace, "-F", "csv"] + opts)
+        report(a.rc == 0 and a.out == b.out and a.out,
+               "opscope BASE OTHER %s prints the diff" % " ".join(opts), a.describe())
+
+
+def csv_rows(p):
+    return list(csv.DictReader(io.StringIO(p.text))) if p.rc == 0 else []
+
+
+def us_ns(text):
+    return int(decimal.Decimal(text) * 1000)
+
+
+def report_totals(trace, *args):
+    """{name: total ns} of `opscope report`, rows of the same name summed."""
+    out = {}
+    for r in csv_rows(run(["report", "-F", "csv", trace] + list(args))):
+        out[r["name"]] = out.get(r["name"], 0) + us_ns(r["total_us"])
+    return out
+
+
+def check_names_as_report():
+    """diff and whatif name kernels as report does in every style (demangled by
+    default), and diff rows pair on those names: each side's total of a name is
+    report's total of the rows of that name."""
+    for style in STYLES:
+        want = report_totals(MANGLED, "--by", "kernel", *style)
+        d = csv_rows(run(["diff", "--by", "kernel", "-F", "csv", MANGLED, MANGLED] + style))
+        got = {r["name"]: us_ns(r["base_total_us"]) for r in d}
+        report(got and got == want and all(r["side"] == "=" for r in d),
+               "diff --by kernel %s: names and totals as report" % " ".join(style),
+               "%s\n%s" % (sorted(got.items()), sorted(want.items())))
+        w = csv_rows(run(["whatif", "--by", "kernel", "-x", "nothing=2", "-F", "csv", MANGLED] +
+                         style))
+        got = {}
+        for r in w:
+            got[r["name"]] = got.get(r["name"], 0) + us_ns(r["total_us"])
+        report(got and got == want, "whatif --by kernel %s: names as report" % " ".join(style))
+    demangled = set(report_totals(MANGLED, "--by", "kernel"))
+    mangled = set(report_totals(MANGLED, "--by", "kernel", "--no-demangle"))
+    report(demangled != mangled, "the mangled trace has names that demangle")
+    # A rule matches the name as shown: demangled text only matches demangled names.
+    rule = ["whatif", "--by", "kernel", "-x", "void aiter::add_rmsnorm*=2", "-F", "csv", MANGLED]
+    hit = [r for r in csv_rows(run(rule)) if r["factor"] != "1.000"]
+    miss = [r for r in csv_rows(run(rule + ["--no-demangle"])) if r["factor"] != "1.000"]
+    report(len(hit) == 3 and not miss, "whatif rules match kernel names as shown",
+           "%d rows hit, %d with --no-demangle" % (len(hit), len(miss)))
+    # --demangler runs for diff as for report.
+    a = run(["diff", "--by", "kernel", "-F", "csv", "--demangler", "c++filt", MANGLED, MANGLED])
+    names = {r["name"] for r in csv_rows(a)}
+    want = set(report_totals(MANGLED, "--by", "kernel", "--demangler", "c++filt"))
+    report(a.rc == 0 and names == want, "diff --demangler c++filt names as report",
+           a.describe())
+
+
+def check_runs_as_report():
+    """--run-range and --whole-trace select the same runs in diff, whatif and
+    report --by op-instance as in report."""
+    for opts, level, trace in ((["--run-range", "embedding/0"], "kernel", NVPROF),
+                               (["--whole-trace"], "op", OPT)):
+        want = report_totals(trace, "--by", level, "--no-demangle", *opts)
+        plain = report_totals(trace, "--by", level, "--no-demangle")
+        p = run(["diff", "--by", level, "--no-demangle", "-F", "csv", trace, trace] + opts)
+        got = {r["name"]: us_ns(r["base_total_us"]) for r in csv_rows(p)}
+        report(got and got == want and want != plain,
+               "diff %s: each side's runs as report's" % " ".join(opts), p.describe())
+        report(("using" not in p.err.decode() and
+                p.err.decode().count("NVTX range" if "--run-range" in opts else
+                                     "whole trace") == 2),
+               "diff %s: stderr names both sides' runs" % " ".join(opts), p.describe())
+        p = run(["whatif", "--by", level, "--no-demangle", "-x", "nothing=2", "-F", "csv",
+                 trace] + opts)
+        got = {r["name"]: us_ns(r["total_us"]) for r in csv_rows(p)}
+        report(got and got == want, "whatif %s: runs as report's" % " ".join(opts),
+               p.describe())
+    # ORT's default skips the warm-up run 0; the whole trace holds it.
+    a = csv_rows(run(["report", "--by", "op-instance", "-F", "csv", OPT]))
+    b = csv_rows(run(["report", "--by", "op-instance", "-F", "csv", "--whole-trace", OPT]))
+    report(a and [int(r["count"]) + 1 for r in a] == [int(r["count"]) for r in b],
+           "report --by op-instance --whole-trace takes every run",
+           "%s\n%s" % ([r["count"] for r in a], [r["count"] for r in b]))
 
 
 def check_changed_subset():
@@ -240,6 +343,9 @@ ERRORS = [
     ("whatif bad csv", ["whatif", "--speedup-csv", "samples/no-such.csv", OPT]),
     ("whatif bad sort", ["whatif", "-x", "Conv=2", "--sort", "delta", OPT]),
     ("whatif two traces", ["whatif", "-x", "Conv=2", OPT, NOOPT]),
+    ("bad run-range", ["diff", "--run-range", "no-such-range", NVPROF, NVPROF]),
+    ("whatif bad run-range", ["whatif", "-x", "Conv=2", "--run-range", "(", OPT]),
+    ("bad demangler", ["diff", "--by", "kernel", "--demangler", "false", MANGLED, MANGLED]),
 ]
 
 
@@ -263,6 +369,8 @@ def main():
     check_recompute_pairs()
     check_json_agrees_with_csv()
     check_default_mode()
+    check_names_as_report()
+    check_runs_as_report()
     check_changed_subset()
     check_whatif_recompute()
     check_errors()

@@ -11,7 +11,9 @@ applies; read the diff before committing.
 Besides the goldens: the totals of every merged call path (count, host,
 device, launch, kernel count) of the CSV are compared with recompute_tree.py
 on several traces and run selections; JSON agrees with CSV; errors are one
-line and exit 2. Cases on ../shared/traces skip cleanly when it is absent.
+line and exit 2. Kernel names are those of `opscope report --by kernel` in
+every name style (demangled by default). Cases on ../shared/traces skip
+cleanly when it is absent.
 """
 import csv
 import io
@@ -37,6 +39,7 @@ CONTROL = "hta/trace_diff/control.json.gz"
 SAMPLED1 = "hta/trace_filter/sampled_rank-1.json.gz"
 CATS21 = ["--monitor-cat", "Operator", "--host-cat", "Runtime", "--device-cat", "Kernel"]
 CATS = ["--monitor-cat", "cpu_op", "--host-cat", "cuda_runtime", "--device-cat", "kernel"]
+MANGLED = "tests/data/kineto-mangled.json"
 
 # (case, args, env, shared trace or None): the trace is the last argument;
 # "@" in args stands for the shared trace's path.
@@ -260,6 +263,36 @@ def structure(res):
     res.check("kernels --run-range agrees with report --run-range", problems)
 
 
+def names(res):
+    """kernels and the tree's kernel lists name kernels as report does, per style."""
+    for style in ([], ["--short-names"], ["--no-demangle"]):
+        r = testlib.run(["report", "--by", "kernel", "--format", "csv", MANGLED] + style)
+        k = testlib.run(["kernels", "--format", "csv", MANGLED] + style)
+        t = testlib.run(["tree", "--format", "csv", MANGLED] + style)
+        problems = []
+        if r.rc or k.rc or t.rc:
+            problems.append(r.describe() + k.describe() + t.describe())
+        else:
+            want, got = {}, {}
+            for x in csv.DictReader(io.StringIO(r.text)):
+                want[x["name"]] = want.get(x["name"], 0) + ns(x["total_us"]) // 1000
+            for x in csv.DictReader(io.StringIO(k.text)):
+                got[x["kernel"]] = got.get(x["kernel"], 0) + ns(x["device (ms)"])
+            if got != want:
+                problems.append("kernels %s, report %s" % (sorted(got.items()),
+                                                           sorted(want.items())))
+            cells = " ".join(x["kernels"] + x["kernel infos"]
+                             for x in csv.DictReader(io.StringIO(t.text)))
+            if not all(n in cells for n in want):
+                problems.append("tree kernel lists miss report's names: %s" % cells[:500])
+        res.check("kernel names %s as report" % (" ".join(style) or "demangled"), problems)
+    a = testlib.run(["kernels", "--format", "csv", MANGLED])
+    b = testlib.run(["kernels", "--format", "csv", "--no-demangle", MANGLED])
+    res.check("kernels demangles by default",
+              [] if a.rc == 0 and b"_ZN5aiter" not in a.out and b"_ZN5aiter" in b.out
+              else [a.describe()])
+
+
 def errors(res):
     for case, args, subject in ERRORS:
         p = testlib.run(args)
@@ -280,6 +313,7 @@ def main():
     golden(res, update)
     recomputed(res)
     structure(res)
+    names(res)
     errors(res)
     return res.finish()
 

@@ -6,7 +6,7 @@ C code. Standard library only; the trace loading, run windows and run
 selection come from recompute.py (itself independent of opscope).
 
     diff_recompute.py [--by op|kernel] [--match name|shape|occurrence]
-                      [--runs SPEC] [--other-runs SPEC] BASE OTHER
+                      [--runs SPEC] [--other-runs SPEC] [--whole-trace] BASE OTHER
 
 prints the CSV of `opscope diff --format csv` (every row, sorted by |delta|
 descending, ties by name). Shape and occurrence labels are recomputed for
@@ -14,6 +14,8 @@ ONNX Runtime profiles (Node *_kernel_time events with their args):
 "[PRO]op(in)->out", PRO the provider without "ExecutionProvider", shapes
 compacted (float -> f-1x3x112x112, int64 -> i64-..., ...), plus "[k]" for
 the k-th event with that label in its run (ordered by start time).
+--whole-trace: each trace is one run spanning all of it (runs.h). Names are
+compared as recorded (opscope diff --no-demangle).
 """
 
 import argparse
@@ -105,8 +107,10 @@ def ort_shape_groups(path, runs, match):
     return groups
 
 
-def name_groups(path, level, runs):
+def name_groups(path, level, runs, whole=False):
     t = recompute.Trace(path)
+    if whole:
+        t.ignore_runs()
     return {r["name"]: (r["count"], r["total"]) for r in t.rows(level, runs)}
 
 
@@ -152,14 +156,19 @@ def main(argv=None):
     ap.add_argument("--match", default="name", choices=["name", "shape", "occurrence"])
     ap.add_argument("--runs")
     ap.add_argument("--other-runs")
+    ap.add_argument("--whole-trace", action="store_true")
     ap.add_argument("base")
     ap.add_argument("other")
     a = ap.parse_args(argv)
     other_runs = a.other_runs if a.other_runs is not None else a.runs
+    if a.whole_trace and a.match != "name":
+        print("diff_recompute: --whole-trace is recomputed for --match name only",
+              file=sys.stderr)
+        return 2
     try:
         if a.match == "name":
-            b = name_groups(a.base, a.by, a.runs)
-            o = name_groups(a.other, a.by, other_runs)
+            b = name_groups(a.base, a.by, a.runs, a.whole_trace)
+            o = name_groups(a.other, a.by, other_runs, a.whole_trace)
         else:
             b = summarise(ort_shape_groups(a.base, a.runs, a.match))
             o = summarise(ort_shape_groups(a.other, other_runs, a.match))

@@ -189,7 +189,7 @@ def check_export():
     shutil.rmtree(d, ignore_errors=True)
 
 
-def run_keys(trace, keys, options=(), cols=200):
+def run_keys(trace, keys, options=(), cols=200, lines=24):
     """Run the TUI on trace with keys (one per line) and options in a fresh
     directory; returns (rc, stderr, dir, {dump name: text})."""
     d = tempfile.mkdtemp(prefix="opscope-tui-")
@@ -197,7 +197,7 @@ def run_keys(trace, keys, options=(), cols=200):
     with open(s, "w") as f:
         f.write("\n".join(keys) + "\n")
     p = subprocess.run([opscope(), "--script", s] + list(options) + [trace], cwd=d,
-                       env=env_for(cols, 24, False), capture_output=True, timeout=120)
+                       env=env_for(cols, lines, False), capture_output=True, timeout=120)
     dumps = {}
     for k in keys:
         m = re.match(r":dump\s+(\S+)", k)
@@ -268,6 +268,81 @@ def check_export_runs():
     rc, err, d, dumps = run_keys(nvprof, [":dump v"], ["--run-range", "no-such-range"])
     report(rc == 0 and "--run-range" in (dumps.get("v") or ""),
            "a bad --run-range is reported on the status line", (dumps.get("v") or "") + err)
+    shutil.rmtree(d, ignore_errors=True)
+
+
+def cli_csv(*args):
+    p = subprocess.run([opscope()] + list(args) + ["--format", "csv"], capture_output=True,
+                       env=env_for(80, 24, False))
+    return p.stdout
+
+
+def check_export_compare():
+    """x in the compare view writes the CSV of `opscope diff` with the same
+    options: kernel names in each style of m (the rows pair on them), the
+    command line's name style, --whole-trace and --run-range for both traces.
+    The what-if view's export equals `opscope whatif` (with a rule that
+    matches nothing) in the same way."""
+    mangled = os.path.join(ROOT, "tests", "data", "kineto-mangled.json")
+    nvprof = os.path.join(SAMPLES, "nvprof-lstm-pyprof.sql.gz")
+    noopt, opt = os.path.join(SAMPLES, "ort-cnn-noopt.json"), os.path.join(SAMPLES,
+                                                                          "ort-cnn-opt.json")
+    styles = [[], ["--short-names"], ["--no-demangle"]]
+    keys = []
+    for i in range(3):
+        keys += ["x", "c%d.csv" % i, "m"]
+    rc, err, d, _ = run_keys(mangled, keys, ["--by", "kernel", mangled])
+    got = [read(d, "c%d.csv" % i) for i in range(3)]
+    report(rc == 0 and len(set(got)) == 3, "compare export: the name styles differ", err)
+    for i, flags in enumerate(styles):
+        want = cli_csv("diff", "--by", "kernel", mangled, mangled, *flags)
+        report(got[i] and got[i] == want,
+               "compare export %s: x equals diff --by kernel %s" % (i, " ".join(flags)),
+               "got %r\nwant %r" % (got[i][:300], want[:300]))
+    shutil.rmtree(d, ignore_errors=True)
+    for base, other, opts in ((mangled, mangled, ["--by", "kernel", "--no-demangle"]),
+                              (mangled, mangled, ["--by", "dims", "--short-names"]),
+                              (noopt, opt, ["--whole-trace"]),
+                              (nvprof, nvprof, ["--by", "kernel", "--run-range", "embedding/0"])):
+        rc, err, d, _ = run_keys(other, ["x", "c.csv"], opts + [base])
+        want = cli_csv("diff", base, other, *opts)
+        plain = cli_csv("diff", base, other, *[o for o in opts if o.startswith("--by") or
+                                               o in ("kernel", "dims")])
+        report(rc == 0 and read(d, "c.csv") == want and want != plain,
+               "compare export %s: x equals diff with them" % " ".join(opts), err)
+        shutil.rmtree(d, ignore_errors=True)
+    # what-if: no rule set, as a rule that matches nothing
+    rc, err, d, _ = run_keys(mangled, ["3", "W", "x", "w0.csv", "m", "x", "w1.csv"])
+    for i, flags in enumerate(styles[:2]):
+        want = cli_csv("whatif", "--by", "kernel", "-x", "nothing=2", mangled, *flags)
+        report(rc == 0 and read(d, "w%d.csv" % i) == want,
+               "what-if export %s: x equals whatif %s" % (i, " ".join(flags)), err)
+    shutil.rmtree(d, ignore_errors=True)
+    rc, err, d, _ = run_keys(opt, ["W", "x", "w.csv"], ["--whole-trace"])
+    report(rc == 0 and read(d, "w.csv") == cli_csv("whatif", "-x", "nothing=2", "--whole-trace",
+                                                   opt),
+           "what-if export --whole-trace: x equals whatif with it", err)
+    shutil.rmtree(d, ignore_errors=True)
+
+
+def check_name_style_kept():
+    """The name style (m) is the TUI's: :level keeps it, and the call tree's
+    kernel pane names kernels in it."""
+    mangled = os.path.join(ROOT, "tests", "data", "kineto-mangled.json")
+    rc, err, d, dumps = run_keys(mangled, ["m", ":level kernel", "x", "l.csv", ":dump l"])
+    report(rc == 0 and read(d, "l.csv") == report_csv(mangled, "--by", "kernel",
+                                                      "--short-names") and
+           "--short-names" in (dumps.get("l") or "").replace("\n", ""),
+           ":level keeps the name style", err)
+    shutil.rmtree(d, ignore_errors=True)
+    # A wide screen: the pane's name column holds the longest kernel name.
+    rc, err, d, dumps = run_keys(mangled, ["T", "d", ":dump a", "m", ":dump b", "m", ":dump c"],
+                                 cols=1000, lines=60)
+    a, b, c = (dumps.get(k) or "" for k in "abc")
+    report(rc == 0 and "aiter::add_rmsnorm_quant_kernel<std::bfloat16_t" in a and
+           "_ZN5aiter" not in a + b and "add_rmsnorm_quant_kernel<" not in b and
+           "aiter::add_rmsnorm_quant_kernel" in b and "_ZN5aiter24add_rmsnorm" in c,
+           "the tree's kernel pane names kernels in the style of m", err + a[:2000])
     shutil.rmtree(d, ignore_errors=True)
 
 
@@ -346,6 +421,8 @@ def main():
     check_export_names()
     check_export_runs()
     check_export_path()
+    check_export_compare()
+    check_name_style_kept()
     check_terms()
     check_errors()
     check_man_keys()

@@ -56,7 +56,7 @@ static void compare_at(struct pair *p, enum osc_level level, const struct dx *a,
 	build(&p->t[1], b, nb);
 	for (int i = 0; i < 2; i++) {
 		osc_runs_detect(&p->t[i], &p->runs[i]);
-		s[i] = (struct osc_diff_side){ &p->t[i], &p->runs[i], NULL };
+		s[i] = (struct osc_diff_side){ &p->t[i], &p->runs[i], NULL, NULL };
 	}
 	osc_diff(&s[0], &s[1], &q, &p->d);
 }
@@ -313,7 +313,7 @@ Test(diff, ort_noopt_vs_opt_fusions)
 	fx_load(&t[1], "samples/ort-cnn-opt.json");
 	for (int i = 0; i < 2; i++) {
 		osc_runs_detect(&t[i], &runs[i]);
-		s[i] = (struct osc_diff_side){ &t[i], &runs[i], NULL };
+		s[i] = (struct osc_diff_side){ &t[i], &runs[i], NULL, NULL };
 	}
 	osc_diff(&s[0], &s[1], &q, &d);
 	cr_expect_eq(row_named(&d, "Relu")->status, '-'); /* fused into Conv */
@@ -346,5 +346,51 @@ Test(diff, path_rows_pair_on_the_whole_path)
 	cr_expect_eq(row_named(&p.d, "linear$$mm")->status, '-');
 	cr_expect_eq(row_named(&p.d, "matmul$$mm")->status, '+');
 	cr_expect_eq(p.d.count[2], 0, "no row in both");
+	release(&p);
+}
+
+/*
+ * Kernel rows pair on the names as shown (diff.h: osc_diff_side.names):
+ *   base:  _Z3fooi 10, _Z3fooIiEvi 5      other: _Z3fooi 7
+ * as recorded: two rows; demangled: "foo(int)" '=' and "void foo<int>(int)" '-';
+ * short: both base kernels are "foo", one row of 15 against 7.
+ */
+Test(diff, kernel_rows_pair_on_names_as_shown)
+{
+	static const struct dx base[] = { { "_Z3fooi", OSC_KIND_KERNEL, 0, 10, "", "", NULL },
+					   { "_Z3fooIiEvi", OSC_KIND_KERNEL, 20, 5, "", "", NULL } };
+	static const struct dx other[] = { { "_Z3fooi", OSC_KIND_KERNEL, 0, 7, "", "", NULL } };
+	struct osc_diff_query q = { .level = OSC_LEVEL_KERNEL, .match = OSC_MATCH_NAME };
+	struct pair p;
+	struct osc_names names[2];
+	struct osc_diff_side s[2];
+	struct osc_error err;
+
+	build(&p.t[0], base, FX_LEN(base));
+	build(&p.t[1], other, FX_LEN(other));
+	for (int i = 0; i < 2; i++) {
+		osc_runs_detect(&p.t[i], &p.runs[i]);
+		osc_names_init(&names[i]);
+		cr_assert_eq(osc_names_build(&names[i], &p.t[i], NULL, &err), OSC_OK);
+		s[i] = (struct osc_diff_side){ &p.t[i], &p.runs[i], NULL, &names[i] };
+	}
+	osc_diff(&s[0], &s[1], &q, &p.d);
+	expect_order(&p.d, "void foo<int>(int) foo(int)"); /* by |delta|: 5, 3 */
+	cr_expect_eq(row_named(&p.d, "foo(int)")->status, '=');
+	cr_expect_eq(row_named(&p.d, "void foo<int>(int)")->status, '-');
+	osc_diff_release(&p.d);
+	for (int i = 0; i < 2; i++)
+		names[i].style = OSC_NAMES_SHORT;
+	osc_diff(&s[0], &s[1], &q, &p.d);
+	cr_assert_eq(p.d.nr, 1);
+	cr_expect_eq(row_named(&p.d, "foo")->side[0].total, 15);
+	cr_expect_eq(row_named(&p.d, "foo")->side[1].total, 7);
+	osc_diff_release(&p.d);
+	for (int i = 0; i < 2; i++)
+		s[i].names = NULL;
+	osc_diff(&s[0], &s[1], &q, &p.d);
+	expect_order(&p.d, "_Z3fooIiEvi _Z3fooi");
+	for (int i = 0; i < 2; i++)
+		osc_names_release(&names[i]);
 	release(&p);
 }
