@@ -163,6 +163,8 @@ void osc_trace_append(struct osc_trace *t, const struct osc_trace *s, const osc_
 		memcpy(t->args_text + t->args_len, s->args_text + 1, text);
 		t->args_len += text;
 	}
+	if (!n)
+		return; /* an empty shard has no event array (memcpy from NULL) */
 	osc_trace_reserve(t, n);
 	dst = t->events + t->nr_events;
 	memcpy(dst, s->events, n * sizeof(*dst));
