@@ -57,7 +57,7 @@ install_missing
 case $cmd in
 run)
 	build build
-	exec ./build/opscope "$@"
+	exec ./build/src/cli/opscope "$@"
 	;;
 test)
 	status=0
