@@ -53,6 +53,15 @@ const char *osc_agg_cell_names(const struct osc_trace *t, const struct osc_agg *
 			       const struct osc_names *names, size_t row, size_t col, char *buf,
 			       size_t size);
 
+/* Length of a column title without its unit ("_us", " (us)", " (%)"). */
+size_t osc_column_stem(const char *title);
+
+/*
+ * Index of the column that s names in cols[0..nr): its title, or its title
+ * without its unit ("total" for "total_us"). Returns nr when none does.
+ */
+size_t osc_columns_find(const struct osc_column *cols, size_t nr, const char *s);
+
 /* Launch dimensions as profile_explorer writes them: "b128x1x1,g196x1x1". */
 void osc_format_dims(const int32_t dims[6], char *buf, size_t size);
 

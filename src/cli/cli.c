@@ -239,21 +239,6 @@ static enum osc_status parse_top(const char *s, size_t *out, struct osc_error *e
 	return OSC_OK;
 }
 
-/* Length of a column title without its unit: "_us", " (us)" or " (%)". */
-static size_t title_stem(const char *title)
-{
-	static const char *const units[] = { "_us", " (us)", " (%)" };
-	size_t len = strlen(title);
-
-	for (size_t u = 0; u < sizeof(units) / sizeof(units[0]); u++) {
-		size_t ul = strlen(units[u]);
-
-		if (len > ul && !strcmp(title + len - ul, units[u]))
-			return len - ul;
-	}
-	return len;
-}
-
 /*
  * A column of the level's table by its title, with or without its unit
  * ("total", "total_us", "kernel_avg_dur").
@@ -261,21 +246,18 @@ static size_t title_stem(const char *title)
 static enum osc_status parse_sort(const char *s, enum osc_level level, enum osc_stat *out,
 				  struct osc_error *err)
 {
-	size_t nr, len = 0;
+	size_t nr, c, len = 0;
 	const struct osc_column *cols = osc_level_columns(level, &nr);
 	char valid[1024] = "";
 
-	for (size_t i = 0; i < nr; i++) {
-		size_t stem = title_stem(cols[i].title);
-
-		if (!strcmp(s, cols[i].title) || (strlen(s) == stem && !strncmp(s, cols[i].title, stem))) {
-			*out = cols[i].stat;
-			return OSC_OK;
-		}
+	c = osc_columns_find(cols, nr, s);
+	if (c < nr) {
+		*out = cols[c].stat;
+		return OSC_OK;
 	}
 	for (size_t i = 0; i < nr && len < sizeof(valid); i++)
 		len += (size_t)snprintf(valid + len, sizeof(valid) - len, "%s%.*s", i ? ", " : "",
-					(int)title_stem(cols[i].title), cols[i].title);
+					(int)osc_column_stem(cols[i].title), cols[i].title);
 	return osc_error_set(err, OSC_USAGE, "--sort", OSC_NO_OFFSET, NULL,
 			     "unknown column '%s' for --by %s (valid: %s)", s, osc_level_name(level),
 			     valid);

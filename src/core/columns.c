@@ -137,6 +137,31 @@ static void format_special(double v, int decimals, double div, char *buf, size_t
 		snprintf(buf, size, "%.*f", decimals, v / div);
 }
 
+size_t osc_column_stem(const char *title)
+{
+	static const char *const units[] = { "_us", " (us)", " (%)" };
+	size_t len = strlen(title);
+
+	for (size_t u = 0; u < sizeof(units) / sizeof(units[0]); u++) {
+		size_t ul = strlen(units[u]);
+
+		if (len > ul && !strcmp(title + len - ul, units[u]))
+			return len - ul;
+	}
+	return len;
+}
+
+size_t osc_columns_find(const struct osc_column *cols, size_t nr, const char *s)
+{
+	for (size_t c = 0; c < nr; c++) {
+		size_t stem = osc_column_stem(cols[c].title);
+
+		if (!strcmp(s, cols[c].title) || (strlen(s) == stem && !strncmp(s, cols[c].title, stem)))
+			return c;
+	}
+	return nr;
+}
+
 void osc_format_us(double ns, char *buf, size_t size)
 {
 	long long v;

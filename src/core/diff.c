@@ -667,18 +667,12 @@ const struct osc_column *osc_diff_columns(size_t *nr)
 
 bool osc_diff_col_parse(const char *s, enum osc_diff_col *out)
 {
-	for (size_t c = 0; c < OSC_DIFF_COL_COUNT; c++) {
-		const char *title = diff_columns[c].title;
-		size_t len = strlen(title);
+	size_t c = osc_columns_find(diff_columns, OSC_DIFF_COL_COUNT, s);
 
-		if (len > 3 && !strcmp(title + len - 3, "_us"))
-			len -= 3;
-		if (!strcmp(s, title) || (strlen(s) == len && !strncmp(s, title, len))) {
-			*out = (enum osc_diff_col)c;
-			return true;
-		}
-	}
-	return false;
+	if (c == OSC_DIFF_COL_COUNT)
+		return false;
+	*out = (enum osc_diff_col)c;
+	return true;
 }
 
 /* A ratio with 3 decimals; "" when undefined (the base has no time). */

@@ -287,18 +287,12 @@ const struct osc_column *osc_whatif_columns(size_t *nr)
 
 bool osc_whatif_col_parse(const char *s, enum osc_whatif_col *out)
 {
-	for (size_t c = 0; c < OSC_WHATIF_COL_COUNT; c++) {
-		const char *title = whatif_columns[c].title;
-		size_t len = strlen(title);
+	size_t c = osc_columns_find(whatif_columns, OSC_WHATIF_COL_COUNT, s);
 
-		if (len > 3 && !strcmp(title + len - 3, "_us"))
-			len -= 3;
-		if (!strcmp(s, title) || (strlen(s) == len && !strncmp(s, title, len))) {
-			*out = (enum osc_whatif_col)c;
-			return true;
-		}
-	}
-	return false;
+	if (c == OSC_WHATIF_COL_COUNT)
+		return false;
+	*out = (enum osc_whatif_col)c;
+	return true;
 }
 
 static double col_value(const struct osc_whatif_row *r, enum osc_whatif_col by)

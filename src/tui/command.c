@@ -75,20 +75,15 @@ static unsigned sort_by(struct osc_tui *t, const char *col, const char *dir)
 		osc_tui_message(t, OSC_MSG_ERROR, "this view has no sort order");
 		return OSC_R_REDRAW;
 	}
-	for (size_t c = 0; c < v->tab.nr_cols; c++) {
-		const char *title = v->tab.cols[c].title;
-		size_t len = strlen(title);
+	size_t c = osc_columns_find(v->tab.cols, v->tab.nr_cols, col);
 
-		if (len > 3 && !strcmp(title + len - 3, "_us"))
-			len -= 3;
-		if (strcmp(col, title) && !(strlen(col) == len && !strncmp(col, title, len)))
-			continue;
-		v->sort_col = c;
-		v->sort_desc = dir ? !strcmp(dir, "desc") : v->tab.cols[c].numeric;
-		osc_view_resort(t, v);
+	if (c == v->tab.nr_cols) {
+		osc_tui_message(t, OSC_MSG_ERROR, "no column '%s' in this view", col);
 		return OSC_R_REDRAW;
 	}
-	osc_tui_message(t, OSC_MSG_ERROR, "no column '%s' in this view", col);
+	v->sort_col = c;
+	v->sort_desc = dir ? !strcmp(dir, "desc") : v->tab.cols[c].numeric;
+	osc_view_resort(t, v);
 	return OSC_R_REDRAW;
 }
 

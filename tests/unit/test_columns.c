@@ -191,3 +191,24 @@ Test(columns, text_fit_wide_characters, .init = utf8_locale)
 	/* outside UTF-8 each character is one '?' column */
 	check_fit(s, 5, false, "??~??");
 }
+
+Test(columns, find_by_title_or_stem)
+{
+	static const struct osc_column cols[] = {
+		{ "name", 16, OSC_ALIGN_LEFT, false, OSC_STAT_NAME },
+		{ "total_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_TOTAL },
+		{ "kernel_avg_dur (us)", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_MEAN },
+		{ "op_pct (%)", 6, OSC_ALIGN_RIGHT, true, OSC_STAT_PCT },
+	};
+
+	cr_expect_eq(osc_columns_find(cols, 4, "name"), 0);
+	cr_expect_eq(osc_columns_find(cols, 4, "total_us"), 1);
+	cr_expect_eq(osc_columns_find(cols, 4, "total"), 1);
+	cr_expect_eq(osc_columns_find(cols, 4, "kernel_avg_dur"), 2);
+	cr_expect_eq(osc_columns_find(cols, 4, "op_pct"), 3);
+	cr_expect_eq(osc_columns_find(cols, 4, "op_pct (%)"), 3);
+	cr_expect_eq(osc_columns_find(cols, 4, "tot"), 4, "a prefix is not a name");
+	cr_expect_eq(osc_columns_find(cols, 4, "_us"), 4);
+	cr_expect_eq(osc_column_stem("p50_us"), 3);
+	cr_expect_eq(osc_column_stem("count"), 5);
+}
