@@ -261,24 +261,5 @@ static enum osc_status run_kernels(const struct osc_cli_tree *o, struct osc_cli_
 
 int osc_cmd_kernels(int argc, char **argv)
 {
-	struct osc_cli_tree o;
-	struct osc_cli_tree_data d;
-	struct osc_error err;
-	enum osc_status st;
-
-	osc_error_clear(&err);
-	st = osc_cli_tree_parse(&o, argc, argv, OSC_TREE_MODE_KERNELS, &err);
-	if (st == OSC_OK && o.help) {
-		print_help();
-		osc_cli_tree_release(&o);
-		return OSC_EXIT_OK;
-	}
-	if (st == OSC_OK) {
-		st = osc_cli_tree_load(&o, &d, &err);
-		if (st == OSC_OK)
-			st = run_kernels(&o, &d, &err);
-		osc_cli_tree_data_release(&d);
-	}
-	osc_cli_tree_release(&o);
-	return st == OSC_OK ? OSC_EXIT_OK : osc_cli_fail(&err);
+	return osc_cli_tree_main(argc, argv, OSC_TREE_MODE_KERNELS, print_help, run_kernels);
 }

@@ -445,7 +445,8 @@ static enum osc_status run_tree(const struct osc_cli_tree *o, struct osc_cli_tre
 	return st;
 }
 
-int osc_cmd_tree(int argc, char **argv)
+int osc_cli_tree_main(int argc, char **argv, unsigned mode, void (*help)(void),
+		      osc_cli_tree_fn run)
 {
 	struct osc_cli_tree o;
 	struct osc_cli_tree_data d;
@@ -453,18 +454,23 @@ int osc_cmd_tree(int argc, char **argv)
 	enum osc_status st;
 
 	osc_error_clear(&err);
-	st = osc_cli_tree_parse(&o, argc, argv, OSC_TREE_MODE_TREE, &err);
+	st = osc_cli_tree_parse(&o, argc, argv, mode, &err);
 	if (st == OSC_OK && o.help) {
-		print_help();
+		help();
 		osc_cli_tree_release(&o);
 		return OSC_EXIT_OK;
 	}
 	if (st == OSC_OK) {
 		st = osc_cli_tree_load(&o, &d, &err);
 		if (st == OSC_OK)
-			st = run_tree(&o, &d, &err);
+			st = run(&o, &d, &err);
 		osc_cli_tree_data_release(&d);
 	}
 	osc_cli_tree_release(&o);
 	return st == OSC_OK ? OSC_EXIT_OK : osc_cli_fail(&err);
+}
+
+int osc_cmd_tree(int argc, char **argv)
+{
+	return osc_cli_tree_main(argc, argv, OSC_TREE_MODE_TREE, print_help, run_tree);
 }

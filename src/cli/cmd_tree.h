@@ -61,6 +61,17 @@ enum osc_status osc_cli_tree_load(const struct osc_cli_tree *o, struct osc_cli_t
 				  struct osc_error *err);
 void osc_cli_tree_data_release(struct osc_cli_tree_data *d);
 
+/* What a command does with the loaded trees. */
+typedef enum osc_status (*osc_cli_tree_fn)(const struct osc_cli_tree *o,
+					   struct osc_cli_tree_data *d, struct osc_error *err);
+
+/*
+ * The whole of `opscope tree` / `opscope kernels`: parse argv for mode, print
+ * help or load the trace and call run; returns the exit status.
+ */
+int osc_cli_tree_main(int argc, char **argv, unsigned mode, void (*help)(void),
+		      osc_cli_tree_fn run);
+
 /* Write the table t as o asks (-o, --format); meta for text and JSON. */
 enum osc_status osc_cli_tree_write(const struct osc_cli_tree *o, const struct osc_table *t,
 				   const struct osc_export_meta *meta, struct osc_error *err);
