@@ -272,24 +272,12 @@ static void add_text(struct json_object *o, const char *key, char *value)
 /* GPU names, driver and tool versions: the only facts of the target kept. */
 static void meta(struct sq *q)
 {
-	struct json_object *m = json_object_new_object(), *gpus = json_object_new_array();
-	sqlite3_stmt *st;
+	struct json_object *m = json_object_new_object();
 	char *cuda;
 
-	if (sq_has_column(q, "TARGET_INFO_GPU", "name") &&
-	    sqlite3_prepare_v2(q->db, "SELECT name FROM TARGET_INFO_GPU ORDER BY id", -1, &st,
-			       NULL) == SQLITE_OK) {
-		while (sqlite3_step(st) == SQLITE_ROW) {
-			struct json_object *g = json_object_new_object();
-			osc_str name = sq_intern_col(q, st, 0);
-
-			json_object_object_add(g, "name",
-					       json_object_new_string(osc_trace_str(q->t, name)));
-			json_object_array_add(gpus, g);
-		}
-		sqlite3_finalize(st);
-	}
-	json_object_object_add(m, "deviceProperties", gpus);
+	json_object_object_add(m, "deviceProperties",
+			       sq_gpu_names(q, "TARGET_INFO_GPU", "name",
+					    "SELECT name FROM TARGET_INFO_GPU ORDER BY id"));
 	add_text(m, "driverVersion",
 		 one_text(q, "TARGET_INFO_SYSTEM_ENV",
 			  "SELECT value FROM TARGET_INFO_SYSTEM_ENV WHERE name = 'NvDriverVersion'"));

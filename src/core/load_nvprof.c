@@ -319,25 +319,13 @@ static void names(struct sq *q)
 
 static void meta(struct sq *q)
 {
-	struct json_object *m = json_object_new_object(), *gpus = json_object_new_array();
+	struct json_object *m = json_object_new_object();
 	sqlite3_stmt *st;
 
-	if (sq_has_column(q, "CUPTI_ACTIVITY_KIND_DEVICE", "name") &&
-	    sqlite3_prepare_v2(q->db,
-			       "SELECT s.value FROM CUPTI_ACTIVITY_KIND_DEVICE d "
-			       "JOIN StringTable s ON s._id_ = d.name ORDER BY d.id",
-			       -1, &st, NULL) == SQLITE_OK) {
-		while (sqlite3_step(st) == SQLITE_ROW) {
-			struct json_object *g = json_object_new_object();
-			osc_str name = sq_intern_col(q, st, 0);
-
-			json_object_object_add(g, "name",
-					       json_object_new_string(osc_trace_str(q->t, name)));
-			json_object_array_add(gpus, g);
-		}
-		sqlite3_finalize(st);
-	}
-	json_object_object_add(m, "deviceProperties", gpus);
+	json_object_object_add(m, "deviceProperties",
+			       sq_gpu_names(q, "CUPTI_ACTIVITY_KIND_DEVICE", "name",
+					    "SELECT s.value FROM CUPTI_ACTIVITY_KIND_DEVICE d "
+					    "JOIN StringTable s ON s._id_ = d.name ORDER BY d.id"));
 	json_object_object_add(m, "tool", json_object_new_string("nvprof"));
 	if (sq_has_column(q, "Version", "version") &&
 	    sqlite3_prepare_v2(q->db, "SELECT version FROM Version", -1, &st, NULL) == SQLITE_OK) {

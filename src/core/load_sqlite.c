@@ -198,6 +198,26 @@ osc_str sq_intern_col(struct sq *q, sqlite3_stmt *st, int col)
 	return sq_intern(q, s, (size_t)sqlite3_column_bytes(st, col));
 }
 
+struct json_object *sq_gpu_names(struct sq *q, const char *table, const char *column,
+				 const char *sql)
+{
+	struct json_object *gpus = json_object_new_array();
+	sqlite3_stmt *st;
+
+	if (!sq_has_column(q, table, column) ||
+	    sqlite3_prepare_v2(q->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return gpus;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		struct json_object *g = json_object_new_object();
+		osc_str name = sq_intern_col(q, st, 0);
+
+		json_object_object_add(g, "name", json_object_new_string(osc_trace_str(q->t, name)));
+		json_object_array_add(gpus, g);
+	}
+	sqlite3_finalize(st);
+	return gpus;
+}
+
 /* ---- threads ---- */
 
 static size_t slot_of(const struct sq *q, int64_t key)

@@ -86,6 +86,13 @@ void sq_add_device(struct sq *q, struct osc_event *e, const struct sq_device *d)
 struct json_object;
 /* The JSON text of o (plain, no slash escapes), freeing o; free the result. */
 char *sq_args_json(struct json_object *o);
+
+/*
+ * A "deviceProperties" array of {"name": GPU} objects from sql (one text
+ * column), when table has column; else empty. The caller owns it.
+ */
+struct json_object *sq_gpu_names(struct sq *q, const char *table, const char *column,
+				 const char *sql);
 /*
  * Set the trace's meta_json from meta (freed). Only facts safe to show go
  * there (GPU names, driver and tool versions): never environment or host data.
