@@ -85,21 +85,36 @@ struct group_key {
 	uint32_t node; /* path level: the merged tree node */
 };
 
-/* Group keys -> dense indices (open addressing, linear probing). */
+/*
+ * Group keys -> dense indices (open addressing, linear probing). When one
+ * dense id decides the whole key (direct_key: the name at the op and kernel
+ * levels, the run at the run level), a table by that id stands in for the
+ * hash; keys whose id falls outside it still go through the hash.
+ */
 struct group_map {
 	struct group_key *keys;
 	uint32_t *count;   /* per group: events in it */
 	size_t nr, alloc;
 	uint32_t *slots;   /* group index, UINT32_MAX = empty */
 	size_t nslots;     /* power of two, at least twice nr */
+	unsigned direct_key; /* OSC_KEY_NAME or OSC_KEY_RUN: direct is by it; 0: none */
+	uint32_t *direct;  /* id -> group index, UINT32_MAX = none yet */
+	size_t ndirect;
 };
 
+/* Eight bytes at a time: the key has no padding (all 32-bit fields). */
 static uint64_t key_hash(const struct group_key *k)
 {
 	const unsigned char *p = (const unsigned char *)k;
-	uint64_t h = 0xcbf29ce484222325ull;
+	uint64_t h = 0xcbf29ce484222325ull, w;
+	size_t i;
 
-	for (size_t i = 0; i < sizeof(*k); i++)
+	for (i = 0; i + 8 <= sizeof(*k); i += 8) {
+		memcpy(&w, p + i, 8);
+		h = (h ^ w) * 0x9e3779b97f4a7c15ull;
+		h ^= h >> 32;
+	}
+	for (; i < sizeof(*k); i++)
 		h = (h ^ p[i]) * 0x100000001b3ull;
 	return h ^ (h >> 29);
 }
@@ -119,27 +134,48 @@ static void map_rehash(struct group_map *m, size_t nslots)
 	}
 }
 
+/* Use a direct table of n ids for the key field direct_key. */
+static void map_direct(struct group_map *m, unsigned direct_key, size_t n)
+{
+	m->direct_key = direct_key;
+	m->ndirect = n;
+	m->direct = osc_xmalloc((n ? n : 1) * sizeof(*m->direct));
+	memset(m->direct, 0xff, (n ? n : 1) * sizeof(*m->direct));
+}
+
+/* Append key k as a new group. */
+static uint32_t map_add(struct group_map *m, const struct group_key *k)
+{
+	OSC_GROW(m->keys, m->nr + 1, m->alloc);
+	m->count = osc_xreallocarray(m->count, m->alloc, sizeof(*m->count));
+	m->keys[m->nr] = *k;
+	m->count[m->nr] = 0;
+	return (uint32_t)m->nr++;
+}
+
 /* Index of key k, added when new (add false: UINT32_MAX when absent). */
 static uint32_t map_index(struct group_map *m, const struct group_key *k, bool add)
 {
-	size_t i;
+	uint32_t id = m->direct_key == OSC_KEY_RUN ? k->run : k->name;
+	size_t i, size = m->nslots ? m->nslots : 64;
 
-	if (!m->nslots)
-		map_rehash(m, 64);
+	if (m->direct && id < m->ndirect) {
+		if (m->direct[id] == UINT32_MAX && add)
+			m->direct[id] = map_add(m, k);
+		return m->direct[id];
+	}
+	while ((m->nr + 1) * 2 > size)
+		size *= 2;
+	if (size != m->nslots)
+		map_rehash(m, size);
 	i = key_hash(k) & (m->nslots - 1);
 	for (; m->slots[i] != UINT32_MAX; i = (i + 1) & (m->nslots - 1))
 		if (!memcmp(&m->keys[m->slots[i]], k, sizeof(*k)))
 			return m->slots[i];
 	if (!add)
 		return UINT32_MAX;
-	OSC_GROW(m->keys, m->nr + 1, m->alloc);
-	m->count = osc_xreallocarray(m->count, m->alloc, sizeof(*m->count));
-	m->keys[m->nr] = *k;
-	m->count[m->nr] = 0;
-	m->slots[i] = (uint32_t)m->nr;
-	if (++m->nr * 2 > m->nslots)
-		map_rehash(m, m->nslots * 2);
-	return (uint32_t)(m->nr - 1);
+	m->slots[i] = map_add(m, k);
+	return m->slots[i];
 }
 
 static void map_release(struct group_map *m)
@@ -147,6 +183,7 @@ static void map_release(struct group_map *m)
 	free(m->keys);
 	free(m->count);
 	free(m->slots);
+	free(m->direct);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -267,16 +304,18 @@ static void count_ops(struct agg_ctx *c)
 /*
  * Select the events of the query and give each its group. Returns the
  * selected event indices (*nr of them) in model order; gid[i] is the group
- * of sel[i].
+ * of sel[i] and dur[i] its duration (read here, while the event is at hand,
+ * so the statistics read contiguous memory).
  */
 static uint32_t *select_events(struct agg_ctx *c, struct group_map *m, uint32_t **gid,
-			       size_t *nr)
+			       int64_t **dur, size_t *nr)
 {
 	const struct osc_trace *t = c->t;
 	uint32_t *sel = osc_xmalloc((t->nr_events ? t->nr_events : 1) * sizeof(*sel));
 	uint8_t kind = c->device ? OSC_KIND_KERNEL : OSC_KIND_HOST_OP;
 
 	*gid = osc_xmalloc((t->nr_events ? t->nr_events : 1) * sizeof(**gid));
+	*dur = osc_xmalloc((t->nr_events ? t->nr_events : 1) * sizeof(**dur));
 	*nr = 0;
 	for (size_t i = 0; i < t->nr_events; i++) {
 		struct group_key k, ok;
@@ -295,14 +334,19 @@ static uint32_t *select_events(struct agg_ctx *c, struct group_map *m, uint32_t 
 		g = map_index(m, &k, true);
 		m->count[g]++;
 		sel[*nr] = (uint32_t)i;
+		(*dur)[*nr] = t->events[i].dur;
 		(*gid)[(*nr)++] = g;
 	}
 	return sel;
 }
 
-/* Turn the groups into rows and place the selected events into members. */
+/*
+ * Turn the groups into rows and place the selected events into members;
+ * their durations go to mdur in the same order.
+ */
 static void group_rows(const struct agg_ctx *c, struct group_map *m, const uint32_t *sel,
-		       const uint32_t *gid, size_t nr_sel, struct osc_agg *out)
+		       const uint32_t *gid, const int64_t *dur, size_t nr_sel,
+		       struct osc_agg *out, int64_t *mdur)
 {
 	size_t pos = 0;
 
@@ -327,8 +371,12 @@ static void group_rows(const struct agg_ctx *c, struct group_map *m, const uint3
 	}
 	out->members = osc_xmalloc((nr_sel ? nr_sel : 1) * sizeof(*out->members));
 	out->nr_members = nr_sel;
-	for (size_t i = 0; i < nr_sel; i++)
-		out->members[m->count[gid[i]]++] = sel[i];
+	for (size_t i = 0; i < nr_sel; i++) {
+		uint32_t at = m->count[gid[i]]++;
+
+		out->members[at] = sel[i];
+		mdur[at] = dur[i];
+	}
 }
 
 /* Mapping: each row's op instances and the kernel time of its (op, shape). */
@@ -354,22 +402,14 @@ static void op_columns(struct agg_ctx *c, struct osc_agg *out)
 	free(sum);
 }
 
-static void compute_stats(const struct osc_trace *t, struct osc_agg *out)
+/* dur: the members' durations, in members order (reordered here). */
+static void compute_stats(int64_t *dur, struct osc_agg *out)
 {
-	size_t biggest = 1;
-	int64_t *dur;
-
-	for (size_t r = 0; r < out->nr; r++)
-		if (out->rows[r].nr > biggest)
-			biggest = out->rows[r].nr;
-	dur = osc_xmalloc(biggest * sizeof(*dur));
 	for (size_t r = 0; r < out->nr; r++) {
 		struct osc_agg_row *row = &out->rows[r];
 		struct osc_stats s;
 
-		for (size_t i = 0; i < row->nr; i++)
-			dur[i] = t->events[out->members[row->first + i]].dur;
-		osc_stats_compute(dur, row->nr, &s);
+		osc_stats_compute(dur + row->first, row->nr, &s);
 		row->count = s.count;
 		row->total = s.total;
 		row->min = s.min;
@@ -381,7 +421,6 @@ static void compute_stats(const struct osc_trace *t, struct osc_agg *out)
 		row->stddev = s.stddev;
 		out->grand_total = osc_sat_add(out->grand_total, s.total);
 	}
-	free(dur);
 	for (size_t r = 0; r < out->nr; r++)
 		out->rows[r].pct = out->grand_total > 0 ? 100.0 * (double)out->rows[r].total /
 								  (double)out->grand_total
@@ -473,6 +512,7 @@ void osc_aggregate(const struct osc_trace *t, const struct osc_runs *runs,
 	struct group_map m = { 0 };
 	struct osc_query own = *q;
 	uint32_t *sel, *gid, *launcher = NULL;
+	int64_t *dur, *mdur;
 	size_t nr_sel;
 
 	/* Keys of the launching op need the correlation when none was given. */
@@ -489,16 +529,23 @@ void osc_aggregate(const struct osc_trace *t, const struct osc_runs *runs,
 		count_ops(&c);
 	if (c.keys & OSC_KEY_PATH)
 		path_nodes(&c);
-	sel = select_events(&c, &m, &gid, &nr_sel);
-	group_rows(&c, &m, sel, gid, nr_sel, out);
+	if (c.keys == OSC_KEY_NAME)
+		map_direct(&m, OSC_KEY_NAME, t->strs.count);
+	else if (c.keys == OSC_KEY_RUN)
+		map_direct(&m, OSC_KEY_RUN, runs ? runs->nr : 1);
+	sel = select_events(&c, &m, &gid, &dur, &nr_sel);
+	mdur = osc_xmalloc((nr_sel ? nr_sel : 1) * sizeof(*mdur));
+	group_rows(&c, &m, sel, gid, dur, nr_sel, out, mdur);
 	if (c.keys & OSC_KEY_PATH)
 		path_texts(&c, &m, out);
 	free(sel);
 	free(gid);
+	free(dur);
 	map_release(&m);
 	osc_mtree_release(&c.tree);
 	free(c.node_of);
-	compute_stats(t, out);
+	compute_stats(mdur, out);
+	free(mdur);
 	if (c.keys & OSC_KEY_OP)
 		op_columns(&c, out);
 	map_release(&c.ops);
