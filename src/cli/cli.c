@@ -11,6 +11,7 @@
 
 #include "opscope/alloc.h"
 #include "opscope/load.h"
+#include "opscope/outfile.h"
 #include "cli.h"
 
 enum {
@@ -483,78 +484,9 @@ int osc_cli_width(bool to_tty)
 	return 120;
 }
 
-static enum osc_status io_error(struct osc_error *err, const char *path, const char *what)
-{
-	return osc_error_set(err, OSC_IO, path, OSC_NO_OFFSET, NULL, "%s: %s", what,
-			     strerror(errno));
-}
-
-enum osc_status osc_cli_output_open(struct osc_cli_output *o, const char *path,
+enum osc_status osc_cli_write_table(const char *path, enum osc_export_format f,
+				    const struct osc_table *t, const struct osc_export_meta *m,
 				    struct osc_error *err)
 {
-	struct stat sb;
-	mode_t mask;
-	int fd;
-
-	memset(o, 0, sizeof(*o));
-	if (!path || !strcmp(path, "-")) {
-		o->fp = stdout;
-		return OSC_OK;
-	}
-	o->path = osc_xstrdup(path);
-	/* A device or pipe (-o /dev/null) is written in place: never renamed over. */
-	if (!stat(path, &sb) && !S_ISREG(sb.st_mode)) {
-		o->fp = fopen(path, "w");
-		if (!o->fp) {
-			io_error(err, path, "cannot write");
-			free(o->path);
-			o->path = NULL;
-			return OSC_IO;
-		}
-		return OSC_OK;
-	}
-	o->tmp = osc_xasprintf("%s.XXXXXX", path);
-	fd = mkstemp(o->tmp);
-	if (fd < 0) {
-		io_error(err, path, "cannot write");
-		free(o->tmp); /* never unlink a name mkstemp did not create */
-		o->tmp = NULL;
-		osc_cli_output_close(o, false, NULL);
-		return OSC_IO;
-	}
-	mask = umask(0);
-	umask(mask);
-	fchmod(fd, 0666 & ~mask);
-	o->fp = fdopen(fd, "w");
-	if (!o->fp) {
-		close(fd);
-		io_error(err, path, "cannot write");
-		osc_cli_output_close(o, false, NULL);
-		return OSC_IO;
-	}
-	return OSC_OK;
-}
-
-enum osc_status osc_cli_output_close(struct osc_cli_output *o, bool commit,
-				     struct osc_error *err)
-{
-	enum osc_status st = OSC_OK;
-
-	if (o->fp == stdout) {
-		if (commit && (fflush(stdout) || ferror(stdout)))
-			st = io_error(err, "output", "cannot write");
-	} else if (o->fp) {
-		bool bad = commit && (fflush(o->fp) || ferror(o->fp));
-
-		if (fclose(o->fp) || bad)
-			st = commit ? io_error(err, o->path, "cannot write") : OSC_OK;
-		if (o->tmp && commit && st == OSC_OK && rename(o->tmp, o->path))
-			st = io_error(err, o->path, "cannot rename the temporary file");
-	}
-	if (o->tmp && (!commit || st != OSC_OK))
-		unlink(o->tmp);
-	free(o->tmp);
-	free(o->path);
-	memset(o, 0, sizeof(*o));
-	return st;
+	return osc_export_file(path, f, t, m, osc_cli_width(!path || !strcmp(path, "-")), err);
 }

@@ -178,21 +178,13 @@ const char *osc_cli_input_name(const char *path);
 /* Table width: $COLUMNS if set, else the terminal's when to_tty, else 120. */
 int osc_cli_width(bool to_tty);
 
-/* An output: stdout, or a file written through a temporary and renamed. */
-struct osc_cli_output {
-	FILE *fp;
-	char *path; /* NULL for stdout */
-	char *tmp;  /* temporary file next to path */
-};
-
-/* Open path ("-" or NULL: stdout). OSC_IO (subject path) on failure. */
-enum osc_status osc_cli_output_open(struct osc_cli_output *o, const char *path,
-				    struct osc_error *err);
 /*
- * Finish: with commit, flush and rename the temporary over path (OSC_IO on
- * failure); without, remove the temporary. Always frees o's contents.
+ * Write table t in format f with meta m to path ("-" or NULL: stdout)
+ * atomically (osc_export_file); a text table fits the terminal's width when
+ * path is stdout.
  */
-enum osc_status osc_cli_output_close(struct osc_cli_output *o, bool commit,
-				     struct osc_error *err);
+enum osc_status osc_cli_write_table(const char *path, enum osc_export_format f,
+				    const struct osc_table *t, const struct osc_export_meta *m,
+				    struct osc_error *err);
 
 #endif

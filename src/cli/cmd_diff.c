@@ -141,9 +141,7 @@ static enum osc_status write_diff(struct diff_job *j, const struct osc_cli_view 
 	struct osc_export_meta meta = { keys, values, 12 };
 	struct diff_table_ctx ctx = { &j->diff };
 	struct osc_table table = { 0 };
-	struct osc_cli_output out;
 	enum osc_status st;
-	bool to_stdout = !v->output || !strcmp(v->output, "-");
 	char *formats = osc_xasprintf("%s, %s", osc_format_name(j->side[0].trace.format),
 				      osc_format_name(j->side[1].trace.format));
 
@@ -163,17 +161,7 @@ static enum osc_status write_diff(struct diff_job *j, const struct osc_cli_view 
 	table.nr_rows = j->diff.nr;
 	table.cell = diff_cell;
 	table.ctx = &ctx;
-	st = osc_cli_output_open(&out, v->output, err);
-	if (st == OSC_OK) {
-		st = osc_export_table(out.fp, v->format, &table, &meta, osc_cli_width(to_stdout),
-				      err);
-		if (st != OSC_OK && !to_stdout)
-			snprintf(err->subject, sizeof(err->subject), "%s", v->output);
-		if (st != OSC_OK)
-			osc_cli_output_close(&out, false, NULL);
-		else
-			st = osc_cli_output_close(&out, true, err);
-	}
+	st = osc_cli_write_table(v->output, v->format, &table, &meta, err);
 	if (st == OSC_OK && v->format == OSC_EXPORT_CSV)
 		fprintf(stderr, "opscope: base %s; other %s\n", j->side[0].runs_text,
 			j->side[1].runs_text);

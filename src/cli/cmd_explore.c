@@ -337,24 +337,6 @@ static void xtable_as_table(const struct xtable *x, struct osc_table *out)
 	out->ctx = x;
 }
 
-/* Write table to path (atomically); OSC_IO naming the file on failure. */
-static enum osc_status write_csv(const char *path, const struct osc_table *table,
-				 struct osc_error *err)
-{
-	struct osc_cli_output out;
-	enum osc_status st = osc_cli_output_open(&out, path, err);
-
-	if (st != OSC_OK)
-		return st;
-	st = osc_export_table(out.fp, OSC_EXPORT_CSV, table, NULL, 0, err);
-	if (st != OSC_OK) {
-		snprintf(err->subject, sizeof(err->subject), "%s", path);
-		osc_cli_output_close(&out, false, NULL);
-		return st;
-	}
-	return osc_cli_output_close(&out, true, err);
-}
-
 /* Everything one explore run holds, released in one place. */
 struct explore {
 	struct explore_args a;
@@ -402,7 +384,7 @@ static enum osc_status top_hitters(struct explore *x, struct osc_agg *agg, const
 	if (st == OSC_OK && x->a.csv) {
 		xt.csv = true;
 		path = osc_xasprintf("%s_%s_kernel_times.csv", x->a.csv, gpu ? "gpu" : "cpu");
-		st = write_csv(path, &table, err);
+		st = osc_cli_write_table(path, OSC_EXPORT_CSV, &table, NULL, err);
 		free(path);
 	}
 	free(xt.cum);
@@ -482,7 +464,7 @@ static enum osc_status mapping(struct explore *x, struct osc_error *err)
 		st = osc_export_table(stdout, OSC_EXPORT_TABLE, &table, NULL, 0, err);
 	if (st == OSC_OK && x->a.csv) {
 		path = osc_xasprintf("%s_op_kernel_mapping.csv", x->a.csv);
-		st = write_csv(path, &table, err);
+		st = osc_cli_write_table(path, OSC_EXPORT_CSV, &table, NULL, err);
 		free(path);
 	}
 	free(c.order);

@@ -11,6 +11,7 @@
 
 #include "opscope/alloc.h"
 #include "opscope/gather.h"
+#include "opscope/outfile.h"
 #include "opscope/runs.h"
 #include "cli.h"
 
@@ -78,9 +79,7 @@ static enum osc_status write_report(struct report *r, const struct osc_cli_view 
 	struct osc_export_meta meta = { keys, values, 7 };
 	struct osc_agg_table_ctx ctx = { .trace = &r->trace, .agg = &r->agg, .names = &r->names };
 	struct osc_table table;
-	struct osc_cli_output out;
 	enum osc_status st;
-	bool to_stdout = !v->output || !strcmp(v->output, "-");
 
 	values[0] = osc_cli_input_name(v->path);
 	values[1] = osc_format_name(r->trace.format);
@@ -90,17 +89,7 @@ static enum osc_status write_report(struct report *r, const struct osc_cli_view 
 	values[5] = r->sort_text;
 	values[6] = r->rows_text;
 	osc_agg_table(&ctx, &table);
-	st = osc_cli_output_open(&out, v->output, err);
-	if (st != OSC_OK)
-		return st;
-	st = osc_export_table(out.fp, v->format, &table, &meta, osc_cli_width(to_stdout), err);
-	if (st != OSC_OK) {
-		if (!to_stdout) /* name the file, not "output" */
-			snprintf(err->subject, sizeof(err->subject), "%s", v->output);
-		osc_cli_output_close(&out, false, NULL);
-		return st;
-	}
-	st = osc_cli_output_close(&out, true, err);
+	st = osc_cli_write_table(v->output, v->format, &table, &meta, err);
 	/* After the write, so that a failure stays the one line on stderr. */
 	if (st == OSC_OK && v->format == OSC_EXPORT_CSV)
 		fprintf(stderr, "opscope: using %s\n", r->runs_text);
@@ -117,20 +106,11 @@ static bool wants_gather(const struct report *r, const struct osc_cli_view *v)
 	       (r->trace.format == OSC_FORMAT_NVPROF || r->trace.format == OSC_FORMAT_NSYS);
 }
 
-static enum osc_status write_gather(struct report *r, const struct osc_cli_view *v,
-				    struct osc_error *err)
+static enum osc_status gather_fn(FILE *out, const void *arg, struct osc_error *err)
 {
-	struct osc_cli_output out;
-	enum osc_status st = osc_cli_output_open(&out, v->output, err);
+	const struct report *r = arg;
 
-	if (st != OSC_OK)
-		return st;
-	st = osc_gather_json(out.fp, &r->trace, &r->runs, &r->sel, err);
-	if (st != OSC_OK) {
-		osc_cli_output_close(&out, false, NULL);
-		return st;
-	}
-	return osc_cli_output_close(&out, true, err);
+	return osc_gather_json(out, &r->trace, &r->runs, &r->sel, err);
 }
 
 static enum osc_status build_report(struct report *r, struct osc_cli_view *v,
@@ -162,7 +142,7 @@ static enum osc_status build_report(struct report *r, struct osc_cli_view *v,
 	if (st != OSC_OK)
 		return st;
 	if (wants_gather(r, v))
-		return write_gather(r, v, err);
+		return osc_write_file(v->output, gather_fn, r, err);
 	st = osc_cli_names(&r->names, &r->trace, v->names, v->demangler,
 			   osc_level_is_device(v->level), err);
 	if (st != OSC_OK)

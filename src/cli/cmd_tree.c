@@ -14,6 +14,7 @@
 
 #include "opscope/alloc.h"
 #include "opscope/columns.h"
+#include "opscope/outfile.h"
 #include "cli.h"
 #include "cmd_tree.h"
 
@@ -241,47 +242,10 @@ void osc_cli_tree_data_release(struct osc_cli_tree_data *d)
 	osc_trace_release(&d->trace);
 }
 
-/* Open the output, write through fn, commit; one error line names the file. */
-static enum osc_status write_out(const struct osc_cli_tree *o,
-				 enum osc_status (*fn)(FILE *out, const void *arg,
-						       struct osc_error *err),
-				 const void *arg, struct osc_error *err)
-{
-	struct osc_cli_output out;
-	enum osc_status st = osc_cli_output_open(&out, o->output, err);
-
-	if (st != OSC_OK)
-		return st;
-	st = fn(out.fp, arg, err);
-	if (st != OSC_OK) {
-		if (o->output && strcmp(o->output, "-"))
-			snprintf(err->subject, sizeof(err->subject), "%s", o->output);
-		osc_cli_output_close(&out, false, NULL);
-		return st;
-	}
-	return osc_cli_output_close(&out, true, err);
-}
-
-struct export_arg {
-	const struct osc_cli_tree *o;
-	const struct osc_table *t;
-	const struct osc_export_meta *meta;
-};
-
-static enum osc_status export_fn(FILE *out, const void *arg, struct osc_error *err)
-{
-	const struct export_arg *a = arg;
-	bool to_stdout = !a->o->output || !strcmp(a->o->output, "-");
-
-	return osc_export_table(out, a->o->format, a->t, a->meta, osc_cli_width(to_stdout), err);
-}
-
 enum osc_status osc_cli_tree_write(const struct osc_cli_tree *o, const struct osc_table *t,
 				   const struct osc_export_meta *meta, struct osc_error *err)
 {
-	struct export_arg a = { o, t, meta };
-
-	return write_out(o, export_fn, &a, err);
+	return osc_cli_write_table(o->output, o->format, t, meta, err);
 }
 
 /* ---- the drawn tree ---- */
@@ -429,7 +393,7 @@ static enum osc_status run_tree(const struct osc_cli_tree *o, struct osc_cli_tre
 	if (o->format == OSC_EXPORT_TABLE) {
 		struct text_arg a = { o, d, &ctx, last, &meta };
 
-		st = write_out(o, text_fn, &a, err);
+		st = osc_write_file(o->output, text_fn, &a, err);
 	} else {
 		osc_tree_table(&ctx, &table);
 		st = osc_cli_tree_write(o, &table, &meta, err);

@@ -64,8 +64,6 @@ static enum osc_status write_whatif(struct whatif_job *j, const struct osc_cli_v
 	const char *values[8];
 	struct osc_export_meta meta = { keys, values, 8 };
 	struct osc_table table = { 0 };
-	struct osc_cli_output out;
-	bool to_stdout = !v->output || !strcmp(v->output, "-");
 	enum osc_status st;
 
 	values[0] = osc_cli_input_name(v->path);
@@ -80,17 +78,7 @@ static enum osc_status write_whatif(struct whatif_job *j, const struct osc_cli_v
 	table.nr_rows = j->w.nr;
 	table.cell = whatif_cell;
 	table.ctx = &j->w;
-	st = osc_cli_output_open(&out, v->output, err);
-	if (st != OSC_OK)
-		return st;
-	st = osc_export_table(out.fp, v->format, &table, &meta, osc_cli_width(to_stdout), err);
-	if (st != OSC_OK) {
-		if (!to_stdout)
-			snprintf(err->subject, sizeof(err->subject), "%s", v->output);
-		osc_cli_output_close(&out, false, NULL);
-		return st;
-	}
-	st = osc_cli_output_close(&out, true, err);
+	st = osc_cli_write_table(v->output, v->format, &table, &meta, err);
 	if (st == OSC_OK && v->format == OSC_EXPORT_CSV)
 		fprintf(stderr, "opscope: using %s; %s\n", j->runs_text, j->summary);
 	return st;

@@ -32,9 +32,7 @@ static enum osc_status run_job(struct optable_job *j, struct osc_cli_view *v,
 	const char *values[6];
 	struct osc_export_meta meta = { keys, values, 6 };
 	struct osc_table table = { 0 };
-	struct osc_cli_output out;
 	struct osc_runs_opts ro = { .range = v->run_range, .whole = v->whole_trace };
-	bool to_stdout = !v->output || !strcmp(v->output, "-");
 	size_t total;
 	enum osc_status st = osc_cli_load(v->path, &j->trace, err);
 
@@ -62,18 +60,8 @@ static enum osc_status run_job(struct optable_job *j, struct osc_cli_view *v,
 	table.nr_rows = j->table.nr;
 	table.cell = optable_cell;
 	table.ctx = &j->table;
-	st = osc_cli_output_open(&out, v->output, err);
-	if (st != OSC_OK)
-		return st;
-	st = osc_export_table(out.fp, v->format, &table, &meta, osc_cli_width(to_stdout), err);
-	if (st != OSC_OK) {
-		if (!to_stdout)
-			snprintf(err->subject, sizeof(err->subject), "%s", v->output);
-		osc_cli_output_close(&out, false, NULL);
-		return st;
-	}
+	st = osc_cli_write_table(v->output, v->format, &table, &meta, err);
 	j->table.nr = total; /* released whole below */
-	st = osc_cli_output_close(&out, true, err);
 	if (st == OSC_OK && v->format == OSC_EXPORT_CSV)
 		fprintf(stderr, "opscope: using %s\n", j->runs_text);
 	return st;

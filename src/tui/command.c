@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "opscope/alloc.h"
+#include "opscope/outfile.h"
 #include "command.h"
 #include "draw.h"
 #include "keymap.h"
@@ -222,40 +223,18 @@ static char *report_command(struct osc_tui *t, struct osc_view *v)
 	return line;
 }
 
-/* Write the view's table as CSV through a temporary file renamed over path. */
+/* Write the view's table as CSV, atomically (osc_export_file). */
 static unsigned export_write(struct osc_tui *t, const char *path)
 {
 	struct osc_view *v = osc_tui_top(t);
 	struct osc_error err;
-	char *tmp = osc_xasprintf("%s.tmpXXXXXX", path), msg[1024], *cmd;
-	int fd = mkstemp(tmp);
-	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-	enum osc_status st = OSC_IO;
+	char msg[1024], *cmd;
 
-	osc_error_clear(&err);
-	if (f) {
-		st = osc_export_table(f, OSC_EXPORT_CSV, &v->tab, NULL, 0, &err);
-		if (fclose(f) && st == OSC_OK)
-			st = OSC_IO;
-		if (st == OSC_OK && rename(tmp, path))
-			st = OSC_IO;
-	} else if (fd >= 0) {
-		close(fd);
-	}
-	if (st != OSC_OK) {
-		int e = errno;
-
-		if (fd >= 0)
-			unlink(tmp);
-		free(tmp);
-		if (err.code != OSC_OK)
-			osc_error_format(&err, msg, sizeof(msg));
-		else
-			snprintf(msg, sizeof(msg), "cannot write '%s': %s", path, strerror(e));
+	if (osc_export_file(path, OSC_EXPORT_CSV, &v->tab, NULL, 0, &err) != OSC_OK) {
+		osc_error_format(&err, msg, sizeof(msg));
 		osc_tui_message(t, OSC_MSG_ERROR, "%s", msg);
 		return OSC_R_REDRAW;
 	}
-	free(tmp);
 	if (v->ops == &osc_view_table && osc_table_view_only(v)) {
 		osc_tui_message(t, OSC_MSG_INFO, "wrote %s (%zu rows: %s; report has no equivalent)",
 				path, v->tab.nr_rows, osc_table_view_only(v));

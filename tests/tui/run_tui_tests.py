@@ -152,7 +152,12 @@ def check_export():
     op = os.path.join(d, "opscope-ort-resnet18-opt-op.csv")
     got = open(op, "rb").read() if os.path.exists(op) else b""
     report(got == report_csv(trace, "--by", "op"), "export: x equals report --by op csv")
-    report(os.listdir(d) and not [f for f in os.listdir(d) if ".tmp" in f],
+    # Only the exports, the dumps and the samples link: no temporary file left.
+    dumped = set(dumps)
+    left = [f for f in os.listdir(d) if f not in dumped and f != "samples" and
+            not f.endswith(".csv")]
+    report(os.listdir(d) and not left and
+           not [f for f in os.listdir(d) if re.match(r".*\.csv\..", f)],
            "export: no temporary file left", str(os.listdir(d)))
     kept = dumps.get("kept") or ""
     report("kept" in kept, "export: 'n' keeps the existing file", kept)
