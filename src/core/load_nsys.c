@@ -245,30 +245,6 @@ static void names(struct sq *q)
 	}
 }
 
-/* One text value of a query (NULL when absent); free it. */
-static char *one_text(struct sq *q, const char *table, const char *sql)
-{
-	sqlite3_stmt *st;
-	char *s = NULL;
-
-	if (!sq_has_table(q, table) || sqlite3_prepare_v2(q->db, sql, -1, &st, NULL) != SQLITE_OK)
-		return NULL;
-	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0)) {
-		osc_str id = sq_intern_col(q, st, 0);
-
-		s = osc_xstrdup(osc_trace_str(q->t, id));
-	}
-	sqlite3_finalize(st);
-	return s;
-}
-
-static void add_text(struct json_object *o, const char *key, char *value)
-{
-	if (value)
-		json_object_object_add(o, key, json_object_new_string(value));
-	free(value);
-}
-
 /* GPU names, driver and tool versions: the only facts of the target kept. */
 static void meta(struct sq *q)
 {
@@ -278,10 +254,10 @@ static void meta(struct sq *q)
 	json_object_object_add(m, "deviceProperties",
 			       sq_gpu_names(q, "TARGET_INFO_GPU", "name",
 					    "SELECT name FROM TARGET_INFO_GPU ORDER BY id"));
-	add_text(m, "driverVersion",
-		 one_text(q, "TARGET_INFO_SYSTEM_ENV",
+	sq_add_text(m, "driverVersion",
+		 sq_one_text(q, "TARGET_INFO_SYSTEM_ENV",
 			  "SELECT value FROM TARGET_INFO_SYSTEM_ENV WHERE name = 'NvDriverVersion'"));
-	cuda = one_text(q, "TARGET_INFO_SYSTEM_ENV",
+	cuda = sq_one_text(q, "TARGET_INFO_SYSTEM_ENV",
 			"SELECT value FROM TARGET_INFO_SYSTEM_ENV WHERE name = 'CudaDriverVersion'");
 	if (cuda) { /* 12080 is CUDA 12.8 */
 		long v = strtol(cuda, NULL, 10);
@@ -289,15 +265,15 @@ static void meta(struct sq *q)
 		free(cuda);
 		cuda = v > 0 ? osc_xasprintf("%ld.%ld", v / 1000, v % 1000 / 10) : NULL;
 	}
-	add_text(m, "cudaDriverVersion", cuda);
-	add_text(m, "tool",
-		 one_text(q, "META_DATA_EXPORT",
+	sq_add_text(m, "cudaDriverVersion", cuda);
+	sq_add_text(m, "tool",
+		 sq_one_text(q, "META_DATA_EXPORT",
 			  "SELECT value FROM META_DATA_EXPORT WHERE name = 'EXPORT_PRODUCT_NAME'"));
-	add_text(m, "toolVersion",
-		 one_text(q, "META_DATA_EXPORT",
+	sq_add_text(m, "toolVersion",
+		 sq_one_text(q, "META_DATA_EXPORT",
 			  "SELECT value FROM META_DATA_EXPORT WHERE name = 'EXPORT_PRODUCT_VERSION'"));
-	add_text(m, "schemaVersion",
-		 one_text(q, "META_DATA_EXPORT",
+	sq_add_text(m, "schemaVersion",
+		 sq_one_text(q, "META_DATA_EXPORT",
 			  "SELECT value FROM META_DATA_EXPORT WHERE name = 'EXPORT_SCHEMA_VERSION'"));
 	sq_set_meta(q, m);
 }

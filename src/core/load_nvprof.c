@@ -320,23 +320,13 @@ static void names(struct sq *q)
 static void meta(struct sq *q)
 {
 	struct json_object *m = json_object_new_object();
-	sqlite3_stmt *st;
 
 	json_object_object_add(m, "deviceProperties",
 			       sq_gpu_names(q, "CUPTI_ACTIVITY_KIND_DEVICE", "name",
 					    "SELECT s.value FROM CUPTI_ACTIVITY_KIND_DEVICE d "
 					    "JOIN StringTable s ON s._id_ = d.name ORDER BY d.id"));
 	json_object_object_add(m, "tool", json_object_new_string("nvprof"));
-	if (sq_has_column(q, "Version", "version") &&
-	    sqlite3_prepare_v2(q->db, "SELECT version FROM Version", -1, &st, NULL) == SQLITE_OK) {
-		if (sqlite3_step(st) == SQLITE_ROW) {
-			char v[32];
-
-			snprintf(v, sizeof(v), "%lld", (long long)sqlite3_column_int64(st, 0));
-			json_object_object_add(m, "schemaVersion", json_object_new_string(v));
-		}
-		sqlite3_finalize(st);
-	}
+	sq_add_text(m, "schemaVersion", sq_one_text(q, "Version", "SELECT version FROM Version"));
 	sq_set_meta(q, m);
 }
 

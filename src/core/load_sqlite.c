@@ -198,6 +198,29 @@ osc_str sq_intern_col(struct sq *q, sqlite3_stmt *st, int col)
 	return sq_intern(q, s, (size_t)sqlite3_column_bytes(st, col));
 }
 
+char *sq_one_text(struct sq *q, const char *table, const char *sql)
+{
+	sqlite3_stmt *st;
+	char *s = NULL;
+
+	if (!sq_has_table(q, table) || sqlite3_prepare_v2(q->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return NULL;
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0)) {
+		osc_str id = sq_intern_col(q, st, 0);
+
+		s = osc_xstrdup(osc_trace_str(q->t, id));
+	}
+	sqlite3_finalize(st);
+	return s;
+}
+
+void sq_add_text(struct json_object *o, const char *key, char *value)
+{
+	if (value)
+		json_object_object_add(o, key, json_object_new_string(value));
+	free(value);
+}
+
 struct json_object *sq_gpu_names(struct sq *q, const char *table, const char *column,
 				 const char *sql)
 {

@@ -87,6 +87,12 @@ struct json_object;
 /* The JSON text of o (plain, no slash escapes), freeing o; free the result. */
 char *sq_args_json(struct json_object *o);
 
+/* The first row's first column of sql as text, NULL when table or the row
+   is absent; free it. */
+char *sq_one_text(struct sq *q, const char *table, const char *sql);
+/* Set o[key] to value when it is not NULL; frees value. */
+void sq_add_text(struct json_object *o, const char *key, char *value);
+
 /*
  * A "deviceProperties" array of {"name": GPU} objects from sql (one text
  * column), when table has column; else empty. The caller owns it.
