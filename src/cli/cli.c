@@ -484,6 +484,26 @@ int osc_cli_width(bool to_tty)
 	return 120;
 }
 
+int osc_cli_view_main(int argc, char **argv, unsigned mode, void (*help)(void),
+		      osc_cli_view_fn run)
+{
+	struct osc_cli_view v;
+	struct osc_error err;
+	int rc;
+
+	osc_error_clear(&err);
+	if (osc_cli_view_parse(&v, argc, argv, mode, &err) != OSC_OK)
+		rc = osc_cli_fail(&err);
+	else if (v.help) {
+		help();
+		rc = OSC_EXIT_OK;
+	} else {
+		rc = run(&v);
+	}
+	osc_cli_view_release(&v);
+	return rc;
+}
+
 enum osc_status osc_cli_write_table(const char *path, enum osc_export_format f,
 				    const struct osc_table *t, const struct osc_export_meta *m,
 				    struct osc_error *err)

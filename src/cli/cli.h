@@ -143,6 +143,16 @@ void osc_cli_view_release(struct osc_cli_view *v);
 /* `opscope report` on a parsed view: load, aggregate, export. Exit status. */
 int osc_report_run(struct osc_cli_view *v);
 
+/* A command's work once its options are parsed; returns the exit status. */
+typedef int (*osc_cli_view_fn)(struct osc_cli_view *v);
+
+/*
+ * The whole of a view command (report, diff, whatif): parse argv for mode,
+ * then print help or run; returns the exit status.
+ */
+int osc_cli_view_main(int argc, char **argv, unsigned mode, void (*help)(void),
+		      osc_cli_view_fn run);
+
 /* `opscope report --by op-instance`: Neural Engine's per-op table. Exit status. */
 int osc_optable_run(struct osc_cli_view *v);
 

@@ -43,31 +43,22 @@ static void print_help(void)
 	     "Exit status: 0 on success, 2 on any error.");
 }
 
-int osc_cmd_diff(int argc, char **argv)
+/* `opscope diff` needs both traces; `opscope BASE OTHER` comes here with them. */
+static int run_diff(struct osc_cli_view *v)
 {
-	struct osc_cli_view v;
 	struct osc_error err;
-	int rc;
 
-	osc_error_clear(&err);
-	if (osc_cli_view_parse(&v, argc, argv, OSC_MODE_DIFF, &err) != OSC_OK) {
-		osc_cli_view_release(&v);
-		return osc_cli_fail(&err);
-	}
-	if (v.help) {
-		print_help();
-		osc_cli_view_release(&v);
-		return OSC_EXIT_OK;
-	}
-	if (!v.other) {
+	if (!v->other) {
 		osc_error_set(&err, OSC_USAGE, "diff", OSC_NO_OFFSET, NULL,
 			      "needs two traces: opscope diff BASE OTHER");
-		osc_cli_view_release(&v);
 		return osc_cli_fail(&err);
 	}
-	rc = osc_diff_run(&v);
-	osc_cli_view_release(&v);
-	return rc;
+	return osc_diff_run(v);
+}
+
+int osc_cmd_diff(int argc, char **argv)
+{
+	return osc_cli_view_main(argc, argv, OSC_MODE_DIFF, print_help, run_diff);
 }
 
 /* One loaded side. */

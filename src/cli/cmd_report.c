@@ -42,23 +42,7 @@ static void print_help(void)
 
 int osc_cmd_report(int argc, char **argv)
 {
-	struct osc_cli_view v;
-	struct osc_error err;
-	int rc;
-
-	osc_error_clear(&err);
-	if (osc_cli_view_parse(&v, argc, argv, OSC_MODE_REPORT, &err) != OSC_OK) {
-		osc_cli_view_release(&v);
-		return osc_cli_fail(&err);
-	}
-	if (v.help) {
-		print_help();
-		osc_cli_view_release(&v);
-		return OSC_EXIT_OK;
-	}
-	rc = osc_report_run(&v);
-	osc_cli_view_release(&v);
-	return rc;
+	return osc_cli_view_main(argc, argv, OSC_MODE_REPORT, print_help, osc_report_run);
 }
 
 /* Everything a report holds, released in one place. */

@@ -146,28 +146,18 @@ static enum osc_status build_whatif(struct whatif_job *j, struct osc_cli_view *v
 	return write_whatif(j, v, err);
 }
 
-int osc_cmd_whatif(int argc, char **argv)
+static int run_whatif(struct osc_cli_view *v)
 {
-	struct osc_cli_view v;
 	struct whatif_job j;
 	struct osc_error err;
 	enum osc_status st;
 
 	osc_error_clear(&err);
-	if (osc_cli_view_parse(&v, argc, argv, OSC_MODE_WHATIF, &err) != OSC_OK) {
-		osc_cli_view_release(&v);
-		return osc_cli_fail(&err);
-	}
-	if (v.help) {
-		print_help();
-		osc_cli_view_release(&v);
-		return OSC_EXIT_OK;
-	}
 	memset(&j, 0, sizeof(j));
 	osc_trace_init(&j.trace);
 	osc_names_init(&j.names);
 	osc_speedups_init(&j.rules);
-	st = build_whatif(&j, &v, &err);
+	st = build_whatif(&j, v, &err);
 	osc_whatif_release(&j.w);
 	osc_speedups_release(&j.rules);
 	osc_agg_release(&j.agg);
@@ -179,6 +169,10 @@ int osc_cmd_whatif(int argc, char **argv)
 	free(j.filter_text);
 	free(j.rules_text);
 	free(j.rows_text);
-	osc_cli_view_release(&v);
 	return st == OSC_OK ? OSC_EXIT_OK : osc_cli_fail(&err);
+}
+
+int osc_cmd_whatif(int argc, char **argv)
+{
+	return osc_cli_view_main(argc, argv, OSC_MODE_WHATIF, print_help, run_whatif);
 }
