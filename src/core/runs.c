@@ -65,6 +65,27 @@ static enum osc_run_source source_of(const struct osc_trace *t, const struct osc
 	return OSC_RUNS_MODEL_RUN;
 }
 
+/* Start out empty, with room for every event's run. */
+static void runs_init(const struct osc_trace *t, struct osc_runs *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->run_of = osc_xmalloc((t->nr_events ? t->nr_events : 1) * sizeof(*out->run_of));
+}
+
+/* Append the run that event i defines. */
+static void add_run(struct osc_runs *out, size_t *alloc, const struct osc_event *e, size_t i)
+{
+	struct osc_run *r;
+
+	OSC_GROW(out->runs, out->nr + 1, *alloc);
+	r = &out->runs[out->nr++];
+	r->ts = e->ts;
+	r->dur = e->dur;
+	r->name = e->name;
+	r->event = (uint32_t)i;
+	r->nr_events = 0;
+}
+
 /*
  * Collect the runs of the best source present (the enum is in priority
  * order) in one pass: candidates of every source are kept, then the losers
@@ -79,20 +100,13 @@ static enum osc_run_source collect_runs(const struct osc_trace *t, struct osc_ru
 	for (size_t i = 0; i < t->nr_events; i++) {
 		const struct osc_event *e = &t->events[i];
 		enum osc_run_source s = source_of(t, e);
-		struct osc_run *r;
 
 		if (s == OSC_RUN_SOURCE_COUNT)
 			continue;
 		best = s < best ? s : best;
-		OSC_GROW(out->runs, out->nr + 1, alloc);
 		OSC_GROW(src, out->nr + 1, alloc_src);
 		src[out->nr] = (uint8_t)s;
-		r = &out->runs[out->nr++];
-		r->ts = e->ts;
-		r->dur = e->dur;
-		r->name = e->name;
-		r->event = (uint32_t)i;
-		r->nr_events = 0;
+		add_run(out, &alloc, e, i);
 	}
 	for (size_t i = 0; i < out->nr; i++)
 		if (src[i] == best)
@@ -370,8 +384,7 @@ static void assign_events(const struct osc_trace *t, struct osc_runs *out)
 
 void osc_runs_detect(const struct osc_trace *t, struct osc_runs *out)
 {
-	memset(out, 0, sizeof(*out));
-	out->run_of = osc_xmalloc((t->nr_events ? t->nr_events : 1) * sizeof(*out->run_of));
+	runs_init(t, out);
 	out->source = collect_runs(t, out);
 	if (out->source == OSC_RUNS_WHOLE) {
 		free(out->runs);
@@ -484,18 +497,11 @@ static enum osc_status collect_ranges(const struct osc_trace *t, const char *spe
 	}
 	for (size_t i = 0; st == OSC_OK && i < t->nr_events; i++) {
 		const struct osc_event *e = &t->events[i];
-		struct osc_run *r;
 
 		if (!is_range(e) || !osc_filter_match(&f, osc_trace_str(t, e->name),
 						      osc_strtab_len(&t->strs, e->name)))
 			continue;
-		OSC_GROW(out->runs, out->nr + 1, alloc);
-		r = &out->runs[out->nr++];
-		r->ts = e->ts;
-		r->dur = e->dur;
-		r->name = e->name;
-		r->event = (uint32_t)i;
-		r->nr_events = 0;
+		add_run(out, &alloc, e, i);
 	}
 	if (st == OSC_OK && !out->nr)
 		st = osc_error_set(err, OSC_RANGE, "--run-range", OSC_NO_OFFSET, NULL,
@@ -513,9 +519,7 @@ enum osc_status osc_runs_detect_opts(const struct osc_trace *t, const struct osc
 	enum osc_status st;
 
 	if (opts && opts->whole) {
-		memset(out, 0, sizeof(*out));
-		out->run_of = osc_xmalloc((t->nr_events ? t->nr_events : 1) *
-					  sizeof(*out->run_of));
+		runs_init(t, out);
 		out->source = OSC_RUNS_WHOLE;
 		whole_trace(t, out);
 		return OSC_OK;
@@ -524,13 +528,12 @@ enum osc_status osc_runs_detect_opts(const struct osc_trace *t, const struct osc
 		osc_runs_detect(t, out);
 		return OSC_OK;
 	}
-	memset(out, 0, sizeof(*out));
+	runs_init(t, out);
 	st = collect_ranges(t, opts->range, out, err);
 	if (st != OSC_OK) {
 		osc_runs_release(out);
 		return st;
 	}
-	out->run_of = osc_xmalloc((t->nr_events ? t->nr_events : 1) * sizeof(*out->run_of));
 	out->source = OSC_RUNS_NVTX;
 	assign_events(t, out);
 	return OSC_OK;
