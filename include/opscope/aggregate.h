@@ -97,8 +97,7 @@ struct osc_query {
 	const struct osc_filter *filter; /* NULL or empty: no filter */
 	/*
 	 * Per event: the host op that launched a device event, or OSC_NONE.
-	 * NULL: osc_aggregate finds them itself (osc_agg_launchers) when the
-	 * keys need them.
+	 * NULL: the trace's own (osc_trace_launchers) when the keys need them.
 	 */
 	const uint32_t *launcher;
 	/* OSC_KEY_* to group by instead of the level's own keys (0: the level's). */
@@ -108,6 +107,12 @@ struct osc_query {
 	 * of one op row). Mapping's op counts still see every host op.
 	 */
 	const uint8_t *only;
+	/*
+	 * Threads to aggregate on: 0 chooses by the number of events and the
+	 * cores; n > 0 uses n (at most one per event). The answer is the same
+	 * whatever the number.
+	 */
+	unsigned threads;
 };
 
 struct osc_agg {
@@ -135,13 +140,6 @@ bool osc_level_is_device(enum osc_level l);
 void osc_aggregate(const struct osc_trace *t, const struct osc_runs *runs,
 		   const struct osc_query *q, struct osc_agg *out);
 void osc_agg_release(struct osc_agg *a);
-
-/*
- * Per event of t, the host op (HOST_OP) that launched each device event, by
- * correlate.h with its default categories; OSC_NONE for the rest. A new
- * array the caller frees.
- */
-uint32_t *osc_agg_launchers(const struct osc_trace *t);
 
 /* X-macro: the sortable statistics (also the column ids of columns.h). */
 #define OSC_STAT_LIST(_)                                  \

@@ -75,6 +75,8 @@ void osc_filter_cache_init(struct osc_filter_cache *c, const struct osc_filter *
 			   const struct osc_trace *t);
 /* Same verdict as osc_filter_match_event(). */
 bool osc_filter_cache_event(struct osc_filter_cache *c, uint32_t ev);
+/* The same verdict for an event with this name and op key. */
+bool osc_filter_cache_names(struct osc_filter_cache *c, osc_str name, osc_str op);
 void osc_filter_cache_release(struct osc_filter_cache *c);
 
 /* Description into a new string, e.g. "Conv*|Relu re:gemm", or "" if empty. */

@@ -185,6 +185,8 @@ struct osc_trace {
 	void *args_map;
 	size_t args_map_len;
 	struct osc_args_view *args_view; /* private: text handed out by osc_trace_args */
+	struct osc_trace_cache *cache; /* private: trace_cache.h's indexes */
+	bool cache_used;               /* private: the cache holds something */
 	struct osc_kernel *kernels;
 	size_t nr_kernels, alloc_kernels;
 	struct osc_thread *threads;

@@ -17,6 +17,7 @@
 #include "opscope/correlate.h"
 
 #define SYNTH (OSC_NONE - 1) /* placeholder for the synthetic root before it exists */
+#define PREFETCH_AHEAD 16    /* instances ahead whose event merge_instances fetches */
 
 struct merger {
 	const struct osc_trace *t;
@@ -135,6 +136,9 @@ static void merge_instances(struct merger *g, const struct osc_calltree *c,
 		struct osc_mnode *mn;
 		uint32_t id;
 
+		/* instances skip through the event table: fetch ahead of use */
+		if (n + PREFETCH_AHEAD < c->nr)
+			__builtin_prefetch(&g->t->events[c->nodes[n + PREFETCH_AHEAD].event]);
 		scope[n] = root == OSC_STR_NONE || e->name == root ||
 			   (in->parent != OSC_NONE && scope[in->parent]);
 		if (!scope[n]) {

@@ -176,13 +176,18 @@ static bool string_passes(const struct osc_filter *f, pcre2_match_data *md,
 	return ok;
 }
 
+/* An event passes by its name, or by its op key when that differs. */
+static bool names_pass(const struct osc_filter *f, pcre2_match_data *md,
+		       const struct osc_trace *t, osc_str name, osc_str op, uint8_t *memo)
+{
+	return string_passes(f, md, t, name, memo) ||
+	       (op != name && string_passes(f, md, t, op, memo));
+}
+
 static bool event_passes(const struct osc_filter *f, pcre2_match_data *md,
 			 const struct osc_trace *t, uint32_t ev, uint8_t *memo)
 {
-	const struct osc_event *e = &t->events[ev];
-
-	return string_passes(f, md, t, e->name, memo) ||
-	       (e->op != e->name && string_passes(f, md, t, e->op, memo));
+	return names_pass(f, md, t, t->events[ev].name, t->events[ev].op, memo);
 }
 
 bool osc_filter_match_event(const struct osc_filter *f, const struct osc_trace *t, uint32_t ev)
@@ -204,6 +209,11 @@ void osc_filter_cache_init(struct osc_filter_cache *c, const struct osc_filter *
 bool osc_filter_cache_event(struct osc_filter_cache *c, uint32_t ev)
 {
 	return !c->filter || event_passes(c->filter, c->match_data, c->trace, ev, c->memo);
+}
+
+bool osc_filter_cache_names(struct osc_filter_cache *c, osc_str name, osc_str op)
+{
+	return !c->filter || names_pass(c->filter, c->match_data, c->trace, name, op, c->memo);
 }
 
 void osc_filter_cache_release(struct osc_filter_cache *c)

@@ -36,11 +36,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "opscope/alloc.h"
 #include "json_scan.h"
 #include "load_internal.h"
+#include "parallel.h"
 
 #define META_VALUE_MAX ((size_t)1 << 20)
 #define TICK_STEP ((uint64_t)1 << 20)
@@ -942,7 +942,6 @@ static void chrome_release(struct chrome *ch);
 #define SHARD_MIN ((size_t)2 << 20)
 #define SHARD_MAX ((size_t)32 << 20)
 #define SPLIT_SEARCH ((size_t)4 << 20)   /* how far to look for a cut */
-#define MAX_WORKERS 64
 
 struct shard {
 	const char *start;  /* an element's first byte */
@@ -1199,13 +1198,6 @@ static size_t make_cuts(struct par *par, const char *p, const char *end, size_t 
 	return n;
 }
 
-static size_t nr_cpus(void)
-{
-	long n = sysconf(_SC_NPROCESSORS_ONLN);
-
-	return n < 1 ? 1 : n > MAX_WORKERS ? MAX_WORKERS : (size_t)n;
-}
-
 /*
  * Parse the event array from *pp (just inside its '[') on all cores and merge
  * the shards; on return *pp and ch->state say where the sequential walk goes
@@ -1216,8 +1208,8 @@ static enum osc_status parallel_events(struct chrome *ch, const char **pp)
 	struct par par = { .main = ch };
 	const char *end = ch->in->data + ch->in->len;
 	const char *p = js_skip_ws(*pp, end);
-	size_t cpus = nr_cpus(), step, cur = 0, nthreads = 0;
-	pthread_t th[MAX_WORKERS];
+	size_t cpus = osc_cpus(), step, cur = 0, nthreads = 0;
+	pthread_t th[OSC_MAX_THREADS];
 	enum osc_status st = OSC_OK;
 
 	step = (size_t)(end - p) / (cpus * 8);

@@ -7,6 +7,7 @@
 #include "opscope/alloc.h"
 #include "opscope/status.h"
 #include "opscope/trace.h"
+#include "opscope/trace_cache.h"
 #include "json_scan.h"
 
 /* Where osc_trace_args renders args kept by reference. */
@@ -72,6 +73,7 @@ void osc_trace_init(struct osc_trace *t)
 	t->format = OSC_FORMAT_UNKNOWN;
 	t->meta_json = osc_xstrdup("");
 	t->args_view = osc_xcalloc(1, sizeof(*t->args_view));
+	t->cache = osc_trace_cache_new();
 	for (int w = 0; w < OSC_WARN_COUNT; w++)
 		t->warnings[w].first_offset = -1;
 }
@@ -91,6 +93,7 @@ void osc_trace_release(struct osc_trace *t)
 	if (t->args_view)
 		free(t->args_view->p);
 	free(t->args_view);
+	osc_trace_cache_free(t->cache);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -111,6 +114,8 @@ static size_t new_event(struct osc_trace *t, const struct osc_event *ev)
 {
 	size_t i = t->nr_events;
 
+	if (t->cache_used)
+		osc_trace_drop_cache(t);
 	if (i + 1 > t->alloc_events)
 		osc_trace_reserve(t, t->alloc_events ? t->alloc_events / 2 : 1024);
 	t->events[i] = *ev;
@@ -151,6 +156,7 @@ void osc_trace_append(struct osc_trace *t, const struct osc_trace *s, const osc_
 	uint64_t shift = t->args_len - 1; /* s's text offset o lands at o + shift */
 	struct osc_event *dst;
 
+	osc_trace_drop_cache(t);
 	if (t->nr_events + n > OSC_MAX_EVENTS) {
 		size_t keep = t->nr_events < OSC_MAX_EVENTS ? OSC_MAX_EVENTS - t->nr_events : 0;
 
@@ -363,6 +369,7 @@ void osc_trace_sort(struct osc_trace *t)
 	size_t n = t->nr_events, i;
 	uint32_t *src;
 
+	osc_trace_drop_cache(t);
 	for (i = 1; i < n; i++)
 		if (event_less(&t->events[i], &t->events[i - 1]))
 			break;

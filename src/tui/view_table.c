@@ -26,6 +26,7 @@
 #include "opscope/correlate.h"
 #include "opscope/demangle.h"
 #include "opscope/diff.h"
+#include "opscope/trace_cache.h"
 #include "view.h"
 
 /* Traces with fewer events aggregate fast enough on the UI thread. */
@@ -53,8 +54,6 @@ struct table_view {
 	char *drill_path;         /* path level: that row's path (ids change on a rebuild) */
 	uint8_t *only;            /* per event: kept in the rows, or NULL for all */
 	char *label;              /* what only holds */
-	struct osc_calltree tree; /* K: the instance tree and the launching op */
-	uint32_t *launcher;       /* of each device event (built on the first K) */
 };
 
 /* The column of level l showing statistic s, else its total column. */
@@ -151,8 +150,6 @@ static void table_close(struct osc_view *v)
 		osc_agg_release(&stale);
 	}
 	osc_agg_release(&tv->agg);
-	osc_calltree_release(&tv->tree);
-	free(tv->launcher);
 	free(tv->drill_path);
 	free(tv->only);
 	free(tv->label);
@@ -365,27 +362,24 @@ static uint8_t *kernels_of(struct osc_tui *t, struct table_view *tv, const struc
 	const struct osc_trace *tr = &t->trace;
 	size_t n = tr->nr_events ? tr->nr_events : 1, found = 0;
 	uint8_t *mark = osc_xcalloc(n, 1), *only;
-	struct osc_catsel host;
+	const uint32_t *launcher;
+	const struct osc_calltree *tree;
 
 	for (size_t i = 0; i < r->nr; i++)
 		mark[tv->agg.members[r->first + i]] = 1;
 	if (osc_level_is_device(tv->level))
 		return mark; /* mapping: the row's own kernels */
-	if (!tv->launcher) {
-		tv->launcher = osc_agg_launchers(tr);
-		osc_catsel_parse(&host, tr, NULL, OSC_CATSEL_HOST_DEFAULT, "", NULL);
-		osc_calltree_build(tr, &host, &tv->tree);
-		osc_catsel_release(&host);
-	}
+	launcher = osc_trace_launchers(tr);
+	tree = osc_trace_host_tree(tr);
 	only = osc_xcalloc(n, 1);
 	for (size_t e = 0; e < tr->nr_events; e++) {
-		uint32_t l = tv->launcher[e];
-		uint32_t node = l != OSC_NONE ? tv->tree.node_of[l] : OSC_NONE;
+		uint32_t l = launcher[e];
+		uint32_t node = l != OSC_NONE ? tree->node_of[l] : OSC_NONE;
 
 		if (tr->events[e].kind != OSC_KIND_KERNEL)
 			continue;
-		for (; node != OSC_NONE; node = tv->tree.nodes[node].parent) {
-			if (mark[tv->tree.nodes[node].event]) {
+		for (; node != OSC_NONE; node = tree->nodes[node].parent) {
+			if (mark[tree->nodes[node].event]) {
 				only[e] = 1;
 				found++;
 				break;

@@ -880,3 +880,58 @@ Test(aggregate, only_mask)
 	osc_agg_release(&a);
 	osc_trace_release(&t);
 }
+
+/* Every level of trace rel on 2, 3 and 7 threads equals the one-thread answer. */
+static void expect_same_on_threads(const char *rel, const char *filter)
+{
+	static const unsigned threads[] = { 2, 3, 7 };
+	struct osc_trace t;
+	struct osc_runs runs;
+	struct osc_runsel sel;
+	struct osc_filter f;
+	struct osc_error err;
+
+	fx_load(&t, rel);
+	osc_runs_detect(&t, &runs);
+	cr_assert_eq(osc_runsel_parse(NULL, runs.nr, runs.warmup, &sel, &err), OSC_OK);
+	osc_filter_init(&f);
+	if (filter)
+		cr_assert_eq(osc_filter_set_spec(&f, filter, &err), OSC_OK);
+	for (int l = 0; l < OSC_LEVEL_COUNT; l++) {
+		struct osc_query q = {.level = (enum osc_level)l, .runs = &sel,
+				      .filter = filter ? &f : NULL, .threads = 1};
+		struct osc_agg one, many;
+
+		osc_aggregate(&t, &runs, &q, &one);
+		if (!osc_level_is_device(q.level))
+			cr_expect_gt(one.nr_members, 0, "%s: no members at level %s", rel,
+				     osc_level_name(q.level));
+		for (size_t i = 0; i < FX_LEN(threads); i++) {
+			q.threads = threads[i];
+			osc_aggregate(&t, &runs, &q, &many);
+			cr_assert_eq(many.nr, one.nr, "%s %s", rel, osc_level_name(q.level));
+			cr_expect_eq(memcmp(many.rows, one.rows, one.nr * sizeof(*one.rows)), 0,
+				     "%s: rows at level %s differ on %u threads", rel,
+				     osc_level_name(q.level), threads[i]);
+			cr_assert_eq(many.nr_members, one.nr_members);
+			cr_expect_eq(memcmp(many.members, one.members,
+					    one.nr_members * sizeof(*one.members)), 0,
+				     "%s: members at level %s differ on %u threads", rel,
+				     osc_level_name(q.level), threads[i]);
+			osc_agg_release(&many);
+		}
+		osc_agg_release(&one);
+	}
+	osc_filter_release(&f);
+	osc_runsel_release(&sel);
+	osc_runs_release(&runs);
+	osc_trace_release(&t);
+}
+
+Test(aggregate, same_answer_on_any_number_of_threads)
+{
+	expect_same_on_threads("samples/kineto-sampled-rank0.json.gz", NULL);
+	expect_same_on_threads("samples/kineto-sampled-rank0.json.gz", "re:gemm|conv|Memcpy");
+	expect_same_on_threads("samples/ort-resnet18-opt.json", NULL);
+	expect_same_on_threads("samples/torch-resnet18-infer.json", NULL);
+}

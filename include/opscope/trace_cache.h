@@ -1,0 +1,59 @@
+/*
+ * trace_cache.h - indexes and analyses that depend on the trace alone, built
+ * once on first use and shared by every later query.
+ *
+ * An answer on a big trace must not redo O(N) work that no run selection,
+ * filter or level changes: the events of each kind, the host call tree with
+ * the default categories, and the host op that launched each device event.
+ * The events of a kind come as briefs: the fields a query reads, packed, so
+ * a scan streams through memory instead of touching one 64-byte event (a
+ * cache miss) per hit.
+ * Each is built the first time it is asked for, under the trace's lock, so
+ * worker threads may ask at the same time. The pointers returned stay valid
+ * until events are added or sorted again, or the trace is released.
+ */
+#ifndef OPSCOPE_TRACE_CACHE_H
+#define OPSCOPE_TRACE_CACHE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "opscope/calltree.h"
+#include "opscope/trace.h"
+
+/* What a query reads of an event: 24 bytes. */
+struct osc_brief {
+	int64_t dur;
+	uint32_t event;      /* index into trace->events */
+	osc_str name, op;    /* as in struct osc_event */
+	union {
+		osc_str shape;   /* host events: input shapes */
+		uint32_t kernel; /* device events: index into trace->kernels, or OSC_NONE */
+	};
+};
+
+/* The briefs of the events of kind k, in model order; *nr of them. */
+const struct osc_brief *osc_trace_briefs(const struct osc_trace *t, enum osc_kind k, size_t *nr);
+
+/* The instance tree of the host ops (OSC_CATSEL_HOST_DEFAULT). */
+const struct osc_calltree *osc_trace_host_tree(const struct osc_trace *t);
+
+/*
+ * Per event: the host op (kind HOST_OP) that launched a device event, found
+ * by correlate.h with its default categories; OSC_NONE for the rest.
+ */
+const uint32_t *osc_trace_launchers(const struct osc_trace *t);
+
+/*
+ * Build the host tree and the launchers now (e.g. on a spare thread right
+ * after loading, so the first mapping or path answer does not wait).
+ */
+void osc_trace_cache_warm(const struct osc_trace *t);
+
+/* Private to the core: the cache's life follows the trace's. */
+struct osc_trace_cache *osc_trace_cache_new(void);
+/* Forget what was built (the events changed); the lock stays. */
+void osc_trace_drop_cache(struct osc_trace *t);
+void osc_trace_cache_free(struct osc_trace_cache *c);
+
+#endif

@@ -1,0 +1,23 @@
+/*
+ * parallel.h - run a few independent pieces of work on all cores (private to
+ * the core).
+ */
+#ifndef OPSCOPE_PARALLEL_H
+#define OPSCOPE_PARALLEL_H
+
+#include <stddef.h>
+
+/* The most threads the core starts for one piece of work. */
+#define OSC_MAX_THREADS 64
+
+/* Online CPUs, between 1 and OSC_MAX_THREADS. */
+size_t osc_cpus(void);
+
+/*
+ * Call fn(arg, i) for every i in [0, n), each on its own thread (i == 0 on
+ * the caller's); returns when all have returned. Where a thread cannot be
+ * started, the caller's thread runs that piece itself.
+ */
+void osc_parallel_run(size_t n, void (*fn)(void *arg, size_t i), void *arg);
+
+#endif

@@ -1,0 +1,127 @@
+/* test_trace_cache.c - the per-trace briefs, host tree and launchers. */
+#include <criterion/criterion.h>
+#include <pthread.h>
+
+#include "opscope/correlate.h"
+#include "opscope/trace_cache.h"
+#include "trace_fixture.h"
+
+/* Every brief of every kind is its event's fields, in model order, and no event is missed. */
+static void expect_briefs_match(const struct osc_trace *t)
+{
+	size_t seen = 0;
+
+	for (int k = 0; k < OSC_KIND_COUNT; k++) {
+		size_t nr;
+		const struct osc_brief *b = osc_trace_briefs(t, (enum osc_kind)k, &nr);
+
+		for (size_t j = 0; j < nr; j++) {
+			const struct osc_event *e = &t->events[b[j].event];
+
+			cr_assert_eq(e->kind, k);
+			cr_assert(j == 0 || b[j].event > b[j - 1].event, "model order");
+			cr_assert_eq(b[j].dur, e->dur);
+			cr_assert_eq(b[j].name, e->name);
+			cr_assert_eq(b[j].op, e->op);
+			if (osc_kind_is_device(e->kind))
+				cr_assert_eq(b[j].kernel, e->kernel);
+			else
+				cr_assert_eq(b[j].shape, e->shape);
+		}
+		seen += nr;
+	}
+	cr_expect_eq(seen, t->nr_events);
+}
+
+Test(trace_cache, briefs_of_a_real_trace)
+{
+	struct osc_trace t;
+
+	fx_load(&t, "samples/kineto-sampled-rank0.json.gz");
+	expect_briefs_match(&t);
+	osc_trace_release(&t);
+}
+
+/* Adding an event after a query drops what the cache built. */
+Test(trace_cache, adding_events_drops_the_cache)
+{
+	static const struct fx_event ev[] = {
+		FX("a", HOST_OP, 0, 10), FX("k", KERNEL, 5, 2), FX("b", HOST_OP, 20, 5),
+	};
+	struct osc_trace t;
+	struct osc_event e;
+	size_t nr;
+
+	fx_build(&t, OSC_FORMAT_KINETO, ev, FX_LEN(ev));
+	osc_trace_briefs(&t, OSC_KIND_HOST_OP, &nr);
+	cr_assert_eq(nr, 2);
+	e = t.events[0];
+	e.ts = 30;
+	osc_trace_add_event(&t, &e, NULL, 0);
+	osc_trace_sort(&t);
+	osc_trace_briefs(&t, OSC_KIND_HOST_OP, &nr);
+	cr_expect_eq(nr, 3);
+	expect_briefs_match(&t);
+	osc_trace_release(&t);
+}
+
+/* The cached tree and launchers are what a fresh build and correlation give. */
+Test(trace_cache, tree_and_launchers_match_a_fresh_build)
+{
+	struct osc_trace t;
+	struct osc_catsel host, launch, device;
+	struct osc_calltree tree;
+	struct osc_correlation corr;
+	const struct osc_calltree *cached;
+	const uint32_t *launcher;
+	size_t linked = 0;
+
+	fx_load(&t, "samples/kineto-sampled-rank0.json.gz");
+	osc_catsel_parse(&host, &t, NULL, OSC_CATSEL_HOST_DEFAULT, "", NULL);
+	osc_catsel_parse(&launch, &t, NULL, OSC_CATSEL_LAUNCH_DEFAULT, "", NULL);
+	osc_catsel_parse(&device, &t, NULL, OSC_CATSEL_DEVICE_DEFAULT, "", NULL);
+	osc_calltree_build(&t, &host, &tree);
+	osc_correlate(&t, &tree, &launch, &device, &corr);
+	cached = osc_trace_host_tree(&t);
+	cr_assert_eq(cached->nr, tree.nr);
+	cr_expect_eq(memcmp(cached->node_of, tree.node_of, t.nr_events * sizeof(*tree.node_of)), 0);
+	launcher = osc_trace_launchers(&t);
+	cr_expect_eq(osc_trace_launchers(&t), launcher, "built once");
+	for (size_t i = 0; i < t.nr_events; i++) {
+		uint32_t d = corr.dev_of[i];
+		uint32_t node = d != OSC_NONE ? corr.devs[d].node : OSC_NONE;
+
+		cr_assert_eq(launcher[i], node != OSC_NONE ? tree.nodes[node].event : OSC_NONE,
+			     "event %zu", i);
+		linked += launcher[i] != OSC_NONE;
+	}
+	cr_expect_gt(linked, 1000, "the sample's kernels have launchers");
+	osc_correlation_release(&corr);
+	osc_calltree_release(&tree);
+	osc_catsel_release(&host);
+	osc_catsel_release(&launch);
+	osc_catsel_release(&device);
+	osc_trace_release(&t);
+}
+
+static void *ask_launchers(void *t)
+{
+	return (void *)osc_trace_launchers(t);
+}
+
+/* Threads asking at once get the one table. */
+Test(trace_cache, concurrent_askers_share_one_build)
+{
+	struct osc_trace t;
+	pthread_t th[4];
+	void *got[4];
+
+	fx_load(&t, "samples/kineto-sampled-rank0.json.gz");
+	for (int i = 0; i < 4; i++)
+		cr_assert_eq(pthread_create(&th[i], NULL, ask_launchers, &t), 0);
+	for (int i = 0; i < 4; i++)
+		pthread_join(th[i], &got[i]);
+	for (int i = 1; i < 4; i++)
+		cr_expect_eq(got[i], got[0]);
+	osc_trace_release(&t);
+}
