@@ -12,6 +12,7 @@
 
 #include "opscope/alloc.h"
 #include "opscope/correlate.h"
+#include "radix.h"
 
 static const char *const link_names[] = {
 #define OSC_LINK_NAME(name, text) text,
@@ -44,21 +45,42 @@ static void table_add(struct table *tb, int64_t key, int64_t key2, uint32_t val)
 	tb->e[tb->nr++] = (struct entry){ key, key2, val };
 }
 
-static int cmp_entry(const void *pa, const void *pb)
-{
-	const struct entry *a = pa, *b = pb;
-
-	if (a->key != b->key)
-		return a->key < b->key ? -1 : 1;
-	if (a->key2 != b->key2)
-		return a->key2 < b->key2 ? -1 : 1;
-	return (a->val > b->val) - (a->val < b->val);
-}
-
+/*
+ * Order by (key, key2, val). Entries are added in val order, so a stable
+ * sort by key2, then by key, gives it: two radix sorts of the entries'
+ * indices (radix.h), then one permutation.
+ */
 static void table_sort(struct table *tb)
 {
-	if (tb->nr)
-		qsort(tb->e, tb->nr, sizeof(*tb->e), cmp_entry);
+	size_t n = tb->nr;
+	uint64_t *k, *k2;
+	uint32_t *idx, *idx2;
+	struct entry *sorted;
+
+	if (n < 2)
+		return;
+	k = osc_xreallocarray(NULL, n, sizeof(*k));
+	k2 = osc_xreallocarray(NULL, n, sizeof(*k2));
+	idx = osc_xreallocarray(NULL, n, sizeof(*idx));
+	idx2 = osc_xreallocarray(NULL, n, sizeof(*idx2));
+	for (size_t i = 0; i < n; i++) {
+		k[i] = osc_radix_key(tb->e[i].key2);
+		idx[i] = (uint32_t)i;
+	}
+	osc_radix_sort(k, idx, k2, idx2, n);
+	for (size_t i = 0; i < n; i++)
+		k[i] = osc_radix_key(tb->e[idx[i]].key);
+	osc_radix_sort(k, idx, k2, idx2, n);
+	sorted = osc_xreallocarray(NULL, n, sizeof(*sorted));
+	for (size_t i = 0; i < n; i++)
+		sorted[i] = tb->e[idx[i]];
+	free(tb->e);
+	tb->e = sorted;
+	tb->alloc = n;
+	free(k);
+	free(k2);
+	free(idx);
+	free(idx2);
 }
 
 /* First entry >= (key, key2), or tb->nr. */
