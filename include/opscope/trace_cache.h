@@ -3,8 +3,9 @@
  * once on first use and shared by every later query.
  *
  * An answer on a big trace must not redo O(N) work that no run selection,
- * filter or level changes: the events of each kind, the host call tree with
- * the default categories, and the host op that launched each device event.
+ * filter or level changes: the events of each kind, the host call tree and
+ * the correlation with the default categories, and the host op that
+ * launched each device event.
  * The events of a kind come as briefs: the fields a query reads, packed, so
  * a scan streams through memory instead of touching one 64-byte event (a
  * cache miss) per hit.
@@ -19,6 +20,7 @@
 #include <stdint.h>
 
 #include "opscope/calltree.h"
+#include "opscope/correlate.h"
 #include "opscope/trace.h"
 
 /* What a query reads of an event: 24 bytes. */
@@ -39,14 +41,21 @@ const struct osc_brief *osc_trace_briefs(const struct osc_trace *t, enum osc_kin
 const struct osc_calltree *osc_trace_host_tree(const struct osc_trace *t);
 
 /*
- * Per event: the host op (kind HOST_OP) that launched a device event, found
- * by correlate.h with its default categories; OSC_NONE for the rest.
+ * The correlation (correlate.h) of the host tree's nodes with the runtime
+ * calls (OSC_CATSEL_LAUNCH_DEFAULT) and device work (OSC_CATSEL_DEVICE_DEFAULT).
+ */
+const struct osc_correlation *osc_trace_correlation(const struct osc_trace *t);
+
+/*
+ * Per event: the host op (kind HOST_OP) that launched a device event, by
+ * that correlation; OSC_NONE for the rest.
  */
 const uint32_t *osc_trace_launchers(const struct osc_trace *t);
 
 /*
- * Build the host tree and the launchers now (e.g. on a spare thread right
- * after loading, so the first mapping or path answer does not wait).
+ * Build the briefs of host ops and kernels, the host tree, the correlation
+ * and the launchers now (e.g. on a spare thread right after loading, so the
+ * first answer that needs them does not wait).
  */
 void osc_trace_cache_warm(const struct osc_trace *t);
 

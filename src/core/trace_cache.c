@@ -1,9 +1,12 @@
 /*
  * trace_cache.c - the per-trace indexes of trace_cache.h.
  *
- * One mutex guards the whole cache: a builder holds it while it builds, so
- * a second thread asking for the same table waits rather than building it
- * twice. Readers of a built table take the lock only to fetch the pointer.
+ * Each table has its own mutex, held while it is built, so a second thread
+ * asking for the same table waits rather than building it twice, while a
+ * thread asking for another table (the briefs, while the launchers take a
+ * second to build) goes on. Readers of a built table take its lock only to
+ * fetch the pointer. The launchers need the correlation, which needs the
+ * tree: locks are taken in that order.
  */
 #include <pthread.h>
 #include <stdbool.h>
@@ -15,23 +18,28 @@
 #include "opscope/trace_cache.h"
 
 struct osc_trace_cache {
-	pthread_mutex_t lock;
-	bool have_tree;
+	pthread_mutex_t briefs_lock, tree_lock, corr_lock, launchers_lock;
 	struct osc_brief *briefs[OSC_KIND_COUNT]; /* per kind, NULL until built */
 	size_t nr_briefs[OSC_KIND_COUNT];
+	bool have_tree;
 	struct osc_calltree host_tree;
-	uint32_t *launchers;               /* NULL until built */
+	bool have_corr;
+	struct osc_correlation corr;
+	uint32_t *launchers;                      /* NULL until built */
 };
 
 struct osc_trace_cache *osc_trace_cache_new(void)
 {
 	struct osc_trace_cache *c = osc_xcalloc(1, sizeof(*c));
 
-	pthread_mutex_init(&c->lock, NULL);
+	pthread_mutex_init(&c->briefs_lock, NULL);
+	pthread_mutex_init(&c->tree_lock, NULL);
+	pthread_mutex_init(&c->corr_lock, NULL);
+	pthread_mutex_init(&c->launchers_lock, NULL);
 	return c;
 }
 
-/* The caller holds the lock, or is the only thread using the trace. */
+/* The caller is the only thread using the trace. */
 static void drop(struct osc_trace_cache *c)
 {
 	if (c->have_tree)
@@ -40,9 +48,11 @@ static void drop(struct osc_trace_cache *c)
 		free(c->briefs[k]);
 		c->briefs[k] = NULL;
 	}
+	if (c->have_corr)
+		osc_correlation_release(&c->corr);
 	free(c->launchers);
 	c->launchers = NULL;
-	c->have_tree = false;
+	c->have_tree = c->have_corr = false;
 }
 
 void osc_trace_drop_cache(struct osc_trace *t)
@@ -56,17 +66,21 @@ void osc_trace_cache_free(struct osc_trace_cache *c)
 	if (!c)
 		return;
 	drop(c);
-	pthread_mutex_destroy(&c->lock);
+	pthread_mutex_destroy(&c->briefs_lock);
+	pthread_mutex_destroy(&c->tree_lock);
+	pthread_mutex_destroy(&c->corr_lock);
+	pthread_mutex_destroy(&c->launchers_lock);
 	free(c);
 }
 
 /*
  * Note in the trace that its cache holds something, so adding an event drops
- * it (the trace is const to the readers, but never defined const).
+ * it (the trace is const to the readers, but never defined const). Every
+ * writer stores the same value.
  */
 static void mark_used(const struct osc_trace *t)
 {
-	((struct osc_trace *)t)->cache_used = true;
+	__atomic_store_n(&((struct osc_trace *)t)->cache_used, true, __ATOMIC_RELAXED);
 }
 
 /* The briefs of kind k: one pass to count, one to fill. */
@@ -94,80 +108,85 @@ static void build_briefs(struct osc_trace_cache *c, const struct osc_trace *t, e
 	}
 }
 
-/* The cache's host tree, built if needed; the caller holds the lock. */
-static const struct osc_calltree *host_tree_locked(struct osc_trace_cache *c,
-						   const struct osc_trace *t)
-{
-	struct osc_catsel host;
-
-	if (!c->have_tree) {
-		osc_catsel_parse(&host, t, NULL, OSC_CATSEL_HOST_DEFAULT, "", NULL);
-		osc_calltree_build(t, &host, &c->host_tree);
-		osc_catsel_release(&host);
-		c->have_tree = true;
-	}
-	return &c->host_tree;
-}
-
-static void build_launchers(struct osc_trace_cache *c, const struct osc_trace *t)
-{
-	const struct osc_calltree *tree = host_tree_locked(c, t);
-	uint32_t *launcher = osc_xmalloc((t->nr_events ? t->nr_events : 1) * sizeof(*launcher));
-	struct osc_catsel launch, device;
-	struct osc_correlation corr;
-
-	osc_catsel_parse(&launch, t, NULL, OSC_CATSEL_LAUNCH_DEFAULT, "", NULL);
-	osc_catsel_parse(&device, t, NULL, OSC_CATSEL_DEVICE_DEFAULT, "", NULL);
-	osc_correlate(t, tree, &launch, &device, &corr);
-	for (size_t i = 0; i < t->nr_events; i++) {
-		uint32_t d = corr.dev_of ? corr.dev_of[i] : OSC_NONE;
-		uint32_t node = d != OSC_NONE ? corr.devs[d].node : OSC_NONE;
-
-		launcher[i] = node != OSC_NONE ? tree->nodes[node].event : OSC_NONE;
-	}
-	osc_correlation_release(&corr);
-	osc_catsel_release(&launch);
-	osc_catsel_release(&device);
-	c->launchers = launcher;
-}
-
 const struct osc_brief *osc_trace_briefs(const struct osc_trace *t, enum osc_kind k, size_t *nr)
 {
 	struct osc_trace_cache *c = t->cache;
 	const struct osc_brief *out;
 
 	k = (unsigned)k < OSC_KIND_COUNT ? k : OSC_KIND_OTHER;
-	pthread_mutex_lock(&c->lock);
+	pthread_mutex_lock(&c->briefs_lock);
 	if (!c->briefs[k])
 		build_briefs(c, t, k);
 	mark_used(t);
 	*nr = c->nr_briefs[k];
 	out = c->briefs[k];
-	pthread_mutex_unlock(&c->lock);
+	pthread_mutex_unlock(&c->briefs_lock);
 	return out;
 }
 
 const struct osc_calltree *osc_trace_host_tree(const struct osc_trace *t)
 {
-	const struct osc_calltree *out;
+	struct osc_trace_cache *c = t->cache;
+	struct osc_catsel host;
 
-	pthread_mutex_lock(&t->cache->lock);
-	out = host_tree_locked(t->cache, t);
+	pthread_mutex_lock(&c->tree_lock);
+	if (!c->have_tree) {
+		osc_catsel_parse(&host, t, NULL, OSC_CATSEL_HOST_DEFAULT, "", NULL);
+		osc_calltree_build(t, &host, &c->host_tree);
+		osc_catsel_release(&host);
+		c->have_tree = true;
+	}
 	mark_used(t);
-	pthread_mutex_unlock(&t->cache->lock);
-	return out;
+	pthread_mutex_unlock(&c->tree_lock);
+	return &c->host_tree;
+}
+
+const struct osc_correlation *osc_trace_correlation(const struct osc_trace *t)
+{
+	struct osc_trace_cache *c = t->cache;
+	struct osc_catsel launch, device;
+
+	pthread_mutex_lock(&c->corr_lock);
+	if (!c->have_corr) {
+		osc_catsel_parse(&launch, t, NULL, OSC_CATSEL_LAUNCH_DEFAULT, "", NULL);
+		osc_catsel_parse(&device, t, NULL, OSC_CATSEL_DEVICE_DEFAULT, "", NULL);
+		osc_correlate(t, osc_trace_host_tree(t), &launch, &device, &c->corr);
+		osc_catsel_release(&launch);
+		osc_catsel_release(&device);
+		c->have_corr = true;
+	}
+	mark_used(t);
+	pthread_mutex_unlock(&c->corr_lock);
+	return &c->corr;
+}
+
+/* Per event, the event of the host node its device link names. */
+static uint32_t *build_launchers(const struct osc_trace *t)
+{
+	const struct osc_correlation *corr = osc_trace_correlation(t);
+	const struct osc_calltree *tree = osc_trace_host_tree(t);
+	uint32_t *launcher = osc_xmalloc((t->nr_events ? t->nr_events : 1) * sizeof(*launcher));
+
+	for (size_t i = 0; i < t->nr_events; i++) {
+		uint32_t d = corr->dev_of ? corr->dev_of[i] : OSC_NONE;
+		uint32_t node = d != OSC_NONE ? corr->devs[d].node : OSC_NONE;
+
+		launcher[i] = node != OSC_NONE ? tree->nodes[node].event : OSC_NONE;
+	}
+	return launcher;
 }
 
 const uint32_t *osc_trace_launchers(const struct osc_trace *t)
 {
+	struct osc_trace_cache *c = t->cache;
 	const uint32_t *out;
 
-	pthread_mutex_lock(&t->cache->lock);
-	if (!t->cache->launchers)
-		build_launchers(t->cache, t);
+	pthread_mutex_lock(&c->launchers_lock);
+	if (!c->launchers)
+		c->launchers = build_launchers(t);
 	mark_used(t);
-	out = t->cache->launchers;
-	pthread_mutex_unlock(&t->cache->lock);
+	out = c->launchers;
+	pthread_mutex_unlock(&c->launchers_lock);
 	return out;
 }
 

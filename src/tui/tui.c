@@ -12,6 +12,7 @@
 #include "opscope/alloc.h"
 #include "opscope/columns.h"
 #include "opscope/load.h"
+#include "opscope/trace_cache.h"
 #include "command.h"
 #include "display.h"
 #include "draw.h"
@@ -248,8 +249,36 @@ static void apply_args(struct osc_tui *t)
 	t->last_toggled = -1;
 }
 
+static void *warm_thread(void *arg)
+{
+	struct osc_tui *t = arg;
+
+	osc_trace_cache_warm(&t->trace);
+	atomic_store(&t->warm_done, true);
+	return NULL;
+}
+
+/*
+ * A big trace's launchers and host tree take a second or more: build them on
+ * a spare thread now, so the first mapping, path or K answer does not wait.
+ */
+static void start_warming(struct osc_tui *t)
+{
+	if (t->script || t->trace.nr_events < OSC_ASYNC_MIN_EVENTS)
+		return;
+	t->warming = !pthread_create(&t->warm, NULL, warm_thread, t);
+}
+
 static void release(struct osc_tui *t)
 {
+	/*
+	 * Quitting while the warm-up still reads the trace: the process is
+	 * about to exit, so leave the trace to it rather than wait.
+	 */
+	bool keep_trace = t->warming && !atomic_load(&t->warm_done);
+
+	if (t->warming && !keep_trace)
+		pthread_join(t->warm, NULL);
 	while (t->depth)
 		osc_view_pop(t);
 	osc_view_release(&t->pane);
@@ -257,7 +286,8 @@ static void release(struct osc_tui *t)
 	osc_runs_release(&t->runs);
 	osc_filter_release(&t->filter);
 	osc_names_release(&t->names);
-	osc_trace_release(&t->trace);
+	if (!keep_trace)
+		osc_trace_release(&t->trace);
 	free(t->filter_spec);
 	free(t->find);
 	free(t->popup);
@@ -299,6 +329,7 @@ int osc_tui_main(const struct osc_tui_args *args)
 		return 2;
 	}
 	apply_args(&t);
+	start_warming(&t);
 	osc_view_push(&t, &osc_view_table, &(struct osc_table_arg){ .level = level });
 	if (args->other) /* opscope BASE OTHER: compare over the base's table */
 		osc_view_push(&t, &osc_view_diff,

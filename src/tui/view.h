@@ -15,6 +15,8 @@
 #ifndef OPSCOPE_TUI_VIEW_H
 #define OPSCOPE_TUI_VIEW_H
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -153,7 +155,13 @@ struct osc_tui {
 	bool script;       /* driven by --script */
 	int last_toggled;  /* runs view: run last toggled, -1 none */
 	bool bars;         /* bar chart column shown (views with ops->bar) */
+	pthread_t warm;    /* builds the trace's cache (trace_cache.h) after loading */
+	bool warming;      /* warm was started */
+	atomic_bool warm_done;
 };
+
+/* From this many events on, answers are computed off the UI thread. */
+#define OSC_ASYNC_MIN_EVENTS 200000
 
 /* Set the status line message (printf-style). */
 void osc_tui_message(struct osc_tui *t, enum osc_msg_kind kind, const char *fmt, ...)

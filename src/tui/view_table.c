@@ -29,9 +29,6 @@
 #include "opscope/trace_cache.h"
 #include "view.h"
 
-/* Traces with fewer events aggregate fast enough on the UI thread. */
-#define ASYNC_MIN_EVENTS 200000
-
 struct table_job {
 	pthread_t thread;
 	bool running;        /* a thread was started and not joined */
@@ -171,7 +168,7 @@ static void table_build(struct osc_tui *t, struct osc_view *v)
 		tv->job.again = true;
 		return;
 	}
-	if (!t->script && t->trace.nr_events >= ASYNC_MIN_EVENTS && job_start(t, tv))
+	if (!t->script && t->trace.nr_events >= OSC_ASYNC_MIN_EVENTS && job_start(t, tv))
 		return;
 	osc_agg_release(&tv->agg);
 	osc_aggregate(&t->trace, &t->runs, &q, &tv->agg);

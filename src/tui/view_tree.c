@@ -24,6 +24,7 @@
 #include "opscope/calltree.h"
 #include "opscope/columns.h"
 #include "opscope/correlate.h"
+#include "opscope/trace_cache.h"
 #include "keymap.h"
 #include "view.h"
 
@@ -49,10 +50,8 @@ struct tree_view {
 	struct osc_tui *tui;
 	osc_str root;                  /* subtree of one op, or OSC_STR_NONE */
 	uint32_t focus_event;          /* event to select after the build, or OSC_NONE */
-	struct osc_catsel host, launch, device;
-	struct osc_calltree c;
-	struct osc_correlation corr;
-	bool analysed;
+	const struct osc_calltree *c;         /* the trace's (trace_cache.h) */
+	const struct osc_correlation *corr;
 	struct osc_mtree m;
 	uint64_t *folded;              /* bitset over merged nodes */
 	uint8_t *keep, *last;          /* filter result, last-sibling flags */
@@ -141,29 +140,24 @@ static void tree_close(struct osc_view *v)
 
 	release_tree(tv);
 	osc_tree_scratch_release(&tv->scratch);
-	osc_correlation_release(&tv->corr);
-	osc_calltree_release(&tv->c);
-	osc_catsel_release(&tv->host);
-	osc_catsel_release(&tv->launch);
-	osc_catsel_release(&tv->device);
 	free(tv);
 }
 
 /* Merged node standing for event ev: its own node, or its launching op's. */
 static uint32_t node_of_event(const struct tree_view *tv, uint32_t ev)
 {
-	uint32_t n = tv->c.node_of[ev];
+	uint32_t n = tv->c->node_of[ev];
 
-	if (n == OSC_NONE && tv->corr.dev_of[ev] != OSC_NONE)
-		n = tv->corr.devs[tv->corr.dev_of[ev]].node;
+	if (n == OSC_NONE && tv->corr->dev_of[ev] != OSC_NONE)
+		n = tv->corr->devs[tv->corr->dev_of[ev]].node;
 	if (n == OSC_NONE) {
-		if (tv->corr.dev_of[ev] != OSC_NONE || tv->corr.launch_of[ev] != OSC_NONE)
+		if (tv->corr->dev_of[ev] != OSC_NONE || tv->corr->launch_of[ev] != OSC_NONE)
 			return tv->m.unattributed;
 		return OSC_NONE;
 	}
 	/* an instance outside the selected runs: its nearest selected ancestor */
 	while (n != OSC_NONE && tv->m.m_of[n] == OSC_NONE)
-		n = tv->c.nodes[n].parent;
+		n = tv->c->nodes[n].parent;
 	return n == OSC_NONE ? OSC_NONE : tv->m.m_of[n];
 }
 
@@ -182,21 +176,12 @@ static bool reveal(struct osc_view *v, struct tree_view *tv, uint32_t n)
 static void tree_build(struct osc_tui *t, struct osc_view *v)
 {
 	struct tree_view *tv = v->priv;
-	struct osc_error err;
 	size_t n, words;
 
-	if (!tv->analysed) {
-		osc_catsel_parse(&tv->host, &t->trace, NULL, OSC_CATSEL_HOST_DEFAULT, "host", &err);
-		osc_catsel_parse(&tv->launch, &t->trace, NULL, OSC_CATSEL_LAUNCH_DEFAULT, "launch",
-				 &err);
-		osc_catsel_parse(&tv->device, &t->trace, NULL, OSC_CATSEL_DEVICE_DEFAULT, "device",
-				 &err);
-		osc_calltree_build(&t->trace, &tv->host, &tv->c);
-		osc_correlate(&t->trace, &tv->c, &tv->launch, &tv->device, &tv->corr);
-		tv->analysed = true;
-	}
+	tv->c = osc_trace_host_tree(&t->trace);
+	tv->corr = osc_trace_correlation(&t->trace);
 	release_tree(tv);
-	osc_mtree_build(&t->trace, &tv->c, &tv->corr, &t->runs, &t->sel, tv->root, &tv->m);
+	osc_mtree_build(&t->trace, tv->c, tv->corr, &t->runs, &t->sel, tv->root, &tv->m);
 	n = tv->m.nr ? tv->m.nr : 1;
 	words = (n + 63) / 64;
 	tv->folded = osc_xcalloc(words, sizeof(*tv->folded));
@@ -209,7 +194,7 @@ static void tree_build(struct osc_tui *t, struct osc_view *v)
 	tv->ctx = (struct osc_tree_table_ctx){
 		.trace = &t->trace,
 		.tree = &tv->m,
-		.corr = &tv->corr,
+		.corr = tv->corr,
 		.decimals = 3,
 		.scratch = &tv->scratch,
 		.names = &t->names,
@@ -269,7 +254,7 @@ static void tree_title(struct osc_tui *t, struct osc_view *v, char *buf, size_t 
 	else
 		snprintf(buf, size, "call tree (%zu paths, %zu shown, %llu kernels unattributed)",
 			 tv->m.nr, tv->nr_rows,
-			 (unsigned long long)tv->corr.by_method[OSC_LINK_NONE]);
+			 (unsigned long long)tv->corr->by_method[OSC_LINK_NONE]);
 }
 
 /* ---- the kernel pane ---- */
@@ -308,7 +293,7 @@ static void kernel_lines(struct osc_tui *t, struct tree_view *tv, uint32_t n,
 	snprintf(val, sizeof(val), "%zu launched by this op itself", hi - lo);
 	osc_lines_add(out, OSC_MARK_TITLE, "kernels", val);
 	for (size_t i = lo; i < hi && i < lo + PANE_KERNELS; i++) {
-		const struct osc_dev_link *d = &tv->corr.devs[tv->m.dev[i]];
+		const struct osc_dev_link *d = &tv->corr->devs[tv->m.dev[i]];
 		const struct osc_event *e = &t->trace.events[d->event];
 		const struct osc_kernel *k = e->kernel != OSC_NONE ? &t->trace.kernels[e->kernel]
 								   : NULL;
