@@ -1034,14 +1034,19 @@ static void parse_shard(struct par *par, size_t i)
 	}
 }
 
-/* Its input pages are not needed any more (args refs fault them back in). */
+/*
+ * Its input pages are not needed any more (args refs fault them back in).
+ * Its events are sorted here, on the core that parsed them: the whole is
+ * then a few sorted runs that osc_trace_sort merges.
+ */
 static void release_shard(struct par *par, size_t i)
 {
-	const struct shard *sh = &par->sh[i];
+	struct shard *sh = &par->sh[i];
 	const char *data = par->main->in->data;
 	const char *to = sh->end_cut ? par->sh[sh->end_cut].start : sh->stop;
 
 	osc_input_release(par->main->in, (size_t)(sh->start - data), (size_t)(to - data));
+	osc_trace_sort(&sh->t);
 }
 
 static void *worker(void *arg)
@@ -1448,6 +1453,42 @@ static uint8_t classify(enum osc_format fmt, const struct osc_event *e, uint32_t
 	}
 }
 
+#define CLASSIFY_PART 100000 /* fewer events per thread are classified on one thread */
+
+/* Events [n * i / parts, n * (i + 1) / parts) of classify_all, on thread i. */
+struct classify_job {
+	struct chrome *ch;
+	size_t parts;
+};
+
+static void classify_part(void *arg, size_t i)
+{
+	const struct classify_job *j = arg;
+	struct osc_trace *t = j->ch->t;
+	const uint32_t *tr = j->ch->traits;
+
+	for (size_t k = t->nr_events * i / j->parts; k < t->nr_events * (i + 1) / j->parts; k++) {
+		struct osc_event *e = &t->events[k];
+
+		e->kind = classify(t->format, e, tr[e->cat], tr[e->name]);
+		if (t->format == OSC_FORMAT_NEURAL_ENGINE && e->kind == OSC_KIND_HOST_OP &&
+		    e->cat != OSC_STR_EMPTY)
+			e->op = e->cat;
+	}
+}
+
+/* Every event's kind, on all cores (the traits of every string are computed first). */
+static void classify_all(struct chrome *ch)
+{
+	struct classify_job j = { .ch = ch, .parts = osc_cpus() };
+
+	for (size_t id = 0; id < ch->t->strs.count; id++)
+		traits(ch, (osc_str)id);
+	if (ch->t->nr_events < CLASSIFY_PART * j.parts)
+		j.parts = 1;
+	osc_parallel_run(j.parts, classify_part, &j);
+}
+
 static void finish(struct chrome *ch)
 {
 	struct osc_trace *t = ch->t;
@@ -1462,14 +1503,7 @@ static void finish(struct chrome *ch)
 		}
 	}
 	t->format = detect_format(ch);
-	for (size_t i = 0; i < t->nr_events; i++) {
-		struct osc_event *e = &t->events[i];
-
-		e->kind = classify(t->format, e, traits(ch, e->cat), traits(ch, e->name));
-		if (t->format == OSC_FORMAT_NEURAL_ENGINE && e->kind == OSC_KIND_HOST_OP &&
-		    e->cat != OSC_STR_EMPTY)
-			e->op = e->cat;
-	}
+	classify_all(ch);
 	free(t->meta_json);
 	if (ch->meta.len) {
 		sb_addc(&ch->meta, '}');

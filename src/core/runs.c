@@ -19,6 +19,7 @@
 #include "opscope/alloc.h"
 #include "opscope/filter.h"
 #include "opscope/runs.h"
+#include "parallel.h"
 
 static const char *const source_names[] = {
 #define OSC_RUN_SOURCE_NAME(name, text) text,
@@ -330,55 +331,115 @@ static void corr_map_release(struct corr_map *m)
 	free(m->runs);
 }
 
-static void assign_events(const struct osc_trace *t, struct osc_runs *out)
-{
-	struct timeline tl;
-	struct corr_map cm = {0};
-	struct launch *launches = NULL;
-	size_t hint = 0, nr_launches = 0, alloc_launches = 0;
-	bool has_device = false;
+/* Fewer events per thread are assigned on one thread. */
+#define ASSIGN_PART 100000
 
-	/* by start time; launches are noted on the way */
-	timeline_build(out, &tl);
-	for (size_t i = 0; i < t->nr_events; i++) {
-		const struct osc_event *e = &t->events[i];
-		size_t k = timeline_find(&tl, e->ts, hint);
+/* One thread's share of assign_events: events [from, to). */
+struct assign_part {
+	const struct osc_trace *t;
+	struct osc_runs *out;
+	const struct timeline *tl;
+	const struct corr_map *cm; /* second pass: launches by correlation id, or NULL */
+	size_t from, to;
+	bool has_device;
+	struct launch *launches;   /* first pass: runtime calls with an id, in model order */
+	size_t nr_launches, alloc_launches;
+	uint64_t *count;           /* second pass: events per run */
+	uint64_t outside;
+};
+
+/* First pass: the run of each event by its start; launches are noted on the way. */
+static void by_start(void *arg, size_t i)
+{
+	struct assign_part *a = &((struct assign_part *)arg)[i];
+	size_t hint = 0;
+
+	for (size_t e = a->from; e < a->to; e++) {
+		const struct osc_event *ev = &a->t->events[e];
+		size_t k = timeline_find(a->tl, ev->ts, hint);
 
 		if (k != SIZE_MAX)
 			hint = k;
-		out->run_of[i] = k == SIZE_MAX ? OSC_NONE : tl.owner[k];
-		has_device |= osc_kind_is_device(e->kind);
-		if (e->kind == OSC_KIND_RUNTIME && e->corr != OSC_NO_ID) {
-			OSC_GROW(launches, nr_launches + 1, alloc_launches);
-			launches[nr_launches].corr = e->corr;
-			launches[nr_launches++].run = out->run_of[i];
+		a->out->run_of[e] = k == SIZE_MAX ? OSC_NONE : a->tl->owner[k];
+		a->has_device |= osc_kind_is_device(ev->kind);
+		if (ev->kind == OSC_KIND_RUNTIME && ev->corr != OSC_NO_ID) {
+			OSC_GROW(a->launches, a->nr_launches + 1, a->alloc_launches);
+			a->launches[a->nr_launches].corr = ev->corr;
+			a->launches[a->nr_launches++].run = a->out->run_of[e];
 		}
 	}
+}
+
+/* Second pass: device work follows its launch; then count. */
+static void by_launch(void *arg, size_t i)
+{
+	struct assign_part *a = &((struct assign_part *)arg)[i];
+	uint32_t *run_of = a->out->run_of;
+
+	a->count = osc_xcalloc(a->out->nr ? a->out->nr : 1, sizeof(*a->count));
+	for (size_t e = a->from; e < a->to; e++) {
+		const struct osc_event *ev = &a->t->events[e];
+
+		if (a->cm && osc_kind_is_device(ev->kind) && ev->corr != OSC_NO_ID) {
+			uint32_t run = corr_lookup(a->cm, ev->corr);
+
+			if (run != CORR_ABSENT)
+				run_of[e] = run;
+		}
+		if (run_of[e] == OSC_NONE)
+			a->outside++;
+		else
+			a->count[run_of[e]]++;
+	}
+}
+
+/* run_of and the counts, in two passes over the events, each on all cores. */
+static void assign_events(const struct osc_trace *t, struct osc_runs *out)
+{
+	size_t n = t->nr_events, parts = n / ASSIGN_PART, nr_launches = 0;
+	struct assign_part *a;
+	struct timeline tl;
+	struct corr_map cm = {0};
+	struct launch *launches;
+	bool has_device = false;
+
+	parts = parts < 1 ? 1 : parts > osc_cpus() ? osc_cpus() : parts;
+	a = osc_xcalloc(parts, sizeof(*a));
+	timeline_build(out, &tl);
+	for (size_t i = 0; i < parts; i++)
+		a[i] = (struct assign_part){ .t = t, .out = out, .tl = &tl,
+					     .from = n * i / parts, .to = n * (i + 1) / parts };
+	osc_parallel_run(parts, by_start, a);
 	timeline_release(&tl);
 
 	/* a run's own event belongs to it even when a nested window starts at the same ts */
 	for (size_t r = 0; r < out->nr; r++)
 		out->run_of[out->runs[r].event] = (uint32_t)r;
 
-	/* device work follows its launch; then count */
-	has_device = has_device && nr_launches;
-	if (has_device)
+	for (size_t i = 0; i < parts; i++) {
+		has_device |= a[i].has_device;
+		nr_launches += a[i].nr_launches;
+	}
+	launches = osc_xmalloc((nr_launches ? nr_launches : 1) * sizeof(*launches));
+	nr_launches = 0;
+	for (size_t i = 0; i < parts; i++) { /* in model order: the first launch of an id wins */
+		memcpy(launches + nr_launches, a[i].launches, a[i].nr_launches * sizeof(*launches));
+		nr_launches += a[i].nr_launches;
+		free(a[i].launches);
+	}
+	if (has_device && nr_launches)
 		corr_map_build(launches, nr_launches, &cm);
 	free(launches);
-	for (size_t i = 0; i < t->nr_events; i++) {
-		const struct osc_event *e = &t->events[i];
-
-		if (has_device && osc_kind_is_device(e->kind) && e->corr != OSC_NO_ID) {
-			uint32_t run = corr_lookup(&cm, e->corr);
-
-			if (run != CORR_ABSENT)
-				out->run_of[i] = run;
-		}
-		if (out->run_of[i] == OSC_NONE)
-			out->outside++;
-		else
-			out->runs[out->run_of[i]].nr_events++;
+	for (size_t i = 0; i < parts; i++)
+		a[i].cm = has_device && nr_launches ? &cm : NULL;
+	osc_parallel_run(parts, by_launch, a);
+	for (size_t i = 0; i < parts; i++) {
+		out->outside += a[i].outside;
+		for (size_t r = 0; r < out->nr; r++)
+			out->runs[r].nr_events += a[i].count[r];
+		free(a[i].count);
 	}
+	free(a);
 	corr_map_release(&cm);
 }
 

@@ -304,26 +304,106 @@ static uint32_t *model_order(const struct osc_event *ev, size_t n)
 	return idx;
 }
 
+#define MAX_MERGE_RUNS 64 /* more sorted runs than this: the radix sort */
+
+/*
+ * The starts of the maximal sorted runs of ev (in model order), into
+ * start[0 .. nr] with start[nr] == n; 0 when there are more than
+ * MAX_MERGE_RUNS of them.
+ */
+static size_t sorted_runs(const struct osc_event *ev, size_t n, size_t *start)
+{
+	size_t nr = 0;
+
+	start[nr++] = 0;
+	for (size_t i = 1; i < n; i++) {
+		if (!event_less(&ev[i], &ev[i - 1]))
+			continue;
+		if (nr == MAX_MERGE_RUNS)
+			return 0;
+		start[nr++] = i;
+	}
+	start[nr] = n;
+	return nr;
+}
+
+/* Heap order of run heads: the earlier event first, the earlier run on ties. */
+static bool head_before(const struct osc_event *ev, const size_t *at, uint32_t a, uint32_t b)
+{
+	if (event_less(&ev[at[a]], &ev[at[b]]))
+		return true;
+	return !event_less(&ev[at[b]], &ev[at[a]]) && a < b;
+}
+
+static void sift_down(const struct osc_event *ev, const size_t *at, uint32_t *heap, size_t nr,
+		      size_t i)
+{
+	for (;;) {
+		size_t m = i, l = 2 * i + 1, r = l + 1;
+
+		if (l < nr && head_before(ev, at, heap[l], heap[m]))
+			m = l;
+		if (r < nr && head_before(ev, at, heap[r], heap[m]))
+			m = r;
+		if (m == i)
+			return;
+		uint32_t x = heap[i];
+
+		heap[i] = heap[m];
+		heap[m] = x;
+		i = m;
+	}
+}
+
+/*
+ * src[i]: the index of the event that goes to i, by merging the nr sorted
+ * runs starting at start[] (a stable merge: an earlier run wins ties, so the
+ * result is the stable sort's). The loader sorts each part of a file on its
+ * own core, which leaves the whole a few such runs.
+ */
+static uint32_t *merge_order(const struct osc_event *ev, size_t n, const size_t *start, size_t nr)
+{
+	uint32_t *src = osc_xreallocarray(NULL, n, sizeof(*src));
+	size_t at[MAX_MERGE_RUNS];
+	uint32_t heap[MAX_MERGE_RUNS];
+	size_t nh = 0;
+
+	for (size_t r = 0; r < nr; r++) {
+		at[r] = start[r];
+		heap[nh++] = (uint32_t)r;
+	}
+	for (size_t i = nh / 2; i-- > 0;)
+		sift_down(ev, at, heap, nh, i);
+	for (size_t i = 0; i < n; i++) {
+		uint32_t r = heap[0];
+
+		src[i] = (uint32_t)at[r]++;
+		if (at[r] == start[r + 1])
+			heap[0] = heap[--nh];
+		sift_down(ev, at, heap, nh, 0);
+	}
+	return src;
+}
+
 #define PREFETCH_AHEAD 8 /* cycle links fetched ahead while permuting */
 
 /*
- * Apply the model order in place by following the permutation's cycles, so
+ * The model order: a merge of the sorted runs when there are few, else the
+ * radix sort. Applied in place by following the permutation's cycles, so
  * the event table is never held twice (it is the biggest allocation). Each
  * step of a cycle is a cache miss that depends on the one before: the events
  * a few links ahead are prefetched so the misses overlap.
  */
 void osc_trace_sort(struct osc_trace *t)
 {
-	size_t n = t->nr_events, i;
+	size_t n = t->nr_events, i, start[MAX_MERGE_RUNS + 1], runs;
 	uint32_t *src;
 
 	osc_trace_drop_cache(t);
-	for (i = 1; i < n; i++)
-		if (event_less(&t->events[i], &t->events[i - 1]))
-			break;
-	if (i >= n)
+	runs = n ? sorted_runs(t->events, n, start) : 1;
+	if (runs == 1)
 		return;
-	src = model_order(t->events, n);
+	src = runs ? merge_order(t->events, n, start, runs) : model_order(t->events, n);
 	for (i = 0; i < n; i++) {
 		struct osc_event ev;
 		uint64_t off;

@@ -1,6 +1,7 @@
 /* test_trace.c - the trace model: events, args, threads, warnings, sort. */
 #include <criterion/criterion.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "opscope/trace.h"
@@ -130,4 +131,42 @@ Test(trace, names)
 			 "input ends inside an event; incomplete events dropped");
 	cr_assert(osc_kind_is_device(OSC_KIND_MEMCPY));
 	cr_assert(!osc_kind_is_device(OSC_KIND_RUNTIME));
+}
+
+/*
+ * k sorted runs of equal events and near-equal ones (as a file parsed in
+ * parts, each part sorted, leaves them): the result is the stable sort,
+ * whether the runs are merged (up to 64) or radix sorted (more).
+ */
+static void expect_stable_sort_of_runs(int k)
+{
+	char name[32];
+	int per_run = 600 / k + 1, idx = 0;
+
+	for (int r = 0; r < k; r++)
+		for (int i = 0; i < per_run; i++, idx++) {
+			snprintf(name, sizeof(name), "e%d", idx);
+			add(i / 3, (i % 3 == 2) ? 9 : r % 2, name, NULL);
+		}
+	osc_trace_sort(&t);
+	cr_assert_eq(t.nr_events, (size_t)idx);
+	for (size_t i = 1; i < t.nr_events; i++) {
+		const struct osc_event *p = &t.events[i - 1], *e = &t.events[i];
+		int pi = atoi(osc_trace_str(&t, p->name) + 1), ei = atoi(osc_trace_str(&t, e->name) + 1);
+
+		cr_assert(p->ts < e->ts || (p->ts == e->ts && p->dur > e->dur) ||
+				  (p->ts == e->ts && p->dur == e->dur && pi < ei),
+			  "%d runs: e%d before e%d", k, pi, ei);
+	}
+}
+
+Test(trace, sort_of_sorted_runs_is_stable)
+{
+	static const int runs[] = { 2, 5, 64, 65, 200 };
+
+	for (size_t i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
+		osc_trace_release(&t);
+		osc_trace_init(&t);
+		expect_stable_sort_of_runs(runs[i]);
+	}
 }
