@@ -41,10 +41,16 @@ bool osc_head_is_binary(const unsigned char *head, size_t len)
 	return len && odd * 10 > len;
 }
 
+/*
+ * A mapped plain file is "read" at once: its progress is what was parsed.
+ * Otherwise (gzip, streams) what was read from the file.
+ */
 static void progress(struct osc_load_ctx *ctx)
 {
+	bool mapped = ctx->in.map && !ctx->in.gzip;
+	uint64_t parsed = ctx->parsed < ctx->in.file_size ? ctx->parsed : ctx->in.file_size;
 	struct osc_load_progress p = {
-		.bytes_read = ctx->in.file_read,
+		.bytes_read = mapped ? parsed : ctx->in.file_read,
 		.bytes_total = ctx->in.file_size,
 		.events = ctx->t->nr_events,
 		.elapsed = now() - ctx->start,
@@ -157,6 +163,7 @@ static enum osc_status load(struct osc_load_ctx *ctx, const char *name,
 	st = run(ctx);
 	t->file_bytes = ctx->in.file_read;
 	t->input_bytes = ctx->in.base + ctx->in.len;
+	ctx->parsed = t->input_bytes;
 	if (st == OSC_OK)
 		osc_load_report(ctx);
 	osc_input_close(&ctx->in);

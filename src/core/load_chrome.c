@@ -1250,8 +1250,10 @@ static enum osc_status parallel_events(struct chrome *ch, const char **pp)
 		*pp = sh->end_cut ? par.sh[sh->end_cut].start : sh->stop;
 		ch->state = sh->end_cut ? ST_ARR_ELEM : sh->stop_state;
 		osc_input_consumed(ch->in, (size_t)(*pp - ch->in->data));
-		if (st == OSC_OK)
-			st = osc_load_tick(ch->lc, (uint64_t)(*pp - ch->in->data));
+		if (st == OSC_OK) {
+			ch->lc->parsed = (uint64_t)(*pp - ch->in->data);
+			st = osc_load_tick(ch->lc, ch->lc->parsed);
+		}
 		pthread_mutex_lock(&par.lock);
 		if (!sh->end_cut || st != OSC_OK)
 			break;
@@ -1296,7 +1298,8 @@ static enum osc_status walk(struct chrome *ch)
 			if (in->base + pos >= ch->next_tick) {
 				ch->next_tick = in->base + pos + TICK_STEP;
 				osc_input_consumed(in, pos);
-				st = osc_load_tick(lc, in->base + pos);
+				lc->parsed = in->base + pos;
+				st = osc_load_tick(lc, lc->parsed);
 				if (st != OSC_OK)
 					return st;
 			}

@@ -20,6 +20,7 @@ struct osc_load_ctx {
 	const struct osc_load_opts *opts; /* never NULL */
 	double start;         /* monotonic seconds at the start */
 	uint64_t next_progress; /* input offset of the next progress report */
+	uint64_t parsed;      /* uncompressed bytes parsed so far, when the loader says */
 };
 
 /*

@@ -658,6 +658,43 @@ Test(load, progress_and_cancel)
 	free(s);
 }
 
+struct progress_log {
+	uint64_t read[256];
+	size_t nr;
+};
+
+static void log_progress(const struct osc_load_progress *p, void *userdata)
+{
+	struct progress_log *log = userdata;
+
+	cr_assert_leq(p->bytes_read, p->bytes_total);
+	if (log->nr < 256)
+		log->read[log->nr++] = p->bytes_read;
+}
+
+/* A mapped file is read at once: its progress follows the parse, up to the whole. */
+Test(load, progress_of_a_mapped_file_follows_the_parse)
+{
+	size_t len;
+	char *s = big_trace(200000, &len);
+	char path[] = "/tmp/opscope-progress-XXXXXX";
+	int fd = mkstemp(path);
+	struct progress_log log = { .nr = 0 };
+	struct osc_load_opts opts = { .progress = log_progress, .userdata = &log };
+
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(write(fd, s, len), (ssize_t)len);
+	close(fd);
+	cr_assert_eq(osc_load(path, &opts, &t, &err), OSC_OK);
+	unlink(path);
+	free(s);
+	cr_assert_geq(log.nr, 3);
+	cr_expect_lt(log.read[0], len, "the first report is not the whole file");
+	for (size_t i = 1; i < log.nr; i++)
+		cr_expect_geq(log.read[i], log.read[i - 1]);
+	cr_expect_eq(log.read[log.nr - 1], len);
+}
+
 /* ---- the real traces ----------------------------------------------------- */
 
 static size_t nr_loaded;
