@@ -423,7 +423,9 @@ static void assign_events(const struct osc_trace *t, struct osc_runs *out)
 	launches = osc_xmalloc((nr_launches ? nr_launches : 1) * sizeof(*launches));
 	nr_launches = 0;
 	for (size_t i = 0; i < parts; i++) { /* in model order: the first launch of an id wins */
-		memcpy(launches + nr_launches, a[i].launches, a[i].nr_launches * sizeof(*launches));
+		if (a[i].nr_launches)
+			memcpy(launches + nr_launches, a[i].launches,
+			       a[i].nr_launches * sizeof(*launches));
 		nr_launches += a[i].nr_launches;
 		free(a[i].launches);
 	}
