@@ -269,6 +269,16 @@ static void start_warming(struct osc_tui *t)
 	t->warming = !pthread_create(&t->warm, NULL, warm_thread, t);
 }
 
+bool osc_tui_warming(struct osc_tui *t, const char *what)
+{
+	if (!t->warming || atomic_load(&t->warm_done))
+		return false;
+	osc_tui_message(t, OSC_MSG_INFO,
+			"%s needs the kernel-to-op links, still being built after loading: "
+			"try again in a moment", what);
+	return true;
+}
+
 static void release(struct osc_tui *t)
 {
 	/*

@@ -167,6 +167,13 @@ struct osc_tui {
 void osc_tui_message(struct osc_tui *t, enum osc_msg_kind kind, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/*
+ * True, with a message naming what (e.g. "the call tree"), while the trace's
+ * cache is still being built after loading (the answer would freeze the
+ * screen until it is done).
+ */
+bool osc_tui_warming(struct osc_tui *t, const char *what);
+
 /* The view on top of the stack. */
 static inline struct osc_view *osc_tui_top(struct osc_tui *t)
 {

@@ -406,6 +406,8 @@ static unsigned open_kernels(struct osc_tui *t, struct osc_view *v)
 		osc_tui_message(t, OSC_MSG_INFO, "these rows are kernels: Enter lists the instances");
 		return OSC_R_REDRAW;
 	}
+	if (!osc_level_is_device(tv->level) && osc_tui_warming(t, "K"))
+		return OSC_R_REDRAW;
 	r = &tv->agg.rows[v->cur];
 	name = tv->agg.keys & OSC_KEY_PATH
 		? osc_strtab_get(&tv->agg.paths, r->path)

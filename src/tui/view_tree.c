@@ -463,6 +463,8 @@ unsigned osc_tree_open(struct osc_tui *t)
 	struct osc_view *v = osc_tui_top(t);
 	struct osc_tree_arg a = { OSC_NONE, false };
 
+	if (osc_tui_warming(t, "the call tree"))
+		return OSC_R_REDRAW;
 	if (v->ops->row_event && v->tab.nr_rows) {
 		a.event = v->ops->row_event(t, v, v->cur);
 		a.subtree = a.event != OSC_NONE && t->trace.events[a.event].kind == OSC_KIND_HOST_OP &&
