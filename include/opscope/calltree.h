@@ -83,6 +83,8 @@ struct osc_tree_node {
 	uint32_t first_child;  /* OSC_NONE if none; children in ts order */
 	uint32_t next_sibling; /* OSC_NONE if none */
 	uint32_t depth;        /* 0 for a root */
+	osc_str name;          /* the event's, so walks need not read the event table */
+	int64_t dur;           /* the event's, ns */
 	int64_t self;          /* dur minus the time covered by its children, ns */
 };
 

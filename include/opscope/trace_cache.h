@@ -41,6 +41,12 @@ const struct osc_brief *osc_trace_briefs(const struct osc_trace *t, enum osc_kin
 const struct osc_calltree *osc_trace_host_tree(const struct osc_trace *t);
 
 /*
+ * The host tree merged by call path over every event, with no run selection
+ * and no device links (calltree.h's merged tree): the path of each instance.
+ */
+const struct osc_mtree *osc_trace_host_paths(const struct osc_trace *t);
+
+/*
  * The correlation (correlate.h) of the host tree's nodes with the runtime
  * calls (OSC_CATSEL_LAUNCH_DEFAULT) and device work (OSC_CATSEL_DEVICE_DEFAULT).
  */
@@ -53,8 +59,8 @@ const struct osc_correlation *osc_trace_correlation(const struct osc_trace *t);
 const uint32_t *osc_trace_launchers(const struct osc_trace *t);
 
 /*
- * Build the briefs of host ops and kernels, the host tree, the correlation
- * and the launchers now (e.g. on a spare thread right after loading, so the
+ * Build the briefs of host ops and kernels, the host tree and paths, the
+ * correlation and the launchers now (e.g. on a spare thread right after loading, so the
  * first answer that needs them does not wait).
  */
 void osc_trace_cache_warm(const struct osc_trace *t);

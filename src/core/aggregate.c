@@ -101,7 +101,8 @@ struct agg_ctx {
 	bool device;
 	struct osc_group_map ops;     /* mapping: (op, shape) of host ops -> instances */
 	const struct osc_calltree *host; /* path level: the trace's host tree */
-	struct osc_mtree tree;        /* path level: its merge over the selected runs */
+	const struct osc_mtree *paths;   /* path level: its merge over the selected runs */
+	struct osc_mtree own;         /* that merge, when the trace's own does not serve */
 };
 
 /* One thread's slice of a scan over the briefs of one kind. */
@@ -190,7 +191,7 @@ static bool make_key(const struct slice *s, const struct osc_brief *b, struct os
 	if (s->keys & OSC_KEY_PATH) {
 		uint32_t n = c->host->node_of ? c->host->node_of[ev] : OSC_NONE;
 
-		k->node = n != OSC_NONE ? c->tree.m_of[n] : OSC_NONE;
+		k->node = n != OSC_NONE ? c->paths->m_of[n] : OSC_NONE;
 		if (k->node == OSC_NONE)
 			return false;
 		k->name = b->name; /* the leaf, as the path names it */
@@ -459,7 +460,28 @@ static void compute_stats(int64_t *dur, struct osc_agg *out, size_t threads)
 }
 
 /*
- * Path level: merge the host call tree over the selected runs (calltree.h).
+ * Whether merging over the selected runs gives other paths than merging over
+ * everything: a selected instance under an unselected one merges under its
+ * nearest selected ancestor instead.
+ */
+static bool selection_moves_paths(const struct agg_ctx *c)
+{
+	const struct osc_calltree *h = c->host;
+
+	for (size_t n = 0; c->sel && n < h->nr; n++) {
+		uint32_t p = h->nodes[n].parent;
+
+		if (p != OSC_NONE && !osc_runsel_has_event(c->sel, c->runs, h->nodes[p].event) &&
+		    osc_runsel_has_event(c->sel, c->runs, h->nodes[n].event))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Path level: the host call tree merged over the selected runs (calltree.h):
+ * the trace's own merge over everything when the selection moves no path
+ * (instances outside it are simply not scanned), else a merge of its own.
  * No device links are made: the level counts host time only, as the op
  * level does.
  */
@@ -468,7 +490,12 @@ static void path_nodes(struct agg_ctx *c)
 	struct osc_correlation none = { 0 };
 
 	c->host = osc_trace_host_tree(c->t);
-	osc_mtree_build(c->t, c->host, &none, c->runs, c->sel, OSC_STR_NONE, &c->tree);
+	if (!selection_moves_paths(c)) {
+		c->paths = osc_trace_host_paths(c->t);
+		return;
+	}
+	osc_mtree_build(c->t, c->host, &none, c->runs, c->sel, OSC_STR_NONE, &c->own);
+	c->paths = &c->own;
 }
 
 /* Path level: intern each row's $$-joined path (group g's node) into out->paths. */
@@ -480,7 +507,7 @@ static void path_texts(struct agg_ctx *c, const struct osc_group_map *m, struct 
 	osc_strtab_init(&out->paths);
 	for (size_t g = 0; g < m->nr; g++) {
 		/* osc_mtree_path cuts at size: grow until the whole path fits. */
-		while (strlen(osc_mtree_path(&c->tree, c->t, m->keys[g].node, buf, size)) + 1 >=
+		while (strlen(osc_mtree_path(c->paths, c->t, m->keys[g].node, buf, size)) + 1 >=
 		       size) {
 			free(buf);
 			size *= 2;
@@ -522,7 +549,7 @@ void osc_aggregate(const struct osc_trace *t, const struct osc_runs *runs,
 	if (c.keys == OSC_KEY_NAME || c.keys == OSC_KEY_RUN || c.keys == OSC_KEY_PATH) {
 		direct = c.keys;
 		ndirect = c.keys == OSC_KEY_NAME ? t->strs.count :
-			  c.keys == OSC_KEY_PATH ? c.tree.nr : runs ? runs->nr : 1;
+			  c.keys == OSC_KEY_PATH ? c.paths->nr : runs ? runs->nr : 1;
 	}
 	scan(&c, c.device ? OSC_KIND_KERNEL : OSC_KIND_HOST_OP, c.keys, false, direct, ndirect,
 	     &sc);
@@ -532,7 +559,7 @@ void osc_aggregate(const struct osc_trace *t, const struct osc_runs *runs,
 	compute_stats(dur, out, sc.nr);
 	scan_release(&sc);
 	free(dur);
-	osc_mtree_release(&c.tree);
+	osc_mtree_release(&c.own);
 	if (c.keys & OSC_KEY_OP)
 		op_columns(&c, out);
 	osc_group_map_release(&c.ops);

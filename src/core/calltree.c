@@ -203,6 +203,8 @@ void osc_calltree_build(const struct osc_trace *t, const struct osc_catsel *host
 		OSC_GROW(out->nodes, out->nr + 1, alloc);
 		out->nodes[out->nr] = (struct osc_tree_node){
 			.event = (uint32_t)i,
+			.name = t->events[i].name,
+			.dur = t->events[i].dur,
 			.parent = OSC_NONE,
 			.first_child = OSC_NONE,
 			.next_sibling = OSC_NONE,

@@ -17,7 +17,6 @@
 #include "opscope/correlate.h"
 
 #define SYNTH (OSC_NONE - 1) /* placeholder for the synthetic root before it exists */
-#define PREFETCH_AHEAD 16    /* instances ahead whose event merge_instances fetches */
 
 struct merger {
 	const struct osc_trace *t;
@@ -131,15 +130,11 @@ static void merge_instances(struct merger *g, const struct osc_calltree *c,
 
 	for (size_t n = 0; n < c->nr; n++) {
 		const struct osc_tree_node *in = &c->nodes[n];
-		const struct osc_event *e = &g->t->events[in->event];
 		uint32_t pm = in->parent == OSC_NONE ? OSC_NONE : ctx_of[in->parent];
 		struct osc_mnode *mn;
 		uint32_t id;
 
-		/* instances skip through the event table: fetch ahead of use */
-		if (n + PREFETCH_AHEAD < c->nr)
-			__builtin_prefetch(&g->t->events[c->nodes[n + PREFETCH_AHEAD].event]);
-		scope[n] = root == OSC_STR_NONE || e->name == root ||
+		scope[n] = root == OSC_STR_NONE || in->name == root ||
 			   (in->parent != OSC_NONE && scope[in->parent]);
 		if (!scope[n]) {
 			m->m_of[n] = ctx_of[n] = OSC_NONE;
@@ -150,16 +145,16 @@ static void merge_instances(struct merger *g, const struct osc_calltree *c,
 			ctx_of[n] = pm;
 			continue;
 		}
-		id = get_node(g, pm, e->name);
+		id = get_node(g, pm, in->name);
 		m->m_of[n] = ctx_of[n] = id;
 		mn = &m->nodes[id];
 		if (mn->first_inst == OSC_NONE)
 			mn->first_inst = (uint32_t)n;
 		mn->count++;
-		mn->host = sat_add(mn->host, e->dur);
+		mn->host = sat_add(mn->host, in->dur);
 		mn->self = sat_add(mn->self, in->self);
-		mn->host_min = e->dur < mn->host_min ? e->dur : mn->host_min;
-		mn->host_max = e->dur > mn->host_max ? e->dur : mn->host_max;
+		mn->host_min = in->dur < mn->host_min ? in->dur : mn->host_min;
+		mn->host_max = in->dur > mn->host_max ? in->dur : mn->host_max;
 	}
 	free(scope);
 }

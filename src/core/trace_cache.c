@@ -6,7 +6,7 @@
  * thread asking for another table (the briefs, while the launchers take a
  * second to build) goes on. Readers of a built table take its lock only to
  * fetch the pointer. The launchers need the correlation, which needs the
- * tree: locks are taken in that order.
+ * tree (as the paths do): locks are taken in that order.
  */
 #include <pthread.h>
 #include <stdbool.h>
@@ -18,11 +18,13 @@
 #include "opscope/trace_cache.h"
 
 struct osc_trace_cache {
-	pthread_mutex_t briefs_lock, tree_lock, corr_lock, launchers_lock;
+	pthread_mutex_t briefs_lock, tree_lock, paths_lock, corr_lock, launchers_lock;
 	struct osc_brief *briefs[OSC_KIND_COUNT]; /* per kind, NULL until built */
 	size_t nr_briefs[OSC_KIND_COUNT];
 	bool have_tree;
 	struct osc_calltree host_tree;
+	bool have_paths;
+	struct osc_mtree paths;
 	bool have_corr;
 	struct osc_correlation corr;
 	uint32_t *launchers;                      /* NULL until built */
@@ -34,6 +36,7 @@ struct osc_trace_cache *osc_trace_cache_new(void)
 
 	pthread_mutex_init(&c->briefs_lock, NULL);
 	pthread_mutex_init(&c->tree_lock, NULL);
+	pthread_mutex_init(&c->paths_lock, NULL);
 	pthread_mutex_init(&c->corr_lock, NULL);
 	pthread_mutex_init(&c->launchers_lock, NULL);
 	return c;
@@ -48,11 +51,13 @@ static void drop(struct osc_trace_cache *c)
 		free(c->briefs[k]);
 		c->briefs[k] = NULL;
 	}
+	if (c->have_paths)
+		osc_mtree_release(&c->paths);
 	if (c->have_corr)
 		osc_correlation_release(&c->corr);
 	free(c->launchers);
 	c->launchers = NULL;
-	c->have_tree = c->have_corr = false;
+	c->have_tree = c->have_paths = c->have_corr = false;
 }
 
 void osc_trace_drop_cache(struct osc_trace *t)
@@ -68,6 +73,7 @@ void osc_trace_cache_free(struct osc_trace_cache *c)
 	drop(c);
 	pthread_mutex_destroy(&c->briefs_lock);
 	pthread_mutex_destroy(&c->tree_lock);
+	pthread_mutex_destroy(&c->paths_lock);
 	pthread_mutex_destroy(&c->corr_lock);
 	pthread_mutex_destroy(&c->launchers_lock);
 	free(c);
@@ -141,6 +147,22 @@ const struct osc_calltree *osc_trace_host_tree(const struct osc_trace *t)
 	return &c->host_tree;
 }
 
+const struct osc_mtree *osc_trace_host_paths(const struct osc_trace *t)
+{
+	struct osc_trace_cache *c = t->cache;
+	struct osc_correlation none = { 0 };
+
+	pthread_mutex_lock(&c->paths_lock);
+	if (!c->have_paths) {
+		osc_mtree_build(t, osc_trace_host_tree(t), &none, NULL, NULL, OSC_STR_NONE,
+				&c->paths);
+		c->have_paths = true;
+	}
+	mark_used(t);
+	pthread_mutex_unlock(&c->paths_lock);
+	return &c->paths;
+}
+
 const struct osc_correlation *osc_trace_correlation(const struct osc_trace *t)
 {
 	struct osc_trace_cache *c = t->cache;
@@ -196,5 +218,6 @@ void osc_trace_cache_warm(const struct osc_trace *t)
 
 	osc_trace_briefs(t, OSC_KIND_HOST_OP, &nr);
 	osc_trace_briefs(t, OSC_KIND_KERNEL, &nr);
+	osc_trace_host_paths(t);
 	osc_trace_launchers(t);
 }

@@ -935,3 +935,47 @@ Test(aggregate, same_answer_on_any_number_of_threads)
 	expect_same_on_threads("samples/ort-resnet18-opt.json", NULL);
 	expect_same_on_threads("samples/torch-resnet18-infer.json", NULL);
 }
+
+/*
+ * Path level over a run selection: an op that starts in an unselected run
+ * is left out, and its child in the selected run becomes a root path.
+ *   run#0 [0, 100)   outer [50, 150) -> inner [120, 130)
+ *   run#1 [100, 200)              other [160, 170)
+ */
+Test(aggregate, path_level_under_a_run_selection)
+{
+	static const struct fx_event ev[] = {
+		FX("ProfilerStep#0", RUN, 0, 100), FX("ProfilerStep#1", RUN, 100, 100),
+		FX("outer", HOST_OP, 50, 100),     FX("inner", HOST_OP, 120, 10),
+		FX("other", HOST_OP, 160, 10),
+	};
+	struct osc_trace t;
+	struct osc_runs runs;
+	struct osc_runsel sel;
+	struct osc_error err;
+	struct osc_agg a;
+	struct osc_query q = {.level = OSC_LEVEL_PATH, .runs = &sel};
+	char buf[64];
+
+	fx_build(&t, OSC_FORMAT_KINETO, ev, FX_LEN(ev));
+	osc_runs_detect(&t, &runs);
+	cr_assert_eq(runs.nr, 2);
+	cr_assert_eq(osc_runsel_parse(NULL, runs.nr, runs.warmup, &sel, &err), OSC_OK);
+	osc_aggregate(&t, &runs, &q, &a);
+	cr_assert_eq(a.nr, 3);
+	cr_expect_str_eq(osc_agg_cell(&t, &a, 0, 0, buf, sizeof(buf)), "outer");
+	cr_expect_str_eq(osc_agg_cell(&t, &a, 1, 0, buf, sizeof(buf)), "other"); /* ties: by path */
+	cr_expect_str_eq(osc_agg_cell(&t, &a, 2, 0, buf, sizeof(buf)), "outer$$inner");
+	osc_agg_release(&a);
+	osc_runsel_release(&sel);
+	cr_assert_eq(osc_runsel_parse("1", runs.nr, runs.warmup, &sel, &err), OSC_OK);
+	osc_aggregate(&t, &runs, &q, &a);
+	cr_assert_eq(a.nr, 2);
+	cr_expect_str_eq(osc_agg_cell(&t, &a, 0, 0, buf, sizeof(buf)), "inner");
+	cr_expect_str_eq(osc_agg_cell(&t, &a, 1, 0, buf, sizeof(buf)), "other");
+	cr_expect_eq(a.rows[0].total, 10);
+	osc_agg_release(&a);
+	osc_runsel_release(&sel);
+	osc_runs_release(&runs);
+	osc_trace_release(&t);
+}

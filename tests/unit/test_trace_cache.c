@@ -65,7 +65,7 @@ Test(trace_cache, adding_events_drops_the_cache)
 	osc_trace_release(&t);
 }
 
-/* The cached tree, correlation and launchers are what a fresh build gives. */
+/* The cached tree, paths, correlation and launchers are what a fresh build gives. */
 Test(trace_cache, tree_and_launchers_match_a_fresh_build)
 {
 	struct osc_trace t;
@@ -85,6 +85,16 @@ Test(trace_cache, tree_and_launchers_match_a_fresh_build)
 	cached = osc_trace_host_tree(&t);
 	cr_assert_eq(cached->nr, tree.nr);
 	cr_expect_eq(memcmp(cached->node_of, tree.node_of, t.nr_events * sizeof(*tree.node_of)), 0);
+	{
+		struct osc_correlation none = { 0 };
+		struct osc_mtree m;
+		const struct osc_mtree *paths = osc_trace_host_paths(&t);
+
+		osc_mtree_build(&t, &tree, &none, NULL, NULL, OSC_STR_NONE, &m);
+		cr_assert_eq(paths->nr, m.nr);
+		cr_expect_eq(memcmp(paths->m_of, m.m_of, tree.nr * sizeof(*m.m_of)), 0);
+		osc_mtree_release(&m);
+	}
 	cr_expect_eq(osc_trace_correlation(&t)->nr_devs, corr.nr_devs);
 	cr_expect_eq(osc_trace_correlation(&t)->nr_launches, corr.nr_launches);
 	launcher = osc_trace_launchers(&t);
