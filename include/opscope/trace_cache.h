@@ -23,7 +23,7 @@
 #include "opscope/correlate.h"
 #include "opscope/trace.h"
 
-/* What a query reads of an event: 24 bytes. */
+/* What a query reads of an event: 32 bytes. */
 struct osc_brief {
 	int64_t dur;
 	uint32_t event;      /* index into trace->events */
@@ -32,10 +32,15 @@ struct osc_brief {
 		osc_str shape;   /* host events: input shapes */
 		uint32_t kernel; /* device events: index into trace->kernels, or OSC_NONE */
 	};
+	uint32_t op_shape;   /* host ops: a dense id of (op, shape), below
+				osc_trace_nr_op_shapes(); other kinds: OSC_NONE */
 };
 
 /* The briefs of the events of kind k, in model order; *nr of them. */
 const struct osc_brief *osc_trace_briefs(const struct osc_trace *t, enum osc_kind k, size_t *nr);
+
+/* How many distinct (op, shape) pairs the host ops have (their op_shape ids). */
+size_t osc_trace_nr_op_shapes(const struct osc_trace *t);
 
 /* The instance tree of the host ops (OSC_CATSEL_HOST_DEFAULT). */
 const struct osc_calltree *osc_trace_host_tree(const struct osc_trace *t);

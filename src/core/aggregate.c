@@ -166,6 +166,9 @@ static bool make_key(const struct slice *s, const struct osc_brief *b, struct os
 		}
 	} else {
 		shape = b->shape;
+		/* the pair's id stands for both; with only one of them it would split rows */
+		if ((s->keys & (OSC_KEY_NAME | OSC_KEY_SHAPE)) == (OSC_KEY_NAME | OSC_KEY_SHAPE))
+			k->op_shape = b->op_shape;
 	}
 	if (s->keys & OSC_KEY_NAME)
 		k->name = s->device ? b->name : b->op;
@@ -307,14 +310,22 @@ static void scan_release(struct scan *sc)
 	osc_group_map_release(&sc->map);
 }
 
-/* Mapping: count the selected host ops per (op key, shapes) into c->ops. */
+/*
+ * Mapping: count the selected host ops per (op key, shapes) into c->ops,
+ * keyed as op_key makes them (kernels look their launcher's pair up there).
+ */
 static void count_ops(struct agg_ctx *c)
 {
 	struct scan sc;
 
-	scan(c, OSC_KIND_HOST_OP, OSC_KEY_NAME | OSC_KEY_SHAPE, true, 0, 0, &sc);
-	c->ops = sc.map;
-	memset(&sc.map, 0, sizeof(sc.map));
+	scan(c, OSC_KIND_HOST_OP, OSC_KEY_NAME | OSC_KEY_SHAPE, true,
+	     OSC_KEY_NAME | OSC_KEY_SHAPE, osc_trace_nr_op_shapes(c->t), &sc);
+	for (size_t g = 0; g < sc.map.nr; g++) {
+		struct osc_group_key k = op_key(sc.map.keys[g].name, sc.map.keys[g].shape);
+		uint32_t to = osc_group_map_index(&c->ops, &k);
+
+		c->ops.count[to] += sc.map.count[g];
+	}
 	scan_release(&sc);
 }
 
@@ -550,6 +561,9 @@ void osc_aggregate(const struct osc_trace *t, const struct osc_runs *runs,
 		direct = c.keys;
 		ndirect = c.keys == OSC_KEY_NAME ? t->strs.count :
 			  c.keys == OSC_KEY_PATH ? c.paths->nr : runs ? runs->nr : 1;
+	} else if (c.keys == (OSC_KEY_NAME | OSC_KEY_SHAPE) && !c.device) {
+		direct = c.keys;
+		ndirect = osc_trace_nr_op_shapes(t);
 	}
 	scan(&c, c.device ? OSC_KIND_KERNEL : OSC_KIND_HOST_OP, c.keys, false, direct, ndirect,
 	     &sc);

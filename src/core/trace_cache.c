@@ -21,6 +21,7 @@ struct osc_trace_cache {
 	pthread_mutex_t briefs_lock, tree_lock, paths_lock, corr_lock, launchers_lock;
 	struct osc_brief *briefs[OSC_KIND_COUNT]; /* per kind, NULL until built */
 	size_t nr_briefs[OSC_KIND_COUNT];
+	size_t nr_op_shapes;                      /* op_shape ids of the host-op briefs */
 	bool have_tree;
 	struct osc_calltree host_tree;
 	bool have_paths;
@@ -89,6 +90,45 @@ static void mark_used(const struct osc_trace *t)
 	__atomic_store_n(&((struct osc_trace *)t)->cache_used, true, __ATOMIC_RELAXED);
 }
 
+/*
+ * Number the (op, shape) pairs of the host-op briefs b[0 .. n) in order of
+ * first appearance (open addressing on the pair).
+ */
+static size_t number_op_shapes(struct osc_brief *b, size_t n)
+{
+	size_t nslots = 1024, nr = 0;
+	uint64_t *key = NULL;
+	uint32_t *id = NULL;
+
+	for (;;) { /* a table at most half full, else twice as big and again */
+		bool full = false;
+
+		key = osc_xreallocarray(key, nslots, sizeof(*key));
+		id = osc_xreallocarray(id, nslots, sizeof(*id));
+		memset(id, 0xff, nslots * sizeof(*id));
+		nr = 0;
+		for (size_t j = 0; j < n && !full; j++) {
+			uint64_t k = (uint64_t)b[j].op << 32 | b[j].shape;
+			size_t i = (size_t)((k * 0x9e3779b97f4a7c15ull) >> 32) & (nslots - 1);
+
+			while (id[i] != UINT32_MAX && key[i] != k)
+				i = (i + 1) & (nslots - 1);
+			if (id[i] == UINT32_MAX) {
+				key[i] = k;
+				id[i] = (uint32_t)nr++;
+				full = 2 * nr > nslots;
+			}
+			b[j].op_shape = id[i];
+		}
+		if (!full)
+			break;
+		nslots *= 2;
+	}
+	free(key);
+	free(id);
+	return nr;
+}
+
 /* The briefs of kind k: one pass to count, one to fill. */
 static void build_briefs(struct osc_trace_cache *c, const struct osc_trace *t, enum osc_kind k)
 {
@@ -105,13 +145,15 @@ static void build_briefs(struct osc_trace_cache *c, const struct osc_trace *t, e
 		if (e->kind != k)
 			continue;
 		*b = (struct osc_brief){ .dur = e->dur, .event = (uint32_t)i, .name = e->name,
-					 .op = e->op };
+					 .op = e->op, .op_shape = OSC_NONE };
 		if (osc_kind_is_device(e->kind))
 			b->kernel = e->kernel;
 		else
 			b->shape = e->shape;
 		b++;
 	}
+	if (k == OSC_KIND_HOST_OP)
+		c->nr_op_shapes = number_op_shapes(c->briefs[k], n);
 }
 
 const struct osc_brief *osc_trace_briefs(const struct osc_trace *t, enum osc_kind k, size_t *nr)
@@ -128,6 +170,14 @@ const struct osc_brief *osc_trace_briefs(const struct osc_trace *t, enum osc_kin
 	out = c->briefs[k];
 	pthread_mutex_unlock(&c->briefs_lock);
 	return out;
+}
+
+size_t osc_trace_nr_op_shapes(const struct osc_trace *t)
+{
+	size_t nr;
+
+	osc_trace_briefs(t, OSC_KIND_HOST_OP, &nr);
+	return t->cache->nr_op_shapes;
 }
 
 const struct osc_calltree *osc_trace_host_tree(const struct osc_trace *t)

@@ -1,6 +1,7 @@
 /* test_trace_cache.c - the per-trace briefs, host tree and launchers. */
 #include <criterion/criterion.h>
 #include <pthread.h>
+#include <stdlib.h>
 
 #include "opscope/correlate.h"
 #include "opscope/trace_cache.h"
@@ -27,10 +28,41 @@ static void expect_briefs_match(const struct osc_trace *t)
 				cr_assert_eq(b[j].kernel, e->kernel);
 			else
 				cr_assert_eq(b[j].shape, e->shape);
+			if (k != OSC_KIND_HOST_OP)
+				cr_assert_eq(b[j].op_shape, OSC_NONE);
 		}
 		seen += nr;
 	}
 	cr_expect_eq(seen, t->nr_events);
+}
+
+/* Host ops share an op_shape id exactly when they share (op, shape); ids are dense. */
+static void expect_op_shape_ids(const struct osc_trace *t)
+{
+	size_t nr, ids = osc_trace_nr_op_shapes(t);
+	const struct osc_brief *b = osc_trace_briefs(t, OSC_KIND_HOST_OP, &nr);
+	osc_str *op = calloc(ids, sizeof(*op)), *shape = calloc(ids, sizeof(*shape));
+	uint8_t *seen = calloc(ids, 1);
+
+	for (size_t j = 0; j < nr; j++) {
+		uint32_t id = b[j].op_shape;
+
+		cr_assert_lt(id, ids);
+		if (!seen[id]) {
+			seen[id] = 1;
+			op[id] = b[j].op;
+			shape[id] = b[j].shape;
+		}
+		cr_assert(op[id] == b[j].op && shape[id] == b[j].shape, "one pair per id");
+	}
+	for (size_t i = 0; i < ids; i++)
+		cr_assert(seen[i], "id %zu unused", i);
+	for (size_t i = 0; i < ids; i++)
+		for (size_t k = i + 1; k < ids; k++)
+			cr_assert(op[i] != op[k] || shape[i] != shape[k], "one id per pair");
+	free(op);
+	free(shape);
+	free(seen);
 }
 
 Test(trace_cache, briefs_of_a_real_trace)
@@ -39,6 +71,8 @@ Test(trace_cache, briefs_of_a_real_trace)
 
 	fx_load(&t, "samples/kineto-sampled-rank0.json.gz");
 	expect_briefs_match(&t);
+	expect_op_shape_ids(&t);
+	cr_expect_gt(osc_trace_nr_op_shapes(&t), 10);
 	osc_trace_release(&t);
 }
 
