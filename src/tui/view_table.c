@@ -153,6 +153,28 @@ static void table_close(struct osc_view *v)
 	free(tv);
 }
 
+/*
+ * An empty table because the events of its kind lie outside every run (a
+ * CPU-only Kineto trace whose ops ran beside the ProfilerStep): say how to
+ * see them.
+ */
+static void note_outside(struct osc_tui *t, const struct table_view *tv)
+{
+	size_t nr, outside = 0;
+	const struct osc_brief *b;
+
+	if (tv->agg.nr || tv->only || !t->runs.outside)
+		return;
+	b = osc_trace_briefs(&t->trace,
+			     osc_level_is_device(tv->level) ? OSC_KIND_KERNEL : OSC_KIND_HOST_OP, &nr);
+	for (size_t j = 0; j < nr; j++)
+		outside += t->runs.run_of[b[j].event] == OSC_NONE;
+	if (outside)
+		osc_tui_message(t, OSC_MSG_INFO,
+				"%zu %s outside every run: -W (--whole-trace) takes them", outside,
+				osc_level_is_device(tv->level) ? "kernels lie" : "ops lie");
+}
+
 static void table_build(struct osc_tui *t, struct osc_view *v)
 {
 	struct table_view *tv = v->priv;
@@ -172,6 +194,7 @@ static void table_build(struct osc_tui *t, struct osc_view *v)
 		return;
 	osc_agg_release(&tv->agg);
 	osc_aggregate(&t->trace, &t->runs, &q, &tv->agg);
+	note_outside(t, tv);
 }
 
 bool osc_table_view_busy(struct osc_view *v)
@@ -189,6 +212,7 @@ bool osc_table_view_poll(struct osc_tui *t, struct osc_view *v)
 		return false;
 	osc_agg_release(&tv->agg);
 	job_finish(&tv->job, &tv->agg);
+	note_outside(t, tv);
 	if (tv->job.again)
 		job_start(t, tv);
 	free(v->widths);
