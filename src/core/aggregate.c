@@ -213,6 +213,7 @@ static struct osc_group_key op_key(osc_str op, osc_str shape)
 	return k;
 }
 
+/* Thread i: select, key and count its slice's briefs, and list them unless all_ops. */
 static void scan_slice(void *arg, size_t i)
 {
 	struct slice *s = &((struct slice *)arg)[i];
@@ -253,8 +254,9 @@ static void scan_slice(void *arg, size_t i)
 /*
  * Scan the briefs of kind `kind`, keyed by `keys`, into sc: on q->threads
  * threads, else one per EVENTS_PER_THREAD events up to the number of cores,
- * then the slices' maps merged into sc->map in slice order. direct: a direct table for
- * sc->map and each slice's (see osc_group_map_direct), when not 0.
+ * then the slices' maps merged into sc->map in slice order. direct (when not
+ * 0): the key field of a direct table of ndirect ids for every map
+ * (osc_group_map_direct).
  */
 static void scan(const struct agg_ctx *c, enum osc_kind kind, unsigned keys, bool all_ops,
 		 unsigned direct, size_t ndirect, struct scan *sc)

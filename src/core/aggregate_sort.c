@@ -160,8 +160,9 @@ static int cmp_rows(const struct sort_ctx *c, const struct osc_agg_row *x,
 		return c->descending ? -r : r;
 	if (x->run != y->run)
 		return (x->run > y->run) - (x->run < y->run);
-	if ((r = cmp_paths(c->a, x, y)) || (r = cmp_names(c->t, x->key, y->key)) || (r = cmp_names(c->t, x->shape, y->shape)) ||
-	    (r = cmp_names(c->t, x->op, y->op)) || (r = cmp_dims(x, y)))
+	if ((r = cmp_paths(c->a, x, y)) || (r = cmp_names(c->t, x->key, y->key)) ||
+	    (r = cmp_names(c->t, x->shape, y->shape)) || (r = cmp_names(c->t, x->op, y->op)) ||
+	    (r = cmp_dims(x, y)))
 		return r;
 	return (x->key > y->key) - (x->key < y->key);
 }
