@@ -111,6 +111,15 @@ void osc_diff(const struct osc_diff_side *base, const struct osc_diff_side *othe
 	      const struct osc_diff_query *q, struct osc_diff *out);
 void osc_diff_release(struct osc_diff *d);
 
+/*
+ * When the two sides select different numbers of runs, a note saying that
+ * their totals (and deltas) add up different numbers of runs, into buf;
+ * NULL when the numbers are the same. base, other: each side's selection
+ * (NULL: the whole trace, one run).
+ */
+const char *osc_diff_runs_note(const struct osc_runsel *base, const struct osc_runsel *other,
+			       char *buf, size_t size);
+
 /* Text of a row's key. */
 static inline const char *osc_diff_key(const struct osc_diff *d, const struct osc_diff_row *r)
 {

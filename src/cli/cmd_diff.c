@@ -133,6 +133,7 @@ static enum osc_status write_diff(struct diff_job *j, const struct osc_cli_view 
 	struct diff_table_ctx ctx = { &j->diff };
 	struct osc_table table = { 0 };
 	enum osc_status st;
+	char note[256];
 	char *formats = osc_xasprintf("%s, %s", osc_format_name(j->side[0].trace.format),
 				      osc_format_name(j->side[1].trace.format));
 
@@ -156,6 +157,9 @@ static enum osc_status write_diff(struct diff_job *j, const struct osc_cli_view 
 	if (st == OSC_OK && v->format == OSC_EXPORT_CSV)
 		fprintf(stderr, "opscope: base %s; other %s\n", j->side[0].runs_text,
 			j->side[1].runs_text);
+	if (st == OSC_OK && osc_diff_runs_note(&j->side[0].sel, &j->side[1].sel, note,
+					       sizeof(note)))
+		fprintf(stderr, "opscope: note: %s\n", note);
 	free(formats);
 	return st;
 }

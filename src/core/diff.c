@@ -524,6 +524,20 @@ void osc_diff(const struct osc_diff_side *base, const struct osc_diff_side *othe
 	osc_diff_sort(out, OSC_DIFF_DELTA, true);
 }
 
+const char *osc_diff_runs_note(const struct osc_runsel *base, const struct osc_runsel *other,
+			       char *buf, size_t size)
+{
+	size_t b = base ? base->nr_on : 1, o = other ? other->nr_on : 1;
+
+	if (b == o)
+		return NULL;
+	snprintf(buf, size,
+		 "base has %zu run%s selected, other %zu: totals and deltas add up different "
+		 "numbers of runs (means compare; --runs and --other-runs pick as many)",
+		 b, b == 1 ? "" : "s", o);
+	return buf;
+}
+
 void osc_diff_release(struct osc_diff *d)
 {
 	osc_strtab_release(&d->keys);

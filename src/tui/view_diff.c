@@ -103,6 +103,7 @@ static void diff_build(struct osc_tui *t, struct osc_view *v)
 		.match = dv->match,
 		.filter = osc_filter_is_empty(&t->filter) ? NULL : &t->filter,
 	};
+	char note[256];
 
 	osc_diff_release(&dv->diff);
 	dv->style = dv->names.style = t->names.style;
@@ -110,6 +111,8 @@ static void diff_build(struct osc_tui *t, struct osc_view *v)
 		return;
 	osc_diff(&base, &other, &q, &dv->diff);
 	osc_diff_changed_only(&dv->diff, dv->changed, CHANGED_PCT);
+	if (osc_diff_runs_note(&t->sel, &dv->sel, note, sizeof(note)))
+		osc_tui_message(t, OSC_MSG_INFO, "%s", note);
 }
 
 static enum osc_diff_col split_to_diff(size_t col, bool base)

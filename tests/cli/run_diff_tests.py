@@ -77,6 +77,8 @@ CASES = [
                                   OPT], {}, None),
     ("diff-ort-runs-csv", ["diff", "--runs", "1:4", "--other-runs", "-3:", "--format", "csv",
                            NOOPT, OPT], {}, ["--runs", "1:4", "--other-runs=-3:"]),
+    ("diff-ort-uneven-runs-csv", ["diff", "--runs", "1:5", "--other-runs", "-3:", "--format",
+                                  "csv", NOOPT, OPT], {}, ["--runs", "1:5", "--other-runs=-3:"]),
     ("diff-ort-whole-csv", ["diff", "--whole-trace", "--format", "csv", NOOPT, OPT], {},
      ["--whole-trace"]),
     ("diff-mangled-kernel-csv", ["diff", "--by", "kernel", "--no-demangle", "--format", "csv",

@@ -394,3 +394,19 @@ Test(diff, kernel_rows_pair_on_names_as_shown)
 		osc_names_release(&names[i]);
 	release(&p);
 }
+
+/* Different numbers of selected runs get a note; the same numbers none. */
+Test(diff, runs_note_only_when_run_counts_differ)
+{
+	uint8_t on4[] = { 1, 1, 1, 1 }, on2[] = { 0, 1, 1, 0 };
+	struct osc_runsel four = {.on = on4, .nr_runs = 4, .nr_on = 4};
+	struct osc_runsel two = {.on = on2, .nr_runs = 4, .nr_on = 2};
+	char buf[256];
+
+	cr_expect_null(osc_diff_runs_note(&four, &four, buf, sizeof(buf)));
+	cr_expect_null(osc_diff_runs_note(NULL, NULL, buf, sizeof(buf)));
+	cr_assert_not_null(osc_diff_runs_note(&four, &two, buf, sizeof(buf)));
+	cr_expect(strstr(buf, "base has 4 runs selected, other 2") != NULL, "%s", buf);
+	cr_assert_not_null(osc_diff_runs_note(NULL, &two, buf, sizeof(buf)));
+	cr_expect(strstr(buf, "base has 1 run selected, other 2") != NULL, "%s", buf);
+}
