@@ -120,115 +120,12 @@ static enum osc_level top_level(struct osc_tui *t)
 
 /* ---- export ---- */
 
-/* Append s to a command line, single-quoted for the shell when needed. */
-static char *append_arg(char *line, const char *s)
-{
-	bool plain = *s != '\0';
-	char *q, *out;
-	size_t n = 0;
-
-	for (const char *p = s; *p; p++)
-		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:,+=@%",
-			    *p))
-			plain = false;
-	if (plain)
-		return out = osc_xasprintf("%s %s", line, s), free(line), out;
-	q = osc_xmalloc(strlen(s) * 4 + 3);
-	q[n++] = '\'';
-	for (const char *p = s; *p; p++) {
-		if (*p == '\'') {
-			memcpy(q + n, "'\\''", 4);
-			n += 4;
-		} else {
-			q[n++] = *p;
-		}
-	}
-	q[n++] = '\'';
-	q[n] = '\0';
-	out = osc_xasprintf("%s %s", line, q);
-	free(q);
-	free(line);
-	return out;
-}
-
-/* The report options naming kernels as the TUI shows them. */
-static char *names_args(struct osc_tui *t, char *line)
-{
-	enum osc_name_style style = t->names.style;
-
-	if (!osc_level_is_device(top_level(t)))
-		return line; /* op names are never demangled */
-	if (style == OSC_NAMES_MANGLED)
-		return append_arg(line, "--no-demangle");
-	if (style == OSC_NAMES_SHORT)
-		line = append_arg(line, "--short-names");
-	if (t->args->demangler) {
-		line = append_arg(line, "--demangler");
-		line = append_arg(line, t->args->demangler);
-	}
-	return line;
-}
-
-/* The `opscope report` command printing the same CSV as the table view v. */
-static char *report_command(struct osc_tui *t, struct osc_view *v)
-{
-	const struct osc_column *col = &v->tab.cols[v->sort_col];
-	char *line = osc_xstrdup("opscope report");
-	char num[32];
-
-	if (t->args->path)
-		line = append_arg(line, t->args->path);
-	line = append_arg(line, "--by");
-	line = append_arg(line, v->ops->export_name(t, v));
-	line = names_args(t, line);
-	/* The runs as detected: a failed --run-range fell back to the markers. */
-	if (t->runs.source == OSC_RUNS_NVTX && t->args->run_range) {
-		line = append_arg(line, "--run-range");
-		line = append_arg(line, t->args->run_range);
-	}
-	if (t->args->whole && t->runs.source == OSC_RUNS_WHOLE)
-		line = append_arg(line, "--whole-trace");
-	if (strcmp(t->sel.spec, "default")) {
-		line = append_arg(line, "--runs");
-		line = append_arg(line, t->sel.spec);
-	}
-	for (size_t i = 0; i < t->filter.nr_patterns; i++) {
-		line = append_arg(line, "--filter");
-		line = append_arg(line, t->filter.patterns[i]);
-	}
-	if (t->filter.re_text) {
-		line = append_arg(line, "--regex");
-		line = append_arg(line, t->filter.re_text);
-	}
-	/* report sorts numbers descending and text ascending, --asc both ascending */
-	if (col->stat != OSC_STAT_TOTAL || !v->sort_desc) {
-		line = append_arg(line, "--sort");
-		line = append_arg(line, col->title);
-		if (col->numeric && !v->sort_desc)
-			line = append_arg(line, "--asc");
-	}
-	if (v->topn) {
-		snprintf(num, sizeof(num), "%zu", v->topn);
-		line = append_arg(line, "--top");
-		line = append_arg(line, num);
-	}
-	line = append_arg(line, "--format");
-	line = append_arg(line, "csv");
-	if (!col->numeric && v->sort_desc) {
-		char *out = osc_xasprintf("%s (report sorts %s ascending only)", line, col->title);
-
-		free(line);
-		line = out;
-	}
-	return line;
-}
-
 /* Write the view's table as CSV, atomically (osc_export_file). */
 static unsigned export_write(struct osc_tui *t, const char *path)
 {
 	struct osc_view *v = osc_tui_top(t);
 	struct osc_error err;
-	char msg[1024], *cmd;
+	char msg[1024], *cmd = NULL;
 
 	if (osc_export_file(path, OSC_EXPORT_CSV, &v->tab, NULL, 0, &err) != OSC_OK) {
 		osc_error_format(&err, msg, sizeof(msg));
@@ -238,8 +135,7 @@ static unsigned export_write(struct osc_tui *t, const char *path)
 	if (v->ops == &osc_view_table && osc_table_view_only(v)) {
 		osc_tui_message(t, OSC_MSG_INFO, "wrote %s (%zu rows: %s; report has no equivalent)",
 				path, v->tab.nr_rows, osc_table_view_only(v));
-	} else if (v->ops == &osc_view_table) {
-		cmd = report_command(t, v);
+	} else if (v->ops->command && (cmd = v->ops->command(t, v))) {
 		osc_tui_message(t, OSC_MSG_INFO, "wrote %s (%zu rows) = %s", path, v->tab.nr_rows,
 				cmd);
 		free(cmd);

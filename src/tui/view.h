@@ -70,6 +70,11 @@ struct osc_view_ops {
 	uint32_t (*row_event)(struct osc_tui *t, struct osc_view *v, size_t row);
 	/* Length of the row's bar in the bar chart column, 0..1 (NULL: no bars). */
 	double (*bar)(struct osc_tui *t, struct osc_view *v, size_t row);
+	/*
+	 * The opscope command line printing the same CSV as the export, a new
+	 * string; NULL (or a NULL op) when there is none.
+	 */
+	char *(*command)(struct osc_tui *t, struct osc_view *v);
 };
 
 /* X-macro: every view. */

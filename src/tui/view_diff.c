@@ -19,12 +19,14 @@
 #include "opscope/alloc.h"
 #include "opscope/chart.h"
 #include "opscope/load.h"
+#include "cli_line.h"
 #include "view.h"
 
 /* 'o' hides '=' rows whose total moved by less than this (timing noise). */
 #define CHANGED_PCT 10.0
 
 struct diff_view {
+	char *path;                   /* the other trace, as given */
 	struct osc_trace other;
 	struct osc_runs runs;
 	struct osc_runsel sel;
@@ -56,6 +58,7 @@ static void diff_open(struct osc_tui *t, struct osc_view *v, const void *arg)
 	char msg[1024];
 
 	v->priv = dv;
+	dv->path = osc_xstrdup(a->path);
 	dv->level = a->level;
 	dv->match = a->match;
 	v->sort_col = OSC_DIFF_DELTA;
@@ -90,6 +93,7 @@ static void diff_close(struct osc_view *v)
 	osc_runs_release(&dv->runs);
 	osc_names_release(&dv->names);
 	osc_trace_release(&dv->other);
+	free(dv->path);
 	free(dv);
 }
 
@@ -370,6 +374,43 @@ static unsigned diff_action(struct osc_tui *t, struct osc_view *v, enum osc_acti
 	return OSC_R_REDRAW;
 }
 
+/* The `opscope diff` command printing the same CSV as the (unsplit) view. */
+static char *diff_command(struct osc_tui *t, struct osc_view *v)
+{
+	struct diff_view *dv = v->priv;
+	size_t nr;
+	const struct osc_column *cols = osc_diff_columns(&nr);
+	char *line;
+	char pct[32];
+
+	if (dv->split || !dv->loaded || !t->args->path)
+		return NULL; /* the split layout is the view's own */
+	line = osc_cli_line_arg(osc_xstrdup("opscope diff"), t->args->path);
+	line = osc_cli_line_arg(line, dv->path);
+	line = osc_cli_line_arg(line, "--by");
+	line = osc_cli_line_arg(line, osc_level_name(dv->level));
+	if (dv->match != OSC_MATCH_NAME) {
+		line = osc_cli_line_arg(line, "--match");
+		line = osc_cli_line_arg(line, osc_match_name(dv->match));
+	}
+	line = osc_cli_line_names(t, line, dv->level);
+	line = osc_cli_line_selection(t, line);
+	/* diff's other runs default to --runs */
+	if (strcmp(dv->sel.spec, t->sel.spec)) {
+		line = osc_cli_line_arg(line, "--other-runs");
+		line = osc_cli_line_arg(line, dv->sel.spec);
+	}
+	if (dv->changed) {
+		snprintf(pct, sizeof(pct), "%g", CHANGED_PCT);
+		line = osc_cli_line_arg(line, "--changed");
+		line = osc_cli_line_arg(line, "--min-change");
+		line = osc_cli_line_arg(line, pct);
+	}
+	/* diff sorts every column but the name descending unless --asc */
+	return osc_cli_line_order(line, &cols[v->sort_col], v->sort_col == OSC_DIFF_DELTA,
+				  v->sort_col != OSC_DIFF_NAME, v->sort_desc, v->topn, "diff");
+}
+
 const struct osc_view_ops osc_view_diff = {
 	.name = "compare",
 	.open = diff_open,
@@ -384,4 +425,5 @@ const struct osc_view_ops osc_view_diff = {
 	.detail = diff_detail,
 	.export_name = diff_export_name,
 	.bar = diff_bar,
+	.command = diff_command,
 };

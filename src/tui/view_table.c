@@ -27,6 +27,7 @@
 #include "opscope/demangle.h"
 #include "opscope/diff.h"
 #include "opscope/trace_cache.h"
+#include "cli_line.h"
 #include "view.h"
 
 struct table_job {
@@ -516,6 +517,26 @@ const struct osc_agg_row *osc_table_view_row(struct osc_tui *t, struct osc_view 
 	return NULL;
 }
 
+/* The `opscope report` command printing the same CSV as the table. */
+static char *table_command(struct osc_tui *t, struct osc_view *v)
+{
+	struct table_view *tv = v->priv;
+	const struct osc_column *col = &v->tab.cols[v->sort_col];
+	char *line = osc_xstrdup("opscope report");
+
+	if (tv->only)
+		return NULL; /* K's kernels of some ops: report has no such table */
+	if (t->args->path)
+		line = osc_cli_line_arg(line, t->args->path);
+	line = osc_cli_line_arg(line, "--by");
+	line = osc_cli_line_arg(line, table_export_name(t, v));
+	line = osc_cli_line_names(t, line, tv->level);
+	line = osc_cli_line_selection(t, line);
+	/* report sorts numbers descending and text ascending, --asc both ascending */
+	return osc_cli_line_order(line, col, col->stat == OSC_STAT_TOTAL, col->numeric,
+				  v->sort_desc, v->topn, "report");
+}
+
 const struct osc_view_ops osc_view_table = {
 	.name = "table",
 	.open = table_open,
@@ -530,4 +551,5 @@ const struct osc_view_ops osc_view_table = {
 	.export_name = table_export_name,
 	.row_event = table_row_event,
 	.bar = table_bar,
+	.command = table_command,
 };

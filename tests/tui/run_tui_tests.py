@@ -18,6 +18,7 @@ import difflib
 import glob
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -282,6 +283,21 @@ def cli_csv(*args):
     return p.stdout
 
 
+def shown_command(screen):
+    """The command after "= " on the status line (the screen's last lines,
+    joined where the line wrapped), split as a shell would; None if none."""
+    tail = "".join(line for line in screen.splitlines()[-3:])
+    m = re.search(r"\) = (opscope .*)$", tail)
+    return shlex.split(m.group(1)) if m else None
+
+
+def command_csv(argv, cwd):
+    """stdout of an opscope command line as shown (argv[0] "opscope")."""
+    p = subprocess.run([opscope()] + argv[1:], cwd=cwd, capture_output=True,
+                       env=env_for(80, 24, False))
+    return p.stdout if p.returncode == 0 else b"exit %d: %s" % (p.returncode, p.stderr)
+
+
 def check_export_compare():
     """x in the compare view writes the CSV of `opscope diff` with the same
     options: kernel names in each style of m (the rows pair on them), the
@@ -309,12 +325,17 @@ def check_export_compare():
                               (mangled, mangled, ["--by", "dims", "--short-names"]),
                               (noopt, opt, ["--whole-trace"]),
                               (nvprof, nvprof, ["--by", "kernel", "--run-range", "embedding/0"])):
-        rc, err, d, _ = run_keys(other, ["x", "c.csv"], opts + [base])
+        rc, err, d, dumps = run_keys(other, ["x", "c.csv", ":dump shown"], opts + [base])
         want = cli_csv("diff", base, other, *opts)
         plain = cli_csv("diff", base, other, *[o for o in opts if o.startswith("--by") or
                                                o in ("kernel", "dims")])
         report(rc == 0 and read(d, "c.csv") == want and want != plain,
                "compare export %s: x equals diff with them" % " ".join(opts), err)
+        shown = shown_command(dumps.get("shown") or "")
+        report(shown is not None and shown[:2] == ["opscope", "diff"] and
+               command_csv(shown, d) == read(d, "c.csv"),
+               "compare export %s: the status line's command prints the same CSV" %
+               " ".join(opts), dumps.get("shown") or "")
         shutil.rmtree(d, ignore_errors=True)
     # what-if: no rule set, as a rule that matches nothing
     rc, err, d, _ = run_keys(mangled, ["3", "W", "x", "w0.csv", "m", "x", "w1.csv"])

@@ -1,0 +1,30 @@
+/*
+ * cli_line.h - the opscope command line that prints the same CSV as a view's
+ * export, shown on the status line after x (each view with a CLI equivalent
+ * builds its own from these pieces).
+ */
+#ifndef OPSCOPE_TUI_CLI_LINE_H
+#define OPSCOPE_TUI_CLI_LINE_H
+
+#include "opscope/aggregate.h"
+#include "view.h"
+
+/* Append s to line (a new string; line is freed), single-quoted for the shell when needed. */
+char *osc_cli_line_arg(char *line, const char *s);
+
+/* Append the options naming kernels as the TUI shows them (device levels only). */
+char *osc_cli_line_names(struct osc_tui *t, char *line, enum osc_level level);
+
+/* Append --run-range / --whole-trace, --runs and the filters, as the TUI uses them. */
+char *osc_cli_line_selection(struct osc_tui *t, char *line);
+
+/*
+ * Append --sort and --asc for sorting by col (none when default_col and
+ * descending: the command's default), --top n (0: none) and --format csv.
+ * cli_descends: the command sorts col descending unless --asc; else only
+ * ascending, and a note after the line says so when the view descends.
+ */
+char *osc_cli_line_order(char *line, const struct osc_column *col, bool default_col,
+			 bool cli_descends, bool descending, size_t topn, const char *command);
+
+#endif
