@@ -59,7 +59,7 @@
 	_(FIND_PREV, "find-prev", "N", "Find the previous match")                            \
 	_(EXPORT, "export", "x", "Export the view as shown to CSV")                   \
 	_(COMMAND, "command", ":",                                                           \
-	  "Command: runs, filter, find, sort, top, export")  \
+	  "Command: runs, filter, find, sort, top, export, compare, speedups")  \
 	_(TREE, "tree", "T",                                                                 \
 	  "Call tree: of the selected op, or at a kernel's launching op")                  \
 	_(FOLD_CHILDREN, "fold-children", "c", "Tree: fold the children of the node")        \

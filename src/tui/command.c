@@ -250,6 +250,8 @@ unsigned osc_command_run(struct osc_tui *t, const char *line)
 		return dump_screen(t, arg);
 	if (!strcmp(name, "compare") && *arg)
 		return compare_with(t, arg);
+	if (!strcmp(name, "speedups") && *arg)
+		return osc_whatif_view_load(t, arg);
 	if (!strcmp(name, "quit"))
 		return OSC_R_QUIT;
 	if (!strcmp(name, "sort") && *arg) {

@@ -287,6 +287,12 @@ struct osc_diff_view_arg {
 	enum osc_match match;
 };
 
+/*
+ * :speedups FILE in the what-if view: add the rules of a CSV file
+ * (osc_speedups_read_csv); an error on the status line leaves the rules.
+ */
+unsigned osc_whatif_view_load(struct osc_tui *t, const char *path);
+
 /* What the tree view is opened with (view_tree.c). */
 struct osc_tree_arg {
 	uint32_t event; /* OSC_NONE: the whole tree */

@@ -4,16 +4,19 @@
  * share affected and the Amdahl ceiling in the title (whatif.h).
  *
  * '=' sets the factor of the selected row (a rule on the row's exact label;
- * 1 removes it); the rules stay while the view is open, across levels (Tab),
- * runs and filter changes. The cells are osc_whatif_cell's, the same as
+ * 1 removes it), and ':speedups FILE' adds the rules of a CSV file as
+ * `opscope whatif --speedup-csv` reads it; the rules stay while the view is
+ * open, across levels (Tab), runs and filter changes. The cells are osc_whatif_cell's, the same as
  * `opscope whatif`, so an export equals its CSV; kernel names are in the
  * TUI's name style (m), as rules match them.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "opscope/alloc.h"
 #include "opscope/whatif.h"
+#include "cli_line.h"
 #include "prompt.h"
 #include "view.h"
 
@@ -169,6 +172,79 @@ static unsigned whatif_action(struct osc_tui *t, struct osc_view *v, enum osc_ac
 	}
 }
 
+/* A factor as the shortest text that reads back as the same double. */
+static void factor_text(double f, char *buf, size_t size)
+{
+	snprintf(buf, size, "%.15g", f);
+	if (strtod(buf, NULL) != f)
+		snprintf(buf, size, "%.17g", f);
+}
+
+/*
+ * The `opscope whatif` command printing the same CSV: its rules as -x
+ * OP[@SHAPE]=FACTOR. None without rules (whatif needs one), or when a rule's
+ * text holds '@' or '=' (a RULE cannot say it).
+ */
+static char *whatif_command(struct osc_tui *t, struct osc_view *v)
+{
+	struct whatif_view *wv = v->priv;
+	size_t nr;
+	const struct osc_column *cols = osc_whatif_columns(&nr);
+	char *line, *rule, f[40];
+
+	if (!wv->rules.nr || !t->args->path)
+		return NULL;
+	for (size_t i = 0; i < wv->rules.nr; i++)
+		if (strpbrk(wv->rules.v[i].pattern, "@=") || strpbrk(wv->rules.v[i].shape, "@="))
+			return NULL;
+	line = osc_cli_line_arg(osc_xstrdup("opscope whatif"), t->args->path);
+	line = osc_cli_line_arg(line, "--by");
+	line = osc_cli_line_arg(line, osc_level_name(wv->level));
+	line = osc_cli_line_names(t, line, wv->level);
+	line = osc_cli_line_selection(t, line);
+	for (size_t i = 0; i < wv->rules.nr; i++) {
+		factor_text(wv->rules.v[i].factor, f, sizeof(f));
+		rule = osc_xasprintf("%s%s%s=%s", wv->rules.v[i].pattern,
+				     *wv->rules.v[i].shape ? "@" : "", wv->rules.v[i].shape, f);
+		line = osc_cli_line_arg(osc_cli_line_arg(line, "-x"), rule);
+		free(rule);
+	}
+	/* whatif sorts numbers descending and text ascending, --asc both ascending */
+	return osc_cli_line_order(line, &cols[v->sort_col], v->sort_col == OSC_WHATIF_TOTAL,
+				  cols[v->sort_col].numeric, v->sort_desc, v->topn, "whatif");
+}
+
+unsigned osc_whatif_view_load(struct osc_tui *t, const char *path)
+{
+	struct osc_view *v = osc_tui_top(t);
+	struct whatif_view *wv = v->priv;
+	struct osc_speedups add;
+	struct osc_error err;
+	char msg[1024];
+
+	if (v->ops != &osc_view_whatif) {
+		osc_tui_message(t, OSC_MSG_ERROR, "speedups: open the what-if view (W) first");
+		return OSC_R_REDRAW;
+	}
+	osc_speedups_init(&add);
+	osc_error_clear(&err);
+	if (osc_speedups_read_csv(&add, path, &err) != OSC_OK) {
+		osc_error_format(&err, msg, sizeof(msg));
+		osc_tui_message(t, OSC_MSG_ERROR, "%s (no rule added)", msg);
+		osc_speedups_release(&add);
+		return OSC_R_REDRAW;
+	}
+	for (size_t i = 0; i < add.nr; i++)
+		osc_speedups_set(&wv->rules, add.v[i].pattern, add.v[i].shape, add.v[i].factor,
+				 &err);
+	osc_tui_message(t, OSC_MSG_INFO, "%zu speedup rule%s from %s", add.nr,
+			add.nr == 1 ? "" : "s", path);
+	osc_speedups_release(&add);
+	v->built_gen = t->gen - 1;
+	osc_view_refresh(t, v);
+	return OSC_R_REDRAW;
+}
+
 const struct osc_view_ops osc_view_whatif = {
 	.name = "whatif",
 	.open = whatif_open,
@@ -182,4 +258,5 @@ const struct osc_view_ops osc_view_whatif = {
 	.title = whatif_title,
 	.export_name = whatif_export_name,
 	.bar = whatif_bar,
+	.command = whatif_command,
 };

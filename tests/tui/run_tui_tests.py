@@ -344,6 +344,18 @@ def check_export_compare():
         report(rc == 0 and read(d, "w%d.csv" % i) == want,
                "what-if export %s: x equals whatif %s" % (i, " ".join(flags)), err)
     shutil.rmtree(d, ignore_errors=True)
+    # with rules ('=' and :speedups): the status line's whatif command prints the same CSV
+    ne = os.path.join(SAMPLES, "ne-bert-mini-int8.json")
+    rules = os.path.join(ROOT, "tests", "data", "ne-speedups.csv")
+    for keys in (["W", "=", "2.5", "x", "r.csv", ":dump shown"],
+                 ["W", ":speedups " + rules, "j", "=", "1.1", "x", "r.csv", ":dump shown"]):
+        rc, err, d, dumps = run_keys(ne, keys, ["--runs", "1:3"])
+        shown = shown_command(dumps.get("shown") or "")
+        report(rc == 0 and shown is not None and shown[:2] == ["opscope", "whatif"] and
+               "-x" in shown and command_csv(shown, d) == read(d, "r.csv"),
+               "what-if export %s: the status line's command prints the same CSV" %
+               " ".join(keys[1:3]), dumps.get("shown") or "")
+        shutil.rmtree(d, ignore_errors=True)
     rc, err, d, _ = run_keys(opt, ["W", "x", "w.csv"], ["--whole-trace"])
     report(rc == 0 and read(d, "w.csv") == cli_csv("whatif", "-x", "nothing=2", "--whole-trace",
                                                    opt),
