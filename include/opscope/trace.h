@@ -255,16 +255,41 @@ uint32_t osc_trace_add_event_ref(struct osc_trace *t, const struct osc_event *ev
 void osc_trace_reserve(struct osc_trace *t, size_t n);
 
 /*
- * Append every event of s (a trace built apart, e.g. one part of a file
- * parsed on another core) to t in one go, renumbered: str[id] is t's id for
- * s's string id, thread[i] t's index for s's thread i, and kernel_base is
- * added to kernel indices (the caller appended s's kernels). Args move along:
- * references as they are (same args_src), copies appended to t's args text.
- * Events beyond OSC_MAX_EVENTS are dropped and counted. Invalidates pointers
- * into t->events.
+ * One part of a trace built apart (a piece of a file parsed on another
+ * core), sorted in model order, taken over by osc_trace_take_part and
+ * waiting for osc_trace_merge_parts. Its ids are still its own.
  */
-void osc_trace_append(struct osc_trace *t, const struct osc_trace *s, const osc_str *str,
-		      const uint32_t *thread, uint32_t kernel_base);
+struct osc_trace_part {
+	struct osc_event *events;
+	uint64_t *args_off;     /* copies already count from the whole's args text */
+	size_t nr;
+	osc_str *str;           /* the whole's id for the part's string id */
+	uint32_t *thread;       /* the whole's index for the part's thread */
+	uint32_t kernel_base;   /* added to kernel indices */
+};
+
+/*
+ * Take over the events of s (sorted by osc_trace_sort) for a later merge
+ * into t: str[id] is t's id for s's string id, thread[i] t's index for s's
+ * thread i (both malloc'd, now the part's), kernel_base is added to kernel
+ * indices (the caller appended s's kernels). s's copied args text is
+ * appended to t now, and its per-thread counts added; s keeps no events.
+ */
+void osc_trace_take_part(struct osc_trace *t, struct osc_trace *s, osc_str *str,
+			 uint32_t *thread, uint32_t kernel_base, struct osc_trace_part *out);
+
+/*
+ * Append the events of parts[0 .. nr) to t in model order, renumbered: a
+ * stable merge where the earlier part wins ties, as the file order would
+ * (so t stays sorted when it was and the parts follow it), on all cores.
+ * The parts' memory is given back as the merge consumes it, so the event
+ * table is never held twice; the parts are freed. Events beyond
+ * OSC_MAX_EVENTS (the latest ones) are dropped and counted. Invalidates
+ * pointers into t->events.
+ */
+void osc_trace_merge_parts(struct osc_trace *t, struct osc_trace_part *parts, size_t nr);
+/* Free a part that will not be merged. */
+void osc_trace_part_release(struct osc_trace_part *p);
 
 /* Append kernel facts; returns the index to store in osc_event.kernel. */
 uint32_t osc_trace_add_kernel(struct osc_trace *t, const struct osc_kernel *k);
@@ -287,6 +312,15 @@ void osc_trace_sort(struct osc_trace *t);
  * kept by reference are rendered into one buffer); not thread-safe.
  */
 const char *osc_trace_args(const struct osc_trace *t, uint32_t ev);
+
+/*
+ * a before b in model order, file order aside: it starts earlier, or at the
+ * same time and lasts longer (a parent before its children).
+ */
+static inline bool osc_event_before(const struct osc_event *a, const struct osc_event *b)
+{
+	return a->ts < b->ts || (a->ts == b->ts && a->dur > b->dur);
+}
 
 /* End of an event: ts + dur. */
 static inline int64_t osc_event_end(const struct osc_event *e)

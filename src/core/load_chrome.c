@@ -958,6 +958,8 @@ struct par {
 	struct chrome *main;
 	struct shard *sh;
 	size_t nr;
+	struct osc_trace_part *parts; /* events of the shards merged so far, in file order */
+	size_t nr_parts;
 	size_t next;        /* next shard to parse (under lock) */
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
@@ -1131,8 +1133,12 @@ static void remap_event(struct osc_event *e, const osc_str *map, const uint32_t 
 		e->kernel += kbase;
 }
 
-/* Append a parsed shard to the main trace, in file order. */
-static void merge_shard(struct chrome *m, struct shard *sh)
+/*
+ * Merge a parsed shard into the main trace, in file order: strings, threads,
+ * kernels, pending B/E events and warnings now; its (sorted) events go to
+ * part, for osc_trace_merge_parts once every shard is in.
+ */
+static void merge_shard(struct chrome *m, struct shard *sh, struct osc_trace_part *part)
 {
 	struct osc_trace *t = m->t, *s = &sh->t;
 	struct chrome *sc = sh->ch;
@@ -1164,7 +1170,7 @@ static void merge_shard(struct chrome *m, struct shard *sh)
 	}
 	for (size_t i = 0; i < s->nr_kernels; i++)
 		osc_trace_add_kernel(t, &s->kernels[i]);
-	osc_trace_append(t, s, map, tmap, kbase);
+	osc_trace_take_part(t, s, map, tmap, kbase, part);
 	for (size_t i = 0; i < sc->nr_pend; i++) {
 		struct pending *pe = &sc->pend[i];
 		const char *args = pe->args ? sc->be_args.p + pe->args : NULL;
@@ -1178,8 +1184,6 @@ static void merge_shard(struct chrome *m, struct shard *sh)
 	merge_warnings(t, s);
 	m->nr_elems += sc->nr_elems;
 	m->used_refs |= sc->used_refs;
-	free(map);
-	free(tmap);
 }
 
 /* Cut points: shard 0 at p, then one about every `step` bytes. */
@@ -1220,6 +1224,7 @@ static enum osc_status parallel_events(struct chrome *ch, const char **pp)
 	step = (size_t)(end - p) / (cpus * 8);
 	step = step < SHARD_MIN ? SHARD_MIN : step > SHARD_MAX ? SHARD_MAX : step;
 	par.nr = make_cuts(&par, p, end, step);
+	par.parts = osc_xcalloc(par.nr, sizeof(*par.parts));
 	pthread_mutex_init(&par.lock, NULL);
 	pthread_cond_init(&par.cond, NULL);
 	for (size_t i = 1; i < cpus && i < par.nr; i++)
@@ -1243,7 +1248,7 @@ static enum osc_status parallel_events(struct chrome *ch, const char **pp)
 		while (!sh->done)
 			pthread_cond_wait(&par.cond, &par.lock);
 		pthread_mutex_unlock(&par.lock);
-		merge_shard(ch, sh);
+		merge_shard(ch, sh, &par.parts[par.nr_parts++]);
 		for (size_t i = cur + 1; i < (sh->end_cut ? sh->end_cut : par.nr); i++)
 			if (par.sh[i].done)
 				shard_release(&par.sh[i]);
@@ -1268,6 +1273,13 @@ static enum osc_status parallel_events(struct chrome *ch, const char **pp)
 	for (size_t i = 0; i < par.nr; i++)
 		shard_release(&par.sh[i]);
 	free(par.sh);
+	if (st == OSC_OK) {
+		osc_trace_merge_parts(ch->t, par.parts, par.nr_parts);
+	} else {
+		for (size_t i = 0; i < par.nr_parts; i++)
+			osc_trace_part_release(&par.parts[i]);
+	}
+	free(par.parts);
 	pthread_mutex_destroy(&par.lock);
 	pthread_cond_destroy(&par.cond);
 	return st;

@@ -10,6 +10,7 @@
 #include "opscope/trace_cache.h"
 #include "json_scan.h"
 #include "radix.h"
+#include "run_merge.h"
 
 /* Where osc_trace_args renders args kept by reference. */
 struct osc_args_view {
@@ -150,50 +151,6 @@ uint32_t osc_trace_add_event(struct osc_trace *t, const struct osc_event *ev,
 	return (uint32_t)i;
 }
 
-void osc_trace_append(struct osc_trace *t, const struct osc_trace *s, const osc_str *str,
-		      const uint32_t *thread, uint32_t kernel_base)
-{
-	size_t n = s->nr_events, text = s->args_len > 1 ? s->args_len - 1 : 0;
-	uint64_t shift = t->args_len - 1; /* s's text offset o lands at o + shift */
-	struct osc_event *dst;
-
-	osc_trace_drop_cache(t);
-	if (t->nr_events + n > OSC_MAX_EVENTS) {
-		size_t keep = t->nr_events < OSC_MAX_EVENTS ? OSC_MAX_EVENTS - t->nr_events : 0;
-
-		for (size_t i = keep; i < n; i++)
-			osc_trace_warn(t, OSC_WARN_TOO_MANY_EVENTS, OSC_NO_OFFSET);
-		n = keep;
-	}
-	if (text) {
-		OSC_GROW(t->args_text, t->args_len + text, t->args_alloc);
-		memcpy(t->args_text + t->args_len, s->args_text + 1, text);
-		t->args_len += text;
-	}
-	if (!n)
-		return; /* an empty shard has no event array (memcpy from NULL) */
-	osc_trace_reserve(t, n);
-	dst = t->events + t->nr_events;
-	memcpy(dst, s->events, n * sizeof(*dst));
-	for (size_t i = 0; i < n; i++) {
-		struct osc_event *e = &dst[i];
-		uint64_t off = s->args_off[i];
-
-		e->name = str[e->name];
-		e->cat = str[e->cat];
-		e->op = str[e->op];
-		e->shape = str[e->shape];
-		e->provider = str[e->provider];
-		e->thread = thread[e->thread];
-		if (e->kernel != OSC_NONE)
-			e->kernel += kernel_base;
-		if (e->thread < t->nr_threads)
-			t->threads[e->thread].nr_events++;
-		t->args_off[t->nr_events + i] = off && !(off & OSC_ARGS_REF_BIT) ? off + shift : off;
-	}
-	t->nr_events += n;
-}
-
 uint32_t osc_trace_add_kernel(struct osc_trace *t, const struct osc_kernel *k)
 {
 	OSC_GROW(t->kernels, t->nr_kernels + 1, t->alloc_kernels);
@@ -264,11 +221,6 @@ static void sort_ties(const int64_t *dur, uint32_t *idx, uint64_t *k, uint64_t *
 	osc_radix_sort(k, idx, k2, idx2, n);
 }
 
-static bool event_less(const struct osc_event *a, const struct osc_event *b)
-{
-	return a->ts < b->ts || (a->ts == b->ts && a->dur > b->dur);
-}
-
 /* src[i]: the index of the event that goes to i. */
 static uint32_t *model_order(const struct osc_event *ev, size_t n)
 {
@@ -317,7 +269,7 @@ static size_t sorted_runs(const struct osc_event *ev, size_t n, size_t *start)
 
 	start[nr++] = 0;
 	for (size_t i = 1; i < n; i++) {
-		if (!event_less(&ev[i], &ev[i - 1]))
+		if (!osc_event_before(&ev[i], &ev[i - 1]))
 			continue;
 		if (nr == MAX_MERGE_RUNS)
 			return 0;
@@ -327,61 +279,25 @@ static size_t sorted_runs(const struct osc_event *ev, size_t n, size_t *start)
 	return nr;
 }
 
-/* Heap order of run heads: the earlier event first, the earlier run on ties. */
-static bool head_before(const struct osc_event *ev, const size_t *at, uint32_t a, uint32_t b)
-{
-	if (event_less(&ev[at[a]], &ev[at[b]]))
-		return true;
-	return !event_less(&ev[at[b]], &ev[at[a]]) && a < b;
-}
-
-static void sift_down(const struct osc_event *ev, const size_t *at, uint32_t *heap, size_t nr,
-		      size_t i)
-{
-	for (;;) {
-		size_t m = i, l = 2 * i + 1, r = l + 1;
-
-		if (l < nr && head_before(ev, at, heap[l], heap[m]))
-			m = l;
-		if (r < nr && head_before(ev, at, heap[r], heap[m]))
-			m = r;
-		if (m == i)
-			return;
-		uint32_t x = heap[i];
-
-		heap[i] = heap[m];
-		heap[m] = x;
-		i = m;
-	}
-}
-
 /*
  * src[i]: the index of the event that goes to i, by merging the nr sorted
- * runs starting at start[] (a stable merge: an earlier run wins ties, so the
- * result is the stable sort's). The loader sorts each part of a file on its
- * own core, which leaves the whole a few such runs.
+ * runs starting at start[] (run_merge.h: the stable sort's result). The
+ * loader merges the parts of a file it sorted on their cores itself
+ * (osc_trace_merge_parts); what is left here is a few runs at most.
  */
 static uint32_t *merge_order(const struct osc_event *ev, size_t n, const size_t *start, size_t nr)
 {
 	uint32_t *src = osc_xreallocarray(NULL, n, sizeof(*src));
-	size_t at[MAX_MERGE_RUNS];
-	uint32_t heap[MAX_MERGE_RUNS];
-	size_t nh = 0;
+	const struct osc_event *base[MAX_MERGE_RUNS];
+	struct osc_run_merge m;
+	uint32_t r;
 
-	for (size_t r = 0; r < nr; r++) {
-		at[r] = start[r];
-		heap[nh++] = (uint32_t)r;
-	}
-	for (size_t i = nh / 2; i-- > 0;)
-		sift_down(ev, at, heap, nh, i);
-	for (size_t i = 0; i < n; i++) {
-		uint32_t r = heap[0];
-
-		src[i] = (uint32_t)at[r]++;
-		if (at[r] == start[r + 1])
-			heap[0] = heap[--nh];
-		sift_down(ev, at, heap, nh, 0);
-	}
+	for (size_t k = 0; k < nr; k++)
+		base[k] = ev;
+	osc_run_merge_init(&m, nr, base, start, start + 1);
+	for (size_t i = 0; (r = osc_run_merge_next(&m)) != UINT32_MAX; i++)
+		src[i] = (uint32_t)(m.at[r] - 1);
+	osc_run_merge_release(&m);
 	return src;
 }
 

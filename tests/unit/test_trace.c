@@ -170,3 +170,74 @@ Test(trace, sort_of_sorted_runs_is_stable)
 		expect_stable_sort_of_runs(runs[i]);
 	}
 }
+
+/* Event idx of a test part: ties on purpose (few distinct starts and durations). */
+static void add_to(struct osc_trace *tr, int idx)
+{
+	char name[32], args[48];
+	struct osc_event e;
+
+	snprintf(name, sizeof(name), "e%d", idx);
+	snprintf(args, sizeof(args), "{\"i\":%d}", idx);
+	memset(&e, 0, sizeof(e));
+	e.ts = (int64_t)((unsigned)idx * 2654435761u % 5000u);
+	e.dur = idx % 4;
+	e.name = osc_trace_intern(tr, name, strlen(name));
+	e.corr = OSC_NO_ID;
+	e.ext_id = OSC_NO_ID;
+	e.kernel = OSC_NONE;
+	e.thread = osc_trace_thread(tr, osc_trace_intern(tr, "1", 1),
+				    osc_trace_intern(tr, idx % 2 ? "odd" : "even", idx % 2 ? 3 : 4));
+	osc_trace_add_event(tr, &e, args, strlen(args));
+}
+
+/*
+ * Parts sorted apart and merged (on two threads, giving pages back: 750k events) equal one
+ * stable sort of the whole in file order: events, strings, threads, args.
+ */
+Test(trace, merged_parts_equal_the_stable_sort)
+{
+	enum { PARTS = 5, PER = 150000 };
+	struct osc_trace part[PARTS], whole;
+	struct osc_trace_part taken[PARTS];
+
+	osc_trace_init(&whole);
+	for (int p = 0; p < PARTS; p++) {
+		osc_trace_init(&part[p]);
+		for (int i = 0; i < PER; i++) {
+			add_to(&part[p], p * PER + i);
+			add_to(&whole, p * PER + i);
+		}
+		osc_trace_sort(&part[p]);
+	}
+	osc_trace_sort(&whole);
+	for (int p = 0; p < PARTS; p++) {
+		osc_str *str = malloc(part[p].strs.count * sizeof(*str));
+		uint32_t *thread = malloc(part[p].nr_threads * sizeof(*thread));
+
+		for (size_t id = 0; id < part[p].strs.count; id++)
+			str[id] = osc_trace_intern(&t, osc_trace_str(&part[p], (osc_str)id),
+						   osc_strtab_len(&part[p].strs, (osc_str)id));
+		for (size_t i = 0; i < part[p].nr_threads; i++)
+			thread[i] = osc_trace_thread(&t, str[part[p].threads[i].pid],
+						     str[part[p].threads[i].tid]);
+		osc_trace_take_part(&t, &part[p], str, thread, 0, &taken[p]);
+		cr_assert_eq(part[p].nr_events, 0);
+		osc_trace_release(&part[p]);
+	}
+	osc_trace_merge_parts(&t, taken, PARTS);
+	cr_assert_eq(t.nr_events, whole.nr_events);
+	for (size_t i = 0; i < t.nr_events; i++) {
+		const struct osc_event *a = &t.events[i], *b = &whole.events[i];
+		char want[48];
+
+		cr_assert(a->ts == b->ts && a->dur == b->dur, "event %zu", i);
+		cr_assert_str_eq(osc_trace_str(&t, a->name), osc_trace_str(&whole, b->name));
+		cr_assert_str_eq(osc_trace_str(&t, t.threads[a->thread].tid),
+				 osc_trace_str(&whole, whole.threads[b->thread].tid));
+		snprintf(want, sizeof(want), "{\"i\":%s}", osc_trace_str(&t, a->name) + 1);
+		cr_assert_str_eq(osc_trace_args(&t, (uint32_t)i), want);
+	}
+	cr_expect_eq(t.threads[0].nr_events + t.threads[1].nr_events, t.nr_events);
+	osc_trace_release(&whole);
+}
