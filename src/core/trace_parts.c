@@ -143,14 +143,15 @@ static void split(const struct osc_trace_part *parts, size_t nr, size_t total, s
 	size_t best = SIZE_MAX, gap = SIZE_MAX;
 
 	for (size_t p = 0; p < nr; p++) {
-		size_t rank = 0;
+		size_t rank = 0, off;
 
 		if (!parts[p].nr)
 			continue;
 		for (size_t r = 0; r < nr; r++)
 			rank += rank_in(parts, r, p, parts[p].nr / 2);
-		if ((rank > total / 2 ? rank - total / 2 : total / 2 - rank) < gap) {
-			gap = rank > total / 2 ? rank - total / 2 : total / 2 - rank;
+		off = rank > total / 2 ? rank - total / 2 : total / 2 - rank;
+		if (off < gap) {
+			gap = off;
 			best = p;
 		}
 	}
