@@ -4,8 +4,12 @@
  * chrome traces, as a bare array of events or an object with traceEvents.
  *
  * One pass over the input, one event object at a time (json_scan.c), no
- * per-event allocation beyond the model's own tables. The format is decided
- * at the end from counts over the whole file, then every event gets its kind.
+ * per-event allocation beyond the model's own tables. A big event array
+ * (SPLIT_MIN) is cut at event boundaries and its parts parsed on all cores;
+ * each part is sorted on its core, the main thread takes over their strings
+ * and threads in file order, and osc_trace_merge_parts writes their events
+ * into the table in model order. The format is decided at the end from
+ * counts over the whole file, then every event gets its kind (on all cores).
  *
  * Limits:
  * - A syntax error stops the load (OSC_NOT_JSON with its byte offset); only
