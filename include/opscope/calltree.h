@@ -185,6 +185,14 @@ void osc_mtree_keep(const struct osc_mtree *m, const struct osc_trace *t,
  */
 size_t osc_mtree_preorder(const struct osc_mtree *m, const uint8_t *keep, uint32_t *order);
 
+/*
+ * The node after n in a preorder walk (parents before children, children in
+ * order) of the subtree of root, or of the whole tree when root is OSC_NONE:
+ * n's first child when down, else the next sibling of n or of its nearest
+ * ancestor within the walk; OSC_NONE when the walk is over.
+ */
+uint32_t osc_mtree_next(const struct osc_mtree *m, uint32_t n, bool down, uint32_t root);
+
 /* last[n] = 1 when no kept node follows n among its siblings (keep NULL: all kept). */
 void osc_mtree_last(const struct osc_mtree *m, const uint8_t *keep, uint8_t *last);
 

@@ -361,21 +361,20 @@ void osc_mtree_keep(const struct osc_mtree *m, const struct osc_trace *t,
 size_t osc_mtree_preorder(const struct osc_mtree *m, const uint8_t *keep, uint32_t *order)
 {
 	size_t nr = 0;
-	uint32_t n = m->first_root;
 
-	while (n != OSC_NONE) {
+	for (uint32_t n = m->first_root; n != OSC_NONE; n = osc_mtree_next(m, n, true, OSC_NONE))
 		if (!keep || keep[n])
 			order[nr++] = n;
-		if (m->nodes[n].first_child != OSC_NONE) {
-			n = m->nodes[n].first_child;
-			continue;
-		}
-		while (n != OSC_NONE && m->nodes[n].next_sibling == OSC_NONE)
-			n = m->nodes[n].parent;
-		if (n != OSC_NONE)
-			n = m->nodes[n].next_sibling;
-	}
 	return nr;
+}
+
+uint32_t osc_mtree_next(const struct osc_mtree *m, uint32_t n, bool down, uint32_t root)
+{
+	if (down && m->nodes[n].first_child != OSC_NONE)
+		return m->nodes[n].first_child;
+	while (n != root && m->nodes[n].next_sibling == OSC_NONE)
+		n = m->nodes[n].parent;
+	return n == root || n == OSC_NONE ? OSC_NONE : m->nodes[n].next_sibling;
 }
 
 void osc_mtree_last(const struct osc_mtree *m, const uint8_t *keep, uint8_t *last)

@@ -110,11 +110,10 @@ static void gather(struct lister *l, uint32_t n, bool devices)
 	const struct osc_mtree *m = l->ctx->tree;
 	const struct osc_correlation *corr = l->ctx->corr;
 	const struct osc_trace *t = l->ctx->trace;
-	uint32_t k = n;
+	const size_t *first = devices ? m->dev_first : m->launch_first;
+	const uint32_t *idx = devices ? m->dev : m->launch;
 
-	for (;;) {
-		const size_t *first = devices ? m->dev_first : m->launch_first;
-		const uint32_t *idx = devices ? m->dev : m->launch;
+	for (uint32_t k = n; k != OSC_NONE; k = osc_mtree_next(m, k, true, n)) {
 
 		for (size_t i = first[k]; i < first[k + 1]; i++) {
 			if (devices) {
@@ -127,16 +126,6 @@ static void gather(struct lister *l, uint32_t n, bool devices)
 				note(l, ev, t->events[ev].dur, OSC_LINK_NONE, OSC_LINK_NONE);
 			}
 		}
-		/* preorder walk of the subtree */
-		if (m->nodes[k].first_child != OSC_NONE) {
-			k = m->nodes[k].first_child;
-			continue;
-		}
-		while (k != n && m->nodes[k].next_sibling == OSC_NONE)
-			k = m->nodes[k].parent;
-		if (k == n)
-			break;
-		k = m->nodes[k].next_sibling;
 	}
 }
 

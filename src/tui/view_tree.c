@@ -84,21 +84,11 @@ static void flatten(struct tree_view *tv)
 	tv->nr_rows = 0;
 	for (size_t i = 0; i < m->nr; i++)
 		tv->row_of[i] = OSC_NONE;
-	while (n != OSC_NONE) {
-		bool down = tv->keep[n] && !is_folded(tv, n) && m->nodes[n].first_child != OSC_NONE;
-
+	for (; n != OSC_NONE; n = osc_mtree_next(m, n, tv->keep[n] && !is_folded(tv, n), OSC_NONE)) {
 		if (tv->keep[n]) {
 			tv->row_of[n] = (uint32_t)tv->nr_rows;
 			tv->rows[tv->nr_rows++] = n;
 		}
-		if (down) {
-			n = m->nodes[n].first_child;
-			continue;
-		}
-		while (n != OSC_NONE && m->nodes[n].next_sibling == OSC_NONE)
-			n = m->nodes[n].parent;
-		if (n != OSC_NONE)
-			n = m->nodes[n].next_sibling;
 	}
 	tv->ctx.rows = tv->rows;
 	tv->ctx.nr_rows = tv->nr_rows;
@@ -350,20 +340,8 @@ static void tree_detail(struct osc_tui *t, struct osc_view *v, size_t row, struc
 
 static void fold_subtree(struct tree_view *tv, uint32_t n, bool on)
 {
-	uint32_t k = n;
-
-	for (;;) {
+	for (uint32_t k = n; k != OSC_NONE; k = osc_mtree_next(&tv->m, k, true, n))
 		set_folded(tv, k, on);
-		if (tv->m.nodes[k].first_child != OSC_NONE) {
-			k = tv->m.nodes[k].first_child;
-			continue;
-		}
-		while (k != n && tv->m.nodes[k].next_sibling == OSC_NONE)
-			k = tv->m.nodes[k].parent;
-		if (k == n)
-			return;
-		k = tv->m.nodes[k].next_sibling;
-	}
 }
 
 /* The next (dir 1) or previous (dir -1) kept sibling of n, or OSC_NONE. */

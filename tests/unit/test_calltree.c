@@ -235,6 +235,28 @@ Test(calltree, keep_preorder_and_guides)
 	tx_release(&a);
 }
 
+/*
+ * osc_mtree_next: a subtree's walk ends at its root even when the root has a
+ * next sibling (conv's walk is conv, gemm; not relu), and down false skips
+ * the children (step, then nothing: step has no sibling).
+ */
+Test(calltree, next_in_preorder_stays_in_the_subtree)
+{
+	struct tx_analysis a;
+	uint32_t conv, gemm;
+
+	tx_analyse(&a, OSC_FORMAT_KINETO, two_steps, FX_LEN(two_steps));
+	conv = tx_mnode(&a, "step$$conv");
+	gemm = tx_mnode(&a, "step$$conv$$gemm");
+	cr_assert_neq(a.m.nodes[conv].next_sibling, OSC_NONE, "conv has a sibling");
+	cr_expect_eq(osc_mtree_next(&a.m, conv, true, conv), gemm);
+	cr_expect_eq(osc_mtree_next(&a.m, gemm, true, conv), OSC_NONE);
+	cr_expect_eq(osc_mtree_next(&a.m, conv, false, conv), OSC_NONE);
+	cr_expect_eq(osc_mtree_next(&a.m, gemm, true, OSC_NONE), tx_mnode(&a, "step$$relu"));
+	cr_expect_eq(osc_mtree_next(&a.m, tx_mnode(&a, "step"), false, OSC_NONE), OSC_NONE);
+	tx_release(&a);
+}
+
 /* Category selection by name, and names absent from the trace. */
 Test(calltree, catsel_by_name)
 {
