@@ -264,11 +264,12 @@ static void scan(const struct agg_ctx *c, enum osc_kind kind, unsigned keys, boo
 	size_t nb, n;
 	const struct osc_brief *b = osc_trace_briefs(c->t, kind, &nb);
 
-	n = c->q->threads ? c->q->threads : nb / EVENTS_PER_THREAD;
-	if (!c->q->threads && n > osc_cpus())
-		n = osc_cpus();
-	n = n > nb ? nb : n > OSC_MAX_THREADS ? OSC_MAX_THREADS : n;
-	n = n < 1 ? 1 : n;
+	n = osc_parallel_parts(nb, EVENTS_PER_THREAD);
+	if (c->q->threads) { /* as asked, but at most one per brief */
+		n = c->q->threads > OSC_MAX_THREADS ? OSC_MAX_THREADS : c->q->threads;
+		n = n > nb ? nb : n;
+		n = n < 1 ? 1 : n;
+	}
 	memset(sc, 0, sizeof(*sc));
 	sc->nr = n;
 	sc->s = osc_xcalloc(n, sizeof(*sc->s));

@@ -1472,7 +1472,7 @@ static uint8_t classify(enum osc_format fmt, const struct osc_event *e, uint32_t
 	}
 }
 
-#define CLASSIFY_PART 100000 /* fewer events per thread are classified on one thread */
+#define CLASSIFY_PART 100000 /* events worth a thread of classify_all */
 
 /* Events [n * i / parts, n * (i + 1) / parts) of classify_all, on thread i. */
 struct classify_job {
@@ -1499,12 +1499,11 @@ static void classify_part(void *arg, size_t i)
 /* Every event's kind, on all cores (the traits of every string are computed first). */
 static void classify_all(struct chrome *ch)
 {
-	struct classify_job j = { .ch = ch, .parts = osc_cpus() };
+	struct classify_job j = { .ch = ch,
+				  .parts = osc_parallel_parts(ch->t->nr_events, CLASSIFY_PART) };
 
 	for (size_t id = 0; id < ch->t->strs.count; id++)
 		traits(ch, (osc_str)id);
-	if (ch->t->nr_events < CLASSIFY_PART * j.parts)
-		j.parts = 1;
 	osc_parallel_run(j.parts, classify_part, &j);
 }
 

@@ -12,6 +12,13 @@ size_t osc_cpus(void)
 	return n < 1 ? 1 : n > OSC_MAX_THREADS ? OSC_MAX_THREADS : (size_t)n;
 }
 
+size_t osc_parallel_parts(size_t n, size_t per_thread)
+{
+	size_t parts = n / per_thread;
+
+	return parts < 1 ? 1 : parts > osc_cpus() ? osc_cpus() : parts;
+}
+
 struct piece {
 	void (*fn)(void *arg, size_t i);
 	void *arg;

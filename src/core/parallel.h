@@ -14,6 +14,12 @@
 size_t osc_cpus(void);
 
 /*
+ * How many threads n items are worth: one per per_thread items, at least
+ * one, at most one per core.
+ */
+size_t osc_parallel_parts(size_t n, size_t per_thread);
+
+/*
  * Call fn(arg, i) for every i in [0, n), each on its own thread (i == 0 on
  * the caller's); returns when all have returned. Where a thread cannot be
  * started, the caller's thread runs that piece itself.

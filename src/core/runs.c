@@ -331,7 +331,7 @@ static void corr_map_release(struct corr_map *m)
 	free(m->runs);
 }
 
-/* Fewer events per thread are assigned on one thread. */
+/* Events worth a thread of assign_events. */
 #define ASSIGN_PART 100000
 
 /* One thread's share of assign_events: events [from, to). */
@@ -396,14 +396,13 @@ static void by_launch(void *arg, size_t i)
 /* run_of and the counts, in two passes over the events, each on all cores. */
 static void assign_events(const struct osc_trace *t, struct osc_runs *out)
 {
-	size_t n = t->nr_events, parts = n / ASSIGN_PART, nr_launches = 0;
+	size_t n = t->nr_events, parts = osc_parallel_parts(n, ASSIGN_PART), nr_launches = 0;
 	struct assign_part *a;
 	struct timeline tl;
 	struct corr_map cm = {0};
 	struct launch *launches;
-	bool has_device = false;
+	bool has_device = false, by_corr;
 
-	parts = parts < 1 ? 1 : parts > osc_cpus() ? osc_cpus() : parts;
 	a = osc_xcalloc(parts, sizeof(*a));
 	timeline_build(out, &tl);
 	for (size_t i = 0; i < parts; i++)
@@ -429,11 +428,12 @@ static void assign_events(const struct osc_trace *t, struct osc_runs *out)
 		nr_launches += a[i].nr_launches;
 		free(a[i].launches);
 	}
-	if (has_device && nr_launches)
+	by_corr = has_device && nr_launches;
+	if (by_corr)
 		corr_map_build(launches, nr_launches, &cm);
 	free(launches);
 	for (size_t i = 0; i < parts; i++)
-		a[i].cm = has_device && nr_launches ? &cm : NULL;
+		a[i].cm = by_corr ? &cm : NULL;
 	osc_parallel_run(parts, by_launch, a);
 	for (size_t i = 0; i < parts; i++) {
 		out->outside += a[i].outside;
