@@ -386,6 +386,8 @@ static uint8_t *kernels_of(struct osc_tui *t, struct table_view *tv, const struc
 	uint8_t *mark = osc_xcalloc(n, 1), *only;
 	const uint32_t *launcher;
 	const struct osc_calltree *tree;
+	const struct osc_brief *kernels;
+	size_t nr_kernels;
 
 	for (size_t i = 0; i < r->nr; i++)
 		mark[tv->agg.members[r->first + i]] = 1;
@@ -393,13 +395,12 @@ static uint8_t *kernels_of(struct osc_tui *t, struct table_view *tv, const struc
 		return mark; /* mapping: the row's own kernels */
 	launcher = osc_trace_launchers(tr);
 	tree = osc_trace_host_tree(tr);
+	kernels = osc_trace_briefs(tr, OSC_KIND_KERNEL, &nr_kernels);
 	only = osc_xcalloc(n, 1);
-	for (size_t e = 0; e < tr->nr_events; e++) {
-		uint32_t l = launcher[e];
+	for (size_t j = 0; j < nr_kernels; j++) {
+		uint32_t e = kernels[j].event, l = launcher[e];
 		uint32_t node = l != OSC_NONE ? tree->node_of[l] : OSC_NONE;
 
-		if (tr->events[e].kind != OSC_KIND_KERNEL)
-			continue;
 		for (; node != OSC_NONE; node = tree->nodes[node].parent) {
 			if (mark[tree->nodes[node].event]) {
 				only[e] = 1;
