@@ -37,7 +37,8 @@ char *osc_cli_line_arg(char *line, const char *s)
 	return out;
 }
 
-char *osc_cli_line_names(struct osc_tui *t, char *line, enum osc_level level)
+/* The options naming kernels as the TUI shows them (device levels only). */
+static char *names(struct osc_tui *t, char *line, enum osc_level level)
 {
 	enum osc_name_style style = t->names.style;
 
@@ -54,7 +55,8 @@ char *osc_cli_line_names(struct osc_tui *t, char *line, enum osc_level level)
 	return line;
 }
 
-char *osc_cli_line_selection(struct osc_tui *t, char *line)
+/* --run-range / --whole-trace, --runs and the filters, as the TUI uses them. */
+static char *selection(struct osc_tui *t, char *line)
 {
 	/* The runs as detected: a failed --run-range fell back to the markers. */
 	if (t->runs.source == OSC_RUNS_NVTX && t->args->run_range) {
@@ -76,6 +78,20 @@ char *osc_cli_line_selection(struct osc_tui *t, char *line)
 		line = osc_cli_line_arg(line, t->filter.re_text);
 	}
 	return line;
+}
+
+char *osc_cli_line_start(struct osc_tui *t, const char *command, const char *other,
+			 enum osc_level level)
+{
+	char *line = osc_xasprintf("opscope %s", command);
+
+	if (t->args->path)
+		line = osc_cli_line_arg(line, t->args->path);
+	if (other)
+		line = osc_cli_line_arg(line, other);
+	line = osc_cli_line_arg(line, "--by");
+	line = osc_cli_line_arg(line, osc_level_name(level));
+	return selection(t, names(t, line, level));
 }
 
 char *osc_cli_line_order(char *line, const struct osc_column *col, bool default_col,

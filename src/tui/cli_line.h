@@ -12,11 +12,14 @@
 /* Append s to line (a new string; line is freed), single-quoted for the shell when needed. */
 char *osc_cli_line_arg(char *line, const char *s);
 
-/* Append the options naming kernels as the TUI shows them (device levels only). */
-char *osc_cli_line_names(struct osc_tui *t, char *line, enum osc_level level);
-
-/* Append --run-range / --whole-trace, --runs and the filters, as the TUI uses them. */
-char *osc_cli_line_selection(struct osc_tui *t, char *line);
+/*
+ * "opscope COMMAND [TRACE] [OTHER] --by LEVEL" and the options that name
+ * kernels, pick the runs and filter as the TUI does (a new string). TRACE is
+ * left out for the bundled sample, which the commands take without one;
+ * other: a second trace (diff), or NULL.
+ */
+char *osc_cli_line_start(struct osc_tui *t, const char *command, const char *other,
+			 enum osc_level level);
 
 /*
  * Append --sort and --asc for sorting by col (none when default_col and

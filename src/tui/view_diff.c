@@ -385,16 +385,11 @@ static char *diff_command(struct osc_tui *t, struct osc_view *v)
 
 	if (dv->split || !dv->loaded || !t->args->path)
 		return NULL; /* the split layout is the view's own */
-	line = osc_cli_line_arg(osc_xstrdup("opscope diff"), t->args->path);
-	line = osc_cli_line_arg(line, dv->path);
-	line = osc_cli_line_arg(line, "--by");
-	line = osc_cli_line_arg(line, osc_level_name(dv->level));
+	line = osc_cli_line_start(t, "diff", dv->path, dv->level);
 	if (dv->match != OSC_MATCH_NAME) {
 		line = osc_cli_line_arg(line, "--match");
 		line = osc_cli_line_arg(line, osc_match_name(dv->match));
 	}
-	line = osc_cli_line_names(t, line, dv->level);
-	line = osc_cli_line_selection(t, line);
 	/* diff's other runs default to --runs */
 	if (strcmp(dv->sel.spec, t->sel.spec)) {
 		line = osc_cli_line_arg(line, "--other-runs");

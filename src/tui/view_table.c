@@ -523,16 +523,11 @@ static char *table_command(struct osc_tui *t, struct osc_view *v)
 {
 	struct table_view *tv = v->priv;
 	const struct osc_column *col = &v->tab.cols[v->sort_col];
-	char *line = osc_xstrdup("opscope report");
+	char *line;
 
 	if (tv->only)
 		return NULL; /* K's kernels of some ops: report has no such table */
-	if (t->args->path)
-		line = osc_cli_line_arg(line, t->args->path);
-	line = osc_cli_line_arg(line, "--by");
-	line = osc_cli_line_arg(line, table_export_name(t, v));
-	line = osc_cli_line_names(t, line, tv->level);
-	line = osc_cli_line_selection(t, line);
+	line = osc_cli_line_start(t, "report", NULL, tv->level);
 	/* report sorts numbers descending and text ascending, --asc both ascending */
 	return osc_cli_line_order(line, col, col->stat == OSC_STAT_TOTAL, col->numeric,
 				  v->sort_desc, v->topn, "report");

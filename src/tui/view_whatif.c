@@ -197,11 +197,7 @@ static char *whatif_command(struct osc_tui *t, struct osc_view *v)
 	for (size_t i = 0; i < wv->rules.nr; i++)
 		if (strpbrk(wv->rules.v[i].pattern, "@=") || strpbrk(wv->rules.v[i].shape, "@="))
 			return NULL;
-	line = osc_cli_line_arg(osc_xstrdup("opscope whatif"), t->args->path);
-	line = osc_cli_line_arg(line, "--by");
-	line = osc_cli_line_arg(line, osc_level_name(wv->level));
-	line = osc_cli_line_names(t, line, wv->level);
-	line = osc_cli_line_selection(t, line);
+	line = osc_cli_line_start(t, "whatif", NULL, wv->level);
 	for (size_t i = 0; i < wv->rules.nr; i++) {
 		factor_text(wv->rules.v[i].factor, f, sizeof(f));
 		rule = osc_xasprintf("%s%s%s=%s", wv->rules.v[i].pattern,
