@@ -187,6 +187,7 @@ struct osc_trace {
 	struct osc_args_view *args_view; /* private: text handed out by osc_trace_args */
 	struct osc_trace_cache *cache; /* private: trace_cache.h's indexes */
 	bool cache_used;               /* private: the cache holds something */
+	bool unsorted;                 /* private: an event was added before an earlier one */
 	struct osc_kernel *kernels;
 	size_t nr_kernels, alloc_kernels;
 	struct osc_thread *threads;
@@ -302,7 +303,9 @@ void osc_trace_warn(struct osc_trace *t, enum osc_warn w, int64_t offset);
 
 /*
  * Sort events into the model order (see invariants), carrying args_off along.
- * Loaders call it once at the end.
+ * Loaders call it once at the end. Nothing is done when every event was
+ * added in order (the adding functions note it; events changed in place are
+ * not noticed).
  */
 void osc_trace_sort(struct osc_trace *t);
 

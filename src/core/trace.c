@@ -120,6 +120,8 @@ static size_t new_event(struct osc_trace *t, const struct osc_event *ev)
 		osc_trace_drop_cache(t);
 	if (i + 1 > t->alloc_events)
 		osc_trace_reserve(t, t->alloc_events ? t->alloc_events / 2 : 1024);
+	if (i && osc_event_before(ev, &t->events[i - 1]))
+		t->unsorted = true;
 	t->events[i] = *ev;
 	t->args_off[i] = 0;
 	if (ev->thread < t->nr_threads)
@@ -315,7 +317,10 @@ void osc_trace_sort(struct osc_trace *t)
 	size_t n = t->nr_events, i, start[MAX_MERGE_RUNS + 1], runs;
 	uint32_t *src;
 
+	if (!t->unsorted)
+		return;
 	osc_trace_drop_cache(t);
+	t->unsorted = false;
 	runs = n ? sorted_runs(t->events, n, start) : 1;
 	if (runs == 1)
 		return;

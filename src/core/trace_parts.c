@@ -24,7 +24,7 @@
 #include "run_merge.h"
 
 #define SPLIT_MIN 200000        /* smaller merges run on one thread */
-#define RELEASE_STEP 65536      /* events consumed between two give-backs of a part */
+#define RELEASE_STEP 16384      /* events consumed between two give-backs of a part */
 
 void osc_trace_take_part(struct osc_trace *t, struct osc_trace *s, osc_str *str,
 			 uint32_t *thread, uint32_t kernel_base, struct osc_trace_part *out)
@@ -103,7 +103,7 @@ static void merge_half(void *arg, size_t h)
 		if (e->kernel != OSC_NONE)
 			e->kernel += p->kernel_base;
 		x->t->args_off[dst++] = p->args_off[i];
-		if (m.at[r] - released[r] >= RELEASE_STEP) {
+		if (m.at[r] - released[r] >= RELEASE_STEP || m.at[r] == x->to[r]) {
 			give_back(p->events, sizeof(*p->events), released[r], m.at[r]);
 			give_back(p->args_off, sizeof(*p->args_off), released[r], m.at[r]);
 			released[r] = m.at[r];
@@ -170,7 +170,7 @@ void osc_trace_part_release(struct osc_trace_part *p)
 
 void osc_trace_merge_parts(struct osc_trace *t, struct osc_trace_part *parts, size_t nr)
 {
-	size_t total = 0, keep, halves = 1;
+	size_t total = 0, keep, halves = 1, first = t->nr_events;
 	size_t *from = osc_xcalloc(nr ? nr : 1, sizeof(*from));
 	size_t *cut = osc_xmalloc((nr ? nr : 1) * sizeof(*cut));
 	size_t *to = osc_xmalloc((nr ? nr : 1) * sizeof(*to));
@@ -188,7 +188,7 @@ void osc_trace_merge_parts(struct osc_trace *t, struct osc_trace_part *parts, si
 		osc_trace_warn(t, OSC_WARN_TOO_MANY_EVENTS, OSC_NO_OFFSET);
 	osc_trace_reserve(t, total);
 	h[0] = (struct half){ .t = t, .parts = parts, .nr = nr, .from = from, .to = to,
-			      .dst = t->nr_events };
+			      .dst = first };
 	if (total >= SPLIT_MIN && osc_cpus() > 1 && keep == total) {
 		split(parts, nr, total, cut);
 		h[1] = h[0];
@@ -199,6 +199,8 @@ void osc_trace_merge_parts(struct osc_trace *t, struct osc_trace_part *parts, si
 		halves = 2;
 	}
 	osc_parallel_run(halves, merge_half, h);
+	if (keep && first && osc_event_before(&t->events[first], &t->events[first - 1]))
+		t->unsorted = true;
 	t->nr_events += keep;
 	for (size_t r = 0; r < nr; r++)
 		osc_trace_part_release(&parts[r]);

@@ -241,3 +241,38 @@ Test(trace, merged_parts_equal_the_stable_sort)
 	cr_expect_eq(t.threads[0].nr_events + t.threads[1].nr_events, t.nr_events);
 	osc_trace_release(&whole);
 }
+
+/* Parts merged after events already there, overlapping them in time: the sort still orders all. */
+Test(trace, merge_after_later_events_then_sort)
+{
+	static const int64_t mine[] = { 100, 300 }, theirs[] = { 50, 200, 400 };
+	static const int64_t want[] = { 50, 100, 200, 300, 400 };
+	struct osc_trace part;
+	struct osc_trace_part taken;
+	osc_str *str;
+	uint32_t *thread;
+
+	for (size_t i = 0; i < 2; i++)
+		add(mine[i], 1, "mine", NULL);
+	osc_trace_sort(&t);
+	osc_trace_init(&part);
+	for (size_t i = 0; i < 3; i++) {
+		struct osc_event e = t.events[0];
+
+		e.ts = theirs[i];
+		e.name = e.thread = 0;
+		osc_trace_add_event(&part, &e, NULL, 0);
+	}
+	str = malloc(sizeof(*str));
+	thread = malloc(sizeof(*thread));
+	str[0] = OSC_STR_EMPTY;
+	thread[0] = t.events[0].thread;
+	osc_trace_take_part(&t, &part, str, thread, 0, &taken);
+	osc_trace_release(&part);
+	osc_trace_merge_parts(&t, &taken, 1);
+	osc_trace_sort(&t);
+	cr_assert_eq(t.nr_events, 5);
+	for (size_t i = 0; i < 5; i++)
+		cr_expect_eq(t.events[i].ts, want[i], "event %zu at %lld", i,
+			     (long long)t.events[i].ts);
+}
