@@ -101,6 +101,7 @@ enum {
 };
 #define TR_DONE (1u << 31)
 #define TR_DEVICE_SIDE (1u << 24) /* category of device-side copies (gpu_user_annotation) */
+#define TR_CPU_FUNCTIONS (1u << 25) /* "CPU functions", the pid of legacy PyTorch traces */
 
 enum cat_class {
 	CAT_OTHER,   /* unknown category */
@@ -113,7 +114,6 @@ enum cat_class {
 	CAT_NE,      /* NE inference / iteration */
 };
 
-#define TR_NAME(tr) ((tr) & 0xff)
 #define TR_CLASS(tr) (((tr) >> 8) & 0xff)
 #define TR_KIND(tr) (((tr) >> 16) & 0xff)
 
@@ -152,6 +152,11 @@ static const struct {
 	{ "iteration", CAT_NE, OSC_KIND_OTHER },
 };
 
+/* Events that speak for a format, counted as they are kept (detect_format). */
+struct votes {
+	uint64_t ort, kineto, legacy, ne;
+};
+
 enum state { ST_START, ST_OBJ_KEY, ST_OBJ_SEP, ST_ARR_ELEM, ST_ARR_SEP, ST_DONE, ST_END };
 
 struct chrome {
@@ -180,6 +185,7 @@ struct chrome {
 	uint64_t next_tick;
 	bool used_refs;         /* args kept as byte ranges of a stable input */
 	bool tried_split;       /* the event array went through parallel_events */
+	struct votes votes;     /* what the events kept so far say of the format */
 };
 
 static int64_t offset_of(const struct chrome *ch, const char *p)
@@ -489,6 +495,8 @@ static uint32_t compute_traits(const char *s, size_t n)
 		tr |= NT_NE_ITER;
 	if (n > 6 && !memcmp(s, "aten::", 6))
 		tr |= NT_ATEN;
+	if (n == 13 && !memcmp(s, "CPU functions", 13))
+		tr |= TR_CPU_FUNCTIONS;
 	for (size_t i = 0; i < sizeof(cat_table) / sizeof(cat_table[0]); i++) {
 		if (strlen(cat_table[i].cat) == n && !memcmp(cat_table[i].cat, s, n)) {
 			cls = cat_table[i].cls;
@@ -514,6 +522,31 @@ static uint32_t traits(struct chrome *ch, osc_str id)
 		ch->traits[id] = compute_traits(osc_trace_str(ch->t, id),
 						osc_strtab_len(&ch->t->strs, id));
 	return ch->traits[id];
+}
+
+/* Count what a kept event says of the format (detect_format weighs it). */
+static void vote(struct chrome *ch, const struct osc_event *e)
+{
+	uint32_t tc = traits(ch, e->cat), tn = traits(ch, e->name);
+
+	switch (TR_CLASS(tc)) {
+	case CAT_NODE:
+	case CAT_SESSION:
+		ch->votes.ort++;
+		break;
+	case CAT_KINETO:
+		ch->votes.kineto++;
+		break;
+	case CAT_EMPTY:
+		if ((tn & NT_ATEN) ||
+		    (traits(ch, ch->t->threads[e->thread].pid) & TR_CPU_FUNCTIONS))
+			ch->votes.legacy++;
+		break;
+	default:
+		break;
+	}
+	if ((tn & NT_NE_MODEL) || ((tn & NT_NE_ITER) && TR_CLASS(tc) == CAT_NE))
+		ch->votes.ne++;
 }
 
 static uint32_t thread_of(struct chrome *ch, osc_str pid, osc_str tid)
@@ -653,6 +686,7 @@ static void add_event(struct chrome *ch, const struct osc_event *e, const struct
 		osc_trace_warn(ch->t, OSC_WARN_TOO_MANY_EVENTS, off);
 		return;
 	}
+	vote(ch, e);
 	if (ch->in->stable && args->type == JS_OBJECT &&
 	    !(args->flags & (JS_F_HIGH | JS_F_REPAIR))) {
 		at = (uint64_t)offset_of(ch, args->p);
@@ -946,6 +980,7 @@ static void chrome_release(struct chrome *ch);
 #define SHARD_MIN ((size_t)2 << 20)
 #define SHARD_MAX ((size_t)32 << 20)
 #define SPLIT_SEARCH ((size_t)4 << 20)   /* how far to look for a cut */
+#define SHARDS_PER_CPU 4                 /* a shard is this share of what is left per core */
 
 struct shard {
 	const char *start;  /* an element's first byte */
@@ -1188,26 +1223,43 @@ static void merge_shard(struct chrome *m, struct shard *sh, struct osc_trace_par
 	merge_warnings(t, s);
 	m->nr_elems += sc->nr_elems;
 	m->used_refs |= sc->used_refs;
+	m->votes.ort += sc->votes.ort;
+	m->votes.kineto += sc->votes.kineto;
+	m->votes.legacy += sc->votes.legacy;
+	m->votes.ne += sc->votes.ne;
 }
 
-/* Cut points: shard 0 at p, then one about every `step` bytes. */
-static size_t make_cuts(struct par *par, const char *p, const char *end, size_t step)
+/*
+ * Cut points: shard 0 at p, then shards of a share of what is left, so they
+ * shrink towards the end and the cores finish together (guided scheduling).
+ */
+static size_t make_cuts(struct par *par, const char *p, const char *end, size_t cpus)
 {
-	size_t n = 0, max = (size_t)(end - p) / step + 2;
+	const char **cuts = NULL;
+	size_t n = 0, alloc = 0;
 
-	par->sh = osc_xcalloc(max, sizeof(*par->sh));
-	shard_init(par, n++, p);
-	while (n < max && (size_t)(end - p) > step + SHARD_MIN) {
-		const char *from = p + step, *limit = from + SPLIT_SEARCH, *cut;
+	OSC_GROW(cuts, n + 1, alloc);
+	cuts[n++] = p;
+	for (;;) {
+		size_t step = (size_t)(end - p) / (cpus * SHARDS_PER_CPU);
+		const char *from, *limit;
 
-		if (limit > end)
-			limit = end;
-		cut = find_cut(from, limit, end);
-		if (!cut)
+		step = step < SHARD_MIN ? SHARD_MIN : step > SHARD_MAX ? SHARD_MAX : step;
+		if ((size_t)(end - p) <= step + SHARD_MIN)
 			break;
-		shard_init(par, n++, cut);
-		p = cut;
+		from = p + step;
+		limit = (size_t)(end - from) > SPLIT_SEARCH ? from + SPLIT_SEARCH : end;
+		p = find_cut(from, limit, end);
+		if (!p)
+			break;
+		OSC_GROW(cuts, n + 1, alloc);
+		cuts[n++] = p;
 	}
+	/* Shards are not moved once made: their parsers point into them. */
+	par->sh = osc_xcalloc(n, sizeof(*par->sh));
+	for (size_t i = 0; i < n; i++)
+		shard_init(par, i, cuts[i]);
+	free(cuts);
 	return n;
 }
 
@@ -1221,13 +1273,11 @@ static enum osc_status parallel_events(struct chrome *ch, const char **pp)
 	struct par par = { .main = ch };
 	const char *end = ch->in->data + ch->in->len;
 	const char *p = js_skip_ws(*pp, end);
-	size_t cpus = osc_cpus(), step, cur = 0, nthreads = 0;
+	size_t cpus = osc_cpus(), cur = 0, nthreads = 0;
 	pthread_t th[OSC_MAX_THREADS];
 	enum osc_status st = OSC_OK;
 
-	step = (size_t)(end - p) / (cpus * 8);
-	step = step < SHARD_MIN ? SHARD_MIN : step > SHARD_MAX ? SHARD_MAX : step;
-	par.nr = make_cuts(&par, p, end, step);
+	par.nr = make_cuts(&par, p, end, cpus);
 	par.parts = osc_xcalloc(par.nr, sizeof(*par.parts));
 	pthread_mutex_init(&par.lock, NULL);
 	pthread_cond_init(&par.cond, NULL);
@@ -1381,10 +1431,12 @@ static void match_begin_end(struct chrome *ch)
 
 			e.dur = pe->ev.ts - e.ts;
 			e.flags |= OSC_EVF_FROM_BE;
-			if (ch->t->nr_events >= OSC_MAX_EVENTS)
+			if (ch->t->nr_events >= OSC_MAX_EVENTS) {
 				osc_trace_warn(ch->t, OSC_WARN_TOO_MANY_EVENTS, b->offset);
-			else
+			} else {
+				vote(ch, &e);
 				osc_trace_add_event(ch->t, &e, args, args ? strlen(args) : 0);
+			}
 		}
 	}
 	while (depth)
@@ -1392,43 +1444,20 @@ static void match_begin_end(struct chrome *ch)
 	free(stack);
 }
 
-static enum osc_format detect_format(struct chrome *ch)
+/* The format the kept events vote for (counted as they were kept). */
+static enum osc_format detect_format(const struct chrome *ch)
 {
-	struct osc_trace *t = ch->t;
-	uint64_t ort = 0, kineto = 0, legacy = 0, ne = 0;
-	osc_str cpu_functions = osc_strtab_find(&t->strs, "CPU functions", 13);
+	const struct votes *v = &ch->votes;
 
-	for (size_t i = 0; i < t->nr_events; i++) {
-		const struct osc_event *e = &t->events[i];
-		uint32_t tc = traits(ch, e->cat), tn = traits(ch, e->name);
-
-		switch (TR_CLASS(tc)) {
-		case CAT_NODE:
-		case CAT_SESSION:
-			ort++;
-			break;
-		case CAT_KINETO:
-			kineto++;
-			break;
-		case CAT_EMPTY:
-			if (t->threads[e->thread].pid == cpu_functions || (tn & NT_ATEN))
-				legacy++;
-			break;
-		default:
-			break;
-		}
-		if ((tn & NT_NE_MODEL) || ((tn & NT_NE_ITER) && TR_CLASS(tc) == CAT_NE))
-			ne++;
-	}
 	if (ch->kineto_keys)
 		return OSC_FORMAT_KINETO;
-	if (ne && !ort && !kineto)
+	if (v->ne && !v->ort && !v->kineto)
 		return OSC_FORMAT_NEURAL_ENGINE;
-	if (ort && ort >= kineto && ort >= legacy)
+	if (v->ort && v->ort >= v->kineto && v->ort >= v->legacy)
 		return OSC_FORMAT_ORT;
-	if (kineto && kineto >= legacy)
+	if (v->kineto && v->kineto >= v->legacy)
 		return OSC_FORMAT_KINETO;
-	if (legacy)
+	if (v->legacy)
 		return OSC_FORMAT_PYTORCH_LEGACY;
 	return OSC_FORMAT_CHROME;
 }
