@@ -16,6 +16,7 @@
 #include "opscope/alloc.h"
 #include "opscope/correlate.h"
 #include "opscope/trace_cache.h"
+#include "parallel.h"
 
 struct osc_trace_cache {
 	pthread_mutex_t briefs_lock, tree_lock, paths_lock, corr_lock, launchers_lock;
@@ -129,31 +130,66 @@ static size_t number_op_shapes(struct osc_brief *b, size_t n)
 	return nr;
 }
 
-/* The briefs of kind k: one pass to count, one to fill. */
-static void build_briefs(struct osc_trace_cache *c, const struct osc_trace *t, enum osc_kind k)
+#define BRIEFS_PART 100000 /* events worth a thread of build_briefs */
+
+/* One thread's share of build_briefs: events [from, to), briefs from out on. */
+struct briefs_part {
+	const struct osc_trace *t;
+	enum osc_kind kind;
+	size_t from, to;
+	size_t nr;             /* briefs in the share */
+	struct osc_brief *out;
+};
+
+static void count_briefs(void *arg, size_t i)
 {
-	size_t n = 0;
-	struct osc_brief *b;
+	struct briefs_part *p = &((struct briefs_part *)arg)[i];
 
-	for (size_t i = 0; i < t->nr_events; i++)
-		n += t->events[i].kind == k;
-	b = c->briefs[k] = osc_xmalloc((n ? n : 1) * sizeof(*b));
-	c->nr_briefs[k] = n;
-	for (size_t i = 0; i < t->nr_events; i++) {
-		const struct osc_event *e = &t->events[i];
+	for (size_t e = p->from; e < p->to; e++)
+		p->nr += p->t->events[e].kind == p->kind;
+}
 
-		if (e->kind != k)
+static void fill_briefs(void *arg, size_t i)
+{
+	struct briefs_part *p = &((struct briefs_part *)arg)[i];
+	struct osc_brief *b = p->out;
+	bool device = osc_kind_is_device(p->kind);
+
+	for (size_t k = p->from; k < p->to; k++) {
+		const struct osc_event *e = &p->t->events[k];
+
+		if (e->kind != p->kind)
 			continue;
-		*b = (struct osc_brief){ .dur = e->dur, .event = (uint32_t)i, .name = e->name,
+		*b = (struct osc_brief){ .dur = e->dur, .event = (uint32_t)k, .name = e->name,
 					 .op = e->op, .op_shape = OSC_NONE };
-		if (osc_kind_is_device(e->kind))
+		if (device)
 			b->kernel = e->kernel;
 		else
 			b->shape = e->shape;
 		b++;
 	}
+}
+
+/* The briefs of kind k: one pass to count, one to fill, each on all cores. */
+static void build_briefs(struct osc_trace_cache *c, const struct osc_trace *t, enum osc_kind k)
+{
+	size_t n = t->nr_events, parts = osc_parallel_parts(n, BRIEFS_PART), total = 0;
+	struct briefs_part *p = osc_xcalloc(parts, sizeof(*p));
+
+	for (size_t i = 0; i < parts; i++)
+		p[i] = (struct briefs_part){ .t = t, .kind = k, .from = n * i / parts,
+					     .to = n * (i + 1) / parts };
+	osc_parallel_run(parts, count_briefs, p);
+	for (size_t i = 0; i < parts; i++)
+		total += p[i].nr;
+	c->briefs[k] = osc_xmalloc((total ? total : 1) * sizeof(*c->briefs[k]));
+	c->nr_briefs[k] = total;
+	for (size_t i = 0, at = 0; i < parts; at += p[i++].nr)
+		p[i].out = c->briefs[k] + at;
+	osc_parallel_run(parts, fill_briefs, p);
+	free(p);
 	if (k == OSC_KIND_HOST_OP)
-		c->nr_op_shapes = number_op_shapes(c->briefs[k], n);
+		c->nr_op_shapes = number_op_shapes(c->briefs[k], total);
 }
 
 const struct osc_brief *osc_trace_briefs(const struct osc_trace *t, enum osc_kind k, size_t *nr)
