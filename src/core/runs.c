@@ -20,6 +20,7 @@
 #include "opscope/filter.h"
 #include "opscope/runs.h"
 #include "parallel.h"
+#include "radix.h"
 
 static const char *const source_names[] = {
 #define OSC_RUN_SOURCE_NAME(name, text) text,
@@ -247,87 +248,117 @@ static size_t timeline_find(const struct timeline *tl, int64_t x, size_t hint)
 	return lo;
 }
 
-/*
- * Correlation id -> run of its runtime call. Profilers hand out ids from a
- * counter, so a direct table over [min, max] is usual; scattered ids fall
- * back to open addressing.
- */
-struct corr_map {
-	int64_t min;	/* dense: table[id - min] */
-	int64_t *keys;	/* hashed: OSC_NO_ID = empty slot; NULL when dense */
-	uint32_t *runs; /* CORR_ABSENT = no launch with that id */
-	size_t size;	/* slots; a power of two when hashed */
-};
-
-#define CORR_ABSENT (OSC_NONE - 1) /* OSC_NONE is a real answer: launched outside runs */
-
-/* Slot of key: where it is, or the empty slot where it would go. */
-static size_t corr_slot(const struct corr_map *m, int64_t key)
-{
-	size_t i, mask = m->size - 1;
-
-	if (!m->keys)
-		return key >= m->min && (uint64_t)key - (uint64_t)m->min < m->size
-			       ? (size_t)((uint64_t)key - (uint64_t)m->min)
-			       : SIZE_MAX;
-	i = (size_t)(((uint64_t)key * 0x9e3779b97f4a7c15ull) >> 29) & mask;
-	while (m->keys[i] != OSC_NO_ID && m->keys[i] != key)
-		i = (i + 1) & mask;
-	return i;
-}
-
-static uint32_t corr_lookup(const struct corr_map *m, int64_t key)
-{
-	size_t s = corr_slot(m, key);
-
-	if (s == SIZE_MAX || (m->keys && m->keys[s] != key))
-		return CORR_ABSENT;
-	return m->runs[s];
-}
-
 /* A runtime call that launched device work, with the run it is in. */
 struct launch {
 	int64_t corr;
 	uint32_t run;
 };
 
+/*
+ * Correlation id -> run of its runtime call: the ids in ascending order (the
+ * first launch of an id kept), searched from where the last search ended.
+ * Profilers hand out ids from a counter and device work runs roughly in
+ * launch order, so the launches come sorted already and a search is a step
+ * or two from the last one, through a table a quarter the size of a hash.
+ */
+struct corr_map {
+	int64_t *ids;
+	uint32_t *runs;
+	size_t nr;
+};
+
+#define CORR_ABSENT (OSC_NONE - 1) /* OSC_NONE is a real answer: launched outside runs */
+
+static void corr_map_add(struct corr_map *m, const struct launch *l)
+{
+	if (m->nr && m->ids[m->nr - 1] == l->corr)
+		return; /* the first launch with an id wins */
+	m->ids[m->nr] = l->corr;
+	m->runs[m->nr++] = l->run;
+}
+
 static void corr_map_build(const struct launch *l, size_t n, struct corr_map *m)
 {
-	int64_t lo = INT64_MAX, hi = INT64_MIN;
+	size_t sorted = 1;
+	int64_t min = n ? l[0].corr : 0;
+	uint64_t *k;
+	uint32_t *idx;
 
-	for (size_t i = 0; i < n; i++) {
-		lo = l[i].corr < lo ? l[i].corr : lo;
-		hi = l[i].corr > hi ? l[i].corr : hi;
+	while (sorted < n && l[sorted - 1].corr <= l[sorted].corr)
+		sorted++;
+	m->ids = osc_xmalloc((n ? n : 1) * sizeof(*m->ids));
+	m->runs = osc_xmalloc((n ? n : 1) * sizeof(*m->runs));
+	m->nr = 0;
+	if (sorted >= n) {
+		for (size_t i = 0; i < n; i++)
+			corr_map_add(m, &l[i]);
+		return;
 	}
-	memset(m, 0, sizeof(*m));
-	if (n && (uint64_t)hi - (uint64_t)lo < 4 * (uint64_t)n) {
-		m->min = lo;
-		m->size = (size_t)((uint64_t)hi - (uint64_t)lo) + 1;
-	} else {
-		m->size = 16;
-		while (m->size < 2 * n)
-			m->size *= 2;
-		m->keys = osc_xmalloc(m->size * sizeof(*m->keys));
-		for (size_t i = 0; i < m->size; i++)
-			m->keys[i] = OSC_NO_ID;
-	}
-	m->runs = osc_xmalloc(m->size * sizeof(*m->runs));
-	for (size_t i = 0; i < m->size; i++)
-		m->runs[i] = CORR_ABSENT;
-	for (size_t i = 0; i < n; i++) {
-		size_t s = corr_slot(m, l[i].corr);
+	k = osc_xmalloc(2 * n * sizeof(*k));
+	idx = osc_xmalloc(2 * n * sizeof(*idx));
 
-		if (m->runs[s] == CORR_ABSENT) { /* the first launch with an id wins */
-			if (m->keys)
-				m->keys[s] = l[i].corr;
-			m->runs[s] = l[i].run;
+	for (size_t i = 0; i < n; i++)
+		min = l[i].corr < min ? l[i].corr : min;
+	for (size_t i = 0; i < n; i++) {
+		/* from the least id: fewer digits to sort on, and exact over any range */
+		k[i] = (uint64_t)l[i].corr - (uint64_t)min;
+		idx[i] = (uint32_t)i;
+	}
+	osc_radix_sort(k, idx, k + n, idx + n, n); /* stable: launches of an id stay in order */
+	for (size_t i = 0; i < n; i++)
+		corr_map_add(m, &l[idx[i]]);
+	free(k);
+	free(idx);
+}
+
+/* First i in [lo, hi) with ids[i] >= key, else hi. */
+static size_t corr_bisect(const int64_t *ids, size_t lo, size_t hi, int64_t key)
+{
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ids[mid] < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * Run of the launch with id key, or CORR_ABSENT. *at is where the last
+ * search ended: the search gallops from there, in steps that double.
+ */
+static uint32_t corr_lookup(const struct corr_map *m, int64_t key, size_t *at)
+{
+	const int64_t *ids = m->ids;
+	size_t n = m->nr, h = *at < n ? *at : n, lo, hi, step = 1;
+
+	if (h < n && ids[h] < key) { /* ahead: the answer is in (h, n] */
+		lo = h + 1;
+		hi = lo;
+		while (hi < n && ids[hi] < key) {
+			lo = hi + 1;
+			hi = hi + step < n ? hi + step : n;
+			step *= 2;
+		}
+	} else { /* behind or here: the answer is in [0, h] */
+		hi = h;
+		lo = h;
+		while (lo > 0 && ids[lo - 1] >= key) {
+			hi = lo - 1;
+			lo = lo > step ? lo - step : 0;
+			step *= 2;
 		}
 	}
+	h = corr_bisect(ids, lo, hi, key);
+	*at = h;
+	return h < n && ids[h] == key ? m->runs[h] : CORR_ABSENT;
 }
 
 static void corr_map_release(struct corr_map *m)
 {
-	free(m->keys);
+	free(m->ids);
 	free(m->runs);
 }
 
@@ -375,13 +406,14 @@ static void by_launch(void *arg, size_t i)
 {
 	struct assign_part *a = &((struct assign_part *)arg)[i];
 	uint32_t *run_of = a->out->run_of;
+	size_t at = 0;
 
 	a->count = osc_xcalloc(a->out->nr ? a->out->nr : 1, sizeof(*a->count));
 	for (size_t e = a->from; e < a->to; e++) {
 		const struct osc_event *ev = &a->t->events[e];
 
 		if (a->cm && osc_kind_is_device(ev->kind) && ev->corr != OSC_NO_ID) {
-			uint32_t run = corr_lookup(a->cm, ev->corr);
+			uint32_t run = corr_lookup(a->cm, ev->corr, &at);
 
 			if (run != CORR_ABSENT)
 				run_of[e] = run;

@@ -166,10 +166,12 @@ Test(runs, kineto_device_events_follow_their_launch)
 }
 
 /*
- * Correlation ids far apart (not from one counter) take the hashed lookup:
+ * Correlation ids far apart and out of order (not from one counter), looked
+ * up back and forth:
  *
  *   step#1 [0, 100)  l1 corr 1 at 10        step#2 [100, 200)  l2 corr 10^15 at 150
- *   l3 corr -7 at 60, l4 corr INT64_MAX at 160 (a second launch with 10^15 at 170 is ignored)
+ *   l3 corr -7 at 60, l4 corr INT64_MAX at 160; later launches with 10^15 at 170 and
+ *   with 1 at 120 (in step#2) are ignored: the first launch of an id wins
  *   k2 (10^15) at 20 -> 1, k3 (-7) at 180 -> 0, k4 (INT64_MAX) at 5 -> 1, k1 (1) at 300 -> 0
  *   k5 (12345, no launch) at 50 -> own start -> 0
  */
@@ -179,6 +181,7 @@ Test(runs, scattered_correlation_ids)
 		FX("ProfilerStep#1", RUN, 0, 100),
 		FX("ProfilerStep#2", RUN, 100, 100),
 		FX_CORR("l1", RUNTIME, 10, 1, 1),
+		FX_CORR("l1b", RUNTIME, 120, 1, 1),
 		FX_CORR("l2", RUNTIME, 150, 1, 1000000000000000),
 		FX_CORR("l2b", RUNTIME, 170, 1, 1000000000000000),
 		FX_CORR("l3", RUNTIME, 60, 1, -7),
