@@ -24,7 +24,6 @@
 #include "run_merge.h"
 
 #define SPLIT_MIN 200000        /* smaller merges run on one thread */
-#define HUGE_TABLE ((size_t)32 << 20) /* events worth huge pages, in bytes */
 #define RELEASE_STEP 16384      /* events consumed between two give-backs of a part */
 
 void osc_trace_take_part(struct osc_trace *t, struct osc_trace *s, osc_str *str,
@@ -64,26 +63,6 @@ static void give_back(void *base, size_t size, size_t from, size_t to)
 
 	if (hi > lo)
 		madvise((void *)lo, hi - lo, MADV_DONTNEED);
-}
-
-/*
- * Ask for transparent huge pages on the event table the merge writes, once
- * and in order: faulting it in 4 KB pages cost more than the copy (a no-op
- * where THP is off). Not on the parts, which are given back page by page.
- */
-static void advise_huge(void *base, size_t len)
-{
-#ifdef MADV_HUGEPAGE
-	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
-	uintptr_t lo = ((uintptr_t)base + page - 1) & ~(page - 1);
-	uintptr_t hi = ((uintptr_t)base + len) & ~(page - 1);
-
-	if (len >= HUGE_TABLE && hi > lo)
-		madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
-#else
-	(void)base;
-	(void)len;
-#endif
 }
 
 /* One thread's share: parts[r] events [from[r], to[r]) to t->events[dst ...). */
@@ -208,7 +187,6 @@ void osc_trace_merge_parts(struct osc_trace *t, struct osc_trace_part *parts, si
 	for (size_t i = keep; i < total; i++)
 		osc_trace_warn(t, OSC_WARN_TOO_MANY_EVENTS, OSC_NO_OFFSET);
 	osc_trace_reserve(t, total);
-	advise_huge(t->events + first, total * sizeof(*t->events));
 	h[0] = (struct half){ .t = t, .parts = parts, .nr = nr, .from = from, .to = to,
 			      .dst = first };
 	if (total >= SPLIT_MIN && osc_cpus() > 1 && keep == total) {
