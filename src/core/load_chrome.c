@@ -170,6 +170,10 @@ struct chrome {
 	uint64_t nr_elems;      /* elements of the event array */
 	struct sbuf scratch;    /* decoded strings, args copies */
 	struct sbuf shape;      /* shape rendering */
+	struct sbuf shape_key;  /* raw bytes a shape is rendered from */
+	struct osc_strtab raw_shapes; /* distinct raw bytes of shapes, once used */
+	osc_str *shape_of;      /* raw_shapes id -> the rendered shape */
+	size_t alloc_shape_of;
 	struct sbuf meta;       /* top-level keys other than traceEvents */
 	struct pending *pend;
 	size_t nr_pend, alloc_pend;
@@ -452,18 +456,64 @@ static void shape_ne(struct chrome *ch, struct sbuf *b, const struct js_val *typ
 	free(tb.p);
 }
 
+/* Append a value's type, length and raw bytes to a shape key. */
+static void key_add(struct sbuf *b, const struct js_val *v)
+{
+	uint64_t len = v->len;
+
+	sb_addc(b, (char)v->type);
+	sb_add(b, (const char *)&len, sizeof(len));
+	sb_add(b, v->p, v->len);
+}
+
+/*
+ * The shape of an event's inputs. Ops repeat their inputs all through a
+ * trace, so the raw bytes it is rendered from are looked up first (in
+ * raw_shapes) and a shape is rendered once per distinct raw text.
+ */
 static osc_str render_shape(struct chrome *ch, const struct js_val *a)
 {
-	struct sbuf *b = &ch->shape;
+	struct sbuf *b = &ch->shape, *key = &ch->shape_key;
+	const struct js_val *from, *with = NULL;
+	char how;
+	osc_str id;
 
+	if (a[JA_INPUT_TYPE_SHAPE].type) {
+		how = 'o';
+		from = &a[JA_INPUT_TYPE_SHAPE];
+	} else if (a[JA_INPUT_DIMS].type) {
+		how = 'k';
+		from = &a[JA_INPUT_DIMS];
+		with = &a[JA_INPUT_TYPE];
+	} else if (a[JA_NE_INPUT_SHAPE].type) {
+		how = 'n';
+		from = &a[JA_NE_INPUT_SHAPE];
+		with = &a[JA_NE_INPUT_TYPE];
+	} else {
+		return OSC_STR_EMPTY;
+	}
+	key->len = 0;
+	sb_addc(key, how);
+	key_add(key, from);
+	if (with)
+		key_add(key, with);
+	if (!ch->raw_shapes.nslots) {
+		osc_strtab_init(&ch->raw_shapes); /* id 0, "", is never a key */
+		OSC_GROW(ch->shape_of, 1, ch->alloc_shape_of);
+	}
+	id = osc_strtab_intern(&ch->raw_shapes, key->p, key->len);
+	if (id < ch->raw_shapes.count - 1)
+		return ch->shape_of[id];
 	b->len = 0;
-	if (a[JA_INPUT_TYPE_SHAPE].type)
-		shape_ort(b, &a[JA_INPUT_TYPE_SHAPE]);
-	else if (a[JA_INPUT_DIMS].type)
-		shape_kineto(b, &a[JA_INPUT_DIMS], &a[JA_INPUT_TYPE]);
-	else if (a[JA_NE_INPUT_SHAPE].type)
-		shape_ne(ch, b, &a[JA_NE_INPUT_TYPE], &a[JA_NE_INPUT_SHAPE]);
-	return b->len ? osc_trace_intern(ch->t, b->p, b->len) : OSC_STR_EMPTY;
+	if (how == 'o')
+		shape_ort(b, from);
+	else if (how == 'k')
+		shape_kineto(b, from, with);
+	else
+		shape_ne(ch, b, with, from);
+	OSC_GROW(ch->shape_of, id + 1, ch->alloc_shape_of);
+	ch->shape_of[id] = b->len ? osc_trace_intern(ch->t, b->p, b->len) : OSC_STR_EMPTY;
+	return ch->shape_of[id];
 }
 
 /* ---- per-id traits, threads, processes ---------------------------------- */
@@ -1566,6 +1616,9 @@ static void chrome_release(struct chrome *ch)
 {
 	free(ch->scratch.p);
 	free(ch->shape.p);
+	free(ch->shape_key.p);
+	osc_strtab_release(&ch->raw_shapes);
+	free(ch->shape_of);
 	free(ch->meta.p);
 	free(ch->pend);
 	free(ch->be_args.p);

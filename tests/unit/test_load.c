@@ -1147,7 +1147,119 @@ static const char *jstr(json_object *o, const char *key)
 	return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
 }
 
-static size_t nr_diffed;
+/*
+ * Text of a shape element as the loader writes it: strings as they are,
+ * integers in decimal; false for what the reference does not render
+ * (doubles, whose json-c text may differ from the file's).
+ */
+static bool ref_text(json_object *v, char *out, size_t size)
+{
+	if (json_object_is_type(v, json_type_string))
+		snprintf(out, size, "%s", json_object_get_string(v));
+	else if (json_object_is_type(v, json_type_int))
+		snprintf(out, size, "%lld", (long long)json_object_get_int64(v));
+	else if (json_object_is_type(v, json_type_null) || json_object_is_type(v, json_type_boolean))
+		snprintf(out, size, "%s", json_object_to_json_string(v));
+	else
+		return false;
+	return true;
+}
+
+static void ref_cat(char *out, size_t size, const char *s)
+{
+	size_t n = strlen(out);
+
+	snprintf(out + n, size - n, "%s", s);
+}
+
+/* [1,3,224,224] -> 1x3x224x224; nested arrays (up to depth 4) in brackets with commas. */
+static bool ref_dims(json_object *v, int depth, char *out, size_t size)
+{
+	char item[256];
+
+	if (!json_object_is_type(v, json_type_array)) {
+		if (!ref_text(v, item, sizeof(item)))
+			return false;
+		ref_cat(out, size, item);
+		return true;
+	}
+	for (size_t i = 0; i < json_object_array_length(v); i++) {
+		json_object *e = json_object_array_get_idx(v, i);
+
+		if (i)
+			ref_cat(out, size, depth ? "," : "x");
+		if (json_object_is_type(e, json_type_array) && depth < 4) {
+			ref_cat(out, size, "[");
+			if (!ref_dims(e, depth + 1, out, size))
+				return false;
+			ref_cat(out, size, "]");
+		} else if (!ref_dims(e, depth, out, size)) {
+			return false;
+		}
+	}
+	return true;
+}
+
+/*
+ * The input shapes of an event from its args, written independently of the
+ * loader: ORT's input_type_shape ([{"float":[1,3]}] -> float(1x3)) and
+ * Kineto's Input Dims with Input type. False when the event has neither or
+ * holds what the reference does not render.
+ */
+static bool ref_shape(json_object *args, char *out, size_t size)
+{
+	json_object *its = json_object_object_get(args, "input_type_shape");
+	json_object *dims = json_object_object_get(args, "Input Dims");
+	json_object *types = json_object_object_get(args, "Input type");
+
+	out[0] = '\0';
+	if (!dims)
+		dims = json_object_object_get(args, "Input dims");
+	if (its && json_object_is_type(its, json_type_array)) {
+		for (size_t i = 0; i < json_object_array_length(its); i++) {
+			json_object *e = json_object_array_get_idx(its, i);
+
+			if (i)
+				ref_cat(out, size, ",");
+			if (json_object_is_type(e, json_type_object) &&
+			    json_object_object_length(e) == 1) {
+				json_object_object_foreach(e, k, v) {
+					ref_cat(out, size, k);
+					ref_cat(out, size, "(");
+					if (!ref_dims(v, 0, out, size))
+						return false;
+					ref_cat(out, size, ")");
+				}
+			} else if (!ref_dims(e, 0, out, size)) {
+				return false;
+			}
+		}
+		return true;
+	}
+	if (its || !dims || !json_object_is_type(dims, json_type_array))
+		return false;
+	for (size_t i = 0; i < json_object_array_length(dims); i++) {
+		json_object *ty = types && json_object_is_type(types, json_type_array) ?
+					  json_object_array_get_idx(types, i) : NULL;
+		char text[256];
+
+		if (i)
+			ref_cat(out, size, ",");
+		if (ty) {
+			if (!ref_text(ty, text, sizeof(text)))
+				return false;
+			ref_cat(out, size, text);
+		}
+		ref_cat(out, size, "(");
+		if (!ref_dims(json_object_array_get_idx(dims, i), 0, out, size))
+			return false;
+		ref_cat(out, size, ")");
+	}
+	return true;
+}
+
+static size_t nr_diffed, nr_shapes_diffed;
+static char want_shape[1 << 20];
 
 static int diff_one(const char *path, const struct stat *sb, int type, struct FTW *ftw)
 {
@@ -1237,6 +1349,13 @@ static int diff_one(const char *path, const struct stat *sb, int type, struct FT
 			cr_assert(json_object_equal(args, mine), "%s: event %zu args %s", path, i,
 				  osc_trace_args(&tr, (uint32_t)i));
 		json_object_put(mine);
+		if (args && ref_shape(args, want_shape, sizeof(want_shape)) &&
+		    strlen(want_shape) < sizeof(want_shape) - 1) {
+			cr_assert_str_eq(osc_trace_str(&tr, ev->shape), want_shape,
+					 "%s: event %zu shape %s, want %s", path, i,
+					 osc_trace_str(&tr, ev->shape), want_shape);
+			nr_shapes_diffed++;
+		}
 		j++;
 	}
 	cr_assert_eq(j, nref, "%s: %zu X events, json-c %zu", path, j, nref);
@@ -1257,4 +1376,17 @@ Test(load, differential_json_c, .timeout = 600)
 		cr_skip_test("%s is absent", dir);
 	cr_assert_eq(nftw(dir, diff_one, 16, FTW_PHYS), 0);
 	cr_assert_gt(nr_diffed, 10);
+	cr_assert_gt(nr_shapes_diffed, 1000);
+}
+
+/* The same on the bundled samples, which a clone without ../shared still has. */
+Test(load, differential_json_c_samples, .timeout = 600)
+{
+	const char *root = getenv("OPSCOPE_SOURCE_ROOT");
+	char dir[4096];
+
+	snprintf(dir, sizeof(dir), "%s/samples", root ? root : ".");
+	cr_assert_eq(nftw(dir, diff_one, 16, FTW_PHYS), 0);
+	cr_assert_geq(nr_diffed, 4);
+	cr_assert_gt(nr_shapes_diffed, 100);
 }
