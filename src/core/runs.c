@@ -258,8 +258,9 @@ struct launch {
  * Correlation id -> run of its runtime call: the ids in ascending order (the
  * first launch of an id kept), searched from where the last search ended.
  * Profilers hand out ids from a counter and device work runs roughly in
- * launch order, so the launches come sorted already and a search is a step
- * or two from the last one, through a table a quarter the size of a hash.
+ * launch order, so the launches come almost sorted (see insertion_sort) and
+ * a search is a step or two from the last one, through a table a quarter
+ * the size of a hash.
  */
 struct corr_map {
 	int64_t *ids;
@@ -277,26 +278,47 @@ static void corr_map_add(struct corr_map *m, const struct launch *l)
 	m->runs[m->nr++] = l->run;
 }
 
-static void corr_map_build(const struct launch *l, size_t n, struct corr_map *m)
+#define INSERTION_MOVES 8 /* per launch: beyond, the radix sort */
+
+/*
+ * Sort launches by id by insertion, stably; false (with every move made so
+ * far kept, which changes no order of equal ids) past INSERTION_MOVES per
+ * launch. Launches come almost sorted, two neighbours swapped here and there.
+ */
+static bool insertion_sort(struct launch *l, size_t n)
 {
-	size_t sorted = 1;
+	size_t budget = INSERTION_MOVES * n;
+
+	for (size_t i = 1; i < n; i++) {
+		struct launch x = l[i];
+		size_t j = i;
+
+		for (; j > 0 && l[j - 1].corr > x.corr && budget; j--, budget--)
+			l[j] = l[j - 1];
+		l[j] = x;
+		if (!budget)
+			return false;
+	}
+	return true;
+}
+
+/* Launches (in model order, reordered here) by id, stably. */
+static void corr_map_build(struct launch *l, size_t n, struct corr_map *m)
+{
 	int64_t min = n ? l[0].corr : 0;
 	uint64_t *k;
 	uint32_t *idx;
 
-	while (sorted < n && l[sorted - 1].corr <= l[sorted].corr)
-		sorted++;
 	m->ids = osc_xmalloc((n ? n : 1) * sizeof(*m->ids));
 	m->runs = osc_xmalloc((n ? n : 1) * sizeof(*m->runs));
 	m->nr = 0;
-	if (sorted >= n) {
+	if (insertion_sort(l, n)) {
 		for (size_t i = 0; i < n; i++)
 			corr_map_add(m, &l[i]);
 		return;
 	}
 	k = osc_xmalloc(2 * n * sizeof(*k));
 	idx = osc_xmalloc(2 * n * sizeof(*idx));
-
 	for (size_t i = 0; i < n; i++)
 		min = l[i].corr < min ? l[i].corr : min;
 	for (size_t i = 0; i < n; i++) {

@@ -430,9 +430,10 @@ Test(runs, huge_times_do_not_overflow)
 /*
  * Many runs, checked against a direct scan: step i covers [100 i, 100 i + 60),
  * with a host op every 7 ns and a kernel launched at each op, running 150 ns
- * later.
+ * later. Correlation ids rise with time, or fall (reversed): launches far
+ * from sorted take the radix sort instead of the insertion sort.
  */
-Test(runs, many_runs_match_a_direct_scan)
+static void many_runs(bool reversed)
 {
 	enum { STEPS = 300, SPAN = STEPS * 100 };
 	struct osc_trace t;
@@ -453,7 +454,8 @@ Test(runs, many_runs_match_a_direct_scan)
 		osc_trace_add_event(&t, &e, NULL, 0);
 	}
 	for (int ts = 0; ts < SPAN; ts += 7) {
-		struct osc_event e = {.ts = ts, .dur = 2, .corr = ts + 1, .ext_id = OSC_NO_ID,
+		struct osc_event e = {.ts = ts, .dur = 2, .corr = reversed ? SPAN - ts : ts + 1,
+				      .ext_id = OSC_NO_ID,
 				      .thread = th, .kernel = OSC_NONE, .kind = OSC_KIND_RUNTIME};
 
 		e.name = e.op = fx_str(&t, "launch");
@@ -477,6 +479,16 @@ Test(runs, many_runs_match_a_direct_scan)
 	check_counts(&t, &r);
 	osc_runs_release(&r);
 	osc_trace_release(&t);
+}
+
+Test(runs, many_runs_match_a_direct_scan)
+{
+	many_runs(false);
+}
+
+Test(runs, many_runs_with_falling_ids_match_a_direct_scan)
+{
+	many_runs(true);
 }
 
 Test(runs, source_names)
