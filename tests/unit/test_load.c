@@ -750,15 +750,22 @@ static int load_one(const char *path, const struct stat *sb, int type, struct FT
 	return 0;
 }
 
-Test(load, shared_traces, .timeout = 120)
+/* Call fn on every file under the source tree's dir; a missing dir skips the test. */
+static void walk_files(const char *dir, int (*fn)(const char *, const struct stat *, int,
+						   struct FTW *))
 {
 	const char *root = getenv("OPSCOPE_SOURCE_ROOT");
-	char dir[4096];
+	char path[4096];
 
-	snprintf(dir, sizeof(dir), "%s/../shared/traces", root ? root : ".");
-	if (access(dir, R_OK) != 0)
-		cr_skip_test("%s is absent", dir);
-	cr_assert_eq(nftw(dir, load_one, 16, FTW_PHYS), 0);
+	snprintf(path, sizeof(path), "%s/%s", root ? root : ".", dir);
+	if (access(path, R_OK) != 0)
+		cr_skip_test("%s is absent", path);
+	cr_assert_eq(nftw(path, fn, 16, FTW_PHYS), 0);
+}
+
+Test(load, shared_traces, .timeout = 120)
+{
+	walk_files("../shared/traces", load_one);
 	cr_assert_gt(nr_loaded, 30);
 }
 
@@ -1006,13 +1013,7 @@ static int load_crasher(const char *path, const struct stat *sb, int type, struc
 
 Test(load, crashers_replay)
 {
-	const char *root = getenv("OPSCOPE_SOURCE_ROOT");
-	char dir[4096];
-
-	snprintf(dir, sizeof(dir), "%s/tests/data/crashers", root ? root : ".");
-	if (access(dir, R_OK) != 0)
-		cr_skip_test("%s is absent", dir);
-	cr_assert_eq(nftw(dir, load_crasher, 16, FTW_PHYS), 0);
+	walk_files("tests/data/crashers", load_crasher);
 }
 
 /*
@@ -1368,13 +1369,7 @@ static int diff_one(const char *path, const struct stat *sb, int type, struct FT
 
 Test(load, differential_json_c, .timeout = 600)
 {
-	const char *root = getenv("OPSCOPE_SOURCE_ROOT");
-	char dir[4096];
-
-	snprintf(dir, sizeof(dir), "%s/../shared/traces", root ? root : ".");
-	if (access(dir, R_OK) != 0)
-		cr_skip_test("%s is absent", dir);
-	cr_assert_eq(nftw(dir, diff_one, 16, FTW_PHYS), 0);
+	walk_files("../shared/traces", diff_one);
 	cr_assert_gt(nr_diffed, 10);
 	cr_assert_gt(nr_shapes_diffed, 1000);
 }
@@ -1382,11 +1377,7 @@ Test(load, differential_json_c, .timeout = 600)
 /* The same on the bundled samples, which a clone without ../shared still has. */
 Test(load, differential_json_c_samples, .timeout = 600)
 {
-	const char *root = getenv("OPSCOPE_SOURCE_ROOT");
-	char dir[4096];
-
-	snprintf(dir, sizeof(dir), "%s/samples", root ? root : ".");
-	cr_assert_eq(nftw(dir, diff_one, 16, FTW_PHYS), 0);
+	walk_files("samples", diff_one);
 	cr_assert_geq(nr_diffed, 4);
 	cr_assert_gt(nr_shapes_diffed, 100);
 }
