@@ -8,6 +8,7 @@
 #ifndef OPSCOPE_ALLOC_H
 #define OPSCOPE_ALLOC_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 /* Set a function called once before aborting on out-of-memory (NULL: none). */
@@ -24,6 +25,7 @@ char *osc_xstrndup(const char *s, size_t n);
 
 /* printf into a new string. */
 char *osc_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *osc_xvasprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 
 /*
  * Make room for at least `need` elements in array `ptr` whose capacity is

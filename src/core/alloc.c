@@ -70,25 +70,36 @@ char *osc_xstrndup(const char *s, size_t n)
 	return p;
 }
 
-char *osc_xasprintf(const char *fmt, ...)
+char *osc_xvasprintf(const char *fmt, va_list ap)
 {
 	char small[256];
-	va_list ap;
+	va_list again;
 	int n;
 	char *p;
 
 	/* Format into a stack buffer first: most strings fit, and gcc's
 	   sanitizer builds reject vsnprintf(NULL, 0, ...). */
-	va_start(ap, fmt);
+	va_copy(again, ap);
 	n = vsnprintf(small, sizeof(small), fmt, ap);
-	va_end(ap);
 	if (n < 0)
 		n = 0;
-	if ((size_t)n < sizeof(small))
+	if ((size_t)n < sizeof(small)) {
+		va_end(again);
 		return osc_xstrndup(small, (size_t)n);
+	}
 	p = osc_xmalloc((size_t)n + 1);
+	vsnprintf(p, (size_t)n + 1, fmt, again);
+	va_end(again);
+	return p;
+}
+
+char *osc_xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *p;
+
 	va_start(ap, fmt);
-	vsnprintf(p, (size_t)n + 1, fmt, ap);
+	p = osc_xvasprintf(fmt, ap);
 	va_end(ap);
 	return p;
 }

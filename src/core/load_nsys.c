@@ -46,17 +46,15 @@ static enum osc_status runtime(struct sq *q)
 {
 	static const char table[] = "CUPTI_ACTIVITY_KIND_RUNTIME";
 	static const char *const cols[] = { "start", "end", "globalTid", "correlationId" };
-	char *c, *sql;
+	char *c;
 	sqlite3_stmt *st;
 	int rc;
 
 	if (!sq_has_table(q, table))
 		return OSC_OK;
 	c = sq_columns(q, table, "r", cols, 4);
-	sql = osc_xasprintf("SELECT %s, s.value FROM %s r LEFT JOIN StringIds s ON s.id = %s", c,
-			    table, sq_has_column(q, table, "nameId") ? "r.nameId" : "NULL");
-	st = sq_prepare(q, table, sql);
-	free(sql);
+	st = sq_prepare(q, table, "SELECT %s, s.value FROM %s r LEFT JOIN StringIds s ON s.id = %s",
+			c, table, sq_has_column(q, table, "nameId") ? "r.nameId" : "NULL");
 	free(c);
 	if (!st)
 		return q->lc->err->code;
@@ -123,15 +121,12 @@ static enum osc_status read_domains(struct sq *q, const struct nvtx_types *ty, s
 {
 	static const char table[] = "NVTX_EVENTS";
 	sqlite3_stmt *st;
-	char *sql;
 	int rc;
 
 	if (!sq_has_column(q, table, "domainId") || !sq_has_column(q, table, "text"))
 		return OSC_OK;
-	sql = osc_xasprintf("SELECT domainId, text FROM %s WHERE eventType = %lld", table,
-			    (long long)ty->domain);
-	st = sq_prepare(q, table, sql);
-	free(sql);
+	st = sq_prepare(q, table, "SELECT domainId, text FROM %s WHERE eventType = %lld", table,
+			(long long)ty->domain);
 	if (!st)
 		return q->lc->err->code;
 	while ((rc = sq_step(q, st, table)) == SQLITE_ROW) {
@@ -157,7 +152,7 @@ static enum osc_status nvtx(struct sq *q)
 	struct nvtx_types ty;
 	struct domains dom = { 0 };
 	enum osc_status status;
-	char *c, *sql;
+	char *c;
 	sqlite3_stmt *st;
 	int rc;
 
@@ -168,12 +163,11 @@ static enum osc_status nvtx(struct sq *q)
 	if (status != OSC_OK)
 		goto out;
 	c = sq_columns(q, table, "n", cols, 6);
-	sql = osc_xasprintf("SELECT %s, s.value FROM %s n LEFT JOIN StringIds s ON s.id = %s "
-			    "WHERE n.eventType IN (%lld, %lld, %lld)",
-			    c, table, sq_has_column(q, table, "textId") ? "n.textId" : "NULL",
-			    (long long)ty.mark, (long long)ty.push_pop, (long long)ty.start_end);
-	st = sq_prepare(q, table, sql);
-	free(sql);
+	st = sq_prepare(q, table,
+			"SELECT %s, s.value FROM %s n LEFT JOIN StringIds s ON s.id = %s "
+			"WHERE n.eventType IN (%lld, %lld, %lld)",
+			c, table, sq_has_column(q, table, "textId") ? "n.textId" : "NULL",
+			(long long)ty.mark, (long long)ty.push_pop, (long long)ty.start_end);
 	free(c);
 	if (!st) {
 		status = q->lc->err->code;
@@ -298,9 +292,7 @@ enum osc_status osc_load_nsys(struct sq *q)
 		free(joins);
 	}
 	if (st == OSC_OK)
-		st = sq_load_copies(q, "CUPTI_ACTIVITY_KIND_MEMCPY", OSC_KIND_MEMCPY);
-	if (st == OSC_OK)
-		st = sq_load_copies(q, "CUPTI_ACTIVITY_KIND_MEMSET", OSC_KIND_MEMSET);
+		st = sq_load_copies(q);
 	if (st == OSC_OK)
 		st = nvtx(q);
 	if (st != OSC_OK)

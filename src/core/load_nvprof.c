@@ -159,16 +159,14 @@ static enum osc_status api(struct sq *q, const char *table, bool driver)
 {
 	static const char *const cols[] = { "cbid", "start", "end", "processId", "threadId",
 					    "correlationId" };
-	char *c, *sql;
+	char *c;
 	sqlite3_stmt *st;
 	int rc;
 
 	if (!sq_has_table(q, table))
 		return OSC_OK;
 	c = sq_columns(q, table, "r", cols, 6);
-	sql = osc_xasprintf("SELECT %s FROM %s r", c, table);
-	st = sq_prepare(q, table, sql);
-	free(sql);
+	st = sq_prepare(q, table, "SELECT %s FROM %s r", c, table);
 	free(c);
 	if (!st)
 		return q->lc->err->code;
@@ -255,7 +253,7 @@ static enum osc_status markers(struct sq *q)
 
 	if (!sq_has_table(q, table))
 		return OSC_OK;
-	st = sq_prepare(q, table, sql);
+	st = sq_prepare(q, table, "%s", sql);
 	if (!st)
 		return q->lc->err->code;
 	while ((rc = sq_step(q, st, table)) == SQLITE_ROW) {
@@ -344,9 +342,7 @@ enum osc_status osc_load_nvprof(struct sq *q)
 	if (st == OSC_OK)
 		st = sq_load_kernels(q, "CUPTI_ACTIVITY_KIND_KERNEL", name, joins);
 	if (st == OSC_OK)
-		st = sq_load_copies(q, "CUPTI_ACTIVITY_KIND_MEMCPY", OSC_KIND_MEMCPY);
-	if (st == OSC_OK)
-		st = sq_load_copies(q, "CUPTI_ACTIVITY_KIND_MEMSET", OSC_KIND_MEMSET);
+		st = sq_load_copies(q);
 	if (st == OSC_OK)
 		st = markers(q);
 	if (st != OSC_OK)

@@ -97,11 +97,19 @@ static enum osc_status sql_error(struct sq *q, const char *table)
 			     sqlite3_errmsg(q->db));
 }
 
-sqlite3_stmt *sq_prepare(struct sq *q, const char *table, const char *sql)
+sqlite3_stmt *sq_prepare(struct sq *q, const char *table, const char *fmt, ...)
 {
 	sqlite3_stmt *st = NULL;
+	va_list ap;
+	char *sql;
+	int rc;
 
-	if (sqlite3_prepare_v2(q->db, sql, -1, &st, NULL) != SQLITE_OK) {
+	va_start(ap, fmt);
+	sql = osc_xvasprintf(fmt, ap);
+	va_end(ap);
+	rc = sqlite3_prepare_v2(q->db, sql, -1, &st, NULL);
+	free(sql);
+	if (rc != SQLITE_OK) {
 		sql_error(q, table);
 		sqlite3_finalize(st);
 		return NULL;
@@ -391,16 +399,14 @@ static const char *const kernel_cols[] = {
 enum osc_status sq_load_kernels(struct sq *q, const char *table, const char *name_expr,
 				const char *joins)
 {
-	char *cols, *sql;
+	char *cols;
 	sqlite3_stmt *st;
 	int rc;
 
 	if (!sq_has_table(q, table))
 		return OSC_OK;
 	cols = sq_columns(q, table, "k", kernel_cols, sizeof(kernel_cols) / sizeof(kernel_cols[0]));
-	sql = osc_xasprintf("SELECT %s, %s FROM %s k %s", cols, name_expr, table, joins);
-	st = sq_prepare(q, table, sql);
-	free(sql);
+	st = sq_prepare(q, table, "SELECT %s, %s FROM %s k %s", cols, name_expr, table, joins);
 	free(cols);
 	if (!st)
 		return q->lc->err->code;
@@ -435,18 +441,17 @@ static const char *const copy_cols[] = {
 	"start", "end", "deviceId", "streamId", "correlationId", "bytes", "copyKind",
 };
 
-enum osc_status sq_load_copies(struct sq *q, const char *table, enum osc_kind kind)
+/* Read a CUPTI memcpy (kind MEMCPY) or memset (kind MEMSET) table, if it exists. */
+static enum osc_status load_copy_table(struct sq *q, const char *table, enum osc_kind kind)
 {
-	char *cols, *sql;
+	char *cols;
 	sqlite3_stmt *st;
 	int rc;
 
 	if (!sq_has_table(q, table))
 		return OSC_OK;
 	cols = sq_columns(q, table, "c", copy_cols, sizeof(copy_cols) / sizeof(copy_cols[0]));
-	sql = osc_xasprintf("SELECT %s FROM %s c", cols, table);
-	st = sq_prepare(q, table, sql);
-	free(sql);
+	st = sq_prepare(q, table, "SELECT %s FROM %s c", cols, table);
 	free(cols);
 	if (!st)
 		return q->lc->err->code;
@@ -469,6 +474,13 @@ enum osc_status sq_load_copies(struct sq *q, const char *table, enum osc_kind ki
 	}
 	sqlite3_finalize(st);
 	return rc == SQLITE_DONE ? OSC_OK : q->lc->err->code;
+}
+
+enum osc_status sq_load_copies(struct sq *q)
+{
+	enum osc_status st = load_copy_table(q, "CUPTI_ACTIVITY_KIND_MEMCPY", OSC_KIND_MEMCPY);
+
+	return st == OSC_OK ? load_copy_table(q, "CUPTI_ACTIVITY_KIND_MEMSET", OSC_KIND_MEMSET) : st;
 }
 
 /* ---- opening ---- */

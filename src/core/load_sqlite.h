@@ -43,10 +43,11 @@ char *sq_columns(struct sq *q, const char *table, const char *alias, const char 
 		 size_t n);
 
 /*
- * Prepare sql; on failure fills the load error (OSC_SQLITE, naming the
- * table) and returns NULL.
+ * Prepare the SQL that fmt and its arguments print; on failure fills the
+ * load error (OSC_SQLITE, naming the table) and returns NULL.
  */
-sqlite3_stmt *sq_prepare(struct sq *q, const char *table, const char *sql);
+sqlite3_stmt *sq_prepare(struct sq *q, const char *table, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 /*
  * Step a statement: SQLITE_ROW, SQLITE_DONE, or anything else after filling
@@ -112,8 +113,8 @@ void sq_set_meta(struct sq *q, struct json_object *meta);
  */
 enum osc_status sq_load_kernels(struct sq *q, const char *table, const char *name_expr,
 				const char *joins);
-/* Read a CUPTI memcpy (kind MEMCPY) or memset (kind MEMSET) table, if it exists. */
-enum osc_status sq_load_copies(struct sq *q, const char *table, enum osc_kind kind);
+/* Read the CUPTI memcpy and memset tables (both schemas name them alike), where they exist. */
+enum osc_status sq_load_copies(struct sq *q);
 
 /* The two schemas: fill q->t (events, threads, format, meta_json). */
 enum osc_status osc_load_nsys(struct sq *q);
