@@ -249,10 +249,14 @@ static void apply_args(struct osc_tui *t)
 	t->last_toggled = -1;
 }
 
+#define WARM_POLL_NS 1000000 /* how often a held warm-up, or a script waiting on it, looks */
+
 static void *warm_thread(void *arg)
 {
 	struct osc_tui *t = arg;
 
+	while (atomic_load(&t->warm_held))
+		nanosleep(&(struct timespec){ 0, WARM_POLL_NS }, NULL);
 	osc_trace_cache_warm(&t->trace);
 	atomic_store(&t->warm_done, true);
 	return NULL;
@@ -267,6 +271,21 @@ static void start_warming(struct osc_tui *t)
 	if (t->script || t->trace.nr_events < OSC_ASYNC_MIN_EVENTS)
 		return;
 	t->warming = !pthread_create(&t->warm, NULL, warm_thread, t);
+}
+
+void osc_tui_warm_hold(struct osc_tui *t)
+{
+	if (t->warming)
+		return;
+	atomic_store(&t->warm_held, true);
+	t->warming = !pthread_create(&t->warm, NULL, warm_thread, t);
+}
+
+void osc_tui_warm_go(struct osc_tui *t)
+{
+	atomic_store(&t->warm_held, false);
+	while (t->warming && !atomic_load(&t->warm_done))
+		nanosleep(&(struct timespec){ 0, WARM_POLL_NS }, NULL);
 }
 
 bool osc_tui_warming(struct osc_tui *t, const char *what)

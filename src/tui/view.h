@@ -163,6 +163,7 @@ struct osc_tui {
 	pthread_t warm;    /* builds the trace's cache (trace_cache.h) after loading */
 	bool warming;      /* warm was started */
 	atomic_bool warm_done;
+	atomic_bool warm_held; /* scripts: warm waits before building anything */
 };
 
 /* From this many events on, answers are computed off the UI thread. */
@@ -178,6 +179,14 @@ void osc_tui_message(struct osc_tui *t, enum osc_msg_kind kind, const char *fmt,
  * screen until it is done).
  */
 bool osc_tui_warming(struct osc_tui *t, const char *what);
+
+/*
+ * Scripts (":warm hold", ":warm go"): start the warm-up held before it builds
+ * anything, whatever the trace's size, so a script sees the screens of a
+ * cache still being built; then let it go and wait until it is done.
+ */
+void osc_tui_warm_hold(struct osc_tui *t);
+void osc_tui_warm_go(struct osc_tui *t);
 
 /* The view on top of the stack. */
 static inline struct osc_view *osc_tui_top(struct osc_tui *t)
