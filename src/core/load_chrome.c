@@ -1127,8 +1127,8 @@ static void parse_shard(struct par *par, size_t i)
 
 /*
  * Its input pages are not needed any more (args refs fault them back in).
- * Its events are sorted here, on the core that parsed them: the whole is
- * then a few sorted runs that osc_trace_sort merges.
+ * Its events are sorted here, on the core that parsed them, for
+ * osc_trace_merge_parts to merge with the other shards'.
  */
 static void release_shard(struct par *par, size_t i)
 {
