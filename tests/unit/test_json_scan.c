@@ -54,6 +54,49 @@ Test(json_scan, numbers_are_exact)
 	}
 }
 
+/*
+ * Digit strings of every length up to 19, some with one byte swapped for a
+ * byte next to the digits ('/', ':', 0xb0) or a letter, which makes them
+ * not numbers: the eight-at-a-time path against a plain digit loop.
+ */
+Test(json_scan, integers_match_a_digit_loop)
+{
+	static const char near[] = { '/', ':', 'a', (char)0xb0 };
+	uint64_t x = 0x9e3779b97f4a7c15ull;
+
+	for (int round = 0; round < 20000; round++) {
+		char text[24];
+		size_t len;
+		uint64_t want = 0;
+		bool digits = true;
+		int64_t got = 0;
+		enum js_num rc;
+
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17; /* xorshift64 */
+		len = 1 + (size_t)(x % 19);
+		for (size_t i = 0; i < len; i++) {
+			text[i] = (char)('0' + (x >> (i * 3 % 60)) % 10);
+			want = want * 10 + (uint64_t)(text[i] - '0');
+		}
+		if (round % 3 == 0) {
+			text[(x >> 20) % len] = near[(x >> 40) % sizeof(near)];
+			digits = false;
+		}
+		text[len] = '\0';
+		rc = js_parse_scaled(text, len, 0, &got);
+		if (!digits) {
+			cr_assert_eq(rc, JS_NUM_BAD, "'%s'", text);
+			continue;
+		}
+		if (want > (uint64_t)INT64_MAX) {
+			cr_assert_eq(rc, JS_NUM_BIG, "'%s'", text);
+			continue;
+		}
+		cr_assert_eq(rc, JS_NUM_OK, "'%s'", text);
+		cr_assert_eq(got, (int64_t)want, "'%s': %lld", text, (long long)got);
+	}
+}
+
 /* Scan the first string of text and decode it. */
 static char *decode(const char *text, bool *bad)
 {
