@@ -1,5 +1,6 @@
 /* test_json_scan.c - exact numbers, string decoding, repairs, truncation. */
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -94,6 +95,38 @@ Test(json_scan, integers_match_a_digit_loop)
 		}
 		cr_assert_eq(rc, JS_NUM_OK, "'%s'", text);
 		cr_assert_eq(got, (int64_t)want, "'%s': %lld", text, (long long)got);
+	}
+}
+
+/*
+ * A number's span ends at the first byte after its digits that cannot be in
+ * a number, wherever it falls among the eight-byte words: every length up
+ * to 20 digits, with each kind of end; a window ending on a digit asks for
+ * more unless the input ends there.
+ */
+Test(json_scan, number_spans_end_after_their_digits)
+{
+	static const char *const ends[] = { ",", "}", "]", " ", "\n", ":",
+					    "\"", "/", "\xc3\xa9", "\xb0", "\x80" };
+
+	for (size_t n = 1; n <= 20; n++) {
+		for (size_t k = 0; k < sizeof(ends) / sizeof(ends[0]); k++) {
+			char text[40];
+			struct js_ctx c;
+			struct js_val v;
+			const char *p = text;
+
+			for (size_t i = 0; i < n; i++)
+				text[i] = (char)('0' + (i * 7 + n) % 10);
+			snprintf(text + n, sizeof(text) - n, "%s", ends[k]);
+			c = (struct js_ctx){ .end = text + strlen(text), .eof = true };
+			cr_assert_eq(js_scan_value(&c, &p, &v), JS_OK, "%zu digits, end %zu", n, k);
+			cr_assert_eq(v.len, n, "%zu digits, end %zu: %zu", n, k, v.len);
+			cr_assert_eq(v.type, JS_NUMBER);
+			p = text;
+			c = (struct js_ctx){ .end = text + n, .eof = false };
+			cr_assert_eq(js_scan_value(&c, &p, &v), JS_MORE, "%zu digits, cut", n);
+		}
 	}
 }
 
