@@ -23,7 +23,7 @@ void *osc_xreallocarray(void *ptr, size_t nmemb, size_t size);
 char *osc_xstrdup(const char *s);
 char *osc_xstrndup(const char *s, size_t n);
 
-/* printf into a new string. */
+/* printf into a new string (osc_xvasprintf: from a va_list, which it leaves to the caller). */
 char *osc_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 char *osc_xvasprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 
