@@ -305,7 +305,6 @@ static bool insertion_sort(struct launch *l, size_t n)
 /* Launches (in model order, reordered here) by id, stably. */
 static void corr_map_build(struct launch *l, size_t n, struct corr_map *m)
 {
-	int64_t min = n ? l[0].corr : 0;
 	uint64_t *k;
 	uint32_t *idx;
 
@@ -319,11 +318,8 @@ static void corr_map_build(struct launch *l, size_t n, struct corr_map *m)
 	}
 	k = osc_xmalloc(2 * n * sizeof(*k));
 	idx = osc_xmalloc(2 * n * sizeof(*idx));
-	for (size_t i = 0; i < n; i++)
-		min = l[i].corr < min ? l[i].corr : min;
 	for (size_t i = 0; i < n; i++) {
-		/* from the least id: fewer digits to sort on, and exact over any range */
-		k[i] = (uint64_t)l[i].corr - (uint64_t)min;
+		k[i] = osc_radix_key(l[i].corr);
 		idx[i] = (uint32_t)i;
 	}
 	osc_radix_sort(k, idx, k + n, idx + n, n); /* stable: launches of an id stay in order */
