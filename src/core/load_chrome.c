@@ -723,6 +723,20 @@ static bool args_empty(const struct js_val *args)
 }
 
 /*
+ * Whether the trace has room for event e (else it is counted as dropped,
+ * at byte offset off); a kept event votes for the format.
+ */
+static bool keep(struct chrome *ch, const struct osc_event *e, int64_t off)
+{
+	if (ch->t->nr_events >= OSC_MAX_EVENTS) {
+		osc_trace_warn(ch->t, OSC_WARN_TOO_MANY_EVENTS, off);
+		return false;
+	}
+	vote(ch, e);
+	return true;
+}
+
+/*
  * Store an event with its args: by reference into the mapped input when its
  * text can be rendered later exactly as copy_args would now (ASCII, nothing
  * repaired), else as a copy.
@@ -732,11 +746,8 @@ static void add_event(struct chrome *ch, const struct osc_event *e, const struct
 {
 	uint64_t at;
 
-	if (ch->t->nr_events >= OSC_MAX_EVENTS) {
-		osc_trace_warn(ch->t, OSC_WARN_TOO_MANY_EVENTS, off);
+	if (!keep(ch, e, off))
 		return;
-	}
-	vote(ch, e);
 	if (ch->in->stable && args->type == JS_OBJECT &&
 	    !(args->flags & (JS_F_HIGH | JS_F_REPAIR))) {
 		at = (uint64_t)offset_of(ch, args->p);
@@ -1481,12 +1492,8 @@ static void match_begin_end(struct chrome *ch)
 
 			e.dur = pe->ev.ts - e.ts;
 			e.flags |= OSC_EVF_FROM_BE;
-			if (ch->t->nr_events >= OSC_MAX_EVENTS) {
-				osc_trace_warn(ch->t, OSC_WARN_TOO_MANY_EVENTS, b->offset);
-			} else {
-				vote(ch, &e);
+			if (keep(ch, &e, b->offset))
 				osc_trace_add_event(ch->t, &e, args, args ? strlen(args) : 0);
-			}
 		}
 	}
 	while (depth)
