@@ -269,6 +269,19 @@ struct osc_trace_part {
 	uint32_t kernel_base;   /* added to kernel indices */
 };
 
+/* Renumber e, an event of p, from p's string, thread and kernel ids to the whole's. */
+static inline void osc_trace_part_remap(const struct osc_trace_part *p, struct osc_event *e)
+{
+	e->name = p->str[e->name];
+	e->cat = p->str[e->cat];
+	e->op = p->str[e->op];
+	e->shape = p->str[e->shape];
+	e->provider = p->str[e->provider];
+	e->thread = p->thread[e->thread];
+	if (e->kernel != OSC_NONE)
+		e->kernel += p->kernel_base;
+}
+
 /*
  * Take over the events of s (sorted by osc_trace_sort) for a later merge
  * into t: str[id] is t's id for s's string id, thread[i] t's index for s's

@@ -1220,19 +1220,6 @@ static void merge_warnings(struct osc_trace *t, const struct osc_trace *s)
 	t->nr_metadata += s->nr_metadata;
 }
 
-static void remap_event(struct osc_event *e, const osc_str *map, const uint32_t *tmap,
-			uint32_t kbase)
-{
-	e->name = map[e->name];
-	e->cat = map[e->cat];
-	e->op = map[e->op];
-	e->shape = map[e->shape];
-	e->provider = map[e->provider];
-	e->thread = tmap[e->thread];
-	if (e->kernel != OSC_NONE)
-		e->kernel += kbase;
-}
-
 /*
  * Merge a parsed shard into the main trace, in file order: strings, threads,
  * kernels, pending B/E events and warnings now; its (sorted) events go to
@@ -1275,7 +1262,7 @@ static void merge_shard(struct chrome *m, struct shard *sh, struct osc_trace_par
 		struct pending *pe = &sc->pend[i];
 		const char *args = pe->args ? sc->be_args.p + pe->args : NULL;
 
-		remap_event(&pe->ev, map, tmap, kbase);
+		osc_trace_part_remap(part, &pe->ev);
 		m->scratch.len = 0;
 		if (args)
 			sb_add(&m->scratch, args, strlen(args));

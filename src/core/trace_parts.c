@@ -94,14 +94,7 @@ static void merge_half(void *arg, size_t h)
 		struct osc_event *e = &x->t->events[dst];
 
 		*e = p->events[i];
-		e->name = p->str[e->name];
-		e->cat = p->str[e->cat];
-		e->op = p->str[e->op];
-		e->shape = p->str[e->shape];
-		e->provider = p->str[e->provider];
-		e->thread = p->thread[e->thread];
-		if (e->kernel != OSC_NONE)
-			e->kernel += p->kernel_base;
+		osc_trace_part_remap(p, e);
 		x->t->args_off[dst++] = p->args_off[i];
 		if (m.at[r] - released[r] >= RELEASE_STEP || m.at[r] == x->to[r]) {
 			give_back(p->events, sizeof(*p->events), released[r], m.at[r]);
