@@ -9,7 +9,8 @@
  * Invariants after a successful load:
  * - events are sorted by (ts ascending, dur descending, file order), so a
  *   parent starts no later than its children and comes first on ties;
- * - B/E pairs are matched per thread and stored as one complete (X) event;
+ * - B/E pairs are matched per thread as a stack (rules in load_chrome.c) and
+ *   stored as one complete (X) event;
  * - M (metadata) events are folded into the thread table, not stored as events;
  * - times are integer nanoseconds parsed exactly from the decimal text
  *   (Kineto's "1712195495505583.123" µs is 1712195495505583123 ns);
@@ -142,6 +143,7 @@ struct osc_thread {
 	_(BAD_EVENT, "events skipped: not an object or missing ph/ts")          \
 	_(UNMATCHED_BEGIN, "B events without a matching E")                    \
 	_(UNMATCHED_END, "E events without a matching B")                       \
+	_(END_NAME_DIFFERS, "E events whose name differs from the B they close") \
 	_(BAD_UTF8, "strings with invalid UTF-8 (replaced by U+FFFD)")          \
 	_(BIG_NUMBER, "numbers beyond 64 bits (saturated)")                     \
 	_(NEGATIVE_DUR, "events with a negative dur (taken as 0)")              \

@@ -18,8 +18,16 @@
  * - Top-level values other than traceEvents are held whole in memory while
  *   they are scanned; those over 1 MiB are left out of meta_json, except
  *   deviceProperties.
- * - B/E pairs: the E event's args are dropped (the B args are kept), names
- *   are not compared, and B events left open at the end are dropped (counted).
+ * - B/E pairs, per (pid, tid) as a stack: an E closes the innermost open B,
+ *   even one of another name (counted in OSC_WARN_END_NAME_DIFFERS). At one
+ *   ts, a B opens before an E of the same name closes (a zero-duration
+ *   pair), other E events close first, and an E naming the innermost B goes
+ *   before the other E events of that ts (within the next 64 pending
+ *   events). Extra E events (on an empty stack, or naming no B still
+ *   awaiting its E) close nothing; B events still open at the end are
+ *   dropped. Both are counted (OSC_WARN_UNMATCHED_*). speedscope's importer
+ *   does the same, except that it also drops an E naming another B. The E
+ *   event's args are dropped (the B args are kept).
  * - Ids (correlation, External id, flow id/bind_id) must be decimal numbers
  *   or decimal strings; anything else counts as absent.
  * - Only the first 32 repaired quotes of one event are escaped again in its
@@ -75,7 +83,7 @@ static void sb_addc(struct sbuf *b, char c)
 
 /* B or E event waiting for its partner. */
 struct pending {
-	struct osc_event ev; /* B: the whole event (dur 0); E: ts and thread */
+	struct osc_event ev; /* B: the whole event (dur 0); E: ts, thread and name */
 	size_t args;         /* B: offset of its args in be_args, 0 for none */
 	int64_t offset;      /* byte offset, for warnings */
 	uint32_t seq;        /* file order */
@@ -841,11 +849,11 @@ static void process_event(struct chrome *ch, const struct js_event *ev, int64_t 
 	e.corr = OSC_NO_ID;
 	e.ext_id = OSC_NO_ID;
 	e.kernel = OSC_NONE;
+	e.name = intern_val(ch, &f[JF_NAME]);
 	if (ph == 'E') {
 		add_pending(ch, &e, false, off, 0);
 		return;
 	}
-	e.name = intern_val(ch, &f[JF_NAME]);
 	e.cat = intern_val(ch, &f[JF_CAT]);
 	if (ph == 'X') {
 		/* No dur (speedscope writes only tdur, a thread time): 0. */
@@ -1440,6 +1448,15 @@ static enum osc_status walk(struct chrome *ch)
 
 /* ---- the end: B/E pairs, processes, format, kinds ----------------------- */
 
+#define PREFER_SCAN 64 /* pending events looked at for an E that names the top */
+
+/* The open B events of one thread, innermost last. */
+struct be_stack {
+	size_t *at;          /* indices in ch->pend */
+	size_t depth, alloc;
+	uint32_t *awaiting;  /* string id -> B events of that name not yet named by an E */
+};
+
 static int cmp_pending(const void *pa, const void *pb)
 {
 	const struct pending *a = pa, *b = pb;
@@ -1451,41 +1468,135 @@ static int cmp_pending(const void *pa, const void *pb)
 	return (a->seq > b->seq) - (a->seq < b->seq);
 }
 
-/* Per thread in ts order, an E closes the most recent open B. */
+/* The first B (begin) or E (!begin) of ch->pend[i..hi), or hi. */
+static size_t next_pending(const struct chrome *ch, size_t i, size_t hi, bool begin)
+{
+	while (i < hi && ch->pend[i].begin != begin)
+		i++;
+	return i;
+}
+
+/*
+ * Whether B b opens before E e closes: it starts earlier, or at the same ts
+ * with the same name (a zero-duration pair opens before it closes; any other
+ * E at that ts closes first).
+ */
+static bool begin_first(const struct pending *b, const struct pending *e)
+{
+	if (b->ev.ts != e->ev.ts)
+		return b->ev.ts < e->ev.ts;
+	return b->ev.name == e->ev.name;
+}
+
+/* Of the E events at e's ts, move the first that names the innermost open B to e. */
+static void prefer_top(struct chrome *ch, const struct be_stack *s, size_t e, size_t hi)
+{
+	osc_str top;
+
+	if (!s->depth)
+		return;
+	top = ch->pend[s->at[s->depth - 1]].ev.name;
+	if (ch->pend[e].ev.name == top)
+		return;
+	for (size_t j = e + 1; j < hi && j <= e + PREFER_SCAN; j++) {
+		if (ch->pend[j].ev.ts != ch->pend[e].ev.ts)
+			return;
+		if (!ch->pend[j].begin && ch->pend[j].ev.name == top) {
+			struct pending tmp = ch->pend[e];
+
+			ch->pend[e] = ch->pend[j];
+			ch->pend[j] = tmp;
+			return;
+		}
+	}
+}
+
+static void open_begin(struct chrome *ch, struct be_stack *s, size_t b)
+{
+	OSC_GROW(s->at, s->depth + 1, s->alloc);
+	s->at[s->depth++] = b;
+	s->awaiting[ch->pend[b].ev.name]++;
+}
+
+/* Store B event b, closed at end, as one complete event with b's args. */
+static void add_pair(struct chrome *ch, const struct pending *b, int64_t end)
+{
+	struct osc_event e = b->ev;
+	const char *args = b->args ? ch->be_args.p + b->args : NULL;
+
+	e.dur = end - e.ts;
+	e.flags |= OSC_EVF_FROM_BE;
+	if (keep(ch, &e, b->offset))
+		osc_trace_add_event(ch->t, &e, args, args ? strlen(args) : 0);
+}
+
+/*
+ * E event e closes the innermost open B, as the format's stack rule says,
+ * even when it names another B (counted). An extra E closes nothing (counted,
+ * as speedscope drops it): one on an empty stack, or one naming no B that
+ * still awaits its E (B [a, B [b, E a], E b]: the second E closes a).
+ */
+static void close_begin(struct chrome *ch, struct be_stack *s, size_t e)
+{
+	const struct pending *pe = &ch->pend[e];
+	osc_str name = pe->ev.name, top;
+
+	if (!s->depth || (name != OSC_STR_EMPTY && !s->awaiting[name])) {
+		osc_trace_warn(ch->t, OSC_WARN_UNMATCHED_END, pe->offset);
+		return;
+	}
+	top = ch->pend[s->at[s->depth - 1]].ev.name;
+	if (name == OSC_STR_EMPTY)
+		name = top;
+	else if (name != top)
+		osc_trace_warn(ch->t, OSC_WARN_END_NAME_DIFFERS, pe->offset);
+	if (s->awaiting[name])
+		s->awaiting[name]--;
+	add_pair(ch, &ch->pend[s->at[--s->depth]], pe->ev.ts);
+}
+
+/*
+ * One thread's pending events ch->pend[lo..hi): B events in (ts, file)
+ * order, E events in ts order, merged as begin_first says; B events still
+ * open at the end are dropped (counted).
+ */
+static void match_thread(struct chrome *ch, struct be_stack *s, size_t lo, size_t hi)
+{
+	size_t b = next_pending(ch, lo, hi, true), e = next_pending(ch, lo, hi, false);
+
+	while (b < hi || e < hi) {
+		if (e >= hi || (b < hi && begin_first(&ch->pend[b], &ch->pend[e]))) {
+			open_begin(ch, s, b);
+			b = next_pending(ch, b + 1, hi, true);
+		} else {
+			prefer_top(ch, s, e, hi);
+			close_begin(ch, s, e);
+			e = next_pending(ch, e + 1, hi, false);
+		}
+	}
+	while (s->depth)
+		osc_trace_warn(ch->t, OSC_WARN_UNMATCHED_BEGIN, ch->pend[s->at[--s->depth]].offset);
+	for (size_t i = lo; i < hi; i++)
+		s->awaiting[ch->pend[i].ev.name] = 0;
+}
+
+/* Pair the B and E events of each (pid, tid) thread as a stack. */
 static void match_begin_end(struct chrome *ch)
 {
-	size_t *stack = NULL, depth = 0, alloc = 0;
+	struct be_stack s = { 0 };
 
 	if (!ch->nr_pend)
 		return;
 	qsort(ch->pend, ch->nr_pend, sizeof(*ch->pend), cmp_pending);
-	for (size_t i = 0; i < ch->nr_pend; i++) {
-		struct pending *pe = &ch->pend[i];
-
-		if (i && pe->ev.thread != ch->pend[i - 1].ev.thread) {
-			while (depth)
-				osc_trace_warn(ch->t, OSC_WARN_UNMATCHED_BEGIN,
-					       ch->pend[stack[--depth]].offset);
-		}
-		if (pe->begin) {
-			OSC_GROW(stack, depth + 1, alloc);
-			stack[depth++] = i;
-		} else if (!depth) {
-			osc_trace_warn(ch->t, OSC_WARN_UNMATCHED_END, pe->offset);
-		} else {
-			struct pending *b = &ch->pend[stack[--depth]];
-			struct osc_event e = b->ev;
-			const char *args = b->args ? ch->be_args.p + b->args : NULL;
-
-			e.dur = pe->ev.ts - e.ts;
-			e.flags |= OSC_EVF_FROM_BE;
-			if (keep(ch, &e, b->offset))
-				osc_trace_add_event(ch->t, &e, args, args ? strlen(args) : 0);
-		}
+	s.awaiting = osc_xcalloc(ch->t->strs.count, sizeof(*s.awaiting));
+	for (size_t lo = 0, hi; lo < ch->nr_pend; lo = hi) {
+		for (hi = lo + 1; hi < ch->nr_pend && ch->pend[hi].ev.thread == ch->pend[lo].ev.thread;
+		     hi++)
+			;
+		match_thread(ch, &s, lo, hi);
 	}
-	while (depth)
-		osc_trace_warn(ch->t, OSC_WARN_UNMATCHED_BEGIN, ch->pend[stack[--depth]].offset);
-	free(stack);
+	free(s.awaiting);
+	free(s.at);
 }
 
 /* The format the kept events vote for (counted as they were kept). */

@@ -338,6 +338,95 @@ Test(load, begin_end_unmatched)
 	cr_assert_gt(t.warnings[OSC_WARN_UNMATCHED_END].first_offset, 100);
 }
 
+/* The event named name that starts at ts µs. */
+static const struct osc_event *find_at(const char *name, int64_t ts_us)
+{
+	for (size_t i = 0; i < t.nr_events; i++)
+		if (!strcmp(S(t.events[i].name), name) && t.events[i].ts == ts_us * 1000)
+			return &t.events[i];
+	cr_assert_fail("no event named %s at %lld us", name, (long long)ts_us);
+	return NULL;
+}
+
+/*
+ * speedscope zero-duration-events.json: at one ts a B opens before the E of
+ * its name closes, even when the file lists that E first.
+ *   A [0, 10)
+ *     B [1, 1)
+ *     C [2, 2)   E C comes before B C in the file
+ *     D [3, 3)   an X of dur 0
+ */
+Test(load, begin_end_zero_duration)
+{
+	load_ok("[{\"pid\":0,\"tid\":0,\"ph\":\"B\",\"name\":\"A\",\"ts\":0},"
+		"{\"pid\":0,\"tid\":0,\"ph\":\"B\",\"name\":\"B\",\"ts\":1},"
+		"{\"pid\":0,\"tid\":0,\"ph\":\"E\",\"name\":\"B\",\"ts\":1},"
+		"{\"pid\":0,\"tid\":0,\"ph\":\"E\",\"name\":\"C\",\"ts\":2},"
+		"{\"pid\":0,\"tid\":0,\"ph\":\"B\",\"name\":\"C\",\"ts\":2},"
+		"{\"pid\":0,\"tid\":0,\"ph\":\"X\",\"name\":\"D\",\"ts\":3,\"dur\":0},"
+		"{\"pid\":0,\"tid\":0,\"ph\":\"E\",\"name\":\"A\",\"ts\":10}]");
+	cr_assert_eq(t.nr_events, 4);
+	cr_assert_eq(find("A")->dur, 10000);
+	cr_assert_eq(find_at("B", 1)->dur, 0);
+	cr_assert_eq(find_at("C", 2)->dur, 0);
+	cr_assert_eq(t.warnings[OSC_WARN_UNMATCHED_BEGIN].count, 0);
+	cr_assert_eq(t.warnings[OSC_WARN_UNMATCHED_END].count, 0);
+	cr_assert_eq(t.warnings[OSC_WARN_END_NAME_DIFFERS].count, 0);
+}
+
+/*
+ * speedscope too-many-end-events.json: two E events at 5 name no open B;
+ * they close nothing (counted), so alpha and beta keep their own ends.
+ */
+Test(load, begin_end_extra_ends)
+{
+	load_ok("[{\"pid\":0,\"tid\":0,\"ph\":\"B\",\"name\":\"alpha\",\"ts\":0},"
+		"{\"pid\":0,\"tid\":0,\"ph\":\"B\",\"name\":\"beta\",\"ts\":1},"
+		"{\"pid\":0,\"tid\":0,\"ph\":\"E\",\"name\":\"beta\",\"ts\":13},"
+		"{\"pid\":0,\"tid\":0,\"ph\":\"E\",\"name\":\"alpha\",\"ts\":14},"
+		"{\"pid\":0,\"tid\":0,\"ph\":\"E\",\"name\":\"gamma\",\"ts\":5},"
+		"{\"pid\":0,\"tid\":0,\"ph\":\"E\",\"name\":\"delta\",\"ts\":5}]");
+	cr_assert_eq(t.nr_events, 2);
+	cr_assert_eq(find("alpha")->dur, 14000);
+	cr_assert_eq(find("beta")->dur, 12000);
+	cr_assert_eq(t.warnings[OSC_WARN_UNMATCHED_END].count, 2);
+	cr_assert_eq(t.warnings[OSC_WARN_END_NAME_DIFFERS].count, 0);
+	cr_assert_eq(t.warnings[OSC_WARN_UNMATCHED_BEGIN].count, 0);
+}
+
+/*
+ * The stack rule: an E closes the innermost open B whatever name it carries
+ * (counted when it names another open B); an E without a name closes it
+ * silently, and of two E events at one ts the one naming the innermost B
+ * closes it first.
+ *   thread 0: B A@0 B B@1 E "A"@5 E "B"@8 -> B [1, 5), A [0, 8), 2 counted
+ *   thread 1: B x@0 E (no name)@3        -> x [0, 3)
+ *   thread 2: B p@0 B q@2 E p@6 E q@6    -> q [2, 6), p [0, 6), none counted
+ */
+Test(load, begin_end_stack_rule)
+{
+	load_ok("[{\"pid\":0,\"tid\":0,\"ph\":\"B\",\"name\":\"A\",\"ts\":0},"
+		"{\"pid\":0,\"tid\":0,\"ph\":\"B\",\"name\":\"B\",\"ts\":1},"
+		"{\"pid\":0,\"tid\":0,\"ph\":\"E\",\"name\":\"A\",\"ts\":5},"
+		"{\"pid\":0,\"tid\":0,\"ph\":\"E\",\"name\":\"B\",\"ts\":8},"
+		"{\"pid\":0,\"tid\":1,\"ph\":\"B\",\"name\":\"x\",\"ts\":0},"
+		"{\"pid\":0,\"tid\":1,\"ph\":\"E\",\"ts\":3},"
+		"{\"pid\":0,\"tid\":2,\"ph\":\"B\",\"name\":\"p\",\"ts\":0},"
+		"{\"pid\":0,\"tid\":2,\"ph\":\"B\",\"name\":\"q\",\"ts\":2},"
+		"{\"pid\":0,\"tid\":2,\"ph\":\"E\",\"name\":\"p\",\"ts\":6},"
+		"{\"pid\":0,\"tid\":2,\"ph\":\"E\",\"name\":\"q\",\"ts\":6}]");
+	cr_assert_eq(t.nr_events, 5);
+	cr_assert_eq(find("B")->dur, 4000);
+	cr_assert_eq(find("A")->dur, 8000);
+	cr_assert_eq(find("x")->dur, 3000);
+	cr_assert_eq(find("q")->dur, 4000);
+	cr_assert_eq(find("p")->dur, 6000);
+	cr_assert_eq(t.warnings[OSC_WARN_END_NAME_DIFFERS].count, 2);
+	cr_assert_gt(t.warnings[OSC_WARN_END_NAME_DIFFERS].first_offset, 90);
+	cr_assert_eq(t.warnings[OSC_WARN_UNMATCHED_END].count, 0);
+	cr_assert_eq(t.warnings[OSC_WARN_UNMATCHED_BEGIN].count, 0);
+}
+
 Test(load, mixed_pid_tid_types)
 {
 	load_ok("[{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":2,\"ts\":1,\"dur\":1},"
