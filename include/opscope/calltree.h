@@ -13,8 +13,21 @@
  *   closed for later events;
  * - a zero-duration node holds nothing (its window is empty); a zero-duration
  *   event at the very end of a node is not inside it (half-open windows);
- * - equal windows nest in model order: the first in the file is the parent.
+ * - equal windows nest in model order: the first in the file is the parent;
+ * - legacy PyTorch traces (OSC_FORMAT_PYTORCH_LEGACY) round start and
+ *   duration to µs separately, so a child can end up to 1 µs after its
+ *   parent: there an event that ends at most 1000 ns after the node it
+ *   starts in nests in it (no overlap), and counts as ending with that node
+ *   for the events after it, so the slack never adds up down a path. Other
+ *   formats have no slack.
  * O(N) after the model's sort, plus O(N) for the per-thread index.
+ *
+ * Self time (exclusive time): each instant of a thread belongs to its
+ * innermost active node, the last in model order of the nodes whose window
+ * holds it. With proper nesting that is dur minus the union of the
+ * children's windows; where windows overlap partially, the later node takes
+ * the overlap. So the self times of a thread add up exactly to the union of
+ * its nodes' windows (its busy time), and never count an instant twice.
  *
  * Nodes are stored in model order, so a parent's index is below its
  * children's and a reverse walk visits children before parents.
@@ -85,7 +98,7 @@ struct osc_tree_node {
 	uint32_t depth;        /* 0 for a root */
 	osc_str name;          /* the event's, so walks need not read the event table */
 	int64_t dur;           /* the event's, ns */
-	int64_t self;          /* dur minus the time covered by its children, ns */
+	int64_t self;          /* exclusive time, ns: see "self time" above */
 };
 
 struct osc_calltree {

@@ -15,6 +15,7 @@
 
 #include "opscope/aggregate.h"
 #include "opscope/demangle.h"
+#include "opscope/status.h"
 #include "opscope/trace.h"
 
 enum osc_align { OSC_ALIGN_LEFT, OSC_ALIGN_RIGHT };
@@ -27,21 +28,48 @@ struct osc_column {
 	enum osc_stat stat;   /* statistic it shows (sort key) */
 };
 
-/* The columns of an op-level aggregate table, in order; *nr receives the count. */
-const struct osc_column *osc_agg_columns(size_t *nr);
-
 /*
- * The columns of a level's table: the name (op, kernel, run or path), the
- * key columns of the level, the op level's statistics and per-run columns
- * where they mean something (all but run and mapping, whose own columns are
- * per run). The mapping level starts with
+ * The columns a level shows by default: the name (op, kernel, run or path),
+ * the key columns of the level, then its measures and statistics (see
+ * aggregate.h). device: the trace has device events, so the host levels
+ * lead with device time and the run level shows device busy and idle time;
+ * else they lead with self time. The mapping level starts with
  * profile_explorer's op_kernel_mapping columns (kernel_name first, so the
  * long name is the column that shrinks), then the statistics.
  */
-const struct osc_column *osc_level_columns(enum osc_level l, size_t *nr);
+const struct osc_column *osc_level_default_columns(enum osc_level l, bool device, size_t *nr);
 
 /*
- * Text of cell (row, col) of an aggregate (columns of a->level) into buf
+ * Every column level l can show (--columns, --sort): the default ones of a
+ * trace with device events, then those of a CPU-only trace, then the
+ * distributions of the other measures ("self_p90_us", "device_mean_us",
+ * "device_total_max_us", ...) and the other per-run sums.
+ */
+const struct osc_column *osc_level_catalog(enum osc_level l, size_t *nr);
+
+/* The columns a shows; *nr receives the count. */
+const struct osc_column *osc_agg_columns(const struct osc_agg *a, size_t *nr);
+
+/* Show a's level's default columns (osc_aggregate does it). */
+void osc_agg_default_columns(struct osc_agg *a);
+
+/*
+ * Columns of level l by a comma-separated list of names (with or without
+ * their unit) into *out (a new array, *nr of them). OSC_USAGE (subject
+ * "--columns") for a name the level does not have.
+ */
+enum osc_status osc_columns_parse(enum osc_level l, const char *list, struct osc_column **out,
+				  size_t *nr, struct osc_error *err);
+
+/*
+ * Show cols[0 .. nr) (from osc_columns_parse; a takes it over). Their
+ * distributions of the SELF/DEVICE/DEVICE_TOTAL measures must have been asked
+ * for in the query (osc_query.dists), else they read "nan".
+ */
+void osc_agg_set_columns(struct osc_agg *a, struct osc_column *cols, size_t nr);
+
+/*
+ * Text of cell (row, col) of an aggregate (its columns, osc_agg_columns) into buf
  * (NUL-terminated, truncated to size). Returns buf, or for names and shapes
  * the interned text itself (never cut).
  */

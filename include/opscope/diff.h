@@ -17,7 +17,8 @@
  * Definitions (tests recompute them independently):
  * - count, total (ns) and mean = total / count of each side's events with
  *   that key (0 when absent);
- * - delta = other.total - base.total (ns);
+ * - delta = other.total - base.total (ns); delta_self and delta_device the
+ *   same for the self and device measures of aggregate.h (other - base);
  * - delta_pct = 100 * delta / base.total, NaN when base.total is 0;
  * - ratio = other.total / base.total, NaN when base.total is 0;
  * - pct (per side) = 100 * total / the side's sum of totals.
@@ -80,6 +81,8 @@ struct osc_diff_stat {
 	int64_t total;       /* ns */
 	double mean;         /* ns; 0 when count is 0 */
 	double pct;          /* share of the side's time, percent */
+	int64_t self, dev;   /* ns: self and device time (aggregate.h's measures;
+				at the device levels self is 0 and dev = total) */
 	size_t first, nr;    /* members: side's members[first .. first+nr), by ts */
 };
 
@@ -138,7 +141,13 @@ static inline const char *osc_diff_key(const struct osc_diff *d, const struct os
 	_(BASE_COUNT, "base_count")                     \
 	_(OTHER_COUNT, "other_count")                   \
 	_(BASE_MEAN, "base_mean_us")                    \
-	_(OTHER_MEAN, "other_mean_us")
+	_(OTHER_MEAN, "other_mean_us")                  \
+	_(BASE_SELF, "base_self_us")                    \
+	_(OTHER_SELF, "other_self_us")                  \
+	_(DELTA_SELF, "delta_self_us")                  \
+	_(BASE_DEVICE, "base_device_us")                \
+	_(OTHER_DEVICE, "other_device_us")              \
+	_(DELTA_DEVICE, "delta_device_us")
 
 enum osc_diff_col {
 #define OSC_DIFF_COL_ENUM(name, text) OSC_DIFF_##name,
@@ -149,7 +158,8 @@ enum osc_diff_col {
 
 /*
  * Sort rows by a column (descending: largest first; NaN sorts as smallest;
- * DELTA sorts by |delta|; names compare bytewise). Ties by key text.
+ * the DELTA columns sort by their absolute value; names compare bytewise).
+ * Ties by key text.
  */
 void osc_diff_sort(struct osc_diff *d, enum osc_diff_col by, bool descending);
 

@@ -16,11 +16,13 @@
 #ifndef OPSCOPE_TRACE_CACHE_H
 #define OPSCOPE_TRACE_CACHE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "opscope/calltree.h"
 #include "opscope/correlate.h"
+#include "opscope/opcost.h"
 #include "opscope/trace.h"
 
 /* What a query reads of an event: 32 bytes. */
@@ -63,9 +65,22 @@ const struct osc_correlation *osc_trace_correlation(const struct osc_trace *t);
  */
 const uint32_t *osc_trace_launchers(const struct osc_trace *t);
 
+/* True when t has device events (kernels, memcpy or memset). */
+bool osc_trace_has_device(const struct osc_trace *t);
+
+/*
+ * Per node of the host tree (osc_trace_host_tree): the instance's costs
+ * (opcost.h), device time from osc_trace_correlation when the trace has
+ * device events.
+ */
+const struct osc_op_cost *osc_trace_op_costs(const struct osc_trace *t);
+
+/* The union of the device events' windows (osc_device_spans); *nr spans. */
+const struct osc_span *osc_trace_device_spans(const struct osc_trace *t, size_t *nr);
+
 /*
  * Build the briefs of host ops and kernels, the host tree and paths, the
- * correlation and the launchers now (e.g. on a spare thread right after loading, so the
+ * correlation, the launchers and the op costs now (e.g. on a spare thread right after loading, so the
  * first answer that needs them does not wait).
  */
 void osc_trace_cache_warm(const struct osc_trace *t);

@@ -21,6 +21,7 @@ enum {
 	OPT_REGEX,
 	OPT_TOP,
 	OPT_SORT,
+	OPT_COLUMNS,
 	OPT_ASC,
 	OPT_FORMAT,
 	OPT_OUTPUT,
@@ -64,7 +65,10 @@ const struct osc_cli_option osc_cli_view_options[] = {
 	{ OPT_REGEX, "regex", 'e', "RE", "keep names matching the PCRE2 regex RE", VIEW },
 	{ OPT_TOP, "top", 'n', "N", "first N rows, 0 = all (default: 40 table, all csv/json)",
 	  REPORT },
-	{ OPT_SORT, "sort", 's', "COL", "sort by column COL (default: total)", REPORT },
+	{ OPT_SORT, "sort", 's', "COL",
+	  "sort by column COL (default: device, else self time; kernels: total)", REPORT },
+	{ OPT_COLUMNS, "columns", 0, "LIST", "report: show the columns in LIST (comma-separated)",
+	  OSC_MODE_REPORT },
 	{ OPT_ASC, "asc", 0, NULL, "sort ascending (numbers sort descending by default)", REPORT },
 	{ OPT_FORMAT, "format", 'F', "FMT", "output format: table (default), csv or json", REPORT },
 	{ OPT_OUTPUT, "output", 'o', "FILE", "write to FILE (atomically) instead of stdout", REPORT },
@@ -248,8 +252,8 @@ static enum osc_status parse_sort(const char *s, enum osc_level level, enum osc_
 				  struct osc_error *err)
 {
 	size_t nr, c, len = 0;
-	const struct osc_column *cols = osc_level_columns(level, &nr);
-	char valid[1024] = "";
+	const struct osc_column *cols = osc_level_catalog(level, &nr);
+	char valid[2048] = "";
 
 	c = osc_columns_find(cols, nr, s);
 	if (c < nr) {
@@ -318,6 +322,9 @@ static enum osc_status view_option(struct osc_cli_view *v, int id, const char *a
 	case OPT_SORT:
 		v->sort_arg = arg; /* checked once the command is known (compare has its columns) */
 		return OSC_OK;
+	case OPT_COLUMNS:
+		v->columns = arg; /* checked against the level once --by is known */
+		return OSC_OK;
 	case OPT_ASC:
 		v->asc = true;
 		return OSC_OK;
@@ -382,7 +389,7 @@ enum osc_status osc_cli_view_parse(struct osc_cli_view *v, int argc, char **argv
 
 	memset(v, 0, sizeof(*v));
 	v->level = OSC_LEVEL_OP;
-	v->sort = OSC_STAT_TOTAL;
+	v->sort = OSC_STAT_NR;
 	v->format = OSC_EXPORT_TABLE;
 	osc_filter_init(&v->filter);
 	osc_cli_parser_init(&p, argc, argv);

@@ -110,7 +110,8 @@ struct osc_cli_view {
 	struct osc_filter filter;    /* the patterns and regex, compiled */
 	size_t top;                  /* --top, 0 = all */
 	bool top_set;                /* --top given (else the format's default) */
-	enum osc_stat sort;          /* --sort */
+	enum osc_stat sort;          /* --sort; OSC_STAT_NR: the level's default */
+	const char *columns;         /* --columns LIST (report), NULL: the level's own */
 	const char *sort_arg;        /* --sort as given (diff and whatif have their columns) */
 	enum osc_match match;        /* --match (diff) */
 	const char *other_runs;      /* --other-runs (diff), NULL: as --runs */

@@ -266,6 +266,12 @@ static void format_pct(const struct xtable *x, double v, char *buf, size_t size)
 		osc_format_pct(v, buf, size);
 }
 
+/* ns as a percentage of the sum of the rows' totals. */
+static double share(const struct xtable *x, int64_t ns)
+{
+	return x->agg->grand_total > 0 ? 100.0 * (double)ns / (double)x->agg->grand_total : 0;
+}
+
 static const char *xcell(const void *ctx, size_t row, size_t col, char *buf, size_t size)
 {
 	const struct xtable *x = ctx;
@@ -288,14 +294,14 @@ static const char *xcell(const void *ctx, size_t row, size_t col, char *buf, siz
 	case X_DUR:
 		osc_format_us_int(r->total, buf, size);
 		break;
-	case X_PCT:
-		format_pct(x, r->pct, buf, size);
+	case X_PCT: /* profile_explorer's: of the sum of the rows' totals */
+		format_pct(x, share(x, r->total), buf, size);
 		break;
 	case X_COUNT:
 		snprintf(buf, size, "%llu", (unsigned long long)r->count);
 		break;
 	case X_CUM_PCT:
-		format_pct(x, r->cum_pct, buf, size);
+		format_pct(x, share(x, x->cum[row]), buf, size);
 		break;
 	case X_CUM_DUR:
 		osc_format_us_int(x->cum[row], buf, size);
@@ -444,7 +450,7 @@ static enum osc_status mapping(struct explore *x, struct osc_error *err)
 	struct map_ctx c = { &x->trace, &x->map, &x->names, NULL };
 	struct osc_table table = { cols, MAP_COLS, 0, map_cell, &c };
 	size_t nr;
-	const struct osc_column *lc = osc_level_columns(OSC_LEVEL_MAPPING, &nr);
+	const struct osc_column *lc = osc_level_default_columns(OSC_LEVEL_MAPPING, true, &nr);
 	enum osc_status st = OSC_OK;
 	char *path;
 

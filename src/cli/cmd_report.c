@@ -23,9 +23,12 @@ static void print_help(void)
 	puts("usage: opscope report [OPTIONS] [TRACE]\n"
 	     "\n"
 	     "Aggregate the events of TRACE over the selected runs, one row per op (or\n"
-	     "kernel, shape, call path, ... see --by) name: count, total, mean, min, max,\n"
-	     "p50, p90, p99 and stddev in microseconds, and the share of the total time\n"
-	     "(pct, cum_pct). C++ kernel names are shown demangled.\n"
+	     "kernel, shape, call path, ... see --by) name. Ops show their self time\n"
+	     "(exclusive), inclusive total, device time of the kernels they launched\n"
+	     "(device_us; device_total_us with the ops nested in them) and the\n"
+	     "distribution of their durations, in microseconds; self_pct is a share of\n"
+	     "the runs' host busy time, device_pct of their device time (both in the\n"
+	     "header). C++ kernel names are shown demangled.\n"
 	     "TRACE is a trace file (gzip or not) or - for standard input; without it the\n"
 	     "bundled sample trace is used.\n"
 	     "\n"
@@ -34,8 +37,9 @@ static void print_help(void)
 	puts("\n"
 	     "SPEC: all | N | A:B | A: | :B | A:B:S | [i, j, ...] | range(B) | range(A,B[,S]);\n"
 	     "indices count from 0 and may be negative (from the end).\n"
-	     "COL: any column of the level's table, with or without its unit: name, count,\n"
-	     "total, mean, min, max, p50, p90, p99, stddev, pct, cum_pct, ...\n"
+	     "COL, LIST: columns of the level, with or without their unit: name, count,\n"
+	     "total, self, device, device_total, kernels, self_pct, device_pct, mean, p50,\n"
+	     "..., and the distribution of each measure: self_p90, device_mean, ...\n"
 	     "The table fits $COLUMNS (else the terminal width, else 120 columns).\n"
 	     "Exit status: 0 on success, 2 on any error.");
 }
@@ -58,9 +62,11 @@ struct report {
 static enum osc_status write_report(struct report *r, const struct osc_cli_view *v,
 				    struct osc_error *err)
 {
-	const char *keys[] = { "trace", "format", "level", "runs", "filter", "sort", "rows" };
-	const char *values[7];
-	struct osc_export_meta meta = { keys, values, 7 };
+	const char *keys[] = { "trace",	 "format", "level",	   "runs",	     "filter",
+			       "sort",	 "rows",   "host_busy_us", "device_time_us" };
+	const char *values[9];
+	struct osc_export_meta meta = { keys, values, 9 };
+	char busy[32], device[32];
 	struct osc_agg_table_ctx ctx = { .trace = &r->trace, .agg = &r->agg, .names = &r->names };
 	struct osc_table table;
 	enum osc_status st;
@@ -72,6 +78,10 @@ static enum osc_status write_report(struct report *r, const struct osc_cli_view 
 	values[4] = r->filter_text[0] ? r->filter_text : "none";
 	values[5] = r->sort_text;
 	values[6] = r->rows_text;
+	osc_format_us_int(r->agg.host_busy, busy, sizeof(busy));
+	osc_format_us_int(r->agg.device_time, device, sizeof(device));
+	values[7] = busy;
+	values[8] = device;
 	osc_agg_table(&ctx, &table);
 	st = osc_cli_write_table(v->output, v->format, &table, &meta, err);
 	/* After the write, so that a failure stays the one line on stderr. */
@@ -97,48 +107,75 @@ static enum osc_status gather_fn(FILE *out, const void *arg, struct osc_error *e
 	return osc_gather_json(out, &r->trace, &r->runs, &r->sel, err);
 }
 
+/* The column a report sorts by: --sort's, else the level's default. */
+static const struct osc_column *sort_column(const struct osc_agg *a, enum osc_stat s)
+{
+	size_t nr;
+	const struct osc_column *cols = osc_agg_columns(a, &nr);
+
+	if (s == OSC_STAT_NR)
+		s = osc_agg_default_sort(a);
+	for (size_t i = 0; i < nr; i++)
+		if (cols[i].stat == s)
+			return &cols[i];
+	cols = osc_level_catalog(a->level, &nr);
+	for (size_t i = 0; i < nr; i++)
+		if (cols[i].stat == s)
+			return &cols[i];
+	return cols;
+}
+
 static enum osc_status build_report(struct report *r, struct osc_cli_view *v,
 				    struct osc_error *err)
 {
 	struct osc_runs_opts ro = { .range = v->run_range, .whole = v->whole_trace };
 	struct osc_query q = { .level = v->level, .runs = &r->sel, .filter = &v->filter };
-	size_t nr_cols, total, top = v->top_set ? v->top
+	size_t nr_cols = 0, total, top = v->top_set ? v->top
 		: v->format == OSC_EXPORT_TABLE ? TABLE_DEFAULT_TOP : 0;
-	const struct osc_column *cols = osc_level_columns(v->level, &nr_cols), *sort = cols;
+	struct osc_column *cols = NULL;
+	const struct osc_column *sort;
 	bool descending;
 	enum osc_status st;
 
-	for (size_t i = 0; i < nr_cols; i++) {
-		if (cols[i].stat == v->sort) {
-			sort = &cols[i];
-			break;
-		}
+	if (v->columns) {
+		st = osc_columns_parse(v->level, v->columns, &cols, &nr_cols, err);
+		if (st != OSC_OK)
+			return st;
+		for (size_t i = 0; i < nr_cols; i++)
+			q.dists |= osc_stats_dists(cols[i].stat);
 	}
-	/* Numbers sort descending, text (names, shapes) ascending, unless --asc. */
-	descending = !v->asc && sort->numeric;
+	if (v->sort != OSC_STAT_NR)
+		q.dists |= osc_stats_dists(v->sort);
 	st = osc_cli_load(v->path, &r->trace, err);
-	if (st != OSC_OK)
+	if (st == OSC_OK)
+		st = osc_runs_detect_opts(&r->trace, &ro, &r->runs, err);
+	if (st == OSC_OK)
+		st = osc_runsel_parse(v->runs, r->runs.nr, r->runs.warmup, &r->sel, err);
+	if (st == OSC_OK && wants_gather(r, v))
+		st = osc_write_file(v->output, gather_fn, r, err);
+	if (st != OSC_OK || wants_gather(r, v)) {
+		free(cols);
 		return st;
-	st = osc_runs_detect_opts(&r->trace, &ro, &r->runs, err);
-	if (st != OSC_OK)
-		return st;
-	st = osc_runsel_parse(v->runs, r->runs.nr, r->runs.warmup, &r->sel, err);
-	if (st != OSC_OK)
-		return st;
-	if (wants_gather(r, v))
-		return osc_write_file(v->output, gather_fn, r, err);
+	}
 	st = osc_cli_names(&r->names, &r->trace, v->names, v->demangler,
 			   osc_level_is_device(v->level), err);
-	if (st != OSC_OK)
+	if (st != OSC_OK) {
+		free(cols);
 		return st;
+	}
 	osc_aggregate(&r->trace, &r->runs, &q, &r->agg);
+	if (cols)
+		osc_agg_set_columns(&r->agg, cols, nr_cols);
 	total = r->agg.nr;
 	if (!total && r->runs.outside)
 		/* e.g. a CPU-only Kineto trace whose ops ran beside the ProfilerStep */
 		fprintf(stderr, "opscope: note: no rows in the selected runs, but %llu events "
 			"lie outside every run: --whole-trace takes them all\n",
 			(unsigned long long)r->runs.outside);
-	osc_agg_sort(&r->agg, &r->trace, v->sort, descending);
+	sort = sort_column(&r->agg, v->sort);
+	/* Numbers sort descending, text (names, shapes) ascending, unless --asc. */
+	descending = !v->asc && sort->numeric;
+	osc_agg_sort(&r->agg, &r->trace, sort->stat, descending);
 	osc_agg_truncate(&r->agg, top);
 	r->runs_text = osc_runsel_describe(&r->sel, &r->runs);
 	r->filter_text = osc_filter_describe(&v->filter);

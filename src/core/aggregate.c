@@ -25,6 +25,7 @@
 #include "opscope/alloc.h"
 #include "opscope/calltree.h"
 #include "opscope/correlate.h"
+#include "opscope/opcost.h"
 #include "opscope/trace_cache.h"
 #include "group_map.h"
 #include "parallel.h"
@@ -103,6 +104,8 @@ struct agg_ctx {
 	const struct osc_calltree *host; /* path level: the trace's host tree */
 	const struct osc_mtree *paths;   /* path level: its merge over the selected runs */
 	struct osc_mtree own;         /* that merge, when the trace's own does not serve */
+	const struct osc_op_cost *cost;  /* host levels: per node of tree */
+	const struct osc_calltree *tree; /* the host tree (cost's nodes) */
 };
 
 /* One thread's slice of a scan over the briefs of one kind. */
@@ -337,7 +340,17 @@ struct place {
 	struct slice *s;
 	uint32_t *members;
 	int64_t *dur;
+	struct osc_op_cost *cost;       /* NULL at the device levels */
+	const struct agg_ctx *c;
 };
+
+/* The costs of host op ev (zero for an event outside the tree). */
+static struct osc_op_cost cost_of(const struct agg_ctx *c, uint32_t ev)
+{
+	uint32_t n = c->tree->node_of[ev];
+
+	return n != OSC_NONE ? c->cost[n] : (struct osc_op_cost){ 0 };
+}
 
 static void place_slice(void *arg, size_t i)
 {
@@ -350,15 +363,18 @@ static void place_slice(void *arg, size_t i)
 
 		p->members[at] = b->event;
 		p->dur[at] = b->dur;
+		if (p->cost)
+			p->cost[at] = cost_of(p->c, b->event);
 	}
 }
 
 /*
  * Turn the merged groups into rows and place the selected events into
- * members; their durations go to *dur in the same order (a new array).
+ * members; their durations go to *dur in the same order (a new array), and
+ * at the host levels their costs to *cost (a new array; else NULL).
  */
 static void group_rows(const struct agg_ctx *c, struct scan *sc, struct osc_agg *out,
-		       int64_t **dur)
+		       int64_t **dur, struct osc_op_cost **cost)
 {
 	const struct osc_group_map *m = &sc->map;
 	size_t pos = 0, *next = osc_xmalloc((m->nr ? m->nr : 1) * sizeof(*next));
@@ -370,6 +386,7 @@ static void group_rows(const struct agg_ctx *c, struct scan *sc, struct osc_agg 
 		struct osc_agg_row *row = &out->rows[g];
 		const struct osc_group_key *k = &m->keys[g];
 
+		row->id = (uint32_t)g;
 		row->key = k->name;
 		row->shape = k->shape;
 		row->op = k->op;
@@ -396,7 +413,9 @@ static void group_rows(const struct agg_ctx *c, struct scan *sc, struct osc_agg 
 	out->members = osc_xmalloc((pos ? pos : 1) * sizeof(*out->members));
 	out->nr_members = pos;
 	*dur = osc_xmalloc((pos ? pos : 1) * sizeof(**dur));
-	p = (struct place){ .s = sc->s, .members = out->members, .dur = *dur };
+	*cost = c->cost ? osc_xmalloc((pos ? pos : 1) * sizeof(**cost)) : NULL;
+	p = (struct place){ .s = sc->s, .members = out->members, .dur = *dur, .cost = *cost,
+			    .c = c };
 	osc_parallel_run(sc->nr, place_slice, &p);
 }
 
@@ -427,13 +446,51 @@ static void op_columns(struct agg_ctx *c, struct osc_agg *out)
 struct stats_job {
 	struct osc_agg *out;
 	int64_t *dur;
+	const struct osc_op_cost *cost; /* NULL at the device levels */
+	unsigned dists;                 /* 1 << measure: distributions to compute */
+	int64_t *scratch[OSC_MAX_THREADS]; /* per thread: one row's values of a measure */
 	size_t cut[OSC_MAX_THREADS + 1];
 };
+
+/* Measure m of a member's costs. */
+static int64_t cost_value(const struct osc_op_cost *c, enum osc_measure m)
+{
+	return m == OSC_MEASURE_SELF ? c->self : m == OSC_MEASURE_DEVICE ? c->dev : c->dev_total;
+}
+
+/* Sums of the other measures of row, and the distributions asked for. */
+static void cost_stats(struct stats_job *j, size_t i, struct osc_agg_row *row)
+{
+	const struct osc_op_cost *c = j->cost + row->first;
+
+	for (size_t k = 0; k < row->nr; k++) {
+		row->self = osc_sat_add(row->self, c[k].self);
+		row->dev = osc_sat_add(row->dev, c[k].dev);
+		row->dev_total = osc_sat_add(row->dev_total, c[k].dev_total);
+		row->kernels += c[k].kernels;
+	}
+	for (int m = OSC_MEASURE_SELF; m < OSC_MEASURE_NR; m++) {
+		struct osc_stats s;
+
+		if (!(j->dists >> m & 1))
+			continue;
+		for (size_t k = 0; k < row->nr; k++)
+			j->scratch[i][k] = cost_value(&c[k], (enum osc_measure)m);
+		osc_stats_compute(j->scratch[i], row->nr, &s);
+		j->out->dist[m][row->id] = (struct osc_dist){ s.min, s.max, s.mean, s.p50,
+							      s.p90, s.p99, s.stddev };
+	}
+}
 
 static void stats_rows(void *arg, size_t i)
 {
 	struct stats_job *j = arg;
+	size_t most = 0;
 
+	for (size_t r = j->cut[i]; r < j->cut[i + 1]; r++)
+		most = j->out->rows[r].nr > most ? j->out->rows[r].nr : most;
+	j->scratch[i] = j->cost && j->dists ? osc_xmalloc((most ? most : 1) * sizeof(int64_t))
+					    : NULL;
 	for (size_t r = j->cut[i]; r < j->cut[i + 1]; r++) {
 		struct osc_agg_row *row = &j->out->rows[r];
 		struct osc_stats s;
@@ -448,15 +505,24 @@ static void stats_rows(void *arg, size_t i)
 		row->p90 = s.p90;
 		row->p99 = s.p99;
 		row->stddev = s.stddev;
+		if (j->cost)
+			cost_stats(j, i, row);
+		else /* a device event's own time is its device time */
+			row->dev = row->total;
 	}
+	free(j->scratch[i]);
 }
 
-/* dur: the members' durations, in members order (reordered here). */
-static void compute_stats(int64_t *dur, struct osc_agg *out, size_t threads)
+/* dur, cost: the members' durations and costs, in members order (reordered here). */
+static void compute_stats(int64_t *dur, const struct osc_op_cost *cost, unsigned dists,
+			  struct osc_agg *out, size_t threads)
 {
-	struct stats_job j = { .out = out, .dur = dur };
+	struct stats_job j = { .out = out, .dur = dur, .cost = cost, .dists = cost ? dists : 0 };
 	size_t r = 0;
 
+	for (int m = OSC_MEASURE_SELF; m < OSC_MEASURE_NR; m++)
+		if (j.dists >> m & 1)
+			out->dist[m] = osc_xcalloc(out->nr ? out->nr : 1, sizeof(*out->dist[m]));
 	/* rows cut into runs of about equal member counts */
 	for (size_t i = 0; i < threads; i++) {
 		j.cut[i] = r;
@@ -467,10 +533,70 @@ static void compute_stats(int64_t *dur, struct osc_agg *out, size_t threads)
 	osc_parallel_run(threads, stats_rows, &j);
 	for (r = 0; r < out->nr; r++)
 		out->grand_total = osc_sat_add(out->grand_total, out->rows[r].total);
-	for (r = 0; r < out->nr; r++)
-		out->rows[r].pct = out->grand_total > 0 ? 100.0 * (double)out->rows[r].total /
-								  (double)out->grand_total
-							: 0;
+}
+
+/*
+ * The bases of the percentages (aggregate.h), over the selected runs and
+ * unfiltered: the host ops' self times and the device events' durations.
+ */
+static void bases(const struct agg_ctx *c, struct osc_agg *out)
+{
+	static const enum osc_kind device[] = { OSC_KIND_KERNEL, OSC_KIND_MEMCPY,
+						OSC_KIND_MEMSET };
+	size_t nb;
+	const struct osc_brief *b = osc_trace_briefs(c->t, OSC_KIND_HOST_OP, &nb);
+
+	for (size_t j = 0; c->cost && j < nb; j++)
+		if (!c->sel || osc_runsel_has_event(c->sel, c->runs, b[j].event))
+			out->host_busy = osc_sat_add(out->host_busy, cost_of(c, b[j].event).self);
+	for (size_t k = 0; k < sizeof(device) / sizeof(device[0]); k++) {
+		b = osc_trace_briefs(c->t, device[k], &nb);
+		for (size_t j = 0; j < nb; j++)
+			if (!c->sel || osc_runsel_has_event(c->sel, c->runs, b[j].event))
+				out->device_time = osc_sat_add(out->device_time, b[j].dur);
+	}
+}
+
+/*
+ * Run level: each row's device time and device events are those of its run
+ * (not only those its ops launched), and its device busy time is the union
+ * of every device event's window within the run's.
+ */
+static void run_device(const struct agg_ctx *c, struct osc_agg *out)
+{
+	static const enum osc_kind device[] = { OSC_KIND_KERNEL, OSC_KIND_MEMCPY,
+						OSC_KIND_MEMSET };
+	size_t nr_runs = c->runs ? c->runs->nr : 1, nb, nspans;
+	uint32_t *row_of = osc_xmalloc(nr_runs * sizeof(*row_of));
+	const struct osc_span *spans = osc_trace_device_spans(c->t, &nspans);
+
+	for (size_t r = 0; r < nr_runs; r++)
+		row_of[r] = OSC_NONE;
+	for (size_t r = 0; r < out->nr; r++) {
+		struct osc_agg_row *row = &out->rows[r];
+		int64_t from = c->runs ? c->runs->runs[row->run].ts : INT64_MIN;
+		int64_t to = c->runs ? osc_sat_add(from, row->span) : INT64_MAX;
+
+		row_of[row->run] = (uint32_t)r;
+		row->events = c->runs ? c->runs->runs[row->run].nr_events : c->t->nr_events;
+		row->dev = 0;
+		row->kernels = 0;
+		row->dev_busy = osc_spans_within(spans, nspans, from, to);
+	}
+	for (size_t k = 0; k < sizeof(device) / sizeof(device[0]); k++) {
+		const struct osc_brief *b = osc_trace_briefs(c->t, device[k], &nb);
+
+		for (size_t j = 0; j < nb; j++) {
+			uint32_t run = c->runs ? c->runs->run_of[b[j].event] : 0;
+			uint32_t r = run != OSC_NONE ? row_of[run] : OSC_NONE;
+
+			if (r == OSC_NONE)
+				continue;
+			out->rows[r].dev = osc_sat_add(out->rows[r].dev, b[j].dur);
+			out->rows[r].kernels++;
+		}
+	}
+	free(row_of);
 }
 
 /*
@@ -548,6 +674,7 @@ void osc_aggregate(const struct osc_trace *t, const struct osc_runs *runs,
 	size_t ndirect = 0;
 	struct scan sc;
 	int64_t *dur;
+	struct osc_op_cost *cost;
 
 	/* Keys of the launching op need the correlation when none was given. */
 	if (c.device && (c.keys & (OSC_KEY_OP | OSC_KEY_SHAPE)) && !c.launcher)
@@ -555,6 +682,12 @@ void osc_aggregate(const struct osc_trace *t, const struct osc_runs *runs,
 	memset(out, 0, sizeof(*out));
 	out->level = q->level;
 	out->keys = c.keys;
+	out->has_device = osc_trace_has_device(t);
+	if (!c.device) { /* the device levels need no host tree */
+		c.tree = osc_trace_host_tree(t);
+		c.cost = osc_trace_op_costs(t);
+	}
+	bases(&c, out);
 	out->nr_runs = c.sel && c.sel->nr_on ? c.sel->nr_on : 1;
 	if (c.keys & OSC_KEY_OP)
 		count_ops(&c);
@@ -570,23 +703,30 @@ void osc_aggregate(const struct osc_trace *t, const struct osc_runs *runs,
 	}
 	scan(&c, c.device ? OSC_KIND_KERNEL : OSC_KIND_HOST_OP, c.keys, false, direct, ndirect,
 	     &sc);
-	group_rows(&c, &sc, out, &dur);
+	group_rows(&c, &sc, out, &dur, &cost);
 	if (c.keys & OSC_KEY_PATH)
 		path_texts(&c, &sc.map, out);
-	compute_stats(dur, out, sc.nr);
+	compute_stats(dur, cost, q->dists, out, sc.nr);
 	scan_release(&sc);
 	free(dur);
+	free(cost);
+	if (c.keys == OSC_KEY_RUN && !c.device)
+		run_device(&c, out);
 	osc_mtree_release(&c.own);
 	if (c.keys & OSC_KEY_OP)
 		op_columns(&c, out);
 	osc_group_map_release(&c.ops);
-	osc_agg_sort(out, t, OSC_STAT_TOTAL, true);
+	osc_agg_default_columns(out);
+	osc_agg_sort(out, t, osc_agg_default_sort(out), true);
 }
 
 void osc_agg_release(struct osc_agg *a)
 {
 	free(a->rows);
 	free(a->members);
+	for (int m = 0; m < OSC_MEASURE_NR; m++)
+		free(a->dist[m]);
+	free(a->own_cols);
 	osc_strtab_release(&a->paths);
 	memset(a, 0, sizeof(*a));
 }

@@ -9,51 +9,111 @@
 #define _XOPEN_SOURCE 700 /* wcwidth */
 #include <langinfo.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <wchar.h>
 
+#include "opscope/alloc.h"
 #include "opscope/columns.h"
 
-#define STAT_COLUMNS                                                    \
-	{ "count", 5, OSC_ALIGN_RIGHT, true, OSC_STAT_COUNT },          \
-	{ "total_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_TOTAL },       \
-	{ "mean_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_MEAN },         \
-	{ "min_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_MIN },           \
-	{ "max_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_MAX },           \
-	{ "p50_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_P50 },           \
-	{ "p90_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_P90 },           \
-	{ "p99_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_P99 },           \
-	{ "stddev_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_STDDEV },     \
-	{ "pct", 6, OSC_ALIGN_RIGHT, true, OSC_STAT_PCT },              \
-	{ "cum_pct", 7, OSC_ALIGN_RIGHT, true, OSC_STAT_CUM_PCT }
+/* ---- the columns of each level ---- */
 
-#define PER_RUN_COLUMNS                                                     \
-	{ "count_per_run", 7, OSC_ALIGN_RIGHT, true, OSC_STAT_COUNT_PER_RUN },  \
-	{ "total_per_run_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_TOTAL_PER_RUN }
+#define NUM(id, title, w) \
+	[OSC_STAT_##id] = { title, w, OSC_ALIGN_RIGHT, true, OSC_STAT_##id }
+#define TEXT(id, title, w) \
+	[OSC_STAT_##id] = { title, w, OSC_ALIGN_LEFT, false, OSC_STAT_##id }
+#define DIST_ID(m, d) (OSC_STAT_DISTS + (OSC_MEASURE_##m - 1) * OSC_DIST_NR + OSC_DIST_##d)
+#define DIST(m, prefix, d, stem) \
+	[DIST_ID(m, d)] = { prefix stem "_us", 9, OSC_ALIGN_RIGHT, true, \
+			    (enum osc_stat)DIST_ID(m, d) }
+#define DISTS(m, prefix)                                                              \
+	DIST(m, prefix, MEAN, "mean"), DIST(m, prefix, MIN, "min"),                   \
+	DIST(m, prefix, MAX, "max"), DIST(m, prefix, P50, "p50"),                     \
+	DIST(m, prefix, P90, "p90"), DIST(m, prefix, P99, "p99"),                     \
+	DIST(m, prefix, STDDEV, "stddev")
 
-/* op, kernel and path levels: per-run values say what one step or inference costs */
-static const struct osc_column agg_columns[] = {
-	{ "name", 16, OSC_ALIGN_LEFT, false, OSC_STAT_NAME },
-	STAT_COLUMNS,
-	PER_RUN_COLUMNS,
+/* Every statistic's column, as the levels other than mapping title it. */
+static const struct osc_column stat_columns[OSC_STAT_NR] = {
+	TEXT(NAME, "name", 16),
+	NUM(COUNT, "count", 5),
+	NUM(TOTAL, "total_us", 9),
+	NUM(MEAN, "mean_us", 9),
+	NUM(MIN, "min_us", 9),
+	NUM(MAX, "max_us", 9),
+	NUM(P50, "p50_us", 9),
+	NUM(P90, "p90_us", 9),
+	NUM(P99, "p99_us", 9),
+	NUM(STDDEV, "stddev_us", 9),
+	NUM(SELF, "self_us", 9),
+	NUM(DEVICE, "device_us", 9),
+	NUM(DEVICE_TOTAL, "device_total_us", 9),
+	NUM(KERNELS, "kernels", 5),
+	NUM(SELF_PCT, "self_pct", 6),
+	NUM(SELF_CUM_PCT, "self_cum_pct", 7),
+	NUM(DEVICE_PCT, "device_pct", 6),
+	NUM(DEVICE_CUM_PCT, "device_cum_pct", 7),
+	TEXT(SHAPE, "input_type_shape", 16),
+	TEXT(DIMS, "kernel_dimensions", 12),
+	TEXT(OP, "op_name", 8),
+	NUM(COUNT_PER_RUN, "count_per_run", 7),
+	NUM(TOTAL_PER_RUN, "total_per_run_us", 9),
+	NUM(SELF_PER_RUN, "self_per_run_us", 9),
+	NUM(DEVICE_PER_RUN, "device_per_run_us", 9),
+	NUM(OP_COUNT, "op_count", 7),
+	NUM(OP_DUR, "op_dur (us)", 9),
+	NUM(OP_AVG, "op_avg_dur (us)", 9),
+	NUM(KERNEL_PCT, "kernel_pct (%)", 6),
+	NUM(OP_PCT, "op_pct (%)", 6),
+	NUM(WALL, "wall_us", 9),
+	NUM(HOST_BUSY, "host_busy_us", 9),
+	NUM(DEVICE_BUSY, "device_busy_us", 9),
+	NUM(DEVICE_BUSY_PCT, "device_busy_pct", 6),
+	NUM(DEVICE_IDLE, "device_idle_us", 9),
+	NUM(OPS, "ops", 5),
+	NUM(EVENTS, "events", 6),
+	DISTS(SELF, "self_"),
+	DISTS(DEVICE, "device_"),
+	DISTS(DEVICE_TOTAL, "device_total_"),
 };
 
-static const struct osc_column shape_columns[] = {
-	{ "name", 16, OSC_ALIGN_LEFT, false, OSC_STAT_NAME },
-	{ "input_type_shape", 16, OSC_ALIGN_LEFT, false, OSC_STAT_SHAPE },
-	STAT_COLUMNS,
-	PER_RUN_COLUMNS,
+#define END OSC_STAT_NR /* ends a list of statistics */
+#define HOST_DIST OSC_STAT_MEAN, OSC_STAT_MIN, OSC_STAT_MAX, OSC_STAT_P50, OSC_STAT_P90, \
+	OSC_STAT_P99, OSC_STAT_STDDEV
+
+/*
+ * The default columns, as lists of statistics. Host levels lead with device
+ * time on a trace with device events, else with self time; each percentage
+ * sits beside the measure it divides, and the cumulative one follows it.
+ */
+static const enum osc_stat host_gpu[] = {
+	OSC_STAT_COUNT, OSC_STAT_DEVICE, OSC_STAT_DEVICE_PCT, OSC_STAT_DEVICE_CUM_PCT,
+	OSC_STAT_SELF, OSC_STAT_SELF_PCT, OSC_STAT_TOTAL, OSC_STAT_DEVICE_TOTAL, OSC_STAT_KERNELS,
+	HOST_DIST, OSC_STAT_COUNT_PER_RUN, OSC_STAT_DEVICE_PER_RUN, END
+};
+static const enum osc_stat host_cpu[] = {
+	OSC_STAT_COUNT, OSC_STAT_SELF, OSC_STAT_SELF_PCT, OSC_STAT_SELF_CUM_PCT, OSC_STAT_TOTAL,
+	HOST_DIST, OSC_STAT_COUNT_PER_RUN, OSC_STAT_SELF_PER_RUN, END
+};
+static const enum osc_stat device_cols[] = {
+	OSC_STAT_COUNT, OSC_STAT_TOTAL, OSC_STAT_DEVICE_PCT, OSC_STAT_DEVICE_CUM_PCT, HOST_DIST,
+	OSC_STAT_COUNT_PER_RUN, OSC_STAT_TOTAL_PER_RUN, END
+};
+static const enum osc_stat run_gpu[] = {
+	OSC_STAT_WALL, OSC_STAT_HOST_BUSY, OSC_STAT_DEVICE_BUSY, OSC_STAT_DEVICE_BUSY_PCT,
+	OSC_STAT_DEVICE_IDLE, OSC_STAT_DEVICE, OSC_STAT_OPS, OSC_STAT_KERNELS, OSC_STAT_EVENTS, END
+};
+static const enum osc_stat run_cpu[] = {
+	OSC_STAT_WALL, OSC_STAT_HOST_BUSY, OSC_STAT_OPS, OSC_STAT_EVENTS, END
+};
+/* More columns a host level can show (--columns): the rest of the measures. */
+static const enum osc_stat host_more[] = {
+	OSC_STAT_SELF_CUM_PCT, OSC_STAT_TOTAL_PER_RUN, OSC_STAT_SELF_PER_RUN, END
 };
 
-static const struct osc_column dims_columns[] = {
-	{ "name", 16, OSC_ALIGN_LEFT, false, OSC_STAT_NAME },
-	{ "kernel_dimensions", 12, OSC_ALIGN_LEFT, false, OSC_STAT_DIMS },
-	STAT_COLUMNS,
-	PER_RUN_COLUMNS,
-};
-
+/* The mapping level: profile_explorer's op_kernel_mapping columns first. */
 static const struct osc_column mapping_columns[] = {
 	{ "kernel_name", 16, OSC_ALIGN_LEFT, false, OSC_STAT_NAME },
 	{ "op_name", 8, OSC_ALIGN_LEFT, false, OSC_STAT_OP },
@@ -67,41 +127,161 @@ static const struct osc_column mapping_columns[] = {
 	{ "op_avg_dur (us)", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_OP_AVG },
 	{ "kernel_pct (%)", 6, OSC_ALIGN_RIGHT, true, OSC_STAT_KERNEL_PCT },
 	{ "op_pct (%)", 6, OSC_ALIGN_RIGHT, true, OSC_STAT_OP_PCT },
-	STAT_COLUMNS,
+	{ "count", 5, OSC_ALIGN_RIGHT, true, OSC_STAT_COUNT },
+	{ "total_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_TOTAL },
+	{ "device_pct", 6, OSC_ALIGN_RIGHT, true, OSC_STAT_DEVICE_PCT },
+	{ "device_cum_pct", 7, OSC_ALIGN_RIGHT, true, OSC_STAT_DEVICE_CUM_PCT },
+	{ "mean_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_MEAN },
+	{ "min_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_MIN },
+	{ "max_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_MAX },
+	{ "p50_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_P50 },
+	{ "p90_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_P90 },
+	{ "p99_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_P99 },
+	{ "stddev_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_STDDEV },
 };
+#define NR_MAPPING (sizeof(mapping_columns) / sizeof(mapping_columns[0]))
 
-static const struct osc_column run_columns[] = {
-	{ "name", 16, OSC_ALIGN_LEFT, false, OSC_STAT_NAME },
-	{ "run_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_RUN_DUR },
-	STAT_COLUMNS,
-};
+/* Room for the longest column list: a key, a second key and every statistic. */
+#define MAX_COLS (OSC_STAT_NR + 2)
 
-#define COLUMNS(a) { a, sizeof(a) / sizeof(a[0]) }
-
-static const struct {
-	const struct osc_column *cols;
+/* A level's column lists, built once (columns_init). */
+static struct {
+	struct osc_column cols[MAX_COLS];
 	size_t nr;
-} level_columns[OSC_LEVEL_COUNT] = {
-	[OSC_LEVEL_OP] = COLUMNS(agg_columns),
-	[OSC_LEVEL_SHAPE] = COLUMNS(shape_columns),
-	[OSC_LEVEL_KERNEL] = COLUMNS(agg_columns),
-	[OSC_LEVEL_DIMS] = COLUMNS(dims_columns),
-	[OSC_LEVEL_MAPPING] = COLUMNS(mapping_columns),
-	[OSC_LEVEL_RUN] = COLUMNS(run_columns),
-	[OSC_LEVEL_PATH] = COLUMNS(agg_columns),
-};
+} defaults[OSC_LEVEL_COUNT][2], catalog[OSC_LEVEL_COUNT];
+static pthread_once_t columns_once = PTHREAD_ONCE_INIT;
 
-const struct osc_column *osc_agg_columns(size_t *nr)
+/* Append stat s to list l unless it is there. */
+static void add_stat(struct osc_column *cols, size_t *nr, enum osc_stat s)
 {
-	return osc_level_columns(OSC_LEVEL_OP, nr);
+	for (size_t i = 0; i < *nr; i++)
+		if (cols[i].stat == s)
+			return;
+	cols[(*nr)++] = stat_columns[s];
 }
 
-const struct osc_column *osc_level_columns(enum osc_level l, size_t *nr)
+/* The key columns of level l (name, then shape or dims). */
+static void add_keys(struct osc_column *cols, size_t *nr, enum osc_level l)
 {
-	if ((unsigned)l >= OSC_LEVEL_COUNT)
-		l = OSC_LEVEL_OP;
-	*nr = level_columns[l].nr;
-	return level_columns[l].cols;
+	add_stat(cols, nr, OSC_STAT_NAME);
+	if (l == OSC_LEVEL_SHAPE)
+		add_stat(cols, nr, OSC_STAT_SHAPE);
+	if (l == OSC_LEVEL_DIMS)
+		add_stat(cols, nr, OSC_STAT_DIMS);
+}
+
+static void add_list(struct osc_column *cols, size_t *nr, const enum osc_stat *list)
+{
+	for (; *list != END; list++)
+		add_stat(cols, nr, *list);
+}
+
+static void columns_init(void)
+{
+	for (int l = 0; l < OSC_LEVEL_COUNT; l++) {
+		bool device = osc_level_is_device((enum osc_level)l);
+		const enum osc_stat *gpu = device ? device_cols : l == OSC_LEVEL_RUN ? run_gpu
+											 : host_gpu;
+		const enum osc_stat *cpu = device ? device_cols : l == OSC_LEVEL_RUN ? run_cpu
+											 : host_cpu;
+
+		if (l == OSC_LEVEL_MAPPING) {
+			for (int d = 0; d < 2; d++) {
+				memcpy(defaults[l][d].cols, mapping_columns, sizeof(mapping_columns));
+				defaults[l][d].nr = NR_MAPPING;
+			}
+			catalog[l] = defaults[l][0];
+			continue;
+		}
+		add_keys(defaults[l][0].cols, &defaults[l][0].nr, (enum osc_level)l);
+		add_list(defaults[l][0].cols, &defaults[l][0].nr, cpu);
+		add_keys(defaults[l][1].cols, &defaults[l][1].nr, (enum osc_level)l);
+		add_list(defaults[l][1].cols, &defaults[l][1].nr, gpu);
+		catalog[l] = defaults[l][1];
+		add_list(catalog[l].cols, &catalog[l].nr, cpu);
+		if (device || l == OSC_LEVEL_RUN)
+			continue;
+		add_list(catalog[l].cols, &catalog[l].nr, host_more);
+		for (int m = OSC_MEASURE_SELF; m < OSC_MEASURE_NR; m++)
+			for (int d = 0; d < OSC_DIST_NR; d++)
+				add_stat(catalog[l].cols, &catalog[l].nr,
+					 osc_stat_dist((enum osc_measure)m, (enum osc_dist_stat)d));
+	}
+}
+
+static enum osc_level valid_level(enum osc_level l)
+{
+	pthread_once(&columns_once, columns_init);
+	return (unsigned)l < OSC_LEVEL_COUNT ? l : OSC_LEVEL_OP;
+}
+
+const struct osc_column *osc_level_default_columns(enum osc_level l, bool device, size_t *nr)
+{
+	l = valid_level(l);
+	*nr = defaults[l][device].nr;
+	return defaults[l][device].cols;
+}
+
+const struct osc_column *osc_level_catalog(enum osc_level l, size_t *nr)
+{
+	l = valid_level(l);
+	*nr = catalog[l].nr;
+	return catalog[l].cols;
+}
+
+void osc_agg_default_columns(struct osc_agg *a)
+{
+	free(a->own_cols);
+	a->own_cols = NULL;
+	a->cols = osc_level_default_columns(a->level, a->has_device, &a->nr_cols);
+}
+
+const struct osc_column *osc_agg_columns(const struct osc_agg *a, size_t *nr)
+{
+	*nr = a->nr_cols;
+	return a->cols;
+}
+
+enum osc_status osc_columns_parse(enum osc_level l, const char *list, struct osc_column **out,
+				  size_t *nr, struct osc_error *err)
+{
+	size_t nr_cat, n = 0;
+	const struct osc_column *cat = osc_level_catalog(l, &nr_cat);
+	struct osc_column *cols = osc_xcalloc(strlen(list) + 1, sizeof(*cols));
+	const char *p = list;
+
+	for (;;) {
+		size_t len = strcspn(p, ","), c;
+		char *name = osc_xstrndup(p, len);
+
+		c = osc_columns_find(cat, nr_cat, name);
+		if (c == nr_cat) {
+			enum osc_status st = osc_error_set(
+				err, OSC_USAGE, "--columns", OSC_NO_OFFSET, NULL,
+				"level %s has no column '%s' (see `opscope report --help`)",
+				osc_level_name(l), name);
+
+			free(name);
+			free(cols);
+			return st;
+		}
+		free(name);
+		cols[n++] = cat[c];
+		if (!p[len])
+			break;
+		p += len + 1;
+	}
+	*out = cols;
+	*nr = n;
+	return OSC_OK;
+}
+
+void osc_agg_set_columns(struct osc_agg *a, struct osc_column *cols, size_t nr)
+{
+	free(a->own_cols);
+	a->own_cols = cols;
+	a->cols = cols;
+	a->nr_cols = nr;
 }
 
 /* v / 10^decimals with exactly `decimals` digits; exact for any long long. */
@@ -222,21 +402,45 @@ static const char *name_cell(const struct osc_trace *t, const struct osc_agg *a,
 	return key_cell(osc_trace_str(t, r->key), buf, size);
 }
 
+/* An integer time statistic of r, ns (exact: never through a double). */
+static int64_t int_cell(const struct osc_agg_row *r, enum osc_stat s)
+{
+	switch (s) {
+	case OSC_STAT_TOTAL:
+		return r->total;
+	case OSC_STAT_MIN:
+		return r->min;
+	case OSC_STAT_MAX:
+		return r->max;
+	case OSC_STAT_SELF:
+	case OSC_STAT_HOST_BUSY:
+		return r->self;
+	case OSC_STAT_DEVICE:
+		return r->dev;
+	case OSC_STAT_DEVICE_TOTAL:
+		return r->dev_total;
+	case OSC_STAT_WALL:
+		return r->span;
+	case OSC_STAT_DEVICE_BUSY:
+		return r->dev_busy;
+	default: /* DEVICE_IDLE */
+		return r->span - r->dev_busy;
+	}
+}
+
 const char *osc_agg_cell_names(const struct osc_trace *t, const struct osc_agg *a,
 			       const struct osc_names *names, size_t row, size_t col, char *buf,
 			       size_t size)
 {
 	const struct osc_agg_row *r = &a->rows[row];
-	size_t nr;
-	const struct osc_column *cols = osc_level_columns(a->level, &nr);
 	enum osc_stat s;
 
 	if (size == 0)
 		return buf;
 	buf[0] = '\0';
-	if (col >= nr)
+	if (col >= a->nr_cols)
 		return buf;
-	s = cols[col].stat;
+	s = a->cols[col].stat;
 	switch (s) {
 	case OSC_STAT_NAME:
 		return name_cell(t, a, names, r, buf, size);
@@ -248,22 +452,28 @@ const char *osc_agg_cell_names(const struct osc_trace *t, const struct osc_agg *
 		osc_format_dims(r->dims, buf, size);
 		break;
 	case OSC_STAT_COUNT:
-		snprintf(buf, size, "%llu", (unsigned long long)r->count);
+	case OSC_STAT_OPS:
+	case OSC_STAT_KERNELS:
+	case OSC_STAT_EVENTS:
+		snprintf(buf, size, "%.0f", osc_agg_value(a, row, s));
 		break;
 	case OSC_STAT_TOTAL:
-		osc_format_us_int(r->total, buf, size);
-		break;
 	case OSC_STAT_MIN:
-		osc_format_us_int(r->min, buf, size);
-		break;
 	case OSC_STAT_MAX:
-		osc_format_us_int(r->max, buf, size);
+	case OSC_STAT_SELF:
+	case OSC_STAT_HOST_BUSY:
+	case OSC_STAT_DEVICE:
+	case OSC_STAT_DEVICE_TOTAL:
+	case OSC_STAT_WALL:
+	case OSC_STAT_DEVICE_BUSY:
+	case OSC_STAT_DEVICE_IDLE:
+		osc_format_us_int(int_cell(r, s), buf, size);
 		break;
-	case OSC_STAT_RUN_DUR:
-		osc_format_us_int(r->span, buf, size);
-		break;
-	case OSC_STAT_PCT:
-	case OSC_STAT_CUM_PCT:
+	case OSC_STAT_SELF_PCT:
+	case OSC_STAT_SELF_CUM_PCT:
+	case OSC_STAT_DEVICE_PCT:
+	case OSC_STAT_DEVICE_CUM_PCT:
+	case OSC_STAT_DEVICE_BUSY_PCT:
 	case OSC_STAT_KERNEL_PCT:
 	case OSC_STAT_OP_PCT:
 		osc_format_pct(osc_agg_value(a, row, s), buf, size);

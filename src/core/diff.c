@@ -17,6 +17,8 @@
 
 #include "opscope/alloc.h"
 #include "opscope/diff.h"
+#include "opscope/trace_cache.h"
+#include "stats.h"
 
 static const char *const match_names[] = {
 #define OSC_MATCH_TEXT(name, text) text,
@@ -426,6 +428,42 @@ static int cmp_u32(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* What add_member reads of one side's trace. */
+struct side_costs {
+	const struct osc_trace *t;
+	const struct osc_calltree *tree; /* host levels: the host tree, else NULL */
+	const struct osc_op_cost *cost;  /* per node of tree */
+};
+
+static struct side_costs side_costs(const struct osc_trace *t, enum osc_level l)
+{
+	struct side_costs c = { .t = t };
+
+	if (!osc_level_is_device(l)) {
+		c.tree = osc_trace_host_tree(t);
+		c.cost = osc_trace_op_costs(t);
+	}
+	return c;
+}
+
+/* Count event ev into st: its duration, self and device time. */
+static void add_member(const struct side_costs *c, uint32_t ev, struct osc_diff_stat *st)
+{
+	const struct osc_event *e = &c->t->events[ev];
+	uint32_t n;
+
+	st->total = osc_sat_add(st->total, e->dur);
+	if (!c->tree) {
+		st->dev = osc_sat_add(st->dev, e->dur);
+		return;
+	}
+	n = c->tree->node_of[ev];
+	if (n == OSC_NONE)
+		return;
+	st->self = osc_sat_add(st->self, c->cost[n].self);
+	st->dev = osc_sat_add(st->dev, c->cost[n].dev);
+}
+
 /* Rows for every label id seen on either side, members placed per side. */
 static void group(struct osc_diff *d, const struct osc_diff_side *side[2],
 		  struct labelled lab[2])
@@ -450,6 +488,7 @@ static void group(struct osc_diff *d, const struct osc_diff_side *side[2],
 		}
 	for (int s = 0; s < 2; s++) {
 		size_t pos = 0;
+		struct side_costs costs = side_costs(side[s]->trace, d->level);
 
 		cursor[s] = osc_xmalloc((d->nr ? d->nr : 1) * sizeof(*cursor[s]));
 		for (size_t r = 0; r < d->nr; r++) {
@@ -467,7 +506,7 @@ static void group(struct osc_diff *d, const struct osc_diff_side *side[2],
 			/* Members in model order (by ts), as in an aggregate. */
 			qsort(d->members[s] + st->first, st->nr, sizeof(uint32_t), cmp_u32);
 			for (size_t i = 0; i < st->nr; i++)
-				st->total += side[s]->trace->events[d->members[s][st->first + i]].dur;
+				add_member(&costs, d->members[s][st->first + i], st);
 			st->count = st->nr;
 			st->mean = st->count ? (double)st->total / (double)st->count : 0;
 			d->grand_total[s] += st->total;
@@ -603,6 +642,16 @@ static double col_value(const struct osc_diff_row *r, enum osc_diff_col by)
 		return r->delta_pct;
 	case OSC_DIFF_RATIO:
 		return r->ratio;
+	case OSC_DIFF_BASE_SELF:
+	case OSC_DIFF_OTHER_SELF:
+		return (double)r->side[by == OSC_DIFF_OTHER_SELF].self;
+	case OSC_DIFF_DELTA_SELF:
+		return fabs((double)r->side[1].self - (double)r->side[0].self);
+	case OSC_DIFF_BASE_DEVICE:
+	case OSC_DIFF_OTHER_DEVICE:
+		return (double)r->side[by == OSC_DIFF_OTHER_DEVICE].dev;
+	case OSC_DIFF_DELTA_DEVICE:
+		return fabs((double)r->side[1].dev - (double)r->side[0].dev);
 	default:
 		return 0;
 	}
@@ -664,13 +713,19 @@ static const struct osc_column diff_columns[] = {
 	{ "side", 4, OSC_ALIGN_LEFT, false, OSC_STAT_NAME },
 	{ "base_total_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_TOTAL },
 	{ "other_total_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_TOTAL },
-	{ "delta_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_PCT },
+	{ "delta_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_SELF_PCT },
 	{ "delta_pct", 7, OSC_ALIGN_RIGHT, true, OSC_STAT_MEAN },
 	{ "ratio", 6, OSC_ALIGN_RIGHT, true, OSC_STAT_P50 },
 	{ "base_count", 5, OSC_ALIGN_RIGHT, true, OSC_STAT_COUNT },
 	{ "other_count", 5, OSC_ALIGN_RIGHT, true, OSC_STAT_COUNT },
 	{ "base_mean_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_P90 },
 	{ "other_mean_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_P90 },
+	{ "base_self_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_STDDEV },
+	{ "other_self_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_STDDEV },
+	{ "delta_self_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_MIN },
+	{ "base_device_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_STDDEV },
+	{ "other_device_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_STDDEV },
+	{ "delta_device_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_MIN },
 };
 
 const struct osc_column *osc_diff_columns(size_t *nr)
@@ -737,6 +792,20 @@ const char *osc_diff_cell(const struct osc_diff *d, size_t row, size_t col, char
 		break;
 	case OSC_DIFF_RATIO:
 		format_ratio(r->ratio, buf, size);
+		break;
+	case OSC_DIFF_BASE_SELF:
+	case OSC_DIFF_OTHER_SELF:
+		osc_format_us_int(r->side[col == OSC_DIFF_OTHER_SELF].self, buf, size);
+		break;
+	case OSC_DIFF_DELTA_SELF:
+		osc_format_us_int(osc_sat_add(r->side[1].self, -r->side[0].self), buf, size);
+		break;
+	case OSC_DIFF_BASE_DEVICE:
+	case OSC_DIFF_OTHER_DEVICE:
+		osc_format_us_int(r->side[col == OSC_DIFF_OTHER_DEVICE].dev, buf, size);
+		break;
+	case OSC_DIFF_DELTA_DEVICE:
+		osc_format_us_int(osc_sat_add(r->side[1].dev, -r->side[0].dev), buf, size);
 		break;
 	default:
 		break;

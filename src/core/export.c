@@ -72,7 +72,7 @@ static const char *agg_cell(const void *ctx, size_t row, size_t col, char *buf, 
 
 void osc_agg_table(const struct osc_agg_table_ctx *ctx, struct osc_table *out)
 {
-	out->cols = osc_level_columns(ctx->agg->level, &out->nr_cols);
+	out->cols = osc_agg_columns(ctx->agg, &out->nr_cols);
 	out->nr_rows = ctx->agg->nr;
 	out->cell = agg_cell;
 	out->ctx = ctx;

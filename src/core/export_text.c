@@ -28,36 +28,57 @@ struct text_state {
 
 /*
  * Which columns a narrow table drops first, by the statistic they show: the
- * per-run values (count and total divided by the runs) go first, then the
- * spread statistics; name, total and pct (0) are always shown.
+ * per-run values go first, then the spread statistics and the secondary
+ * measures; the name, the leading measures and their percentages (0) are
+ * always shown.
  */
 static int drop_order(enum osc_stat s)
 {
 	switch (s) {
 	case OSC_STAT_COUNT_PER_RUN:
-		return 11;
+		return 16;
 	case OSC_STAT_TOTAL_PER_RUN:
-		return 10;
+	case OSC_STAT_SELF_PER_RUN:
+	case OSC_STAT_DEVICE_PER_RUN:
+		return 15;
 	case OSC_STAT_STDDEV:
-		return 9;
+		return 14;
 	case OSC_STAT_MIN:
-		return 8;
+		return 13;
 	case OSC_STAT_P99:
-		return 7;
+		return 12;
 	case OSC_STAT_MAX:
-		return 6;
+		return 11;
 	case OSC_STAT_P90:
-		return 5;
-	case OSC_STAT_CUM_PCT:
-		return 4;
+		return 10;
 	case OSC_STAT_P50:
-		return 3;
+		return 9;
+	case OSC_STAT_EVENTS:
+	case OSC_STAT_KERNELS:
+		return 8;
+	case OSC_STAT_DEVICE_TOTAL:
+		return 7;
+	case OSC_STAT_SELF_CUM_PCT:
+	case OSC_STAT_DEVICE_CUM_PCT:
+		return 6;
 	case OSC_STAT_MEAN:
-		return 2;
+		return 5;
+	case OSC_STAT_TOTAL:
+	case OSC_STAT_OPS:
+		return 4;
 	case OSC_STAT_COUNT:
-		return 1;
-	default:
+		return 3;
+	case OSC_STAT_SELF_PCT:
+		return 2;
+	case OSC_STAT_NAME:
+	case OSC_STAT_SELF:
+	case OSC_STAT_DEVICE:
+	case OSC_STAT_DEVICE_PCT:
+	case OSC_STAT_WALL:
+	case OSC_STAT_HOST_BUSY:
 		return 0;
+	default:
+		return s >= OSC_STAT_DISTS ? 14 : 1;
 	}
 }
 

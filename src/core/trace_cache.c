@@ -15,11 +15,12 @@
 
 #include "opscope/alloc.h"
 #include "opscope/correlate.h"
+#include "opscope/opcost.h"
 #include "opscope/trace_cache.h"
 #include "parallel.h"
 
 struct osc_trace_cache {
-	pthread_mutex_t briefs_lock, tree_lock, paths_lock, corr_lock, launchers_lock;
+	pthread_mutex_t briefs_lock, tree_lock, paths_lock, corr_lock, launchers_lock, costs_lock;
 	struct osc_brief *briefs[OSC_KIND_COUNT]; /* per kind, NULL until built */
 	size_t nr_briefs[OSC_KIND_COUNT];
 	size_t nr_op_shapes;                      /* op_shape ids of the host-op briefs */
@@ -30,6 +31,10 @@ struct osc_trace_cache {
 	bool have_corr;
 	struct osc_correlation corr;
 	uint32_t *launchers;                      /* NULL until built */
+	struct osc_op_cost *costs;                /* per host tree node, NULL until built */
+	bool have_spans;
+	struct osc_span *spans;                   /* device busy spans */
+	size_t nr_spans;
 };
 
 struct osc_trace_cache *osc_trace_cache_new(void)
@@ -41,6 +46,7 @@ struct osc_trace_cache *osc_trace_cache_new(void)
 	pthread_mutex_init(&c->paths_lock, NULL);
 	pthread_mutex_init(&c->corr_lock, NULL);
 	pthread_mutex_init(&c->launchers_lock, NULL);
+	pthread_mutex_init(&c->costs_lock, NULL);
 	return c;
 }
 
@@ -59,7 +65,12 @@ static void drop(struct osc_trace_cache *c)
 		osc_correlation_release(&c->corr);
 	free(c->launchers);
 	c->launchers = NULL;
-	c->have_tree = c->have_paths = c->have_corr = false;
+	free(c->costs);
+	c->costs = NULL;
+	free(c->spans);
+	c->spans = NULL;
+	c->nr_spans = 0;
+	c->have_tree = c->have_paths = c->have_corr = c->have_spans = false;
 }
 
 void osc_trace_drop_cache(struct osc_trace *t)
@@ -78,6 +89,7 @@ void osc_trace_cache_free(struct osc_trace_cache *c)
 	pthread_mutex_destroy(&c->paths_lock);
 	pthread_mutex_destroy(&c->corr_lock);
 	pthread_mutex_destroy(&c->launchers_lock);
+	pthread_mutex_destroy(&c->costs_lock);
 	free(c);
 }
 
@@ -298,6 +310,55 @@ const uint32_t *osc_trace_launchers(const struct osc_trace *t)
 	return out;
 }
 
+bool osc_trace_has_device(const struct osc_trace *t)
+{
+	size_t nr, all = 0;
+
+	osc_trace_briefs(t, OSC_KIND_KERNEL, &nr);
+	all += nr;
+	osc_trace_briefs(t, OSC_KIND_MEMCPY, &nr);
+	all += nr;
+	osc_trace_briefs(t, OSC_KIND_MEMSET, &nr);
+	return all + nr > 0;
+}
+
+const struct osc_op_cost *osc_trace_op_costs(const struct osc_trace *t)
+{
+	struct osc_trace_cache *c = t->cache;
+	const struct osc_calltree *tree = osc_trace_host_tree(t);
+	/* a CPU-only trace needs no correlation */
+	const struct osc_correlation *corr =
+		osc_trace_has_device(t) ? osc_trace_correlation(t) : NULL;
+	const struct osc_op_cost *out;
+
+	pthread_mutex_lock(&c->costs_lock);
+	if (!c->costs) {
+		c->costs = osc_xmalloc((tree->nr ? tree->nr : 1) * sizeof(*c->costs));
+		osc_op_costs(t, tree, corr, c->costs);
+	}
+	mark_used(t);
+	out = c->costs;
+	pthread_mutex_unlock(&c->costs_lock);
+	return out;
+}
+
+const struct osc_span *osc_trace_device_spans(const struct osc_trace *t, size_t *nr)
+{
+	struct osc_trace_cache *c = t->cache;
+	const struct osc_span *out;
+
+	pthread_mutex_lock(&c->costs_lock);
+	if (!c->have_spans) {
+		c->nr_spans = osc_device_spans(t, &c->spans);
+		c->have_spans = true;
+	}
+	mark_used(t);
+	out = c->spans;
+	*nr = c->nr_spans;
+	pthread_mutex_unlock(&c->costs_lock);
+	return out;
+}
+
 void osc_trace_cache_warm(const struct osc_trace *t)
 {
 	size_t nr;
@@ -306,4 +367,5 @@ void osc_trace_cache_warm(const struct osc_trace *t)
 	osc_trace_briefs(t, OSC_KIND_KERNEL, &nr);
 	osc_trace_host_paths(t);
 	osc_trace_launchers(t);
+	osc_trace_op_costs(t);
 }

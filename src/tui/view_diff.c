@@ -47,7 +47,7 @@ static const struct osc_column split_cols[S_NR] = {
 	{ "count", 5, OSC_ALIGN_RIGHT, true, OSC_STAT_COUNT },
 	{ "total_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_TOTAL },
 	{ "mean_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_MEAN },
-	{ "pct", 6, OSC_ALIGN_RIGHT, true, OSC_STAT_PCT },
+	{ "pct", 6, OSC_ALIGN_RIGHT, true, OSC_STAT_SELF_PCT },
 };
 
 static void diff_open(struct osc_tui *t, struct osc_view *v, const void *arg)

@@ -54,19 +54,27 @@ struct table_view {
 	char *label;              /* what only holds */
 };
 
-/* The column of level l showing statistic s, else its total column. */
-static size_t column_of(enum osc_level l, enum osc_stat s)
+/* The columns level l shows on the TUI's trace. */
+static const struct osc_column *level_columns(const struct osc_tui *t, enum osc_level l,
+					      size_t *nr)
 {
-	size_t nr, total = 0;
-	const struct osc_column *cols = osc_level_columns(l, &nr);
+	return osc_level_default_columns(l, osc_trace_has_device(&t->trace), nr);
+}
+
+/* The column of level l showing statistic s, else its default sort column. */
+static size_t column_of(const struct osc_tui *t, enum osc_level l, enum osc_stat s)
+{
+	size_t nr, dflt = 0;
+	const struct osc_column *cols = level_columns(t, l, &nr);
+	enum osc_stat d = osc_level_default_sort(l, osc_trace_has_device(&t->trace));
 
 	for (size_t i = 0; i < nr; i++) {
 		if (cols[i].stat == s)
 			return i;
-		if (cols[i].stat == OSC_STAT_TOTAL)
-			total = i;
+		if (cols[i].stat == d)
+			dflt = i;
 	}
-	return total;
+	return dflt;
 }
 
 static void table_open(struct osc_tui *t, struct osc_view *v, const void *arg)
@@ -81,7 +89,7 @@ static void table_open(struct osc_tui *t, struct osc_view *v, const void *arg)
 	tv->ctx.agg = &tv->agg;
 	tv->ctx.names = &t->names;
 	v->priv = tv;
-	v->sort_col = column_of(tv->level, OSC_STAT_TOTAL);
+	v->sort_col = column_of(t, tv->level, OSC_STAT_NR);
 	v->sort_desc = true;
 }
 
@@ -227,7 +235,7 @@ static void table_sort(struct osc_tui *t, struct osc_view *v)
 {
 	struct table_view *tv = v->priv;
 	size_t nr;
-	const struct osc_column *cols = osc_level_columns(tv->level, &nr);
+	const struct osc_column *cols = level_columns(t, tv->level, &nr);
 
 	osc_agg_sort(&tv->agg, &t->trace, cols[v->sort_col < nr ? v->sort_col : 0].stat,
 		     v->sort_desc);
@@ -354,7 +362,7 @@ static unsigned switch_level(struct osc_tui *t, struct osc_view *v, enum osc_lev
 {
 	struct table_view *tv = v->priv;
 	size_t nr;
-	const struct osc_column *cols = osc_level_columns(tv->level, &nr);
+	const struct osc_column *cols = level_columns(t, tv->level, &nr);
 	enum osc_stat sort = cols[v->sort_col < nr ? v->sort_col : 0].stat;
 	osc_str name = v->tab.nr_rows ? tv->agg.rows[v->cur].key : OSC_STR_NONE;
 
@@ -365,7 +373,7 @@ static unsigned switch_level(struct osc_tui *t, struct osc_view *v, enum osc_lev
 		return OSC_R_REDRAW;
 	}
 	tv->level = l;
-	v->sort_col = column_of(l, sort);
+	v->sort_col = column_of(t, l, sort);
 	v->built_gen = t->gen - 1;
 	v->cur = v->top = v->hoff = v->colskip = 0;
 	osc_view_refresh(t, v);

@@ -40,6 +40,20 @@ static void expect_order(const struct osc_trace *t, const struct osc_agg *a, con
 	cr_expect_str_eq(got, want);
 }
 
+/* A row's leading percentage: self_pct at the host levels, device_pct at the device levels. */
+static double row_pct(const struct osc_agg *a, const struct osc_agg_row *r)
+{
+	if (osc_level_is_device(a->level))
+		return a->device_time ? 100.0 * (double)r->dev / (double)a->device_time : 0;
+	return a->host_busy ? 100.0 * (double)r->self / (double)a->host_busy : 0;
+}
+
+/* Its cumulative form. */
+static double row_cum(const struct osc_agg *a, const struct osc_agg_row *r)
+{
+	return osc_level_is_device(a->level) ? r->dev_cum_pct : r->self_cum_pct;
+}
+
 /* durations 4, 1, 3, 2 (listed out of order): by hand, as numpy computes them */
 Test(aggregate, stats_of_one_to_four)
 {
@@ -64,8 +78,8 @@ Test(aggregate, stats_of_one_to_four)
 	cr_expect_float_eq(r->p90, 3.7, EPS);  /* rank 2.7: 3 + 0.7 * (4 - 3) */
 	cr_expect_float_eq(r->p99, 3.97, EPS); /* rank 2.97 */
 	cr_expect_float_eq(r->stddev, 1.2909944487358056, EPS); /* sqrt(5/3) */
-	cr_expect_float_eq(r->pct, 100, EPS);
-	cr_expect_float_eq(r->cum_pct, 100, EPS);
+	cr_expect_float_eq(row_pct(&a, r), 100, EPS);
+	cr_expect_float_eq(row_cum(&a, r), 100, EPS);
 	cr_expect_eq(a.grand_total, 10);
 	cr_expect_eq(a.level, OSC_LEVEL_OP);
 	/* members are in ts order: durations 1, 2, 3, 4 */
@@ -163,9 +177,9 @@ Test(aggregate, op_level_groups_host_ops_by_op_key)
 	conv = row_named(&t, &a, "Conv");
 	cr_expect_eq(conv->count, 2);
 	cr_expect_eq(conv->total, 40);
-	cr_expect_float_eq(conv->pct, 200.0 / 3, EPS);
-	cr_expect_float_eq(conv->cum_pct, 200.0 / 3, EPS);
-	cr_expect_float_eq(a.rows[1].cum_pct, 100, EPS);
+	cr_expect_float_eq(row_pct(&a, conv), 200.0 / 3, EPS);
+	cr_expect_float_eq(row_cum(&a, conv), 200.0 / 3, EPS);
+	cr_expect_float_eq(row_cum(&a, &a.rows[1]), 100, EPS);
 	cr_expect_eq(a.grand_total, 60);
 	cr_expect_eq(a.nr_members, 3);
 	cr_assert_eq(conv->nr, 2);
@@ -190,7 +204,8 @@ Test(aggregate, kernel_level_counts_only_kernels)
 	cr_expect_eq(gemm->min, 40);
 	cr_expect_eq(gemm->max, 60);
 	cr_expect_eq(a.grand_total, 105);
-	cr_expect_float_eq(gemm->pct, 10000.0 / 105, EPS);
+	/* of the device time: the memcpy's 100 ns count there too */
+	cr_expect_float_eq(row_pct(&a, gemm), 10000.0 / 205, EPS);
 	/* members by ts: the 40 ns one (ts 100) first */
 	cr_expect_eq(t.events[a.members[gemm->first]].ts, 100);
 	osc_agg_release(&a);
@@ -205,7 +220,7 @@ Test(aggregate, kernel_level_counts_only_kernels)
  *   Conv 400/1000          outside every run
  *
  * default runs:               Gemm 50, Conv 14, Relu 9
- * default runs + "Conv*|Relu": Conv 14, Relu 9   (pct of 23)
+ * default runs + "Conv*|Relu": Conv 14, Relu 9   (self_pct of all 73)
  * no run selection:           Conv 1019, Gemm 50, Relu 16
  */
 Test(aggregate, run_selection_and_filter)
@@ -243,7 +258,7 @@ Test(aggregate, run_selection_and_filter)
 	osc_aggregate(&t, &runs, &q, &a);
 	expect_order(&t, &a, "Conv Relu");
 	cr_expect_eq(a.grand_total, 23);
-	cr_expect_float_eq(a.rows[0].pct, 1400.0 / 23, EPS);
+	cr_expect_float_eq(row_pct(&a, &a.rows[0]), 1400.0 / 73, EPS);
 	osc_agg_release(&a);
 
 	q.filter = NULL;
@@ -285,13 +300,14 @@ Test(aggregate, nothing_selected_gives_no_rows)
  *   c     1, 1, 8      3      10     3.33   8
  *   d     30           1      30     30     30
  */
+/* (apart in time, so self = total and the default sort by self keeps these ties) */
 static const struct fx_event ties[] = {
-	FX("b", HOST_OP, 0, 10), FX("a", HOST_OP, 1, 4), FX("a", HOST_OP, 2, 6),
-	FX("c", HOST_OP, 3, 1),  FX("c", HOST_OP, 4, 1), FX("c", HOST_OP, 5, 8),
-	FX("d", HOST_OP, 6, 30),
+	FX("b", HOST_OP, 0, 10),   FX("a", HOST_OP, 100, 4), FX("a", HOST_OP, 200, 6),
+	FX("c", HOST_OP, 300, 1),  FX("c", HOST_OP, 400, 1), FX("c", HOST_OP, 500, 8),
+	FX("d", HOST_OP, 600, 30),
 };
 
-Test(aggregate, default_order_is_total_then_name)
+Test(aggregate, default_order_is_self_then_name)
 {
 	struct osc_trace t;
 	struct osc_agg a;
@@ -299,9 +315,9 @@ Test(aggregate, default_order_is_total_then_name)
 	fx_build(&t, OSC_FORMAT_CHROME, ties, FX_LEN(ties));
 	aggregate(&t, OSC_LEVEL_OP, &a);
 	expect_order(&t, &a, "d a b c");
-	cr_expect_float_eq(a.rows[0].cum_pct, 50, EPS);
-	cr_expect_float_eq(a.rows[1].cum_pct, 200.0 / 3, EPS);
-	cr_expect_float_eq(a.rows[3].cum_pct, 100, EPS);
+	cr_expect_float_eq(row_cum(&a, &a.rows[0]), 50, EPS);
+	cr_expect_float_eq(row_cum(&a, &a.rows[1]), 200.0 / 3, EPS);
+	cr_expect_float_eq(row_cum(&a, &a.rows[3]), 100, EPS);
 	osc_agg_release(&a);
 	osc_trace_release(&t);
 }
@@ -317,10 +333,10 @@ Test(aggregate, sort_by_statistics)
 	osc_agg_sort(&a, &t, OSC_STAT_COUNT, true);
 	expect_order(&t, &a, "c a b d"); /* 3, 2, then 1 and 1 by name */
 	/* cum_pct follows the new order: 10/60, 20/60, 30/60, 60/60 */
-	cr_expect_float_eq(a.rows[0].cum_pct, 100.0 / 6, EPS);
-	cr_expect_float_eq(a.rows[2].cum_pct, 50, EPS);
-	cr_expect_float_eq(a.rows[3].cum_pct, 100, EPS);
-	cr_expect_float_eq(a.rows[0].pct, 100.0 / 6, EPS);
+	cr_expect_float_eq(row_cum(&a, &a.rows[0]), 100.0 / 6, EPS);
+	cr_expect_float_eq(row_cum(&a, &a.rows[2]), 50, EPS);
+	cr_expect_float_eq(row_cum(&a, &a.rows[3]), 100, EPS);
+	cr_expect_float_eq(row_pct(&a, &a.rows[0]), 100.0 / 6, EPS);
 
 	osc_agg_sort(&a, &t, OSC_STAT_COUNT, false);
 	expect_order(&t, &a, "b d a c"); /* ties still by name, ascending */
@@ -340,9 +356,9 @@ Test(aggregate, sort_by_statistics)
 	expect_order(&t, &a, "c a b d"); /* 4.04, 1.41, then 0 and 0 by name */
 	osc_agg_sort(&a, &t, OSC_STAT_P50, false);
 	expect_order(&t, &a, "c a b d"); /* 1, 5, 10, 30 */
-	osc_agg_sort(&a, &t, OSC_STAT_CUM_PCT, true);
+	osc_agg_sort(&a, &t, OSC_STAT_SELF_CUM_PCT, true);
 	expect_order(&t, &a, "d a b c");
-	osc_agg_sort(&a, &t, OSC_STAT_PCT, false);
+	osc_agg_sort(&a, &t, OSC_STAT_SELF_PCT, false);
 	expect_order(&t, &a, "a b c d");
 
 	osc_agg_release(&a);
@@ -378,8 +394,8 @@ Test(aggregate, truncate_keeps_pct)
 	cr_expect_eq(a.nr, 4);
 	osc_agg_truncate(&a, 2);
 	expect_order(&t, &a, "d a");
-	cr_expect_float_eq(a.rows[0].pct, 50, EPS);
-	cr_expect_float_eq(a.rows[1].cum_pct, 200.0 / 3, EPS);
+	cr_expect_float_eq(row_pct(&a, &a.rows[0]), 50, EPS);
+	cr_expect_float_eq(row_cum(&a, &a.rows[1]), 200.0 / 3, EPS);
 	cr_expect_eq(a.grand_total, 60);
 	osc_agg_release(&a);
 	osc_trace_release(&t);
@@ -525,10 +541,13 @@ Test(aggregate, sorted_durations)
 /*
  * Invariants of any aggregate, recomputed from the members: each member has
  * the row's level kind and key, counts and totals add up, rows are sorted by
- * total, pct sums to 100 and cum_pct ends there.
+ * the level's default statistic, the percentages add up to at most 100 (to
+ * exactly 100 for unfiltered ops: their self times are the host busy time)
+ * and the cumulative one ends there.
  */
-static void check_agg(const struct osc_trace *t, const struct osc_agg *a)
+static void check_agg(const struct osc_trace *t, const struct osc_agg *a, bool has_filter)
 {
+	enum osc_stat by = osc_agg_default_sort(a);
 	int64_t grand = 0;
 	double pct = 0;
 	uint8_t kind = a->level == OSC_LEVEL_OP ? OSC_KIND_HOST_OP : OSC_KIND_KERNEL;
@@ -547,15 +566,17 @@ static void check_agg(const struct osc_trace *t, const struct osc_agg *a)
 		}
 		cr_assert_eq(row->total, total);
 		if (r)
-			cr_assert_geq(a->rows[r - 1].total, row->total, "row %zu out of order", r);
+			cr_assert_geq(osc_agg_value(a, r - 1, by), osc_agg_value(a, r, by),
+				      "row %zu out of order", r);
 		grand += total;
-		pct += row->pct;
+		pct += row_pct(a, row);
 	}
 	cr_expect_eq(a->grand_total, grand);
-	if (a->nr) {
-		cr_expect_float_eq(pct, 100, 1e-6);
-		cr_expect_float_eq(a->rows[a->nr - 1].cum_pct, 100, 1e-6);
-	}
+	cr_expect_leq(pct, 100 + 1e-6);
+	if (a->nr)
+		cr_expect_float_eq(row_cum(a, &a->rows[a->nr - 1]), pct, 1e-6);
+	if (a->nr && a->level == OSC_LEVEL_OP && !has_filter)
+		cr_expect_float_eq(pct, 100, 1e-6, "self times add up to the host busy time");
 }
 
 /* Without a run selection every host op counts, warm-up and all. */
@@ -571,7 +592,7 @@ Test(aggregate, real_ort_every_node_once)
 		ops += t.events[i].kind == OSC_KIND_HOST_OP;
 	cr_expect_gt(ops, 0);
 	cr_expect_eq(a.nr_members, ops);
-	check_agg(&t, &a);
+	check_agg(&t, &a, false);
 	cr_expect_str_eq(osc_trace_str(&t, a.rows[0].key), "Conv");
 	osc_agg_release(&a);
 	osc_trace_release(&t);
@@ -596,7 +617,7 @@ Test(aggregate, real_ort_default_runs)
 		want += t.events[i].kind == OSC_KIND_HOST_OP && runs.run_of[i] != OSC_NONE &&
 			runs.run_of[i] != 0;
 	cr_expect_eq(a.nr_members, want);
-	check_agg(&t, &a);
+	check_agg(&t, &a, false);
 	osc_agg_release(&a);
 	osc_runsel_release(&sel);
 	osc_runs_release(&runs);
@@ -616,7 +637,7 @@ Test(aggregate, real_kineto_kernels_with_regex)
 	cr_assert_eq(osc_filter_set_regex(&f, "(?i)gemm", &err), OSC_OK);
 	osc_aggregate(&t, NULL, &q, &a);
 	cr_expect_gt(a.nr, 0);
-	check_agg(&t, &a);
+	check_agg(&t, &a, true);
 	for (size_t r = 0; r < a.nr; r++)
 		cr_expect(strcasestr(osc_trace_str(&t, a.rows[r].key), "gemm"), "%s",
 			  osc_trace_str(&t, a.rows[r].key));
@@ -634,7 +655,7 @@ Test(aggregate, real_shared_ort_bert_matches_sorting)
 
 	fx_load(&t, "../shared/traces/generated/ort-bert-mini-dyn-noopt.json.gz");
 	aggregate(&t, OSC_LEVEL_OP, &a);
-	check_agg(&t, &a);
+	check_agg(&t, &a, false);
 	v = malloc((a.nr_members ? a.nr_members : 1) * sizeof(*v));
 	for (size_t r = 0; r < a.nr; r++) {
 		const struct osc_agg_row *row = &a.rows[r];
@@ -854,7 +875,8 @@ Test(aggregate, path_level)
 	cr_assert_eq(a.nr, 2);
 	cr_expect_str_eq(osc_agg_cell(&t, &a, 0, 0, buf, sizeof(buf)), "a$$b");
 	cr_expect_str_eq(osc_agg_cell(&t, &a, 1, 0, buf, sizeof(buf)), "b");
-	cr_expect_float_eq(a.rows[0].pct, 100.0 * 30 / 35, EPS);
+	/* of the host busy time, unfiltered: [0,150) and [200,205) */
+	cr_expect_float_eq(row_pct(&a, &a.rows[0]), 100.0 * 30 / 155, EPS);
 	osc_agg_release(&a);
 	osc_filter_release(&f);
 	osc_trace_release(&t);

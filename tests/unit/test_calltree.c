@@ -60,6 +60,9 @@ Test(calltree, basic_nesting)
  *   beta  [5,15)
  *   └─ gamma [6,8)     (inside beta, and inside alpha too: the later one wins)
  *   delta [11,12) is inside beta only
+ * Self times: the overlap [5,10) belongs to beta, the later one, so alpha
+ * keeps [0,5) and beta [5,15) less its children: 5 + 7 + 2 + 1 = 15, the
+ * union of the thread's windows, not 10 + 7 + 2 + 1.
  */
 Test(calltree, partial_overlap_is_counted_not_nested)
 {
@@ -70,7 +73,7 @@ Test(calltree, partial_overlap_is_counted_not_nested)
 		TX("delta", HOST_OP, 0, 11, 1, 0, 0, NULL),
 	};
 	static const struct want w[] = {
-		{ "alpha", "-", 0, 10 }, { "beta", "-", 0, 7 },
+		{ "alpha", "-", 0, 5 }, { "beta", "-", 0, 7 },
 		{ "gamma", "beta", 1, 2 }, { "delta", "beta", 1, 1 },
 	};
 	struct tx_analysis a;
@@ -78,6 +81,51 @@ Test(calltree, partial_overlap_is_counted_not_nested)
 	tx_analyse(&a, OSC_FORMAT_CHROME, ev, FX_LEN(ev));
 	expect_tree(&a, w, FX_LEN(w));
 	cr_expect_eq(a.c.nr_overlaps, 1);
+	tx_release(&a);
+}
+
+/*
+ * Legacy PyTorch rounds ts and dur apart, so a child may end 1 µs after its
+ * parent (ns):
+ *   P [0,9000)
+ *   └─ c [3000,10000)      1000 after P's end: nested, ends with P
+ *      └─ g [5000,10000)   inside c (the slack does not add up)
+ *   n [9000,10000)         starts at P's end: after P, so not inside c or g
+ *   Q [20000,30000)
+ *   r [25000,31001)        1001 after Q's end: a partial overlap
+ * Any other format: c overlaps P (a root), n nests in g, 2 overlaps.
+ */
+Test(calltree, legacy_pytorch_end_slack)
+{
+	static const struct tx_event ev[] = {
+		TX("P", HOST_OP, 0, 0, 9000, 0, 0, NULL),
+		TX("c", HOST_OP, 0, 3000, 7000, 0, 0, NULL),
+		TX("g", HOST_OP, 0, 5000, 5000, 0, 0, NULL),
+		TX("n", HOST_OP, 0, 9000, 1000, 0, 0, NULL),
+		TX("Q", HOST_OP, 0, 20000, 10000, 0, 0, NULL),
+		TX("r", HOST_OP, 0, 25000, 6001, 0, 0, NULL),
+	};
+	static const char *const legacy[][2] = {
+		{ "P", "-" }, { "c", "P" }, { "g", "c" }, { "n", "-" }, { "Q", "-" }, { "r", "-" },
+	};
+	static const char *const other[][2] = {
+		{ "P", "-" }, { "c", "-" }, { "g", "c" }, { "n", "g" }, { "Q", "-" }, { "r", "-" },
+	};
+	struct tx_analysis a;
+
+	tx_analyse(&a, OSC_FORMAT_PYTORCH_LEGACY, ev, FX_LEN(ev));
+	for (size_t i = 0; i < FX_LEN(legacy); i++)
+		cr_expect_str_eq(tx_parent(&a, tx_node(&a, legacy[i][0])), legacy[i][1],
+				 "legacy %s: parent %s", legacy[i][0],
+				 tx_parent(&a, tx_node(&a, legacy[i][0])));
+	cr_expect_eq(a.c.nr_overlaps, 1);
+	tx_release(&a);
+	tx_analyse(&a, OSC_FORMAT_KINETO, ev, FX_LEN(ev));
+	for (size_t i = 0; i < FX_LEN(other); i++)
+		cr_expect_str_eq(tx_parent(&a, tx_node(&a, other[i][0])), other[i][1],
+				 "kineto %s: parent %s", other[i][0],
+				 tx_parent(&a, tx_node(&a, other[i][0])));
+	cr_expect_eq(a.c.nr_overlaps, 2);
 	tx_release(&a);
 }
 

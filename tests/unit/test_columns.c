@@ -2,6 +2,7 @@
 #include <criterion/criterion.h>
 #include <locale.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "opscope/columns.h"
@@ -71,23 +72,57 @@ Test(columns, format_pct)
 	cr_expect_str_eq(buf, "0.00");
 }
 
-Test(columns, agg_columns_follow_the_stat_list)
+/* The default columns of the op level: led by device time on a GPU trace, else by self time. */
+Test(columns, op_columns_lead_with_their_measure)
 {
-	static const char *const want[] = { "name", "count", "total_us", "mean_us",
-					    "min_us", "max_us", "p50_us", "p90_us",
-					    "p99_us", "stddev_us", "pct", "cum_pct",
-					    "count_per_run", "total_per_run_us" };
+	static const char *const gpu[] = {
+		"name", "count", "device_us", "device_pct", "device_cum_pct", "self_us",
+		"self_pct", "total_us", "device_total_us", "kernels", "mean_us", "min_us",
+		"max_us", "p50_us", "p90_us", "p99_us", "stddev_us", "count_per_run",
+		"device_per_run_us"
+	};
+	static const char *const cpu[] = {
+		"name", "count", "self_us", "self_pct", "self_cum_pct", "total_us", "mean_us",
+		"min_us", "max_us", "p50_us", "p90_us", "p99_us", "stddev_us", "count_per_run",
+		"self_per_run_us"
+	};
 	size_t nr;
-	const struct osc_column *cols = osc_agg_columns(&nr);
+	const struct osc_column *cols = osc_level_default_columns(OSC_LEVEL_OP, true, &nr);
 
-	cr_assert_eq(nr, 14);
+	cr_assert_eq(nr, sizeof(gpu) / sizeof(gpu[0]));
 	for (size_t i = 0; i < nr; i++) {
-		cr_expect_str_eq(cols[i].title, want[i]);
-		cr_expect_eq(cols[i].stat, i < 12 ? (enum osc_stat)i
-						  : OSC_STAT_COUNT_PER_RUN + (enum osc_stat)(i - 12));
+		cr_expect_str_eq(cols[i].title, gpu[i]);
 		cr_expect_eq(cols[i].numeric, i != 0);
 		cr_expect_eq(cols[i].align, i ? OSC_ALIGN_RIGHT : OSC_ALIGN_LEFT);
 	}
+	cols = osc_level_default_columns(OSC_LEVEL_OP, false, &nr);
+	cr_assert_eq(nr, sizeof(cpu) / sizeof(cpu[0]));
+	for (size_t i = 0; i < nr; i++)
+		cr_expect_str_eq(cols[i].title, cpu[i]);
+}
+
+/* --columns: any column of the level's catalog, distributions of every measure included. */
+Test(columns, parse_a_column_list)
+{
+	struct osc_column *cols;
+	struct osc_error err;
+	size_t nr;
+
+	cr_assert_eq(osc_columns_parse(OSC_LEVEL_SHAPE, "name,input_type_shape,self,device_p90_us,"
+				       "device_total_max,self_cum_pct", &cols, &nr, &err), OSC_OK);
+	cr_assert_eq(nr, 6);
+	cr_expect_eq(cols[1].stat, OSC_STAT_SHAPE);
+	cr_expect_eq(cols[2].stat, OSC_STAT_SELF);
+	cr_expect_str_eq(cols[3].title, "device_p90_us");
+	cr_expect_eq(cols[3].stat, osc_stat_dist(OSC_MEASURE_DEVICE, OSC_DIST_P90));
+	cr_expect_eq(osc_stats_dists(cols[3].stat), 1u << OSC_MEASURE_DEVICE);
+	cr_expect_eq(cols[4].stat, osc_stat_dist(OSC_MEASURE_DEVICE_TOTAL, OSC_DIST_MAX));
+	cr_expect_eq(osc_stats_dists(OSC_STAT_P90), 0, "the host distribution is always there");
+	free(cols);
+	cr_expect_eq(osc_columns_parse(OSC_LEVEL_KERNEL, "name,self_us", &cols, &nr, &err),
+		     OSC_USAGE, "kernels have no self time");
+	cr_expect_str_eq(err.subject, "--columns");
+	cr_expect_eq(osc_columns_parse(OSC_LEVEL_OP, "name,,count", &cols, &nr, &err), OSC_USAGE);
 }
 
 Test(columns, agg_cells)
@@ -103,23 +138,31 @@ Test(columns, agg_cells)
 		.p90 = 1999.5,
 		.p99 = 1999.95,
 		.stddev = 0.4,
-		.pct = 12.375,
-		.cum_pct = 99.995,
+		.self = 12375,
+		.self_cum_pct = 99.995,
 	};
-	struct osc_agg a = { .rows = &row, .nr = 1 };
+	struct osc_agg a = { .rows = &row, .nr = 1, .host_busy = 100000 };
 	static const char *const want[] = { "Conv", "3", "9007199254740.993", "1.235",
 					    "-1.500", "2.000", "1.000", "2.000", "2.000",
-					    "0.000", "12.38", NULL };
+					    "0.000", "12.375", "12.38", NULL };
+	struct osc_column *cols;
+	size_t nr;
+	struct osc_error err;
 	char buf[64];
 
+	cr_assert_eq(osc_columns_parse(OSC_LEVEL_OP, "name,count,total,mean,min,max,p50,p90,p99,"
+				       "stddev,self,self_pct,self_cum_pct", &cols, &nr, &err),
+		     OSC_OK);
+	osc_agg_set_columns(&a, cols, nr);
 	osc_trace_init(&t);
 	row.key = osc_trace_intern(&t, "Conv", 4);
 	for (size_t c = 0; want[c]; c++)
 		cr_expect_str_eq(osc_agg_cell(&t, &a, 0, c, buf, sizeof(buf)), want[c],
 				 "column %zu", c);
 	/* 99.995 is 99.99499.. in binary: the 2-decimal step must not invent a digit. */
-	osc_agg_cell(&t, &a, 0, 11, buf, sizeof(buf));
+	osc_agg_cell(&t, &a, 0, 12, buf, sizeof(buf));
 	cr_expect(!strcmp(buf, "99.99") || !strcmp(buf, "100.00"), "cum_pct %s", buf);
+	free(cols);
 	osc_trace_release(&t);
 }
 
@@ -135,6 +178,7 @@ Test(columns, name_cell_is_never_cut)
 	name[sizeof(name) - 1] = '\0';
 	osc_trace_init(&t);
 	row.key = osc_trace_intern(&t, name, strlen(name));
+	osc_agg_default_columns(&a);
 	got = osc_agg_cell(&t, &a, 0, 0, buf, sizeof(buf));
 	cr_expect_str_eq(got, name);
 	cr_expect_eq(strlen(buf), sizeof(buf) - 1, "buf holds the truncated copy");
@@ -198,7 +242,7 @@ Test(columns, find_by_title_or_stem)
 		{ "name", 16, OSC_ALIGN_LEFT, false, OSC_STAT_NAME },
 		{ "total_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_TOTAL },
 		{ "kernel_avg_dur (us)", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_MEAN },
-		{ "op_pct (%)", 6, OSC_ALIGN_RIGHT, true, OSC_STAT_PCT },
+		{ "op_pct (%)", 6, OSC_ALIGN_RIGHT, true, OSC_STAT_OP_PCT },
 	};
 
 	cr_expect_eq(osc_columns_find(cols, 4, "name"), 0);

@@ -267,14 +267,14 @@ Test(export, table_ascii_ellipsis_outside_utf8)
 	free(text);
 }
 
-/* The aggregate adapter: titles from osc_agg_columns, cells from osc_agg_cell. */
+/* The aggregate adapter: titles from osc_agg_columns (a CPU trace's op level), cells from osc_agg_cell. */
 Test(export, agg_table_csv)
 {
 	struct osc_trace t;
 	struct osc_agg_row r = { .count = 2, .total = 3000, .min = 1000, .max = 2000,
 				 .mean = 1500, .p50 = 1500, .p90 = 1900, .p99 = 1990,
-				 .stddev = 707.10678, .pct = 100, .cum_pct = 100 };
-	struct osc_agg a = { .rows = &r, .nr = 1 };
+				 .stddev = 707.10678, .self = 2500, .self_cum_pct = 100 };
+	struct osc_agg a = { .rows = &r, .nr = 1, .host_busy = 2500 };
 	struct osc_agg_table_ctx ctx = { .trace = &t, .agg = &a };
 	struct osc_table table;
 	struct osc_error err;
@@ -284,14 +284,15 @@ Test(export, agg_table_csv)
 
 	osc_trace_init(&t);
 	r.key = osc_trace_intern(&t, "Conv, fused", 11);
+	osc_agg_default_columns(&a);
 	osc_agg_table(&ctx, &table);
 	cr_assert_eq(osc_export_table(out, OSC_EXPORT_CSV, &table, NULL, 0, &err), OSC_OK);
 	fclose(out);
 	cr_expect_str_eq(text,
-			 "name,count,total_us,mean_us,min_us,max_us,p50_us,p90_us,p99_us,"
-			 "stddev_us,pct,cum_pct,count_per_run,total_per_run_us\n"
-			 "\"Conv, fused\",2,3.000,1.500,1.000,2.000,1.500,1.900,1.990,0.707,"
-			 "100.00,100.00,2.000,3.000\n");
+			 "name,count,self_us,self_pct,self_cum_pct,total_us,mean_us,min_us,"
+			 "max_us,p50_us,p90_us,p99_us,stddev_us,count_per_run,self_per_run_us\n"
+			 "\"Conv, fused\",2,2.500,100.00,100.00,3.000,1.500,1.000,2.000,1.500,"
+			 "1.900,1.990,0.707,2.000,2.500\n");
 	free(text);
 	osc_trace_release(&t);
 }
