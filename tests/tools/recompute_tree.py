@@ -18,6 +18,8 @@ cpu_op / cuda_runtime / kernel):
 - tree: per (pid, tid), an event's parent is the latest-starting event of
   that thread (ties: longer first, then file order) that is still open at its
   start and ends no earlier than it; windows are half-open [ts, ts+dur);
+  legacy PyTorch traces allow a child to end up to 1000 ns after its parent,
+  and such a child then counts as ending when its parent does;
 - selection: a host op is in the tree when its start is in a selected run
   window; unselected ops are transparent (their children hang on the nearest
   selected ancestor);
@@ -41,9 +43,18 @@ def cats(spec):
     return set(spec.split(","))
 
 
-def nest(ops):
+# Legacy PyTorch exports round ts and dur to µs separately (calltree.h).
+LEGACY_SLACK_NS = 1000
+
+
+def slack_of(tr):
+    return LEGACY_SLACK_NS if tr.format == "legacy" else 0
+
+
+def nest(ops, slack=0):
     """Set o["parent"] of each op (dicts with ts, dur, end, thread, order) by the
-    rule above; returns the ops per thread in tree order."""
+    rule above, a child ending up to slack ns after its parent still nesting;
+    returns the ops per thread in tree order."""
     by_thread = {}
     for o in ops:
         by_thread.setdefault(o["thread"], []).append(o)
@@ -51,9 +62,12 @@ def nest(ops):
         lst.sort(key=lambda o: (o["ts"], -o["dur"], o["order"]))
         open_ = []
         for o in lst:
-            while open_ and not (open_[-1]["end"] > o["ts"] and open_[-1]["end"] >= o["end"]):
+            while open_ and not (open_[-1]["closes"] > o["ts"] and
+                                 open_[-1]["closes"] + slack >= o["end"]):
                 open_.pop()
-            o["parent"] = open_[-1] if open_ else None
+            p = open_[-1] if open_ else None
+            o["parent"] = p
+            o["closes"] = o["end"] if p is None else min(o["end"], p["closes"])
             open_.append(o)
     return by_thread
 
@@ -68,7 +82,7 @@ def path_rows(tr, runs=None, patterns=(), regex=None):
     ops = [{"ev": ev, "ts": ev.ts, "dur": ev.dur, "end": ev.ts + ev.dur, "thread": ev.thread,
             "order": ev.order, "on": r is not None and r in sel}
            for ev, r in zip(tr.ops, tr.run_of_op)]
-    nest(ops)
+    nest(ops, slack_of(tr))
     groups = {}
     for o in ops:
         ev = o["ev"]
@@ -109,7 +123,7 @@ def build(path, runs=None, monitor="cpu_op", host="cuda_runtime", device="kernel
         r = tr._window_of(ts)
         return r is not None and r in sel
 
-    by_thread = nest(ops)
+    by_thread = nest(ops, slack_of(tr))
 
     # paths through selected ops only
     def path_of(o):
