@@ -13,13 +13,28 @@
  * their compact form ("f-1024x256,f-256x256"), or the dims of any one input
  * ("256x256", Neural Engine's weight shape). The first matching rule wins.
  *
- * Definitions (tests recompute them independently):
- * - projected = sum over the row's events of dur / factor (ns, a double);
- * - saved = total - projected; factor (of a row) = total / projected;
- * - affected = total time of events that some rule matched;
- * - speedup = total / projected over all rows;
- * - ceiling (Amdahl) = total / (total - affected): the speedup if the
- *   affected time went to zero; +inf when everything is affected.
+ * Definitions (tests recompute them independently), on exclusive time so
+ * that nothing is counted twice (aggregate.h's measures):
+ * - host levels (op, shape, path, run): the time a rule changes is self
+ *   time. Each host op instance's self time is divided by the factor of the
+ *   innermost op around it (itself included) that a rule matches: a rule on
+ *   X speeds up X and everything nested in X once; a rule on an op nested in
+ *   X overrides X's for its own time; factors never compound. A row's time
+ *   is the self time of its events; the base is the runs' host busy time
+ *   (aggregate.h), of which the rows' self times are parts;
+ * - device levels (kernel, dims, mapping): each device event's duration is
+ *   divided by its rule's factor; the base is the runs' device time;
+ * - projected (of a row) = sum of time / factor over its events (ns);
+ *   saved = time - projected; factor (of a row) = time / projected;
+ * - affected = time of the events some factor applies to;
+ * - projected base = base - sum of saved; speedup = base / projected base;
+ * - ceiling (Amdahl) = base / (base - affected): the speedup if the
+ *   affected time went to zero, so speedup <= ceiling always; +inf when
+ *   everything is affected;
+ * - host levels also project the device time (each op's own device events
+ *   divided by the same factor as its self time) and the runs' wall time
+ *   (wall - saved: the time between ops stays as it is).
+ * Rules apply to the rows' events (a filter limits them).
  */
 #ifndef OPSCOPE_WHATIF_H
 #define OPSCOPE_WHATIF_H
@@ -79,11 +94,11 @@ double osc_speedups_factor(const struct osc_speedups *s, const struct osc_trace 
 struct osc_whatif_row {
 	size_t agg_row;       /* index into the aggregate's rows */
 	uint64_t count;
-	int64_t total;        /* ns */
+	int64_t total;        /* ns: the row's time (self time, or durations) */
 	double projected;     /* ns */
 	double saved;         /* ns */
 	double factor;        /* total / projected (1 for an untouched row) */
-	double pct;           /* share of the whole total, percent */
+	double pct;           /* share of the base, percent */
 };
 
 struct osc_whatif {
@@ -93,12 +108,16 @@ struct osc_whatif {
 	size_t nr_labels;      /* the aggregate's rows (nr may be cut to a top N) */
 	const struct osc_trace *trace;
 	const struct osc_agg *agg;
-	int64_t total;         /* ns, all rows */
-	double projected;      /* ns */
+	bool device;           /* a device level: durations, else self times */
+	int64_t total;         /* ns: the base (host busy or device time) */
+	double projected;      /* ns: the base after the rules */
 	int64_t affected;      /* ns of time in matched events */
 	double affected_pct;   /* 100 * affected / total */
 	double speedup;        /* total / projected (1 when total is 0) */
 	double ceiling;        /* Amdahl: total / (total - affected) */
+	int64_t wall;          /* host levels: the runs' wall time, ns (0: unknown) */
+	int64_t device_time;   /* host levels: the runs' device time, ns */
+	double device_saved;   /* host levels: device time saved by the rules, ns */
 	size_t nr_runs;        /* runs the aggregate covers, for per-run values */
 };
 
@@ -114,15 +133,19 @@ void osc_whatif_names(const struct osc_trace *t, const struct osc_agg *agg,
 		      struct osc_whatif *out);
 void osc_whatif_release(struct osc_whatif *w);
 
-/* X-macro: the columns of a what-if table (also its sort keys). */
+/*
+ * X-macro: the columns of a what-if table (also its sort keys). At the host
+ * levels TOTAL is "self_us" and PCT "self_pct"; at the device levels they
+ * are "total_us" and "device_pct" (osc_whatif_columns).
+ */
 #define OSC_WHATIF_COL_LIST(_)          \
 	_(NAME, "name")                 \
 	_(COUNT, "count")               \
-	_(TOTAL, "total_us")            \
+	_(TOTAL, "self_us")             \
 	_(FACTOR, "factor")             \
 	_(PROJECTED, "projected_us")    \
 	_(SAVED, "saved_us")            \
-	_(PCT, "pct")
+	_(PCT, "self_pct")
 
 enum osc_whatif_col {
 #define OSC_WHATIF_COL_ENUM(name, text) OSC_WHATIF_##name,
@@ -131,8 +154,9 @@ enum osc_whatif_col {
 	OSC_WHATIF_COL_COUNT
 };
 
-const struct osc_column *osc_whatif_columns(size_t *nr);
-/* Column by title, with or without "_us"; false if none. */
+/* The columns of a what-if table of a device level (device) or a host level. */
+const struct osc_column *osc_whatif_columns(bool device, size_t *nr);
+/* Column by title (of either kind of level), with or without "_us"; false if none. */
 bool osc_whatif_col_parse(const char *s, enum osc_whatif_col *out);
 /* Sort rows by a column (names ascending bytewise when !descending; ties by name). */
 void osc_whatif_sort(struct osc_whatif *w, enum osc_whatif_col by, bool descending);
@@ -140,9 +164,12 @@ void osc_whatif_sort(struct osc_whatif *w, enum osc_whatif_col by, bool descendi
 const char *osc_whatif_cell(const struct osc_whatif *w, size_t row, size_t col, char *buf,
 			    size_t size);
 /*
- * The summary as one line, times per run: "per run 120.000 us -> 80.000 us
- * (1.500x), 50.00% of the time affected, ceiling 2.000x" ("ceiling
- * unbounded" when every event is affected), into buf. Returns buf.
+ * The summary as one line, times per run, naming its base: "per run host
+ * busy 120.000 us -> 80.000 us (1.500x), 50.00% of it affected, ceiling
+ * 2.000x; device time 30.000 us -> 20.000 us (1.500x); wall 150.000 us ->
+ * 110.000 us (1.364x)" (the device part with device time, the wall part
+ * when the runs have windows; "device time ..." alone at a device level;
+ * "ceiling unbounded" when every event is affected), into buf. Returns buf.
  */
 const char *osc_whatif_summary(const struct osc_whatif *w, char *buf, size_t size);
 

@@ -20,11 +20,14 @@ static void print_help(void)
 {
 	puts("usage: opscope whatif [OPTIONS] --speedup RULE [TRACE]\n"
 	     "\n"
-	     "Project the time of TRACE's selected runs if some ops were made faster:\n"
-	     "each matching event takes dur / FACTOR. Prints per row the total, the\n"
-	     "factor, the projected and saved time, and in the header the total before\n"
-	     "and after, the share of time affected and the Amdahl ceiling (the speedup\n"
-	     "if the affected time went to zero).\n"
+	     "Project the time of TRACE's selected runs if some ops were made faster.\n"
+	     "On exclusive time, so nothing counts twice: a rule on an op divides its\n"
+	     "self time and that of every op nested in it by FACTOR (the innermost\n"
+	     "rule wins, factors never compound); at the kernel levels each matching\n"
+	     "kernel takes dur / FACTOR. Prints per row the self time (kernels: total),\n"
+	     "the factor, the projected and saved time, and in the header the host busy\n"
+	     "time (kernels: device time) before and after, the share affected, the\n"
+	     "Amdahl ceiling, and the device and wall time projected the same way.\n"
 	     "\n"
 	     "options:");
 	osc_cli_print_options(stdout, osc_cli_view_options, OSC_MODE_WHATIF);
@@ -35,7 +38,8 @@ static void print_help(void)
 	     "type and the event name; SHAPE is the input shapes\n"
 	     "(as shown by --by shape, or compact: f-1x64x56x56) or one input's dims\n"
 	     "(a weight shape). The first matching rule wins.\n"
-	     "COL: name, count, total, factor, projected, saved, pct.\n"
+	     "COL: name, count, self (total), factor, projected, saved, self_pct\n"
+	     "(device_pct).\n"
 	     "Exit status: 0 on success, 2 on any error.");
 }
 
@@ -74,7 +78,7 @@ static enum osc_status write_whatif(struct whatif_job *j, const struct osc_cli_v
 	values[5] = j->rules_text;
 	values[6] = j->rows_text;
 	values[7] = j->summary;
-	table.cols = osc_whatif_columns(&table.nr_cols);
+	table.cols = osc_whatif_columns(j->w.device, &table.nr_cols);
 	table.nr_rows = j->w.nr;
 	table.cell = whatif_cell;
 	table.ctx = &j->w;
@@ -111,8 +115,8 @@ static enum osc_status build_whatif(struct whatif_job *j, struct osc_cli_view *v
 
 	if (v->sort_arg && !osc_whatif_col_parse(v->sort_arg, &col))
 		return osc_error_set(err, OSC_USAGE, "--sort", OSC_NO_OFFSET, NULL,
-				     "unknown column '%s' (valid: name, count, total, factor, "
-				     "projected, saved, pct)",
+				     "unknown column '%s' (valid: name, count, self (total at the "
+				     "device levels), factor, projected, saved, self_pct (device_pct))",
 				     v->sort_arg);
 	for (size_t i = 0; st == OSC_OK && i < v->nr_speedups; i++)
 		st = osc_speedups_parse(&j->rules, v->speedups[i], err);

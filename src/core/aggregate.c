@@ -537,7 +537,8 @@ static void compute_stats(int64_t *dur, const struct osc_op_cost *cost, unsigned
 
 /*
  * The bases of the percentages (aggregate.h), over the selected runs and
- * unfiltered: the host ops' self times and the device events' durations.
+ * unfiltered: the host ops' self times and the device events' durations;
+ * and the runs' wall time.
  */
 static void bases(const struct agg_ctx *c, struct osc_agg *out)
 {
@@ -549,6 +550,9 @@ static void bases(const struct agg_ctx *c, struct osc_agg *out)
 	for (size_t j = 0; c->cost && j < nb; j++)
 		if (!c->sel || osc_runsel_has_event(c->sel, c->runs, b[j].event))
 			out->host_busy = osc_sat_add(out->host_busy, cost_of(c, b[j].event).self);
+	for (size_t r = 0; c->runs && r < c->runs->nr; r++)
+		if (!c->sel || (r < c->sel->nr_runs && c->sel->on[r]))
+			out->wall = osc_sat_add(out->wall, c->runs->runs[r].dur);
 	for (size_t k = 0; k < sizeof(device) / sizeof(device[0]); k++) {
 		b = osc_trace_briefs(c->t, device[k], &nb);
 		for (size_t j = 0; j < nb; j++)

@@ -14,6 +14,8 @@
 
 #include "opscope/alloc.h"
 #include "opscope/diff.h"
+#include "opscope/opcost.h"
+#include "opscope/trace_cache.h"
 #include "opscope/whatif.h"
 
 #define LABEL_SIZE 4096
@@ -209,45 +211,107 @@ void osc_whatif(const struct osc_trace *t, const struct osc_agg *agg,
 	osc_whatif_names(t, agg, NULL, s, out);
 }
 
+/*
+ * Host levels: per node of the host tree, the factor its self time is
+ * divided by: that of the innermost rule around it. A row's events match
+ * rules by the row's label too; every other node by its op key or name.
+ */
+static double *node_factors(const struct osc_trace *t, const struct osc_calltree *tree,
+			    const struct osc_whatif *w, const struct osc_speedups *s)
+{
+	const struct osc_agg *agg = w->agg;
+	double *f = osc_xmalloc((tree->nr ? tree->nr : 1) * sizeof(*f));
+
+	for (size_t n = 0; n < tree->nr; n++)
+		f[n] = 0; /* not decided yet */
+	for (size_t r = 0; r < agg->nr; r++) {
+		const struct osc_agg_row *ar = &agg->rows[r];
+
+		for (size_t i = 0; i < ar->nr; i++) {
+			uint32_t ev = agg->members[ar->first + i], n = tree->node_of[ev];
+
+			if (n != OSC_NONE)
+				f[n] = event_factor(s, t, w->labels[r], ev);
+		}
+	}
+	/* parents come before their children */
+	for (size_t n = 0; n < tree->nr; n++) {
+		uint32_t ev = tree->nodes[n].event, p = tree->nodes[n].parent;
+
+		if (f[n] == 0)
+			f[n] = event_factor(s, t, osc_trace_str(t, t->events[ev].op), ev);
+		if (f[n] == 1 && p != OSC_NONE)
+			f[n] = f[p];
+	}
+	return f;
+}
+
+/* Project row r: its events' time (self time at the host levels) through their factors. */
+static void project_row(struct osc_whatif *w, const struct osc_speedups *s, size_t r,
+			const struct osc_calltree *tree, const struct osc_op_cost *cost,
+			const double *factor)
+{
+	const struct osc_agg *agg = w->agg;
+	const struct osc_agg_row *ar = &agg->rows[r];
+	struct osc_whatif_row *row = &w->rows[r];
+
+	row->agg_row = r;
+	row->count = ar->count;
+	for (size_t i = 0; i < ar->nr; i++) {
+		uint32_t ev = agg->members[ar->first + i];
+		uint32_t n = tree ? tree->node_of[ev] : OSC_NONE;
+		int64_t time = w->device ? w->trace->events[ev].dur : n != OSC_NONE ? cost[n].self : 0;
+		double f = w->device ? (s->nr ? event_factor(s, w->trace, w->labels[r], ev) : 1)
+				     : n != OSC_NONE ? factor[n] : 1;
+
+		row->total += time;
+		row->projected += (double)time / f;
+		if (f != 1)
+			w->affected += time;
+		if (!w->device && n != OSC_NONE && f != 1)
+			w->device_saved += (double)cost[n].dev - (double)cost[n].dev / f;
+	}
+	row->saved = (double)row->total - row->projected;
+	row->factor = row->projected > 0 ? (double)row->total / row->projected : 1;
+}
+
 void osc_whatif_names(const struct osc_trace *t, const struct osc_agg *agg,
 		      const struct osc_names *names, const struct osc_speedups *s,
 		      struct osc_whatif *out)
 {
 	char label[LABEL_SIZE];
+	const struct osc_calltree *tree = NULL;
+	const struct osc_op_cost *cost = NULL;
+	double *factor = NULL, saved = 0;
 
 	memset(out, 0, sizeof(*out));
 	out->trace = t;
 	out->agg = agg;
+	out->device = osc_level_is_device(agg->level);
 	out->nr = out->nr_labels = agg->nr;
 	out->nr_runs = agg->nr_runs ? agg->nr_runs : 1;
+	out->total = out->device ? agg->device_time : agg->host_busy;
+	out->wall = out->device ? 0 : agg->wall;
+	out->device_time = out->device ? 0 : agg->device_time;
 	out->rows = osc_xcalloc(agg->nr ? agg->nr : 1, sizeof(*out->rows));
 	out->labels = osc_xcalloc(agg->nr ? agg->nr : 1, sizeof(*out->labels));
-	for (size_t r = 0; r < agg->nr; r++) {
-		const struct osc_agg_row *ar = &agg->rows[r];
-		struct osc_whatif_row *w = &out->rows[r];
-
-		out->labels[r] =
-			osc_xstrdup(osc_agg_label_names(t, agg, names, ar, label, sizeof(label)));
-		w->agg_row = r;
-		w->count = ar->count;
-		for (size_t i = 0; i < ar->nr; i++) {
-			uint32_t ev = agg->members[ar->first + i];
-			int64_t dur = t->events[ev].dur;
-			double f = s->nr ? event_factor(s, t, out->labels[r], ev) : 1;
-
-			w->total += dur;
-			w->projected += (double)dur / f;
-			if (f != 1)
-				out->affected += dur;
-		}
-		w->saved = (double)w->total - w->projected;
-		w->factor = w->projected > 0 ? (double)w->total / w->projected : 1;
-		out->total += w->total;
-		out->projected += w->projected;
+	for (size_t r = 0; r < agg->nr; r++)
+		out->labels[r] = osc_xstrdup(
+			osc_agg_label_names(t, agg, names, &agg->rows[r], label, sizeof(label)));
+	if (!out->device) {
+		tree = osc_trace_host_tree(t);
+		cost = osc_trace_op_costs(t);
+		factor = node_factors(t, tree, out, s);
 	}
+	for (size_t r = 0; r < agg->nr; r++) {
+		project_row(out, s, r, tree, cost, factor);
+		saved += out->rows[r].saved;
+	}
+	free(factor);
 	for (size_t r = 0; r < out->nr; r++)
 		out->rows[r].pct =
 			out->total ? 100.0 * (double)out->rows[r].total / (double)out->total : 0;
+	out->projected = (double)out->total - saved;
 	out->affected_pct = out->total ? 100.0 * (double)out->affected / (double)out->total : 0;
 	out->speedup = out->projected > 0 ? (double)out->total / out->projected : 1;
 	out->ceiling = out->affected < out->total
@@ -269,30 +333,44 @@ void osc_whatif_release(struct osc_whatif *w)
 /* ---- the table ---------------------------------------------------------- */
 
 /* stat only sets the text table's drop order when narrow (export_text.c). */
-static const struct osc_column whatif_columns[] = {
-	{ "name", 16, OSC_ALIGN_LEFT, false, OSC_STAT_NAME },
-	{ "count", 5, OSC_ALIGN_RIGHT, true, OSC_STAT_COUNT },
-	{ "total_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_TOTAL },
-	{ "factor", 6, OSC_ALIGN_RIGHT, true, OSC_STAT_TOTAL },
-	{ "projected_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_TOTAL },
-	{ "saved_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_MEAN },
-	{ "pct", 6, OSC_ALIGN_RIGHT, true, OSC_STAT_P50 },
+static const struct osc_column whatif_columns[2][OSC_WHATIF_COL_COUNT] = {
+	{
+		{ "name", 16, OSC_ALIGN_LEFT, false, OSC_STAT_NAME },
+		{ "count", 5, OSC_ALIGN_RIGHT, true, OSC_STAT_COUNT },
+		{ "self_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_SELF },
+		{ "factor", 6, OSC_ALIGN_RIGHT, true, OSC_STAT_TOTAL },
+		{ "projected_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_SELF },
+		{ "saved_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_MEAN },
+		{ "self_pct", 6, OSC_ALIGN_RIGHT, true, OSC_STAT_P50 },
+	},
+	{
+		{ "name", 16, OSC_ALIGN_LEFT, false, OSC_STAT_NAME },
+		{ "count", 5, OSC_ALIGN_RIGHT, true, OSC_STAT_COUNT },
+		{ "total_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_SELF },
+		{ "factor", 6, OSC_ALIGN_RIGHT, true, OSC_STAT_TOTAL },
+		{ "projected_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_SELF },
+		{ "saved_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_MEAN },
+		{ "device_pct", 6, OSC_ALIGN_RIGHT, true, OSC_STAT_P50 },
+	},
 };
 
-const struct osc_column *osc_whatif_columns(size_t *nr)
+const struct osc_column *osc_whatif_columns(bool device, size_t *nr)
 {
-	*nr = sizeof(whatif_columns) / sizeof(whatif_columns[0]);
-	return whatif_columns;
+	*nr = OSC_WHATIF_COL_COUNT;
+	return whatif_columns[device];
 }
 
 bool osc_whatif_col_parse(const char *s, enum osc_whatif_col *out)
 {
-	size_t c = osc_columns_find(whatif_columns, OSC_WHATIF_COL_COUNT, s);
+	for (int d = 0; d < 2; d++) {
+		size_t c = osc_columns_find(whatif_columns[d], OSC_WHATIF_COL_COUNT, s);
 
-	if (c == OSC_WHATIF_COL_COUNT)
-		return false;
-	*out = (enum osc_whatif_col)c;
-	return true;
+		if (c < OSC_WHATIF_COL_COUNT) {
+			*out = (enum osc_whatif_col)c;
+			return true;
+		}
+	}
+	return false;
 }
 
 static double col_value(const struct osc_whatif_row *r, enum osc_whatif_col by)
@@ -384,18 +462,45 @@ const char *osc_whatif_cell(const struct osc_whatif *w, size_t row, size_t col, 
 	return buf;
 }
 
+/* " -> PROJECTED us (SPEEDUPx)" of a per-run base, into buf at len. */
+static size_t format_projection(const struct osc_whatif *w, const char *what, double base,
+				double projected, char *buf, size_t len, size_t size)
+{
+	char from[64], to[64];
+
+	if (len >= size)
+		return len;
+	osc_format_us(base / (double)w->nr_runs, from, sizeof(from));
+	osc_format_us(projected / (double)w->nr_runs, to, sizeof(to));
+	return len + (size_t)snprintf(buf + len, size - len, "%s %s us -> %s us (%.3fx)", what,
+				      from, to, projected > 0 ? base / projected : 1.0);
+}
+
 const char *osc_whatif_summary(const struct osc_whatif *w, char *buf, size_t size)
 {
-	char total[64], proj[64], ceiling[32];
+	char ceiling[32];
+	size_t len = (size_t)snprintf(buf, size, "per run ");
+	double saved = (double)w->total - w->projected;
 
-	osc_format_us((double)w->total / (double)w->nr_runs, total, sizeof(total));
-	osc_format_us(w->projected / (double)w->nr_runs, proj, sizeof(proj));
 	if (isinf(w->ceiling))
 		snprintf(ceiling, sizeof(ceiling), "unbounded");
 	else
 		snprintf(ceiling, sizeof(ceiling), "%.3fx", w->ceiling);
-	snprintf(buf, size,
-		 "per run %s us -> %s us (%.3fx), %.2f%% of the time affected, ceiling %s",
-		 total, proj, w->speedup, w->affected_pct, ceiling);
+	len = format_projection(w, w->device ? "device time" : "host busy", (double)w->total,
+				w->projected, buf, len, size);
+	if (len < size)
+		len += (size_t)snprintf(buf + len, size - len,
+					", %.2f%% of it affected, ceiling %s", w->affected_pct,
+					ceiling);
+	if (w->device_time && len + 2 < size) {
+		len += (size_t)snprintf(buf + len, size - len, "; ");
+		len = format_projection(w, "device time", (double)w->device_time,
+					(double)w->device_time - w->device_saved, buf, len, size);
+	}
+	if (w->wall && len + 2 < size) {
+		len += (size_t)snprintf(buf + len, size - len, "; ");
+		format_projection(w, "wall", (double)w->wall, (double)w->wall - saved, buf, len,
+				  size);
+	}
 	return buf;
 }

@@ -87,7 +87,7 @@ static void whatif_table(struct osc_tui *t, struct osc_view *v, struct osc_table
 		whatif_build(t, v);
 		whatif_sort(t, v);
 	}
-	out->cols = osc_whatif_columns(&out->nr_cols);
+	out->cols = osc_whatif_columns(osc_level_is_device(wv->level), &out->nr_cols);
 	out->nr_rows = wv->w.nr;
 	out->cell = whatif_cell;
 	out->ctx = &wv->w;
@@ -189,7 +189,7 @@ static char *whatif_command(struct osc_tui *t, struct osc_view *v)
 {
 	struct whatif_view *wv = v->priv;
 	size_t nr;
-	const struct osc_column *cols = osc_whatif_columns(&nr);
+	const struct osc_column *cols = osc_whatif_columns(osc_level_is_device(wv->level), &nr);
 	char *line, *rule, f[40];
 
 	if (!wv->rules.nr || !t->args->path)

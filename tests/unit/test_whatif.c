@@ -72,7 +72,7 @@ Test(whatif, one_rule_amdahl)
 	cr_expect_float_eq(r->factor, 1.0, 1e-12);
 	cr_expect_float_eq(r->pct, 75.0, 1e-9);
 	cr_expect_str_eq(osc_whatif_summary(&w, buf, sizeof(buf)),
-			 "per run 0.400 us -> 0.350 us (1.143x), 25.00% of the time affected, "
+			 "per run host busy 0.400 us -> 0.350 us (1.143x), 25.00% of it affected, "
 			 "ceiling 1.333x");
 	osc_whatif_sort(&w, OSC_WHATIF_SAVED, true);
 	cr_expect_str_eq(osc_whatif_cell(&w, 0, OSC_WHATIF_NAME, buf, sizeof(buf)), "A");
@@ -82,6 +82,52 @@ Test(whatif, one_rule_amdahl)
 }
 
 /* Wildcards, first rule wins, everything affected: the ceiling is unbounded. */
+/*
+ * Nested ops, on exclusive time (whatif.h):
+ *   linear [0,100)            self 40
+ *   └─ addmm [10,70)          self 60
+ *   B [200,300)               self 100      host busy 200
+ * linear=2: linear and everything in it once: saved 20 + 30, 200 -> 150
+ * (1.333x), affected 100, ceiling 2. addmm=2 as well: no change (no
+ * compounding). addmm=4 instead: the innermost rule wins for addmm's own
+ * time: saved 20 + 45, 200 -> 135. addmm=2 alone: saved 30, ceiling 200/140.
+ */
+Test(whatif, nested_rules_do_not_compound)
+{
+	static const struct fx_event ev[] = {
+		FX("linear", HOST_OP, 0, 100), FX("addmm", HOST_OP, 10, 60), FX("B", HOST_OP, 200, 100),
+	};
+	static const struct {
+		const char *rules[2];
+		size_t nr;
+		double projected, ceiling, addmm_projected;
+	} cases[] = {
+		{ { "linear=2" }, 1, 150, 2, 30 },
+		{ { "linear=2", "addmm=2" }, 2, 150, 2, 30 },
+		{ { "linear=2", "addmm=4" }, 2, 135, 2, 15 },
+		{ { "addmm=2" }, 1, 170, 200.0 / 140, 30 },
+	};
+
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		struct osc_trace t;
+		struct osc_agg agg;
+		struct osc_speedups s;
+		struct osc_whatif w;
+
+		fx_build(&t, OSC_FORMAT_CHROME, ev, FX_LEN(ev));
+		project(&t, cases[c].rules, cases[c].nr, &agg, &s, &w);
+		cr_expect_eq(w.total, 200, "case %zu", c);
+		cr_expect_float_eq(w.projected, cases[c].projected, 1e-9, "case %zu", c);
+		cr_expect_float_eq(w.ceiling, cases[c].ceiling, 1e-12, "case %zu", c);
+		cr_expect_leq(w.speedup, w.ceiling, "case %zu", c);
+		cr_expect_eq(row_named(&w, "addmm")->total, 60);
+		cr_expect_float_eq(row_named(&w, "addmm")->projected, cases[c].addmm_projected, 1e-9,
+				   "case %zu", c);
+		cr_expect_float_eq(row_named(&w, "B")->projected, 100, 1e-9);
+		done(&t, &agg, &s, &w);
+	}
+}
+
 Test(whatif, wildcard_first_rule_wins)
 {
 	static const struct fx_event ev[] = {
