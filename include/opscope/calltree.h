@@ -22,6 +22,13 @@
  *   formats have no slack.
  * O(N) after the model's sort, plus O(N) for the per-thread index.
  *
+ * Self time (exclusive time): each instant of a thread belongs to its
+ * innermost active node, the last in model order of the nodes whose window
+ * holds it. With proper nesting that is dur minus the union of the
+ * children's windows; where windows overlap partially, the later node takes
+ * the overlap. So the self times of a thread add up exactly to the union of
+ * its nodes' windows (its busy time), and never count an instant twice.
+ *
  * Nodes are stored in model order, so a parent's index is below its
  * children's and a reverse walk visits children before parents.
  *
@@ -91,7 +98,7 @@ struct osc_tree_node {
 	uint32_t depth;        /* 0 for a root */
 	osc_str name;          /* the event's, so walks need not read the event table */
 	int64_t dur;           /* the event's, ns */
-	int64_t self;          /* dur minus the time covered by its children, ns */
+	int64_t self;          /* exclusive time, ns: see "self time" above */
 };
 
 struct osc_calltree {

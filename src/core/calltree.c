@@ -3,10 +3,10 @@
  *
  * One pass over the events in model order keeps a stack of open nodes per
  * thread (see calltree.h for the nesting rules). Each event is pushed once
- * and popped once, so the build is O(N) after the model's sort. A second
- * pass computes self times from the union of each node's child windows
- * (children are in ts order, so the union is a running maximum), and a
- * counting sort groups the nodes by thread for osc_calltree_find().
+ * and popped once, so the build is O(N) after the model's sort. A counting
+ * sort then groups the nodes by thread (for osc_calltree_find()), and a
+ * sweep per thread gives each instant to the innermost node open then (the
+ * self times).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -156,26 +156,59 @@ static void place(struct osc_calltree *c, const struct osc_trace *t, struct stac
 	s->node[s->depth++] = closer;
 }
 
-/* self = dur - union of the children's windows (children are in ts order). */
+/*
+ * Pay node `top` (the innermost open node) for the time from *now on, and
+ * close what ended, until time `to`. A node that ended while covered by a
+ * later one leaves the stack, unpaid, when it comes back to the top.
+ */
+static void advance(struct osc_calltree *c, const struct osc_trace *t, struct stack *s,
+		    int64_t *now, int64_t to)
+{
+	while (s->depth) {
+		uint32_t top = s->node[s->depth - 1];
+		int64_t end = end_of(&t->events[c->nodes[top].event]);
+
+		if (end <= *now) {
+			s->depth--;
+			continue;
+		}
+		if (end > to) {
+			c->nodes[top].self += to - *now;
+			break;
+		}
+		c->nodes[top].self += end - *now;
+		*now = end;
+		s->depth--;
+	}
+	*now = to;
+}
+
+/*
+ * Self time: each instant of a thread goes to its innermost active node, the
+ * last in model order of the nodes whose window holds it. One sweep per
+ * thread in ts order with a stack of the open nodes, latest start on top.
+ * The self times of a thread add up to the union of its nodes' windows,
+ * partial overlaps included; with proper nesting, self = dur - union of the
+ * children's windows.
+ */
 static void self_times(struct osc_calltree *c, const struct osc_trace *t)
 {
-	for (size_t n = 0; n < c->nr; n++) {
-		const struct osc_event *e = &t->events[c->nodes[n].event];
-		int64_t covered = 0, reach = e->ts, end = end_of(e);
+	struct stack s = { 0 };
 
-		for (uint32_t k = c->nodes[n].first_child; k != OSC_NONE;
-		     k = c->nodes[k].next_sibling) {
-			const struct osc_event *ke = &t->events[c->nodes[k].event];
-			int64_t kend = end_of(ke) < end ? end_of(ke) : end;
-			int64_t from = ke->ts > reach ? ke->ts : reach;
+	for (size_t th = 0; th < c->nr_threads; th++) {
+		int64_t now = INT64_MIN;
 
-			if (kend > from) {
-				covered += kend - from;
-				reach = kend;
-			}
+		s.depth = 0;
+		for (size_t k = c->thread_first[th]; k < c->thread_first[th + 1]; k++) {
+			uint32_t n = c->by_thread[k];
+
+			advance(c, t, &s, &now, t->events[c->nodes[n].event].ts);
+			OSC_GROW(s.node, s.depth + 1, s.alloc);
+			s.node[s.depth++] = n;
 		}
-		c->nodes[n].self = e->dur - covered;
+		advance(c, t, &s, &now, INT64_MAX);
 	}
+	free(s.node);
 }
 
 /* Group the nodes by thread (a stable counting sort keeps ts order). */
@@ -235,8 +268,8 @@ void osc_calltree_build(const struct osc_trace *t, const struct osc_catsel *host
 	free(stacks);
 	free(last_root);
 	free(last_child);
-	self_times(out, t);
 	index_threads(out, t);
+	self_times(out, t);
 }
 
 void osc_calltree_release(struct osc_calltree *c)

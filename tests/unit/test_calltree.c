@@ -60,6 +60,9 @@ Test(calltree, basic_nesting)
  *   beta  [5,15)
  *   └─ gamma [6,8)     (inside beta, and inside alpha too: the later one wins)
  *   delta [11,12) is inside beta only
+ * Self times: the overlap [5,10) belongs to beta, the later one, so alpha
+ * keeps [0,5) and beta [5,15) less its children: 5 + 7 + 2 + 1 = 15, the
+ * union of the thread's windows, not 10 + 7 + 2 + 1.
  */
 Test(calltree, partial_overlap_is_counted_not_nested)
 {
@@ -70,7 +73,7 @@ Test(calltree, partial_overlap_is_counted_not_nested)
 		TX("delta", HOST_OP, 0, 11, 1, 0, 0, NULL),
 	};
 	static const struct want w[] = {
-		{ "alpha", "-", 0, 10 }, { "beta", "-", 0, 7 },
+		{ "alpha", "-", 0, 5 }, { "beta", "-", 0, 7 },
 		{ "gamma", "beta", 1, 2 }, { "delta", "beta", 1, 1 },
 	};
 	struct tx_analysis a;
