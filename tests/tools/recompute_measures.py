@@ -1,0 +1,540 @@
+#!/usr/bin/env python3
+"""Independent recomputation of the exclusive-time measures of `opscope report`.
+
+Written from the trace formats and the rules below, never from opscope's C
+code, so the two can check each other. Standard library only; reuses
+recompute.py's event reading, op classification and run windows, and
+recompute_tree.py's nesting rule.
+
+    recompute_measures.py [--by op|shape|path|run] [--runs SPEC] [--whole-trace]
+                          [--columns LIST] [--bases] TRACE
+
+prints CSV rows (op/path: name,count,total_us,self_us,self_pct,self_cum_pct,
+device_us,device_pct,device_cum_pct,device_total_us,kernels; shape: the same
+with input_type_shape after name; run: name,wall_us,host_busy_us,
+device_busy_us,device_busy_pct,device_idle_us,device_us,ops,kernels, without
+the device columns on a trace without device events), rows by total_us
+descending (run level: run index), ties by name. --bases prints
+host_busy_ns,device_time_ns of the selection instead. Importable: Measures.
+
+Rules implemented here:
+- host ops: recompute.py's op-level events; threads are (pid, tid) as text;
+- model order: ts ascending, dur descending, then file order;
+- self time: per thread, each instant belongs to the innermost active op, the
+  op LAST in model order among the thread's ops whose half-open window
+  [ts, ts+dur) holds it. Computed by cutting the thread's timeline at every
+  start and end into elementary segments and giving each segment to the
+  covering op of highest model rank (a heap with lazy removal), so per
+  thread the sum of self times is the length of the union of the op windows;
+- device events: cat kernel / Kernel, gpu_memcpy / gpu_memset and the 2021
+  Kineto Memcpy / Memset, in Kineto and ORT traces;
+- device event -> launch: the runtime call (cat cuda_runtime / cuda_driver /
+  Runtime) with the same args.correlation, the first in model order;
+  launch -> op: the op with the same args."External id" (first in model
+  order), else the innermost op of the launch's thread whose window holds the
+  launch's start (the latest in model order, as recompute_tree.innermost);
+- ORT device events without a launch: the op with the same
+  args.correlation_id, else the op with the same args.op_name whose window is
+  nearest the device event's start (0 inside it; ties: the earlier op in
+  model order); no link: unattributed;
+- device_us / kernels of an op instance: durations / number of the device
+  events attributed to it; device_total_us adds those of every op nested
+  under it (recompute_tree.nest over all ops, whatever their run);
+- runs: an op belongs to the window holding its start; a device event to the
+  run of its launch's start, else to the window holding its own start;
+- rows sum their selected instances; bases of the selection: host_busy = sum
+  of the self times of its ops, device_time = sum of the durations of its
+  device events; self_pct / device_pct divide by them (0 when the base is 0),
+  the cum columns accumulate in row order;
+- run level: one row per selected run holding ops: wall_us (window length,
+  the stored span without run markers), host_busy_us (sum of its ops' self
+  times), device_busy_us (length of the union of every device event of the
+  trace, clipped to the window), device_busy_pct, device_idle_us, device_us
+  and kernels (its device events), ops.
+All times are integer ns, printed as µs with 3 decimals; pct with 2.
+"""
+import argparse
+import bisect
+import csv
+import heapq
+import io
+import os
+import sys
+import threading
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import recompute  # noqa: E402
+import recompute_tree  # noqa: E402
+
+DEVICE_CATS = ("kernel", "Kernel", "gpu_memcpy", "gpu_memset", "Memcpy", "Memset")
+OP_COLUMNS = ["name", "count", "total_us", "self_us", "self_pct", "self_cum_pct",
+              "device_us", "device_pct", "device_cum_pct", "device_total_us", "kernels"]
+RUN_COLUMNS = ["name", "wall_us", "host_busy_us", "device_busy_us", "device_busy_pct",
+               "device_idle_us", "device_us", "ops", "kernels"]
+RUN_HOST_COLUMNS = ["name", "wall_us", "host_busy_us", "ops"]
+KEY_COLUMNS = {"op": ["name"], "path": ["name"], "shape": ["name", "input_type_shape"],
+               "run": ["name"]}
+
+
+# Read each file once: recompute.Trace reads it through recompute.load_events,
+# which this wrapper answers from the events already read by the same thread
+# (thread-local, so other threads and later calls read files as usual).
+_preloaded = threading.local()
+_plain_load_events = recompute.load_events
+
+
+def _load_events(path):
+    got = getattr(_preloaded, "value", None)
+    if got is not None and got[0] == path:
+        return got[1]
+    return _plain_load_events(path)
+
+
+recompute.load_events = _load_events
+
+
+def trace_and_events(path):
+    """(recompute.Trace of path, load_events(path)) reading the file once."""
+    loaded = _plain_load_events(path)
+    _preloaded.value = (path, loaded)
+    try:
+        return recompute.Trace(path), loaded
+    finally:
+        _preloaded.value = None
+
+
+def level_columns(level, has_device=True):
+    if level == "run":
+        return RUN_COLUMNS if has_device else RUN_HOST_COLUMNS
+    if level == "shape":
+        return ["name", "input_type_shape"] + OP_COLUMNS[1:]
+    return OP_COLUMNS
+
+
+def model_key(x):
+    return (x["ts"], -x["dur"], x["order"])
+
+
+def _args(e):
+    a = e.get("args")
+    return a if isinstance(a, dict) else {}
+
+
+def _hashable(v):
+    """An args value usable as a dict key (ids are numbers or text)."""
+    try:
+        hash(v)
+        return v
+    except TypeError:
+        return repr(v)
+
+
+def self_times(ops):
+    """Self time (ns) of each op dict (ts, end, rank, thread), by elementary segments.
+
+    Returns a list aligned with ops. Per thread: the sorted distinct start and
+    end times cut the timeline into segments; a segment belongs to the active
+    op of highest rank (model order), found on a max-heap of started ops from
+    which ended ones are dropped lazily."""
+    out = [0] * len(ops)
+    by_thread = {}
+    for i, o in enumerate(ops):
+        by_thread.setdefault(o["thread"], []).append(i)
+    for idx in by_thread.values():
+        idx.sort(key=lambda i: (ops[i]["ts"], ops[i]["rank"]))
+        cuts = sorted({ops[i]["ts"] for i in idx} | {ops[i]["end"] for i in idx})
+        heap = []
+        k = 0
+        for a, b in zip(cuts, cuts[1:]):
+            while k < len(idx) and ops[idx[k]]["ts"] <= a:
+                o = ops[idx[k]]
+                heapq.heappush(heap, (-o["rank"], o["end"], idx[k]))
+                k += 1
+            while heap and heap[0][1] <= a:
+                heapq.heappop(heap)
+            if heap:
+                out[heap[0][2]] += b - a
+    return out
+
+
+def union_length(intervals):
+    """Length of the union of (start, end) intervals."""
+    total = 0
+    cur_s = cur_e = None
+    for s, e in sorted(intervals):
+        if e <= s:
+            continue
+        if cur_e is None or s > cur_e:
+            if cur_e is not None:
+                total += cur_e - cur_s
+            cur_s, cur_e = s, e
+        elif e > cur_e:
+            cur_e = e
+    if cur_e is not None:
+        total += cur_e - cur_s
+    return total
+
+
+def merge_intervals(intervals):
+    out = []
+    for s, e in sorted(intervals):
+        if e <= s:
+            continue
+        if out and s <= out[-1][1]:
+            if e > out[-1][1]:
+                out[-1][1] = e
+        else:
+            out.append([s, e])
+    return out
+
+
+def clipped_length(merged, ends, lo, hi):
+    """Length of the merged (disjoint, sorted) intervals, whose ends are ends,
+    inside [lo, hi)."""
+    total = 0
+    for s, e in merged[bisect.bisect_right(ends, lo):]:
+        if s >= hi:
+            break
+        a, b = max(s, lo), min(e, hi)
+        if b > a:
+            total += b - a
+    return total
+
+
+def self_by_children(ops):
+    """The second, plain self time: per op dict (with parent from
+    recompute_tree.nest) its duration less the union of its children's
+    windows. Returns (list aligned with ops, threads with a partial overlap):
+    on those threads the two definitions differ, elsewhere they must agree."""
+    children = {}
+    for o in ops:
+        if o["parent"] is not None:
+            children.setdefault(id(o["parent"]), []).append(o)
+    out = [o["dur"] - union_length((c["ts"], c["end"]) for c in children.get(id(o), ()))
+           for o in ops]
+    partial = set()
+    by_thread = {}
+    for o in ops:
+        by_thread.setdefault(o["thread"], []).append(o)
+    for t, lst in by_thread.items():
+        lst.sort(key=model_key)
+        open_ = []
+        for o in lst:
+            while open_ and not (open_[-1]["end"] > o["ts"] and open_[-1]["end"] >= o["end"]):
+                if open_[-1]["end"] > o["ts"]:
+                    partial.add(t)
+                open_.pop()
+            open_.append(o)
+    return out, partial
+
+
+class Measures:
+    """The measures of one trace: per op instance self, device, device_total,
+    kernels; per device event its op and run."""
+
+    def __init__(self, path, whole=False):
+        self.path = path
+        self.tr, (raw, _, _) = trace_and_events(path)
+        tr = self.tr
+        complete = recompute._complete_events(raw)
+        self.ops = []
+        for ev, r in zip(tr.ops, tr.run_of_op):
+            e = complete[ev.order][0]
+            a = _args(e)
+            self.ops.append({"ev": ev, "name": ev.name, "key": ev.key, "shape": ev.shape,
+                             "ts": ev.ts, "dur": ev.dur, "end": ev.ts + ev.dur,
+                             "thread": ev.thread, "order": ev.order, "run": r,
+                             "ext": _hashable(a.get("External id")),
+                             "corr_id": _hashable(a.get("correlation_id")),
+                             "op_name": a.get("op_name")})
+        for rank, o in enumerate(sorted(self.ops, key=model_key)):
+            o["rank"] = rank
+        for o, s in zip(self.ops, self_times(self.ops)):
+            o["self"] = s
+            o["dev"] = 0
+            o["kernels"] = 0
+        recompute_tree.nest(self.ops)
+        self.devs = []
+        launches = {}
+        if tr.format in ("kineto", "ort"):
+            for order, (e, ts, dur) in enumerate(complete):
+                c = e.get("cat")
+                a = _args(e)
+                rec = {"name": str(e.get("name", "")), "ts": ts, "dur": dur, "end": ts + dur,
+                       "thread": (str(e.get("pid")), str(e.get("tid"))), "order": order,
+                       "corr": _hashable(a.get("correlation")),
+                       "ext": _hashable(a.get("External id")),
+                       "corr_id": _hashable(a.get("correlation_id")),
+                       "op_name": a.get("op_name")}
+                if c in DEVICE_CATS:
+                    self.devs.append(rec)
+                elif c in recompute.RUNTIME_CATS and rec["corr"] is not None:
+                    if rec["corr"] not in launches or \
+                            model_key(rec) < model_key(launches[rec["corr"]]):
+                        launches[rec["corr"]] = rec
+        self._link(launches)
+        # device_total: own plus every nested op's, children before parents.
+        for o in self.ops:
+            o["dev_total"] = o["dev"]
+        for o in sorted(self.ops, key=model_key, reverse=True):
+            if o["parent"] is not None:
+                o["parent"]["dev_total"] += o["dev_total"]
+        self.device_union = merge_intervals((d["ts"], d["end"]) for d in self.devs)
+        self.device_union_ends = [e for _, e in self.device_union]
+        if whole:
+            self.ignore_runs()
+
+    # ------------------------------------------------------------ linking
+
+    def _link(self, launches):
+        tr = self.tr
+        by_ext, by_corr_id, by_op_name = {}, {}, {}
+        for o in sorted(self.ops, key=model_key):
+            if o["ext"] is not None:
+                by_ext.setdefault(o["ext"], o)
+            if o["corr_id"] is not None:
+                by_corr_id.setdefault(o["corr_id"], o)
+            if isinstance(o["op_name"], str):
+                by_op_name.setdefault(o["op_name"], []).append(o)
+        threads = {}
+        for o in sorted(self.ops, key=model_key):
+            threads.setdefault(o["thread"], []).append(o)
+        starts = {t: [o["ts"] for o in lst] for t, lst in threads.items()}
+
+        def innermost(thread, ts):
+            lst = threads.get(thread, [])
+            i = bisect.bisect_right(starts.get(thread, []), ts)
+            while i > 0:
+                i -= 1
+                if lst[i]["end"] > ts:
+                    return lst[i]
+            return None
+
+        def nearest(name, ts):
+            best, best_d = None, None
+            for o in by_op_name.get(name, ()):
+                if o["ts"] <= ts < o["end"]:
+                    d = 0
+                elif ts < o["ts"]:
+                    d = o["ts"] - ts
+                else:
+                    d = ts - o["end"]
+                if best_d is None or d < best_d:  # model order: first wins ties
+                    best, best_d = o, d
+            return best
+
+        op_of_launch = {}
+        for d in self.devs:
+            launch = launches.get(d["corr"]) if d["corr"] is not None else None
+            op = None
+            if launch is not None:
+                key = id(launch)
+                if key not in op_of_launch:
+                    lop = by_ext.get(launch["ext"]) if launch["ext"] is not None else None
+                    op_of_launch[key] = lop or innermost(launch["thread"], launch["ts"])
+                op = op_of_launch[key]
+                d["run"] = tr._window_of(launch["ts"])
+            else:
+                d["run"] = tr._window_of(d["ts"])
+                if tr.format == "ort":
+                    if d["corr_id"] is not None:
+                        op = by_corr_id.get(d["corr_id"])
+                    if op is None and isinstance(d["op_name"], str):
+                        op = nearest(d["op_name"], d["ts"])
+            d["launch"] = launch
+            d["op"] = op
+            if op is not None:
+                op["dev"] += d["dur"]
+                op["kernels"] += 1
+
+    def ignore_runs(self):
+        """--whole-trace: one run holding every op and device event (the
+        links and self times do not depend on runs)."""
+        self.tr.ignore_runs()
+        for x in self.ops + self.devs:
+            x["run"] = 0
+        return self
+
+    # ------------------------------------------------------------ queries
+
+    @property
+    def has_device(self):
+        return bool(self.devs)
+
+    def selection(self, runs=None):
+        return recompute.parse_runs(runs, self.tr.nr_runs, self.tr.warmup)
+
+    def bases(self, runs=None):
+        """(host_busy, device_time) in ns of the selection."""
+        sel = self.selection(runs)
+        host = sum(o["self"] for o in self.ops if o["run"] is not None and o["run"] in sel)
+        dev = sum(d["dur"] for d in self.devs if d["run"] is not None and d["run"] in sel)
+        return host, dev
+
+    def attributed(self, runs=None):
+        """(device ns attributed to the selected ops, of which from device
+        events outside the selection)."""
+        sel = self.selection(runs)
+        total = outside = 0
+        for d in self.devs:
+            o = d["op"]
+            if o is not None and o["run"] is not None and o["run"] in sel:
+                total += d["dur"]
+                if d["run"] is None or d["run"] not in sel:
+                    outside += d["dur"]
+        return total, outside
+
+    def path_of(self, o, sel):
+        names = []
+        while o is not None:
+            if o["run"] is not None and o["run"] in sel:
+                names.append(o["name"])
+            o = o["parent"]
+        return "$$".join(reversed(names))
+
+    def rows(self, level="op", runs=None):
+        """Rows of a level: dicts with name (and shape), count and ns sums."""
+        if level == "run":
+            return self.run_rows(runs)
+        sel = self.selection(runs)
+        host_busy, device_time = self.bases(runs)
+        groups = {}
+        for o in self.ops:
+            if o["run"] is None or o["run"] not in sel:
+                continue
+            if level == "op":
+                key = (o["key"],)
+            elif level == "shape":
+                key = (o["key"], o["shape"])
+            elif level == "path":
+                key = (self.path_of(o, sel),)
+            else:
+                raise recompute.RecomputeError("unknown level %r" % level)
+            g = groups.get(key)
+            if g is None:
+                g = groups[key] = {"key": key, "name": key[0],
+                                   "shape": key[1] if level == "shape" else None,
+                                   "count": 0, "total": 0, "self": 0, "dev": 0,
+                                   "dev_total": 0, "kernels": 0}
+            g["count"] += 1
+            g["total"] += o["dur"]
+            g["self"] += o["self"]
+            g["dev"] += o["dev"]
+            g["dev_total"] += o["dev_total"]
+            g["kernels"] += o["kernels"]
+        rows = sorted(groups.values(), key=lambda g: (-g["total"],) + tuple(
+            k.encode("utf-8") for k in g["key"]))
+        cum_s = cum_d = 0.0
+        for g in rows:
+            g["self_pct"] = 100.0 * g["self"] / host_busy if host_busy else 0.0
+            g["device_pct"] = 100.0 * g["dev"] / device_time if device_time else 0.0
+            cum_s += g["self_pct"]
+            cum_d += g["device_pct"]
+            g["self_cum_pct"], g["device_cum_pct"] = cum_s, cum_d
+        return rows
+
+    def run_rows(self, runs=None):
+        sel = self.selection(runs)
+        tr = self.tr
+        per = {}
+        for o in self.ops:
+            if o["run"] is not None and o["run"] in sel:
+                p = per.setdefault(o["run"], {"ops": 0, "host_busy": 0})
+                p["ops"] += 1
+                p["host_busy"] += o["self"]
+        rows = []
+        for r in sorted(per):
+            p = per[r]
+            if tr.windows is None:
+                wall = tr.stored_span()
+                busy = sum(e - s for s, e in self.device_union)
+            else:
+                lo, wall = tr.windows[r]
+                busy = clipped_length(self.device_union, self.device_union_ends, lo, lo + wall)
+            mine = [d for d in self.devs if d["run"] == r]
+            rows.append({"key": (r,), "name": "%d: %s" % (r, tr.run_names[r]), "run": r,
+                         "wall": wall, "host_busy": p["host_busy"], "ops": p["ops"],
+                         "device_busy": busy, "device_idle": wall - busy,
+                         "device_busy_pct": 100.0 * busy / wall if wall else 0.0,
+                         "dev": sum(d["dur"] for d in mine), "kernels": len(mine)})
+        return rows
+
+    def thread_union_check(self, runs=None):
+        """Problems where a thread's host busy time (sum of self of the
+        selected ops on it) exceeds the union of their windows."""
+        sel = self.selection(runs)
+        per = {}
+        for o in self.ops:
+            if o["run"] is not None and o["run"] in sel:
+                p = per.setdefault(o["thread"], [0, []])
+                p[0] += o["self"]
+                p[1].append((o["ts"], o["end"]))
+        out = []
+        for t, (busy, iv) in sorted(per.items()):
+            u = union_length(iv)
+            if busy > u:
+                out.append("thread %s/%s: host busy %d ns > union %d ns" % (t[0], t[1], busy, u))
+        return out
+
+
+# ---------------------------------------------------------------- output
+
+def cell(row, col):
+    """CSV text of one column of a row (as opscope prints it)."""
+    us = recompute.us_exact
+    f = {
+        "name": lambda: row["name"],
+        "input_type_shape": lambda: row["shape"],
+        "count": lambda: str(row["count"]),
+        "total_us": lambda: us(row["total"]),
+        "self_us": lambda: us(row["self"]),
+        "self_pct": lambda: "%.2f" % row["self_pct"],
+        "self_cum_pct": lambda: "%.2f" % row["self_cum_pct"],
+        "device_us": lambda: us(row["dev"]),
+        "device_pct": lambda: "%.2f" % row["device_pct"],
+        "device_cum_pct": lambda: "%.2f" % row["device_cum_pct"],
+        "device_total_us": lambda: us(row["dev_total"]),
+        "kernels": lambda: str(row["kernels"]),
+        "wall_us": lambda: us(row["wall"]),
+        "host_busy_us": lambda: us(row["host_busy"]),
+        "device_busy_us": lambda: us(row["device_busy"]),
+        "device_busy_pct": lambda: "%.2f" % row["device_busy_pct"],
+        "device_idle_us": lambda: us(row["device_idle"]),
+        "ops": lambda: str(row["ops"]),
+    }.get(col)
+    if f is None:
+        raise recompute.RecomputeError("unknown column %r" % col)
+    return f()
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--by", default="op", choices=["op", "shape", "path", "run"])
+    ap.add_argument("--runs")
+    ap.add_argument("--whole-trace", action="store_true")
+    ap.add_argument("--columns", help="comma-separated columns (default: all of the level)")
+    ap.add_argument("--bases", action="store_true", help="print host_busy_ns,device_time_ns")
+    ap.add_argument("trace")
+    a = ap.parse_args(argv)
+    out = io.StringIO()
+    w = csv.writer(out, lineterminator="\n")
+    try:
+        m = Measures(a.trace, a.whole_trace)
+        if a.bases:
+            w.writerow(["host_busy_ns", "device_time_ns"])
+            w.writerow(m.bases(a.runs))
+        else:
+            cols = a.columns.split(",") if a.columns else level_columns(a.by, m.has_device)
+            rows = m.rows(a.by, a.runs)
+            w.writerow(cols)
+            for r in rows:
+                w.writerow([cell(r, c) for c in cols])
+    except recompute.RecomputeError as e:
+        print("recompute_measures: %s" % e, file=sys.stderr)
+        return 2
+    sys.stdout.write(out.getvalue())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
