@@ -62,13 +62,12 @@ struct report {
 static enum osc_status write_report(struct report *r, const struct osc_cli_view *v,
 				    struct osc_error *err)
 {
-	const char *keys[] = { "trace",	 "format", "level",	   "runs",	     "filter",
-			       "sort",	 "rows",   "host_busy_us", "device_time_us" };
+	const char *keys[9] = { "trace", "format", "level", "runs", "filter", "sort", "rows" };
 	const char *values[9];
-	struct osc_export_meta meta = { keys, values, 9 };
-	char busy[32], device[32];
+	struct osc_export_meta meta = { keys, values, 7 };
 	struct osc_agg_table_ctx ctx = { .trace = &r->trace, .agg = &r->agg, .names = &r->names };
 	struct osc_table table;
+	char busy[32], device[32];
 	enum osc_status st;
 
 	values[0] = osc_cli_input_name(v->path);
@@ -78,10 +77,17 @@ static enum osc_status write_report(struct report *r, const struct osc_cli_view 
 	values[4] = r->filter_text[0] ? r->filter_text : "none";
 	values[5] = r->sort_text;
 	values[6] = r->rows_text;
+	/* the bases of the level's percentages (aggregate.h) */
 	osc_format_us_int(r->agg.host_busy, busy, sizeof(busy));
 	osc_format_us_int(r->agg.device_time, device, sizeof(device));
-	values[7] = busy;
-	values[8] = device;
+	if (!osc_level_is_device(v->level)) {
+		keys[meta.nr] = "host_busy_us";
+		values[meta.nr++] = busy;
+	}
+	if (r->agg.has_device) {
+		keys[meta.nr] = "device_time_us";
+		values[meta.nr++] = device;
+	}
 	osc_agg_table(&ctx, &table);
 	st = osc_cli_write_table(v->output, v->format, &table, &meta, err);
 	/* After the write, so that a failure stays the one line on stderr. */

@@ -161,7 +161,8 @@ def check_truncated(res, d, label, data):
             t = recompute.Trace(path)
         except recompute.RecomputeError:
             t = None
-        p = testlib.run(["report", "--format", "csv", path], timeout=TIMEOUT)
+        p = testlib.run(["report", "--format", "csv", "--sort", "total", "--columns",
+                         ",".join(recompute.LEVEL_COLUMNS["op"]), path], timeout=TIMEOUT)
         probs = tolerated_problems(p)
         if not probs and p.rc == 0:
             errtxt = p.err.decode("utf-8", "replace")
@@ -240,7 +241,8 @@ def main():
                            ("float ts with exponent", b"1.5e300"),
                            ("ts 1e-400", b"1e-400")]:
             path = write(d, "big-%d.json" % len(label), tiny_ort(ts_big=big))
-            p = testlib.run(["report", "--format", "csv", path], timeout=TIMEOUT)
+            p = testlib.run(["report", "--format", "csv", "--sort", "total", "--columns",
+                         ",".join(recompute.LEVEL_COLUMNS["op"]), path], timeout=TIMEOUT)
             res.check("integer/number edge: " + label, tolerated_problems(p))
         big_dur = write(d, "bigdur.json", tiny_ort().replace(b'"dur" :50,',
                                                      b'"dur" :18446744073709551616,'))

@@ -7,8 +7,8 @@ Standard library only.
 
     recompute.py [--by op|shape|kernel|dims|run] [--runs SPEC] [--filter PAT]... [--regex RE] TRACE
 
-prints the same CSV as `opscope report --format csv` (rows by total
-descending, ties by name). Importable: load_trace(), Trace.rows().
+prints the same CSV as `opscope report --format csv --sort total --columns
+...` with these columns (rows by total descending, ties by name). Importable: load_trace(), Trace.rows().
 
 Rules implemented here:
 - times: ts/dur parsed as decimal.Decimal, ns = int(us * 1000) exactly;
@@ -32,10 +32,12 @@ Rules implemented here:
 - dims level: kernels keyed by (name, "bBXxBYxBZ,gGXxGYxGZ") from args
   grid/block lists or grid_x.. block_z, -1 when absent;
 - run level: one row per selected run holding ops, named "INDEX: NAME"
-  ("0: whole trace" without run markers), run_us the window's length;
+  ("0: whole trace" without run markers), wall_us the window's length, ops
+  their count; rows by wall time (the measures of a run are
+  recompute_measures.py's);
 - stats: mean = total/count, percentiles by linear interpolation between
-  closest ranks, sample stddev (0 for n == 1), pct = 100 * total / sum of
-  totals of all rows; cum_pct accumulates pct in row order.
+  closest ranks, sample stddev (0 for n == 1). Percentages and the self and
+  device measures are recompute_measures.py's.
 - truncated files: complete events before the cut are kept.
 """
 
@@ -53,14 +55,14 @@ import statistics
 import sys
 
 COLUMNS = ["name", "count", "total_us", "mean_us", "min_us", "max_us", "p50_us",
-           "p90_us", "p99_us", "stddev_us", "pct", "cum_pct"]
+           "p90_us", "p99_us", "stddev_us"]
 PER_RUN = ["count_per_run", "total_per_run_us"]
 LEVEL_COLUMNS = {
     "op": COLUMNS + PER_RUN,
     "kernel": COLUMNS + PER_RUN,
     "shape": ["name", "input_type_shape"] + COLUMNS[1:] + PER_RUN,
     "dims": ["name", "kernel_dimensions"] + COLUMNS[1:] + PER_RUN,
-    "run": ["name", "run_us"] + COLUMNS[1:],
+    "run": ["name", "wall_us", "ops"],
     "path": COLUMNS + PER_RUN,
 }
 
@@ -478,6 +480,8 @@ class Trace:
                     row["run_us"] = self.stored_span()
                 else:
                     row["run_us"] = self.windows[r][1]
+        if level == "run":
+            rows.sort(key=lambda r: _sort_key(level, r))
         return rows
 
 
@@ -555,7 +559,7 @@ def _sort_key(level, r):
     """Ties: run index, name bytes, then shape / dims (aggregate.h's identity)."""
     k = r["key"]
     if level == "run":
-        return (-r["total"], k[0])
+        return (-r["run_us"], k[0])
     if level == "shape":
         return (-r["total"], k[0].encode("utf-8"), k[1].encode("utf-8"))
     if level == "dims":
@@ -565,7 +569,6 @@ def _sort_key(level, r):
 
 def compute_rows(groups, level="op", nr_runs=1):
     rows = []
-    grand = sum(sum(v) for v in groups.values())
     for key, durs in groups.items():
         durs.sort()
         n = len(durs)
@@ -580,13 +583,9 @@ def compute_rows(groups, level="op", nr_runs=1):
             "p50": percentile(durs, 0.50), "p90": percentile(durs, 0.90),
             "p99": percentile(durs, 0.99),
             "stddev": statistics.stdev(durs) if n > 1 else 0.0,
-            "pct": 100.0 * total / grand if grand else 0.0,
         })
-    rows.sort(key=lambda r: _sort_key(level, r))
-    cum = 0.0
-    for r in rows:
-        cum += r["pct"]
-        r["cum_pct"] = cum
+    if level != "run":  # the run rows get their window first (run_us)
+        rows.sort(key=lambda r: _sort_key(level, r))
     return rows
 
 
@@ -601,15 +600,14 @@ def row_csv(r, level="op"):
     stats = [str(r["count"]), us_exact(r["total"]),
              "%.3f" % (r["mean"] / 1000), us_exact(r["min"]), us_exact(r["max"]),
              "%.3f" % (r["p50"] / 1000), "%.3f" % (r["p90"] / 1000),
-             "%.3f" % (r["p99"] / 1000), "%.3f" % (r["stddev"] / 1000),
-             "%.2f" % r["pct"], "%.2f" % r["cum_pct"]]
+             "%.3f" % (r["p99"] / 1000), "%.3f" % (r["stddev"] / 1000)]
     per_run = ["%.3f" % r["count_per_run"], "%.3f" % (r["total_per_run"] / 1000)]
     if level == "shape":
         return [r["name"], r["shape"]] + stats + per_run
     if level == "dims":
         return [r["name"], dims_text(r["dims"])] + stats + per_run
     if level == "run":
-        return [r["name"], us_exact(r["run_us"])] + stats
+        return [r["name"], us_exact(r["run_us"]), str(r["count"])]
     return [r["name"]] + stats + per_run
 
 
