@@ -256,7 +256,7 @@ unsigned osc_view_action(struct osc_tui *t, struct osc_view *v, enum osc_action 
 
 void osc_view_describe(struct osc_tui *t, struct osc_view *v, char *buf, size_t size, int part)
 {
-	char *runs, *filter;
+	char *runs, *filter, bases[256] = "";
 	int n = 0;
 
 	buf[0] = '\0';
@@ -270,7 +270,10 @@ void osc_view_describe(struct osc_tui *t, struct osc_view *v, char *buf, size_t 
 	}
 	runs = osc_runsel_describe(&t->sel, &t->runs);
 	filter = osc_filter_describe(&t->filter);
-	snprintf(buf, size, "%s | filter: %s", runs, *filter ? filter : "none");
+	if (v->ops->bases)
+		v->ops->bases(t, v, bases, sizeof(bases));
+	snprintf(buf, size, "%s | filter: %s%s%s", runs, *filter ? filter : "none",
+		 *bases ? " | " : "", bases);
 	free(runs);
 	free(filter);
 }

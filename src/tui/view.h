@@ -62,6 +62,8 @@ struct osc_view_ops {
 	unsigned (*action)(struct osc_tui *t, struct osc_view *v, enum osc_action a);
 	/* Title of the view for the header line. */
 	void (*title)(struct osc_tui *t, struct osc_view *v, char *buf, size_t size);
+	/* optional: the bases of the view's percentages, shown after the runs and filter */
+	void (*bases)(struct osc_tui *t, struct osc_view *v, char *buf, size_t size);
 	/* Detail of a row for the detail pane (NULL: none). */
 	void (*detail)(struct osc_tui *t, struct osc_view *v, size_t row, struct osc_lines *out);
 	/* Name used in export file names and the `report --by` level ("op"). */

@@ -259,6 +259,23 @@ static void table_title(struct osc_tui *t, struct osc_view *v, char *buf, size_t
 		 tv->job.running ? ", updating..." : "");
 }
 
+/* The bases of self_pct and device_pct (aggregate.h), over the selected runs. */
+static void table_bases(struct osc_tui *t, struct osc_view *v, char *buf, size_t size)
+{
+	struct table_view *tv = v->priv;
+	char busy[32], device[32];
+
+	(void)t;
+	osc_format_us_int(tv->agg.host_busy, busy, sizeof(busy));
+	osc_format_us_int(tv->agg.device_time, device, sizeof(device));
+	if (osc_level_is_device(tv->level))
+		snprintf(buf, size, "device time %s us", device);
+	else if (tv->agg.has_device)
+		snprintf(buf, size, "host busy %s us, device time %s us", busy, device);
+	else
+		snprintf(buf, size, "host busy %s us", busy);
+}
+
 static const char *table_export_name(struct osc_tui *t, struct osc_view *v)
 {
 	struct table_view *tv = v->priv;
@@ -303,16 +320,18 @@ static uint32_t median_event(const struct osc_trace *tr, const uint32_t *ev, siz
 }
 
 /* The bar chart: the row's total against the largest row's. */
+/* The row's leading measure (its default sort: device, self or total time) against the largest. */
 static double table_bar(struct osc_tui *t, struct osc_view *v, size_t row)
 {
 	struct table_view *tv = v->priv;
-	int64_t top = 1;
+	enum osc_stat by = osc_agg_default_sort(&tv->agg);
+	double top = 1;
 
 	(void)t;
 	for (size_t i = 0; i < tv->agg.nr; i++)
-		if (tv->agg.rows[i].total > top)
-			top = tv->agg.rows[i].total;
-	return (double)tv->agg.rows[row].total / (double)top;
+		if (osc_agg_value(&tv->agg, i, by) > top)
+			top = osc_agg_value(&tv->agg, i, by);
+	return osc_agg_value(&tv->agg, row, by) / top;
 }
 
 static void table_detail(struct osc_tui *t, struct osc_view *v, size_t row, struct osc_lines *out)
@@ -551,6 +570,7 @@ const struct osc_view_ops osc_view_table = {
 	.flex_col = 0,
 	.action = table_action,
 	.title = table_title,
+	.bases = table_bases,
 	.detail = table_detail,
 	.export_name = table_export_name,
 	.row_event = table_row_event,
