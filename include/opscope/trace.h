@@ -149,7 +149,8 @@ struct osc_thread {
 	_(NEGATIVE_DUR, "events with a negative dur (taken as 0)")              \
 	_(UNESCAPED_QUOTE, "strings with an unescaped quote (repaired)")        \
 	_(TRAILING_DATA, "data after the end of the trace ignored")             \
-	_(TOO_MANY_EVENTS, "events beyond 2^32-2 dropped")
+	_(TOO_MANY_EVENTS, "events beyond 2^32-2 dropped")                     \
+	_(REPEATED_CALL, "runtime rows repeating a call's correlation id (one kept per call)")
 
 enum osc_warn {
 #define OSC_WARN_ENUM(name, text) OSC_WARN_##name,

@@ -12,7 +12,16 @@
  * Thread keys are nsys's serialized globalTid: pid = (id >> 24) & 0xffffff,
  * tid = id & 0xffffff. Columns missing from older schemas read as NULL.
  *
+ * Nsight Systems 2022 exports record each CUDA API call twice: two rows of
+ * CUPTI_ACTIVITY_KIND_RUNTIME with the same correlationId. Each call is one
+ * event: of the rows with the same process (globalTid >> 24) and
+ * correlationId, the one with the longest span is kept (it covers the whole
+ * call), the first of them on a tie; the others are counted in
+ * OSC_WARN_REPEATED_CALL. Rows without a correlationId are all kept.
+ *
  * Limits:
+ * - The runtime rows are held in memory (48 bytes each) until the rows
+ *   repeating a call are known.
  * - NVTX ranges without an end (still open when the capture stopped) are
  *   dropped and counted as OSC_WARN_UNMATCHED_BEGIN.
  * - A start/end range belongs to the thread that started it.
@@ -42,37 +51,137 @@ static uint32_t host_thread(struct sq *q, int64_t gtid)
 	return sq_thread(q, gtid, pid_of(gtid), gtid & 0xffffff);
 }
 
-static enum osc_status runtime(struct sq *q)
+/* A CUDA API row, held until the rows repeating its call are known. */
+struct api_call {
+	int64_t start, end, gtid, corr;
+	osc_str name;
+	bool repeat; /* another row of the same call is kept instead */
+};
+
+struct api_calls {
+	struct api_call *v;
+	size_t nr, alloc;
+	uint32_t *slots; /* (process, correlation id) -> index in v, UINT32_MAX: empty */
+	size_t nslots;   /* power of two, more than twice nr */
+};
+
+static enum osc_status read_calls(struct sq *q, struct api_calls *c)
 {
 	static const char table[] = "CUPTI_ACTIVITY_KIND_RUNTIME";
 	static const char *const cols[] = { "start", "end", "globalTid", "correlationId" };
-	char *c;
+	char *cols_sql;
 	sqlite3_stmt *st;
 	int rc;
 
-	if (!sq_has_table(q, table))
-		return OSC_OK;
-	c = sq_columns(q, table, "r", cols, 4);
+	cols_sql = sq_columns(q, table, "r", cols, 4);
 	st = sq_prepare(q, table, "SELECT %s, s.value FROM %s r LEFT JOIN StringIds s ON s.id = %s",
-			c, table, sq_has_column(q, table, "nameId") ? "r.nameId" : "NULL");
-	free(c);
+			cols_sql, table,
+			sq_has_column(q, table, "nameId") ? "r.nameId" : "NULL");
+	free(cols_sql);
 	if (!st)
 		return q->lc->err->code;
 	while ((rc = sq_step(q, st, table)) == SQLITE_ROW) {
-		struct osc_event e = { .kind = OSC_KIND_RUNTIME, .ext_id = OSC_NO_ID };
-		const char *name;
-
-		e.corr = sq_int(st, 3, OSC_NO_ID);
-		e.thread = host_thread(q, sq_int(st, 2, 0));
-		e.name = sq_intern_col(q, st, 4);
-		name = osc_trace_str(q->t, e.name);
-		/* cuLaunchKernel is the driver API, cudaLaunchKernel the runtime */
-		e.cat = strncmp(name, "cu", 2) || !strncmp(name, "cuda", 4) ? q->cat_runtime
-									    : q->cat_driver;
-		sq_add(q, &e, sq_int(st, 0, 0), sq_int(st, 1, 0), NULL, 0);
+		OSC_GROW(c->v, c->nr + 1, c->alloc);
+		c->v[c->nr++] = (struct api_call){
+			.start = sq_int(st, 0, 0), .end = sq_int(st, 1, 0),
+			.gtid = sq_int(st, 2, 0), .corr = sq_int(st, 3, OSC_NO_ID),
+			.name = sq_intern_col(q, st, 4),
+		};
 	}
 	sqlite3_finalize(st);
 	return rc == SQLITE_DONE ? OSC_OK : q->lc->err->code;
+}
+
+/* A row's span as sq_add stores it (0 when negative or beyond 64 bits). */
+static int64_t call_span(const struct api_call *x)
+{
+	int64_t d;
+
+	return x->end < x->start || __builtin_sub_overflow(x->end, x->start, &d) ? 0 : d;
+}
+
+/* The slot of call i's (process, correlation id): the kept row's, or an empty one. */
+static size_t call_slot(const struct api_calls *c, size_t i)
+{
+	const struct api_call *x = &c->v[i];
+	uint64_t h = ((uint64_t)(x->gtid >> 24) * 0x9e3779b97f4a7c15u) ^
+		     ((uint64_t)x->corr * 0xc2b2ae3d27d4eb4fu);
+	size_t s = (size_t)(h ^ (h >> 29)) & (c->nslots - 1);
+
+	while (c->slots[s] != UINT32_MAX) {
+		const struct api_call *y = &c->v[c->slots[s]];
+
+		if (y->corr == x->corr && y->gtid >> 24 == x->gtid >> 24)
+			break;
+		s = (s + 1) & (c->nslots - 1);
+	}
+	return s;
+}
+
+/* Of the rows of one call (same process and correlation id), mark all but the longest. */
+static void mark_repeats(struct sq *q, struct api_calls *c)
+{
+	for (c->nslots = 16; c->nslots <= 2 * c->nr; c->nslots *= 2)
+		;
+	c->slots = osc_xmalloc(c->nslots * sizeof(*c->slots));
+	memset(c->slots, 0xff, c->nslots * sizeof(*c->slots));
+	for (size_t i = 0; i < c->nr; i++) {
+		size_t s;
+		struct api_call *kept;
+
+		if (c->v[i].corr == OSC_NO_ID)
+			continue;
+		s = call_slot(c, i);
+		if (c->slots[s] == UINT32_MAX) {
+			c->slots[s] = (uint32_t)i;
+			continue;
+		}
+		osc_trace_warn(q->t, OSC_WARN_REPEATED_CALL, OSC_NO_OFFSET);
+		kept = &c->v[c->slots[s]];
+		if (call_span(&c->v[i]) > call_span(kept)) {
+			kept->repeat = true;
+			c->slots[s] = (uint32_t)i;
+		} else {
+			c->v[i].repeat = true;
+		}
+	}
+}
+
+static void add_calls(struct sq *q, const struct api_calls *c)
+{
+	for (size_t i = 0; i < c->nr; i++) {
+		const struct api_call *x = &c->v[i];
+		struct osc_event e = { .kind = OSC_KIND_RUNTIME, .ext_id = OSC_NO_ID };
+		const char *name = osc_trace_str(q->t, x->name);
+
+		if (x->repeat)
+			continue;
+		e.corr = x->corr;
+		e.thread = host_thread(q, x->gtid);
+		e.name = x->name;
+		/* cuLaunchKernel is the driver API, cudaLaunchKernel the runtime */
+		e.cat = strncmp(name, "cu", 2) || !strncmp(name, "cuda", 4) ? q->cat_runtime
+									    : q->cat_driver;
+		sq_add(q, &e, x->start, x->end, NULL, 0);
+	}
+}
+
+/* CUDA runtime and driver calls, one event per call (see the top comment). */
+static enum osc_status runtime(struct sq *q)
+{
+	struct api_calls c = { 0 };
+	enum osc_status st;
+
+	if (!sq_has_table(q, "CUPTI_ACTIVITY_KIND_RUNTIME"))
+		return OSC_OK;
+	st = read_calls(q, &c);
+	if (st == OSC_OK) {
+		mark_repeats(q, &c);
+		add_calls(q, &c);
+	}
+	free(c.slots);
+	free(c.v);
+	return st;
 }
 
 static void nvtx_event_types(struct sq *q, struct nvtx_types *ty)

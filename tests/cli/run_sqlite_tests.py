@@ -8,7 +8,9 @@ projection rule), --run-range runs, standard input and gzip, and that no
 environment or host data is printed. Bad databases (cut short, garbage after
 the header, an SQLite file without profiler tables) exit 2 with one line.
 
-Uses samples/nvprof-lstm-pyprof.sql.gz always and, when ../shared/traces is
+Uses samples/nvprof-lstm-pyprof.sql.gz and a synthetic nsys 2022 export
+(tests/tools/make_nsys2022_db.py: every API call written twice, as nsys
+2022 does; each must count once) always and, when ../shared/traces is
 present, the nsys 2025/2024 exports and the plain nvprof file.
 """
 import csv
@@ -24,7 +26,8 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import testlib  # noqa: E402
-import sqlite_recompute as sr  # noqa: E402  (path set up by testlib)
+import make_nsys2022_db  # noqa: E402  (path set up by testlib)
+import sqlite_recompute as sr  # noqa: E402
 
 SHARED = ["nvfuser/report1.sqlite", "pipit/perlmutter-cloverleaf-cuda.sqlite",
           "profiling-lm/net.sql"]
@@ -143,6 +146,31 @@ def check_run_range(res, label, path, regex):
               problems)
 
 
+def check_nsys2022(res, path, made):
+    """Each API call of the nsys 2022 file once: in `info`, in launch time, in a warning."""
+    p = testlib.run(["info", path])
+    runtime = None
+    for line in p.text.splitlines():
+        if line.strip().startswith("by kind:"):
+            kinds = dict(part.split() for part in line.split(":", 1)[1].split(","))
+            runtime = int(kinds.get("runtime", 0))
+    problems = [] if p.rc == 0 and runtime == made["calls"] else \
+        ["runtime events %s, want %d calls (%d rows)" % (runtime, made["calls"], made["rows"])]
+    want = "%d runtime rows repeating a call's correlation id" % made["repeats"]
+    if want not in p.err.decode():
+        problems.append("stderr %r, want %r" % (p.err.decode()[:200], want))
+    res.check("nsys 2022: %d API calls in %d rows counted once by info" %
+              (made["calls"], made["rows"]), problems)
+    p = testlib.run(["tree", "--format", "csv", path])
+    rows = {r["name"].split("$$")[-1]: r for r in csv.DictReader(io.StringIO(p.text))}
+    want = dict(made["launch_ns"])
+    want["step"] = sum(want.values())  # the tree's launch time covers the subtree
+    got = {op: r["cuda launch duration (ms)"] for op, r in rows.items()}
+    problems = ["%s: launch %s ms, want %.6f" % (op, got.get(op), ns / 1e6)
+                for op, ns in sorted(want.items()) if got.get(op) != "%.6f" % (ns / 1e6)]
+    res.check("nsys 2022: launch time of each op counts each call once", problems)
+
+
 def check_one_line_error(res, name, args, stdin=None, expect_rc=2):
     p = testlib.run(args, stdin=stdin)
     lines = p.err_lines
@@ -193,10 +221,16 @@ def main():
                            "nvprof-sqlite"))
         else:
             res.skip(rel, "../shared/traces not present")
+    tmp = tempfile.TemporaryDirectory()
+    nsys2022 = os.path.join(tmp.name, "nsys2022.sqlite")
+    made = make_nsys2022_db.make(nsys2022)
+    traces.append(("synthetic nsys 2022", nsys2022, "nsys-sqlite"))
     for label, path, fmt in traces:
         check_levels(res, label, path)
         check_counts(res, label, path, fmt)
         check_gather(res, label, path)
+    check_nsys2022(res, nsys2022, made)
+    tmp.cleanup()
     check_run_range(res, "sample nvprof", sample, "embedding")
     nvfuser = testlib.shared("nvfuser/report1.sqlite")
     if nvfuser:

@@ -7,6 +7,8 @@ tests compare two implementations.
   kernels(path)  -> {name: (count, total_ns, min_ns, max_ns)}
   ranges(path)   -> {name: (count, total_ns, min_ns, max_ns)} for NVTX ranges
   counts(path)   -> {"runtime": n, "kernel": n, "memcpy": n, "memset": n, "op": n}
+                    (runtime: API calls; nsys 2022 writes each call twice, with the
+                    same correlationId, and a call counts once: see _NSYS_CALLS)
   gather(path)   -> [(op name, [kernel (start, end, registers, stream)...])...]
                     every NVTX range in start order with the kernels launched
                     by runtime calls on its thread inside its window
@@ -74,6 +76,23 @@ def _kernel_sql(db):
     return " UNION ALL ".join(parts)
 
 
+# One row per nsys API call: of the rows of one process (globalTid >> 24) with
+# one correlationId, the longest, the first on a tie; rows without an id all.
+_NSYS_CALLS = ("SELECT start, end, globalTid, correlationId FROM ("
+               " SELECT r.start, r.end, r.globalTid, r.correlationId,"
+               " ROW_NUMBER() OVER (PARTITION BY r.globalTid >> 24, r.correlationId"
+               " ORDER BY r.end - r.start DESC, r.rowid) AS nth"
+               " FROM CUPTI_ACTIVITY_KIND_RUNTIME r)"
+               " WHERE nth = 1 OR correlationId IS NULL")
+
+
+def nsys_calls(db):
+    """(start, end, globalTid, correlationId) of each API call of an nsys file."""
+    if "CUPTI_ACTIVITY_KIND_RUNTIME" not in _tables(db):
+        return []
+    return db.execute(_NSYS_CALLS).fetchall()
+
+
 def kernels(path):
     with connect(path) as db:
         return _stats((r[0], r[1]) for r in db.execute(_kernel_sql(db)))
@@ -110,7 +129,10 @@ def counts(path):
                 if table in tabs else 0
 
         sql = _range_sql(db)
-        runtime = n("CUPTI_ACTIVITY_KIND_RUNTIME") + n("CUPTI_ACTIVITY_KIND_DRIVER")
+        if "StringIds" in tabs:
+            runtime = len(nsys_calls(db))
+        else:
+            runtime = n("CUPTI_ACTIVITY_KIND_RUNTIME") + n("CUPTI_ACTIVITY_KIND_DRIVER")
         return {
             "runtime": runtime,
             "kernel": sum(1 for _ in db.execute(_kernel_sql(db))),
@@ -132,8 +154,7 @@ def gather(path):
         sql = _range_sql(db)
         ops = [] if sql is None else list(db.execute(sql))
         if nsys:
-            calls = db.execute("SELECT start, end, globalTid, correlationId "
-                               "FROM CUPTI_ACTIVITY_KIND_RUNTIME").fetchall()
+            calls = nsys_calls(db)
         else:
             calls = [(s, e, (p & 0xffffffff) << 32 | (t & 0xffffffff), c) for s, e, p, t, c in
                      db.execute("SELECT start, end, processId, threadId, correlationId "

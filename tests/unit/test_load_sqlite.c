@@ -297,6 +297,88 @@ Test(load_sqlite, nsys_gather_passes)
 	osc_runs_release(&r);
 }
 
+/*
+ * nsys 2022 writes each CUDA API call twice (same correlationId); each call
+ * is one event, the longer row kept, the first on a tie:
+ *   corr 9:  [150,160] [151,158]  -> [150,160]
+ *   corr 10: [200,205] [199,207]  -> [199,207]
+ *   corr 11: [300,310] [300,310]  -> the first
+ *   no corr: [400,401]            -> kept
+ *   corr 9 in another process     -> kept (not the same call)
+ * NVTX "step" [100,500] holds the calls of the first process; its kernels
+ * (corr 9, 10, 11) appear once each in the gather JSON.
+ */
+static const char nsys2022_db[] =
+	"CREATE TABLE StringIds (id INTEGER NOT NULL PRIMARY KEY, value TEXT NOT NULL);"
+	"INSERT INTO StringIds VALUES (1, 'cudaLaunchKernel_v7000'), (2, 'void k<int>(int)'),"
+	" (3, 'k'), (4, 'step'), (5, 'cudaGetLastError_v3020');"
+	"CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INTEGER NOT NULL, end INTEGER NOT NULL,"
+	" eventClass INTEGER NOT NULL, globalTid INTEGER, correlationId INTEGER,"
+	" nameId INTEGER NOT NULL, returnValue INTEGER NOT NULL, callchainId INTEGER);"
+	"INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES"
+	" (150, 160, 1, 282323165693308, 9, 1, 0, NULL), (151, 158, 1, 282323165693308, 9, 1, 0, NULL),"
+	" (200, 205, 1, 282323165693308, 10, 1, 0, NULL), (199, 207, 1, 282323165693308, 10, 1, 0, NULL),"
+	" (300, 310, 1, 282323165693308, 11, 1, 0, NULL), (300, 310, 1, 282323165693308, 11, 1, 0, NULL),"
+	" (400, 401, 1, 282323165693308, NULL, 5, 0, NULL),"
+	" (150, 170, 1, 282323182470524, 9, 1, 0, NULL);"
+	"CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER NOT NULL, end INTEGER NOT NULL,"
+	" deviceId INTEGER, streamId INTEGER, correlationId INTEGER, demangledName INTEGER,"
+	" shortName INTEGER, registersPerThread INTEGER, gridX INTEGER, gridY INTEGER,"
+	" gridZ INTEGER, blockX INTEGER, blockY INTEGER, blockZ INTEGER,"
+	" staticSharedMemory INTEGER, dynamicSharedMemory INTEGER);"
+	"INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES"
+	" (170, 190, 0, 7, 9, 2, 3, 18, 1, 1, 1, 128, 1, 1, 0, 0),"
+	" (210, 230, 0, 7, 10, 2, 3, 18, 1, 1, 1, 128, 1, 1, 0, 0),"
+	" (320, 340, 0, 7, 11, 2, 3, 18, 1, 1, 1, 128, 1, 1, 0, 0);"
+	"CREATE TABLE NVTX_EVENTS (start INTEGER NOT NULL, end INTEGER, eventType INTEGER NOT NULL,"
+	" rangeId INTEGER, text TEXT, globalTid INTEGER, endGlobalTid INTEGER, textId INTEGER,"
+	" domainId INTEGER);"
+	"INSERT INTO NVTX_EVENTS VALUES (100, 500, 59, NULL, NULL, 282323165693308, NULL, 4, 0);";
+
+/* The runtime event of correlation id corr on pid "50556". */
+static const struct osc_event *call_of(int64_t corr)
+{
+	const struct osc_event *found = NULL;
+
+	for (size_t i = 0; i < t.nr_events; i++) {
+		const struct osc_event *e = &t.events[i];
+
+		if (e->kind != OSC_KIND_RUNTIME || e->corr != corr ||
+		    strcmp(osc_trace_str(&t, t.threads[e->thread].pid), "50556"))
+			continue;
+		cr_assert_null(found, "two events of correlation id %lld", (long long)corr);
+		found = e;
+	}
+	cr_assert_not_null(found, "no event of correlation id %lld", (long long)corr);
+	return found;
+}
+
+Test(load_sqlite, nsys2022_repeated_calls)
+{
+	struct osc_runs r;
+	size_t calls = 0, kernels = 0;
+	char *buf;
+
+	make_db(nsys2022_db);
+	load_ok();
+	for (size_t i = 0; i < t.nr_events; i++)
+		calls += t.events[i].kind == OSC_KIND_RUNTIME;
+	cr_assert_eq(calls, 5);
+	cr_assert_eq(t.warnings[OSC_WARN_REPEATED_CALL].count, 3);
+	cr_assert_eq(call_of(9)->ts, 150);
+	cr_assert_eq(call_of(9)->dur, 10);
+	cr_assert_eq(call_of(10)->ts, 199);
+	cr_assert_eq(call_of(10)->dur, 8);
+	cr_assert_eq(call_of(11)->dur, 10);
+	osc_runs_detect(&t, &r);
+	buf = gather_text(&r);
+	for (const char *p = buf; (p = strstr(p, "\"stream_id\"")); p++)
+		kernels++;
+	cr_assert_eq(kernels, 3, "%s", buf);
+	free(buf);
+	osc_runs_release(&r);
+}
+
 Test(load_sqlite, not_a_trace)
 {
 	make_db("CREATE TABLE recipes (id INTEGER PRIMARY KEY, name TEXT);");
