@@ -39,7 +39,8 @@ Rules implemented here:
   model order); no link: unattributed;
 - device_us / kernels of an op instance: durations / number of the device
   events attributed to it; device_total_us adds those of every op nested
-  under it (recompute_tree.nest over all ops, whatever their run);
+  under it (recompute_tree.nest over all ops, whatever their run, with its
+  1 µs slack on legacy PyTorch traces);
 - runs: an op belongs to the window holding its start; a device event to the
   run of its launch's start, else to the window holding its own start;
 - rows sum their selected instances; bases of the selection: host_busy = sum
@@ -253,7 +254,7 @@ class Measures:
             o["self"] = s
             o["dev"] = 0
             o["kernels"] = 0
-        recompute_tree.nest(self.ops)
+        recompute_tree.nest(self.ops, recompute_tree.slack_of(tr))
         self.devs = []
         launches = {}
         if tr.format in ("kineto", "ort"):
