@@ -7,7 +7,7 @@ recompute.py's event reading, op classification and run windows, and
 recompute_tree.py's nesting rule.
 
     recompute_measures.py [--by op|shape|path|run] [--runs SPEC] [--whole-trace]
-                          [--columns LIST] [--bases] TRACE
+                          [--filter PAT]... [--regex RE] [--columns LIST] [--bases] TRACE
 
 prints CSV rows (op/path: name,count,total_us,self_us,self_pct,self_cum_pct,
 device_us,device_pct,device_cum_pct,device_total_us,kernels; shape: the same
@@ -393,15 +393,21 @@ class Measures:
             o = o["parent"]
         return "$$".join(reversed(names))
 
-    def rows(self, level="op", runs=None):
-        """Rows of a level: dicts with name (and shape), count and ns sums."""
+    def rows(self, level="op", runs=None, patterns=(), regex=None):
+        """Rows of a level: dicts with name (and shape), count and ns sums.
+        patterns / regex keep the instances whose name or op key matches
+        (recompute.py's filter); the pct bases stay unfiltered."""
         if level == "run":
             return self.run_rows(runs)
         sel = self.selection(runs)
         host_busy, device_time = self.bases(runs)
+        rx = recompute.re.compile(regex) if regex else None
         groups = {}
         for o in self.ops:
             if o["run"] is None or o["run"] not in sel:
+                continue
+            if (patterns or rx) and not (recompute._passes(o["name"], patterns, rx) or
+                                         recompute._passes(o["key"], patterns, rx)):
                 continue
             if level == "op":
                 key = (o["key"],)
@@ -513,6 +519,8 @@ def main(argv=None):
     ap.add_argument("--by", default="op", choices=["op", "shape", "path", "run"])
     ap.add_argument("--runs")
     ap.add_argument("--whole-trace", action="store_true")
+    ap.add_argument("--filter", action="append", default=[])
+    ap.add_argument("--regex")
     ap.add_argument("--columns", help="comma-separated columns (default: all of the level)")
     ap.add_argument("--bases", action="store_true", help="print host_busy_ns,device_time_ns")
     ap.add_argument("trace")
@@ -526,7 +534,7 @@ def main(argv=None):
             w.writerow(m.bases(a.runs))
         else:
             cols = a.columns.split(",") if a.columns else level_columns(a.by, m.has_device)
-            rows = m.rows(a.by, a.runs)
+            rows = m.rows(a.by, a.runs, a.filter, a.regex)
             w.writerow(cols)
             for r in rows:
                 w.writerow([cell(r, c) for c in cols])
