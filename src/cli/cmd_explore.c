@@ -55,7 +55,8 @@ static const struct osc_cli_option options[] = {
 	  MODE },
 	{ OPT_CSV, "csv", 0, "PREFIX", "also write PREFIX_{cpu,gpu}_kernel_times.csv", MODE },
 	{ OPT_COUNT, "count", 'c', "N", "list the top N rows (default 40)", MODE },
-	{ OPT_START, "start", 's', "N", "first run (default 1: skip the warm-up run 0)", MODE },
+	{ OPT_START, "start", 's', "N",
+	  "first run (default 1: skip the warm-up run 0; 0 when there is one run)", MODE },
 	{ OPT_END, "end", 'e', "N", "end run, exclusive (default: the last run + 1)", MODE },
 	{ OPT_MAPPING, "mapping", 'm', NULL, "op -> kernel mapping (PREFIX_op_kernel_mapping.csv)",
 	  MODE },
@@ -77,7 +78,7 @@ struct explore_args {
 	const char *path, *demangler, *csv, *gather, *run_range;
 	bool shape, dims, mapping, help, whole;
 	long count, start, end;
-	bool end_set;
+	bool start_set, end_set;
 	struct osc_filter filter;
 	enum osc_name_style style;
 };
@@ -165,6 +166,7 @@ static enum osc_status parse_args(struct explore_args *a, int argc, char **argv,
 						   "not a row count: '%s'", p.arg);
 			break;
 		case OPT_START:
+			a->start_set = true;
 			st = parse_long("--start", p.arg, &a->start, err);
 			break;
 		case OPT_END:
@@ -207,17 +209,33 @@ static enum osc_status parse_args(struct explore_args *a, int argc, char **argv,
 /* ---- run selection ---- */
 
 /*
- * The --runs spec of --start/--end, checked as profile_explorer checks them:
- * start in [-n, n), end in [-n, n) when given, at least one run.
+ * The first run when --start is not given: 1, skipping the warm-up run 0 as
+ * profile_explorer does, unless run 0 is the only one (profile_explorer then
+ * fails with "Invalid start index 1"): it is used, with a note on stderr.
  */
-static enum osc_status runs_spec(const struct explore_args *a, size_t n, char *buf,
+static long default_start(const struct explore_args *a, const struct osc_runs *runs)
+{
+	if (a->start_set || runs->nr != 1)
+		return a->start;
+	fprintf(stderr,
+		"opscope: note: one run only (%s): analyzing it, not skipping it as warm-up\n",
+		osc_run_source_name(runs->source));
+	return 0;
+}
+
+/*
+ * The --runs spec of start (--start or its default) and --end, checked as
+ * profile_explorer checks them: start in [-n, n), end in [-n, n) when given,
+ * at least one run.
+ */
+static enum osc_status runs_spec(const struct explore_args *a, long start, size_t n, char *buf,
 				 size_t size, long *first, long *last, struct osc_error *err)
 {
-	long nr = (long)n, start = a->start, end = a->end_set ? a->end : nr;
+	long nr = (long)n, end = a->end_set ? a->end : nr;
 
 	if (start < -nr || start >= nr)
 		return osc_error_set(err, OSC_RANGE, "--start", OSC_NO_OFFSET, NULL,
-				     "invalid start index %ld (%zu runs)", a->start, n);
+				     "invalid start index %ld (%zu runs)", start, n);
 	if (a->end_set && (end < -nr || end >= nr))
 		return osc_error_set(err, OSC_RANGE, "--end", OSC_NO_OFFSET, NULL,
 				     "invalid end index %ld (%zu runs)", a->end, n);
@@ -504,7 +522,8 @@ static enum osc_status select_runs(struct explore *x, struct osc_error *err)
 		free(desc);
 		return OSC_OK;
 	}
-	st = runs_spec(&x->a, x->runs.nr, spec, sizeof(spec), &first, &last, err);
+	st = runs_spec(&x->a, default_start(&x->a, &x->runs), x->runs.nr, spec, sizeof(spec),
+		       &first, &last, err);
 	if (st != OSC_OK)
 		return st;
 	printf("Analyzing %ld model run(s): %ld-%ld.\n", last - first + 1, first, last);

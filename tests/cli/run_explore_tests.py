@@ -18,6 +18,10 @@ Differences by design (documented in man/opscope.1, EXPLORE) are not tested
 here: on the traces used, position-split and time-window runs hold the same
 events (ORT writes model_run after its nodes).
 
+A trace with a single run (one model_run, one ProfilerStep): profile_explorer
+fails there ("Invalid start index 1": its default --start 1 skips a warm-up
+run); opscope analyzes run 0 with one note on stderr, as `--start 0` does.
+
 Errors: an invalid --start/--end, an empty range or a --gather that is not
 a list must exit 2 with one "opscope: " line.
 """
@@ -87,7 +91,10 @@ ERRORS = [
     ("count-negative", ORT, ["-c", "-1"]),
     ("no-trace", None, ["-m"]),
     ("bad-run-range", ORT, ["--run-range", "("]),
+    # an explicit --start 1 is still checked, one run or not
+    ("start-1-one-run", "samples/ort-riscv-resnet50-gemmini.json", ["-s", "1"]),
 ]
+ONE_RUN_NOTE = "opscope: note: one run only (%s): analyzing it, not skipping it as warm-up"
 
 
 def read_csv(path):
@@ -233,6 +240,52 @@ def check_run_range():
     return problems
 
 
+def one_run_trace(tmp, src, keep, name):
+    """A copy of src (JSON array or object, gzip or not) with the events keep() takes."""
+    import json
+    data = ref.load(os.path.join(testlib.ROOT, src))
+    path = os.path.join(tmp, name)
+    with open(path, "w") as f:
+        json.dump([e for i, e in enumerate(data) if keep(i, e)], f)
+    return path
+
+
+def check_one_run_ort(tmp):
+    """One model_run: the ORT sample cut after its first model_run (file order, as
+    profile_explorer splits), checked against the reference with --start 0."""
+    data = ref.load(os.path.join(testlib.ROOT, ORT))
+    first = next(i for i, e in enumerate(data) if e.get("name") == "model_run")
+    path = one_run_trace(tmp, ORT, lambda i, e: i <= first, "ort-one-run.json")
+    problems = []
+    try:
+        ref.compute(path)
+        problems.append("profile_explorer_ref takes the default --start 1 on one run")
+    except ref.RefError as e:
+        if "Invalid start index 1" not in str(e):
+            problems.append("profile_explorer_ref: %s" % e)
+    problems += check("ort-one-run", path, [], {"start": 0}, tmp)
+    p = testlib.run(["explore", path])
+    if p.err_lines != [ONE_RUN_NOTE % "model_run"]:
+        problems.append("stderr %r" % p.err_lines)
+    return problems
+
+
+def check_one_run_same_as_start0(path, source):
+    """explore on a one-run trace prints what `explore -s 0` prints, plus one note."""
+    p = testlib.run(["explore", "-m", path])
+    q = testlib.run(["explore", "-m", "-s", "0", path])
+    if p.rc != 0 or q.rc != 0:
+        return ["opscope " + p.describe(), q.describe()]
+    problems = []
+    if "Analyzing 1 model run(s): 0-0." not in p.text:
+        problems.append("no 'Analyzing 1 model run(s): 0-0.' in %r" % p.text[:200])
+    if p.text != q.text:
+        problems.append("stdout differs from explore -s 0")
+    if p.err_lines != [ONE_RUN_NOTE % source] or q.err_lines:
+        problems.append("stderr %r / with -s 0: %r" % (p.err_lines, q.err_lines))
+    return problems
+
+
 def main():
     res = testlib.Results()
     tmp = tempfile.mkdtemp(prefix="opscope-explore-")
@@ -255,6 +308,19 @@ def main():
         res.check("explore --whole-trace equals profile_explorer without model_run",
                   check_whole(tmp))
         res.check("explore --run-range", check_run_range())
+        res.check("explore one model_run: run 0 with a note, as profile_explorer -s 0",
+                  check_one_run_ort(tmp))
+        kineto = one_run_trace(tmp, "samples/kineto-sampled-rank0.json.gz",
+                               lambda i, e: e.get("name") != "ProfilerStep#552",
+                               "kineto-one-step.json")
+        res.check("explore one ProfilerStep (sample less its second step) as -s 0",
+                  check_one_run_same_as_start0(kineto, "ProfilerStep"))
+        bert = testlib.shared("tracelens/h100/gaunernst_bert-small-uncased__1016001.json.gz")
+        if bert:
+            res.check("explore one ProfilerStep (shared tracelens bert) as -s 0",
+                      check_one_run_same_as_start0(bert, "ProfilerStep"))
+        else:
+            res.skip("explore one ProfilerStep (shared tracelens bert)", "not in the collection")
         for label, trace, args in ERRORS:
             argv = ["explore"] + args + ([os.path.join(testlib.ROOT, trace)] if trace else [])
             p = testlib.run(argv)
