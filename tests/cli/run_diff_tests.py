@@ -27,12 +27,14 @@ import decimal
 import io
 import json
 import os
+import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import testlib  # noqa: E402
 import recompute  # noqa: E402
 import diff_recompute  # noqa: E402
+import recompute_measures  # noqa: E402
 
 UPDATE = "--update" in sys.argv
 NOOPT = "samples/ort-cnn-noopt.json"
@@ -231,11 +233,11 @@ def us_ns(text):
     return int(decimal.Decimal(text) * 1000)
 
 
-def report_totals(trace, *args):
-    """{name: total ns} of `opscope report`, rows of the same name summed."""
+def report_totals(trace, *args, col="total_us"):
+    """{name: ns of col} of `opscope report`, rows of the same name summed."""
     out = {}
     for r in csv_rows(run(["report", "-F", "csv", trace] + list(args))):
-        out[r["name"]] = out.get(r["name"], 0) + us_ns(r["total_us"])
+        out[r["name"]] = out.get(r["name"], 0) + us_ns(r[col])
     return out
 
 
@@ -290,7 +292,9 @@ def check_runs_as_report():
                "diff %s: stderr names both sides' runs" % " ".join(opts), p.describe())
         p = run(["whatif", "--by", level, "--no-demangle", "-x", "nothing=2", "-F", "csv",
                  trace] + opts)
-        got = {r["name"]: us_ns(r["total_us"]) for r in csv_rows(p)}
+        col = "total_us" if level == "kernel" else "self_us"  # what whatif projects
+        got = {r["name"]: us_ns(r[col]) for r in csv_rows(p)}
+        want = report_totals(trace, "--by", level, "--no-demangle", *opts, col=col)
         report(got and got == want, "whatif %s: runs as report's" % " ".join(opts),
                p.describe())
     # ORT's default skips the warm-up run 0; the whole trace holds it.
@@ -330,6 +334,64 @@ def check_whatif_recompute():
     ceiling = "%.3fx" % (total / (total - conv))
     report(("ceiling %s" % ceiling).encode() in p.err, "whatif ceiling recomputed",
            p.err.decode() + " want " + ceiling)
+
+
+def nested_whatif(trace, rules):
+    """What whatif's summary must say, recomputed from whatif.h's model on
+    recompute_measures.py's ops: each op's self (and own device) time divided
+    by the factor of the innermost op around it that a rule names."""
+    m = recompute_measures.Measures(trace)
+    sel = m.selection(None)
+    ops = [o for o in m.ops if o["run"] is not None and o["run"] in sel]
+
+    def factor(o):
+        while o is not None:
+            if o["name"] in rules:
+                return rules[o["name"]]
+            o = o["parent"]
+        return 1
+
+    busy = sum(o["self"] for o in ops)
+    saved = sum(o["self"] - o["self"] / factor(o) for o in ops)
+    affected = sum(o["self"] for o in ops if factor(o) != 1)
+    dev_saved = sum(o["dev"] - o["dev"] / factor(o) for o in ops)
+    device_time, runs = m.bases(None)[1], len(sel)
+    text = "host busy %s us -> %s us (%.3fx), %.2f%% of it affected, ceiling %s" % (
+        recompute.us_exact(busy // runs), "%.3f" % ((busy - saved) / runs / 1000),
+        busy / (busy - saved), 100.0 * affected / busy,
+        "%.3fx" % (busy / (busy - affected)) if affected < busy else "unbounded")
+    if device_time:
+        text += "; device time %s us -> %s us" % (
+            recompute.us_exact(device_time // runs),
+            "%.3f" % ((device_time - dev_saved) / runs / 1000))
+    return text
+
+
+NUM = r"[0-9]+\.[0-9]+"
+
+
+def check_whatif_nested():
+    """whatif on nested ops: rules on an op and on ops inside it do not compound."""
+    traces = [os.path.join(testlib.ROOT, "tests/data/measures-nested.json")]
+    bert = testlib.shared("tracelens/h100/gaunernst_bert-small-uncased__1016001.json.gz")
+    traces += [bert] if bert else []
+    for trace in traces:
+        for rules in ({"aten::linear": 2}, {"aten::linear": 2, "aten::addmm": 2},
+                      {"aten::linear": 2, "aten::addmm": 4}, {"aten::addmm": 3}):
+            args = ["whatif", "-F", "csv", trace]
+            for k, v in rules.items():
+                args += ["-x", "%s=%g" % (k, v)]
+            p = run(args)
+            want = nested_whatif(trace, rules)
+            got = p.err.decode()
+            got = got[got.find("host busy"):]
+            # the same words; numbers within a rounding step of the last digit
+            same = p.rc == 0 and re.sub(NUM, "#", want) == re.sub(NUM, "#", got)[:len(
+                re.sub(NUM, "#", want))] and all(
+                abs(float(a) - float(b)) <= 0.0015 for a, b in
+                zip(re.findall(NUM, want), re.findall(NUM, got)))
+            report(same, "whatif %s on %s recomputed" % (rules, os.path.basename(trace)),
+                   "want %r in %r" % (want, got))
 
 
 ERRORS = [
@@ -375,6 +437,7 @@ def main():
     check_runs_as_report()
     check_changed_subset()
     check_whatif_recompute()
+    check_whatif_nested()
     check_errors()
     print("%d passed, %d failed" % (passed, failed))
     return 1 if failed else 0

@@ -27,9 +27,12 @@ import os
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import recompute  # noqa: E402
+import recompute_measures  # noqa: E402
 
 COLUMNS = ["name", "side", "base_total_us", "other_total_us", "delta_us", "delta_pct", "ratio",
-           "base_count", "other_count", "base_mean_us", "other_mean_us"]
+           "base_count", "other_count", "base_mean_us", "other_mean_us",
+           "base_self_us", "other_self_us", "delta_self_us",
+           "base_device_us", "other_device_us", "delta_device_us"]
 
 # diff.h: the short codes of element types.
 CODES = {"float": "f", "float32": "f", "fp32": "f", "f32": "f", "double": "d",
@@ -76,9 +79,16 @@ def label(args):
     return s + ("->" + outs if outs else "")
 
 
+def op_costs(path):
+    """{(name, ts, dur): (self, dev)} of the trace's ops (recompute_measures)."""
+    m = recompute_measures.Measures(path)
+    return {(o["name"], o["ts"], o["dur"]): (o["self"], o["dev"]) for o in m.ops}
+
+
 def ort_shape_groups(path, runs, match):
-    """{label: [dur, ...]} of an ORT profile's selected Node ops."""
+    """{label: [(dur, self, dev), ...]} of an ORT profile's selected Node ops."""
     t = recompute.Trace(path)
+    costs = op_costs(path)
     if t.format != "ort":
         raise recompute.RecomputeError("%s: shape labels are recomputed for ORT only" % path)
     sel = recompute.parse_runs(runs, t.nr_runs, t.warmup)
@@ -95,27 +105,33 @@ def ort_shape_groups(path, runs, match):
         if run is None or run not in sel:
             continue
         args = e.get("args") if isinstance(e.get("args"), dict) else {}
-        ops.append((run, ts, -dur, i, label(args), dur))
+        ops.append((run, ts, -dur, i, label(args), (dur,) + costs[(name, ts, dur)]))
     ops.sort()
     groups, seen = {}, {}
-    for run, _, _, _, lab, dur in ops:
+    for run, _, _, _, lab, cost in ops:
         if match == "occurrence":
             k = seen.get((run, lab), 0)
             seen[(run, lab)] = k + 1
             lab = "%s[%d]" % (lab, k)
-        groups.setdefault(lab, []).append(dur)
+        groups.setdefault(lab, []).append(cost)
     return groups
 
 
 def name_groups(path, level, runs, whole=False):
+    """{name: (count, total, self, device)} of a trace's rows at level."""
     t = recompute.Trace(path)
     if whole:
         t.ignore_runs()
-    return {r["name"]: (r["count"], r["total"]) for r in t.rows(level, runs)}
+    if level == "kernel":
+        return {r["name"]: (r["count"], r["total"], 0, r["total"]) for r in t.rows(level, runs)}
+    m = recompute_measures.Measures(path, whole)
+    return {r["name"]: (r["count"], r["total"], r["self"], r["dev"])
+            for r in m.rows(level, runs)}
 
 
 def summarise(groups):
-    return {k: (len(v), sum(v)) for k, v in groups.items()}
+    return {k: (len(v), sum(c[0] for c in v), sum(c[1] for c in v), sum(c[2] for c in v))
+            for k, v in groups.items()}
 
 
 def half_away(x, quantum):
@@ -134,8 +150,8 @@ def mean_us(count, total):
 def rows(base, other):
     out = []
     for key in set(base) | set(other):
-        bc, bt = base.get(key, (0, 0))
-        oc, ot = other.get(key, (0, 0))
+        bc, bt, bs, bd = base.get(key, (0, 0, 0, 0))
+        oc, ot, os_, od = other.get(key, (0, 0, 0, 0))
         side = "-" if not oc else "+" if not bc else "="
         delta = ot - bt
         pct = ratio = ""
@@ -145,7 +161,10 @@ def rows(base, other):
             ratio = "%.3f" % (ot / bt)
         out.append((abs(delta), key, [key, side, recompute.us_exact(bt), recompute.us_exact(ot),
                                       recompute.us_exact(delta), pct, ratio, str(bc), str(oc),
-                                      mean_us(bc, bt), mean_us(oc, ot)]))
+                                      mean_us(bc, bt), mean_us(oc, ot),
+                                      recompute.us_exact(bs), recompute.us_exact(os_),
+                                      recompute.us_exact(os_ - bs), recompute.us_exact(bd),
+                                      recompute.us_exact(od), recompute.us_exact(od - bd)]))
     out.sort(key=lambda r: (-r[0], r[1].encode("utf-8")))
     return [r[2] for r in out]
 
