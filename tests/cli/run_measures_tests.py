@@ -191,6 +191,25 @@ Relu,1,10.000,10.000,3.000,3.000,1
         ("bases", "all", "100.000,32.000"),
         ("bases", "0", "50.000,17.000"),
     ],
+    # Links by flow (correlate.h): k_flow (no correlation) and
+    # k_corr_unmatched (a correlation no runtime call has) by ac2g flows from
+    # the launch at 5 in op_a, k_old_flow by an async_gpu flow from op_b's
+    # launch; k_corr by correlation. Runs follow correlation ids only, so the
+    # three flow-linked kernels are in run 1 (their own start) while their
+    # ops are in run 0; run 1 has no op, so no run row.
+    "tests/data/measures-flow.json": [
+        ("op", None, """
+op_a,1,20.000,20.000,12.000,12.000,2
+op_b,1,20.000,20.000,3.000,3.000,2
+"""),
+        ("op", "1", ""),
+        ("run", "all", """
+0: ProfilerStep#1,30.000,40.000,2.000,28.000,2.000,2,1
+"""),
+        ("bases", None, "40.000,15.000"),
+        ("bases", "0", "40.000,2.000"),
+        ("bases", "1", "0.000,13.000"),
+    ],
 }
 
 

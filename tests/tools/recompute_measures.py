@@ -29,7 +29,9 @@ Rules implemented here:
 - device events: cat kernel / Kernel, gpu_memcpy / gpu_memset and the 2021
   Kineto Memcpy / Memset, in Kineto and ORT traces;
 - device event -> launch: the runtime call (cat cuda_runtime / cuda_driver /
-  Runtime) with the same args.correlation, the first in model order;
+  Runtime) with the same args.correlation, the first in model order; else
+  (correlate.h's FLOW) the runtime call whose window holds the start (s) of
+  an ac2g / async_gpu flow ending (f) on the device event's thread and ts;
   launch -> op: the op with the same args."External id" (first in model
   order), else the innermost op of the launch's thread whose window holds the
   launch's start (the latest in model order, as recompute_tree.innermost);
@@ -42,7 +44,8 @@ Rules implemented here:
   under it (recompute_tree.nest over all ops, whatever their run, with its
   1 µs slack on legacy PyTorch traces);
 - runs: an op belongs to the window holding its start; a device event to the
-  run of its launch's start, else to the window holding its own start;
+  run of its launch's start (by correlation id only, runs.h), else to the
+  window holding its own start;
 - rows sum their selected instances; bases of the selection: host_busy = sum
   of the self times of its ops, device_time = sum of the durations of its
   device events; self_pct / device_pct divide by them (0 when the base is 0),
@@ -68,6 +71,7 @@ import recompute  # noqa: E402
 import recompute_tree  # noqa: E402
 
 DEVICE_CATS = ("kernel", "Kernel", "gpu_memcpy", "gpu_memset", "Memcpy", "Memset")
+FLOW_CATS = ("ac2g", "async_cpu_to_gpu", "async_gpu")
 OP_COLUMNS = ["name", "count", "total_us", "self_us", "self_pct", "self_cum_pct",
               "device_us", "device_pct", "device_cum_pct", "device_total_us", "kernels"]
 RUN_COLUMNS = ["name", "wall_us", "host_busy_us", "device_busy_us", "device_busy_pct",
@@ -257,6 +261,7 @@ class Measures:
         recompute_tree.nest(self.ops, recompute_tree.slack_of(tr))
         self.devs = []
         launches = {}
+        self.runtime = []  # every runtime call, for the flow links
         if tr.format in ("kineto", "ort"):
             for order, (e, ts, dur) in enumerate(complete):
                 c = e.get("cat")
@@ -269,11 +274,13 @@ class Measures:
                        "op_name": a.get("op_name")}
                 if c in DEVICE_CATS:
                     self.devs.append(rec)
-                elif c in recompute.RUNTIME_CATS and rec["corr"] is not None:
-                    if rec["corr"] not in launches or \
-                            model_key(rec) < model_key(launches[rec["corr"]]):
+                elif c in recompute.RUNTIME_CATS:
+                    self.runtime.append(rec)
+                    if rec["corr"] is not None and (
+                            rec["corr"] not in launches or
+                            model_key(rec) < model_key(launches[rec["corr"]])):
                         launches[rec["corr"]] = rec
-        self._link(launches)
+        self._link(launches, self._flow_launches(raw))
         # device_total: own plus every nested op's, children before parents.
         for o in self.ops:
             o["dev_total"] = o["dev"]
@@ -287,7 +294,45 @@ class Measures:
 
     # ------------------------------------------------------------ linking
 
-    def _link(self, launches):
+    def _flow_launches(self, raw):
+        """{(thread, ts): runtime call} for the device events a flow links:
+        an ac2g / async_gpu flow whose end (f) sits at that thread and ts and
+        whose start (s) lies in the window of a runtime call of its thread
+        (the latest in model order holding it)."""
+        starts, ends = {}, []
+        for e in raw:
+            if not isinstance(e, dict) or e.get("ph") not in ("s", "f"):
+                continue
+            if e.get("cat") not in FLOW_CATS and e.get("name") not in FLOW_CATS:
+                continue
+            ts = recompute.to_ns(e.get("ts"))
+            fid = _hashable(e.get("id"))
+            if ts is None or fid is None:
+                continue
+            thread = (str(e.get("pid")), str(e.get("tid")))
+            if e["ph"] == "s":
+                starts.setdefault(fid, (thread, ts))
+            else:
+                ends.append((fid, thread, ts))
+        calls = {}
+        for r in sorted(self.runtime, key=model_key):
+            calls.setdefault(r["thread"], []).append(r)
+        out = {}
+        for fid, thread, ts in ends:
+            if fid not in starts or (thread, ts) in out:
+                continue
+            s_thread, s_ts = starts[fid]
+            holder = None
+            for r in calls.get(s_thread, ()):
+                if r["ts"] > s_ts:
+                    break
+                if s_ts < r["end"]:
+                    holder = r
+            if holder is not None:
+                out[(thread, ts)] = holder
+        return out
+
+    def _link(self, launches, flow_launches):
         tr = self.tr
         by_ext, by_corr_id, by_op_name = {}, {}, {}
         for o in sorted(self.ops, key=model_key):
@@ -327,6 +372,9 @@ class Measures:
         op_of_launch = {}
         for d in self.devs:
             launch = launches.get(d["corr"]) if d["corr"] is not None else None
+            run_launch = launch  # the run follows the correlation id only (runs.h)
+            if launch is None:
+                launch = flow_launches.get((d["thread"], d["ts"]))
             op = None
             if launch is not None:
                 key = id(launch)
@@ -334,14 +382,12 @@ class Measures:
                     lop = by_ext.get(launch["ext"]) if launch["ext"] is not None else None
                     op_of_launch[key] = lop or innermost(launch["thread"], launch["ts"])
                 op = op_of_launch[key]
-                d["run"] = tr._window_of(launch["ts"])
-            else:
-                d["run"] = tr._window_of(d["ts"])
-                if tr.format == "ort":
-                    if d["corr_id"] is not None:
-                        op = by_corr_id.get(d["corr_id"])
-                    if op is None and isinstance(d["op_name"], str):
-                        op = nearest(d["op_name"], d["ts"])
+            elif tr.format == "ort":
+                if d["corr_id"] is not None:
+                    op = by_corr_id.get(d["corr_id"])
+                if op is None and isinstance(d["op_name"], str):
+                    op = nearest(d["op_name"], d["ts"])
+            d["run"] = tr._window_of((run_launch or d)["ts"])
             d["launch"] = launch
             d["op"] = op
             if op is not None:
