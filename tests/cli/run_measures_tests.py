@@ -210,6 +210,20 @@ op_b,1,20.000,20.000,3.000,3.000,2
         ("bases", "0", "40.000,2.000"),
         ("bases", "1", "0.000,13.000"),
     ],
+    # A graph launched from Python: cudaGraphLaunch at 15 lies in no cpu_op,
+    # so the innermost python_function / user_annotation around it,
+    # "## forward ##" [12,20) (not graph_replay [0,30)), becomes an op and
+    # gets both graph kernels; "unrelated" launches nothing and stays out.
+    "tests/data/measures-frames.json": [
+        ("op", None, """
+## forward ##,1,8.000,8.000,7.000,7.000,2
+aten::mm,1,5.000,5.000,1.000,1.000,1
+"""),
+        ("run", None, """
+0: whole trace,50.000,13.000,8.000,42.000,8.000,2,3
+"""),
+        ("bases", None, "13.000,8.000"),
+    ],
 }
 
 

@@ -18,7 +18,12 @@ descending (run level: run index), ties by name. --bases prints
 host_busy_ns,device_time_ns of the selection instead. Importable: Measures.
 
 Rules implemented here:
-- host ops: recompute.py's op-level events; threads are (pid, tid) as text;
+- host ops: recompute.py's op-level events, plus the launching frames: for
+  each runtime call that launched device work but lies in no op (a graph
+  replayed from Python), the innermost python_function or user_annotation
+  event of its thread holding its start, run markers excepted (correlate.h's
+  osc_host_analysis); everything below is then computed again with them;
+  threads are (pid, tid) as text;
 - model order: ts ascending, dur descending, then file order;
 - self time: per thread, each instant belongs to the innermost active op, the
   op LAST in model order among the thread's ops whose half-open window
@@ -72,6 +77,7 @@ import recompute_tree  # noqa: E402
 
 DEVICE_CATS = ("kernel", "Kernel", "gpu_memcpy", "gpu_memset", "Memcpy", "Memset")
 FLOW_CATS = ("ac2g", "async_cpu_to_gpu", "async_gpu")
+FRAME_CATS = ("python_function", "user_annotation")
 OP_COLUMNS = ["name", "count", "total_us", "self_us", "self_pct", "self_cum_pct",
               "device_us", "device_pct", "device_cum_pct", "device_total_us", "kernels"]
 RUN_COLUMNS = ["name", "wall_us", "host_busy_us", "device_busy_us", "device_busy_pct",
@@ -242,55 +248,100 @@ class Measures:
         self.tr, (raw, _, _) = trace_and_events(path)
         tr = self.tr
         complete = recompute._complete_events(raw)
-        self.ops = []
-        for ev, r in zip(tr.ops, tr.run_of_op):
-            e = complete[ev.order][0]
-            a = _args(e)
-            self.ops.append({"ev": ev, "name": ev.name, "key": ev.key, "shape": ev.shape,
-                             "ts": ev.ts, "dur": ev.dur, "end": ev.ts + ev.dur,
-                             "thread": ev.thread, "order": ev.order, "run": r,
-                             "ext": _hashable(a.get("External id")),
-                             "corr_id": _hashable(a.get("correlation_id")),
-                             "op_name": a.get("op_name")})
-        for rank, o in enumerate(sorted(self.ops, key=model_key)):
-            o["rank"] = rank
-        for o, s in zip(self.ops, self_times(self.ops)):
-            o["self"] = s
-            o["dev"] = 0
-            o["kernels"] = 0
-        recompute_tree.nest(self.ops, recompute_tree.slack_of(tr))
         self.devs = []
         launches = {}
         self.runtime = []  # every runtime call, for the flow links
         if tr.format in ("kineto", "ort"):
             for order, (e, ts, dur) in enumerate(complete):
                 c = e.get("cat")
-                a = _args(e)
-                rec = {"name": str(e.get("name", "")), "ts": ts, "dur": dur, "end": ts + dur,
-                       "thread": (str(e.get("pid")), str(e.get("tid"))), "order": order,
-                       "corr": _hashable(a.get("correlation")),
-                       "ext": _hashable(a.get("External id")),
-                       "corr_id": _hashable(a.get("correlation_id")),
-                       "op_name": a.get("op_name")}
+                if c not in DEVICE_CATS and c not in recompute.RUNTIME_CATS:
+                    continue
+                rec = self._record(e, ts, dur, order)
                 if c in DEVICE_CATS:
                     self.devs.append(rec)
-                elif c in recompute.RUNTIME_CATS:
+                else:
                     self.runtime.append(rec)
                     if rec["corr"] is not None and (
                             rec["corr"] not in launches or
                             model_key(rec) < model_key(launches[rec["corr"]])):
                         launches[rec["corr"]] = rec
-        self._link(launches, self._flow_launches(raw))
+        flows = self._flow_launches(raw)
+        op_evs = list(zip(tr.ops, tr.run_of_op))
+        self._build(op_evs, complete, launches, flows)
+        frames = self._launch_frames(complete)
+        self.frames = [tr.events[i] for i in frames]
+        if frames:
+            self._build(op_evs + [(ev, tr._window_of(ev.ts)) for ev in self.frames],
+                        complete, launches, flows)
+        self.device_union = merge_intervals((d["ts"], d["end"]) for d in self.devs)
+        self.device_union_ends = [e for _, e in self.device_union]
+        if whole:
+            self.ignore_runs()
+
+    @staticmethod
+    def _record(e, ts, dur, order):
+        a = _args(e)
+        return {"name": str(e.get("name", "")), "ts": ts, "dur": dur, "end": ts + dur,
+                "thread": (str(e.get("pid")), str(e.get("tid"))), "order": order,
+                "corr": _hashable(a.get("correlation")),
+                "ext": _hashable(a.get("External id")),
+                "corr_id": _hashable(a.get("correlation_id")),
+                "op_name": a.get("op_name")}
+
+    def _build(self, op_evs, complete, launches, flows):
+        """The ops (Ev, run) with their self times, nesting and device links."""
+        self.ops = []
+        for ev, r in op_evs:
+            o = self._record(complete[ev.order][0], ev.ts, ev.dur, ev.order)
+            o.update({"ev": ev, "name": ev.name, "key": ev.key, "shape": ev.shape,
+                      "thread": ev.thread, "run": r})
+            self.ops.append(o)
+        for rank, o in enumerate(sorted(self.ops, key=model_key)):
+            o["rank"] = rank
+        for o, s in zip(self.ops, self_times(self.ops)):
+            o["self"] = s
+            o["dev"] = 0
+            o["kernels"] = 0
+        recompute_tree.nest(self.ops, recompute_tree.slack_of(self.tr))
+        self._link(launches, flows)
         # device_total: own plus every nested op's, children before parents.
         for o in self.ops:
             o["dev_total"] = o["dev"]
         for o in sorted(self.ops, key=model_key, reverse=True):
             if o["parent"] is not None:
                 o["parent"]["dev_total"] += o["dev_total"]
-        self.device_union = merge_intervals((d["ts"], d["end"]) for d in self.devs)
-        self.device_union_ends = [e for _, e in self.device_union]
-        if whole:
-            self.ignore_runs()
+
+    def _launch_frames(self, complete):
+        """Event orders of the launching frames: for each launch that started
+        device work but has no op, the innermost (last in model order)
+        python_function or user_annotation event of its thread whose window
+        holds its start, run markers (ProfilerStep#N) excepted."""
+        orphans = {}
+        for d in self.devs:
+            if d["launch"] is not None and d["op"] is None:
+                orphans[id(d["launch"])] = d["launch"]
+        if not orphans:
+            return []
+        frames = {}
+        for order, (e, ts, dur) in enumerate(complete):
+            name = e.get("name")
+            if e.get("cat") in FRAME_CATS and not (
+                    isinstance(name, str) and recompute.STEP_RE.match(name)):
+                rec = {"ts": ts, "dur": dur, "end": ts + dur, "order": order}
+                frames.setdefault((str(e.get("pid")), str(e.get("tid"))), []).append(rec)
+        for lst in frames.values():
+            lst.sort(key=model_key)
+        out = set()
+        for launch in orphans.values():
+            holder = None
+            for f in frames.get(launch["thread"], ()):
+                if f["ts"] > launch["ts"]:
+                    break
+                if launch["ts"] < f["end"]:
+                    holder = f
+            if holder is not None:
+                out.add(holder["order"])
+        return sorted(out)
 
     # ------------------------------------------------------------ linking
 
