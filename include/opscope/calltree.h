@@ -55,14 +55,17 @@
 
 /*
  * A set of events chosen by category names (the cat field as written), or,
- * when no names are given, by kind (a bitmask of 1 << enum osc_kind). Only
- * complete (X or B/E) events are ever selected.
+ * when no names are given, by kind (a bitmask of 1 << enum osc_kind), plus
+ * the events an optional mask adds. Only complete (X or B/E) events are ever
+ * selected, and never a run marker (ProfilerStep#N is a window, not an op)
+ * by its category name.
  */
 struct osc_catsel {
 	osc_str *cats;   /* interned category names; names absent from the trace are dropped */
 	size_t nr;       /* 0: select by kinds */
 	uint32_t kinds;  /* used when nr == 0 */
 	char *spec;      /* the names as given (comma-separated), or NULL for the kinds */
+	uint8_t *also;   /* NULL, or per event: 1 selects it too (owned; osc_host_analysis) */
 };
 
 #define OSC_KIND_BIT(k) (1u << OSC_KIND_##k)
@@ -84,6 +87,14 @@ void osc_catsel_release(struct osc_catsel *sel);
 
 /* True when event ev is selected (complete, and in a listed category or kind). */
 bool osc_catsel_has(const struct osc_catsel *sel, const struct osc_event *ev);
+
+/* The same for event i of t, the mask (also) included. */
+static inline bool osc_catsel_has_event(const struct osc_catsel *sel, const struct osc_trace *t,
+					uint32_t i)
+{
+	return osc_catsel_has(sel, &t->events[i]) ||
+	       (sel->also && sel->also[i] && t->events[i].ph == OSC_PH_COMPLETE);
+}
 
 /* Description of a selection, e.g. "cpu_op,python_function" or "kind op". */
 const char *osc_catsel_describe(const struct osc_catsel *sel, char *buf, size_t size);

@@ -94,4 +94,18 @@ void osc_correlate(const struct osc_trace *t, const struct osc_calltree *c,
 		   struct osc_correlation *out);
 void osc_correlation_release(struct osc_correlation *corr);
 
+/*
+ * The host tree of the events ops selects, and the correlation of the
+ * device events (device) with their launches (launch) and that tree. A
+ * launch that started device work inside no op (a CUDA or HIP graph
+ * replayed from Python, with no cpu_op around it) makes the innermost
+ * python_function or user_annotation event around it an op too, so its
+ * device time is not left unattributed: ops->also then marks those frames
+ * (ops owns the mask) and both are built again with them. Release tree and
+ * corr as usual.
+ */
+void osc_host_analysis(const struct osc_trace *t, struct osc_catsel *ops,
+		       const struct osc_catsel *launch, const struct osc_catsel *device,
+		       struct osc_calltree *tree, struct osc_correlation *corr);
+
 #endif

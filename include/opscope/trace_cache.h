@@ -23,6 +23,7 @@
 #include "opscope/calltree.h"
 #include "opscope/correlate.h"
 #include "opscope/opcost.h"
+#include "opscope/status.h"
 #include "opscope/trace.h"
 
 /* What a query reads of an event: 32 bytes. */
@@ -44,7 +45,26 @@ const struct osc_brief *osc_trace_briefs(const struct osc_trace *t, enum osc_kin
 /* How many distinct (op, shape) pairs the host ops have (their op_shape ids). */
 size_t osc_trace_nr_op_shapes(const struct osc_trace *t);
 
-/* The instance tree of the host ops (OSC_CATSEL_HOST_DEFAULT). */
+/*
+ * Choose which events are ops for every later query (the host tree, the
+ * op briefs, the host levels): the complete events of the comma-separated
+ * categories in cats ("cpu_op,user_annotation,python_function"), run markers
+ * excepted; NULL: the default, kind HOST_OP (cpu_op, ORT nodes, ...). Either
+ * way the python_function or user_annotation frame around a launch of device
+ * work that no op holds becomes an op too (osc_host_analysis). Drops what
+ * was built: call it while no other thread uses the trace. OSC_USAGE
+ * (subject "--ops") for an empty name.
+ */
+enum osc_status osc_trace_select_ops(struct osc_trace *t, const char *cats,
+				     struct osc_error *err);
+
+/* The events that are ops (osc_trace_select_ops), launching frames included. */
+const struct osc_catsel *osc_trace_ops(const struct osc_trace *t);
+
+/*
+ * The instance tree of the ops (osc_trace_ops). The briefs of kind HOST_OP
+ * are those of the ops too, whatever their kind.
+ */
 const struct osc_calltree *osc_trace_host_tree(const struct osc_trace *t);
 
 /*

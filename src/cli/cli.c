@@ -12,6 +12,7 @@
 #include "opscope/alloc.h"
 #include "opscope/load.h"
 #include "opscope/outfile.h"
+#include "opscope/trace_cache.h"
 #include "cli.h"
 
 enum {
@@ -22,6 +23,7 @@ enum {
 	OPT_TOP,
 	OPT_SORT,
 	OPT_COLUMNS,
+	OPT_OPS,
 	OPT_ASC,
 	OPT_FORMAT,
 	OPT_OUTPUT,
@@ -61,6 +63,9 @@ const struct osc_cli_option osc_cli_view_options[] = {
 	{ OPT_DEMANGLER, "demangler", 0, "CMD",
 	  "demangle kernel names with CMD, e.g. c++filt (default: libiberty)", VIEW },
 	{ OPT_FILTER, "filter", 'f', "PAT", "keep names matching PAT, exact or wildcard (repeatable)",
+	  VIEW },
+	{ OPT_OPS, "ops", 0, "CATS",
+	  "ops are the events of these categories, e.g. cpu_op,user_annotation,python_function",
 	  VIEW },
 	{ OPT_REGEX, "regex", 'e', "RE", "keep names matching the PCRE2 regex RE", VIEW },
 	{ OPT_TOP, "top", 'n', "N", "first N rows, 0 = all (default: 40 table, all csv/json)",
@@ -322,6 +327,9 @@ static enum osc_status view_option(struct osc_cli_view *v, int id, const char *a
 	case OPT_SORT:
 		v->sort_arg = arg; /* checked once the command is known (compare has its columns) */
 		return OSC_OK;
+	case OPT_OPS:
+		v->ops = arg;
+		return OSC_OK;
 	case OPT_COLUMNS:
 		v->columns = arg; /* checked against the level once --by is known */
 		return OSC_OK;
@@ -452,6 +460,11 @@ static void print_warnings(const struct osc_trace *t, const char *name)
 				osc_warning_format(&t->warnings[w], (enum osc_warn)w, line,
 						   sizeof(line)));
 	}
+}
+
+enum osc_status osc_cli_select_ops(struct osc_trace *t, const char *ops, struct osc_error *err)
+{
+	return ops ? osc_trace_select_ops(t, ops, err) : OSC_OK;
 }
 
 enum osc_status osc_cli_load(const char *path, struct osc_trace *t, struct osc_error *err)

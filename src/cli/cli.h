@@ -112,6 +112,7 @@ struct osc_cli_view {
 	bool top_set;                /* --top given (else the format's default) */
 	enum osc_stat sort;          /* --sort; OSC_STAT_NR: the level's default */
 	const char *columns;         /* --columns LIST (report), NULL: the level's own */
+	const char *ops;             /* --ops CATS: the categories that are ops, NULL: default */
 	const char *sort_arg;        /* --sort as given (diff and whatif have their columns) */
 	enum osc_match match;        /* --match (diff) */
 	const char *other_runs;      /* --other-runs (diff), NULL: as --runs */
@@ -167,6 +168,9 @@ int osc_diff_run(struct osc_cli_view *v);
  * stderr). Prints the trace's load warnings on stderr.
  */
 enum osc_status osc_cli_load(const char *path, struct osc_trace *t, struct osc_error *err);
+
+/* --ops: make the events of the categories ops (osc_trace_select_ops); ops NULL: as loaded. */
+enum osc_status osc_cli_select_ops(struct osc_trace *t, const char *ops, struct osc_error *err);
 
 /* The bundled sample (samples/meson.build generates it). */
 extern const unsigned char osc_sample_data[];

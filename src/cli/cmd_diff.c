@@ -82,6 +82,8 @@ static enum osc_status load_side(struct side *s, const char *path, const char *r
 	struct osc_runs_opts ro = { .range = v->run_range, .whole = v->whole_trace };
 	enum osc_status st = osc_cli_load(path, &s->trace, err);
 
+	if (st == OSC_OK)
+		st = osc_cli_select_ops(&s->trace, v->ops, err);
 	if (st != OSC_OK)
 		return st;
 	st = osc_runs_detect_opts(&s->trace, &ro, &s->runs, err);

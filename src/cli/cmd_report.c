@@ -62,12 +62,12 @@ struct report {
 static enum osc_status write_report(struct report *r, const struct osc_cli_view *v,
 				    struct osc_error *err)
 {
-	const char *keys[9] = { "trace", "format", "level", "runs", "filter", "sort", "rows" };
-	const char *values[9];
+	const char *keys[10] = { "trace", "format", "level", "runs", "filter", "sort", "rows" };
+	const char *values[10];
 	struct osc_export_meta meta = { keys, values, 7 };
 	struct osc_agg_table_ctx ctx = { .trace = &r->trace, .agg = &r->agg, .names = &r->names };
 	struct osc_table table;
-	char busy[32], device[32];
+	char busy[32], device[32], unmapped[64];
 	enum osc_status st;
 
 	values[0] = osc_cli_input_name(v->path);
@@ -87,6 +87,11 @@ static enum osc_status write_report(struct report *r, const struct osc_cli_view 
 	if (r->agg.has_device) {
 		keys[meta.nr] = "device_time_us";
 		values[meta.nr++] = device;
+	}
+	if (v->level == OSC_LEVEL_MAPPING) { /* what profile_explorer's mapping leaves out */
+		osc_format_us_int(r->agg.device_time - r->agg.grand_total, unmapped, sizeof(unmapped));
+		keys[meta.nr] = "unmapped_device_us";
+		values[meta.nr++] = unmapped;
 	}
 	osc_agg_table(&ctx, &table);
 	st = osc_cli_write_table(v->output, v->format, &table, &meta, err);
@@ -153,6 +158,8 @@ static enum osc_status build_report(struct report *r, struct osc_cli_view *v,
 	if (v->sort != OSC_STAT_NR)
 		q.dists |= osc_stats_dists(v->sort);
 	st = osc_cli_load(v->path, &r->trace, err);
+	if (st == OSC_OK)
+		st = osc_cli_select_ops(&r->trace, v->ops, err);
 	if (st == OSC_OK)
 		st = osc_runs_detect_opts(&r->trace, &ro, &r->runs, err);
 	if (st == OSC_OK)

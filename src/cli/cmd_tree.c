@@ -64,8 +64,10 @@ static const struct osc_cli_option tree_options[] = {
 	  "launch categories, comma-separated (default: runtime calls)", BOTH },
 	{ OPT_DEVICE_CAT, "device-cat", 0, "CATS",
 	  "device categories (default: kernels, memcpy, memset)", BOTH },
-	{ OPT_MONITOR_CAT, "monitor-cat", 0, "CATS",
-	  "host op categories of the tree (default: ops, e.g. cpu_op)", BOTH },
+	{ OPT_MONITOR_CAT, "ops", 0, "CATS",
+	  "ops are the events of these categories, e.g. cpu_op,python_function (default: ops)",
+	  BOTH },
+	{ OPT_MONITOR_CAT, "monitor-cat", 0, "CATS", "the same as --ops", BOTH },
 	{ OPT_OUTPUT, "output", 'o', "FILE", "write to FILE (atomically) instead of stdout", BOTH },
 	{ OPT_HELP, "help", 'h', NULL, "show this help and exit", BOTH },
 	{ 0, NULL, 0, NULL, NULL, 0 },
@@ -204,7 +206,7 @@ enum osc_status osc_cli_tree_load(const struct osc_cli_tree *o, struct osc_cli_t
 	st = osc_runsel_parse(o->runs, d->runs.nr, d->runs.warmup, &d->sel, err);
 	if (st == OSC_OK)
 		st = osc_catsel_parse(&d->host, &d->trace, o->monitor_cat, OSC_CATSEL_HOST_DEFAULT,
-				      "--monitor-cat", err);
+				      "--ops", err);
 	if (st == OSC_OK)
 		st = osc_catsel_parse(&d->launch, &d->trace, o->host_cat,
 				      OSC_CATSEL_LAUNCH_DEFAULT, "--host-cat", err);
@@ -216,8 +218,7 @@ enum osc_status osc_cli_tree_load(const struct osc_cli_tree *o, struct osc_cli_t
 				   o->kernel_names, err);
 	if (st != OSC_OK)
 		return st;
-	osc_calltree_build(&d->trace, &d->host, &d->tree);
-	osc_correlate(&d->trace, &d->tree, &d->launch, &d->device, &d->corr);
+	osc_host_analysis(&d->trace, &d->host, &d->launch, &d->device, &d->tree, &d->corr);
 	osc_mtree_build(&d->trace, &d->tree, &d->corr, &d->runs, &d->sel, OSC_STR_NONE, &d->m);
 	d->runs_text = osc_runsel_describe(&d->sel, &d->runs);
 	snprintf(d->cats_text, sizeof(d->cats_text), "ops: %s; launches: %s; device: %s",
@@ -279,8 +280,11 @@ static void print_summary(FILE *out, const struct osc_cli_tree_data *d)
 		if (c->by_method[m])
 			fprintf(out, "%s %llu, ", osc_link_name((enum osc_link)m),
 				(unsigned long long)c->by_method[m]);
-	fprintf(out, "unattributed %llu); launched outside any host op: %llu\n",
-		(unsigned long long)c->by_method[OSC_LINK_NONE], (unsigned long long)c->no_host);
+	fprintf(out, "no link %llu); launched outside any op: %llu; held by <unattributed>: %llu\n",
+		(unsigned long long)c->by_method[OSC_LINK_NONE], (unsigned long long)c->no_host,
+		d->m.unattributed != OSC_NONE
+			? (unsigned long long)d->m.nodes[d->m.unattributed].kernels_total
+			: 0ULL);
 	fprintf(out, "# host ops: %zu in %llu trees, %llu partial overlaps not nested\n",
 		d->tree.nr, (unsigned long long)d->tree.nr_roots,
 		(unsigned long long)d->tree.nr_overlaps);

@@ -27,7 +27,7 @@ struct osc_cli_tree {
 	enum osc_export_format format;
 	const char *host_cat;      /* --host-cat: launch (runtime) categories, NULL: kind */
 	const char *device_cat;    /* --device-cat */
-	const char *monitor_cat;   /* --monitor-cat: the host ops of the tree */
+	const char *monitor_cat;   /* --ops (--monitor-cat): the categories that are ops */
 	enum osc_name_style names; /* --no-demangle, --short-names; default demangled */
 	const char *demangler;     /* --demangler CMD, NULL: libiberty */
 	bool kernel_names;         /* the output shows kernel names: kernels, tree CSV/JSON */

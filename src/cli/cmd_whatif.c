@@ -128,6 +128,8 @@ static enum osc_status build_whatif(struct whatif_job *j, struct osc_cli_view *v
 	if (st == OSC_OK)
 		st = osc_cli_load(v->path, &j->trace, err);
 	if (st == OSC_OK)
+		st = osc_cli_select_ops(&j->trace, v->ops, err);
+	if (st == OSC_OK)
 		st = osc_runs_detect_opts(&j->trace, &ro, &j->runs, err);
 	if (st == OSC_OK)
 		st = osc_runsel_parse(v->runs, j->runs.nr, j->runs.warmup, &j->sel, err);

@@ -69,6 +69,7 @@ static int run_tui(const struct osc_cli_view *v)
 		.filters = v->filters,
 		.nr_filters = v->nr_filters,
 		.regex = v->regex,
+		.ops = v->ops,
 		.level = v->level,
 		.script = v->script,
 		.other = v->other,

@@ -54,6 +54,7 @@ void osc_catsel_release(struct osc_catsel *sel)
 {
 	free(sel->cats);
 	free(sel->spec);
+	free(sel->also);
 	memset(sel, 0, sizeof(*sel));
 }
 
@@ -63,6 +64,8 @@ bool osc_catsel_has(const struct osc_catsel *sel, const struct osc_event *ev)
 		return false;
 	if (!sel->nr)
 		return (sel->kinds >> ev->kind) & 1;
+	if (ev->kind == OSC_KIND_RUN)
+		return false;
 	for (size_t i = 0; i < sel->nr; i++)
 		if (sel->cats[i] == ev->cat)
 			return true;
@@ -73,15 +76,15 @@ const char *osc_catsel_describe(const struct osc_catsel *sel, char *buf, size_t 
 {
 	size_t len = 0;
 
-	if (sel->spec) {
-		snprintf(buf, size, "%s", sel->spec);
-		return buf;
-	}
 	buf[0] = '\0';
-	for (int k = 0; k < OSC_KIND_COUNT && len < size; k++)
+	if (sel->spec)
+		len = (size_t)snprintf(buf, size, "%s", sel->spec);
+	for (int k = 0; !sel->spec && k < OSC_KIND_COUNT && len < size; k++)
 		if ((sel->kinds >> k) & 1)
 			len += (size_t)snprintf(buf + len, size - len, "%s%s", len ? "," : "kind ",
 						osc_kind_name((enum osc_kind)k));
+	if (sel->also && len < size)
+		snprintf(buf + len, size - len, " + frames launching device work");
 	return buf;
 }
 
@@ -242,7 +245,7 @@ void osc_calltree_build(const struct osc_trace *t, const struct osc_catsel *host
 	out->node_of = osc_xmalloc((t->nr_events ? t->nr_events : 1) * sizeof(*out->node_of));
 	for (size_t i = 0; i < t->nr_events; i++) {
 		out->node_of[i] = OSC_NONE;
-		if (!osc_catsel_has(host, &t->events[i]))
+		if (!osc_catsel_has_event(host, t, (uint32_t)i))
 			continue;
 		OSC_GROW(out->nodes, out->nr + 1, alloc);
 		out->nodes[out->nr] = (struct osc_tree_node){

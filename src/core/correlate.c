@@ -357,3 +357,53 @@ void osc_correlation_release(struct osc_correlation *corr)
 	free(corr->dev_of);
 	memset(corr, 0, sizeof(*corr));
 }
+
+/*
+ * Per event, 1 for the innermost python_function or user_annotation frame
+ * around each launch of corr that started device work without a host node
+ * (a CUDA or HIP graph replayed from Python); NULL when there is none.
+ */
+static uint8_t *launch_frames(const struct osc_trace *t, const struct osc_correlation *corr)
+{
+	struct osc_catsel frames = { .kinds = OSC_KIND_BIT(PYTHON) | OSC_KIND_BIT(ANNOTATION) };
+	struct osc_calltree f;
+	uint8_t *mark = NULL;
+
+	for (size_t l = 0; l < corr->nr_launches && !mark; l++)
+		if (corr->launches[l].node == OSC_NONE && corr->launches[l].nr_device)
+			mark = osc_xcalloc(t->nr_events, 1);
+	if (!mark)
+		return NULL;
+	osc_calltree_build(t, &frames, &f);
+	for (size_t l = 0; l < corr->nr_launches; l++) {
+		const struct osc_launch_link *ll = &corr->launches[l];
+		const struct osc_event *e = &t->events[ll->event];
+		uint32_t n;
+
+		if (ll->node != OSC_NONE || !ll->nr_device)
+			continue;
+		n = osc_calltree_find(&f, t, e->thread, e->ts);
+		if (n != OSC_NONE)
+			mark[f.nodes[n].event] = 1;
+	}
+	osc_calltree_release(&f);
+	return mark;
+}
+
+void osc_host_analysis(const struct osc_trace *t, struct osc_catsel *ops,
+		       const struct osc_catsel *launch, const struct osc_catsel *device,
+		       struct osc_calltree *tree, struct osc_correlation *corr)
+{
+	uint8_t *frames;
+
+	osc_calltree_build(t, ops, tree);
+	osc_correlate(t, tree, launch, device, corr);
+	frames = ops->also ? NULL : launch_frames(t, corr);
+	if (!frames)
+		return;
+	ops->also = frames;
+	osc_correlation_release(corr);
+	osc_calltree_release(tree);
+	osc_calltree_build(t, ops, tree);
+	osc_correlate(t, tree, launch, device, corr);
+}

@@ -20,7 +20,10 @@
 #include "parallel.h"
 
 struct osc_trace_cache {
-	pthread_mutex_t briefs_lock, tree_lock, paths_lock, corr_lock, launchers_lock, costs_lock;
+	pthread_mutex_t briefs_lock, tree_lock, paths_lock, corr_lock, launchers_lock, costs_lock,
+		device_lock;
+	int has_device;                           /* -1 until counted */
+	struct osc_catsel ops;                    /* what the ops are (osc_trace_select_ops) */
 	struct osc_brief *briefs[OSC_KIND_COUNT]; /* per kind, NULL until built */
 	size_t nr_briefs[OSC_KIND_COUNT];
 	size_t nr_op_shapes;                      /* op_shape ids of the host-op briefs */
@@ -47,6 +50,9 @@ struct osc_trace_cache *osc_trace_cache_new(void)
 	pthread_mutex_init(&c->corr_lock, NULL);
 	pthread_mutex_init(&c->launchers_lock, NULL);
 	pthread_mutex_init(&c->costs_lock, NULL);
+	pthread_mutex_init(&c->device_lock, NULL);
+	c->has_device = -1;
+	c->ops.kinds = OSC_CATSEL_HOST_DEFAULT;
 	return c;
 }
 
@@ -71,6 +77,9 @@ static void drop(struct osc_trace_cache *c)
 	c->spans = NULL;
 	c->nr_spans = 0;
 	c->have_tree = c->have_paths = c->have_corr = c->have_spans = false;
+	c->has_device = -1;
+	free(c->ops.also); /* the frames that launch device work: found again */
+	c->ops.also = NULL;
 }
 
 void osc_trace_drop_cache(struct osc_trace *t)
@@ -90,6 +99,8 @@ void osc_trace_cache_free(struct osc_trace_cache *c)
 	pthread_mutex_destroy(&c->corr_lock);
 	pthread_mutex_destroy(&c->launchers_lock);
 	pthread_mutex_destroy(&c->costs_lock);
+	pthread_mutex_destroy(&c->device_lock);
+	osc_catsel_release(&c->ops);
 	free(c);
 }
 
@@ -148,17 +159,26 @@ static size_t number_op_shapes(struct osc_brief *b, size_t n)
 struct briefs_part {
 	const struct osc_trace *t;
 	enum osc_kind kind;
+	const struct osc_catsel *ops; /* kind HOST_OP: the events that are ops */
 	size_t from, to;
 	size_t nr;             /* briefs in the share */
 	struct osc_brief *out;
 };
+
+/* Event e is of the part's kind (the op selection for HOST_OP). */
+static bool of_kind(const struct briefs_part *p, size_t e)
+{
+	if (p->kind == OSC_KIND_HOST_OP)
+		return osc_catsel_has_event(p->ops, p->t, (uint32_t)e);
+	return p->t->events[e].kind == p->kind;
+}
 
 static void count_briefs(void *arg, size_t i)
 {
 	struct briefs_part *p = &((struct briefs_part *)arg)[i];
 
 	for (size_t e = p->from; e < p->to; e++)
-		p->nr += p->t->events[e].kind == p->kind;
+		p->nr += of_kind(p, e);
 }
 
 static void fill_briefs(void *arg, size_t i)
@@ -170,7 +190,7 @@ static void fill_briefs(void *arg, size_t i)
 	for (size_t k = p->from; k < p->to; k++) {
 		const struct osc_event *e = &p->t->events[k];
 
-		if (e->kind != p->kind)
+		if (!of_kind(p, k))
 			continue;
 		*b = (struct osc_brief){ .dur = e->dur, .event = (uint32_t)k, .name = e->name,
 					 .op = e->op, .op_shape = OSC_NONE };
@@ -189,7 +209,7 @@ static void build_briefs(struct osc_trace_cache *c, const struct osc_trace *t, e
 	struct briefs_part *p = osc_xcalloc(parts, sizeof(*p));
 
 	for (size_t i = 0; i < parts; i++)
-		p[i] = (struct briefs_part){ .t = t, .kind = k, .from = n * i / parts,
+		p[i] = (struct briefs_part){ .t = t, .kind = k, .ops = &c->ops, .from = n * i / parts,
 					     .to = n * (i + 1) / parts };
 	osc_parallel_run(parts, count_briefs, p);
 	for (size_t i = 0; i < parts; i++)
@@ -210,6 +230,8 @@ const struct osc_brief *osc_trace_briefs(const struct osc_trace *t, enum osc_kin
 	const struct osc_brief *out;
 
 	k = (unsigned)k < OSC_KIND_COUNT ? k : OSC_KIND_OTHER;
+	if (k == OSC_KIND_HOST_OP) /* the ops are known with the tree (osc_host_analysis) */
+		osc_trace_host_tree(t);
 	pthread_mutex_lock(&c->briefs_lock);
 	if (!c->briefs[k])
 		build_briefs(c, t, k);
@@ -228,18 +250,30 @@ size_t osc_trace_nr_op_shapes(const struct osc_trace *t)
 	return t->cache->nr_op_shapes;
 }
 
+/*
+ * The tree and, with device events, the correlation built with it (the
+ * frames that launch device work become ops: osc_host_analysis). Lock
+ * order: tree, then correlation.
+ */
 const struct osc_calltree *osc_trace_host_tree(const struct osc_trace *t)
 {
 	struct osc_trace_cache *c = t->cache;
-	struct osc_catsel host;
+	bool device = osc_trace_has_device(t);
+	struct osc_catsel launch = { .kinds = OSC_CATSEL_LAUNCH_DEFAULT };
+	struct osc_catsel dev = { .kinds = OSC_CATSEL_DEVICE_DEFAULT };
+	struct osc_correlation corr;
 
 	pthread_mutex_lock(&c->tree_lock);
-	if (!c->have_tree) {
-		osc_catsel_parse(&host, t, NULL, OSC_CATSEL_HOST_DEFAULT, "", NULL);
-		osc_calltree_build(t, &host, &c->host_tree);
-		osc_catsel_release(&host);
-		c->have_tree = true;
+	if (!c->have_tree && !device) {
+		osc_calltree_build(t, &c->ops, &c->host_tree);
+	} else if (!c->have_tree) {
+		osc_host_analysis(t, &c->ops, &launch, &dev, &c->host_tree, &corr);
+		pthread_mutex_lock(&c->corr_lock);
+		c->corr = corr;
+		c->have_corr = true;
+		pthread_mutex_unlock(&c->corr_lock);
 	}
+	c->have_tree = true;
 	mark_used(t);
 	pthread_mutex_unlock(&c->tree_lock);
 	return &c->host_tree;
@@ -264,15 +298,13 @@ const struct osc_mtree *osc_trace_host_paths(const struct osc_trace *t)
 const struct osc_correlation *osc_trace_correlation(const struct osc_trace *t)
 {
 	struct osc_trace_cache *c = t->cache;
-	struct osc_catsel launch, device;
+	struct osc_catsel launch = { .kinds = OSC_CATSEL_LAUNCH_DEFAULT };
+	struct osc_catsel device = { .kinds = OSC_CATSEL_DEVICE_DEFAULT };
+	const struct osc_calltree *tree = osc_trace_host_tree(t);
 
 	pthread_mutex_lock(&c->corr_lock);
-	if (!c->have_corr) {
-		osc_catsel_parse(&launch, t, NULL, OSC_CATSEL_LAUNCH_DEFAULT, "", NULL);
-		osc_catsel_parse(&device, t, NULL, OSC_CATSEL_DEVICE_DEFAULT, "", NULL);
-		osc_correlate(t, osc_trace_host_tree(t), &launch, &device, &c->corr);
-		osc_catsel_release(&launch);
-		osc_catsel_release(&device);
+	if (!c->have_corr) { /* a trace without device events */
+		osc_correlate(t, tree, &launch, &device, &c->corr);
 		c->have_corr = true;
 	}
 	mark_used(t);
@@ -312,14 +344,36 @@ const uint32_t *osc_trace_launchers(const struct osc_trace *t)
 
 bool osc_trace_has_device(const struct osc_trace *t)
 {
-	size_t nr, all = 0;
+	struct osc_trace_cache *c = t->cache;
+	bool out;
 
-	osc_trace_briefs(t, OSC_KIND_KERNEL, &nr);
-	all += nr;
-	osc_trace_briefs(t, OSC_KIND_MEMCPY, &nr);
-	all += nr;
-	osc_trace_briefs(t, OSC_KIND_MEMSET, &nr);
-	return all + nr > 0;
+	pthread_mutex_lock(&c->device_lock);
+	for (size_t i = 0; c->has_device < 0 && i <= t->nr_events; i++)
+		if (i == t->nr_events || osc_kind_is_device(t->events[i].kind))
+			c->has_device = i < t->nr_events;
+	mark_used(t);
+	out = c->has_device > 0;
+	pthread_mutex_unlock(&c->device_lock);
+	return out;
+}
+
+enum osc_status osc_trace_select_ops(struct osc_trace *t, const char *cats, struct osc_error *err)
+{
+	struct osc_catsel ops;
+	enum osc_status st = osc_catsel_parse(&ops, t, cats, OSC_CATSEL_HOST_DEFAULT, "--ops", err);
+
+	if (st != OSC_OK)
+		return st;
+	osc_trace_drop_cache(t);
+	osc_catsel_release(&t->cache->ops);
+	t->cache->ops = ops;
+	return OSC_OK;
+}
+
+const struct osc_catsel *osc_trace_ops(const struct osc_trace *t)
+{
+	osc_trace_host_tree(t);
+	return &t->cache->ops;
 }
 
 const struct osc_op_cost *osc_trace_op_costs(const struct osc_trace *t)

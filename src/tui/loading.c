@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "opscope/load.h"
+#include "opscope/trace_cache.h"
 #include "draw.h"
 #include "input.h"
 #include "keymap.h"
@@ -42,6 +43,8 @@ static void *load_thread(void *arg)
 		j->status = osc_load_buffer(a->sample_name ? a->sample_name : "sample",
 					    a->sample_data, a->sample_size, &opts, &j->t->trace,
 					    &j->err);
+	if (j->status == OSC_OK && a->ops)
+		j->status = osc_trace_select_ops(&j->t->trace, a->ops, &j->err);
 	pthread_mutex_lock(&j->lock);
 	j->done = true;
 	pthread_mutex_unlock(&j->lock);

@@ -19,6 +19,7 @@
 #include "opscope/alloc.h"
 #include "opscope/chart.h"
 #include "opscope/load.h"
+#include "opscope/trace_cache.h"
 #include "cli_line.h"
 #include "view.h"
 
@@ -66,7 +67,8 @@ static void diff_open(struct osc_tui *t, struct osc_view *v, const void *arg)
 	osc_trace_init(&dv->other);
 	osc_names_init(&dv->names);
 	osc_error_clear(&err);
-	if (osc_load(a->path, NULL, &dv->other, &err) != OSC_OK) {
+	if (osc_load(a->path, NULL, &dv->other, &err) != OSC_OK ||
+	    (t->args->ops && osc_trace_select_ops(&dv->other, t->args->ops, &err) != OSC_OK)) {
 		osc_error_format(&err, msg, sizeof(msg));
 		osc_tui_message(t, OSC_MSG_ERROR, "compare: %s", msg);
 		return;

@@ -268,7 +268,13 @@ static void table_bases(struct osc_tui *t, struct osc_view *v, char *buf, size_t
 	(void)t;
 	osc_format_us_int(tv->agg.host_busy, busy, sizeof(busy));
 	osc_format_us_int(tv->agg.device_time, device, sizeof(device));
-	if (osc_level_is_device(tv->level))
+	if (tv->level == OSC_LEVEL_MAPPING) /* kernels without a known op, memcpy, memset */
+		snprintf(buf, size, "device time %s us, %.2f%% not mapped", device,
+			 tv->agg.device_time > 0 ? 100.0 * (double)(tv->agg.device_time -
+								    tv->agg.grand_total) /
+							   (double)tv->agg.device_time
+						 : 0.0);
+	else if (osc_level_is_device(tv->level))
 		snprintf(buf, size, "device time %s us", device);
 	else if (tv->agg.has_device)
 		snprintf(buf, size, "host busy %s us, device time %s us", busy, device);

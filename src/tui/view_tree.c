@@ -244,7 +244,9 @@ static void tree_title(struct osc_tui *t, struct osc_view *v, char *buf, size_t 
 	else
 		snprintf(buf, size, "call tree (%zu paths, %zu shown, %llu kernels unattributed)",
 			 tv->m.nr, tv->nr_rows,
-			 (unsigned long long)tv->corr->by_method[OSC_LINK_NONE]);
+			 tv->m.unattributed != OSC_NONE
+				 ? (unsigned long long)tv->m.nodes[tv->m.unattributed].kernels_total
+				 : 0ULL);
 }
 
 /* ---- the kernel pane ---- */

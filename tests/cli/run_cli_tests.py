@@ -502,6 +502,39 @@ def level_cases(res):
     res.check("names: demangled as c++filt, numbers unchanged", probs)
 
 
+def ops_cases(res):
+    """--ops: the chosen categories are the ops everywhere, their self times
+    still add up to the host busy time, and that time covers the default's."""
+    frames = os.path.join(testlib.ROOT, "tests", "data", "measures-frames.json")
+    cats = "cpu_op,user_annotation,python_function"
+    for trace in (frames, KINETO):
+        base = json.loads(testlib.run(["report", "-F", "json", trace]).text)
+        p = testlib.run(["report", "-F", "json", "--ops", cats, trace])
+        probs = [] if p.rc == 0 else ["failed: " + p.describe()]
+        if not probs:
+            doc = json.loads(p.text)
+            busy = float(doc["meta"]["host_busy_us"])
+            total = sum(r["self_pct"] for r in doc["rows"])
+            kinds = {r["name"] for r in doc["rows"]} - {r["name"] for r in base["rows"]}
+            if abs(total - 100) > 0.01 * len(doc["rows"]) + 0.01:
+                probs.append("self_pct adds up to %.2f" % total)
+            if busy < float(base["meta"]["host_busy_us"]):
+                probs.append("host busy %s below the default's %s" % (
+                    busy, base["meta"]["host_busy_us"]))
+            if not kinds:
+                probs.append("no python_function or user_annotation row")
+        res.check("report --ops %s %s" % (cats, os.path.basename(trace)), probs)
+    a = testlib.run(["tree", "-F", "csv", "--ops", "cpu_op,python_function", frames])
+    b = testlib.run(["tree", "-F", "csv", "--monitor-cat", "cpu_op,python_function", frames])
+    res.check("tree --ops is --monitor-cat", [] if a.rc == 0 and a.out == b.out else
+              ["%s / %s" % (a.describe(), b.describe())])
+    for cmd in (["report"], ["whatif", "-x", "x=2"], ["tree"], ["diff", frames]):
+        p = testlib.run(cmd + ["--ops", "cpu_op,", frames])
+        res.check("%s --ops with an empty name" % cmd[0],
+                  [] if p.rc == 2 and len(p.err_lines) == 1 and "--ops" in p.err_lines[0]
+                  else [p.describe()])
+
+
 def main():
     update = "--update" in sys.argv[1:]
     res = testlib.Results()
@@ -509,6 +542,7 @@ def main():
     for name, args, envx in CASES:
         golden(res, name, args, envx, update)
     level_cases(res)
+    ops_cases(res)
     tmp = tempfile.mkdtemp(prefix="opscope-cli-")
     try:
         io_cases(res, tmp)

@@ -92,7 +92,7 @@ RECOMPUTE = [
 ERRORS = [
     ("bad-depth", ["tree", "--max-depth", "x", KINETO], "--max-depth"),
     ("depth-order", ["tree", "--min-depth", "3", "--max-depth", "1", KINETO], "--min-depth"),
-    ("empty-cat", ["tree", "--monitor-cat", "cpu_op,", KINETO], "--monitor-cat"),
+    ("empty-cat", ["tree", "--monitor-cat", "cpu_op,", KINETO], "--ops"),
     ("bad-format", ["kernels", "--format", "xml", KINETO], "--format"),
     ("bad-runs", ["tree", "--runs", "7", KINETO], "--runs"),
     ("missing", ["kernels", "no/such/trace.json"], "no/such/trace.json"),

@@ -21,7 +21,10 @@ Rules implemented here:
 - default selection: every run, except run 0 (warm-up) for ORT when there are
   more than one;
 - op level: ORT cat Node named *_kernel_time (key args.op_name); Kineto cat
-  cpu_op / Operator keyed by name without ProfilerStep#*; PyTorch legacy
+  cpu_op / Operator keyed by name without ProfilerStep#*, and the innermost
+  python_function / user_annotation frame around a runtime call that
+  launched device work and that no op holds (a graph replayed from Python:
+  launch_frames); PyTorch legacy
   autograd (no cat, pid "CPU functions") every X but ProfilerStep#*; other
   chrome traces: every complete event (X, or B/E matched per thread);
 - kernel level: cat kernel / Kernel keyed by name;
@@ -67,6 +70,8 @@ LEVEL_COLUMNS = {
 }
 
 RUNTIME_CATS = ("cuda_runtime", "Runtime", "cuda_driver")
+DEVICE_CATS = ("kernel", "Kernel", "gpu_memcpy", "gpu_memset", "Memcpy", "Memset")
+FRAME_CATS = ("python_function", "user_annotation")
 KERNEL_CATS = ("kernel", "Kernel")
 STEP_RE = re.compile(r"ProfilerStep#\d+\Z")
 
@@ -172,7 +177,7 @@ def detect_format(events, top_array):
 
 class Ev:
     __slots__ = ("name", "cat", "ts", "dur", "key", "corr", "host", "shape", "dims", "thread",
-                 "order")
+                 "order", "ext")
 
     def __init__(self, name, cat, ts, dur, key=None, corr=None):
         self.name, self.cat, self.ts, self.dur = name, cat, ts, dur
@@ -183,6 +188,7 @@ class Ev:
         self.dims = (-1,) * 6
         self.thread = None
         self.order = 0
+        self.ext = None
 
 
 def _text(v):
@@ -314,6 +320,34 @@ def _span(events):
     return lo, hi
 
 
+def launch_frames(ops, launches, frames, device_corr):
+    """The python_function / user_annotation frames that are ops too: the
+    innermost one (latest start, then longer first, then file order) around
+    each runtime call that launched device work (its correlation is a device
+    event's) and that no op holds (none has its External id, none of its
+    thread holds its start): a CUDA/HIP graph replayed from Python."""
+    ext = {op.ext for op in ops if op.ext is not None}
+    starts, reach = {}, {}  # per thread: op starts in order, the furthest end so far
+    for op in sorted(ops, key=lambda o: o.ts):
+        starts.setdefault(op.thread, []).append(op.ts)
+        r = reach.setdefault(op.thread, [])
+        r.append(max(op.ts + op.dur, r[-1] if r else op.ts + op.dur))
+    out = {}
+    for l, corr in launches:
+        if corr is None or corr not in device_corr:
+            continue
+        if l.ext is not None and l.ext in ext:
+            continue
+        i = bisect.bisect_right(starts.get(l.thread, []), l.ts)
+        if i and reach[l.thread][i - 1] > l.ts:  # an op of its thread holds its start
+            continue
+        around = [f for f in frames if f.thread == l.thread and f.ts <= l.ts < f.ts + f.dur]
+        if around:
+            f = max(around, key=lambda f: (f.ts, -f.dur, f.order))
+            out[f.order] = f
+    return list(out.values())
+
+
 class Trace:
     def __init__(self, path):
         self.path = path
@@ -323,6 +357,7 @@ class Trace:
         self.ops = []
         self.kernels = []
         runtime_start = {}    # correlation -> ts of the launching runtime call
+        launches, frames, device_corr = [], [], set()
         for order, (e, ts, dur) in enumerate(_complete_events(raw)):
             name = e.get("name")
             if not isinstance(name, str):
@@ -348,6 +383,13 @@ class Trace:
                     ev.key = cat if isinstance(cat, str) and cat else name
                     self.ops.append(ev)
             elif self.format == "kineto":
+                ev.ext = args.get("External id")
+                if cat in RUNTIME_CATS:
+                    launches.append((ev, args.get("correlation")))
+                elif cat in DEVICE_CATS:
+                    device_corr.add(args.get("correlation"))
+                elif cat in FRAME_CATS and not STEP_RE.match(name):
+                    frames.append(ev)
                 if cat in ("cpu_op", "Operator") and not STEP_RE.match(name):
                     self.ops.append(ev)
                 elif cat in KERNEL_CATS:
@@ -360,6 +402,8 @@ class Trace:
                     self.ops.append(ev)
             else:
                 self.ops.append(ev)
+        self.ops += launch_frames(self.ops, launches, frames, device_corr)
+        self.ops.sort(key=lambda ev: ev.order)
         self.span = _span(raw)
         self.raw_other = [e for e in raw if isinstance(e, dict) and
                           e.get("ph") not in ("X", "B", "E", "M")]

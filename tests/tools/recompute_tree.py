@@ -20,6 +20,9 @@ cpu_op / cuda_runtime / kernel):
   start and ends no earlier than it; windows are half-open [ts, ts+dur);
   legacy PyTorch traces allow a child to end up to 1000 ns after its parent,
   and such a child then counts as ending when its parent does;
+- ops: the events of the monitored categories but run markers
+  (ProfilerStep#N), and the frames recompute.launch_frames adds (the
+  python_function / user_annotation frame around a launch that no op holds);
 - selection: a host op is in the tree when its start is in a selected run
   window; unselected ops are transparent (their children hang on the nearest
   selected ancestor);
@@ -98,6 +101,23 @@ def path_rows(tr, runs=None, patterns=(), regex=None):
     return recompute.compute_rows(groups, "path", len(sel))
 
 
+class _Rec:
+    """A record as recompute.launch_frames reads it."""
+    def __init__(self, r):
+        self.r, self.ts, self.dur, self.thread, self.order = r, r["ts"], r["dur"], r["thread"], \
+            r["order"]
+        self.ext = r["args"].get("External id")
+
+
+def launch_frames(ops, launches, frames, devs):
+    """The frames that become ops (recompute.launch_frames) among these records."""
+    corr = {d["args"].get("correlation") for d in devs}
+    got = recompute.launch_frames([_Rec(o) for o in ops],
+                                  [(_Rec(l), l["args"].get("correlation")) for l in launches],
+                                  [_Rec(f) for f in frames], corr)
+    return [g.r for g in got]
+
+
 def build(path, runs=None, monitor="cpu_op", host="cuda_runtime", device="kernel", whole=False):
     tr = recompute.Trace(path)
     if whole:  # --whole-trace
@@ -105,19 +125,23 @@ def build(path, runs=None, monitor="cpu_op", host="cuda_runtime", device="kernel
     raw, _, _ = recompute.load_events(path)
     sel = recompute.parse_runs(runs, tr.nr_runs, tr.warmup)
     mon, hc, dc = cats(monitor), cats(host), cats(device)
-    ops, launches, devs = [], [], []
+    ops, launches, devs, frames = [], [], [], []
     for order, (e, ts, dur) in enumerate(recompute._complete_events(raw)):
         c = e.get("cat")
         args = e.get("args") if isinstance(e.get("args"), dict) else {}
         rec = {"name": str(e.get("name", "")), "ts": ts, "dur": dur, "end": ts + dur,
                "thread": (str(e.get("pid")), str(e.get("tid"))), "order": order,
                "args": args}
-        if c in mon:
+        if c in mon and not recompute.STEP_RE.match(rec["name"]):  # run markers are no ops
             ops.append(rec)
         elif c in dc:
             devs.append(rec)
         elif c in hc:
             launches.append(rec)
+        if c in recompute.FRAME_CATS and c not in mon and not recompute.STEP_RE.match(rec["name"]):
+            frames.append(rec)
+    ops += launch_frames(ops, launches, frames, devs)
+    ops.sort(key=lambda o: o["order"])
 
     def in_runs(ts):
         r = tr._window_of(ts)

@@ -225,3 +225,64 @@ Test(correlate, real_graph_replay)
 {
 	check_real("../shared/traces/tracelens/sglang_decode/sglang_Qwen3-8B_decode.json.gz", 500);
 }
+
+/*
+ * A graph replayed from Python, as vLLM and SGLang do: no cpu_op around the
+ * launch, so its kernels would be unattributed; the innermost python frame
+ * around it becomes an op and takes them. A frame that launches nothing
+ * stays out, and so does one around a launch that an op holds.
+ *   forward [0,100)           python            (outer frame: not innermost)
+ *   └─ replay [10,40)         python            <- becomes an op
+ *      └─ cudaGraphLaunch [20,30) corr 7 -> k1 [50,60), k2 [60,75)
+ *   log [100,110)             python, launches nothing
+ *   step [200,300)            python
+ *   └─ aten::mm [210,250)     cpu_op
+ *      └─ cudaLaunchKernel [220,225) corr 8 -> k3 [260,270)
+ */
+Test(correlate, graph_replay_frame_becomes_op)
+{
+	static const struct tx_event ev[] = {
+		TX("forward", PYTHON, 0, 0, 100, 0, 0, NULL),
+		TX("replay", PYTHON, 0, 10, 30, 0, 0, NULL),
+		TX("cudaGraphLaunch", RUNTIME, 0, 20, 10, 7, 0, NULL),
+		TX("k1", KERNEL, 1, 50, 10, 7, 0, NULL),
+		TX("k2", KERNEL, 1, 60, 15, 7, 0, NULL),
+		TX("log", PYTHON, 0, 100, 10, 0, 0, NULL),
+		TX("step", PYTHON, 0, 200, 100, 0, 0, NULL),
+		TX("aten::mm", HOST_OP, 0, 210, 40, 0, 0, NULL),
+		TX("cudaLaunchKernel", RUNTIME, 0, 220, 5, 8, 0, NULL),
+		TX("k3", KERNEL, 1, 260, 10, 8, 0, NULL),
+	};
+	struct osc_trace t;
+	struct osc_catsel ops = { .kinds = OSC_CATSEL_HOST_DEFAULT };
+	struct osc_catsel launch = { .kinds = OSC_CATSEL_LAUNCH_DEFAULT };
+	struct osc_catsel device = { .kinds = OSC_CATSEL_DEVICE_DEFAULT };
+	struct osc_calltree c;
+	struct osc_correlation corr;
+	uint32_t replay, k;
+	char buf[128];
+
+	tx_build(&t, OSC_FORMAT_KINETO, ev, FX_LEN(ev));
+	osc_host_analysis(&t, &ops, &launch, &device, &c, &corr);
+	cr_assert_not_null(ops.also);
+	cr_expect_eq(c.nr, 2, "aten::mm and the replay frame");
+	replay = c.node_of[fx_find(&t, "replay")];
+	cr_assert_neq(replay, OSC_NONE);
+	cr_expect_eq(c.node_of[fx_find(&t, "forward")], OSC_NONE);
+	cr_expect_eq(c.node_of[fx_find(&t, "log")], OSC_NONE);
+	cr_expect_eq(c.node_of[fx_find(&t, "step")], OSC_NONE);
+	for (k = 0; k < corr.nr_devs; k++) {
+		const char *name = osc_trace_str(&t, t.events[corr.devs[k].event].name);
+
+		cr_expect_neq(corr.devs[k].node, OSC_NONE, "%s is attributed", name);
+		if (name[1] != '3')
+			cr_expect_eq(corr.devs[k].node, replay, "%s", name);
+	}
+	cr_expect_eq(corr.no_host, 0);
+	cr_expect_str_eq(osc_catsel_describe(&ops, buf, sizeof(buf)),
+			 "kind op + frames launching device work");
+	osc_correlation_release(&corr);
+	osc_calltree_release(&c);
+	osc_catsel_release(&ops);
+	osc_trace_release(&t);
+}
