@@ -30,12 +30,15 @@
  * - bases, over the selected runs and never filtered: host_busy = the self
  *   time of every host op (per thread the union of the ops' windows, summed
  *   over threads); device_time = the summed durations of every device event
- *   (kernels, memcpy, memset); self_pct = 100 * self / host_busy,
+ *   (kernels, memcpy, memset) of the runs, where at the host levels a device
+ *   event counts in the run of the op that launched it (an ORT kernel
+ *   matched by op name, or a flow, may start in another run) and in its own
+ *   otherwise; self_pct = 100 * self / host_busy,
  *   device_pct = 100 * device / device_time; the *_cum_pct columns add them
  *   up in the current row order (they never add overlapping time);
  * - run level: wall = the run's window; self = host_busy of the run; device
- *   and kernels = the run's device events (kernels, memcpy, memset, each in
- *   the run of its launch); device_busy = the time within the window when
+ *   and kernels = the run's device events (kernels, memcpy, memset, in the
+ *   run of their op as above); device_busy = the time within the window when
  *   any device event (of any run) ran: the union over streams, never a sum;
  *   device_idle = wall - device_busy;
  * - per-run values divide by the number of selected runs (nr_runs);

@@ -536,6 +536,29 @@ static void compute_stats(int64_t *dur, const struct osc_op_cost *cost, unsigned
 }
 
 /*
+ * The run a device event counts in: at the host levels that of the op that
+ * launched it (an ORT kernel matched by op name, or one tied by a flow, may
+ * start in another run), so that an op's device time stays within its run's;
+ * else its own (runs.h). OSC_NONE outside every run.
+ */
+static uint32_t device_run(const struct agg_ctx *c, const uint32_t *op, uint32_t ev)
+{
+	if (!c->runs)
+		return 0;
+	if (op && op[ev] != OSC_NONE)
+		ev = op[ev];
+	return c->runs->run_of[ev];
+}
+
+/* Device event ev counts in the selection (device_run). */
+static bool device_selected(const struct agg_ctx *c, const uint32_t *op, uint32_t ev)
+{
+	uint32_t run = device_run(c, op, ev);
+
+	return !c->sel || (run != OSC_NONE && run < c->sel->nr_runs && c->sel->on[run]);
+}
+
+/*
  * The bases of the percentages (aggregate.h), over the selected runs and
  * unfiltered: the host ops' self times and the device events' durations;
  * and the runs' wall time.
@@ -546,6 +569,7 @@ static void bases(const struct agg_ctx *c, struct osc_agg *out)
 						OSC_KIND_MEMSET };
 	size_t nb;
 	const struct osc_brief *b = osc_trace_briefs(c->t, OSC_KIND_HOST_OP, &nb);
+	const uint32_t *op = c->cost && out->has_device ? osc_trace_launchers(c->t) : NULL;
 
 	for (size_t j = 0; c->cost && j < nb; j++)
 		if (!c->sel || osc_runsel_has_event(c->sel, c->runs, b[j].event))
@@ -556,7 +580,7 @@ static void bases(const struct agg_ctx *c, struct osc_agg *out)
 	for (size_t k = 0; k < sizeof(device) / sizeof(device[0]); k++) {
 		b = osc_trace_briefs(c->t, device[k], &nb);
 		for (size_t j = 0; j < nb; j++)
-			if (!c->sel || osc_runsel_has_event(c->sel, c->runs, b[j].event))
+			if (device_selected(c, op, b[j].event))
 				out->device_time = osc_sat_add(out->device_time, b[j].dur);
 	}
 }
@@ -573,6 +597,7 @@ static void run_device(const struct agg_ctx *c, struct osc_agg *out)
 	size_t nr_runs = c->runs ? c->runs->nr : 1, nb, nspans;
 	uint32_t *row_of = osc_xmalloc(nr_runs * sizeof(*row_of));
 	const struct osc_span *spans = osc_trace_device_spans(c->t, &nspans);
+	const uint32_t *op = out->has_device ? osc_trace_launchers(c->t) : NULL;
 
 	for (size_t r = 0; r < nr_runs; r++)
 		row_of[r] = OSC_NONE;
@@ -591,7 +616,7 @@ static void run_device(const struct agg_ctx *c, struct osc_agg *out)
 		const struct osc_brief *b = osc_trace_briefs(c->t, device[k], &nb);
 
 		for (size_t j = 0; j < nb; j++) {
-			uint32_t run = c->runs ? c->runs->run_of[b[j].event] : 0;
+			uint32_t run = device_run(c, op, b[j].event);
 			uint32_t r = run != OSC_NONE ? row_of[run] : OSC_NONE;
 
 			if (r == OSC_NONE)

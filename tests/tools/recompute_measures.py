@@ -239,6 +239,11 @@ def self_by_children(ops):
     return out, partial
 
 
+def device_run(d):
+    """The run a device event counts in for the op levels: its op's, else its own."""
+    return d["op"]["run"] if d["op"] is not None else d["run"]
+
+
 class Measures:
     """The measures of one trace: per op instance self, device, device_total,
     kernels; per device event its op and run."""
@@ -463,10 +468,12 @@ class Measures:
         return recompute.parse_runs(runs, self.tr.nr_runs, self.tr.warmup)
 
     def bases(self, runs=None):
-        """(host_busy, device_time) in ns of the selection."""
+        """(host_busy, device_time) in ns of the selection; a device event
+        counts in the run of the op it is attributed to (device_run)."""
         sel = self.selection(runs)
         host = sum(o["self"] for o in self.ops if o["run"] is not None and o["run"] in sel)
-        dev = sum(d["dur"] for d in self.devs if d["run"] is not None and d["run"] in sel)
+        dev = sum(d["dur"] for d in self.devs if device_run(d) is not None and
+                  device_run(d) in sel)
         return host, dev
 
     def attributed(self, runs=None):
@@ -555,7 +562,7 @@ class Measures:
             else:
                 lo, wall = tr.windows[r]
                 busy = clipped_length(self.device_union, self.device_union_ends, lo, lo + wall)
-            mine = [d for d in self.devs if d["run"] == r]
+            mine = [d for d in self.devs if device_run(d) == r]
             rows.append({"key": (r,), "name": "%d: %s" % (r, tr.run_names[r]), "run": r,
                          "wall": wall, "host_busy": p["host_busy"], "ops": p["ops"],
                          "device_busy": busy, "device_idle": wall - busy,
