@@ -13,8 +13,11 @@
  * device event -> host node directly (no runtime call):
  *   CORRELATION  ORT: a host node with the same correlation_id;
  *   OP_NAME      ORT: the host node with the same op_name (args.op_name) whose
- *                window is nearest to the device event's start (0 when it
- *                holds the start; ties: the earlier node);
+ *                window is nearest to the device event's start x: [s, e) is
+ *                at distance max(s - x, x - e, 0), so 0 when it holds x or
+ *                ends at x (a zero-length node holds nothing: |x - s|);
+ *                ties: the earlier node in model order. Nodes of one
+ *                op_name may overlap (ORT's parallel executor); all count;
  * launch -> host node:
  *   EXTERNAL_ID  Kineto "External id" equal to a host node's;
  *   WINDOW       the innermost host node of the launch's thread whose window

@@ -7,6 +7,7 @@
  * id, flow id, (thread, ts) and (op name, ts) lookups. O(N log N) overall.
  * See correlate.h for the methods and their order of preference.
  */
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -83,8 +84,8 @@ static void table_sort(struct table *tb)
 	free(idx2);
 }
 
-/* First entry >= (key, key2), or tb->nr. */
-static size_t table_lower(const struct table *tb, int64_t key, int64_t key2)
+/* First entry > (key, key2) if after, else first entry >= (key, key2); or tb->nr. */
+static size_t table_bound(const struct table *tb, int64_t key, int64_t key2, bool after)
 {
 	size_t lo = 0, hi = tb->nr;
 
@@ -92,12 +93,23 @@ static size_t table_lower(const struct table *tb, int64_t key, int64_t key2)
 		size_t mid = lo + (hi - lo) / 2;
 		const struct entry *m = &tb->e[mid];
 
-		if (m->key < key || (m->key == key && m->key2 < key2))
+		if (m->key < key ||
+		    (m->key == key && (m->key2 < key2 || (after && m->key2 == key2))))
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	return lo;
+}
+
+static size_t table_lower(const struct table *tb, int64_t key, int64_t key2)
+{
+	return table_bound(tb, key, key2, false);
+}
+
+static size_t table_upper(const struct table *tb, int64_t key, int64_t key2)
+{
+	return table_bound(tb, key, key2, true);
 }
 
 /* Value of the first entry with key (the earliest in model order), or OSC_NONE. */
@@ -119,6 +131,7 @@ struct ctx {
 	struct table node_by_ext;    /* External id -> node */
 	struct table node_by_corr;   /* correlation id -> node (ORT) */
 	struct table node_by_op;     /* (op name, ts) -> node (ORT) */
+	int64_t *op_reach;           /* per node_by_op entry: latest end of its op's up to it */
 	struct table flow_start;     /* flow id -> s event */
 	struct table flow_end;       /* (thread, ts) -> f event */
 };
@@ -128,6 +141,14 @@ static int64_t end_of(const struct osc_event *e)
 	int64_t end;
 
 	return __builtin_add_overflow(e->ts, e->dur, &end) ? INT64_MAX : end;
+}
+
+/* b - a for a <= b, at most INT64_MAX. */
+static int64_t gap(int64_t a, int64_t b)
+{
+	int64_t d;
+
+	return __builtin_sub_overflow(b, a, &d) ? INT64_MAX : d;
 }
 
 static void collect(struct ctx *x, const struct osc_catsel *launch,
@@ -182,6 +203,16 @@ static void collect(struct ctx *x, const struct osc_catsel *launch,
 	table_sort(&x->node_by_op);
 	table_sort(&x->flow_start);
 	table_sort(&x->flow_end);
+	x->op_reach = osc_xreallocarray(NULL, x->node_by_op.nr ? x->node_by_op.nr : 1,
+					sizeof(*x->op_reach));
+	for (size_t k = 0; k < x->node_by_op.nr; k++) {
+		const struct entry *en = &x->node_by_op.e[k];
+		int64_t end = end_of(&t->events[x->c->nodes[en->val].event]);
+
+		if (k && x->node_by_op.e[k - 1].key == en->key && x->op_reach[k - 1] > end)
+			end = x->op_reach[k - 1];
+		x->op_reach[k] = end;
+	}
 }
 
 /* Each launch's host node: External id, else the innermost window. */
@@ -215,40 +246,47 @@ static uint32_t launch_of_flow(const struct ctx *x, int64_t fid)
 		return OSC_NONE;
 	se = &x->t->events[s];
 	/* the last launch of that thread starting at or before the flow start */
-	i = table_lower(&x->launch_by_time, se->thread, se->ts == INT64_MAX ? se->ts : se->ts + 1);
+	i = table_upper(&x->launch_by_time, se->thread, se->ts);
 	if (!i || x->launch_by_time.e[i - 1].key != se->thread)
 		return OSC_NONE;
 	l = x->launch_by_time.e[i - 1].val;
 	return end_of(&x->t->events[x->out->launches[l].event]) >= se->ts ? l : OSC_NONE;
 }
 
-/* ORT: the node with the same op name whose window is nearest to ts. */
+/*
+ * ORT: the node of op name op nearest to ts (correlate.h's OP_NAME). The
+ * op's entries run in model order. Those starting at or before ts are at
+ * distance ts - min(ts, end), so the nearest of them is the first whose
+ * reach (nondecreasing) gets to min(ts, the last one's reach): found by
+ * bisection, however long the nodes and however they overlap. The first
+ * entry starting after ts is the nearest of the others, and comes later in
+ * model order, so it wins only when strictly nearer. O(log N).
+ */
 static uint32_t node_by_op(const struct ctx *x, osc_str op, int64_t ts)
 {
-	size_t i = table_lower(&x->node_by_op, op, ts == INT64_MAX ? ts : ts + 1);
+	const struct table *tb = &x->node_by_op;
+	size_t lo = table_lower(tb, op, INT64_MIN), hi = table_upper(tb, op, ts);
 	uint32_t best = OSC_NONE;
 	int64_t best_gap = INT64_MAX;
 
-	/* candidates: the last node starting at or before ts, and the next one */
-	for (size_t k = i ? i - 1 : 0; k <= i && k < x->node_by_op.nr; k++) {
-		const struct entry *en = &x->node_by_op.e[k];
-		const struct osc_event *ne;
-		int64_t gap;
+	if (lo < hi) {
+		int64_t want = x->op_reach[hi - 1] < ts ? x->op_reach[hi - 1] : ts;
+		size_t first = lo, last = hi - 1;
 
-		if (en->key != op)
-			continue;
-		ne = &x->t->events[x->c->nodes[en->val].event];
-		if (ne->ts > ts)
-			gap = ne->ts - ts;
-		else if (end_of(ne) > ts)
-			gap = 0;
-		else
-			gap = ts - end_of(ne);
-		if (gap < best_gap) {
-			best_gap = gap;
-			best = en->val;
+		while (first < last) {
+			size_t mid = first + (last - first) / 2;
+
+			if (x->op_reach[mid] < want)
+				first = mid + 1;
+			else
+				last = mid;
 		}
+		best = tb->e[first].val;
+		best_gap = gap(want, ts);
 	}
+	if (hi < tb->nr && tb->e[hi].key == op &&
+	    (best == OSC_NONE || gap(ts, tb->e[hi].key2) < best_gap))
+		best = tb->e[hi].val;
 	return best;
 }
 
@@ -345,6 +383,7 @@ void osc_correlate(const struct osc_trace *t, const struct osc_calltree *c,
 	free(x.node_by_ext.e);
 	free(x.node_by_corr.e);
 	free(x.node_by_op.e);
+	free(x.op_reach);
 	free(x.flow_start.e);
 	free(x.flow_end.e);
 }

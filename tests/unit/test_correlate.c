@@ -182,6 +182,208 @@ Test(correlate, ort_op_name_nearest)
 	tx_release(&a);
 }
 
+/*
+ * ORT's parallel executor runs nodes of one op_name at once on several
+ * threads. The nearest window is the one holding the kernel, not the last to
+ * start before it:
+ *   conv_a [0,50) tid 1        conv_b [10,20) tid 3      (op Conv)
+ *   k [30,31) Conv -> conv_a (holds 30), not conv_b (ended 10 before)
+ */
+Test(correlate, ort_op_name_overlapping_nodes)
+{
+	static const struct tx_event ev[] = {
+		TX("conv_a", HOST_OP, 1, 0, 50, 0, 0, "Conv"),
+		TX("conv_b", HOST_OP, 3, 10, 10, 0, 0, "Conv"),
+		TX("k", KERNEL, 2, 30, 1, 0, 0, "Conv"),
+	};
+	struct tx_analysis a;
+
+	tx_analyse(&a, OSC_FORMAT_ORT, ev, FX_LEN(ev));
+	expect_link(&a, "k", "conv_a", OSC_LINK_OP_NAME, OSC_LINK_NONE);
+	tx_release(&a);
+}
+
+/*
+ * Ties go to the earlier node in model order (here file order):
+ *   first [60,60)  second [60,60)   (op Relu, zero length: they hold nothing)
+ *   k_after [70,71) -> first (both 10 away)
+ *   k_on [60,61)    -> first (both 0 away)
+ */
+Test(correlate, ort_op_name_tie_zero_length)
+{
+	static const struct tx_event ev[] = {
+		TX("first", HOST_OP, 0, 60, 0, 0, 0, "Relu"),
+		TX("second", HOST_OP, 0, 60, 0, 0, 0, "Relu"),
+		TX("k_after", KERNEL, 1, 70, 1, 0, 0, "Relu"),
+		TX("k_on", KERNEL, 1, 60, 1, 0, 0, "Relu"),
+	};
+	struct tx_analysis a;
+
+	tx_analyse(&a, OSC_FORMAT_ORT, ev, FX_LEN(ev));
+	expect_link(&a, "k_after", "first", OSC_LINK_OP_NAME, OSC_LINK_NONE);
+	expect_link(&a, "k_on", "first", OSC_LINK_OP_NAME, OSC_LINK_NONE);
+	tx_release(&a);
+}
+
+/*
+ * Three nodes at the same distance, two before the kernel and one after,
+ * listed in reverse: the earliest in model order wins. A node ending at the
+ * kernel's start is 0 away, like the one starting there:
+ *   add_a [0,10) tid 0   add_b [5,10) tid 1   add_c [30,40) tid 0   (op Add)
+ *   k_add [20,21) -> add_a (10 from each)
+ *   mul_p [100,120)  mul_q [120,140)                                (op Mul)
+ *   k_mul [120,121) -> mul_p (0 from each)
+ */
+Test(correlate, ort_op_name_three_way_tie)
+{
+	static const struct tx_event ev[] = {
+		TX("add_c", HOST_OP, 0, 30, 10, 0, 0, "Add"),
+		TX("add_b", HOST_OP, 1, 5, 5, 0, 0, "Add"),
+		TX("add_a", HOST_OP, 0, 0, 10, 0, 0, "Add"),
+		TX("mul_q", HOST_OP, 0, 120, 20, 0, 0, "Mul"),
+		TX("mul_p", HOST_OP, 0, 100, 20, 0, 0, "Mul"),
+		TX("k_add", KERNEL, 2, 20, 1, 0, 0, "Add"),
+		TX("k_mul", KERNEL, 2, 120, 1, 0, 0, "Mul"),
+	};
+	struct tx_analysis a;
+
+	tx_analyse(&a, OSC_FORMAT_ORT, ev, FX_LEN(ev));
+	expect_link(&a, "k_add", "add_a", OSC_LINK_OP_NAME, OSC_LINK_NONE);
+	expect_link(&a, "k_mul", "mul_p", OSC_LINK_OP_NAME, OSC_LINK_NONE);
+	tx_release(&a);
+}
+
+/*
+ * A long node holds the kernel behind several short ones that start later
+ * and end before it, and one that starts after it:
+ *   long [0,1000) tid 0
+ *   s1 [100,110) s2 [200,210) s3 [300,310) s4 [600,610) tid 1     (op Gemm)
+ *   k_mid [500,501) -> long (0; s4 is 100 away, s3 190)
+ *   k_end [999,1000) -> long
+ *   k_out [1005,1006) -> long (5 after its end; s4 395)
+ */
+Test(correlate, ort_op_name_long_node_behind_short_ones)
+{
+	static const struct tx_event ev[] = {
+		TX("long", HOST_OP, 0, 0, 1000, 0, 0, "Gemm"),
+		TX("s1", HOST_OP, 1, 100, 10, 0, 0, "Gemm"),
+		TX("s2", HOST_OP, 1, 200, 10, 0, 0, "Gemm"),
+		TX("s3", HOST_OP, 1, 300, 10, 0, 0, "Gemm"),
+		TX("s4", HOST_OP, 1, 600, 10, 0, 0, "Gemm"),
+		TX("k_mid", KERNEL, 2, 500, 1, 0, 0, "Gemm"),
+		TX("k_end", KERNEL, 2, 999, 1, 0, 0, "Gemm"),
+		TX("k_out", KERNEL, 2, 1005, 1, 0, 0, "Gemm"),
+	};
+	struct tx_analysis a;
+
+	tx_analyse(&a, OSC_FORMAT_ORT, ev, FX_LEN(ev));
+	expect_link(&a, "k_mid", "long", OSC_LINK_OP_NAME, OSC_LINK_NONE);
+	expect_link(&a, "k_end", "long", OSC_LINK_OP_NAME, OSC_LINK_NONE);
+	expect_link(&a, "k_out", "long", OSC_LINK_OP_NAME, OSC_LINK_NONE);
+	tx_release(&a);
+}
+
+/*
+ * A kernel before every node of its op_name goes to the first to start, the
+ * longer of two equal starts (model order); a node of another op_name that
+ * holds it does not count:
+ *   any [0,1000) (op Add)   g_short [100,110)  g_long [100,200)  (op Gemm)
+ *   k [50,51) Gemm -> g_long;  k_none [50,51) MatMul -> none
+ */
+Test(correlate, ort_op_name_kernel_before_every_node)
+{
+	static const struct tx_event ev[] = {
+		TX("any", HOST_OP, 0, 0, 1000, 0, 0, "Add"),
+		TX("g_short", HOST_OP, 1, 100, 10, 0, 0, "Gemm"),
+		TX("g_long", HOST_OP, 2, 100, 100, 0, 0, "Gemm"),
+		TX("k", KERNEL, 3, 50, 1, 0, 0, "Gemm"),
+		TX("k_none", KERNEL, 3, 50, 1, 0, 0, "MatMul"),
+	};
+	struct tx_analysis a;
+
+	tx_analyse(&a, OSC_FORMAT_ORT, ev, FX_LEN(ev));
+	expect_link(&a, "k", "g_long", OSC_LINK_OP_NAME, OSC_LINK_NONE);
+	expect_link(&a, "k_none", "-", OSC_LINK_NONE, OSC_LINK_NONE);
+	tx_release(&a);
+}
+
+/* OP_NAME by its definition: every node of the op, one by one. */
+static uint32_t nearest_by_scan(const struct tx_analysis *a, const struct osc_event *k)
+{
+	uint32_t best = OSC_NONE;
+	int64_t best_d = 0;
+
+	for (uint32_t n = 0; n < a->c.nr; n++) {
+		const struct osc_event *e = &a->t.events[a->c.nodes[n].event];
+		int64_t d = 0;
+
+		if (e->op != k->op)
+			continue;
+		if (k->ts < e->ts)
+			d = e->ts - k->ts;
+		else if (k->ts > e->ts + e->dur)
+			d = k->ts - (e->ts + e->dur);
+		if (best == OSC_NONE || d < best_d) {
+			best = n;
+			best_d = d;
+		}
+	}
+	return best;
+}
+
+/* A number in [0, m) from a 64-bit LCG. */
+static int rnd(uint64_t *seed, int m)
+{
+	*seed = *seed * 6364136223846793005ULL + 1442695040888963407ULL;
+	return (int)(*seed >> 33) % m;
+}
+
+/*
+ * Random ORT traces with many overlaps, equal starts, zero lengths and ties
+ * (a few op names, times on a coarse grid): each kernel's node is the one
+ * the definition gives.
+ */
+Test(correlate, ort_op_name_random_against_scan)
+{
+	static const char *const ops[] = { "Conv", "Relu", "Add" };
+	uint64_t seed = 42;
+	struct tx_event ev[64];
+
+	for (int round = 0; round < 300; round++) {
+		size_t n = 0, nodes = 1 + (size_t)rnd(&seed, 30);
+		size_t kernels = 1 + (size_t)rnd(&seed, 20);
+		struct tx_analysis a;
+
+		for (; n < nodes + kernels; n++) {
+			bool node = n < nodes;
+			int thread = node ? rnd(&seed, 4) : 9;
+			int64_t ts = node ? 5 * rnd(&seed, 20)
+					  : 5 * rnd(&seed, 24) - 10 + rnd(&seed, 2);
+			int64_t dur = !node ? 1 : rnd(&seed, 4) ? 5 * rnd(&seed, 12) : 0;
+			const char *op = ops[rnd(&seed, (int)FX_LEN(ops))];
+
+			ev[n] = (struct tx_event)TX(node ? "node" : "kernel", HOST_OP, thread, ts,
+						    dur, 0, 0, op);
+			if (!node)
+				ev[n].kind = OSC_KIND_KERNEL;
+		}
+		tx_analyse(&a, OSC_FORMAT_ORT, ev, n);
+		cr_assert_eq(a.corr.nr_devs, kernels);
+		for (size_t d = 0; d < a.corr.nr_devs; d++) {
+			const struct osc_dev_link *l = &a.corr.devs[d];
+			const struct osc_event *k = &a.t.events[l->event];
+			uint32_t want = nearest_by_scan(&a, k);
+			enum osc_link method = want == OSC_NONE ? OSC_LINK_NONE : OSC_LINK_OP_NAME;
+
+			cr_assert_eq(l->node, want, "round %d: kernel at %lld (%s): %u, want %u",
+				     round, (long long)k->ts, osc_trace_str(&a.t, k->op),
+				     l->node, want);
+			cr_assert_eq(l->method, method);
+		}
+		tx_release(&a);
+	}
+}
+
 /* Real traces: every device event has exactly one link record, counts add up. */
 static void check_real(const char *rel, uint64_t min_graph)
 {
