@@ -4,7 +4,8 @@
  *   bench_query [-r REPEATS] [-l LEVEL] TRACE
  *
  * Loads TRACE, builds what the trace caches once (trace_cache.h: the host
- * tree and the launchers, which the TUI builds on a spare thread after
+ * tree with the correlation, the launchers and the op costs, which the TUI
+ * builds on a spare thread after
  * loading), then times what the TUI does on a key press: osc_aggregate
  * at every level (the default runs, no filter), osc_agg_sort by several
  * columns, a run selection change (a new runsel, then the op level again)
@@ -209,6 +210,9 @@ int main(int argc, char **argv)
 	t0 = now_ms();
 	osc_trace_launchers(&c.t);
 	line_out("launchers (once)", NULL, now_ms() - t0, false);
+	t0 = now_ms();
+	osc_trace_op_costs(&c.t);
+	line_out("op costs (once)", NULL, now_ms() - t0, false);
 	c.repeats = repeats;
 	levels(&c);
 	c.repeats = repeats;

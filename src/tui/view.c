@@ -256,7 +256,7 @@ unsigned osc_view_action(struct osc_tui *t, struct osc_view *v, enum osc_action 
 
 void osc_view_describe(struct osc_tui *t, struct osc_view *v, char *buf, size_t size, int part)
 {
-	char *runs, *filter, bases[256] = "";
+	char *runs, *filter, bases[512] = "";
 	int n = 0;
 
 	buf[0] = '\0';
@@ -272,8 +272,11 @@ void osc_view_describe(struct osc_tui *t, struct osc_view *v, char *buf, size_t 
 	filter = osc_filter_describe(&t->filter);
 	if (v->ops->bases)
 		v->ops->bases(t, v, bases, sizeof(bases));
-	snprintf(buf, size, "%s | filter: %s%s%s", runs, *filter ? filter : "none",
-		 *bases ? " | " : "", bases);
+	if (*bases && v->ops->bases_first)
+		snprintf(buf, size, "%s | %s | filter: %s", bases, runs, *filter ? filter : "none");
+	else
+		snprintf(buf, size, "%s | filter: %s%s%s", runs, *filter ? filter : "none",
+			 *bases ? " | " : "", bases);
 	free(runs);
 	free(filter);
 }

@@ -64,6 +64,7 @@ struct osc_view_ops {
 	void (*title)(struct osc_tui *t, struct osc_view *v, char *buf, size_t size);
 	/* optional: the bases of the view's percentages, shown after the runs and filter */
 	void (*bases)(struct osc_tui *t, struct osc_view *v, char *buf, size_t size);
+	bool bases_first; /* the bases lead that line (a what-if projection) */
 	/* Detail of a row for the detail pane (NULL: none). */
 	void (*detail)(struct osc_tui *t, struct osc_view *v, size_t row, struct osc_lines *out);
 	/* Name used in export file names and the `report --by` level ("op"). */

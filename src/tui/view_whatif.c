@@ -112,11 +112,18 @@ static double whatif_bar(struct osc_tui *t, struct osc_view *v, size_t row)
 static void whatif_title(struct osc_tui *t, struct osc_view *v, char *buf, size_t size)
 {
 	struct whatif_view *wv = v->priv;
-	char summary[256];
 
 	(void)t;
-	snprintf(buf, size, "what-if %s: %s", osc_level_name(wv->level),
-		 osc_whatif_summary(&wv->w, summary, sizeof(summary)));
+	snprintf(buf, size, "what-if %s (%zu rules)", osc_level_name(wv->level), wv->rules.nr);
+}
+
+/* The projection, with its bases, after the runs and filter. */
+static void whatif_bases(struct osc_tui *t, struct osc_view *v, char *buf, size_t size)
+{
+	struct whatif_view *wv = v->priv;
+
+	(void)t;
+	osc_whatif_summary(&wv->w, buf, size);
 }
 
 static const char *whatif_export_name(struct osc_tui *t, struct osc_view *v)
@@ -252,6 +259,8 @@ const struct osc_view_ops osc_view_whatif = {
 	.mark = whatif_mark,
 	.action = whatif_action,
 	.title = whatif_title,
+	.bases = whatif_bases,
+	.bases_first = true,
 	.export_name = whatif_export_name,
 	.bar = whatif_bar,
 	.command = whatif_command,
