@@ -122,6 +122,10 @@ struct slice {
 	size_t nr;
 	uint32_t *global;      /* group in map -> group of the merged map */
 	size_t *cursor;        /* per group in map: where its next member goes */
+	bool costs;            /* host ops of a host level: sum their costs */
+	struct osc_op_cost *sum; /* costs: per group in map, the members' summed */
+	size_t sum_alloc;
+	int64_t busy;          /* costs: self time of every op in the runs (unfiltered) */
 };
 
 /* A scan: its slices, and the map that merges theirs. */
@@ -129,6 +133,8 @@ struct scan {
 	struct slice *s;
 	size_t nr;
 	struct osc_group_map map;
+	struct osc_op_cost *sum; /* per merged group, when the slices sum costs */
+	int64_t busy;            /* the slices' busy, added up */
 };
 
 /* The launching op of device event ev: its index, or OSC_NONE. */
@@ -137,12 +143,11 @@ static uint32_t launcher_of(const struct agg_ctx *c, uint32_t ev)
 	return c->launcher ? c->launcher[ev] : OSC_NONE;
 }
 
+/* b passes the filter (its run was checked). */
 static bool in_selection(struct slice *s, const struct osc_brief *b)
 {
 	const struct agg_ctx *c = s->c;
 
-	if (c->sel && !osc_runsel_has_event(c->sel, c->runs, b->event))
-		return false;
 	if (osc_filter_cache_names(&s->fc, b->name, b->op))
 		return true;
 	/* A kernel also passes by the op that launched it. */
@@ -216,6 +221,32 @@ static struct osc_group_key op_key(osc_str op, osc_str shape)
 	return k;
 }
 
+/* The costs of host op ev (zero for an event outside the tree). */
+static struct osc_op_cost cost_of(const struct agg_ctx *c, uint32_t ev)
+{
+	uint32_t n = c->tree->node_of[ev];
+
+	return n != OSC_NONE ? c->cost[n] : (struct osc_op_cost){ 0 };
+}
+
+/* Add the costs of host op ev to group g's sums. */
+static void add_cost(struct slice *s, uint32_t g, uint32_t ev)
+{
+	struct osc_op_cost c = cost_of(s->c, ev), *sum;
+
+	if (g >= s->sum_alloc) {
+		size_t was = s->sum_alloc;
+
+		OSC_GROW(s->sum, (size_t)g + 1, s->sum_alloc);
+		memset(s->sum + was, 0, (s->sum_alloc - was) * sizeof(*s->sum));
+	}
+	sum = &s->sum[g];
+	sum->self = osc_sat_add(sum->self, c.self);
+	sum->dev = osc_sat_add(sum->dev, c.dev);
+	sum->dev_total = osc_sat_add(sum->dev_total, c.dev_total);
+	sum->kernels += c.kernels;
+}
+
 /* Thread i: select, key and count its slice's briefs, and list them unless all_ops. */
 static void scan_slice(void *arg, size_t i)
 {
@@ -235,6 +266,10 @@ static void scan_slice(void *arg, size_t i)
 		    c->launcher[s->b[j + PREFETCH_AHEAD].event] != OSC_NONE)
 			__builtin_prefetch(&c->t->events[c->launcher[s->b[j + PREFETCH_AHEAD].event]]);
 
+		if (c->sel && !osc_runsel_has_event(c->sel, c->runs, b->event))
+			continue;
+		if (s->costs)
+			s->busy = osc_sat_add(s->busy, cost_of(c, b->event).self);
 		if (!s->all_ops && c->q->only && !c->q->only[b->event])
 			continue;
 		if (!in_selection(s, b) || !make_key(s, b, &k))
@@ -247,9 +282,30 @@ static void scan_slice(void *arg, size_t i)
 		}
 		g = osc_group_map_index(&s->map, &k);
 		s->map.count[g]++;
+		if (s->costs)
+			add_cost(s, g, b->event);
 		if (s->pick) {
 			s->pick[s->nr] = (uint32_t)j;
 			s->gid[s->nr++] = g;
+		}
+	}
+}
+
+/* The slices' cost sums per merged group, and their busy time, into sc. */
+static void merge_sums(struct scan *sc)
+{
+	sc->sum = osc_xcalloc(sc->map.nr ? sc->map.nr : 1, sizeof(*sc->sum));
+	for (size_t i = 0; i < sc->nr; i++) {
+		const struct slice *s = &sc->s[i];
+
+		sc->busy = osc_sat_add(sc->busy, s->busy);
+		for (size_t g = 0; g < s->map.nr && g < s->sum_alloc; g++) {
+			struct osc_op_cost *to = &sc->sum[s->global[g]];
+
+			to->self = osc_sat_add(to->self, s->sum[g].self);
+			to->dev = osc_sat_add(to->dev, s->sum[g].dev);
+			to->dev_total = osc_sat_add(to->dev_total, s->sum[g].dev_total);
+			to->kernels += s->sum[g].kernels;
 		}
 	}
 }
@@ -283,7 +339,8 @@ static void scan(const struct agg_ctx *c, enum osc_kind kind, unsigned keys, boo
 
 		*s = (struct slice){ .c = c, .b = b, .from = nb * i / n, .to = nb * (i + 1) / n,
 				     .device = osc_kind_is_device(kind), .keys = keys,
-				     .all_ops = all_ops };
+				     .all_ops = all_ops,
+				     .costs = c->cost && !all_ops && !osc_kind_is_device(kind) };
 		osc_filter_cache_init(&s->fc, c->q->filter, c->t);
 		if (direct)
 			osc_group_map_direct(&s->map, direct, ndirect);
@@ -301,6 +358,8 @@ static void scan(const struct agg_ctx *c, enum osc_kind kind, unsigned keys, boo
 		}
 		osc_filter_cache_release(&s->fc);
 	}
+	if (n && sc->s[0].costs)
+		merge_sums(sc);
 }
 
 static void scan_release(struct scan *sc)
@@ -310,9 +369,11 @@ static void scan_release(struct scan *sc)
 		free(sc->s[i].gid);
 		free(sc->s[i].global);
 		free(sc->s[i].cursor);
+		free(sc->s[i].sum);
 		osc_group_map_release(&sc->s[i].map);
 	}
 	free(sc->s);
+	free(sc->sum);
 	osc_group_map_release(&sc->map);
 }
 
@@ -344,14 +405,6 @@ struct place {
 	const struct agg_ctx *c;
 };
 
-/* The costs of host op ev (zero for an event outside the tree). */
-static struct osc_op_cost cost_of(const struct agg_ctx *c, uint32_t ev)
-{
-	uint32_t n = c->tree->node_of[ev];
-
-	return n != OSC_NONE ? c->cost[n] : (struct osc_op_cost){ 0 };
-}
-
 static void place_slice(void *arg, size_t i)
 {
 	struct place *p = arg;
@@ -369,9 +422,10 @@ static void place_slice(void *arg, size_t i)
 }
 
 /*
- * Turn the merged groups into rows and place the selected events into
- * members; their durations go to *dur in the same order (a new array), and
- * at the host levels their costs to *cost (a new array; else NULL).
+ * Turn the merged groups into rows (with the scan's cost sums) and place the
+ * selected events into members; their durations go to *dur in the same
+ * order (a new array), and when the query asks for distributions of the
+ * other measures, their costs to *cost (a new array; else NULL).
  */
 static void group_rows(const struct agg_ctx *c, struct scan *sc, struct osc_agg *out,
 		       int64_t **dur, struct osc_op_cost **cost)
@@ -395,6 +449,12 @@ static void group_rows(const struct agg_ctx *c, struct scan *sc, struct osc_agg 
 		memcpy(row->dims, k->dims, sizeof(row->dims));
 		if (k->run != OSC_NONE && c->runs)
 			row->span = c->runs->runs[k->run].dur;
+		if (sc->sum) {
+			row->self = sc->sum[g].self;
+			row->dev = sc->sum[g].dev;
+			row->dev_total = sc->sum[g].dev_total;
+			row->kernels = sc->sum[g].kernels;
+		}
 		row->first = next[g] = pos;
 		row->nr = m->count[g];
 		pos += row->nr;
@@ -413,7 +473,7 @@ static void group_rows(const struct agg_ctx *c, struct scan *sc, struct osc_agg 
 	out->members = osc_xmalloc((pos ? pos : 1) * sizeof(*out->members));
 	out->nr_members = pos;
 	*dur = osc_xmalloc((pos ? pos : 1) * sizeof(**dur));
-	*cost = c->cost ? osc_xmalloc((pos ? pos : 1) * sizeof(**cost)) : NULL;
+	*cost = sc->sum && c->q->dists ? osc_xmalloc((pos ? pos : 1) * sizeof(**cost)) : NULL;
 	p = (struct place){ .s = sc->s, .members = out->members, .dur = *dur, .cost = *cost,
 			    .c = c };
 	osc_parallel_run(sc->nr, place_slice, &p);
@@ -446,7 +506,8 @@ static void op_columns(struct agg_ctx *c, struct osc_agg *out)
 struct stats_job {
 	struct osc_agg *out;
 	int64_t *dur;
-	const struct osc_op_cost *cost; /* NULL at the device levels */
+	bool device;                    /* a device level: device time = total */
+	const struct osc_op_cost *cost; /* the members' costs when dists asks for any */
 	unsigned dists;                 /* 1 << measure: distributions to compute */
 	int64_t *scratch[OSC_MAX_THREADS]; /* per thread: one row's values of a measure */
 	size_t cut[OSC_MAX_THREADS + 1];
@@ -458,17 +519,11 @@ static int64_t cost_value(const struct osc_op_cost *c, enum osc_measure m)
 	return m == OSC_MEASURE_SELF ? c->self : m == OSC_MEASURE_DEVICE ? c->dev : c->dev_total;
 }
 
-/* Sums of the other measures of row, and the distributions asked for. */
+/* The distributions of the other measures asked for. */
 static void cost_stats(struct stats_job *j, size_t i, struct osc_agg_row *row)
 {
 	const struct osc_op_cost *c = j->cost + row->first;
 
-	for (size_t k = 0; k < row->nr; k++) {
-		row->self = osc_sat_add(row->self, c[k].self);
-		row->dev = osc_sat_add(row->dev, c[k].dev);
-		row->dev_total = osc_sat_add(row->dev_total, c[k].dev_total);
-		row->kernels += c[k].kernels;
-	}
 	for (int m = OSC_MEASURE_SELF; m < OSC_MEASURE_NR; m++) {
 		struct osc_stats s;
 
@@ -507,7 +562,7 @@ static void stats_rows(void *arg, size_t i)
 		row->stddev = s.stddev;
 		if (j->cost)
 			cost_stats(j, i, row);
-		else /* a device event's own time is its device time */
+		if (j->device) /* a device event's own time is its device time */
 			row->dev = row->total;
 	}
 	free(j->scratch[i]);
@@ -515,9 +570,10 @@ static void stats_rows(void *arg, size_t i)
 
 /* dur, cost: the members' durations and costs, in members order (reordered here). */
 static void compute_stats(int64_t *dur, const struct osc_op_cost *cost, unsigned dists,
-			  struct osc_agg *out, size_t threads)
+			  bool device, struct osc_agg *out, size_t threads)
 {
-	struct stats_job j = { .out = out, .dur = dur, .cost = cost, .dists = cost ? dists : 0 };
+	struct stats_job j = { .out = out, .dur = dur, .device = device, .cost = cost,
+			       .dists = cost ? dists : 0 };
 	size_t r = 0;
 
 	for (int m = OSC_MEASURE_SELF; m < OSC_MEASURE_NR; m++)
@@ -550,82 +606,112 @@ static uint32_t device_run(const struct agg_ctx *c, const uint32_t *op, uint32_t
 	return c->runs->run_of[ev];
 }
 
-/* Device event ev counts in the selection (device_run). */
-static bool device_selected(const struct agg_ctx *c, const uint32_t *op, uint32_t ev)
-{
-	uint32_t run = device_run(c, op, ev);
+/* The device time and events of each run (device_run); slot nr_runs: outside every run. */
+struct run_device {
+	int64_t *time;
+	uint64_t *count;
+	size_t nr_runs;
+};
 
-	return !c->sel || (run != OSC_NONE && run < c->sel->nr_runs && c->sel->on[run]);
+/* One thread's share of device_by_run: briefs b[from .. to). */
+struct device_part {
+	const struct agg_ctx *c;
+	const uint32_t *op;
+	const struct osc_brief *b;
+	size_t from, to;
+	struct run_device sums;
+};
+
+static void device_part_run(void *arg, size_t i)
+{
+	struct device_part *p = &((struct device_part *)arg)[i];
+
+	for (size_t j = p->from; j < p->to; j++) {
+		uint32_t run = device_run(p->c, p->op, p->b[j].event);
+		size_t slot = run < p->sums.nr_runs ? run : p->sums.nr_runs;
+
+		p->sums.time[slot] = osc_sat_add(p->sums.time[slot], p->b[j].dur);
+		p->sums.count[slot]++;
+	}
 }
 
-/*
- * The bases of the percentages (aggregate.h), over the selected runs and
- * unfiltered: the host ops' self times and the device events' durations;
- * and the runs' wall time.
- */
-static void bases(const struct agg_ctx *c, struct osc_agg *out)
+/* Sum the device events (kernels, memcpy, memset) per run into out, on all cores. */
+static void device_by_run(const struct agg_ctx *c, const uint32_t *op, struct run_device *out)
 {
 	static const enum osc_kind device[] = { OSC_KIND_KERNEL, OSC_KIND_MEMCPY,
 						OSC_KIND_MEMSET };
-	size_t nb;
-	const struct osc_brief *b = osc_trace_briefs(c->t, OSC_KIND_HOST_OP, &nb);
-	const uint32_t *op = c->cost && out->has_device ? osc_trace_launchers(c->t) : NULL;
 
-	for (size_t j = 0; c->cost && j < nb; j++)
-		if (!c->sel || osc_runsel_has_event(c->sel, c->runs, b[j].event))
-			out->host_busy = osc_sat_add(out->host_busy, cost_of(c, b[j].event).self);
+	out->nr_runs = c->runs ? c->runs->nr : 1;
+	out->time = osc_xcalloc(out->nr_runs + 1, sizeof(*out->time));
+	out->count = osc_xcalloc(out->nr_runs + 1, sizeof(*out->count));
+	for (size_t k = 0; k < sizeof(device) / sizeof(device[0]); k++) {
+		size_t nb, n;
+		const struct osc_brief *b = osc_trace_briefs(c->t, device[k], &nb);
+		struct device_part *p;
+
+		n = osc_parallel_parts(nb, EVENTS_PER_THREAD);
+		p = osc_xcalloc(n, sizeof(*p));
+		for (size_t i = 0; i < n; i++) {
+			p[i] = (struct device_part){ .c = c, .op = op, .b = b, .from = nb * i / n,
+						     .to = nb * (i + 1) / n,
+						     .sums.nr_runs = out->nr_runs };
+			p[i].sums.time = osc_xcalloc(out->nr_runs + 1, sizeof(int64_t));
+			p[i].sums.count = osc_xcalloc(out->nr_runs + 1, sizeof(uint64_t));
+		}
+		osc_parallel_run(n, device_part_run, p);
+		for (size_t i = 0; i < n; i++) {
+			for (size_t r = 0; r <= out->nr_runs; r++) {
+				out->time[r] = osc_sat_add(out->time[r], p[i].sums.time[r]);
+				out->count[r] += p[i].sums.count[r];
+			}
+			free(p[i].sums.time);
+			free(p[i].sums.count);
+		}
+		free(p);
+	}
+}
+
+static void run_device_release(struct run_device *d)
+{
+	free(d->time);
+	free(d->count);
+}
+
+/*
+ * The device-time base of the percentages (aggregate.h), over the selected
+ * runs and unfiltered (from dr), and the runs' wall time. (The host busy
+ * time comes from the scan of the host ops.)
+ */
+static void bases(const struct agg_ctx *c, const struct run_device *dr, struct osc_agg *out)
+{
 	for (size_t r = 0; c->runs && r < c->runs->nr; r++)
 		if (!c->sel || (r < c->sel->nr_runs && c->sel->on[r]))
 			out->wall = osc_sat_add(out->wall, c->runs->runs[r].dur);
-	for (size_t k = 0; k < sizeof(device) / sizeof(device[0]); k++) {
-		b = osc_trace_briefs(c->t, device[k], &nb);
-		for (size_t j = 0; j < nb; j++)
-			if (device_selected(c, op, b[j].event))
-				out->device_time = osc_sat_add(out->device_time, b[j].dur);
-	}
+	for (size_t r = 0; r <= dr->nr_runs; r++)
+		if (!c->sel || (r < c->sel->nr_runs && r < dr->nr_runs && c->sel->on[r]))
+			out->device_time = osc_sat_add(out->device_time, dr->time[r]);
 }
 
 /*
  * Run level: each row's device time and device events are those of its run
- * (not only those its ops launched), and its device busy time is the union
- * of every device event's window within the run's.
+ * (not only those its ops launched: dr), and its device busy time is the
+ * union of every device event's window within the run's.
  */
-static void run_device(const struct agg_ctx *c, struct osc_agg *out)
+static void run_device(const struct agg_ctx *c, const struct run_device *dr, struct osc_agg *out)
 {
-	static const enum osc_kind device[] = { OSC_KIND_KERNEL, OSC_KIND_MEMCPY,
-						OSC_KIND_MEMSET };
-	size_t nr_runs = c->runs ? c->runs->nr : 1, nb, nspans;
-	uint32_t *row_of = osc_xmalloc(nr_runs * sizeof(*row_of));
+	size_t nspans;
 	const struct osc_span *spans = osc_trace_device_spans(c->t, &nspans);
-	const uint32_t *op = out->has_device ? osc_trace_launchers(c->t) : NULL;
 
-	for (size_t r = 0; r < nr_runs; r++)
-		row_of[r] = OSC_NONE;
 	for (size_t r = 0; r < out->nr; r++) {
 		struct osc_agg_row *row = &out->rows[r];
 		int64_t from = c->runs ? c->runs->runs[row->run].ts : INT64_MIN;
 		int64_t to = c->runs ? osc_sat_add(from, row->span) : INT64_MAX;
 
-		row_of[row->run] = (uint32_t)r;
 		row->events = c->runs ? c->runs->runs[row->run].nr_events : c->t->nr_events;
-		row->dev = 0;
-		row->kernels = 0;
+		row->dev = row->run < dr->nr_runs ? dr->time[row->run] : 0;
+		row->kernels = row->run < dr->nr_runs ? dr->count[row->run] : 0;
 		row->dev_busy = osc_spans_within(spans, nspans, from, to);
 	}
-	for (size_t k = 0; k < sizeof(device) / sizeof(device[0]); k++) {
-		const struct osc_brief *b = osc_trace_briefs(c->t, device[k], &nb);
-
-		for (size_t j = 0; j < nb; j++) {
-			uint32_t run = device_run(c, op, b[j].event);
-			uint32_t r = run != OSC_NONE ? row_of[run] : OSC_NONE;
-
-			if (r == OSC_NONE)
-				continue;
-			out->rows[r].dev = osc_sat_add(out->rows[r].dev, b[j].dur);
-			out->rows[r].kernels++;
-		}
-	}
-	free(row_of);
 }
 
 /*
@@ -704,6 +790,7 @@ void osc_aggregate(const struct osc_trace *t, const struct osc_runs *runs,
 	struct scan sc;
 	int64_t *dur;
 	struct osc_op_cost *cost;
+	struct run_device dr;
 
 	/* Keys of the launching op need the correlation when none was given. */
 	if (c.device && (c.keys & (OSC_KEY_OP | OSC_KEY_SHAPE)) && !c.launcher)
@@ -716,7 +803,8 @@ void osc_aggregate(const struct osc_trace *t, const struct osc_runs *runs,
 		c.tree = osc_trace_host_tree(t);
 		c.cost = osc_trace_op_costs(t);
 	}
-	bases(&c, out);
+	device_by_run(&c, c.cost && out->has_device ? osc_trace_launchers(t) : NULL, &dr);
+	bases(&c, &dr, out);
 	out->nr_runs = c.sel && c.sel->nr_on ? c.sel->nr_on : 1;
 	if (c.keys & OSC_KEY_OP)
 		count_ops(&c);
@@ -735,12 +823,14 @@ void osc_aggregate(const struct osc_trace *t, const struct osc_runs *runs,
 	group_rows(&c, &sc, out, &dur, &cost);
 	if (c.keys & OSC_KEY_PATH)
 		path_texts(&c, &sc.map, out);
-	compute_stats(dur, cost, q->dists, out, sc.nr);
+	compute_stats(dur, cost, q->dists, c.device, out, sc.nr);
+	out->host_busy = sc.busy;
 	scan_release(&sc);
 	free(dur);
 	free(cost);
 	if (c.keys == OSC_KEY_RUN && !c.device)
-		run_device(&c, out);
+		run_device(&c, &dr, out);
+	run_device_release(&dr);
 	osc_mtree_release(&c.own);
 	if (c.keys & OSC_KEY_OP)
 		op_columns(&c, out);

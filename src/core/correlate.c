@@ -429,10 +429,65 @@ static uint8_t *launch_frames(const struct osc_trace *t, const struct osc_correl
 	return mark;
 }
 
+/*
+ * Tie corr, made with tree old, to tree new: the same host ops plus the
+ * frames of launch_frames. Links to device events do not depend on the
+ * tree, so only the host nodes change: a launch that had one keeps it (new
+ * index), one that had none takes the new frame with its External id, else
+ * the innermost node holding its start, as osc_correlate would.
+ */
+static void relink(const struct osc_trace *t, const struct osc_calltree *old,
+		   const struct osc_calltree *new, const uint8_t *frames,
+		   struct osc_correlation *corr)
+{
+	uint32_t *framed = NULL; /* the new nodes that are frames, in node order */
+	size_t nr = 0, alloc = 0;
+
+	for (size_t n = 0; n < new->nr; n++) {
+		if (!frames[new->nodes[n].event])
+			continue;
+		OSC_GROW(framed, nr + 1, alloc);
+		framed[nr++] = (uint32_t)n;
+	}
+	for (size_t l = 0; l < corr->nr_launches; l++) {
+		struct osc_launch_link *ll = &corr->launches[l];
+		const struct osc_event *e = &t->events[ll->event];
+
+		if (ll->node != OSC_NONE) {
+			ll->node = new->node_of[old->nodes[ll->node].event];
+			continue;
+		}
+		for (size_t f = 0; e->ext_id != OSC_NO_ID && f < nr; f++)
+			if (t->events[new->nodes[framed[f]].event].ext_id == e->ext_id) {
+				ll->node = framed[f];
+				ll->method = OSC_LINK_EXTERNAL_ID;
+				break;
+			}
+		if (ll->node == OSC_NONE) {
+			ll->node = osc_calltree_find(new, t, e->thread, e->ts);
+			ll->method = ll->node != OSC_NONE ? OSC_LINK_WINDOW : OSC_LINK_NONE;
+		}
+	}
+	corr->no_host = 0;
+	for (size_t d = 0; d < corr->nr_devs; d++) {
+		struct osc_dev_link *dl = &corr->devs[d];
+
+		if (dl->launch != OSC_NONE) {
+			dl->node = corr->launches[dl->launch].node;
+			dl->host_method = corr->launches[dl->launch].method;
+			corr->no_host += dl->node == OSC_NONE;
+		} else if (dl->node != OSC_NONE) {
+			dl->node = new->node_of[old->nodes[dl->node].event];
+		}
+	}
+	free(framed);
+}
+
 void osc_host_analysis(const struct osc_trace *t, struct osc_catsel *ops,
 		       const struct osc_catsel *launch, const struct osc_catsel *device,
 		       struct osc_calltree *tree, struct osc_correlation *corr)
 {
+	struct osc_calltree first;
 	uint8_t *frames;
 
 	osc_calltree_build(t, ops, tree);
@@ -441,8 +496,8 @@ void osc_host_analysis(const struct osc_trace *t, struct osc_catsel *ops,
 	if (!frames)
 		return;
 	ops->also = frames;
-	osc_correlation_release(corr);
-	osc_calltree_release(tree);
+	first = *tree;
 	osc_calltree_build(t, ops, tree);
-	osc_correlate(t, tree, launch, device, corr);
+	relink(t, &first, tree, frames, corr);
+	osc_calltree_release(&first);
 }

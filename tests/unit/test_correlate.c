@@ -488,3 +488,50 @@ Test(correlate, graph_replay_frame_becomes_op)
 	osc_catsel_release(&ops);
 	osc_trace_release(&t);
 }
+
+/*
+ * osc_host_analysis ties the first correlation to the tree with the frames
+ * (relink) instead of correlating again: the result must be what a fresh
+ * osc_correlate on that tree gives, link for link.
+ */
+static void expect_relink_is_fresh(const char *rel)
+{
+	struct osc_trace t;
+	struct osc_catsel ops = { .kinds = OSC_CATSEL_HOST_DEFAULT };
+	struct osc_catsel launch = { .kinds = OSC_CATSEL_LAUNCH_DEFAULT };
+	struct osc_catsel device = { .kinds = OSC_CATSEL_DEVICE_DEFAULT };
+	struct osc_calltree c;
+	struct osc_correlation got, want;
+
+	fx_load(&t, rel);
+	osc_host_analysis(&t, &ops, &launch, &device, &c, &got);
+	cr_assert_not_null(ops.also, "%s has frames launching device work", rel);
+	osc_correlate(&t, &c, &launch, &device, &want);
+	cr_assert_eq(got.nr_launches, want.nr_launches);
+	cr_assert_eq(got.nr_devs, want.nr_devs);
+	for (size_t l = 0; l < got.nr_launches; l++) {
+		cr_assert_eq(got.launches[l].node, want.launches[l].node, "%s launch %zu", rel, l);
+		cr_assert_eq(got.launches[l].method, want.launches[l].method, "%s launch %zu", rel, l);
+	}
+	for (size_t d = 0; d < got.nr_devs; d++) {
+		cr_assert_eq(got.devs[d].node, want.devs[d].node, "%s device %zu", rel, d);
+		cr_assert_eq(got.devs[d].method, want.devs[d].method, "%s device %zu", rel, d);
+		cr_assert_eq(got.devs[d].host_method, want.devs[d].host_method, "%s device %zu",
+			     rel, d);
+	}
+	cr_expect_eq(got.no_host, want.no_host);
+	cr_expect_eq(memcmp(got.by_method, want.by_method, sizeof(got.by_method)), 0);
+	osc_correlation_release(&got);
+	osc_correlation_release(&want);
+	osc_calltree_release(&c);
+	osc_catsel_release(&ops);
+	osc_trace_release(&t);
+}
+
+Test(correlate, relinked_frames_equal_a_fresh_correlation)
+{
+	expect_relink_is_fresh("samples/kineto-sampled-rank0.json.gz");
+	expect_relink_is_fresh("tests/data/measures-frames.json");
+	/* last: skips the test when ../shared is absent */
+	expect_relink_is_fresh("../shared/traces/tracelens/sglang_decode/sglang_Qwen3-8B_decode.json.gz");
+}
