@@ -940,6 +940,10 @@ static void expect_same_on_threads(const char *rel, const char *filter)
 					    one.nr_members * sizeof(*one.members)), 0,
 				     "%s: members at level %s differ on %u threads", rel,
 				     osc_level_name(q.level), threads[i]);
+			cr_expect_eq(many.host_busy, one.host_busy, "%s: host busy at level %s", rel,
+				     osc_level_name(q.level));
+			cr_expect_eq(many.device_time, one.device_time, "%s: device time at level %s",
+				     rel, osc_level_name(q.level));
 			osc_agg_release(&many);
 		}
 		osc_agg_release(&one);
