@@ -404,13 +404,7 @@ class Measures:
         starts = {t: [o["ts"] for o in lst] for t, lst in threads.items()}
 
         def innermost(thread, ts):
-            lst = threads.get(thread, [])
-            i = bisect.bisect_right(starts.get(thread, []), ts)
-            while i > 0:
-                i -= 1
-                if lst[i]["end"] > ts:
-                    return lst[i]
-            return None
+            return recompute_tree.innermost_at(threads, starts, thread, ts)
 
         def nearest(name, ts):
             best, best_d = None, None

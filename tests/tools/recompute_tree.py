@@ -101,6 +101,18 @@ def path_rows(tr, runs=None, patterns=(), regex=None):
     return recompute.compute_rows(groups, "path", len(sel))
 
 
+def innermost_at(by_thread, starts, thread, ts):
+    """The latest-starting op of the thread still open at ts: by_thread maps a
+    thread to its ops in start order, starts to their starts."""
+    lst = by_thread.get(thread, [])
+    i = bisect.bisect_right(starts.get(thread, []), ts)
+    while i > 0:
+        i -= 1
+        if lst[i]["end"] > ts:
+            return lst[i]
+    return None
+
+
 class _Rec:
     """A record as recompute.launch_frames reads it."""
     def __init__(self, r):
@@ -189,14 +201,7 @@ def build(path, runs=None, monitor="cpu_op", host="cuda_runtime", device="kernel
     starts = {t: [o["ts"] for o in lst] for t, lst in by_thread.items()}
 
     def innermost(thread, ts):
-        """The latest-starting op of the thread still open at ts."""
-        lst = by_thread.get(thread, [])
-        i = bisect.bisect_right(starts.get(thread, []), ts)
-        while i > 0:
-            i -= 1
-            if lst[i]["end"] > ts:
-                return lst[i]
-        return None
+        return innermost_at(by_thread, starts, thread, ts)
 
     by_corr = {}
     for l in sorted(launches, key=lambda l: (l["ts"], -l["dur"], l["order"])):
