@@ -21,7 +21,6 @@
  *   same for the self and device measures of aggregate.h (other - base);
  * - delta_pct = 100 * delta / base.total, NaN when base.total is 0;
  * - ratio = other.total / base.total, NaN when base.total is 0;
- * - pct (per side) = 100 * total / the side's sum of totals.
  * Rows are sorted by |delta| descending, ties by key.
  */
 #ifndef OPSCOPE_DIFF_H
@@ -80,7 +79,6 @@ struct osc_diff_stat {
 	uint64_t count;
 	int64_t total;       /* ns */
 	double mean;         /* ns; 0 when count is 0 */
-	double pct;          /* share of the side's time, percent */
 	int64_t self, dev;   /* ns: self and device time (aggregate.h's measures;
 				at the device levels self is 0 and dev = total) */
 	size_t first, nr;    /* members: side's members[first .. first+nr), by ts */

@@ -527,11 +527,6 @@ static void finish_rows(struct osc_diff *d)
 		row->delta = o - b;
 		row->delta_pct = b ? 100.0 * (double)row->delta / (double)b : NAN;
 		row->ratio = b ? (double)o / (double)b : NAN;
-		for (int s = 0; s < 2; s++)
-			row->side[s].pct = d->grand_total[s]
-						   ? 100.0 * (double)row->side[s].total /
-							     (double)d->grand_total[s]
-						   : 0;
 	}
 	d->nr_all = d->nr;
 }

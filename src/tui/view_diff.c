@@ -41,14 +41,15 @@ struct diff_view {
 };
 
 /* The split layout's columns (its own sort keys map to the diff's). */
-enum { S_NAME, S_SIDE, S_COUNT, S_TOTAL, S_MEAN, S_PCT, S_NR };
+enum { S_NAME, S_SIDE, S_COUNT, S_TOTAL, S_MEAN, S_SELF, S_DEVICE, S_NR };
 static const struct osc_column split_cols[S_NR] = {
 	{ "name", 16, OSC_ALIGN_LEFT, false, OSC_STAT_NAME },
 	{ "side", 4, OSC_ALIGN_LEFT, false, OSC_STAT_NAME },
 	{ "count", 5, OSC_ALIGN_RIGHT, true, OSC_STAT_COUNT },
 	{ "total_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_TOTAL },
 	{ "mean_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_MEAN },
-	{ "pct", 6, OSC_ALIGN_RIGHT, true, OSC_STAT_SELF_PCT },
+	{ "self_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_SELF },
+	{ "device_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_DEVICE },
 };
 
 static void diff_open(struct osc_tui *t, struct osc_view *v, const void *arg)
@@ -132,6 +133,10 @@ static enum osc_diff_col split_to_diff(size_t col, bool base)
 		return base ? OSC_DIFF_BASE_COUNT : OSC_DIFF_OTHER_COUNT;
 	case S_MEAN:
 		return base ? OSC_DIFF_BASE_MEAN : OSC_DIFF_OTHER_MEAN;
+	case S_SELF:
+		return base ? OSC_DIFF_BASE_SELF : OSC_DIFF_OTHER_SELF;
+	case S_DEVICE:
+		return base ? OSC_DIFF_BASE_DEVICE : OSC_DIFF_OTHER_DEVICE;
 	default:
 		return base ? OSC_DIFF_BASE_TOTAL : OSC_DIFF_OTHER_TOTAL;
 	}
@@ -173,8 +178,11 @@ static const char *split_cell(const struct osc_diff *d, size_t line, size_t col,
 	case S_MEAN:
 		osc_format_us(st->mean, buf, size);
 		break;
-	case S_PCT:
-		osc_format_pct(st->pct, buf, size);
+	case S_SELF:
+		osc_format_us_int(st->self, buf, size);
+		break;
+	case S_DEVICE:
+		osc_format_us_int(st->dev, buf, size);
 		break;
 	}
 	return buf;

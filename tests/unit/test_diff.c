@@ -120,7 +120,9 @@ Test(diff, name_match_classifies_and_computes)
 	cr_expect_eq(r->delta, -15);
 	cr_expect_float_eq(r->delta_pct, -50.0, 1e-12);
 	cr_expect_float_eq(r->ratio, 0.5, 1e-12);
-	cr_expect_float_eq(r->side[0].pct, 100.0 * 30 / 35, 1e-9);
+	cr_expect_eq(r->side[0].self, 30, "apart in time: self = total");
+	cr_expect_eq(r->side[1].self, 15);
+	cr_expect_eq(r->side[0].dev, 0);
 	cr_expect_eq(row_named(&p.d, "B")->status, '-');
 	r = row_named(&p.d, "C");
 	cr_expect_eq(r->status, '+');
