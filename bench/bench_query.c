@@ -22,9 +22,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "opscope/aggregate.h"
-#include "opscope/load.h"
-#include "opscope/trace_cache.h"
+#include "opscope/analysis/aggregate.h"
+#include "opscope/load/load.h"
+#include "opscope/analysis/trace_cache.h"
 
 #define BUDGET_MS 50.0
 

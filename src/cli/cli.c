@@ -9,10 +9,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "opscope/alloc.h"
-#include "opscope/load.h"
-#include "opscope/outfile.h"
-#include "opscope/trace_cache.h"
+#include "opscope/base/alloc.h"
+#include "opscope/load/load.h"
+#include "opscope/export/outfile.h"
+#include "opscope/analysis/trace_cache.h"
 #include "cli.h"
 
 enum {

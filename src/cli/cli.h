@@ -13,13 +13,13 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "opscope/aggregate.h"
-#include "opscope/demangle.h"
-#include "opscope/diff.h"
-#include "opscope/export.h"
-#include "opscope/filter.h"
-#include "opscope/status.h"
-#include "opscope/trace.h"
+#include "opscope/analysis/aggregate.h"
+#include "opscope/analysis/demangle.h"
+#include "opscope/analysis/diff.h"
+#include "opscope/export/export.h"
+#include "opscope/model/filter.h"
+#include "opscope/base/status.h"
+#include "opscope/model/trace.h"
 
 #define OSC_EXIT_OK 0
 #define OSC_EXIT_ERROR 2

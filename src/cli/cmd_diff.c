@@ -12,9 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "opscope/alloc.h"
-#include "opscope/diff.h"
-#include "opscope/runs.h"
+#include "opscope/base/alloc.h"
+#include "opscope/analysis/diff.h"
+#include "opscope/model/runs.h"
 #include "cli.h"
 
 #define TABLE_DEFAULT_TOP 40

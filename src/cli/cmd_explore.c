@@ -18,10 +18,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "opscope/alloc.h"
-#include "opscope/columns.h"
-#include "opscope/demangle.h"
-#include "opscope/runs.h"
+#include "opscope/base/alloc.h"
+#include "opscope/analysis/columns.h"
+#include "opscope/analysis/demangle.h"
+#include "opscope/model/runs.h"
 #include "cli.h"
 
 enum {

@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "opscope/alloc.h"
-#include "opscope/columns.h"
-#include "opscope/runs.h"
+#include "opscope/base/alloc.h"
+#include "opscope/analysis/columns.h"
+#include "opscope/model/runs.h"
 #include "cli.h"
 
 #define TOP_CATEGORIES 15

@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "opscope/alloc.h"
-#include "opscope/columns.h"
+#include "opscope/base/alloc.h"
+#include "opscope/analysis/columns.h"
 #include "cli.h"
 #include "cmd_tree.h"
 

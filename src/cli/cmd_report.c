@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "opscope/alloc.h"
-#include "opscope/gather.h"
-#include "opscope/outfile.h"
-#include "opscope/runs.h"
+#include "opscope/base/alloc.h"
+#include "opscope/export/gather.h"
+#include "opscope/export/outfile.h"
+#include "opscope/model/runs.h"
 #include "cli.h"
 
 /* Rows a table shows when --top is not given (CSV and JSON show all). */

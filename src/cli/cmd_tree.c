@@ -12,9 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "opscope/alloc.h"
-#include "opscope/columns.h"
-#include "opscope/outfile.h"
+#include "opscope/base/alloc.h"
+#include "opscope/analysis/columns.h"
+#include "opscope/export/outfile.h"
 #include "cli.h"
 #include "cmd_tree.h"
 

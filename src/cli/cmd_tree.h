@@ -7,12 +7,12 @@
 
 #include <stdbool.h>
 
-#include "opscope/calltree.h"
-#include "opscope/correlate.h"
-#include "opscope/demangle.h"
-#include "opscope/export.h"
-#include "opscope/filter.h"
-#include "opscope/runs.h"
+#include "opscope/analysis/calltree.h"
+#include "opscope/analysis/correlate.h"
+#include "opscope/analysis/demangle.h"
+#include "opscope/export/export.h"
+#include "opscope/model/filter.h"
+#include "opscope/model/runs.h"
 
 /* Which command parses: the option table lists the modes accepting each option. */
 enum { OSC_TREE_MODE_TREE = 1 << 0, OSC_TREE_MODE_KERNELS = 1 << 1 };

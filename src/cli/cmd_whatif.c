@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "opscope/alloc.h"
-#include "opscope/runs.h"
-#include "opscope/whatif.h"
+#include "opscope/base/alloc.h"
+#include "opscope/model/runs.h"
+#include "opscope/analysis/whatif.h"
 #include "cli.h"
 
 #define TABLE_DEFAULT_TOP 40

@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "opscope/alloc.h"
-#include "opscope/optable.h"
-#include "opscope/runs.h"
+#include "opscope/base/alloc.h"
+#include "opscope/analysis/optable.h"
+#include "opscope/model/runs.h"
 #include "cli.h"
 
 struct optable_job {

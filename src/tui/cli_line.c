@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "opscope/alloc.h"
+#include "opscope/base/alloc.h"
 #include "cli_line.h"
 
 char *osc_cli_line_arg(char *line, const char *s)

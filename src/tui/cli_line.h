@@ -6,7 +6,7 @@
 #ifndef OPSCOPE_TUI_CLI_LINE_H
 #define OPSCOPE_TUI_CLI_LINE_H
 
-#include "opscope/aggregate.h"
+#include "opscope/analysis/aggregate.h"
 #include "view.h"
 
 /* Append s to line (a new string; line is freed), single-quoted for the shell when needed. */

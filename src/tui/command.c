@@ -5,8 +5,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "opscope/alloc.h"
-#include "opscope/outfile.h"
+#include "opscope/base/alloc.h"
+#include "opscope/export/outfile.h"
 #include "command.h"
 #include "draw.h"
 #include "keymap.h"

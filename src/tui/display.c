@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "opscope/alloc.h"
+#include "opscope/base/alloc.h"
 #include "display.h"
 
 volatile sig_atomic_t osc_display_sigint;

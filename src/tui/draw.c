@@ -4,9 +4,9 @@
 #include <string.h>
 #include <wchar.h>
 
-#include "opscope/alloc.h"
-#include "opscope/chart.h"
-#include "opscope/columns.h"
+#include "opscope/base/alloc.h"
+#include "opscope/export/chart.h"
+#include "opscope/analysis/columns.h"
 #include "display.h"
 #include "draw.h"
 #include "keymap.h"

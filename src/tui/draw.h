@@ -10,7 +10,7 @@
 
 #include <stdio.h>
 
-#include "opscope/load.h"
+#include "opscope/load/load.h"
 #include "view.h"
 
 /* Draw the whole screen from t. */

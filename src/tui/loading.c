@@ -3,8 +3,8 @@
 #include <pthread.h>
 #include <string.h>
 
-#include "opscope/load.h"
-#include "opscope/trace_cache.h"
+#include "opscope/load/load.h"
+#include "opscope/analysis/trace_cache.h"
 #include "draw.h"
 #include "input.h"
 #include "keymap.h"

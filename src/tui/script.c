@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "opscope/alloc.h"
+#include "opscope/base/alloc.h"
 #include "keymap.h"
 #include "script.h"
 

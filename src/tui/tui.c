@@ -9,10 +9,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "opscope/alloc.h"
-#include "opscope/columns.h"
-#include "opscope/load.h"
-#include "opscope/trace_cache.h"
+#include "opscope/base/alloc.h"
+#include "opscope/analysis/columns.h"
+#include "opscope/load/load.h"
+#include "opscope/analysis/trace_cache.h"
 #include "command.h"
 #include "display.h"
 #include "draw.h"

@@ -11,9 +11,9 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "opscope/aggregate.h"
-#include "opscope/demangle.h"
-#include "opscope/diff.h"
+#include "opscope/analysis/aggregate.h"
+#include "opscope/analysis/demangle.h"
+#include "opscope/analysis/diff.h"
 
 struct osc_tui_args {
 	const char *path;           /* trace path ("-" for stdin), or NULL for the bundled sample */

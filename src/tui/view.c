@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "opscope/alloc.h"
+#include "opscope/base/alloc.h"
 #include "view.h"
 
 void osc_lines_add(struct osc_lines *l, enum osc_mark mark, const char *field, const char *value)

@@ -20,12 +20,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "opscope/aggregate.h"
-#include "opscope/demangle.h"
-#include "opscope/export.h"
-#include "opscope/filter.h"
-#include "opscope/runs.h"
-#include "opscope/trace.h"
+#include "opscope/analysis/aggregate.h"
+#include "opscope/analysis/demangle.h"
+#include "opscope/export/export.h"
+#include "opscope/model/filter.h"
+#include "opscope/model/runs.h"
+#include "opscope/model/trace.h"
 #include "actions.h"
 #include "tui.h"
 

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "opscope/alloc.h"
-#include "opscope/columns.h"
+#include "opscope/base/alloc.h"
+#include "opscope/analysis/columns.h"
 #include "view.h"
 
 static const struct osc_column detail_cols[] = {

@@ -16,10 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "opscope/alloc.h"
-#include "opscope/chart.h"
-#include "opscope/load.h"
-#include "opscope/trace_cache.h"
+#include "opscope/base/alloc.h"
+#include "opscope/export/chart.h"
+#include "opscope/load/load.h"
+#include "opscope/analysis/trace_cache.h"
 #include "cli_line.h"
 #include "view.h"
 

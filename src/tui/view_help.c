@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "opscope/alloc.h"
+#include "opscope/base/alloc.h"
 #include "keymap.h"
 #include "view.h"
 

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "opscope/alloc.h"
-#include "opscope/columns.h"
+#include "opscope/base/alloc.h"
+#include "opscope/analysis/columns.h"
 #include "view.h"
 
 enum { COL_MARK, COL_START, COL_DUR, COL_RUN, COL_NAME, NR_COLS };

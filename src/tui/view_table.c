@@ -20,13 +20,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "opscope/alloc.h"
-#include "opscope/calltree.h"
-#include "opscope/columns.h"
-#include "opscope/correlate.h"
-#include "opscope/demangle.h"
-#include "opscope/diff.h"
-#include "opscope/trace_cache.h"
+#include "opscope/base/alloc.h"
+#include "opscope/analysis/calltree.h"
+#include "opscope/analysis/columns.h"
+#include "opscope/analysis/correlate.h"
+#include "opscope/analysis/demangle.h"
+#include "opscope/analysis/diff.h"
+#include "opscope/analysis/trace_cache.h"
 #include "cli_line.h"
 #include "view.h"
 

@@ -20,11 +20,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "opscope/alloc.h"
-#include "opscope/calltree.h"
-#include "opscope/columns.h"
-#include "opscope/correlate.h"
-#include "opscope/trace_cache.h"
+#include "opscope/base/alloc.h"
+#include "opscope/analysis/calltree.h"
+#include "opscope/analysis/columns.h"
+#include "opscope/analysis/correlate.h"
+#include "opscope/analysis/trace_cache.h"
 #include "keymap.h"
 #include "view.h"
 

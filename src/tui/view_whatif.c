@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "opscope/alloc.h"
-#include "opscope/whatif.h"
+#include "opscope/base/alloc.h"
+#include "opscope/analysis/whatif.h"
 #include "cli_line.h"
 #include "prompt.h"
 #include "view.h"

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "opscope/load.h"
+#include "opscope/load/load.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

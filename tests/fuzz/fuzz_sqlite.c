@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "opscope/load.h"
+#include "opscope/load/load.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "opscope/aggregate.h"
-#include "opscope/columns.h"
+#include "opscope/analysis/aggregate.h"
+#include "opscope/analysis/columns.h"
 #include "trace_fixture.h"
 
 #define EPS 1e-9

@@ -2,7 +2,7 @@
 #include <criterion/criterion.h>
 #include <math.h>
 
-#include "opscope/chart.h"
+#include "opscope/export/chart.h"
 #include "trace_fixture.h"
 
 Test(chart, bars_in_eighths_and_ascii)

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "opscope/columns.h"
+#include "opscope/analysis/columns.h"
 
 static void utf8_locale(void)
 {

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "opscope/demangle.h"
+#include "opscope/analysis/demangle.h"
 #include "trace_fixture.h"
 
 static void expect_demangle(const char *mangled, const char *want)

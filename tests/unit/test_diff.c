@@ -3,8 +3,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "opscope/diff.h"
-#include "opscope/runs.h"
+#include "opscope/analysis/diff.h"
+#include "opscope/model/runs.h"
 #include "trace_fixture.h"
 
 /* An event with the fields the shape labels use. */

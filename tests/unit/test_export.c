@@ -8,7 +8,7 @@
 #include <string.h>
 #include <wchar.h>
 
-#include "opscope/export.h"
+#include "opscope/export/export.h"
 
 /*
  * A small generic table: a name column and two numeric columns.

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "opscope/filter.h"
+#include "opscope/model/filter.h"
 #include "trace_fixture.h"
 
 static bool match(const struct osc_filter *f, const char *name)

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../src/core/json_scan.h"
+#include "../../src/core/base/json_scan.h"
 
 struct num_case {
 	const char *text;

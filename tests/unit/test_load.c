@@ -10,7 +10,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "opscope/load.h"
+#include "opscope/load/load.h"
 
 static struct osc_trace t;
 static struct osc_error err;

@@ -11,9 +11,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "opscope/gather.h"
-#include "opscope/load.h"
-#include "opscope/runs.h"
+#include "opscope/export/gather.h"
+#include "opscope/load/load.h"
+#include "opscope/model/runs.h"
 
 static struct osc_trace t;
 static struct osc_error err;

@@ -25,9 +25,9 @@
 #include <math.h>
 #include <string.h>
 
-#include "opscope/aggregate.h"
-#include "opscope/opcost.h"
-#include "opscope/runs.h"
+#include "opscope/analysis/aggregate.h"
+#include "opscope/analysis/opcost.h"
+#include "opscope/model/runs.h"
 #include "tree_fixture.h"
 
 static const struct tx_event gpu[] = {

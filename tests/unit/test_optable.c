@@ -2,8 +2,8 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "opscope/load.h"
-#include "opscope/optable.h"
+#include "opscope/load/load.h"
+#include "opscope/analysis/optable.h"
 
 /*
  * Two iterations of two ops, in Neural Engine's trace format:

@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "opscope/outfile.h"
+#include "opscope/export/outfile.h"
 
 static char dir[64];
 

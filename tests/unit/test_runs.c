@@ -2,7 +2,7 @@
 #include <criterion/criterion.h>
 #include <stdio.h>
 
-#include "opscope/runs.h"
+#include "opscope/model/runs.h"
 #include "trace_fixture.h"
 
 struct expect_run {

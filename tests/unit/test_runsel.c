@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "opscope/runs.h"
+#include "opscope/model/runs.h"
 
 /*
  * Parse spec against n runs and compare the selection with want, one

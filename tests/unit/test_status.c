@@ -2,7 +2,7 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "opscope/status.h"
+#include "opscope/base/status.h"
 
 Test(status, every_part_in_order)
 {

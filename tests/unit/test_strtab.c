@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "opscope/strtab.h"
+#include "opscope/base/strtab.h"
 
 static struct osc_strtab st;
 

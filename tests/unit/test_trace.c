@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "opscope/trace.h"
+#include "opscope/model/trace.h"
 
 static struct osc_trace t;
 

@@ -3,8 +3,8 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-#include "opscope/correlate.h"
-#include "opscope/trace_cache.h"
+#include "opscope/analysis/correlate.h"
+#include "opscope/analysis/trace_cache.h"
 #include "trace_fixture.h"
 
 /*

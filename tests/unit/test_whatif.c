@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "opscope/whatif.h"
+#include "opscope/analysis/whatif.h"
 #include "trace_fixture.h"
 
 static void project(const struct osc_trace *t, const char *const *rules, size_t nr,

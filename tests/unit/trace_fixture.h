@@ -15,8 +15,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "opscope/load.h"
-#include "opscope/trace.h"
+#include "opscope/load/load.h"
+#include "opscope/model/trace.h"
 
 #define FX_LEN(a) (sizeof(a) / sizeof((a)[0]))
 

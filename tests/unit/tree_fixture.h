@@ -6,8 +6,8 @@
 #ifndef OPSCOPE_TEST_TREE_FIXTURE_H
 #define OPSCOPE_TEST_TREE_FIXTURE_H
 
-#include "opscope/calltree.h"
-#include "opscope/correlate.h"
+#include "opscope/analysis/calltree.h"
+#include "opscope/analysis/correlate.h"
 #include "trace_fixture.h"
 
 /* TX(name, KIND, thread, ts, dur, corr, ext, op): a complete event (ids 0 = none). */

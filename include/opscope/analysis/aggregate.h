@@ -1,0 +1,311 @@
+/*
+ * aggregate.h - group events into rows and compute their statistics.
+ *
+ * A query picks a level (what a row is), the runs and a filter. Each row has
+ * a count, sums of every measure, the distribution of the events' own
+ * durations (mean, min, max, p50/p90/p99, stddev), percentages with a named
+ * base, and the list of its member events for drill-down.
+ *
+ * Definitions (tests recompute them independently):
+ * - op level: host op events (kind HOST_OP) keyed by their op key; fences,
+ *   runs, sessions and executor events are not ops. kernel level: device
+ *   events of kind KERNEL keyed by name.
+ * - shape level: host ops keyed by (op key, input shapes); dims level:
+ *   kernels keyed by (name, block and grid); run level: host ops keyed by
+ *   the run they belong to (a run without host ops has no row);
+ * - path level: host ops keyed by their merged call path (calltree.h's
+ *   merged tree over the selected runs, names $$-joined from the root as in
+ *   `opscope tree`'s CSV); a row's members are the instances of that path;
+ * - mapping level: kernels keyed by (launching op, its input shapes, kernel
+ *   name, dims), as ORT's profile_explorer op_kernel_mapping: a kernel
+ *   counts only when its launching host op is known (q->launcher, or an ORT
+ *   kernel's own args.op_name) and that (op, shapes) pair has instances in
+ *   the selection (op_count); op_total sums the rows of one (op, shapes);
+ * - measures (opcost.h), summed over a row's events: total = their own
+ *   durations (inclusive host time of ops; the duration of device events);
+ *   at the host levels also self (exclusive host time), device (device
+ *   events each op launched itself), device_total (the same with everything
+ *   nested in the op) and kernels (device events counted in device); at the
+ *   device levels device = total;
+ * - bases, over the selected runs and never filtered: host_busy = the self
+ *   time of every host op (per thread the union of the ops' windows, summed
+ *   over threads); device_time = the summed durations of every device event
+ *   (kernels, memcpy, memset) of the runs, where at the host levels a device
+ *   event counts in the run of the op that launched it (an ORT kernel
+ *   matched by op name, or a flow, may start in another run) and in its own
+ *   otherwise; self_pct = 100 * self / host_busy,
+ *   device_pct = 100 * device / device_time; the *_cum_pct columns add them
+ *   up in the current row order (they never add overlapping time);
+ * - run level: wall = the run's window; self = host_busy of the run; device
+ *   and kernels = the run's device events (kernels, memcpy, memset, in the
+ *   run of their op as above); device_busy = the time within the window when
+ *   any device event (of any run) ran: the union over streams, never a sum;
+ *   device_idle = wall - device_busy;
+ * - per-run values divide by the number of selected runs (nr_runs);
+ * - durations in ns; mean = total / count;
+ * - percentiles interpolate linearly between closest ranks (numpy's default):
+ *   p = sorted[(n-1)*q] with fractional ranks interpolated;
+ * - stddev is the sample standard deviation (n-1 denominator), 0 when n == 1.
+ */
+#ifndef OPSCOPE_AGGREGATE_H
+#define OPSCOPE_AGGREGATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "opscope/model/filter.h"
+#include "opscope/model/runs.h"
+#include "opscope/base/status.h"
+#include "opscope/model/trace.h"
+
+/* X-macro: aggregation levels with their --by name. */
+#define OSC_LEVEL_LIST(_)    \
+	_(OP, "op")          \
+	_(SHAPE, "shape")    \
+	_(KERNEL, "kernel")  \
+	_(DIMS, "dims")      \
+	_(MAPPING, "mapping") \
+	_(RUN, "run")        \
+	_(PATH, "path")
+
+enum osc_level {
+#define OSC_LEVEL_ENUM(name, text) OSC_LEVEL_##name,
+	OSC_LEVEL_LIST(OSC_LEVEL_ENUM)
+#undef OSC_LEVEL_ENUM
+	OSC_LEVEL_COUNT
+};
+
+const char *osc_level_name(enum osc_level l);
+/* Level by --by name; OSC_USAGE (subject "--by", listing the valid names) if unknown. */
+enum osc_status osc_level_parse(const char *name, enum osc_level *out, struct osc_error *err);
+
+struct osc_column;
+
+/* "Unknown" in osc_agg_row.shape and .op: a kernel whose launching op is not known. */
+#define OSC_AGG_UNKNOWN OSC_STR_NONE
+
+/* X-macro: the measures of a row (opcost.h), with their column prefix. */
+#define OSC_MEASURE_LIST(_)              \
+	_(HOST, "")                      \
+	_(SELF, "self_")                 \
+	_(DEVICE, "device_")             \
+	_(DEVICE_TOTAL, "device_total_")
+
+enum osc_measure {
+#define OSC_MEASURE_ENUM(name, prefix) OSC_MEASURE_##name,
+	OSC_MEASURE_LIST(OSC_MEASURE_ENUM)
+#undef OSC_MEASURE_ENUM
+	OSC_MEASURE_NR
+};
+
+/* The distribution of one measure over a row's events, ns. */
+struct osc_dist {
+	int64_t min, max;
+	double mean, p50, p90, p99, stddev;
+};
+
+struct osc_agg_row {
+	osc_str key;       /* the row's name: op key, kernel name, or run name */
+	uint64_t count;
+	int64_t total, min, max; /* ns: the events' own durations (measure HOST) */
+	double mean, p50, p90, p99, stddev; /* ns */
+	int64_t self, dev, dev_total; /* ns: the other measures' sums (see above) */
+	uint64_t kernels;  /* device events counted in dev */
+	int64_t dev_busy;  /* run level: device busy time within the window, ns */
+	uint64_t events;   /* run level: the run's events (osc_run.nr_events) */
+	double self_cum_pct, dev_cum_pct; /* percent, in the current row order */
+	uint32_t id;       /* the row's index before any sort (agg->dist) */
+	size_t first, nr;        /* members: agg->members[first .. first+nr), by ts */
+	osc_str shape;     /* shape, mapping (OSC_KEY_SHAPE): input shapes, or OSC_AGG_UNKNOWN */
+	osc_str op;        /* mapping (OSC_KEY_OP): the launching op, or OSC_AGG_UNKNOWN */
+	int32_t dims[6];   /* dims, mapping: block x,y,z then grid x,y,z; -1 unknown */
+	uint32_t run;      /* run level: run index; else OSC_NONE */
+	uint64_t op_count; /* mapping: instances of (op, shape) in the selection */
+	int64_t op_total;  /* mapping: total of every row of the same (op, shape), ns */
+	int64_t span;      /* run level: the run's wall time (its window), ns */
+	osc_str path;      /* path level (OSC_KEY_PATH): its call path, an id in agg->paths */
+};
+
+/* What a row is keyed by (osc_query.keys); a level stands for a set of them. */
+enum {
+	OSC_KEY_NAME = 1 << 0,  /* host ops: op key; device events: name */
+	OSC_KEY_SHAPE = 1 << 1, /* host ops: their shapes; device: the launching op's */
+	OSC_KEY_DIMS = 1 << 2,  /* device events: block and grid */
+	OSC_KEY_OP = 1 << 3,    /* device events: the launching op's key */
+	OSC_KEY_RUN = 1 << 4,   /* the run of the event */
+	OSC_KEY_PATH = 1 << 5,  /* host ops: their merged call path (key: the leaf's name) */
+};
+
+struct osc_query {
+	enum osc_level level;
+	const struct osc_runsel *runs;  /* NULL: every event, in a run or not */
+	const struct osc_filter *filter; /* NULL or empty: no filter */
+	/*
+	 * Per event: the host op that launched a device event, or OSC_NONE.
+	 * NULL: the trace's own (osc_trace_launchers) when the keys need them.
+	 */
+	const uint32_t *launcher;
+	/* OSC_KEY_* to group by instead of the level's own keys (0: the level's). */
+	unsigned keys;
+	/*
+	 * NULL, or per event: 0 keeps it out of the rows (e.g. the TUI's kernels
+	 * of one op row). Mapping's op counts still see every host op.
+	 */
+	const uint8_t *only;
+	/*
+	 * Threads to aggregate on: 0 chooses by the number of events and the
+	 * cores; n > 0 uses n (at most one per event). The answer is the same
+	 * whatever the number.
+	 */
+	unsigned threads;
+	/* 1 << OSC_MEASURE_*: the measures whose distribution is computed
+	   (agg->dist) besides HOST's, always in the row (osc_stats_dists) */
+	unsigned dists;
+};
+
+struct osc_agg {
+	struct osc_agg_row *rows;
+	size_t nr;
+	uint32_t *members;   /* event indices, grouped by row */
+	size_t nr_members;
+	int64_t grand_total; /* sum of row totals, ns */
+	int64_t host_busy;   /* base of self_pct, ns (see the definitions) */
+	int64_t device_time; /* base of device_pct, ns */
+	int64_t wall;        /* the selected runs' windows, summed, ns (0: no runs) */
+	bool has_device;     /* the trace has device events: device columns shown */
+	struct osc_dist *dist[OSC_MEASURE_NR]; /* per row id, the measures asked in
+						  q->dists (NULL for the rest and HOST) */
+	enum osc_level level;
+	unsigned keys;       /* OSC_KEY_* the rows are keyed by */
+	size_t nr_runs;      /* runs selected (1 without a selection): per-run divisor */
+	struct osc_strtab paths; /* OSC_KEY_PATH: the rows' $$-joined call paths */
+	const struct osc_column *cols; /* the columns shown (osc_agg_columns) */
+	size_t nr_cols;
+	struct osc_column *own_cols;   /* cols when chosen (osc_agg_choose_columns) */
+};
+
+/* The OSC_KEY_* set of a level, and whether it aggregates device events. */
+unsigned osc_level_keys(enum osc_level l);
+bool osc_level_is_device(enum osc_level l);
+
+/*
+ * Aggregate t per q into out (rows sorted by osc_agg_default_sort, descending;
+ * ties by name).
+ * runs is needed when q->runs is set. Only reads t, runs and q (the filter's
+ * regex is matched with private match data), so it may run on a worker
+ * thread while other threads read the same inputs.
+ */
+void osc_aggregate(const struct osc_trace *t, const struct osc_runs *runs,
+		   const struct osc_query *q, struct osc_agg *out);
+void osc_agg_release(struct osc_agg *a);
+
+/* X-macro: the distribution statistics of one measure, with their title stem. */
+#define OSC_DIST_LIST(_)   \
+	_(MEAN, "mean")    \
+	_(MIN, "min")      \
+	_(MAX, "max")      \
+	_(P50, "p50")      \
+	_(P90, "p90")      \
+	_(P99, "p99")      \
+	_(STDDEV, "stddev")
+
+/*
+ * X-macro: the sortable statistics (the column ids of columns.h), with the
+ * column title. The distribution statistics of the measures other than HOST
+ * follow them (osc_stat_dist), named "<measure prefix><stem>_us".
+ */
+#define OSC_STAT_LIST(_)                                  \
+	_(NAME, "name")                                   \
+	_(COUNT, "count")                                 \
+	_(TOTAL, "total_us")                              \
+	_(MEAN, "mean_us")                                \
+	_(MIN, "min_us")                                  \
+	_(MAX, "max_us")                                  \
+	_(P50, "p50_us")                                  \
+	_(P90, "p90_us")                                  \
+	_(P99, "p99_us")                                  \
+	_(STDDEV, "stddev_us")                            \
+	_(SELF, "self_us")                                \
+	_(DEVICE, "device_us")                            \
+	_(DEVICE_TOTAL, "device_total_us")                \
+	_(KERNELS, "kernels")                             \
+	_(SELF_PCT, "self_pct")                           \
+	_(SELF_CUM_PCT, "self_cum_pct")                   \
+	_(DEVICE_PCT, "device_pct")                       \
+	_(DEVICE_CUM_PCT, "device_cum_pct")               \
+	_(SHAPE, "input_type_shape")                      \
+	_(DIMS, "kernel_dimensions")                      \
+	_(OP, "op_name")                                  \
+	_(COUNT_PER_RUN, "count_per_run")                 \
+	_(TOTAL_PER_RUN, "total_per_run_us")              \
+	_(SELF_PER_RUN, "self_per_run_us")                \
+	_(DEVICE_PER_RUN, "device_per_run_us")            \
+	_(OP_COUNT, "op_count")                           \
+	_(OP_DUR, "op_dur")                               \
+	_(OP_AVG, "op_avg_dur")                           \
+	_(KERNEL_PCT, "kernel_pct")                       \
+	_(OP_PCT, "op_pct")                               \
+	_(WALL, "wall_us")                                \
+	_(HOST_BUSY, "host_busy_us")                      \
+	_(DEVICE_BUSY, "device_busy_us")                  \
+	_(DEVICE_BUSY_PCT, "device_busy_pct")             \
+	_(DEVICE_IDLE, "device_idle_us")                  \
+	_(OPS, "ops")                                     \
+	_(EVENTS, "events")
+
+enum osc_dist_stat {
+#define OSC_DIST_ENUM(name, stem) OSC_DIST_##name,
+	OSC_DIST_LIST(OSC_DIST_ENUM)
+#undef OSC_DIST_ENUM
+	OSC_DIST_NR
+};
+
+enum osc_stat {
+#define OSC_STAT_ENUM(name, text) OSC_STAT_##name,
+	OSC_STAT_LIST(OSC_STAT_ENUM)
+#undef OSC_STAT_ENUM
+	OSC_STAT_DISTS, /* first of the SELF, DEVICE, DEVICE_TOTAL distributions */
+	OSC_STAT_NR = OSC_STAT_DISTS + (OSC_MEASURE_NR - 1) * OSC_DIST_NR
+};
+
+/* The statistic of distribution d of measure m (HOST: MEAN .. STDDEV). */
+enum osc_stat osc_stat_dist(enum osc_measure m, enum osc_dist_stat d);
+
+/*
+ * Which distribution s shows: its measure and statistic; false when s is
+ * not a distribution statistic.
+ */
+bool osc_stat_is_dist(enum osc_stat s, enum osc_measure *m, enum osc_dist_stat *d);
+
+/* 1 << the measure whose distribution (besides HOST's) s needs, or 0 (osc_query.dists). */
+unsigned osc_stats_dists(enum osc_stat s);
+
+/*
+ * The statistic a level's rows are sorted by when nothing else is asked:
+ * device time at the host levels of a trace with device events (device:
+ * true), else self time; total at the device levels; wall time by run.
+ */
+enum osc_stat osc_level_default_sort(enum osc_level l, bool device);
+/* The same for an aggregate's level and trace. */
+enum osc_stat osc_agg_default_sort(const struct osc_agg *a);
+
+/*
+ * Reorder rows by a statistic (names compare bytewise; ties by run, path,
+ * name, shape, op, dims) and recompute the *_cum_pct in the new order.
+ * Sorting by a *_CUM_PCT sorts by its measure; by a text statistic (SHAPE,
+ * DIMS, OP) sorts by that text; by NAME at the path level sorts by the path.
+ */
+void osc_agg_sort(struct osc_agg *a, const struct osc_trace *t, enum osc_stat by,
+		  bool descending);
+
+/*
+ * Value of a numeric statistic of row r, as its column shows it: ns for
+ * times (per-run values divided by nr_runs), percent, or a count. 0 for text.
+ */
+double osc_agg_value(const struct osc_agg *a, size_t r, enum osc_stat s);
+
+/* Keep the first n rows (n == 0 keeps all). Percentages are unchanged. */
+void osc_agg_truncate(struct osc_agg *a, size_t n);
+
+#endif

@@ -1,0 +1,75 @@
+/*
+ * demangle.h - how device kernel names are shown: demangled, mangled or short.
+ *
+ * C++ kernel names (_Z...) are demangled once per distinct name, by
+ * libiberty's cplus_demangle (the options c++filt uses by default) or by one
+ * external process (`--demangler CMD`, e.g. c++filt) fed every name on its
+ * standard input, one per line. The short name drops the return type,
+ * template arguments and parameter lists, as nsys's `:base`:
+ *   void at::native::vectorized_elementwise_kernel<4, F, A>(int, F, A)
+ *   -> at::native::vectorized_elementwise_kernel
+ * Names that are not C++ (volta_sgemm_128x64_nn, triton_poi_fused_0, Memcpy
+ * HtoD ...) are shown as they are in every style. Only the names of device
+ * events are looked at; op names are never touched.
+ */
+#ifndef OPSCOPE_DEMANGLE_H
+#define OPSCOPE_DEMANGLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "opscope/base/status.h"
+#include "opscope/base/strtab.h"
+#include "opscope/model/trace.h"
+
+/* X-macro: name styles with their option names. */
+#define OSC_NAME_STYLE_LIST(_)     \
+	_(DEMANGLED, "demangled")  \
+	_(SHORT, "short")          \
+	_(MANGLED, "mangled")
+
+enum osc_name_style {
+#define OSC_NAME_STYLE_ENUM(name, text) OSC_NAMES_##name,
+	OSC_NAME_STYLE_LIST(OSC_NAME_STYLE_ENUM)
+#undef OSC_NAME_STYLE_ENUM
+	OSC_NAME_STYLE_COUNT
+};
+
+const char *osc_name_style_name(enum osc_name_style s);
+
+struct osc_names {
+	enum osc_name_style style; /* what osc_names_get returns */
+	struct osc_strtab strs;    /* the demangled and short texts */
+	osc_str *full, *base;      /* per trace string id: id in strs, OSC_STR_NONE: as is */
+	size_t nr;                 /* trace string ids covered */
+};
+
+/* Set up names that show everything as it is (style DEMANGLED, nothing built). */
+void osc_names_init(struct osc_names *n);
+
+/*
+ * Demangle the name of every device event of t once. cmd NULL: libiberty;
+ * else a shell command that reads names on stdin and writes one line per
+ * name (c++filt). Errors: OSC_IO (subject "--demangler") when the command
+ * cannot run, fails or answers a different number of lines; n is then left
+ * showing names as they are. Keep t alive while n is used.
+ */
+enum osc_status osc_names_build(struct osc_names *n, const struct osc_trace *t, const char *cmd,
+				struct osc_error *err);
+
+/* Text of trace string id in n's style; n NULL: the name as it is. */
+const char *osc_names_get(const struct osc_names *n, const struct osc_trace *t, osc_str id);
+
+void osc_names_release(struct osc_names *n);
+
+/* Demangle one name with libiberty into a new string; NULL when it is not a C++ name. */
+char *osc_demangle(const char *name);
+
+/*
+ * The short form of a demangled C++ name into a new string: no return type,
+ * template arguments or parameter lists ("(anonymous namespace)" and
+ * operator<, operator<< ... are kept).
+ */
+char *osc_demangle_base(const char *demangled);
+
+#endif

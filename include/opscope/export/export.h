@@ -1,0 +1,96 @@
+/*
+ * export.h - writing tables as text, CSV or JSON.
+ *
+ * An exporter is {begin, row, end} ops over a generic table (columns plus a
+ * cell getter), so any view (aggregate today, tree and diff later) exports
+ * through the same code. CSV follows RFC 4180 (fields with comma, quote, CR
+ * or LF are quoted, quotes doubled, CRLF line ends are NOT used: LF). JSON is
+ * {"meta": {...}, "columns": [...], "rows": [{title: value}...]} with numeric
+ * columns as numbers. The text table fits a width, never wraps a row and never
+ * breaks a numeric column: only the first (name) column is shortened, with an
+ * ellipsis in the middle.
+ */
+#ifndef OPSCOPE_EXPORT_H
+#define OPSCOPE_EXPORT_H
+
+#include <stdio.h>
+
+#include "opscope/analysis/columns.h"
+#include "opscope/base/status.h"
+
+/* X-macro: output formats with their --format name. */
+#define OSC_EXPORT_FORMAT_LIST(_) \
+	_(TABLE, "table")         \
+	_(CSV, "csv")             \
+	_(JSON, "json")
+
+enum osc_export_format {
+#define OSC_EXPORT_FORMAT_ENUM(name, text) OSC_EXPORT_##name,
+	OSC_EXPORT_FORMAT_LIST(OSC_EXPORT_FORMAT_ENUM)
+#undef OSC_EXPORT_FORMAT_ENUM
+	OSC_EXPORT_FORMAT_COUNT
+};
+
+/* Format by --format name; OSC_USAGE (subject "--format") if unknown. */
+enum osc_status osc_export_format_parse(const char *name, enum osc_export_format *out,
+					struct osc_error *err);
+/* --format name of a format ("csv"). */
+const char *osc_export_format_name(enum osc_export_format f);
+
+/* A table to export: columns and a cell getter. */
+struct osc_table {
+	const struct osc_column *cols;
+	size_t nr_cols;
+	size_t nr_rows;
+	/*
+	 * Write cell text into buf (truncated to size) and return the text: buf,
+	 * or a longer stable string (an interned name) that must be used instead
+	 * so that exports never cut a name.
+	 */
+	const char *(*cell)(const void *ctx, size_t row, size_t col, char *buf, size_t size);
+	const void *ctx;
+};
+
+/* Key/value lines describing what was exported (trace, format, level, runs, filter). */
+struct osc_export_meta {
+	const char *const *keys;
+	const char *const *values;
+	size_t nr;
+};
+
+struct osc_exporter {
+	const char *name;
+	void (*begin)(FILE *out, const struct osc_table *t, const struct osc_export_meta *m,
+		      int width, void **state);
+	void (*row)(FILE *out, const struct osc_table *t, size_t row, void *state);
+	void (*end)(FILE *out, const struct osc_table *t, void *state);
+};
+
+/* The exporter of a format. */
+const struct osc_exporter *osc_exporter_get(enum osc_export_format f);
+
+/* The exporters themselves (export_text.c, export_csv.c, export_json.c). */
+extern const struct osc_exporter osc_export_text_ops;
+extern const struct osc_exporter osc_export_csv_ops;
+extern const struct osc_exporter osc_export_json_ops;
+
+/*
+ * Write the whole table. width is the text table's width (ignored by CSV and
+ * JSON; <= 0 means unlimited). The table format prints meta as "# key: value"
+ * lines above the table; CSV prints no meta; JSON puts it under "meta".
+ * Returns OSC_IO (subject "output") if writing failed.
+ */
+enum osc_status osc_export_table(FILE *out, enum osc_export_format f,
+				 const struct osc_table *t,
+				 const struct osc_export_meta *m, int width,
+				 struct osc_error *err);
+
+/* The aggregate a as a table (out->ctx is ctx: keep it, a and t alive). */
+struct osc_agg_table_ctx {
+	const struct osc_trace *trace;
+	const struct osc_agg *agg;
+	const struct osc_names *names; /* kernel names shown through it; NULL: as they are */
+};
+void osc_agg_table(const struct osc_agg_table_ctx *ctx, struct osc_table *out);
+
+#endif

@@ -1,0 +1,35 @@
+/*
+ * outfile.h - writing an output file atomically.
+ *
+ * Every file opscope writes on request (report -o, explore --csv, the TUI's
+ * export) goes through osc_write_file, so a half-written file never replaces
+ * a good one and every file gets the same mode.
+ */
+#ifndef OPSCOPE_OUTFILE_H
+#define OPSCOPE_OUTFILE_H
+
+#include <stdio.h>
+
+#include "opscope/export/export.h"
+#include "opscope/base/status.h"
+
+/* Writes something to out; returns OSC_OK or the status of what failed. */
+typedef enum osc_status (*osc_writer)(FILE *out, const void *arg, struct osc_error *err);
+
+/*
+ * Write to path with fn. NULL or "-" is standard output. A regular or new
+ * file is written to a temporary file beside it (mode 0666 less the umask)
+ * that is renamed over path on success and removed on failure; an existing
+ * path that is not a regular file (/dev/null, a FIFO) is written in place.
+ * Errors: OSC_IO with subject path (or "output"), or fn's status with its
+ * subject replaced by path.
+ */
+enum osc_status osc_write_file(const char *path, osc_writer fn, const void *arg,
+			       struct osc_error *err);
+
+/* osc_write_file of table t exported as f with meta m (width: see export.h). */
+enum osc_status osc_export_file(const char *path, enum osc_export_format f,
+				const struct osc_table *t, const struct osc_export_meta *m,
+				int width, struct osc_error *err);
+
+#endif

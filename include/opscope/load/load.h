@@ -1,0 +1,60 @@
+/*
+ * load.h - reading a trace file into the model.
+ *
+ * osc_load() opens a path ("-" is standard input), sniffs gzip by its magic
+ * bytes (never by the name), picks a loader by probing the first bytes of the
+ * (uncompressed) content, and streams the input through it: no whole-file
+ * DOM, no whole-file copy in memory (plain files are mapped; gzip and
+ * standard input are spooled to an unlinked temporary file in $TMPDIR, else
+ * /tmp, which is mapped, or streamed through memory when none can be
+ * written). Loaders are small ops structs registered in one table (load.c).
+ *
+ * Errors: OSC_IO (missing file, directory, read error), OSC_EMPTY, OSC_BINARY,
+ * OSC_NOT_JSON, OSC_NOT_TRACE, OSC_GZIP, OSC_TRUNCATED (nothing complete could
+ * be kept), OSC_CANCELLED; err names the file and the byte offset.
+ * A truncated plain file whose complete events could be kept is not an error:
+ * the load succeeds with OSC_WARN_TRUNCATED counted. A damaged gzip container
+ * (cut short, bad CRC or length) is OSC_GZIP even when some events decoded.
+ */
+#ifndef OPSCOPE_LOAD_H
+#define OPSCOPE_LOAD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "opscope/base/status.h"
+#include "opscope/model/trace.h"
+
+struct osc_load_progress {
+	uint64_t bytes_read;  /* bytes read from the file so far (compressed for .gz) */
+	uint64_t bytes_total; /* file size, 0 when unknown (stdin, pipes) */
+	uint64_t events;      /* events kept so far */
+	double elapsed;       /* seconds since the load began */
+};
+
+struct osc_load_opts {
+	/* Called every few MB and at the end; may be NULL. Runs on the loading thread. */
+	void (*progress)(const struct osc_load_progress *p, void *userdata);
+	void *userdata;
+	/* When non-NULL and set non-zero (from any thread or a signal handler),
+	   the load stops soon with OSC_CANCELLED. */
+	volatile int *cancel;
+};
+
+/*
+ * Load the trace at path into t (which must be osc_trace_init'ed and empty).
+ * opts may be NULL. On failure t is released to empty and err filled.
+ */
+enum osc_status osc_load(const char *path, const struct osc_load_opts *opts,
+			 struct osc_trace *t, struct osc_error *err);
+
+/*
+ * Load from a buffer already in memory (gzip or plain), e.g. the bundled
+ * sample or a fuzzer input. name is used in messages and stored as t->path.
+ */
+enum osc_status osc_load_buffer(const char *name, const void *data, size_t len,
+				const struct osc_load_opts *opts,
+				struct osc_trace *t, struct osc_error *err);
+
+#endif

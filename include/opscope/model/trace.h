@@ -1,0 +1,350 @@
+/*
+ * trace.h - the in-memory trace model.
+ *
+ * A loaded trace is a table of compact event records (struct osc_event),
+ * strings interned in one struct osc_strtab, a thread table, a side table of
+ * device-kernel facts, and the raw JSON text of each event's args for detail
+ * views. Loaders build it; analysis only reads it.
+ *
+ * Invariants after a successful load:
+ * - events are sorted by (ts ascending, dur descending, file order), so a
+ *   parent starts no later than its children and comes first on ties;
+ * - B/E pairs are matched per thread as a stack (rules in load_chrome.c) and
+ *   stored as one complete (X) event;
+ * - M (metadata) events are folded into the thread table, not stored as events;
+ * - times are integer nanoseconds parsed exactly from the decimal text
+ *   (Kineto's "1712195495505583.123" µs is 1712195495505583123 ns);
+ * - every string is valid UTF-8 (invalid bytes were replaced by U+FFFD and
+ *   counted in OSC_WARN_BAD_UTF8).
+ */
+#ifndef OPSCOPE_TRACE_H
+#define OPSCOPE_TRACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "opscope/base/strtab.h"
+
+#define OSC_NONE UINT32_MAX /* "no index" for uint32_t references */
+#define OSC_NO_ID INT64_MIN /* "absent" for correlation / external ids */
+
+/* X-macro: input formats, with the name `opscope info` prints. */
+#define OSC_FORMAT_LIST(_)                                    \
+	_(UNKNOWN, "unknown")                                 \
+	_(ORT, "onnxruntime")                                 \
+	_(KINETO, "pytorch-kineto")                           \
+	_(PYTORCH_LEGACY, "pytorch-autograd")                 \
+	_(NEURAL_ENGINE, "intel-neural-engine")               \
+	_(CHROME, "chrome-trace")                             \
+	_(NSYS, "nsys-sqlite")                                \
+	_(NVPROF, "nvprof-sqlite")
+
+enum osc_format {
+#define OSC_FORMAT_ENUM(name, text) OSC_FORMAT_##name,
+	OSC_FORMAT_LIST(OSC_FORMAT_ENUM)
+#undef OSC_FORMAT_ENUM
+	OSC_FORMAT_COUNT
+};
+
+/* Name of a format ("onnxruntime"). */
+const char *osc_format_name(enum osc_format f);
+
+/* Trace-event phase after loading (B/E become X). */
+enum osc_phase {
+	OSC_PH_COMPLETE, /* X, or a matched B/E pair */
+	OSC_PH_INSTANT,  /* i, I */
+	OSC_PH_FLOW_START, /* s */
+	OSC_PH_FLOW_STEP,  /* t */
+	OSC_PH_FLOW_END,   /* f */
+	OSC_PH_COUNTER,    /* C */
+	OSC_PH_OTHER,      /* any other phase letter (async b/e/n, objects ...) */
+};
+
+/* X-macro: what an event is, decided by the loader from format, cat and name. */
+#define OSC_KIND_LIST(_)                                                           \
+	_(OTHER, "other")           /* anything below does not describe */          \
+	_(RUN, "run")               /* ORT model_run, ProfilerStep#N, IterationN */   \
+	_(EXECUTOR, "executor")     /* ORT SequentialExecutor::Execute (run fallback) */ \
+	_(SESSION, "session")       /* ORT session-level events (loading, init) */    \
+	_(HOST_OP, "op")            /* ORT *_kernel_time, Kineto cpu_op, NE op, generic X */ \
+	_(PYTHON, "python")         /* Kineto python_function */                      \
+	_(ANNOTATION, "annotation") /* user_annotation, gpu_user_annotation, NVTX */  \
+	_(RUNTIME, "runtime")       /* cuda_runtime / cuda_driver / hip runtime call */ \
+	_(KERNEL, "kernel")         /* device kernel (Kineto kernel, ORT Kernel) */   \
+	_(MEMCPY, "memcpy")         /* device memcpy */                                \
+	_(MEMSET, "memset")         /* device memset */                                \
+	_(FLOW, "flow")             /* s/t/f flow events (ac2g, fwdbwd) */            \
+	_(FENCE, "fence")           /* ORT *_fence_before / *_fence_after */
+
+enum osc_kind {
+#define OSC_KIND_ENUM(name, text) OSC_KIND_##name,
+	OSC_KIND_LIST(OSC_KIND_ENUM)
+#undef OSC_KIND_ENUM
+	OSC_KIND_COUNT
+};
+
+/* Name of a kind ("kernel"). */
+const char *osc_kind_name(enum osc_kind k);
+
+/* True for kinds that run on a device (kernel, memcpy, memset). */
+static inline bool osc_kind_is_device(uint8_t kind)
+{
+	return kind == OSC_KIND_KERNEL || kind == OSC_KIND_MEMCPY || kind == OSC_KIND_MEMSET;
+}
+
+/* Event flags. */
+enum {
+	OSC_EVF_FROM_BE = 1 << 0,   /* built from a matched B/E pair */
+	OSC_EVF_NO_DUR = 1 << 1,    /* X event without dur (dur taken as 0) */
+	OSC_EVF_NEG_DUR = 1 << 2,   /* negative dur in the file (stored as 0) */
+};
+
+/* One event: 64 bytes. */
+struct osc_event {
+	int64_t ts;       /* start, ns, on the trace's own clock */
+	int64_t dur;      /* ns, >= 0; 0 for instants and flows */
+	int64_t corr;     /* correlation id (Kineto args.correlation, ORT correlation_id,
+			     flow id for s/t/f), or OSC_NO_ID */
+	int64_t ext_id;   /* Kineto args."External id", or OSC_NO_ID */
+	osc_str name;     /* event name */
+	osc_str cat;      /* category ("" if absent) */
+	osc_str op;       /* op-level key: ORT args.op_name, NE op type, else name */
+	osc_str shape;    /* input shapes, e.g. "float(1x3x224x224),int64(4)"; "" if none */
+	osc_str provider; /* ORT execution provider ("" if none) */
+	uint32_t thread;  /* index into trace->threads */
+	uint32_t kernel;  /* index into trace->kernels for device events, else OSC_NONE */
+	uint8_t ph;       /* enum osc_phase */
+	uint8_t kind;     /* enum osc_kind */
+	uint16_t flags;   /* OSC_EVF_* */
+};
+
+/* Facts about a device event (kernel, memcpy, memset). Unknown values are -1. */
+struct osc_kernel {
+	int32_t grid[3], block[3];
+	int32_t stream, device, registers;
+	int64_t shared_mem; /* bytes, static + dynamic where both are given */
+	float occupancy;    /* est. achieved occupancy %, -1 if absent */
+	int64_t bytes;      /* memcpy/memset bytes, -1 if absent */
+};
+
+/* One (pid, tid) pair. pid/tid are kept as text: files mix numbers and strings. */
+struct osc_thread {
+	osc_str pid, tid;       /* as written ("4037", "Traces", "CPU functions") */
+	osc_str process_name;   /* from M process_name, "" if none */
+	osc_str thread_name;    /* from M thread_name, "" if none */
+	int64_t process_sort, thread_sort; /* M *_sort_index, 0 if none */
+	uint64_t nr_events;     /* events on this thread */
+};
+
+/* X-macro: things tolerated while loading, counted with the first byte offset. */
+#define OSC_WARN_LIST(_)                                                        \
+	_(TRUNCATED, "input ends inside an event; incomplete events dropped")   \
+	_(BAD_EVENT, "events skipped: not an object or missing ph/ts")          \
+	_(UNMATCHED_BEGIN, "B events without a matching E")                    \
+	_(UNMATCHED_END, "E events without a matching B")                       \
+	_(END_NAME_DIFFERS, "E events whose name differs from the B they close") \
+	_(BAD_UTF8, "strings with invalid UTF-8 (replaced by U+FFFD)")          \
+	_(BIG_NUMBER, "numbers beyond 64 bits (saturated)")                     \
+	_(NEGATIVE_DUR, "events with a negative dur (taken as 0)")              \
+	_(UNESCAPED_QUOTE, "strings with an unescaped quote (repaired)")        \
+	_(TRAILING_DATA, "data after the end of the trace ignored")             \
+	_(TOO_MANY_EVENTS, "events beyond 2^32-2 dropped")                     \
+	_(REPEATED_CALL, "runtime rows repeating a call's correlation id (one kept per call)")
+
+enum osc_warn {
+#define OSC_WARN_ENUM(name, text) OSC_WARN_##name,
+	OSC_WARN_LIST(OSC_WARN_ENUM)
+#undef OSC_WARN_ENUM
+	OSC_WARN_COUNT
+};
+
+struct osc_warning {
+	uint64_t count;       /* 0: did not happen */
+	int64_t first_offset; /* byte offset of the first occurrence */
+};
+
+/* Text of a warning kind. */
+const char *osc_warn_text(enum osc_warn w);
+
+/*
+ * One warning as text into buf: "3 B events without a matching E: first at
+ * byte 1234" (the byte part only when the input has offsets). Returns buf.
+ */
+const char *osc_warning_format(const struct osc_warning *x, enum osc_warn w, char *buf,
+			       size_t size);
+
+struct osc_trace {
+	struct osc_strtab strs;
+	struct osc_event *events;
+	size_t nr_events, alloc_events;
+	uint64_t *args_off;  /* parallel to events: offset into args_text, 0 = no args,
+				or OSC_ARGS_REF(off, len): bytes of args_src */
+	char *args_text;     /* NUL-separated raw JSON of args objects; byte 0 is "" */
+	size_t args_len, args_alloc;
+	const char *args_src; /* the mapped input (the file, or for gzip and stdin
+				 its spooled temporary copy) that args refs point
+				 into, or NULL; the trace owns the mapping (args_map) */
+	void *args_map;
+	size_t args_map_len;
+	struct osc_args_view *args_view; /* private: text handed out by osc_trace_args */
+	struct osc_trace_cache *cache; /* private: trace_cache.h's indexes */
+	bool cache_used;               /* private: the cache holds something */
+	bool unsorted;                 /* private: an event was added before an earlier one */
+	struct osc_kernel *kernels;
+	size_t nr_kernels, alloc_kernels;
+	struct osc_thread *threads;
+	size_t nr_threads, alloc_threads;
+	enum osc_format format;
+	char *path;             /* as given; "-" for standard input */
+	bool gzip;              /* input was gzip-compressed */
+	uint64_t input_bytes;   /* uncompressed bytes parsed */
+	uint64_t file_bytes;    /* bytes read from the file (compressed size for .gz) */
+	uint64_t nr_metadata;   /* M events folded into the thread table */
+	uint64_t ph_counts[256]; /* events per phase letter as written in the file */
+	struct osc_warning warnings[OSC_WARN_COUNT];
+	char *meta_json;        /* top-level keys other than traceEvents, as one JSON
+				   object text (may be ""), for `info`/detail views */
+};
+
+/*
+ * Args kept by reference: a mapped input (or a spooled one) keeps each
+ * event's args as a byte range of it instead of a copy (most of a Kineto
+ * trace is args), and
+ * osc_trace_args minifies the range when asked. Bit 63 marks a reference;
+ * offsets below 2^40 and lengths below 2^23 fit, longer args are copied.
+ */
+#define OSC_ARGS_REF_BIT ((uint64_t)1 << 63)
+#define OSC_ARGS_REF_MAX_OFF ((uint64_t)1 << 40)
+#define OSC_ARGS_REF_MAX_LEN ((uint64_t)1 << 23)
+#define OSC_ARGS_REF(off, len) (OSC_ARGS_REF_BIT | (uint64_t)(len) << 40 | (uint64_t)(off))
+
+/*
+ * Events are indexed by uint32_t and OSC_NONE is UINT32_MAX, so a trace holds
+ * at most OSC_MAX_EVENTS; loaders stop adding (and warn) beyond it.
+ */
+#define OSC_MAX_EVENTS ((size_t)UINT32_MAX - 1)
+
+/* Set up an empty trace (format UNKNOWN, no events). */
+void osc_trace_init(struct osc_trace *t);
+/* Free everything the trace owns. */
+void osc_trace_release(struct osc_trace *t);
+
+/* Intern s[0..len) in the trace's string table. */
+static inline osc_str osc_trace_intern(struct osc_trace *t, const char *s, size_t len)
+{
+	return osc_strtab_intern(&t->strs, s, len);
+}
+
+/* Text of a string id. */
+static inline const char *osc_trace_str(const struct osc_trace *t, osc_str id)
+{
+	return osc_strtab_get(&t->strs, id);
+}
+
+/*
+ * Append an event (copied) with the raw JSON text of its args (args may be
+ * NULL or empty). Returns its index. Invalidates pointers into t->events.
+ */
+uint32_t osc_trace_add_event(struct osc_trace *t, const struct osc_event *ev,
+			     const char *args, size_t args_len);
+
+/*
+ * Append an event whose args are OSC_ARGS_REF(off, len) in t->args_src (the
+ * caller checked the limits). Invalidates pointers into t->events.
+ */
+uint32_t osc_trace_add_event_ref(struct osc_trace *t, const struct osc_event *ev, uint64_t ref);
+
+/* Make room for n more events without growing again. */
+void osc_trace_reserve(struct osc_trace *t, size_t n);
+
+/*
+ * One part of a trace built apart (a piece of a file parsed on another
+ * core), sorted in model order, taken over by osc_trace_take_part and
+ * waiting for osc_trace_merge_parts. Its ids are still its own.
+ */
+struct osc_trace_part {
+	struct osc_event *events;
+	uint64_t *args_off;     /* copies already count from the whole's args text */
+	size_t nr;
+	osc_str *str;           /* the whole's id for the part's string id */
+	uint32_t *thread;       /* the whole's index for the part's thread */
+	uint32_t kernel_base;   /* added to kernel indices */
+};
+
+/* Renumber e, an event of p, from p's string, thread and kernel ids to the whole's. */
+static inline void osc_trace_part_remap(const struct osc_trace_part *p, struct osc_event *e)
+{
+	e->name = p->str[e->name];
+	e->cat = p->str[e->cat];
+	e->op = p->str[e->op];
+	e->shape = p->str[e->shape];
+	e->provider = p->str[e->provider];
+	e->thread = p->thread[e->thread];
+	if (e->kernel != OSC_NONE)
+		e->kernel += p->kernel_base;
+}
+
+/*
+ * Take over the events of s (sorted by osc_trace_sort) for a later merge
+ * into t: str[id] is t's id for s's string id, thread[i] t's index for s's
+ * thread i (both malloc'd, now the part's), kernel_base is added to kernel
+ * indices (the caller appended s's kernels). s's copied args text is
+ * appended to t now, and its per-thread counts added; s keeps no events.
+ */
+void osc_trace_take_part(struct osc_trace *t, struct osc_trace *s, osc_str *str,
+			 uint32_t *thread, uint32_t kernel_base, struct osc_trace_part *out);
+
+/*
+ * Append the events of parts[0 .. nr) to t in model order, renumbered: a
+ * stable merge where the earlier part wins ties, as the file order would
+ * (so t stays sorted when it was and the parts follow it), on all cores.
+ * The parts' memory is given back as the merge consumes it, so the event
+ * table is never held twice; the parts are freed. Events beyond
+ * OSC_MAX_EVENTS (the latest ones) are dropped and counted. Invalidates
+ * pointers into t->events.
+ */
+void osc_trace_merge_parts(struct osc_trace *t, struct osc_trace_part *parts, size_t nr);
+/* Free a part that will not be merged. */
+void osc_trace_part_release(struct osc_trace_part *p);
+
+/* Append kernel facts; returns the index to store in osc_event.kernel. */
+uint32_t osc_trace_add_kernel(struct osc_trace *t, const struct osc_kernel *k);
+
+/* Index of the thread (pid, tid), added if new. */
+uint32_t osc_trace_thread(struct osc_trace *t, osc_str pid, osc_str tid);
+
+/* Count a warning at a byte offset (the first offset is kept). */
+void osc_trace_warn(struct osc_trace *t, enum osc_warn w, int64_t offset);
+
+/*
+ * Sort events into the model order (see invariants), carrying args_off along.
+ * Loaders call it once at the end. Nothing is done when every event was
+ * added in order (the adding functions note it; events changed in place are
+ * not noticed).
+ */
+void osc_trace_sort(struct osc_trace *t);
+
+/*
+ * Minified JSON text of an event's args object ("" when it had none). The
+ * text stays valid until the next osc_trace_args call on the same trace (args
+ * kept by reference are rendered into one buffer); not thread-safe.
+ */
+const char *osc_trace_args(const struct osc_trace *t, uint32_t ev);
+
+/*
+ * a before b in model order, file order aside: it starts earlier, or at the
+ * same time and lasts longer (a parent before its children).
+ */
+static inline bool osc_event_before(const struct osc_event *a, const struct osc_event *b)
+{
+	return a->ts < b->ts || (a->ts == b->ts && a->dur > b->dur);
+}
+
+/* End of an event: ts + dur. */
+static inline int64_t osc_event_end(const struct osc_event *e)
+{
+	return e->ts + e->dur;
+}
+
+#endif

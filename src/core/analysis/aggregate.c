@@ -1,0 +1,852 @@
+/*
+ * aggregate.c - rows of statistics per op, shape, kernel, dims, op->kernel
+ * mapping, run or call path.
+ *
+ * A row is identified by a group key (name, shapes, launching op, run, block
+ * and grid), of which each level uses a few (osc_level_keys). The scan reads
+ * the trace's briefs of one kind (trace_cache.h) and gives each selected
+ * event a dense group index (group_map.h); then a counting sort by group
+ * index places the events into their row's slice of the members array.
+ * Events are visited in model order, so each row's members come out sorted
+ * by ts. Statistics come from stats.c. O(N + K) plus linear-time selection
+ * per row.
+ *
+ * On a big trace the scan, the placing and the statistics each run on all
+ * cores: every thread scans a contiguous slice with a map of its own; the
+ * maps are merged in slice order, which numbers the groups as one thread
+ * would, and each slice then places its events after those of the slices
+ * before it, so the answer is the same on any number of threads.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "opscope/analysis/aggregate.h"
+#include "opscope/base/alloc.h"
+#include "opscope/analysis/calltree.h"
+#include "opscope/analysis/correlate.h"
+#include "opscope/analysis/opcost.h"
+#include "opscope/analysis/trace_cache.h"
+#include "analysis/group_map.h"
+#include "base/parallel.h"
+#include "base/stats.h"
+
+/* Fewer events than this per thread are not worth a thread. */
+#define EVENTS_PER_THREAD 65536
+/* How many briefs ahead the scan fetches a kernel's launching op. */
+#define PREFETCH_AHEAD 16
+
+static const char *const level_names[] = {
+#define OSC_LEVEL_NAME(name, text) text,
+	OSC_LEVEL_LIST(OSC_LEVEL_NAME)
+#undef OSC_LEVEL_NAME
+};
+
+/* What each level groups and whether its events are device kernels. */
+static const struct {
+	unsigned keys;
+	bool device;
+} level_info[OSC_LEVEL_COUNT] = {
+	[OSC_LEVEL_OP] = { OSC_KEY_NAME, false },
+	[OSC_LEVEL_SHAPE] = { OSC_KEY_NAME | OSC_KEY_SHAPE, false },
+	[OSC_LEVEL_KERNEL] = { OSC_KEY_NAME, true },
+	[OSC_LEVEL_DIMS] = { OSC_KEY_NAME | OSC_KEY_DIMS, true },
+	[OSC_LEVEL_MAPPING] = { OSC_KEY_OP | OSC_KEY_SHAPE | OSC_KEY_NAME | OSC_KEY_DIMS, true },
+	[OSC_LEVEL_RUN] = { OSC_KEY_RUN, false },
+	[OSC_LEVEL_PATH] = { OSC_KEY_PATH, false },
+};
+
+const char *osc_level_name(enum osc_level l)
+{
+	if ((unsigned)l >= OSC_LEVEL_COUNT)
+		return "unknown";
+	return level_names[l];
+}
+
+unsigned osc_level_keys(enum osc_level l)
+{
+	return (unsigned)l < OSC_LEVEL_COUNT ? level_info[l].keys : OSC_KEY_NAME;
+}
+
+bool osc_level_is_device(enum osc_level l)
+{
+	return (unsigned)l < OSC_LEVEL_COUNT && level_info[l].device;
+}
+
+enum osc_status osc_level_parse(const char *name, enum osc_level *out, struct osc_error *err)
+{
+	char valid[128] = "";
+	size_t len = 0;
+
+	for (int l = 0; l < OSC_LEVEL_COUNT; l++) {
+		if (!strcmp(name, level_names[l])) {
+			*out = (enum osc_level)l;
+			return OSC_OK;
+		}
+	}
+	for (int l = 0; l < OSC_LEVEL_COUNT && len < sizeof(valid); l++)
+		len += (size_t)snprintf(valid + len, sizeof(valid) - len, "%s%s", l ? ", " : "",
+					level_names[l]);
+	return osc_error_set(err, OSC_USAGE, "--by", OSC_NO_OFFSET, NULL,
+			     "unknown level '%s' (valid: %s)", name, valid);
+}
+
+/* Everything one aggregation reads; the scan threads share it read-only. */
+struct agg_ctx {
+	const struct osc_trace *t;
+	const struct osc_runs *runs;
+	const struct osc_query *q;
+	const struct osc_runsel *sel; /* NULL: every event */
+	const uint32_t *launcher;     /* per event, the launching op (may be NULL) */
+	unsigned keys;
+	bool device;
+	struct osc_group_map ops;     /* mapping: (op, shape) of host ops -> instances */
+	const struct osc_calltree *host; /* path level: the trace's host tree */
+	const struct osc_mtree *paths;   /* path level: its merge over the selected runs */
+	struct osc_mtree own;         /* that merge, when the trace's own does not serve */
+	const struct osc_op_cost *cost;  /* host levels: per node of tree */
+	const struct osc_calltree *tree; /* the host tree (cost's nodes) */
+};
+
+/* One thread's slice of a scan over the briefs of one kind. */
+struct slice {
+	const struct agg_ctx *c;
+	const struct osc_brief *b;
+	size_t from, to;       /* briefs b[from .. to) */
+	bool device;           /* the briefs are of device events */
+	unsigned keys;
+	bool all_ops;          /* mapping's op count: every host op, no member list */
+	struct osc_filter_cache fc;
+	struct osc_group_map map;
+	uint32_t *pick, *gid;  /* selected briefs (indices into b) and their group in map */
+	size_t nr;
+	uint32_t *global;      /* group in map -> group of the merged map */
+	size_t *cursor;        /* per group in map: where its next member goes */
+	bool costs;            /* host ops of a host level: sum their costs */
+	struct osc_op_cost *sum; /* costs: per group in map, the members' summed */
+	size_t sum_alloc;
+	int64_t busy;          /* costs: self time of every op in the runs (unfiltered) */
+};
+
+/* A scan: its slices, and the map that merges theirs. */
+struct scan {
+	struct slice *s;
+	size_t nr;
+	struct osc_group_map map;
+	struct osc_op_cost *sum; /* per merged group, when the slices sum costs */
+	int64_t busy;            /* the slices' busy, added up */
+};
+
+/* The launching op of device event ev: its index, or OSC_NONE. */
+static uint32_t launcher_of(const struct agg_ctx *c, uint32_t ev)
+{
+	return c->launcher ? c->launcher[ev] : OSC_NONE;
+}
+
+/* b passes the filter (its run was checked). */
+static bool in_selection(struct slice *s, const struct osc_brief *b)
+{
+	const struct agg_ctx *c = s->c;
+
+	if (osc_filter_cache_names(&s->fc, b->name, b->op))
+		return true;
+	/* A kernel also passes by the op that launched it. */
+	return s->device && launcher_of(c, b->event) != OSC_NONE &&
+	       osc_filter_cache_event(&s->fc, launcher_of(c, b->event));
+}
+
+/* Fill k for the event of b; false when it has no row (unknown op in mapping). */
+static bool make_key(const struct slice *s, const struct osc_brief *b, struct osc_group_key *k)
+{
+	const struct agg_ctx *c = s->c;
+	uint32_t ev = b->event;
+	osc_str op = OSC_AGG_UNKNOWN, shape = OSC_AGG_UNKNOWN;
+
+	osc_group_key_init(k);
+	if (s->device) {
+		uint32_t l = launcher_of(c, ev);
+
+		if (l != OSC_NONE) {
+			op = c->t->events[l].op;
+			shape = c->t->events[l].shape;
+		} else if (b->op != b->name) { /* an ORT kernel's own args.op_name */
+			op = b->op;
+		}
+	} else {
+		shape = b->shape;
+		/* the pair's id stands for both; with only one of them it would split rows */
+		if ((s->keys & (OSC_KEY_NAME | OSC_KEY_SHAPE)) == (OSC_KEY_NAME | OSC_KEY_SHAPE))
+			k->op_shape = b->op_shape;
+	}
+	if (s->keys & OSC_KEY_NAME)
+		k->name = s->device ? b->name : b->op;
+	if (s->keys & OSC_KEY_SHAPE)
+		k->shape = shape;
+	if (s->keys & OSC_KEY_OP) {
+		if (op == OSC_AGG_UNKNOWN)
+			return false;
+		k->op = op;
+	}
+	if ((s->keys & OSC_KEY_DIMS) && s->device && b->kernel != OSC_NONE) {
+		const struct osc_kernel *kf = &c->t->kernels[b->kernel];
+
+		memcpy(k->dims, kf->block, sizeof(kf->block));
+		memcpy(k->dims + 3, kf->grid, sizeof(kf->grid));
+	}
+	if (s->keys & OSC_KEY_RUN) {
+		k->run = c->runs ? c->runs->run_of[ev] : 0;
+		if (k->run == OSC_NONE)
+			return false;
+		k->name = c->runs ? c->runs->runs[k->run].name : OSC_STR_EMPTY;
+	}
+	if (s->keys & OSC_KEY_PATH) {
+		uint32_t n = c->host->node_of ? c->host->node_of[ev] : OSC_NONE;
+
+		k->node = n != OSC_NONE ? c->paths->m_of[n] : OSC_NONE;
+		if (k->node == OSC_NONE)
+			return false;
+		k->name = b->name; /* the leaf, as the path names it */
+	}
+	return true;
+}
+
+/* The (op, shape) key of a mapping row or of a host op. */
+static struct osc_group_key op_key(osc_str op, osc_str shape)
+{
+	struct osc_group_key k;
+
+	osc_group_key_init(&k);
+	k.name = op;
+	k.shape = shape;
+	return k;
+}
+
+/* The costs of host op ev (zero for an event outside the tree). */
+static struct osc_op_cost cost_of(const struct agg_ctx *c, uint32_t ev)
+{
+	uint32_t n = c->tree->node_of[ev];
+
+	return n != OSC_NONE ? c->cost[n] : (struct osc_op_cost){ 0 };
+}
+
+/* Add the costs of host op ev to group g's sums. */
+static void add_cost(struct slice *s, uint32_t g, uint32_t ev)
+{
+	struct osc_op_cost c = cost_of(s->c, ev), *sum;
+
+	if (g >= s->sum_alloc) {
+		size_t was = s->sum_alloc;
+
+		OSC_GROW(s->sum, (size_t)g + 1, s->sum_alloc);
+		memset(s->sum + was, 0, (s->sum_alloc - was) * sizeof(*s->sum));
+	}
+	sum = &s->sum[g];
+	sum->self = osc_sat_add(sum->self, c.self);
+	sum->dev = osc_sat_add(sum->dev, c.dev);
+	sum->dev_total = osc_sat_add(sum->dev_total, c.dev_total);
+	sum->kernels += c.kernels;
+}
+
+/* Thread i: select, key and count its slice's briefs, and list them unless all_ops. */
+static void scan_slice(void *arg, size_t i)
+{
+	struct slice *s = &((struct slice *)arg)[i];
+	const struct agg_ctx *c = s->c;
+	bool mapping = c->q->level == OSC_LEVEL_MAPPING && !c->q->keys && !s->all_ops;
+
+	s->pick = s->all_ops ? NULL : osc_xmalloc((s->to - s->from + 1) * sizeof(*s->pick));
+	s->gid = s->all_ops ? NULL : osc_xmalloc((s->to - s->from + 1) * sizeof(*s->gid));
+	for (size_t j = s->from; j < s->to; j++) {
+		const struct osc_brief *b = &s->b[j];
+		struct osc_group_key k;
+		uint32_t g;
+
+		/* a kernel's launching op is a random place in the event table */
+		if (s->device && c->launcher && j + PREFETCH_AHEAD < s->to &&
+		    c->launcher[s->b[j + PREFETCH_AHEAD].event] != OSC_NONE)
+			__builtin_prefetch(&c->t->events[c->launcher[s->b[j + PREFETCH_AHEAD].event]]);
+
+		if (c->sel && !osc_runsel_has_event(c->sel, c->runs, b->event))
+			continue;
+		if (s->costs)
+			s->busy = osc_sat_add(s->busy, cost_of(c, b->event).self);
+		if (!s->all_ops && c->q->only && !c->q->only[b->event])
+			continue;
+		if (!in_selection(s, b) || !make_key(s, b, &k))
+			continue;
+		if (mapping) { /* profile_explorer drops kernels of ops it has not seen */
+			struct osc_group_key ok = op_key(k.op, k.shape);
+
+			if (osc_group_map_find(&c->ops, &ok) == UINT32_MAX)
+				continue;
+		}
+		g = osc_group_map_index(&s->map, &k);
+		s->map.count[g]++;
+		if (s->costs)
+			add_cost(s, g, b->event);
+		if (s->pick) {
+			s->pick[s->nr] = (uint32_t)j;
+			s->gid[s->nr++] = g;
+		}
+	}
+}
+
+/* The slices' cost sums per merged group, and their busy time, into sc. */
+static void merge_sums(struct scan *sc)
+{
+	sc->sum = osc_xcalloc(sc->map.nr ? sc->map.nr : 1, sizeof(*sc->sum));
+	for (size_t i = 0; i < sc->nr; i++) {
+		const struct slice *s = &sc->s[i];
+
+		sc->busy = osc_sat_add(sc->busy, s->busy);
+		for (size_t g = 0; g < s->map.nr && g < s->sum_alloc; g++) {
+			struct osc_op_cost *to = &sc->sum[s->global[g]];
+
+			to->self = osc_sat_add(to->self, s->sum[g].self);
+			to->dev = osc_sat_add(to->dev, s->sum[g].dev);
+			to->dev_total = osc_sat_add(to->dev_total, s->sum[g].dev_total);
+			to->kernels += s->sum[g].kernels;
+		}
+	}
+}
+
+/*
+ * Scan the briefs of kind `kind`, keyed by `keys`, into sc: on q->threads
+ * threads, else one per EVENTS_PER_THREAD events up to the number of cores,
+ * then the slices' maps merged into sc->map in slice order. direct (when not
+ * 0): the key field of a direct table of ndirect ids for every map
+ * (osc_group_map_direct).
+ */
+static void scan(const struct agg_ctx *c, enum osc_kind kind, unsigned keys, bool all_ops,
+		 unsigned direct, size_t ndirect, struct scan *sc)
+{
+	size_t nb, n;
+	const struct osc_brief *b = osc_trace_briefs(c->t, kind, &nb);
+
+	n = osc_parallel_parts(nb, EVENTS_PER_THREAD);
+	if (c->q->threads) { /* as asked, but at most one per brief */
+		n = c->q->threads > OSC_MAX_THREADS ? OSC_MAX_THREADS : c->q->threads;
+		n = n > nb ? nb : n;
+		n = n < 1 ? 1 : n;
+	}
+	memset(sc, 0, sizeof(*sc));
+	sc->nr = n;
+	sc->s = osc_xcalloc(n, sizeof(*sc->s));
+	if (direct)
+		osc_group_map_direct(&sc->map, direct, ndirect);
+	for (size_t i = 0; i < n; i++) {
+		struct slice *s = &sc->s[i];
+
+		*s = (struct slice){ .c = c, .b = b, .from = nb * i / n, .to = nb * (i + 1) / n,
+				     .device = osc_kind_is_device(kind), .keys = keys,
+				     .all_ops = all_ops,
+				     .costs = c->cost && !all_ops && !osc_kind_is_device(kind) };
+		osc_filter_cache_init(&s->fc, c->q->filter, c->t);
+		if (direct)
+			osc_group_map_direct(&s->map, direct, ndirect);
+	}
+	osc_parallel_run(n, scan_slice, sc->s);
+	for (size_t i = 0; i < n; i++) {
+		struct slice *s = &sc->s[i];
+
+		s->global = osc_xmalloc((s->map.nr ? s->map.nr : 1) * sizeof(*s->global));
+		for (size_t g = 0; g < s->map.nr; g++) {
+			uint32_t to = osc_group_map_index(&sc->map, &s->map.keys[g]);
+
+			s->global[g] = to;
+			sc->map.count[to] += s->map.count[g];
+		}
+		osc_filter_cache_release(&s->fc);
+	}
+	if (n && sc->s[0].costs)
+		merge_sums(sc);
+}
+
+static void scan_release(struct scan *sc)
+{
+	for (size_t i = 0; i < sc->nr; i++) {
+		free(sc->s[i].pick);
+		free(sc->s[i].gid);
+		free(sc->s[i].global);
+		free(sc->s[i].cursor);
+		free(sc->s[i].sum);
+		osc_group_map_release(&sc->s[i].map);
+	}
+	free(sc->s);
+	free(sc->sum);
+	osc_group_map_release(&sc->map);
+}
+
+/*
+ * Mapping: count the selected host ops per (op key, shapes) into c->ops,
+ * keyed as op_key makes them (kernels look their launcher's pair up there).
+ */
+static void count_ops(struct agg_ctx *c)
+{
+	struct scan sc;
+
+	scan(c, OSC_KIND_HOST_OP, OSC_KEY_NAME | OSC_KEY_SHAPE, true,
+	     OSC_KEY_NAME | OSC_KEY_SHAPE, osc_trace_nr_op_shapes(c->t), &sc);
+	for (size_t g = 0; g < sc.map.nr; g++) {
+		struct osc_group_key k = op_key(sc.map.keys[g].name, sc.map.keys[g].shape);
+		uint32_t to = osc_group_map_index(&c->ops, &k);
+
+		c->ops.count[to] += sc.map.count[g];
+	}
+	scan_release(&sc);
+}
+
+/* Where group_rows' threads put the members. */
+struct place {
+	struct slice *s;
+	uint32_t *members;
+	int64_t *dur;
+	struct osc_op_cost *cost;       /* NULL at the device levels */
+	const struct agg_ctx *c;
+};
+
+static void place_slice(void *arg, size_t i)
+{
+	struct place *p = arg;
+	struct slice *s = &p->s[i];
+
+	for (size_t k = 0; k < s->nr; k++) {
+		const struct osc_brief *b = &s->b[s->pick[k]];
+		size_t at = s->cursor[s->gid[k]]++;
+
+		p->members[at] = b->event;
+		p->dur[at] = b->dur;
+		if (p->cost)
+			p->cost[at] = cost_of(p->c, b->event);
+	}
+}
+
+/*
+ * Turn the merged groups into rows (with the scan's cost sums) and place the
+ * selected events into members; their durations go to *dur in the same
+ * order (a new array), and when the query asks for distributions of the
+ * other measures, their costs to *cost (a new array; else NULL).
+ */
+static void group_rows(const struct agg_ctx *c, struct scan *sc, struct osc_agg *out,
+		       int64_t **dur, struct osc_op_cost **cost)
+{
+	const struct osc_group_map *m = &sc->map;
+	size_t pos = 0, *next = osc_xmalloc((m->nr ? m->nr : 1) * sizeof(*next));
+	struct place p;
+
+	out->rows = osc_xcalloc(m->nr ? m->nr : 1, sizeof(*out->rows));
+	out->nr = m->nr;
+	for (size_t g = 0; g < m->nr; g++) {
+		struct osc_agg_row *row = &out->rows[g];
+		const struct osc_group_key *k = &m->keys[g];
+
+		row->id = (uint32_t)g;
+		row->key = k->name;
+		row->shape = k->shape;
+		row->op = k->op;
+		row->run = k->run;
+		row->path = OSC_STR_NONE;
+		memcpy(row->dims, k->dims, sizeof(row->dims));
+		if (k->run != OSC_NONE && c->runs)
+			row->span = c->runs->runs[k->run].dur;
+		if (sc->sum) {
+			row->self = sc->sum[g].self;
+			row->dev = sc->sum[g].dev;
+			row->dev_total = sc->sum[g].dev_total;
+			row->kernels = sc->sum[g].kernels;
+		}
+		row->first = next[g] = pos;
+		row->nr = m->count[g];
+		pos += row->nr;
+	}
+	/* each slice's members of a group follow those of the slices before it */
+	for (size_t i = 0; i < sc->nr; i++) {
+		struct slice *s = &sc->s[i];
+
+		s->cursor = osc_xmalloc((s->map.nr ? s->map.nr : 1) * sizeof(*s->cursor));
+		for (size_t g = 0; g < s->map.nr; g++) {
+			s->cursor[g] = next[s->global[g]];
+			next[s->global[g]] += s->map.count[g];
+		}
+	}
+	free(next);
+	out->members = osc_xmalloc((pos ? pos : 1) * sizeof(*out->members));
+	out->nr_members = pos;
+	*dur = osc_xmalloc((pos ? pos : 1) * sizeof(**dur));
+	*cost = sc->sum && c->q->dists ? osc_xmalloc((pos ? pos : 1) * sizeof(**cost)) : NULL;
+	p = (struct place){ .s = sc->s, .members = out->members, .dur = *dur, .cost = *cost,
+			    .c = c };
+	osc_parallel_run(sc->nr, place_slice, &p);
+}
+
+/* Mapping: each row's op instances and the kernel time of its (op, shape). */
+static void op_columns(struct agg_ctx *c, struct osc_agg *out)
+{
+	int64_t *sum = osc_xcalloc(c->ops.nr ? c->ops.nr : 1, sizeof(*sum));
+	uint32_t *idx = osc_xmalloc((out->nr ? out->nr : 1) * sizeof(*idx));
+
+	for (size_t r = 0; r < out->nr; r++) {
+		struct osc_group_key k = op_key(out->rows[r].op, out->rows[r].shape);
+
+		idx[r] = osc_group_map_find(&c->ops, &k);
+		if (idx[r] != UINT32_MAX)
+			sum[idx[r]] = osc_sat_add(sum[idx[r]], out->rows[r].total);
+	}
+	for (size_t r = 0; r < out->nr; r++) {
+		if (idx[r] == UINT32_MAX)
+			continue;
+		out->rows[r].op_count = c->ops.count[idx[r]];
+		out->rows[r].op_total = sum[idx[r]];
+	}
+	free(idx);
+	free(sum);
+}
+
+/* The statistics of rows [cut[i], cut[i + 1]) on thread i. */
+struct stats_job {
+	struct osc_agg *out;
+	int64_t *dur;
+	bool device;                    /* a device level: device time = total */
+	const struct osc_op_cost *cost; /* the members' costs when dists asks for any */
+	unsigned dists;                 /* 1 << measure: distributions to compute */
+	int64_t *scratch[OSC_MAX_THREADS]; /* per thread: one row's values of a measure */
+	size_t cut[OSC_MAX_THREADS + 1];
+};
+
+/* Measure m of a member's costs. */
+static int64_t cost_value(const struct osc_op_cost *c, enum osc_measure m)
+{
+	return m == OSC_MEASURE_SELF ? c->self : m == OSC_MEASURE_DEVICE ? c->dev : c->dev_total;
+}
+
+/* The distributions of the other measures asked for. */
+static void cost_stats(struct stats_job *j, size_t i, struct osc_agg_row *row)
+{
+	const struct osc_op_cost *c = j->cost + row->first;
+
+	for (int m = OSC_MEASURE_SELF; m < OSC_MEASURE_NR; m++) {
+		struct osc_stats s;
+
+		if (!(j->dists >> m & 1))
+			continue;
+		for (size_t k = 0; k < row->nr; k++)
+			j->scratch[i][k] = cost_value(&c[k], (enum osc_measure)m);
+		osc_stats_compute(j->scratch[i], row->nr, &s);
+		j->out->dist[m][row->id] = (struct osc_dist){ s.min, s.max, s.mean, s.p50,
+							      s.p90, s.p99, s.stddev };
+	}
+}
+
+static void stats_rows(void *arg, size_t i)
+{
+	struct stats_job *j = arg;
+	size_t most = 0;
+
+	for (size_t r = j->cut[i]; r < j->cut[i + 1]; r++)
+		most = j->out->rows[r].nr > most ? j->out->rows[r].nr : most;
+	j->scratch[i] = j->cost && j->dists ? osc_xmalloc((most ? most : 1) * sizeof(int64_t))
+					    : NULL;
+	for (size_t r = j->cut[i]; r < j->cut[i + 1]; r++) {
+		struct osc_agg_row *row = &j->out->rows[r];
+		struct osc_stats s;
+
+		osc_stats_compute(j->dur + row->first, row->nr, &s);
+		row->count = s.count;
+		row->total = s.total;
+		row->min = s.min;
+		row->max = s.max;
+		row->mean = s.mean;
+		row->p50 = s.p50;
+		row->p90 = s.p90;
+		row->p99 = s.p99;
+		row->stddev = s.stddev;
+		if (j->cost)
+			cost_stats(j, i, row);
+		if (j->device) /* a device event's own time is its device time */
+			row->dev = row->total;
+	}
+	free(j->scratch[i]);
+}
+
+/* dur, cost: the members' durations and costs, in members order (reordered here). */
+static void compute_stats(int64_t *dur, const struct osc_op_cost *cost, unsigned dists,
+			  bool device, struct osc_agg *out, size_t threads)
+{
+	struct stats_job j = { .out = out, .dur = dur, .device = device, .cost = cost,
+			       .dists = cost ? dists : 0 };
+	size_t r = 0;
+
+	for (int m = OSC_MEASURE_SELF; m < OSC_MEASURE_NR; m++)
+		if (j.dists >> m & 1)
+			out->dist[m] = osc_xcalloc(out->nr ? out->nr : 1, sizeof(*out->dist[m]));
+	/* rows cut into runs of about equal member counts */
+	for (size_t i = 0; i < threads; i++) {
+		j.cut[i] = r;
+		while (r < out->nr && out->rows[r].first < out->nr_members * (i + 1) / threads)
+			r++;
+	}
+	j.cut[threads] = out->nr;
+	osc_parallel_run(threads, stats_rows, &j);
+	for (r = 0; r < out->nr; r++)
+		out->grand_total = osc_sat_add(out->grand_total, out->rows[r].total);
+}
+
+/*
+ * The run a device event counts in: at the host levels that of the op that
+ * launched it (an ORT kernel matched by op name, or one tied by a flow, may
+ * start in another run), so that an op's device time stays within its run's;
+ * else its own (runs.h). OSC_NONE outside every run.
+ */
+static uint32_t device_run(const struct agg_ctx *c, const uint32_t *op, uint32_t ev)
+{
+	if (!c->runs)
+		return 0;
+	if (op && op[ev] != OSC_NONE)
+		ev = op[ev];
+	return c->runs->run_of[ev];
+}
+
+/* The device time and events of each run (device_run); slot nr_runs: outside every run. */
+struct run_device {
+	int64_t *time;
+	uint64_t *count;
+	size_t nr_runs;
+};
+
+/* One thread's share of device_by_run: briefs b[from .. to). */
+struct device_part {
+	const struct agg_ctx *c;
+	const uint32_t *op;
+	const struct osc_brief *b;
+	size_t from, to;
+	struct run_device sums;
+};
+
+static void device_part_run(void *arg, size_t i)
+{
+	struct device_part *p = &((struct device_part *)arg)[i];
+
+	for (size_t j = p->from; j < p->to; j++) {
+		uint32_t run = device_run(p->c, p->op, p->b[j].event);
+		size_t slot = run < p->sums.nr_runs ? run : p->sums.nr_runs;
+
+		p->sums.time[slot] = osc_sat_add(p->sums.time[slot], p->b[j].dur);
+		p->sums.count[slot]++;
+	}
+}
+
+/* Sum the device events (kernels, memcpy, memset) per run into out, on all cores. */
+static void device_by_run(const struct agg_ctx *c, const uint32_t *op, struct run_device *out)
+{
+	static const enum osc_kind device[] = { OSC_KIND_KERNEL, OSC_KIND_MEMCPY,
+						OSC_KIND_MEMSET };
+
+	out->nr_runs = c->runs ? c->runs->nr : 1;
+	out->time = osc_xcalloc(out->nr_runs + 1, sizeof(*out->time));
+	out->count = osc_xcalloc(out->nr_runs + 1, sizeof(*out->count));
+	for (size_t k = 0; k < sizeof(device) / sizeof(device[0]); k++) {
+		size_t nb, n;
+		const struct osc_brief *b = osc_trace_briefs(c->t, device[k], &nb);
+		struct device_part *p;
+
+		n = osc_parallel_parts(nb, EVENTS_PER_THREAD);
+		p = osc_xcalloc(n, sizeof(*p));
+		for (size_t i = 0; i < n; i++) {
+			p[i] = (struct device_part){ .c = c, .op = op, .b = b, .from = nb * i / n,
+						     .to = nb * (i + 1) / n,
+						     .sums.nr_runs = out->nr_runs };
+			p[i].sums.time = osc_xcalloc(out->nr_runs + 1, sizeof(int64_t));
+			p[i].sums.count = osc_xcalloc(out->nr_runs + 1, sizeof(uint64_t));
+		}
+		osc_parallel_run(n, device_part_run, p);
+		for (size_t i = 0; i < n; i++) {
+			for (size_t r = 0; r <= out->nr_runs; r++) {
+				out->time[r] = osc_sat_add(out->time[r], p[i].sums.time[r]);
+				out->count[r] += p[i].sums.count[r];
+			}
+			free(p[i].sums.time);
+			free(p[i].sums.count);
+		}
+		free(p);
+	}
+}
+
+static void run_device_release(struct run_device *d)
+{
+	free(d->time);
+	free(d->count);
+}
+
+/*
+ * The device-time base of the percentages (aggregate.h), over the selected
+ * runs and unfiltered (from dr), and the runs' wall time. (The host busy
+ * time comes from the scan of the host ops.)
+ */
+static void bases(const struct agg_ctx *c, const struct run_device *dr, struct osc_agg *out)
+{
+	for (size_t r = 0; c->runs && r < c->runs->nr; r++)
+		if (!c->sel || (r < c->sel->nr_runs && c->sel->on[r]))
+			out->wall = osc_sat_add(out->wall, c->runs->runs[r].dur);
+	for (size_t r = 0; r <= dr->nr_runs; r++)
+		if (!c->sel || (r < c->sel->nr_runs && r < dr->nr_runs && c->sel->on[r]))
+			out->device_time = osc_sat_add(out->device_time, dr->time[r]);
+}
+
+/*
+ * Run level: each row's device time and device events are those of its run
+ * (not only those its ops launched: dr), and its device busy time is the
+ * union of every device event's window within the run's.
+ */
+static void run_device(const struct agg_ctx *c, const struct run_device *dr, struct osc_agg *out)
+{
+	size_t nspans;
+	const struct osc_span *spans = osc_trace_device_spans(c->t, &nspans);
+
+	for (size_t r = 0; r < out->nr; r++) {
+		struct osc_agg_row *row = &out->rows[r];
+		int64_t from = c->runs ? c->runs->runs[row->run].ts : INT64_MIN;
+		int64_t to = c->runs ? osc_sat_add(from, row->span) : INT64_MAX;
+
+		row->events = c->runs ? c->runs->runs[row->run].nr_events : c->t->nr_events;
+		row->dev = row->run < dr->nr_runs ? dr->time[row->run] : 0;
+		row->kernels = row->run < dr->nr_runs ? dr->count[row->run] : 0;
+		row->dev_busy = osc_spans_within(spans, nspans, from, to);
+	}
+}
+
+/*
+ * Whether merging over the selected runs gives other paths than merging over
+ * everything: a selected instance under an unselected one merges under its
+ * nearest selected ancestor instead.
+ */
+static bool selection_moves_paths(const struct agg_ctx *c)
+{
+	const struct osc_calltree *h = c->host;
+
+	for (size_t n = 0; c->sel && n < h->nr; n++) {
+		uint32_t p = h->nodes[n].parent;
+
+		if (p != OSC_NONE && !osc_runsel_has_event(c->sel, c->runs, h->nodes[p].event) &&
+		    osc_runsel_has_event(c->sel, c->runs, h->nodes[n].event))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Path level: the host call tree merged over the selected runs (calltree.h):
+ * the trace's own merge over everything when the selection moves no path
+ * (instances outside it are simply not scanned), else a merge of its own.
+ * No device links are made: the level counts host time only, as the op
+ * level does.
+ */
+static void path_nodes(struct agg_ctx *c)
+{
+	struct osc_correlation none = { 0 };
+
+	c->host = osc_trace_host_tree(c->t);
+	if (!selection_moves_paths(c)) {
+		c->paths = osc_trace_host_paths(c->t);
+		return;
+	}
+	osc_mtree_build(c->t, c->host, &none, c->runs, c->sel, OSC_STR_NONE, &c->own);
+	c->paths = &c->own;
+}
+
+/* Path level: intern each row's $$-joined path (group g's node) into out->paths. */
+static void path_texts(struct agg_ctx *c, const struct osc_group_map *m, struct osc_agg *out)
+{
+	size_t size = 4096;
+	char *buf = osc_xmalloc(size);
+
+	osc_strtab_init(&out->paths);
+	for (size_t g = 0; g < m->nr; g++) {
+		/* osc_mtree_path cuts at size: grow until the whole path fits. */
+		while (strlen(osc_mtree_path(c->paths, c->t, m->keys[g].node, buf, size)) + 1 >=
+		       size) {
+			free(buf);
+			size *= 2;
+			buf = osc_xmalloc(size);
+		}
+		out->rows[g].path = osc_strtab_intern(&out->paths, buf, strlen(buf));
+	}
+	free(buf);
+}
+
+void osc_aggregate(const struct osc_trace *t, const struct osc_runs *runs,
+		   const struct osc_query *q, struct osc_agg *out)
+{
+	struct agg_ctx c = {
+		.t = t,
+		.runs = runs,
+		.q = q,
+		.sel = runs ? q->runs : NULL,
+		.launcher = q->launcher,
+		.keys = q->keys ? q->keys : osc_level_keys(q->level),
+		.device = osc_level_is_device(q->level),
+	};
+	unsigned direct = 0;
+	size_t ndirect = 0;
+	struct scan sc;
+	int64_t *dur;
+	struct osc_op_cost *cost;
+	struct run_device dr;
+
+	/* Keys of the launching op need the correlation when none was given. */
+	if (c.device && (c.keys & (OSC_KEY_OP | OSC_KEY_SHAPE)) && !c.launcher)
+		c.launcher = osc_trace_launchers(t);
+	memset(out, 0, sizeof(*out));
+	out->level = q->level;
+	out->keys = c.keys;
+	out->has_device = osc_trace_has_device(t);
+	if (!c.device) { /* the device levels need no host tree */
+		c.tree = osc_trace_host_tree(t);
+		c.cost = osc_trace_op_costs(t);
+	}
+	device_by_run(&c, c.cost && out->has_device ? osc_trace_launchers(t) : NULL, &dr);
+	bases(&c, &dr, out);
+	out->nr_runs = c.sel && c.sel->nr_on ? c.sel->nr_on : 1;
+	if (c.keys & OSC_KEY_OP)
+		count_ops(&c);
+	if (c.keys & OSC_KEY_PATH)
+		path_nodes(&c);
+	if (c.keys == OSC_KEY_NAME || c.keys == OSC_KEY_RUN || c.keys == OSC_KEY_PATH) {
+		direct = c.keys;
+		ndirect = c.keys == OSC_KEY_NAME ? t->strs.count :
+			  c.keys == OSC_KEY_PATH ? c.paths->nr : runs ? runs->nr : 1;
+	} else if (c.keys == (OSC_KEY_NAME | OSC_KEY_SHAPE) && !c.device) {
+		direct = c.keys;
+		ndirect = osc_trace_nr_op_shapes(t);
+	}
+	scan(&c, c.device ? OSC_KIND_KERNEL : OSC_KIND_HOST_OP, c.keys, false, direct, ndirect,
+	     &sc);
+	group_rows(&c, &sc, out, &dur, &cost);
+	if (c.keys & OSC_KEY_PATH)
+		path_texts(&c, &sc.map, out);
+	compute_stats(dur, cost, q->dists, c.device, out, sc.nr);
+	out->host_busy = sc.busy;
+	scan_release(&sc);
+	free(dur);
+	free(cost);
+	if (c.keys == OSC_KEY_RUN && !c.device)
+		run_device(&c, &dr, out);
+	run_device_release(&dr);
+	osc_mtree_release(&c.own);
+	if (c.keys & OSC_KEY_OP)
+		op_columns(&c, out);
+	osc_group_map_release(&c.ops);
+	osc_agg_default_columns(out);
+	osc_agg_sort(out, t, osc_agg_default_sort(out), true);
+}
+
+void osc_agg_release(struct osc_agg *a)
+{
+	free(a->rows);
+	free(a->members);
+	for (int m = 0; m < OSC_MEASURE_NR; m++)
+		free(a->dist[m]);
+	free(a->own_cols);
+	osc_strtab_release(&a->paths);
+	memset(a, 0, sizeof(*a));
+}
+

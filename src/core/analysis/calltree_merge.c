@@ -1,0 +1,441 @@
+/*
+ * calltree_merge.c - the merged tree: identical call paths of the instance
+ * tree become one node, with device and launch time from the correlation.
+ *
+ * Instances are visited in model order (parents first), so a merged node is
+ * created after its parent and a reverse walk over merged nodes sums
+ * subtrees. A merged node is found by (parent, name) in an open-addressing
+ * table. Device and runtime-call links are grouped per merged node with a
+ * counting sort. O(N) expected.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "opscope/base/alloc.h"
+#include "opscope/analysis/calltree.h"
+#include "opscope/analysis/correlate.h"
+
+#define SYNTH (OSC_NONE - 1) /* placeholder for the synthetic root before it exists */
+
+struct merger {
+	const struct osc_trace *t;
+	struct osc_mtree *m;
+	size_t alloc;
+	uint32_t *last_child; /* per merged node */
+	uint32_t last_root;
+	uint32_t *slots;      /* merged ids, OSC_NONE = empty */
+	size_t nslots;
+};
+
+static uint64_t key_of(uint32_t parent, osc_str name)
+{
+	return (uint64_t)(parent + 1u) << 32 | name;
+}
+
+static size_t slot_of(const struct merger *g, uint64_t key)
+{
+	return (size_t)((key * 0x9e3779b97f4a7c15ull) >> 20) & (g->nslots - 1);
+}
+
+static uint64_t node_key(const struct osc_mtree *m, uint32_t n)
+{
+	return key_of(m->nodes[n].parent, m->nodes[n].name);
+}
+
+static void rehash(struct merger *g)
+{
+	free(g->slots);
+	g->nslots = g->nslots ? g->nslots * 2 : 1024;
+	g->slots = osc_xmalloc(g->nslots * sizeof(*g->slots));
+	for (size_t i = 0; i < g->nslots; i++)
+		g->slots[i] = OSC_NONE;
+	for (size_t n = 0; n < g->m->nr; n++) {
+		size_t s = slot_of(g, node_key(g->m, (uint32_t)n));
+
+		while (g->slots[s] != OSC_NONE)
+			s = (s + 1) & (g->nslots - 1);
+		g->slots[s] = (uint32_t)n;
+	}
+}
+
+/* Append a merged node under parent (OSC_NONE: a root). */
+static uint32_t add_node(struct merger *g, uint32_t parent, osc_str name)
+{
+	struct osc_mtree *m = g->m;
+	uint32_t n = (uint32_t)m->nr;
+	size_t alloc_last = g->alloc;
+	uint32_t *last;
+
+	OSC_GROW(m->nodes, m->nr + 1, g->alloc);
+	if (g->alloc != alloc_last)
+		g->last_child = osc_xreallocarray(g->last_child, g->alloc, sizeof(*g->last_child));
+	m->nr++;
+	m->nodes[n] = (struct osc_mnode){
+		.name = name,
+		.parent = parent,
+		.first_child = OSC_NONE,
+		.next_sibling = OSC_NONE,
+		.depth = parent == OSC_NONE ? 0 : m->nodes[parent].depth + 1,
+		.host_min = INT64_MAX,
+		.first_inst = OSC_NONE,
+	};
+	g->last_child[n] = OSC_NONE;
+	last = parent == OSC_NONE ? &g->last_root : &g->last_child[parent];
+	if (*last == OSC_NONE) {
+		if (parent == OSC_NONE)
+			m->first_root = n;
+		else
+			m->nodes[parent].first_child = n;
+	} else {
+		m->nodes[*last].next_sibling = n;
+	}
+	*last = n;
+	return n;
+}
+
+static uint32_t get_node(struct merger *g, uint32_t parent, osc_str name)
+{
+	uint64_t key = key_of(parent, name);
+	size_t s;
+	uint32_t n;
+
+	if (2 * (g->m->nr + 1) > g->nslots)
+		rehash(g);
+	for (s = slot_of(g, key); g->slots[s] != OSC_NONE; s = (s + 1) & (g->nslots - 1))
+		if (node_key(g->m, g->slots[s]) == key)
+			return g->slots[s];
+	n = add_node(g, parent, name);
+	g->slots[s] = n;
+	return n;
+}
+
+static int64_t sat_add(int64_t a, int64_t b)
+{
+	int64_t r;
+
+	return __builtin_add_overflow(a, b, &r) ? (b > 0 ? INT64_MAX : INT64_MIN) : r;
+}
+
+/*
+ * Merge the instances; ctx_of[n] receives the merged node n stands for: its
+ * own, or its nearest selected ancestor's (OSC_NONE if none).
+ */
+static void merge_instances(struct merger *g, const struct osc_calltree *c,
+			    const struct osc_runs *runs, const struct osc_runsel *sel, osc_str root,
+			    uint32_t *ctx_of)
+{
+	struct osc_mtree *m = g->m;
+	uint8_t *scope = osc_xmalloc(c->nr ? c->nr : 1); /* under (or at) a root instance */
+
+	for (size_t n = 0; n < c->nr; n++) {
+		const struct osc_tree_node *in = &c->nodes[n];
+		uint32_t pm = in->parent == OSC_NONE ? OSC_NONE : ctx_of[in->parent];
+		struct osc_mnode *mn;
+		uint32_t id;
+
+		scope[n] = root == OSC_STR_NONE || in->name == root ||
+			   (in->parent != OSC_NONE && scope[in->parent]);
+		if (!scope[n]) {
+			m->m_of[n] = ctx_of[n] = OSC_NONE;
+			continue;
+		}
+		if (sel && !osc_runsel_has_event(sel, runs, in->event)) {
+			m->m_of[n] = OSC_NONE;
+			ctx_of[n] = pm;
+			continue;
+		}
+		id = get_node(g, pm, in->name);
+		m->m_of[n] = ctx_of[n] = id;
+		mn = &m->nodes[id];
+		if (mn->first_inst == OSC_NONE)
+			mn->first_inst = (uint32_t)n;
+		mn->count++;
+		mn->host = sat_add(mn->host, in->dur);
+		mn->self = sat_add(mn->self, in->self);
+		mn->host_min = in->dur < mn->host_min ? in->dur : mn->host_min;
+		mn->host_max = in->dur > mn->host_max ? in->dur : mn->host_max;
+	}
+	free(scope);
+}
+
+/* Merged node of a link to instance node `node` whose own event is ev, or OSC_NONE. */
+static uint32_t link_target(const uint32_t *ctx_of, uint32_t node, const struct osc_runs *runs,
+			    const struct osc_runsel *sel, osc_str root, uint32_t ev, bool *synth)
+{
+	if (node != OSC_NONE)
+		return ctx_of[node];
+	if (root != OSC_STR_NONE || (sel && !osc_runsel_has_event(sel, runs, ev)))
+		return OSC_NONE;
+	*synth = true;
+	return SYNTH;
+}
+
+/* Group n items by target (with per-target counts) into *idx and *first. */
+static void group(const uint32_t *target, size_t n, size_t nr_nodes, uint32_t **idx,
+		  size_t **first)
+{
+	size_t *cur = osc_xcalloc(nr_nodes + 1, sizeof(*cur));
+
+	*first = osc_xcalloc(nr_nodes + 1, sizeof(**first));
+	*idx = osc_xmalloc((n ? n : 1) * sizeof(**idx));
+	for (size_t i = 0; i < n; i++)
+		if (target[i] != OSC_NONE)
+			(*first)[target[i] + 1]++;
+	for (size_t k = 0; k < nr_nodes; k++) {
+		(*first)[k + 1] += (*first)[k];
+		cur[k] = (*first)[k];
+	}
+	for (size_t i = 0; i < n; i++)
+		if (target[i] != OSC_NONE)
+			(*idx)[cur[target[i]]++] = (uint32_t)i;
+	free(cur);
+}
+
+static void add_links(struct merger *g, const struct osc_correlation *corr,
+		      const uint32_t *ctx_of, const struct osc_runs *runs,
+		      const struct osc_runsel *sel, osc_str root)
+{
+	struct osc_mtree *m = g->m;
+	size_t nd = corr->nr_devs, nl = corr->nr_launches;
+	uint32_t *dt = osc_xmalloc((nd ? nd : 1) * sizeof(*dt));
+	uint32_t *lt = osc_xmalloc((nl ? nl : 1) * sizeof(*lt));
+	bool synth = false;
+
+	for (size_t i = 0; i < nd; i++)
+		dt[i] = link_target(ctx_of, corr->devs[i].node, runs, sel, root,
+				    corr->devs[i].event, &synth);
+	for (size_t i = 0; i < nl; i++)
+		lt[i] = link_target(ctx_of, corr->launches[i].node, runs, sel, root,
+				    corr->launches[i].event, &synth);
+	if (synth) {
+		m->unattributed = add_node(g, OSC_NONE, OSC_STR_EMPTY);
+		for (size_t i = 0; i < nd; i++)
+			dt[i] = dt[i] == SYNTH ? m->unattributed : dt[i];
+		for (size_t i = 0; i < nl; i++)
+			lt[i] = lt[i] == SYNTH ? m->unattributed : lt[i];
+	}
+	for (size_t i = 0; i < nd; i++) {
+		const struct osc_dev_link *d = &corr->devs[i];
+		struct osc_mnode *mn;
+
+		if (dt[i] == OSC_NONE)
+			continue;
+		mn = &m->nodes[dt[i]];
+		mn->kernels++;
+		mn->dev = sat_add(mn->dev, g->t->events[d->event].dur);
+		if (d->launch != OSC_NONE) {
+			mn->nr_delay++;
+			mn->delay_sum = sat_add(mn->delay_sum, d->delay);
+			mn->queue_sum = sat_add(mn->queue_sum, d->queue);
+		}
+	}
+	for (size_t i = 0; i < nl; i++) {
+		if (lt[i] == OSC_NONE)
+			continue;
+		m->nodes[lt[i]].launches++;
+		m->nodes[lt[i]].launch =
+			sat_add(m->nodes[lt[i]].launch, g->t->events[corr->launches[i].event].dur);
+	}
+	group(dt, nd, m->nr, &m->dev, &m->dev_first);
+	group(lt, nl, m->nr, &m->launch, &m->launch_first);
+	free(dt);
+	free(lt);
+}
+
+static void sum_subtrees(struct osc_mtree *m)
+{
+	for (size_t n = 0; n < m->nr; n++) {
+		struct osc_mnode *mn = &m->nodes[n];
+
+		mn->dev_total = mn->dev;
+		mn->launch_total = mn->launch;
+		mn->kernels_total = mn->kernels;
+		mn->launches_total = mn->launches;
+		if (mn->host_min == INT64_MAX)
+			mn->host_min = 0;
+	}
+	for (size_t n = m->nr; n-- > 0;) {
+		const struct osc_mnode *mn = &m->nodes[n];
+		struct osc_mnode *p;
+
+		if (mn->parent == OSC_NONE) {
+			if (n != m->unattributed)
+				m->host_total = sat_add(m->host_total, mn->host);
+			continue;
+		}
+		p = &m->nodes[mn->parent];
+		p->dev_total = sat_add(p->dev_total, mn->dev_total);
+		p->launch_total = sat_add(p->launch_total, mn->launch_total);
+		p->kernels_total += mn->kernels_total;
+		p->launches_total += mn->launches_total;
+	}
+}
+
+void osc_mtree_build(const struct osc_trace *t, const struct osc_calltree *c,
+		     const struct osc_correlation *corr, const struct osc_runs *runs,
+		     const struct osc_runsel *sel, osc_str root, struct osc_mtree *out)
+{
+	struct merger g = { .t = t, .m = out, .last_root = OSC_NONE };
+	uint32_t *ctx_of = osc_xmalloc((c->nr ? c->nr : 1) * sizeof(*ctx_of));
+
+	memset(out, 0, sizeof(*out));
+	out->first_root = OSC_NONE;
+	out->unattributed = OSC_NONE;
+	out->m_of = osc_xmalloc((c->nr ? c->nr : 1) * sizeof(*out->m_of));
+	if (!runs)
+		sel = NULL;
+	merge_instances(&g, c, runs, sel, root, ctx_of);
+	add_links(&g, corr, ctx_of, runs, sel, root);
+	sum_subtrees(out);
+	free(ctx_of);
+	free(g.slots);
+	free(g.last_child);
+}
+
+void osc_mtree_release(struct osc_mtree *m)
+{
+	free(m->nodes);
+	free(m->m_of);
+	free(m->dev);
+	free(m->dev_first);
+	free(m->launch);
+	free(m->launch_first);
+	memset(m, 0, sizeof(*m));
+}
+
+const char *osc_mnode_name(const struct osc_mtree *m, const struct osc_trace *t, uint32_t n)
+{
+	if (n == m->unattributed)
+		return "<unattributed>";
+	return osc_trace_str(t, m->nodes[n].name);
+}
+
+char *osc_mtree_path(const struct osc_mtree *m, const struct osc_trace *t, uint32_t n,
+		     char *buf, size_t size)
+{
+	uint32_t chain[256];
+	size_t depth = 0, len = 0;
+
+	buf[0] = '\0';
+	for (uint32_t k = n; k != OSC_NONE && depth < 256; k = m->nodes[k].parent)
+		chain[depth++] = k;
+	while (depth-- > 0 && len < size) {
+		int w = snprintf(buf + len, size - len, "%s%s", len ? "$$" : "",
+				 osc_mnode_name(m, t, chain[depth]));
+
+		if (w < 0)
+			break;
+		len += (size_t)w;
+	}
+	return buf;
+}
+
+void osc_mtree_keep(const struct osc_mtree *m, const struct osc_trace *t,
+		    const struct osc_filter *f, int min_depth, int max_depth, uint8_t *keep)
+{
+	bool all = !f || osc_filter_is_empty(f);
+	enum { MATCH = 1, ABOVE = 2, BELOW = 4 }; /* itself, an ancestor, a descendant */
+
+	for (size_t n = 0; n < m->nr; n++) {
+		const char *name = osc_mnode_name(m, t, (uint32_t)n);
+		uint32_t p = m->nodes[n].parent;
+
+		keep[n] = all || osc_filter_match(f, name, strlen(name)) ? MATCH : 0;
+		if (p != OSC_NONE && (keep[p] & (MATCH | ABOVE)))
+			keep[n] |= ABOVE;
+	}
+	for (size_t n = m->nr; n-- > 0;) {
+		uint32_t p = m->nodes[n].parent;
+
+		if (p != OSC_NONE && (keep[n] & (MATCH | BELOW)))
+			keep[p] |= BELOW;
+	}
+	for (size_t n = 0; n < m->nr; n++) {
+		long d = (long)m->nodes[n].depth;
+
+		keep[n] = keep[n] && d >= min_depth && (max_depth < 0 || d <= max_depth);
+	}
+}
+
+size_t osc_mtree_preorder(const struct osc_mtree *m, const uint8_t *keep, uint32_t *order)
+{
+	size_t nr = 0;
+
+	for (uint32_t n = m->first_root; n != OSC_NONE; n = osc_mtree_next(m, n, true, OSC_NONE))
+		if (!keep || keep[n])
+			order[nr++] = n;
+	return nr;
+}
+
+uint32_t osc_mtree_next(const struct osc_mtree *m, uint32_t n, bool down, uint32_t root)
+{
+	if (down && m->nodes[n].first_child != OSC_NONE)
+		return m->nodes[n].first_child;
+	while (n != root && m->nodes[n].next_sibling == OSC_NONE)
+		n = m->nodes[n].parent;
+	return n == root || n == OSC_NONE ? OSC_NONE : m->nodes[n].next_sibling;
+}
+
+void osc_mtree_last(const struct osc_mtree *m, const uint8_t *keep, uint8_t *last)
+{
+	uint32_t *seen = osc_xmalloc((m->nr + 1) * sizeof(*seen)); /* per parent + roots */
+
+	for (size_t n = 0; n <= m->nr; n++)
+		seen[n] = OSC_NONE;
+	/* reverse order: the first kept node met per parent is its last child */
+	for (size_t n = m->nr; n-- > 0;) {
+		uint32_t p = m->nodes[n].parent == OSC_NONE ? (uint32_t)m->nr : m->nodes[n].parent;
+
+		last[n] = 0;
+		if (keep && !keep[n])
+			continue;
+		if (seen[p] == OSC_NONE) {
+			seen[p] = (uint32_t)n;
+			last[n] = 1;
+		}
+	}
+	free(seen);
+}
+
+size_t osc_mtree_guide(const struct osc_mtree *m, const uint8_t *last, uint32_t n,
+		       uint32_t from, bool utf8, char *buf, size_t size)
+{
+	static const char *const glyph[2][3] = {
+		{ "|  ", "|- ", "`- " },
+		{ "\xe2\x94\x82  ", "\xe2\x94\x9c\xe2\x94\x80 ", "\xe2\x94\x94\xe2\x94\x80 " },
+	};
+	uint32_t depth = m->nodes[n].depth, levels = depth > from ? depth - from : 0;
+	size_t len = 0;
+
+	buf[0] = '\0';
+	/* cell k (0 = outermost) belongs to the ancestor at depth from + k + 1 */
+	for (uint32_t k = 0; k < levels; k++) {
+		uint32_t a = n;
+		const char *g;
+		size_t gl;
+
+		while (m->nodes[a].depth > from + k + 1)
+			a = m->nodes[a].parent;
+		if (a == n)
+			g = glyph[utf8][last[n] ? 2 : 1];
+		else
+			g = last[a] ? "   " : glyph[utf8][0];
+		gl = strlen(g);
+		if (len + gl >= size)
+			break;
+		memcpy(buf + len, g, gl + 1);
+		len += gl;
+	}
+	return len;
+}
+
+uint32_t osc_mtree_longest_child(const struct osc_mtree *m, uint32_t n)
+{
+	uint32_t best = OSC_NONE;
+
+	for (uint32_t k = m->nodes[n].first_child; k != OSC_NONE; k = m->nodes[k].next_sibling)
+		if (best == OSC_NONE || m->nodes[k].host > m->nodes[best].host)
+			best = k;
+	return best;
+}

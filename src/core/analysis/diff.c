@@ -1,0 +1,809 @@
+/*
+ * diff.c - pairing the rows of two traces and the diff table.
+ *
+ * Both sides are aggregated with osc_aggregate (so runs, filter and level
+ * mean what they mean in a report); each selected event then gets a label id
+ * in the diff's own string table: its row key (name match) or its shape
+ * label (shape and occurrence match). Grouping by label id is a counting
+ * sort, as in aggregate.c. Occurrence numbers are assigned after ordering
+ * the events by (run, model order), so "the k-th in its run" does not depend
+ * on how runs interleave in the file.
+ */
+#include <json-c/json.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "opscope/base/alloc.h"
+#include "opscope/analysis/diff.h"
+#include "opscope/analysis/trace_cache.h"
+#include "base/stats.h"
+
+static const char *const match_names[] = {
+#define OSC_MATCH_TEXT(name, text) text,
+	OSC_MATCH_LIST(OSC_MATCH_TEXT)
+#undef OSC_MATCH_TEXT
+};
+
+const char *osc_match_name(enum osc_match m)
+{
+	return (unsigned)m < OSC_MATCH_COUNT ? match_names[m] : "unknown";
+}
+
+enum osc_status osc_match_parse(const char *name, enum osc_match *out, struct osc_error *err)
+{
+	for (int m = 0; m < OSC_MATCH_COUNT; m++) {
+		if (!strcmp(name, match_names[m])) {
+			*out = (enum osc_match)m;
+			return OSC_OK;
+		}
+	}
+	return osc_error_set(err, OSC_USAGE, "--match", OSC_NO_OFFSET, NULL,
+			     "unknown match mode '%s' (valid: name, shape, occurrence)", name);
+}
+
+/* ---- labels ------------------------------------------------------------ */
+
+/* Short codes of element types; anything else is written as it is. */
+static const struct {
+	const char *type, *code;
+} type_codes[] = {
+	{ "float", "f" },     { "float32", "f" },   { "fp32", "f" },      { "f32", "f" },
+	{ "double", "d" },    { "float64", "d" },   { "fp64", "d" },      { "float16", "h" },
+	{ "fp16", "h" },      { "c10::Half", "h" }, { "half", "h" },      { "bfloat16", "bf16" },
+	{ "c10::BFloat16", "bf16" }, { "bf16", "bf16" }, { "int64", "i64" }, { "long int", "i64" },
+	{ "int32", "i32" },   { "int", "i32" },     { "int16", "i16" },   { "int8", "i8" },
+	{ "s8", "i8" },       { "uint64", "u64" },  { "uint32", "u32" },  { "uint16", "u16" },
+	{ "uint8", "u8" },    { "u8", "u8" },       { "unsigned char", "u8" }, { "bool", "b" },
+	{ "string", "s" },
+};
+
+static const char *type_code(const char *s, size_t n)
+{
+	for (size_t i = 0; i < sizeof(type_codes) / sizeof(type_codes[0]); i++)
+		if (strlen(type_codes[i].type) == n && !memcmp(type_codes[i].type, s, n))
+			return type_codes[i].code;
+	return NULL;
+}
+
+struct out {
+	char *buf;
+	size_t size, len;
+};
+
+static void put(struct out *o, const char *s, size_t n)
+{
+	if (!o->size)
+		return;
+	for (size_t i = 0; i < n && o->len + 1 < o->size; i++)
+		o->buf[o->len++] = s[i];
+	o->buf[o->len] = '\0';
+}
+
+static void puts_(struct out *o, const char *s)
+{
+	put(o, s, strlen(s));
+}
+
+/* End of the item starting at s: the next ',' outside parentheses/brackets. */
+static const char *item_end(const char *s)
+{
+	int depth = 0;
+
+	for (; *s; s++) {
+		if (*s == '(' || *s == '[')
+			depth++;
+		else if ((*s == ')' || *s == ']') && depth)
+			depth--;
+		else if (*s == ',' && !depth)
+			break;
+	}
+	return s;
+}
+
+static void compact_item(struct out *o, const char *s, size_t n)
+{
+	const char *open = memchr(s, '(', n), *code;
+
+	if (!open || s[n - 1] != ')') {
+		put(o, s, n);
+		return;
+	}
+	code = type_code(s, (size_t)(open - s));
+	if (code)
+		puts_(o, code);
+	else
+		put(o, s, (size_t)(open - s));
+	if (open + 1 < s + n - 1) {
+		put(o, "-", 1);
+		put(o, open + 1, (size_t)(s + n - 1 - (open + 1)));
+	}
+}
+
+static void compact(struct out *o, const char *shape)
+{
+	const char *s = shape;
+
+	while (*s) {
+		const char *e = item_end(s);
+
+		if (s != shape)
+			put(o, ",", 1);
+		if (e > s)
+			compact_item(o, s, (size_t)(e - s));
+		s = *e ? e + 1 : e;
+	}
+}
+
+const char *osc_shape_compact(const char *shape, char *buf, size_t size)
+{
+	struct out o = { buf, size, 0 };
+
+	if (size)
+		buf[0] = '\0';
+	compact(&o, shape);
+	return buf;
+}
+
+/* ORT dims [1,3,[2,2]] as 1x3x[2,2]. */
+static void json_dims(struct out *o, struct json_object *v, int depth)
+{
+	if (!json_object_is_type(v, json_type_array)) {
+		puts_(o, json_object_get_string(v) ? json_object_get_string(v) : "");
+		return;
+	}
+	for (size_t i = 0; i < json_object_array_length(v); i++) {
+		struct json_object *e = json_object_array_get_idx(v, i);
+
+		if (i)
+			put(o, depth ? "," : "x", 1);
+		if (json_object_is_type(e, json_type_array) && depth < 4) {
+			put(o, "[", 1);
+			json_dims(o, e, depth + 1);
+			put(o, "]", 1);
+		} else {
+			json_dims(o, e, depth + 1);
+		}
+	}
+}
+
+/* ORT output_type_shape [{"float":[1,64,112,112]}] as float(1x64x112x112). */
+static void ort_shapes(struct out *o, struct json_object *arr)
+{
+	for (size_t i = 0; i < json_object_array_length(arr); i++) {
+		struct json_object *e = json_object_array_get_idx(arr, i);
+
+		if (i)
+			put(o, ",", 1);
+		if (!json_object_is_type(e, json_type_object)) {
+			json_dims(o, e, 0);
+			continue;
+		}
+		json_object_object_foreach(e, k, v)
+		{
+			puts_(o, k);
+			put(o, "(", 1);
+			json_dims(o, v, 0);
+			put(o, ")", 1);
+			break;
+		}
+	}
+}
+
+/* Neural Engine output_type "fp32,fp32" with output_shape "64*256,1" as fp32(64x256),fp32(1). */
+static void ne_shapes(struct out *o, const char *types, const char *shapes)
+{
+	const char *s = shapes, *t = types ? types : "";
+	bool first = true;
+
+	while (*s || *t) {
+		size_t sl = strcspn(s, ","), tl = strcspn(t, ",");
+
+		if (sl || tl) {
+			if (!first)
+				put(o, ",", 1);
+			first = false;
+			put(o, t, tl);
+			put(o, "(", 1);
+			for (size_t i = 0; i < sl; i++)
+				put(o, s[i] == '*' ? "x" : s + i, 1);
+			put(o, ")", 1);
+		}
+		s += sl + (s[sl] == ',');
+		t += tl + (t[tl] == ',');
+	}
+}
+
+/* Output shapes of ev from its args, in the model's shape syntax; "" when none. */
+static void output_shapes(const struct osc_trace *t, uint32_t ev, struct out *o)
+{
+	const char *args = t->args_off ? osc_trace_args(t, ev) : "";
+	struct json_object *root, *v, *types;
+
+	if (!strstr(args, "output_"))
+		return;
+	root = json_tokener_parse(args);
+	if (!root)
+		return;
+	if (json_object_object_get_ex(root, "output_type_shape", &v) &&
+	    json_object_is_type(v, json_type_array))
+		ort_shapes(o, v);
+	else if (json_object_object_get_ex(root, "output_shape", &v) &&
+		 json_object_is_type(v, json_type_string))
+		ne_shapes(o,
+			  json_object_object_get_ex(root, "output_type", &types)
+				  ? json_object_get_string(types)
+				  : "",
+			  json_object_get_string(v));
+	json_object_put(root);
+}
+
+const char *osc_diff_label(const struct osc_trace *t, uint32_t ev, char *buf, size_t size)
+{
+	const struct osc_event *e = &t->events[ev];
+	const char *prov = osc_trace_str(t, e->provider);
+	size_t plen = strlen(prov);
+	struct out o = { buf, size, 0 };
+	char outs[1024];
+	struct out oo = { outs, sizeof(outs), 0 };
+
+	if (size)
+		buf[0] = '\0';
+	outs[0] = '\0';
+	if (plen > 17 && !strcmp(prov + plen - 17, "ExecutionProvider"))
+		plen -= 17;
+	if (plen) {
+		put(&o, "[", 1);
+		put(&o, prov, plen);
+		put(&o, "]", 1);
+	}
+	puts_(&o, osc_trace_str(t, e->op));
+	put(&o, "(", 1);
+	compact(&o, osc_trace_str(t, e->shape));
+	put(&o, ")", 1);
+	output_shapes(t, ev, &oo);
+	if (oo.len) {
+		puts_(&o, "->");
+		compact(&o, outs);
+	}
+	return buf;
+}
+
+/* ---- pairing ------------------------------------------------------------ */
+
+/* The selected events of one side with their label ids. */
+struct labelled {
+	uint32_t *ev;
+	osc_str *lab;
+	size_t nr;
+};
+
+struct run_ev {
+	uint32_t run, ev;
+};
+
+static int cmp_run_ev(const void *a, const void *b)
+{
+	const struct run_ev *x = a, *y = b;
+
+	if (x->run != y->run)
+		return (x->run > y->run) - (x->run < y->run);
+	return (x->ev > y->ev) - (x->ev < y->ev);
+}
+
+/* Events of agg ordered by (run, model order); a run of OSC_NONE sorts last. */
+static struct run_ev *by_run(const struct osc_diff_side *s, const struct osc_agg *agg)
+{
+	struct run_ev *v = osc_xmalloc((agg->nr_members ? agg->nr_members : 1) * sizeof(*v));
+
+	for (size_t i = 0; i < agg->nr_members; i++) {
+		v[i].ev = agg->members[i];
+		v[i].run = s->runs ? s->runs->run_of[v[i].ev] : 0;
+	}
+	qsort(v, agg->nr_members, sizeof(*v), cmp_run_ev);
+	return v;
+}
+
+/* Per label id: the run it was last seen in and how often there. */
+struct occ {
+	uint32_t *run, *seen;
+	size_t alloc;
+};
+
+static uint32_t next_occurrence(struct occ *c, osc_str lab, uint32_t run)
+{
+	if (lab >= c->alloc) {
+		size_t n = c->alloc ? c->alloc : 64;
+
+		while (n <= lab)
+			n *= 2;
+		c->run = osc_xreallocarray(c->run, n, sizeof(*c->run));
+		c->seen = osc_xreallocarray(c->seen, n, sizeof(*c->seen));
+		for (size_t i = c->alloc; i < n; i++) {
+			c->run[i] = OSC_NONE;
+			c->seen[i] = 0;
+		}
+		c->alloc = n;
+	}
+	if (c->run[lab] != run) {
+		c->run[lab] = run;
+		c->seen[lab] = 0;
+	}
+	return c->seen[lab]++;
+}
+
+static osc_str intern(struct osc_diff *d, const char *s)
+{
+	return osc_strtab_intern(&d->keys, s, strlen(s));
+}
+
+/* Rows of the shape, dims or mapping levels pair on all their keys, not the name only. */
+const char *osc_agg_label(const struct osc_trace *t, const struct osc_agg *agg,
+			  const struct osc_agg_row *r, char *buf, size_t size)
+{
+	return osc_agg_label_names(t, agg, NULL, r, buf, size);
+}
+
+const char *osc_agg_label_names(const struct osc_trace *t, const struct osc_agg *agg,
+				const struct osc_names *names, const struct osc_agg_row *r,
+				char *buf, size_t size)
+{
+	struct out o = { buf, size, 0 };
+	char dims[128];
+
+	if (size)
+		buf[0] = '\0';
+	if (agg->keys & OSC_KEY_OP) {
+		puts_(&o, r->op == OSC_AGG_UNKNOWN ? "?" : osc_trace_str(t, r->op));
+		puts_(&o, " > ");
+	}
+	/* a path row is its whole call path: the leaf name alone would pair
+	   aten::mm under linear with aten::mm under matmul */
+	if (agg->keys & OSC_KEY_PATH)
+		puts_(&o, osc_strtab_get(&agg->paths, r->path));
+	else if (osc_level_is_device(agg->level)) /* a kernel name, as the report shows it */
+		puts_(&o, osc_names_get(names, t, r->key));
+	else
+		puts_(&o, osc_trace_str(t, r->key));
+	if ((agg->keys & OSC_KEY_SHAPE) && r->shape != OSC_AGG_UNKNOWN) {
+		puts_(&o, " ");
+		puts_(&o, osc_trace_str(t, r->shape));
+	}
+	if (agg->keys & OSC_KEY_DIMS) {
+		snprintf(dims, sizeof(dims), " b%dx%dx%d,g%dx%dx%d", r->dims[0], r->dims[1],
+			 r->dims[2], r->dims[3], r->dims[4], r->dims[5]);
+		puts_(&o, dims);
+	}
+	return buf;
+}
+
+static void label_events(struct osc_diff *d, const struct osc_diff_side *s,
+			 const struct osc_agg *agg, enum osc_match match, struct labelled *out)
+{
+	char label[4096], occ_label[4200];
+	struct run_ev *v;
+	struct occ occ = { 0 };
+
+	out->nr = agg->nr_members;
+	out->ev = osc_xmalloc((out->nr ? out->nr : 1) * sizeof(*out->ev));
+	out->lab = osc_xmalloc((out->nr ? out->nr : 1) * sizeof(*out->lab));
+	if (match == OSC_MATCH_NAME) {
+		size_t k = 0;
+
+		for (size_t r = 0; r < agg->nr; r++) {
+			osc_str id = intern(d, osc_agg_label_names(s->trace, agg, s->names,
+							       &agg->rows[r], label, sizeof(label)));
+
+			for (size_t i = 0; i < agg->rows[r].nr; i++, k++) {
+				out->ev[k] = agg->members[agg->rows[r].first + i];
+				out->lab[k] = id;
+			}
+		}
+		return;
+	}
+	v = by_run(s, agg);
+	for (size_t i = 0; i < out->nr; i++) {
+		osc_str id;
+
+		osc_diff_label(s->trace, v[i].ev, label, sizeof(label));
+		id = intern(d, label);
+		if (match == OSC_MATCH_OCCURRENCE) {
+			snprintf(occ_label, sizeof(occ_label), "%s[%u]", label,
+				 next_occurrence(&occ, id, v[i].run));
+			id = intern(d, occ_label);
+		}
+		out->ev[i] = v[i].ev;
+		out->lab[i] = id;
+	}
+	free(occ.run);
+	free(occ.seen);
+	free(v);
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* What add_member reads of one side's trace. */
+struct side_costs {
+	const struct osc_trace *t;
+	const struct osc_calltree *tree; /* host levels: the host tree, else NULL */
+	const struct osc_op_cost *cost;  /* per node of tree */
+};
+
+static struct side_costs side_costs(const struct osc_trace *t, enum osc_level l)
+{
+	struct side_costs c = { .t = t };
+
+	if (!osc_level_is_device(l)) {
+		c.tree = osc_trace_host_tree(t);
+		c.cost = osc_trace_op_costs(t);
+	}
+	return c;
+}
+
+/* Count event ev into st: its duration, self and device time. */
+static void add_member(const struct side_costs *c, uint32_t ev, struct osc_diff_stat *st)
+{
+	const struct osc_event *e = &c->t->events[ev];
+	uint32_t n;
+
+	st->total = osc_sat_add(st->total, e->dur);
+	if (!c->tree) {
+		st->dev = osc_sat_add(st->dev, e->dur);
+		return;
+	}
+	n = c->tree->node_of[ev];
+	if (n == OSC_NONE)
+		return;
+	st->self = osc_sat_add(st->self, c->cost[n].self);
+	st->dev = osc_sat_add(st->dev, c->cost[n].dev);
+}
+
+/* Rows for every label id seen on either side, members placed per side. */
+static void group(struct osc_diff *d, const struct osc_diff_side *side[2],
+		  struct labelled lab[2])
+{
+	size_t nkeys = d->keys.count, alloc = 0;
+	uint32_t *row_of = osc_xmalloc((nkeys ? nkeys : 1) * sizeof(*row_of));
+	size_t *cursor[2];
+
+	for (size_t k = 0; k < nkeys; k++)
+		row_of[k] = OSC_NONE;
+	for (int s = 0; s < 2; s++)
+		for (size_t i = 0; i < lab[s].nr; i++) {
+			osc_str k = lab[s].lab[i];
+
+			if (row_of[k] == OSC_NONE) {
+				OSC_GROW(d->rows, d->nr + 1, alloc);
+				memset(&d->rows[d->nr], 0, sizeof(d->rows[d->nr]));
+				d->rows[d->nr].key = k;
+				row_of[k] = (uint32_t)d->nr++;
+			}
+			d->rows[row_of[k]].side[s].nr++;
+		}
+	for (int s = 0; s < 2; s++) {
+		size_t pos = 0;
+		struct side_costs costs = side_costs(side[s]->trace, d->level);
+
+		cursor[s] = osc_xmalloc((d->nr ? d->nr : 1) * sizeof(*cursor[s]));
+		for (size_t r = 0; r < d->nr; r++) {
+			d->rows[r].side[s].first = pos;
+			cursor[s][r] = pos;
+			pos += d->rows[r].side[s].nr;
+		}
+		d->nr_members[s] = lab[s].nr;
+		d->members[s] = osc_xmalloc((lab[s].nr ? lab[s].nr : 1) * sizeof(uint32_t));
+		for (size_t i = 0; i < lab[s].nr; i++)
+			d->members[s][cursor[s][row_of[lab[s].lab[i]]]++] = lab[s].ev[i];
+		for (size_t r = 0; r < d->nr; r++) {
+			struct osc_diff_stat *st = &d->rows[r].side[s];
+
+			/* Members in model order (by ts), as in an aggregate. */
+			qsort(d->members[s] + st->first, st->nr, sizeof(uint32_t), cmp_u32);
+			for (size_t i = 0; i < st->nr; i++)
+				add_member(&costs, d->members[s][st->first + i], st);
+			st->count = st->nr;
+			st->mean = st->count ? (double)st->total / (double)st->count : 0;
+			d->grand_total[s] += st->total;
+		}
+		free(cursor[s]);
+	}
+	free(row_of);
+}
+
+static void finish_rows(struct osc_diff *d)
+{
+	for (size_t r = 0; r < d->nr; r++) {
+		struct osc_diff_row *row = &d->rows[r];
+		int64_t b = row->side[0].total, o = row->side[1].total;
+
+		row->status = !row->side[1].count ? '-' : !row->side[0].count ? '+' : '=';
+		d->count[row->status == '-' ? 0 : row->status == '+' ? 1 : 2]++;
+		row->delta = o - b;
+		row->delta_pct = b ? 100.0 * (double)row->delta / (double)b : NAN;
+		row->ratio = b ? (double)o / (double)b : NAN;
+	}
+	d->nr_all = d->nr;
+}
+
+void osc_diff(const struct osc_diff_side *base, const struct osc_diff_side *other,
+	      const struct osc_diff_query *q, struct osc_diff *out)
+{
+	const struct osc_diff_side *side[2] = { base, other };
+	struct labelled lab[2];
+
+	memset(out, 0, sizeof(*out));
+	osc_strtab_init(&out->keys);
+	out->level = q->level;
+	out->match = q->match;
+	for (int s = 0; s < 2; s++) {
+		struct osc_query aq = { .level = q->level, .runs = side[s]->sel, .filter = q->filter };
+		struct osc_agg agg;
+
+		osc_aggregate(side[s]->trace, side[s]->runs, &aq, &agg);
+		label_events(out, side[s], &agg, q->match, &lab[s]);
+		osc_agg_release(&agg);
+	}
+	group(out, side, lab);
+	for (int s = 0; s < 2; s++) {
+		free(lab[s].ev);
+		free(lab[s].lab);
+	}
+	finish_rows(out);
+	osc_diff_sort(out, OSC_DIFF_DELTA, true);
+}
+
+const char *osc_diff_runs_note(const struct osc_runsel *base, const struct osc_runsel *other,
+			       char *buf, size_t size)
+{
+	size_t b = base ? base->nr_on : 1, o = other ? other->nr_on : 1;
+
+	if (b == o)
+		return NULL;
+	snprintf(buf, size,
+		 "base has %zu run%s selected, other %zu: totals and deltas add up different "
+		 "numbers of runs (means compare; --runs and --other-runs pick as many)",
+		 b, b == 1 ? "" : "s", o);
+	return buf;
+}
+
+void osc_diff_release(struct osc_diff *d)
+{
+	osc_strtab_release(&d->keys);
+	free(d->rows);
+	free(d->members[0]);
+	free(d->members[1]);
+	memset(d, 0, sizeof(*d));
+}
+
+/* ---- sorting and the changed-only filter -------------------------------- */
+
+struct sort_item {
+	double v;         /* the column's value (unused by name) */
+	int dir;          /* 1 ascending, -1 descending */
+	bool by_name;
+	const char *name;
+	struct osc_diff_row row;
+};
+
+/* NaN compares below every number. */
+static int cmp_values(double x, double y)
+{
+	if (isnan(x) || isnan(y))
+		return isnan(x) == isnan(y) ? 0 : isnan(x) ? -1 : 1;
+	return (x > y) - (x < y);
+}
+
+static int cmp_items(const void *a, const void *b)
+{
+	const struct sort_item *x = a, *y = b;
+	int c;
+
+	if (x->by_name) {
+		c = strcmp(x->name, y->name) * x->dir;
+	} else {
+		c = cmp_values(x->v, y->v) * x->dir;
+		if (!c)
+			c = strcmp(x->name, y->name);
+	}
+	return c ? c : (x->row.key > y->row.key) - (x->row.key < y->row.key);
+}
+
+static double col_value(const struct osc_diff_row *r, enum osc_diff_col by)
+{
+	switch (by) {
+	case OSC_DIFF_SIDE:
+		return r->status == '-' ? 0 : r->status == '=' ? 1 : 2;
+	case OSC_DIFF_BASE_COUNT:
+		return (double)r->side[0].count;
+	case OSC_DIFF_OTHER_COUNT:
+		return (double)r->side[1].count;
+	case OSC_DIFF_BASE_TOTAL:
+		return (double)r->side[0].total;
+	case OSC_DIFF_OTHER_TOTAL:
+		return (double)r->side[1].total;
+	case OSC_DIFF_BASE_MEAN:
+		return r->side[0].mean;
+	case OSC_DIFF_OTHER_MEAN:
+		return r->side[1].mean;
+	case OSC_DIFF_DELTA:
+		return fabs((double)r->delta);
+	case OSC_DIFF_DELTA_PCT:
+		return r->delta_pct;
+	case OSC_DIFF_RATIO:
+		return r->ratio;
+	case OSC_DIFF_BASE_SELF:
+	case OSC_DIFF_OTHER_SELF:
+		return (double)r->side[by == OSC_DIFF_OTHER_SELF].self;
+	case OSC_DIFF_DELTA_SELF:
+		return fabs((double)r->side[1].self - (double)r->side[0].self);
+	case OSC_DIFF_BASE_DEVICE:
+	case OSC_DIFF_OTHER_DEVICE:
+		return (double)r->side[by == OSC_DIFF_OTHER_DEVICE].dev;
+	case OSC_DIFF_DELTA_DEVICE:
+		return fabs((double)r->side[1].dev - (double)r->side[0].dev);
+	default:
+		return 0;
+	}
+}
+
+void osc_diff_sort(struct osc_diff *d, enum osc_diff_col by, bool descending)
+{
+	struct sort_item *v = osc_xmalloc((d->nr ? d->nr : 1) * sizeof(*v));
+
+	for (size_t r = 0; r < d->nr; r++) {
+		v[r].v = col_value(&d->rows[r], by);
+		v[r].dir = descending ? -1 : 1;
+		v[r].by_name = by == OSC_DIFF_NAME;
+		v[r].name = osc_diff_key(d, &d->rows[r]);
+		v[r].row = d->rows[r];
+	}
+	qsort(v, d->nr, sizeof(*v), cmp_items);
+	for (size_t r = 0; r < d->nr; r++)
+		d->rows[r] = v[r].row;
+	free(v);
+}
+
+static bool changed(const struct osc_diff_row *r, double min_pct)
+{
+	if (r->status != '=')
+		return true;
+	if (!r->side[0].total)
+		return r->delta != 0;
+	return r->delta != 0 && fabs(r->delta_pct) >= min_pct;
+}
+
+void osc_diff_changed_only(struct osc_diff *d, bool on, double min_pct)
+{
+	size_t kept = 0;
+
+	d->nr = d->nr_all;
+	if (!on)
+		return;
+	/* Stable partition: kept rows first, in their order, the others after. */
+	for (size_t r = 0; r < d->nr_all; r++) {
+		if (changed(&d->rows[r], min_pct)) {
+			struct osc_diff_row row = d->rows[r];
+
+			memmove(&d->rows[kept + 1], &d->rows[kept], (r - kept) * sizeof(row));
+			d->rows[kept++] = row;
+		}
+	}
+	d->nr = kept;
+}
+
+/* ---- the table ---------------------------------------------------------- */
+
+/*
+ * The stat field only tells the text table which columns to drop first when
+ * narrow (export_text.c's drop order): means, then ratio, delta_pct, counts.
+ */
+static const struct osc_column diff_columns[] = {
+	{ "name", 16, OSC_ALIGN_LEFT, false, OSC_STAT_NAME },
+	{ "side", 4, OSC_ALIGN_LEFT, false, OSC_STAT_NAME },
+	{ "base_total_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_TOTAL },
+	{ "other_total_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_TOTAL },
+	{ "delta_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_SELF_PCT },
+	{ "delta_pct", 7, OSC_ALIGN_RIGHT, true, OSC_STAT_MEAN },
+	{ "ratio", 6, OSC_ALIGN_RIGHT, true, OSC_STAT_P50 },
+	{ "base_count", 5, OSC_ALIGN_RIGHT, true, OSC_STAT_COUNT },
+	{ "other_count", 5, OSC_ALIGN_RIGHT, true, OSC_STAT_COUNT },
+	{ "base_mean_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_P90 },
+	{ "other_mean_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_P90 },
+	{ "base_self_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_STDDEV },
+	{ "other_self_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_STDDEV },
+	{ "delta_self_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_MIN },
+	{ "base_device_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_STDDEV },
+	{ "other_device_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_STDDEV },
+	{ "delta_device_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_MIN },
+};
+
+const struct osc_column *osc_diff_columns(size_t *nr)
+{
+	*nr = sizeof(diff_columns) / sizeof(diff_columns[0]);
+	return diff_columns;
+}
+
+bool osc_diff_col_parse(const char *s, enum osc_diff_col *out)
+{
+	size_t c = osc_columns_find(diff_columns, OSC_DIFF_COL_COUNT, s);
+
+	if (c == OSC_DIFF_COL_COUNT)
+		return false;
+	*out = (enum osc_diff_col)c;
+	return true;
+}
+
+/* A ratio with 3 decimals; "" when undefined (the base has no time). */
+static void format_ratio(double v, char *buf, size_t size)
+{
+	if (isnan(v))
+		snprintf(buf, size, "%s", "");
+	else
+		snprintf(buf, size, "%.3f", v);
+}
+
+const char *osc_diff_cell(const struct osc_diff *d, size_t row, size_t col, char *buf,
+			  size_t size)
+{
+	const struct osc_diff_row *r = &d->rows[row];
+	const char *name;
+
+	if (!size)
+		return buf;
+	buf[0] = '\0';
+	switch ((enum osc_diff_col)col) {
+	case OSC_DIFF_NAME:
+		name = osc_diff_key(d, r);
+		snprintf(buf, size, "%s", name);
+		return name;
+	case OSC_DIFF_SIDE:
+		snprintf(buf, size, "%c", r->status);
+		break;
+	case OSC_DIFF_BASE_COUNT:
+	case OSC_DIFF_OTHER_COUNT:
+		snprintf(buf, size, "%llu",
+			 (unsigned long long)r->side[col == OSC_DIFF_OTHER_COUNT].count);
+		break;
+	case OSC_DIFF_BASE_TOTAL:
+	case OSC_DIFF_OTHER_TOTAL:
+		osc_format_us_int(r->side[col == OSC_DIFF_OTHER_TOTAL].total, buf, size);
+		break;
+	case OSC_DIFF_BASE_MEAN:
+	case OSC_DIFF_OTHER_MEAN:
+		osc_format_us(r->side[col == OSC_DIFF_OTHER_MEAN].mean, buf, size);
+		break;
+	case OSC_DIFF_DELTA:
+		osc_format_us_int(r->delta, buf, size);
+		break;
+	case OSC_DIFF_DELTA_PCT:
+		if (!isnan(r->delta_pct))
+			osc_format_pct(r->delta_pct, buf, size);
+		break;
+	case OSC_DIFF_RATIO:
+		format_ratio(r->ratio, buf, size);
+		break;
+	case OSC_DIFF_BASE_SELF:
+	case OSC_DIFF_OTHER_SELF:
+		osc_format_us_int(r->side[col == OSC_DIFF_OTHER_SELF].self, buf, size);
+		break;
+	case OSC_DIFF_DELTA_SELF:
+		osc_format_us_int(osc_sat_add(r->side[1].self, -r->side[0].self), buf, size);
+		break;
+	case OSC_DIFF_BASE_DEVICE:
+	case OSC_DIFF_OTHER_DEVICE:
+		osc_format_us_int(r->side[col == OSC_DIFF_OTHER_DEVICE].dev, buf, size);
+		break;
+	case OSC_DIFF_DELTA_DEVICE:
+		osc_format_us_int(osc_sat_add(r->side[1].dev, -r->side[0].dev), buf, size);
+		break;
+	default:
+		break;
+	}
+	return buf;
+}

@@ -1,0 +1,124 @@
+/* group_map.c - group keys to dense indices (group_map.h). */
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/group_map.h"
+#include "opscope/analysis/aggregate.h"
+#include "opscope/base/alloc.h"
+
+/*
+ * The key's 32-bit words times distinct odd constants, summed (independent
+ * multiplies, so they overlap), then mixed: one hash per selected event, so
+ * it must be cheap.
+ */
+static uint64_t key_hash(const struct osc_group_key *k)
+{
+	static const uint64_t mul[] = {
+		0x9e3779b97f4a7c15ull, 0xc2b2ae3d27d4eb4full, 0x165667b19e3779f9ull,
+		0xd6e8feb86659fd93ull, 0xff51afd7ed558ccdull, 0xc4ceb9fe1a85ec53ull,
+		0x94d049bb133111ebull, 0xbf58476d1ce4e5b9ull, 0x2545f4914f6cdd1dull,
+		0x9fb21c651e98df25ull, 0xd1b54a32d192ed03ull, 0xaef17502108ef2d9ull,
+	};
+	uint32_t w[sizeof(*k) / 4];
+	uint64_t h = 0;
+
+	_Static_assert(sizeof(mul) / sizeof(mul[0]) == sizeof(w) / sizeof(w[0]),
+		       "one constant per key word");
+	memcpy(w, k, sizeof(w));
+	for (size_t i = 0; i < sizeof(w) / sizeof(w[0]); i++)
+		h += (uint64_t)w[i] * mul[i];
+	h ^= h >> 31;
+	h *= 0x7fb5d329728ea185ull;
+	return h ^ (h >> 27);
+}
+
+static void rehash(struct osc_group_map *m, size_t nslots)
+{
+	free(m->slots);
+	m->nslots = nslots;
+	m->slots = osc_xmalloc(nslots * sizeof(*m->slots));
+	memset(m->slots, 0xff, nslots * sizeof(*m->slots));
+	for (size_t g = 0; g < m->nr; g++) {
+		size_t i = key_hash(&m->keys[g]) & (nslots - 1);
+
+		while (m->slots[i] != UINT32_MAX)
+			i = (i + 1) & (nslots - 1);
+		m->slots[i] = (uint32_t)g;
+	}
+}
+
+void osc_group_map_direct(struct osc_group_map *m, unsigned direct_key, size_t n)
+{
+	m->direct_key = direct_key;
+	m->ndirect = n;
+	m->direct = osc_xmalloc((n ? n : 1) * sizeof(*m->direct));
+	memset(m->direct, 0xff, (n ? n : 1) * sizeof(*m->direct));
+}
+
+static uint32_t add(struct osc_group_map *m, const struct osc_group_key *k)
+{
+	OSC_GROW(m->keys, m->nr + 1, m->alloc);
+	m->count = osc_xreallocarray(m->count, m->alloc, sizeof(*m->count));
+	m->keys[m->nr] = *k;
+	m->count[m->nr] = 0;
+	return (uint32_t)m->nr++;
+}
+
+/* The direct table's slot for k, or NULL when k goes through the hash. */
+static uint32_t *direct_slot(const struct osc_group_map *m, const struct osc_group_key *k)
+{
+	uint32_t id = m->direct_key == OSC_KEY_RUN ? k->run :
+		      m->direct_key == OSC_KEY_PATH ? k->node :
+		      m->direct_key == (OSC_KEY_NAME | OSC_KEY_SHAPE) ? k->op_shape : k->name;
+
+	return m->direct && id < m->ndirect ? &m->direct[id] : NULL;
+}
+
+/* The hash slot holding k, or the empty slot where it would go (nslots > 0). */
+static size_t probe(const struct osc_group_map *m, const struct osc_group_key *k)
+{
+	size_t i = key_hash(k) & (m->nslots - 1);
+
+	while (m->slots[i] != UINT32_MAX && memcmp(&m->keys[m->slots[i]], k, sizeof(*k)))
+		i = (i + 1) & (m->nslots - 1);
+	return i;
+}
+
+uint32_t osc_group_map_index(struct osc_group_map *m, const struct osc_group_key *k)
+{
+	uint32_t *d = direct_slot(m, k);
+	size_t i, size = m->nslots ? m->nslots : 64;
+
+	if (d) {
+		if (*d == UINT32_MAX)
+			*d = add(m, k);
+		return *d;
+	}
+	while ((m->nr + 1) * 2 > size)
+		size *= 2;
+	if (size != m->nslots)
+		rehash(m, size);
+	i = probe(m, k);
+	if (m->slots[i] == UINT32_MAX)
+		m->slots[i] = add(m, k);
+	return m->slots[i];
+}
+
+uint32_t osc_group_map_find(const struct osc_group_map *m, const struct osc_group_key *k)
+{
+	const uint32_t *d = direct_slot(m, k);
+
+	if (d)
+		return *d;
+	return m->nslots ? m->slots[probe(m, k)] : UINT32_MAX;
+}
+
+void osc_group_map_release(struct osc_group_map *m)
+{
+	free(m->keys);
+	free(m->count);
+	free(m->slots);
+	free(m->direct);
+	memset(m, 0, sizeof(*m));
+}

@@ -1,0 +1,506 @@
+/*
+ * whatif.c - speedup rules and the projected latency.
+ *
+ * Rules are few (a handful typed by a user, or a CSV table of shapes), so
+ * each event is tested against them in order; the label of a row and the
+ * compact form of an event's shapes are computed once per row and per
+ * event.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "opscope/base/alloc.h"
+#include "opscope/analysis/diff.h"
+#include "opscope/analysis/opcost.h"
+#include "opscope/analysis/trace_cache.h"
+#include "opscope/analysis/whatif.h"
+
+#define LABEL_SIZE 4096
+
+void osc_speedups_init(struct osc_speedups *s)
+{
+	memset(s, 0, sizeof(*s));
+}
+
+static void rule_release(struct osc_speedup *r)
+{
+	free(r->pattern);
+	free(r->shape);
+	osc_filter_release(&r->match);
+}
+
+void osc_speedups_release(struct osc_speedups *s)
+{
+	for (size_t i = 0; i < s->nr; i++)
+		rule_release(&s->v[i]);
+	free(s->v);
+	memset(s, 0, sizeof(*s));
+}
+
+enum osc_status osc_speedups_set(struct osc_speedups *s, const char *pattern, const char *shape,
+				 double factor, struct osc_error *err)
+{
+	struct osc_speedup *r;
+	size_t i;
+
+	if (!isfinite(factor) || factor <= 0)
+		return osc_error_set(err, OSC_USAGE, "--speedup", OSC_NO_OFFSET, NULL,
+				     "the factor of '%s' must be a number > 0", pattern);
+	if (!*pattern)
+		return osc_error_set(err, OSC_USAGE, "--speedup", OSC_NO_OFFSET, NULL,
+				     "a rule needs an op name or pattern before '='");
+	shape = shape ? shape : "";
+	for (i = 0; i < s->nr; i++)
+		if (!strcmp(s->v[i].pattern, pattern) && !strcmp(s->v[i].shape, shape))
+			break;
+	if (i < s->nr && factor == 1) {
+		rule_release(&s->v[i]);
+		memmove(&s->v[i], &s->v[i + 1], (s->nr - i - 1) * sizeof(s->v[0]));
+		s->nr--;
+		return OSC_OK;
+	}
+	if (i == s->nr) {
+		if (factor == 1)
+			return OSC_OK;
+		OSC_GROW(s->v, s->nr + 1, s->alloc);
+		r = &s->v[s->nr++];
+		r->pattern = osc_xstrdup(pattern);
+		r->shape = osc_xstrdup(shape);
+		osc_filter_init(&r->match);
+		osc_filter_add_pattern(&r->match, pattern);
+	}
+	s->v[i].factor = factor;
+	return OSC_OK;
+}
+
+/* A whole-string number > 0. */
+static bool parse_factor(const char *s, double *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtod(s, &end);
+	while (*end == ' ')
+		end++;
+	return *s && !*end && !errno && isfinite(*out) && *out > 0;
+}
+
+enum osc_status osc_speedups_parse(struct osc_speedups *s, const char *spec,
+				   struct osc_error *err)
+{
+	const char *eq = strrchr(spec, '=');
+	char *pattern, *shape;
+	double factor;
+	enum osc_status st;
+
+	if (!eq || !parse_factor(eq + 1, &factor))
+		return osc_error_set(err, OSC_USAGE, "--speedup", OSC_NO_OFFSET, NULL,
+				     "expected OP[@SHAPE]=FACTOR with a factor > 0, got '%s'",
+				     spec);
+	pattern = osc_xstrndup(spec, (size_t)(eq - spec));
+	shape = strchr(pattern, '@');
+	if (shape)
+		*shape++ = '\0';
+	st = osc_speedups_set(s, pattern, shape, factor, err);
+	free(pattern);
+	return st;
+}
+
+/* Split line at commas into at most 3 trimmed fields; returns the count. */
+static size_t split3(char *line, char *f[3])
+{
+	size_t n = 0;
+	char *p = line;
+
+	while (n < 3) {
+		char *c = strchr(p, ','), *e;
+
+		f[n++] = p;
+		if (c)
+			*c = '\0';
+		while (*f[n - 1] == ' ' || *f[n - 1] == '"')
+			f[n - 1]++;
+		e = f[n - 1] + strlen(f[n - 1]);
+		while (e > f[n - 1] && strchr(" \"\r\n", e[-1]))
+			*--e = '\0';
+		if (!c)
+			break;
+		p = c + 1;
+	}
+	return n;
+}
+
+enum osc_status osc_speedups_read_csv(struct osc_speedups *s, const char *path,
+				      struct osc_error *err)
+{
+	FILE *f = fopen(path, "r");
+	char line[4096], *fld[3], field[32];
+	enum osc_status st = OSC_OK;
+	double factor;
+
+	if (!f)
+		return osc_error_set(err, OSC_IO, path, OSC_NO_OFFSET, NULL, "%s",
+				     strerror(errno));
+	for (unsigned n = 1; st == OSC_OK && fgets(line, sizeof(line), f); n++) {
+		size_t k;
+
+		if (line[0] == '#' || line[strspn(line, " \t\r\n")] == '\0')
+			continue;
+		k = split3(line, fld);
+		if (k == 3 && parse_factor(fld[2], &factor)) {
+			st = osc_speedups_set(s, fld[0], fld[1], factor, err);
+		} else if (n > 1 || k != 3) {
+			snprintf(field, sizeof(field), "line %u", n);
+			st = osc_error_set(err, OSC_USAGE, path, OSC_NO_OFFSET, field,
+					   "expected op,shape,factor with a factor > 0");
+		}
+	}
+	if (st == OSC_OK && ferror(f))
+		st = osc_error_set(err, OSC_IO, path, OSC_NO_OFFSET, NULL, "read error");
+	fclose(f);
+	return st;
+}
+
+/* True when want names ev's input shapes, their compact form, or one input's dims. */
+static bool shape_matches(const struct osc_trace *t, uint32_t ev, const char *want)
+{
+	const char *shape = osc_trace_str(t, t->events[ev].shape), *p;
+	size_t n = strlen(want);
+	char compact[LABEL_SIZE];
+
+	if (!strcmp(shape, want) ||
+	    !strcmp(osc_shape_compact(shape, compact, sizeof(compact)), want))
+		return true;
+	/* "(256x256)" inside "fp32(1024x256),fp32(256x256)". */
+	for (p = shape; (p = strchr(p, '(')); p++)
+		if (!strncmp(p + 1, want, n) && p[1 + n] == ')')
+			return true;
+	return false;
+}
+
+static double event_factor(const struct osc_speedups *s, const struct osc_trace *t,
+			   const char *label, uint32_t ev)
+{
+	for (size_t i = 0; i < s->nr; i++) {
+		const struct osc_speedup *r = &s->v[i];
+
+		if (!osc_filter_match(&r->match, label, strlen(label)) &&
+		    !osc_filter_match_event(&r->match, t, ev))
+			continue;
+		if (*r->shape && !shape_matches(t, ev, r->shape))
+			continue;
+		return r->factor;
+	}
+	return 1;
+}
+
+double osc_speedups_factor(const struct osc_speedups *s, const struct osc_trace *t,
+			   const struct osc_agg *agg, const struct osc_agg_row *r, uint32_t ev)
+{
+	char label[LABEL_SIZE];
+
+	return event_factor(s, t, osc_agg_label(t, agg, r, label, sizeof(label)), ev);
+}
+
+void osc_whatif(const struct osc_trace *t, const struct osc_agg *agg,
+		const struct osc_speedups *s, struct osc_whatif *out)
+{
+	osc_whatif_names(t, agg, NULL, s, out);
+}
+
+/*
+ * Host levels: per node of the host tree, the factor its self time is
+ * divided by: that of the innermost rule around it. A row's events match
+ * rules by the row's label too; every other node by its op key or name.
+ */
+static double *node_factors(const struct osc_trace *t, const struct osc_calltree *tree,
+			    const struct osc_whatif *w, const struct osc_speedups *s)
+{
+	const struct osc_agg *agg = w->agg;
+	double *f = osc_xmalloc((tree->nr ? tree->nr : 1) * sizeof(*f));
+
+	for (size_t n = 0; n < tree->nr; n++)
+		f[n] = 0; /* not decided yet */
+	for (size_t r = 0; r < agg->nr; r++) {
+		const struct osc_agg_row *ar = &agg->rows[r];
+
+		for (size_t i = 0; i < ar->nr; i++) {
+			uint32_t ev = agg->members[ar->first + i], n = tree->node_of[ev];
+
+			if (n != OSC_NONE)
+				f[n] = event_factor(s, t, w->labels[r], ev);
+		}
+	}
+	/* parents come before their children */
+	for (size_t n = 0; n < tree->nr; n++) {
+		uint32_t ev = tree->nodes[n].event, p = tree->nodes[n].parent;
+
+		if (f[n] == 0)
+			f[n] = event_factor(s, t, osc_trace_str(t, t->events[ev].op), ev);
+		if (f[n] == 1 && p != OSC_NONE)
+			f[n] = f[p];
+	}
+	return f;
+}
+
+/* Project row r: its events' time (self time at the host levels) through their factors. */
+static void project_row(struct osc_whatif *w, const struct osc_speedups *s, size_t r,
+			const struct osc_calltree *tree, const struct osc_op_cost *cost,
+			const double *factor)
+{
+	const struct osc_agg *agg = w->agg;
+	const struct osc_agg_row *ar = &agg->rows[r];
+	struct osc_whatif_row *row = &w->rows[r];
+
+	row->agg_row = r;
+	row->count = ar->count;
+	for (size_t i = 0; i < ar->nr; i++) {
+		uint32_t ev = agg->members[ar->first + i];
+		uint32_t n = tree ? tree->node_of[ev] : OSC_NONE;
+		int64_t time = w->device ? w->trace->events[ev].dur : n != OSC_NONE ? cost[n].self : 0;
+		double f = w->device ? (s->nr ? event_factor(s, w->trace, w->labels[r], ev) : 1)
+				     : n != OSC_NONE ? factor[n] : 1;
+
+		row->total += time;
+		row->projected += (double)time / f;
+		if (f != 1)
+			w->affected += time;
+		if (!w->device && n != OSC_NONE && f != 1)
+			w->device_saved += (double)cost[n].dev - (double)cost[n].dev / f;
+	}
+	row->saved = (double)row->total - row->projected;
+	row->factor = row->projected > 0 ? (double)row->total / row->projected : 1;
+}
+
+void osc_whatif_names(const struct osc_trace *t, const struct osc_agg *agg,
+		      const struct osc_names *names, const struct osc_speedups *s,
+		      struct osc_whatif *out)
+{
+	char label[LABEL_SIZE];
+	const struct osc_calltree *tree = NULL;
+	const struct osc_op_cost *cost = NULL;
+	double *factor = NULL, saved = 0;
+
+	memset(out, 0, sizeof(*out));
+	out->trace = t;
+	out->agg = agg;
+	out->device = osc_level_is_device(agg->level);
+	out->nr = out->nr_labels = agg->nr;
+	out->nr_runs = agg->nr_runs ? agg->nr_runs : 1;
+	out->total = out->device ? agg->device_time : agg->host_busy;
+	out->wall = out->device ? 0 : agg->wall;
+	out->device_time = out->device ? 0 : agg->device_time;
+	out->rows = osc_xcalloc(agg->nr ? agg->nr : 1, sizeof(*out->rows));
+	out->labels = osc_xcalloc(agg->nr ? agg->nr : 1, sizeof(*out->labels));
+	for (size_t r = 0; r < agg->nr; r++)
+		out->labels[r] = osc_xstrdup(
+			osc_agg_label_names(t, agg, names, &agg->rows[r], label, sizeof(label)));
+	if (!out->device) {
+		tree = osc_trace_host_tree(t);
+		cost = osc_trace_op_costs(t);
+		factor = node_factors(t, tree, out, s);
+	}
+	for (size_t r = 0; r < agg->nr; r++) {
+		project_row(out, s, r, tree, cost, factor);
+		saved += out->rows[r].saved;
+	}
+	free(factor);
+	for (size_t r = 0; r < out->nr; r++)
+		out->rows[r].pct =
+			out->total ? 100.0 * (double)out->rows[r].total / (double)out->total : 0;
+	out->projected = (double)out->total - saved;
+	out->affected_pct = out->total ? 100.0 * (double)out->affected / (double)out->total : 0;
+	out->speedup = out->projected > 0 ? (double)out->total / out->projected : 1;
+	out->ceiling = out->affected < out->total
+			       ? (double)out->total / (double)(out->total - out->affected)
+			       : INFINITY;
+	if (!out->total)
+		out->ceiling = 1;
+}
+
+void osc_whatif_release(struct osc_whatif *w)
+{
+	for (size_t r = 0; r < w->nr_labels; r++)
+		free(w->labels[r]);
+	free(w->labels);
+	free(w->rows);
+	memset(w, 0, sizeof(*w));
+}
+
+/* ---- the table ---------------------------------------------------------- */
+
+/* stat only sets the text table's drop order when narrow (export_text.c). */
+static const struct osc_column whatif_columns[2][OSC_WHATIF_COL_COUNT] = {
+	{
+		{ "name", 16, OSC_ALIGN_LEFT, false, OSC_STAT_NAME },
+		{ "count", 5, OSC_ALIGN_RIGHT, true, OSC_STAT_COUNT },
+		{ "self_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_SELF },
+		{ "factor", 6, OSC_ALIGN_RIGHT, true, OSC_STAT_TOTAL },
+		{ "projected_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_SELF },
+		{ "saved_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_MEAN },
+		{ "self_pct", 6, OSC_ALIGN_RIGHT, true, OSC_STAT_P50 },
+	},
+	{
+		{ "name", 16, OSC_ALIGN_LEFT, false, OSC_STAT_NAME },
+		{ "count", 5, OSC_ALIGN_RIGHT, true, OSC_STAT_COUNT },
+		{ "total_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_SELF },
+		{ "factor", 6, OSC_ALIGN_RIGHT, true, OSC_STAT_TOTAL },
+		{ "projected_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_SELF },
+		{ "saved_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_MEAN },
+		{ "device_pct", 6, OSC_ALIGN_RIGHT, true, OSC_STAT_P50 },
+	},
+};
+
+const struct osc_column *osc_whatif_columns(bool device, size_t *nr)
+{
+	*nr = OSC_WHATIF_COL_COUNT;
+	return whatif_columns[device];
+}
+
+bool osc_whatif_col_parse(const char *s, enum osc_whatif_col *out)
+{
+	for (int d = 0; d < 2; d++) {
+		size_t c = osc_columns_find(whatif_columns[d], OSC_WHATIF_COL_COUNT, s);
+
+		if (c < OSC_WHATIF_COL_COUNT) {
+			*out = (enum osc_whatif_col)c;
+			return true;
+		}
+	}
+	return false;
+}
+
+static double col_value(const struct osc_whatif_row *r, enum osc_whatif_col by)
+{
+	switch (by) {
+	case OSC_WHATIF_COUNT:
+		return (double)r->count;
+	case OSC_WHATIF_FACTOR:
+		return r->factor;
+	case OSC_WHATIF_PROJECTED:
+		return r->projected;
+	case OSC_WHATIF_SAVED:
+		return r->saved;
+	default: /* TOTAL, PCT */
+		return (double)r->total;
+	}
+}
+
+struct sort_item {
+	double v;
+	int dir;
+	bool by_name;
+	const char *name;
+	struct osc_whatif_row row;
+};
+
+static int cmp_items(const void *a, const void *b)
+{
+	const struct sort_item *x = a, *y = b;
+	int c = 0;
+
+	if (!x->by_name)
+		c = ((x->v > y->v) - (x->v < y->v)) * x->dir;
+	if (!c)
+		c = strcmp(x->name, y->name) * (x->by_name ? x->dir : 1);
+	return c ? c : (x->row.agg_row > y->row.agg_row) - (x->row.agg_row < y->row.agg_row);
+}
+
+void osc_whatif_sort(struct osc_whatif *w, enum osc_whatif_col by, bool descending)
+{
+	struct sort_item *v = osc_xmalloc((w->nr ? w->nr : 1) * sizeof(*v));
+
+	for (size_t r = 0; r < w->nr; r++) {
+		v[r].v = col_value(&w->rows[r], by);
+		v[r].dir = descending ? -1 : 1;
+		v[r].by_name = by == OSC_WHATIF_NAME;
+		v[r].name = w->labels[w->rows[r].agg_row];
+		v[r].row = w->rows[r];
+	}
+	qsort(v, w->nr, sizeof(*v), cmp_items);
+	for (size_t r = 0; r < w->nr; r++)
+		w->rows[r] = v[r].row;
+	free(v);
+}
+
+const char *osc_whatif_cell(const struct osc_whatif *w, size_t row, size_t col, char *buf,
+			    size_t size)
+{
+	const struct osc_whatif_row *r = &w->rows[row];
+
+	if (!size)
+		return buf;
+	buf[0] = '\0';
+	switch ((enum osc_whatif_col)col) {
+	case OSC_WHATIF_NAME:
+		snprintf(buf, size, "%s", w->labels[r->agg_row]);
+		return w->labels[r->agg_row];
+	case OSC_WHATIF_COUNT:
+		snprintf(buf, size, "%llu", (unsigned long long)r->count);
+		break;
+	case OSC_WHATIF_TOTAL:
+		osc_format_us_int(r->total, buf, size);
+		break;
+	case OSC_WHATIF_FACTOR:
+		snprintf(buf, size, "%.3f", r->factor);
+		break;
+	case OSC_WHATIF_PROJECTED:
+		osc_format_us(r->projected, buf, size);
+		break;
+	case OSC_WHATIF_SAVED:
+		osc_format_us(r->saved, buf, size);
+		break;
+	case OSC_WHATIF_PCT:
+		osc_format_pct(r->pct, buf, size);
+		break;
+	default:
+		break;
+	}
+	return buf;
+}
+
+/* " -> PROJECTED us (SPEEDUPx)" of a per-run base, into buf at len. */
+static size_t format_projection(const struct osc_whatif *w, const char *what, double base,
+				double projected, char *buf, size_t len, size_t size)
+{
+	char from[64], to[64];
+
+	if (len >= size)
+		return len;
+	osc_format_us(base / (double)w->nr_runs, from, sizeof(from));
+	osc_format_us(projected / (double)w->nr_runs, to, sizeof(to));
+	return len + (size_t)snprintf(buf + len, size - len, "%s %s us -> %s us (%.3fx)", what,
+				      from, to, projected > 0 ? base / projected : 1.0);
+}
+
+const char *osc_whatif_summary(const struct osc_whatif *w, char *buf, size_t size)
+{
+	char ceiling[32];
+	size_t len = (size_t)snprintf(buf, size, "per run ");
+	double saved = (double)w->total - w->projected;
+
+	if (isinf(w->ceiling))
+		snprintf(ceiling, sizeof(ceiling), "unbounded");
+	else
+		snprintf(ceiling, sizeof(ceiling), "%.3fx", w->ceiling);
+	len = format_projection(w, w->device ? "device time" : "host busy", (double)w->total,
+				w->projected, buf, len, size);
+	if (len < size)
+		len += (size_t)snprintf(buf + len, size - len,
+					", %.2f%% of it affected, ceiling %s", w->affected_pct,
+					ceiling);
+	if (w->device_time && len + 2 < size) {
+		len += (size_t)snprintf(buf + len, size - len, "; ");
+		len = format_projection(w, "device time", (double)w->device_time,
+					(double)w->device_time - w->device_saved, buf, len, size);
+	}
+	if (w->wall && len + 2 < size) {
+		len += (size_t)snprintf(buf + len, size - len, "; ");
+		format_projection(w, "wall", (double)w->wall, (double)w->wall - saved, buf, len,
+				  size);
+	}
+	return buf;
+}

@@ -1,0 +1,105 @@
+/* alloc.c - allocation wrappers that abort on out-of-memory. */
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "opscope/base/alloc.h"
+
+static void (*die_hook)(void);
+
+void osc_set_die_hook(void (*hook)(void))
+{
+	die_hook = hook;
+}
+
+static void out_of_memory(size_t size)
+{
+	if (die_hook)
+		die_hook();
+	fprintf(stderr, "opscope: out of memory (allocating %zu bytes)\n", size);
+	abort();
+}
+
+void *osc_xmalloc(size_t size)
+{
+	void *p = malloc(size ? size : 1);
+
+	if (!p)
+		out_of_memory(size);
+	return p;
+}
+
+void *osc_xcalloc(size_t nmemb, size_t size)
+{
+	void *p = calloc(nmemb ? nmemb : 1, size ? size : 1);
+
+	if (!p)
+		out_of_memory(nmemb * size);
+	return p;
+}
+
+void *osc_xrealloc(void *ptr, size_t size)
+{
+	void *p = realloc(ptr, size ? size : 1);
+
+	if (!p)
+		out_of_memory(size);
+	return p;
+}
+
+void *osc_xreallocarray(void *ptr, size_t nmemb, size_t size)
+{
+	if (size && nmemb > SIZE_MAX / size)
+		out_of_memory(SIZE_MAX);
+	return osc_xrealloc(ptr, nmemb * size);
+}
+
+char *osc_xstrdup(const char *s)
+{
+	return osc_xstrndup(s, strlen(s));
+}
+
+char *osc_xstrndup(const char *s, size_t n)
+{
+	char *p = osc_xmalloc(n + 1);
+
+	memcpy(p, s, n);
+	p[n] = '\0';
+	return p;
+}
+
+char *osc_xvasprintf(const char *fmt, va_list ap)
+{
+	char small[256];
+	va_list again;
+	int n;
+	char *p;
+
+	/* Format into a stack buffer first: most strings fit, and gcc's
+	   sanitizer builds reject vsnprintf(NULL, 0, ...). */
+	va_copy(again, ap);
+	n = vsnprintf(small, sizeof(small), fmt, ap);
+	if (n < 0)
+		n = 0;
+	if ((size_t)n < sizeof(small)) {
+		va_end(again);
+		return osc_xstrndup(small, (size_t)n);
+	}
+	p = osc_xmalloc((size_t)n + 1);
+	vsnprintf(p, (size_t)n + 1, fmt, again);
+	va_end(again);
+	return p;
+}
+
+char *osc_xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *p;
+
+	va_start(ap, fmt);
+	p = osc_xvasprintf(fmt, ap);
+	va_end(ap);
+	return p;
+}

@@ -1,0 +1,57 @@
+/* radix.c - a stable LSD radix sort of 64-bit keys with 32-bit payloads (radix.h). */
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "opscope/base/alloc.h"
+#include "base/radix.h"
+
+#define RADIX_BITS 11
+#define RADIX_SIZE ((size_t)1 << RADIX_BITS)
+#define RADIX_PASSES ((64 + RADIX_BITS - 1) / RADIX_BITS)
+
+void osc_radix_sort(uint64_t *k, uint32_t *idx, uint64_t *k2, uint32_t *idx2, size_t n)
+{
+	size_t *count;
+	bool swapped = false;
+
+	if (n < 2)
+		return;
+	count = osc_xcalloc(RADIX_PASSES * RADIX_SIZE, sizeof(*count));
+
+	for (size_t i = 0; i < n; i++)
+		for (int p = 0; p < RADIX_PASSES; p++)
+			count[p * RADIX_SIZE + ((k[i] >> (p * RADIX_BITS)) & (RADIX_SIZE - 1))]++;
+	for (int p = 0; p < RADIX_PASSES; p++) {
+		size_t *c = count + p * RADIX_SIZE, sum = 0;
+		int shift = p * RADIX_BITS;
+
+		if (c[(k[0] >> shift) & (RADIX_SIZE - 1)] == n)
+			continue; /* every key has this digit */
+		for (size_t d = 0; d < RADIX_SIZE; d++) {
+			size_t x = c[d];
+
+			c[d] = sum;
+			sum += x;
+		}
+		for (size_t i = 0; i < n; i++) {
+			size_t at = c[(k[i] >> shift) & (RADIX_SIZE - 1)]++;
+
+			k2[at] = k[i];
+			idx2[at] = idx[i];
+		}
+		uint64_t *tk = k;
+		uint32_t *ti = idx;
+
+		k = k2;
+		k2 = tk;
+		idx = idx2;
+		idx2 = ti;
+		swapped = !swapped;
+	}
+	if (swapped) {
+		memcpy(k2, k, n * sizeof(*k));
+		memcpy(idx2, idx, n * sizeof(*idx));
+	}
+	free(count);
+}

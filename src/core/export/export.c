@@ -1,0 +1,79 @@
+/*
+ * export.c - format names, the exporter table and the export driver.
+ *
+ * The formats themselves live in export_text.c, export_csv.c and
+ * export_json.c; this file only runs {begin, row..., end} and turns a failed
+ * write into OSC_IO.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "opscope/export/export.h"
+
+static const char *const format_names[] = {
+#define OSC_EXPORT_FORMAT_TEXT(name, text) text,
+	OSC_EXPORT_FORMAT_LIST(OSC_EXPORT_FORMAT_TEXT)
+#undef OSC_EXPORT_FORMAT_TEXT
+};
+
+static const struct osc_exporter *const exporters[] = {
+	[OSC_EXPORT_TABLE] = &osc_export_text_ops,
+	[OSC_EXPORT_CSV] = &osc_export_csv_ops,
+	[OSC_EXPORT_JSON] = &osc_export_json_ops,
+};
+
+const char *osc_export_format_name(enum osc_export_format f)
+{
+	return (unsigned)f < OSC_EXPORT_FORMAT_COUNT ? format_names[f] : "unknown";
+}
+
+enum osc_status osc_export_format_parse(const char *name, enum osc_export_format *out,
+					struct osc_error *err)
+{
+	for (int f = 0; f < OSC_EXPORT_FORMAT_COUNT; f++) {
+		if (!strcmp(name, format_names[f])) {
+			*out = (enum osc_export_format)f;
+			return OSC_OK;
+		}
+	}
+	return osc_error_set(err, OSC_USAGE, "--format", OSC_NO_OFFSET, NULL,
+			     "unknown format '%s' (valid: table, csv, json)", name);
+}
+
+const struct osc_exporter *osc_exporter_get(enum osc_export_format f)
+{
+	return exporters[(unsigned)f < OSC_EXPORT_FORMAT_COUNT ? f : OSC_EXPORT_TABLE];
+}
+
+enum osc_status osc_export_table(FILE *out, enum osc_export_format f,
+				 const struct osc_table *t,
+				 const struct osc_export_meta *m, int width,
+				 struct osc_error *err)
+{
+	const struct osc_exporter *ex = osc_exporter_get(f);
+	void *state = NULL;
+
+	ex->begin(out, t, m, width, &state);
+	for (size_t r = 0; r < t->nr_rows; r++)
+		ex->row(out, t, r, state);
+	ex->end(out, t, state);
+	if (fflush(out) || ferror(out))
+		return osc_error_set(err, OSC_IO, "output", OSC_NO_OFFSET, NULL,
+				     "write failed: %s", strerror(errno ? errno : EIO));
+	return OSC_OK;
+}
+
+static const char *agg_cell(const void *ctx, size_t row, size_t col, char *buf, size_t size)
+{
+	const struct osc_agg_table_ctx *c = ctx;
+
+	return osc_agg_cell_names(c->trace, c->agg, c->names, row, col, buf, size);
+}
+
+void osc_agg_table(const struct osc_agg_table_ctx *ctx, struct osc_table *out)
+{
+	out->cols = osc_agg_columns(ctx->agg, &out->nr_cols);
+	out->nr_rows = ctx->agg->nr;
+	out->cell = agg_cell;
+	out->ctx = ctx;
+}

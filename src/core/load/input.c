@@ -1,0 +1,722 @@
+/*
+ * input.c - mapped files, and gzip or standard input spooled to a mapped
+ * temporary file (else streamed through memory), as one byte window.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "opscope/base/alloc.h"
+#include "load/input.h"
+
+#define CHUNK ((size_t)4 << 20)     /* streaming window growth step */
+#define SPOOL_MAP_MIN ((size_t)256 << 20) /* first mapping of the spool (address space only) */
+#define READ_CHUNK ((size_t)1 << 20) /* compressed bytes per read() */
+#define GZ_BLOCK ((size_t)2 << 20)   /* decompressed bytes per hand-over */
+
+/*
+ * gzip is inflated on its own thread. With a spool, the thread appends each
+ * block to the spool file itself and publishes how many bytes are there: the
+ * window grows over them without a hand-over, so inflation runs ahead of
+ * parsing and the events left when it ends can be parsed on all cores.
+ * Without a spool (a buffer input, or once the spool file cannot be written)
+ * blocks are handed over one at a time, double buffered. The thread owns zs,
+ * the gzip_* fields and z_read while it runs; the lock orders everything it
+ * publishes.
+ */
+struct gz_block {
+	char *p;
+	size_t len;
+	uint64_t file_read;
+	bool last;
+	enum osc_status st;
+};
+
+struct gz_pipe {
+	pthread_t th;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct gz_block blk[2];
+	unsigned head, nfull; /* next block to read, blocks ready */
+	size_t spooled;       /* bytes in the spool file */
+	uint64_t spooled_read; /* compressed bytes read for them */
+	bool spool_end;       /* the stream ended with every byte spooled */
+	enum osc_status spool_st; /* and how */
+	bool stop;
+	const char *subject;
+	struct osc_error err;
+};
+
+static bool is_gzip(const unsigned char *p, size_t n)
+{
+	return n >= 2 && p[0] == 0x1f && p[1] == 0x8b;
+}
+
+static void init_common(struct osc_input *in)
+{
+	memset(in, 0, sizeof(*in));
+	in->fd = -1;
+	in->spool_fd = -1;
+}
+
+/* ---- the spool: an unlinked temporary file, mapped ----------------------- */
+
+static void spool_open(struct osc_input *in)
+{
+	const char *dir = getenv("TMPDIR");
+	char path[4096];
+	void *map;
+	int fd;
+
+	if (!dir || !*dir)
+		dir = "/tmp";
+	if (snprintf(path, sizeof(path), "%s/opscope-XXXXXX", dir) >= (int)sizeof(path))
+		return;
+	fd = mkstemp(path);
+	if (fd < 0)
+		return;
+	unlink(path);
+	/* Mapping beyond the end of the file is allowed; only what is written is read. */
+	map = mmap(NULL, SPOOL_MAP_MIN, PROT_READ, MAP_SHARED, fd, 0);
+	if (map == MAP_FAILED) {
+		close(fd);
+		return;
+	}
+	in->spool_fd = fd;
+	in->spool = map;
+	in->spool_cap = SPOOL_MAP_MIN;
+	in->data = map;
+	in->stable = true;
+}
+
+/* Map the spool again, larger (it may move: the window follows). */
+static bool spool_grow(struct osc_input *in, size_t need)
+{
+	size_t cap = in->spool_cap;
+	void *map;
+
+	while (cap < need)
+		cap *= 2;
+	map = mmap(NULL, cap, PROT_READ, MAP_SHARED, in->spool_fd, 0);
+	if (map == MAP_FAILED)
+		return false;
+	munmap(in->spool, in->spool_cap);
+	in->spool = map;
+	in->spool_cap = cap;
+	in->data = in->spool + in->base;
+	return true;
+}
+
+/* Write all of p[0..n) at the end of the spool. */
+static bool spool_write(struct osc_input *in, const char *p, size_t n)
+{
+	if (in->spool_len + n > in->spool_cap && !spool_grow(in, in->spool_len + n))
+		return false;
+	while (n) {
+		ssize_t w = pwrite(in->spool_fd, p, n, (off_t)in->spool_len);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return false;
+		p += w;
+		n -= (size_t)w;
+		in->spool_len += (size_t)w;
+	}
+	return true;
+}
+
+/*
+ * The spool cannot take more (disk full): the window goes on in memory. What
+ * was written stays mapped for the offsets already handed out.
+ */
+static void spool_give_up(struct osc_input *in)
+{
+	in->stable = false;
+	in->buf_alloc = in->len + CHUNK;
+	in->buf = osc_xmalloc(in->buf_alloc);
+	memcpy(in->buf, in->data, in->len);
+	in->data = in->buf;
+}
+
+/* Append n uncompressed bytes to the window (the spool or the buffer). */
+static void window_append(struct osc_input *in, const char *p, size_t n)
+{
+	if (in->stable && in->spool) {
+		size_t before = in->spool_len;
+
+		if (spool_write(in, p, n)) {
+			in->len += n;
+			return;
+		}
+		/* A partial write is in the spool already: the rest goes in memory. */
+		in->len += in->spool_len - before;
+		p += in->spool_len - before;
+		n -= in->spool_len - before;
+		spool_give_up(in);
+	}
+	if (in->buf_alloc - in->len < n) {
+		in->buf_alloc = in->len + n;
+		in->buf = osc_xrealloc(in->buf, in->buf_alloc);
+		in->data = in->buf;
+	}
+	memcpy(in->buf + in->len, p, n);
+	in->len += n;
+}
+
+static void start_gzip(struct osc_input *in, const unsigned char *src, size_t n)
+{
+	in->gzip = true;
+	in->z_live = inflateInit2(&in->zs, 15 + 16) == Z_OK;
+	if (!in->z_live) {
+		in->eof = true;
+		in->gzip_bad = true;
+		snprintf(in->gzip_msg, sizeof(in->gzip_msg), "cannot start gzip decoder");
+		return;
+	}
+	in->zs.next_in = (unsigned char *)src;
+	in->zs.avail_in = (uInt)n;
+}
+
+void osc_input_open_buffer(struct osc_input *in, const void *data, size_t len)
+{
+	init_common(in);
+	in->file_size = len;
+	if (is_gzip(data, len)) {
+		in->src = data;
+		in->src_len = len;
+		start_gzip(in, data, 0);
+		return;
+	}
+	in->data = data;
+	in->len = len;
+	in->eof = true;
+	in->file_read = len;
+}
+
+/* read() that retries on EINTR; returns bytes read, 0 at end, -1 on error. */
+static ssize_t read_some(int fd, void *buf, size_t n)
+{
+	ssize_t r;
+
+	do
+		r = read(fd, buf, n);
+	while (r < 0 && errno == EINTR);
+	return r;
+}
+
+static enum osc_status open_stream(struct osc_input *in, const char *path, struct osc_error *err)
+{
+	size_t got = 0;
+
+	/* Sniff the magic from the first bytes, then hand them to the right path. */
+	in->rbuf_alloc = READ_CHUNK;
+	in->rbuf = osc_xmalloc(in->rbuf_alloc);
+	while (got < 2) {
+		ssize_t r = read_some(in->fd, in->rbuf + got, in->rbuf_alloc - got);
+
+		if (r < 0)
+			return osc_error_set(err, OSC_IO, path, OSC_NO_OFFSET, NULL, "%s",
+					     strerror(errno));
+		if (!r)
+			break;
+		got += (size_t)r;
+	}
+	in->file_read = got;
+	spool_open(in);
+	if (is_gzip(in->rbuf, got)) {
+		start_gzip(in, in->rbuf, got);
+		return OSC_OK;
+	}
+	if (!got)
+		in->eof = true;
+	if (in->stable) {
+		window_append(in, (const char *)in->rbuf, got);
+		return OSC_OK;
+	}
+	in->buf_alloc = CHUNK > got ? CHUNK : got;
+	in->buf = osc_xmalloc(in->buf_alloc);
+	memcpy(in->buf, in->rbuf, got);
+	in->data = in->buf;
+	in->len = got;
+	free(in->rbuf);
+	in->rbuf = NULL;
+	return OSC_OK;
+}
+
+enum osc_status osc_input_open(struct osc_input *in, const char *path, struct osc_error *err)
+{
+	struct stat st;
+
+	init_common(in);
+	if (!strcmp(path, "-")) {
+		in->fd = 0;
+		return open_stream(in, path, err);
+	}
+	in->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (in->fd < 0)
+		return osc_error_set(err, OSC_IO, path, OSC_NO_OFFSET, NULL, "%s",
+				     errno == ENOENT ? "no such file" : strerror(errno));
+	in->own_fd = true;
+	if (fstat(in->fd, &st) < 0)
+		return osc_error_set(err, OSC_IO, path, OSC_NO_OFFSET, NULL, "%s", strerror(errno));
+	if (S_ISDIR(st.st_mode))
+		return osc_error_set(err, OSC_IO, path, OSC_NO_OFFSET, NULL, "is a directory");
+	if (!S_ISREG(st.st_mode))
+		return open_stream(in, path, err);
+	in->file_size = (uint64_t)st.st_size;
+	if (!st.st_size) {
+		in->eof = true;
+		return OSC_OK;
+	}
+	in->map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, in->fd, 0);
+	if (in->map == MAP_FAILED) {
+		in->map = NULL;
+		return open_stream(in, path, err);
+	}
+	in->map_len = (size_t)st.st_size;
+	madvise(in->map, in->map_len, MADV_SEQUENTIAL);
+	if (is_gzip(in->map, in->map_len)) {
+		in->src = in->map;
+		in->src_len = in->map_len;
+		spool_open(in);
+		start_gzip(in, in->map, 0);
+		return OSC_OK;
+	}
+	in->data = in->map;
+	in->len = in->map_len;
+	in->file_read = in->map_len;
+	in->eof = true;
+	in->stable = true;
+	return OSC_OK;
+}
+
+static void gzip_fail(struct osc_input *in, const char *msg)
+{
+	in->gzip_bad = true;
+	in->z_end = true;
+	snprintf(in->gzip_msg, sizeof(in->gzip_msg), "%s", msg);
+}
+
+/* Give zlib more compressed input; false when there is none left. */
+static bool feed(struct osc_input *in, const char *subject, struct osc_error *err,
+		 enum osc_status *st)
+{
+	ssize_t r;
+
+	if (in->src) {
+		size_t used = (size_t)(in->zs.next_in - in->src);
+
+		if (!in->zs.next_in)
+			used = 0;
+		if (used >= in->src_len)
+			return false;
+		size_t n = in->src_len - used;
+
+		/* zlib counts in uInt: feed large maps in slices. */
+		if (n > READ_CHUNK * 64)
+			n = READ_CHUNK * 64;
+		in->zs.next_in = (unsigned char *)in->src + used;
+		in->zs.avail_in = (uInt)n;
+		return true;
+	}
+	r = read_some(in->fd, in->rbuf, in->rbuf_alloc);
+	if (r < 0) {
+		*st = osc_error_set(err, OSC_IO, subject, OSC_NO_OFFSET, NULL, "%s",
+				    strerror(errno));
+		return false;
+	}
+	if (!r)
+		return false;
+	in->z_read += (uint64_t)r;
+	in->zs.next_in = in->rbuf;
+	in->zs.avail_in = (uInt)r;
+	return true;
+}
+
+/* Inflate into out[0..cap); *got bytes came out. Sets z_end at the end. */
+static enum osc_status inflate_into(struct osc_input *in, char *out, size_t cap, size_t *got,
+				    const char *subject, struct osc_error *err)
+{
+	enum osc_status st = OSC_OK;
+
+	in->zs.next_out = (unsigned char *)out;
+	in->zs.avail_out = (uInt)cap;
+	while (in->zs.avail_out && !in->z_end) {
+		int rc;
+
+		if (!in->zs.avail_in && !feed(in, subject, err, &st)) {
+			if (st != OSC_OK)
+				return st;
+			if (!in->z_done)
+				gzip_fail(in, "gzip data ends early");
+			in->z_end = true;
+			break;
+		}
+		if (in->z_done) {
+			/* Another gzip member follows? Anything else ends the stream. */
+			if (!is_gzip(in->zs.next_in, in->zs.avail_in)) {
+				in->z_end = true;
+				break;
+			}
+			inflateReset(&in->zs);
+			in->z_done = false;
+		}
+		rc = inflate(&in->zs, Z_NO_FLUSH);
+		if (rc == Z_STREAM_END) {
+			in->z_done = true;
+		} else if (rc == Z_BUF_ERROR && !in->zs.avail_in) {
+			continue; /* needs input: the loop feeds it */
+		} else if (rc != Z_OK) {
+			const char *msg = in->zs.msg ? in->zs.msg : "corrupt gzip data";
+
+			in->gzip_check_failed = strstr(msg, "incorrect data check") ||
+						strstr(msg, "incorrect length check");
+			gzip_fail(in, msg);
+			break;
+		}
+	}
+	*got = cap - in->zs.avail_out;
+	if (in->src)
+		in->z_read = (uint64_t)(in->zs.next_in - in->src);
+	return OSC_OK;
+}
+
+/* pwrite all of p[0..n) at off; returns the bytes written. */
+static size_t write_at(int fd, const char *p, size_t n, size_t off)
+{
+	size_t done = 0;
+
+	while (done < n) {
+		ssize_t w = pwrite(fd, p + done, n - done, (off_t)(off + done));
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			break;
+		done += (size_t)w;
+	}
+	return done;
+}
+
+/* Spool one inflated block; false (the rest of it left in b) when it failed. */
+static bool gz_spool(struct osc_input *in, struct gz_pipe *gp, struct gz_block *b)
+{
+	size_t done = write_at(in->spool_fd, b->p, b->len, gp->spooled);
+
+	pthread_mutex_lock(&gp->lock);
+	gp->spooled += done;
+	if (done == b->len) {
+		gp->spooled_read = b->file_read;
+		gp->spool_end = b->last;
+		gp->spool_st = b->st;
+	}
+	pthread_cond_broadcast(&gp->cond);
+	pthread_mutex_unlock(&gp->lock);
+	if (done == b->len)
+		return true;
+	memmove(b->p, b->p + done, b->len - done);
+	b->len -= done;
+	return false;
+}
+
+static void *gz_thread(void *arg)
+{
+	struct osc_input *in = arg;
+	struct gz_pipe *gp = in->pipe;
+	bool spool = in->stable && in->spool;
+	unsigned tail = 0;
+
+	for (;;) {
+		struct gz_block *b = &gp->blk[tail];
+
+		bool stop;
+
+		pthread_mutex_lock(&gp->lock);
+		while (gp->nfull == 2 && !gp->stop)
+			pthread_cond_wait(&gp->cond, &gp->lock);
+		stop = gp->stop;
+		pthread_mutex_unlock(&gp->lock);
+		if (stop)
+			break;
+		b->st = inflate_into(in, b->p, GZ_BLOCK, &b->len, gp->subject, &gp->err);
+		b->file_read = in->z_read;
+		b->last = in->z_end || b->st != OSC_OK;
+		if (spool && gz_spool(in, gp, b)) {
+			if (b->last)
+				break;
+			continue;
+		}
+		/* No spool (any more): hand the block over. */
+		spool = false;
+		pthread_mutex_lock(&gp->lock);
+		gp->nfull++;
+		pthread_cond_broadcast(&gp->cond);
+		pthread_mutex_unlock(&gp->lock);
+		if (b->last)
+			break;
+		tail ^= 1;
+	}
+	return NULL;
+}
+
+static void gz_start(struct osc_input *in, const char *subject)
+{
+	struct gz_pipe *gp = osc_xcalloc(1, sizeof(*gp));
+
+	for (int i = 0; i < 2; i++)
+		gp->blk[i].p = osc_xmalloc(GZ_BLOCK);
+	gp->subject = subject;
+	pthread_mutex_init(&gp->lock, NULL);
+	pthread_cond_init(&gp->cond, NULL);
+	in->pipe = gp;
+	if (pthread_create(&gp->th, NULL, gz_thread, in)) {
+		/* No thread: inflate here, one block at a time. */
+		gp->th = pthread_self();
+		gp->stop = true;
+	}
+}
+
+/* Inflate the next block here (no thread) into the window. */
+static enum osc_status gz_inline(struct osc_input *in, const char *subject, struct osc_error *err)
+{
+	struct gz_pipe *gp = in->pipe;
+	struct gz_block *b = &gp->blk[0];
+
+	b->st = inflate_into(in, b->p, GZ_BLOCK, &b->len, subject, &gp->err);
+	if (b->st != OSC_OK) {
+		if (err)
+			*err = gp->err;
+		return b->st;
+	}
+	window_append(in, b->p, b->len);
+	in->file_read = in->z_read;
+	in->eof = in->z_end;
+	return OSC_OK;
+}
+
+/*
+ * The window takes in what the thread spooled since the last call (called
+ * with the lock held, which it releases).
+ */
+static enum osc_status gz_take_spooled(struct osc_input *in, struct gz_pipe *gp,
+				       struct osc_error *err)
+{
+	size_t n = gp->spooled;
+	bool end = gp->spool_end && !gp->nfull;
+	enum osc_status st = gp->spool_st;
+
+	in->file_read = gp->spooled_read;
+	pthread_mutex_unlock(&gp->lock);
+	if (n > in->spool_cap && !spool_grow(in, n))
+		return osc_error_set(err, OSC_IO, gp->subject, (int64_t)in->spool_len, NULL,
+				     "cannot map the temporary copy of the input: %s",
+				     strerror(errno));
+	in->len += n - in->spool_len;
+	in->spool_len = n;
+	if (end) {
+		in->eof = true;
+		if (st != OSC_OK && err)
+			*err = gp->err;
+		return st;
+	}
+	return OSC_OK;
+}
+
+/* More inflated bytes into the window: spooled ones, or the next block. */
+static enum osc_status gz_next(struct osc_input *in, const char *subject, struct osc_error *err)
+{
+	struct gz_pipe *gp = in->pipe;
+	struct gz_block *b;
+	enum osc_status st;
+
+	if (!gp)
+		gz_start(in, subject);
+	gp = in->pipe;
+	if (gp->stop)
+		return gz_inline(in, subject, err);
+	pthread_mutex_lock(&gp->lock);
+	for (;;) {
+		if (in->stable && in->spool &&
+		    (gp->spooled > in->spool_len || (gp->spool_end && !gp->nfull)))
+			return gz_take_spooled(in, gp, err);
+		if (gp->nfull)
+			break;
+		pthread_cond_wait(&gp->cond, &gp->lock);
+	}
+	pthread_mutex_unlock(&gp->lock);
+	b = &gp->blk[gp->head];
+	st = b->st;
+	if (st != OSC_OK) {
+		if (err)
+			*err = gp->err;
+		return st;
+	}
+	if (in->stable && in->spool)
+		spool_give_up(in);
+	window_append(in, b->p, b->len);
+	in->file_read = b->file_read;
+	in->eof = b->last;
+	pthread_mutex_lock(&gp->lock);
+	gp->head ^= 1;
+	gp->nfull--;
+	pthread_cond_broadcast(&gp->cond);
+	pthread_mutex_unlock(&gp->lock);
+	return OSC_OK;
+}
+
+static void gz_stop(struct osc_input *in)
+{
+	struct gz_pipe *gp = in->pipe;
+
+	if (!gp)
+		return;
+	if (!pthread_equal(gp->th, pthread_self())) {
+		pthread_mutex_lock(&gp->lock);
+		gp->stop = true;
+		pthread_cond_broadcast(&gp->cond);
+		pthread_mutex_unlock(&gp->lock);
+		pthread_join(gp->th, NULL);
+	}
+	pthread_mutex_destroy(&gp->lock);
+	pthread_cond_destroy(&gp->cond);
+	free(gp->blk[0].p);
+	free(gp->blk[1].p);
+	free(gp);
+	in->pipe = NULL;
+}
+
+/* Standard input or a pipe: more bytes into the window. */
+static enum osc_status read_more(struct osc_input *in, const char *subject, struct osc_error *err)
+{
+	char *to = in->stable ? (char *)in->rbuf : in->buf + in->len;
+	size_t room = in->stable ? in->rbuf_alloc : in->buf_alloc - in->len, got = 0;
+
+	while (got < room) {
+		ssize_t r = read_some(in->fd, to + got, room - got);
+
+		if (r < 0)
+			return osc_error_set(err, OSC_IO, subject,
+					     (int64_t)(in->base + in->len + got), NULL, "%s",
+					     strerror(errno));
+		if (!r) {
+			in->eof = true;
+			break;
+		}
+		got += (size_t)r;
+		in->file_read += (uint64_t)r;
+	}
+	if (in->stable)
+		window_append(in, to, got);
+	else
+		in->len += got;
+	return OSC_OK;
+}
+
+enum osc_status osc_input_more(struct osc_input *in, size_t keep, const char *subject,
+			       struct osc_error *err)
+{
+	if (in->eof)
+		return OSC_OK;
+	if (keep > in->len)
+		keep = in->len;
+	in->len -= keep;
+	in->base += keep;
+	if (in->stable) {
+		/* Spooled: nothing moves, the window starts later. */
+		in->data += keep;
+	} else {
+		if (!in->buf) {
+			in->buf_alloc = CHUNK;
+			in->buf = osc_xmalloc(in->buf_alloc);
+		}
+		memmove(in->buf, in->buf + keep, in->len);
+		/* A value longer than the window: grow it. */
+		if (in->buf_alloc - in->len < CHUNK / 2) {
+			in->buf_alloc *= 2;
+			in->buf = osc_xrealloc(in->buf, in->buf_alloc);
+		}
+		in->data = in->buf;
+	}
+	if (in->gzip)
+		return gz_next(in, subject, err);
+	return read_more(in, subject, err);
+}
+
+void osc_input_release(const struct osc_input *in, size_t from, size_t to)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	const char *map = in->spool ? in->spool : (const char *)in->map;
+
+	if (!in->stable || page <= 0)
+		return;
+	from += (size_t)in->base + (size_t)page - 1;
+	from -= from % (size_t)page;
+	to += (size_t)in->base;
+	to -= to % (size_t)page;
+	if (to > from)
+		madvise((char *)map + from, to - from, MADV_DONTNEED);
+}
+
+/* Give back whole pages of map[*released .. done). */
+static void release_pages(char *map, size_t *released, size_t done)
+{
+	long page = sysconf(_SC_PAGESIZE);
+
+	if (page <= 0)
+		return;
+	done -= done % (size_t)page;
+	if (done > *released) {
+		madvise(map + *released, done - *released, MADV_DONTNEED);
+		*released = done;
+	}
+}
+
+void osc_input_consumed(struct osc_input *in, size_t upto)
+{
+	if (in->spool && in->stable)
+		release_pages(in->spool, &in->spool_released, (size_t)in->base + upto);
+	if (in->map)
+		release_pages(in->map, &in->map_released,
+			      in->gzip ? (size_t)in->file_read : (size_t)in->base + upto);
+}
+
+bool osc_input_detach_map(struct osc_input *in, void **map, size_t *len)
+{
+	if (in->spool) {
+		*map = in->spool;
+		*len = in->spool_cap;
+		in->spool = NULL;
+		return true;
+	}
+	if (!in->map || in->gzip)
+		return false;
+	*map = in->map;
+	*len = in->map_len;
+	in->map = NULL;
+	return true;
+}
+
+void osc_input_close(struct osc_input *in)
+{
+	gz_stop(in);
+	if (in->z_live)
+		inflateEnd(&in->zs);
+	if (in->map)
+		munmap(in->map, in->map_len);
+	if (in->own_fd && in->fd >= 0)
+		close(in->fd);
+	if (in->spool)
+		munmap(in->spool, in->spool_cap);
+	if (in->spool_fd >= 0)
+		close(in->spool_fd);
+	free(in->buf);
+	free(in->rbuf);
+	init_common(in);
+}

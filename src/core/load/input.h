@@ -1,0 +1,96 @@
+/*
+ * input.h - a window of uncompressed input bytes (private to the loaders).
+ *
+ * Plain files are mapped whole (the window is the file, eof at once) and the
+ * pages already parsed are given back to the kernel as parsing moves on.
+ * gzip (sniffed by its magic bytes, inflated on its own thread a block
+ * ahead) and standard input are spooled: each block is appended to an
+ * unlinked temporary file (in $TMPDIR, else /tmp) that is mapped, so their
+ * bytes keep stable offsets like a mapped file's (args are kept as byte
+ * ranges, not copies) and parsed pages are given back the same way. Where no
+ * temporary file can be made or written, they stream through a chunked
+ * buffer instead: osc_input_more() drops the bytes before `keep` and appends
+ * more, so the whole decompressed file is never held.
+ */
+#ifndef OPSCOPE_INPUT_H
+#define OPSCOPE_INPUT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <zlib.h>
+
+#include "opscope/base/status.h"
+
+struct osc_input {
+	const char *data;    /* the window */
+	size_t len;          /* bytes in the window */
+	bool eof;            /* nothing follows the window */
+	uint64_t base;       /* uncompressed offset of data[0] */
+	uint64_t file_read;  /* bytes taken from the file so far (compressed for gzip) */
+	uint64_t file_size;  /* file size, 0 when unknown */
+	bool gzip;
+	bool gzip_bad;       /* the gzip stream ended early or was corrupt */
+	bool gzip_check_failed; /* the data decoded but its CRC or length is wrong */
+	char gzip_msg[128];  /* why, when gzip_bad */
+	bool stable;         /* the window is a mapping (file or spool): offsets stay
+				readable after parsing, osc_input_detach_map hands it over */
+
+	/* private */
+	int fd;              /* streaming source, -1 if none */
+	bool own_fd;
+	void *map;           /* mapped file, NULL if none */
+	size_t map_len, map_released;
+	const unsigned char *src; /* compressed bytes in memory (map or buffer) */
+	size_t src_len;
+	z_stream zs;
+	bool z_live, z_done;
+	bool z_end;          /* the inflater reached the end (or gave up) */
+	uint64_t z_read;     /* compressed bytes the inflater took */
+	struct gz_pipe *pipe; /* the inflating thread, once started */
+	char *buf;           /* streaming window storage */
+	size_t buf_alloc;
+	unsigned char *rbuf; /* compressed read buffer for fd sources */
+	size_t rbuf_alloc;
+	int spool_fd;        /* the temporary file, -1 if none */
+	char *spool;         /* its mapping (spool_cap bytes, spool_len written) */
+	size_t spool_cap, spool_len, spool_released;
+};
+
+/*
+ * Open path ("-": standard input). Errors: OSC_IO with a message ("no such
+ * file", "is a directory", ...). subject is the path as given.
+ */
+enum osc_status osc_input_open(struct osc_input *in, const char *path, struct osc_error *err);
+
+/* Read from memory (not copied: data must outlive the input). */
+void osc_input_open_buffer(struct osc_input *in, const void *data, size_t len);
+
+/*
+ * Drop window bytes before offset keep and append more input. On return the
+ * window may have moved (pointers into it are invalid). Errors: OSC_IO.
+ * A corrupt or short gzip stream is not an error here: the window ends (eof)
+ * and gzip_bad says why.
+ */
+enum osc_status osc_input_more(struct osc_input *in, size_t keep, const char *subject,
+			       struct osc_error *err);
+
+/*
+ * Bytes [from, to) of a stable window (offsets into it) are parsed (by a
+ * helper thread): their whole pages are given back. Safe from any thread.
+ */
+void osc_input_release(const struct osc_input *in, size_t from, size_t to);
+
+/* Bytes of the window before upto are parsed: mapped pages may be given back. */
+void osc_input_consumed(struct osc_input *in, size_t upto);
+
+/*
+ * Hand the mapping of a plain mapped file or of the spool to the caller
+ * (which munmaps *len bytes at *map), so uncompressed offsets stay readable
+ * after osc_input_close. False when the input is not stable.
+ */
+bool osc_input_detach_map(struct osc_input *in, void **map, size_t *len);
+
+void osc_input_close(struct osc_input *in);
+
+#endif

@@ -1,0 +1,201 @@
+/* load.c - open the input, pick a loader by probing, report progress. */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "opscope/base/alloc.h"
+#include "load/load_internal.h"
+
+#define HEAD_LEN 4096
+#define PROGRESS_STEP ((uint64_t)4 << 20)
+
+/* Every loader, in probe order; the first whose probe accepts the input wins. */
+static const struct osc_loader *const loaders[] = {
+	&osc_loader_chrome,
+	&osc_loader_sqlite,
+};
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+bool osc_head_is_binary(const unsigned char *head, size_t len)
+{
+	size_t odd = 0;
+
+	if (len > 1024)
+		len = 1024;
+	for (size_t i = 0; i < len; i++) {
+		unsigned char ch = head[i];
+
+		if (!ch)
+			return true;
+		if ((ch < 0x20 && ch != '\n' && ch != '\r' && ch != '\t' && ch != '\f') ||
+		    ch == 0x7f)
+			odd++;
+	}
+	return len && odd * 10 > len;
+}
+
+/*
+ * A mapped plain file is "read" at once: its progress is what was parsed.
+ * Otherwise (gzip, streams) what was read from the file.
+ */
+static void progress(struct osc_load_ctx *ctx)
+{
+	bool mapped = ctx->in.map && !ctx->in.gzip;
+	uint64_t parsed = ctx->parsed < ctx->in.file_size ? ctx->parsed : ctx->in.file_size;
+	struct osc_load_progress p = {
+		.bytes_read = mapped ? parsed : ctx->in.file_read,
+		.bytes_total = ctx->in.file_size,
+		.events = ctx->t->nr_events,
+		.elapsed = now() - ctx->start,
+	};
+
+	if (ctx->opts->progress)
+		ctx->opts->progress(&p, ctx->opts->userdata);
+}
+
+enum osc_status osc_load_tick(struct osc_load_ctx *ctx, uint64_t offset)
+{
+	if (ctx->opts->cancel && *ctx->opts->cancel)
+		return osc_error_set(ctx->err, OSC_CANCELLED, ctx->name, (int64_t)offset, NULL,
+				     "load cancelled");
+	if (offset >= ctx->next_progress) {
+		ctx->next_progress = offset + PROGRESS_STEP;
+		progress(ctx);
+	}
+	return OSC_OK;
+}
+
+void osc_load_report(struct osc_load_ctx *ctx)
+{
+	progress(ctx);
+}
+
+static bool is_json_scalar(const unsigned char *p, size_t n)
+{
+	if (!n)
+		return false;
+	if ((*p >= '0' && *p <= '9') || *p == '-' || *p == '"')
+		return true;
+	return (n >= 4 && (!memcmp(p, "true", 4) || !memcmp(p, "null", 4))) ||
+	       (n >= 5 && !memcmp(p, "false", 5));
+}
+
+/* No loader took the input: say what it is instead. */
+static enum osc_status refuse(struct osc_load_ctx *ctx, const unsigned char *head, size_t n)
+{
+	size_t i = 0;
+
+	if (osc_head_is_binary(head, n))
+		return osc_error_set(ctx->err, OSC_BINARY, ctx->name, 0, NULL,
+				     "binary data, not a trace");
+	if (n >= 3 && head[0] == 0xef && head[1] == 0xbb && head[2] == 0xbf)
+		i = 3;
+	while (i < n && (head[i] == ' ' || head[i] == '\n' || head[i] == '\r' || head[i] == '\t'))
+		i++;
+	if (is_json_scalar(head + i, n - i))
+		return osc_error_set(ctx->err, OSC_NOT_TRACE, ctx->name, (int64_t)i, NULL,
+				     "a JSON value that is not a trace (expected an array or "
+				     "an object with traceEvents)");
+	return osc_error_set(ctx->err, OSC_NOT_JSON, ctx->name, (int64_t)i, NULL,
+			     "expected '[' or '{'");
+}
+
+static bool only_space(const unsigned char *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (p[i] != ' ' && p[i] != '\n' && p[i] != '\r' && p[i] != '\t')
+			return false;
+	return true;
+}
+
+static enum osc_status run(struct osc_load_ctx *ctx)
+{
+	struct osc_input *in = &ctx->in;
+	const unsigned char *head;
+	size_t n;
+	enum osc_status st;
+
+	while (!in->eof && in->len < HEAD_LEN) {
+		st = osc_input_more(in, 0, ctx->name, ctx->err);
+		if (st != OSC_OK)
+			return st;
+	}
+	ctx->t->gzip = in->gzip;
+	head = (const unsigned char *)in->data;
+	n = in->len < HEAD_LEN ? in->len : HEAD_LEN;
+	if (in->eof && only_space(head, in->len)) {
+		if (in->gzip_bad)
+			return osc_error_set(ctx->err, OSC_GZIP, ctx->name, (int64_t)in->len,
+					     NULL, "%s", in->gzip_msg);
+		return osc_error_set(ctx->err, OSC_EMPTY, ctx->name, OSC_NO_OFFSET, NULL,
+				     "empty file");
+	}
+	for (size_t i = 0; i < sizeof(loaders) / sizeof(loaders[0]); i++)
+		if (loaders[i]->probe(head, n))
+			return loaders[i]->load(ctx);
+	return refuse(ctx, head, n);
+}
+
+static enum osc_status load(struct osc_load_ctx *ctx, const char *name,
+			    const struct osc_load_opts *opts, struct osc_trace *t,
+			    struct osc_error *err)
+{
+	static const struct osc_load_opts no_opts;
+	enum osc_status st;
+
+	ctx->name = name;
+	ctx->t = t;
+	ctx->err = err;
+	ctx->opts = opts ? opts : &no_opts;
+	ctx->start = now();
+	ctx->next_progress = PROGRESS_STEP;
+	if (err)
+		osc_error_clear(err);
+	free(t->path);
+	t->path = osc_xstrdup(name);
+	st = run(ctx);
+	t->file_bytes = ctx->in.file_read;
+	t->input_bytes = ctx->in.base + ctx->in.len;
+	ctx->parsed = t->input_bytes;
+	if (st == OSC_OK)
+		osc_load_report(ctx);
+	osc_input_close(&ctx->in);
+	if (st != OSC_OK) {
+		osc_trace_release(t);
+		osc_trace_init(t);
+	}
+	return st;
+}
+
+enum osc_status osc_load(const char *path, const struct osc_load_opts *opts,
+			 struct osc_trace *t, struct osc_error *err)
+{
+	struct osc_load_ctx ctx;
+	enum osc_status st;
+
+	memset(&ctx, 0, sizeof(ctx));
+	st = osc_input_open(&ctx.in, path, err);
+	if (st != OSC_OK) {
+		osc_input_close(&ctx.in);
+		return st;
+	}
+	return load(&ctx, path, opts, t, err);
+}
+
+enum osc_status osc_load_buffer(const char *name, const void *data, size_t len,
+				const struct osc_load_opts *opts, struct osc_trace *t,
+				struct osc_error *err)
+{
+	struct osc_load_ctx ctx;
+
+	memset(&ctx, 0, sizeof(ctx));
+	osc_input_open_buffer(&ctx.in, data, len);
+	return load(&ctx, name, opts, t, err);
+}

@@ -1,0 +1,1800 @@
+/*
+ * load_chrome.c - Chrome trace-event JSON: ONNX Runtime profiles, PyTorch
+ * Kineto and legacy autograd traces, Intel Neural Engine traces and generic
+ * chrome traces, as a bare array of events or an object with traceEvents.
+ *
+ * One pass over the input, one event object at a time (json_scan.c), no
+ * per-event allocation beyond the model's own tables. A big event array
+ * (SPLIT_MIN) is cut at event boundaries and its parts parsed on all cores;
+ * each part is sorted on its core, the main thread takes over their strings
+ * and threads in file order, and osc_trace_merge_parts writes their events
+ * into the table in model order. The format is decided at the end from
+ * counts over the whole file, then every event gets its kind (on all cores).
+ *
+ * Limits:
+ * - A syntax error stops the load (OSC_NOT_JSON with its byte offset); only
+ *   input that ends inside an event is tolerated (complete events are kept,
+ *   OSC_WARN_TRUNCATED is counted). Missing commas are not repaired.
+ * - Top-level values other than traceEvents are held whole in memory while
+ *   they are scanned; those over 1 MiB are left out of meta_json, except
+ *   deviceProperties.
+ * - B/E pairs, per (pid, tid) as a stack: an E closes the innermost open B,
+ *   even one of another name (counted in OSC_WARN_END_NAME_DIFFERS). At one
+ *   ts, a B opens before an E of the same name closes (a zero-duration
+ *   pair), other E events close first, and an E naming the innermost B goes
+ *   before the other E events of that ts (within the next 64 pending
+ *   events). Extra E events (on an empty stack, or naming no B still
+ *   awaiting its E) close nothing; B events still open at the end are
+ *   dropped. Both are counted (OSC_WARN_UNMATCHED_*). speedscope's importer
+ *   does the same, except that it also drops an E naming another B. The E
+ *   event's args are dropped (the B args are kept).
+ * - Ids (correlation, External id, flow id/bind_id) must be decimal numbers
+ *   or decimal strings; anything else counts as absent.
+ * - Only the first 32 repaired quotes of one event are escaped again in its
+ *   stored args text; a 33rd leaves that args text invalid JSON.
+ * - The phase is the first byte of ph. Async (b/e/n), counter, object and
+ *   sample events are stored as single events (OSC_PH_OTHER / COUNTER), not
+ *   paired.
+ * - Duplicate keys in an event: the last one wins.
+ * - An X event without dur gets 0 (OSC_EVF_NO_DUR); tdur (thread time) is
+ *   not used in its place. Numeric or string ts are read; other ts types
+ *   make the event a BAD_EVENT.
+ * - A gzip CRC or length mismatch fails the load (OSC_GZIP) even when every
+ *   event decoded; a stream cut short keeps the complete events.
+ * - gzip: a member that does not directly follow the previous one (trailing
+ *   garbage) ends the input silently.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "opscope/base/alloc.h"
+#include "base/json_scan.h"
+#include "load/load_internal.h"
+#include "base/parallel.h"
+
+#define META_VALUE_MAX ((size_t)1 << 20)
+#define TICK_STEP ((uint64_t)1 << 20)
+#define TCACHE 1024 /* (pid, tid) -> thread cache slots, power of two */
+
+struct sbuf {
+	char *p;
+	size_t len, alloc;
+};
+
+static char *sb_room(struct sbuf *b, size_t n)
+{
+	OSC_GROW(b->p, b->len + n + 1, b->alloc);
+	return b->p + b->len;
+}
+
+static void sb_add(struct sbuf *b, const char *s, size_t n)
+{
+	memcpy(sb_room(b, n), s, n);
+	b->len += n;
+	b->p[b->len] = '\0';
+}
+
+static void sb_addc(struct sbuf *b, char c)
+{
+	sb_add(b, &c, 1);
+}
+
+/* B or E event waiting for its partner. */
+struct pending {
+	struct osc_event ev; /* B: the whole event (dur 0); E: ts, thread and name */
+	size_t args;         /* B: offset of its args in be_args, 0 for none */
+	int64_t offset;      /* byte offset, for warnings */
+	uint32_t seq;        /* file order */
+	bool begin;
+};
+
+/* Process-level metadata, applied to every thread of the pid at the end. */
+struct proc {
+	osc_str name;
+	int64_t sort;
+};
+
+/* Per string id: what a category or name says (computed once per id). */
+enum {
+	NT_KERNEL_TIME = 1 << 0, /* ORT *_kernel_time */
+	NT_FENCE = 1 << 1,       /* ORT *_fence_before / *_fence_after */
+	NT_STEP = 1 << 2,        /* ProfilerStep#N */
+	NT_MODEL_RUN = 1 << 3,
+	NT_SEQ_EXEC = 1 << 4,    /* SequentialExecutor::Execute */
+	NT_NE_MODEL = 1 << 5,    /* model_inference */
+	NT_NE_ITER = 1 << 6,     /* IterationN */
+	NT_ATEN = 1 << 7,        /* aten::* */
+};
+#define TR_DONE (1u << 31)
+#define TR_DEVICE_SIDE (1u << 24) /* category of device-side copies (gpu_user_annotation) */
+#define TR_CPU_FUNCTIONS (1u << 25) /* "CPU functions", the pid of legacy PyTorch traces */
+
+enum cat_class {
+	CAT_OTHER,   /* unknown category */
+	CAT_EMPTY,   /* no category */
+	CAT_NODE,    /* ORT Node */
+	CAT_SESSION, /* ORT Session */
+	CAT_SHARED,  /* "Kernel": ORT CUDA EP and Kineto 2021 alike */
+	CAT_KINETO,
+	CAT_NEUTRAL, /* "Trace": both Kineto and others */
+	CAT_NE,      /* NE inference / iteration */
+};
+
+#define TR_CLASS(tr) (((tr) >> 8) & 0xff)
+#define TR_KIND(tr) (((tr) >> 16) & 0xff)
+
+static const struct {
+	const char *cat;
+	uint8_t cls, kind;
+} cat_table[] = {
+	{ "Node", CAT_NODE, OSC_KIND_OTHER },
+	{ "Session", CAT_SESSION, OSC_KIND_OTHER },
+	{ "Kernel", CAT_SHARED, OSC_KIND_KERNEL },
+	{ "cpu_op", CAT_KINETO, OSC_KIND_HOST_OP },
+	{ "Operator", CAT_KINETO, OSC_KIND_HOST_OP },
+	{ "python_function", CAT_KINETO, OSC_KIND_PYTHON },
+	{ "cuda_runtime", CAT_KINETO, OSC_KIND_RUNTIME },
+	{ "Runtime", CAT_KINETO, OSC_KIND_RUNTIME },
+	{ "cuda_driver", CAT_KINETO, OSC_KIND_RUNTIME },
+	{ "mtia_runtime", CAT_KINETO, OSC_KIND_RUNTIME },
+	{ "kernel", CAT_KINETO, OSC_KIND_KERNEL },
+	{ "mtia_ccp_events", CAT_KINETO, OSC_KIND_KERNEL },
+	{ "gpu_memcpy", CAT_KINETO, OSC_KIND_MEMCPY },
+	{ "Memcpy", CAT_KINETO, OSC_KIND_MEMCPY },
+	{ "gpu_memset", CAT_KINETO, OSC_KIND_MEMSET },
+	{ "Memset", CAT_KINETO, OSC_KIND_MEMSET },
+	{ "user_annotation", CAT_KINETO, OSC_KIND_ANNOTATION },
+	{ "gpu_user_annotation", CAT_KINETO, OSC_KIND_ANNOTATION },
+	{ "ac2g", CAT_KINETO, OSC_KIND_FLOW },
+	{ "async_cpu_to_gpu", CAT_KINETO, OSC_KIND_FLOW },
+	{ "fwdbwd", CAT_KINETO, OSC_KIND_FLOW },
+	{ "async", CAT_KINETO, OSC_KIND_FLOW },
+	{ "cpu_instant_event", CAT_KINETO, OSC_KIND_OTHER },
+	{ "cuda_sync", CAT_KINETO, OSC_KIND_OTHER },
+	{ "cuda_profiler_range", CAT_KINETO, OSC_KIND_OTHER },
+	{ "overhead", CAT_KINETO, OSC_KIND_OTHER },
+	{ "Trace", CAT_NEUTRAL, OSC_KIND_OTHER },
+	{ "inference", CAT_NE, OSC_KIND_OTHER },
+	{ "iteration", CAT_NE, OSC_KIND_OTHER },
+};
+
+/* Events that speak for a format, counted as they are kept (detect_format). */
+struct votes {
+	uint64_t ort, kineto, legacy, ne;
+};
+
+enum state { ST_START, ST_OBJ_KEY, ST_OBJ_SEP, ST_ARR_ELEM, ST_ARR_SEP, ST_DONE, ST_END };
+
+struct chrome {
+	struct osc_load_ctx *lc;
+	struct osc_trace *t;
+	struct osc_input *in;
+	struct js_ctx js;
+	struct js_event ev;
+	enum state state;
+	bool object_top, in_object, saw_events, events_not_array, kineto_keys;
+	uint64_t nr_elems;      /* elements of the event array */
+	struct sbuf scratch;    /* decoded strings, args copies */
+	struct sbuf shape;      /* shape rendering */
+	struct sbuf shape_key;  /* raw bytes a shape is rendered from */
+	struct osc_strtab raw_shapes; /* distinct raw bytes of shapes, once used */
+	osc_str *shape_of;      /* raw_shapes id -> the rendered shape */
+	size_t alloc_shape_of;
+	struct sbuf meta;       /* top-level keys other than traceEvents */
+	struct pending *pend;
+	size_t nr_pend, alloc_pend;
+	struct sbuf be_args;
+	struct proc *procs;
+	size_t nr_procs, alloc_procs;
+	uint32_t *proc_of;      /* pid string id -> index in procs, OSC_NONE */
+	size_t alloc_proc_of;
+	uint32_t *traits;       /* string id -> NT_* | class << 8 | kind << 16 */
+	size_t alloc_traits;
+	uint64_t tc_key[TCACHE];
+	uint32_t tc_val[TCACHE];
+	uint64_t next_tick;
+	bool used_refs;         /* args kept as byte ranges of a stable input */
+	bool tried_split;       /* the event array went through parallel_events */
+	struct votes votes;     /* what the events kept so far say of the format */
+};
+
+static int64_t offset_of(const struct chrome *ch, const char *p)
+{
+	return (int64_t)(ch->in->base + (uint64_t)(p - ch->in->data));
+}
+
+/* ---- strings and numbers ------------------------------------------------ */
+
+static osc_str intern_val(struct chrome *ch, const struct js_val *v)
+{
+	char *o;
+	size_t n;
+	bool bad = false;
+
+	switch (v->type) {
+	case JS_NONE:
+		return OSC_STR_EMPTY;
+	case JS_STRING:
+		if (!(v->flags & (JS_F_ESC | JS_F_HIGH)))
+			return osc_trace_intern(ch->t, v->p, v->len);
+		ch->scratch.len = 0;
+		o = sb_room(&ch->scratch, JS_DECODE_MAX(v->len));
+		n = js_decode_string(v, o, &bad);
+		break;
+	case JS_NUMBER:
+	case JS_LITERAL:
+		return osc_trace_intern(ch->t, v->p, v->len);
+	default:
+		ch->scratch.len = 0;
+		o = sb_room(&ch->scratch, JS_DECODE_MAX(v->len));
+		n = js_copy_minified(&ch->js, v, o, &bad);
+		break;
+	}
+	if (bad)
+		osc_trace_warn(ch->t, OSC_WARN_BAD_UTF8, offset_of(ch, v->p));
+	return osc_trace_intern(ch->t, o, n);
+}
+
+/* A number or a numeric string, times 10^scale; false when absent or bad. */
+static bool val_num(struct chrome *ch, const struct js_val *v, int scale, int64_t *out)
+{
+	const char *p = v->p;
+	size_t n = v->len;
+	enum js_num r;
+
+	if (v->type == JS_STRING) {
+		if (v->flags & JS_F_ESC)
+			return false;
+		while (n && (*p == ' ' || p[n - 1] == ' ')) {
+			if (*p == ' ')
+				p++;
+			n--;
+		}
+	} else if (v->type != JS_NUMBER) {
+		return false;
+	}
+	r = js_parse_scaled(p, n, scale, out);
+	if (r == JS_NUM_BIG)
+		osc_trace_warn(ch->t, OSC_WARN_BIG_NUMBER, offset_of(ch, v->p));
+	return r != JS_NUM_BAD;
+}
+
+static int64_t val_id(struct chrome *ch, const struct js_val *v)
+{
+	int64_t x;
+
+	return val_num(ch, v, 0, &x) ? x : OSC_NO_ID;
+}
+
+static int32_t val_i32(struct chrome *ch, const struct js_val *v)
+{
+	int64_t x;
+
+	if (!val_num(ch, v, 0, &x) || x < INT32_MIN || x > INT32_MAX)
+		return -1;
+	return (int32_t)x;
+}
+
+/* Next element of an array whose '[' is behind *pp; false at its end. */
+static bool arr_next(struct js_ctx *c, const char **pp, struct js_val *v)
+{
+	const char *p = js_skip_ws(*pp, c->end);
+
+	if (p < c->end && *p == ',')
+		p = js_skip_ws(p + 1, c->end);
+	if (p >= c->end || *p == ']' || js_scan_value(c, &p, v) != JS_OK) {
+		*pp = c->end;
+		return false;
+	}
+	*pp = p;
+	return true;
+}
+
+/* A bounded scanner over an already scanned value. */
+static void sub_ctx(struct js_ctx *c, const struct js_val *v)
+{
+	memset(c, 0, sizeof(*c));
+	c->end = v->p + v->len;
+	c->eof = true;
+}
+
+static void ints3(struct chrome *ch, const struct js_val *v, int32_t out[3])
+{
+	struct js_ctx c;
+	struct js_val e;
+	const char *p = v->p + 1;
+
+	if (v->type != JS_ARRAY)
+		return;
+	sub_ctx(&c, v);
+	for (int i = 0; i < 3 && arr_next(&c, &p, &e); i++)
+		out[i] = val_i32(ch, &e);
+}
+
+/* ---- shapes ------------------------------------------------------------- */
+
+static void add_text(struct sbuf *b, const struct js_val *v)
+{
+	bool bad = false;
+
+	if (v->type == JS_STRING) {
+		char *o = sb_room(b, JS_DECODE_MAX(v->len));
+
+		b->len += js_decode_string(v, o, &bad);
+		b->p[b->len] = '\0';
+	} else if (v->type == JS_NUMBER || v->type == JS_LITERAL) {
+		sb_add(b, v->p, v->len);
+	}
+}
+
+/* [1,3,224,224] -> 1x3x224x224; nested arrays in brackets. */
+static void add_dims(struct sbuf *b, const struct js_val *v, int depth)
+{
+	struct js_ctx c;
+	struct js_val e;
+	const char *p = v->p + 1;
+	bool first = true;
+
+	if (v->type != JS_ARRAY) {
+		add_text(b, v);
+		return;
+	}
+	sub_ctx(&c, v);
+	while (arr_next(&c, &p, &e)) {
+		if (!first)
+			sb_addc(b, depth ? ',' : 'x');
+		first = false;
+		if (e.type == JS_ARRAY && depth < 4) {
+			sb_addc(b, '[');
+			add_dims(b, &e, depth + 1);
+			sb_addc(b, ']');
+		} else {
+			add_text(b, &e);
+		}
+	}
+}
+
+/* ORT input_type_shape: [{"float":[1,3,224,224]},{"float":[16]}] */
+static void shape_ort(struct sbuf *b, const struct js_val *v)
+{
+	struct js_ctx c, ce;
+	struct js_val e, k, dims;
+	const char *p = v->p + 1;
+
+	if (v->type != JS_ARRAY)
+		return;
+	sub_ctx(&c, v);
+	while (arr_next(&c, &p, &e)) {
+		const char *q = e.p + 1;
+
+		if (b->len)
+			sb_addc(b, ',');
+		if (e.type != JS_OBJECT) {
+			add_dims(b, &e, 0);
+			continue;
+		}
+		sub_ctx(&ce, &e);
+		q = js_skip_ws(q, ce.end);
+		if (q >= ce.end || *q != '"' || js_scan_string(&ce, &q, &k, ":") != JS_OK)
+			continue;
+		q = js_skip_ws(q, ce.end);
+		if (q >= ce.end || *q != ':')
+			continue;
+		q = js_skip_ws(q + 1, ce.end);
+		if (js_scan_value(&ce, &q, &dims) != JS_OK)
+			continue;
+		add_text(b, &k);
+		sb_addc(b, '(');
+		add_dims(b, &dims, 0);
+		sb_addc(b, ')');
+	}
+}
+
+/* Kineto "Input Dims": [[2048, 1], []] with "Input type": ["float", "Scalar"] */
+static void shape_kineto(struct sbuf *b, const struct js_val *dims, const struct js_val *types)
+{
+	struct js_ctx cd, ct;
+	struct js_val d, ty;
+	const char *pd = dims->p + 1, *pt = types->p + 1;
+	bool have_types = types->type == JS_ARRAY;
+
+	if (dims->type != JS_ARRAY)
+		return;
+	sub_ctx(&cd, dims);
+	if (have_types)
+		sub_ctx(&ct, types);
+	while (arr_next(&cd, &pd, &d)) {
+		if (b->len)
+			sb_addc(b, ',');
+		if (have_types && arr_next(&ct, &pt, &ty))
+			add_text(b, &ty);
+		sb_addc(b, '(');
+		add_dims(b, &d, 0);
+		sb_addc(b, ')');
+	}
+}
+
+/* Next comma-separated item of s[*i..n). */
+static bool next_item(const char *s, size_t n, size_t *i, const char **item, size_t *len)
+{
+	size_t j = *i;
+
+	if (j > n)
+		return false;
+	while (j < n && s[j] != ',')
+		j++;
+	*item = s + *i;
+	*len = j - *i;
+	*i = j + 1;
+	return true;
+}
+
+/* Neural Engine: input_type "fp32,fp32," with input_shape "64*1024,256". */
+static void shape_ne(struct chrome *ch, struct sbuf *b, const struct js_val *types,
+		     const struct js_val *shapes)
+{
+	struct sbuf tb = { 0 };
+	const char *ts, *ss, *t = "", *s;
+	size_t tn, sn, ti = 0, si = 0, tl, sl;
+
+	(void)ch;
+	if (shapes->type != JS_STRING)
+		return;
+	add_text(&tb, types);
+	tn = tb.len;
+	add_text(&tb, shapes);
+	ts = tb.p;
+	ss = tb.p + tn;
+	sn = tb.len - tn;
+	while (next_item(ss, sn, &si, &s, &sl)) {
+		if (!next_item(ts, tn, &ti, &t, &tl))
+			tl = 0;
+		if (!sl && !tl)
+			continue;
+		if (b->len)
+			sb_addc(b, ',');
+		sb_add(b, t, tl);
+		sb_addc(b, '(');
+		for (size_t k = 0; k < sl; k++)
+			sb_addc(b, s[k] == '*' ? 'x' : s[k]);
+		sb_addc(b, ')');
+	}
+	free(tb.p);
+}
+
+/* Append a value's type, length and raw bytes to a shape key. */
+static void key_add(struct sbuf *b, const struct js_val *v)
+{
+	uint64_t len = v->len;
+
+	sb_addc(b, (char)v->type);
+	sb_add(b, (const char *)&len, sizeof(len));
+	sb_add(b, v->p, v->len);
+}
+
+/*
+ * The shape of an event's inputs. Ops repeat their inputs all through a
+ * trace, so the raw bytes it is rendered from are looked up first (in
+ * raw_shapes) and a shape is rendered once per distinct raw text.
+ */
+static osc_str render_shape(struct chrome *ch, const struct js_val *a)
+{
+	struct sbuf *b = &ch->shape, *key = &ch->shape_key;
+	const struct js_val *from, *with = NULL;
+	char how;
+	osc_str id;
+
+	if (a[JA_INPUT_TYPE_SHAPE].type) {
+		how = 'o';
+		from = &a[JA_INPUT_TYPE_SHAPE];
+	} else if (a[JA_INPUT_DIMS].type) {
+		how = 'k';
+		from = &a[JA_INPUT_DIMS];
+		with = &a[JA_INPUT_TYPE];
+	} else if (a[JA_NE_INPUT_SHAPE].type) {
+		how = 'n';
+		from = &a[JA_NE_INPUT_SHAPE];
+		with = &a[JA_NE_INPUT_TYPE];
+	} else {
+		return OSC_STR_EMPTY;
+	}
+	key->len = 0;
+	sb_addc(key, how);
+	key_add(key, from);
+	if (with)
+		key_add(key, with);
+	if (!ch->raw_shapes.nslots) {
+		osc_strtab_init(&ch->raw_shapes); /* id 0, "", is never a key */
+		OSC_GROW(ch->shape_of, 1, ch->alloc_shape_of);
+	}
+	id = osc_strtab_intern(&ch->raw_shapes, key->p, key->len);
+	if (id < ch->raw_shapes.count - 1)
+		return ch->shape_of[id];
+	b->len = 0;
+	if (how == 'o')
+		shape_ort(b, from);
+	else if (how == 'k')
+		shape_kineto(b, from, with);
+	else
+		shape_ne(ch, b, with, from);
+	OSC_GROW(ch->shape_of, id + 1, ch->alloc_shape_of);
+	ch->shape_of[id] = b->len ? osc_trace_intern(ch->t, b->p, b->len) : OSC_STR_EMPTY;
+	return ch->shape_of[id];
+}
+
+/* ---- per-id traits, threads, processes ---------------------------------- */
+
+static bool ends_with(const char *s, size_t n, const char *suffix)
+{
+	size_t k = strlen(suffix);
+
+	return n >= k && !memcmp(s + n - k, suffix, k);
+}
+
+static uint32_t compute_traits(const char *s, size_t n)
+{
+	uint32_t tr = TR_DONE, cls = n ? CAT_OTHER : CAT_EMPTY, kind = OSC_KIND_OTHER;
+
+	if (ends_with(s, n, "_kernel_time"))
+		tr |= NT_KERNEL_TIME;
+	if (ends_with(s, n, "_fence_before") || ends_with(s, n, "_fence_after"))
+		tr |= NT_FENCE;
+	if (n > 13 && !memcmp(s, "ProfilerStep#", 13))
+		tr |= NT_STEP;
+	if (n == 9 && !memcmp(s, "model_run", 9))
+		tr |= NT_MODEL_RUN;
+	if (n == 27 && !memcmp(s, "SequentialExecutor::Execute", 27))
+		tr |= NT_SEQ_EXEC;
+	if (n == 15 && !memcmp(s, "model_inference", 15))
+		tr |= NT_NE_MODEL;
+	if (n > 9 && !memcmp(s, "Iteration", 9) && s[9] >= '0' && s[9] <= '9')
+		tr |= NT_NE_ITER;
+	if (n > 6 && !memcmp(s, "aten::", 6))
+		tr |= NT_ATEN;
+	if (n == 13 && !memcmp(s, "CPU functions", 13))
+		tr |= TR_CPU_FUNCTIONS;
+	for (size_t i = 0; i < sizeof(cat_table) / sizeof(cat_table[0]); i++) {
+		if (strlen(cat_table[i].cat) == n && !memcmp(cat_table[i].cat, s, n)) {
+			cls = cat_table[i].cls;
+			kind = cat_table[i].kind;
+			break;
+		}
+	}
+	if (n == 19 && !memcmp(s, "gpu_user_annotation", 19))
+		tr |= TR_DEVICE_SIDE;
+	return tr | cls << 8 | kind << 16;
+}
+
+static uint32_t traits(struct chrome *ch, osc_str id)
+{
+	if (id >= ch->alloc_traits) {
+		size_t old = ch->alloc_traits, n = ch->t->strs.count + 1024;
+
+		ch->traits = osc_xreallocarray(ch->traits, n, sizeof(*ch->traits));
+		memset(ch->traits + old, 0, (n - old) * sizeof(*ch->traits));
+		ch->alloc_traits = n;
+	}
+	if (!ch->traits[id])
+		ch->traits[id] = compute_traits(osc_trace_str(ch->t, id),
+						osc_strtab_len(&ch->t->strs, id));
+	return ch->traits[id];
+}
+
+/* Count what a kept event says of the format (detect_format weighs it). */
+static void vote(struct chrome *ch, const struct osc_event *e)
+{
+	uint32_t tc = traits(ch, e->cat), tn = traits(ch, e->name);
+
+	switch (TR_CLASS(tc)) {
+	case CAT_NODE:
+	case CAT_SESSION:
+		ch->votes.ort++;
+		break;
+	case CAT_KINETO:
+		ch->votes.kineto++;
+		break;
+	case CAT_EMPTY:
+		if ((tn & NT_ATEN) ||
+		    (traits(ch, ch->t->threads[e->thread].pid) & TR_CPU_FUNCTIONS))
+			ch->votes.legacy++;
+		break;
+	default:
+		break;
+	}
+	if ((tn & NT_NE_MODEL) || ((tn & NT_NE_ITER) && TR_CLASS(tc) == CAT_NE))
+		ch->votes.ne++;
+}
+
+static uint32_t thread_of(struct chrome *ch, osc_str pid, osc_str tid)
+{
+	uint64_t key = (uint64_t)pid << 32 | tid;
+	size_t h = (size_t)((key * 0x9e3779b97f4a7c15ull) >> 40) & (TCACHE - 1);
+
+	if (ch->tc_key[h] != key) {
+		ch->tc_key[h] = key;
+		ch->tc_val[h] = osc_trace_thread(ch->t, pid, tid);
+	}
+	return ch->tc_val[h];
+}
+
+static struct proc *proc_of(struct chrome *ch, osc_str pid)
+{
+	if (pid >= ch->alloc_proc_of) {
+		size_t old = ch->alloc_proc_of, n = ch->t->strs.count + 1024;
+
+		ch->proc_of = osc_xreallocarray(ch->proc_of, n, sizeof(*ch->proc_of));
+		memset(ch->proc_of + old, 0xff, (n - old) * sizeof(*ch->proc_of));
+		ch->alloc_proc_of = n;
+	}
+	if (ch->proc_of[pid] == OSC_NONE) {
+		OSC_GROW(ch->procs, ch->nr_procs + 1, ch->alloc_procs);
+		ch->procs[ch->nr_procs].name = OSC_STR_EMPTY;
+		ch->procs[ch->nr_procs].sort = 0;
+		ch->proc_of[pid] = (uint32_t)ch->nr_procs++;
+	}
+	return &ch->procs[ch->proc_of[pid]];
+}
+
+/* ---- events ------------------------------------------------------------- */
+
+static bool name_is(const struct js_val *v, const char *s)
+{
+	size_t n = strlen(s);
+
+	return v->type == JS_STRING && v->len == n && !memcmp(v->p, s, n);
+}
+
+static void metadata(struct chrome *ch, const struct js_event *ev, osc_str pid, osc_str tid)
+{
+	const struct js_val *name = &ev->f[JF_NAME], *a = ev->a;
+	int64_t sort;
+
+	ch->t->nr_metadata++;
+	if (name_is(name, "process_name") && a[JA_NAME].type) {
+		proc_of(ch, pid)->name = intern_val(ch, &a[JA_NAME]);
+	} else if (name_is(name, "process_sort_index")) {
+		if (val_num(ch, &a[JA_SORT_INDEX], 0, &sort))
+			proc_of(ch, pid)->sort = sort;
+	} else if (name_is(name, "thread_name") && a[JA_NAME].type) {
+		osc_str s = intern_val(ch, &a[JA_NAME]);
+		uint32_t th = thread_of(ch, pid, tid); /* may move t->threads */
+
+		ch->t->threads[th].thread_name = s;
+	} else if (name_is(name, "thread_sort_index")) {
+		if (val_num(ch, &a[JA_SORT_INDEX], 0, &sort)) {
+			uint32_t th = thread_of(ch, pid, tid);
+
+			ch->t->threads[th].thread_sort = sort;
+		}
+	}
+}
+
+static void kernel_facts(struct chrome *ch, const struct js_val *a, struct osc_event *e)
+{
+	struct osc_kernel k = {
+		.grid = { -1, -1, -1 }, .block = { -1, -1, -1 },
+		.stream = -1, .device = -1, .registers = -1,
+		.shared_mem = -1, .occupancy = -1, .bytes = -1,
+	};
+	int64_t x;
+
+	if (a[JA_GRID].type) {
+		ints3(ch, &a[JA_GRID], k.grid);
+	} else {
+		for (int i = 0; i < 3; i++)
+			k.grid[i] = val_i32(ch, &a[JA_GRID_X + i]);
+	}
+	if (a[JA_BLOCK].type) {
+		ints3(ch, &a[JA_BLOCK], k.block);
+	} else {
+		for (int i = 0; i < 3; i++)
+			k.block[i] = val_i32(ch, &a[JA_BLOCK_X + i]);
+	}
+	k.stream = val_i32(ch, &a[JA_STREAM]);
+	k.device = val_i32(ch, &a[JA_DEVICE]);
+	k.registers = val_i32(ch, &a[JA_REGISTERS]);
+	if (val_num(ch, &a[JA_SHARED_MEM], 0, &x))
+		k.shared_mem = x;
+	if (val_num(ch, &a[JA_BYTES], 0, &x))
+		k.bytes = x;
+	/* A percentage to a few decimals: thousandths are exact enough for a float. */
+	if (val_num(ch, &a[JA_OCCUPANCY], 3, &x))
+		k.occupancy = (float)((double)x / 1000.0);
+	e->kernel = osc_trace_add_kernel(ch->t, &k);
+}
+
+/* Minified copy of the args object into ch->scratch; returns its length. */
+static size_t copy_args(struct chrome *ch, const struct js_val *args)
+{
+	bool bad = false;
+	size_t n;
+	char *o;
+
+	if (args->type != JS_OBJECT)
+		return 0;
+	ch->scratch.len = 0;
+	o = sb_room(&ch->scratch, JS_DECODE_MAX(args->len));
+	n = js_copy_minified(&ch->js, args, o, &bad);
+	if (bad)
+		osc_trace_warn(ch->t, OSC_WARN_BAD_UTF8, offset_of(ch, args->p));
+	return n == 2 ? 0 : n; /* "{}" is no args */
+}
+
+/* An args object with nothing between its braces. */
+static bool args_empty(const struct js_val *args)
+{
+	const char *p = js_skip_ws(args->p + 1, args->p + args->len);
+
+	return *p == '}';
+}
+
+/*
+ * Whether the trace has room for event e (else it is counted as dropped,
+ * at byte offset off); a kept event votes for the format.
+ */
+static bool keep(struct chrome *ch, const struct osc_event *e, int64_t off)
+{
+	if (ch->t->nr_events >= OSC_MAX_EVENTS) {
+		osc_trace_warn(ch->t, OSC_WARN_TOO_MANY_EVENTS, off);
+		return false;
+	}
+	vote(ch, e);
+	return true;
+}
+
+/*
+ * Store an event with its args: by reference into the mapped input when its
+ * text can be rendered later exactly as copy_args would now (ASCII, nothing
+ * repaired), else as a copy.
+ */
+static void add_event(struct chrome *ch, const struct osc_event *e, const struct js_val *args,
+		      int64_t off)
+{
+	uint64_t at;
+
+	if (!keep(ch, e, off))
+		return;
+	if (ch->in->stable && args->type == JS_OBJECT &&
+	    !(args->flags & (JS_F_HIGH | JS_F_REPAIR))) {
+		at = (uint64_t)offset_of(ch, args->p);
+		if (args_empty(args)) {
+			osc_trace_add_event(ch->t, e, NULL, 0);
+			return;
+		}
+		if (at < OSC_ARGS_REF_MAX_OFF && args->len < OSC_ARGS_REF_MAX_LEN) {
+			osc_trace_add_event_ref(ch->t, e, OSC_ARGS_REF(at, args->len));
+			ch->used_refs = true;
+			return;
+		}
+	}
+	at = copy_args(ch, args);
+	osc_trace_add_event(ch->t, e, ch->scratch.p, (size_t)at);
+}
+
+static void add_pending(struct chrome *ch, const struct osc_event *e, bool begin, int64_t off,
+			size_t args_len)
+{
+	struct pending *pe;
+
+	OSC_GROW(ch->pend, ch->nr_pend + 1, ch->alloc_pend);
+	pe = &ch->pend[ch->nr_pend];
+	pe->ev = *e;
+	pe->begin = begin;
+	pe->offset = off;
+	pe->seq = (uint32_t)ch->nr_pend++;
+	pe->args = 0;
+	if (args_len) {
+		if (!ch->be_args.len)
+			sb_addc(&ch->be_args, '\0');
+		pe->args = ch->be_args.len;
+		sb_add(&ch->be_args, ch->scratch.p, args_len);
+		ch->be_args.len++; /* keep the NUL sb_add wrote */
+	}
+}
+
+static uint8_t phase_of(char ph)
+{
+	switch (ph) {
+	case 'X':
+	case 'B':
+	case 'E':
+		return OSC_PH_COMPLETE;
+	case 'i':
+	case 'I':
+		return OSC_PH_INSTANT;
+	case 's':
+		return OSC_PH_FLOW_START;
+	case 't':
+		return OSC_PH_FLOW_STEP;
+	case 'f':
+		return OSC_PH_FLOW_END;
+	case 'C':
+		return OSC_PH_COUNTER;
+	default:
+		return OSC_PH_OTHER;
+	}
+}
+
+static void process_event(struct chrome *ch, const struct js_event *ev, int64_t off)
+{
+	struct osc_trace *t = ch->t;
+	const struct js_val *f = ev->f, *a = ev->a;
+	struct osc_event e;
+	osc_str pid, tid;
+	size_t args_len;
+	char ph;
+
+	ch->nr_elems++;
+	if (!ev->is_object || f[JF_PH].type != JS_STRING || !f[JF_PH].len) {
+		osc_trace_warn(t, OSC_WARN_BAD_EVENT, off);
+		return;
+	}
+	ph = f[JF_PH].p[0];
+	t->ph_counts[(unsigned char)ph]++;
+	pid = intern_val(ch, &f[JF_PID]);
+	tid = intern_val(ch, &f[JF_TID]);
+	if (ph == 'M') {
+		metadata(ch, ev, pid, tid);
+		return;
+	}
+	memset(&e, 0, sizeof(e));
+	if (!val_num(ch, &f[JF_TS], 3, &e.ts)) {
+		osc_trace_warn(t, OSC_WARN_BAD_EVENT, off);
+		return;
+	}
+	e.thread = thread_of(ch, pid, tid);
+	e.ph = phase_of(ph);
+	e.corr = OSC_NO_ID;
+	e.ext_id = OSC_NO_ID;
+	e.kernel = OSC_NONE;
+	e.name = intern_val(ch, &f[JF_NAME]);
+	if (ph == 'E') {
+		add_pending(ch, &e, false, off, 0);
+		return;
+	}
+	e.cat = intern_val(ch, &f[JF_CAT]);
+	if (ph == 'X') {
+		/* No dur (speedscope writes only tdur, a thread time): 0. */
+		if (!val_num(ch, &f[JF_DUR], 3, &e.dur))
+			e.flags |= OSC_EVF_NO_DUR;
+		if (e.dur < 0) {
+			e.dur = 0;
+			e.flags |= OSC_EVF_NEG_DUR;
+			osc_trace_warn(t, OSC_WARN_NEGATIVE_DUR, off);
+		}
+	}
+	e.op = a[JA_OP_NAME].type ? intern_val(ch, &a[JA_OP_NAME]) : e.name;
+	e.provider = intern_val(ch, &a[JA_PROVIDER]);
+	e.shape = render_shape(ch, a);
+	if (e.ph >= OSC_PH_FLOW_START && e.ph <= OSC_PH_FLOW_END)
+		e.corr = val_id(ch, f[JF_ID].type ? &f[JF_ID] : &f[JF_BIND_ID]);
+	else
+		e.corr = val_id(ch, a[JA_CORRELATION].type ? &a[JA_CORRELATION] :
+							       &a[JA_CORRELATION_ID]);
+	e.ext_id = val_id(ch, &a[JA_EXTERNAL_ID]);
+	if (e.ph == OSC_PH_COMPLETE && osc_kind_is_device(TR_KIND(traits(ch, e.cat))))
+		kernel_facts(ch, a, &e);
+	if (ph == 'B') {
+		args_len = copy_args(ch, &f[JF_ARGS]);
+		add_pending(ch, &e, true, off, args_len);
+	} else {
+		add_event(ch, &e, &f[JF_ARGS], off);
+	}
+}
+
+/* ---- the top level ------------------------------------------------------ */
+
+static void add_meta(struct chrome *ch, const struct js_val *key, const struct js_val *v)
+{
+	bool bad = false;
+	char *o;
+
+	if (v->len > META_VALUE_MAX && !name_is(key, "deviceProperties"))
+		return;
+	sb_addc(&ch->meta, ch->meta.len ? ',' : '{');
+	o = sb_room(&ch->meta, JS_DECODE_MAX(key->len) + 1);
+	ch->meta.len += js_copy_minified(NULL, key, o, &bad);
+	sb_addc(&ch->meta, ':');
+	o = sb_room(&ch->meta, JS_DECODE_MAX(v->len));
+	ch->meta.len += js_copy_minified(&ch->js, v, o, &bad);
+	ch->meta.p[ch->meta.len] = '\0';
+}
+
+#define EXPECT(cond, at, what)                                 \
+	do {                                                   \
+		if (!(cond)) {                                 \
+			ch->js.err_at = (at);                  \
+			ch->js.msg = (what);                   \
+			return JS_ERR;                         \
+		}                                              \
+	} while (0)
+
+/* One step of the top-level walk from *pp. Side effects only on JS_OK. */
+static enum js_rc step(struct chrome *ch, const char **pp)
+{
+	struct js_ctx *c = &ch->js;
+	const char *p = js_skip_ws(*pp, c->end);
+	struct js_val k, v;
+	enum js_rc rc;
+
+	if (ch->state == ST_DONE) {
+		if (p >= c->end && !c->eof)
+			return JS_MORE;
+		if (p < c->end)
+			osc_trace_warn(ch->t, OSC_WARN_TRAILING_DATA, offset_of(ch, p));
+		ch->state = ST_END;
+		*pp = p;
+		return JS_OK;
+	}
+	if (p >= c->end)
+		return c->eof ? JS_EOF : JS_MORE;
+	switch (ch->state) {
+	case ST_START:
+		if (c->end - p >= 3 && !memcmp(p, "\xef\xbb\xbf", 3))
+			p = js_skip_ws(p + 3, c->end);
+		if (p >= c->end)
+			return c->eof ? JS_EOF : JS_MORE;
+		EXPECT(*p == '[' || *p == '{', p, "expected '[' or '{'");
+		ch->object_top = *p == '{';
+		ch->state = ch->object_top ? ST_OBJ_KEY : ST_ARR_ELEM;
+		p++;
+		break;
+	case ST_OBJ_KEY:
+		if (*p == '}') {
+			ch->state = ST_DONE;
+			p++;
+			break;
+		}
+		EXPECT(*p == '"', p, "expected a key or '}'");
+		rc = js_scan_string(c, &p, &k, ":");
+		if (rc != JS_OK)
+			return rc;
+		p = js_skip_ws(p, c->end);
+		if (p >= c->end)
+			return c->eof ? JS_EOF : JS_MORE;
+		EXPECT(*p == ':', p, "expected ':' after key");
+		p = js_skip_ws(p + 1, c->end);
+		if (p >= c->end)
+			return c->eof ? JS_EOF : JS_MORE;
+		if (name_is(&k, "traceEvents") && *p == '[') {
+			ch->saw_events = true;
+			ch->in_object = true;
+			ch->state = ST_ARR_ELEM;
+			p++;
+			break;
+		}
+		rc = js_scan_value(c, &p, &v);
+		if (rc != JS_OK)
+			return rc;
+		if (name_is(&k, "traceEvents"))
+			ch->events_not_array = true;
+		if (name_is(&k, "schemaVersion") || name_is(&k, "deviceProperties"))
+			ch->kineto_keys = true;
+		add_meta(ch, &k, &v);
+		ch->state = ST_OBJ_SEP;
+		break;
+	case ST_OBJ_SEP:
+		EXPECT(*p == ',' || *p == '}', p, "expected ',' or '}' after a top-level value");
+		ch->state = *p == ',' ? ST_OBJ_KEY : ST_DONE;
+		p++;
+		break;
+	case ST_ARR_ELEM:
+	case ST_ARR_SEP:
+		if (*p == ']') {
+			ch->state = ch->in_object ? ST_OBJ_SEP : ST_DONE;
+			p++;
+			break;
+		}
+		if (ch->state == ST_ARR_SEP) {
+			EXPECT(*p == ',', p, "expected ',' or ']' in traceEvents");
+			ch->state = ST_ARR_ELEM;
+			p++;
+			break;
+		}
+		{
+			const char *start = p;
+
+			rc = js_scan_event(c, &p, &ch->ev);
+			if (rc != JS_OK)
+				return rc;
+			process_event(ch, &ch->ev, offset_of(ch, start));
+		}
+		ch->state = ST_ARR_SEP;
+		break;
+	default:
+		break;
+	}
+	*pp = p;
+	return JS_OK;
+}
+
+/* One step with the repair bookkeeping around it. */
+static enum js_rc counted_step(struct chrome *ch, const char **pp)
+{
+	enum js_rc rc;
+
+	ch->js.end = ch->in->data + ch->in->len;
+	ch->js.eof = ch->in->eof;
+	ch->js.repairs = 0;
+	ch->js.nr_repair_at = 0;
+	rc = step(ch, pp);
+	if (rc == JS_OK && ch->js.repairs) {
+		struct osc_warning *w = &ch->t->warnings[OSC_WARN_UNESCAPED_QUOTE];
+
+		if (!w->count)
+			w->first_offset = offset_of(ch, ch->js.repair_at[0]);
+		w->count += ch->js.repairs;
+	}
+	return rc;
+}
+
+static void chrome_release(struct chrome *ch);
+
+/* ---- parallel event parsing ----------------------------------------------
+ *
+ * A mapped file's event array is cut into shards at likely element starts
+ * ('{' after "}," with a raw newline between: a newline cannot sit inside a
+ * JSON string). Each shard is parsed on some core into its own trace (own
+ * string table, threads, kernels, pending B/E), then merged in file order
+ * with its string ids remapped. A cut is trusted only when the shard before
+ * it, parsing on, lands exactly on it at an element boundary; otherwise that
+ * shard keeps going to the next cut and the shard started at the bad cut is
+ * dropped. Errors, truncation and the end of the array are left to the
+ * sequential walk, which resumes where the last trusted shard stopped.
+ */
+
+#define SPLIT_MIN ((size_t)8 << 20)      /* smaller arrays parse on one thread */
+#define SHARD_MIN ((size_t)2 << 20)
+#define SHARD_MAX ((size_t)32 << 20)
+#define SPLIT_SEARCH ((size_t)4 << 20)   /* how far to look for a cut */
+#define SHARDS_PER_CPU 4                 /* a shard is this share of what is left per core */
+
+struct shard {
+	const char *start;  /* an element's first byte */
+	struct osc_trace t;
+	struct chrome *ch;
+	struct osc_input in;
+	const char *stop;   /* where it stopped when it did not land on a cut */
+	enum state stop_state;
+	size_t end_cut;     /* index of the cut it landed on, 0: none */
+	bool done;
+};
+
+struct par {
+	struct chrome *main;
+	struct shard *sh;
+	size_t nr;
+	struct osc_trace_part *parts; /* events of the shards merged so far, in file order */
+	size_t nr_parts;
+	size_t next;        /* next shard to parse (under lock) */
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+};
+
+static bool can_split(const struct chrome *ch, const char *p)
+{
+	const struct osc_input *in = ch->in;
+
+	const char *end = in->data + in->len;
+
+	if (ch->tried_split || !in->eof || !in->stable || (size_t)(end - p) < SPLIT_MIN)
+		return false;
+	p = js_skip_ws(p, end);
+	return p < end && *p == '{';
+}
+
+/* The first likely element start in [p, limit), or NULL. */
+static const char *find_cut(const char *p, const char *limit, const char *end)
+{
+	while (p < limit) {
+		const char *nl = memchr(p, '\n', (size_t)(limit - p)), *q, *b;
+
+		if (!nl)
+			return NULL;
+		p = nl + 1;
+		q = js_skip_ws(p, end);
+		if (q >= end || *q != '{')
+			continue;
+		b = nl;
+		while (b > limit - SPLIT_SEARCH && b[-1] != ',' &&
+		       (b[-1] == ' ' || b[-1] == '\t' || b[-1] == '\r' || b[-1] == '\n'))
+			b--;
+		if (b[-1] != ',')
+			continue;
+		b--;
+		while (b[-1] == ' ' || b[-1] == '\t' || b[-1] == '\r' || b[-1] == '\n')
+			b--;
+		if (b[-1] == '}')
+			return q;
+	}
+	return NULL;
+}
+
+/* Parse shard i until it lands on a later cut, or stops. */
+static void parse_shard(struct par *par, size_t i)
+{
+	struct shard *sh = &par->sh[i];
+	struct chrome *ch = sh->ch;
+	const char *p = sh->start;
+	size_t cut = i + 1, n = 0;
+	volatile int *cancel = ch->lc->opts->cancel;
+
+	for (;;) {
+		enum state before = ch->state;
+		const char *q = js_skip_ws(p, ch->js.end);
+
+		if (before == ST_ARR_ELEM) {
+			while (cut < par->nr && q > par->sh[cut].start)
+				cut++;
+			if (cut < par->nr && q == par->sh[cut].start) {
+				sh->end_cut = cut;
+				return;
+			}
+		}
+		if ((before == ST_ARR_SEP && q < ch->js.end && *q == ']') ||
+		    (cancel && !(++n & 1023) && *cancel) || counted_step(ch, &p) != JS_OK ||
+		    (ch->state != ST_ARR_ELEM && ch->state != ST_ARR_SEP)) {
+			/* The sequential walk takes over from the step before. */
+			sh->stop = q;
+			sh->stop_state = before;
+			return;
+		}
+	}
+}
+
+/*
+ * Its input pages are not needed any more (args refs fault them back in).
+ * Its events are sorted here, on the core that parsed them, for
+ * osc_trace_merge_parts to merge with the other shards'.
+ */
+static void release_shard(struct par *par, size_t i)
+{
+	struct shard *sh = &par->sh[i];
+	const char *data = par->main->in->data;
+	const char *to = sh->end_cut ? par->sh[sh->end_cut].start : sh->stop;
+
+	osc_input_release(par->main->in, (size_t)(sh->start - data), (size_t)(to - data));
+	osc_trace_sort(&sh->t);
+}
+
+static void *worker(void *arg)
+{
+	struct par *par = arg;
+
+	pthread_mutex_lock(&par->lock);
+	while (par->next < par->nr) {
+		size_t i = par->next++;
+
+		pthread_mutex_unlock(&par->lock);
+		parse_shard(par, i);
+		release_shard(par, i);
+		pthread_mutex_lock(&par->lock);
+		par->sh[i].done = true;
+		pthread_cond_broadcast(&par->cond);
+	}
+	pthread_mutex_unlock(&par->lock);
+	return NULL;
+}
+
+static void shard_init(struct par *par, size_t i, const char *start)
+{
+	struct chrome *m = par->main, *ch;
+	struct shard *sh = &par->sh[i];
+
+	sh->start = start;
+	osc_trace_init(&sh->t);
+	sh->in.data = m->in->data;
+	sh->in.len = m->in->len;
+	sh->in.base = m->in->base;
+	sh->in.eof = true;
+	sh->in.stable = m->in->stable;
+	sh->in.fd = -1;
+	sh->in.spool_fd = -1;
+	ch = sh->ch = osc_xcalloc(1, sizeof(*ch));
+	ch->lc = m->lc;
+	ch->t = &sh->t;
+	ch->in = &sh->in;
+	ch->state = ST_ARR_ELEM;
+	ch->in_object = m->in_object;
+	ch->next_tick = UINT64_MAX;
+	ch->js.end = sh->in.data + sh->in.len;
+	ch->js.eof = true;
+	memset(ch->tc_key, 0xff, sizeof(ch->tc_key));
+}
+
+static void shard_release(struct shard *sh)
+{
+	if (!sh->ch)
+		return;
+	chrome_release(sh->ch);
+	free(sh->ch);
+	osc_trace_release(&sh->t);
+	sh->ch = NULL;
+}
+
+static void merge_warnings(struct osc_trace *t, const struct osc_trace *s)
+{
+	for (int w = 0; w < OSC_WARN_COUNT; w++) {
+		if (!s->warnings[w].count)
+			continue;
+		if (!t->warnings[w].count)
+			t->warnings[w].first_offset = s->warnings[w].first_offset;
+		t->warnings[w].count += s->warnings[w].count;
+	}
+	for (int i = 0; i < 256; i++)
+		t->ph_counts[i] += s->ph_counts[i];
+	t->nr_metadata += s->nr_metadata;
+}
+
+/*
+ * Merge a parsed shard into the main trace, in file order: strings, threads,
+ * kernels, pending B/E events and warnings now; its (sorted) events go to
+ * part, for osc_trace_merge_parts once every shard is in.
+ */
+static void merge_shard(struct chrome *m, struct shard *sh, struct osc_trace_part *part)
+{
+	struct osc_trace *t = m->t, *s = &sh->t;
+	struct chrome *sc = sh->ch;
+	osc_str *map = osc_xreallocarray(NULL, s->strs.count, sizeof(*map));
+	uint32_t *tmap = osc_xreallocarray(NULL, s->nr_threads + 1, sizeof(*tmap));
+	uint32_t kbase = (uint32_t)t->nr_kernels;
+
+	for (size_t id = 0; id < s->strs.count; id++)
+		map[id] = osc_trace_intern(t, s->strs.ptrs[id], s->strs.lens[id]);
+	for (size_t i = 0; i < s->nr_threads; i++) {
+		const struct osc_thread *th = &s->threads[i];
+
+		tmap[i] = thread_of(m, map[th->pid], map[th->tid]);
+		if (th->thread_name)
+			t->threads[tmap[i]].thread_name = map[th->thread_name];
+		if (th->thread_sort)
+			t->threads[tmap[i]].thread_sort = th->thread_sort;
+	}
+	for (size_t id = 0; id < sc->alloc_proc_of; id++) {
+		const struct proc *pr;
+
+		if (sc->proc_of[id] == OSC_NONE)
+			continue;
+		pr = &sc->procs[sc->proc_of[id]];
+		if (pr->name)
+			proc_of(m, map[id])->name = map[pr->name];
+		if (pr->sort)
+			proc_of(m, map[id])->sort = pr->sort;
+	}
+	for (size_t i = 0; i < s->nr_kernels; i++)
+		osc_trace_add_kernel(t, &s->kernels[i]);
+	osc_trace_take_part(t, s, map, tmap, kbase, part);
+	for (size_t i = 0; i < sc->nr_pend; i++) {
+		struct pending *pe = &sc->pend[i];
+		const char *args = pe->args ? sc->be_args.p + pe->args : NULL;
+
+		osc_trace_part_remap(part, &pe->ev);
+		m->scratch.len = 0;
+		if (args)
+			sb_add(&m->scratch, args, strlen(args));
+		add_pending(m, &pe->ev, pe->begin, pe->offset, args ? m->scratch.len : 0);
+	}
+	merge_warnings(t, s);
+	m->nr_elems += sc->nr_elems;
+	m->used_refs |= sc->used_refs;
+	m->votes.ort += sc->votes.ort;
+	m->votes.kineto += sc->votes.kineto;
+	m->votes.legacy += sc->votes.legacy;
+	m->votes.ne += sc->votes.ne;
+}
+
+/*
+ * Cut points: shard 0 at p, then shards of a share of what is left, so they
+ * shrink towards the end and the cores finish together (guided scheduling).
+ */
+static size_t make_cuts(struct par *par, const char *p, const char *end, size_t cpus)
+{
+	const char **cuts = NULL;
+	size_t n = 0, alloc = 0;
+
+	OSC_GROW(cuts, n + 1, alloc);
+	cuts[n++] = p;
+	for (;;) {
+		size_t step = (size_t)(end - p) / (cpus * SHARDS_PER_CPU);
+		const char *from, *limit;
+
+		step = step < SHARD_MIN ? SHARD_MIN : step > SHARD_MAX ? SHARD_MAX : step;
+		if ((size_t)(end - p) <= step + SHARD_MIN)
+			break;
+		from = p + step;
+		limit = (size_t)(end - from) > SPLIT_SEARCH ? from + SPLIT_SEARCH : end;
+		p = find_cut(from, limit, end);
+		if (!p)
+			break;
+		OSC_GROW(cuts, n + 1, alloc);
+		cuts[n++] = p;
+	}
+	/* Shards are not moved once made: their parsers point into them. */
+	par->sh = osc_xcalloc(n, sizeof(*par->sh));
+	for (size_t i = 0; i < n; i++)
+		shard_init(par, i, cuts[i]);
+	free(cuts);
+	return n;
+}
+
+/*
+ * Parse the event array from *pp (just inside its '[') on all cores and merge
+ * the shards; on return *pp and ch->state say where the sequential walk goes
+ * on.
+ */
+static enum osc_status parallel_events(struct chrome *ch, const char **pp)
+{
+	struct par par = { .main = ch };
+	const char *end = ch->in->data + ch->in->len;
+	const char *p = js_skip_ws(*pp, end);
+	size_t cpus = osc_cpus(), cur = 0, nthreads = 0;
+	pthread_t th[OSC_MAX_THREADS];
+	enum osc_status st = OSC_OK;
+
+	par.nr = make_cuts(&par, p, end, cpus);
+	par.parts = osc_xcalloc(par.nr, sizeof(*par.parts));
+	pthread_mutex_init(&par.lock, NULL);
+	pthread_cond_init(&par.cond, NULL);
+	for (size_t i = 1; i < cpus && i < par.nr; i++)
+		if (!pthread_create(&th[nthreads], NULL, worker, &par))
+			nthreads++;
+	/* This thread parses too, and merges the trusted chain as it completes. */
+	pthread_mutex_lock(&par.lock);
+	for (;;) {
+		struct shard *sh = &par.sh[cur];
+
+		if (!sh->done && par.next < par.nr) {
+			size_t i = par.next++;
+
+			pthread_mutex_unlock(&par.lock);
+			parse_shard(&par, i);
+			release_shard(&par, i);
+			pthread_mutex_lock(&par.lock);
+			par.sh[i].done = true;
+			continue;
+		}
+		while (!sh->done)
+			pthread_cond_wait(&par.cond, &par.lock);
+		pthread_mutex_unlock(&par.lock);
+		merge_shard(ch, sh, &par.parts[par.nr_parts++]);
+		for (size_t i = cur + 1; i < (sh->end_cut ? sh->end_cut : par.nr); i++)
+			if (par.sh[i].done)
+				shard_release(&par.sh[i]);
+		*pp = sh->end_cut ? par.sh[sh->end_cut].start : sh->stop;
+		ch->state = sh->end_cut ? ST_ARR_ELEM : sh->stop_state;
+		osc_input_consumed(ch->in, (size_t)(*pp - ch->in->data));
+		if (st == OSC_OK) {
+			ch->lc->parsed = (uint64_t)(*pp - ch->in->data);
+			st = osc_load_tick(ch->lc, ch->lc->parsed);
+		}
+		pthread_mutex_lock(&par.lock);
+		if (!sh->end_cut || st != OSC_OK)
+			break;
+		shard_release(sh);
+		cur = sh->end_cut;
+	}
+	/* Shards nobody took yet are not needed any more. */
+	par.next = par.nr;
+	pthread_mutex_unlock(&par.lock);
+	for (size_t i = 0; i < nthreads; i++)
+		pthread_join(th[i], NULL);
+	for (size_t i = 0; i < par.nr; i++)
+		shard_release(&par.sh[i]);
+	free(par.sh);
+	if (st == OSC_OK) {
+		osc_trace_merge_parts(ch->t, par.parts, par.nr_parts);
+	} else {
+		for (size_t i = 0; i < par.nr_parts; i++)
+			osc_trace_part_release(&par.parts[i]);
+	}
+	free(par.parts);
+	pthread_mutex_destroy(&par.lock);
+	pthread_cond_destroy(&par.cond);
+	return st;
+}
+
+static enum osc_status walk(struct chrome *ch)
+{
+	struct osc_load_ctx *lc = ch->lc;
+	struct osc_input *in = ch->in;
+	size_t pos = 0;
+	enum osc_status st;
+
+	while (ch->state != ST_END) {
+		const char *p = in->data + pos;
+		enum js_rc rc;
+
+		if (ch->state == ST_ARR_ELEM && can_split(ch, p)) {
+			ch->tried_split = true;
+			st = parallel_events(ch, &p);
+			if (st != OSC_OK)
+				return st;
+			pos = (size_t)(p - in->data);
+			continue;
+		}
+		rc = counted_step(ch, &p);
+		if (rc == JS_OK) {
+			pos = (size_t)(p - in->data);
+			if (in->base + pos >= ch->next_tick) {
+				ch->next_tick = in->base + pos + TICK_STEP;
+				osc_input_consumed(in, pos);
+				lc->parsed = in->base + pos;
+				st = osc_load_tick(lc, lc->parsed);
+				if (st != OSC_OK)
+					return st;
+			}
+			continue;
+		}
+		if (rc == JS_MORE) {
+			st = osc_input_more(in, pos, lc->name, lc->err);
+			if (st != OSC_OK)
+				return st;
+			pos = 0;
+			continue;
+		}
+		if (rc == JS_EOF) {
+			osc_trace_warn(ch->t, OSC_WARN_TRUNCATED, (int64_t)(in->base + pos));
+			return OSC_OK;
+		}
+		return osc_error_set(lc->err, OSC_NOT_JSON, lc->name, offset_of(ch, ch->js.err_at),
+				     ch->state == ST_ARR_ELEM || ch->state == ST_ARR_SEP ?
+					     "traceEvents" : NULL,
+				     "%s", ch->js.msg);
+	}
+	return OSC_OK;
+}
+
+/* ---- the end: B/E pairs, processes, format, kinds ----------------------- */
+
+#define PREFER_SCAN 64 /* pending events looked at for an E that names the top */
+
+/* The open B events of one thread, innermost last. */
+struct be_stack {
+	size_t *at;          /* indices in ch->pend */
+	size_t depth, alloc;
+	uint32_t *awaiting;  /* string id -> B events of that name not yet named by an E */
+};
+
+static int cmp_pending(const void *pa, const void *pb)
+{
+	const struct pending *a = pa, *b = pb;
+
+	if (a->ev.thread != b->ev.thread)
+		return a->ev.thread < b->ev.thread ? -1 : 1;
+	if (a->ev.ts != b->ev.ts)
+		return a->ev.ts < b->ev.ts ? -1 : 1;
+	return (a->seq > b->seq) - (a->seq < b->seq);
+}
+
+/* The first B (begin) or E (!begin) of ch->pend[i..hi), or hi. */
+static size_t next_pending(const struct chrome *ch, size_t i, size_t hi, bool begin)
+{
+	while (i < hi && ch->pend[i].begin != begin)
+		i++;
+	return i;
+}
+
+/*
+ * Whether B b opens before E e closes: it starts earlier, or at the same ts
+ * with the same name (a zero-duration pair opens before it closes; any other
+ * E at that ts closes first).
+ */
+static bool begin_first(const struct pending *b, const struct pending *e)
+{
+	if (b->ev.ts != e->ev.ts)
+		return b->ev.ts < e->ev.ts;
+	return b->ev.name == e->ev.name;
+}
+
+/* Of the E events at e's ts, move the first that names the innermost open B to e. */
+static void prefer_top(struct chrome *ch, const struct be_stack *s, size_t e, size_t hi)
+{
+	osc_str top;
+
+	if (!s->depth)
+		return;
+	top = ch->pend[s->at[s->depth - 1]].ev.name;
+	if (ch->pend[e].ev.name == top)
+		return;
+	for (size_t j = e + 1; j < hi && j <= e + PREFER_SCAN; j++) {
+		if (ch->pend[j].ev.ts != ch->pend[e].ev.ts)
+			return;
+		if (!ch->pend[j].begin && ch->pend[j].ev.name == top) {
+			struct pending tmp = ch->pend[e];
+
+			ch->pend[e] = ch->pend[j];
+			ch->pend[j] = tmp;
+			return;
+		}
+	}
+}
+
+static void open_begin(struct chrome *ch, struct be_stack *s, size_t b)
+{
+	OSC_GROW(s->at, s->depth + 1, s->alloc);
+	s->at[s->depth++] = b;
+	s->awaiting[ch->pend[b].ev.name]++;
+}
+
+/* Store B event b, closed at end, as one complete event with b's args. */
+static void add_pair(struct chrome *ch, const struct pending *b, int64_t end)
+{
+	struct osc_event e = b->ev;
+	const char *args = b->args ? ch->be_args.p + b->args : NULL;
+
+	e.dur = end - e.ts;
+	e.flags |= OSC_EVF_FROM_BE;
+	if (keep(ch, &e, b->offset))
+		osc_trace_add_event(ch->t, &e, args, args ? strlen(args) : 0);
+}
+
+/*
+ * E event e closes the innermost open B, as the format's stack rule says,
+ * even when it names another B (counted). An extra E closes nothing (counted,
+ * as speedscope drops it): one on an empty stack, or one naming no B that
+ * still awaits its E (B [a, B [b, E a], E b]: the second E closes a).
+ */
+static void close_begin(struct chrome *ch, struct be_stack *s, size_t e)
+{
+	const struct pending *pe = &ch->pend[e];
+	osc_str name = pe->ev.name, top;
+
+	if (!s->depth || (name != OSC_STR_EMPTY && !s->awaiting[name])) {
+		osc_trace_warn(ch->t, OSC_WARN_UNMATCHED_END, pe->offset);
+		return;
+	}
+	top = ch->pend[s->at[s->depth - 1]].ev.name;
+	if (name == OSC_STR_EMPTY)
+		name = top;
+	else if (name != top)
+		osc_trace_warn(ch->t, OSC_WARN_END_NAME_DIFFERS, pe->offset);
+	if (s->awaiting[name])
+		s->awaiting[name]--;
+	add_pair(ch, &ch->pend[s->at[--s->depth]], pe->ev.ts);
+}
+
+/*
+ * One thread's pending events ch->pend[lo..hi): B events in (ts, file)
+ * order, E events in ts order, merged as begin_first says; B events still
+ * open at the end are dropped (counted).
+ */
+static void match_thread(struct chrome *ch, struct be_stack *s, size_t lo, size_t hi)
+{
+	size_t b = next_pending(ch, lo, hi, true), e = next_pending(ch, lo, hi, false);
+
+	while (b < hi || e < hi) {
+		if (e >= hi || (b < hi && begin_first(&ch->pend[b], &ch->pend[e]))) {
+			open_begin(ch, s, b);
+			b = next_pending(ch, b + 1, hi, true);
+		} else {
+			prefer_top(ch, s, e, hi);
+			close_begin(ch, s, e);
+			e = next_pending(ch, e + 1, hi, false);
+		}
+	}
+	while (s->depth)
+		osc_trace_warn(ch->t, OSC_WARN_UNMATCHED_BEGIN, ch->pend[s->at[--s->depth]].offset);
+	for (size_t i = lo; i < hi; i++)
+		s->awaiting[ch->pend[i].ev.name] = 0;
+}
+
+/* Pair the B and E events of each (pid, tid) thread as a stack. */
+static void match_begin_end(struct chrome *ch)
+{
+	struct be_stack s = { 0 };
+
+	if (!ch->nr_pend)
+		return;
+	qsort(ch->pend, ch->nr_pend, sizeof(*ch->pend), cmp_pending);
+	s.awaiting = osc_xcalloc(ch->t->strs.count, sizeof(*s.awaiting));
+	for (size_t lo = 0, hi; lo < ch->nr_pend; lo = hi) {
+		for (hi = lo + 1; hi < ch->nr_pend && ch->pend[hi].ev.thread == ch->pend[lo].ev.thread;
+		     hi++)
+			;
+		match_thread(ch, &s, lo, hi);
+	}
+	free(s.awaiting);
+	free(s.at);
+}
+
+/* The format the kept events vote for (counted as they were kept). */
+static enum osc_format detect_format(const struct chrome *ch)
+{
+	const struct votes *v = &ch->votes;
+
+	if (ch->kineto_keys)
+		return OSC_FORMAT_KINETO;
+	if (v->ne && !v->ort && !v->kineto)
+		return OSC_FORMAT_NEURAL_ENGINE;
+	if (v->ort && v->ort >= v->kineto && v->ort >= v->legacy)
+		return OSC_FORMAT_ORT;
+	if (v->kineto && v->kineto >= v->legacy)
+		return OSC_FORMAT_KINETO;
+	if (v->legacy)
+		return OSC_FORMAT_PYTORCH_LEGACY;
+	return OSC_FORMAT_CHROME;
+}
+
+static uint8_t classify(enum osc_format fmt, const struct osc_event *e, uint32_t tc, uint32_t tn)
+{
+	unsigned cls = TR_CLASS(tc), kind = TR_KIND(tc);
+	bool complete = e->ph == OSC_PH_COMPLETE;
+	bool known = cls == CAT_KINETO || cls == CAT_SHARED;
+
+	if (e->ph >= OSC_PH_FLOW_START && e->ph <= OSC_PH_FLOW_END)
+		return OSC_KIND_FLOW;
+	/* Kineto repeats ProfilerStep#N on the GPU timeline: only the host one is a run. */
+	if (complete && (tn & NT_STEP) && !(tc & TR_DEVICE_SIDE))
+		return OSC_KIND_RUN;
+	switch (fmt) {
+	case OSC_FORMAT_ORT:
+		if (cls == CAT_NODE)
+			return tn & NT_KERNEL_TIME ? OSC_KIND_HOST_OP :
+			       tn & NT_FENCE	   ? OSC_KIND_FENCE :
+						     OSC_KIND_OTHER;
+		if (cls == CAT_SESSION)
+			return tn & NT_MODEL_RUN ? OSC_KIND_RUN :
+			       tn & NT_SEQ_EXEC	 ? OSC_KIND_EXECUTOR :
+						   OSC_KIND_SESSION;
+		return known ? kind : OSC_KIND_OTHER;
+	case OSC_FORMAT_KINETO:
+		return known ? kind : OSC_KIND_OTHER;
+	case OSC_FORMAT_PYTORCH_LEGACY:
+		return complete ? OSC_KIND_HOST_OP : OSC_KIND_OTHER;
+	case OSC_FORMAT_NEURAL_ENGINE:
+		if (tn & NT_NE_MODEL)
+			return OSC_KIND_SESSION;
+		if (tn & NT_NE_ITER)
+			return OSC_KIND_RUN;
+		return complete ? OSC_KIND_HOST_OP : OSC_KIND_OTHER;
+	default:
+		if (known && kind != OSC_KIND_OTHER)
+			return kind;
+		return complete ? OSC_KIND_HOST_OP : OSC_KIND_OTHER;
+	}
+}
+
+#define CLASSIFY_PART 100000 /* events worth a thread of classify_all */
+
+/* Events [n * i / parts, n * (i + 1) / parts) of classify_all, on thread i. */
+struct classify_job {
+	struct chrome *ch;
+	size_t parts;
+};
+
+static void classify_part(void *arg, size_t i)
+{
+	const struct classify_job *j = arg;
+	struct osc_trace *t = j->ch->t;
+	const uint32_t *tr = j->ch->traits;
+
+	for (size_t k = t->nr_events * i / j->parts; k < t->nr_events * (i + 1) / j->parts; k++) {
+		struct osc_event *e = &t->events[k];
+
+		e->kind = classify(t->format, e, tr[e->cat], tr[e->name]);
+		if (t->format == OSC_FORMAT_NEURAL_ENGINE && e->kind == OSC_KIND_HOST_OP &&
+		    e->cat != OSC_STR_EMPTY)
+			e->op = e->cat;
+	}
+}
+
+/* Every event's kind, on all cores (the traits of every string are computed first). */
+static void classify_all(struct chrome *ch)
+{
+	struct classify_job j = { .ch = ch,
+				  .parts = osc_parallel_parts(ch->t->nr_events, CLASSIFY_PART) };
+
+	for (size_t id = 0; id < ch->t->strs.count; id++)
+		traits(ch, (osc_str)id);
+	osc_parallel_run(j.parts, classify_part, &j);
+}
+
+static void finish(struct chrome *ch)
+{
+	struct osc_trace *t = ch->t;
+
+	match_begin_end(ch);
+	for (size_t i = 0; i < t->nr_threads; i++) {
+		struct osc_thread *th = &t->threads[i];
+
+		if (th->pid < ch->alloc_proc_of && ch->proc_of[th->pid] != OSC_NONE) {
+			th->process_name = ch->procs[ch->proc_of[th->pid]].name;
+			th->process_sort = ch->procs[ch->proc_of[th->pid]].sort;
+		}
+	}
+	t->format = detect_format(ch);
+	classify_all(ch);
+	free(t->meta_json);
+	if (ch->meta.len) {
+		sb_addc(&ch->meta, '}');
+		t->meta_json = ch->meta.p;
+		ch->meta.p = NULL;
+	} else {
+		t->meta_json = osc_xstrdup("");
+	}
+	osc_trace_sort(t);
+}
+
+static void chrome_release(struct chrome *ch)
+{
+	free(ch->scratch.p);
+	free(ch->shape.p);
+	free(ch->shape_key.p);
+	osc_strtab_release(&ch->raw_shapes);
+	free(ch->shape_of);
+	free(ch->meta.p);
+	free(ch->pend);
+	free(ch->be_args.p);
+	free(ch->procs);
+	free(ch->proc_of);
+	free(ch->traits);
+}
+
+static bool kept_something(const struct chrome *ch)
+{
+	return ch->t->nr_events || ch->t->nr_metadata || ch->nr_pend;
+}
+
+static enum osc_status chrome_load(struct osc_load_ctx *lc)
+{
+	struct chrome *ch = osc_xcalloc(1, sizeof(*ch));
+	struct osc_input *in = &lc->in;
+	enum osc_status st;
+
+	ch->lc = lc;
+	ch->t = lc->t;
+	ch->in = in;
+	ch->next_tick = TICK_STEP;
+	memset(ch->tc_key, 0xff, sizeof(ch->tc_key));
+	st = walk(ch);
+	if (st == OSC_OK && (in->gzip_check_failed || in->gzip_bad)) {
+		/* A damaged gzip container is bad input even when some events
+		   decoded: unlike a cut plain file it cannot be checked. */
+		st = osc_error_set(lc->err, OSC_GZIP, lc->name, (int64_t)(in->base + in->len),
+				   NULL, "%s (after %llu compressed bytes)", in->gzip_msg,
+				   (unsigned long long)in->file_read);
+	} else if (st == OSC_OK && ch->state != ST_END) {
+		/* The input ended early (the TRUNCATED warning is counted). */
+		if (!kept_something(ch) || (ch->object_top && !ch->saw_events))
+			st = osc_error_set(lc->err, OSC_TRUNCATED, lc->name,
+					   (int64_t)(in->base + in->len), NULL,
+					   "input ends before the first complete event");
+	} else if (st == OSC_OK && ch->object_top && !ch->saw_events) {
+		st = osc_error_set(lc->err, OSC_NOT_TRACE, lc->name, OSC_NO_OFFSET, "traceEvents",
+				   ch->events_not_array ? "traceEvents is not an array" :
+							  "an object without traceEvents");
+	} else if (st == OSC_OK && ch->nr_elems && !kept_something(ch)) {
+		st = osc_error_set(lc->err, OSC_NOT_TRACE, lc->name, OSC_NO_OFFSET, NULL,
+				   "no trace events (objects with ph and ts)");
+	}
+	if (st == OSC_OK) {
+		finish(ch);
+		if (ch->used_refs && osc_input_detach_map(in, &ch->t->args_map,
+							  &ch->t->args_map_len))
+			ch->t->args_src = ch->t->args_map;
+	}
+	chrome_release(ch);
+	free(ch);
+	return st;
+}
+
+static bool chrome_probe(const unsigned char *head, size_t len)
+{
+	size_t i = 0;
+
+	if (osc_head_is_binary(head, len))
+		return false;
+	if (len >= 3 && !memcmp(head, "\xef\xbb\xbf", 3))
+		i = 3;
+	while (i < len && (head[i] == ' ' || head[i] == '\n' || head[i] == '\r' || head[i] == '\t'))
+		i++;
+	return i < len && (head[i] == '[' || head[i] == '{');
+}
+
+const struct osc_loader osc_loader_chrome = {
+	.name = "chrome-trace",
+	.probe = chrome_probe,
+	.load = chrome_load,
+};

@@ -1,0 +1,412 @@
+/*
+ * load_nsys.c - Nsight Systems SQLite exports (`nsys export --type sqlite`).
+ *
+ * Tables read: CUPTI_ACTIVITY_KIND_RUNTIME (CUDA runtime and driver calls,
+ * names in StringIds), _KERNEL, _MEMCPY, _MEMSET, NVTX_EVENTS (push/pop and
+ * start/end ranges, marks, domain names), ThreadNames, PROCESSES, and for
+ * `info` only TARGET_INFO_GPU names, the NvDriverVersion and
+ * CudaDriverVersion rows of TARGET_INFO_SYSTEM_ENV (no other row of that
+ * table is ever read: it holds the environment) and META_DATA_EXPORT's product
+ * and schema versions.
+ *
+ * Thread keys are nsys's serialized globalTid: pid = (id >> 24) & 0xffffff,
+ * tid = id & 0xffffff. Columns missing from older schemas read as NULL.
+ *
+ * Nsight Systems 2022 exports record each CUDA API call twice: two rows of
+ * CUPTI_ACTIVITY_KIND_RUNTIME with the same correlationId. Each call is one
+ * event: of the rows with the same process (globalTid >> 24) and
+ * correlationId, the one with the longest span is kept (it covers the whole
+ * call), the first of them on a tie; the others are counted in
+ * OSC_WARN_REPEATED_CALL. Rows without a correlationId are all kept.
+ *
+ * Limits:
+ * - The runtime rows are held in memory (48 bytes each) until the rows
+ *   repeating a call are known.
+ * - NVTX ranges without an end (still open when the capture stopped) are
+ *   dropped and counted as OSC_WARN_UNMATCHED_BEGIN.
+ * - A start/end range belongs to the thread that started it.
+ * - NVTX categories, colors and payloads are not read; nor are OS runtime,
+ *   sampling, synchronization and graphics tables.
+ */
+#include <json-c/json.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "opscope/base/alloc.h"
+#include "load/load_sqlite.h"
+
+/* NVTX event types (ENUM_NSYS_EVENT_TYPE), read from the file when it has the enum. */
+struct nvtx_types {
+	int64_t mark, push_pop, start_end, domain;
+};
+
+static int64_t pid_of(int64_t gtid)
+{
+	return (gtid >> 24) & 0xffffff;
+}
+
+static uint32_t host_thread(struct sq *q, int64_t gtid)
+{
+	return sq_thread(q, gtid, pid_of(gtid), gtid & 0xffffff);
+}
+
+/* A CUDA API row, held until the rows repeating its call are known. */
+struct api_call {
+	int64_t start, end, gtid, corr;
+	osc_str name;
+	bool repeat; /* another row of the same call is kept instead */
+};
+
+struct api_calls {
+	struct api_call *v;
+	size_t nr, alloc;
+	uint32_t *slots; /* (process, correlation id) -> index in v, UINT32_MAX: empty */
+	size_t nslots;   /* power of two, more than twice nr */
+};
+
+static enum osc_status read_calls(struct sq *q, struct api_calls *c)
+{
+	static const char table[] = "CUPTI_ACTIVITY_KIND_RUNTIME";
+	static const char *const cols[] = { "start", "end", "globalTid", "correlationId" };
+	char *cols_sql;
+	sqlite3_stmt *st;
+	int rc;
+
+	cols_sql = sq_columns(q, table, "r", cols, 4);
+	st = sq_prepare(q, table, "SELECT %s, s.value FROM %s r LEFT JOIN StringIds s ON s.id = %s",
+			cols_sql, table,
+			sq_has_column(q, table, "nameId") ? "r.nameId" : "NULL");
+	free(cols_sql);
+	if (!st)
+		return q->lc->err->code;
+	while ((rc = sq_step(q, st, table)) == SQLITE_ROW) {
+		OSC_GROW(c->v, c->nr + 1, c->alloc);
+		c->v[c->nr++] = (struct api_call){
+			.start = sq_int(st, 0, 0), .end = sq_int(st, 1, 0),
+			.gtid = sq_int(st, 2, 0), .corr = sq_int(st, 3, OSC_NO_ID),
+			.name = sq_intern_col(q, st, 4),
+		};
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? OSC_OK : q->lc->err->code;
+}
+
+/* A row's span as sq_add stores it (0 when negative or beyond 64 bits). */
+static int64_t call_span(const struct api_call *x)
+{
+	int64_t d;
+
+	return x->end < x->start || __builtin_sub_overflow(x->end, x->start, &d) ? 0 : d;
+}
+
+/* The slot of call i's (process, correlation id): the kept row's, or an empty one. */
+static size_t call_slot(const struct api_calls *c, size_t i)
+{
+	const struct api_call *x = &c->v[i];
+	uint64_t h = ((uint64_t)(x->gtid >> 24) * 0x9e3779b97f4a7c15u) ^
+		     ((uint64_t)x->corr * 0xc2b2ae3d27d4eb4fu);
+	size_t s = (size_t)(h ^ (h >> 29)) & (c->nslots - 1);
+
+	while (c->slots[s] != UINT32_MAX) {
+		const struct api_call *y = &c->v[c->slots[s]];
+
+		if (y->corr == x->corr && y->gtid >> 24 == x->gtid >> 24)
+			break;
+		s = (s + 1) & (c->nslots - 1);
+	}
+	return s;
+}
+
+/* Of the rows of one call (same process and correlation id), mark all but the longest. */
+static void mark_repeats(struct sq *q, struct api_calls *c)
+{
+	for (c->nslots = 16; c->nslots <= 2 * c->nr; c->nslots *= 2)
+		;
+	c->slots = osc_xmalloc(c->nslots * sizeof(*c->slots));
+	memset(c->slots, 0xff, c->nslots * sizeof(*c->slots));
+	for (size_t i = 0; i < c->nr; i++) {
+		size_t s;
+		struct api_call *kept;
+
+		if (c->v[i].corr == OSC_NO_ID)
+			continue;
+		s = call_slot(c, i);
+		if (c->slots[s] == UINT32_MAX) {
+			c->slots[s] = (uint32_t)i;
+			continue;
+		}
+		osc_trace_warn(q->t, OSC_WARN_REPEATED_CALL, OSC_NO_OFFSET);
+		kept = &c->v[c->slots[s]];
+		if (call_span(&c->v[i]) > call_span(kept)) {
+			kept->repeat = true;
+			c->slots[s] = (uint32_t)i;
+		} else {
+			c->v[i].repeat = true;
+		}
+	}
+}
+
+static void add_calls(struct sq *q, const struct api_calls *c)
+{
+	for (size_t i = 0; i < c->nr; i++) {
+		const struct api_call *x = &c->v[i];
+		struct osc_event e = { .kind = OSC_KIND_RUNTIME, .ext_id = OSC_NO_ID };
+		const char *name = osc_trace_str(q->t, x->name);
+
+		if (x->repeat)
+			continue;
+		e.corr = x->corr;
+		e.thread = host_thread(q, x->gtid);
+		e.name = x->name;
+		/* cuLaunchKernel is the driver API, cudaLaunchKernel the runtime */
+		e.cat = strncmp(name, "cu", 2) || !strncmp(name, "cuda", 4) ? q->cat_runtime
+									    : q->cat_driver;
+		sq_add(q, &e, x->start, x->end, NULL, 0);
+	}
+}
+
+/* CUDA runtime and driver calls, one event per call (see the top comment). */
+static enum osc_status runtime(struct sq *q)
+{
+	struct api_calls c = { 0 };
+	enum osc_status st;
+
+	if (!sq_has_table(q, "CUPTI_ACTIVITY_KIND_RUNTIME"))
+		return OSC_OK;
+	st = read_calls(q, &c);
+	if (st == OSC_OK) {
+		mark_repeats(q, &c);
+		add_calls(q, &c);
+	}
+	free(c.slots);
+	free(c.v);
+	return st;
+}
+
+static void nvtx_event_types(struct sq *q, struct nvtx_types *ty)
+{
+	static const struct {
+		const char *name;
+		size_t off;
+	} names[] = {
+		{ "NvtxMark", offsetof(struct nvtx_types, mark) },
+		{ "NvtxPushPopRange", offsetof(struct nvtx_types, push_pop) },
+		{ "NvtxStartEndRange", offsetof(struct nvtx_types, start_end) },
+		{ "NvtxDomainCreate", offsetof(struct nvtx_types, domain) },
+	};
+	sqlite3_stmt *st;
+
+	*ty = (struct nvtx_types){ 34, 59, 60, 75 }; /* the values of every schema so far */
+	if (!sq_has_table(q, "ENUM_NSYS_EVENT_TYPE") ||
+	    sqlite3_prepare_v2(q->db, "SELECT id FROM ENUM_NSYS_EVENT_TYPE WHERE name = ?1", -1,
+			       &st, NULL) != SQLITE_OK)
+		return;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		sqlite3_reset(st);
+		sqlite3_bind_text(st, 1, names[i].name, -1, SQLITE_STATIC);
+		if (sqlite3_step(st) == SQLITE_ROW)
+			*(int64_t *)((char *)ty + names[i].off) = sqlite3_column_int64(st, 0);
+	}
+	sqlite3_finalize(st);
+}
+
+/* Domain id -> args text {"domain": NAME}, for the ranges of named domains. */
+struct domains {
+	int64_t *ids;
+	char **args;
+	size_t nr, alloc;
+};
+
+static const char *domain_args(const struct domains *d, int64_t id)
+{
+	for (size_t i = 0; i < d->nr; i++)
+		if (d->ids[i] == id)
+			return d->args[i];
+	return NULL;
+}
+
+static enum osc_status read_domains(struct sq *q, const struct nvtx_types *ty, struct domains *d)
+{
+	static const char table[] = "NVTX_EVENTS";
+	sqlite3_stmt *st;
+	int rc;
+
+	if (!sq_has_column(q, table, "domainId") || !sq_has_column(q, table, "text"))
+		return OSC_OK;
+	st = sq_prepare(q, table, "SELECT domainId, text FROM %s WHERE eventType = %lld", table,
+			(long long)ty->domain);
+	if (!st)
+		return q->lc->err->code;
+	while ((rc = sq_step(q, st, table)) == SQLITE_ROW) {
+		struct json_object *o = json_object_new_object();
+		osc_str name = sq_intern_col(q, st, 1);
+
+		json_object_object_add(o, "domain",
+				       json_object_new_string(osc_trace_str(q->t, name)));
+		OSC_GROW(d->ids, d->nr + 1, d->alloc);
+		d->args = osc_xreallocarray(d->args, d->alloc, sizeof(*d->args));
+		d->ids[d->nr] = sq_int(st, 0, 0);
+		d->args[d->nr++] = sq_args_json(o);
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? OSC_OK : q->lc->err->code;
+}
+
+static enum osc_status nvtx(struct sq *q)
+{
+	static const char table[] = "NVTX_EVENTS";
+	static const char *const cols[] = { "start", "end", "eventType", "globalTid", "domainId",
+					    "text" };
+	struct nvtx_types ty;
+	struct domains dom = { 0 };
+	enum osc_status status;
+	char *c;
+	sqlite3_stmt *st;
+	int rc;
+
+	if (!sq_has_table(q, table))
+		return OSC_OK;
+	nvtx_event_types(q, &ty);
+	status = read_domains(q, &ty, &dom);
+	if (status != OSC_OK)
+		goto out;
+	c = sq_columns(q, table, "n", cols, 6);
+	st = sq_prepare(q, table,
+			"SELECT %s, s.value FROM %s n LEFT JOIN StringIds s ON s.id = %s "
+			"WHERE n.eventType IN (%lld, %lld, %lld)",
+			c, table, sq_has_column(q, table, "textId") ? "n.textId" : "NULL",
+			(long long)ty.mark, (long long)ty.push_pop, (long long)ty.start_end);
+	free(c);
+	if (!st) {
+		status = q->lc->err->code;
+		goto out;
+	}
+	while ((rc = sq_step(q, st, table)) == SQLITE_ROW) {
+		struct osc_event e = { .cat = q->cat_nvtx, .corr = OSC_NO_ID, .ext_id = OSC_NO_ID,
+				       .kernel = OSC_NONE };
+		int64_t type = sq_int(st, 2, 0), start = sq_int(st, 0, 0);
+		const char *args = domain_args(&dom, sq_int(st, 4, 0));
+
+		e.thread = host_thread(q, sq_int(st, 3, 0));
+		e.name = sqlite3_column_type(st, 5) != SQLITE_NULL ? sq_intern_col(q, st, 5)
+								    : sq_intern_col(q, st, 6);
+		if (type == ty.mark) {
+			e.ph = OSC_PH_INSTANT;
+			e.kind = OSC_KIND_ANNOTATION;
+			sq_add(q, &e, start, start, args, args ? strlen(args) : 0);
+			continue;
+		}
+		if (sqlite3_column_type(st, 1) == SQLITE_NULL) {
+			osc_trace_warn(q->t, OSC_WARN_UNMATCHED_BEGIN, OSC_NO_OFFSET);
+			continue;
+		}
+		e.kind = OSC_KIND_HOST_OP; /* NVTX ranges are the ops of these traces */
+		sq_add(q, &e, start, sq_int(st, 1, 0), args, args ? strlen(args) : 0);
+	}
+	sqlite3_finalize(st);
+	status = rc == SQLITE_DONE ? OSC_OK : q->lc->err->code;
+out:
+	for (size_t i = 0; i < dom.nr; i++)
+		free(dom.args[i]);
+	free(dom.args);
+	free(dom.ids);
+	return status;
+}
+
+/* Thread and process names for the threads that have events. */
+static void names(struct sq *q)
+{
+	sqlite3_stmt *st;
+
+	if (sq_has_column(q, "ThreadNames", "globalTid") &&
+	    sqlite3_prepare_v2(q->db,
+			       "SELECT t.globalTid, s.value FROM ThreadNames t "
+			       "JOIN StringIds s ON s.id = t.nameId",
+			       -1, &st, NULL) == SQLITE_OK) {
+		while (sqlite3_step(st) == SQLITE_ROW) {
+			uint32_t th = sq_thread_find(q, sq_int(st, 0, 0));
+
+			if (th != OSC_NONE)
+				q->t->threads[th].thread_name = sq_intern_col(q, st, 1);
+		}
+		sqlite3_finalize(st);
+	}
+	if (sq_has_column(q, "PROCESSES", "globalPid") &&
+	    sqlite3_prepare_v2(q->db, "SELECT globalPid, name FROM PROCESSES", -1, &st, NULL) ==
+		    SQLITE_OK) {
+		while (sqlite3_step(st) == SQLITE_ROW) {
+			int64_t pid = pid_of(sq_int(st, 0, 0));
+
+			for (size_t i = 0; i < q->threads_size; i++)
+				if (q->threads[i].idx != OSC_NONE && q->threads[i].key >= 0 &&
+				    pid_of(q->threads[i].key) == pid)
+					q->t->threads[q->threads[i].idx].process_name =
+						sq_intern_col(q, st, 1);
+		}
+		sqlite3_finalize(st);
+	}
+}
+
+/* GPU names, driver and tool versions: the only facts of the target kept. */
+static void meta(struct sq *q)
+{
+	struct json_object *m = json_object_new_object();
+	char *cuda;
+
+	json_object_object_add(m, "deviceProperties",
+			       sq_gpu_names(q, "TARGET_INFO_GPU", "name",
+					    "SELECT name FROM TARGET_INFO_GPU ORDER BY id"));
+	sq_add_text(m, "driverVersion",
+		 sq_one_text(q, "TARGET_INFO_SYSTEM_ENV",
+			  "SELECT value FROM TARGET_INFO_SYSTEM_ENV WHERE name = 'NvDriverVersion'"));
+	cuda = sq_one_text(q, "TARGET_INFO_SYSTEM_ENV",
+			"SELECT value FROM TARGET_INFO_SYSTEM_ENV WHERE name = 'CudaDriverVersion'");
+	if (cuda) { /* 12080 is CUDA 12.8 */
+		long v = strtol(cuda, NULL, 10);
+
+		free(cuda);
+		cuda = v > 0 ? osc_xasprintf("%ld.%ld", v / 1000, v % 1000 / 10) : NULL;
+	}
+	sq_add_text(m, "cudaDriverVersion", cuda);
+	sq_add_text(m, "tool",
+		 sq_one_text(q, "META_DATA_EXPORT",
+			  "SELECT value FROM META_DATA_EXPORT WHERE name = 'EXPORT_PRODUCT_NAME'"));
+	sq_add_text(m, "toolVersion",
+		 sq_one_text(q, "META_DATA_EXPORT",
+			  "SELECT value FROM META_DATA_EXPORT WHERE name = 'EXPORT_PRODUCT_VERSION'"));
+	sq_add_text(m, "schemaVersion",
+		 sq_one_text(q, "META_DATA_EXPORT",
+			  "SELECT value FROM META_DATA_EXPORT WHERE name = 'EXPORT_SCHEMA_VERSION'"));
+	sq_set_meta(q, m);
+}
+
+enum osc_status osc_load_nsys(struct sq *q)
+{
+	static const char kernel_name[] = "COALESCE(d.value, s.value)";
+	enum osc_status st;
+	char *joins;
+
+	q->t->format = OSC_FORMAT_NSYS;
+	st = runtime(q);
+	if (st == OSC_OK) {
+		joins = osc_xasprintf(
+			"LEFT JOIN StringIds d ON d.id = %s LEFT JOIN StringIds s ON s.id = %s",
+			sq_has_column(q, "CUPTI_ACTIVITY_KIND_KERNEL", "demangledName")
+				? "k.demangledName"
+				: "NULL",
+			sq_has_column(q, "CUPTI_ACTIVITY_KIND_KERNEL", "shortName") ? "k.shortName"
+										    : "NULL");
+		st = sq_load_kernels(q, "CUPTI_ACTIVITY_KIND_KERNEL", kernel_name, joins);
+		free(joins);
+	}
+	if (st == OSC_OK)
+		st = sq_load_copies(q);
+	if (st == OSC_OK)
+		st = nvtx(q);
+	if (st != OSC_OK)
+		return st;
+	names(q);
+	meta(q);
+	return OSC_OK;
+}

@@ -1,0 +1,660 @@
+/*
+ * runs.c - finding model runs and assigning every event to one.
+ *
+ * A run is a time window taken from the events that define it (see runs.h).
+ * Assignment never uses array positions: the windows' start and end points
+ * cut the time line into elementary intervals, each of which has one answer
+ * (the latest-starting window covering it, so nested windows win over their
+ * parents), computed once in a sweep. Events are sorted by ts, so a pointer
+ * walk finds each event's interval; device events are then moved to the run
+ * of the runtime call that launched them through a table of correlation ids.
+ * O(N + R log R) time in three passes over the events; extra memory O(R)
+ * plus the correlation table.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "opscope/base/alloc.h"
+#include "opscope/model/filter.h"
+#include "opscope/model/runs.h"
+#include "base/parallel.h"
+#include "base/radix.h"
+
+static const char *const source_names[] = {
+#define OSC_RUN_SOURCE_NAME(name, text) text,
+	OSC_RUN_SOURCE_LIST(OSC_RUN_SOURCE_NAME)
+#undef OSC_RUN_SOURCE_NAME
+};
+
+const char *osc_run_source_name(enum osc_run_source s)
+{
+	if ((unsigned)s >= OSC_RUN_SOURCE_COUNT)
+		return "unknown";
+	return source_names[s];
+}
+
+/* ts + dur without overflow: bad input may carry huge numbers. */
+static int64_t end_of(int64_t ts, int64_t dur)
+{
+	int64_t end;
+
+	if (__builtin_add_overflow(ts, dur, &end))
+		return dur > 0 ? INT64_MAX : INT64_MIN;
+	return end;
+}
+
+static bool has_prefix(const struct osc_trace *t, osc_str id, const char *prefix)
+{
+	size_t n = strlen(prefix);
+
+	return osc_strtab_len(&t->strs, id) >= n && !memcmp(osc_trace_str(t, id), prefix, n);
+}
+
+/* Which source a run-defining event belongs to, or OSC_RUN_SOURCE_COUNT if none. */
+static enum osc_run_source source_of(const struct osc_trace *t, const struct osc_event *e)
+{
+	if (e->kind == OSC_KIND_EXECUTOR)
+		return OSC_RUNS_EXECUTOR;
+	if (e->kind != OSC_KIND_RUN)
+		return OSC_RUN_SOURCE_COUNT;
+	if (has_prefix(t, e->name, "ProfilerStep#"))
+		return OSC_RUNS_PROFILER_STEP;
+	if (has_prefix(t, e->name, "Iteration"))
+		return OSC_RUNS_ITERATION;
+	/* ORT's model_run, and any other run event a loader marks */
+	return OSC_RUNS_MODEL_RUN;
+}
+
+/* Start out empty, with room for every event's run. */
+static void runs_init(const struct osc_trace *t, struct osc_runs *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->run_of = osc_xmalloc((t->nr_events ? t->nr_events : 1) * sizeof(*out->run_of));
+}
+
+/* Append the run that event i defines. */
+static void add_run(struct osc_runs *out, size_t *alloc, const struct osc_event *e, size_t i)
+{
+	struct osc_run *r;
+
+	OSC_GROW(out->runs, out->nr + 1, *alloc);
+	r = &out->runs[out->nr++];
+	r->ts = e->ts;
+	r->dur = e->dur;
+	r->name = e->name;
+	r->event = (uint32_t)i;
+	r->nr_events = 0;
+}
+
+/*
+ * Collect the runs of the best source present (the enum is in priority
+ * order) in one pass: candidates of every source are kept, then the losers
+ * dropped. Events are in ts order, so the runs come out sorted by ts.
+ */
+static enum osc_run_source collect_runs(const struct osc_trace *t, struct osc_runs *out)
+{
+	enum osc_run_source best = OSC_RUNS_WHOLE;
+	uint8_t *src = NULL;
+	size_t alloc = 0, alloc_src = 0, kept = 0;
+
+	for (size_t i = 0; i < t->nr_events; i++) {
+		const struct osc_event *e = &t->events[i];
+		enum osc_run_source s = source_of(t, e);
+
+		if (s == OSC_RUN_SOURCE_COUNT)
+			continue;
+		best = s < best ? s : best;
+		OSC_GROW(src, out->nr + 1, alloc_src);
+		src[out->nr] = (uint8_t)s;
+		add_run(out, &alloc, e, i);
+	}
+	for (size_t i = 0; i < out->nr; i++)
+		if (src[i] == best)
+			out->runs[kept++] = out->runs[i];
+	out->nr = kept;
+	free(src);
+	return best;
+}
+
+static void whole_trace(const struct osc_trace *t, struct osc_runs *out)
+{
+	struct osc_run *r = osc_xcalloc(1, sizeof(*r));
+	int64_t lo = 0, hi = 0;
+
+	for (size_t i = 0; i < t->nr_events; i++) {
+		const struct osc_event *e = &t->events[i];
+		int64_t end = end_of(e->ts, e->dur);
+
+		if (!i || e->ts < lo)
+			lo = e->ts;
+		if (!i || end > hi)
+			hi = end;
+		out->run_of[i] = 0;
+	}
+	r->ts = lo;
+	if (hi <= lo || __builtin_sub_overflow(hi, lo, &r->dur))
+		r->dur = hi > lo ? INT64_MAX : 0;
+	r->name = OSC_STR_EMPTY;
+	r->event = OSC_NONE;
+	r->nr_events = t->nr_events;
+	out->runs = r;
+	out->nr = 1;
+}
+
+/*
+ * Elementary intervals of the run windows: bound[k] .. bound[k+1] is covered
+ * by run owner[k] (OSC_NONE if by none).
+ */
+struct timeline {
+	int64_t *bound;
+	uint32_t *owner;
+	size_t nr; /* bounds; nr - 1 intervals */
+};
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+struct run_end {
+	int64_t end;
+	uint32_t run;
+};
+
+static int cmp_run_end(const void *a, const void *b)
+{
+	const struct run_end *x = a, *y = b;
+
+	if (x->end != y->end)
+		return x->end < y->end ? -1 : 1;
+	return (x->run > y->run) - (x->run < y->run);
+}
+
+static void timeline_build(const struct osc_runs *r, struct timeline *tl)
+{
+	struct run_end *ends = osc_xmalloc((r->nr ? r->nr : 1) * sizeof(*ends));
+	uint32_t *stack = osc_xmalloc((r->nr ? r->nr : 1) * sizeof(*stack));
+	uint8_t *done = osc_xcalloc(r->nr ? r->nr : 1, 1);
+	size_t n = 0, depth = 0, next_start = 0, next_end = 0;
+
+	tl->bound = osc_xmalloc((r->nr ? 2 * r->nr : 1) * sizeof(*tl->bound));
+	for (size_t i = 0; i < r->nr; i++) {
+		ends[i].end = end_of(r->runs[i].ts, r->runs[i].dur);
+		ends[i].run = (uint32_t)i;
+		tl->bound[n++] = r->runs[i].ts;
+		tl->bound[n++] = ends[i].end;
+	}
+	qsort(tl->bound, n, sizeof(*tl->bound), cmp_i64);
+	qsort(ends, r->nr, sizeof(*ends), cmp_run_end);
+	tl->nr = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!tl->nr || tl->bound[tl->nr - 1] != tl->bound[i])
+			tl->bound[tl->nr++] = tl->bound[i];
+
+	/*
+	 * Runs start in index order, so the stack of open runs holds increasing
+	 * indices and its top, once finished runs are popped, is the
+	 * latest-starting open run.
+	 */
+	tl->owner = osc_xmalloc((tl->nr ? tl->nr : 1) * sizeof(*tl->owner));
+	for (size_t k = 0; k < tl->nr; k++) {
+		int64_t b = tl->bound[k];
+
+		while (next_start < r->nr && r->runs[next_start].ts == b)
+			stack[depth++] = (uint32_t)next_start++;
+		while (next_end < r->nr && ends[next_end].end == b)
+			done[ends[next_end++].run] = 1;
+		while (depth && done[stack[depth - 1]])
+			depth--;
+		tl->owner[k] = depth ? stack[depth - 1] : OSC_NONE;
+	}
+	free(done);
+	free(stack);
+	free(ends);
+}
+
+static void timeline_release(struct timeline *tl)
+{
+	free(tl->bound);
+	free(tl->owner);
+}
+
+/* Index k of the interval holding x (bound[k] <= x < bound[k+1]), or SIZE_MAX. */
+static size_t timeline_find(const struct timeline *tl, int64_t x, size_t hint)
+{
+	size_t lo = 0, hi = tl->nr;
+
+	if (!tl->nr || x < tl->bound[0] || x >= tl->bound[tl->nr - 1])
+		return SIZE_MAX;
+	/* events come in ts order: try the previous answer and its successors first */
+	if (hint < tl->nr - 1 && tl->bound[hint] <= x) {
+		for (int step = 0; step < 4 && hint < tl->nr - 1; step++, hint++)
+			if (x < tl->bound[hint + 1])
+				return hint;
+		lo = hint;
+	}
+	while (hi - lo > 1) { /* invariant: bound[lo] <= x < bound[hi] */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (tl->bound[mid] <= x)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* A runtime call that launched device work, with the run it is in. */
+struct launch {
+	int64_t corr;
+	uint32_t run;
+};
+
+/*
+ * Correlation id -> run of its runtime call: the ids in ascending order (the
+ * first launch of an id kept), searched from where the last search ended.
+ * Profilers hand out ids from a counter and device work runs roughly in
+ * launch order, so the launches come almost sorted (see insertion_sort) and
+ * a search is a step or two from the last one, through a table a quarter
+ * the size of a hash.
+ */
+struct corr_map {
+	int64_t *ids;
+	uint32_t *runs;
+	size_t nr;
+};
+
+#define CORR_ABSENT (OSC_NONE - 1) /* OSC_NONE is a real answer: launched outside runs */
+
+static void corr_map_add(struct corr_map *m, const struct launch *l)
+{
+	if (m->nr && m->ids[m->nr - 1] == l->corr)
+		return; /* the first launch with an id wins */
+	m->ids[m->nr] = l->corr;
+	m->runs[m->nr++] = l->run;
+}
+
+#define INSERTION_MOVES 8 /* per launch: beyond, the radix sort */
+
+/*
+ * Sort launches by id by insertion, stably; false (with every move made so
+ * far kept, which changes no order of equal ids) past INSERTION_MOVES per
+ * launch. Launches come almost sorted, two neighbours swapped here and there.
+ */
+static bool insertion_sort(struct launch *l, size_t n)
+{
+	size_t budget = INSERTION_MOVES * n;
+
+	for (size_t i = 1; i < n; i++) {
+		struct launch x = l[i];
+		size_t j = i;
+
+		for (; j > 0 && l[j - 1].corr > x.corr && budget; j--, budget--)
+			l[j] = l[j - 1];
+		l[j] = x;
+		if (!budget)
+			return false;
+	}
+	return true;
+}
+
+/* Launches (in model order, reordered here) by id, stably. */
+static void corr_map_build(struct launch *l, size_t n, struct corr_map *m)
+{
+	uint64_t *k;
+	uint32_t *idx;
+
+	m->ids = osc_xmalloc((n ? n : 1) * sizeof(*m->ids));
+	m->runs = osc_xmalloc((n ? n : 1) * sizeof(*m->runs));
+	m->nr = 0;
+	if (insertion_sort(l, n)) {
+		for (size_t i = 0; i < n; i++)
+			corr_map_add(m, &l[i]);
+		return;
+	}
+	k = osc_xmalloc(2 * n * sizeof(*k));
+	idx = osc_xmalloc(2 * n * sizeof(*idx));
+	for (size_t i = 0; i < n; i++) {
+		k[i] = osc_radix_key(l[i].corr);
+		idx[i] = (uint32_t)i;
+	}
+	osc_radix_sort(k, idx, k + n, idx + n, n); /* stable: launches of an id stay in order */
+	for (size_t i = 0; i < n; i++)
+		corr_map_add(m, &l[idx[i]]);
+	free(k);
+	free(idx);
+}
+
+/* First i in [lo, hi) with ids[i] >= key, else hi. */
+static size_t corr_bisect(const int64_t *ids, size_t lo, size_t hi, int64_t key)
+{
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ids[mid] < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * Run of the launch with id key, or CORR_ABSENT. *at is where the last
+ * search ended: the search gallops from there, in steps that double.
+ */
+static uint32_t corr_lookup(const struct corr_map *m, int64_t key, size_t *at)
+{
+	const int64_t *ids = m->ids;
+	size_t n = m->nr, h = *at < n ? *at : n, lo, hi, step = 1;
+
+	if (h < n && ids[h] < key) { /* ahead: the answer is in (h, n] */
+		lo = h + 1;
+		hi = lo;
+		while (hi < n && ids[hi] < key) {
+			lo = hi + 1;
+			hi = hi + step < n ? hi + step : n;
+			step *= 2;
+		}
+	} else { /* behind or here: the answer is in [0, h] */
+		hi = h;
+		lo = h;
+		while (lo > 0 && ids[lo - 1] >= key) {
+			hi = lo - 1;
+			lo = lo > step ? lo - step : 0;
+			step *= 2;
+		}
+	}
+	h = corr_bisect(ids, lo, hi, key);
+	*at = h;
+	return h < n && ids[h] == key ? m->runs[h] : CORR_ABSENT;
+}
+
+static void corr_map_release(struct corr_map *m)
+{
+	free(m->ids);
+	free(m->runs);
+}
+
+/* Events worth a thread of assign_events. */
+#define ASSIGN_PART 100000
+
+/* One thread's share of assign_events: events [from, to). */
+struct assign_part {
+	const struct osc_trace *t;
+	struct osc_runs *out;
+	const struct timeline *tl;
+	const struct corr_map *cm; /* second pass: launches by correlation id, or NULL */
+	size_t from, to;
+	bool has_device;
+	struct launch *launches;   /* first pass: runtime calls with an id, in model order */
+	size_t nr_launches, alloc_launches;
+	uint64_t *count;           /* second pass: events per run */
+	uint64_t outside;
+};
+
+/* First pass: the run of each event by its start; launches are noted on the way. */
+static void by_start(void *arg, size_t i)
+{
+	struct assign_part *a = &((struct assign_part *)arg)[i];
+	size_t hint = 0;
+
+	for (size_t e = a->from; e < a->to; e++) {
+		const struct osc_event *ev = &a->t->events[e];
+		size_t k = timeline_find(a->tl, ev->ts, hint);
+
+		if (k != SIZE_MAX)
+			hint = k;
+		a->out->run_of[e] = k == SIZE_MAX ? OSC_NONE : a->tl->owner[k];
+		a->has_device |= osc_kind_is_device(ev->kind);
+		if (ev->kind == OSC_KIND_RUNTIME && ev->corr != OSC_NO_ID) {
+			OSC_GROW(a->launches, a->nr_launches + 1, a->alloc_launches);
+			a->launches[a->nr_launches].corr = ev->corr;
+			a->launches[a->nr_launches++].run = a->out->run_of[e];
+		}
+	}
+}
+
+/* Second pass: device work follows its launch; then count. */
+static void by_launch(void *arg, size_t i)
+{
+	struct assign_part *a = &((struct assign_part *)arg)[i];
+	uint32_t *run_of = a->out->run_of;
+	size_t at = 0;
+
+	a->count = osc_xcalloc(a->out->nr ? a->out->nr : 1, sizeof(*a->count));
+	for (size_t e = a->from; e < a->to; e++) {
+		const struct osc_event *ev = &a->t->events[e];
+
+		if (a->cm && osc_kind_is_device(ev->kind) && ev->corr != OSC_NO_ID) {
+			uint32_t run = corr_lookup(a->cm, ev->corr, &at);
+
+			if (run != CORR_ABSENT)
+				run_of[e] = run;
+		}
+		if (run_of[e] == OSC_NONE)
+			a->outside++;
+		else
+			a->count[run_of[e]]++;
+	}
+}
+
+/* run_of and the counts, in two passes over the events, each on all cores. */
+static void assign_events(const struct osc_trace *t, struct osc_runs *out)
+{
+	size_t n = t->nr_events, parts = osc_parallel_parts(n, ASSIGN_PART), nr_launches = 0;
+	struct assign_part *a;
+	struct timeline tl;
+	struct corr_map cm = {0};
+	struct launch *launches;
+	bool has_device = false, by_corr;
+
+	a = osc_xcalloc(parts, sizeof(*a));
+	timeline_build(out, &tl);
+	for (size_t i = 0; i < parts; i++)
+		a[i] = (struct assign_part){ .t = t, .out = out, .tl = &tl,
+					     .from = n * i / parts, .to = n * (i + 1) / parts };
+	osc_parallel_run(parts, by_start, a);
+	timeline_release(&tl);
+
+	/* a run's own event belongs to it even when a nested window starts at the same ts */
+	for (size_t r = 0; r < out->nr; r++)
+		out->run_of[out->runs[r].event] = (uint32_t)r;
+
+	for (size_t i = 0; i < parts; i++) {
+		has_device |= a[i].has_device;
+		nr_launches += a[i].nr_launches;
+	}
+	launches = osc_xmalloc((nr_launches ? nr_launches : 1) * sizeof(*launches));
+	nr_launches = 0;
+	for (size_t i = 0; i < parts; i++) { /* in model order: the first launch of an id wins */
+		if (a[i].nr_launches)
+			memcpy(launches + nr_launches, a[i].launches,
+			       a[i].nr_launches * sizeof(*launches));
+		nr_launches += a[i].nr_launches;
+		free(a[i].launches);
+	}
+	by_corr = has_device && nr_launches;
+	if (by_corr)
+		corr_map_build(launches, nr_launches, &cm);
+	free(launches);
+	for (size_t i = 0; i < parts; i++)
+		a[i].cm = by_corr ? &cm : NULL;
+	osc_parallel_run(parts, by_launch, a);
+	for (size_t i = 0; i < parts; i++) {
+		out->outside += a[i].outside;
+		for (size_t r = 0; r < out->nr; r++)
+			out->runs[r].nr_events += a[i].count[r];
+		free(a[i].count);
+	}
+	free(a);
+	corr_map_release(&cm);
+}
+
+void osc_runs_detect(const struct osc_trace *t, struct osc_runs *out)
+{
+	runs_init(t, out);
+	out->source = collect_runs(t, out);
+	if (out->source == OSC_RUNS_WHOLE) {
+		free(out->runs);
+		whole_trace(t, out);
+		return;
+	}
+	out->warmup = t->format == OSC_FORMAT_ORT && out->nr > 1;
+	assign_events(t, out);
+}
+
+/* ---- --run-range: runs from named ranges ---- */
+
+/* A complete host event that can be a range: not a runtime call, flow or device work. */
+static bool is_range(const struct osc_event *e)
+{
+	return e->ph == OSC_PH_COMPLETE && !osc_kind_is_device(e->kind) &&
+	       e->kind != OSC_KIND_RUNTIME && e->kind != OSC_KIND_FLOW;
+}
+
+struct range_spec {
+	char *re;
+	bool has_index;
+	long long index, count;
+};
+
+static const char *skip_digits(const char *p)
+{
+	while (*p >= '0' && *p <= '9')
+		p++;
+	return p;
+}
+
+/* True when p is -?DIGITS(:DIGITS)?, the instance part of a --run-range. */
+static bool is_instance(const char *p)
+{
+	const char *q;
+
+	if (*p == '-')
+		p++;
+	q = skip_digits(p);
+	if (q == p)
+		return false;
+	if (*q == ':') {
+		p = q + 1;
+		q = skip_digits(p);
+		if (q == p)
+			return false;
+	}
+	return !*q;
+}
+
+/* Split "RE[/INDEX[:COUNT]]". */
+static enum osc_status range_parse(const char *spec, struct range_spec *rs,
+				   struct osc_error *err)
+{
+	const char *slash = strrchr(spec, '/');
+	char *end;
+
+	memset(rs, 0, sizeof(*rs));
+	rs->count = 1;
+	if (!slash || !is_instance(slash + 1)) {
+		rs->re = osc_xstrdup(spec);
+		return OSC_OK;
+	}
+	rs->re = osc_xstrndup(spec, (size_t)(slash - spec));
+	rs->has_index = true;
+	errno = 0;
+	rs->index = strtoll(slash + 1, &end, 10);
+	if (!errno && *end == ':')
+		rs->count = strtoll(end + 1, &end, 10);
+	if (errno || rs->count < 1)
+		return osc_error_set(err, OSC_USAGE, "--run-range", OSC_NO_OFFSET, NULL,
+				     "bad instance '%s' (expected /INDEX or /INDEX:COUNT, "
+				     "COUNT >= 1)",
+				     slash + 1);
+	return OSC_OK;
+}
+
+/* Keep runs [index, index + count) of the matching ones. */
+static enum osc_status range_select(const struct range_spec *rs, struct osc_runs *out,
+				    struct osc_error *err)
+{
+	long long n = (long long)out->nr, i = rs->index < 0 ? rs->index + n : rs->index;
+	long long count = rs->count;
+
+	if (i < 0 || i >= n)
+		return osc_error_set(err, OSC_RANGE, "--run-range", OSC_NO_OFFSET, NULL,
+				     "instance %lld out of range: %lld range%s match '%s'",
+				     rs->index, n, n == 1 ? "" : "s", rs->re);
+	if (count > n - i)
+		count = n - i;
+	memmove(out->runs, out->runs + i, (size_t)count * sizeof(*out->runs));
+	out->nr = (size_t)count;
+	return OSC_OK;
+}
+
+static enum osc_status collect_ranges(const struct osc_trace *t, const char *spec,
+				      struct osc_runs *out, struct osc_error *err)
+{
+	struct osc_filter f;
+	struct range_spec rs;
+	size_t alloc = 0;
+	enum osc_status st;
+
+	osc_filter_init(&f);
+	st = range_parse(spec, &rs, err);
+	if (st == OSC_OK && osc_filter_set_regex(&f, rs.re, err) != OSC_OK) {
+		snprintf(err->subject, sizeof(err->subject), "--run-range");
+		st = err->code;
+	}
+	for (size_t i = 0; st == OSC_OK && i < t->nr_events; i++) {
+		const struct osc_event *e = &t->events[i];
+
+		if (!is_range(e) || !osc_filter_match(&f, osc_trace_str(t, e->name),
+						      osc_strtab_len(&t->strs, e->name)))
+			continue;
+		add_run(out, &alloc, e, i);
+	}
+	if (st == OSC_OK && !out->nr)
+		st = osc_error_set(err, OSC_RANGE, "--run-range", OSC_NO_OFFSET, NULL,
+				   "no range matches '%s'", rs.re);
+	if (st == OSC_OK && rs.has_index)
+		st = range_select(&rs, out, err);
+	free(rs.re);
+	osc_filter_release(&f);
+	return st;
+}
+
+enum osc_status osc_runs_detect_opts(const struct osc_trace *t, const struct osc_runs_opts *opts,
+				     struct osc_runs *out, struct osc_error *err)
+{
+	enum osc_status st;
+
+	if (opts && opts->whole) {
+		runs_init(t, out);
+		out->source = OSC_RUNS_WHOLE;
+		whole_trace(t, out);
+		return OSC_OK;
+	}
+	if (!opts || !opts->range) {
+		osc_runs_detect(t, out);
+		return OSC_OK;
+	}
+	runs_init(t, out);
+	st = collect_ranges(t, opts->range, out, err);
+	if (st != OSC_OK) {
+		osc_runs_release(out);
+		return st;
+	}
+	out->source = OSC_RUNS_NVTX;
+	assign_events(t, out);
+	return OSC_OK;
+}
+
+void osc_runs_release(struct osc_runs *r)
+{
+	free(r->runs);
+	free(r->run_of);
+	memset(r, 0, sizeof(*r));
+}

@@ -1,0 +1,384 @@
+/* trace.c - the in-memory trace model: event, kernel, thread and args tables. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "opscope/base/alloc.h"
+#include "opscope/base/status.h"
+#include "opscope/model/trace.h"
+#include "opscope/analysis/trace_cache.h"
+#include "base/json_scan.h"
+#include "base/radix.h"
+#include "model/run_merge.h"
+
+/* Where osc_trace_args renders args kept by reference. */
+struct osc_args_view {
+	char *p;
+	size_t alloc;
+};
+
+static const char *const format_names[] = {
+#define OSC_FORMAT_TEXT(name, text) text,
+	OSC_FORMAT_LIST(OSC_FORMAT_TEXT)
+#undef OSC_FORMAT_TEXT
+};
+
+static const char *const kind_names[] = {
+#define OSC_KIND_TEXT(name, text) text,
+	OSC_KIND_LIST(OSC_KIND_TEXT)
+#undef OSC_KIND_TEXT
+};
+
+static const char *const warn_texts[] = {
+#define OSC_WARN_TEXT(name, text) text,
+	OSC_WARN_LIST(OSC_WARN_TEXT)
+#undef OSC_WARN_TEXT
+};
+
+const char *osc_format_name(enum osc_format f)
+{
+	return (unsigned)f < OSC_FORMAT_COUNT ? format_names[f] : "unknown";
+}
+
+const char *osc_kind_name(enum osc_kind k)
+{
+	return (unsigned)k < OSC_KIND_COUNT ? kind_names[k] : "other";
+}
+
+const char *osc_warn_text(enum osc_warn w)
+{
+	return (unsigned)w < OSC_WARN_COUNT ? warn_texts[w] : "unknown warning";
+}
+
+const char *osc_warning_format(const struct osc_warning *x, enum osc_warn w, char *buf,
+			       size_t size)
+{
+	int n = snprintf(buf, size, "%llu %s", (unsigned long long)x->count, osc_warn_text(w));
+
+	/* SQLite rows have no byte offset (-1). */
+	if (x->first_offset >= 0 && n >= 0 && (size_t)n < size)
+		snprintf(buf + n, size - (size_t)n, ": first at byte %lld",
+			 (long long)x->first_offset);
+	return buf;
+}
+
+void osc_trace_init(struct osc_trace *t)
+{
+	memset(t, 0, sizeof(*t));
+	osc_strtab_init(&t->strs);
+	/* Offset 0 of the args store is the shared empty string. */
+	t->args_alloc = 4096;
+	t->args_text = osc_xmalloc(t->args_alloc);
+	t->args_text[0] = '\0';
+	t->args_len = 1;
+	t->format = OSC_FORMAT_UNKNOWN;
+	t->meta_json = osc_xstrdup("");
+	t->args_view = osc_xcalloc(1, sizeof(*t->args_view));
+	t->cache = osc_trace_cache_new();
+	for (int w = 0; w < OSC_WARN_COUNT; w++)
+		t->warnings[w].first_offset = -1;
+}
+
+void osc_trace_release(struct osc_trace *t)
+{
+	osc_strtab_release(&t->strs);
+	free(t->events);
+	free(t->args_off);
+	free(t->args_text);
+	free(t->kernels);
+	free(t->threads);
+	free(t->path);
+	free(t->meta_json);
+	if (t->args_map)
+		munmap(t->args_map, t->args_map_len);
+	if (t->args_view)
+		free(t->args_view->p);
+	free(t->args_view);
+	osc_trace_cache_free(t->cache);
+	memset(t, 0, sizeof(*t));
+}
+
+void osc_trace_reserve(struct osc_trace *t, size_t n)
+{
+	if (t->nr_events + n <= t->alloc_events)
+		return;
+	n += t->nr_events;
+	/* Repeated reserves (one per merged part) still grow geometrically. */
+	if (n < t->alloc_events + t->alloc_events / 2)
+		n = t->alloc_events + t->alloc_events / 2;
+	t->events = osc_xreallocarray(t->events, n, sizeof(*t->events));
+	t->args_off = osc_xreallocarray(t->args_off, n, sizeof(*t->args_off));
+	t->alloc_events = n;
+}
+
+static size_t new_event(struct osc_trace *t, const struct osc_event *ev)
+{
+	size_t i = t->nr_events;
+
+	if (t->cache_used)
+		osc_trace_drop_cache(t);
+	if (i + 1 > t->alloc_events)
+		osc_trace_reserve(t, t->alloc_events ? t->alloc_events / 2 : 1024);
+	if (i && osc_event_before(ev, &t->events[i - 1]))
+		t->unsorted = true;
+	t->events[i] = *ev;
+	t->args_off[i] = 0;
+	if (ev->thread < t->nr_threads)
+		t->threads[ev->thread].nr_events++;
+	t->nr_events++;
+	return i;
+}
+
+uint32_t osc_trace_add_event_ref(struct osc_trace *t, const struct osc_event *ev, uint64_t ref)
+{
+	size_t i = new_event(t, ev);
+
+	t->args_off[i] = ref;
+	return (uint32_t)i;
+}
+
+uint32_t osc_trace_add_event(struct osc_trace *t, const struct osc_event *ev,
+			     const char *args, size_t args_len)
+{
+	size_t i = new_event(t, ev);
+
+	if (args && args_len) {
+		OSC_GROW(t->args_text, t->args_len + args_len + 1, t->args_alloc);
+		memcpy(t->args_text + t->args_len, args, args_len);
+		t->args_text[t->args_len + args_len] = '\0';
+		t->args_off[i] = t->args_len;
+		t->args_len += args_len + 1;
+	}
+	return (uint32_t)i;
+}
+
+uint32_t osc_trace_add_kernel(struct osc_trace *t, const struct osc_kernel *k)
+{
+	OSC_GROW(t->kernels, t->nr_kernels + 1, t->alloc_kernels);
+	t->kernels[t->nr_kernels] = *k;
+	return (uint32_t)t->nr_kernels++;
+}
+
+uint32_t osc_trace_thread(struct osc_trace *t, osc_str pid, osc_str tid)
+{
+	struct osc_thread *th;
+
+	/* Traces have tens of threads; loaders cache the last lookups. */
+	for (size_t i = t->nr_threads; i-- > 0;)
+		if (t->threads[i].pid == pid && t->threads[i].tid == tid)
+			return (uint32_t)i;
+	OSC_GROW(t->threads, t->nr_threads + 1, t->alloc_threads);
+	th = &t->threads[t->nr_threads];
+	memset(th, 0, sizeof(*th));
+	th->pid = pid;
+	th->tid = tid;
+	return (uint32_t)t->nr_threads++;
+}
+
+void osc_trace_warn(struct osc_trace *t, enum osc_warn w, int64_t offset)
+{
+	struct osc_warning *wa;
+
+	if ((unsigned)w >= OSC_WARN_COUNT)
+		return;
+	wa = &t->warnings[w];
+	if (!wa->count++)
+		wa->first_offset = offset;
+}
+
+/*
+ * Model order: a stable radix sort of the start times (radix.h), then each
+ * run of equal starts ordered by dur descending, stably, so file order
+ * breaks the remaining ties.
+ */
+#define SMALL_TIE 32 /* longer runs of equal starts are radix sorted by dur */
+
+/*
+ * idx[0..n) share one start: order them by dur descending, stably. dur is
+ * per event index (a copy: the event table is cold); k, k2 and idx2 are
+ * scratch of n entries.
+ */
+static void sort_ties(const int64_t *dur, uint32_t *idx, uint64_t *k, uint64_t *k2,
+		      uint32_t *idx2, size_t n)
+{
+	int64_t max = INT64_MIN;
+
+	if (n <= SMALL_TIE) {
+		for (size_t i = 1; i < n; i++) {
+			uint32_t x = idx[i];
+			size_t j = i;
+
+			for (; j && dur[idx[j - 1]] < dur[x]; j--)
+				idx[j] = idx[j - 1];
+			idx[j] = x;
+		}
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (dur[idx[i]] > max)
+			max = dur[idx[i]];
+	for (size_t i = 0; i < n; i++)
+		k[i] = (uint64_t)max - (uint64_t)dur[idx[i]];
+	osc_radix_sort(k, idx, k2, idx2, n);
+}
+
+/* src[i]: the index of the event that goes to i. */
+static uint32_t *model_order(const struct osc_event *ev, size_t n)
+{
+	uint64_t *k = osc_xreallocarray(NULL, n, sizeof(*k));
+	uint64_t *k2 = osc_xreallocarray(NULL, n, sizeof(*k2));
+	uint32_t *idx = osc_xreallocarray(NULL, n, sizeof(*idx));
+	uint32_t *idx2 = osc_xreallocarray(NULL, n, sizeof(*idx2));
+	int64_t *dur = osc_xreallocarray(NULL, n, sizeof(*dur));
+	int64_t min = INT64_MAX;
+
+	for (size_t i = 0; i < n; i++) {
+		if (ev[i].ts < min)
+			min = ev[i].ts;
+		dur[i] = ev[i].dur;
+	}
+	for (size_t i = 0; i < n; i++) {
+		/* Unsigned distance from the earliest start: exact over any range. */
+		k[i] = (uint64_t)ev[i].ts - (uint64_t)min;
+		idx[i] = (uint32_t)i;
+	}
+	osc_radix_sort(k, idx, k2, idx2, n);
+	for (size_t i = 0, j; i < n; i = j) {
+		for (j = i + 1; j < n && k[j] == k[i];)
+			j++;
+		/* k[i..j) is not read again: it serves as scratch. */
+		if (j - i > 1)
+			sort_ties(dur, idx + i, k2 + i, k + i, idx2 + i, j - i);
+	}
+	free(k);
+	free(k2);
+	free(idx2);
+	free(dur);
+	return idx;
+}
+
+#define MAX_MERGE_RUNS 64 /* more sorted runs than this: the radix sort */
+
+/*
+ * The starts of the maximal sorted runs of ev (in model order), into
+ * start[0 .. nr] with start[nr] == n; 0 when there are more than
+ * MAX_MERGE_RUNS of them.
+ */
+static size_t sorted_runs(const struct osc_event *ev, size_t n, size_t *start)
+{
+	size_t nr = 0;
+
+	start[nr++] = 0;
+	for (size_t i = 1; i < n; i++) {
+		if (!osc_event_before(&ev[i], &ev[i - 1]))
+			continue;
+		if (nr == MAX_MERGE_RUNS)
+			return 0;
+		start[nr++] = i;
+	}
+	start[nr] = n;
+	return nr;
+}
+
+/*
+ * src[i]: the index of the event that goes to i, by merging the nr sorted
+ * runs starting at start[] (run_merge.h: the stable sort's result). The
+ * loader merges the parts of a file it sorted on their cores itself
+ * (osc_trace_merge_parts); what is left here is a few runs at most.
+ */
+static uint32_t *merge_order(const struct osc_event *ev, size_t n, const size_t *start, size_t nr)
+{
+	uint32_t *src = osc_xreallocarray(NULL, n, sizeof(*src));
+	const struct osc_event *base[MAX_MERGE_RUNS];
+	struct osc_run_merge m;
+	uint32_t r;
+
+	for (size_t k = 0; k < nr; k++)
+		base[k] = ev;
+	osc_run_merge_init(&m, nr, base, start, start + 1);
+	for (size_t i = 0; (r = osc_run_merge_next(&m)) != UINT32_MAX; i++)
+		src[i] = (uint32_t)(m.at[r] - 1);
+	osc_run_merge_release(&m);
+	return src;
+}
+
+#define PREFETCH_AHEAD 8 /* cycle links fetched ahead while permuting */
+
+/*
+ * The model order: a merge of the sorted runs when there are few, else the
+ * radix sort. Applied in place by following the permutation's cycles, so
+ * the event table is never held twice (it is the biggest allocation). Each
+ * step of a cycle is a cache miss that depends on the one before: the events
+ * a few links ahead are prefetched so the misses overlap.
+ */
+void osc_trace_sort(struct osc_trace *t)
+{
+	size_t n = t->nr_events, i, start[MAX_MERGE_RUNS + 1], runs;
+	uint32_t *src;
+
+	if (!t->unsorted)
+		return;
+	osc_trace_drop_cache(t);
+	t->unsorted = false;
+	runs = n ? sorted_runs(t->events, n, start) : 1;
+	if (runs == 1)
+		return;
+	src = runs ? merge_order(t->events, n, start, runs) : model_order(t->events, n);
+	for (i = 0; i < n; i++) {
+		struct osc_event ev;
+		uint64_t off;
+		size_t j = i, ahead = i;
+
+		if (src[i] == i)
+			continue;
+		for (int d = 0; d < PREFETCH_AHEAD && src[ahead] != i; d++)
+			ahead = src[ahead];
+		ev = t->events[i];
+		off = t->args_off[i];
+		while (src[j] != i) {
+			size_t k = src[j];
+
+			/* src[ahead] is still unvisited: the lookahead runs in front. */
+			if (src[ahead] != i) {
+				ahead = src[ahead];
+				__builtin_prefetch(&t->events[ahead]);
+				__builtin_prefetch(&t->args_off[ahead]);
+			}
+			t->events[j] = t->events[k];
+			t->args_off[j] = t->args_off[k];
+			src[j] = (uint32_t)j;
+			j = k;
+		}
+		t->events[j] = ev;
+		t->args_off[j] = off;
+		src[j] = (uint32_t)j;
+	}
+	free(src);
+}
+
+const char *osc_trace_args(const struct osc_trace *t, uint32_t ev)
+{
+	uint64_t off, len;
+	struct osc_args_view *v = t->args_view;
+	struct js_val val;
+	bool bad = false;
+
+	if (ev >= t->nr_events || !t->args_off)
+		return "";
+	off = t->args_off[ev];
+	if (!(off & OSC_ARGS_REF_BIT))
+		return t->args_text + off;
+	len = (off >> 40) & (OSC_ARGS_REF_MAX_LEN - 1);
+	off &= OSC_ARGS_REF_MAX_OFF - 1;
+	if (!t->args_src || !v)
+		return "";
+	/* Rendered exactly as a loader copies args (js_copy_minified). */
+	val.p = t->args_src + off;
+	val.len = (size_t)len;
+	val.type = JS_OBJECT;
+	val.flags = 0;
+	OSC_GROW(v->p, JS_DECODE_MAX(val.len) + 1, v->alloc);
+	v->p[js_copy_minified(NULL, &val, v->p, &bad)] = '\0';
+	return v->p;
+}

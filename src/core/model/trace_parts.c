@@ -1,0 +1,203 @@
+/*
+ * trace_parts.c - merging the parts of a trace parsed on several cores.
+ *
+ * Each part is sorted on the core that parsed it; the merge writes every
+ * event once, renumbered, straight to its place in the whole, so no final
+ * sort or permutation of the big table is needed. Two threads (on a big
+ * enough merge) each write one half of the output: the split is an event of
+ * the merge order, found by bisection in every part, so the halves are
+ * exactly those of a one-thread merge. As the merge walks through a part,
+ * the pages it has consumed are given back to the system (MADV_DONTNEED on
+ * whole pages inside the part's arrays), which keeps peak memory near one
+ * copy of the table.
+ */
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "opscope/base/alloc.h"
+#include "opscope/model/trace.h"
+#include "opscope/analysis/trace_cache.h"
+#include "base/parallel.h"
+#include "model/run_merge.h"
+
+#define SPLIT_MIN 200000        /* smaller merges run on one thread */
+#define RELEASE_STEP 16384      /* events consumed between two give-backs of a part */
+
+void osc_trace_take_part(struct osc_trace *t, struct osc_trace *s, osc_str *str,
+			 uint32_t *thread, uint32_t kernel_base, struct osc_trace_part *out)
+{
+	size_t text = s->args_len > 1 ? s->args_len - 1 : 0;
+	uint64_t shift = t->args_len - 1; /* s's text offset o lands at o + shift */
+
+	if (text) {
+		OSC_GROW(t->args_text, t->args_len + text, t->args_alloc);
+		memcpy(t->args_text + t->args_len, s->args_text + 1, text);
+		t->args_len += text;
+	}
+	for (size_t i = 0; i < s->nr_events; i++) {
+		uint64_t off = s->args_off[i];
+
+		if (off && !(off & OSC_ARGS_REF_BIT))
+			s->args_off[i] = off + shift;
+	}
+	for (size_t i = 0; i < s->nr_threads; i++)
+		if (thread[i] < t->nr_threads)
+			t->threads[thread[i]].nr_events += s->threads[i].nr_events;
+	*out = (struct osc_trace_part){ .events = s->events, .args_off = s->args_off,
+					.nr = s->nr_events, .str = str, .thread = thread,
+					.kernel_base = kernel_base };
+	s->events = NULL;
+	s->args_off = NULL;
+	s->nr_events = s->alloc_events = 0;
+}
+
+/* Give back the whole pages of base[from .. to) (elements of size bytes). */
+static void give_back(void *base, size_t size, size_t from, size_t to)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t lo = ((uintptr_t)base + from * size + page - 1) & ~(page - 1);
+	uintptr_t hi = ((uintptr_t)base + to * size) & ~(page - 1);
+
+	if (hi > lo)
+		madvise((void *)lo, hi - lo, MADV_DONTNEED);
+}
+
+/* One thread's share: parts[r] events [from[r], to[r]) to t->events[dst ...). */
+struct half {
+	struct osc_trace *t;
+	const struct osc_trace_part *parts;
+	size_t nr;
+	size_t *from, *to;
+	size_t dst;
+};
+
+static void merge_half(void *arg, size_t h)
+{
+	struct half *x = &((struct half *)arg)[h];
+	const struct osc_event **base = osc_xmalloc((x->nr ? x->nr : 1) * sizeof(*base));
+	size_t *released = osc_xmalloc((x->nr ? x->nr : 1) * sizeof(*released));
+	struct osc_run_merge m;
+	size_t dst = x->dst;
+	uint32_t r;
+
+	for (size_t k = 0; k < x->nr; k++) {
+		base[k] = x->parts[k].events;
+		released[k] = x->from[k];
+	}
+	osc_run_merge_init(&m, x->nr, base, x->from, x->to);
+	while ((r = osc_run_merge_next(&m)) != UINT32_MAX) {
+		const struct osc_trace_part *p = &x->parts[r];
+		size_t i = m.at[r] - 1;
+		struct osc_event *e = &x->t->events[dst];
+
+		*e = p->events[i];
+		osc_trace_part_remap(p, e);
+		x->t->args_off[dst++] = p->args_off[i];
+		if (m.at[r] - released[r] >= RELEASE_STEP || m.at[r] == x->to[r]) {
+			give_back(p->events, sizeof(*p->events), released[r], m.at[r]);
+			give_back(p->args_off, sizeof(*p->args_off), released[r], m.at[r]);
+			released[r] = m.at[r];
+		}
+	}
+	osc_run_merge_release(&m);
+	free(released);
+	free(base);
+}
+
+/* Events of part r before event j of part p in the merge order (p's wins ties if p < r). */
+static size_t rank_in(const struct osc_trace_part *parts, size_t r, size_t p, size_t j)
+{
+	const struct osc_event *pivot = &parts[p].events[j];
+	size_t lo = 0, hi = parts[r].nr;
+
+	while (lo < hi) { /* first event of r not before the pivot */
+		size_t mid = lo + (hi - lo) / 2;
+		const struct osc_event *e = &parts[r].events[mid];
+		bool before = osc_event_before(e, pivot) ||
+			      (!osc_event_before(pivot, e) && (r < p || (r == p && mid < j)));
+
+		if (before)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * Split the merge in two near its middle: the middle event of some part
+ * whose rank is closest to half of total; cut[r] is where part r splits.
+ */
+static void split(const struct osc_trace_part *parts, size_t nr, size_t total, size_t *cut)
+{
+	size_t best = SIZE_MAX, gap = SIZE_MAX;
+
+	for (size_t p = 0; p < nr; p++) {
+		size_t rank = 0, off;
+
+		if (!parts[p].nr)
+			continue;
+		for (size_t r = 0; r < nr; r++)
+			rank += rank_in(parts, r, p, parts[p].nr / 2);
+		off = rank > total / 2 ? rank - total / 2 : total / 2 - rank;
+		if (off < gap) {
+			gap = off;
+			best = p;
+		}
+	}
+	for (size_t r = 0; r < nr; r++)
+		cut[r] = best == SIZE_MAX ? parts[r].nr : rank_in(parts, r, best, parts[best].nr / 2);
+}
+
+void osc_trace_part_release(struct osc_trace_part *p)
+{
+	free(p->events);
+	free(p->args_off);
+	free(p->str);
+	free(p->thread);
+	memset(p, 0, sizeof(*p));
+}
+
+void osc_trace_merge_parts(struct osc_trace *t, struct osc_trace_part *parts, size_t nr)
+{
+	size_t total = 0, keep, halves = 1, first = t->nr_events;
+	size_t *from = osc_xcalloc(nr ? nr : 1, sizeof(*from));
+	size_t *cut = osc_xmalloc((nr ? nr : 1) * sizeof(*cut));
+	size_t *to = osc_xmalloc((nr ? nr : 1) * sizeof(*to));
+	struct half h[2];
+
+	osc_trace_drop_cache(t);
+	for (size_t r = 0; r < nr; r++) {
+		total += parts[r].nr;
+		to[r] = parts[r].nr;
+	}
+	keep = t->nr_events + total > OSC_MAX_EVENTS
+		       ? (t->nr_events < OSC_MAX_EVENTS ? OSC_MAX_EVENTS - t->nr_events : 0)
+		       : total;
+	for (size_t i = keep; i < total; i++)
+		osc_trace_warn(t, OSC_WARN_TOO_MANY_EVENTS, OSC_NO_OFFSET);
+	osc_trace_reserve(t, total);
+	h[0] = (struct half){ .t = t, .parts = parts, .nr = nr, .from = from, .to = to,
+			      .dst = first };
+	if (total >= SPLIT_MIN && osc_cpus() > 1 && keep == total) {
+		split(parts, nr, total, cut);
+		h[1] = h[0];
+		h[0].to = cut;
+		h[1].from = cut;
+		for (size_t r = 0; r < nr; r++)
+			h[1].dst += cut[r];
+		halves = 2;
+	}
+	osc_parallel_run(halves, merge_half, h);
+	if (keep && first && osc_event_before(&t->events[first], &t->events[first - 1]))
+		t->unsorted = true;
+	t->nr_events += keep;
+	for (size_t r = 0; r < nr; r++)
+		osc_trace_part_release(&parts[r]);
+	free(from);
+	free(cut);
+	free(to);
+}
