@@ -9,8 +9,10 @@
  * The events of a kind come as briefs: the fields a query reads, packed, so
  * a scan streams through memory instead of touching one 64-byte event (a
  * cache miss) per hit.
- * Each is built the first time it is asked for, under the trace's lock, so
- * worker threads may ask at the same time. The pointers returned stay valid
+ * Each is built the first time it is asked for, under its own lock, so
+ * worker threads may ask at the same time. The cache itself is made on the
+ * first question and kept with the trace (trace.h's osc_trace_derived),
+ * which drops it when events change and frees it with the trace. The pointers returned stay valid
  * until events are added or sorted again, or the trace is released.
  */
 #ifndef OPSCOPE_TRACE_CACHE_H
@@ -100,15 +102,9 @@ const struct osc_span *osc_trace_device_spans(const struct osc_trace *t, size_t 
 
 /*
  * Build the briefs of host ops and kernels, the host tree and paths, the
- * correlation, the launchers and the op costs now (e.g. on a spare thread right after loading, so the
- * first answer that needs them does not wait).
+ * correlation, the launchers and the op costs now (e.g. on a spare thread
+ * right after loading, so the first answer that needs them does not wait).
  */
 void osc_trace_cache_warm(const struct osc_trace *t);
-
-/* Private to the core: the cache's life follows the trace's. */
-struct osc_trace_cache *osc_trace_cache_new(void);
-/* Forget what was built (the events changed); the lock stays. */
-void osc_trace_drop_cache(struct osc_trace *t);
-void osc_trace_cache_free(struct osc_trace_cache *c);
 
 #endif

@@ -174,6 +174,16 @@ const char *osc_warn_text(enum osc_warn w);
 const char *osc_warning_format(const struct osc_warning *x, enum osc_warn w, char *buf,
 			       size_t size);
 
+/*
+ * What the analysis layer builds from a trace and keeps with it
+ * (trace_cache.h). The model only tells it that the events changed or that
+ * the trace goes away, through these callbacks, and so never depends on it.
+ */
+struct osc_trace_derived {
+	void (*drop)(struct osc_trace_derived *d); /* the events changed: forget */
+	void (*free)(struct osc_trace_derived *d); /* the trace is released */
+};
+
 struct osc_trace {
 	struct osc_strtab strs;
 	struct osc_event *events;
@@ -188,8 +198,9 @@ struct osc_trace {
 	void *args_map;
 	size_t args_map_len;
 	struct osc_args_view *args_view; /* private: text handed out by osc_trace_args */
-	struct osc_trace_cache *cache; /* private: trace_cache.h's indexes */
-	bool cache_used;               /* private: the cache holds something */
+	struct osc_trace_derived *derived; /* private: NULL until an analysis keeps
+					      something (set once, atomically) */
+	bool derived_used;             /* private: derived holds something */
 	bool unsorted;                 /* private: an event was added before an earlier one */
 	struct osc_kernel *kernels;
 	size_t nr_kernels, alloc_kernels;
@@ -307,6 +318,12 @@ void osc_trace_take_part(struct osc_trace *t, struct osc_trace *s, osc_str *str,
 void osc_trace_merge_parts(struct osc_trace *t, struct osc_trace_part *parts, size_t nr);
 /* Free a part that will not be merged. */
 void osc_trace_part_release(struct osc_trace_part *p);
+
+/*
+ * Tell what the analyses keep of t that its events changed (loaders and the
+ * merge call it; adding an event does it by itself).
+ */
+void osc_trace_drop_derived(struct osc_trace *t);
 
 /* Append kernel facts; returns the index to store in osc_event.kernel. */
 uint32_t osc_trace_add_kernel(struct osc_trace *t, const struct osc_kernel *k);

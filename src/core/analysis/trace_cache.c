@@ -20,6 +20,7 @@
 #include "base/parallel.h"
 
 struct osc_trace_cache {
+	struct osc_trace_derived derived; /* first: the trace's handle on the cache */
 	pthread_mutex_t briefs_lock, tree_lock, paths_lock, corr_lock, launchers_lock, costs_lock,
 		device_lock;
 	int has_device;                           /* -1 until counted */
@@ -40,10 +41,15 @@ struct osc_trace_cache {
 	size_t nr_spans;
 };
 
-struct osc_trace_cache *osc_trace_cache_new(void)
+static void cache_drop(struct osc_trace_derived *d);
+static void cache_free(struct osc_trace_derived *d);
+
+static struct osc_trace_cache *cache_new(void)
 {
 	struct osc_trace_cache *c = osc_xcalloc(1, sizeof(*c));
 
+	c->derived.drop = cache_drop;
+	c->derived.free = cache_free;
 	pthread_mutex_init(&c->briefs_lock, NULL);
 	pthread_mutex_init(&c->tree_lock, NULL);
 	pthread_mutex_init(&c->paths_lock, NULL);
@@ -82,16 +88,15 @@ static void drop(struct osc_trace_cache *c)
 	c->ops.also = NULL;
 }
 
-void osc_trace_drop_cache(struct osc_trace *t)
+static void cache_drop(struct osc_trace_derived *d)
 {
-	drop(t->cache);
-	t->cache_used = false;
+	drop((struct osc_trace_cache *)d);
 }
 
-void osc_trace_cache_free(struct osc_trace_cache *c)
+static void cache_free(struct osc_trace_derived *d)
 {
-	if (!c)
-		return;
+	struct osc_trace_cache *c = (struct osc_trace_cache *)d;
+
 	drop(c);
 	pthread_mutex_destroy(&c->briefs_lock);
 	pthread_mutex_destroy(&c->tree_lock);
@@ -111,7 +116,27 @@ void osc_trace_cache_free(struct osc_trace_cache *c)
  */
 static void mark_used(const struct osc_trace *t)
 {
-	__atomic_store_n(&((struct osc_trace *)t)->cache_used, true, __ATOMIC_RELAXED);
+	__atomic_store_n(&((struct osc_trace *)t)->derived_used, true, __ATOMIC_RELAXED);
+}
+
+/*
+ * The trace's cache, made on the first question: threads that ask at once
+ * each make one, one of them is published, the others are freed.
+ */
+static struct osc_trace_cache *cache_of(const struct osc_trace *t)
+{
+	struct osc_trace_derived **at = &((struct osc_trace *)t)->derived;
+	struct osc_trace_derived *d = __atomic_load_n(at, __ATOMIC_ACQUIRE), *none = NULL;
+	struct osc_trace_cache *c;
+
+	if (d)
+		return (struct osc_trace_cache *)d;
+	c = cache_new();
+	if (__atomic_compare_exchange_n(at, &none, &c->derived, false, __ATOMIC_ACQ_REL,
+					__ATOMIC_ACQUIRE))
+		return c;
+	cache_free(&c->derived);
+	return (struct osc_trace_cache *)none;
 }
 
 /*
@@ -226,7 +251,7 @@ static void build_briefs(struct osc_trace_cache *c, const struct osc_trace *t, e
 
 const struct osc_brief *osc_trace_briefs(const struct osc_trace *t, enum osc_kind k, size_t *nr)
 {
-	struct osc_trace_cache *c = t->cache;
+	struct osc_trace_cache *c = cache_of(t);
 	const struct osc_brief *out;
 
 	k = (unsigned)k < OSC_KIND_COUNT ? k : OSC_KIND_OTHER;
@@ -247,7 +272,7 @@ size_t osc_trace_nr_op_shapes(const struct osc_trace *t)
 	size_t nr;
 
 	osc_trace_briefs(t, OSC_KIND_HOST_OP, &nr);
-	return t->cache->nr_op_shapes;
+	return cache_of(t)->nr_op_shapes;
 }
 
 /*
@@ -257,7 +282,7 @@ size_t osc_trace_nr_op_shapes(const struct osc_trace *t)
  */
 const struct osc_calltree *osc_trace_host_tree(const struct osc_trace *t)
 {
-	struct osc_trace_cache *c = t->cache;
+	struct osc_trace_cache *c = cache_of(t);
 	bool device = osc_trace_has_device(t);
 	struct osc_catsel launch = { .kinds = OSC_CATSEL_LAUNCH_DEFAULT };
 	struct osc_catsel dev = { .kinds = OSC_CATSEL_DEVICE_DEFAULT };
@@ -281,7 +306,7 @@ const struct osc_calltree *osc_trace_host_tree(const struct osc_trace *t)
 
 const struct osc_mtree *osc_trace_host_paths(const struct osc_trace *t)
 {
-	struct osc_trace_cache *c = t->cache;
+	struct osc_trace_cache *c = cache_of(t);
 	struct osc_correlation none = { 0 };
 
 	pthread_mutex_lock(&c->paths_lock);
@@ -297,7 +322,7 @@ const struct osc_mtree *osc_trace_host_paths(const struct osc_trace *t)
 
 const struct osc_correlation *osc_trace_correlation(const struct osc_trace *t)
 {
-	struct osc_trace_cache *c = t->cache;
+	struct osc_trace_cache *c = cache_of(t);
 	struct osc_catsel launch = { .kinds = OSC_CATSEL_LAUNCH_DEFAULT };
 	struct osc_catsel device = { .kinds = OSC_CATSEL_DEVICE_DEFAULT };
 	const struct osc_calltree *tree = osc_trace_host_tree(t);
@@ -330,7 +355,7 @@ static uint32_t *build_launchers(const struct osc_trace *t)
 
 const uint32_t *osc_trace_launchers(const struct osc_trace *t)
 {
-	struct osc_trace_cache *c = t->cache;
+	struct osc_trace_cache *c = cache_of(t);
 	const uint32_t *out;
 
 	pthread_mutex_lock(&c->launchers_lock);
@@ -344,7 +369,7 @@ const uint32_t *osc_trace_launchers(const struct osc_trace *t)
 
 bool osc_trace_has_device(const struct osc_trace *t)
 {
-	struct osc_trace_cache *c = t->cache;
+	struct osc_trace_cache *c = cache_of(t);
 	bool out;
 
 	pthread_mutex_lock(&c->device_lock);
@@ -364,21 +389,21 @@ enum osc_status osc_trace_select_ops(struct osc_trace *t, const char *cats, stru
 
 	if (st != OSC_OK)
 		return st;
-	osc_trace_drop_cache(t);
-	osc_catsel_release(&t->cache->ops);
-	t->cache->ops = ops;
+	osc_trace_drop_derived(t);
+	osc_catsel_release(&cache_of(t)->ops);
+	cache_of(t)->ops = ops;
 	return OSC_OK;
 }
 
 const struct osc_catsel *osc_trace_ops(const struct osc_trace *t)
 {
 	osc_trace_host_tree(t);
-	return &t->cache->ops;
+	return &cache_of(t)->ops;
 }
 
 const struct osc_op_cost *osc_trace_op_costs(const struct osc_trace *t)
 {
-	struct osc_trace_cache *c = t->cache;
+	struct osc_trace_cache *c = cache_of(t);
 	const struct osc_calltree *tree = osc_trace_host_tree(t);
 	/* a CPU-only trace needs no correlation */
 	const struct osc_correlation *corr =
@@ -398,7 +423,7 @@ const struct osc_op_cost *osc_trace_op_costs(const struct osc_trace *t)
 
 const struct osc_span *osc_trace_device_spans(const struct osc_trace *t, size_t *nr)
 {
-	struct osc_trace_cache *c = t->cache;
+	struct osc_trace_cache *c = cache_of(t);
 	const struct osc_span *out;
 
 	pthread_mutex_lock(&c->costs_lock);

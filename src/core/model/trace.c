@@ -7,7 +7,6 @@
 #include "opscope/base/alloc.h"
 #include "opscope/base/status.h"
 #include "opscope/model/trace.h"
-#include "opscope/analysis/trace_cache.h"
 #include "base/json_scan.h"
 #include "base/radix.h"
 #include "model/run_merge.h"
@@ -75,9 +74,15 @@ void osc_trace_init(struct osc_trace *t)
 	t->format = OSC_FORMAT_UNKNOWN;
 	t->meta_json = osc_xstrdup("");
 	t->args_view = osc_xcalloc(1, sizeof(*t->args_view));
-	t->cache = osc_trace_cache_new();
 	for (int w = 0; w < OSC_WARN_COUNT; w++)
 		t->warnings[w].first_offset = -1;
+}
+
+void osc_trace_drop_derived(struct osc_trace *t)
+{
+	if (t->derived)
+		t->derived->drop(t->derived);
+	t->derived_used = false;
 }
 
 void osc_trace_release(struct osc_trace *t)
@@ -95,7 +100,8 @@ void osc_trace_release(struct osc_trace *t)
 	if (t->args_view)
 		free(t->args_view->p);
 	free(t->args_view);
-	osc_trace_cache_free(t->cache);
+	if (t->derived)
+		t->derived->free(t->derived);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -116,8 +122,8 @@ static size_t new_event(struct osc_trace *t, const struct osc_event *ev)
 {
 	size_t i = t->nr_events;
 
-	if (t->cache_used)
-		osc_trace_drop_cache(t);
+	if (t->derived_used)
+		osc_trace_drop_derived(t);
 	if (i + 1 > t->alloc_events)
 		osc_trace_reserve(t, t->alloc_events ? t->alloc_events / 2 : 1024);
 	if (i && osc_event_before(ev, &t->events[i - 1]))
@@ -319,7 +325,7 @@ void osc_trace_sort(struct osc_trace *t)
 
 	if (!t->unsorted)
 		return;
-	osc_trace_drop_cache(t);
+	osc_trace_drop_derived(t);
 	t->unsorted = false;
 	runs = n ? sorted_runs(t->events, n, start) : 1;
 	if (runs == 1)

@@ -18,8 +18,8 @@
 #include <unistd.h>
 
 #include "opscope/base/alloc.h"
+#include "opscope/base/status.h"
 #include "opscope/model/trace.h"
-#include "opscope/analysis/trace_cache.h"
 #include "base/parallel.h"
 #include "model/run_merge.h"
 
@@ -169,7 +169,7 @@ void osc_trace_merge_parts(struct osc_trace *t, struct osc_trace_part *parts, si
 	size_t *to = osc_xmalloc((nr ? nr : 1) * sizeof(*to));
 	struct half h[2];
 
-	osc_trace_drop_cache(t);
+	osc_trace_drop_derived(t);
 	for (size_t r = 0; r < nr; r++) {
 		total += parts[r].nr;
 		to[r] = parts[r].nr;
