@@ -45,7 +45,7 @@
 #include <stdint.h>
 
 #include "opscope/analysis/demangle.h"
-#include "opscope/export/export.h"
+#include "opscope/analysis/columns.h"
 #include "opscope/model/filter.h"
 #include "opscope/model/runs.h"
 #include "opscope/base/status.h"
@@ -295,9 +295,6 @@ const struct osc_column *osc_tree_columns(size_t *nr);
  */
 const char *osc_tree_cell(const struct osc_tree_table_ctx *ctx, size_t row,
 			  enum osc_tree_col col, char *buf, size_t size);
-
-/* The table of all columns over ctx (keep ctx and what it points to alive). */
-void osc_tree_table(const struct osc_tree_table_ctx *ctx, struct osc_table *out);
 
 /* Format ns as ms with `decimals` (3 or 6) digits, rounded half away from zero. */
 void osc_format_ms(int64_t ns, int decimals, char *buf, size_t size);

@@ -15,6 +15,7 @@
 
 #include <stdio.h>
 
+#include "opscope/analysis/calltree.h"
 #include "opscope/analysis/columns.h"
 #include "opscope/base/status.h"
 
@@ -92,5 +93,8 @@ struct osc_agg_table_ctx {
 	const struct osc_names *names; /* kernel names shown through it; NULL: as they are */
 };
 void osc_agg_table(const struct osc_agg_table_ctx *ctx, struct osc_table *out);
+
+/* The merged call tree as a table of all its columns (keep ctx and what it points to alive). */
+void osc_tree_table(const struct osc_tree_table_ctx *ctx, struct osc_table *out);
 
 #endif

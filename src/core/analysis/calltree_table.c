@@ -308,19 +308,3 @@ const char *osc_tree_cell(const struct osc_tree_table_ctx *ctx, size_t row,
 	osc_format_ms(ns, ctx->decimals, buf, size);
 	return buf;
 }
-
-static const char *table_cell(const void *ctx, size_t row, size_t col, char *buf, size_t size)
-{
-	return osc_tree_cell(ctx, row, (enum osc_tree_col)col, buf, size);
-}
-
-void osc_tree_table(const struct osc_tree_table_ctx *ctx, struct osc_table *out)
-{
-	*out = (struct osc_table){
-		.cols = columns,
-		.nr_cols = OSC_TREE_COL_NR,
-		.nr_rows = ctx->nr_rows,
-		.cell = table_cell,
-		.ctx = ctx,
-	};
-}

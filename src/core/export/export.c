@@ -70,6 +70,21 @@ static const char *agg_cell(const void *ctx, size_t row, size_t col, char *buf, 
 	return osc_agg_cell_names(c->trace, c->agg, c->names, row, col, buf, size);
 }
 
+static const char *tree_cell(const void *ctx, size_t row, size_t col, char *buf, size_t size)
+{
+	return osc_tree_cell(ctx, row, (enum osc_tree_col)col, buf, size);
+}
+
+void osc_tree_table(const struct osc_tree_table_ctx *ctx, struct osc_table *out)
+{
+	*out = (struct osc_table){
+		.nr_rows = ctx->nr_rows,
+		.cell = tree_cell,
+		.ctx = ctx,
+	};
+	out->cols = osc_tree_columns(&out->nr_cols);
+}
+
 void osc_agg_table(const struct osc_agg_table_ctx *ctx, struct osc_table *out)
 {
 	out->cols = osc_agg_columns(ctx->agg, &out->nr_cols);
