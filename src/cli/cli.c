@@ -24,6 +24,8 @@ enum {
 	OPT_SORT,
 	OPT_COLUMNS,
 	OPT_OPS,
+	OPT_GAPS,
+	OPT_KERNEL_WAIT,
 	OPT_ASC,
 	OPT_FORMAT,
 	OPT_OUTPUT,
@@ -51,11 +53,13 @@ const struct osc_cli_option osc_cli_view_options[] = {
 	{ OPT_BY, "by", 'b', "LEVEL", "op (default), shape, kernel, dims, mapping, run or path",
 	  VIEW },
 	{ OPT_RUNS, "runs", 'r', "SPEC", "runs to use (default: all but an ORT warm-up run 0)",
-	  VIEW },
+	  VIEW | OSC_MODE_GPU },
 	{ OPT_RUN_RANGE, "run-range", 0, "RE[/N]",
-	  "runs are the NVTX ranges named by RE (the Nth only with /N)", VIEW | OSC_MODE_INFO },
+	  "runs are the NVTX ranges named by RE (the Nth only with /N)",
+	  VIEW | OSC_MODE_INFO | OSC_MODE_GPU },
 	{ OPT_WHOLE_TRACE, "whole-trace", 'W', NULL,
-	  "one run spanning the whole trace (run markers ignored)", VIEW | OSC_MODE_INFO },
+	  "one run spanning the whole trace (run markers ignored)",
+	  VIEW | OSC_MODE_INFO | OSC_MODE_GPU },
 	{ OPT_NO_DEMANGLE, "no-demangle", 0, NULL, "show kernel names as in the trace (mangled)",
 	  VIEW },
 	{ OPT_SHORT_NAMES, "short-names", 0, NULL,
@@ -66,7 +70,7 @@ const struct osc_cli_option osc_cli_view_options[] = {
 	  VIEW },
 	{ OPT_OPS, "ops", 0, "CATS",
 	  "ops are the events of these categories, e.g. cpu_op,user_annotation,python_function",
-	  VIEW },
+	  VIEW | OSC_MODE_GPU },
 	{ OPT_REGEX, "regex", 'e', "RE", "keep names matching the PCRE2 regex RE", VIEW },
 	{ OPT_TOP, "top", 'n', "N", "first N rows, 0 = all (default: 40 table, all csv/json)",
 	  REPORT },
@@ -75,8 +79,14 @@ const struct osc_cli_option osc_cli_view_options[] = {
 	{ OPT_COLUMNS, "columns", 0, "LIST", "report: show the columns in LIST (comma-separated)",
 	  OSC_MODE_REPORT },
 	{ OPT_ASC, "asc", 0, NULL, "sort ascending (numbers sort descending by default)", REPORT },
-	{ OPT_FORMAT, "format", 'F', "FMT", "output format: table (default), csv or json", REPORT },
-	{ OPT_OUTPUT, "output", 'o', "FILE", "write to FILE (atomically) instead of stdout", REPORT },
+	{ OPT_FORMAT, "format", 'F', "FMT", "output format: table (default), csv or json",
+	  REPORT | OSC_MODE_GPU },
+	{ OPT_OUTPUT, "output", 'o', "FILE", "write to FILE (atomically) instead of stdout",
+	  REPORT | OSC_MODE_GPU },
+	{ OPT_GAPS, "gaps", 0, "N", "gpu: list the N longest idle gaps of the streams instead",
+	  OSC_MODE_GPU },
+	{ OPT_KERNEL_WAIT, "kernel-wait", 0, "NS",
+	  "gpu: idle gaps shorter than NS ns are kernel waits (default: 30, as HTA)", OSC_MODE_GPU },
 	{ OPT_SCRIPT, "script", 0, "FILE", "run the TUI on the scripted keys in FILE (for tests)",
 	  OSC_MODE_TUI | OSC_MODE_DEFAULT },
 	{ OPT_MATCH, "match", 'm', "HOW", "compare: pair rows by name (default), shape or occurrence",
@@ -91,7 +101,8 @@ const struct osc_cli_option osc_cli_view_options[] = {
 	  OSC_MODE_WHATIF },
 	{ OPT_SPEEDUP_CSV, "speedup-csv", 0, "FILE", "whatif: rules from a CSV file (op,shape,factor)",
 	  OSC_MODE_WHATIF },
-	{ OPT_HELP, "help", 'h', NULL, "show this help and exit", VIEW | OSC_MODE_INFO },
+	{ OPT_HELP, "help", 'h', NULL, "show this help and exit",
+	  VIEW | OSC_MODE_INFO | OSC_MODE_GPU },
 	{ OPT_VERSION, "version", 'V', NULL, "show the version and exit", OSC_MODE_DEFAULT },
 	{ 0, NULL, 0, NULL, NULL, 0 },
 };
@@ -235,7 +246,8 @@ int osc_cli_fail(const struct osc_error *err)
 
 /* ---- the table views ---- */
 
-static enum osc_status parse_top(const char *s, size_t *out, struct osc_error *err)
+static enum osc_status parse_count(const char *s, const char *what, size_t *out,
+				   struct osc_error *err)
 {
 	char *end;
 	unsigned long long n;
@@ -243,7 +255,7 @@ static enum osc_status parse_top(const char *s, size_t *out, struct osc_error *e
 	errno = 0;
 	n = strtoull(s, &end, 10);
 	if (!*s || *end || s[0] == '-' || s[0] == '+' || errno || n > SIZE_MAX)
-		return osc_error_set(err, OSC_USAGE, "--top", OSC_NO_OFFSET, NULL,
+		return osc_error_set(err, OSC_USAGE, what, OSC_NO_OFFSET, NULL,
 				     "not a row count: '%s'", s);
 	*out = (size_t)n;
 	return OSC_OK;
@@ -271,6 +283,21 @@ static enum osc_status parse_sort(const char *s, enum osc_level level, enum osc_
 	return osc_error_set(err, OSC_USAGE, "--sort", OSC_NO_OFFSET, NULL,
 			     "unknown column '%s' for --by %s (valid: %s)", s, osc_level_name(level),
 			     valid);
+}
+
+/* A duration in whole ns, 0 or more. */
+static enum osc_status parse_ns(const char *s, int64_t *out, struct osc_error *err)
+{
+	char *end;
+	long long n;
+
+	errno = 0;
+	n = strtoll(s, &end, 10);
+	if (!*s || *end || n < 0 || errno)
+		return osc_error_set(err, OSC_USAGE, "--kernel-wait", OSC_NO_OFFSET, NULL,
+				     "not a duration in ns: '%s'", s);
+	*out = n;
+	return OSC_OK;
 }
 
 static enum osc_status parse_percent(const char *s, double *out, struct osc_error *err)
@@ -323,13 +350,17 @@ static enum osc_status view_option(struct osc_cli_view *v, int id, const char *a
 		return osc_filter_set_regex(&v->filter, arg, err);
 	case OPT_TOP:
 		v->top_set = true;
-		return parse_top(arg, &v->top, err);
+		return parse_count(arg, "--top", &v->top, err);
 	case OPT_SORT:
 		v->sort_arg = arg; /* checked once the command is known (compare has its columns) */
 		return OSC_OK;
 	case OPT_OPS:
 		v->ops = arg;
 		return OSC_OK;
+	case OPT_GAPS:
+		return parse_count(arg, "--gaps", &v->gaps, err);
+	case OPT_KERNEL_WAIT:
+		return parse_ns(arg, &v->kernel_wait, err);
 	case OPT_COLUMNS:
 		v->columns = arg; /* checked against the level once --by is known */
 		return OSC_OK;
@@ -398,6 +429,7 @@ enum osc_status osc_cli_view_parse(struct osc_cli_view *v, int argc, char **argv
 	memset(v, 0, sizeof(*v));
 	v->level = OSC_LEVEL_OP;
 	v->sort = OSC_STAT_NR;
+	v->kernel_wait = 30;
 	v->format = OSC_EXPORT_TABLE;
 	osc_filter_init(&v->filter);
 	osc_cli_parser_init(&p, argc, argv);

@@ -38,6 +38,7 @@ int osc_cmd_diff(int argc, char **argv);
 int osc_cmd_whatif(int argc, char **argv);
 int osc_cmd_tree(int argc, char **argv);
 int osc_cmd_kernels(int argc, char **argv);
+int osc_cmd_gpu(int argc, char **argv);
 
 /* ---- option parsing ---- */
 
@@ -49,6 +50,7 @@ enum {
 	OSC_MODE_INFO = 1 << 3,    /* opscope info */
 	OSC_MODE_DIFF = 1 << 4,    /* opscope diff (and opscope BASE OTHER) */
 	OSC_MODE_WHATIF = 1 << 5,  /* opscope whatif */
+	OSC_MODE_GPU = 1 << 6,     /* opscope gpu */
 };
 
 struct osc_cli_option {
@@ -113,6 +115,8 @@ struct osc_cli_view {
 	enum osc_stat sort;          /* --sort; OSC_STAT_NR: the level's default */
 	const char *columns;         /* --columns LIST (report), NULL: the level's own */
 	const char *ops;             /* --ops CATS: the categories that are ops, NULL: default */
+	size_t gaps;                 /* --gaps N (gpu): list the N longest idle gaps, 0: none */
+	int64_t kernel_wait;         /* --kernel-wait NS (gpu): shorter gaps are kernel waits */
 	const char *sort_arg;        /* --sort as given (diff and whatif have their columns) */
 	enum osc_match match;        /* --match (diff) */
 	const char *other_runs;      /* --other-runs (diff), NULL: as --runs */

@@ -24,6 +24,7 @@ static const struct osc_cli_command commands[] = {
 	{ "whatif", osc_cmd_whatif, "project the latency if some ops were made faster" },
 	{ "tree", osc_cmd_tree, "the merged host call tree with device and launch time per path" },
 	{ "kernels", osc_cmd_kernels, "device kernels with the op stack that launched them" },
+	{ "gpu", osc_cmd_gpu, "where the GPU's time goes: busy, idle and why, per run and stream" },
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))

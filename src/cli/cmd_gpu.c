@@ -1,0 +1,125 @@
+/*
+ * cmd_gpu.c - `opscope gpu`: where the GPU's time goes, per run, device and
+ * stream (analysis/gpu.h): busy and idle time, computation, communication,
+ * memcpy and memset, exposed communication and memcpy, and why the streams
+ * were idle; with --gaps N, the N longest idle gaps instead, each with the
+ * host op running when it began.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "opscope/analysis/gpu.h"
+#include "opscope/base/alloc.h"
+#include "cli.h"
+
+static void print_help(void)
+{
+	puts("usage: opscope gpu [OPTIONS] [TRACE]\n"
+	     "\n"
+	     "Where the GPU's time goes in each selected run, per device and stream, and\n"
+	     "summed over the selection: busy (the union of every kernel, memcpy and\n"
+	     "memset over the streams), idle, computation, communication (NCCL/RCCL\n"
+	     "kernels), memcpy and memset time, communication and memcpy that no\n"
+	     "computation hides, and for each stream why it was idle (host wait, kernel\n"
+	     "wait, other: HTA's idle-time breakdown). Times in microseconds, within\n"
+	     "each run's window.\n"
+	     "\n"
+	     "options:");
+	osc_cli_print_options(stdout, osc_cli_view_options, OSC_MODE_GPU);
+	puts("\n"
+	     "Exit status: 0 on success, 2 on any error.");
+}
+
+struct gpu_job {
+	struct osc_trace trace;
+	struct osc_runs runs;
+	struct osc_runsel sel;
+	struct osc_gpu gpu;
+	char *runs_text;
+};
+
+struct cells {
+	const struct gpu_job *j;
+	bool gaps;
+};
+
+static const char *cell(const void *ctx, size_t row, size_t col, char *buf, size_t size)
+{
+	const struct cells *c = ctx;
+
+	if (c->gaps)
+		return osc_gpu_gap_cell(&c->j->trace, &c->j->runs, &c->j->gpu, row, col, buf, size);
+	return osc_gpu_cell(&c->j->trace, &c->j->runs, &c->j->gpu, row, col, buf, size);
+}
+
+static enum osc_status write_gpu(struct gpu_job *j, const struct osc_cli_view *v,
+				 struct osc_error *err)
+{
+	const char *keys[] = { "trace", "format", "runs", "kernel_wait_ns" };
+	char wait[32];
+	const char *values[] = { osc_cli_input_name(v->path), osc_format_name(j->trace.format),
+				 j->runs_text, wait };
+	struct osc_export_meta meta = { keys, values, 4 };
+	struct cells c = { j, v->gaps > 0 };
+	struct osc_table table = { .cell = cell, .ctx = &c };
+	enum osc_status st;
+
+	snprintf(wait, sizeof(wait), "%lld", (long long)v->kernel_wait);
+	if (c.gaps) {
+		table.cols = osc_gpu_gap_columns(&table.nr_cols);
+		table.nr_rows = j->gpu.nr_gaps;
+	} else {
+		table.cols = osc_gpu_columns(&table.nr_cols);
+		table.nr_rows = j->gpu.nr;
+	}
+	st = osc_cli_write_table(v->output, v->format, &table, &meta, err);
+	if (st == OSC_OK && v->format == OSC_EXPORT_CSV)
+		fprintf(stderr, "opscope: using %s\n", j->runs_text);
+	return st;
+}
+
+static enum osc_status build_gpu(struct gpu_job *j, struct osc_cli_view *v, struct osc_error *err)
+{
+	struct osc_runs_opts ro = { .range = v->run_range, .whole = v->whole_trace };
+	struct osc_gpu_query q = { .runs = &j->runs, .sel = &j->sel,
+				   .kernel_wait = v->kernel_wait, .nr_gaps = v->gaps };
+	enum osc_status st = osc_cli_load(v->path, &j->trace, err);
+
+	if (st == OSC_OK)
+		st = osc_cli_select_ops(&j->trace, v->ops, err);
+	if (st == OSC_OK)
+		st = osc_runs_detect_opts(&j->trace, &ro, &j->runs, err);
+	if (st == OSC_OK)
+		st = osc_runsel_parse(v->runs, j->runs.nr, j->runs.warmup, &j->sel, err);
+	if (st != OSC_OK)
+		return st;
+	osc_gpu_breakdown(&j->trace, &q, &j->gpu);
+	if (!j->gpu.nr)
+		fprintf(stderr, "opscope: note: the selected runs hold no device event "
+			"(kernel, memcpy or memset)\n");
+	j->runs_text = osc_runsel_describe(&j->sel, &j->runs);
+	return write_gpu(j, v, err);
+}
+
+static int run_gpu(struct osc_cli_view *v)
+{
+	struct gpu_job j;
+	struct osc_error err;
+	enum osc_status st;
+
+	memset(&j, 0, sizeof(j));
+	osc_error_clear(&err);
+	osc_trace_init(&j.trace);
+	st = build_gpu(&j, v, &err);
+	free(j.runs_text);
+	osc_gpu_release(&j.gpu);
+	osc_runsel_release(&j.sel);
+	osc_runs_release(&j.runs);
+	osc_trace_release(&j.trace);
+	return st == OSC_OK ? OSC_EXIT_OK : osc_cli_fail(&err);
+}
+
+int osc_cmd_gpu(int argc, char **argv)
+{
+	return osc_cli_view_main(argc, argv, OSC_MODE_GPU, print_help, run_gpu);
+}

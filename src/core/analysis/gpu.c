@@ -1,0 +1,575 @@
+/*
+ * gpu.c - the GPU's busy, idle and category times per run, device and
+ * stream, and the idle-time breakdown (gpu.h).
+ *
+ * Per stream and per device, the windows of each category are merged once
+ * into disjoint spans (events come in ts order, so a stream's merge is
+ * linear; a device's merges its streams' spans); the intersections the
+ * exposed times need are spans too. A run's figures are then the spans'
+ * lengths within its window (osc_spans_within: a binary search and the
+ * spans inside). The idle walk of a stream starts at the first event of the
+ * window by binary search, with the furthest end before it. O(N log N) for
+ * the spans, then O(log N + k) per run and stream.
+ */
+#define _GNU_SOURCE /* strcasestr */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "opscope/analysis/gpu.h"
+#include "opscope/analysis/opcost.h"
+#include "opscope/analysis/trace_cache.h"
+#include "opscope/base/alloc.h"
+#include "base/stats.h"
+
+static const char *const wait_names[] = {
+#define OSC_GPU_WAIT_NAME(name, text) text,
+	OSC_GPU_WAIT_LIST(OSC_GPU_WAIT_NAME)
+#undef OSC_GPU_WAIT_NAME
+};
+
+const char *osc_gpu_wait_name(enum osc_gpu_wait w)
+{
+	return (unsigned)w < OSC_GPU_WAIT_NR ? wait_names[w] : "unknown";
+}
+
+/* Disjoint spans in time order. */
+struct spans {
+	struct osc_span *s;
+	size_t nr, alloc;
+};
+
+/* What the rows need of a stream or a device: its spans per measure. */
+enum { ALL = OSC_GPU_CAT_NR, OVERLAP, MEMCPY_HIDDEN, NR_SETS };
+
+struct group {
+	osc_str device;
+	uint32_t thread;       /* OSC_NONE for a device */
+	struct spans set[NR_SETS]; /* categories, then all, comm ∩ compute, memcpy ∩ (compute ∪ comm) */
+	uint32_t *ev;          /* stream: its device events, in ts order */
+	int64_t *reach;        /* stream: the furthest end of ev[0 .. i] */
+	size_t nr, alloc;
+};
+
+/* Add [from, to) to spans whose last span starts no later than from. */
+static void span_add(struct spans *s, int64_t from, int64_t to)
+{
+	if (s->nr && from <= s->s[s->nr - 1].to) {
+		if (to > s->s[s->nr - 1].to)
+			s->s[s->nr - 1].to = to;
+		return;
+	}
+	OSC_GROW(s->s, s->nr + 1, s->alloc);
+	s->s[s->nr++] = (struct osc_span){ from, to };
+}
+
+/* The union of a and b into out. */
+static void span_union(const struct spans *a, const struct spans *b, struct spans *out)
+{
+	size_t i = 0, j = 0;
+
+	while (i < a->nr || j < b->nr) {
+		const struct osc_span *x = j == b->nr || (i < a->nr && a->s[i].from <= b->s[j].from)
+						   ? &a->s[i++]
+						   : &b->s[j++];
+
+		span_add(out, x->from, x->to);
+	}
+}
+
+/* The intersection of a and b into out. */
+static void span_intersect(const struct spans *a, const struct spans *b, struct spans *out)
+{
+	size_t i = 0, j = 0;
+
+	while (i < a->nr && j < b->nr) {
+		int64_t from = a->s[i].from > b->s[j].from ? a->s[i].from : b->s[j].from;
+		int64_t to = a->s[i].to < b->s[j].to ? a->s[i].to : b->s[j].to;
+
+		if (to > from)
+			span_add(out, from, to);
+		if (a->s[i].to < b->s[j].to)
+			i++;
+		else
+			j++;
+	}
+}
+
+static int64_t end_of(const struct osc_event *e)
+{
+	int64_t end;
+
+	return __builtin_add_overflow(e->ts, e->dur, &end) ? INT64_MAX : end;
+}
+
+/* The category of device event e. */
+static enum osc_gpu_cat category(const struct osc_trace *t, const struct osc_event *e)
+{
+	const char *name;
+
+	if (e->kind == OSC_KIND_MEMCPY)
+		return OSC_GPU_MEMCPY;
+	if (e->kind == OSC_KIND_MEMSET)
+		return OSC_GPU_MEMSET;
+	name = osc_trace_str(t, e->name);
+	return strcasestr(name, "nccl") || strcasestr(name, "rccl") ? OSC_GPU_COMM : OSC_GPU_COMPUTE;
+}
+
+/* The spans that need the category spans: the overlaps, and all. */
+static void derived_sets(struct group *g)
+{
+	struct spans cc = { 0 };
+
+	span_intersect(&g->set[OSC_GPU_COMM], &g->set[OSC_GPU_COMPUTE], &g->set[OVERLAP]);
+	span_union(&g->set[OSC_GPU_COMPUTE], &g->set[OSC_GPU_COMM], &cc);
+	span_intersect(&g->set[OSC_GPU_MEMCPY], &cc, &g->set[MEMCPY_HIDDEN]);
+	free(cc.s);
+}
+
+/* The group of key (a thread, or a process for a device) in g[0 .. *n), added if new. */
+static struct group *group_of(struct group **g, size_t *n, size_t *alloc, uint32_t *of,
+			      osc_str device, uint32_t thread)
+{
+	if (*of == OSC_NONE) {
+		OSC_GROW(*g, *n + 1, *alloc);
+		(*g)[*n] = (struct group){ .device = device, .thread = thread };
+		*of = (uint32_t)(*n)++;
+	}
+	return &(*g)[*of];
+}
+
+/* Add device event i of t to group g: its event list and spans. */
+static void group_add(struct group *g, const struct osc_trace *t, uint32_t i)
+{
+	const struct osc_event *e = &t->events[i];
+	size_t was = g->alloc;
+
+	OSC_GROW(g->ev, g->nr + 1, g->alloc);
+	if (g->alloc != was)
+		g->reach = osc_xreallocarray(g->reach, g->alloc, sizeof(*g->reach));
+	g->ev[g->nr] = i;
+	g->reach[g->nr] = g->nr && g->reach[g->nr - 1] > end_of(e) ? g->reach[g->nr - 1]
+								   : end_of(e);
+	g->nr++;
+	span_add(&g->set[category(t, e)], e->ts, end_of(e));
+	span_add(&g->set[ALL], e->ts, end_of(e));
+}
+
+/*
+ * The streams and the devices of t's device events, in order of their
+ * first event, each with its events (in ts order: the spans merge as they
+ * come) and spans.
+ */
+static void build_groups(const struct osc_trace *t, struct group **streams, size_t *ns,
+			 struct group **devices, size_t *nd)
+{
+	size_t n = t->nr_threads ? t->nr_threads : 1, sa = 0, da = 0;
+	uint32_t *stream_of = osc_xmalloc(n * sizeof(*stream_of));
+	uint32_t *device_of = osc_xmalloc(n * sizeof(*device_of));
+
+	*streams = *devices = NULL;
+	*ns = *nd = 0;
+	for (size_t th = 0; th < t->nr_threads; th++) {
+		stream_of[th] = OSC_NONE;
+		device_of[th] = OSC_NONE; /* filled per thread, shared by threads of one process */
+	}
+	for (size_t i = 0; i < t->nr_events; i++) {
+		const struct osc_event *e = &t->events[i];
+		osc_str pid;
+
+		if (!osc_kind_is_device(e->kind) || e->ph != OSC_PH_COMPLETE)
+			continue;
+		pid = t->threads[e->thread].pid;
+		if (device_of[e->thread] == OSC_NONE) /* another stream of a known device? */
+			for (size_t k = 0; k < *nd; k++)
+				if ((*devices)[k].device == pid)
+					device_of[e->thread] = (uint32_t)k;
+		group_add(group_of(streams, ns, &sa, &stream_of[e->thread], pid, e->thread), t,
+			  (uint32_t)i);
+		group_add(group_of(devices, nd, &da, &device_of[e->thread], pid, OSC_NONE), t,
+			  (uint32_t)i);
+	}
+	for (size_t i = 0; i < *ns; i++)
+		derived_sets(&(*streams)[i]);
+	for (size_t k = 0; k < *nd; k++)
+		derived_sets(&(*devices)[k]);
+	free(stream_of);
+	free(device_of);
+}
+
+static void groups_free(struct group *g, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		for (int c = 0; c < NR_SETS; c++)
+			free(g[i].set[c].s);
+		free(g[i].ev);
+		free(g[i].reach);
+	}
+	free(g);
+}
+
+static int64_t within(const struct spans *s, int64_t from, int64_t to)
+{
+	return osc_spans_within(s->s, s->nr, from, to);
+}
+
+/* The time measures of group g in [from, to) into r. */
+static void measure(const struct group *g, int64_t from, int64_t to, struct osc_gpu_row *r)
+{
+	r->wall = to - from;
+	r->busy = within(&g->set[ALL], from, to);
+	for (int c = 0; c < OSC_GPU_CAT_NR; c++)
+		r->cat[c] = within(&g->set[c], from, to);
+	r->overlap = within(&g->set[OVERLAP], from, to);
+	r->exposed_comm = r->cat[OSC_GPU_COMM] - r->overlap;
+	r->exposed_memcpy = r->cat[OSC_GPU_MEMCPY] - within(&g->set[MEMCPY_HIDDEN], from, to);
+}
+
+/* Everything the idle walk reads. */
+struct walk {
+	const struct osc_trace *t;
+	const struct osc_gpu_query *q;
+	const struct osc_correlation *corr;
+	const struct osc_calltree *tree;
+	struct osc_gpu *out;
+	uint32_t run;
+};
+
+/* Keep gap among the q->nr_gaps longest (out->gaps longest first). */
+static void keep_gap(struct walk *w, const struct osc_gpu_gap *gap)
+{
+	struct osc_gpu *o = w->out;
+	size_t at = o->nr_gaps;
+
+	if (!w->q->nr_gaps || (o->nr_gaps == w->q->nr_gaps && gap->dur <= o->gaps[at - 1].dur))
+		return;
+	if (o->nr_gaps < w->q->nr_gaps)
+		o->nr_gaps++;
+	else
+		at--;
+	while (at > 0 && o->gaps[at - 1].dur < gap->dur) {
+		o->gaps[at] = o->gaps[at - 1];
+		at--;
+	}
+	o->gaps[at] = *gap;
+}
+
+/* The launch (runtime call) of device event ev, or NULL. */
+static const struct osc_event *launch_of(const struct walk *w, uint32_t ev)
+{
+	uint32_t d = w->corr->dev_of ? w->corr->dev_of[ev] : OSC_NONE;
+	uint32_t l = d != OSC_NONE ? w->corr->devs[d].launch : OSC_NONE;
+
+	return l != OSC_NONE ? &w->t->events[w->corr->launches[l].event] : NULL;
+}
+
+/*
+ * A gap [from, from + dur) of group s before event next (OSC_NONE: the
+ * window's end); between: after another event of the window. A device's
+ * gaps between events are listed (the GPU waited there).
+ */
+static void gap(struct walk *w, const struct group *s, struct osc_gpu_row *r, int64_t from,
+		int64_t dur, uint32_t next, bool between)
+{
+	const struct osc_event *l = next != OSC_NONE ? launch_of(w, next) : NULL;
+	struct osc_gpu_gap g = { .run = w->run, .thread = s->thread, .ts = from, .dur = dur,
+				 .why = OSC_GPU_WAIT_OTHER, .next = next, .op = OSC_NONE };
+	uint32_t n;
+
+	if (between && dur < w->q->kernel_wait)
+		g.why = OSC_GPU_WAIT_KERNEL;
+	else if (between && l && l->ts >= from)
+		g.why = OSC_GPU_WAIT_HOST;
+	n = l ? osc_calltree_find(w->tree, w->t, l->thread, from) : OSC_NONE;
+	g.op = n != OSC_NONE ? w->tree->nodes[n].event : OSC_NONE;
+	r->wait[g.why] = osc_sat_add(r->wait[g.why], dur);
+	if (between && s->thread == OSC_NONE && next != OSC_NONE) {
+		g.thread = w->t->events[next].thread;
+		keep_gap(w, &g);
+	}
+}
+
+/* The idle breakdown of stream s in [from, to) into r, and its events there. */
+static void idle_walk(struct walk *w, const struct group *s, int64_t from, int64_t to,
+		      struct osc_gpu_row *r)
+{
+	size_t lo = 0, hi = s->nr;
+	int64_t cursor;
+	bool seen;
+
+	while (lo < hi) { /* the first event starting at or after from */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (w->t->events[s->ev[mid]].ts < from)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	seen = lo && s->reach[lo - 1] > from; /* an earlier event still runs at from */
+	cursor = seen ? s->reach[lo - 1] : from;
+	for (size_t i = lo; i < s->nr && cursor < to; i++) {
+		const struct osc_event *e = &w->t->events[s->ev[i]];
+
+		if (e->ts >= to)
+			break;
+		r->events++;
+		if (e->ts > cursor)
+			gap(w, s, r, cursor, e->ts - cursor, s->ev[i], seen);
+		seen = true;
+		if (end_of(e) > cursor)
+			cursor = end_of(e);
+	}
+	if (cursor < to)
+		gap(w, s, r, cursor, to - cursor, OSC_NONE, false);
+}
+
+/* Add row b's figures to a's (the selection's sums). */
+static void add_row(struct osc_gpu_row *a, const struct osc_gpu_row *b)
+{
+	a->wall = osc_sat_add(a->wall, b->wall);
+	a->busy = osc_sat_add(a->busy, b->busy);
+	for (int c = 0; c < OSC_GPU_CAT_NR; c++)
+		a->cat[c] = osc_sat_add(a->cat[c], b->cat[c]);
+	a->overlap = osc_sat_add(a->overlap, b->overlap);
+	a->exposed_comm = osc_sat_add(a->exposed_comm, b->exposed_comm);
+	a->exposed_memcpy = osc_sat_add(a->exposed_memcpy, b->exposed_memcpy);
+	for (int k = 0; k < OSC_GPU_WAIT_NR; k++)
+		a->wait[k] = osc_sat_add(a->wait[k], b->wait[k]);
+	a->events += b->events;
+}
+
+static struct osc_gpu_row *new_row(struct osc_gpu *o, size_t *alloc, uint32_t run,
+				   const struct group *g)
+{
+	OSC_GROW(o->rows, o->nr + 1, *alloc);
+	o->rows[o->nr] = (struct osc_gpu_row){ .run = run, .device = g->device, .thread = g->thread };
+	return &o->rows[o->nr++];
+}
+
+void osc_gpu_breakdown(const struct osc_trace *t, const struct osc_gpu_query *q,
+		       struct osc_gpu *out)
+{
+	size_t ns, nd, alloc = 0, first;
+	struct group *s, *d;
+	struct walk w = { .t = t, .q = q, .out = out };
+
+	build_groups(t, &s, &ns, &d, &nd);
+	memset(out, 0, sizeof(*out));
+	out->gaps = osc_xcalloc(q->nr_gaps ? q->nr_gaps : 1, sizeof(*out->gaps));
+	if (ns) {
+		w.corr = osc_trace_correlation(t);
+		w.tree = osc_trace_host_tree(t);
+	}
+	for (size_t r = 0; r < q->runs->nr; r++) {
+		int64_t from = q->runs->runs[r].ts, to = osc_sat_add(from, q->runs->runs[r].dur);
+
+		if (q->sel && (r >= q->sel->nr_runs || !q->sel->on[r]))
+			continue;
+		w.run = (uint32_t)r;
+		for (size_t k = 0; k < nd; k++) {
+			struct osc_gpu_row *dev = new_row(out, &alloc, (uint32_t)r, &d[k]);
+
+			measure(&d[k], from, to, dev);
+			idle_walk(&w, &d[k], from, to, dev);
+			for (size_t i = 0; i < ns; i++) {
+				struct osc_gpu_row *row;
+
+				if (s[i].device != d[k].device)
+					continue;
+				row = new_row(out, &alloc, (uint32_t)r, &s[i]);
+				measure(&s[i], from, to, row);
+				idle_walk(&w, &s[i], from, to, row);
+			}
+		}
+	}
+	/* the selection: per device and stream, the sum of its runs' rows */
+	first = out->nr;
+	for (size_t i = 0; i < first; i++) {
+		size_t j = first;
+
+		while (j < out->nr && (out->rows[j].device != out->rows[i].device ||
+				       out->rows[j].thread != out->rows[i].thread))
+			j++;
+		if (j == out->nr) {
+			struct group g = { .device = out->rows[i].device, .thread = out->rows[i].thread };
+
+			new_row(out, &alloc, OSC_NONE, &g);
+		}
+		add_row(&out->rows[j], &out->rows[i]);
+	}
+	groups_free(s, ns);
+	groups_free(d, nd);
+}
+
+void osc_gpu_release(struct osc_gpu *g)
+{
+	free(g->rows);
+	free(g->gaps);
+	memset(g, 0, sizeof(*g));
+}
+
+/* ---- the tables ---- */
+
+enum {
+	C_RUN, C_DEVICE, C_STREAM, C_WALL, C_BUSY, C_BUSY_PCT, C_IDLE, C_COMPUTE, C_COMM,
+	C_MEMCPY, C_MEMSET, C_EXPOSED_COMM, C_EXPOSED_MEMCPY, C_OVERLAP_PCT, C_HOST_WAIT,
+	C_KERNEL_WAIT, C_OTHER_WAIT, C_EVENTS, C_NR
+};
+
+#define NUM(title) { title, 8, OSC_ALIGN_RIGHT, true, OSC_STAT_NAME }
+static const struct osc_column gpu_columns[C_NR] = {
+	[C_RUN] = { "run", 12, OSC_ALIGN_LEFT, false, OSC_STAT_NAME },
+	[C_DEVICE] = { "device", 6, OSC_ALIGN_LEFT, false, OSC_STAT_NAME },
+	[C_STREAM] = { "stream", 6, OSC_ALIGN_LEFT, false, OSC_STAT_NAME },
+	[C_WALL] = NUM("wall_us"),
+	[C_BUSY] = NUM("busy_us"),
+	[C_BUSY_PCT] = NUM("busy_pct"),
+	[C_IDLE] = NUM("idle_us"),
+	[C_COMPUTE] = NUM("compute_us"),
+	[C_COMM] = NUM("comm_us"),
+	[C_MEMCPY] = NUM("memcpy_us"),
+	[C_MEMSET] = NUM("memset_us"),
+	[C_EXPOSED_COMM] = NUM("exposed_comm_us"),
+	[C_EXPOSED_MEMCPY] = NUM("exposed_memcpy_us"),
+	[C_OVERLAP_PCT] = NUM("comm_overlap_pct"),
+	[C_HOST_WAIT] = NUM("host_wait_us"),
+	[C_KERNEL_WAIT] = NUM("kernel_wait_us"),
+	[C_OTHER_WAIT] = NUM("other_wait_us"),
+	[C_EVENTS] = NUM("events"),
+};
+
+const struct osc_column *osc_gpu_columns(size_t *nr)
+{
+	*nr = C_NR;
+	return gpu_columns;
+}
+
+/* "INDEX: NAME" of run r, or "selection". */
+static void run_cell(const struct osc_trace *t, const struct osc_runs *runs, uint32_t r,
+		     char *buf, size_t size)
+{
+	if (r == OSC_NONE)
+		snprintf(buf, size, "selection");
+	else
+		snprintf(buf, size, "%u: %s", r,
+			 runs->runs[r].name ? osc_trace_str(t, runs->runs[r].name) : "whole trace");
+}
+
+static void pct_cell(int64_t part, int64_t whole, char *buf, size_t size)
+{
+	osc_format_pct(whole > 0 ? 100.0 * (double)part / (double)whole : 0, buf, size);
+}
+
+const char *osc_gpu_cell(const struct osc_trace *t, const struct osc_runs *runs,
+			 const struct osc_gpu *g, size_t row, size_t col, char *buf, size_t size)
+{
+	const struct osc_gpu_row *r = &g->rows[row];
+	static const int64_t none = 0;
+	const int64_t *v = &none;
+
+	buf[0] = '\0';
+	switch (col) {
+	case C_RUN:
+		run_cell(t, runs, r->run, buf, size);
+		return buf;
+	case C_DEVICE:
+		snprintf(buf, size, "%s", osc_trace_str(t, r->device));
+		return buf;
+	case C_STREAM:
+		snprintf(buf, size, "%s", r->thread == OSC_NONE ? "all"
+					  : osc_trace_str(t, t->threads[r->thread].tid));
+		return buf;
+	case C_BUSY_PCT:
+		pct_cell(r->busy, r->wall, buf, size);
+		return buf;
+	case C_OVERLAP_PCT:
+		pct_cell(r->overlap, r->cat[OSC_GPU_COMM], buf, size);
+		return buf;
+	case C_EVENTS:
+		snprintf(buf, size, "%llu", (unsigned long long)r->events);
+		return buf;
+	case C_IDLE: {
+		int64_t idle = r->wall - r->busy;
+
+		osc_format_us_int(idle, buf, size);
+		return buf;
+	}
+	case C_HOST_WAIT:
+	case C_KERNEL_WAIT:
+	case C_OTHER_WAIT:
+		v = &r->wait[col == C_HOST_WAIT ? OSC_GPU_WAIT_HOST
+			     : col == C_KERNEL_WAIT ? OSC_GPU_WAIT_KERNEL : OSC_GPU_WAIT_OTHER];
+		break;
+	case C_WALL:
+		v = &r->wall;
+		break;
+	case C_BUSY:
+		v = &r->busy;
+		break;
+	case C_EXPOSED_COMM:
+		v = &r->exposed_comm;
+		break;
+	case C_EXPOSED_MEMCPY:
+		v = &r->exposed_memcpy;
+		break;
+	default: /* the categories */
+		v = &r->cat[col - C_COMPUTE];
+		break;
+	}
+	osc_format_us_int(*v, buf, size);
+	return buf;
+}
+
+enum { G_RUN, G_STREAM, G_AT, G_GAP, G_WHY, G_NEXT, G_OP, G_NR };
+
+static const struct osc_column gap_columns[G_NR] = {
+	[G_RUN] = { "run", 12, OSC_ALIGN_LEFT, false, OSC_STAT_NAME },
+	[G_STREAM] = { "stream", 6, OSC_ALIGN_LEFT, false, OSC_STAT_NAME },
+	[G_AT] = NUM("at_us"),
+	[G_GAP] = NUM("gap_us"),
+	[G_WHY] = { "cause", 8, OSC_ALIGN_LEFT, false, OSC_STAT_NAME },
+	[G_NEXT] = { "next_event", 12, OSC_ALIGN_LEFT, false, OSC_STAT_NAME },
+	[G_OP] = { "host_op", 12, OSC_ALIGN_LEFT, false, OSC_STAT_NAME },
+};
+
+const struct osc_column *osc_gpu_gap_columns(size_t *nr)
+{
+	*nr = G_NR;
+	return gap_columns;
+}
+
+const char *osc_gpu_gap_cell(const struct osc_trace *t, const struct osc_runs *runs,
+			     const struct osc_gpu *g, size_t row, size_t col, char *buf,
+			     size_t size)
+{
+	const struct osc_gpu_gap *p = &g->gaps[row];
+
+	buf[0] = '\0';
+	switch (col) {
+	case G_RUN:
+		run_cell(t, runs, p->run, buf, size);
+		break;
+	case G_STREAM:
+		snprintf(buf, size, "%s/%s", osc_trace_str(t, t->threads[p->thread].pid),
+			 osc_trace_str(t, t->threads[p->thread].tid));
+		break;
+	case G_AT: /* from the run's start */
+		osc_format_us_int(p->ts - runs->runs[p->run].ts, buf, size);
+		break;
+	case G_GAP:
+		osc_format_us_int(p->dur, buf, size);
+		break;
+	case G_WHY:
+		snprintf(buf, size, "%s", osc_gpu_wait_name(p->why));
+		break;
+	case G_NEXT:
+		if (p->next != OSC_NONE)
+			return osc_trace_str(t, t->events[p->next].name);
+		break;
+	default:
+		if (p->op != OSC_NONE)
+			return osc_trace_str(t, t->events[p->op].name);
+		break;
+	}
+	return buf;
+}
