@@ -43,6 +43,8 @@
 	_(LEVEL_PATH, "level-path", "7", "Aggregate by call path (merged call tree)")        \
 	_(NAME_STYLE, "name-style", "m", "Kernel names: demangled, short, mangled")          \
 	_(VIEW_RUNS, "view-runs", "R", "Open the runs view to pick runs")                    \
+	_(VIEW_GPU, "view-gpu", "G",                                                          \
+	  "GPU view: busy, idle and why, per run, device and stream")                       \
 	_(TOGGLE_RUN, "toggle-run", "<Space>", "Runs view: select or unselect a run")      \
 	_(SELECT_RANGE, "select-range", "v",                                                 \
 	  "Runs view: select from the last toggled run")                \

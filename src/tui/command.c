@@ -302,6 +302,10 @@ unsigned osc_command_action(struct osc_tui *t, enum osc_action a)
 		if (v->ops != &osc_view_runs)
 			osc_view_push(t, &osc_view_runs, NULL);
 		return OSC_R_REDRAW;
+	case OSC_ACT_VIEW_GPU:
+		if (v->ops != &osc_view_gpu)
+			osc_view_push(t, &osc_view_gpu, NULL);
+		return OSC_R_REDRAW;
 	case OSC_ACT_TOGGLE_WARMUP:
 		return osc_runs_toggle_warmup(t);
 	case OSC_ACT_TOGGLE_DETAIL:

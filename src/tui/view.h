@@ -89,7 +89,8 @@ struct osc_view_ops {
 	_(help)          \
 	_(tree)          \
 	_(diff)          \
-	_(whatif)
+	_(whatif)        \
+	_(gpu)
 
 #define OSC_VIEW_DECLARE(name) extern const struct osc_view_ops osc_view_##name;
 OSC_VIEW_LIST(OSC_VIEW_DECLARE)

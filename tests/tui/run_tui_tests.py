@@ -363,6 +363,19 @@ def check_export_compare():
     shutil.rmtree(d, ignore_errors=True)
 
 
+def check_export_gpu():
+    """The GPU view's x writes what the status line's `opscope gpu` command prints."""
+    kineto = os.path.join(SAMPLES, "kineto-sampled-rank0.json.gz")
+    for options in ((), ("--runs", "1")):
+        rc, err, d, dumps = run_keys(kineto, ["G", "x", "g.csv", ":dump shown"], list(options))
+        shown = shown_command(dumps.get("shown") or "")
+        report(rc == 0 and shown is not None and shown[:2] == ["opscope", "gpu"] and
+               command_csv(shown, d) == read(d, "g.csv") and read(d, "g.csv"),
+               "gpu export %s: the status line's command prints the same CSV" %
+               " ".join(options), dumps.get("shown") or err)
+        shutil.rmtree(d, ignore_errors=True)
+
+
 def check_name_style_kept():
     """The name style (m) is the TUI's: :level keeps it, and the call tree's
     kernel pane names kernels in it."""
@@ -460,6 +473,7 @@ def main():
     check_export_runs()
     check_export_path()
     check_export_compare()
+    check_export_gpu()
     check_name_style_kept()
     check_terms()
     check_errors()

@@ -68,3 +68,15 @@ Test(chart, run_totals)
 	osc_runs_release(&runs);
 	osc_trace_release(&t);
 }
+
+/* On a fixed scale, a half-busy bucket is the middle glyph however busy the others are. */
+Test(chart, spark_on_a_fixed_scale)
+{
+	static const double v[] = { 0.5, 0.5, 0.0, 1.5 };
+	char buf[64];
+
+	/* levels of 0.5 (3.5 -> 4), 0.5, 0 and 1.5 clamped to 1 (7) */
+	cr_expect_str_eq(osc_chart_spark_range(v, 4, 0, 1, false, buf, sizeof(buf)), "== #");
+	/* on the values' own range 0 .. 1.5, 0.5 is level 2 (2.33) */
+	cr_expect_str_eq(osc_chart_spark(v, 4, false, buf, sizeof(buf)), ":: #");
+}

@@ -34,6 +34,14 @@ void osc_chart_levels(const double *v, size_t n, int levels, int *out);
 const char *osc_chart_spark(const double *v, size_t n, bool utf8, char *buf, size_t size);
 
 /*
+ * The same on the fixed scale [lo, hi] (values outside are clamped), so
+ * that sparklines compare by eye (a busy share from 0 to 1); lo or hi NaN:
+ * the values' own range, as osc_chart_spark.
+ */
+const char *osc_chart_spark_range(const double *v, size_t n, double lo, double hi, bool utf8,
+				  char *buf, size_t size);
+
+/*
  * Time per run of events ev[0..n) (ns): out[r] for r < runs->nr, events in
  * no run are left out. out must hold runs->nr values; it is zeroed first.
  */

@@ -48,6 +48,17 @@ const char *osc_chart_bar(double frac, size_t width, bool utf8, char *buf, size_
 	return buf;
 }
 
+/* Level 0..levels-1 of each value on the scale [lo, hi] (clamped). */
+static void levels_in(const double *v, size_t n, double lo, double hi, int levels, int *out)
+{
+	for (size_t i = 0; i < n; i++) {
+		double x = isnan(v[i]) ? 0 : v[i];
+
+		x = x < lo ? lo : x > hi ? hi : x;
+		out[i] = hi > lo ? (int)floor((x - lo) / (hi - lo) * (levels - 1) + 0.5) : 0;
+	}
+}
+
 void osc_chart_levels(const double *v, size_t n, int levels, int *out)
 {
 	double lo = INFINITY, hi = -INFINITY;
@@ -58,21 +69,26 @@ void osc_chart_levels(const double *v, size_t n, int levels, int *out)
 		lo = x < lo ? x : lo;
 		hi = x > hi ? x : hi;
 	}
-	for (size_t i = 0; i < n; i++) {
-		double x = isnan(v[i]) ? 0 : v[i];
-
-		out[i] = hi > lo ? (int)floor((x - lo) / (hi - lo) * (levels - 1) + 0.5) : 0;
-	}
+	levels_in(v, n, lo, hi, levels, out);
 }
 
 const char *osc_chart_spark(const double *v, size_t n, bool utf8, char *buf, size_t size)
+{
+	return osc_chart_spark_range(v, n, NAN, NAN, utf8, buf, size);
+}
+
+const char *osc_chart_spark_range(const double *v, size_t n, double lo, double hi, bool utf8,
+				  char *buf, size_t size)
 {
 	int *levels = osc_xmalloc((n ? n : 1) * sizeof(*levels));
 	size_t at = 0;
 
 	if (size)
 		buf[0] = '\0';
-	osc_chart_levels(v, n, 8, levels);
+	if (isnan(lo) || isnan(hi))
+		osc_chart_levels(v, n, 8, levels);
+	else
+		levels_in(v, n, lo, hi, 8, levels);
 	for (size_t i = 0; i < n && size; i++) {
 		char one[2] = { spark_ascii[levels[i]], '\0' };
 
