@@ -7,7 +7,8 @@
  * tree with the correlation, the launchers and the op costs, which the TUI
  * builds on a spare thread after
  * loading), then times what the TUI does on a key press: osc_aggregate
- * at every level (the default runs, no filter), osc_agg_sort by several
+ * at every level (the default runs, no filter), the GPU breakdown (G),
+ * osc_agg_sort by several
  * columns, a run selection change (a new runsel, then the op level again)
  * and a filter change (a new filter, then the op level again). Prints one
  * line per measurement, "<what> <milliseconds>", best of REPEATS (default
@@ -23,6 +24,7 @@
 #include <unistd.h>
 
 #include "opscope/analysis/aggregate.h"
+#include "opscope/analysis/gpu.h"
 #include "opscope/load/load.h"
 #include "opscope/analysis/trace_cache.h"
 
@@ -94,6 +96,25 @@ static void levels(struct ctx *c)
 		report("aggregate", osc_level_name((enum osc_level)l), ms);
 	}
 	osc_agg_release(&agg);
+}
+
+/* The GPU view (G): the breakdown of the selected runs, best of the repeats. */
+static void gpu(struct ctx *c)
+{
+	struct osc_gpu_query q = { .runs = &c->runs, .sel = &c->sel, .kernel_wait = 30 };
+	double best = 0;
+
+	for (int i = 0; i < c->repeats; i++) {
+		struct osc_gpu g;
+		double t0 = now_ms(), ms;
+
+		osc_gpu_breakdown(&c->t, &q, &g);
+		ms = now_ms() - t0;
+		osc_gpu_release(&g);
+		if (!i || ms < best)
+			best = ms;
+	}
+	report("gpu breakdown", "default runs", best);
 }
 
 static void sorts(struct ctx *c)
@@ -213,8 +234,12 @@ int main(int argc, char **argv)
 	t0 = now_ms();
 	osc_trace_op_costs(&c.t);
 	line_out("op costs (once)", NULL, now_ms() - t0, false);
+	t0 = now_ms();
+	osc_trace_gpu_index(&c.t);
+	line_out("gpu index (once)", NULL, now_ms() - t0, false);
 	c.repeats = repeats;
 	levels(&c);
+	gpu(&c);
 	c.repeats = repeats;
 	sorts(&c);
 	run_change(&c, "0");

@@ -105,6 +105,14 @@ struct osc_gpu {
 	size_t nr_gaps;
 };
 
+/*
+ * The streams and devices of t with their spans (the part of the breakdown
+ * no run changes), kept by trace_cache.h (osc_trace_gpu_index).
+ */
+struct osc_gpu_index;
+struct osc_gpu_index *osc_gpu_index_build(const struct osc_trace *t);
+void osc_gpu_index_free(struct osc_gpu_index *x);
+
 /* The breakdown of t's device events per q into out. Only reads t. */
 void osc_gpu_breakdown(const struct osc_trace *t, const struct osc_gpu_query *q,
 		       struct osc_gpu *out);

@@ -24,6 +24,7 @@
 
 #include "opscope/analysis/calltree.h"
 #include "opscope/analysis/correlate.h"
+#include "opscope/analysis/gpu.h"
 #include "opscope/analysis/opcost.h"
 #include "opscope/base/status.h"
 #include "opscope/model/trace.h"
@@ -100,9 +101,12 @@ const struct osc_op_cost *osc_trace_op_costs(const struct osc_trace *t);
 /* The union of the device events' windows (osc_device_spans); *nr spans. */
 const struct osc_span *osc_trace_device_spans(const struct osc_trace *t, size_t *nr);
 
+/* The streams and devices of the GPU breakdown (gpu.h), built once. */
+const struct osc_gpu_index *osc_trace_gpu_index(const struct osc_trace *t);
+
 /*
  * Build the briefs of host ops and kernels, the host tree and paths, the
- * correlation, the launchers and the op costs now (e.g. on a spare thread
+ * correlation, the launchers, the op costs and the GPU index now (e.g. on a spare thread
  * right after loading, so the first answer that needs them does not wait).
  */
 void osc_trace_cache_warm(const struct osc_trace *t);

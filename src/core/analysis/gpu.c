@@ -197,6 +197,31 @@ static void build_groups(const struct osc_trace *t, struct group **streams, size
 	free(device_of);
 }
 
+/* What the breakdown reads of a trace whatever the runs: its streams and devices. */
+struct osc_gpu_index {
+	struct group *streams, *devices;
+	size_t nr_streams, nr_devices;
+};
+
+struct osc_gpu_index *osc_gpu_index_build(const struct osc_trace *t)
+{
+	struct osc_gpu_index *x = osc_xcalloc(1, sizeof(*x));
+
+	build_groups(t, &x->streams, &x->nr_streams, &x->devices, &x->nr_devices);
+	return x;
+}
+
+static void groups_free(struct group *g, size_t n);
+
+void osc_gpu_index_free(struct osc_gpu_index *x)
+{
+	if (!x)
+		return;
+	groups_free(x->streams, x->nr_streams);
+	groups_free(x->devices, x->nr_devices);
+	free(x);
+}
+
 static void groups_free(struct group *g, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
@@ -235,14 +260,20 @@ struct walk {
 	uint32_t run;
 };
 
-/* Keep gap among the q->nr_gaps longest (out->gaps longest first). */
-static void keep_gap(struct walk *w, const struct osc_gpu_gap *gap)
+/*
+ * Keep gap among the q->nr_gaps longest (out->gaps longest first), with the
+ * host op open at its start on the thread of launch l (NULL: none).
+ */
+static void keep_gap(struct walk *w, struct osc_gpu_gap *gap, const struct osc_event *l)
 {
 	struct osc_gpu *o = w->out;
 	size_t at = o->nr_gaps;
+	uint32_t n;
 
 	if (!w->q->nr_gaps || (o->nr_gaps == w->q->nr_gaps && gap->dur <= o->gaps[at - 1].dur))
 		return;
+	n = l ? osc_calltree_find(w->tree, w->t, l->thread, gap->ts) : OSC_NONE;
+	gap->op = n != OSC_NONE ? w->tree->nodes[n].event : OSC_NONE;
 	if (o->nr_gaps < w->q->nr_gaps)
 		o->nr_gaps++;
 	else
@@ -274,18 +305,15 @@ static void gap(struct walk *w, const struct group *s, struct osc_gpu_row *r, in
 	const struct osc_event *l = next != OSC_NONE ? launch_of(w, next) : NULL;
 	struct osc_gpu_gap g = { .run = w->run, .thread = s->thread, .ts = from, .dur = dur,
 				 .why = OSC_GPU_WAIT_OTHER, .next = next, .op = OSC_NONE };
-	uint32_t n;
 
 	if (between && dur < w->q->kernel_wait)
 		g.why = OSC_GPU_WAIT_KERNEL;
 	else if (between && l && l->ts >= from)
 		g.why = OSC_GPU_WAIT_HOST;
-	n = l ? osc_calltree_find(w->tree, w->t, l->thread, from) : OSC_NONE;
-	g.op = n != OSC_NONE ? w->tree->nodes[n].event : OSC_NONE;
 	r->wait[g.why] = osc_sat_add(r->wait[g.why], dur);
 	if (between && s->thread == OSC_NONE && next != OSC_NONE) {
 		g.thread = w->t->events[next].thread;
-		keep_gap(w, &g);
+		keep_gap(w, &g, l);
 	}
 }
 
@@ -349,11 +377,11 @@ static struct osc_gpu_row *new_row(struct osc_gpu *o, size_t *alloc, uint32_t ru
 void osc_gpu_breakdown(const struct osc_trace *t, const struct osc_gpu_query *q,
 		       struct osc_gpu *out)
 {
-	size_t ns, nd, alloc = 0, first;
-	struct group *s, *d;
+	const struct osc_gpu_index *x = osc_trace_gpu_index(t);
+	const struct group *s = x->streams, *d = x->devices;
+	size_t ns = x->nr_streams, nd = x->nr_devices, alloc = 0, first;
 	struct walk w = { .t = t, .q = q, .out = out };
 
-	build_groups(t, &s, &ns, &d, &nd);
 	memset(out, 0, sizeof(*out));
 	out->gaps = osc_xcalloc(q->nr_gaps ? q->nr_gaps : 1, sizeof(*out->gaps));
 	if (ns) {
@@ -397,8 +425,6 @@ void osc_gpu_breakdown(const struct osc_trace *t, const struct osc_gpu_query *q,
 		}
 		add_row(&out->rows[j], &out->rows[i]);
 	}
-	groups_free(s, ns);
-	groups_free(d, nd);
 }
 
 void osc_gpu_release(struct osc_gpu *g)

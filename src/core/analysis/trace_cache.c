@@ -39,6 +39,7 @@ struct osc_trace_cache {
 	bool have_spans;
 	struct osc_span *spans;                   /* device busy spans */
 	size_t nr_spans;
+	struct osc_gpu_index *gpu;                /* NULL until built */
 };
 
 static void cache_drop(struct osc_trace_derived *d);
@@ -81,6 +82,8 @@ static void drop(struct osc_trace_cache *c)
 	c->costs = NULL;
 	free(c->spans);
 	c->spans = NULL;
+	osc_gpu_index_free(c->gpu);
+	c->gpu = NULL;
 	c->nr_spans = 0;
 	c->have_tree = c->have_paths = c->have_corr = c->have_spans = false;
 	c->has_device = -1;
@@ -438,6 +441,20 @@ const struct osc_span *osc_trace_device_spans(const struct osc_trace *t, size_t 
 	return out;
 }
 
+const struct osc_gpu_index *osc_trace_gpu_index(const struct osc_trace *t)
+{
+	struct osc_trace_cache *c = cache_of(t);
+	const struct osc_gpu_index *out;
+
+	pthread_mutex_lock(&c->costs_lock);
+	if (!c->gpu)
+		c->gpu = osc_gpu_index_build(t);
+	mark_used(t);
+	out = c->gpu;
+	pthread_mutex_unlock(&c->costs_lock);
+	return out;
+}
+
 void osc_trace_cache_warm(const struct osc_trace *t)
 {
 	size_t nr;
@@ -447,4 +464,6 @@ void osc_trace_cache_warm(const struct osc_trace *t)
 	osc_trace_host_paths(t);
 	osc_trace_launchers(t);
 	osc_trace_op_costs(t);
+	if (osc_trace_has_device(t))
+		osc_trace_gpu_index(t);
 }
