@@ -26,6 +26,8 @@ enum {
 	OPT_OPS,
 	OPT_GAPS,
 	OPT_KERNEL_WAIT,
+	OPT_LAUNCHES,
+	OPT_SHORT,
 	OPT_ASC,
 	OPT_FORMAT,
 	OPT_OUTPUT,
@@ -87,6 +89,10 @@ const struct osc_cli_option osc_cli_view_options[] = {
 	  OSC_MODE_GPU },
 	{ OPT_KERNEL_WAIT, "kernel-wait", 0, "NS",
 	  "gpu: idle gaps shorter than NS ns are kernel waits (default: 30, as HTA)", OSC_MODE_GPU },
+	{ OPT_LAUNCHES, "launches", 0, NULL,
+	  "gpu: kernel launch statistics per kernel instead (delays, short kernels)", OSC_MODE_GPU },
+	{ OPT_SHORT, "short", 0, "NS", "gpu --launches: kernels under NS ns are short (default: 10000)",
+	  OSC_MODE_GPU },
 	{ OPT_SCRIPT, "script", 0, "FILE", "run the TUI on the scripted keys in FILE (for tests)",
 	  OSC_MODE_TUI | OSC_MODE_DEFAULT },
 	{ OPT_MATCH, "match", 'm', "HOW", "compare: pair rows by name (default), shape or occurrence",
@@ -286,7 +292,8 @@ static enum osc_status parse_sort(const char *s, enum osc_level level, enum osc_
 }
 
 /* A duration in whole ns, 0 or more. */
-static enum osc_status parse_ns(const char *s, int64_t *out, struct osc_error *err)
+static enum osc_status parse_ns(const char *s, const char *what, int64_t *out,
+				struct osc_error *err)
 {
 	char *end;
 	long long n;
@@ -294,7 +301,7 @@ static enum osc_status parse_ns(const char *s, int64_t *out, struct osc_error *e
 	errno = 0;
 	n = strtoll(s, &end, 10);
 	if (!*s || *end || n < 0 || errno)
-		return osc_error_set(err, OSC_USAGE, "--kernel-wait", OSC_NO_OFFSET, NULL,
+		return osc_error_set(err, OSC_USAGE, what, OSC_NO_OFFSET, NULL,
 				     "not a duration in ns: '%s'", s);
 	*out = n;
 	return OSC_OK;
@@ -360,7 +367,12 @@ static enum osc_status view_option(struct osc_cli_view *v, int id, const char *a
 	case OPT_GAPS:
 		return parse_count(arg, "--gaps", &v->gaps, err);
 	case OPT_KERNEL_WAIT:
-		return parse_ns(arg, &v->kernel_wait, err);
+		return parse_ns(arg, "--kernel-wait", &v->kernel_wait, err);
+	case OPT_LAUNCHES:
+		v->launches = true;
+		return OSC_OK;
+	case OPT_SHORT:
+		return parse_ns(arg, "--short", &v->short_kernel, err);
 	case OPT_COLUMNS:
 		v->columns = arg; /* checked against the level once --by is known */
 		return OSC_OK;
@@ -430,6 +442,7 @@ enum osc_status osc_cli_view_parse(struct osc_cli_view *v, int argc, char **argv
 	v->level = OSC_LEVEL_OP;
 	v->sort = OSC_STAT_NR;
 	v->kernel_wait = 30;
+	v->short_kernel = 10000;
 	v->format = OSC_EXPORT_TABLE;
 	osc_filter_init(&v->filter);
 	osc_cli_parser_init(&p, argc, argv);

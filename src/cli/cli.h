@@ -117,6 +117,8 @@ struct osc_cli_view {
 	const char *ops;             /* --ops CATS: the categories that are ops, NULL: default */
 	size_t gaps;                 /* --gaps N (gpu): list the N longest idle gaps, 0: none */
 	int64_t kernel_wait;         /* --kernel-wait NS (gpu): shorter gaps are kernel waits */
+	bool launches;               /* --launches (gpu): the launch statistics instead */
+	int64_t short_kernel;        /* --short NS (gpu --launches): shorter kernels are short */
 	const char *sort_arg;        /* --sort as given (diff and whatif have their columns) */
 	enum osc_match match;        /* --match (diff) */
 	const char *other_runs;      /* --other-runs (diff), NULL: as --runs */

@@ -22,7 +22,8 @@ static void print_help(void)
 	     "kernels), memcpy and memset time, communication and memcpy that no\n"
 	     "computation hides, and for each stream why it was idle (host wait, kernel\n"
 	     "wait, other: HTA's idle-time breakdown). Times in microseconds, within\n"
-	     "each run's window.\n"
+	     "each run's window. With --launches, per kernel: how many are short and\n"
+	     "the launch delay, launch call and queue time percentiles.\n"
 	     "\n"
 	     "options:");
 	osc_cli_print_options(stdout, osc_cli_view_options, OSC_MODE_GPU);
@@ -35,18 +36,21 @@ struct gpu_job {
 	struct osc_runs runs;
 	struct osc_runsel sel;
 	struct osc_gpu gpu;
+	struct osc_launches launches;
 	char *runs_text;
 };
 
 struct cells {
 	const struct gpu_job *j;
-	bool gaps;
+	bool gaps, launches;
 };
 
 static const char *cell(const void *ctx, size_t row, size_t col, char *buf, size_t size)
 {
 	const struct cells *c = ctx;
 
+	if (c->launches)
+		return osc_launch_cell(&c->j->trace, &c->j->launches, row, col, buf, size);
 	if (c->gaps)
 		return osc_gpu_gap_cell(&c->j->trace, &c->j->runs, &c->j->gpu, row, col, buf, size);
 	return osc_gpu_cell(&c->j->trace, &c->j->runs, &c->j->gpu, row, col, buf, size);
@@ -56,16 +60,29 @@ static enum osc_status write_gpu(struct gpu_job *j, const struct osc_cli_view *v
 				 struct osc_error *err)
 {
 	const char *keys[] = { "trace", "format", "runs", "kernel_wait_ns" };
-	char wait[32];
+	char wait[160], shorts[32], total[32];
 	const char *values[] = { osc_cli_input_name(v->path), osc_format_name(j->trace.format),
 				 j->runs_text, wait };
 	struct osc_export_meta meta = { keys, values, 4 };
-	struct cells c = { j, v->gaps > 0 };
+	struct cells c = { j, v->gaps > 0, v->launches };
 	struct osc_table table = { .cell = cell, .ctx = &c };
 	enum osc_status st;
 
 	snprintf(wait, sizeof(wait), "%lld", (long long)v->kernel_wait);
-	if (c.gaps) {
+	if (c.launches) {
+		const struct osc_launches *l = &j->launches;
+
+		osc_format_us_int(l->short_total, shorts, sizeof(shorts));
+		osc_format_us_int(l->total, total, sizeof(total));
+		keys[3] = "short_kernels";
+		snprintf(wait, sizeof(wait), "%llu of %llu kernels under %lld ns (%.2f%%), %s of %s us",
+			 (unsigned long long)l->nr_short, (unsigned long long)l->count,
+			 (long long)v->short_kernel,
+			 l->count ? 100.0 * (double)l->nr_short / (double)l->count : 0.0, shorts,
+			 total);
+		table.cols = osc_launch_columns(&table.nr_cols);
+		table.nr_rows = l->nr;
+	} else if (c.gaps) {
 		table.cols = osc_gpu_gap_columns(&table.nr_cols);
 		table.nr_rows = j->gpu.nr_gaps;
 	} else {
@@ -93,8 +110,11 @@ static enum osc_status build_gpu(struct gpu_job *j, struct osc_cli_view *v, stru
 		st = osc_runsel_parse(v->runs, j->runs.nr, j->runs.warmup, &j->sel, err);
 	if (st != OSC_OK)
 		return st;
-	osc_gpu_breakdown(&j->trace, &q, &j->gpu);
-	if (!j->gpu.nr)
+	if (v->launches)
+		osc_gpu_launches(&j->trace, &j->runs, &j->sel, v->short_kernel, &j->launches);
+	else
+		osc_gpu_breakdown(&j->trace, &q, &j->gpu);
+	if (!j->gpu.nr && !j->launches.nr)
 		fprintf(stderr, "opscope: note: the selected runs hold no device event "
 			"(kernel, memcpy or memset)\n");
 	j->runs_text = osc_runsel_describe(&j->sel, &j->runs);
@@ -113,6 +133,7 @@ static int run_gpu(struct osc_cli_view *v)
 	st = build_gpu(&j, v, &err);
 	free(j.runs_text);
 	osc_gpu_release(&j.gpu);
+	osc_launches_release(&j.launches);
 	osc_runsel_release(&j.sel);
 	osc_runs_release(&j.runs);
 	osc_trace_release(&j.trace);

@@ -137,3 +137,34 @@ Test(gpu, longest_gaps_with_the_host_op)
 	}
 	release(&f);
 }
+
+/*
+ * Launch statistics, short below 95 ns: k3 (90) and k4 (50) are short, of
+ * five kernels (the memcpy is no kernel); k3 started at 410, its launch at
+ * 260 for 1 ns: delay 150, call 1, queue 410 - max(261, k2's end 400) = 10.
+ */
+Test(gpu, launch_statistics)
+{
+	struct fixture f;
+	struct osc_launches l;
+	const struct osc_launch_row *k3 = NULL;
+
+	breakdown(&f, 0);
+	osc_gpu_launches(&f.t, &f.runs, NULL, 95, &l);
+	cr_assert_eq(l.nr, 5);
+	cr_expect_eq(l.count, 5);
+	cr_expect_eq(l.nr_short, 2);
+	cr_expect_eq(l.short_total, 140);
+	cr_expect_eq(l.total, 540);
+	cr_expect_str_eq(osc_trace_str(&f.t, l.rows[0].name), "ncclAllReduce", "by total");
+	for (size_t i = 0; i < l.nr; i++)
+		if (!strcmp(osc_trace_str(&f.t, l.rows[i].name), "k3"))
+			k3 = &l.rows[i];
+	cr_assert_not_null(k3);
+	cr_expect_eq(k3->nr_short, 1);
+	cr_expect_float_eq(k3->delay[0], 150, 1e-9);
+	cr_expect_float_eq(k3->call[0], 1, 1e-9);
+	cr_expect_float_eq(k3->queue[0], 10, 1e-9);
+	osc_launches_release(&l);
+	release(&f);
+}

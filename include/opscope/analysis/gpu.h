@@ -130,4 +130,38 @@ const char *osc_gpu_gap_cell(const struct osc_trace *t, const struct osc_runs *r
 			     const struct osc_gpu *g, size_t row, size_t col, char *buf,
 			     size_t size);
 
+/* ---- kernel launch statistics ---- */
+
+/*
+ * One row per kernel name, over the kernels of the selected runs (each in
+ * its own run, runs.h): count and total; the short ones (shorter than the
+ * threshold: many short kernels mean a CPU-bound launch loop, HTA's short
+ * kernels); the distribution of the launch delay (kernel start - start of
+ * the runtime call that launched it), of that call's duration and of the
+ * queue time (correlate.h), over the kernels with a launch.
+ */
+struct osc_launch_row {
+	osc_str name;
+	uint64_t count, nr_short, nr_launched;
+	int64_t total, short_total;  /* ns */
+	double delay[3], call[3], queue[3]; /* p50, p90, p99, ns (launched kernels) */
+};
+
+struct osc_launches {
+	struct osc_launch_row *rows; /* by total, descending; ties by name */
+	size_t nr;
+	uint64_t count, nr_short;    /* over every row */
+	int64_t total, short_total;
+};
+
+/* The launch statistics of t's kernels in q's runs, short below short_ns. */
+void osc_gpu_launches(const struct osc_trace *t, const struct osc_runs *runs,
+		      const struct osc_runsel *sel, int64_t short_ns, struct osc_launches *out);
+void osc_launches_release(struct osc_launches *l);
+
+/* The columns of the launch table, and its cells (names as in the trace). */
+const struct osc_column *osc_launch_columns(size_t *nr);
+const char *osc_launch_cell(const struct osc_trace *t, const struct osc_launches *l, size_t row,
+			    size_t col, char *buf, size_t size);
+
 #endif

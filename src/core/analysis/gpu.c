@@ -599,3 +599,182 @@ const char *osc_gpu_gap_cell(const struct osc_trace *t, const struct osc_runs *r
 	}
 	return buf;
 }
+
+/* ---- kernel launch statistics ---- */
+
+/* A kernel of a launch row: its duration and, when launched, its delays. */
+struct launched {
+	int64_t dur, delay, call, queue;
+	bool has_launch;
+};
+
+static int cmp_launch_rows(const void *a, const void *b, void *t)
+{
+	const struct osc_launch_row *x = a, *y = b;
+
+	if (x->total != y->total)
+		return x->total < y->total ? 1 : -1;
+	return strcmp(osc_trace_str(t, x->name), osc_trace_str(t, y->name));
+}
+
+/* p50, p90 and p99 of v[0 .. n) (reordered) into out. */
+static void percentiles(int64_t *v, size_t n, double out[3])
+{
+	struct osc_stats s;
+
+	osc_stats_compute(v, n, &s);
+	out[0] = s.p50;
+	out[1] = s.p90;
+	out[2] = s.p99;
+}
+
+/* The row of kernels k[0 .. n) (all named name). */
+static void launch_row(osc_str name, struct launched *k, size_t n, int64_t short_ns,
+		       struct osc_launch_row *r)
+{
+	int64_t *v = osc_xmalloc((n ? n : 1) * sizeof(*v));
+	size_t m = 0;
+
+	*r = (struct osc_launch_row){ .name = name, .count = n };
+	for (size_t i = 0; i < n; i++) {
+		r->total = osc_sat_add(r->total, k[i].dur);
+		if (k[i].dur < short_ns) {
+			r->nr_short++;
+			r->short_total = osc_sat_add(r->short_total, k[i].dur);
+		}
+		r->nr_launched += k[i].has_launch;
+	}
+	for (int which = 0; which < 3; which++) {
+		m = 0;
+		for (size_t i = 0; i < n; i++)
+			if (k[i].has_launch)
+				v[m++] = which == 0 ? k[i].delay : which == 1 ? k[i].call : k[i].queue;
+		percentiles(v, m, which == 0 ? r->delay : which == 1 ? r->call : r->queue);
+	}
+	free(v);
+}
+
+void osc_gpu_launches(const struct osc_trace *t, const struct osc_runs *runs,
+		      const struct osc_runsel *sel, int64_t short_ns, struct osc_launches *out)
+{
+	const struct osc_correlation *corr = osc_trace_correlation(t);
+	size_t nb, alloc = 0, nk = 0;
+	const struct osc_brief *b = osc_trace_briefs(t, OSC_KIND_KERNEL, &nb);
+	uint32_t *of = osc_xmalloc((t->strs.count ? t->strs.count : 1) * sizeof(*of));
+	struct launched **k;
+	size_t *nr, *cap;
+
+	memset(out, 0, sizeof(*out));
+	for (size_t i = 0; i < t->strs.count; i++)
+		of[i] = OSC_NONE;
+	k = osc_xcalloc(nb ? nb : 1, sizeof(*k));
+	nr = osc_xcalloc(nb ? nb : 1, sizeof(*nr));
+	cap = osc_xcalloc(nb ? nb : 1, sizeof(*cap));
+	for (size_t j = 0; j < nb; j++) {
+		uint32_t ev = b[j].event, d = corr->dev_of ? corr->dev_of[ev] : OSC_NONE;
+		const struct osc_dev_link *dl = d != OSC_NONE ? &corr->devs[d] : NULL;
+		struct launched x = { .dur = b[j].dur };
+		uint32_t g;
+
+		if (sel && !osc_runsel_has_event(sel, runs, ev))
+			continue;
+		if (dl && dl->launch != OSC_NONE) {
+			x.has_launch = true;
+			x.delay = dl->delay;
+			x.queue = dl->queue;
+			x.call = t->events[corr->launches[dl->launch].event].dur;
+		}
+		if (of[b[j].name] == OSC_NONE) {
+			OSC_GROW(out->rows, nk + 1, alloc);
+			out->rows[nk].name = b[j].name;
+			of[b[j].name] = (uint32_t)nk++;
+		}
+		g = of[b[j].name];
+		OSC_GROW(k[g], nr[g] + 1, cap[g]);
+		k[g][nr[g]++] = x;
+	}
+	for (size_t g = 0; g < nk; g++) {
+		launch_row(out->rows[g].name, k[g], nr[g], short_ns, &out->rows[g]);
+		out->count += out->rows[g].count;
+		out->nr_short += out->rows[g].nr_short;
+		out->total = osc_sat_add(out->total, out->rows[g].total);
+		out->short_total = osc_sat_add(out->short_total, out->rows[g].short_total);
+		free(k[g]);
+	}
+	out->nr = nk;
+	qsort_r(out->rows, nk, sizeof(*out->rows), cmp_launch_rows, (void *)t);
+	free(k);
+	free(nr);
+	free(cap);
+	free(of);
+}
+
+void osc_launches_release(struct osc_launches *l)
+{
+	free(l->rows);
+	memset(l, 0, sizeof(*l));
+}
+
+enum {
+	L_NAME, L_COUNT, L_TOTAL, L_SHORT, L_SHORT_PCT, L_SHORT_TOTAL, L_DELAY50, L_DELAY90,
+	L_DELAY99, L_CALL50, L_CALL90, L_CALL99, L_QUEUE50, L_QUEUE99, L_NR
+};
+
+static const struct osc_column launch_columns[L_NR] = {
+	[L_NAME] = { "kernel", 16, OSC_ALIGN_LEFT, false, OSC_STAT_NAME },
+	[L_COUNT] = NUM("count"),
+	[L_TOTAL] = NUM("total_us"),
+	[L_SHORT] = NUM("short"),
+	[L_SHORT_PCT] = NUM("short_pct"),
+	[L_SHORT_TOTAL] = NUM("short_us"),
+	[L_DELAY50] = NUM("delay_p50_us"),
+	[L_DELAY90] = NUM("delay_p90_us"),
+	[L_DELAY99] = NUM("delay_p99_us"),
+	[L_CALL50] = NUM("launch_p50_us"),
+	[L_CALL90] = NUM("launch_p90_us"),
+	[L_CALL99] = NUM("launch_p99_us"),
+	[L_QUEUE50] = NUM("queue_p50_us"),
+	[L_QUEUE99] = NUM("queue_p99_us"),
+};
+
+const struct osc_column *osc_launch_columns(size_t *nr)
+{
+	*nr = L_NR;
+	return launch_columns;
+}
+
+const char *osc_launch_cell(const struct osc_trace *t, const struct osc_launches *l, size_t row,
+			    size_t col, char *buf, size_t size)
+{
+	const struct osc_launch_row *r = &l->rows[row];
+	static const int pick[] = { [L_DELAY50] = 0, [L_DELAY90] = 1, [L_DELAY99] = 2,
+				    [L_CALL50] = 0,  [L_CALL90] = 1,  [L_CALL99] = 2,
+				    [L_QUEUE50] = 0, [L_QUEUE99] = 2 };
+
+	buf[0] = '\0';
+	switch (col) {
+	case L_NAME:
+		return osc_trace_str(t, r->name);
+	case L_COUNT:
+	case L_SHORT:
+		snprintf(buf, size, "%llu",
+			 (unsigned long long)(col == L_COUNT ? r->count : r->nr_short));
+		break;
+	case L_TOTAL:
+	case L_SHORT_TOTAL:
+		osc_format_us_int(col == L_TOTAL ? r->total : r->short_total, buf, size);
+		break;
+	case L_SHORT_PCT:
+		pct_cell((int64_t)r->nr_short, (int64_t)r->count, buf, size);
+		break;
+	default:
+		if (!r->nr_launched) /* no launch known: no delay */
+			break;
+		osc_format_us(col <= L_DELAY99	 ? r->delay[pick[col]]
+			      : col <= L_CALL99 ? r->call[pick[col]]
+						: r->queue[pick[col]],
+			      buf, size);
+		break;
+	}
+	return buf;
+}
