@@ -335,7 +335,7 @@ static void idle_walk(struct walk *w, const struct group *s, int64_t from, int64
 	}
 	seen = lo && s->reach[lo - 1] > from; /* an earlier event still runs at from */
 	cursor = seen ? s->reach[lo - 1] : from;
-	for (size_t i = lo; i < s->nr && cursor < to; i++) {
+	for (size_t i = lo; i < s->nr; i++) {
 		const struct osc_event *e = &w->t->events[s->ev[i]];
 
 		if (e->ts >= to)
