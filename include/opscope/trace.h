@@ -187,6 +187,8 @@ struct osc_trace {
 				 into, or NULL; the trace owns the mapping (args_map) */
 	void *args_map;
 	size_t args_map_len;
+	struct osc_mapguard *args_guard; /* private: watches args_map when it is the
+					    user's file, which may change (mapguard.h) */
 	struct osc_args_view *args_view; /* private: text handed out by osc_trace_args */
 	struct osc_trace_cache *cache; /* private: trace_cache.h's indexes */
 	bool cache_used;               /* private: the cache holds something */
@@ -326,11 +328,19 @@ void osc_trace_warn(struct osc_trace *t, enum osc_warn w, int64_t offset);
 void osc_trace_sort(struct osc_trace *t);
 
 /*
- * Minified JSON text of an event's args object ("" when it had none). The
- * text stays valid until the next osc_trace_args call on the same trace (args
- * kept by reference are rendered into one buffer); not thread-safe.
+ * Minified JSON text of an event's args object ("" when it had none, or when
+ * it was kept by reference and osc_trace_args_lost). The text stays valid
+ * until the next osc_trace_args call on the same trace (args kept by
+ * reference are rendered into one buffer); not thread-safe.
  */
 const char *osc_trace_args(const struct osc_trace *t, uint32_t ev);
+
+/*
+ * Whether args kept by reference can no longer be read: the trace file they
+ * point into shrank or was rewritten since the load (a profiler ran again
+ * into it). Callers that showed or used args check it after reading them.
+ */
+bool osc_trace_args_lost(const struct osc_trace *t);
 
 /*
  * a before b in model order, file order aside: it starts earlier, or at the

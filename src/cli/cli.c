@@ -462,6 +462,15 @@ static void print_warnings(const struct osc_trace *t, const char *name)
 	}
 }
 
+enum osc_status osc_cli_check_args(const struct osc_trace *t, struct osc_error *err)
+{
+	if (!osc_trace_args_lost(t))
+		return OSC_OK;
+	return osc_error_set(err, OSC_IO, t->path, OSC_NO_OFFSET, NULL,
+			     "the file changed on disk while it was read (is a program "
+			     "writing it?)");
+}
+
 enum osc_status osc_cli_select_ops(struct osc_trace *t, const char *ops, struct osc_error *err)
 {
 	return ops ? osc_trace_select_ops(t, ops, err) : OSC_OK;

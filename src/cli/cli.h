@@ -169,6 +169,12 @@ int osc_diff_run(struct osc_cli_view *v);
  */
 enum osc_status osc_cli_load(const char *path, struct osc_trace *t, struct osc_error *err);
 
+/*
+ * OSC_IO when the args of t were read from a file that changed on disk since
+ * the load (osc_trace_args_lost): what was made of them is not the trace's.
+ */
+enum osc_status osc_cli_check_args(const struct osc_trace *t, struct osc_error *err);
+
 /* --ops: make the events of the categories ops (osc_trace_select_ops); ops NULL: as loaded. */
 enum osc_status osc_cli_select_ops(struct osc_trace *t, const char *ops, struct osc_error *err);
 

@@ -191,6 +191,11 @@ static enum osc_status build_diff(struct diff_job *j, struct osc_cli_view *v,
 	if (st != OSC_OK)
 		return st;
 	osc_diff(&base, &other, &q, &j->diff);
+	st = osc_cli_check_args(&j->side[0].trace, err);
+	if (st == OSC_OK)
+		st = osc_cli_check_args(&j->side[1].trace, err);
+	if (st != OSC_OK)
+		return st;
 	osc_diff_changed_only(&j->diff, v->changed, v->min_change);
 	total = j->diff.nr;
 	osc_diff_sort(&j->diff, col, descending);

@@ -44,6 +44,9 @@ static enum osc_status run_job(struct optable_job *j, struct osc_cli_view *v,
 	if (st != OSC_OK)
 		return st;
 	osc_optable_build(&j->trace, &j->runs, &j->sel, &v->filter, &j->table);
+	st = osc_cli_check_args(&j->trace, err);
+	if (st != OSC_OK)
+		return st;
 	total = j->table.nr;
 	if (v->top_set && v->top && v->top < j->table.nr)
 		j->table.nr = v->top;

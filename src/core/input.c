@@ -14,6 +14,7 @@
 
 #include "opscope/alloc.h"
 #include "input.h"
+#include "mapguard.h"
 
 #define CHUNK ((size_t)4 << 20)     /* streaming window growth step */
 #define SPOOL_MAP_MIN ((size_t)256 << 20) /* first mapping of the spool (address space only) */
@@ -281,6 +282,7 @@ enum osc_status osc_input_open(struct osc_input *in, const char *path, struct os
 		return open_stream(in, path, err);
 	}
 	in->map_len = (size_t)st.st_size;
+	in->guard = osc_mapguard_watch(in->map, in->map_len, in->fd);
 	madvise(in->map, in->map_len, MADV_SEQUENTIAL);
 	if (is_gzip(in->map, in->map_len)) {
 		in->src = in->map;
@@ -687,11 +689,13 @@ void osc_input_consumed(struct osc_input *in, size_t upto)
 			      in->gzip ? (size_t)in->file_read : (size_t)in->base + upto);
 }
 
-bool osc_input_detach_map(struct osc_input *in, void **map, size_t *len)
+bool osc_input_detach_map(struct osc_input *in, void **map, size_t *len,
+			  struct osc_mapguard **guard)
 {
 	if (in->spool) {
 		*map = in->spool;
 		*len = in->spool_cap;
+		*guard = NULL;
 		in->spool = NULL;
 		return true;
 	}
@@ -699,8 +703,15 @@ bool osc_input_detach_map(struct osc_input *in, void **map, size_t *len)
 		return false;
 	*map = in->map;
 	*len = in->map_len;
+	*guard = in->guard;
 	in->map = NULL;
+	in->guard = NULL;
 	return true;
+}
+
+bool osc_input_shrunk(const struct osc_input *in, uint64_t *size)
+{
+	return osc_mapguard_shrunk(in->guard, size);
 }
 
 void osc_input_close(struct osc_input *in)
@@ -708,6 +719,7 @@ void osc_input_close(struct osc_input *in)
 	gz_stop(in);
 	if (in->z_live)
 		inflateEnd(&in->zs);
+	osc_mapguard_free(in->guard);
 	if (in->map)
 		munmap(in->map, in->map_len);
 	if (in->own_fd && in->fd >= 0)

@@ -40,6 +40,7 @@ struct osc_input {
 	int fd;              /* streaming source, -1 if none */
 	bool own_fd;
 	void *map;           /* mapped file, NULL if none */
+	struct osc_mapguard *guard; /* watches map (mapguard.h), NULL if none */
 	size_t map_len, map_released;
 	const unsigned char *src; /* compressed bytes in memory (map or buffer) */
 	size_t src_len;
@@ -87,9 +88,18 @@ void osc_input_consumed(struct osc_input *in, size_t upto);
 /*
  * Hand the mapping of a plain mapped file or of the spool to the caller
  * (which munmaps *len bytes at *map), so uncompressed offsets stay readable
- * after osc_input_close. False when the input is not stable.
+ * after osc_input_close; *guard gets the watch of a mapped file (NULL for
+ * the spool, which no other program writes), which the caller frees before
+ * unmapping. False when the input is not stable.
  */
-bool osc_input_detach_map(struct osc_input *in, void **map, size_t *len);
+bool osc_input_detach_map(struct osc_input *in, void **map, size_t *len,
+			  struct osc_mapguard **guard);
+
+/*
+ * Whether the mapped file shrank while it was read (the bytes read past its
+ * new end were zeros): *size gets its size now.
+ */
+bool osc_input_shrunk(const struct osc_input *in, uint64_t *size);
 
 void osc_input_close(struct osc_input *in);
 

@@ -5,6 +5,7 @@
 
 #include "opscope/alloc.h"
 #include "load_internal.h"
+#include "mapguard.h"
 
 #define HEAD_LEN 4096
 #define PROGRESS_STEP ((uint64_t)4 << 20)
@@ -143,6 +144,22 @@ static enum osc_status run(struct osc_load_ctx *ctx)
 	return refuse(ctx, head, n);
 }
 
+/*
+ * A mapped file that shrank while it was read gave zeros past its new end
+ * (mapguard.h): whatever the loader made of them, that is the error.
+ */
+static enum osc_status check_shrunk(struct osc_load_ctx *ctx, enum osc_status st)
+{
+	uint64_t size;
+
+	if (!osc_input_shrunk(&ctx->in, &size) && !osc_mapguard_shrunk(ctx->t->args_guard, &size))
+		return st;
+	return osc_error_set(ctx->err, OSC_IO, ctx->name, (int64_t)size, NULL,
+			     "the file shrank from %llu to %llu bytes while it was read "
+			     "(is a program writing it?)",
+			     (unsigned long long)ctx->in.file_size, (unsigned long long)size);
+}
+
 static enum osc_status load(struct osc_load_ctx *ctx, const char *name,
 			    const struct osc_load_opts *opts, struct osc_trace *t,
 			    struct osc_error *err)
@@ -161,6 +178,7 @@ static enum osc_status load(struct osc_load_ctx *ctx, const char *name,
 	free(t->path);
 	t->path = osc_xstrdup(name);
 	st = run(ctx);
+	st = check_shrunk(ctx, st);
 	t->file_bytes = ctx->in.file_read;
 	t->input_bytes = ctx->in.base + ctx->in.len;
 	ctx->parsed = t->input_bytes;

@@ -1772,7 +1772,8 @@ static enum osc_status chrome_load(struct osc_load_ctx *lc)
 	if (st == OSC_OK) {
 		finish(ch);
 		if (ch->used_refs && osc_input_detach_map(in, &ch->t->args_map,
-							  &ch->t->args_map_len))
+							  &ch->t->args_map_len,
+							  &ch->t->args_guard))
 			ch->t->args_src = ch->t->args_map;
 	}
 	chrome_release(ch);
