@@ -8,6 +8,7 @@
 #ifndef OPSCOPE_OUTFILE_H
 #define OPSCOPE_OUTFILE_H
 
+#include <signal.h>
 #include <stdio.h>
 
 #include "opscope/export.h"
@@ -26,6 +27,22 @@ typedef enum osc_status (*osc_writer)(FILE *out, const void *arg, struct osc_err
  */
 enum osc_status osc_write_file(const char *path, osc_writer fn, const void *arg,
 			       struct osc_error *err);
+
+/*
+ * Remove the temporary file of the write in progress, if any: for the front
+ * ends' handlers of terminating signals (async-signal-safe: one unlink), so
+ * an interrupted write leaves neither a half file nor a PATH.XXXXXX behind.
+ */
+void osc_outfile_abandon(void);
+
+/*
+ * Signals sent from outside (a user, a shell, a full pipe, a limit) whose
+ * default action ends the process: the front ends catch those not ignored,
+ * clean up (osc_outfile_abandon, the terminal), and die of them again.
+ */
+#define OSC_EXTERNAL_SIGNALS                                                          \
+	SIGHUP, SIGINT, SIGQUIT, SIGUSR1, SIGUSR2, SIGPIPE, SIGALRM, SIGTERM, SIGXCPU, \
+		SIGXFSZ, SIGVTALRM, SIGPROF
 
 /* osc_write_file of table t exported as f with meta m (width: see export.h). */
 enum osc_status osc_export_file(const char *path, enum osc_export_format f,

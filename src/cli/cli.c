@@ -3,6 +3,7 @@
  * table views, error lines, loading, table width and atomic output files.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -222,6 +223,26 @@ void osc_cli_print_options(FILE *out, const struct osc_cli_option *opts, unsigne
 			 opts->name, opts->arg ? " " : "", opts->arg ? opts->arg : "");
 		fprintf(out, "  %-22s %s\n", left, opts->help);
 	}
+}
+
+static void on_signal(int sig)
+{
+	osc_outfile_abandon();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+void osc_cli_catch_signals(void)
+{
+	static const int sigs[] = { OSC_EXTERNAL_SIGNALS };
+	struct sigaction sa, old;
+
+	memset(&sa, 0, sizeof(sa));
+	sigemptyset(&sa.sa_mask);
+	sa.sa_handler = on_signal;
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		if (!sigaction(sigs[i], NULL, &old) && old.sa_handler != SIG_IGN)
+			sigaction(sigs[i], &sa, NULL);
 }
 
 int osc_cli_fail(const struct osc_error *err)
@@ -476,12 +497,22 @@ enum osc_status osc_cli_select_ops(struct osc_trace *t, const char *ops, struct 
 	return ops ? osc_trace_select_ops(t, ops, err) : OSC_OK;
 }
 
+/* A pipe or FIFO keeps the load waiting: say so once, rather than hang silently. */
+static void say_waiting(const struct osc_load_progress *p, void *path)
+{
+	if (p->waiting)
+		fprintf(stderr, "opscope: %s: waiting for data (a pipe or FIFO with no writer "
+			"yet?); Ctrl-C stops\n", (const char *)path);
+}
+
 enum osc_status osc_cli_load(const char *path, struct osc_trace *t, struct osc_error *err)
 {
 	enum osc_status st;
 
 	if (path) {
-		st = osc_load(path, NULL, t, err);
+		struct osc_load_opts opts = { .progress = say_waiting, .userdata = (void *)path };
+
+		st = osc_load(path, &opts, t, err);
 	} else {
 		fprintf(stderr, "opscope: no trace given, using the bundled sample %s\n",
 			osc_sample_name);

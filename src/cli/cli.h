@@ -88,6 +88,13 @@ int osc_cli_next(struct osc_cli_parser *p, const struct osc_cli_option *opts, un
 /* Print the options accepted in mode, one per line, as the help shows them. */
 void osc_cli_print_options(FILE *out, const struct osc_cli_option *opts, unsigned mode);
 
+/*
+ * Catch the OSC_EXTERNAL_SIGNALS that are not ignored: an interrupted write
+ * leaves no temporary file (osc_outfile_abandon), then the signal kills as
+ * it would have. Called once at start-up (the TUI adds its own handlers).
+ */
+void osc_cli_catch_signals(void);
+
 /* Print "opscope: " + the formatted error to stderr; returns OSC_EXIT_ERROR. */
 int osc_cli_fail(const struct osc_error *err);
 

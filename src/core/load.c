@@ -160,18 +160,32 @@ static enum osc_status check_shrunk(struct osc_load_ctx *ctx, enum osc_status st
 			     (unsigned long long)ctx->in.file_size, (unsigned long long)size);
 }
 
+static const struct osc_load_opts no_opts;
+
+/* A pipe or FIFO has been silent for a while: say so (the progress's waiting). */
+static void slow(void *arg)
+{
+	struct osc_load_ctx *ctx = arg;
+	struct osc_load_progress p = {
+		.bytes_read = ctx->in.file_read,
+		.waiting = true,
+		.elapsed = now() - ctx->start,
+	};
+
+	if (ctx->opts->progress)
+		ctx->opts->progress(&p, ctx->opts->userdata);
+}
+
 static enum osc_status load(struct osc_load_ctx *ctx, const char *name,
 			    const struct osc_load_opts *opts, struct osc_trace *t,
 			    struct osc_error *err)
 {
-	static const struct osc_load_opts no_opts;
 	enum osc_status st;
 
 	ctx->name = name;
 	ctx->t = t;
 	ctx->err = err;
 	ctx->opts = opts ? opts : &no_opts;
-	ctx->start = now();
 	ctx->next_progress = PROGRESS_STEP;
 	if (err)
 		osc_error_clear(err);
@@ -196,10 +210,14 @@ enum osc_status osc_load(const char *path, const struct osc_load_opts *opts,
 			 struct osc_trace *t, struct osc_error *err)
 {
 	struct osc_load_ctx ctx;
+	struct osc_input_wait wait = { .slow = slow, .arg = &ctx };
 	enum osc_status st;
 
 	memset(&ctx, 0, sizeof(ctx));
-	st = osc_input_open(&ctx.in, path, err);
+	ctx.opts = opts ? opts : &no_opts;
+	ctx.start = now();
+	wait.cancel = ctx.opts->cancel;
+	st = osc_input_open(&ctx.in, path, &wait, err);
 	if (st != OSC_OK) {
 		osc_input_close(&ctx.in);
 		return st;
@@ -214,6 +232,7 @@ enum osc_status osc_load_buffer(const char *name, const void *data, size_t len,
 	struct osc_load_ctx ctx;
 
 	memset(&ctx, 0, sizeof(ctx));
+	ctx.start = now();
 	osc_input_open_buffer(&ctx.in, data, len);
 	return load(&ctx, name, opts, t, err);
 }

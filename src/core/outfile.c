@@ -1,5 +1,6 @@
 /* outfile.c - writing an output file atomically (temporary file, then rename). */
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,9 @@ struct output {
 	char *path; /* NULL for stdout */
 	char *tmp;  /* temporary file next to path */
 };
+
+/* The temporary file being written, for osc_outfile_abandon (one at a time). */
+static _Atomic(const char *) pending;
 
 /* output_close is used by output_open's failure paths. */
 static enum osc_status output_close(struct output *o, bool commit, struct osc_error *err);
@@ -58,6 +62,7 @@ static enum osc_status output_open(struct output *o, const char *path,
 		output_close(o, false, NULL);
 		return OSC_IO;
 	}
+	atomic_store(&pending, o->tmp);
 	mask = umask(0);
 	umask(mask);
 	fchmod(fd, 0666 & ~mask);
@@ -89,10 +94,19 @@ static enum osc_status output_close(struct output *o, bool commit,
 	}
 	if (o->tmp && (!commit || st != OSC_OK))
 		unlink(o->tmp);
+	atomic_store(&pending, NULL);
 	free(o->tmp);
 	free(o->path);
 	memset(o, 0, sizeof(*o));
 	return st;
+}
+
+void osc_outfile_abandon(void)
+{
+	const char *tmp = atomic_exchange(&pending, NULL);
+
+	if (tmp)
+		unlink(tmp);
 }
 
 enum osc_status osc_write_file(const char *path, osc_writer fn, const void *arg,

@@ -15,9 +15,13 @@ import gzip
 import os
 import random
 import re
+import resource
 import shutil
+import signal
+import subprocess
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import testlib  # noqa: E402
@@ -178,6 +182,33 @@ def check_truncated(res, d, label, data):
         res.check(name, probs)
 
 
+def check_signals(res, d, ort):
+    """A write cut by a signal leaves no OUT.XXXXXX (SIGXFSZ from a file size
+    limit cuts it at a known point); a FIFO with no writer says so instead of
+    hanging silently."""
+    out_dir = os.path.join(d, "sig")
+    os.mkdir(out_dir)
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (64, 64))
+    p = subprocess.run([testlib.opscope(), "report", "--format", "csv", "-o",
+                        os.path.join(out_dir, "out.csv"), ort], capture_output=True,
+                       env=testlib.env(), timeout=TIMEOUT, preexec_fn=limit)
+    res.check("report -o cut by a signal leaves no temporary file",
+              [] if p.returncode == -signal.SIGXFSZ and not os.listdir(out_dir) else
+              ["rc=%s files=%s" % (p.returncode, os.listdir(out_dir))])
+    fifo = os.path.join(d, "nowriter.fifo")
+    os.mkfifo(fifo)
+    p = subprocess.Popen([testlib.opscope(), "report", fifo], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, env=testlib.env())
+    time.sleep(1.5)
+    p.terminate()
+    out, err = p.communicate(timeout=TIMEOUT)
+    res.check("a FIFO with no writer: a note, and a signal still ends the wait",
+              [] if p.returncode == -signal.SIGTERM and b"waiting for data" in err and
+              fifo.encode() in err else ["rc=%s stderr=%r" % (p.returncode, err)])
+
+
 def main():
     res = testlib.Results()
     ort = testlib.sample("ort-cnn-opt.json")
@@ -266,6 +297,7 @@ def main():
         nul = write(d, "nul.json", tiny_ort()[:60] + b"\x00" + tiny_ort()[60:])
         p = testlib.run(["report", nul], timeout=TIMEOUT)
         res.check("NUL byte inside the JSON", tolerated_problems(p))
+        check_signals(res, d, ort)
         mixed = write(d, "mixed.json", b'{"traceEvents":[1,"x",null,{"ph":"X"},{"ts":"5"},'
                       b'{"ph":"X","name":"ok","ts":1,"dur":2,"pid":"p","tid":[1]}]}')
         p = testlib.run(["report", "--format", "csv", mixed], timeout=TIMEOUT)
