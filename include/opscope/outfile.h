@@ -44,9 +44,9 @@ void osc_outfile_abandon(void);
 	SIGHUP, SIGINT, SIGQUIT, SIGUSR1, SIGUSR2, SIGPIPE, SIGALRM, SIGTERM, SIGXCPU, \
 		SIGXFSZ, SIGVTALRM, SIGPROF
 
-/* osc_write_file of table t exported as f with meta m (width: see export.h). */
+/* osc_write_file of table t exported as f with meta m (width, flags: see export.h). */
 enum osc_status osc_export_file(const char *path, enum osc_export_format f,
 				const struct osc_table *t, const struct osc_export_meta *m,
-				int width, struct osc_error *err);
+				int width, unsigned flags, struct osc_error *err);
 
 #endif

@@ -144,7 +144,7 @@ struct osc_thread {
 	_(UNMATCHED_BEGIN, "B events without a matching E")                    \
 	_(UNMATCHED_END, "E events without a matching B")                       \
 	_(END_NAME_DIFFERS, "E events whose name differs from the B they close") \
-	_(BAD_UTF8, "strings with invalid UTF-8 (replaced by U+FFFD)")          \
+	_(BAD_UTF8, "strings with invalid UTF-8 or a NUL (replaced by U+FFFD)") \
 	_(BIG_NUMBER, "numbers beyond 64 bits (saturated)")                     \
 	_(NEGATIVE_DUR, "events with a negative dur (taken as 0)")              \
 	_(UNESCAPED_QUOTE, "strings with an unescaped quote (repaired)")        \

@@ -42,6 +42,7 @@ enum {
 	OPT_DEMANGLER,
 	OPT_NO_DEMANGLE,
 	OPT_SHORT_NAMES,
+	OPT_CSV_SAFE,
 };
 
 #define VIEW (OSC_MODE_REPORT | OSC_MODE_TUI | OSC_MODE_DEFAULT | OSC_MODE_DIFF | OSC_MODE_WHATIF)
@@ -77,6 +78,7 @@ const struct osc_cli_option osc_cli_view_options[] = {
 	  OSC_MODE_REPORT },
 	{ OPT_ASC, "asc", 0, NULL, "sort ascending (numbers sort descending by default)", REPORT },
 	{ OPT_FORMAT, "format", 'F', "FMT", "output format: table (default), csv or json", REPORT },
+	{ OPT_CSV_SAFE, "csv-safe", 0, NULL, "CSV for spreadsheets: a cell that looks like a formula (= + - @) gets a leading '", REPORT },
 	{ OPT_OUTPUT, "output", 'o', "FILE", "write to FILE (atomically) instead of stdout", REPORT },
 	{ OPT_SCRIPT, "script", 0, "FILE", "run the TUI on the scripted keys in FILE (for tests)",
 	  OSC_MODE_TUI | OSC_MODE_DEFAULT },
@@ -362,6 +364,9 @@ static enum osc_status view_option(struct osc_cli_view *v, int id, const char *a
 	case OPT_OUTPUT:
 		v->output = arg;
 		return OSC_OK;
+	case OPT_CSV_SAFE:
+		v->export_flags |= OSC_EXPORT_CSV_SAFE;
+		return OSC_OK;
 	case OPT_SCRIPT:
 		v->script = arg;
 		return OSC_OK;
@@ -566,7 +571,8 @@ int osc_cli_view_main(int argc, char **argv, unsigned mode, void (*help)(void),
 
 enum osc_status osc_cli_write_table(const char *path, enum osc_export_format f,
 				    const struct osc_table *t, const struct osc_export_meta *m,
-				    struct osc_error *err)
+				    unsigned flags, struct osc_error *err)
 {
-	return osc_export_file(path, f, t, m, osc_cli_width(!path || !strcmp(path, "-")), err);
+	return osc_export_file(path, f, t, m, osc_cli_width(!path || !strcmp(path, "-")), flags,
+			       err);
 }

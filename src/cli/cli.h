@@ -131,6 +131,7 @@ struct osc_cli_view {
 	bool asc;                    /* --asc */
 	enum osc_export_format format; /* --format */
 	const char *output;          /* -o FILE, NULL for stdout */
+	unsigned export_flags;       /* OSC_EXPORT_CSV_SAFE (--csv-safe) */
 	const char *script;          /* --script FILE (TUI tests) */
 	bool report_only;            /* an option only `report` uses was given */
 	bool help;                   /* --help */
@@ -207,12 +208,12 @@ const char *osc_cli_input_name(const char *path);
 int osc_cli_width(bool to_tty);
 
 /*
- * Write table t in format f with meta m to path ("-" or NULL: stdout)
- * atomically (osc_export_file); a text table fits the terminal's width when
- * path is stdout.
+ * Write table t in format f with meta m and flags (OSC_EXPORT_*) to path
+ * ("-" or NULL: stdout) atomically (osc_export_file); a text table fits the
+ * terminal's width when path is stdout.
  */
 enum osc_status osc_cli_write_table(const char *path, enum osc_export_format f,
 				    const struct osc_table *t, const struct osc_export_meta *m,
-				    struct osc_error *err);
+				    unsigned flags, struct osc_error *err);
 
 #endif

@@ -404,11 +404,11 @@ static enum osc_status top_hitters(struct explore *x, struct osc_agg *agg, const
 	xtable_as_table(&xt, &table);
 	printf("\n------ Top %s Kernel Times ------\n", target);
 	fflush(stdout);
-	st = osc_export_table(stdout, OSC_EXPORT_TABLE, &table, NULL, 0, err);
+	st = osc_export_table(stdout, OSC_EXPORT_TABLE, &table, NULL, 0, 0, err);
 	if (st == OSC_OK && x->a.csv) {
 		xt.csv = true;
 		path = osc_xasprintf("%s_%s_kernel_times.csv", x->a.csv, gpu ? "gpu" : "cpu");
-		st = osc_cli_write_table(path, OSC_EXPORT_CSV, &table, NULL, err);
+		st = osc_cli_write_table(path, OSC_EXPORT_CSV, &table, NULL, 0, err);
 		free(path);
 	}
 	free(xt.cum);
@@ -485,10 +485,10 @@ static enum osc_status mapping(struct explore *x, struct osc_error *err)
 	if (!x->map.nr)
 		printf("No op-kernel mapping found!\n");
 	else
-		st = osc_export_table(stdout, OSC_EXPORT_TABLE, &table, NULL, 0, err);
+		st = osc_export_table(stdout, OSC_EXPORT_TABLE, &table, NULL, 0, 0, err);
 	if (st == OSC_OK && x->a.csv) {
 		path = osc_xasprintf("%s_op_kernel_mapping.csv", x->a.csv);
-		st = osc_cli_write_table(path, OSC_EXPORT_CSV, &table, NULL, err);
+		st = osc_cli_write_table(path, OSC_EXPORT_CSV, &table, NULL, 0, err);
 		free(path);
 	}
 	free(c.order);

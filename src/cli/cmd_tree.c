@@ -35,6 +35,7 @@ enum {
 	OPT_NO_DEMANGLE,
 	OPT_SHORT_NAMES,
 	OPT_DEMANGLER,
+	OPT_CSV_SAFE,
 };
 
 #define BOTH (OSC_TREE_MODE_TREE | OSC_TREE_MODE_KERNELS)
@@ -68,6 +69,7 @@ static const struct osc_cli_option tree_options[] = {
 	  "ops are the events of these categories, e.g. cpu_op,python_function (default: ops)",
 	  BOTH },
 	{ OPT_MONITOR_CAT, "monitor-cat", 0, "CATS", "the same as --ops", BOTH },
+	{ OPT_CSV_SAFE, "csv-safe", 0, NULL, "CSV for spreadsheets: a cell that looks like a formula (= + - @) gets a leading '", BOTH },
 	{ OPT_OUTPUT, "output", 'o', "FILE", "write to FILE (atomically) instead of stdout", BOTH },
 	{ OPT_HELP, "help", 'h', NULL, "show this help and exit", BOTH },
 	{ 0, NULL, 0, NULL, NULL, 0 },
@@ -141,6 +143,9 @@ static enum osc_status tree_option(struct osc_cli_tree *o, int id, const char *a
 		return OSC_OK;
 	case OPT_OUTPUT:
 		o->output = arg;
+		return OSC_OK;
+	case OPT_CSV_SAFE:
+		o->export_flags |= OSC_EXPORT_CSV_SAFE;
 		return OSC_OK;
 	default:
 		o->help = true;
@@ -246,7 +251,7 @@ void osc_cli_tree_data_release(struct osc_cli_tree_data *d)
 enum osc_status osc_cli_tree_write(const struct osc_cli_tree *o, const struct osc_table *t,
 				   const struct osc_export_meta *meta, struct osc_error *err)
 {
-	return osc_cli_write_table(o->output, o->format, t, meta, err);
+	return osc_cli_write_table(o->output, o->format, t, meta, o->export_flags, err);
 }
 
 /* ---- the drawn tree ---- */

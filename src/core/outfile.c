@@ -132,20 +132,21 @@ struct table_write {
 	const struct osc_table *table;
 	const struct osc_export_meta *meta;
 	int width;
+	unsigned flags;
 };
 
 static enum osc_status write_table(FILE *out, const void *arg, struct osc_error *err)
 {
 	const struct table_write *w = arg;
 
-	return osc_export_table(out, w->format, w->table, w->meta, w->width, err);
+	return osc_export_table(out, w->format, w->table, w->meta, w->width, w->flags, err);
 }
 
 enum osc_status osc_export_file(const char *path, enum osc_export_format f,
 				const struct osc_table *t, const struct osc_export_meta *m,
-				int width, struct osc_error *err)
+				int width, unsigned flags, struct osc_error *err)
 {
-	struct table_write w = { f, t, m, width };
+	struct table_write w = { f, t, m, width, flags };
 
 	return osc_write_file(path, write_table, &w, err);
 }

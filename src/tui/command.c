@@ -127,7 +127,7 @@ static unsigned export_write(struct osc_tui *t, const char *path)
 	struct osc_error err;
 	char msg[1024], *cmd = NULL;
 
-	if (osc_export_file(path, OSC_EXPORT_CSV, &v->tab, NULL, 0, &err) != OSC_OK) {
+	if (osc_export_file(path, OSC_EXPORT_CSV, &v->tab, NULL, 0, 0, &err) != OSC_OK) {
 		osc_error_format(&err, msg, sizeof(msg));
 		osc_tui_message(t, OSC_MSG_ERROR, "%s", msg);
 		return OSC_R_REDRAW;

@@ -12,7 +12,9 @@ which keeps exactly the complete events before the cut.
 Every bad file is generated into a temporary directory at test time.
 """
 import gzip
+import json
 import os
+import pty
 import random
 import re
 import resource
@@ -209,6 +211,67 @@ def check_signals(res, d, ort):
               fifo.encode() in err else ["rc=%s stderr=%r" % (p.returncode, err)])
 
 
+UNSAFE = [b"\x1b", b"\x07", b"\x7f", b"\xc2\x9b", b"\xe2\x80\xae", b"\xe2\x81\xa6"]
+
+
+def on_tty(args):
+    """stdout of opscope run with a pseudo-terminal as stdout (stderr apart)."""
+    master, slave = pty.openpty()
+    p = subprocess.Popen([testlib.opscope()] + args, stdin=subprocess.DEVNULL, stdout=slave,
+                         stderr=subprocess.PIPE, env=testlib.env())
+    os.close(slave)
+    out = b""
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        out += chunk
+    os.close(master)
+    p.wait(timeout=TIMEOUT)
+    return p.returncode, out
+
+
+def check_output_safety(res, d):
+    """Names carrying escapes, C1 controls and bidi overrides never reach a
+    terminal raw (tables always, CSV and JSON on a terminal); JSON escapes them
+    and still holds the same strings; a NUL in a name does not cut it."""
+    names = ["esc\x1b]0;pwned\x07", "c1\u009b31m", "bidi\u202egnp.exe", "iso\u2066x\u2069",
+             "del\x7f", "=HYPERLINK(\"x\")"]
+    evs = [{"ph": "X", "name": n, "cat": "cpu_op", "ts": 10 * i, "dur": 5, "pid": 1, "tid": 1}
+           for i, n in enumerate(names)]
+    path = write(d, "hostile.json", json.dumps(evs).encode())
+    for fmt in ("table", "csv", "json"):
+        rc, out = on_tty(["report", "--format", fmt, path])
+        raw = [u for u in UNSAFE if u in out]
+        res.check("%s on a terminal: no raw control or bidi character" % fmt,
+                  [] if rc == 0 and not raw else ["rc=%s raw=%r out=%r" % (rc, raw, out[:300])])
+    for cmd in (["info"], ["tree"], ["kernels"], ["report", "--by", "path"]):
+        p = testlib.run(cmd + [path], timeout=TIMEOUT)
+        raw = [u for u in UNSAFE if u in p.out or u in p.err]
+        res.check("%s: no raw control or bidi character" % " ".join(cmd),
+                  [] if p.rc == 0 and not raw else ["rc=%s raw=%r" % (p.rc, raw)])
+    p = testlib.run(["report", "--format", "json", path], timeout=TIMEOUT)
+    probs = [] if p.rc == 0 and not [u for u in UNSAFE if u in p.out] else ["raw in json"]
+    if not probs:
+        got = sorted(r["name"] for r in json.loads(p.text)["rows"])
+        if got != sorted(names):
+            probs.append("JSON names differ: %r" % got)
+    res.check("JSON escapes unsafe characters and keeps the strings", probs)
+    p = testlib.run(["report", "--format", "csv", "--csv-safe", path], timeout=TIMEOUT)
+    res.check("--csv-safe quotes a formula", [] if b"\"'=HYPERLINK" in p.out else [p.text[:300]])
+    nul = write(d, "nul-names.json", b'[{"ph":"X","name":"a\\u0000b","ts":1,"dur":2,"pid":1,'
+                b'"tid":1},{"ph":"X","name":"a\\u0000c","ts":5,"dur":2,"pid":1,"tid":1},'
+                b'{"ph":"X","name":"a","ts":9,"dur":2,"pid":1,"tid":1}]')
+    p = testlib.run(["report", "--format", "csv", nul], timeout=TIMEOUT)
+    rows = [line.split(",")[0] for line in p.text.splitlines()[1:]]
+    res.check("a NUL in a name neither cuts nor merges names",
+              [] if p.rc == 0 and len(set(rows)) == 3 and "NUL" in p.err.decode() else
+              ["rows %r stderr %r" % (rows, p.err)])
+
+
 def main():
     res = testlib.Results()
     ort = testlib.sample("ort-cnn-opt.json")
@@ -298,6 +361,7 @@ def main():
         p = testlib.run(["report", nul], timeout=TIMEOUT)
         res.check("NUL byte inside the JSON", tolerated_problems(p))
         check_signals(res, d, ort)
+        check_output_safety(res, d)
         mixed = write(d, "mixed.json", b'{"traceEvents":[1,"x",null,{"ph":"X"},{"ts":"5"},'
                       b'{"ph":"X","name":"ok","ts":1,"dur":2,"pid":"p","tid":[1]}]}')
         p = testlib.run(["report", "--format", "csv", mixed], timeout=TIMEOUT)
