@@ -43,6 +43,7 @@ enum {
 	OPT_NO_DEMANGLE,
 	OPT_SHORT_NAMES,
 	OPT_CSV_SAFE,
+	OPT_FORCE,
 };
 
 #define VIEW (OSC_MODE_REPORT | OSC_MODE_TUI | OSC_MODE_DEFAULT | OSC_MODE_DIFF | OSC_MODE_WHATIF)
@@ -80,6 +81,7 @@ const struct osc_cli_option osc_cli_view_options[] = {
 	{ OPT_FORMAT, "format", 'F', "FMT", "output format: table (default), csv or json", REPORT },
 	{ OPT_CSV_SAFE, "csv-safe", 0, NULL, "CSV for spreadsheets: a cell that looks like a formula (= + - @) gets a leading '", REPORT },
 	{ OPT_OUTPUT, "output", 'o', "FILE", "write to FILE (atomically) instead of stdout", REPORT },
+	{ OPT_FORCE, "force", 0, NULL, "replace an existing output file (its mode kept, a symbolic link followed)", REPORT },
 	{ OPT_SCRIPT, "script", 0, "FILE", "run the TUI on the scripted keys in FILE (for tests)",
 	  OSC_MODE_TUI | OSC_MODE_DEFAULT },
 	{ OPT_MATCH, "match", 'm', "HOW", "compare: pair rows by name (default), shape or occurrence",
@@ -366,6 +368,9 @@ static enum osc_status view_option(struct osc_cli_view *v, int id, const char *a
 		return OSC_OK;
 	case OPT_CSV_SAFE:
 		v->export_flags |= OSC_EXPORT_CSV_SAFE;
+		return OSC_OK;
+	case OPT_FORCE:
+		v->export_flags |= OSC_WRITE_REPLACE;
 		return OSC_OK;
 	case OPT_SCRIPT:
 		v->script = arg;

@@ -165,7 +165,7 @@ static enum osc_status build_report(struct report *r, struct osc_cli_view *v,
 	if (st == OSC_OK)
 		st = osc_runsel_parse(v->runs, r->runs.nr, r->runs.warmup, &r->sel, err);
 	if (st == OSC_OK && wants_gather(r, v))
-		st = osc_write_file(v->output, gather_fn, r, err);
+		st = osc_write_file(v->output, v->export_flags, gather_fn, r, err);
 	if (st != OSC_OK || wants_gather(r, v)) {
 		free(cols);
 		return st;

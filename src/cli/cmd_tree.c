@@ -36,6 +36,7 @@ enum {
 	OPT_SHORT_NAMES,
 	OPT_DEMANGLER,
 	OPT_CSV_SAFE,
+	OPT_FORCE,
 };
 
 #define BOTH (OSC_TREE_MODE_TREE | OSC_TREE_MODE_KERNELS)
@@ -71,6 +72,7 @@ static const struct osc_cli_option tree_options[] = {
 	{ OPT_MONITOR_CAT, "monitor-cat", 0, "CATS", "the same as --ops", BOTH },
 	{ OPT_CSV_SAFE, "csv-safe", 0, NULL, "CSV for spreadsheets: a cell that looks like a formula (= + - @) gets a leading '", BOTH },
 	{ OPT_OUTPUT, "output", 'o', "FILE", "write to FILE (atomically) instead of stdout", BOTH },
+	{ OPT_FORCE, "force", 0, NULL, "replace an existing output file (its mode kept, a symbolic link followed)", BOTH },
 	{ OPT_HELP, "help", 'h', NULL, "show this help and exit", BOTH },
 	{ 0, NULL, 0, NULL, NULL, 0 },
 };
@@ -146,6 +148,9 @@ static enum osc_status tree_option(struct osc_cli_tree *o, int id, const char *a
 		return OSC_OK;
 	case OPT_CSV_SAFE:
 		o->export_flags |= OSC_EXPORT_CSV_SAFE;
+		return OSC_OK;
+	case OPT_FORCE:
+		o->export_flags |= OSC_WRITE_REPLACE;
 		return OSC_OK;
 	default:
 		o->help = true;
@@ -402,7 +407,7 @@ static enum osc_status run_tree(const struct osc_cli_tree *o, struct osc_cli_tre
 	if (o->format == OSC_EXPORT_TABLE) {
 		struct text_arg a = { o, d, &ctx, last, &meta };
 
-		st = osc_write_file(o->output, text_fn, &a, err);
+		st = osc_write_file(o->output, o->export_flags, text_fn, &a, err);
 	} else {
 		osc_tree_table(&ctx, &table);
 		st = osc_cli_tree_write(o, &table, &meta, err);

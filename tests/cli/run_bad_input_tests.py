@@ -272,6 +272,34 @@ def check_output_safety(res, d):
               ["rows %r stderr %r" % (rows, p.err)])
 
 
+def check_replace(res, d, ort):
+    """-o never replaces a file silently; --force replaces it keeping its mode,
+    through a symbolic link."""
+    out = os.path.join(d, "keep.csv")
+    with open(out, "w") as f:
+        f.write("precious\n")
+    os.chmod(out, 0o600)
+    p = testlib.run(["report", "--format", "csv", "-o", out, ort], timeout=TIMEOUT)
+    probs = error_problems(p, names=[out], also=["exists", "--force"])
+    if open(out).read() != "precious\n":
+        probs.append("the file was replaced")
+    res.check("-o on an existing file: exit 2, the file kept", probs)
+    link = os.path.join(d, "link.csv")
+    os.symlink("keep.csv", link)
+    p = testlib.run(["report", "--format", "csv", "--force", "-o", link, ort], timeout=TIMEOUT)
+    probs = [] if p.rc == 0 else [p.describe()]
+    if not os.path.islink(link):
+        probs.append("the symbolic link became a file")
+    if not open(out).read().startswith("name,"):
+        probs.append("the link's target was not written")
+    if os.stat(out).st_mode & 0o777 != 0o600:
+        probs.append("mode %o, not 0600" % (os.stat(out).st_mode & 0o777))
+    left = [f for f in os.listdir(d) if f.startswith(("keep.csv.", "link.csv."))]
+    if left:
+        probs.append("temporary files left: %r" % left)
+    res.check("--force: replaced in place of the link's target, mode kept", probs)
+
+
 def main():
     res = testlib.Results()
     ort = testlib.sample("ort-cnn-opt.json")
@@ -362,6 +390,7 @@ def main():
         res.check("NUL byte inside the JSON", tolerated_problems(p))
         check_signals(res, d, ort)
         check_output_safety(res, d)
+        check_replace(res, d, ort)
         mixed = write(d, "mixed.json", b'{"traceEvents":[1,"x",null,{"ph":"X"},{"ts":"5"},'
                       b'{"ph":"X","name":"ok","ts":1,"dur":2,"pid":"p","tid":[1]}]}')
         p = testlib.run(["report", "--format", "csv", mixed], timeout=TIMEOUT)

@@ -389,6 +389,19 @@ def check_name_style_kept():
     shutil.rmtree(d, ignore_errors=True)
 
 
+def check_export_busy():
+    """x while the table is still "updating..." (its worker held by :jobs hold)
+    waits for the rows, so the file is the report it claims to be."""
+    trace = os.path.join(SAMPLES, "ort-resnet18-opt.json")
+    rc, err, d, dumps = run_keys(trace, [":jobs hold", ":filter Conv", ":dump busy", "x", "b.csv",
+                                         ":dump done"])
+    want = report_csv(trace, "--by", "op", "--filter", "Conv")
+    report(rc == 0 and "updating" in (dumps.get("busy") or "") and read(d, "b.csv") == want and
+           want.count(b"\n") > 1, "export while updating waits for the table",
+           "rc=%d %s got %r" % (rc, err, read(d, "b.csv")[:200]))
+    shutil.rmtree(d, ignore_errors=True)
+
+
 def check_export_path():
     """The path level exports what `report --by path` prints; K's kernel table is
     not a report (the status line says so)."""
@@ -553,6 +566,7 @@ def main():
     check_export_names()
     check_export_runs()
     check_export_path()
+    check_export_busy()
     check_export_compare()
     check_name_style_kept()
     check_terms()
