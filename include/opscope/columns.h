@@ -115,13 +115,6 @@ void osc_format_pct(double pct, char *buf, size_t size);
 bool osc_locale_is_utf8(void);
 
 /*
- * True for a character a terminal must not get raw: C0 and C1 controls, DEL,
- * and the invisible ones that reorder or hide text (bidi embeddings,
- * overrides, isolates and marks, zero-width space, word joiner, BOM).
- */
-bool osc_text_unsafe(uint32_t cp);
-
-/*
  * Terminal columns taken by UTF-8 text s[0..len) (wcwidth per character).
  * A character osc_text_unsafe or unprintable, or an invalid byte, counts 1
  * (it is shown as '?'). Outside a UTF-8 locale every character counts 1.

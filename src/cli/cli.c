@@ -481,15 +481,26 @@ const char *osc_cli_input_name(const char *path)
 	return path ? path : osc_sample_name;
 }
 
+/* "opscope: warning: FILE: text", the file name escaped as in error lines. */
+static void print_note(const char *kind, const char *name, const char *text)
+{
+	struct osc_error e;
+	char line[2048];
+
+	osc_error_set(&e, OSC_OK, name, OSC_NO_OFFSET, NULL, "%s", text);
+	osc_error_format(&e, line, sizeof(line));
+	fprintf(stderr, "opscope: %s%s\n", kind, line);
+}
+
 static void print_warnings(const struct osc_trace *t, const char *name)
 {
 	for (int w = 0; w < OSC_WARN_COUNT; w++) {
 		char line[256];
 
 		if (t->warnings[w].count)
-			fprintf(stderr, "opscope: warning: %s: %s\n", name,
-				osc_warning_format(&t->warnings[w], (enum osc_warn)w, line,
-						   sizeof(line)));
+			print_note("warning: ", name,
+				   osc_warning_format(&t->warnings[w], (enum osc_warn)w, line,
+						      sizeof(line)));
 	}
 }
 
@@ -511,8 +522,8 @@ enum osc_status osc_cli_select_ops(struct osc_trace *t, const char *ops, struct 
 static void say_waiting(const struct osc_load_progress *p, void *path)
 {
 	if (p->waiting)
-		fprintf(stderr, "opscope: %s: waiting for data (a pipe or FIFO with no writer "
-			"yet?); Ctrl-C stops\n", (const char *)path);
+		print_note("", path, "waiting for data (a pipe or FIFO with no writer yet?); "
+			   "Ctrl-C stops");
 }
 
 enum osc_status osc_cli_load(const char *path, struct osc_trace *t, struct osc_error *err)

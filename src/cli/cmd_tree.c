@@ -310,8 +310,12 @@ static enum osc_status text_fn(FILE *out, const void *arg, struct osc_error *err
 	char buf[128], guide[4096], fit[8192];
 
 	(void)err;
-	for (size_t i = 0; i < a->meta->nr; i++)
-		fprintf(out, "# %s: %s\n", a->meta->keys[i], a->meta->values[i]);
+	for (size_t i = 0; i < a->meta->nr; i++) {
+		/* Whole, the characters a terminal must not get shown as '?' (export.h). */
+		osc_text_fit(a->meta->values[i], strlen(a->meta->values[i]), (size_t)-1, utf8, fit,
+			     sizeof(fit));
+		fprintf(out, "# %s: %s\n", a->meta->keys[i], fit);
+	}
 	print_summary(out, a->d);
 	for (size_t c = 0; c < NR_DRAWN; c++) {
 		w[c] = (int)strlen(drawn[c].title);

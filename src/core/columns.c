@@ -505,13 +505,6 @@ bool osc_locale_is_utf8(void)
 	return cs && (!strcasecmp(cs, "UTF-8") || !strcasecmp(cs, "UTF8"));
 }
 
-bool osc_text_unsafe(uint32_t cp)
-{
-	return cp < 0x20 || (cp >= 0x7f && cp < 0xa0) || cp == 0x061c || cp == 0x200b ||
-	       cp == 0x200e || cp == 0x200f || (cp >= 0x202a && cp <= 0x202e) || cp == 0x2060 ||
-	       (cp >= 0x2066 && cp <= 0x2069) || cp == 0xfeff;
-}
-
 /* One character of display: its bytes in the source and what to show. */
 struct text_char {
 	size_t len;       /* bytes consumed from the source */

@@ -23,29 +23,6 @@ struct json_state {
 	bool ascii;   /* escape every non-ASCII character (a terminal, not UTF-8) */
 };
 
-/* The UTF-8 character at s: its code point and length *n, or -1 (*n 1) if invalid. */
-static int32_t utf8_at(const unsigned char *s, size_t *n)
-{
-	uint32_t cp, min;
-	size_t len;
-
-	*n = 1;
-	if (s[0] < 0xc2 || s[0] > 0xf4)
-		return -1;
-	len = s[0] >= 0xf0 ? 4 : s[0] >= 0xe0 ? 3 : 2;
-	cp = s[0] & (0x7f >> len);
-	min = len == 4 ? 0x10000 : len == 3 ? 0x800 : 0x80;
-	for (size_t i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return -1;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp < 0xe000))
-		return -1;
-	*n = len;
-	return (int32_t)cp;
-}
-
 /*
  * Write the non-ASCII character at *s (advanced past it): raw, or as
  * \uXXXX (a surrogate pair above U+FFFF) when unsafe or when ascii.
@@ -53,7 +30,7 @@ static int32_t utf8_at(const unsigned char *s, size_t *n)
 static void put_non_ascii(FILE *out, const char **s, bool ascii)
 {
 	size_t n;
-	int32_t cp = utf8_at((const unsigned char *)*s, &n);
+	int32_t cp = osc_utf8_decode(*s, &n);
 
 	if (cp < 0) {
 		fputs("\\ufffd", out);

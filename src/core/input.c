@@ -270,6 +270,7 @@ static enum osc_status open_stream(struct osc_input *in, const char *path, struc
 	spool_open(in);
 	if (is_gzip(in->rbuf, got)) {
 		start_gzip(in, in->rbuf, got);
+		in->z_read = got; /* the compressed bytes read so far */
 		return OSC_OK;
 	}
 	if (!got)

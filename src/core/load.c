@@ -24,6 +24,12 @@ static double now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* A byte that text does not hold (NUL aside, a few are tolerated). */
+static bool odd_byte(unsigned char ch)
+{
+	return (ch < 0x20 && ch != '\n' && ch != '\r' && ch != '\t' && ch != '\f') || ch == 0x7f;
+}
+
 bool osc_head_is_binary(const unsigned char *head, size_t len)
 {
 	size_t odd = 0;
@@ -31,15 +37,24 @@ bool osc_head_is_binary(const unsigned char *head, size_t len)
 	if (len > 1024)
 		len = 1024;
 	for (size_t i = 0; i < len; i++) {
-		unsigned char ch = head[i];
-
-		if (!ch)
+		if (!head[i])
 			return true;
-		if ((ch < 0x20 && ch != '\n' && ch != '\r' && ch != '\t' && ch != '\f') ||
-		    ch == 0x7f)
-			odd++;
+		odd += odd_byte(head[i]);
 	}
 	return len && odd * 10 > len;
+}
+
+/* Offset of the first byte that made head binary: a NUL, else the first odd byte. */
+static size_t first_binary(const unsigned char *head, size_t len)
+{
+	const unsigned char *nul = memchr(head, 0, len > 1024 ? 1024 : len);
+	size_t i = 0;
+
+	if (nul)
+		return (size_t)(nul - head);
+	while (i < len && !odd_byte(head[i]))
+		i++;
+	return i;
 }
 
 /*
@@ -93,9 +108,13 @@ static enum osc_status refuse(struct osc_load_ctx *ctx, const unsigned char *hea
 {
 	size_t i = 0;
 
-	if (osc_head_is_binary(head, n))
-		return osc_error_set(ctx->err, OSC_BINARY, ctx->name, 0, NULL,
-				     "binary data, not a trace");
+	if (osc_head_is_binary(head, n)) {
+		size_t at = first_binary(head, n);
+
+		return osc_error_set(ctx->err, OSC_BINARY, ctx->name, (int64_t)at, NULL,
+				     "binary data, not a trace (%s)",
+				     head[at] ? "control bytes" : "a NUL byte");
+	}
 	if (n >= 3 && head[0] == 0xef && head[1] == 0xbb && head[2] == 0xbf)
 		i = 3;
 	while (i < n && (head[i] == ' ' || head[i] == '\n' || head[i] == '\r' || head[i] == '\t'))
@@ -135,8 +154,8 @@ static enum osc_status run(struct osc_load_ctx *ctx)
 		if (in->gzip_bad)
 			return osc_error_set(ctx->err, OSC_GZIP, ctx->name, (int64_t)in->len,
 					     NULL, "%s", in->gzip_msg);
-		return osc_error_set(ctx->err, OSC_EMPTY, ctx->name, OSC_NO_OFFSET, NULL,
-				     "empty file");
+		return osc_error_set(ctx->err, OSC_EMPTY, ctx->name, (int64_t)in->len, NULL,
+				     in->len ? "only white space" : "empty file");
 	}
 	for (size_t i = 0; i < sizeof(loaders) / sizeof(loaders[0]); i++)
 		if (loaders[i]->probe(head, n))

@@ -98,32 +98,54 @@ def tiny_ort(node_name=b"Conv_0_kernel_time", op=b"Conv", ts_big=None):
 
 
 def load_error_cases(d):
-    """(name, path, expect_byte) for files that must fail to load."""
+    """(name, path, expect_byte) for files that must fail to load: every error
+    about the content says where (byte N); those about the file itself cannot."""
     cases = []
     cases.append(("nonexistent file", os.path.join(d, "no-such-file.json"), False))
     cases.append(("directory", d, False))
-    cases.append(("empty file", write(d, "empty.json", b""), False))
-    cases.append(("whitespace only", write(d, "blank.json", b" \n\t\n"), False))
+    cases.append(("empty file", write(d, "empty.json", b""), True))
+    cases.append(("whitespace only", write(d, "blank.json", b" \n\t\n"), True))
     shutil.copy("/bin/true", os.path.join(d, "true.bin"))
-    cases.append(("binary file (/bin/true)", os.path.join(d, "true.bin"), False))
+    cases.append(("binary file (/bin/true)", os.path.join(d, "true.bin"), True))
     rnd = random.Random(1234)
     cases.append(("random bytes", write(d, "random.json",
-                                        bytes(rnd.randrange(256) for _ in range(4096))), False))
+                                        bytes(rnd.randrange(256) for _ in range(4096))), True))
     cases.append(("not JSON (hello)", write(d, "hello.json", b"hello\n"), True))
     cases.append(("not JSON after a bracket", write(d, "bracket.json", b"[ hello ]\n"), True))
-    cases.append(("JSON object, not a trace", write(d, "obj.json", b'{"a": 1}\n'), False))
-    cases.append(("JSON array of numbers", write(d, "nums.json", b"[1,2,3]\n"), False))
-    cases.append(("JSON number", write(d, "num.json", b"42\n"), False))
-    cases.append(("JSON string", write(d, "str.json", b'"traceEvents"\n'), False))
-    cases.append(("traceEvents not an array", write(d, "te.json", b'{"traceEvents": 5}\n'), False))
+    cases.append(("JSON object, not a trace", write(d, "obj.json", b'{"a": 1}\n'), True))
+    cases.append(("JSON array of numbers", write(d, "nums.json", b"[1,2,3]\n"), True))
+    cases.append(("JSON number", write(d, "num.json", b"42\n"), True))
+    cases.append(("JSON string", write(d, "str.json", b'"traceEvents"\n'), True))
+    cases.append(("traceEvents not an array", write(d, "te.json", b'{"traceEvents": 5}\n'), True))
     gz = open(testlib.sample("kineto-sampled-rank0.json.gz"), "rb").read()
-    cases.append(("gzip header only", write(d, "hdr.json.gz", gz[:10]), False))
+    cases.append(("gzip header only", write(d, "hdr.json.gz", gz[:10]), True))
     bad_crc = bytearray(gzip.compress(open(testlib.sample("ort-cnn-opt.json"), "rb").read()))
     bad_crc[-8] ^= 0xFF
-    cases.append(("gzip with a bad CRC", write(d, "crc.json.gz", bytes(bad_crc)), False))
+    cases.append(("gzip with a bad CRC", write(d, "crc.json.gz", bytes(bad_crc)), True))
     cases.append(("gzip of garbage", write(d, "garbage.json.gz", gzip.compress(b"\x00\x01 hello")),
-                  False))
+                  True))
     return cases
+
+
+def check_error_lines(res, d):
+    """The byte of an error is where the fault is; a file name that holds a
+    newline or an escape stays one line, escaped."""
+    nul = write(d, "nul40.json", b'[{"ph":"X","name":"a","ts":1,"dur":2,"pi' + b"\x00" +
+                b'd":1,"tid":1}]')
+    p = testlib.run(["report", nul], timeout=TIMEOUT)
+    res.check("a NUL at byte 40 is reported at byte 40",
+              error_problems(p, names=[nul], also=[r"\bbyte 40\b"]))
+    gz = open(testlib.sample("kineto-sampled-rank0.json.gz"), "rb").read()
+    p = testlib.run(["report", "-"], stdin=gz[:len(gz) // 2], timeout=TIMEOUT)
+    res.check("a cut gzip on standard input counts the compressed bytes read",
+              error_problems(p, byte=True, also=[r"after %d compressed bytes" % (len(gz) // 2)]))
+    odd = os.path.join(d, "x\x1b[31mred\nline.json")
+    write(d, os.path.basename(odd), b"hello")
+    p = testlib.run(["report", odd], timeout=TIMEOUT)
+    probs = error_problems(p, byte=True, also=[r"x\\x1b\[31mred\\x0aline\.json"])
+    if b"\x1b" in p.err:
+        probs.append("raw ESC in the error line")
+    res.check("a file name with ESC and a newline: one escaped line", probs)
 
 
 def option_cases(ort):
@@ -391,6 +413,7 @@ def main():
         check_signals(res, d, ort)
         check_output_safety(res, d)
         check_replace(res, d, ort)
+        check_error_lines(res, d)
         mixed = write(d, "mixed.json", b'{"traceEvents":[1,"x",null,{"ph":"X"},{"ts":"5"},'
                       b'{"ph":"X","name":"ok","ts":1,"dur":2,"pid":"p","tid":[1]}]}')
         p = testlib.run(["report", "--format", "csv", mixed], timeout=TIMEOUT)

@@ -562,15 +562,16 @@ struct err_case {
 Test(load, error_cases)
 {
 	static const struct err_case cases[] = {
-		{ "", 0, OSC_EMPTY, OSC_NO_OFFSET, "" },
-		{ " \n\t ", 0, OSC_EMPTY, OSC_NO_OFFSET, "" },
-		{ "\x7f" "ELF\x02\x01\x01\x00\x00", 9, OSC_BINARY, 0, "" },
+		{ "", 0, OSC_EMPTY, 0, "" },
+		{ " \n\t ", 0, OSC_EMPTY, 4, "" },
+		{ "\x7f" "ELF\x02\x01\x01\x00\x00", 9, OSC_BINARY, 7, "" }, /* the first NUL */
+		{ "[{\"ph\":\"X\",\"x\":\x00}]", 18, OSC_BINARY, 15, "" },
 		{ "hello world", 0, OSC_NOT_JSON, 0, "" },
 		{ "  <html>", 0, OSC_NOT_JSON, 2, "" },
-		{ "{\"a\":1}", 0, OSC_NOT_TRACE, OSC_NO_OFFSET, "traceEvents" },
-		{ "{\"traceEvents\":5}", 0, OSC_NOT_TRACE, OSC_NO_OFFSET, "traceEvents" },
-		{ "[1,2]", 0, OSC_NOT_TRACE, OSC_NO_OFFSET, "" },
-		{ "[{\"a\":1}]", 0, OSC_NOT_TRACE, OSC_NO_OFFSET, "" },
+		{ "{\"a\":1}", 0, OSC_NOT_TRACE, 7, "traceEvents" },   /* its end */
+		{ "{\"traceEvents\":5}", 0, OSC_NOT_TRACE, 15, "traceEvents" }, /* the value */
+		{ "[1,2]", 0, OSC_NOT_TRACE, 1, "" },                 /* the first element */
+		{ "[{\"a\":1}]", 0, OSC_NOT_TRACE, 1, "" },
 		{ "42", 0, OSC_NOT_TRACE, 0, "" },
 		{ "[{\"ph\":\"X\",\"ts\":1", 0, OSC_TRUNCATED, 17, "" },
 		{ "{\"deviceProperties\": [1, 2", 0, OSC_TRUNCATED, 26, "" },
