@@ -150,7 +150,10 @@ struct osc_thread {
 	_(UNESCAPED_QUOTE, "strings with an unescaped quote (repaired)")        \
 	_(TRAILING_DATA, "data after the end of the trace ignored")             \
 	_(TOO_MANY_EVENTS, "events beyond 2^32-2 dropped")                     \
-	_(REPEATED_CALL, "runtime rows repeating a call's correlation id (one kept per call)")
+	_(REPEATED_CALL, "runtime rows repeating a call's correlation id (one kept per call)") \
+	_(BAD_TIME, "rows without a start time (zero, negative or NULL: skipped)")          \
+	_(DB_SHORT, "database shorter than its header says (the missing pages are unused)") \
+	_(WAL_IGNORED, "its -wal file was not read: changes not checkpointed are missing")
 
 enum osc_warn {
 #define OSC_WARN_ENUM(name, text) OSC_WARN_##name,
