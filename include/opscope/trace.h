@@ -153,7 +153,8 @@ struct osc_thread {
 	_(REPEATED_CALL, "runtime rows repeating a call's correlation id (one kept per call)") \
 	_(BAD_TIME, "rows without a start time (zero, negative or NULL: skipped)")          \
 	_(DB_SHORT, "database shorter than its header says (the missing pages are unused)") \
-	_(WAL_IGNORED, "its -wal file was not read: changes not checkpointed are missing")
+	_(WAL_IGNORED, "its -wal file was not read: changes not checkpointed are missing") \
+	_(HUGE_SUMS, "times so large that sums saturate at 2^63-1 ns (292 years): such totals are lower bounds")
 
 enum osc_warn {
 #define OSC_WARN_ENUM(name, text) OSC_WARN_##name,

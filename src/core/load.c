@@ -164,6 +164,25 @@ static enum osc_status run(struct osc_load_ctx *ctx)
 }
 
 /*
+ * Durations whose sum, or times whose span, leave the int64 range: sums
+ * saturate (sat.h); say so once, for the whole trace.
+ */
+static void check_sums(struct osc_trace *t)
+{
+	__int128 sum = 0, lo = INT64_MAX, hi = INT64_MIN;
+
+	for (size_t i = 0; i < t->nr_events; i++) {
+		const struct osc_event *e = &t->events[i];
+
+		sum += e->dur;
+		lo = e->ts < lo ? e->ts : lo;
+		hi = (__int128)e->ts + e->dur > hi ? (__int128)e->ts + e->dur : hi;
+	}
+	if (sum > INT64_MAX || (t->nr_events && hi - lo > INT64_MAX))
+		osc_trace_warn(t, OSC_WARN_HUGE_SUMS, OSC_NO_OFFSET);
+}
+
+/*
  * A mapped file that shrank while it was read gave zeros past its new end
  * (mapguard.h): whatever the loader made of them, that is the error.
  */
@@ -215,8 +234,10 @@ static enum osc_status load(struct osc_load_ctx *ctx, const char *name,
 	t->file_bytes = ctx->in.file_read;
 	t->input_bytes = ctx->in.base + ctx->in.len;
 	ctx->parsed = t->input_bytes;
-	if (st == OSC_OK)
+	if (st == OSC_OK) {
+		check_sums(t);
 		osc_load_report(ctx);
+	}
 	osc_input_close(&ctx->in);
 	if (st != OSC_OK) {
 		osc_trace_release(t);

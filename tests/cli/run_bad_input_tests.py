@@ -11,6 +11,7 @@ which keeps exactly the complete events before the cut.
 
 Every bad file is generated into a temporary directory at test time.
 """
+import csv
 import gzip
 import json
 import os
@@ -322,6 +323,83 @@ def check_replace(res, d, ort):
     res.check("--force: replaced in place of the link's target, mode kept", probs)
 
 
+def huge_trace(d):
+    """A Kineto trace whose durations (9.2e15 us, near 2^63 ns) overflow every sum:
+    ops on two threads, launches, kernels on two streams, two runs."""
+    big = 9200000000000000
+    evs = []
+    for run in range(2):
+        t0 = run * 100
+        evs.append({"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#%d" % run,
+                    "pid": 1, "tid": 1, "ts": t0, "dur": 90})
+        for i in range(6):
+            ts, tid = t0 + i * 10, 1 + i % 2
+            name = ["aten::mm", "aten::add", "aten::relu"][i % 3]
+            ext, corr = run * 100 + i + 1, run * 100 + i + 1000
+            evs.append({"ph": "X", "cat": "cpu_op", "name": name, "pid": 1, "tid": tid, "ts": ts,
+                        "dur": big // (i + 2), "args": {"External id": ext}})
+            evs.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1,
+                        "tid": tid, "ts": ts + 1, "dur": 2,
+                        "args": {"correlation": corr, "External id": ext}})
+            evs.append({"ph": "X", "cat": "kernel", "name": "k%d" % (i % 2), "pid": 0,
+                        "tid": 7 + i % 2, "ts": ts + 5, "dur": big - i,
+                        "args": {"correlation": corr, "External id": ext, "stream": 7 + i % 2,
+                                 "device": 0, "grid": [1, 1, 1], "block": [32, 1, 1]}})
+    return write(d, "huge.json", json.dumps({"schemaVersion": 1, "traceEvents": evs}).encode())
+
+
+def numeric_problems(rows, cols):
+    """Sums that wrapped: negative durations, percentages over 100, a mean
+    outside [min, max]."""
+    probs = []
+    for r in rows:
+        for c in cols:
+            v = r.get(c, "")
+            try:
+                x = float(v)
+            except ValueError:
+                continue
+            if c.startswith(("delta", "saved")) or c == "ratio":
+                continue
+            if x < 0:
+                probs.append("%s = %s < 0 in %r" % (c, v, r.get("name")))
+            if c.endswith("pct") and x > 100.0001:
+                probs.append("%s = %s > 100 in %r" % (c, v, r.get("name")))
+        if r.get("mean_us") and r.get("min_us") and r.get("max_us"):
+            mean, lo, hi = float(r["mean_us"]), float(r["min_us"]), float(r["max_us"])
+            if not lo * (1 - 1e-9) <= mean <= hi * (1 + 1e-9):
+                probs.append("mean %s outside [%s, %s] in %r" % (mean, lo, hi, r.get("name")))
+    return probs
+
+
+def check_overflow(res, d):
+    """Durations near INT64_MAX through every level and command: sums saturate
+    (never wrap) and a warning says so."""
+    path = huge_trace(d)
+    runs = ["--runs", "all"]
+    cmds = [["report", "--by", lv] + runs
+            for lv in ("op", "shape", "kernel", "dims", "run", "path")]
+    cmds += [["report", "--by", "mapping"] + runs, ["tree", "--runs", "all"],
+             ["kernels", "--runs", "all"], ["whatif", "-x", "aten::mm=2", "-x", "k0=4"] + runs,
+             ["diff", path] + runs, ["diff", "--match", "occurrence", path] + runs]
+    for cmd in cmds:
+        p = testlib.run(cmd + ["--format", "csv", path], timeout=TIMEOUT)
+        probs = tolerated_problems(p)
+        if not probs and p.rc != 0:
+            probs.append("exit %d: %r" % (p.rc, p.err_lines[-1:]))
+        if not probs:
+            rows = list(csv.DictReader(p.text.splitlines()))
+            probs += numeric_problems(rows, rows[0].keys() if rows else [])
+            if not re.search(r"saturate", p.err.decode(), re.I):
+                probs.append("no warning that sums saturate: %r" % p.err_lines)
+        res.check("durations near INT64_MAX: %s" % " ".join(cmd[:3]), probs)
+    for cmd in (["whatif", "-x", "aten::mm=2"], ["kernels"], ["info"]):
+        p = testlib.run(cmd + runs[:0] + [path], timeout=TIMEOUT)
+        bad = re.findall(r"(?<![\w.])-\d[\d.]*", p.text)
+        res.check("durations near INT64_MAX: %s text has no negative number" % cmd[0],
+                  [] if p.rc == 0 and not bad else ["rc %s: %r" % (p.rc, bad[:5])])
+
+
 def main():
     res = testlib.Results()
     ort = testlib.sample("ort-cnn-opt.json")
@@ -414,6 +492,7 @@ def main():
         check_output_safety(res, d)
         check_replace(res, d, ort)
         check_error_lines(res, d)
+        check_overflow(res, d)
         mixed = write(d, "mixed.json", b'{"traceEvents":[1,"x",null,{"ph":"X"},{"ts":"5"},'
                       b'{"ph":"X","name":"ok","ts":1,"dur":2,"pid":"p","tid":[1]}]}')
         p = testlib.run(["report", "--format", "csv", mixed], timeout=TIMEOUT)
