@@ -22,14 +22,4 @@ static inline int64_t osc_sat_add(int64_t a, int64_t b)
 	return s;
 }
 
-/* a - b, clamped to the int64_t range. */
-static inline int64_t osc_sat_sub(int64_t a, int64_t b)
-{
-	int64_t s;
-
-	if (__builtin_sub_overflow(a, b, &s))
-		return b < 0 ? INT64_MAX : INT64_MIN;
-	return s;
-}
-
 #endif
