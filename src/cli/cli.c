@@ -3,6 +3,7 @@
  * table views, error lines, loading, table width and atomic output files.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -45,6 +46,8 @@ enum {
 	OPT_DEMANGLER,
 	OPT_NO_DEMANGLE,
 	OPT_SHORT_NAMES,
+	OPT_CSV_SAFE,
+	OPT_FORCE,
 };
 
 #define VIEW (OSC_MODE_REPORT | OSC_MODE_TUI | OSC_MODE_DEFAULT | OSC_MODE_DIFF | OSC_MODE_WHATIF)
@@ -83,7 +86,13 @@ const struct osc_cli_option osc_cli_view_options[] = {
 	{ OPT_ASC, "asc", 0, NULL, "sort ascending (numbers sort descending by default)", REPORT },
 	{ OPT_FORMAT, "format", 'F', "FMT", "output format: table (default), csv or json",
 	  REPORT | OSC_MODE_GPU },
+	{ OPT_CSV_SAFE, "csv-safe", 0, NULL,
+	  "CSV for spreadsheets: a cell that looks like a formula (= + - @) gets a leading '",
+	  REPORT | OSC_MODE_GPU },
 	{ OPT_OUTPUT, "output", 'o', "FILE", "write to FILE (atomically) instead of stdout",
+	  REPORT | OSC_MODE_GPU },
+	{ OPT_FORCE, "force", 0, NULL,
+	  "replace an existing output file (its mode kept, a symbolic link followed)",
 	  REPORT | OSC_MODE_GPU },
 	{ OPT_GAPS, "gaps", 0, "N", "gpu: list the N longest idle gaps of the streams instead",
 	  OSC_MODE_GPU },
@@ -241,6 +250,26 @@ void osc_cli_print_options(FILE *out, const struct osc_cli_option *opts, unsigne
 	}
 }
 
+static void on_signal(int sig)
+{
+	osc_outfile_abandon();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+void osc_cli_catch_signals(void)
+{
+	static const int sigs[] = { OSC_EXTERNAL_SIGNALS };
+	struct sigaction sa, old;
+
+	memset(&sa, 0, sizeof(sa));
+	sigemptyset(&sa.sa_mask);
+	sa.sa_handler = on_signal;
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		if (!sigaction(sigs[i], NULL, &old) && old.sa_handler != SIG_IGN)
+			sigaction(sigs[i], &sa, NULL);
+}
+
 int osc_cli_fail(const struct osc_error *err)
 {
 	char line[2048];
@@ -384,6 +413,12 @@ static enum osc_status view_option(struct osc_cli_view *v, int id, const char *a
 	case OPT_OUTPUT:
 		v->output = arg;
 		return OSC_OK;
+	case OPT_CSV_SAFE:
+		v->export_flags |= OSC_EXPORT_CSV_SAFE;
+		return OSC_OK;
+	case OPT_FORCE:
+		v->export_flags |= OSC_WRITE_REPLACE;
+		return OSC_OK;
 	case OPT_SCRIPT:
 		v->script = arg;
 		return OSC_OK;
@@ -495,16 +530,36 @@ const char *osc_cli_input_name(const char *path)
 	return path ? path : osc_sample_name;
 }
 
+/* "opscope: warning: FILE: text", the file name escaped as in error lines. */
+static void print_note(const char *kind, const char *name, const char *text)
+{
+	struct osc_error e;
+	char line[2048];
+
+	osc_error_set(&e, OSC_OK, name, OSC_NO_OFFSET, NULL, "%s", text);
+	osc_error_format(&e, line, sizeof(line));
+	fprintf(stderr, "opscope: %s%s\n", kind, line);
+}
+
 static void print_warnings(const struct osc_trace *t, const char *name)
 {
 	for (int w = 0; w < OSC_WARN_COUNT; w++) {
 		char line[256];
 
 		if (t->warnings[w].count)
-			fprintf(stderr, "opscope: warning: %s: %s\n", name,
-				osc_warning_format(&t->warnings[w], (enum osc_warn)w, line,
-						   sizeof(line)));
+			print_note("warning: ", name,
+				   osc_warning_format(&t->warnings[w], (enum osc_warn)w, line,
+						      sizeof(line)));
 	}
+}
+
+enum osc_status osc_cli_check_args(const struct osc_trace *t, struct osc_error *err)
+{
+	if (!osc_trace_args_lost(t))
+		return OSC_OK;
+	return osc_error_set(err, OSC_IO, t->path, OSC_NO_OFFSET, NULL,
+			     "the file changed on disk while it was read (is a program "
+			     "writing it?)");
 }
 
 enum osc_status osc_cli_select_ops(struct osc_trace *t, const char *ops, struct osc_error *err)
@@ -512,12 +567,22 @@ enum osc_status osc_cli_select_ops(struct osc_trace *t, const char *ops, struct 
 	return ops ? osc_trace_select_ops(t, ops, err) : OSC_OK;
 }
 
+/* A pipe or FIFO keeps the load waiting: say so once, rather than hang silently. */
+static void say_waiting(const struct osc_load_progress *p, void *path)
+{
+	if (p->waiting)
+		print_note("", path, "waiting for data (a pipe or FIFO with no writer yet?); "
+			   "Ctrl-C stops");
+}
+
 enum osc_status osc_cli_load(const char *path, struct osc_trace *t, struct osc_error *err)
 {
 	enum osc_status st;
 
 	if (path) {
-		st = osc_load(path, NULL, t, err);
+		struct osc_load_opts opts = { .progress = say_waiting, .userdata = (void *)path };
+
+		st = osc_load(path, &opts, t, err);
 	} else {
 		fprintf(stderr, "opscope: no trace given, using the bundled sample %s\n",
 			osc_sample_name);
@@ -571,7 +636,8 @@ int osc_cli_view_main(int argc, char **argv, unsigned mode, void (*help)(void),
 
 enum osc_status osc_cli_write_table(const char *path, enum osc_export_format f,
 				    const struct osc_table *t, const struct osc_export_meta *m,
-				    struct osc_error *err)
+				    unsigned flags, struct osc_error *err)
 {
-	return osc_export_file(path, f, t, m, osc_cli_width(!path || !strcmp(path, "-")), err);
+	return osc_export_file(path, f, t, m, osc_cli_width(!path || !strcmp(path, "-")), flags,
+			       err);
 }

@@ -90,6 +90,13 @@ int osc_cli_next(struct osc_cli_parser *p, const struct osc_cli_option *opts, un
 /* Print the options accepted in mode, one per line, as the help shows them. */
 void osc_cli_print_options(FILE *out, const struct osc_cli_option *opts, unsigned mode);
 
+/*
+ * Catch the OSC_EXTERNAL_SIGNALS that are not ignored: an interrupted write
+ * leaves no temporary file (osc_outfile_abandon), then the signal kills as
+ * it would have. Called once at start-up (the TUI adds its own handlers).
+ */
+void osc_cli_catch_signals(void);
+
 /* Print "opscope: " + the formatted error to stderr; returns OSC_EXIT_ERROR. */
 int osc_cli_fail(const struct osc_error *err);
 
@@ -130,6 +137,7 @@ struct osc_cli_view {
 	bool asc;                    /* --asc */
 	enum osc_export_format format; /* --format */
 	const char *output;          /* -o FILE, NULL for stdout */
+	unsigned export_flags;       /* OSC_EXPORT_CSV_SAFE (--csv-safe), OSC_WRITE_REPLACE (--force) */
 	const char *script;          /* --script FILE (TUI tests) */
 	bool report_only;            /* an option only `report` uses was given */
 	bool help;                   /* --help */
@@ -175,6 +183,12 @@ int osc_diff_run(struct osc_cli_view *v);
  */
 enum osc_status osc_cli_load(const char *path, struct osc_trace *t, struct osc_error *err);
 
+/*
+ * OSC_IO when the args of t were read from a file that changed on disk since
+ * the load (osc_trace_args_lost): what was made of them is not the trace's.
+ */
+enum osc_status osc_cli_check_args(const struct osc_trace *t, struct osc_error *err);
+
 /* --ops: make the events of the categories ops (osc_trace_select_ops); ops NULL: as loaded. */
 enum osc_status osc_cli_select_ops(struct osc_trace *t, const char *ops, struct osc_error *err);
 
@@ -200,12 +214,12 @@ const char *osc_cli_input_name(const char *path);
 int osc_cli_width(bool to_tty);
 
 /*
- * Write table t in format f with meta m to path ("-" or NULL: stdout)
- * atomically (osc_export_file); a text table fits the terminal's width when
- * path is stdout.
+ * Write table t in format f with meta m and flags (OSC_EXPORT_*) to path
+ * ("-" or NULL: stdout) atomically (osc_export_file); a text table fits the
+ * terminal's width when path is stdout.
  */
 enum osc_status osc_cli_write_table(const char *path, enum osc_export_format f,
 				    const struct osc_table *t, const struct osc_export_meta *m,
-				    struct osc_error *err);
+				    unsigned flags, struct osc_error *err);
 
 #endif

@@ -155,7 +155,7 @@ static enum osc_status write_diff(struct diff_job *j, const struct osc_cli_view 
 	table.nr_rows = j->diff.nr;
 	table.cell = diff_cell;
 	table.ctx = &ctx;
-	st = osc_cli_write_table(v->output, v->format, &table, &meta, err);
+	st = osc_cli_write_table(v->output, v->format, &table, &meta, v->export_flags, err);
 	if (st == OSC_OK && v->format == OSC_EXPORT_CSV)
 		fprintf(stderr, "opscope: base %s; other %s\n", j->side[0].runs_text,
 			j->side[1].runs_text);
@@ -191,6 +191,11 @@ static enum osc_status build_diff(struct diff_job *j, struct osc_cli_view *v,
 	if (st != OSC_OK)
 		return st;
 	osc_diff(&base, &other, &q, &j->diff);
+	st = osc_cli_check_args(&j->side[0].trace, err);
+	if (st == OSC_OK)
+		st = osc_cli_check_args(&j->side[1].trace, err);
+	if (st != OSC_OK)
+		return st;
 	osc_diff_changed_only(&j->diff, v->changed, v->min_change);
 	total = j->diff.nr;
 	osc_diff_sort(&j->diff, col, descending);

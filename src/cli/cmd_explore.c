@@ -21,6 +21,7 @@
 #include "opscope/base/alloc.h"
 #include "opscope/analysis/columns.h"
 #include "opscope/analysis/demangle.h"
+#include "opscope/export/outfile.h"
 #include "opscope/model/runs.h"
 #include "cli.h"
 
@@ -41,6 +42,7 @@ enum {
 	OPT_HELP,
 	OPT_RUN_RANGE,
 	OPT_WHOLE_TRACE,
+	OPT_FORCE,
 };
 
 #define MODE 1u
@@ -54,6 +56,7 @@ static const struct osc_cli_option options[] = {
 	{ OPT_FILTER, "filter", 0, "PAT...", "keep names or op names matching a PAT (wildcards)",
 	  MODE },
 	{ OPT_CSV, "csv", 0, "PREFIX", "also write PREFIX_{cpu,gpu}_kernel_times.csv", MODE },
+	{ OPT_FORCE, "force", 0, NULL, "replace existing CSV files (their mode kept)", MODE },
 	{ OPT_COUNT, "count", 'c', "N", "list the top N rows (default 40)", MODE },
 	{ OPT_START, "start", 's', "N",
 	  "first run (default 1: skip the warm-up run 0; 0 when there is one run)", MODE },
@@ -76,7 +79,7 @@ static const struct osc_cli_option options[] = {
 
 struct explore_args {
 	const char *path, *demangler, *csv, *gather, *run_range;
-	bool shape, dims, mapping, help, whole;
+	bool shape, dims, mapping, help, whole, force;
 	long count, start, end;
 	bool start_set, end_set;
 	struct osc_filter filter;
@@ -158,6 +161,9 @@ static enum osc_status parse_args(struct explore_args *a, int argc, char **argv,
 			break;
 		case OPT_CSV:
 			a->csv = p.arg;
+			break;
+		case OPT_FORCE:
+			a->force = true;
 			break;
 		case OPT_COUNT:
 			st = parse_long("--count", p.arg, &a->count, err);
@@ -404,11 +410,12 @@ static enum osc_status top_hitters(struct explore *x, struct osc_agg *agg, const
 	xtable_as_table(&xt, &table);
 	printf("\n------ Top %s Kernel Times ------\n", target);
 	fflush(stdout);
-	st = osc_export_table(stdout, OSC_EXPORT_TABLE, &table, NULL, 0, err);
+	st = osc_export_table(stdout, OSC_EXPORT_TABLE, &table, NULL, 0, 0, err);
 	if (st == OSC_OK && x->a.csv) {
 		xt.csv = true;
 		path = osc_xasprintf("%s_%s_kernel_times.csv", x->a.csv, gpu ? "gpu" : "cpu");
-		st = osc_cli_write_table(path, OSC_EXPORT_CSV, &table, NULL, err);
+		st = osc_cli_write_table(path, OSC_EXPORT_CSV, &table, NULL,
+					 x->a.force ? OSC_WRITE_REPLACE : 0, err);
 		free(path);
 	}
 	free(xt.cum);
@@ -485,10 +492,11 @@ static enum osc_status mapping(struct explore *x, struct osc_error *err)
 	if (!x->map.nr)
 		printf("No op-kernel mapping found!\n");
 	else
-		st = osc_export_table(stdout, OSC_EXPORT_TABLE, &table, NULL, 0, err);
+		st = osc_export_table(stdout, OSC_EXPORT_TABLE, &table, NULL, 0, 0, err);
 	if (st == OSC_OK && x->a.csv) {
 		path = osc_xasprintf("%s_op_kernel_mapping.csv", x->a.csv);
-		st = osc_cli_write_table(path, OSC_EXPORT_CSV, &table, NULL, err);
+		st = osc_cli_write_table(path, OSC_EXPORT_CSV, &table, NULL,
+					 x->a.force ? OSC_WRITE_REPLACE : 0, err);
 		free(path);
 	}
 	free(c.order);

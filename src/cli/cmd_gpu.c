@@ -89,7 +89,7 @@ static enum osc_status write_gpu(struct gpu_job *j, const struct osc_cli_view *v
 		table.cols = osc_gpu_columns(&table.nr_cols);
 		table.nr_rows = j->gpu.nr;
 	}
-	st = osc_cli_write_table(v->output, v->format, &table, &meta, err);
+	st = osc_cli_write_table(v->output, v->format, &table, &meta, v->export_flags, err);
 	if (st == OSC_OK && v->format == OSC_EXPORT_CSV)
 		fprintf(stderr, "opscope: using %s\n", j->runs_text);
 	return st;

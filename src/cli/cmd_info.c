@@ -364,7 +364,12 @@ static enum osc_status print_info(const struct osc_trace *t, const char *name,
 	/* a bad --run-range fails before anything is printed */
 	if (osc_runs_detect_opts(t, ro, &runs, err) != OSC_OK)
 		return err->code;
-	printf("trace:        %s\nformat:       %s\n", name, osc_format_name(t->format));
+	char *shown = osc_xmalloc(strlen(name) * 3 + 4);
+
+	/* The name whole, but with the characters a terminal must not get as '?'. */
+	osc_text_fit(name, strlen(name), (size_t)-1, sh.utf8, shown, strlen(name) * 3 + 4);
+	printf("trace:        %s\nformat:       %s\n", shown, osc_format_name(t->format));
+	free(shown);
 	print_sizes(t);
 	print_kinds(t);
 	print_categories(t, &sh);

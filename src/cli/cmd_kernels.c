@@ -35,7 +35,7 @@ struct krow {
 	osc_str name;
 	uint32_t node;  /* merged node */
 	uint64_t count, nr_delay;
-	int64_t total, delay, queue;
+	__int128 total, delay, queue; /* exact: means stay exact, the total saturates when shown */
 	uint8_t methods, host_methods; /* 1 << enum osc_link */
 };
 
@@ -182,16 +182,16 @@ static const char *kcell(const void *ctx, size_t row, size_t col, char *buf, siz
 		snprintf(buf, size, "%llu", (unsigned long long)r->count);
 		return buf;
 	case COL_TOTAL:
-		ns = r->total;
+		ns = r->total > INT64_MAX ? INT64_MAX : (int64_t)r->total;
 		break;
 	case COL_MEAN:
-		ns = r->total / (int64_t)r->count;
+		ns = (int64_t)(r->total / (__int128)r->count);
 		break;
 	case COL_DELAY:
-		ns = r->nr_delay ? r->delay / (int64_t)r->nr_delay : 0;
+		ns = r->nr_delay ? (int64_t)(r->delay / (__int128)r->nr_delay) : 0;
 		break;
 	case COL_QUEUE:
-		ns = r->nr_delay ? r->queue / (int64_t)r->nr_delay : 0;
+		ns = r->nr_delay ? (int64_t)(r->queue / (__int128)r->nr_delay) : 0;
 		break;
 	case COL_METHOD:
 		return methods_cell(k, r);

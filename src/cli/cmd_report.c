@@ -94,7 +94,7 @@ static enum osc_status write_report(struct report *r, const struct osc_cli_view 
 		values[meta.nr++] = unmapped;
 	}
 	osc_agg_table(&ctx, &table);
-	st = osc_cli_write_table(v->output, v->format, &table, &meta, err);
+	st = osc_cli_write_table(v->output, v->format, &table, &meta, v->export_flags, err);
 	/* After the write, so that a failure stays the one line on stderr. */
 	if (st == OSC_OK && v->format == OSC_EXPORT_CSV)
 		fprintf(stderr, "opscope: using %s\n", r->runs_text);
@@ -165,7 +165,7 @@ static enum osc_status build_report(struct report *r, struct osc_cli_view *v,
 	if (st == OSC_OK)
 		st = osc_runsel_parse(v->runs, r->runs.nr, r->runs.warmup, &r->sel, err);
 	if (st == OSC_OK && wants_gather(r, v))
-		st = osc_write_file(v->output, gather_fn, r, err);
+		st = osc_write_file(v->output, v->export_flags, gather_fn, r, err);
 	if (st != OSC_OK || wants_gather(r, v)) {
 		free(cols);
 		return st;

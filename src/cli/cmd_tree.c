@@ -35,6 +35,8 @@ enum {
 	OPT_NO_DEMANGLE,
 	OPT_SHORT_NAMES,
 	OPT_DEMANGLER,
+	OPT_CSV_SAFE,
+	OPT_FORCE,
 };
 
 #define BOTH (OSC_TREE_MODE_TREE | OSC_TREE_MODE_KERNELS)
@@ -68,7 +70,9 @@ static const struct osc_cli_option tree_options[] = {
 	  "ops are the events of these categories, e.g. cpu_op,python_function (default: ops)",
 	  BOTH },
 	{ OPT_MONITOR_CAT, "monitor-cat", 0, "CATS", "the same as --ops", BOTH },
+	{ OPT_CSV_SAFE, "csv-safe", 0, NULL, "CSV for spreadsheets: a cell that looks like a formula (= + - @) gets a leading '", BOTH },
 	{ OPT_OUTPUT, "output", 'o', "FILE", "write to FILE (atomically) instead of stdout", BOTH },
+	{ OPT_FORCE, "force", 0, NULL, "replace an existing output file (its mode kept, a symbolic link followed)", BOTH },
 	{ OPT_HELP, "help", 'h', NULL, "show this help and exit", BOTH },
 	{ 0, NULL, 0, NULL, NULL, 0 },
 };
@@ -141,6 +145,12 @@ static enum osc_status tree_option(struct osc_cli_tree *o, int id, const char *a
 		return OSC_OK;
 	case OPT_OUTPUT:
 		o->output = arg;
+		return OSC_OK;
+	case OPT_CSV_SAFE:
+		o->export_flags |= OSC_EXPORT_CSV_SAFE;
+		return OSC_OK;
+	case OPT_FORCE:
+		o->export_flags |= OSC_WRITE_REPLACE;
 		return OSC_OK;
 	default:
 		o->help = true;
@@ -246,7 +256,7 @@ void osc_cli_tree_data_release(struct osc_cli_tree_data *d)
 enum osc_status osc_cli_tree_write(const struct osc_cli_tree *o, const struct osc_table *t,
 				   const struct osc_export_meta *meta, struct osc_error *err)
 {
-	return osc_cli_write_table(o->output, o->format, t, meta, err);
+	return osc_cli_write_table(o->output, o->format, t, meta, o->export_flags, err);
 }
 
 /* ---- the drawn tree ---- */
@@ -300,8 +310,12 @@ static enum osc_status text_fn(FILE *out, const void *arg, struct osc_error *err
 	char buf[128], guide[4096], fit[8192];
 
 	(void)err;
-	for (size_t i = 0; i < a->meta->nr; i++)
-		fprintf(out, "# %s: %s\n", a->meta->keys[i], a->meta->values[i]);
+	for (size_t i = 0; i < a->meta->nr; i++) {
+		/* Whole, the characters a terminal must not get shown as '?' (export.h). */
+		osc_text_fit(a->meta->values[i], strlen(a->meta->values[i]), (size_t)-1, utf8, fit,
+			     sizeof(fit));
+		fprintf(out, "# %s: %s\n", a->meta->keys[i], fit);
+	}
 	print_summary(out, a->d);
 	for (size_t c = 0; c < NR_DRAWN; c++) {
 		w[c] = (int)strlen(drawn[c].title);
@@ -397,7 +411,7 @@ static enum osc_status run_tree(const struct osc_cli_tree *o, struct osc_cli_tre
 	if (o->format == OSC_EXPORT_TABLE) {
 		struct text_arg a = { o, d, &ctx, last, &meta };
 
-		st = osc_write_file(o->output, text_fn, &a, err);
+		st = osc_write_file(o->output, o->export_flags, text_fn, &a, err);
 	} else {
 		osc_tree_table(&ctx, &table);
 		st = osc_cli_tree_write(o, &table, &meta, err);

@@ -121,6 +121,7 @@ int main(int argc, char **argv)
 	setlocale(LC_ALL, "");
 	/* Numbers are always written with '.', whatever the user's locale. */
 	setlocale(LC_NUMERIC, "C");
+	osc_cli_catch_signals();
 	if (argc > 1) {
 		for (size_t i = 0; i < NR_COMMANDS; i++)
 			if (!strcmp(argv[1], commands[i].name))

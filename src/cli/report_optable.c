@@ -44,6 +44,9 @@ static enum osc_status run_job(struct optable_job *j, struct osc_cli_view *v,
 	if (st != OSC_OK)
 		return st;
 	osc_optable_build(&j->trace, &j->runs, &j->sel, &v->filter, &j->table);
+	st = osc_cli_check_args(&j->trace, err);
+	if (st != OSC_OK)
+		return st;
 	total = j->table.nr;
 	if (v->top_set && v->top && v->top < j->table.nr)
 		j->table.nr = v->top;
@@ -60,7 +63,7 @@ static enum osc_status run_job(struct optable_job *j, struct osc_cli_view *v,
 	table.nr_rows = j->table.nr;
 	table.cell = optable_cell;
 	table.ctx = &j->table;
-	st = osc_cli_write_table(v->output, v->format, &table, &meta, err);
+	st = osc_cli_write_table(v->output, v->format, &table, &meta, v->export_flags, err);
 	j->table.nr = total; /* released whole below */
 	if (st == OSC_OK && v->format == OSC_EXPORT_CSV)
 		fprintf(stderr, "opscope: using %s\n", j->runs_text);

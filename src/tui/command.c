@@ -120,14 +120,20 @@ static enum osc_level top_level(struct osc_tui *t)
 
 /* ---- export ---- */
 
-/* Write the view's table as CSV, atomically (osc_export_file). */
-static unsigned export_write(struct osc_tui *t, const char *path)
+/*
+ * Write the view's table as CSV, atomically (osc_export_file); replace: the
+ * user said y to replacing the existing file.
+ */
+static unsigned export_write(struct osc_tui *t, const char *path, bool replace)
 {
 	struct osc_view *v = osc_tui_top(t);
 	struct osc_error err;
 	char msg[1024], *cmd = NULL;
 
-	if (osc_export_file(path, OSC_EXPORT_CSV, &v->tab, NULL, 0, &err) != OSC_OK) {
+	/* "updating...": the rows on screen are not the report's yet. */
+	osc_table_view_settle(t, v);
+	if (osc_export_file(path, OSC_EXPORT_CSV, &v->tab, NULL, 0, replace ? OSC_WRITE_REPLACE : 0,
+			    &err) != OSC_OK) {
 		osc_error_format(&err, msg, sizeof(msg));
 		osc_tui_message(t, OSC_MSG_ERROR, "%s", msg);
 		return OSC_R_REDRAW;
@@ -148,7 +154,7 @@ static unsigned export_write(struct osc_tui *t, const char *path)
 static unsigned overwrite_done(struct osc_tui *t, const char *answer)
 {
 	if (answer && !strcmp(answer, "y"))
-		return export_write(t, t->prompt.pending);
+		return export_write(t, t->prompt.pending, true);
 	osc_tui_message(t, OSC_MSG_INFO, "not exported: '%s' kept", t->prompt.pending);
 	return OSC_R_REDRAW;
 }
@@ -167,7 +173,7 @@ static unsigned export_to(struct osc_tui *t, const char *answer)
 		osc_prompt_open(t, label, NULL, true, overwrite_done, path);
 		return OSC_R_REDRAW;
 	}
-	return export_write(t, path);
+	return export_write(t, path, false);
 }
 
 /* opscope-<trace basename without extensions>-<view>.csv */
@@ -202,16 +208,25 @@ static unsigned command_done(struct osc_tui *t, const char *line)
 	return line && *line ? osc_command_run(t, line) : OSC_R_REDRAW;
 }
 
+static enum osc_status write_dump(FILE *out, const void *arg, struct osc_error *err)
+{
+	(void)arg;
+	(void)err;
+	osc_draw_dump(out);
+	return OSC_OK;
+}
+
+/* :dump FILE (scripts): the screen's text, replacing FILE atomically. */
 static unsigned dump_screen(struct osc_tui *t, const char *path)
 {
-	FILE *f = fopen(path, "w");
+	struct osc_error err;
+	char msg[1024];
 
-	if (!f) {
-		osc_tui_message(t, OSC_MSG_ERROR, "cannot write '%s': %s", path, strerror(errno));
+	if (osc_write_file(path, OSC_WRITE_REPLACE, write_dump, NULL, &err) != OSC_OK) {
+		osc_error_format(&err, msg, sizeof(msg));
+		osc_tui_message(t, OSC_MSG_ERROR, "%s", msg);
 		return OSC_R_REDRAW;
 	}
-	osc_draw_dump(f);
-	fclose(f);
 	return OSC_R_NONE;
 }
 
@@ -257,6 +272,11 @@ unsigned osc_command_run(struct osc_tui *t, const char *line)
 			osc_tui_warm_hold(t);
 		else
 			osc_tui_warm_go(t);
+		return OSC_R_REDRAW;
+	}
+	if (!strcmp(name, "jobs") && t->script && !strcmp(arg, "hold")) {
+		t->jobs_async = true;
+		atomic_store(&t->jobs_held, true);
 		return OSC_R_REDRAW;
 	}
 	if (!strcmp(name, "quit"))

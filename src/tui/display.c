@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "opscope/base/alloc.h"
+#include "opscope/export/outfile.h"
 #include "display.h"
 
 volatile sig_atomic_t osc_display_sigint;
@@ -25,6 +26,7 @@ void osc_display_close(void)
 static void on_fatal(int sig)
 {
 	osc_display_close();
+	osc_outfile_abandon();
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
@@ -36,18 +38,20 @@ static void on_sigint(int sig)
 	osc_display_sigint = 1;
 }
 
+/* Every signal that would end the process, unless it is ignored, and SIGINT. */
 static void set_signals(void)
 {
-	static const int fatal[] = { SIGTERM, SIGHUP, SIGSEGV, SIGABRT, SIGBUS, SIGFPE };
-	struct sigaction sa;
+	static const int fatal[] = { OSC_EXTERNAL_SIGNALS, SIGSEGV, SIGABRT, SIGBUS, SIGFPE,
+				     SIGILL, SIGTRAP, SIGSYS };
+	struct sigaction sa, old;
 
 	memset(&sa, 0, sizeof(sa));
 	sigemptyset(&sa.sa_mask);
-	sa.sa_handler = on_fatal;
-	for (size_t i = 0; i < sizeof(fatal) / sizeof(fatal[0]); i++)
-		sigaction(fatal[i], &sa, NULL);
-	sa.sa_handler = on_sigint;
-	sigaction(SIGINT, &sa, NULL);
+	for (size_t i = 0; i < sizeof(fatal) / sizeof(fatal[0]); i++) {
+		sa.sa_handler = fatal[i] == SIGINT ? on_sigint : on_fatal;
+		if (!sigaction(fatal[i], NULL, &old) && old.sa_handler != SIG_IGN)
+			sigaction(fatal[i], &sa, NULL);
+	}
 }
 
 /* Styles: colour pairs where allowed, plain attributes otherwise (NO_COLOR). */

@@ -1,11 +1,13 @@
 /*
  * display.h - the curses screen: setup, styles, and restoring the terminal.
  *
- * The terminal is restored on quit, on error, on SIGTERM/SIGHUP, on a crash
- * (SIGSEGV/SIGABRT/SIGBUS/SIGFPE: restore then re-raise) and before an
- * out-of-memory abort (die hook). SIGINT only raises a flag that the input
- * loop turns into <C-c> (quit, or cancel a load); a second SIGINT before the
- * loop saw the first restores the terminal and re-raises.
+ * The terminal is restored on quit, on error, on every signal that ends the
+ * process and is not ignored (OSC_EXTERNAL_SIGNALS: SIGTERM, SIGHUP, SIGQUIT,
+ * SIGPIPE, SIGUSR1...; a crash: SIGSEGV, SIGABRT, SIGBUS...: restore, remove
+ * an export's temporary file, then re-raise) and before an out-of-memory
+ * exit (die hook). SIGINT only raises a flag that the input loop turns into
+ * <C-c> (quit, or cancel a load); a second SIGINT before the loop saw the
+ * first restores the terminal and re-raises.
  */
 #ifndef OPSCOPE_TUI_DISPLAY_H
 #define OPSCOPE_TUI_DISPLAY_H

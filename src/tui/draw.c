@@ -470,7 +470,10 @@ void osc_draw_loading(const char *name, const struct osc_load_progress *p, bool 
 	printw("] %3d%%", (int)(frac * 100));
 	human_bytes(p->bytes_read, done, sizeof(done));
 	human_bytes(p->bytes_total, total, sizeof(total));
-	if (p->bytes_total)
+	if (p->waiting)
+		snprintf(line, sizeof(line), "%s, waiting for data: nothing came for a second "
+			 "(a pipe or FIFO with no writer?)", done);
+	else if (p->bytes_total)
 		snprintf(line, sizeof(line), "%s of %s, %llu events, %.1f s", done, total,
 			 (unsigned long long)p->events, p->elapsed);
 	else

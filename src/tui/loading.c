@@ -1,6 +1,7 @@
 /* loading.c - the loader thread and the progress screen. */
 #include <curses.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "opscope/load/load.h"
@@ -16,6 +17,7 @@ struct job {
 	struct osc_load_progress progress; /* last report, under lock */
 	bool done;                         /* under lock */
 	volatile int cancel;
+	bool interrupted;                  /* cancelled by SIGINT, not by a key */
 	enum osc_status status;
 	struct osc_error err;
 };
@@ -74,6 +76,8 @@ static void watch(struct job *j)
 
 			if (a == OSC_ACT_BACK || a == OSC_ACT_QUIT)
 				j->cancel = 1;
+			if (in.key == 3) /* <C-c>: the input loop's name for SIGINT */
+				j->interrupted = true;
 		}
 		pthread_mutex_lock(&j->lock);
 		done = j->done;
@@ -84,7 +88,7 @@ static void watch(struct job *j)
 	}
 }
 
-enum osc_status osc_loading_run(struct osc_tui *t, struct osc_error *err)
+enum osc_status osc_loading_run(struct osc_tui *t, struct osc_error *err, bool *interrupted)
 {
 	struct job j;
 	pthread_t th;
@@ -102,5 +106,8 @@ enum osc_status osc_loading_run(struct osc_tui *t, struct osc_error *err)
 	}
 	pthread_mutex_destroy(&j.lock);
 	*err = j.err;
+	*interrupted = j.status == OSC_CANCELLED && j.interrupted;
+	if (*interrupted)
+		snprintf(err->message, sizeof(err->message), "interrupted while loading");
 	return j.status;
 }

@@ -10,7 +10,11 @@
 
 #include "view.h"
 
-/* Load t->args' trace into t->trace; OSC_CANCELLED when the user cancelled. */
-enum osc_status osc_loading_run(struct osc_tui *t, struct osc_error *err);
+/*
+ * Load t->args' trace into t->trace; OSC_CANCELLED when the user cancelled,
+ * with *interrupted set when by SIGINT (<C-c>) rather than q (err then
+ * says so).
+ */
+enum osc_status osc_loading_run(struct osc_tui *t, struct osc_error *err, bool *interrupted);
 
 #endif

@@ -5,6 +5,7 @@
  */
 #include <curses.h>
 #include <locale.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -330,6 +331,7 @@ int osc_tui_main(const struct osc_tui_args *args)
 	enum osc_status st;
 	char msg[1024];
 	enum osc_level level = args->level;
+	bool interrupted;
 
 	memset(&t, 0, sizeof(t));
 	t.args = args;
@@ -346,16 +348,16 @@ int osc_tui_main(const struct osc_tui_args *args)
 		return 2;
 	}
 	osc_trace_init(&t.trace);
-	st = osc_loading_run(&t, &err);
+	st = osc_loading_run(&t, &err, &interrupted);
 	if (st != OSC_OK) {
 		osc_display_close();
 		osc_script_free(script);
 		osc_trace_release(&t.trace);
-		if (st == OSC_CANCELLED)
-			return 0; /* the user asked to stop */
+		if (st == OSC_CANCELLED && !interrupted)
+			return 0; /* the user asked to stop: q */
 		osc_error_format(&err, msg, sizeof(msg));
 		fprintf(stderr, "opscope: %s\n", msg);
-		return 2;
+		return interrupted ? 128 + SIGINT : 2;
 	}
 	apply_args(&t);
 	start_warming(&t);

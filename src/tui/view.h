@@ -168,6 +168,8 @@ struct osc_tui {
 	bool warming;      /* warm was started */
 	atomic_bool warm_done;
 	atomic_bool warm_held; /* scripts: warm waits before building anything */
+	bool jobs_async;       /* scripts (:jobs hold): tables compute on workers, any size */
+	atomic_bool jobs_held; /* scripts: those workers wait before computing */
 };
 
 /* From this many events on, answers are computed off the UI thread. */
@@ -263,6 +265,11 @@ unsigned osc_runs_toggle_warmup(struct osc_tui *t);
 
 /* True while table view v computes a new aggregate on its worker thread. */
 bool osc_table_view_busy(struct osc_view *v);
+/*
+ * Wait until table view v holds the aggregate of the current data (a held
+ * worker is let go), so that what is exported is what the view will show.
+ */
+void osc_table_view_settle(struct osc_tui *t, struct osc_view *v);
 /*
  * Swap in the aggregate of a finished worker (re-sorted); true when v changed.
  * Views above v must then rebuild (they read its rows).

@@ -103,7 +103,13 @@ void osc_detail_event(struct osc_tui *t, uint32_t ev, struct osc_lines *out)
 		add_int(out, "external_id", e->ext_id);
 	if (e->kernel != OSC_NONE && e->kernel < tr->nr_kernels)
 		add_kernel(out, &tr->kernels[e->kernel]);
-	if (*args) {
+	if (osc_trace_args_lost(tr)) {
+		/* The profiler wrote the file again: its bytes are not this event's args. */
+		osc_lines_add(out, OSC_MARK_TITLE, "args", "");
+		snprintf(buf, sizeof(buf), "not shown: %s changed on disk since it was loaded",
+			 tr->path);
+		osc_lines_add_text(out, "", buf);
+	} else if (*args) {
 		struct json_object *obj = json_tokener_parse(args);
 
 		osc_lines_add(out, OSC_MARK_TITLE, "args", "");

@@ -19,6 +19,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "opscope/base/alloc.h"
 #include "opscope/analysis/calltree.h"
@@ -32,6 +33,7 @@
 
 struct table_job {
 	pthread_t thread;
+	atomic_bool *held;   /* the TUI's jobs_held: wait while set */
 	bool running;        /* a thread was started and not joined */
 	atomic_bool done;    /* set by the thread when agg is complete */
 	bool again;          /* the data changed again meanwhile: recompute after */
@@ -97,6 +99,8 @@ static void *job_thread(void *arg)
 {
 	struct table_job *j = arg;
 
+	while (atomic_load(j->held))
+		nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
 	osc_aggregate(j->trace, j->runs, &j->q, &j->agg);
 	atomic_store(&j->done, true);
 	return NULL;
@@ -120,6 +124,7 @@ static bool job_start(struct osc_tui *t, struct table_view *tv)
 
 	j->trace = &t->trace;
 	j->runs = &t->runs;
+	j->held = &t->jobs_held;
 	j->sel = t->sel;
 	j->sel.on = osc_xmalloc(t->sel.nr_runs ? t->sel.nr_runs : 1);
 	memcpy(j->sel.on, t->sel.on, t->sel.nr_runs);
@@ -152,6 +157,7 @@ static void table_close(struct osc_view *v)
 	struct osc_agg stale;
 
 	if (tv->job.running) {
+		atomic_store(tv->job.held, false); /* a script's held job: closing lets it go */
 		job_finish(&tv->job, &stale);
 		osc_agg_release(&stale);
 	}
@@ -199,7 +205,8 @@ static void table_build(struct osc_tui *t, struct osc_view *v)
 		tv->job.again = true;
 		return;
 	}
-	if (!t->script && t->trace.nr_events >= OSC_ASYNC_MIN_EVENTS && job_start(t, tv))
+	if ((t->jobs_async || (!t->script && t->trace.nr_events >= OSC_ASYNC_MIN_EVENTS)) &&
+	    job_start(t, tv))
 		return;
 	osc_agg_release(&tv->agg);
 	osc_aggregate(&t->trace, &t->runs, &q, &tv->agg);
@@ -211,6 +218,19 @@ bool osc_table_view_busy(struct osc_view *v)
 	struct table_view *tv = v->priv;
 
 	return v->ops == &osc_view_table && tv->job.running;
+}
+
+void osc_table_view_settle(struct osc_tui *t, struct osc_view *v)
+{
+	struct table_view *tv = v->priv;
+
+	atomic_store(&t->jobs_held, false);
+	while (osc_table_view_busy(v)) {
+		if (!atomic_load(&tv->job.done))
+			nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
+		else if (osc_table_view_poll(t, v))
+			t->swaps++;
+	}
 }
 
 bool osc_table_view_poll(struct osc_tui *t, struct osc_view *v)

@@ -11,13 +11,20 @@ which keeps exactly the complete events before the cut.
 
 Every bad file is generated into a temporary directory at test time.
 """
+import csv
 import gzip
+import json
 import os
+import pty
 import random
 import re
+import resource
 import shutil
+import signal
+import subprocess
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import testlib  # noqa: E402
@@ -92,32 +99,54 @@ def tiny_ort(node_name=b"Conv_0_kernel_time", op=b"Conv", ts_big=None):
 
 
 def load_error_cases(d):
-    """(name, path, expect_byte) for files that must fail to load."""
+    """(name, path, expect_byte) for files that must fail to load: every error
+    about the content says where (byte N); those about the file itself cannot."""
     cases = []
     cases.append(("nonexistent file", os.path.join(d, "no-such-file.json"), False))
     cases.append(("directory", d, False))
-    cases.append(("empty file", write(d, "empty.json", b""), False))
-    cases.append(("whitespace only", write(d, "blank.json", b" \n\t\n"), False))
+    cases.append(("empty file", write(d, "empty.json", b""), True))
+    cases.append(("whitespace only", write(d, "blank.json", b" \n\t\n"), True))
     shutil.copy("/bin/true", os.path.join(d, "true.bin"))
-    cases.append(("binary file (/bin/true)", os.path.join(d, "true.bin"), False))
+    cases.append(("binary file (/bin/true)", os.path.join(d, "true.bin"), True))
     rnd = random.Random(1234)
     cases.append(("random bytes", write(d, "random.json",
-                                        bytes(rnd.randrange(256) for _ in range(4096))), False))
+                                        bytes(rnd.randrange(256) for _ in range(4096))), True))
     cases.append(("not JSON (hello)", write(d, "hello.json", b"hello\n"), True))
     cases.append(("not JSON after a bracket", write(d, "bracket.json", b"[ hello ]\n"), True))
-    cases.append(("JSON object, not a trace", write(d, "obj.json", b'{"a": 1}\n'), False))
-    cases.append(("JSON array of numbers", write(d, "nums.json", b"[1,2,3]\n"), False))
-    cases.append(("JSON number", write(d, "num.json", b"42\n"), False))
-    cases.append(("JSON string", write(d, "str.json", b'"traceEvents"\n'), False))
-    cases.append(("traceEvents not an array", write(d, "te.json", b'{"traceEvents": 5}\n'), False))
+    cases.append(("JSON object, not a trace", write(d, "obj.json", b'{"a": 1}\n'), True))
+    cases.append(("JSON array of numbers", write(d, "nums.json", b"[1,2,3]\n"), True))
+    cases.append(("JSON number", write(d, "num.json", b"42\n"), True))
+    cases.append(("JSON string", write(d, "str.json", b'"traceEvents"\n'), True))
+    cases.append(("traceEvents not an array", write(d, "te.json", b'{"traceEvents": 5}\n'), True))
     gz = open(testlib.sample("kineto-sampled-rank0.json.gz"), "rb").read()
-    cases.append(("gzip header only", write(d, "hdr.json.gz", gz[:10]), False))
+    cases.append(("gzip header only", write(d, "hdr.json.gz", gz[:10]), True))
     bad_crc = bytearray(gzip.compress(open(testlib.sample("ort-cnn-opt.json"), "rb").read()))
     bad_crc[-8] ^= 0xFF
-    cases.append(("gzip with a bad CRC", write(d, "crc.json.gz", bytes(bad_crc)), False))
+    cases.append(("gzip with a bad CRC", write(d, "crc.json.gz", bytes(bad_crc)), True))
     cases.append(("gzip of garbage", write(d, "garbage.json.gz", gzip.compress(b"\x00\x01 hello")),
-                  False))
+                  True))
     return cases
+
+
+def check_error_lines(res, d):
+    """The byte of an error is where the fault is; a file name that holds a
+    newline or an escape stays one line, escaped."""
+    nul = write(d, "nul40.json", b'[{"ph":"X","name":"a","ts":1,"dur":2,"pi' + b"\x00" +
+                b'd":1,"tid":1}]')
+    p = testlib.run(["report", nul], timeout=TIMEOUT)
+    res.check("a NUL at byte 40 is reported at byte 40",
+              error_problems(p, names=[nul], also=[r"\bbyte 40\b"]))
+    gz = open(testlib.sample("kineto-sampled-rank0.json.gz"), "rb").read()
+    p = testlib.run(["report", "-"], stdin=gz[:len(gz) // 2], timeout=TIMEOUT)
+    res.check("a cut gzip on standard input counts the compressed bytes read",
+              error_problems(p, byte=True, also=[r"after %d compressed bytes" % (len(gz) // 2)]))
+    odd = os.path.join(d, "x\x1b[31mred\nline.json")
+    write(d, os.path.basename(odd), b"hello")
+    p = testlib.run(["report", odd], timeout=TIMEOUT)
+    probs = error_problems(p, byte=True, also=[r"x\\x1b\[31mred\\x0aline\.json"])
+    if b"\x1b" in p.err:
+        probs.append("raw ESC in the error line")
+    res.check("a file name with ESC and a newline: one escaped line", probs)
 
 
 def option_cases(ort):
@@ -176,6 +205,199 @@ def check_truncated(res, d, label, data):
             probs.append("exit 2 although %d complete events precede the cut (%s)"
                          % (len(t.events), p.err_lines[0]))
         res.check(name, probs)
+
+
+def check_signals(res, d, ort):
+    """A write cut by a signal leaves no OUT.XXXXXX (SIGXFSZ from a file size
+    limit cuts it at a known point); a FIFO with no writer says so instead of
+    hanging silently."""
+    out_dir = os.path.join(d, "sig")
+    os.mkdir(out_dir)
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (64, 64))
+    p = subprocess.run([testlib.opscope(), "report", "--format", "csv", "-o",
+                        os.path.join(out_dir, "out.csv"), ort], capture_output=True,
+                       env=testlib.env(), timeout=TIMEOUT, preexec_fn=limit)
+    res.check("report -o cut by a signal leaves no temporary file",
+              [] if p.returncode == -signal.SIGXFSZ and not os.listdir(out_dir) else
+              ["rc=%s files=%s" % (p.returncode, os.listdir(out_dir))])
+    fifo = os.path.join(d, "nowriter.fifo")
+    os.mkfifo(fifo)
+    p = subprocess.Popen([testlib.opscope(), "report", fifo], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, env=testlib.env())
+    time.sleep(1.5)
+    p.terminate()
+    out, err = p.communicate(timeout=TIMEOUT)
+    res.check("a FIFO with no writer: a note, and a signal still ends the wait",
+              [] if p.returncode == -signal.SIGTERM and b"waiting for data" in err and
+              fifo.encode() in err else ["rc=%s stderr=%r" % (p.returncode, err)])
+
+
+UNSAFE = [b"\x1b", b"\x07", b"\x7f", b"\xc2\x9b", b"\xe2\x80\xae", b"\xe2\x81\xa6"]
+
+
+def on_tty(args):
+    """stdout of opscope run with a pseudo-terminal as stdout (stderr apart)."""
+    master, slave = pty.openpty()
+    p = subprocess.Popen([testlib.opscope()] + args, stdin=subprocess.DEVNULL, stdout=slave,
+                         stderr=subprocess.PIPE, env=testlib.env())
+    os.close(slave)
+    out = b""
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        out += chunk
+    os.close(master)
+    p.wait(timeout=TIMEOUT)
+    return p.returncode, out
+
+
+def check_output_safety(res, d):
+    """Names carrying escapes, C1 controls and bidi overrides never reach a
+    terminal raw (tables always, CSV and JSON on a terminal); JSON escapes them
+    and still holds the same strings; a NUL in a name does not cut it."""
+    names = ["esc\x1b]0;pwned\x07", "c1\u009b31m", "bidi\u202egnp.exe", "iso\u2066x\u2069",
+             "del\x7f", "=HYPERLINK(\"x\")"]
+    evs = [{"ph": "X", "name": n, "cat": "cpu_op", "ts": 10 * i, "dur": 5, "pid": 1, "tid": 1}
+           for i, n in enumerate(names)]
+    path = write(d, "hostile.json", json.dumps(evs).encode())
+    for fmt in ("table", "csv", "json"):
+        rc, out = on_tty(["report", "--format", fmt, path])
+        raw = [u for u in UNSAFE if u in out]
+        res.check("%s on a terminal: no raw control or bidi character" % fmt,
+                  [] if rc == 0 and not raw else ["rc=%s raw=%r out=%r" % (rc, raw, out[:300])])
+    for cmd in (["info"], ["tree"], ["kernels"], ["report", "--by", "path"]):
+        p = testlib.run(cmd + [path], timeout=TIMEOUT)
+        raw = [u for u in UNSAFE if u in p.out or u in p.err]
+        res.check("%s: no raw control or bidi character" % " ".join(cmd),
+                  [] if p.rc == 0 and not raw else ["rc=%s raw=%r" % (p.rc, raw)])
+    p = testlib.run(["report", "--format", "json", path], timeout=TIMEOUT)
+    probs = [] if p.rc == 0 and not [u for u in UNSAFE if u in p.out] else ["raw in json"]
+    if not probs:
+        got = sorted(r["name"] for r in json.loads(p.text)["rows"])
+        if got != sorted(names):
+            probs.append("JSON names differ: %r" % got)
+    res.check("JSON escapes unsafe characters and keeps the strings", probs)
+    p = testlib.run(["report", "--format", "csv", "--csv-safe", path], timeout=TIMEOUT)
+    res.check("--csv-safe quotes a formula", [] if b"\"'=HYPERLINK" in p.out else [p.text[:300]])
+    nul = write(d, "nul-names.json", b'[{"ph":"X","name":"a\\u0000b","ts":1,"dur":2,"pid":1,'
+                b'"tid":1},{"ph":"X","name":"a\\u0000c","ts":5,"dur":2,"pid":1,"tid":1},'
+                b'{"ph":"X","name":"a","ts":9,"dur":2,"pid":1,"tid":1}]')
+    p = testlib.run(["report", "--format", "csv", nul], timeout=TIMEOUT)
+    rows = [line.split(",")[0] for line in p.text.splitlines()[1:]]
+    res.check("a NUL in a name neither cuts nor merges names",
+              [] if p.rc == 0 and len(set(rows)) == 3 and "NUL" in p.err.decode() else
+              ["rows %r stderr %r" % (rows, p.err)])
+
+
+def check_replace(res, d, ort):
+    """-o never replaces a file silently; --force replaces it keeping its mode,
+    through a symbolic link."""
+    out = os.path.join(d, "keep.csv")
+    with open(out, "w") as f:
+        f.write("precious\n")
+    os.chmod(out, 0o600)
+    p = testlib.run(["report", "--format", "csv", "-o", out, ort], timeout=TIMEOUT)
+    probs = error_problems(p, names=[out], also=["exists", "--force"])
+    if open(out).read() != "precious\n":
+        probs.append("the file was replaced")
+    res.check("-o on an existing file: exit 2, the file kept", probs)
+    link = os.path.join(d, "link.csv")
+    os.symlink("keep.csv", link)
+    p = testlib.run(["report", "--format", "csv", "--force", "-o", link, ort], timeout=TIMEOUT)
+    probs = [] if p.rc == 0 else [p.describe()]
+    if not os.path.islink(link):
+        probs.append("the symbolic link became a file")
+    if not open(out).read().startswith("name,"):
+        probs.append("the link's target was not written")
+    if os.stat(out).st_mode & 0o777 != 0o600:
+        probs.append("mode %o, not 0600" % (os.stat(out).st_mode & 0o777))
+    left = [f for f in os.listdir(d) if f.startswith(("keep.csv.", "link.csv."))]
+    if left:
+        probs.append("temporary files left: %r" % left)
+    res.check("--force: replaced in place of the link's target, mode kept", probs)
+
+
+def huge_trace(d):
+    """A Kineto trace whose durations (9.2e15 us, near 2^63 ns) overflow every sum:
+    ops on two threads, launches, kernels on two streams, two runs."""
+    big = 9200000000000000
+    evs = []
+    for run in range(2):
+        t0 = run * 100
+        evs.append({"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#%d" % run,
+                    "pid": 1, "tid": 1, "ts": t0, "dur": 90})
+        for i in range(6):
+            ts, tid = t0 + i * 10, 1 + i % 2
+            name = ["aten::mm", "aten::add", "aten::relu"][i % 3]
+            ext, corr = run * 100 + i + 1, run * 100 + i + 1000
+            evs.append({"ph": "X", "cat": "cpu_op", "name": name, "pid": 1, "tid": tid, "ts": ts,
+                        "dur": big // (i + 2), "args": {"External id": ext}})
+            evs.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1,
+                        "tid": tid, "ts": ts + 1, "dur": 2,
+                        "args": {"correlation": corr, "External id": ext}})
+            evs.append({"ph": "X", "cat": "kernel", "name": "k%d" % (i % 2), "pid": 0,
+                        "tid": 7 + i % 2, "ts": ts + 5, "dur": big - i,
+                        "args": {"correlation": corr, "External id": ext, "stream": 7 + i % 2,
+                                 "device": 0, "grid": [1, 1, 1], "block": [32, 1, 1]}})
+    return write(d, "huge.json", json.dumps({"schemaVersion": 1, "traceEvents": evs}).encode())
+
+
+def numeric_problems(rows, cols):
+    """Sums that wrapped: negative durations, percentages over 100, a mean
+    outside [min, max]."""
+    probs = []
+    for r in rows:
+        for c in cols:
+            v = r.get(c, "")
+            try:
+                x = float(v)
+            except ValueError:
+                continue
+            if c.startswith(("delta", "saved")) or c == "ratio":
+                continue
+            if x < 0:
+                probs.append("%s = %s < 0 in %r" % (c, v, r.get("name")))
+            if c.endswith("pct") and x > 100.0001:
+                probs.append("%s = %s > 100 in %r" % (c, v, r.get("name")))
+        if r.get("mean_us") and r.get("min_us") and r.get("max_us"):
+            mean, lo, hi = float(r["mean_us"]), float(r["min_us"]), float(r["max_us"])
+            if not lo * (1 - 1e-9) <= mean <= hi * (1 + 1e-9):
+                probs.append("mean %s outside [%s, %s] in %r" % (mean, lo, hi, r.get("name")))
+    return probs
+
+
+def check_overflow(res, d):
+    """Durations near INT64_MAX through every level and command: sums saturate
+    (never wrap) and a warning says so."""
+    path = huge_trace(d)
+    runs = ["--runs", "all"]
+    cmds = [["report", "--by", lv] + runs
+            for lv in ("op", "shape", "kernel", "dims", "run", "path")]
+    cmds += [["report", "--by", "mapping"] + runs, ["tree", "--runs", "all"],
+             ["kernels", "--runs", "all"], ["whatif", "-x", "aten::mm=2", "-x", "k0=4"] + runs,
+             ["diff", path] + runs, ["diff", "--match", "occurrence", path] + runs]
+    for cmd in cmds:
+        p = testlib.run(cmd + ["--format", "csv", path], timeout=TIMEOUT)
+        probs = tolerated_problems(p)
+        if not probs and p.rc != 0:
+            probs.append("exit %d: %r" % (p.rc, p.err_lines[-1:]))
+        if not probs:
+            rows = list(csv.DictReader(p.text.splitlines()))
+            probs += numeric_problems(rows, rows[0].keys() if rows else [])
+            if not re.search(r"saturate", p.err.decode(), re.I):
+                probs.append("no warning that sums saturate: %r" % p.err_lines)
+        res.check("durations near INT64_MAX: %s" % " ".join(cmd[:3]), probs)
+    for cmd in (["whatif", "-x", "aten::mm=2"], ["kernels"], ["info"]):
+        p = testlib.run(cmd + runs[:0] + [path], timeout=TIMEOUT)
+        bad = re.findall(r"(?<![\w.])-\d[\d.]*", p.text)
+        res.check("durations near INT64_MAX: %s text has no negative number" % cmd[0],
+                  [] if p.rc == 0 and not bad else ["rc %s: %r" % (p.rc, bad[:5])])
 
 
 def main():
@@ -266,6 +488,11 @@ def main():
         nul = write(d, "nul.json", tiny_ort()[:60] + b"\x00" + tiny_ort()[60:])
         p = testlib.run(["report", nul], timeout=TIMEOUT)
         res.check("NUL byte inside the JSON", tolerated_problems(p))
+        check_signals(res, d, ort)
+        check_output_safety(res, d)
+        check_replace(res, d, ort)
+        check_error_lines(res, d)
+        check_overflow(res, d)
         mixed = write(d, "mixed.json", b'{"traceEvents":[1,"x",null,{"ph":"X"},{"ts":"5"},'
                       b'{"ph":"X","name":"ok","ts":1,"dur":2,"pid":"p","tid":[1]}]}')
         p = testlib.run(["report", "--format", "csv", mixed], timeout=TIMEOUT)

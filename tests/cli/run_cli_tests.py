@@ -23,7 +23,7 @@ format changes on purpose, and review the diff.
 
 Besides the goldens, structural checks that need no expected file: JSON
 parses and agrees with CSV, --top/--sort/--asc order, -o writes the same
-bytes as stdout and replaces the file atomically (by rename), standard input
+bytes as stdout and with --force replaces the file atomically (by rename), standard input
 `-`, a .json.gz gives the same report as the plain file, gzip is sniffed by
 its magic bytes and not by the name.
 """
@@ -371,7 +371,7 @@ def io_cases(res, tmp):
         res.fail("io: baseline csv", base.describe())
         return
 
-    # -o writes the same bytes as stdout, replacing the file by rename.
+    # -o writes the same bytes as stdout; --force replaces the file by rename.
     for fmt in ("csv", "json", "table"):
         out = os.path.join(tmp, "out." + fmt)
         with open(out, "w") as f:
@@ -379,7 +379,8 @@ def io_cases(res, tmp):
         link = os.path.join(tmp, "link." + fmt)
         os.link(out, link)
         so = testlib.run(["report", "--format", fmt, ORT], COLUMNS="100")
-        po = testlib.run(["report", "--format", fmt, "-o", out, ORT], COLUMNS="100")
+        po = testlib.run(["report", "--format", fmt, "--force", "-o", out, ORT],
+                         COLUMNS="100")
         probs = []
         if po.rc != 0:
             probs.append("-o failed: " + po.describe())

@@ -18,11 +18,16 @@ import difflib
 import glob
 import os
 import re
+import resource
+import select
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import termios
+import time
 
 ROOT = os.path.abspath(os.environ.get("OPSCOPE_SOURCE_ROOT") or
                        os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
@@ -397,6 +402,19 @@ def check_name_style_kept():
     shutil.rmtree(d, ignore_errors=True)
 
 
+def check_export_busy():
+    """x while the table is still "updating..." (its worker held by :jobs hold)
+    waits for the rows, so the file is the report it claims to be."""
+    trace = os.path.join(SAMPLES, "ort-resnet18-opt.json")
+    rc, err, d, dumps = run_keys(trace, [":jobs hold", ":filter Conv", ":dump busy", "x", "b.csv",
+                                         ":dump done"])
+    want = report_csv(trace, "--by", "op", "--filter", "Conv")
+    report(rc == 0 and "updating" in (dumps.get("busy") or "") and read(d, "b.csv") == want and
+           want.count(b"\n") > 1, "export while updating waits for the table",
+           "rc=%d %s got %r" % (rc, err, read(d, "b.csv")[:200]))
+    shutil.rmtree(d, ignore_errors=True)
+
+
 def check_export_path():
     """The path level exports what `report --by path` prints; K's kernel table is
     not a report (the status line says so)."""
@@ -465,13 +483,103 @@ def check_man_keys():
            "man page key table matches the action table (run tests/tui/gen_man_keys.py)")
 
 
+def read_until(fd, want, timeout):
+    """Bytes read from fd until want appears (or the timeout, or EOF)."""
+    got, end = b"", time.monotonic() + timeout
+    while want not in got and time.monotonic() < end:
+        r, _, _ = select.select([fd], [], [], 0.05)
+        if r:
+            try:
+                chunk = os.read(fd, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            got += chunk
+    return got
+
+
+def on_pty(args, cwd=None):
+    """Start opscope on a new pseudo-terminal (stderr apart): (proc, master, slave)."""
+    master, slave = os.openpty()
+    env = env_for(80, 24, False)
+    p = subprocess.Popen([opscope()] + args, stdin=slave, stdout=slave, stderr=subprocess.PIPE,
+                         env=env, cwd=cwd, start_new_session=True)
+    return p, master, slave
+
+
+def finish_pty(p, master, timeout=10):
+    """Read the terminal until the process ends; (return code, output, stderr)."""
+    out, end = b"", time.monotonic() + timeout
+    while p.poll() is None and time.monotonic() < end:
+        out += read_until(master, b"\0never", 0.1)
+    if p.poll() is None:
+        p.kill()
+    out += read_until(master, b"\0never", 0.2)
+    return p.wait(), out, p.stderr.read()
+
+
+def check_signals():
+    """On a real terminal: every signal that ends the TUI leaves the terminal as
+    it found it (the alternate screen left, echo and line mode back), and the
+    process still dies of the signal; <C-c> while a load waits on a pipe ends
+    it with exit 130 and one line."""
+    trace = os.path.join(SAMPLES, "ort-cnn-opt.json")
+    for sig in (signal.SIGQUIT, signal.SIGUSR1, signal.SIGPIPE, signal.SIGTERM, signal.SIGHUP):
+        p, master, slave = on_pty([trace])
+        shown = read_until(master, b"model_run", 20)
+        p.send_signal(sig)
+        rc, out, _ = finish_pty(p, master)
+        mode = termios.tcgetattr(slave)
+        os.close(master)
+        os.close(slave)
+        name = signal.Signals(sig).name
+        report(b"\x1b[?1049h" in shown and rc == -sig, "%s ends the TUI by the signal" % name,
+               "rc=%s" % rc)
+        report(b"\x1b[?1049l" in out and mode[3] & termios.ECHO and mode[3] & termios.ICANON,
+               "%s restores the terminal" % name, repr(out[-200:]))
+    d = tempfile.mkdtemp(prefix="opscope-tui-")
+    fifo = os.path.join(d, "trace.fifo")
+    os.mkfifo(fifo)
+    p, master, slave = on_pty([fifo])
+    w = os.open(fifo, os.O_WRONLY)  # a writer that never finishes the trace
+    os.write(w, b"[")
+    shown = read_until(master, b"Loading", 20)
+    p.send_signal(signal.SIGINT)
+    rc, out, err = finish_pty(p, master)
+    os.close(w)
+    os.close(master)
+    os.close(slave)
+    lines = err.decode("utf-8", "replace").splitlines()
+    report(b"Loading" in shown and rc == 130 and len(lines) == 1 and "interrupted" in lines[0] and
+           fifo in lines[0], "<C-c> while loading from a silent pipe: exit 130, one line",
+           "rc=%s stderr=%r" % (rc, lines))
+    shutil.rmtree(d, ignore_errors=True)
+    # A write cut by a signal (here the file size limit: SIGXFSZ) leaves no temporary file.
+    d = tempfile.mkdtemp(prefix="opscope-tui-")
+    s = os.path.join(d, "x.script")
+    with open(s, "w") as f:
+        f.write("x\nout.csv\n")
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (64, 64))
+    p = subprocess.run([opscope(), "--script", s, trace], cwd=d, env=env_for(80, 24, False),
+                       capture_output=True, timeout=60, preexec_fn=limit)
+    report(p.returncode == -signal.SIGXFSZ and os.listdir(d) == ["x.script"],
+           "an export cut by a signal leaves no temporary file",
+           "rc=%s files=%s" % (p.returncode, os.listdir(d)))
+    shutil.rmtree(d, ignore_errors=True)
+
+
 def main():
     opscope()
+    check_signals()
     check_screens()
     check_export()
     check_export_names()
     check_export_runs()
     check_export_path()
+    check_export_busy()
     check_export_compare()
     check_export_gpu()
     check_name_style_kept()

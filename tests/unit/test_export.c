@@ -74,7 +74,7 @@ static char *export(enum osc_export_format f, int width)
 	FILE *out = open_memstream(&text, &len);
 
 	cr_assert_not_null(out);
-	cr_assert_eq(osc_export_table(out, f, &t, &meta, width, &err), OSC_OK);
+	cr_assert_eq(osc_export_table(out, f, &t, &meta, width, 0, &err), OSC_OK);
 	fclose(out);
 	return text;
 }
@@ -286,7 +286,7 @@ Test(export, agg_table_csv)
 	r.key = osc_trace_intern(&t, "Conv, fused", 11);
 	osc_agg_default_columns(&a);
 	osc_agg_table(&ctx, &table);
-	cr_assert_eq(osc_export_table(out, OSC_EXPORT_CSV, &table, NULL, 0, &err), OSC_OK);
+	cr_assert_eq(osc_export_table(out, OSC_EXPORT_CSV, &table, NULL, 0, 0, &err), OSC_OK);
 	fclose(out);
 	cr_expect_str_eq(text,
 			 "name,count,self_us,self_pct,self_cum_pct,total_us,mean_us,min_us,"
@@ -305,7 +305,93 @@ Test(export, write_failure_is_osc_io)
 
 	if (!full)
 		cr_skip_test("no /dev/full");
-	cr_expect_eq(osc_export_table(full, OSC_EXPORT_CSV, &t, NULL, 0, &err), OSC_IO);
+	cr_expect_eq(osc_export_table(full, OSC_EXPORT_CSV, &t, NULL, 0, 0, &err), OSC_IO);
 	cr_expect_str_eq(err.subject, "output");
 	fclose(full);
+}
+
+/* ---- hostile names: terminals and spreadsheets ---------------------------- */
+
+static const struct fake_row hostile[] = {
+	{ "esc\x1b]0;pwned\x07 bel", "1", "1.000", "1.000" },
+	{ "c1\xc2\x9b" "31m csi", "1", "1.000", "1.000" },       /* U+009B: CSI */
+	{ "bidi\xe2\x80\xae" "gnp.exe", "1", "1.000", "1.000" }, /* U+202E: RLO */
+	{ "isolate\xe2\x81\xa6x\xe2\x81\xa9 del\x7f", "1", "1.000", "1.000" },
+	{ "=HYPERLINK(\"http://x\")", "1", "-1.500", "1.000" },
+	{ "+1+2", "1", "1.000", "1.000" },
+	{ "@SUM(A1)", "1", "1.000", "1.000" },
+	{ "-2", "1", "1.000", "1.000" }, /* a plain number stays a number */
+	{ "\tcmd", "1", "1.000", "1.000" },
+};
+
+static char *export_hostile(enum osc_export_format f, unsigned flags)
+{
+	struct osc_table t = fake_table();
+	struct osc_error err;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+
+	t.ctx = hostile;
+	t.nr_rows = sizeof(hostile) / sizeof(hostile[0]);
+	cr_assert_eq(osc_export_table(out, f, &t, NULL, 200, flags, &err), OSC_OK);
+	fclose(out);
+	return text;
+}
+
+/* No escape, bell, C1 control, DEL or bidi control reaches a terminal raw. */
+static void expect_terminal_safe(const char *text, const char *what)
+{
+	cr_expect_null(strpbrk(text, "\x1b\x07\x7f"), "%s: raw control in %s", what, text);
+	cr_expect_null(strstr(text, "\xc2\x9b"), "%s: raw C1 in %s", what, text);
+	cr_expect_null(strstr(text, "\xe2\x80\xae"), "%s: raw RLO in %s", what, text);
+	cr_expect_null(strstr(text, "\xe2\x81\xa6"), "%s: raw LRI in %s", what, text);
+}
+
+Test(export, hostile_names_never_reach_a_terminal_raw)
+{
+	char *text;
+
+	utf8_locale();
+	text = export_hostile(OSC_EXPORT_TABLE, 0);
+	expect_terminal_safe(text, "table");
+	cr_expect(strstr(text, "esc?]0;pwned? bel"), "%s", text);
+	free(text);
+	text = export_hostile(OSC_EXPORT_CSV, OSC_EXPORT_TERMINAL);
+	expect_terminal_safe(text, "csv on a terminal");
+	cr_expect(strstr(text, "bidi?gnp.exe"), "%s", text);
+	free(text);
+	/* JSON escapes them everywhere: the same strings for a JSON reader. */
+	text = export_hostile(OSC_EXPORT_JSON, 0);
+	expect_terminal_safe(text, "json");
+	cr_expect(strstr(text, "c1\\u009b31m csi"), "%s", text);
+	cr_expect(strstr(text, "bidi\\u202egnp.exe"), "%s", text);
+	struct json_object *doc = json_tokener_parse(text);
+	cr_assert_not_null(doc);
+	struct json_object *rows_v, *row, *name;
+	cr_assert(json_object_object_get_ex(doc, "rows", &rows_v));
+	row = json_object_array_get_idx(rows_v, 2);
+	cr_assert(json_object_object_get_ex(row, "name", &name));
+	cr_expect_str_eq(json_object_get_string(name), hostile[2].name);
+	json_object_put(doc);
+	free(text);
+	/* A file is exact: CSV keeps the bytes. */
+	text = export_hostile(OSC_EXPORT_CSV, 0);
+	cr_expect(strstr(text, "bidi\xe2\x80\xae" "gnp.exe"), "%s", text);
+	free(text);
+}
+
+Test(export, csv_safe_neutralises_formulas)
+{
+	char *text = export_hostile(OSC_EXPORT_CSV, OSC_EXPORT_CSV_SAFE);
+
+	cr_expect(strstr(text, "\n\"'=HYPERLINK(\"\"http://x\"\")\",1,-1.500,"), "%s", text);
+	cr_expect(strstr(text, "\n\"'+1+2\",1,"), "%s", text);
+	cr_expect(strstr(text, "\n\"'@SUM(A1)\",1,"), "%s", text);
+	cr_expect(strstr(text, "\n-2,1,"), "a number stays a number: %s", text);
+	cr_expect(strstr(text, "\n\"'\tcmd\",1,"), "%s", text);
+	free(text);
+	text = export_hostile(OSC_EXPORT_CSV, 0);
+	cr_expect(strstr(text, "\n\"=HYPERLINK("), "exact without the flag: %s", text);
+	free(text);
 }

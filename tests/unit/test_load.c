@@ -562,15 +562,16 @@ struct err_case {
 Test(load, error_cases)
 {
 	static const struct err_case cases[] = {
-		{ "", 0, OSC_EMPTY, OSC_NO_OFFSET, "" },
-		{ " \n\t ", 0, OSC_EMPTY, OSC_NO_OFFSET, "" },
-		{ "\x7f" "ELF\x02\x01\x01\x00\x00", 9, OSC_BINARY, 0, "" },
+		{ "", 0, OSC_EMPTY, 0, "" },
+		{ " \n\t ", 0, OSC_EMPTY, 4, "" },
+		{ "\x7f" "ELF\x02\x01\x01\x00\x00", 9, OSC_BINARY, 7, "" }, /* the first NUL */
+		{ "[{\"ph\":\"X\",\"x\":\x00}]", 18, OSC_BINARY, 15, "" },
 		{ "hello world", 0, OSC_NOT_JSON, 0, "" },
 		{ "  <html>", 0, OSC_NOT_JSON, 2, "" },
-		{ "{\"a\":1}", 0, OSC_NOT_TRACE, OSC_NO_OFFSET, "traceEvents" },
-		{ "{\"traceEvents\":5}", 0, OSC_NOT_TRACE, OSC_NO_OFFSET, "traceEvents" },
-		{ "[1,2]", 0, OSC_NOT_TRACE, OSC_NO_OFFSET, "" },
-		{ "[{\"a\":1}]", 0, OSC_NOT_TRACE, OSC_NO_OFFSET, "" },
+		{ "{\"a\":1}", 0, OSC_NOT_TRACE, 7, "traceEvents" },   /* its end */
+		{ "{\"traceEvents\":5}", 0, OSC_NOT_TRACE, 15, "traceEvents" }, /* the value */
+		{ "[1,2]", 0, OSC_NOT_TRACE, 1, "" },                 /* the first element */
+		{ "[{\"a\":1}]", 0, OSC_NOT_TRACE, 1, "" },
 		{ "42", 0, OSC_NOT_TRACE, 0, "" },
 		{ "[{\"ph\":\"X\",\"ts\":1", 0, OSC_TRUNCATED, 17, "" },
 		{ "{\"deviceProperties\": [1, 2", 0, OSC_TRUNCATED, 26, "" },
@@ -782,6 +783,85 @@ Test(load, progress_of_a_mapped_file_follows_the_parse)
 	for (size_t i = 1; i < log.nr; i++)
 		cr_expect_geq(log.read[i], log.read[i - 1]);
 	cr_expect_eq(log.read[log.nr - 1], len);
+}
+
+/* ---- a file that shrinks while it is mapped -------------------------------- */
+
+struct shrink {
+	const char *path;
+	off_t to;
+	bool done;
+};
+
+/* A profiler running again into the file: it is cut while the load reads it. */
+static void shrink_file(const struct osc_load_progress *p, void *userdata)
+{
+	struct shrink *s = userdata;
+
+	(void)p;
+	if (!s->done)
+		cr_assert_eq(truncate(s->path, s->to), 0);
+	s->done = true;
+}
+
+static char *write_temp(const char *text, size_t len)
+{
+	static char path[64];
+	int fd;
+
+	snprintf(path, sizeof(path), "/tmp/opscope-shrink-XXXXXX");
+	fd = mkstemp(path);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(write(fd, text, len), (ssize_t)len);
+	close(fd);
+	return path;
+}
+
+/* SIGBUS on the mapping is caught: one error naming the file and its new size. */
+Test(load, file_shrinking_while_loaded_is_an_error)
+{
+	size_t len;
+	/* Under 8 MB: parsed on one thread, which reads on past the cut. */
+	char *s = big_trace(75000, &len);
+	char *path = write_temp(s, len);
+	struct shrink sh = { .path = path, .to = 1 << 20 };
+	struct osc_load_opts opts = { .progress = shrink_file, .userdata = &sh };
+	char line[1024];
+
+	free(s);
+	cr_assert_lt(len, 8u << 20);
+	cr_assert_gt(len, 5u << 20);
+	cr_assert_eq(osc_load(path, &opts, &t, &err), OSC_IO);
+	unlink(path);
+	cr_assert(sh.done);
+	cr_assert_eq(t.nr_events, 0);
+	osc_error_format(&err, line, sizeof(line));
+	cr_assert(strstr(line, "shrank"), "%s", line);
+	cr_assert_eq(err.offset, 1 << 20, "%s", line);
+	cr_assert_str_eq(err.subject, path);
+}
+
+/* Args read later from a file that shrank are not read (no SIGBUS) and said to be lost. */
+Test(load, args_of_a_file_that_shrank_after_the_load)
+{
+	char *path = write_temp(ort_text, strlen(ort_text));
+	const struct osc_event *conv;
+
+	cr_assert_eq(osc_load(path, NULL, &t, &err), OSC_OK);
+	conv = find("conv1_kernel_time");
+	cr_assert(strstr(osc_trace_args(&t, (uint32_t)(conv - t.events)), "input_type_shape"));
+	cr_assert_not(osc_trace_args_lost(&t));
+	cr_assert_eq(truncate(path, 0), 0);
+	cr_assert(osc_trace_args_lost(&t));
+	cr_assert_str_eq(osc_trace_args(&t, (uint32_t)(conv - t.events)), "");
+	/* Rewritten longer: still not the file that was loaded. */
+	FILE *f = fopen(path, "w");
+	for (int i = 0; i < 4; i++)
+		fputs(ort_text, f);
+	fclose(f);
+	cr_assert(osc_trace_args_lost(&t));
+	cr_assert_str_eq(osc_trace_args(&t, (uint32_t)(conv - t.events)), "");
+	unlink(path);
 }
 
 /* ---- the real traces ----------------------------------------------------- */

@@ -413,3 +413,100 @@ Test(load_sqlite, header_cut_short)
 	fclose(f);
 	cr_assert_eq(load(), OSC_TRUNCATED);
 }
+
+/* ---- damaged databases: a profiler killed mid-write ---------------------- */
+
+/* A row whose start reads as 0 (NULL, or a damaged row) is skipped, not a 1970 event. */
+Test(load_sqlite, rows_without_a_start_time_are_skipped)
+{
+	char sql[sizeof(nvprof_db) + 256];
+
+	snprintf(sql, sizeof(sql), "%s%s", nvprof_db,
+		 "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (2, 211, 0, 0, 7, 452974336, 6, 0),"
+		 " (3, 211, NULL, 1583978808645121330, 7, 452974336, 7, 0),"
+		 " (4, 211, -5, 10, 7, 452974336, 8, 0);");
+	make_db(sql);
+	load_ok();
+	cr_assert_eq(t.nr_events, 4, "the three rows without a start are not events");
+	cr_assert_eq(t.warnings[OSC_WARN_BAD_TIME].count, 3);
+	for (size_t i = 0; i < t.nr_events; i++)
+		cr_assert_gt(t.events[i].ts, 1583978808645121000LL);
+}
+
+/* Rewrite bytes [at, at + n) of the database file with zeros. */
+static void zero_bytes(long at, size_t n)
+{
+	FILE *f = fopen(path, "r+b");
+	char zeros[4096] = { 0 };
+
+	cr_assert(f && n <= sizeof(zeros));
+	fseek(f, at, SEEK_SET);
+	fwrite(zeros, 1, n, f);
+	fclose(f);
+}
+
+/* Copy the bundled nvprof sample (gzip'd) to path, uncompressed. */
+static size_t sample_db(void)
+{
+	const char *root = getenv("OPSCOPE_SOURCE_ROOT");
+	char cmd[4096];
+	FILE *f;
+	long n;
+
+	snprintf(cmd, sizeof(cmd), "gzip -dc '%s/samples/nvprof-lstm-pyprof.sql.gz' > '%s'",
+		 root ? root : ".", path);
+	cr_assert_eq(system(cmd), 0);
+	f = fopen(path, "rb");
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fclose(f);
+	return (size_t)n;
+}
+
+/*
+ * 64 zero bytes in a table's page: the queries still run, but rows come back
+ * with start 0 (the trace spanned 50 years). quick_check finds the damage.
+ */
+Test(load_sqlite, a_damaged_database_is_an_error)
+{
+	char line[1024];
+
+	cr_assert_eq(sample_db(), 806912);
+	zero_bytes(724085, 64);
+	cr_assert_eq(load(), OSC_SQLITE);
+	osc_error_format(&err, line, sizeof(line));
+	cr_assert(strstr(line, "damaged SQLite database (quick_check: On tree page"), "%s", line);
+	cr_assert_eq(t.nr_events, 0);
+}
+
+/* Cut short (a killed writer): an error at the cut, with both sizes. */
+Test(load_sqlite, a_database_cut_short_is_an_error_at_the_cut)
+{
+	size_t len = sample_db();
+
+	cr_assert_eq(truncate(path, (off_t)len / 2), 0);
+	cr_assert_eq(load(), OSC_TRUNCATED);
+	cr_assert_eq(err.offset, (int64_t)len / 2);
+	cr_assert(strstr(err.message, "cut short (403456 of 806912 bytes)"), "%s", err.message);
+}
+
+/* A WAL database with a -wal file of changes beside it: said to be unread. */
+Test(load_sqlite, an_unread_wal_file_is_a_warning)
+{
+	char wal[80];
+	FILE *f;
+
+	make_db("PRAGMA journal_mode=WAL;");
+	make_db(nvprof_db);
+	snprintf(wal, sizeof(wal), "%s-wal", path);
+	f = fopen(wal, "wb");
+	cr_assert(f);
+	for (int i = 0; i < 100; i++)
+		fputs("wal frame bytes ", f);
+	fclose(f);
+	load_ok();
+	cr_assert_eq(t.warnings[OSC_WARN_WAL_IGNORED].count, 1);
+	unlink(wal);
+	load_ok();
+	cr_assert_eq(t.warnings[OSC_WARN_WAL_IGNORED].count, 0);
+}

@@ -60,3 +60,18 @@ Test(status, messages_and_clear)
 	cr_expect_eq(err.offset, OSC_NO_OFFSET);
 	cr_expect_str_eq(err.subject, "");
 }
+
+/* A file name with a newline, an escape or a bidi override stays one safe line. */
+Test(status, format_escapes_what_would_break_the_line)
+{
+	struct osc_error err;
+	char line[512];
+
+	osc_error_set(&err, OSC_NOT_JSON, "x\x1b[31mred\nline\xe2\x80\xae.json", 12, NULL,
+		      "expected ','");
+	osc_error_format(&err, line, sizeof(line));
+	cr_expect_str_eq(line, "x\\x1b[31mred\\x0aline\\u{202e}.json: byte 12: expected ','");
+	osc_error_set(&err, OSC_IO, "caf\xc3\xa9\xff.json", OSC_NO_OFFSET, NULL, "no such file");
+	osc_error_format(&err, line, sizeof(line));
+	cr_expect_str_eq(line, "caf\xc3\xa9\\xff.json: no such file");
+}

@@ -116,15 +116,16 @@ bool osc_locale_is_utf8(void);
 
 /*
  * Terminal columns taken by UTF-8 text s[0..len) (wcwidth per character).
- * A control or unprintable character, or an invalid byte, counts 1 (it is
- * shown as '?'). Outside a UTF-8 locale every character counts 1.
+ * A character osc_text_unsafe or unprintable, or an invalid byte, counts 1
+ * (it is shown as '?'). Outside a UTF-8 locale every character counts 1.
  */
 size_t osc_text_width(const char *s, size_t len, bool utf8);
 
 /*
  * Copy s[0..len) into buf (size bytes, NUL-terminated) so that it takes at
  * most `width` columns: text that is too wide loses its middle, replaced by
- * an ellipsis ("…" when utf8, "~" otherwise). Control characters become '?'.
+ * an ellipsis ("…" when utf8, "~" otherwise). Characters osc_text_unsafe
+ * become '?', and so does any non-ASCII one when not utf8.
  * No padding is added. Returns the columns the result takes.
  */
 size_t osc_text_fit(const char *s, size_t len, size_t width, bool utf8, char *buf,

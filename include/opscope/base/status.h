@@ -63,7 +63,10 @@ enum osc_status osc_error_set(struct osc_error *err, enum osc_status code,
 
 /*
  * Write the one-line form into buf (always NUL-terminated):
- *   "SUBJECT: byte N: field F: MESSAGE", parts absent when unset.
+ *   "SUBJECT: byte N: field F: MESSAGE", parts absent when unset. A file
+ * name or message holding a control character (a newline, ESC) or another
+ * character a terminal must not get (osc_text_unsafe) shows it escaped
+ * (\xHH, \u{XXXX}), so the line stays one safe line.
  * Returns the length that the full line has (snprintf convention).
  */
 size_t osc_error_format(const struct osc_error *err, char *buf, size_t size);

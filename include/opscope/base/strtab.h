@@ -11,6 +11,7 @@
 #ifndef OPSCOPE_STRTAB_H
 #define OPSCOPE_STRTAB_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -30,6 +31,20 @@ struct osc_strtab {
 	size_t nchunks, chunks_alloc;
 	size_t chunk_used, chunk_size; /* fill of the last chunk */
 };
+
+/*
+ * True for a character a terminal must not get raw: C0 and C1 controls, DEL,
+ * and the invisible ones that reorder or hide text (bidi embeddings,
+ * overrides, isolates and marks, zero-width space, word joiner, BOM). Every
+ * output shows or escapes them (columns.h, export.h, osc_error_format).
+ */
+bool osc_text_unsafe(uint32_t cp);
+
+/*
+ * Decode the UTF-8 character at s (NUL-terminated): its code point, with
+ * its length in *n; -1 with *n 1 for an invalid byte.
+ */
+int32_t osc_utf8_decode(const char *s, size_t *n);
 
 /* Set up an empty table holding only "". */
 void osc_strtab_init(struct osc_strtab *t);

@@ -9,6 +9,11 @@
  * columns as numbers. The text table fits a width, never wraps a row and never
  * breaks a numeric column: only the first (name) column is shortened, with an
  * ellipsis in the middle.
+ *
+ * Nothing a trace names reaches a terminal raw: the text table shows the
+ * characters osc_text_unsafe (controls, bidi overrides...) as '?'; JSON
+ * always escapes them (\uXXXX: the same string); CSV written to a terminal
+ * shows them as '?' like the table, and is exact (RFC 4180) anywhere else.
  */
 #ifndef OPSCOPE_EXPORT_H
 #define OPSCOPE_EXPORT_H
@@ -52,6 +57,18 @@ struct osc_table {
 	const void *ctx;
 };
 
+/* Flags of osc_export_table. */
+enum {
+	/* CSV for spreadsheets: a cell a spreadsheet would take for a formula
+	   (starting with = + - @ TAB or CR, other than a plain number) gets a
+	   leading ' so that it stays text. */
+	OSC_EXPORT_CSV_SAFE = 1 << 0,
+	/* The output is a terminal: osc_export_table sets it itself when out is
+	   a tty. CSV shows unsafe characters as '?'; JSON escapes every
+	   non-ASCII character outside a UTF-8 locale. */
+	OSC_EXPORT_TERMINAL = 1 << 1,
+};
+
 /* Key/value lines describing what was exported (trace, format, level, runs, filter). */
 struct osc_export_meta {
 	const char *const *keys;
@@ -62,7 +79,7 @@ struct osc_export_meta {
 struct osc_exporter {
 	const char *name;
 	void (*begin)(FILE *out, const struct osc_table *t, const struct osc_export_meta *m,
-		      int width, void **state);
+		      int width, unsigned flags, void **state);
 	void (*row)(FILE *out, const struct osc_table *t, size_t row, void *state);
 	void (*end)(FILE *out, const struct osc_table *t, void *state);
 };
@@ -77,14 +94,22 @@ extern const struct osc_exporter osc_export_json_ops;
 
 /*
  * Write the whole table. width is the text table's width (ignored by CSV and
- * JSON; <= 0 means unlimited). The table format prints meta as "# key: value"
- * lines above the table; CSV prints no meta; JSON puts it under "meta".
- * Returns OSC_IO (subject "output") if writing failed.
+ * JSON; <= 0 means unlimited); flags are OSC_EXPORT_* (OSC_EXPORT_TERMINAL
+ * is added when out is a terminal). The table format prints meta as
+ * "# key: value" lines above the table; CSV prints no meta; JSON puts it
+ * under "meta". Returns OSC_IO (subject "output") if writing failed.
  */
 enum osc_status osc_export_table(FILE *out, enum osc_export_format f,
 				 const struct osc_table *t,
-				 const struct osc_export_meta *m, int width,
+				 const struct osc_export_meta *m, int width, unsigned flags,
 				 struct osc_error *err);
+
+/*
+ * Write JSON text (a document made elsewhere, e.g. by json-c) with the
+ * characters osc_text_unsafe that it leaves raw escaped as \uXXXX, as the
+ * JSON exporter writes them (flags: OSC_EXPORT_TERMINAL as there).
+ */
+void osc_export_json_text(FILE *out, const char *json, unsigned flags);
 
 /* The aggregate a as a table (out->ctx is ctx: keep it, a and t alive). */
 struct osc_agg_table_ctx {

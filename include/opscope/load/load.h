@@ -31,10 +31,13 @@ struct osc_load_progress {
 	uint64_t bytes_total; /* file size, 0 when unknown (stdin, pipes) */
 	uint64_t events;      /* events kept so far */
 	double elapsed;       /* seconds since the load began */
+	bool waiting;         /* a pipe or FIFO (standard input too) sent nothing for a
+				 second: its writer is slow, or none has opened it yet */
 };
 
 struct osc_load_opts {
-	/* Called every few MB and at the end; may be NULL. Runs on the loading thread. */
+	/* Called every few MB, at the end, and once when a pipe keeps the load
+	   waiting; may be NULL. Runs on a loading thread. */
 	void (*progress)(const struct osc_load_progress *p, void *userdata);
 	void *userdata;
 	/* When non-NULL and set non-zero (from any thread or a signal handler),

@@ -144,13 +144,17 @@ struct osc_thread {
 	_(UNMATCHED_BEGIN, "B events without a matching E")                    \
 	_(UNMATCHED_END, "E events without a matching B")                       \
 	_(END_NAME_DIFFERS, "E events whose name differs from the B they close") \
-	_(BAD_UTF8, "strings with invalid UTF-8 (replaced by U+FFFD)")          \
+	_(BAD_UTF8, "strings with invalid UTF-8 or a NUL (replaced by U+FFFD)") \
 	_(BIG_NUMBER, "numbers beyond 64 bits (saturated)")                     \
 	_(NEGATIVE_DUR, "events with a negative dur (taken as 0)")              \
 	_(UNESCAPED_QUOTE, "strings with an unescaped quote (repaired)")        \
 	_(TRAILING_DATA, "data after the end of the trace ignored")             \
 	_(TOO_MANY_EVENTS, "events beyond 2^32-2 dropped")                     \
-	_(REPEATED_CALL, "runtime rows repeating a call's correlation id (one kept per call)")
+	_(REPEATED_CALL, "runtime rows repeating a call's correlation id (one kept per call)") \
+	_(BAD_TIME, "rows without a start time (zero, negative or NULL: skipped)")          \
+	_(DB_SHORT, "database shorter than its header says (the missing pages are unused)") \
+	_(WAL_IGNORED, "its -wal file was not read: changes not checkpointed are missing") \
+	_(HUGE_SUMS, "times so large that sums saturate at 2^63-1 ns (292 years): such totals are lower bounds")
 
 enum osc_warn {
 #define OSC_WARN_ENUM(name, text) OSC_WARN_##name,
@@ -197,6 +201,8 @@ struct osc_trace {
 				 into, or NULL; the trace owns the mapping (args_map) */
 	void *args_map;
 	size_t args_map_len;
+	struct osc_mapguard *args_guard; /* private: watches args_map when it is the
+					    user's file, which may change (mapguard.h) */
 	struct osc_args_view *args_view; /* private: text handed out by osc_trace_args */
 	struct osc_trace_derived *derived; /* private: NULL until an analysis keeps
 					      something (set once, atomically) */
@@ -343,11 +349,19 @@ void osc_trace_warn(struct osc_trace *t, enum osc_warn w, int64_t offset);
 void osc_trace_sort(struct osc_trace *t);
 
 /*
- * Minified JSON text of an event's args object ("" when it had none). The
- * text stays valid until the next osc_trace_args call on the same trace (args
- * kept by reference are rendered into one buffer); not thread-safe.
+ * Minified JSON text of an event's args object ("" when it had none, or when
+ * it was kept by reference and osc_trace_args_lost). The text stays valid
+ * until the next osc_trace_args call on the same trace (args kept by
+ * reference are rendered into one buffer); not thread-safe.
  */
 const char *osc_trace_args(const struct osc_trace *t, uint32_t ev);
+
+/*
+ * Whether args kept by reference can no longer be read: the trace file they
+ * point into shrank or was rewritten since the load (a profiler ran again
+ * into it). Callers that showed or used args check it after reading them.
+ */
+bool osc_trace_args_lost(const struct osc_trace *t);
 
 /*
  * a before b in model order, file order aside: it starts earlier, or at the

@@ -108,9 +108,10 @@ enum osc_stat osc_agg_default_sort(const struct osc_agg *a)
 	return osc_level_default_sort(a->level, a->has_device);
 }
 
+/* A share in percent; at most 100 even when sums saturated (OSC_WARN_HUGE_SUMS). */
 static double pct_of(int64_t part, int64_t base)
 {
-	return base > 0 ? 100.0 * (double)part / (double)base : 0;
+	return base > 0 ? fmin(100, 100.0 * (double)part / (double)base) : 0;
 }
 
 /* Statistic d of a distribution; NaN when it was not computed. */
@@ -323,8 +324,8 @@ void osc_agg_sort(struct osc_agg *a, const struct osc_trace *t, enum osc_stat by
 	merge_sort(&c, a->rows, a->nr, tmp);
 	free(tmp);
 	for (size_t r = 0; r < a->nr; r++) {
-		a->rows[r].self_cum_pct = self += pct_of(a->rows[r].self, a->host_busy);
-		a->rows[r].dev_cum_pct = dev += pct_of(a->rows[r].dev, a->device_time);
+		a->rows[r].self_cum_pct = self = fmin(100, self + pct_of(a->rows[r].self, a->host_busy));
+		a->rows[r].dev_cum_pct = dev = fmin(100, dev + pct_of(a->rows[r].dev, a->device_time));
 	}
 }
 

@@ -15,6 +15,7 @@
 #include "opscope/base/alloc.h"
 #include "opscope/analysis/calltree.h"
 #include "opscope/analysis/correlate.h"
+#include "opscope/base/sat.h"
 
 #define SYNTH (OSC_NONE - 1) /* placeholder for the synthetic root before it exists */
 
@@ -110,13 +111,6 @@ static uint32_t get_node(struct merger *g, uint32_t parent, osc_str name)
 	return n;
 }
 
-static int64_t sat_add(int64_t a, int64_t b)
-{
-	int64_t r;
-
-	return __builtin_add_overflow(a, b, &r) ? (b > 0 ? INT64_MAX : INT64_MIN) : r;
-}
-
 /*
  * Merge the instances; ctx_of[n] receives the merged node n stands for: its
  * own, or its nearest selected ancestor's (OSC_NONE if none).
@@ -151,8 +145,8 @@ static void merge_instances(struct merger *g, const struct osc_calltree *c,
 		if (mn->first_inst == OSC_NONE)
 			mn->first_inst = (uint32_t)n;
 		mn->count++;
-		mn->host = sat_add(mn->host, in->dur);
-		mn->self = sat_add(mn->self, in->self);
+		mn->host = osc_sat_add(mn->host, in->dur);
+		mn->self = osc_sat_add(mn->self, in->self);
 		mn->host_min = in->dur < mn->host_min ? in->dur : mn->host_min;
 		mn->host_max = in->dur > mn->host_max ? in->dur : mn->host_max;
 	}
@@ -223,11 +217,11 @@ static void add_links(struct merger *g, const struct osc_correlation *corr,
 			continue;
 		mn = &m->nodes[dt[i]];
 		mn->kernels++;
-		mn->dev = sat_add(mn->dev, g->t->events[d->event].dur);
+		mn->dev = osc_sat_add(mn->dev, g->t->events[d->event].dur);
 		if (d->launch != OSC_NONE) {
 			mn->nr_delay++;
-			mn->delay_sum = sat_add(mn->delay_sum, d->delay);
-			mn->queue_sum = sat_add(mn->queue_sum, d->queue);
+			mn->delay_sum = osc_sat_add(mn->delay_sum, d->delay);
+			mn->queue_sum = osc_sat_add(mn->queue_sum, d->queue);
 		}
 	}
 	for (size_t i = 0; i < nl; i++) {
@@ -235,7 +229,7 @@ static void add_links(struct merger *g, const struct osc_correlation *corr,
 			continue;
 		m->nodes[lt[i]].launches++;
 		m->nodes[lt[i]].launch =
-			sat_add(m->nodes[lt[i]].launch, g->t->events[corr->launches[i].event].dur);
+			osc_sat_add(m->nodes[lt[i]].launch, g->t->events[corr->launches[i].event].dur);
 	}
 	group(dt, nd, m->nr, &m->dev, &m->dev_first);
 	group(lt, nl, m->nr, &m->launch, &m->launch_first);
@@ -261,12 +255,12 @@ static void sum_subtrees(struct osc_mtree *m)
 
 		if (mn->parent == OSC_NONE) {
 			if (n != m->unattributed)
-				m->host_total = sat_add(m->host_total, mn->host);
+				m->host_total = osc_sat_add(m->host_total, mn->host);
 			continue;
 		}
 		p = &m->nodes[mn->parent];
-		p->dev_total = sat_add(p->dev_total, mn->dev_total);
-		p->launch_total = sat_add(p->launch_total, mn->launch_total);
+		p->dev_total = osc_sat_add(p->dev_total, mn->dev_total);
+		p->launch_total = osc_sat_add(p->launch_total, mn->launch_total);
 		p->kernels_total += mn->kernels_total;
 		p->launches_total += mn->launches_total;
 	}

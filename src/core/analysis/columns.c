@@ -544,7 +544,7 @@ static void next_char(const char *s, size_t len, bool utf8, struct text_char *c)
 			return;
 		c->len = n;
 		w = wcwidth(wc);
-		if (w < 0)
+		if (w < 0 || osc_text_unsafe((uint32_t)wc))
 			return;
 		c->show = s;
 		c->show_len = n;

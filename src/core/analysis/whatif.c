@@ -15,6 +15,7 @@
 #include "opscope/base/alloc.h"
 #include "opscope/analysis/diff.h"
 #include "opscope/analysis/opcost.h"
+#include "opscope/base/sat.h"
 #include "opscope/analysis/trace_cache.h"
 #include "opscope/analysis/whatif.h"
 
@@ -254,6 +255,7 @@ static void project_row(struct osc_whatif *w, const struct osc_speedups *s, size
 	const struct osc_agg *agg = w->agg;
 	const struct osc_agg_row *ar = &agg->rows[r];
 	struct osc_whatif_row *row = &w->rows[r];
+	double exact = 0; /* the row's time unsaturated: what projected is made of */
 
 	row->agg_row = r;
 	row->count = ar->count;
@@ -264,15 +266,16 @@ static void project_row(struct osc_whatif *w, const struct osc_speedups *s, size
 		double f = w->device ? (s->nr ? event_factor(s, w->trace, w->labels[r], ev) : 1)
 				     : n != OSC_NONE ? factor[n] : 1;
 
-		row->total += time;
+		row->total = osc_sat_add(row->total, time);
+		exact += (double)time;
 		row->projected += (double)time / f;
 		if (f != 1)
-			w->affected += time;
+			w->affected = osc_sat_add(w->affected, time);
 		if (!w->device && n != OSC_NONE && f != 1)
 			w->device_saved += (double)cost[n].dev - (double)cost[n].dev / f;
 	}
-	row->saved = (double)row->total - row->projected;
-	row->factor = row->projected > 0 ? (double)row->total / row->projected : 1;
+	row->saved = exact - row->projected;
+	row->factor = row->projected > 0 ? exact / row->projected : 1;
 }
 
 void osc_whatif_names(const struct osc_trace *t, const struct osc_agg *agg,
@@ -308,11 +311,15 @@ void osc_whatif_names(const struct osc_trace *t, const struct osc_agg *agg,
 		saved += out->rows[r].saved;
 	}
 	free(factor);
+	/* Sums that saturated (OSC_WARN_HUGE_SUMS) must not make a share over 100 %
+	   or a time below zero. */
 	for (size_t r = 0; r < out->nr; r++)
-		out->rows[r].pct =
-			out->total ? 100.0 * (double)out->rows[r].total / (double)out->total : 0;
-	out->projected = (double)out->total - saved;
-	out->affected_pct = out->total ? 100.0 * (double)out->affected / (double)out->total : 0;
+		out->rows[r].pct = out->total ? fmin(100, 100.0 * (double)out->rows[r].total /
+							   (double)out->total)
+					      : 0;
+	out->projected = fmax(0, (double)out->total - saved);
+	out->affected_pct =
+		out->total ? fmin(100, 100.0 * (double)out->affected / (double)out->total) : 0;
 	out->speedup = out->projected > 0 ? (double)out->total / out->projected : 1;
 	out->ceiling = out->affected < out->total
 			       ? (double)out->total / (double)(out->total - out->affected)
@@ -495,12 +502,13 @@ const char *osc_whatif_summary(const struct osc_whatif *w, char *buf, size_t siz
 	if (w->device_time && len + 2 < size) {
 		len += (size_t)snprintf(buf + len, size - len, "; ");
 		len = format_projection(w, "device time", (double)w->device_time,
-					(double)w->device_time - w->device_saved, buf, len, size);
+					fmax(0, (double)w->device_time - w->device_saved), buf, len,
+					size);
 	}
 	if (w->wall && len + 2 < size) {
 		len += (size_t)snprintf(buf + len, size - len, "; ");
-		format_projection(w, "wall", (double)w->wall, (double)w->wall - saved, buf, len,
-				  size);
+		format_projection(w, "wall", (double)w->wall, fmax(0, (double)w->wall - saved), buf,
+				  len, size);
 	}
 	return buf;
 }

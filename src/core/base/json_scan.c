@@ -651,7 +651,8 @@ static char *decode_escape(char *o, const char **sp, const char *end, bool *bad)
 		*bad = true;
 		return put_utf8(o, REPLACEMENT);
 	}
-	if (cp >= 0xdc00 && cp < 0xe000) {
+	/* A NUL would end the name early ("a\u0000b" shown and grouped as "a"). */
+	if ((cp >= 0xdc00 && cp < 0xe000) || !cp) {
 		*bad = true;
 		return put_utf8(o, REPLACEMENT);
 	}

@@ -106,7 +106,8 @@ enum js_rc js_scan_event(struct js_ctx *c, const char **pp, struct js_event *ev)
 /*
  * Decode a string value's bytes (escapes, \uXXXX with surrogate pairs) into
  * out (which needs JS_DECODE_MAX(v->len) bytes),
- * replacing invalid UTF-8 and lone surrogates by U+FFFD. Returns the decoded
+ * replacing invalid UTF-8, lone surrogates and \u0000 (a NUL would end the
+ * text early) by U+FFFD. Returns the decoded
  * length; *bad is set when something was replaced.
  */
 #define JS_DECODE_MAX(len) ((len) * 6 + 8) /* a control byte becomes \u00XX */

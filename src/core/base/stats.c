@@ -14,15 +14,6 @@
 
 #include "base/stats.h"
 
-int64_t osc_sat_add(int64_t a, int64_t b)
-{
-	int64_t s;
-
-	if (__builtin_add_overflow(a, b, &s))
-		return b > 0 ? INT64_MAX : INT64_MIN;
-	return s;
-}
-
 static int cmp_i64(const void *a, const void *b)
 {
 	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
@@ -119,6 +110,7 @@ static double percentile(int64_t *v, size_t n, double q, size_t *from)
 void osc_stats_compute(int64_t *v, size_t n, struct osc_stats *out)
 {
 	double sq = 0;
+	__int128 sum = 0; /* n int64 values: exact for any n below 2^64 */
 	size_t from = 0;
 
 	memset(out, 0, sizeof(*out));
@@ -128,12 +120,13 @@ void osc_stats_compute(int64_t *v, size_t n, struct osc_stats *out)
 	out->min = out->max = v[0];
 	for (size_t i = 0; i < n; i++) {
 		out->total = osc_sat_add(out->total, v[i]);
+		sum += v[i];
 		if (v[i] < out->min)
 			out->min = v[i];
 		if (v[i] > out->max)
 			out->max = v[i];
 	}
-	out->mean = (double)out->total / (double)n;
+	out->mean = (double)sum / (double)n;
 	for (size_t i = 0; i < n && n > 1; i++) {
 		double d = (double)v[i] - out->mean;
 

@@ -10,9 +10,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "opscope/base/sat.h"
+
 struct osc_stats {
 	uint64_t count;
 	int64_t total, min, max; /* total saturates instead of overflowing */
+	/* mean and stddev come from exact sums: within [min, max] whatever total is */
 	double mean, p50, p90, p99, stddev;
 };
 
@@ -21,8 +24,5 @@ struct osc_stats {
  * O(n): percentiles use selection, not a full sort).
  */
 void osc_stats_compute(int64_t *v, size_t n, struct osc_stats *out);
-
-/* a + b, clamped to the int64_t range. */
-int64_t osc_sat_add(int64_t a, int64_t b);
 
 #endif

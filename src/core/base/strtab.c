@@ -92,6 +92,38 @@ static size_t probe(const struct osc_strtab *t, const char *s, size_t len, uint3
 	}
 }
 
+bool osc_text_unsafe(uint32_t cp)
+{
+	return cp < 0x20 || (cp >= 0x7f && cp < 0xa0) || cp == 0x061c || cp == 0x200b ||
+	       cp == 0x200e || cp == 0x200f || (cp >= 0x202a && cp <= 0x202e) || cp == 0x2060 ||
+	       (cp >= 0x2066 && cp <= 0x2069) || cp == 0xfeff;
+}
+
+int32_t osc_utf8_decode(const char *str, size_t *n)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	uint32_t cp, min;
+	size_t len;
+
+	*n = 1;
+	if (s[0] < 0x80)
+		return s[0];
+	if (s[0] < 0xc2 || s[0] > 0xf4)
+		return -1;
+	len = s[0] >= 0xf0 ? 4 : s[0] >= 0xe0 ? 3 : 2;
+	cp = s[0] & (0x7f >> len);
+	min = len == 4 ? 0x10000 : len == 3 ? 0x800 : 0x80;
+	for (size_t i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return -1;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp < 0xe000))
+		return -1;
+	*n = len;
+	return (int32_t)cp;
+}
+
 void osc_strtab_init(struct osc_strtab *t)
 {
 	memset(t, 0, sizeof(*t));

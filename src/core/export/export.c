@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "opscope/export/export.h"
 
@@ -47,13 +48,15 @@ const struct osc_exporter *osc_exporter_get(enum osc_export_format f)
 
 enum osc_status osc_export_table(FILE *out, enum osc_export_format f,
 				 const struct osc_table *t,
-				 const struct osc_export_meta *m, int width,
+				 const struct osc_export_meta *m, int width, unsigned flags,
 				 struct osc_error *err)
 {
 	const struct osc_exporter *ex = osc_exporter_get(f);
 	void *state = NULL;
 
-	ex->begin(out, t, m, width, &state);
+	if (isatty(fileno(out)))
+		flags |= OSC_EXPORT_TERMINAL;
+	ex->begin(out, t, m, width, flags, &state);
 	for (size_t r = 0; r < t->nr_rows; r++)
 		ex->row(out, t, r, state);
 	ex->end(out, t, state);

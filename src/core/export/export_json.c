@@ -3,26 +3,77 @@
  *   {"meta": {key: "value"...}, "columns": [title...], "rows": [{title: value}...]}
  * Numeric columns are JSON numbers (null if a cell is not a finite number);
  * strings are escaped per RFC 8259: quote, backslash and every control
- * character (as \n, \t ... or \u00XX). Text is UTF-8 already (the loader
- * guarantees it), so other characters pass through.
+ * character (as \n, \t ... or \u00XX), and so are DEL, C1 controls and the
+ * invisible characters that reorder text (osc_text_unsafe: \uXXXX, the same
+ * string to a JSON reader), so that a terminal never gets them raw. On a
+ * terminal outside a UTF-8 locale every non-ASCII character is escaped.
+ * Other characters pass through (text is UTF-8: an invalid byte is written
+ * as \ufffd).
  */
 #include <ctype.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "opscope/base/alloc.h"
 #include "opscope/export/export.h"
 
 struct json_state {
-	size_t rows; /* rows written, for the separating commas */
+	size_t rows;  /* rows written, for the separating commas */
+	bool ascii;   /* escape every non-ASCII character (a terminal, not UTF-8) */
 };
 
-static void put_string(FILE *out, const char *s)
+/*
+ * Write the non-ASCII character at *s (advanced past it): raw, or as
+ * \uXXXX (a surrogate pair above U+FFFF) when unsafe or when ascii.
+ */
+static void put_non_ascii(FILE *out, const char **s, bool ascii)
+{
+	size_t n;
+	int32_t cp = osc_utf8_decode(*s, &n);
+
+	if (cp < 0) {
+		fputs("\\ufffd", out);
+	} else if (!ascii && !osc_text_unsafe((uint32_t)cp)) {
+		fwrite(*s, 1, n, out);
+	} else if (cp > 0xffff) {
+		cp -= 0x10000;
+		fprintf(out, "\\u%04x\\u%04x", 0xd800 + (cp >> 10), 0xdc00 + (cp & 0x3ff));
+	} else {
+		fprintf(out, "\\u%04x", (unsigned)cp);
+	}
+	*s += n;
+}
+
+void osc_export_json_text(FILE *out, const char *json, unsigned flags)
+{
+	bool ascii = (flags & OSC_EXPORT_TERMINAL) && !osc_locale_is_utf8();
+
+	while (*json) {
+		if ((unsigned char)*json >= 0x80) {
+			put_non_ascii(out, &json, ascii);
+			continue;
+		}
+		/* DEL can only be inside a string there: escaped, it is the same string. */
+		if (*json == 0x7f)
+			fputs("\\u007f", out);
+		else
+			putc(*json, out);
+		json++;
+	}
+}
+
+static void put_string(FILE *out, const char *s, const struct json_state *st)
 {
 	putc('"', out);
-	for (; *s; s++) {
+	while (*s) {
 		unsigned char ch = (unsigned char)*s;
 
+		if (ch >= 0x80) {
+			put_non_ascii(out, &s, st->ascii);
+			continue;
+		}
+		s++;
 		switch (ch) {
 		case '"':
 			fputs("\\\"", out);
@@ -46,7 +97,7 @@ static void put_string(FILE *out, const char *s)
 			fputs("\\f", out);
 			break;
 		default:
-			if (ch < 0x20)
+			if (ch < 0x20 || ch == 0x7f)
 				fprintf(out, "\\u%04x", ch);
 			else
 				putc(ch, out);
@@ -86,24 +137,25 @@ static bool is_json_number(const char *s)
 }
 
 static void json_begin(FILE *out, const struct osc_table *t, const struct osc_export_meta *m,
-		       int width, void **state)
+		       int width, unsigned flags, void **state)
 {
 	struct json_state *st = osc_xcalloc(1, sizeof(*st));
 
 	(void)width;
+	st->ascii = (flags & OSC_EXPORT_TERMINAL) && !osc_locale_is_utf8();
 	*state = st;
 	fputs("{\n  \"meta\": {", out);
 	for (size_t i = 0; m && i < m->nr; i++) {
 		fputs(i ? ",\n    " : "\n    ", out);
-		put_string(out, m->keys[i]);
+		put_string(out, m->keys[i], st);
 		fputs(": ", out);
-		put_string(out, m->values[i]);
+		put_string(out, m->values[i], st);
 	}
 	fputs(m && m->nr ? "\n  },\n  \"columns\": [" : "},\n  \"columns\": [", out);
 	for (size_t c = 0; c < t->nr_cols; c++) {
 		if (c)
 			fputs(", ", out);
-		put_string(out, t->cols[c].title);
+		put_string(out, t->cols[c].title, st);
 	}
 	fputs("],\n  \"rows\": [", out);
 }
@@ -119,10 +171,10 @@ static void json_row(FILE *out, const struct osc_table *t, size_t row, void *sta
 
 		if (c)
 			fputs(", ", out);
-		put_string(out, t->cols[c].title);
+		put_string(out, t->cols[c].title, st);
 		fputs(": ", out);
 		if (!t->cols[c].numeric)
-			put_string(out, v);
+			put_string(out, v, st);
 		else
 			fputs(is_json_number(v) ? v : "null", out);
 	}

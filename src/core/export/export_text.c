@@ -212,11 +212,12 @@ static void put_line(FILE *out, const struct osc_table *t, struct text_state *st
 }
 
 static void text_begin(FILE *out, const struct osc_table *t, const struct osc_export_meta *m,
-		       int width, void **state)
+		       int width, unsigned flags, void **state)
 {
 	struct text_state *st = osc_xcalloc(1, sizeof(*st));
 	size_t total, widest = 0;
 
+	(void)flags; /* a text table is always safe for a terminal */
 	*state = st;
 	st->utf8 = osc_locale_is_utf8();
 	st->width = osc_xcalloc(t->nr_cols ? t->nr_cols : 1, sizeof(*st->width));
@@ -228,7 +229,7 @@ static void text_begin(FILE *out, const struct osc_table *t, const struct osc_ex
 	st->fit_size = widest * 4 + 4;
 	st->fit = osc_xmalloc(st->fit_size);
 	for (size_t i = 0; m && i < m->nr; i++) {
-		/* Meta values are shown whole, but control characters become '?'. */
+		/* Meta values are shown whole, but unsafe characters become '?'. */
 		size_t len = strlen(m->values[i]);
 		char *v = osc_xmalloc(len * 3 + 4);
 

@@ -11,9 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "opscope/base/alloc.h"
 #include "opscope/analysis/demangle.h"
+#include "opscope/export/export.h"
 #include "opscope/export/gather.h"
 
 /* Ranges ending in the word Forward or Backward: ORT's "Batch-0 Forward". */
@@ -229,10 +231,10 @@ enum osc_status osc_gather_json(FILE *out, const struct osc_trace *t, const stru
 		doc = build(t, &own, NULL);
 		osc_runs_release(&own);
 	}
-	fputs(json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY |
-							  JSON_C_TO_STRING_SPACED |
-							  JSON_C_TO_STRING_NOSLASHESCAPE),
-	      out);
+	osc_export_json_text(out, json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY |
+								     JSON_C_TO_STRING_SPACED |
+								     JSON_C_TO_STRING_NOSLASHESCAPE),
+			     isatty(fileno(out)) ? OSC_EXPORT_TERMINAL : 0);
 	bad = putc('\n', out) == EOF || ferror(out);
 	json_object_put(doc);
 	if (bad)

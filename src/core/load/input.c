@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,11 +15,14 @@
 
 #include "opscope/base/alloc.h"
 #include "load/input.h"
+#include "base/mapguard.h"
 
 #define CHUNK ((size_t)4 << 20)     /* streaming window growth step */
 #define SPOOL_MAP_MIN ((size_t)256 << 20) /* first mapping of the spool (address space only) */
 #define READ_CHUNK ((size_t)1 << 20) /* compressed bytes per read() */
 #define GZ_BLOCK ((size_t)2 << 20)   /* decompressed bytes per hand-over */
+#define POLL_MS 100                  /* how often a wait for a pipe looks at cancel */
+#define SLOW_MS 1000                 /* a pipe silent this long is said to be slow */
 
 /*
  * gzip is inflated on its own thread. With a spool, the thread appends each
@@ -200,15 +204,50 @@ void osc_input_open_buffer(struct osc_input *in, const void *data, size_t len)
 	in->file_read = len;
 }
 
+/*
+ * Wait until a pipe, FIFO or terminal has bytes (or its writer left),
+ * looking at the cancel flag meanwhile; false (errno ECANCELED) when
+ * cancelled. A FIFO nobody opened for writing yet does not count as left.
+ */
+static bool wait_readable(struct osc_input *in)
+{
+	int waited = 0;
+
+	for (;;) {
+		struct pollfd p = { .fd = in->fd, .events = POLLIN };
+		int r = poll(&p, 1, POLL_MS);
+
+		if (r > 0 || (r < 0 && errno != EINTR))
+			return true;
+		if (in->wait.cancel && *in->wait.cancel) {
+			errno = ECANCELED;
+			return false;
+		}
+		waited += POLL_MS;
+		if (waited >= SLOW_MS && !in->waited && in->wait.slow) {
+			in->waited = true;
+			in->wait.slow(in->wait.arg);
+		}
+	}
+}
+
 /* read() that retries on EINTR; returns bytes read, 0 at end, -1 on error. */
-static ssize_t read_some(int fd, void *buf, size_t n)
+static ssize_t read_some(struct osc_input *in, void *buf, size_t n)
 {
 	ssize_t r;
 
 	do
-		r = read(fd, buf, n);
-	while (r < 0 && errno == EINTR);
+		r = wait_readable(in) ? read(in->fd, buf, n) : -1;
+	while (r < 0 && (errno == EINTR || errno == EAGAIN));
 	return r;
+}
+
+/* The status of a failed read_some: cancelled or an I/O error. */
+static enum osc_status read_error(const char *subject, int64_t offset, struct osc_error *err)
+{
+	if (errno == ECANCELED)
+		return osc_error_set(err, OSC_CANCELLED, subject, offset, NULL, "load cancelled");
+	return osc_error_set(err, OSC_IO, subject, offset, NULL, "%s", strerror(errno));
 }
 
 static enum osc_status open_stream(struct osc_input *in, const char *path, struct osc_error *err)
@@ -219,11 +258,10 @@ static enum osc_status open_stream(struct osc_input *in, const char *path, struc
 	in->rbuf_alloc = READ_CHUNK;
 	in->rbuf = osc_xmalloc(in->rbuf_alloc);
 	while (got < 2) {
-		ssize_t r = read_some(in->fd, in->rbuf + got, in->rbuf_alloc - got);
+		ssize_t r = read_some(in, in->rbuf + got, in->rbuf_alloc - got);
 
 		if (r < 0)
-			return osc_error_set(err, OSC_IO, path, OSC_NO_OFFSET, NULL, "%s",
-					     strerror(errno));
+			return read_error(path, (int64_t)got, err);
 		if (!r)
 			break;
 		got += (size_t)r;
@@ -232,6 +270,7 @@ static enum osc_status open_stream(struct osc_input *in, const char *path, struc
 	spool_open(in);
 	if (is_gzip(in->rbuf, got)) {
 		start_gzip(in, in->rbuf, got);
+		in->z_read = got; /* the compressed bytes read so far */
 		return OSC_OK;
 	}
 	if (!got)
@@ -250,16 +289,20 @@ static enum osc_status open_stream(struct osc_input *in, const char *path, struc
 	return OSC_OK;
 }
 
-enum osc_status osc_input_open(struct osc_input *in, const char *path, struct osc_error *err)
+enum osc_status osc_input_open(struct osc_input *in, const char *path,
+			       const struct osc_input_wait *wait, struct osc_error *err)
 {
 	struct stat st;
 
 	init_common(in);
+	if (wait)
+		in->wait = *wait;
 	if (!strcmp(path, "-")) {
 		in->fd = 0;
 		return open_stream(in, path, err);
 	}
-	in->fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO with no writer yet opens at once (reads wait on poll). */
+	in->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (in->fd < 0)
 		return osc_error_set(err, OSC_IO, path, OSC_NO_OFFSET, NULL, "%s",
 				     errno == ENOENT ? "no such file" : strerror(errno));
@@ -281,6 +324,7 @@ enum osc_status osc_input_open(struct osc_input *in, const char *path, struct os
 		return open_stream(in, path, err);
 	}
 	in->map_len = (size_t)st.st_size;
+	in->guard = osc_mapguard_watch(in->map, in->map_len, in->fd);
 	madvise(in->map, in->map_len, MADV_SEQUENTIAL);
 	if (is_gzip(in->map, in->map_len)) {
 		in->src = in->map;
@@ -326,10 +370,9 @@ static bool feed(struct osc_input *in, const char *subject, struct osc_error *er
 		in->zs.avail_in = (uInt)n;
 		return true;
 	}
-	r = read_some(in->fd, in->rbuf, in->rbuf_alloc);
+	r = read_some(in, in->rbuf, in->rbuf_alloc);
 	if (r < 0) {
-		*st = osc_error_set(err, OSC_IO, subject, OSC_NO_OFFSET, NULL, "%s",
-				    strerror(errno));
+		*st = read_error(subject, (int64_t)in->z_read, err);
 		return false;
 	}
 	if (!r)
@@ -599,12 +642,10 @@ static enum osc_status read_more(struct osc_input *in, const char *subject, stru
 	size_t room = in->stable ? in->rbuf_alloc : in->buf_alloc - in->len, got = 0;
 
 	while (got < room) {
-		ssize_t r = read_some(in->fd, to + got, room - got);
+		ssize_t r = read_some(in, to + got, room - got);
 
 		if (r < 0)
-			return osc_error_set(err, OSC_IO, subject,
-					     (int64_t)(in->base + in->len + got), NULL, "%s",
-					     strerror(errno));
+			return read_error(subject, (int64_t)(in->base + in->len + got), err);
 		if (!r) {
 			in->eof = true;
 			break;
@@ -687,11 +728,13 @@ void osc_input_consumed(struct osc_input *in, size_t upto)
 			      in->gzip ? (size_t)in->file_read : (size_t)in->base + upto);
 }
 
-bool osc_input_detach_map(struct osc_input *in, void **map, size_t *len)
+bool osc_input_detach_map(struct osc_input *in, void **map, size_t *len,
+			  struct osc_mapguard **guard)
 {
 	if (in->spool) {
 		*map = in->spool;
 		*len = in->spool_cap;
+		*guard = NULL;
 		in->spool = NULL;
 		return true;
 	}
@@ -699,8 +742,15 @@ bool osc_input_detach_map(struct osc_input *in, void **map, size_t *len)
 		return false;
 	*map = in->map;
 	*len = in->map_len;
+	*guard = in->guard;
 	in->map = NULL;
+	in->guard = NULL;
 	return true;
+}
+
+bool osc_input_shrunk(const struct osc_input *in, uint64_t *size)
+{
+	return osc_mapguard_shrunk(in->guard, size);
 }
 
 void osc_input_close(struct osc_input *in)
@@ -708,6 +758,7 @@ void osc_input_close(struct osc_input *in)
 	gz_stop(in);
 	if (in->z_live)
 		inflateEnd(&in->zs);
+	osc_mapguard_free(in->guard);
 	if (in->map)
 		munmap(in->map, in->map_len);
 	if (in->own_fd && in->fd >= 0)

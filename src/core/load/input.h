@@ -22,6 +22,14 @@
 
 #include "opscope/base/status.h"
 
+/* What a read from a pipe, FIFO or terminal does while nothing comes. */
+struct osc_input_wait {
+	volatile int *cancel;    /* set non-zero: stop waiting, the read fails with
+				    OSC_CANCELLED; NULL: wait for ever */
+	void (*slow)(void *arg); /* called once when nothing came for a second, or NULL */
+	void *arg;
+};
+
 struct osc_input {
 	const char *data;    /* the window */
 	size_t len;          /* bytes in the window */
@@ -37,9 +45,12 @@ struct osc_input {
 				readable after parsing, osc_input_detach_map hands it over */
 
 	/* private */
+	struct osc_input_wait wait;
+	bool waited;         /* wait.slow was called */
 	int fd;              /* streaming source, -1 if none */
 	bool own_fd;
 	void *map;           /* mapped file, NULL if none */
+	struct osc_mapguard *guard; /* watches map (mapguard.h), NULL if none */
 	size_t map_len, map_released;
 	const unsigned char *src; /* compressed bytes in memory (map or buffer) */
 	size_t src_len;
@@ -58,17 +69,21 @@ struct osc_input {
 };
 
 /*
- * Open path ("-": standard input). Errors: OSC_IO with a message ("no such
- * file", "is a directory", ...). subject is the path as given.
+ * Open path ("-": standard input). A FIFO is opened without waiting for its
+ * writer: reads from it, a pipe or a terminal wait as wait says (may be
+ * NULL). Errors: OSC_IO with a message ("no such file", "is a directory",
+ * ...), OSC_CANCELLED. subject is the path as given.
  */
-enum osc_status osc_input_open(struct osc_input *in, const char *path, struct osc_error *err);
+enum osc_status osc_input_open(struct osc_input *in, const char *path,
+			       const struct osc_input_wait *wait, struct osc_error *err);
 
 /* Read from memory (not copied: data must outlive the input). */
 void osc_input_open_buffer(struct osc_input *in, const void *data, size_t len);
 
 /*
  * Drop window bytes before offset keep and append more input. On return the
- * window may have moved (pointers into it are invalid). Errors: OSC_IO.
+ * window may have moved (pointers into it are invalid). Errors: OSC_IO,
+ * OSC_CANCELLED.
  * A corrupt or short gzip stream is not an error here: the window ends (eof)
  * and gzip_bad says why.
  */
@@ -87,9 +102,18 @@ void osc_input_consumed(struct osc_input *in, size_t upto);
 /*
  * Hand the mapping of a plain mapped file or of the spool to the caller
  * (which munmaps *len bytes at *map), so uncompressed offsets stay readable
- * after osc_input_close. False when the input is not stable.
+ * after osc_input_close; *guard gets the watch of a mapped file (NULL for
+ * the spool, which no other program writes), which the caller frees before
+ * unmapping. False when the input is not stable.
  */
-bool osc_input_detach_map(struct osc_input *in, void **map, size_t *len);
+bool osc_input_detach_map(struct osc_input *in, void **map, size_t *len,
+			  struct osc_mapguard **guard);
+
+/*
+ * Whether the mapped file shrank while it was read (the bytes read past its
+ * new end were zeros): *size gets its size now.
+ */
+bool osc_input_shrunk(const struct osc_input *in, uint64_t *size);
 
 void osc_input_close(struct osc_input *in);
 

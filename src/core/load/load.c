@@ -5,6 +5,7 @@
 
 #include "opscope/base/alloc.h"
 #include "load/load_internal.h"
+#include "base/mapguard.h"
 
 #define HEAD_LEN 4096
 #define PROGRESS_STEP ((uint64_t)4 << 20)
@@ -23,6 +24,12 @@ static double now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* A byte that text does not hold (NUL aside, a few are tolerated). */
+static bool odd_byte(unsigned char ch)
+{
+	return (ch < 0x20 && ch != '\n' && ch != '\r' && ch != '\t' && ch != '\f') || ch == 0x7f;
+}
+
 bool osc_head_is_binary(const unsigned char *head, size_t len)
 {
 	size_t odd = 0;
@@ -30,15 +37,24 @@ bool osc_head_is_binary(const unsigned char *head, size_t len)
 	if (len > 1024)
 		len = 1024;
 	for (size_t i = 0; i < len; i++) {
-		unsigned char ch = head[i];
-
-		if (!ch)
+		if (!head[i])
 			return true;
-		if ((ch < 0x20 && ch != '\n' && ch != '\r' && ch != '\t' && ch != '\f') ||
-		    ch == 0x7f)
-			odd++;
+		odd += odd_byte(head[i]);
 	}
 	return len && odd * 10 > len;
+}
+
+/* Offset of the first byte that made head binary: a NUL, else the first odd byte. */
+static size_t first_binary(const unsigned char *head, size_t len)
+{
+	const unsigned char *nul = memchr(head, 0, len > 1024 ? 1024 : len);
+	size_t i = 0;
+
+	if (nul)
+		return (size_t)(nul - head);
+	while (i < len && !odd_byte(head[i]))
+		i++;
+	return i;
 }
 
 /*
@@ -92,9 +108,13 @@ static enum osc_status refuse(struct osc_load_ctx *ctx, const unsigned char *hea
 {
 	size_t i = 0;
 
-	if (osc_head_is_binary(head, n))
-		return osc_error_set(ctx->err, OSC_BINARY, ctx->name, 0, NULL,
-				     "binary data, not a trace");
+	if (osc_head_is_binary(head, n)) {
+		size_t at = first_binary(head, n);
+
+		return osc_error_set(ctx->err, OSC_BINARY, ctx->name, (int64_t)at, NULL,
+				     "binary data, not a trace (%s)",
+				     head[at] ? "control bytes" : "a NUL byte");
+	}
 	if (n >= 3 && head[0] == 0xef && head[1] == 0xbb && head[2] == 0xbf)
 		i = 3;
 	while (i < n && (head[i] == ' ' || head[i] == '\n' || head[i] == '\r' || head[i] == '\t'))
@@ -134,8 +154,8 @@ static enum osc_status run(struct osc_load_ctx *ctx)
 		if (in->gzip_bad)
 			return osc_error_set(ctx->err, OSC_GZIP, ctx->name, (int64_t)in->len,
 					     NULL, "%s", in->gzip_msg);
-		return osc_error_set(ctx->err, OSC_EMPTY, ctx->name, OSC_NO_OFFSET, NULL,
-				     "empty file");
+		return osc_error_set(ctx->err, OSC_EMPTY, ctx->name, (int64_t)in->len, NULL,
+				     in->len ? "only white space" : "empty file");
 	}
 	for (size_t i = 0; i < sizeof(loaders) / sizeof(loaders[0]); i++)
 		if (loaders[i]->probe(head, n))
@@ -143,29 +163,81 @@ static enum osc_status run(struct osc_load_ctx *ctx)
 	return refuse(ctx, head, n);
 }
 
+/*
+ * Durations whose sum, or times whose span, leave the int64 range: sums
+ * saturate (sat.h); say so once, for the whole trace.
+ */
+static void check_sums(struct osc_trace *t)
+{
+	__int128 sum = 0, lo = INT64_MAX, hi = INT64_MIN;
+
+	for (size_t i = 0; i < t->nr_events; i++) {
+		const struct osc_event *e = &t->events[i];
+
+		sum += e->dur;
+		lo = e->ts < lo ? e->ts : lo;
+		hi = (__int128)e->ts + e->dur > hi ? (__int128)e->ts + e->dur : hi;
+	}
+	if (sum > INT64_MAX || (t->nr_events && hi - lo > INT64_MAX))
+		osc_trace_warn(t, OSC_WARN_HUGE_SUMS, OSC_NO_OFFSET);
+}
+
+/*
+ * A mapped file that shrank while it was read gave zeros past its new end
+ * (mapguard.h): whatever the loader made of them, that is the error.
+ */
+static enum osc_status check_shrunk(struct osc_load_ctx *ctx, enum osc_status st)
+{
+	uint64_t size;
+
+	if (!osc_input_shrunk(&ctx->in, &size) && !osc_mapguard_shrunk(ctx->t->args_guard, &size))
+		return st;
+	return osc_error_set(ctx->err, OSC_IO, ctx->name, (int64_t)size, NULL,
+			     "the file shrank from %llu to %llu bytes while it was read "
+			     "(is a program writing it?)",
+			     (unsigned long long)ctx->in.file_size, (unsigned long long)size);
+}
+
+static const struct osc_load_opts no_opts;
+
+/* A pipe or FIFO has been silent for a while: say so (the progress's waiting). */
+static void slow(void *arg)
+{
+	struct osc_load_ctx *ctx = arg;
+	struct osc_load_progress p = {
+		.bytes_read = ctx->in.file_read,
+		.waiting = true,
+		.elapsed = now() - ctx->start,
+	};
+
+	if (ctx->opts->progress)
+		ctx->opts->progress(&p, ctx->opts->userdata);
+}
+
 static enum osc_status load(struct osc_load_ctx *ctx, const char *name,
 			    const struct osc_load_opts *opts, struct osc_trace *t,
 			    struct osc_error *err)
 {
-	static const struct osc_load_opts no_opts;
 	enum osc_status st;
 
 	ctx->name = name;
 	ctx->t = t;
 	ctx->err = err;
 	ctx->opts = opts ? opts : &no_opts;
-	ctx->start = now();
 	ctx->next_progress = PROGRESS_STEP;
 	if (err)
 		osc_error_clear(err);
 	free(t->path);
 	t->path = osc_xstrdup(name);
 	st = run(ctx);
+	st = check_shrunk(ctx, st);
 	t->file_bytes = ctx->in.file_read;
 	t->input_bytes = ctx->in.base + ctx->in.len;
 	ctx->parsed = t->input_bytes;
-	if (st == OSC_OK)
+	if (st == OSC_OK) {
+		check_sums(t);
 		osc_load_report(ctx);
+	}
 	osc_input_close(&ctx->in);
 	if (st != OSC_OK) {
 		osc_trace_release(t);
@@ -178,10 +250,14 @@ enum osc_status osc_load(const char *path, const struct osc_load_opts *opts,
 			 struct osc_trace *t, struct osc_error *err)
 {
 	struct osc_load_ctx ctx;
+	struct osc_input_wait wait = { .slow = slow, .arg = &ctx };
 	enum osc_status st;
 
 	memset(&ctx, 0, sizeof(ctx));
-	st = osc_input_open(&ctx.in, path, err);
+	ctx.opts = opts ? opts : &no_opts;
+	ctx.start = now();
+	wait.cancel = ctx.opts->cancel;
+	st = osc_input_open(&ctx.in, path, &wait, err);
 	if (st != OSC_OK) {
 		osc_input_close(&ctx.in);
 		return st;
@@ -196,6 +272,7 @@ enum osc_status osc_load_buffer(const char *name, const void *data, size_t len,
 	struct osc_load_ctx ctx;
 
 	memset(&ctx, 0, sizeof(ctx));
+	ctx.start = now();
 	osc_input_open_buffer(&ctx.in, data, len);
 	return load(&ctx, name, opts, t, err);
 }

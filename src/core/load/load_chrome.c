@@ -175,6 +175,7 @@ struct chrome {
 	struct js_event ev;
 	enum state state;
 	bool object_top, in_object, saw_events, events_not_array, kineto_keys;
+	int64_t events_at;      /* offset of traceEvents' value, when events_not_array */
 	uint64_t nr_elems;      /* elements of the event array */
 	struct sbuf scratch;    /* decoded strings, args copies */
 	struct sbuf shape;      /* shape rendering */
@@ -968,8 +969,10 @@ static enum js_rc step(struct chrome *ch, const char **pp)
 		rc = js_scan_value(c, &p, &v);
 		if (rc != JS_OK)
 			return rc;
-		if (name_is(&k, "traceEvents"))
+		if (name_is(&k, "traceEvents")) {
 			ch->events_not_array = true;
+			ch->events_at = offset_of(ch, v.p);
+		}
 		if (name_is(&k, "schemaVersion") || name_is(&k, "deviceProperties"))
 			ch->kineto_keys = true;
 		add_meta(ch, &k, &v);
@@ -1762,17 +1765,26 @@ static enum osc_status chrome_load(struct osc_load_ctx *lc)
 					   (int64_t)(in->base + in->len), NULL,
 					   "input ends before the first complete event");
 	} else if (st == OSC_OK && ch->object_top && !ch->saw_events) {
-		st = osc_error_set(lc->err, OSC_NOT_TRACE, lc->name, OSC_NO_OFFSET, "traceEvents",
+		/* At the value, or at the end of the object that has none. */
+		st = osc_error_set(lc->err, OSC_NOT_TRACE, lc->name,
+				   ch->events_not_array ? ch->events_at
+							: (int64_t)(in->base + in->len),
+				   "traceEvents",
 				   ch->events_not_array ? "traceEvents is not an array" :
 							  "an object without traceEvents");
 	} else if (st == OSC_OK && ch->nr_elems && !kept_something(ch)) {
-		st = osc_error_set(lc->err, OSC_NOT_TRACE, lc->name, OSC_NO_OFFSET, NULL,
-				   "no trace events (objects with ph and ts)");
+		/* At the first element that was not an event. */
+		st = osc_error_set(lc->err, OSC_NOT_TRACE, lc->name,
+				   ch->t->warnings[OSC_WARN_BAD_EVENT].count
+					   ? ch->t->warnings[OSC_WARN_BAD_EVENT].first_offset
+					   : (int64_t)(in->base + in->len),
+				   NULL, "no trace events (objects with ph and ts)");
 	}
 	if (st == OSC_OK) {
 		finish(ch);
 		if (ch->used_refs && osc_input_detach_map(in, &ch->t->args_map,
-							  &ch->t->args_map_len))
+							  &ch->t->args_map_len,
+							  &ch->t->args_guard))
 			ch->t->args_src = ch->t->args_map;
 	}
 	chrome_release(ch);

@@ -11,7 +11,14 @@
  * Limits:
  * - gzip'd and piped databases are held whole in memory while loading.
  * - A database in WAL mode is copied once to read it as a rollback-journal
- *   file (SQLite cannot deserialize WAL mode); its -wal file is not read.
+ *   file (SQLite cannot deserialize WAL mode); its -wal file is not read
+ *   (OSC_WARN_WAL_IGNORED when one with changes lies beside it).
+ * - PRAGMA quick_check runs first: a database cut short or written over
+ *   (a profiler killed mid-write) would read back rows of zeros. One cut
+ *   short whose missing pages no table uses loads (OSC_WARN_DB_SHORT).
+ * - A row without a start time (0, negative or NULL: what a damaged row
+ *   reads as) is skipped (OSC_WARN_BAD_TIME); 0 is never a real start
+ *   (nvprof's clock counts from the epoch, nsys's from the session start).
  * - Only tables are read, never views, so a crafted file cannot run queries
  *   of its own; the schema is not trusted (SQLITE_DBCONFIG_TRUSTED_SCHEMA off).
  * - Invalid UTF-8 in a string becomes U+FFFD (OSC_WARN_BAD_UTF8, offset -1:
@@ -21,6 +28,7 @@
  */
 #include <json-c/json.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -323,6 +331,10 @@ uint32_t sq_stream(struct sq *q, int64_t device, int64_t stream)
 uint32_t sq_add(struct sq *q, struct osc_event *e, int64_t start, int64_t end,
 		const char *args, size_t args_len)
 {
+	if (start <= 0) {
+		osc_trace_warn(q->t, OSC_WARN_BAD_TIME, OSC_NO_OFFSET);
+		return OSC_NONE;
+	}
 	e->ts = start;
 	if (end < start || __builtin_sub_overflow(end, start, &e->dur)) {
 		e->dur = 0;
@@ -527,6 +539,24 @@ static enum osc_status read_all(struct osc_load_ctx *lc)
 	return OSC_OK;
 }
 
+/* Bytes the header says the database holds (page size x pages); 0 if it does not say. */
+static uint64_t header_size(const unsigned char *h)
+{
+	uint32_t page = (uint32_t)h[16] << 8 | h[17];
+	uint32_t pages = (uint32_t)h[28] << 24 | (uint32_t)h[29] << 16 | (uint32_t)h[30] << 8 | h[31];
+
+	return (uint64_t)(page == 1 ? 65536 : page) * pages;
+}
+
+/* A database shorter than its header says failed to read: that is why. */
+static enum osc_status cut_short(struct sq *q, const unsigned char *data, size_t len,
+				 const char *why)
+{
+	return osc_error_set(q->lc->err, OSC_TRUNCATED, q->lc->name, (int64_t)len, NULL,
+			     "SQLite database cut short (%zu of %llu bytes): %s", len,
+			     (unsigned long long)header_size(data), why);
+}
+
 static enum osc_status open_db(struct sq *q, unsigned char *data, size_t len)
 {
 	struct osc_load_ctx *lc = q->lc;
@@ -550,11 +580,65 @@ static enum osc_status open_db(struct sq *q, unsigned char *data, size_t len)
 		return sql_error(q, NULL);
 	/* reading the schema finds most damage: "file is not a database", "malformed" */
 	st = sq_prepare(q, NULL, "SELECT count(*) FROM sqlite_master");
-	if (!st)
-		return lc->err->code;
-	rc = sq_step(q, st, NULL);
+	rc = st ? sq_step(q, st, NULL) : SQLITE_ERROR;
 	sqlite3_finalize(st);
-	return rc == SQLITE_ROW ? OSC_OK : lc->err->code;
+	if (rc == SQLITE_ROW)
+		return OSC_OK;
+	if (lc->err->code == OSC_SQLITE && header_size(data) > len)
+		return cut_short(q, data, len, sqlite3_errmsg(q->db));
+	return lc->err->code;
+}
+
+/*
+ * PRAGMA quick_check: a database cut short or written over reads back rows
+ * of zeros (pages past the end read as empty). len: the bytes there are.
+ */
+static enum osc_status check_db(struct sq *q, const unsigned char *data, size_t len)
+{
+	struct osc_load_ctx *lc = q->lc;
+	uint64_t want = header_size(data);
+	sqlite3_stmt *st = NULL;
+	int rc = sqlite3_prepare_v2(q->db, "PRAGMA quick_check(1)", -1, &st, NULL);
+	const char *res = NULL;
+	char why[256];
+	enum osc_status status = OSC_OK;
+
+	if (rc == SQLITE_OK)
+		rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		res = (const char *)sqlite3_column_text(st, 0);
+
+	if (rc == SQLITE_INTERRUPT) {
+		status = sql_error(q, NULL);
+	} else if (!res || strcmp(res, "ok")) {
+		/* "*** in database main ***\nOn tree page 177 cell 22: ...": its last line */
+		if (res && strrchr(res, '\n'))
+			res = strrchr(res, '\n') + 1;
+		snprintf(why, sizeof(why), "%s", res ? res : sqlite3_errmsg(q->db));
+		if (want > len)
+			status = cut_short(q, data, len, why);
+		else
+			status = osc_error_set(lc->err, OSC_SQLITE, lc->name, OSC_NO_OFFSET, NULL,
+					       "damaged SQLite database (quick_check: %s)", why);
+	} else if (want > len) {
+		osc_trace_warn(q->t, OSC_WARN_DB_SHORT, (int64_t)len);
+	}
+	sqlite3_finalize(st);
+	return status;
+}
+
+/* A WAL database with a -wal file beside it: its changes are not read, say so. */
+static void check_wal(struct sq *q, const unsigned char *data)
+{
+	char *wal;
+	struct stat sb;
+
+	if ((data[18] != 2 && data[19] != 2) || !strcmp(q->lc->name, "-"))
+		return;
+	wal = osc_xasprintf("%s-wal", q->lc->name);
+	if (!stat(wal, &sb) && sb.st_size > 32) /* more than the WAL header */
+		osc_trace_warn(q->t, OSC_WARN_WAL_IGNORED, OSC_NO_OFFSET);
+	free(wal);
 }
 
 static enum osc_status load(struct osc_load_ctx *lc)
@@ -569,6 +653,8 @@ static enum osc_status load(struct osc_load_ctx *lc)
 		return st;
 	data = (unsigned char *)lc->in.data;
 	len = lc->in.len;
+	if (len >= HEADER_LEN)
+		check_wal(&q, data);
 	if (len >= HEADER_LEN && (data[18] == 2 || data[19] == 2)) {
 		/* WAL mode: the same file in rollback mode reads the same */
 		copy = osc_xmalloc(len);
@@ -583,6 +669,8 @@ static enum osc_status load(struct osc_load_ctx *lc)
 	q.cat_driver = osc_trace_intern(q.t, "cuda_driver", 11);
 	q.cat_nvtx = osc_trace_intern(q.t, "nvtx", 4);
 	st = open_db(&q, data, len);
+	if (st == OSC_OK)
+		st = check_db(&q, data, len);
 	if (st == OSC_OK) {
 		if (osc_sqlite_is_nsys(&q))
 			st = osc_load_nsys(&q);

@@ -8,6 +8,7 @@
 #include "opscope/base/status.h"
 #include "opscope/model/trace.h"
 #include "base/json_scan.h"
+#include "base/mapguard.h"
 #include "base/radix.h"
 #include "model/run_merge.h"
 
@@ -95,6 +96,7 @@ void osc_trace_release(struct osc_trace *t)
 	free(t->threads);
 	free(t->path);
 	free(t->meta_json);
+	osc_mapguard_free(t->args_guard);
 	if (t->args_map)
 		munmap(t->args_map, t->args_map_len);
 	if (t->args_view)
@@ -377,7 +379,7 @@ const char *osc_trace_args(const struct osc_trace *t, uint32_t ev)
 		return t->args_text + off;
 	len = (off >> 40) & (OSC_ARGS_REF_MAX_LEN - 1);
 	off &= OSC_ARGS_REF_MAX_OFF - 1;
-	if (!t->args_src || !v)
+	if (!t->args_src || !v || osc_mapguard_changed(t->args_guard))
 		return "";
 	/* Rendered exactly as a loader copies args (js_copy_minified). */
 	val.p = t->args_src + off;
@@ -386,5 +388,11 @@ const char *osc_trace_args(const struct osc_trace *t, uint32_t ev)
 	val.flags = 0;
 	OSC_GROW(v->p, JS_DECODE_MAX(val.len) + 1, v->alloc);
 	v->p[js_copy_minified(NULL, &val, v->p, &bad)] = '\0';
-	return v->p;
+	/* The file may have shrunk while it was read: zeros, not its args. */
+	return osc_mapguard_shrunk(t->args_guard, NULL) ? "" : v->p;
+}
+
+bool osc_trace_args_lost(const struct osc_trace *t)
+{
+	return osc_mapguard_changed(t->args_guard);
 }
