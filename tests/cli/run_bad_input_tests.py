@@ -400,6 +400,47 @@ def check_overflow(res, d):
                   [] if p.rc == 0 and not bad else ["rc %s: %r" % (p.rc, bad[:5])])
 
 
+def check_silent_acceptance(res, d):
+    """What the format does not allow is handled by a documented rule and said:
+    unknown phases and non-numeric durs are skipped, a second traceEvents array
+    is ignored, garbage after a gzip stream is a warning; Input Dims without
+    Input type is no undefined behaviour."""
+    def ev(name, ph="X", dur=b"5", ts=b"1"):
+        return (b'{"ph":"%s","name":"%s","ts":%s,"dur":%s,"pid":1,"tid":1}'
+                % (ph.encode(), name.encode(), ts, dur))
+
+    def names_and_err(path, *extra):
+        p = testlib.run(["report", "--format", "csv"] + list(extra) + [path], timeout=TIMEOUT)
+        return (p, sorted(line.split(",")[0] for line in p.text.splitlines()[1:]),
+                p.err.decode("utf-8", "replace"))
+    path = write(d, "phases.json", b"[" + b",".join([ev("z", "Z"), ev("xx", "XX"), ev("ok")]) +
+                 b"]")
+    p, names, err = names_and_err(path)
+    res.check("unknown phases (Z, XX) are skipped and counted",
+              [] if names == ["ok"] and "2 events with a phase" in err else ["names %r, stderr %r" % (names, err)])
+    path = write(d, "dur.json", b"[" + b",".join([ev("inf", dur=b"Infinity"),
+                                                    ev("nan", dur=b"NaN"),
+                                                    ev("obj", dur=b"{}"), ev("ok")]) + b"]")
+    p, names, err = names_and_err(path)
+    res.check("dur Infinity/NaN/{} is skipped and counted, never taken as 0",
+              [] if names == ["ok"] and "3 X events whose dur is not a number" in err
+              else ["names %r, stderr %r" % (names, err)])
+    two = (b'{"traceEvents":[' + ev("first") + b'],"traceEvents":[' + ev("second") + b"]}")
+    p, names, err = names_and_err(write(d, "two.json", two))
+    res.check("a second traceEvents array is ignored, with a warning",
+              [] if names == ["first"] and "after the first" in err else ["names %r, stderr %r" % (names, err)])
+    p, names, err = names_and_err(write(d, "trail.json.gz", gzip.compress(two) + b"garbage!"))
+    res.check("garbage after a gzip stream is a warning",
+              [] if p.rc == 0 and "data after the end" in err else [p.describe()])
+    dims = write(d, "dims.json", b'[{"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,'
+                 b'"ts":1,"dur":2,"args":{"Input Dims":[[2,2],[3]]}}]')
+    p, names, err = names_and_err(dims, "--by", "shape")
+    probs = tolerated_problems(p)
+    if not probs and "(2x2),(3)" not in p.text:
+        probs.append("shapes without types missing: %r" % p.text)
+    res.check("Input Dims without Input type: shapes without types, no UB", probs)
+
+
 def main():
     res = testlib.Results()
     ort = testlib.sample("ort-cnn-opt.json")
@@ -493,6 +534,7 @@ def main():
         check_replace(res, d, ort)
         check_error_lines(res, d)
         check_overflow(res, d)
+        check_silent_acceptance(res, d)
         mixed = write(d, "mixed.json", b'{"traceEvents":[1,"x",null,{"ph":"X"},{"ts":"5"},'
                       b'{"ph":"X","name":"ok","ts":1,"dur":2,"pid":"p","tid":[1]}]}')
         p = testlib.run(["report", "--format", "csv", mixed], timeout=TIMEOUT)

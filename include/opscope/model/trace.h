@@ -153,8 +153,11 @@ struct osc_thread {
 	_(REPEATED_CALL, "runtime rows repeating a call's correlation id (one kept per call)") \
 	_(BAD_TIME, "rows without a start time (zero, negative or NULL: skipped)")          \
 	_(DB_SHORT, "database shorter than its header says (the missing pages are unused)") \
-	_(WAL_IGNORED, "its -wal file was not read: changes not checkpointed are missing") \
-	_(HUGE_SUMS, "times so large that sums saturate at 2^63-1 ns (292 years): such totals are lower bounds")
+	_(WAL_IGNORED, "-wal file beside the database not read: changes not checkpointed are missing") \
+	_(UNKNOWN_PHASE, "events with a phase (ph) the trace format does not have (skipped)") \
+	_(BAD_DUR, "X events whose dur is not a number, e.g. Infinity (skipped)")          \
+	_(SECOND_EVENTS, "traceEvents arrays after the first (ignored: the first is the trace)") \
+	_(HUGE_SUMS, "trace whose times are so large that sums saturate at 2^63-1 ns (292 years): such totals are lower bounds")
 
 enum osc_warn {
 #define OSC_WARN_ENUM(name, text) OSC_WARN_##name,

@@ -16,6 +16,7 @@
 #include "opscope/analysis/calltree.h"
 #include "opscope/analysis/columns.h"
 #include "opscope/analysis/correlate.h"
+#include "opscope/base/sat.h"
 
 static const struct osc_column columns[] = {
 #define OSC_TREE_COL_DESC(id, title, width, align, numeric) \
@@ -97,7 +98,7 @@ static void note(struct lister *l, uint32_t ev, int64_t dur, int method, int hos
 	}
 	a = &s->agg[s->slot_of[name]];
 	a->count++;
-	a->total += dur;
+	a->total = osc_sat_add(a->total, dur);
 	a->methods |= (uint8_t)(1u << method);
 	a->host_methods |= (uint8_t)(1u << host_method);
 	if (ev < a->first)

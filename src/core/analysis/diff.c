@@ -503,13 +503,17 @@ static void group(struct osc_diff *d, const struct osc_diff_side *side[2],
 		for (size_t r = 0; r < d->nr; r++) {
 			struct osc_diff_stat *st = &d->rows[r].side[s];
 
+			__int128 exact = 0; /* the mean stays exact when total saturates */
+
 			/* Members in model order (by ts), as in an aggregate. */
 			qsort(d->members[s] + st->first, st->nr, sizeof(uint32_t), cmp_u32);
-			for (size_t i = 0; i < st->nr; i++)
+			for (size_t i = 0; i < st->nr; i++) {
 				add_member(&costs, d->members[s][st->first + i], st);
+				exact += side[s]->trace->events[d->members[s][st->first + i]].dur;
+			}
 			st->count = st->nr;
-			st->mean = st->count ? (double)st->total / (double)st->count : 0;
-			d->grand_total[s] += st->total;
+			st->mean = st->count ? (double)exact / (double)st->count : 0;
+			d->grand_total[s] = osc_sat_add(d->grand_total[s], st->total);
 		}
 		free(cursor[s]);
 	}

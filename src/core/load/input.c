@@ -405,6 +405,7 @@ static enum osc_status inflate_into(struct osc_input *in, char *out, size_t cap,
 		if (in->z_done) {
 			/* Another gzip member follows? Anything else ends the stream. */
 			if (!is_gzip(in->zs.next_in, in->zs.avail_in)) {
+				in->gzip_trailing = true;
 				in->z_end = true;
 				break;
 			}

@@ -40,6 +40,7 @@ struct osc_input {
 	bool gzip;
 	bool gzip_bad;       /* the gzip stream ended early or was corrupt */
 	bool gzip_check_failed; /* the data decoded but its CRC or length is wrong */
+	bool gzip_trailing;  /* bytes that are not a gzip member follow the last one */
 	char gzip_msg[128];  /* why, when gzip_bad */
 	bool stable;         /* the window is a mapping (file or spool): offsets stay
 				readable after parsing, osc_input_detach_map hands it over */

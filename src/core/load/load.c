@@ -235,6 +235,9 @@ static enum osc_status load(struct osc_load_ctx *ctx, const char *name,
 	t->input_bytes = ctx->in.base + ctx->in.len;
 	ctx->parsed = t->input_bytes;
 	if (st == OSC_OK) {
+		/* Trailing garbage after the last gzip member (the thread is done). */
+		if (ctx->in.gzip_trailing)
+			osc_trace_warn(t, OSC_WARN_TRAILING_DATA, (int64_t)t->input_bytes);
 		check_sums(t);
 		osc_load_report(ctx);
 	}

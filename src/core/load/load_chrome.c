@@ -32,17 +32,23 @@
  *   or decimal strings; anything else counts as absent.
  * - Only the first 32 repaired quotes of one event are escaped again in its
  *   stored args text; a 33rd leaves that args text invalid JSON.
- * - The phase is the first byte of ph. Async (b/e/n), counter, object and
- *   sample events are stored as single events (OSC_PH_OTHER / COUNTER), not
- *   paired.
+ * - ph is one letter of the trace-event format (B E X i I C b n e s t f P O
+ *   N D S T p F M V v R c ( )); an event with any other ph (Z, XX) is
+ *   skipped and counted (OSC_WARN_UNKNOWN_PHASE). Async (b/e/n), counter,
+ *   object and sample events are stored as single events (OSC_PH_OTHER /
+ *   COUNTER), not paired.
  * - Duplicate keys in an event: the last one wins.
  * - An X event without dur gets 0 (OSC_EVF_NO_DUR); tdur (thread time) is
- *   not used in its place. Numeric or string ts are read; other ts types
+ *   not used in its place. One whose dur is there but not a number
+ *   (Infinity, NaN, true, an object) is skipped and counted (BAD_DUR).
+ * - An object with two traceEvents arrays: the first is the trace, the
+ *   second is skipped and counted (OSC_WARN_SECOND_EVENTS).
+ * - Kineto "Input Dims" without "Input type": the shapes without types. Numeric or string ts are read; other ts types
  *   make the event a BAD_EVENT.
  * - A gzip CRC or length mismatch fails the load (OSC_GZIP) even when every
  *   event decoded; a stream cut short keeps the complete events.
- * - gzip: a member that does not directly follow the previous one (trailing
- *   garbage) ends the input silently.
+ * - gzip: bytes after the last member that are not another member
+ *   (trailing garbage) end the input, counted as OSC_WARN_TRAILING_DATA.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -71,7 +77,10 @@ static char *sb_room(struct sbuf *b, size_t n)
 
 static void sb_add(struct sbuf *b, const char *s, size_t n)
 {
-	memcpy(sb_room(b, n), s, n);
+	char *to = sb_room(b, n);
+
+	if (n) /* s may be NULL then (an absent value) */
+		memcpy(to, s, n);
 	b->len += n;
 	b->p[b->len] = '\0';
 }
@@ -398,8 +407,8 @@ static void shape_kineto(struct sbuf *b, const struct js_val *dims, const struct
 {
 	struct js_ctx cd, ct;
 	struct js_val d, ty;
-	const char *pd = dims->p + 1, *pt = types->p + 1;
 	bool have_types = types->type == JS_ARRAY;
+	const char *pd = dims->p + 1, *pt = have_types ? types->p + 1 : NULL;
 
 	if (dims->type != JS_ARRAY)
 		return;
@@ -833,6 +842,10 @@ static void process_event(struct chrome *ch, const struct js_event *ev, int64_t 
 		return;
 	}
 	ph = f[JF_PH].p[0];
+	if (f[JF_PH].len != 1 || !strchr("BEXiICbnestfPONDSTpFMVvRc()", ph)) {
+		osc_trace_warn(t, OSC_WARN_UNKNOWN_PHASE, off);
+		return;
+	}
 	t->ph_counts[(unsigned char)ph]++;
 	pid = intern_val(ch, &f[JF_PID]);
 	tid = intern_val(ch, &f[JF_TID]);
@@ -858,8 +871,13 @@ static void process_event(struct chrome *ch, const struct js_event *ev, int64_t 
 	e.cat = intern_val(ch, &f[JF_CAT]);
 	if (ph == 'X') {
 		/* No dur (speedscope writes only tdur, a thread time): 0. */
-		if (!val_num(ch, &f[JF_DUR], 3, &e.dur))
+		if (!val_num(ch, &f[JF_DUR], 3, &e.dur)) {
+			if (f[JF_DUR].type) { /* there, but Infinity, NaN, true... */
+				osc_trace_warn(t, OSC_WARN_BAD_DUR, off);
+				return;
+			}
 			e.flags |= OSC_EVF_NO_DUR;
+		}
 		if (e.dur < 0) {
 			e.dur = 0;
 			e.flags |= OSC_EVF_NEG_DUR;
@@ -959,6 +977,17 @@ static enum js_rc step(struct chrome *ch, const char **pp)
 		p = js_skip_ws(p + 1, c->end);
 		if (p >= c->end)
 			return c->eof ? JS_EOF : JS_MORE;
+		if (name_is(&k, "traceEvents") && ch->saw_events) {
+			/* The first array is the trace: this value is scanned and dropped. */
+			int64_t at = offset_of(ch, p);
+
+			rc = js_scan_value(c, &p, &v);
+			if (rc != JS_OK)
+				return rc;
+			osc_trace_warn(ch->t, OSC_WARN_SECOND_EVENTS, at);
+			ch->state = ST_OBJ_SEP;
+			break;
+		}
 		if (name_is(&k, "traceEvents") && *p == '[') {
 			ch->saw_events = true;
 			ch->in_object = true;
