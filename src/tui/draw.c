@@ -413,7 +413,7 @@ void osc_draw_screen(struct osc_tui *t)
 	put_line(0, line, OSC_STYLE_HEADER, t->utf8);
 	osc_view_describe(t, v, line, sizeof(line), 0);
 	put_line(1, line, OSC_STYLE_INFO, t->utf8);
-	if (t->pane_on && v->ops->detail && body >= 8) {
+	if (t->pane_on && v->ops->detail && t->pane.ops && body >= 8) {
 		int top_h = body / 2;
 
 		draw_table(t, v, HEADER_LINES, top_h, true, &l);

@@ -96,12 +96,15 @@ static void update_pane(struct osc_tui *t)
 	struct osc_view *v = osc_tui_top(t);
 	struct osc_lines lines = { 0 };
 
-	if (!t->pane_on || !v->ops->detail || !v->tab.nr_rows)
+	if (!t->pane_on || !v->ops->detail)
 		return;
 	if (t->pane.ops && pane_view == v && pane_row == v->cur && pane_gen == t->gen &&
 	    pane_swaps == t->swaps)
 		return;
-	v->ops->detail(t, v, v->cur, &lines);
+	if (v->tab.nr_rows)
+		v->ops->detail(t, v, v->cur, &lines);
+	else /* an empty table (no kernels, a filter that matches nothing) */
+		osc_lines_add(&lines, OSC_MARK_NONE, "", "no row: the table above is empty");
 	osc_view_release(&t->pane);
 	osc_view_init(t, &t->pane, &osc_view_detail, &lines);
 	pane_view = v;
