@@ -214,7 +214,7 @@ void osc_tui_detect_runs(struct osc_tui *t, const struct osc_trace *tr, struct o
 	osc_error_clear(&err);
 	if (osc_runs_detect_opts(tr, &ro, out, &err) != OSC_OK) {
 		osc_error_format(&err, msg, sizeof(msg));
-		osc_tui_message(t, OSC_MSG_ERROR, "%s%s (runs detected as without it)", what, msg);
+		osc_tui_note(t, OSC_MSG_ERROR, "%s%s (runs detected as without it)", what, msg);
 		osc_runs_release(out);
 		osc_runs_detect(tr, out);
 	}
@@ -233,7 +233,7 @@ static void apply_args(struct osc_tui *t)
 	osc_names_init(&t->names);
 	if (osc_names_build(&t->names, &t->trace, a->demangler, &err) != OSC_OK) {
 		osc_error_format(&err, msg, sizeof(msg));
-		osc_tui_message(t, OSC_MSG_ERROR, "%s", msg);
+		osc_tui_note(t, OSC_MSG_ERROR, "%s", msg);
 	}
 	t->names.style = a->names;
 	osc_filter_init(&t->filter);
@@ -241,12 +241,12 @@ static void apply_args(struct osc_tui *t)
 		osc_filter_add_pattern(&t->filter, a->filters[i]);
 	if (a->regex && osc_filter_set_regex(&t->filter, a->regex, &err) != OSC_OK) {
 		osc_error_format(&err, msg, sizeof(msg));
-		osc_tui_message(t, OSC_MSG_ERROR, "%s", msg);
+		osc_tui_note(t, OSC_MSG_ERROR, "%s", msg);
 	}
 	t->filter_spec = osc_filter_describe(&t->filter);
 	if (osc_runsel_parse(a->runs, t->runs.nr, t->runs.warmup, &t->sel, &err) != OSC_OK) {
 		osc_error_format(&err, msg, sizeof(msg));
-		osc_tui_message(t, OSC_MSG_ERROR, "%s (default runs used)", msg);
+		osc_tui_note(t, OSC_MSG_ERROR, "%s (default runs used)", msg);
 		osc_runsel_parse(NULL, t->runs.nr, t->runs.warmup, &t->sel, &err);
 	}
 	t->last_toggled = -1;
@@ -331,8 +331,9 @@ int osc_tui_main(const struct osc_tui_args *args)
 	struct osc_script *script = NULL;
 	struct osc_error err;
 	enum osc_status st;
-	char msg[1024];
+	char msg[1024], note[256];
 	enum osc_level level = args->level;
+	enum osc_display_status ds;
 
 	memset(&t, 0, sizeof(t));
 	t.args = args;
@@ -343,10 +344,11 @@ int osc_tui_main(const struct osc_tui_args *args)
 		return 2;
 	}
 	t.script = script != NULL;
-	if (!osc_display_open(t.script, msg, sizeof(msg))) {
+	ds = osc_display_open(t.script, note, sizeof(note), msg, sizeof(msg));
+	if (ds != OSC_DISPLAY_OK) {
 		osc_script_free(script);
 		fprintf(stderr, "opscope: %s\n", msg);
-		return 2;
+		return ds == OSC_DISPLAY_NO_TERMINAL ? OSC_TUI_NO_TERMINAL : 2;
 	}
 	osc_trace_init(&t.trace);
 	st = osc_loading_run(&t, &err);
@@ -360,6 +362,8 @@ int osc_tui_main(const struct osc_tui_args *args)
 		fprintf(stderr, "opscope: %s\n", msg);
 		return 2;
 	}
+	if (*note)
+		osc_tui_message(&t, OSC_MSG_INFO, "%s", note);
 	apply_args(&t);
 	start_warming(&t);
 	osc_view_push(&t, &osc_view_table, &(struct osc_table_arg){ .level = level });

@@ -177,6 +177,13 @@ void osc_tui_message(struct osc_tui *t, enum osc_msg_kind kind, const char *fmt,
 	__attribute__((format(printf, 3, 4)));
 
 /*
+ * Add to the status line message ("; " between): the notes of opening a
+ * trace (terminal fallback, load warnings, bad options) all show together.
+ */
+void osc_tui_note(struct osc_tui *t, enum osc_msg_kind kind, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/*
  * True, with a message naming what (e.g. "the call tree"), while the trace's
  * cache is still being built after loading (the answer would freeze the
  * screen until it is done).
