@@ -338,6 +338,8 @@ int osc_tui_main(const struct osc_tui_args *args)
 	memset(&t, 0, sizeof(t));
 	t.args = args;
 	setlocale(LC_ALL, "");
+	/* Numbers in and out are C's ("2.5"), whatever the locale (main.c does the same). */
+	setlocale(LC_NUMERIC, "C");
 	t.utf8 = osc_locale_is_utf8();
 	if (args->script && !(script = osc_script_open(args->script, msg, sizeof(msg)))) {
 		fprintf(stderr, "opscope: %s\n", msg);
