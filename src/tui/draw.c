@@ -345,6 +345,20 @@ static void draw_status(struct osc_tui *t, struct osc_view *v, const struct layo
 	if (t->prompt.active) {
 		snprintf(line, sizeof(line), "%s%s", t->prompt.label, t->prompt.buf);
 		put_line(y, line, OSC_STYLE_NORMAL, t->utf8);
+		if (t->prompt.fresh) { /* the offered text, shown selected: typing replaces it */
+			size_t x = osc_text_width(t->prompt.label, strlen(t->prompt.label), t->utf8);
+
+			if (x < (size_t)COLS) {
+				attrset(A_REVERSE);
+				put_cell(y, (int)x, t->prompt.buf,
+					 osc_text_width(t->prompt.buf, t->prompt.len, t->utf8) <
+							 (size_t)COLS - x
+						 ? osc_text_width(t->prompt.buf, t->prompt.len, t->utf8)
+						 : (size_t)COLS - x,
+					 OSC_ALIGN_LEFT, t->utf8);
+				attrset(A_NORMAL);
+			}
+		}
 		return;
 	}
 	if (*t->msg) {

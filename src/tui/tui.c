@@ -60,6 +60,8 @@ static unsigned dispatch(struct osc_tui *t, const struct osc_input *in)
 	enum osc_action a;
 	char name[32];
 
+	if (t->prompt.active && in->kind == OSC_IN_COMMAND) /* a script's :dump */
+		return osc_command_run(t, in->text);
 	if (t->prompt.active)
 		return osc_prompt_input(t, in);
 	switch (in->kind) {

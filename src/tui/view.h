@@ -133,6 +133,7 @@ struct osc_prompt {
 	char label[128];
 	char buf[4096];      /* UTF-8 text typed so far */
 	size_t len;
+	bool fresh;          /* buf is the offered text: typing replaces it, Right/End/BS edit it */
 	/* Called with the answer (NULL when cancelled). */
 	unsigned (*done)(struct osc_tui *t, const char *answer);
 	char pending[4096];  /* data for done (e.g. the export path) */

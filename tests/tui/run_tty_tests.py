@@ -4,6 +4,7 @@ opscope, keys are typed into it and the screen is read back with the
 ':dump FILE' command typed like any other.
 
 - `cmd | opscope -` loads the piped trace and reads keys from the terminal;
+- a factor typed at '=' replaces the offered one;
 - Ctrl-S does not freeze the screen (flow control is off while the TUI runs);
 - a TERM without a terminfo entry falls back to xterm-256color with a note;
 - TERM=dumb, or no TERM, prints the report instead of a blank screen.
@@ -170,6 +171,21 @@ def check_flow_control(d):
            "rc=%r screen=%r" % (rc, after))
 
 
+def check_typed_factor(d):
+    """Typing a factor at '=' replaces the offered "1": 2 is 2, not 12."""
+    t = Tty([TRACE], cwd=d)
+    shown = t.wait_for(b"op table")
+    t.type(b"W")
+    t.wait_for(b"what-if")
+    t.type(b"=2\r")
+    screen = t.dump(os.path.join(d, "factor.txt")) if shown else None
+    t.type(b"q")
+    t.finish()
+    conv = [l for l in (screen or "").splitlines() if l.startswith("Conv ")]
+    report(conv and " 2.000 " in conv[0] and "(1 rules)" in screen,
+           "a typed factor replaces the offered one", screen or repr(t.output()[-300:]))
+
+
 def check_unknown_term(d):
     """A TERM with no terminfo entry here draws as xterm-256color and says so."""
     t = Tty([TRACE], term="xterm-opscope-unknown", cwd=d)
@@ -203,6 +219,7 @@ def main():
     try:
         check_piped_trace(d)
         check_flow_control(d)
+        check_typed_factor(d)
         check_unknown_term(d)
         check_no_screen(d)
     finally:

@@ -428,13 +428,14 @@ def decimal_comma_locale():
 def check_locale():
     """A decimal-comma locale (de_DE.UTF-8) changes no number the TUI reads or
     writes: '=' reads 2.5 as two and a half, the what-if CSV and the screen
-    write points."""
+    write points, and "2,5" is refused as a factor, saying why."""
     env = decimal_comma_locale()
     if env is None:
         print("SKIP locale: de_DE.UTF-8 is missing and localedef cannot make it")
         return
     trace = os.path.join(SAMPLES, "ort-cnn-opt.json")
-    rc, err, d, dumps = run_keys(trace, ["W", "=", "2.5", "x", "w.csv", ":dump w"], env=env)
+    rc, err, d, dumps = run_keys(trace, ["W", "=", "2.5", "x", "w.csv", ":dump w",
+                                         "=", "2,5", ":dump comma"], env=env)
     want = cli_csv("whatif", "-x", "Conv=2.5", trace)
     got = read(d, "w.csv")
     report(rc == 0 and want and got == want, "de_DE locale: '=' 2.5 and the CSV equal whatif "
@@ -442,6 +443,8 @@ def check_locale():
     screen = dumps.get("w") or ""
     report("4786.000" in screen and not re.search(r"\d,\d{3}\b", screen),
            "de_DE locale: the screen writes decimal points", screen)
+    report("'2,5' is not a number: factors take a decimal point" in (dumps.get("comma") or ""),
+           "de_DE locale: '2,5' is refused with a message", dumps.get("comma") or "")
     shutil.rmtree(d, ignore_errors=True)
     if env.get("LOCPATH"):
         shutil.rmtree(env["LOCPATH"], ignore_errors=True)
