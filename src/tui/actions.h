@@ -78,6 +78,8 @@
 	_(BARS, "bars", "B", "Show or hide the bar chart of time per row")                   \
 	_(WHATIF, "whatif", "W", "What-if view: projected time with faster ops")             \
 	_(SET_FACTOR, "set-factor", "=", "What-if: set the speedup factor of the row")      \
+	_(WARNINGS, "warnings", "!",                                                         \
+	  "Load warnings (truncated input, unmatched B/E) and events outside every run")    \
 	_(HELP, "help", "? <F1>", "Show this help")                                          \
 	_(REFRESH, "refresh", "<C-l>", "Redraw the screen")
 

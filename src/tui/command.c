@@ -298,6 +298,10 @@ unsigned osc_command_action(struct osc_tui *t, enum osc_action a)
 		if (v->ops != &osc_view_help)
 			osc_view_push(t, &osc_view_help, NULL);
 		return OSC_R_REDRAW;
+	case OSC_ACT_WARNINGS:
+		if (v->ops != &osc_view_warnings)
+			osc_view_push(t, &osc_view_warnings, NULL);
+		return OSC_R_REDRAW;
 	case OSC_ACT_VIEW_RUNS:
 		if (v->ops != &osc_view_runs)
 			osc_view_push(t, &osc_view_runs, NULL);

@@ -252,6 +252,7 @@ static void apply_args(struct osc_tui *t)
 		osc_runsel_parse(NULL, t->runs.nr, t->runs.warmup, &t->sel, &err);
 	}
 	t->last_toggled = -1;
+	osc_warnings_note(t, &t->trace, &t->runs, "");
 }
 
 #define WARM_POLL_NS 1000000 /* how often a held warm-up, or a script waiting on it, looks */

@@ -56,6 +56,7 @@ struct osc_view_ops {
 	/* Fill the table drawn and exported (before the top-N cut). */
 	void (*table)(struct osc_tui *t, struct osc_view *v, struct osc_table *out);
 	size_t flex_col; /* the name column: takes the spare width, scrolls */
+	const char *empty; /* shown when there is no row (NULL: a table's "no rows" hint) */
 	/* Highlight of a row (NULL: none). */
 	enum osc_mark (*mark)(struct osc_tui *t, struct osc_view *v, size_t row);
 	/* Actions of this view; OSC_R_UNHANDLED for the rest. May be NULL. */
@@ -89,7 +90,8 @@ struct osc_view_ops {
 	_(help)          \
 	_(tree)          \
 	_(diff)          \
-	_(whatif)
+	_(whatif)        \
+	_(warnings)
 
 #define OSC_VIEW_DECLARE(name) extern const struct osc_view_ops osc_view_##name;
 OSC_VIEW_LIST(OSC_VIEW_DECLARE)
@@ -312,6 +314,15 @@ struct osc_diff_view_arg {
  * (osc_speedups_read_csv); an error on the status line leaves the rules.
  */
 unsigned osc_whatif_view_load(struct osc_tui *t, const char *path);
+
+/*
+ * Note on the status line (osc_tui_note, after `what`) what loading tr
+ * tolerated and the ops and kernels outside every run of runs, if any: the
+ * first, and how many more the warnings view (!) lists. Defined in
+ * view_warnings.c.
+ */
+void osc_warnings_note(struct osc_tui *t, const struct osc_trace *tr, const struct osc_runs *runs,
+		       const char *what);
 
 /* What the tree view is opened with (view_tree.c). */
 struct osc_tree_arg {
