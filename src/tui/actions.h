@@ -31,6 +31,8 @@
 	_(COLUMNS_RIGHT, "columns-right", ">", "Show columns hidden on the right")       \
 	_(FULL_NAME, "full-name", "i", "Show the full name of the row")             \
 	_(TOGGLE_DETAIL, "toggle-detail", "d", "Show or hide the detail pane")    \
+	_(PANE_DOWN, "pane-down", "} <C-d>", "Scroll the detail pane down")                  \
+	_(PANE_UP, "pane-up", "{ <C-u>", "Scroll the detail pane up")                        \
 	_(NEXT_LEVEL, "next-level", "<Tab>",                                                 \
 	  "Next level: op, shape, kernel, dims, mapping, run, path")                         \
 	_(PREV_LEVEL, "prev-level", "<BackTab>", "Previous aggregation level")               \

@@ -466,6 +466,27 @@ static void draw_popup(const char *text, bool utf8)
 	attrset(A_NORMAL);
 }
 
+/* "lines 1-10/40 }:more" at the right of the pane's title line when it holds more. */
+static void pane_position(struct osc_tui *t, int y)
+{
+	const struct osc_view *p = &t->pane;
+	char pos[96], down[16], up[16];
+	size_t last = p->top + p->height < p->tab.nr_rows ? p->top + p->height : p->tab.nr_rows;
+	int n;
+
+	if (p->tab.nr_rows <= p->height)
+		return;
+	osc_action_first_key(OSC_ACT_PANE_DOWN, down, sizeof(down));
+	osc_action_first_key(OSC_ACT_PANE_UP, up, sizeof(up));
+	n = snprintf(pos, sizeof(pos), " lines %zu-%zu/%zu %s/%s:scroll", p->top + 1, last,
+		     p->tab.nr_rows, down, up);
+	if (n > 0 && n < COLS) {
+		attrset(osc_display_attr(OSC_STYLE_HINT));
+		mvaddstr(y, COLS - n, pos);
+		attrset(A_NORMAL);
+	}
+}
+
 void osc_draw_screen(struct osc_tui *t)
 {
 	struct osc_view *v = osc_tui_top(t);
@@ -487,6 +508,7 @@ void osc_draw_screen(struct osc_tui *t)
 		draw_table(t, v, HEADER_LINES, top_h, true, &l);
 		osc_view_refresh(t, &t->pane);
 		draw_table(t, &t->pane, HEADER_LINES + top_h, body - top_h, false, NULL);
+		pane_position(t, HEADER_LINES + top_h);
 	} else {
 		draw_table(t, v, HEADER_LINES, body, true, &l);
 	}

@@ -94,14 +94,15 @@ static void update_pane(struct osc_tui *t)
 {
 	static const struct osc_view *pane_view;
 	static size_t pane_row;
-	static unsigned pane_gen, pane_swaps;
+	static unsigned pane_gen, pane_swaps, pane_rev;
 	struct osc_view *v = osc_tui_top(t);
 	struct osc_lines lines = { 0 };
 
 	if (!t->pane_on || !v->ops->detail)
 		return;
+	/* The same row of the same rows (a level change rebuilds them: rev) keeps its pane. */
 	if (t->pane.ops && pane_view == v && pane_row == v->cur && pane_gen == t->gen &&
-	    pane_swaps == t->swaps)
+	    pane_swaps == t->swaps && pane_rev == v->rev)
 		return;
 	if (v->tab.nr_rows)
 		v->ops->detail(t, v, v->cur, &lines);
@@ -113,6 +114,7 @@ static void update_pane(struct osc_tui *t)
 	pane_row = v->cur;
 	pane_gen = t->gen;
 	pane_swaps = t->swaps;
+	pane_rev = v->rev;
 }
 
 /*

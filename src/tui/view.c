@@ -139,6 +139,7 @@ void osc_view_refresh(struct osc_tui *t, struct osc_view *v)
 		if (v->ops->sort)
 			v->ops->sort(t, v);
 		v->built_gen = t->gen;
+		v->rev++;
 	}
 	load_table(t, v);
 }
@@ -146,6 +147,7 @@ void osc_view_refresh(struct osc_tui *t, struct osc_view *v)
 void osc_view_resort(struct osc_tui *t, struct osc_view *v)
 {
 	v->ops->sort(t, v);
+	v->rev++;
 	load_table(t, v);
 }
 

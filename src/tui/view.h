@@ -107,6 +107,7 @@ struct osc_view {
 	int *widths;          /* natural column widths seen so far */
 	size_t nr_widths;
 	unsigned built_gen;   /* tui->gen the rows were built for */
+	unsigned rev;         /* bumped when the rows are built or sorted again (the pane follows) */
 	size_t sort_col;      /* column sorted by */
 	bool sort_desc;
 	size_t topn;          /* 0: all rows */
