@@ -41,9 +41,10 @@ static void print_help(void)
 		printf("  %-8s %s\n", commands[i].name, commands[i].help);
 	puts("\n"
 	     "With no command, opscope opens the interactive explorer (TUI) when standard\n"
-	     "output is a terminal, and prints the report otherwise; --top, --sort, --asc,\n"
-	     "--format and -o also select the report. TRACE is a trace file (gzip or not)\n"
-	     "or - for standard input; with no TRACE the bundled sample trace is used.\n"
+	     "output is a terminal (TERM set and not dumb), and prints the report otherwise;\n"
+	     "--top, --sort, --asc, --format and -o also select the report. TRACE is a trace\n"
+	     "file (gzip or not) or - for standard input (the TUI then reads keys from\n"
+	     "/dev/tty); with no TRACE the bundled sample trace is used.\n"
 	     "With two traces, opscope compares TRACE (the base) with OTHER: the compare\n"
 	     "view on a terminal, else the output of 'opscope diff'.\n"
 	     "\n"
@@ -101,6 +102,8 @@ static int default_mode(int argc, char **argv)
 	} else if (v.script || (!v.report_only && isatty(STDOUT_FILENO))) {
 		/* The TUI loads the trace itself, with a progress bar. */
 		rc = run_tui(&v);
+		if (rc == OSC_TUI_NO_TERMINAL) /* TERM=dumb, no terminfo: the batch output */
+			rc = v.other ? osc_diff_run(&v) : osc_report_run(&v);
 	} else {
 		rc = v.other ? osc_diff_run(&v) : osc_report_run(&v);
 	}

@@ -31,6 +31,8 @@
 	_(COLUMNS_RIGHT, "columns-right", ">", "Show columns hidden on the right")       \
 	_(FULL_NAME, "full-name", "i", "Show the full name of the row")             \
 	_(TOGGLE_DETAIL, "toggle-detail", "d", "Show or hide the detail pane")    \
+	_(PANE_DOWN, "pane-down", "} <C-d>", "Scroll the detail pane down")                  \
+	_(PANE_UP, "pane-up", "{ <C-u>", "Scroll the detail pane up")                        \
 	_(NEXT_LEVEL, "next-level", "<Tab>",                                                 \
 	  "Next level: op, shape, kernel, dims, mapping, run, path")                         \
 	_(PREV_LEVEL, "prev-level", "<BackTab>", "Previous aggregation level")               \
@@ -80,6 +82,8 @@
 	_(BARS, "bars", "B", "Show or hide the bar chart of time per row")                   \
 	_(WHATIF, "whatif", "W", "What-if view: projected time with faster ops")             \
 	_(SET_FACTOR, "set-factor", "=", "What-if: set the speedup factor of the row")      \
+	_(WARNINGS, "warnings", "!",                                                         \
+	  "Load warnings (truncated input, unmatched B/E) and events outside every run")    \
 	_(HELP, "help", "? <F1>", "Show this help")                                          \
 	_(REFRESH, "refresh", "<C-l>", "Redraw the screen")
 

@@ -318,6 +318,10 @@ unsigned osc_command_action(struct osc_tui *t, enum osc_action a)
 		if (v->ops != &osc_view_help)
 			osc_view_push(t, &osc_view_help, NULL);
 		return OSC_R_REDRAW;
+	case OSC_ACT_WARNINGS:
+		if (v->ops != &osc_view_warnings)
+			osc_view_push(t, &osc_view_warnings, NULL);
+		return OSC_R_REDRAW;
 	case OSC_ACT_VIEW_RUNS:
 		if (v->ops != &osc_view_runs)
 			osc_view_push(t, &osc_view_runs, NULL);
@@ -333,6 +337,22 @@ unsigned osc_command_action(struct osc_tui *t, enum osc_action a)
 		if (t->pane_on && !v->ops->detail)
 			osc_tui_message(t, OSC_MSG_INFO, "this view has no detail pane");
 		return OSC_R_REDRAW;
+	case OSC_ACT_PANE_DOWN:
+	case OSC_ACT_PANE_UP: {
+		struct osc_view *p = &t->pane;
+		size_t step = p->height > 2 ? p->height / 2 : 1;
+
+		if (!t->pane_on || !p->ops) {
+			osc_tui_message(t, OSC_MSG_INFO, "no detail pane: d shows it");
+			return OSC_R_REDRAW;
+		}
+		if (a == OSC_ACT_PANE_UP)
+			p->top = p->top > step ? p->top - step : 0;
+		else if (p->top + p->height < p->tab.nr_rows)
+			p->top += step;
+		p->cur = p->top; /* the pane draws from top; cur keeps it there */
+		return OSC_R_REDRAW;
+	}
 	case OSC_ACT_FULL_NAME:
 		if (!v->tab.nr_rows)
 			return OSC_R_REDRAW;

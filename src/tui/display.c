@@ -3,6 +3,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <termios.h>
+#include <unistd.h>
 
 #include "opscope/base/alloc.h"
 #include "opscope/export/outfile.h"
@@ -12,7 +14,7 @@ volatile sig_atomic_t osc_display_sigint;
 
 static volatile sig_atomic_t active;
 static SCREEN *screen;
-static FILE *null_out, *null_in;
+static FILE *null_out, *null_in, *tty_in;
 static int attrs[OSC_STYLE_NR];
 
 void osc_display_close(void)
@@ -92,44 +94,113 @@ static void set_styles(void)
 	}
 }
 
-bool osc_display_open(bool script, char *err, size_t size)
+/*
+ * Flow control off (IXON): with it, Ctrl-S would stop the terminal's output
+ * (XOFF) and the screen would freeze until Ctrl-Q. cbreak keeps ISIG, so
+ * Ctrl-C still raises SIGINT (see display.h). def_prog_mode() makes curses
+ * restore this mode, not its own, after a suspend.
+ */
+static void no_flow_control(FILE *in)
 {
-	if (script) {
-		const char *term = getenv("TERM");
+	struct termios tio;
+	int fd = fileno(in);
 
+	if (fd < 0 || !isatty(fd) || tcgetattr(fd, &tio))
+		return;
+	tio.c_iflag &= ~(tcflag_t)(IXON | IXOFF);
+	tcsetattr(fd, TCSANOW, &tio);
+	def_prog_mode();
+}
+
+/*
+ * A screen on terminal type term, else on the first of the fallbacks whose
+ * terminfo entry exists (a kitty, alacritty or foot user logged into a stock
+ * box); *used receives the type that worked. newterm() returns NULL on an
+ * unknown type where initscr() would print its own message and exit(1).
+ */
+static SCREEN *open_term(const char *term, FILE *out, FILE *in, const char **used)
+{
+	static const char *const fallbacks[] = { "xterm-256color", "xterm", "vt100" };
+	SCREEN *s = term && *term ? newterm(term, out, in) : NULL;
+
+	*used = term;
+	for (size_t i = 0; !s && i < sizeof(fallbacks) / sizeof(fallbacks[0]); i++) {
+		s = newterm(fallbacks[i], out, in);
+		*used = fallbacks[i];
+	}
+	return s;
+}
+
+enum osc_display_status osc_display_open(bool script, char *note, size_t note_size,
+					 char *err, size_t size)
+{
+	const char *term = getenv("TERM"), *used;
+	FILE *out = stdout, *in = stdin;
+
+	note[0] = '\0';
+	if (script) {
 		if (!term || !*term) {
 			snprintf(err, size, "--script needs TERM to be set");
-			return false;
+			return OSC_DISPLAY_ERROR;
 		}
 		null_out = fopen("/dev/null", "w");
 		null_in = fopen("/dev/null", "r");
 		if (!null_out || !null_in) {
 			snprintf(err, size, "cannot open /dev/null");
-			return false;
+			return OSC_DISPLAY_ERROR;
 		}
-		screen = newterm(term, null_out, null_in);
-		if (!screen) {
-			snprintf(err, size, "unknown terminal type '%s'", term);
-			return false;
+		out = null_out;
+		in = null_in;
+	} else {
+		if (!term || !*term || !strcmp(term, "dumb")) {
+			snprintf(err, size, "TERM is %s%s%s: no full-screen explorer, here is the report",
+				 term ? "'" : "not set", term ? term : "", term ? "'" : "");
+			return OSC_DISPLAY_NO_TERMINAL;
 		}
-		set_term(screen);
-	} else if (!initscr()) {
-		snprintf(err, size, "cannot start curses");
-		return false;
+		/*
+		 * `cmd | opscope -`: the trace comes on standard input, so keys
+		 * come from the terminal itself.
+		 */
+		if (!isatty(STDIN_FILENO) && !(tty_in = fopen("/dev/tty", "r"))) {
+			snprintf(err, size, "standard input is not a terminal and /dev/tty cannot be "
+				 "opened: no explorer, here is the report");
+			return OSC_DISPLAY_NO_TERMINAL;
+		}
+		if (tty_in)
+			in = tty_in;
 	}
+	screen = open_term(term, out, in, &used);
+	if (!screen) {
+		snprintf(err, size, "no terminfo entry for TERM '%s', nor for xterm-256color, xterm "
+			 "or vt100%s", term, script ? "" : ": no explorer, here is the report");
+		return script ? OSC_DISPLAY_ERROR : OSC_DISPLAY_NO_TERMINAL;
+	}
+	set_term(screen);
+	if (!script && !tigetstr("cup")) { /* a hardcopy or glass terminal: no screen to draw */
+		endwin();
+		delscreen(screen);
+		screen = NULL;
+		snprintf(err, size, "TERM '%s' cannot move the cursor: no explorer, here is the report",
+			 used);
+		return OSC_DISPLAY_NO_TERMINAL;
+	}
+	if (used != term)
+		snprintf(note, note_size, "TERM '%s' has no terminfo entry here: drawing as %s",
+			 term, used);
 	active = 1;
 	set_signals();
 	osc_set_die_hook(osc_display_close);
 	cbreak();
 	noecho();
 	nonl();
+	no_flow_control(in);
 	keypad(stdscr, TRUE);
 	curs_set(0);
 	set_escdelay(25);
 	mousemask(BUTTON1_PRESSED | BUTTON4_PRESSED | BUTTON5_PRESSED, NULL);
 	mouseinterval(0);
 	set_styles();
-	return true;
+	return OSC_DISPLAY_OK;
 }
 
 int osc_display_attr(enum osc_style s)

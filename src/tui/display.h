@@ -32,12 +32,25 @@ enum osc_style {
 	OSC_STYLE_NR
 };
 
+enum osc_display_status {
+	OSC_DISPLAY_OK,
+	OSC_DISPLAY_NO_TERMINAL, /* this terminal cannot show a full screen: print the report */
+	OSC_DISPLAY_ERROR,
+};
+
 /*
  * Open the screen: the terminal, or (script mode) a terminal of type $TERM
  * writing to /dev/null, sized by $LINES/$COLUMNS (default 80x24).
- * Returns false with a message in err when curses cannot start.
+ * Keys come from standard input, or from /dev/tty when standard input is not
+ * a terminal (the trace is piped in). A TERM without a terminfo entry falls
+ * back to xterm-256color, xterm or vt100, with a one-line note in note ("" if
+ * none). Interactive only: TERM unset or "dumb", no terminfo at all, a
+ * terminal that cannot move the cursor, or no terminal to read keys from give
+ * OSC_DISPLAY_NO_TERMINAL; other failures OSC_DISPLAY_ERROR. The reason is
+ * in err.
  */
-bool osc_display_open(bool script, char *err, size_t size);
+enum osc_display_status osc_display_open(bool script, char *note, size_t note_size,
+					 char *err, size_t size);
 /* Restore the terminal (idempotent; also called from signal handlers). */
 void osc_display_close(void);
 /* Attributes of a style (colours unless NO_COLOR is set or the terminal has none). */

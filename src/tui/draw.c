@@ -9,10 +9,14 @@
 #include "opscope/analysis/columns.h"
 #include "display.h"
 #include "draw.h"
+#include "fit.h"
 #include "keymap.h"
 
 #define HEADER_LINES 2 /* trace/view line, runs/filter/sort line */
-#define MIN_FLEX 24    /* the name column keeps at least this much before columns go */
+#define MIN_FLEX 24    /* the name column keeps at least this much before columns go, */
+#define FLEX_SHARE 40  /* or this percentage of the width: the name's room comes first */
+#define TEXT_SHARE 20  /* another text column (a shape) takes at most this percentage */
+#define MIN_TEXT 20    /* (but at least this many columns, and its title) */
 #define BAR_WIDTH 10   /* cells of the bar chart column, after the name */
 
 /* Write text fitted into exactly width columns at (y, x), aligned, padded. */
@@ -30,22 +34,6 @@ static void put_cell(int y, int x, const char *s, size_t width, enum osc_align a
 	if (align == OSC_ALIGN_LEFT)
 		for (size_t i = 0; i < pad; i++)
 			addch(' ');
-}
-
-/* Byte offset in s after skipping `cols` display columns. */
-static size_t skip_cols(const char *s, size_t cols, bool utf8)
-{
-	size_t i = 0, used = 0;
-
-	while (s[i] && used < cols) {
-		size_t n = 1;
-
-		while (((unsigned char)s[i + n] & 0xc0) == 0x80)
-			n++;
-		used += osc_text_width(s + i, n, utf8);
-		i += n;
-	}
-	return i;
 }
 
 /* Fill the rest of line y from x with spaces in the current attributes. */
@@ -67,7 +55,9 @@ struct layout {
 	bool bars;         /* the bar chart column is drawn after the name */
 	size_t nr_cols;
 	bool *shown;
+	size_t *width;     /* per shown column: its width on screen */
 	size_t flex_width;
+	bool name_cut;     /* the selected row's name does not show whole (i, h, l help) */
 	size_t first_shown, last_shown, nr_nonflex; /* for the status line */
 };
 
@@ -96,32 +86,51 @@ static void grow_widths(struct osc_view *v, char ***cells, size_t nrows, bool ut
 		}
 }
 
+/*
+ * Which columns fit: the name first gets its room (FLEX_SHARE of the width,
+ * or what it needs), then the other columns in order while they fit; text
+ * columns besides the name (a shape, a detail's field) are cut to
+ * TEXT_SHARE so that the numbers after them stay visible; the name takes
+ * what is left.
+ */
 static void compute_layout(struct osc_view *v, struct layout *l, bool bars)
 {
 	size_t flex = v->ops->flex_col, avail = (size_t)COLS, used = 0, k = 0;
+	size_t room = avail * FLEX_SHARE / 100 > MIN_FLEX ? avail * FLEX_SHARE / 100 : MIN_FLEX;
+	size_t text_cap = avail * TEXT_SHARE / 100 > MIN_TEXT ? avail * TEXT_SHARE / 100 : MIN_TEXT;
+	size_t min_flex;
 
 	l->bars = bars && avail > BAR_WIDTH + 1 + MIN_FLEX;
 	if (l->bars)
 		avail -= BAR_WIDTH + 1;
-	size_t min_flex = (size_t)v->widths[flex] < MIN_FLEX ? (size_t)v->widths[flex] : MIN_FLEX;
-
+	min_flex = (size_t)v->widths[flex] < room ? (size_t)v->widths[flex] : room;
 	l->nr_cols = v->tab.nr_cols;
 	l->shown = osc_xcalloc(l->nr_cols, sizeof(*l->shown));
+	l->width = osc_xcalloc(l->nr_cols, sizeof(*l->width));
 	l->nr_nonflex = l->nr_cols - 1;
 	if (v->colskip >= l->nr_nonflex)
 		v->colskip = l->nr_nonflex ? l->nr_nonflex - 1 : 0;
 	l->first_shown = l->last_shown = 0;
 	for (size_t c = 0; c < l->nr_cols; c++) {
-		size_t w = (size_t)v->widths[c] + 1;
+		const struct osc_column *col = &v->tab.cols[c];
+		size_t w = (size_t)v->widths[c];
 
 		if (c == flex)
 			continue;
+		if (!col->numeric) {
+			size_t tw = osc_text_width(col->title, strlen(col->title), true);
+			size_t cap = text_cap > tw ? text_cap : tw;
+
+			if (w > cap)
+				w = cap;
+		}
 		if (k++ < v->colskip)
 			continue;
-		if (used + w + min_flex > avail)
+		if (used + w + 1 + min_flex > avail)
 			break;
-		used += w;
+		used += w + 1;
 		l->shown[c] = true;
+		l->width[c] = w;
 		if (!l->first_shown)
 			l->first_shown = k;
 		l->last_shown = k;
@@ -130,6 +139,7 @@ static void compute_layout(struct osc_view *v, struct layout *l, bool bars)
 	if (l->flex_width > (size_t)v->widths[flex])
 		l->flex_width = (size_t)v->widths[flex];
 	l->shown[flex] = true;
+	l->width[flex] = l->flex_width;
 	if (v->hoff + l->flex_width > (size_t)v->widths[flex])
 		v->hoff = (size_t)v->widths[flex] > l->flex_width
 				  ? (size_t)v->widths[flex] - l->flex_width : 0;
@@ -159,7 +169,7 @@ static enum osc_style mark_style(enum osc_mark m)
  */
 static void put_scrolled(int y, int x, const char *s, size_t hoff, size_t width, bool utf8)
 {
-	const char *from = s + skip_cols(s, hoff, utf8);
+	const char *from = s + osc_text_skip(s, hoff, utf8);
 	char buf[4096];
 	size_t cut;
 
@@ -167,7 +177,7 @@ static void put_scrolled(int y, int x, const char *s, size_t hoff, size_t width,
 		put_cell(y, x, from, width, OSC_ALIGN_LEFT, utf8);
 		return;
 	}
-	cut = skip_cols(from, width - 1, utf8);
+	cut = osc_text_skip(from, width - 1, utf8);
 	snprintf(buf, sizeof(buf), "%.*s%s", (int)cut, from, utf8 ? "\xe2\x80\xa6" : "~");
 	put_cell(y, x, buf, width, OSC_ALIGN_LEFT, utf8);
 }
@@ -184,13 +194,11 @@ static void draw_row(struct osc_view *v, const struct layout *l, int y, char **c
 
 		if (!l->shown[c])
 			continue;
-		if (c == v->ops->flex_col) {
-			w = l->flex_width;
+		w = l->width[c];
+		if (c == v->ops->flex_col)
 			put_scrolled(y, x, cells[c], title ? 0 : v->hoff, w, utf8);
-		} else {
-			w = (size_t)v->widths[c];
+		else
 			put_cell(y, x, cells[c], w, col->align, utf8);
-		}
 		x += (int)w;
 		if (x < COLS)
 			mvaddch(y, x++, ' ');
@@ -202,6 +210,38 @@ static void draw_row(struct osc_view *v, const struct layout *l, int y, char **c
 		}
 	}
 	pad_line(y, x);
+}
+
+/*
+ * Cut the cells of the text columns that are too narrow (the name unless it
+ * is scrolled, a shape) so that different rows stay different on screen
+ * (fit.h); note whether the selected row (`cur`, of the n shown) lost part
+ * of its name.
+ */
+static void fit_texts(struct osc_view *v, struct layout *l, char ***cells, size_t n, size_t cur,
+		      bool utf8)
+{
+	const char **texts = osc_xcalloc(n ? n : 1, sizeof(*texts));
+	char **fitted = osc_xcalloc(n ? n : 1, sizeof(*fitted));
+	size_t flex = v->ops->flex_col;
+
+	l->name_cut = cur < n && (v->hoff || osc_text_width(cells[cur][flex],
+							   strlen(cells[cur][flex]), utf8) >
+						     l->flex_width);
+	for (size_t c = 0; c < l->nr_cols; c++) {
+		if (!l->shown[c] || (c == flex && v->hoff) ||
+		    (c != flex && v->tab.cols[c].numeric) || (size_t)v->widths[c] <= l->width[c])
+			continue;
+		for (size_t r = 0; r < n; r++)
+			texts[r] = cells[r][c];
+		osc_fit_column(texts, n, l->width[c], utf8, fitted);
+		for (size_t r = 0; r < n; r++) {
+			free(cells[r][c]);
+			cells[r][c] = fitted[r];
+		}
+	}
+	free(texts);
+	free(fitted);
 }
 
 /* Draw view v in lines [y, y + h): column titles then rows. */
@@ -230,6 +270,7 @@ static void draw_table(struct osc_tui *t, struct osc_view *v, int y, int h, bool
 	}
 	grow_widths(v, cells, n, t->utf8);
 	compute_layout(v, &l, t->bars && v->ops->bar);
+	fit_texts(v, &l, cells, n, focus ? v->cur - v->top : (size_t)-1, t->utf8);
 
 	for (size_t c = 0; c < nc && c < 64; c++)
 		titles[c] = (char *)v->tab.cols[c].title;
@@ -237,8 +278,9 @@ static void draw_table(struct osc_tui *t, struct osc_view *v, int y, int h, bool
 	draw_row(v, &l, y, titles, "time", true, t->utf8);
 	if (!v->tab.nr_rows && rows) {
 		attrset(osc_display_attr(OSC_STYLE_HINT));
-		put_cell(y + 1, 0, "(no rows: nothing of this kind in the selected runs, or the "
-			 "filter hides it)", (size_t)COLS, OSC_ALIGN_LEFT, t->utf8);
+		put_cell(y + 1, 0, v->ops->empty ? v->ops->empty
+				 : "(no rows: nothing of this kind in the selected runs, or the "
+				   "filter hides it)", (size_t)COLS, OSC_ALIGN_LEFT, t->utf8);
 		attrset(A_NORMAL);
 	}
 	for (size_t r = v->tab.nr_rows ? 0 : 1; r < rows; r++) {
@@ -269,7 +311,9 @@ static void draw_table(struct osc_tui *t, struct osc_view *v, int y, int h, bool
 	}
 	free(cells);
 	free(l.shown);
+	free(l.width);
 	l.shown = NULL;
+	l.width = NULL;
 	if (out)
 		*out = l;
 }
@@ -293,7 +337,7 @@ static void draw_message(struct osc_tui *t)
 	if ((int)lines > LINES - 1)
 		lines = 1;
 	for (size_t i = 0; i < lines; i++) {
-		size_t end = i + 1 == lines ? len : at + skip_cols(t->msg + at, width, t->utf8);
+		size_t end = i + 1 == lines ? len : at + osc_text_skip(t->msg + at, width, t->utf8);
 
 		snprintf(buf, sizeof(buf), "%.*s", (int)(end - at), t->msg + at);
 		put_line(LINES - (int)lines + (int)i, buf,
@@ -302,8 +346,11 @@ static void draw_message(struct osc_tui *t)
 	}
 }
 
-/* Hints that fit the status line: "?:help Enter:open q:back ...". */
-static void hints_line(char *line, size_t size, size_t width)
+/*
+ * Hints that fit the status line: "?:help Enter:open q:back ...", with
+ * "i:full name h/l:scroll" after help when the selected row's name is cut.
+ */
+static void hints_line(char *line, size_t size, size_t width, bool name_cut)
 {
 	static const struct {
 		enum osc_action a;
@@ -315,13 +362,20 @@ static void hints_line(char *line, size_t size, size_t width)
 		{ OSC_ACT_NEXT_LEVEL, "level" }, { OSC_ACT_VIEW_RUNS, "runs" },
 		{ OSC_ACT_TOGGLE_DETAIL, "detail" }, { OSC_ACT_EXPORT, "export" },
 	};
-	char key[32], one[64];
+	char key[32], one[64], left[32];
 	size_t len = 0;
 
 	line[0] = '\0';
 	for (size_t i = 0; i < sizeof(hints) / sizeof(hints[0]); i++) {
 		size_t n;
 
+		if (i == 1 && name_cut) {
+			osc_action_first_key(OSC_ACT_FULL_NAME, key, sizeof(key));
+			osc_action_first_key(OSC_ACT_SCROLL_LEFT, left, sizeof(left));
+			len += (size_t)snprintf(line + len, size - len, " %s:full name %s/", key, left);
+			osc_action_first_key(OSC_ACT_SCROLL_RIGHT, key, sizeof(key));
+			len += (size_t)snprintf(line + len, size - len, "%s:scroll", key);
+		}
 		osc_action_first_key(hints[i].a, key, sizeof(key));
 		if (key[0] == '<' && key[1]) { /* <Enter> -> Enter */
 			memmove(key, key + 1, strlen(key));
@@ -345,6 +399,20 @@ static void draw_status(struct osc_tui *t, struct osc_view *v, const struct layo
 	if (t->prompt.active) {
 		snprintf(line, sizeof(line), "%s%s", t->prompt.label, t->prompt.buf);
 		put_line(y, line, OSC_STYLE_NORMAL, t->utf8);
+		if (t->prompt.fresh) { /* the offered text, shown selected: typing replaces it */
+			size_t x = osc_text_width(t->prompt.label, strlen(t->prompt.label), t->utf8);
+
+			if (x < (size_t)COLS) {
+				attrset(A_REVERSE);
+				put_cell(y, (int)x, t->prompt.buf,
+					 osc_text_width(t->prompt.buf, t->prompt.len, t->utf8) <
+							 (size_t)COLS - x
+						 ? osc_text_width(t->prompt.buf, t->prompt.len, t->utf8)
+						 : (size_t)COLS - x,
+					 OSC_ALIGN_LEFT, t->utf8);
+				attrset(A_NORMAL);
+			}
+		}
 		return;
 	}
 	if (*t->msg) {
@@ -359,7 +427,7 @@ static void draw_status(struct osc_tui *t, struct osc_view *v, const struct layo
 					l->last_shown, l->nr_nonflex,
 					l->last_shown < l->nr_nonflex ? ">" : "",
 					v->tab.nr_rows ? v->cur + 1 : 0, v->tab.nr_rows);
-	hints_line(line, sizeof(line), (size_t)COLS > plen ? (size_t)COLS - plen : 0);
+	hints_line(line, sizeof(line), (size_t)COLS > plen ? (size_t)COLS - plen : 0, l->name_cut);
 	put_line(y, line, OSC_STYLE_HINT, t->utf8);
 	if ((size_t)COLS > plen) {
 		attrset(osc_display_attr(OSC_STYLE_HINT));
@@ -389,13 +457,34 @@ static void draw_popup(const char *text, bool utf8)
 	}
 	for (int r = 0; r < lines && at < len; r++) {
 		/* Take the bytes of `inner` display columns. */
-		size_t end = at + skip_cols(text + at, (size_t)inner, utf8);
+		size_t end = at + osc_text_skip(text + at, (size_t)inner, utf8);
 
 		snprintf(buf, sizeof(buf), "%.*s", (int)(end - at), text + at);
 		put_cell(y0 + 1 + r, x0 + 1, buf, (size_t)inner, OSC_ALIGN_LEFT, utf8);
 		at = end;
 	}
 	attrset(A_NORMAL);
+}
+
+/* "lines 1-10/40 }:more" at the right of the pane's title line when it holds more. */
+static void pane_position(struct osc_tui *t, int y)
+{
+	const struct osc_view *p = &t->pane;
+	char pos[96], down[16], up[16];
+	size_t last = p->top + p->height < p->tab.nr_rows ? p->top + p->height : p->tab.nr_rows;
+	int n;
+
+	if (p->tab.nr_rows <= p->height)
+		return;
+	osc_action_first_key(OSC_ACT_PANE_DOWN, down, sizeof(down));
+	osc_action_first_key(OSC_ACT_PANE_UP, up, sizeof(up));
+	n = snprintf(pos, sizeof(pos), " lines %zu-%zu/%zu %s/%s:scroll", p->top + 1, last,
+		     p->tab.nr_rows, down, up);
+	if (n > 0 && n < COLS) {
+		attrset(osc_display_attr(OSC_STYLE_HINT));
+		mvaddstr(y, COLS - n, pos);
+		attrset(A_NORMAL);
+	}
 }
 
 void osc_draw_screen(struct osc_tui *t)
@@ -413,12 +502,13 @@ void osc_draw_screen(struct osc_tui *t)
 	put_line(0, line, OSC_STYLE_HEADER, t->utf8);
 	osc_view_describe(t, v, line, sizeof(line), 0);
 	put_line(1, line, OSC_STYLE_INFO, t->utf8);
-	if (t->pane_on && v->ops->detail && body >= 8) {
+	if (t->pane_on && v->ops->detail && t->pane.ops && body >= 8) {
 		int top_h = body / 2;
 
 		draw_table(t, v, HEADER_LINES, top_h, true, &l);
 		osc_view_refresh(t, &t->pane);
 		draw_table(t, &t->pane, HEADER_LINES + top_h, body - top_h, false, NULL);
+		pane_position(t, HEADER_LINES + top_h);
 	} else {
 		draw_table(t, v, HEADER_LINES, body, true, &l);
 	}

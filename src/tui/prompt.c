@@ -18,6 +18,7 @@ void osc_prompt_open(struct osc_tui *t, const char *label, const char *initial, 
 	snprintf(p->label, sizeof(p->label), "%s", label);
 	snprintf(p->buf, sizeof(p->buf), "%s", initial ? initial : "");
 	p->len = strlen(p->buf);
+	p->fresh = p->len > 0;
 	p->done = done;
 	snprintf(p->pending, sizeof(p->pending), "%s", pending ? pending : "");
 }
@@ -50,6 +51,10 @@ unsigned osc_prompt_input(struct osc_tui *t, const struct osc_input *in)
 	if (p->yesno)
 		return finish(t, in->key == 'y' || in->key == 'Y' ? "y" : "n");
 	switch (in->key) {
+	case KEY_RIGHT:
+	case KEY_END:
+		p->fresh = false; /* edit the offered text */
+		return OSC_R_REDRAW;
 	case '\n':
 	case '\r':
 	case KEY_ENTER:
@@ -63,6 +68,7 @@ unsigned osc_prompt_input(struct osc_tui *t, const struct osc_input *in)
 	case 8:
 		if (in->is_char && in->key != 127 && in->key != 8)
 			break;
+		p->fresh = false;
 		while (p->len && ((unsigned char)p->buf[p->len - 1] & 0xc0) == 0x80)
 			p->len--;
 		if (p->len)
@@ -70,6 +76,7 @@ unsigned osc_prompt_input(struct osc_tui *t, const struct osc_input *in)
 		p->buf[p->len] = '\0';
 		return OSC_R_REDRAW;
 	case 21: /* C-u */
+		p->fresh = false;
 		p->len = 0;
 		p->buf[0] = '\0';
 		return OSC_R_REDRAW;
@@ -85,6 +92,11 @@ unsigned osc_prompt_input(struct osc_tui *t, const struct osc_input *in)
 		if (n == (size_t)-1) {
 			mb[0] = '?';
 			n = 1;
+		}
+		if (p->fresh) { /* typing replaces the offered text */
+			p->fresh = false;
+			p->len = 0;
+			p->buf[0] = '\0';
 		}
 		if (p->len + n < sizeof(p->buf)) {
 			memcpy(p->buf + p->len, mb, n);

@@ -11,8 +11,10 @@
 #include "view.h"
 
 /*
- * Open a prompt with an initial text; done(t, answer) runs on Enter (or a
- * y/n key when yesno), done(t, NULL) on Esc. pending is kept for done.
+ * Open a prompt offering an initial text (the current filter, a file name, a
+ * factor): Enter accepts it, typing replaces it, Backspace, Right or End
+ * edit it (like a selected text). done(t, answer) runs on Enter (or a y/n
+ * key when yesno), done(t, NULL) on Esc. pending is kept for done.
  */
 void osc_prompt_open(struct osc_tui *t, const char *label, const char *initial, bool yesno,
 		     unsigned (*done)(struct osc_tui *t, const char *answer),

@@ -57,9 +57,14 @@ void osc_script_next(struct osc_script *s, bool answer, struct osc_input *in)
 	const char *p;
 
 	memset(in, 0, sizeof(*in));
-	if (answer) {
+	if (answer && (!s->keys || !*s->keys)) {
 		s->keys = NULL;
 		in->kind = next_line(s, true) ? OSC_IN_LINE : OSC_IN_END;
+		if (in->kind == OSC_IN_LINE && !strncmp(s->line, ":dump ", 6)) { /* the screen with the prompt open */
+			in->kind = OSC_IN_COMMAND;
+			snprintf(in->text, sizeof(in->text), "%s", s->line + 1);
+			return;
+		}
 		snprintf(in->text, sizeof(in->text), "%s", s->line);
 		return;
 	}

@@ -3,8 +3,11 @@
  *
  * One entry per line: keys ("j", "<Down>", "jjj<Enter>"), or ":command args"
  * (see command.c); blank lines and lines starting with '#' are skipped. When a
- * prompt is open, the next line (verbatim, comments still skipped) answers it:
- * an empty line accepts the text the prompt offers, "<Esc>" cancels.
+ * key opens a prompt, the keys after it on its line are typed into the prompt
+ * one by one ("=2<Enter>", "/<Right>*<Enter>"), as on a keyboard; with none
+ * left, the next line (verbatim, comments still skipped) answers it whole:
+ * an empty line accepts the text the prompt offers, "<Esc>" cancels, and
+ * ":dump FILE" dumps the screen with the prompt still open.
  */
 #ifndef OPSCOPE_TUI_SCRIPT_H
 #define OPSCOPE_TUI_SCRIPT_H

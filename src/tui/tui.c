@@ -61,6 +61,8 @@ static unsigned dispatch(struct osc_tui *t, const struct osc_input *in)
 	enum osc_action a;
 	char name[32];
 
+	if (t->prompt.active && in->kind == OSC_IN_COMMAND) /* a script's :dump */
+		return osc_command_run(t, in->text);
 	if (t->prompt.active)
 		return osc_prompt_input(t, in);
 	switch (in->kind) {
@@ -93,22 +95,27 @@ static void update_pane(struct osc_tui *t)
 {
 	static const struct osc_view *pane_view;
 	static size_t pane_row;
-	static unsigned pane_gen, pane_swaps;
+	static unsigned pane_gen, pane_swaps, pane_rev;
 	struct osc_view *v = osc_tui_top(t);
 	struct osc_lines lines = { 0 };
 
-	if (!t->pane_on || !v->ops->detail || !v->tab.nr_rows)
+	if (!t->pane_on || !v->ops->detail)
 		return;
+	/* The same row of the same rows (a level change rebuilds them: rev) keeps its pane. */
 	if (t->pane.ops && pane_view == v && pane_row == v->cur && pane_gen == t->gen &&
-	    pane_swaps == t->swaps)
+	    pane_swaps == t->swaps && pane_rev == v->rev)
 		return;
-	v->ops->detail(t, v, v->cur, &lines);
+	if (v->tab.nr_rows)
+		v->ops->detail(t, v, v->cur, &lines);
+	else /* an empty table (no kernels, a filter that matches nothing) */
+		osc_lines_add(&lines, OSC_MARK_NONE, "", "no row: the table above is empty");
 	osc_view_release(&t->pane);
 	osc_view_init(t, &t->pane, &osc_view_detail, &lines);
 	pane_view = v;
 	pane_row = v->cur;
 	pane_gen = t->gen;
 	pane_swaps = t->swaps;
+	pane_rev = v->rev;
 }
 
 /*
@@ -212,7 +219,7 @@ void osc_tui_detect_runs(struct osc_tui *t, const struct osc_trace *tr, struct o
 	osc_error_clear(&err);
 	if (osc_runs_detect_opts(tr, &ro, out, &err) != OSC_OK) {
 		osc_error_format(&err, msg, sizeof(msg));
-		osc_tui_message(t, OSC_MSG_ERROR, "%s%s (runs detected as without it)", what, msg);
+		osc_tui_note(t, OSC_MSG_ERROR, "%s%s (runs detected as without it)", what, msg);
 		osc_runs_release(out);
 		osc_runs_detect(tr, out);
 	}
@@ -231,7 +238,7 @@ static void apply_args(struct osc_tui *t)
 	osc_names_init(&t->names);
 	if (osc_names_build(&t->names, &t->trace, a->demangler, &err) != OSC_OK) {
 		osc_error_format(&err, msg, sizeof(msg));
-		osc_tui_message(t, OSC_MSG_ERROR, "%s", msg);
+		osc_tui_note(t, OSC_MSG_ERROR, "%s", msg);
 	}
 	t->names.style = a->names;
 	osc_filter_init(&t->filter);
@@ -239,15 +246,16 @@ static void apply_args(struct osc_tui *t)
 		osc_filter_add_pattern(&t->filter, a->filters[i]);
 	if (a->regex && osc_filter_set_regex(&t->filter, a->regex, &err) != OSC_OK) {
 		osc_error_format(&err, msg, sizeof(msg));
-		osc_tui_message(t, OSC_MSG_ERROR, "%s", msg);
+		osc_tui_note(t, OSC_MSG_ERROR, "%s", msg);
 	}
 	t->filter_spec = osc_filter_describe(&t->filter);
 	if (osc_runsel_parse(a->runs, t->runs.nr, t->runs.warmup, &t->sel, &err) != OSC_OK) {
 		osc_error_format(&err, msg, sizeof(msg));
-		osc_tui_message(t, OSC_MSG_ERROR, "%s (default runs used)", msg);
+		osc_tui_note(t, OSC_MSG_ERROR, "%s (default runs used)", msg);
 		osc_runsel_parse(NULL, t->runs.nr, t->runs.warmup, &t->sel, &err);
 	}
 	t->last_toggled = -1;
+	osc_warnings_note(t, &t->trace, &t->runs, "");
 }
 
 #define WARM_POLL_NS 1000000 /* how often a held warm-up, or a script waiting on it, looks */
@@ -329,23 +337,27 @@ int osc_tui_main(const struct osc_tui_args *args)
 	struct osc_script *script = NULL;
 	struct osc_error err;
 	enum osc_status st;
-	char msg[1024];
+	char msg[1024], note[256];
 	enum osc_level level = args->level;
 	bool interrupted;
+	enum osc_display_status ds;
 
 	memset(&t, 0, sizeof(t));
 	t.args = args;
 	setlocale(LC_ALL, "");
+	/* Numbers in and out are C's ("2.5"), whatever the locale (main.c does the same). */
+	setlocale(LC_NUMERIC, "C");
 	t.utf8 = osc_locale_is_utf8();
 	if (args->script && !(script = osc_script_open(args->script, msg, sizeof(msg)))) {
 		fprintf(stderr, "opscope: %s\n", msg);
 		return 2;
 	}
 	t.script = script != NULL;
-	if (!osc_display_open(t.script, msg, sizeof(msg))) {
+	ds = osc_display_open(t.script, note, sizeof(note), msg, sizeof(msg));
+	if (ds != OSC_DISPLAY_OK) {
 		osc_script_free(script);
 		fprintf(stderr, "opscope: %s\n", msg);
-		return 2;
+		return ds == OSC_DISPLAY_NO_TERMINAL ? OSC_TUI_NO_TERMINAL : 2;
 	}
 	osc_trace_init(&t.trace);
 	st = osc_loading_run(&t, &err, &interrupted);
@@ -359,6 +371,8 @@ int osc_tui_main(const struct osc_tui_args *args)
 		fprintf(stderr, "opscope: %s\n", msg);
 		return interrupted ? 128 + SIGINT : 2;
 	}
+	if (*note)
+		osc_tui_message(&t, OSC_MSG_INFO, "%s", note);
 	apply_args(&t);
 	start_warming(&t);
 	osc_view_push(&t, &osc_view_table, &(struct osc_table_arg){ .level = level });

@@ -36,7 +36,18 @@ struct osc_tui_args {
 	enum osc_match match;       /* --match of the compare view */
 };
 
-/* Run the TUI; returns the process exit status (0, or 2 after an error it printed). */
+/*
+ * osc_tui_main's answer when this terminal cannot show the explorer (TERM
+ * unset or dumb, no terminfo entry, no terminal to read keys from): it
+ * printed why in one line on stderr, nothing else happened (the trace was not
+ * read), and the caller prints the report instead.
+ */
+#define OSC_TUI_NO_TERMINAL (-1)
+
+/*
+ * Run the TUI; returns the process exit status (0, or 2 after an error it
+ * printed), or OSC_TUI_NO_TERMINAL.
+ */
 int osc_tui_main(const struct osc_tui_args *args);
 
 /*

@@ -61,6 +61,22 @@ void osc_tui_message(struct osc_tui *t, enum osc_msg_kind kind, const char *fmt,
 	t->msg_kind = kind;
 }
 
+void osc_tui_note(struct osc_tui *t, enum osc_msg_kind kind, const char *fmt, ...)
+{
+	size_t len = strlen(t->msg);
+	va_list ap;
+
+	if (len && len + 2 < sizeof(t->msg)) {
+		memcpy(t->msg + len, "; ", 3);
+		len += 2;
+	}
+	va_start(ap, fmt);
+	vsnprintf(t->msg + len, sizeof(t->msg) - len, fmt, ap);
+	va_end(ap);
+	if (kind == OSC_MSG_ERROR)
+		t->msg_kind = kind;
+}
+
 void osc_view_init(struct osc_tui *t, struct osc_view *v, const struct osc_view_ops *ops,
 		   const void *arg)
 {
@@ -123,6 +139,7 @@ void osc_view_refresh(struct osc_tui *t, struct osc_view *v)
 		if (v->ops->sort)
 			v->ops->sort(t, v);
 		v->built_gen = t->gen;
+		v->rev++;
 	}
 	load_table(t, v);
 }
@@ -130,6 +147,7 @@ void osc_view_refresh(struct osc_tui *t, struct osc_view *v)
 void osc_view_resort(struct osc_tui *t, struct osc_view *v)
 {
 	v->ops->sort(t, v);
+	v->rev++;
 	load_table(t, v);
 }
 

@@ -56,6 +56,7 @@ struct osc_view_ops {
 	/* Fill the table drawn and exported (before the top-N cut). */
 	void (*table)(struct osc_tui *t, struct osc_view *v, struct osc_table *out);
 	size_t flex_col; /* the name column: takes the spare width, scrolls */
+	const char *empty; /* shown when there is no row (NULL: a table's "no rows" hint) */
 	/* Highlight of a row (NULL: none). */
 	enum osc_mark (*mark)(struct osc_tui *t, struct osc_view *v, size_t row);
 	/* Actions of this view; OSC_R_UNHANDLED for the rest. May be NULL. */
@@ -90,7 +91,8 @@ struct osc_view_ops {
 	_(tree)          \
 	_(diff)          \
 	_(whatif)        \
-	_(gpu)
+	_(gpu)           \
+	_(warnings)
 
 #define OSC_VIEW_DECLARE(name) extern const struct osc_view_ops osc_view_##name;
 OSC_VIEW_LIST(OSC_VIEW_DECLARE)
@@ -106,6 +108,7 @@ struct osc_view {
 	int *widths;          /* natural column widths seen so far */
 	size_t nr_widths;
 	unsigned built_gen;   /* tui->gen the rows were built for */
+	unsigned rev;         /* bumped when the rows are built or sorted again (the pane follows) */
 	size_t sort_col;      /* column sorted by */
 	bool sort_desc;
 	size_t topn;          /* 0: all rows */
@@ -134,6 +137,7 @@ struct osc_prompt {
 	char label[128];
 	char buf[4096];      /* UTF-8 text typed so far */
 	size_t len;
+	bool fresh;          /* buf is the offered text: typing replaces it, Right/End/BS edit it */
 	/* Called with the answer (NULL when cancelled). */
 	unsigned (*done)(struct osc_tui *t, const char *answer);
 	char pending[4096];  /* data for done (e.g. the export path) */
@@ -177,6 +181,13 @@ struct osc_tui {
 
 /* Set the status line message (printf-style). */
 void osc_tui_message(struct osc_tui *t, enum osc_msg_kind kind, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/*
+ * Add to the status line message ("; " between): the notes of opening a
+ * trace (terminal fallback, load warnings, bad options) all show together.
+ */
+void osc_tui_note(struct osc_tui *t, enum osc_msg_kind kind, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 /*
@@ -312,6 +323,15 @@ struct osc_diff_view_arg {
  * (osc_speedups_read_csv); an error on the status line leaves the rules.
  */
 unsigned osc_whatif_view_load(struct osc_tui *t, const char *path);
+
+/*
+ * Note on the status line (osc_tui_note, after `what`) what loading tr
+ * tolerated and the ops and kernels outside every run of runs, if any: the
+ * first, and how many more the warnings view (!) lists. Defined in
+ * view_warnings.c.
+ */
+void osc_warnings_note(struct osc_tui *t, const struct osc_trace *tr, const struct osc_runs *runs,
+		       const char *what);
 
 /* What the tree view is opened with (view_tree.c). */
 struct osc_tree_arg {

@@ -75,6 +75,7 @@ static void diff_open(struct osc_tui *t, struct osc_view *v, const void *arg)
 		return;
 	}
 	osc_tui_detect_runs(t, &dv->other, &dv->runs, "compare: ");
+	osc_warnings_note(t, &dv->other, &dv->runs, "compare: the other trace: ");
 	if (osc_names_build(&dv->names, &dv->other, t->args->demangler, &err) != OSC_OK) {
 		osc_error_format(&err, msg, sizeof(msg));
 		osc_tui_message(t, OSC_MSG_ERROR, "compare: %s", msg);

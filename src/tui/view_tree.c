@@ -280,7 +280,7 @@ static void kernel_lines(struct osc_tui *t, struct tree_view *tv, uint32_t n,
 			 struct osc_lines *out)
 {
 	size_t lo = tv->m.dev_first[n], hi = tv->m.dev_first[n + 1];
-	char val[1024], how[128], dur[32], delay[32];
+	char val[1024], how[128], dur[32], delay[32], field[48];
 
 	snprintf(val, sizeof(val), "%zu launched by this op itself", hi - lo);
 	osc_lines_add(out, OSC_MARK_TITLE, "kernels", val);
@@ -291,15 +291,20 @@ static void kernel_lines(struct osc_tui *t, struct tree_view *tv, uint32_t n,
 								   : NULL;
 		int len;
 
+		/* the name in the wide column (it may be long), then its facts */
+		snprintf(field, sizeof(field), "#%zu", i - lo + 1);
+		osc_lines_add(out, OSC_MARK_NONE, field,
+			      osc_names_get(&t->names, &t->trace, e->name));
 		osc_format_ms(e->dur, 3, dur, sizeof(dur));
 		osc_format_ms(d->delay, 3, delay, sizeof(delay));
-		len = snprintf(val, sizeof(val), "%s ms, delay %s ms, %s", dur, delay,
+		len = snprintf(val, sizeof(val), "delay %s ms, %s", delay,
 			       methods(d, how, sizeof(how)));
 		if (k && k->grid[0] >= 0 && len > 0 && (size_t)len < sizeof(val))
 			snprintf(val + len, sizeof(val) - (size_t)len,
 				 ", grid [%d,%d,%d] block [%d,%d,%d]", k->grid[0], k->grid[1],
 				 k->grid[2], k->block[0], k->block[1], k->block[2]);
-		osc_lines_add(out, OSC_MARK_NONE, osc_names_get(&t->names, &t->trace, e->name), val);
+		snprintf(field, sizeof(field), "  %s ms", dur);
+		osc_lines_add(out, OSC_MARK_NONE, field, val);
 	}
 	if (hi - lo > PANE_KERNELS) {
 		snprintf(val, sizeof(val), "%zu more", hi - lo - PANE_KERNELS);

@@ -144,8 +144,14 @@ static unsigned factor_done(struct osc_tui *t, const char *answer)
 	if (!answer || !*answer || v->ops != &osc_view_whatif)
 		return OSC_R_REDRAW;
 	f = strtod(answer, &end);
-	if (*end || osc_speedups_set(&wv->rules, t->prompt.pending, "", f, &err) != OSC_OK) {
-		osc_tui_message(t, OSC_MSG_ERROR, "not a speedup factor > 0: '%s'", answer);
+	if (*end || end == answer) {
+		osc_tui_message(t, OSC_MSG_ERROR, "'%s' is not a number%s (factor kept)", answer,
+				strchr(answer, ',') ? ": factors take a decimal point, as 2.5" : "");
+		return OSC_R_REDRAW;
+	}
+	osc_error_clear(&err);
+	if (osc_speedups_set(&wv->rules, t->prompt.pending, "", f, &err) != OSC_OK) {
+		osc_tui_message(t, OSC_MSG_ERROR, "%s (factor kept)", err.message);
 		return OSC_R_REDRAW;
 	}
 	v->built_gen = t->gen - 1;

@@ -404,6 +404,8 @@ ERRORS = [
     ("bad other runs", ["diff", "--other-runs", "99", NOOPT, OPT]),
     ("whatif no rule", ["whatif", OPT]),
     ("whatif bad rule", ["whatif", "--speedup", "Conv=0", OPT]),
+    ("whatif tiny factor", ["whatif", "--speedup", "Conv=1e-308", OPT]),
+    ("whatif huge factor", ["whatif", "--speedup", "Conv=2e6", OPT]),
     ("whatif bad csv", ["whatif", "--speedup-csv", "samples/no-such.csv", OPT]),
     ("whatif bad sort", ["whatif", "-x", "Conv=2", "--sort", "delta", OPT]),
     ("whatif two traces", ["whatif", "-x", "Conv=2", OPT, NOOPT]),

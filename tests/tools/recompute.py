@@ -31,7 +31,8 @@ Rules implemented here:
 - shape level: the ops keyed by (key, input shapes): ORT args.input_type_shape
   [{"float": [1, 3]}, ...] -> "float(1x3),..."; Kineto args "Input Dims" with
   "Input type" -> "float(2048x1),Scalar()" (nested lists in brackets, joined
-  by ","); per-run columns divide by the number of selected runs;
+  by ","); per-run columns divide by the number of selected runs that hold an
+  event of the level's kind (ops, or kernels at the device levels);
 - dims level: kernels keyed by (name, "bBXxBYxBZ,gGXxGYxGZ") from args
   grid/block lists or grid_x.. block_z, -1 when absent;
 - run level: one row per selected run holding ops, named "INDEX: NAME"
@@ -515,7 +516,7 @@ class Trace:
             else:
                 key = ev.key
             groups.setdefault(key, []).append(ev.dur)
-        rows = compute_rows(groups, level, len(sel))
+        rows = compute_rows(groups, level, runs_holding(run_of, sel))
         for row in rows:
             if level == "run":
                 r = row["key"][0]
@@ -609,6 +610,12 @@ def _sort_key(level, r):
     if level == "dims":
         return (-r["total"], k[0].encode("utf-8"), k[1])
     return (-r["total"], k.encode("utf-8"))
+
+
+def runs_holding(run_of, sel):
+    """The per-run divisor: the selected runs that hold an event of the level's
+    kind (run_of: the run of each such event, unfiltered), at least 1."""
+    return len({r for r in run_of if r is not None and r in sel}) or 1
 
 
 def compute_rows(groups, level="op", nr_runs=1):

@@ -98,7 +98,7 @@ def path_rows(tr, runs=None, patterns=(), regex=None):
                 names.append(a["ev"].name)
             a = a["parent"]
         groups.setdefault("$$".join(reversed(names)), []).append(ev.dur)
-    return recompute.compute_rows(groups, "path", len(sel))
+    return recompute.compute_rows(groups, "path", recompute.runs_holding(tr.run_of_op, sel))
 
 
 def innermost_at(by_thread, starts, thread, ts):

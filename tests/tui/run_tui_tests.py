@@ -200,15 +200,17 @@ def check_export():
     shutil.rmtree(d, ignore_errors=True)
 
 
-def run_keys(trace, keys, options=(), cols=200, lines=24):
+def run_keys(trace, keys, options=(), cols=200, lines=24, env=None):
     """Run the TUI on trace with keys (one per line) and options in a fresh
-    directory; returns (rc, stderr, dir, {dump name: text})."""
+    directory (env: variables to add); returns (rc, stderr, dir, {dump name: text})."""
     d = tempfile.mkdtemp(prefix="opscope-tui-")
     s = os.path.join(d, "keys.script")
     with open(s, "w") as f:
         f.write("\n".join(keys) + "\n")
+    e = env_for(cols, lines, False)
+    e.update(env or {})
     p = subprocess.run([opscope(), "--script", s] + list(options) + [trace], cwd=d,
-                       env=env_for(cols, lines, False), capture_output=True, timeout=120)
+                       env=e, capture_output=True, timeout=120)
     dumps = {}
     for k in keys:
         m = re.match(r":dump\s+(\S+)", k)
@@ -433,6 +435,52 @@ def check_export_path():
     shutil.rmtree(d, ignore_errors=True)
 
 
+def decimal_comma_locale():
+    """Variables selecting de_DE.UTF-8 (a decimal comma), made with localedef
+    into a temporary LOCPATH when the system lacks it; None if it cannot be made."""
+    probe = [sys.executable, "-c",
+             "import locale; locale.setlocale(locale.LC_ALL, ''); "
+             "print(locale.localeconv()['decimal_point'])"]
+    env = {"LC_ALL": "de_DE.UTF-8"}
+    p = subprocess.run(probe, env=dict(os.environ, **env), capture_output=True, text=True)
+    if p.returncode == 0 and p.stdout.strip() == ",":
+        return env
+    d = tempfile.mkdtemp(prefix="opscope-locale-")
+    try:
+        subprocess.run(["localedef", "-i", "de_DE", "-f", "UTF-8",
+                        os.path.join(d, "de_DE.UTF-8")], capture_output=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    env["LOCPATH"] = d
+    p = subprocess.run(probe, env=dict(os.environ, **env), capture_output=True, text=True)
+    return env if p.returncode == 0 and p.stdout.strip() == "," else None
+
+
+def check_locale():
+    """A decimal-comma locale (de_DE.UTF-8) changes no number the TUI reads or
+    writes: '=' reads 2.5 as two and a half, the what-if CSV and the screen
+    write points, and "2,5" is refused as a factor, saying why."""
+    env = decimal_comma_locale()
+    if env is None:
+        print("SKIP locale: de_DE.UTF-8 is missing and localedef cannot make it")
+        return
+    trace = os.path.join(SAMPLES, "ort-cnn-opt.json")
+    rc, err, d, dumps = run_keys(trace, ["W", "=", "2.5", "x", "w.csv", ":dump w",
+                                         "=", "2,5", ":dump comma"], env=env)
+    want = cli_csv("whatif", "-x", "Conv=2.5", trace)
+    got = read(d, "w.csv")
+    report(rc == 0 and want and got == want, "de_DE locale: '=' 2.5 and the CSV equal whatif "
+           "-x Conv=2.5 in C", "got %r\nwant %r\n%s" % (got[:300], want[:300], err))
+    screen = dumps.get("w") or ""
+    report("4786.000" in screen and not re.search(r"\d,\d{3}\b", screen),
+           "de_DE locale: the screen writes decimal points", screen)
+    report("'2,5' is not a number: factors take a decimal point" in (dumps.get("comma") or ""),
+           "de_DE locale: '2,5' is refused with a message", dumps.get("comma") or "")
+    shutil.rmtree(d, ignore_errors=True)
+    if env.get("LOCPATH"):
+        shutil.rmtree(env["LOCPATH"], ignore_errors=True)
+
+
 def check_terms():
     """The screen's text does not depend on the terminal type."""
     script = os.path.join(SCRIPTS, "basic.script")
@@ -584,6 +632,7 @@ def main():
     check_export_gpu()
     check_name_style_kept()
     check_terms()
+    check_locale()
     check_errors()
     check_man_keys()
     print("%d passed, %d failed" % (passed, failed))

@@ -832,6 +832,66 @@ Test(aggregate, run_level)
 }
 
 /*
+ * Per-run values divide by the selected runs that hold an event of the
+ * level's kind (issue 16): an empty trailing ProfilerStep does not halve
+ * them; at the kernel level the runs holding kernels count.
+ *   ProfilerStep#1 [0,100):   op x2, kernel k
+ *   ProfilerStep#2 [200,250): op
+ *   ProfilerStep#3 [300,310): nothing
+ */
+Test(aggregate, per_run_divisor_counts_runs_with_events)
+{
+	static const struct fx_event ev[] = {
+		FX("ProfilerStep#1", RUN, 0, 100),  FX("op", HOST_OP, 10, 5),
+		FX("op", HOST_OP, 20, 7),           FX("k", KERNEL, 30, 9),
+		FX("ProfilerStep#2", RUN, 200, 50), FX("op", HOST_OP, 210, 4),
+		FX("ProfilerStep#3", RUN, 300, 10),
+	};
+	struct osc_trace t;
+	struct osc_runs runs;
+	struct osc_runsel sel;
+	struct osc_agg a;
+	struct osc_error err;
+	struct osc_query q = {.level = OSC_LEVEL_OP, .runs = &sel};
+	struct osc_filter f;
+
+	fx_build(&t, OSC_FORMAT_KINETO, ev, FX_LEN(ev));
+	osc_runs_detect(&t, &runs);
+	cr_assert_eq(runs.nr, 3);
+	cr_assert_eq(osc_runsel_parse("all", runs.nr, false, &sel, &err), OSC_OK);
+	osc_aggregate(&t, &runs, &q, &a);
+	cr_expect_eq(a.nr_runs, 2);
+	cr_assert_eq(a.nr, 1);
+	cr_expect_float_eq(osc_agg_value(&a, 0, OSC_STAT_COUNT_PER_RUN), 1.5, 1e-12);
+	osc_agg_release(&a);
+	q.level = OSC_LEVEL_KERNEL;
+	osc_aggregate(&t, &runs, &q, &a);
+	cr_expect_eq(a.nr_runs, 1);
+	osc_agg_release(&a);
+	/* a filter leaves the divisor: the runs still hold ops */
+	osc_filter_init(&f);
+	osc_filter_add_pattern(&f, "no-such-op");
+	q.level = OSC_LEVEL_OP;
+	q.filter = &f;
+	osc_aggregate(&t, &runs, &q, &a);
+	cr_expect_eq(a.nr_runs, 2);
+	cr_expect_eq(a.nr, 0);
+	osc_agg_release(&a);
+	osc_filter_release(&f);
+	q.filter = NULL;
+	/* only the empty run */
+	osc_runsel_release(&sel);
+	cr_assert_eq(osc_runsel_parse("[2]", runs.nr, false, &sel, &err), OSC_OK);
+	osc_aggregate(&t, &runs, &q, &a);
+	cr_expect_eq(a.nr_runs, 1); /* nothing at all: at least 1 */
+	cr_expect_eq(a.nr, 0);
+	osc_agg_release(&a);
+	osc_runsel_release(&sel);
+	osc_runs_release(&runs);
+	osc_trace_release(&t);
+}
+
+/*
  * Path level: one row per merged call path, named as `opscope tree`'s CSV.
  *   a [0,100)  { b [10,30), c [40,50) }   a      2 instances, 150
  *   a [100,150) { b [110,120) }           a$$b   2, 30

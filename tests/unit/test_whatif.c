@@ -185,13 +185,20 @@ Test(whatif, rule_syntax_and_set)
 	struct osc_speedups s;
 	struct osc_error err;
 	static const char *const bad[] = { "Conv", "Conv=", "Conv=0", "Conv=-2", "Conv=nan",
-					   "Conv=inf", "=2", "Conv=2x" };
+					   "Conv=inf", "=2", "Conv=2x", "Conv=1e-308",
+					   "Conv=1.000001e6", "Conv=9e-7" };
 
 	osc_speedups_init(&s);
 	for (size_t i = 0; i < FX_LEN(bad); i++) {
 		cr_expect_eq(osc_speedups_parse(&s, bad[i], &err), OSC_USAGE, "%s", bad[i]);
 		cr_expect_str_eq(err.subject, "--speedup");
 	}
+	cr_assert_eq(s.nr, 0);
+	/* the range's ends are factors (issue 16: 1e-308 printed "inf us") */
+	cr_expect_eq(osc_speedups_set(&s, "A", NULL, OSC_SPEEDUP_MAX, &err), OSC_OK);
+	cr_expect_eq(osc_speedups_set(&s, "B", NULL, OSC_SPEEDUP_MIN, &err), OSC_OK);
+	cr_expect_eq(osc_speedups_set(&s, "A", NULL, 1, &err), OSC_OK);
+	cr_expect_eq(osc_speedups_set(&s, "B", NULL, 1, &err), OSC_OK);
 	cr_assert_eq(s.nr, 0);
 	cr_expect_eq(osc_speedups_parse(&s, "Conv@1x2=2.5", &err), OSC_OK);
 	cr_expect_str_eq(s.v[0].pattern, "Conv");

@@ -41,7 +41,10 @@
  *   run of their op as above); device_busy = the time within the window when
  *   any device event (of any run) ran: the union over streams, never a sum;
  *   device_idle = wall - device_busy;
- * - per-run values divide by the number of selected runs (nr_runs);
+ * - per-run values divide by the number of selected runs that hold an event
+ *   of the level's kind (nr_runs: host ops, or kernels at the device levels;
+ *   the filter does not change it; at least 1), so an empty run selected
+ *   (a trailing ProfilerStep with no op) does not halve them;
  * - durations in ns; mean = total / count;
  * - percentiles interpolate linearly between closest ranks (numpy's default):
  *   p = sorted[(n-1)*q] with fractional ranks interpolated;
@@ -178,7 +181,8 @@ struct osc_agg {
 						  q->dists (NULL for the rest and HOST) */
 	enum osc_level level;
 	unsigned keys;       /* OSC_KEY_* the rows are keyed by */
-	size_t nr_runs;      /* runs selected (1 without a selection): per-run divisor */
+	size_t nr_runs;      /* selected runs holding an event of the level's kind (1 without
+				a selection; at least 1): the per-run divisor */
 	struct osc_strtab paths; /* OSC_KEY_PATH: the rows' $$-joined call paths */
 	const struct osc_column *cols; /* the columns shown (osc_agg_columns) */
 	size_t nr_cols;

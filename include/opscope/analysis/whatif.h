@@ -53,7 +53,7 @@
 struct osc_speedup {
 	char *pattern;            /* as given */
 	char *shape;              /* "" for any shape */
-	double factor;            /* > 0; 2 halves the time */
+	double factor;            /* OSC_SPEEDUP_MIN..MAX; 2 halves the time */
 	struct osc_filter match;  /* the pattern compiled */
 };
 
@@ -66,9 +66,18 @@ void osc_speedups_init(struct osc_speedups *s);
 void osc_speedups_release(struct osc_speedups *s);
 
 /*
+ * The factors a rule may have: from a million times slower to a million
+ * times faster. Beyond, projections stop meaning anything (1e-308 makes
+ * every time infinite).
+ */
+#define OSC_SPEEDUP_MIN 1e-6
+#define OSC_SPEEDUP_MAX 1e6
+
+/*
  * Set the factor of (pattern, shape): replaces the rule with the same
  * pattern and shape, else appends one. factor 1 removes the rule.
- * OSC_USAGE (subject "--speedup") when factor is not a finite number > 0.
+ * OSC_USAGE (subject "--speedup") when factor is not a number from
+ * OSC_SPEEDUP_MIN to OSC_SPEEDUP_MAX.
  */
 enum osc_status osc_speedups_set(struct osc_speedups *s, const char *pattern, const char *shape,
 				 double factor, struct osc_error *err);

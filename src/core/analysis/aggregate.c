@@ -773,6 +773,34 @@ static void path_texts(struct agg_ctx *c, const struct osc_group_map *m, struct 
 	free(buf);
 }
 
+/*
+ * The per-run divisor: the selected runs that hold an event of the level's
+ * kind (host ops, or kernels at the device levels), filter or not; at least
+ * 1. A selected run with none (an empty trailing ProfilerStep) would halve
+ * every per-run value.
+ */
+static size_t runs_holding_events(const struct agg_ctx *c)
+{
+	size_t nr, n = 0;
+	const struct osc_brief *b;
+	uint8_t *seen;
+
+	if (!c->sel || !c->runs || !c->runs->nr)
+		return 1;
+	b = osc_trace_briefs(c->t, c->device ? OSC_KIND_KERNEL : OSC_KIND_HOST_OP, &nr);
+	seen = osc_xcalloc(c->runs->nr, 1);
+	for (size_t j = 0; j < nr && n < c->sel->nr_on; j++) {
+		uint32_t r = c->runs->run_of[b[j].event];
+
+		if (r != OSC_NONE && r < c->sel->nr_runs && c->sel->on[r] && !seen[r]) {
+			seen[r] = 1;
+			n++;
+		}
+	}
+	free(seen);
+	return n ? n : 1;
+}
+
 void osc_aggregate(const struct osc_trace *t, const struct osc_runs *runs,
 		   const struct osc_query *q, struct osc_agg *out)
 {
@@ -805,7 +833,7 @@ void osc_aggregate(const struct osc_trace *t, const struct osc_runs *runs,
 	}
 	device_by_run(&c, c.cost && out->has_device ? osc_trace_launchers(t) : NULL, &dr);
 	bases(&c, &dr, out);
-	out->nr_runs = c.sel && c.sel->nr_on ? c.sel->nr_on : 1;
+	out->nr_runs = runs_holding_events(&c);
 	if (c.keys & OSC_KEY_OP)
 		count_ops(&c);
 	if (c.keys & OSC_KEY_PATH)

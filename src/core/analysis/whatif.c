@@ -47,9 +47,10 @@ enum osc_status osc_speedups_set(struct osc_speedups *s, const char *pattern, co
 	struct osc_speedup *r;
 	size_t i;
 
-	if (!isfinite(factor) || factor <= 0)
+	if (!(factor >= OSC_SPEEDUP_MIN && factor <= OSC_SPEEDUP_MAX)) /* NaN too */
 		return osc_error_set(err, OSC_USAGE, "--speedup", OSC_NO_OFFSET, NULL,
-				     "the factor of '%s' must be a number > 0", pattern);
+				     "'%s': factor %g is out of range %g..%g (2 halves its time)",
+				     pattern, factor, OSC_SPEEDUP_MIN, OSC_SPEEDUP_MAX);
 	if (!*pattern)
 		return osc_error_set(err, OSC_USAGE, "--speedup", OSC_NO_OFFSET, NULL,
 				     "a rule needs an op name or pattern before '='");
@@ -77,16 +78,15 @@ enum osc_status osc_speedups_set(struct osc_speedups *s, const char *pattern, co
 	return OSC_OK;
 }
 
-/* A whole-string number > 0. */
+/* A whole-string number (its range is osc_speedups_set's to check). */
 static bool parse_factor(const char *s, double *out)
 {
 	char *end;
 
-	errno = 0;
 	*out = strtod(s, &end);
 	while (*end == ' ')
 		end++;
-	return *s && !*end && !errno && isfinite(*out) && *out > 0;
+	return *s && !*end && end != s;
 }
 
 enum osc_status osc_speedups_parse(struct osc_speedups *s, const char *spec,
@@ -99,7 +99,7 @@ enum osc_status osc_speedups_parse(struct osc_speedups *s, const char *spec,
 
 	if (!eq || !parse_factor(eq + 1, &factor))
 		return osc_error_set(err, OSC_USAGE, "--speedup", OSC_NO_OFFSET, NULL,
-				     "expected OP[@SHAPE]=FACTOR with a factor > 0, got '%s'",
+				     "expected OP[@SHAPE]=FACTOR with a number as FACTOR, got '%s'",
 				     spec);
 	pattern = osc_xstrndup(spec, (size_t)(eq - spec));
 	shape = strchr(pattern, '@');
@@ -151,12 +151,17 @@ enum osc_status osc_speedups_read_csv(struct osc_speedups *s, const char *path,
 		if (line[0] == '#' || line[strspn(line, " \t\r\n")] == '\0')
 			continue;
 		k = split3(line, fld);
+		snprintf(field, sizeof(field), "line %u", n);
 		if (k == 3 && parse_factor(fld[2], &factor)) {
-			st = osc_speedups_set(s, fld[0], fld[1], factor, err);
+			struct osc_error bad;
+
+			osc_error_clear(&bad);
+			st = osc_speedups_set(s, fld[0], fld[1], factor, &bad);
+			if (st != OSC_OK) /* the file's line, not --speedup */
+				osc_error_set(err, st, path, OSC_NO_OFFSET, field, "%s", bad.message);
 		} else if (n > 1 || k != 3) {
-			snprintf(field, sizeof(field), "line %u", n);
 			st = osc_error_set(err, OSC_USAGE, path, OSC_NO_OFFSET, field,
-					   "expected op,shape,factor with a factor > 0");
+					   "expected op,shape,factor with a number as factor");
 		}
 	}
 	if (st == OSC_OK && ferror(f))
