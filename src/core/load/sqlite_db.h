@@ -1,0 +1,125 @@
+/*
+ * sqlite_db.h - what the SQLite loaders share (private to load_sqlite.c,
+ * load_nsys.c and load_nvprof.c): the open database, schema questions,
+ * statements that stop on cancel, UTF-8-safe interning, thread lookup and
+ * building events (sqlite_db.c).
+ */
+#ifndef OPSCOPE_SQLITE_DB_H
+#define OPSCOPE_SQLITE_DB_H
+
+#include <sqlite3.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "load/load_internal.h"
+
+struct sq_thread_slot {
+	int64_t key;  /* the file's own thread key (globalTid, pid << 32 | tid ...) */
+	uint32_t idx; /* index in trace->threads, OSC_NONE: empty slot */
+};
+
+struct sq {
+	struct osc_load_ctx *lc;
+	struct osc_trace *t;
+	sqlite3 *db;
+	uint64_t rows;                 /* rows read, for progress and cancel */
+	struct sq_thread_slot *threads; /* key -> thread, open addressing */
+	size_t threads_size, threads_used;
+	char *scratch;                 /* UTF-8 repair and args text */
+	size_t scratch_alloc;
+	osc_str cat_kernel, cat_memcpy, cat_memset, cat_runtime, cat_driver, cat_nvtx;
+};
+
+/* True when the database has a table (not a view) of that name. */
+bool sq_has_table(struct sq *q, const char *table);
+/* True when table has a column of that name. */
+bool sq_has_column(struct sq *q, const char *table, const char *column);
+
+/*
+ * "a.c1, a.c2, NULL" for the columns cols of table under alias a, NULL in
+ * place of a column the table lacks (schemas differ between versions). Free it.
+ */
+char *sq_columns(struct sq *q, const char *table, const char *alias, const char *const *cols,
+		 size_t n);
+
+/*
+ * Fill the load error from the database's last error: OSC_CANCELLED when the
+ * load was cancelled, else OSC_SQLITE naming table (NULL: the database).
+ */
+enum osc_status sq_error(struct sq *q, const char *table);
+
+/*
+ * Prepare the SQL that fmt and its arguments print; on failure fills the
+ * load error (OSC_SQLITE, naming the table) and returns NULL.
+ */
+sqlite3_stmt *sq_prepare(struct sq *q, const char *table, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/*
+ * Step a statement: SQLITE_ROW, SQLITE_DONE, or anything else after filling
+ * the load error (OSC_SQLITE, or OSC_CANCELLED when the load was cancelled).
+ */
+int sq_step(struct sq *q, sqlite3_stmt *st, const char *table);
+
+/* Intern column col of the current row as text (NULL: ""), repairing bad UTF-8. */
+osc_str sq_intern_col(struct sq *q, sqlite3_stmt *st, int col);
+/* Intern s[0..len), repairing bad UTF-8. */
+osc_str sq_intern(struct sq *q, const char *s, size_t len);
+
+/* Integer column, or def when it is NULL. */
+int64_t sq_int(sqlite3_stmt *st, int col, int64_t def);
+
+/*
+ * The thread with the file's key, created with these pid/tid texts on first
+ * use (pid and tid are only formatted then).
+ */
+uint32_t sq_thread(struct sq *q, int64_t key, int64_t pid, int64_t tid);
+/* The thread with the file's key, OSC_NONE when it has no events. */
+uint32_t sq_thread_find(const struct sq *q, int64_t key);
+/* The device-side "thread" of a stream: pid "GPU <device>", tid "stream <id>". */
+uint32_t sq_stream(struct sq *q, int64_t device, int64_t stream);
+
+/* Add a complete event [start, end) (a negative span is stored as 0 and counted). */
+uint32_t sq_add(struct sq *q, struct osc_event *e, int64_t start, int64_t end,
+		const char *args, size_t args_len);
+
+/* Device kernel or copy: facts, args, the event (name, cat, kind, corr set by caller). */
+struct sq_device {
+	int64_t start, end, corr;
+	struct osc_kernel k;
+};
+void sq_add_device(struct sq *q, struct osc_event *e, const struct sq_device *d);
+
+struct json_object;
+/* The JSON text of o (plain, no slash escapes), freeing o; free the result. */
+char *sq_args_json(struct json_object *o);
+
+/* The first row's first column of sql as text, NULL when table or the row
+   is absent; free it. */
+char *sq_one_text(struct sq *q, const char *table, const char *sql);
+/* Set o[key] to value when it is not NULL; frees value. */
+void sq_add_text(struct json_object *o, const char *key, char *value);
+
+/*
+ * A "deviceProperties" array of {"name": GPU} objects from sql (one text
+ * column), when table has column; else empty. The caller owns it.
+ */
+struct json_object *sq_gpu_names(struct sq *q, const char *table, const char *column,
+				 const char *sql);
+/*
+ * Set the trace's meta_json from meta (freed). Only facts safe to show go
+ * there (GPU names, driver and tool versions): never environment or host data.
+ */
+void sq_set_meta(struct sq *q, struct json_object *meta);
+
+/*
+ * Read a CUPTI kernel table (both schemas name the columns alike), if it
+ * exists. name_expr is the SQL of the kernel name over alias k and the
+ * tables joined by joins.
+ */
+enum osc_status sq_load_kernels(struct sq *q, const char *table, const char *name_expr,
+				const char *joins);
+/* Read the CUPTI memcpy and memset tables (both schemas name them alike), where they exist. */
+enum osc_status sq_load_copies(struct sq *q);
+
+#endif
