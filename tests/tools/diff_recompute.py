@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Independent recomputation of `opscope diff` (CSV output).
 
-Written from the definitions in include/opscope/diff.h, never from opscope's
+Written from the definitions in include/opscope/analysis/diff.h, never from opscope's
 C code. Standard library only; the trace loading, run windows and run
 selection come from recompute.py (itself independent of opscope).
 

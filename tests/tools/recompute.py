@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Independent recomputation of `opscope report` statistics.
 
-Written from the rules in include/opscope/aggregate.h and runs.h (and the
+Written from the rules in include/opscope/analysis/aggregate.h and model/runs.h (and the
 CLI brief), never from opscope's C code, so the two can check each other.
 Standard library only.
 

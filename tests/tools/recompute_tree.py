@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Independent recomputation of `opscope tree` totals.
 
-Written from the rules in include/opscope/calltree.h and correlate.h, never
+Written from the rules in include/opscope/analysis/calltree.h and correlate.h, never
 from opscope's C code. Standard library only; reuses recompute.py's event
 reading and run windows.
 
