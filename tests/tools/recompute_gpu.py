@@ -20,7 +20,9 @@ Rules implemented here:
   kernel / Kernel, gpu_memcpy / Memcpy, gpu_memset / Memset
   (recompute_measures.DEVICE_CATS); stream = (pid, tid) as text, device =
   pid; category memcpy / memset by cat, a kernel whose name holds "nccl" or
-  "rccl" (any case) comm, any other kernel compute;
+  "rccl" (any case) comm, any other kernel compute; a memcpy's direction
+  from its name: holding "HtoD" htod, else "DtoH" dtoh, else "DtoD" dtod,
+  else other (the names CUPTI, roctracer and nsys's copyKind give);
 - model order: ts ascending, dur descending, then file order;
 - a device event's launch: the runtime call (cat cuda_runtime / cuda_driver /
   Runtime) with the same args.correlation, the first in model order; none
@@ -32,6 +34,7 @@ Rules implemented here:
 - per window W and row (a device: all its streams; a stream): busy =
   |union of the row's events ∩ W|, idle = |W| - busy; compute, comm, memcpy,
   memset = |union of the category ∩ W|; overlap = |comm ∩ compute ∩ W|;
+  memcpy_DIR = |union of the memcpys of that direction ∩ W|;
   exposed_comm = comm - overlap; exposed_memcpy = memcpy - |memcpy ∩
   (compute ∪ comm) ∩ W|; busy_pct = 100 busy / |W|; comm_overlap_pct =
   100 overlap / comm (0 without comm); events = the row's events starting in W;
@@ -69,14 +72,16 @@ import recompute_measures as rm  # noqa: E402
 import recompute_tree  # noqa: E402
 
 COLUMNS = ["run", "device", "stream", "wall_us", "busy_us", "busy_pct", "idle_us",
-           "compute_us", "comm_us", "memcpy_us", "memset_us", "exposed_comm_us",
+           "compute_us", "comm_us", "memcpy_us", "memset_us", "memcpy_htod_us",
+           "memcpy_dtoh_us", "memcpy_dtod_us", "memcpy_other_us", "exposed_comm_us",
            "exposed_memcpy_us", "comm_overlap_pct", "host_wait_us", "kernel_wait_us",
            "other_wait_us", "events"]
 GAP_COLUMNS = ["run", "stream", "at_us", "gap_us", "cause", "next_event", "host_op"]
 CATS = ("compute", "comm", "memcpy", "memset")
+DIRS = ("memcpy_htod", "memcpy_dtoh", "memcpy_dtod", "memcpy_other")
 WAITS = ("host", "kernel", "other")
 WAIT_NAMES = {"host": "host wait", "kernel": "kernel wait", "other": "other"}
-NUM_KEYS = ("wall", "busy", "idle") + CATS + ("overlap", "exposed_comm", "exposed_memcpy") + \
+NUM_KEYS = ("wall", "busy", "idle") + CATS + DIRS + ("overlap", "exposed_comm", "exposed_memcpy") + \
     WAITS + ("events",)
 DEFAULT_KERNEL_WAIT = 30
 
@@ -88,6 +93,13 @@ def category(cat, name):
         return "memset"
     low = name.lower()
     return "comm" if "nccl" in low or "rccl" in low else "compute"
+
+
+def direction(name):
+    for d in ("HtoD", "DtoH", "DtoD"):
+        if d in name:
+            return "memcpy_" + d.lower()
+    return "memcpy_other"
 
 
 def merged(intervals):
@@ -189,7 +201,7 @@ class Gpu:
         """The numbers of row key in window [a, b); between gaps appended to gaps."""
         evs = self.rows_of[key]
         hi = bisect.bisect_left(self.row_starts[key], b)
-        per_cat = {c: [] for c in CATS}
+        per_cat = {c: [] for c in CATS + DIRS}
         every = []
         reach = None   # furthest end of the events starting before a
         for d in evs[:hi]:
@@ -198,11 +210,13 @@ class Gpu:
             s, e = max(d["ts"], a), min(d["end"], b)
             if e > s:
                 per_cat[d["cat"]].append((s, e))
+                if d["cat"] == "memcpy":
+                    per_cat[direction(d["name"])].append((s, e))
                 every.append((s, e))
         u = {c: merged(v) for c, v in per_cat.items()}
         r = {"wall": b - a, "busy": length(merged(every))}
         r["idle"] = r["wall"] - r["busy"]
-        for c in CATS:
+        for c in CATS + DIRS:
             r[c] = length(u[c])
         r["overlap"] = length(intersect(u["comm"], u["compute"]))
         r["exposed_comm"] = r["comm"] - r["overlap"]

@@ -55,6 +55,24 @@ enum osc_gpu_cat {
 	OSC_GPU_CAT_NR
 };
 
+/*
+ * X-macro: the directions of copies, from the name the profiler gives them
+ * (CUPTI's and roctracer's "Memcpy HtoD (Pinned -> Device)", nsys's copyKind
+ * named alike); OTHER: host to host, peer to peer, arrays, or not said.
+ */
+#define OSC_GPU_COPY_LIST(_) \
+	_(HTOD, "htod")      \
+	_(DTOH, "dtoh")      \
+	_(DTOD, "dtod")      \
+	_(OTHER, "other")
+
+enum osc_gpu_copy {
+#define OSC_GPU_COPY_ENUM(name, stem) OSC_GPU_COPY_##name,
+	OSC_GPU_COPY_LIST(OSC_GPU_COPY_ENUM)
+#undef OSC_GPU_COPY_ENUM
+	OSC_GPU_COPY_NR
+};
+
 /* X-macro: why a stream was idle (HTA's idle-time breakdown). */
 #define OSC_GPU_WAIT_LIST(_)       \
 	_(HOST, "host wait")       \
@@ -83,6 +101,7 @@ struct osc_gpu_row {
 	uint32_t thread;       /* the stream's thread; OSC_NONE: every stream of the device */
 	int64_t wall, busy;    /* ns */
 	int64_t cat[OSC_GPU_CAT_NR];
+	int64_t copy[OSC_GPU_COPY_NR]; /* memcpy time per direction (each a union) */
 	int64_t overlap;       /* |comm ∩ compute| */
 	int64_t exposed_comm, exposed_memcpy;
 	int64_t wait[OSC_GPU_WAIT_NR]; /* stream rows only */

@@ -40,12 +40,13 @@ struct spans {
 };
 
 /* What the rows need of a stream or a device: its spans per measure. */
-enum { ALL = OSC_GPU_CAT_NR, OVERLAP, MEMCPY_HIDDEN, NR_SETS };
+enum { COPY = OSC_GPU_CAT_NR, ALL = COPY + OSC_GPU_COPY_NR, OVERLAP, MEMCPY_HIDDEN, NR_SETS };
 
 struct group {
 	osc_str device;
 	uint32_t thread;       /* OSC_NONE for a device */
-	struct spans set[NR_SETS]; /* categories, then all, comm ∩ compute, memcpy ∩ (compute ∪ comm) */
+	struct spans set[NR_SETS]; /* categories, copy directions, all, comm ∩ compute,
+				      memcpy ∩ (compute ∪ comm) */
 	uint32_t *ev;          /* stream: its device events, in ts order */
 	int64_t *reach;        /* stream: the furthest end of ev[0 .. i] */
 	size_t nr, alloc;
@@ -115,6 +116,20 @@ static enum osc_gpu_cat category(const struct osc_trace *t, const struct osc_eve
 	return strcasestr(name, "nccl") || strcasestr(name, "rccl") ? OSC_GPU_COMM : OSC_GPU_COMPUTE;
 }
 
+/* The direction of copy e, from its name. */
+static enum osc_gpu_copy direction(const struct osc_trace *t, const struct osc_event *e)
+{
+	const char *name = osc_trace_str(t, e->name);
+
+	if (strstr(name, "HtoD"))
+		return OSC_GPU_COPY_HTOD;
+	if (strstr(name, "DtoH"))
+		return OSC_GPU_COPY_DTOH;
+	if (strstr(name, "DtoD"))
+		return OSC_GPU_COPY_DTOD;
+	return OSC_GPU_COPY_OTHER;
+}
+
 /* The spans that need the category spans: the overlaps, and all. */
 static void derived_sets(struct group *g)
 {
@@ -152,6 +167,8 @@ static void group_add(struct group *g, const struct osc_trace *t, uint32_t i)
 								   : end_of(e);
 	g->nr++;
 	span_add(&g->set[category(t, e)], e->ts, end_of(e));
+	if (e->kind == OSC_KIND_MEMCPY)
+		span_add(&g->set[COPY + direction(t, e)], e->ts, end_of(e));
 	span_add(&g->set[ALL], e->ts, end_of(e));
 }
 
@@ -245,6 +262,8 @@ static void measure(const struct group *g, int64_t from, int64_t to, struct osc_
 	r->busy = within(&g->set[ALL], from, to);
 	for (int c = 0; c < OSC_GPU_CAT_NR; c++)
 		r->cat[c] = within(&g->set[c], from, to);
+	for (int c = 0; c < OSC_GPU_COPY_NR; c++)
+		r->copy[c] = within(&g->set[COPY + c], from, to);
 	r->overlap = within(&g->set[OVERLAP], from, to);
 	r->exposed_comm = r->cat[OSC_GPU_COMM] - r->overlap;
 	r->exposed_memcpy = r->cat[OSC_GPU_MEMCPY] - within(&g->set[MEMCPY_HIDDEN], from, to);
@@ -358,6 +377,8 @@ static void add_row(struct osc_gpu_row *a, const struct osc_gpu_row *b)
 	a->busy = osc_sat_add(a->busy, b->busy);
 	for (int c = 0; c < OSC_GPU_CAT_NR; c++)
 		a->cat[c] = osc_sat_add(a->cat[c], b->cat[c]);
+	for (int c = 0; c < OSC_GPU_COPY_NR; c++)
+		a->copy[c] = osc_sat_add(a->copy[c], b->copy[c]);
 	a->overlap = osc_sat_add(a->overlap, b->overlap);
 	a->exposed_comm = osc_sat_add(a->exposed_comm, b->exposed_comm);
 	a->exposed_memcpy = osc_sat_add(a->exposed_memcpy, b->exposed_memcpy);
@@ -438,8 +459,8 @@ void osc_gpu_release(struct osc_gpu *g)
 
 enum {
 	C_RUN, C_DEVICE, C_STREAM, C_WALL, C_BUSY, C_BUSY_PCT, C_IDLE, C_COMPUTE, C_COMM,
-	C_MEMCPY, C_MEMSET, C_EXPOSED_COMM, C_EXPOSED_MEMCPY, C_OVERLAP_PCT, C_HOST_WAIT,
-	C_KERNEL_WAIT, C_OTHER_WAIT, C_EVENTS, C_NR
+	C_MEMCPY, C_MEMSET, C_COPY, C_EXPOSED_COMM = C_COPY + OSC_GPU_COPY_NR, C_EXPOSED_MEMCPY,
+	C_OVERLAP_PCT, C_HOST_WAIT, C_KERNEL_WAIT, C_OTHER_WAIT, C_EVENTS, C_NR
 };
 
 #define NUM(title) { title, 8, OSC_ALIGN_RIGHT, true, OSC_STAT_NAME }
@@ -462,6 +483,9 @@ static const struct osc_column gpu_columns[C_NR] = {
 	[C_KERNEL_WAIT] = NUM("kernel_wait_us"),
 	[C_OTHER_WAIT] = NUM("other_wait_us"),
 	[C_EVENTS] = NUM("events"),
+#define OSC_GPU_COPY_COLUMN(name, stem) [C_COPY + OSC_GPU_COPY_##name] = NUM("memcpy_" stem "_us"),
+	OSC_GPU_COPY_LIST(OSC_GPU_COPY_COLUMN)
+#undef OSC_GPU_COPY_COLUMN
 };
 
 const struct osc_column *osc_gpu_columns(size_t *nr)
@@ -538,8 +562,8 @@ const char *osc_gpu_cell(const struct osc_trace *t, const struct osc_runs *runs,
 	case C_EXPOSED_MEMCPY:
 		v = &r->exposed_memcpy;
 		break;
-	default: /* the categories */
-		v = &r->cat[col - C_COMPUTE];
+	default: /* the categories, then the copy directions */
+		v = col >= C_COPY ? &r->copy[col - C_COPY] : &r->cat[col - C_COMPUTE];
 		break;
 	}
 	osc_format_us_int(*v, buf, size);
