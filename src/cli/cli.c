@@ -29,6 +29,7 @@ enum {
 	OPT_KERNEL_WAIT,
 	OPT_LAUNCHES,
 	OPT_SHORT,
+	OPT_PER_OP,
 	OPT_ASC,
 	OPT_FORMAT,
 	OPT_OUTPUT,
@@ -101,6 +102,9 @@ const struct osc_cli_option osc_cli_view_options[] = {
 	{ OPT_LAUNCHES, "launches", 0, NULL,
 	  "gpu: kernel launch statistics per kernel instead (delays, short kernels)", OSC_MODE_GPU },
 	{ OPT_SHORT, "short", 0, "NS", "gpu --launches: kernels under NS ns are short (default: 10000)",
+	  OSC_MODE_GPU },
+	{ OPT_PER_OP, "per-op", 0, NULL,
+	  "gpu --launches: a row per op that launched the kernels instead of per kernel",
 	  OSC_MODE_GPU },
 	{ OPT_SCRIPT, "script", 0, "FILE", "run the TUI on the scripted keys in FILE (for tests)",
 	  OSC_MODE_TUI | OSC_MODE_DEFAULT },
@@ -402,6 +406,9 @@ static enum osc_status view_option(struct osc_cli_view *v, int id, const char *a
 		return OSC_OK;
 	case OPT_SHORT:
 		return parse_ns(arg, "--short", &v->short_kernel, err);
+	case OPT_PER_OP:
+		v->per_op = true;
+		return OSC_OK;
 	case OPT_COLUMNS:
 		v->columns = arg; /* checked against the level once --by is known */
 		return OSC_OK;

@@ -126,6 +126,7 @@ struct osc_cli_view {
 	int64_t kernel_wait;         /* --kernel-wait NS (gpu): shorter gaps are kernel waits */
 	bool launches;               /* --launches (gpu): the launch statistics instead */
 	int64_t short_kernel;        /* --short NS (gpu --launches): shorter kernels are short */
+	bool per_op;                 /* --per-op (gpu --launches): a row per launching op */
 	const char *sort_arg;        /* --sort as given (diff and whatif have their columns) */
 	enum osc_match match;        /* --match (diff) */
 	const char *other_runs;      /* --other-runs (diff), NULL: as --runs */

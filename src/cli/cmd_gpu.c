@@ -19,11 +19,12 @@ static void print_help(void)
 	     "Where the GPU's time goes in each selected run, per device and stream, and\n"
 	     "summed over the selection: busy (the union of every kernel, memcpy and\n"
 	     "memset over the streams), idle, computation, communication (NCCL/RCCL\n"
-	     "kernels), memcpy and memset time, communication and memcpy that no\n"
-	     "computation hides, and for each stream why it was idle (host wait, kernel\n"
-	     "wait, other: HTA's idle-time breakdown). Times in microseconds, within\n"
-	     "each run's window. With --launches, per kernel: how many are short and\n"
-	     "the launch delay, launch call and queue time percentiles.\n"
+	     "kernels), memcpy (also by direction) and memset time, communication and\n"
+	     "memcpy that no computation hides, and for each stream why it was idle\n"
+	     "(host wait, kernel wait, other: HTA's idle-time breakdown). Times in\n"
+	     "microseconds, within each run's window. With --launches, per kernel\n"
+	     "(--per-op: per op that launched them): how many are short and the launch\n"
+	     "delay, launch call and queue time percentiles.\n"
 	     "\n"
 	     "options:");
 	osc_cli_print_options(stdout, osc_cli_view_options, OSC_MODE_GPU);
@@ -80,7 +81,7 @@ static enum osc_status write_gpu(struct gpu_job *j, const struct osc_cli_view *v
 			 (long long)v->short_kernel,
 			 l->count ? 100.0 * (double)l->nr_short / (double)l->count : 0.0, shorts,
 			 total);
-		table.cols = osc_launch_columns(&table.nr_cols);
+		table.cols = osc_launch_columns(v->per_op, &table.nr_cols);
 		table.nr_rows = l->nr;
 	} else if (c.gaps) {
 		table.cols = osc_gpu_gap_columns(&table.nr_cols);
@@ -111,7 +112,8 @@ static enum osc_status build_gpu(struct gpu_job *j, struct osc_cli_view *v, stru
 	if (st != OSC_OK)
 		return st;
 	if (v->launches)
-		osc_gpu_launches(&j->trace, &j->runs, &j->sel, v->short_kernel, &j->launches);
+		osc_gpu_launches(&j->trace, &j->runs, &j->sel, v->short_kernel, v->per_op,
+				 &j->launches);
 	else
 		osc_gpu_breakdown(&j->trace, &q, &j->gpu);
 	if (!j->gpu.nr && !j->launches.nr)

@@ -286,7 +286,8 @@ class Measures:
     @staticmethod
     def _record(e, ts, dur, order):
         a = _args(e)
-        return {"name": str(e.get("name", "")), "ts": ts, "dur": dur, "end": ts + dur,
+        return {"name": str(e.get("name", "")), "cat": e.get("cat"), "ts": ts, "dur": dur,
+                "end": ts + dur,
                 "thread": (str(e.get("pid")), str(e.get("tid"))), "order": order,
                 "corr": _hashable(a.get("correlation")),
                 "ext": _hashable(a.get("External id")),

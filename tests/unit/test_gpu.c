@@ -150,7 +150,7 @@ Test(gpu, launch_statistics)
 	const struct osc_launch_row *k3 = NULL;
 
 	breakdown(&f, 0);
-	osc_gpu_launches(&f.t, &f.runs, NULL, 95, &l);
+	osc_gpu_launches(&f.t, &f.runs, NULL, 95, false, &l);
 	cr_assert_eq(l.nr, 5);
 	cr_expect_eq(l.count, 5);
 	cr_expect_eq(l.nr_short, 2);
@@ -166,5 +166,39 @@ Test(gpu, launch_statistics)
 	cr_expect_float_eq(k3->call[0], 1, 1e-9);
 	cr_expect_float_eq(k3->queue[0], 10, 1e-9);
 	osc_launches_release(&l);
+	release(&f);
+}
+
+/* Per op: "op" launched all five kernels, so one row holds them all. */
+Test(gpu, launch_statistics_per_op)
+{
+	struct fixture f;
+	struct osc_launches l;
+
+	breakdown(&f, 0);
+	osc_gpu_launches(&f.t, &f.runs, NULL, 95, true, &l);
+	cr_assert_eq(l.nr, 1);
+	cr_expect_str_eq(osc_trace_str(&f.t, l.rows[0].name), "op");
+	cr_expect_eq(l.rows[0].count, 5);
+	cr_expect_eq(l.rows[0].nr_short, 2);
+	cr_expect_eq(l.rows[0].total, 540);
+	cr_expect_eq(l.rows[0].nr_launched, 5);
+	osc_launches_release(&l);
+	release(&f);
+}
+
+/* The one copy is a "Memcpy HtoD" [700,800): 100 ns host to device, nothing else. */
+Test(gpu, memcpy_by_direction)
+{
+	struct fixture f;
+	const struct osc_gpu_row *d;
+
+	breakdown(&f, 0);
+	d = row(&f, 0, "all");
+	cr_expect_eq(d->copy[OSC_GPU_COPY_HTOD], 100);
+	cr_expect_eq(d->copy[OSC_GPU_COPY_DTOH], 0);
+	cr_expect_eq(d->copy[OSC_GPU_COPY_DTOD], 0);
+	cr_expect_eq(d->copy[OSC_GPU_COPY_OTHER], 0);
+	cr_expect_eq(row(&f, 0, "1")->copy[OSC_GPU_COPY_HTOD], 0, "stream 1 copies nothing");
 	release(&f);
 }

@@ -152,7 +152,9 @@ const char *osc_gpu_gap_cell(const struct osc_trace *t, const struct osc_runs *r
 /* ---- kernel launch statistics ---- */
 
 /*
- * One row per kernel name, over the kernels of the selected runs (each in
+ * One row per kernel name (per_op: per launching op, as
+ * osc_trace_launchers links them, TraceLens's leaf op; "<unattributed>",
+ * name OSC_STR_NONE, for kernels of no known op), over the kernels of the selected runs (each in
  * its own run, runs.h): count and total; the short ones (shorter than the
  * threshold: many short kernels mean a CPU-bound launch loop, HTA's short
  * kernels); the distribution of the launch delay (kernel start - start of
@@ -175,11 +177,12 @@ struct osc_launches {
 
 /* The launch statistics of t's kernels in q's runs, short below short_ns. */
 void osc_gpu_launches(const struct osc_trace *t, const struct osc_runs *runs,
-		      const struct osc_runsel *sel, int64_t short_ns, struct osc_launches *out);
+		      const struct osc_runsel *sel, int64_t short_ns, bool per_op,
+		      struct osc_launches *out);
 void osc_launches_release(struct osc_launches *l);
 
-/* The columns of the launch table, and its cells (names as in the trace). */
-const struct osc_column *osc_launch_columns(size_t *nr);
+/* The columns of the launch table (per_op: its first is "op", else "kernel"), and its cells. */
+const struct osc_column *osc_launch_columns(bool per_op, size_t *nr);
 const char *osc_launch_cell(const struct osc_trace *t, const struct osc_launches *l, size_t row,
 			    size_t col, char *buf, size_t size);
 

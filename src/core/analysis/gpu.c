@@ -632,13 +632,19 @@ struct launched {
 	bool has_launch;
 };
 
+/* The text of a launch row's name ("<unattributed>": kernels of no known op). */
+static const char *launch_name(const struct osc_trace *t, osc_str name)
+{
+	return name == OSC_STR_NONE ? "<unattributed>" : osc_trace_str(t, name);
+}
+
 static int cmp_launch_rows(const void *a, const void *b, void *t)
 {
 	const struct osc_launch_row *x = a, *y = b;
 
 	if (x->total != y->total)
 		return x->total < y->total ? 1 : -1;
-	return strcmp(osc_trace_str(t, x->name), osc_trace_str(t, y->name));
+	return strcmp(launch_name(t, x->name), launch_name(t, y->name));
 }
 
 /* p50, p90 and p99 of v[0 .. n) (reordered) into out. */
@@ -679,17 +685,20 @@ static void launch_row(osc_str name, struct launched *k, size_t n, int64_t short
 }
 
 void osc_gpu_launches(const struct osc_trace *t, const struct osc_runs *runs,
-		      const struct osc_runsel *sel, int64_t short_ns, struct osc_launches *out)
+		      const struct osc_runsel *sel, int64_t short_ns, bool per_op,
+		      struct osc_launches *out)
 {
 	const struct osc_correlation *corr = osc_trace_correlation(t);
+	const uint32_t *launcher = per_op ? osc_trace_launchers(t) : NULL;
 	size_t nb, alloc = 0, nk = 0;
 	const struct osc_brief *b = osc_trace_briefs(t, OSC_KIND_KERNEL, &nb);
-	uint32_t *of = osc_xmalloc((t->strs.count ? t->strs.count : 1) * sizeof(*of));
+	/* row of each name (string id), the last slot for <unattributed> */
+	uint32_t *of = osc_xmalloc((t->strs.count + 1) * sizeof(*of));
 	struct launched **k;
 	size_t *nr, *cap;
 
 	memset(out, 0, sizeof(*out));
-	for (size_t i = 0; i < t->strs.count; i++)
+	for (size_t i = 0; i <= t->strs.count; i++)
 		of[i] = OSC_NONE;
 	k = osc_xcalloc(nb ? nb : 1, sizeof(*k));
 	nr = osc_xcalloc(nb ? nb : 1, sizeof(*nr));
@@ -698,7 +707,8 @@ void osc_gpu_launches(const struct osc_trace *t, const struct osc_runs *runs,
 		uint32_t ev = b[j].event, d = corr->dev_of ? corr->dev_of[ev] : OSC_NONE;
 		const struct osc_dev_link *dl = d != OSC_NONE ? &corr->devs[d] : NULL;
 		struct launched x = { .dur = b[j].dur };
-		uint32_t g;
+		osc_str name = b[j].name;
+		uint32_t g, *row;
 
 		if (sel && !osc_runsel_has_event(sel, runs, ev))
 			continue;
@@ -708,12 +718,15 @@ void osc_gpu_launches(const struct osc_trace *t, const struct osc_runs *runs,
 			x.queue = dl->queue;
 			x.call = t->events[corr->launches[dl->launch].event].dur;
 		}
-		if (of[b[j].name] == OSC_NONE) {
+		if (per_op)
+			name = launcher[ev] != OSC_NONE ? t->events[launcher[ev]].name : OSC_STR_NONE;
+		row = &of[name == OSC_STR_NONE ? t->strs.count : name];
+		if (*row == OSC_NONE) {
 			OSC_GROW(out->rows, nk + 1, alloc);
-			out->rows[nk].name = b[j].name;
-			of[b[j].name] = (uint32_t)nk++;
+			out->rows[nk].name = name;
+			*row = (uint32_t)nk++;
 		}
-		g = of[b[j].name];
+		g = *row;
 		OSC_GROW(k[g], nr[g] + 1, cap[g]);
 		k[g][nr[g]++] = x;
 	}
@@ -744,27 +757,30 @@ enum {
 	L_DELAY99, L_CALL50, L_CALL90, L_CALL99, L_QUEUE50, L_QUEUE99, L_NR
 };
 
-static const struct osc_column launch_columns[L_NR] = {
-	[L_NAME] = { "kernel", 16, OSC_ALIGN_LEFT, false, OSC_STAT_NAME },
-	[L_COUNT] = NUM("count"),
-	[L_TOTAL] = NUM("total_us"),
-	[L_SHORT] = NUM("short"),
-	[L_SHORT_PCT] = NUM("short_pct"),
-	[L_SHORT_TOTAL] = NUM("short_us"),
-	[L_DELAY50] = NUM("delay_p50_us"),
-	[L_DELAY90] = NUM("delay_p90_us"),
-	[L_DELAY99] = NUM("delay_p99_us"),
-	[L_CALL50] = NUM("launch_p50_us"),
-	[L_CALL90] = NUM("launch_p90_us"),
-	[L_CALL99] = NUM("launch_p99_us"),
-	[L_QUEUE50] = NUM("queue_p50_us"),
-	[L_QUEUE99] = NUM("queue_p99_us"),
-};
+#define LAUNCH_COLUMNS(first)                                                \
+	{                                                                    \
+		[L_NAME] = { first, 16, OSC_ALIGN_LEFT, false, OSC_STAT_NAME }, \
+		[L_COUNT] = NUM("count"),                                    \
+		[L_TOTAL] = NUM("total_us"),                                 \
+		[L_SHORT] = NUM("short"),                                    \
+		[L_SHORT_PCT] = NUM("short_pct"),                            \
+		[L_SHORT_TOTAL] = NUM("short_us"),                           \
+		[L_DELAY50] = NUM("delay_p50_us"),                           \
+		[L_DELAY90] = NUM("delay_p90_us"),                           \
+		[L_DELAY99] = NUM("delay_p99_us"),                           \
+		[L_CALL50] = NUM("launch_p50_us"),                           \
+		[L_CALL90] = NUM("launch_p90_us"),                           \
+		[L_CALL99] = NUM("launch_p99_us"),                           \
+		[L_QUEUE50] = NUM("queue_p50_us"),                           \
+		[L_QUEUE99] = NUM("queue_p99_us"),                           \
+	}
+static const struct osc_column launch_columns[2][L_NR] = { LAUNCH_COLUMNS("kernel"),
+							   LAUNCH_COLUMNS("op") };
 
-const struct osc_column *osc_launch_columns(size_t *nr)
+const struct osc_column *osc_launch_columns(bool per_op, size_t *nr)
 {
 	*nr = L_NR;
-	return launch_columns;
+	return launch_columns[per_op];
 }
 
 const char *osc_launch_cell(const struct osc_trace *t, const struct osc_launches *l, size_t row,
@@ -778,7 +794,7 @@ const char *osc_launch_cell(const struct osc_trace *t, const struct osc_launches
 	buf[0] = '\0';
 	switch (col) {
 	case L_NAME:
-		return osc_trace_str(t, r->name);
+		return launch_name(t, r->name);
 	case L_COUNT:
 	case L_SHORT:
 		snprintf(buf, size, "%llu",
