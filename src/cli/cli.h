@@ -193,6 +193,15 @@ enum osc_status osc_cli_check_args(const struct osc_trace *t, struct osc_error *
 /* --ops: make the events of the categories ops (osc_trace_select_ops); ops NULL: as loaded. */
 enum osc_status osc_cli_select_ops(struct osc_trace *t, const char *ops, struct osc_error *err);
 
+/*
+ * Load path (osc_cli_load), make v->ops ops, find the runs as v asks
+ * (--run-range, --whole-trace) and parse the selection runs (--runs) into
+ * sel: what every command over one trace starts with.
+ */
+enum osc_status osc_cli_open(const struct osc_cli_view *v, const char *path, const char *runs,
+			     struct osc_trace *t, struct osc_runs *r, struct osc_runsel *sel,
+			     struct osc_error *err);
+
 /* The bundled sample (samples/meson.build generates it). */
 extern const unsigned char osc_sample_data[];
 extern const size_t osc_sample_size;

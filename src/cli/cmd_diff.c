@@ -79,16 +79,8 @@ struct diff_job {
 static enum osc_status load_side(struct side *s, const char *path, const char *runs,
 				 const struct osc_cli_view *v, struct osc_error *err)
 {
-	struct osc_runs_opts ro = { .range = v->run_range, .whole = v->whole_trace };
-	enum osc_status st = osc_cli_load(path, &s->trace, err);
+	enum osc_status st = osc_cli_open(v, path, runs, &s->trace, &s->runs, &s->sel, err);
 
-	if (st == OSC_OK)
-		st = osc_cli_select_ops(&s->trace, v->ops, err);
-	if (st != OSC_OK)
-		return st;
-	st = osc_runs_detect_opts(&s->trace, &ro, &s->runs, err);
-	if (st == OSC_OK)
-		st = osc_runsel_parse(runs, s->runs.nr, s->runs.warmup, &s->sel, err);
 	if (st != OSC_OK && err->subject[0] == '-') /* name the trace the option failed on */
 		snprintf(err->message + strlen(err->message),
 			 sizeof(err->message) - strlen(err->message), " in '%s'", path);

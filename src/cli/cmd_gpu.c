@@ -98,17 +98,10 @@ static enum osc_status write_gpu(struct gpu_job *j, const struct osc_cli_view *v
 
 static enum osc_status build_gpu(struct gpu_job *j, struct osc_cli_view *v, struct osc_error *err)
 {
-	struct osc_runs_opts ro = { .range = v->run_range, .whole = v->whole_trace };
 	struct osc_gpu_query q = { .runs = &j->runs, .sel = &j->sel,
 				   .kernel_wait = v->kernel_wait, .nr_gaps = v->gaps };
-	enum osc_status st = osc_cli_load(v->path, &j->trace, err);
+	enum osc_status st = osc_cli_open(v, v->path, v->runs, &j->trace, &j->runs, &j->sel, err);
 
-	if (st == OSC_OK)
-		st = osc_cli_select_ops(&j->trace, v->ops, err);
-	if (st == OSC_OK)
-		st = osc_runs_detect_opts(&j->trace, &ro, &j->runs, err);
-	if (st == OSC_OK)
-		st = osc_runsel_parse(v->runs, j->runs.nr, j->runs.warmup, &j->sel, err);
 	if (st != OSC_OK)
 		return st;
 	if (v->launches)

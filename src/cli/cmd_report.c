@@ -139,7 +139,6 @@ static const struct osc_column *sort_column(const struct osc_agg *a, enum osc_st
 static enum osc_status build_report(struct report *r, struct osc_cli_view *v,
 				    struct osc_error *err)
 {
-	struct osc_runs_opts ro = { .range = v->run_range, .whole = v->whole_trace };
 	struct osc_query q = { .level = v->level, .runs = &r->sel, .filter = &v->filter };
 	size_t nr_cols = 0, total, top = v->top_set ? v->top
 		: v->format == OSC_EXPORT_TABLE ? TABLE_DEFAULT_TOP : 0;
@@ -157,13 +156,7 @@ static enum osc_status build_report(struct report *r, struct osc_cli_view *v,
 	}
 	if (v->sort != OSC_STAT_NR)
 		q.dists |= osc_stats_dists(v->sort);
-	st = osc_cli_load(v->path, &r->trace, err);
-	if (st == OSC_OK)
-		st = osc_cli_select_ops(&r->trace, v->ops, err);
-	if (st == OSC_OK)
-		st = osc_runs_detect_opts(&r->trace, &ro, &r->runs, err);
-	if (st == OSC_OK)
-		st = osc_runsel_parse(v->runs, r->runs.nr, r->runs.warmup, &r->sel, err);
+	st = osc_cli_open(v, v->path, v->runs, &r->trace, &r->runs, &r->sel, err);
 	if (st == OSC_OK && wants_gather(r, v))
 		st = osc_write_file(v->output, v->export_flags, gather_fn, r, err);
 	if (st != OSC_OK || wants_gather(r, v)) {

@@ -107,7 +107,6 @@ static enum osc_status build_whatif(struct whatif_job *j, struct osc_cli_view *v
 				    struct osc_error *err)
 {
 	struct osc_query q = { .level = v->level, .runs = &j->sel, .filter = &v->filter };
-	struct osc_runs_opts ro = { .range = v->run_range, .whole = v->whole_trace };
 	enum osc_whatif_col col = OSC_WHATIF_TOTAL;
 	size_t top = v->top_set ? v->top : v->format == OSC_EXPORT_TABLE ? TABLE_DEFAULT_TOP : 0;
 	size_t total;
@@ -126,13 +125,7 @@ static enum osc_status build_whatif(struct whatif_job *j, struct osc_cli_view *v
 		st = osc_error_set(err, OSC_USAGE, "whatif", OSC_NO_OFFSET, NULL,
 				   "give at least one --speedup OP=FACTOR (or --speedup-csv)");
 	if (st == OSC_OK)
-		st = osc_cli_load(v->path, &j->trace, err);
-	if (st == OSC_OK)
-		st = osc_cli_select_ops(&j->trace, v->ops, err);
-	if (st == OSC_OK)
-		st = osc_runs_detect_opts(&j->trace, &ro, &j->runs, err);
-	if (st == OSC_OK)
-		st = osc_runsel_parse(v->runs, j->runs.nr, j->runs.warmup, &j->sel, err);
+		st = osc_cli_open(v, v->path, v->runs, &j->trace, &j->runs, &j->sel, err);
 	if (st == OSC_OK)
 		st = osc_cli_names(&j->names, &j->trace, v->names, v->demangler,
 				   osc_level_is_device(v->level), err);

@@ -32,15 +32,9 @@ static enum osc_status run_job(struct optable_job *j, struct osc_cli_view *v,
 	const char *values[6];
 	struct osc_export_meta meta = { keys, values, 6 };
 	struct osc_table table = { 0 };
-	struct osc_runs_opts ro = { .range = v->run_range, .whole = v->whole_trace };
 	size_t total;
-	enum osc_status st = osc_cli_load(v->path, &j->trace, err);
+	enum osc_status st = osc_cli_open(v, v->path, v->runs, &j->trace, &j->runs, &j->sel, err);
 
-	if (st == OSC_OK)
-		st = osc_runs_detect_opts(&j->trace, &ro, &j->runs, err);
-	if (st != OSC_OK)
-		return st;
-	st = osc_runsel_parse(v->runs, j->runs.nr, j->runs.warmup, &j->sel, err);
 	if (st != OSC_OK)
 		return st;
 	osc_optable_build(&j->trace, &j->runs, &j->sel, &v->filter, &j->table);

@@ -55,8 +55,7 @@ static char *names(struct osc_tui *t, char *line, enum osc_level level)
 	return line;
 }
 
-/* --run-range / --whole-trace, --runs and the filters, as the TUI uses them. */
-static char *selection(struct osc_tui *t, char *line)
+char *osc_cli_line_runs(struct osc_tui *t, char *line)
 {
 	/* The runs as detected: a failed --run-range fell back to the markers. */
 	if (t->runs.source == OSC_RUNS_NVTX && t->args->run_range) {
@@ -69,6 +68,13 @@ static char *selection(struct osc_tui *t, char *line)
 		line = osc_cli_line_arg(line, "--runs");
 		line = osc_cli_line_arg(line, t->sel.spec);
 	}
+	return line;
+}
+
+/* --run-range / --whole-trace, --runs and the filters, as the TUI uses them. */
+static char *selection(struct osc_tui *t, char *line)
+{
+	line = osc_cli_line_runs(t, line);
 	for (size_t i = 0; i < t->filter.nr_patterns; i++) {
 		line = osc_cli_line_arg(line, "--filter");
 		line = osc_cli_line_arg(line, t->filter.patterns[i]);

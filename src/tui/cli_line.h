@@ -12,6 +12,9 @@
 /* Append s to line (a new string; line is freed), single-quoted for the shell when needed. */
 char *osc_cli_line_arg(char *line, const char *s);
 
+/* Append --run-range / --whole-trace and --runs as the TUI picked the runs. */
+char *osc_cli_line_runs(struct osc_tui *t, char *line);
+
 /*
  * "opscope COMMAND [TRACE] [OTHER] --by LEVEL" and the options that name
  * kernels, pick the runs and filter as the TUI does (a new string). TRACE is

@@ -133,16 +133,7 @@ static char *gpu_command(struct osc_tui *t, struct osc_view *v)
 	(void)v;
 	if (t->args->path)
 		line = osc_cli_line_arg(line, t->args->path);
-	if (t->runs.source == OSC_RUNS_NVTX && t->args->run_range) {
-		line = osc_cli_line_arg(line, "--run-range");
-		line = osc_cli_line_arg(line, t->args->run_range);
-	}
-	if (t->args->whole && t->runs.source == OSC_RUNS_WHOLE)
-		line = osc_cli_line_arg(line, "--whole-trace");
-	if (strcmp(t->sel.spec, "default")) {
-		line = osc_cli_line_arg(line, "--runs");
-		line = osc_cli_line_arg(line, t->sel.spec);
-	}
+	line = osc_cli_line_runs(t, line);
 	return osc_cli_line_arg(osc_cli_line_arg(line, "--format"), "csv");
 }
 

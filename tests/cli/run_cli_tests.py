@@ -525,6 +525,12 @@ def ops_cases(res):
             if not kinds:
                 probs.append("no python_function or user_annotation row")
         res.check("report --ops %s %s" % (cats, os.path.basename(trace)), probs)
+    inst = [testlib.run(["report", "--by", "op-instance", "-F", "csv"] + extra + [frames])
+            for extra in ([], ["--ops", cats])]
+    res.check("report --by op-instance --ops lists the chosen categories' events",
+              [] if all(p.rc == 0 for p in inst) and
+              len(inst[1].text.splitlines()) > len(inst[0].text.splitlines())
+              else ["%s / %s" % (inst[0].describe(), inst[1].describe())])
     a = testlib.run(["tree", "-F", "csv", "--ops", "cpu_op,python_function", frames])
     b = testlib.run(["tree", "-F", "csv", "--monitor-cat", "cpu_op,python_function", frames])
     res.check("tree --ops is --monitor-cat", [] if a.rc == 0 and a.out == b.out else
