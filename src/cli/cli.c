@@ -30,6 +30,7 @@ enum {
 	OPT_LAUNCHES,
 	OPT_SHORT,
 	OPT_PER_OP,
+	OPT_SHORT_ONLY,
 	OPT_ASC,
 	OPT_FORMAT,
 	OPT_OUTPUT,
@@ -106,6 +107,8 @@ const struct osc_cli_option osc_cli_view_options[] = {
 	{ OPT_PER_OP, "per-op", 0, NULL,
 	  "gpu --launches: a row per op that launched the kernels instead of per kernel",
 	  OSC_MODE_GPU },
+	{ OPT_SHORT_ONLY, "short-only", 0, NULL,
+	  "gpu --launches: only the rows with short kernels, most short time first", OSC_MODE_GPU },
 	{ OPT_SCRIPT, "script", 0, "FILE", "run the TUI on the scripted keys in FILE (for tests)",
 	  OSC_MODE_TUI | OSC_MODE_DEFAULT },
 	{ OPT_MATCH, "match", 'm', "HOW", "compare: pair rows by name (default), shape or occurrence",
@@ -408,6 +411,9 @@ static enum osc_status view_option(struct osc_cli_view *v, int id, const char *a
 		return parse_ns(arg, "--short", &v->short_kernel, err);
 	case OPT_PER_OP:
 		v->per_op = true;
+		return OSC_OK;
+	case OPT_SHORT_ONLY:
+		v->short_only = true;
 		return OSC_OK;
 	case OPT_COLUMNS:
 		v->columns = arg; /* checked against the level once --by is known */

@@ -127,6 +127,7 @@ struct osc_cli_view {
 	bool launches;               /* --launches (gpu): the launch statistics instead */
 	int64_t short_kernel;        /* --short NS (gpu --launches): shorter kernels are short */
 	bool per_op;                 /* --per-op (gpu --launches): a row per launching op */
+	bool short_only;             /* --short-only (gpu --launches): rows with short kernels */
 	const char *sort_arg;        /* --sort as given (diff and whatif have their columns) */
 	enum osc_match match;        /* --match (diff) */
 	const char *other_runs;      /* --other-runs (diff), NULL: as --runs */

@@ -100,13 +100,15 @@ static enum osc_status build_gpu(struct gpu_job *j, struct osc_cli_view *v, stru
 {
 	struct osc_gpu_query q = { .runs = &j->runs, .sel = &j->sel,
 				   .kernel_wait = v->kernel_wait, .nr_gaps = v->gaps };
+	struct osc_launch_query lq = { .runs = &j->runs, .sel = &j->sel,
+				       .short_ns = v->short_kernel, .per_op = v->per_op,
+				       .short_only = v->short_only };
 	enum osc_status st = osc_cli_open(v, v->path, v->runs, &j->trace, &j->runs, &j->sel, err);
 
 	if (st != OSC_OK)
 		return st;
 	if (v->launches)
-		osc_gpu_launches(&j->trace, &j->runs, &j->sel, v->short_kernel, v->per_op,
-				 &j->launches);
+		osc_gpu_launches(&j->trace, &lq, &j->launches);
 	else
 		osc_gpu_breakdown(&j->trace, &q, &j->gpu);
 	if (!j->gpu.nr && !j->launches.nr)

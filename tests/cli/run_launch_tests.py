@@ -8,8 +8,8 @@ the arguments and the first rows that differ.
 
 Per trace (the GPU samples and, when ../shared/traces is present, the GPU
 traces run_gpu_tests.py uses: NCCL, ROCm, graph replay, 6 streams ...), per
-kernel and --per-op, with the default runs and with --short 5000 --runs 0:
-every cell, the rows in order. Invariants on opscope's rows: short <= count,
+kernel and --per-op, with the default runs and with --short 5000 --runs 0,
+and --short-only: every cell, the rows in order. Invariants on opscope's rows: short <= count,
 short_us <= total_us, and the per-op rows hold as many kernels, and as much
 time, as the per-kernel rows.
 """
@@ -26,7 +26,8 @@ import recompute_launches as rl  # noqa: E402
 import run_gpu_tests  # noqa: E402
 
 ARGS = [[], ["--per-op"], ["--short", "5000", "--runs", "0"],
-        ["--per-op", "--short", "5000", "--runs", "0"]]
+        ["--per-op", "--short", "5000", "--runs", "0"], ["--short-only"],
+        ["--per-op", "--short-only", "--short", "5000"]]
 
 
 def table(text):
@@ -95,7 +96,7 @@ def main():
                 runs = args[args.index("--runs") + 1] if "--runs" in args else None
                 short = int(args[args.index("--short") + 1]) if "--short" in args \
                     else rl.DEFAULT_SHORT
-                want, _ = lc.rows(runs, short, "--per-op" in args)
+                want, _ = lc.rows(runs, short, "--per-op" in args, "--short-only" in args)
                 pending.append((rel, args, pool.submit(run_case, path, rel, args, want)))
         got_by = {}
         for rel, args, fut in pending:

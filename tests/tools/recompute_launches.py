@@ -5,7 +5,7 @@ Written from the trace format and the rules below, never from opscope's C
 code. Standard library only; reuses recompute_measures.py's device events,
 their launches, launching ops and runs.
 
-    recompute_launches.py [--runs SPEC] [--short NS] [--per-op] TRACE
+    recompute_launches.py [--runs SPEC] [--short NS] [--per-op] [--short-only] TRACE
 
 prints the CSV opscope prints (columns COLUMNS, "op" first with --per-op).
 
@@ -25,7 +25,8 @@ Rules implemented here:
   memsets included, model order), at least 0; p50/p90/p99 by linear
   interpolation between closest ranks, shown to the whole ns (halves away
   from zero); empty cells without launches;
-- rows by total descending, ties by name (bytes).
+- rows by total descending, ties by name (bytes); --short-only keeps the
+  rows with a short kernel, by short_us descending, then as above.
 """
 import argparse
 import csv
@@ -72,7 +73,7 @@ def dist_us(vals):
             for q in (0.50, 0.90, 0.99)]
 
 
-def rows(m, kernel_cats, runs=None, short=DEFAULT_SHORT, per_op=False):
+def rows(m, kernel_cats, runs=None, short=DEFAULT_SHORT, per_op=False, short_only=False):
     """The table (lists of cells, header first) and (count, short, total, short_total)."""
     sel = m.selection(runs)
     queue = queue_times(m.devs)
@@ -94,15 +95,18 @@ def rows(m, kernel_cats, runs=None, short=DEFAULT_SHORT, per_op=False):
         delay = [k["ts"] - k["launch"]["ts"] for k in launched]
         call = [k["launch"]["dur"] for k in launched]
         qs = [queue[id(k)] for k in launched]
-        table.append((total, name, [name, str(len(ks)), recompute.us_exact(total),
+        if short_only and not shorts:
+            totals = [totals[0] + len(ks), totals[1], totals[2] + total, totals[3]]
+            continue
+        table.append((-sum(shorts) if short_only else 0, total, name, [name, str(len(ks)), recompute.us_exact(total),
                                     str(len(shorts)), "%.2f" % (100.0 * len(shorts) / len(ks)),
                                     recompute.us_exact(sum(shorts))] + dist_us(delay) +
                       dist_us(call) + [dist_us(qs)[0], dist_us(qs)[2]]))
         totals = [totals[0] + len(ks), totals[1] + len(shorts), totals[2] + total,
                   totals[3] + sum(shorts)]
-    table.sort(key=lambda r: (-r[0], r[1].encode("utf-8")))
+    table.sort(key=lambda r: (r[0], -r[1], r[2].encode("utf-8")))
     header = (["op"] if per_op else ["kernel"]) + COLUMNS[1:]
-    return [header] + [r[2] for r in table], totals
+    return [header] + [r[3] for r in table], totals
 
 
 class Launches:
@@ -111,8 +115,8 @@ class Launches:
     def __init__(self, path):
         self.m = rm.Measures(path)
 
-    def rows(self, runs=None, short=DEFAULT_SHORT, per_op=False):
-        return rows(self.m, KERNEL_CATS, runs, short, per_op)
+    def rows(self, runs=None, short=DEFAULT_SHORT, per_op=False, short_only=False):
+        return rows(self.m, KERNEL_CATS, runs, short, per_op, short_only)
 
 
 def main(argv=None):
@@ -120,9 +124,10 @@ def main(argv=None):
     ap.add_argument("--runs")
     ap.add_argument("--short", type=int, default=DEFAULT_SHORT)
     ap.add_argument("--per-op", action="store_true")
+    ap.add_argument("--short-only", action="store_true")
     ap.add_argument("trace")
     a = ap.parse_args(argv)
-    table, _ = Launches(a.trace).rows(a.runs, a.short, a.per_op)
+    table, _ = Launches(a.trace).rows(a.runs, a.short, a.per_op, a.short_only)
     csv.writer(sys.stdout, lineterminator="\n").writerows(table)
     return 0
 

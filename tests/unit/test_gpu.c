@@ -148,9 +148,10 @@ Test(gpu, launch_statistics)
 	struct fixture f;
 	struct osc_launches l;
 	const struct osc_launch_row *k3 = NULL;
+	struct osc_launch_query q = { .runs = &f.runs, .short_ns = 95 };
 
 	breakdown(&f, 0);
-	osc_gpu_launches(&f.t, &f.runs, NULL, 95, false, &l);
+	osc_gpu_launches(&f.t, &q, &l);
 	cr_assert_eq(l.nr, 5);
 	cr_expect_eq(l.count, 5);
 	cr_expect_eq(l.nr_short, 2);
@@ -174,15 +175,35 @@ Test(gpu, launch_statistics_per_op)
 {
 	struct fixture f;
 	struct osc_launches l;
+	struct osc_launch_query q = { .runs = &f.runs, .short_ns = 95, .per_op = true };
 
 	breakdown(&f, 0);
-	osc_gpu_launches(&f.t, &f.runs, NULL, 95, true, &l);
+	osc_gpu_launches(&f.t, &q, &l);
 	cr_assert_eq(l.nr, 1);
 	cr_expect_str_eq(osc_trace_str(&f.t, l.rows[0].name), "op");
 	cr_expect_eq(l.rows[0].count, 5);
 	cr_expect_eq(l.rows[0].nr_short, 2);
 	cr_expect_eq(l.rows[0].total, 540);
 	cr_expect_eq(l.rows[0].nr_launched, 5);
+	osc_launches_release(&l);
+	release(&f);
+}
+
+/* Short only: k3 (90 ns) then k4 (50 ns); the totals still count all five kernels. */
+Test(gpu, launch_statistics_short_only)
+{
+	struct fixture f;
+	struct osc_launches l;
+	struct osc_launch_query q = { .runs = &f.runs, .short_ns = 95, .short_only = true };
+
+	breakdown(&f, 0);
+	osc_gpu_launches(&f.t, &q, &l);
+	cr_assert_eq(l.nr, 2);
+	cr_expect_str_eq(osc_trace_str(&f.t, l.rows[0].name), "k3");
+	cr_expect_str_eq(osc_trace_str(&f.t, l.rows[1].name), "k4");
+	cr_expect_eq(l.rows[0].short_total, 90);
+	cr_expect_eq(l.count, 5);
+	cr_expect_eq(l.total, 540);
 	osc_launches_release(&l);
 	release(&f);
 }

@@ -169,15 +169,25 @@ struct osc_launch_row {
 };
 
 struct osc_launches {
-	struct osc_launch_row *rows; /* by total, descending; ties by name */
+	struct osc_launch_row *rows; /* by total (short_only: short_total), descending; ties by name */
 	size_t nr;
 	uint64_t count, nr_short;    /* over every row */
 	int64_t total, short_total;
 };
 
-/* The launch statistics of t's kernels in q's runs, short below short_ns. */
-void osc_gpu_launches(const struct osc_trace *t, const struct osc_runs *runs,
-		      const struct osc_runsel *sel, int64_t short_ns, bool per_op,
+struct osc_launch_query {
+	const struct osc_runs *runs;
+	const struct osc_runsel *sel; /* NULL: every run */
+	int64_t short_ns;             /* shorter kernels are short */
+	bool per_op;                  /* a row per launching op, not per kernel name */
+	bool short_only;              /* only rows with short kernels, by their short time */
+};
+
+/*
+ * The launch statistics of t's kernels in q's runs. The totals (count,
+ * nr_short, total, short_total) are over every kernel, short_only or not.
+ */
+void osc_gpu_launches(const struct osc_trace *t, const struct osc_launch_query *q,
 		      struct osc_launches *out);
 void osc_launches_release(struct osc_launches *l);
 

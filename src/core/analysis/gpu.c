@@ -647,6 +647,15 @@ static int cmp_launch_rows(const void *a, const void *b, void *t)
 	return strcmp(launch_name(t, x->name), launch_name(t, y->name));
 }
 
+static int cmp_short_rows(const void *a, const void *b, void *t)
+{
+	const struct osc_launch_row *x = a, *y = b;
+
+	if (x->short_total != y->short_total)
+		return x->short_total < y->short_total ? 1 : -1;
+	return cmp_launch_rows(a, b, t);
+}
+
 /* p50, p90 and p99 of v[0 .. n) (reordered) into out. */
 static void percentiles(int64_t *v, size_t n, double out[3])
 {
@@ -684,12 +693,11 @@ static void launch_row(osc_str name, struct launched *k, size_t n, int64_t short
 	free(v);
 }
 
-void osc_gpu_launches(const struct osc_trace *t, const struct osc_runs *runs,
-		      const struct osc_runsel *sel, int64_t short_ns, bool per_op,
+void osc_gpu_launches(const struct osc_trace *t, const struct osc_launch_query *q,
 		      struct osc_launches *out)
 {
 	const struct osc_correlation *corr = osc_trace_correlation(t);
-	const uint32_t *launcher = per_op ? osc_trace_launchers(t) : NULL;
+	const uint32_t *launcher = q->per_op ? osc_trace_launchers(t) : NULL;
 	size_t nb, alloc = 0, nk = 0;
 	const struct osc_brief *b = osc_trace_briefs(t, OSC_KIND_KERNEL, &nb);
 	/* row of each name (string id), the last slot for <unattributed> */
@@ -710,7 +718,7 @@ void osc_gpu_launches(const struct osc_trace *t, const struct osc_runs *runs,
 		osc_str name = b[j].name;
 		uint32_t g, *row;
 
-		if (sel && !osc_runsel_has_event(sel, runs, ev))
+		if (q->sel && !osc_runsel_has_event(q->sel, q->runs, ev))
 			continue;
 		if (dl && dl->launch != OSC_NONE) {
 			x.has_launch = true;
@@ -718,7 +726,7 @@ void osc_gpu_launches(const struct osc_trace *t, const struct osc_runs *runs,
 			x.queue = dl->queue;
 			x.call = t->events[corr->launches[dl->launch].event].dur;
 		}
-		if (per_op)
+		if (q->per_op)
 			name = launcher[ev] != OSC_NONE ? t->events[launcher[ev]].name : OSC_STR_NONE;
 		row = &of[name == OSC_STR_NONE ? t->strs.count : name];
 		if (*row == OSC_NONE) {
@@ -731,15 +739,18 @@ void osc_gpu_launches(const struct osc_trace *t, const struct osc_runs *runs,
 		k[g][nr[g]++] = x;
 	}
 	for (size_t g = 0; g < nk; g++) {
-		launch_row(out->rows[g].name, k[g], nr[g], short_ns, &out->rows[g]);
-		out->count += out->rows[g].count;
-		out->nr_short += out->rows[g].nr_short;
-		out->total = osc_sat_add(out->total, out->rows[g].total);
-		out->short_total = osc_sat_add(out->short_total, out->rows[g].short_total);
+		struct osc_launch_row *r = &out->rows[out->nr];
+
+		launch_row(out->rows[g].name, k[g], nr[g], q->short_ns, r);
+		out->count += r->count;
+		out->nr_short += r->nr_short;
+		out->total = osc_sat_add(out->total, r->total);
+		out->short_total = osc_sat_add(out->short_total, r->short_total);
+		out->nr += !q->short_only || r->nr_short; /* else the next row takes its place */
 		free(k[g]);
 	}
-	out->nr = nk;
-	qsort_r(out->rows, nk, sizeof(*out->rows), cmp_launch_rows, (void *)t);
+	qsort_r(out->rows, out->nr, sizeof(*out->rows),
+		q->short_only ? cmp_short_rows : cmp_launch_rows, (void *)t);
 	free(k);
 	free(nr);
 	free(cap);
