@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <term.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -113,19 +114,34 @@ static void no_flow_control(FILE *in)
 }
 
 /*
+ * A screen on terminal type name when its terminfo entry exists, else NULL.
+ * The entry is looked up with setupterm first: newterm() on an unknown type
+ * returns NULL but keeps memory of its own (LeakSanitizer sees it).
+ */
+static SCREEN *try_term(const char *name, FILE *out, FILE *in)
+{
+	int status;
+
+	if (!name || !*name || setupterm(name, fileno(out), &status) != OK)
+		return NULL;
+	del_curterm(cur_term);
+	return newterm(name, out, in);
+}
+
+/*
  * A screen on terminal type term, else on the first of the fallbacks whose
  * terminfo entry exists (a kitty, alacritty or foot user logged into a stock
- * box); *used receives the type that worked. newterm() returns NULL on an
- * unknown type where initscr() would print its own message and exit(1).
+ * box); *used receives the type that worked. Never initscr(), which prints
+ * its own message and exits on an unknown type.
  */
 static SCREEN *open_term(const char *term, FILE *out, FILE *in, const char **used)
 {
 	static const char *const fallbacks[] = { "xterm-256color", "xterm", "vt100" };
-	SCREEN *s = term && *term ? newterm(term, out, in) : NULL;
+	SCREEN *s = try_term(term, out, in);
 
 	*used = term;
 	for (size_t i = 0; !s && i < sizeof(fallbacks) / sizeof(fallbacks[0]); i++) {
-		s = newterm(fallbacks[i], out, in);
+		s = try_term(fallbacks[i], out, in);
 		*used = fallbacks[i];
 	}
 	return s;
