@@ -124,10 +124,15 @@ static enum osc_level top_level(struct osc_tui *t)
 static unsigned export_write(struct osc_tui *t, const char *path)
 {
 	struct osc_view *v = osc_tui_top(t);
+	struct osc_table tab = v->tab;
 	struct osc_error err;
 	char msg[1024], *cmd = NULL;
 
-	if (osc_export_file(path, OSC_EXPORT_CSV, &v->tab, NULL, 0, &err) != OSC_OK) {
+	if (v->ops->export_table) { /* plain text for the rows drawn */
+		v->ops->export_table(t, v, &tab);
+		tab.nr_rows = v->tab.nr_rows;
+	}
+	if (osc_export_file(path, OSC_EXPORT_CSV, &tab, NULL, 0, &err) != OSC_OK) {
 		osc_error_format(&err, msg, sizeof(msg));
 		osc_tui_message(t, OSC_MSG_ERROR, "%s", msg);
 		return OSC_R_REDRAW;

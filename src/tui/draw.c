@@ -258,6 +258,12 @@ static void draw_table(struct osc_tui *t, struct osc_view *v, int y, int h, bool
 		v->top = v->cur;
 	if (v->cur >= v->top + rows)
 		v->top = v->cur - rows + 1;
+	if (focus && v->ops->below && rows > 1) { /* an unfolded node's first children too */
+		size_t below = v->ops->below(t, v), keep = below < rows / 2 ? below : rows / 2;
+
+		if (v->cur + keep >= v->top + rows)
+			v->top = v->cur + keep - rows + 1;
+	}
 	if (v->top + rows > v->tab.nr_rows)
 		v->top = v->tab.nr_rows > rows ? v->tab.nr_rows - rows : 0;
 	n = v->tab.nr_rows - v->top < rows ? v->tab.nr_rows - v->top : rows;

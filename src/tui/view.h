@@ -55,6 +55,11 @@ struct osc_view_ops {
 	void (*sort)(struct osc_tui *t, struct osc_view *v);
 	/* Fill the table drawn and exported (before the top-N cut). */
 	void (*table)(struct osc_tui *t, struct osc_view *v, struct osc_table *out);
+	/*
+	 * optional: the table x writes, when the drawn one holds drawing (the
+	 * tree's guides): the same rows (top-N applies), plain text.
+	 */
+	void (*export_table)(struct osc_tui *t, struct osc_view *v, struct osc_table *out);
 	size_t flex_col; /* the name column: takes the spare width, scrolls */
 	const char *empty; /* shown when there is no row (NULL: a table's "no rows" hint) */
 	/* Highlight of a row (NULL: none). */
@@ -72,6 +77,8 @@ struct osc_view_ops {
 	const char *(*export_name)(struct osc_tui *t, struct osc_view *v);
 	/* An event standing for a row, for jumps into the call tree (NULL: none). */
 	uint32_t (*row_event)(struct osc_tui *t, struct osc_view *v, size_t row);
+	/* optional: rows after the selected one to keep on screen too (a node's children) */
+	size_t (*below)(struct osc_tui *t, struct osc_view *v);
 	/* Length of the row's bar in the bar chart column, 0..1 (NULL: no bars). */
 	double (*bar)(struct osc_tui *t, struct osc_view *v, size_t row);
 	/*
@@ -119,6 +126,8 @@ struct osc_lines {
 	char **field, **value;
 	enum osc_mark *mark;
 	size_t nr, alloc;
+	bool has_event;  /* the lines describe one event (T opens the tree at it) */
+	uint32_t event;
 };
 
 void osc_lines_add(struct osc_lines *l, enum osc_mark mark, const char *field,
@@ -245,6 +254,9 @@ struct osc_table_arg {
 	uint8_t *only; /* NULL, or per event 1 to keep it (the view takes it over) */
 	char *label;   /* what `only` holds, for the title (the view takes it over) */
 };
+
+/* The level of a table view. */
+enum osc_level osc_table_view_level(struct osc_view *v);
 
 /* The label of a table view opened with `only` ("kernels of aten::mm"), else NULL. */
 const char *osc_table_view_only(struct osc_view *v);

@@ -199,6 +199,25 @@ static const char *diff_cell(const void *ctx, size_t row, size_t col, char *buf,
 	return osc_diff_cell(&dv->diff, row, col, buf, size);
 }
 
+/* The export writes the key on both lines of a pair (the screen, on the first only). */
+static const char *export_cell(const void *ctx, size_t row, size_t col, char *buf, size_t size)
+{
+	const struct osc_view *v = ctx;
+	const struct diff_view *dv = v->priv;
+
+	if (dv->split && col == S_NAME)
+		return osc_diff_cell(&dv->diff, row / 2, OSC_DIFF_NAME, buf, size);
+	return diff_cell(ctx, row, col, buf, size);
+}
+
+static void diff_table(struct osc_tui *t, struct osc_view *v, struct osc_table *out);
+
+static void diff_export_table(struct osc_tui *t, struct osc_view *v, struct osc_table *out)
+{
+	diff_table(t, v, out);
+	out->cell = export_cell;
+}
+
 static void diff_table(struct osc_tui *t, struct osc_view *v, struct osc_table *out)
 {
 	struct diff_view *dv = v->priv;
@@ -424,6 +443,7 @@ const struct osc_view_ops osc_view_diff = {
 	.build = diff_build,
 	.sort = diff_sort,
 	.table = diff_table,
+	.export_table = diff_export_table,
 	.flex_col = 0,
 	.mark = diff_mark,
 	.action = diff_action,

@@ -526,6 +526,11 @@ static uint32_t table_row_event(struct osc_tui *t, struct osc_view *v, size_t ro
 	return r->nr ? median_event(&t->trace, tv->agg.members + r->first, r->nr) : OSC_NONE;
 }
 
+enum osc_level osc_table_view_level(struct osc_view *v)
+{
+	return ((struct table_view *)v->priv)->level;
+}
+
 const char *osc_table_view_only(struct osc_view *v)
 {
 	struct table_view *tv = v->priv;

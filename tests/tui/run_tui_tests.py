@@ -450,6 +450,54 @@ def check_locale():
         shutil.rmtree(env["LOCPATH"], ignore_errors=True)
 
 
+def check_export_tree():
+    """x in the call tree writes plain names with their depth and $$ path (no
+    drawing), launch_ms (runtime calls that started device work) and
+    other_rt_ms (the other runtime calls) adding up to `opscope tree`'s launch
+    time of the same path; the status line names the tree command. The split
+    compare layout writes the key on both lines of a pair."""
+    import csv
+    import io
+    for name in ("kineto-sampled-rank0.json.gz", "nvprof-lstm-pyprof.sql.gz"):
+        trace = os.path.join(SAMPLES, name)
+        rc, err, d, dumps = run_keys(trace, [":level kernel", "T", "E", "x", "t.csv", ":dump x"])
+        rows = list(csv.reader(io.StringIO(read(d, "t.csv").decode("utf-8"))))
+        report(rc == 0 and rows and rows[0] == ["name", "depth", "path", "total_ms", "self_ms",
+                                                "device_ms", "launch_ms", "other_rt_ms",
+                                                "count"],
+               "tree export %s: its columns" % name, repr(rows[:1]) + err)
+        body = rows[1:]
+        glyphs = [r[0] for r in body if any(g in r[0] for g in "\u2500\u2502\u251c\u2514\u25bc\u25b6")]
+        report(body and not glyphs and
+               all(int(r[1]) == r[2].count("$$") and r[2].endswith(r[0]) for r in body),
+               "tree export %s: plain names, depth and path" % name, repr(glyphs[:3]))
+        p = subprocess.run([opscope(), "tree", trace, "--format", "csv"], capture_output=True,
+                           env=env_for(80, 24, False))
+        cli = {r[0]: r for r in csv.reader(io.StringIO(p.stdout.decode("utf-8")))}
+        col = cli.get("name", [""]).index("cuda launch duration (ms)") if "name" in cli else 0
+        bad = [r[2] for r in body if r[2] not in cli or
+               abs(float(r[6]) + float(r[7]) - float(cli[r[2]][col])) > 0.0015]
+        report(body and not bad, "tree export %s: launch_ms + other_rt_ms = tree's launch time"
+               % name, repr(bad[:3]))
+        report("opscope tree samples/%s" % name in (dumps.get("x") or "").replace("\n", "")
+               or "opscope tree %s" % trace in (dumps.get("x") or "").replace("\n", ""),
+               "tree export %s: the status line names the tree command" % name,
+               dumps.get("x") or "")
+        if name.startswith("nvprof"):
+            report(any(float(r[7]) > 0 for r in body) and
+                   any(float(r[6]) > 0 for r in body),
+                   "tree export %s: runtime calls without device work count apart" % name)
+        shutil.rmtree(d, ignore_errors=True)
+    noopt, opt = os.path.join(SAMPLES, "ort-cnn-noopt.json"), os.path.join(SAMPLES,
+                                                                          "ort-cnn-opt.json")
+    rc, err, d, _ = run_keys(opt, ["|", "x", "s.csv"], [noopt])
+    rows = list(csv.reader(io.StringIO(read(d, "s.csv").decode("utf-8"))))
+    report(rc == 0 and len(rows) > 2 and all(r[0] for r in rows[1:]) and
+           all(rows[i][0] == rows[i + 1][0] for i in range(1, len(rows) - 1, 2)),
+           "split compare export: both lines of a pair carry the key", repr(rows[:5]) + err)
+    shutil.rmtree(d, ignore_errors=True)
+
+
 def check_terms():
     """The screen's text does not depend on the terminal type."""
     script = os.path.join(SCRIPTS, "basic.script")
@@ -509,6 +557,7 @@ def main():
     check_export_path()
     check_export_compare()
     check_name_style_kept()
+    check_export_tree()
     check_terms()
     check_locale()
     check_errors()
