@@ -75,6 +75,7 @@
 	_(COMPARE_MATCH, "compare-match", "M",                                               \
 	  "Compare: pair rows by name, shape or occurrence")                                 \
 	_(CHANGED_ONLY, "changed-only", "o", "Compare: show only the rows that changed")     \
+	_(OTHER_RUNS, "other-runs", "O", "Compare: pick the other trace's runs")            \
 	_(COMPARE_LAYOUT, "compare-layout", "|",                                             \
 	  "Compare: merged table, or split (old and new lines)")                            \
 	_(BARS, "bars", "B", "Show or hide the bar chart of time per row")                   \

@@ -233,6 +233,8 @@ unsigned osc_command_run(struct osc_tui *t, const char *line)
 	arg = rest;
 	if (!strcmp(name, "runs"))
 		return osc_runs_select(t, *arg ? arg : NULL);
+	if (!strcmp(name, "other-runs"))
+		return osc_diff_view_runs(t, *arg ? arg : NULL);
 	if (!strcmp(name, "filter"))
 		return filter_done(t, arg);
 	if (!strcmp(name, "find"))

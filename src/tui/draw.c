@@ -283,10 +283,12 @@ static void draw_table(struct osc_tui *t, struct osc_view *v, int y, int h, bool
 	attrset(osc_display_attr(OSC_STYLE_TITLE));
 	draw_row(v, &l, y, titles, "time", true, t->utf8);
 	if (!v->tab.nr_rows && rows) {
+		snprintf(buf, sizeof(buf), "(no rows: nothing of this kind in the selected runs, or "
+			 "the filter hides it)");
+		if (v->ops->empty)
+			v->ops->empty(t, v, buf, sizeof(buf));
 		attrset(osc_display_attr(OSC_STYLE_HINT));
-		put_cell(y + 1, 0, v->ops->empty ? v->ops->empty
-				 : "(no rows: nothing of this kind in the selected runs, or the "
-				   "filter hides it)", (size_t)COLS, OSC_ALIGN_LEFT, t->utf8);
+		put_cell(y + 1, 0, buf, (size_t)COLS, OSC_ALIGN_LEFT, t->utf8);
 		attrset(A_NORMAL);
 	}
 	for (size_t r = v->tab.nr_rows ? 0 : 1; r < rows; r++) {

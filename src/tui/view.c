@@ -279,9 +279,14 @@ void osc_view_describe(struct osc_tui *t, struct osc_view *v, char *buf, size_t 
 
 	buf[0] = '\0';
 	if (part == 1) {
-		if (v->ops->sort && v->tab.nr_cols)
-			n = snprintf(buf, size, "sort: %s %s", v->tab.cols[v->sort_col].title,
-				     v->sort_desc ? "desc" : "asc");
+		char label[128];
+
+		if (v->ops->sort && v->tab.nr_cols) {
+			snprintf(label, sizeof(label), "%s", v->tab.cols[v->sort_col].title);
+			if (v->ops->sort_label)
+				v->ops->sort_label(t, v, label, sizeof(label));
+			n = snprintf(buf, size, "sort: %s %s", label, v->sort_desc ? "desc" : "asc");
+		}
 		if (v->topn && n >= 0 && (size_t)n < size)
 			snprintf(buf + n, size - (size_t)n, "%stop %zu", n ? ", " : "", v->topn);
 		return;

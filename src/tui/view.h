@@ -61,7 +61,10 @@ struct osc_view_ops {
 	 */
 	void (*export_table)(struct osc_tui *t, struct osc_view *v, struct osc_table *out);
 	size_t flex_col; /* the name column: takes the spare width, scrolls */
-	const char *empty; /* shown when there is no row (NULL: a table's "no rows" hint) */
+	/* optional: the line shown when there is no row (else a table's "no rows" hint) */
+	void (*empty)(struct osc_tui *t, struct osc_view *v, char *buf, size_t size);
+	/* optional: how the header names the sort column ("|delta_us|"), into buf */
+	void (*sort_label)(struct osc_tui *t, struct osc_view *v, char *buf, size_t size);
 	/* Highlight of a row (NULL: none). */
 	enum osc_mark (*mark)(struct osc_tui *t, struct osc_view *v, size_t row);
 	/* Actions of this view; OSC_R_UNHANDLED for the rest. May be NULL. */
@@ -275,11 +278,23 @@ struct osc_instances_arg {
 const struct osc_agg_row *osc_table_view_row(struct osc_tui *t, struct osc_view *v, osc_str key,
 					     const uint32_t **members);
 
+/* What the runs view shows and selects (NULL arg: the TUI's own runs). */
+struct osc_runs_side {
+	const struct osc_trace *trace;
+	const struct osc_runs *runs;
+	struct osc_runsel *sel;
+	const char *other; /* the compare's other trace (its name), NULL for the TUI's */
+};
+
 /*
  * Select runs by a --runs spec (NULL: the default); on error the message goes
  * to the status line and the selection stays. Defined in view_runs.c.
  */
 unsigned osc_runs_select(struct osc_tui *t, const char *spec);
+/* The same for a compare's other trace (side->other set): :other-runs, O. */
+unsigned osc_runs_select_side(struct osc_tui *t, struct osc_runs_side *side, const char *spec);
+/* :other-runs SPEC: the runs of the compare view on top. Defined in view_diff.c. */
+unsigned osc_diff_view_runs(struct osc_tui *t, const char *spec);
 /* Flip run 0 (the warm-up run) in the selection. */
 unsigned osc_runs_toggle_warmup(struct osc_tui *t);
 
