@@ -299,11 +299,22 @@ unsigned osc_command_action(struct osc_tui *t, enum osc_action a)
 			return OSC_R_QUIT;
 		osc_view_pop(t);
 		return OSC_R_REDRAW;
+	case OSC_ACT_ESCAPE:
+		if (t->depth == 1) {
+			osc_tui_message(t, OSC_MSG_INFO, "nothing to go back to (q quits)");
+			return OSC_R_REDRAW;
+		}
+		osc_view_pop(t);
+		return OSC_R_REDRAW;
 	case OSC_ACT_QUIT:
 		return OSC_R_QUIT;
 	case OSC_ACT_HELP:
 		if (v->ops != &osc_view_help)
 			osc_view_push(t, &osc_view_help, NULL);
+		return OSC_R_REDRAW;
+	case OSC_ACT_MESSAGE:
+		if (v->ops != &osc_view_message)
+			osc_view_push(t, &osc_view_message, v);
 		return OSC_R_REDRAW;
 	case OSC_ACT_WARNINGS:
 		if (v->ops != &osc_view_warnings)
@@ -343,8 +354,8 @@ unsigned osc_command_action(struct osc_tui *t, enum osc_action a)
 		t->popup = osc_xstrdup(v->tab.cell(v->tab.ctx, v->cur, v->ops->flex_col, buf,
 						   sizeof(buf)));
 		return OSC_R_REDRAW;
-	case OSC_ACT_FILTER:
-		osc_prompt_open(t, "filter (Conv*, re:REGEX, empty clears): ", NULL, false,
+	case OSC_ACT_FILTER: /* the filter in force is offered: typing replaces it, Right edits it */
+		osc_prompt_open(t, "filter (Conv*, re:REGEX, empty clears): ", t->filter_spec, false,
 				filter_done, NULL);
 		return OSC_R_REDRAW;
 	case OSC_ACT_FIND:

@@ -200,8 +200,10 @@ static void main_loop(struct osc_tui *t, struct osc_script *script)
 			r = OSC_R_REDRAW;
 			continue;
 		}
-		if (!t->prompt.active && in.kind != OSC_IN_COMMAND)
+		if (!t->prompt.active && in.kind != OSC_IN_COMMAND && t->msg[0]) {
+			memcpy(t->last_msg, t->msg, sizeof(t->msg)); /* y shows it whole */
 			t->msg[0] = '\0';
+		}
 		r = dispatch(t, &in);
 	}
 	if (timing)

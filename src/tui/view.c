@@ -177,9 +177,25 @@ static bool contains(const char *hay, const char *needle)
 	return n == 0;
 }
 
+/* Which match row is of all the rows matching t->find (1-based), and how many there are. */
+static void match_rank(struct osc_tui *t, struct osc_view *v, size_t row, size_t *k, size_t *nr)
+{
+	char buf[4096];
+
+	*k = *nr = 0;
+	for (size_t r = 0; r < v->tab.nr_rows; r++) {
+		if (contains(v->tab.cell(v->tab.ctx, r, v->ops->flex_col, buf, sizeof(buf)),
+			     t->find)) {
+			(*nr)++;
+			if (r == row)
+				*k = *nr;
+		}
+	}
+}
+
 bool osc_view_find(struct osc_tui *t, struct osc_view *v, int dir)
 {
-	size_t n = v->tab.nr_rows;
+	size_t n = v->tab.nr_rows, k, nr;
 	char buf[4096];
 
 	if (!t->find || !*t->find || n == 0)
@@ -190,6 +206,9 @@ bool osc_view_find(struct osc_tui *t, struct osc_view *v, int dir)
 		v->tab.cell(v->tab.ctx, row, v->ops->flex_col, buf, sizeof(buf));
 		if (contains(buf, t->find)) {
 			osc_view_select(v, row);
+			match_rank(t, v, row, &k, &nr);
+			osc_tui_message(t, OSC_MSG_INFO, "'%s': match %zu of %zu (n next, N previous)",
+					t->find, k, nr);
 			return true;
 		}
 	}

@@ -101,7 +101,8 @@ struct osc_view_ops {
 	_(tree)          \
 	_(diff)          \
 	_(whatif)        \
-	_(warnings)
+	_(warnings)      \
+	_(message)
 
 #define OSC_VIEW_DECLARE(name) extern const struct osc_view_ops osc_view_##name;
 OSC_VIEW_LIST(OSC_VIEW_DECLARE)
@@ -174,6 +175,7 @@ struct osc_tui {
 	struct osc_prompt prompt;
 	char msg[2048];
 	enum osc_msg_kind msg_kind;
+	char last_msg[2048]; /* the message before the last key cleared it (y shows it) */
 	char *popup;       /* text shown in a box until the next key, or NULL */
 	bool utf8;         /* the locale can show UTF-8 */
 	bool script;       /* driven by --script */

@@ -168,10 +168,12 @@ def check_export():
                       "--asc", "--top", "2")
     report(got == want and got.count(b"\n") == 3, "export: filtered/sorted/top view equals report",
            "got %r\nwant %r" % (got, want))
-    shown = (dumps.get("filtered") or "").replace("\n", "")
+    shown = view_command(dumps.get("filtered-command"))
     report("--regex '^(Conv|Gemm|MaxPool)$' --sort count_us" not in shown and
            "--sort count --asc --top 2 --format csv" in shown,
-           "export: status line shows the report command", dumps.get("filtered") or "")
+           "export: y shows the report command", dumps.get("filtered-command") or "")
+    report("wrote filtered.csv (2 rows) = opscope report" in (dumps.get("filtered") or ""),
+           "export: the status line says it on one line", dumps.get("filtered") or "")
     kern = os.path.join(d, "opscope-ort-resnet18-opt-kernel.csv")
     got = open(kern, "rb").read() if os.path.exists(kern) else b""
     report(got == report_csv(trace, "--by", "kernel", "--regex", "^(Conv|Gemm|MaxPool)$",
@@ -229,7 +231,7 @@ def check_export_names():
     for level, key in (("kernel", "3"), ("dims", "4"), ("mapping", "5")):
         keys = [key]
         for style, _ in cases:
-            keys += ["x", style + ".csv", ":dump " + style, "m"]
+            keys += ["x", style + ".csv", "y", ":dump " + style, "q", "m"]
         rc, err, d, dumps = run_keys(trace, keys)
         report(rc == 0, "export names %s: exit" % level, err)
         got = {style: read(d, style + ".csv") for style, _ in cases}
@@ -239,7 +241,7 @@ def check_export_names():
             want = report_csv(trace, "--by", level, *flags)
             report(got[style] and got[style] == want,
                    "export names %s %s: x equals report %s" % (level, style, " ".join(flags)))
-            line = (dumps.get(style) or "").replace("\n", "")
+            line = view_command(dumps.get(style))
             report(all(f in line for f in flags) and
                    (flags or ("--no-demangle" not in line and "--short-names" not in line)),
                    "export names %s %s: the status line shows %s" % (level, style, flags or
@@ -247,9 +249,9 @@ def check_export_names():
         shutil.rmtree(d, ignore_errors=True)
     # --no-demangle and --short-names on the command line set the first style.
     for flag, want_flag in (("--no-demangle", "--no-demangle"), ("--short-names", "--short-names")):
-        rc, err, d, dumps = run_keys(trace, ["3", "x", "k.csv", ":dump k"], [flag])
+        rc, err, d, dumps = run_keys(trace, ["3", "x", "k.csv", "y", ":dump k"], [flag])
         report(read(d, "k.csv") == report_csv(trace, "--by", "kernel", want_flag) and
-               want_flag in (dumps.get("k") or "").replace("\n", ""),
+               want_flag in view_command(dumps.get("k")),
                "export names: %s on the command line" % flag, err)
         shutil.rmtree(d, ignore_errors=True)
 
@@ -263,10 +265,10 @@ def check_export_runs():
                                (nvprof, ["--run-range", "embedding"], "kernel"),
                                (nvprof, ["--run-range", "embedding/0"], "op")):
         key = "3" if level == "kernel" else "1"
-        rc, err, d, dumps = run_keys(trace, [key, "x", "v.csv", ":dump v"], opts)
+        rc, err, d, dumps = run_keys(trace, [key, "x", "v.csv", "y", ":dump v"], opts)
         want = report_csv(trace, "--by", level, *opts)
         plain = report_csv(trace, "--by", level)
-        line = (dumps.get("v") or "").replace("\n", "")
+        line = view_command(dumps.get("v"))
         report(rc == 0 and read(d, "v.csv") == want and want != plain,
                "export runs %s %s: x equals report with them" % (os.path.basename(trace), opts),
                err)
@@ -285,12 +287,25 @@ def cli_csv(*args):
     return p.stdout
 
 
+def view_command(screen):
+    """The command line the y view shows (its ' \\'-continued lines joined), "" if none."""
+    out, on = [], False
+    for line in (screen or "").splitlines():
+        if line.startswith("# the command"):
+            on = True
+            continue
+        if on:
+            if line.startswith("#") or not line.strip():
+                break
+            line = line.strip()
+            out.append(line[:-1].strip() if line.endswith("\\") else line)
+    return " ".join(out)
+
+
 def shown_command(screen):
-    """The command after "= " on the status line (the screen's last lines,
-    joined where the line wrapped), split as a shell would; None if none."""
-    tail = "".join(line for line in screen.splitlines()[-3:])
-    m = re.search(r"\) = (opscope .*)$", tail)
-    return shlex.split(m.group(1)) if m else None
+    """The command of the y view, split as a shell would; None if none."""
+    cmd = view_command(screen)
+    return shlex.split(cmd) if cmd else None
 
 
 def command_csv(argv, cwd):
@@ -327,7 +342,7 @@ def check_export_compare():
                               (mangled, mangled, ["--by", "dims", "--short-names"]),
                               (noopt, opt, ["--whole-trace"]),
                               (nvprof, nvprof, ["--by", "kernel", "--run-range", "embedding/0"])):
-        rc, err, d, dumps = run_keys(other, ["x", "c.csv", ":dump shown"], opts + [base])
+        rc, err, d, dumps = run_keys(other, ["x", "c.csv", "y", ":dump shown"], opts + [base])
         want = cli_csv("diff", base, other, *opts)
         plain = cli_csv("diff", base, other, *[o for o in opts if o.startswith("--by") or
                                                o in ("kernel", "dims")])
@@ -349,8 +364,9 @@ def check_export_compare():
     # with rules ('=' and :speedups): the status line's whatif command prints the same CSV
     ne = os.path.join(SAMPLES, "ne-bert-mini-int8.json")
     rules = os.path.join(ROOT, "tests", "data", "ne-speedups.csv")
-    for keys in (["W", "=", "2.5", "x", "r.csv", ":dump shown"],
-                 ["W", ":speedups " + rules, "j", "=", "1.1", "x", "r.csv", ":dump shown"]):
+    for keys in (["W", "=", "2.5", "x", "r.csv", "y", ":dump shown"],
+                 ["W", ":speedups " + rules, "j", "=", "1.1", "x", "r.csv", "y",
+                  ":dump shown"]):
         rc, err, d, dumps = run_keys(ne, keys, ["--runs", "1:3"])
         shown = shown_command(dumps.get("shown") or "")
         report(rc == 0 and shown is not None and shown[:2] == ["opscope", "whatif"] and
@@ -369,10 +385,10 @@ def check_name_style_kept():
     """The name style (m) is the TUI's: :level keeps it, and the call tree's
     kernel pane names kernels in it."""
     mangled = os.path.join(ROOT, "tests", "data", "kineto-mangled.json")
-    rc, err, d, dumps = run_keys(mangled, ["m", ":level kernel", "x", "l.csv", ":dump l"])
+    rc, err, d, dumps = run_keys(mangled, ["m", ":level kernel", "x", "l.csv", "y", ":dump l"])
     report(rc == 0 and read(d, "l.csv") == report_csv(mangled, "--by", "kernel",
                                                       "--short-names") and
-           "--short-names" in (dumps.get("l") or "").replace("\n", ""),
+           "--short-names" in view_command(dumps.get("l")),
            ":level keeps the name style", err)
     shutil.rmtree(d, ignore_errors=True)
     # A wide screen: the pane's name column holds the longest kernel name.
@@ -460,7 +476,8 @@ def check_export_tree():
     import io
     for name in ("kineto-sampled-rank0.json.gz", "nvprof-lstm-pyprof.sql.gz"):
         trace = os.path.join(SAMPLES, name)
-        rc, err, d, dumps = run_keys(trace, [":level kernel", "T", "E", "x", "t.csv", ":dump x"])
+        rc, err, d, dumps = run_keys(trace, [":level kernel", "T", "E", "x", "t.csv", "y",
+                                             ":dump x"])
         rows = list(csv.reader(io.StringIO(read(d, "t.csv").decode("utf-8"))))
         report(rc == 0 and rows and rows[0] == ["name", "depth", "path", "total_ms", "self_ms",
                                                 "device_ms", "launch_ms", "other_rt_ms",
@@ -479,8 +496,7 @@ def check_export_tree():
                abs(float(r[6]) + float(r[7]) - float(cli[r[2]][col])) > 0.0015]
         report(body and not bad, "tree export %s: launch_ms + other_rt_ms = tree's launch time"
                % name, repr(bad[:3]))
-        report("opscope tree samples/%s" % name in (dumps.get("x") or "").replace("\n", "")
-               or "opscope tree %s" % trace in (dumps.get("x") or "").replace("\n", ""),
+        report("opscope tree %s" % trace in view_command(dumps.get("x")),
                "tree export %s: the status line names the tree command" % name,
                dumps.get("x") or "")
         if name.startswith("nvprof"):
