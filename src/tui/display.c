@@ -1,5 +1,6 @@
 /* display.c - curses setup, colours and terminal restoration. */
 #include <curses.h>
+#include <term.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,6 +110,20 @@ static void no_flow_control(FILE *in)
 }
 
 /*
+ * Whether terminal type name has a terminfo entry here. Probed with
+ * setupterm and freed again: a newterm() that fails leaks its screen.
+ */
+static bool known_term(const char *name, FILE *out)
+{
+	int err = 0;
+
+	if (setupterm(name, fileno(out), &err) != OK)
+		return false;
+	del_curterm(cur_term);
+	return true;
+}
+
+/*
  * A screen on terminal type term, else on the first of the fallbacks whose
  * terminfo entry exists (a kitty, alacritty or foot user logged into a stock
  * box); *used receives the type that worked. newterm() returns NULL on an
@@ -117,14 +132,12 @@ static void no_flow_control(FILE *in)
 static SCREEN *open_term(const char *term, FILE *out, FILE *in, const char **used)
 {
 	static const char *const fallbacks[] = { "xterm-256color", "xterm", "vt100" };
-	SCREEN *s = term && *term ? newterm(term, out, in) : NULL;
 
-	*used = term;
-	for (size_t i = 0; !s && i < sizeof(fallbacks) / sizeof(fallbacks[0]); i++) {
-		s = newterm(fallbacks[i], out, in);
-		*used = fallbacks[i];
-	}
-	return s;
+	*used = term && *term && known_term(term, out) ? term : NULL;
+	for (size_t i = 0; !*used && i < sizeof(fallbacks) / sizeof(fallbacks[0]); i++)
+		if (known_term(fallbacks[i], out))
+			*used = fallbacks[i];
+	return *used ? newterm(*used, out, in) : NULL;
 }
 
 enum osc_display_status osc_display_open(bool script, char *note, size_t note_size,
@@ -181,7 +194,7 @@ enum osc_display_status osc_display_open(bool script, char *note, size_t note_si
 		return OSC_DISPLAY_NO_TERMINAL;
 	}
 	if (used != term)
-		snprintf(note, note_size, "TERM '%s' has no terminfo entry here: drawing as %s",
+		snprintf(note, note_size, "TERM '%s' has no terminfo here: drawn as %s",
 			 term, used);
 	active = 1;
 	set_signals();
