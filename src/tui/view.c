@@ -80,8 +80,11 @@ void osc_tui_note(struct osc_tui *t, enum osc_msg_kind kind, const char *fmt, ..
 void osc_view_init(struct osc_tui *t, struct osc_view *v, const struct osc_view_ops *ops,
 		   const void *arg)
 {
+	static unsigned next_id;
+
 	memset(v, 0, sizeof(*v));
 	v->ops = ops;
+	v->id = ++next_id;
 	v->built_gen = t->gen - 1;
 	if (ops->open)
 		ops->open(t, v, arg);

@@ -119,6 +119,7 @@ struct osc_view {
 	size_t nr_widths;
 	unsigned built_gen;   /* tui->gen the rows were built for */
 	unsigned rev;         /* bumped when the rows are built or sorted again (the pane follows) */
+	unsigned id;          /* unique per view opened (a new view may reuse an old one's memory) */
 	size_t sort_col;      /* column sorted by */
 	bool sort_desc;
 	size_t topn;          /* 0: all rows */
