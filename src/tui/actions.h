@@ -23,7 +23,8 @@
 	  "Open the row: its instances, or its detail")              \
 	_(KERNELS, "kernels", "K", "Open the kernels launched by the row's ops")              \
 	_(BACK, "back", "q <Left> <Backspace>",                                               \
-	  "Go back; quit from the first view")                          \
+	  "Go back (to the previous level too); quit from the first view")                   \
+	_(ESCAPE, "escape", "<Esc>", "Go back (never quits)")                                \
 	_(QUIT, "quit", "Q <C-c>", "Quit at once; cancel a load")              \
 	_(SCROLL_LEFT, "scroll-left", "h", "Scroll the name column left")             \
 	_(SCROLL_RIGHT, "scroll-right", "l", "Scroll the name column right")          \
@@ -62,6 +63,8 @@
 	_(FIND_NEXT, "find-next", "n", "Find the next match")                                \
 	_(FIND_PREV, "find-prev", "N", "Find the previous match")                            \
 	_(EXPORT, "export", "x", "Export the view as shown to CSV")                   \
+	_(MESSAGE, "message", "y",                                                           \
+	  "The last message whole and the view's command line, to copy")                    \
 	_(COMMAND, "command", ":",                                                           \
 	  "Command: runs, filter, find, sort, top, export, compare, speedups")  \
 	_(TREE, "tree", "T",                                                                 \
@@ -77,6 +80,7 @@
 	_(COMPARE_MATCH, "compare-match", "M",                                               \
 	  "Compare: pair rows by name, shape or occurrence")                                 \
 	_(CHANGED_ONLY, "changed-only", "o", "Compare: show only the rows that changed")     \
+	_(OTHER_RUNS, "other-runs", "O", "Compare: pick the other trace's runs")            \
 	_(COMPARE_LAYOUT, "compare-layout", "|",                                             \
 	  "Compare: merged table, or split (old and new lines)")                            \
 	_(BARS, "bars", "B", "Show or hide the bar chart of time per row")                   \

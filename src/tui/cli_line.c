@@ -83,7 +83,24 @@ static char *selection(struct osc_tui *t, char *line)
 		line = osc_cli_line_arg(line, "--regex");
 		line = osc_cli_line_arg(line, t->filter.re_text);
 	}
+	if (t->args->ops) {
+		line = osc_cli_line_arg(line, "--ops");
+		line = osc_cli_line_arg(line, t->args->ops);
+	}
 	return line;
+}
+
+char *osc_cli_line_tree(struct osc_tui *t)
+{
+	char *line = osc_xstrdup("opscope tree"), *out;
+
+	if (t->args->path)
+		line = osc_cli_line_arg(line, t->args->path);
+	line = selection(t, names(t, line, OSC_LEVEL_KERNEL));
+	line = osc_cli_line_arg(osc_cli_line_arg(line, "--format"), "csv");
+	out = osc_xasprintf("%s (every node, profile_parser_main's columns)", line);
+	free(line);
+	return out;
 }
 
 char *osc_cli_line_start(struct osc_tui *t, const char *command, const char *other,

@@ -25,6 +25,13 @@ char *osc_cli_line_start(struct osc_tui *t, const char *command, const char *oth
 			 enum osc_level level);
 
 /*
+ * "opscope tree [TRACE] ... --format csv" with the TUI's runs, filter and
+ * kernel names, and a note that its CSV has every node and other columns
+ * than the tree view's export (a new string).
+ */
+char *osc_cli_line_tree(struct osc_tui *t);
+
+/*
  * Append --sort and --asc for sorting by col (none when default_col and
  * descending: the command's default), --top n (0: none) and --format csv.
  * cli_descends: the command sorts col descending unless --asc; else only

@@ -127,12 +127,18 @@ static enum osc_level top_level(struct osc_tui *t)
 static unsigned export_write(struct osc_tui *t, const char *path, bool replace)
 {
 	struct osc_view *v = osc_tui_top(t);
+	struct osc_table tab;
 	struct osc_error err;
 	char msg[1024], *cmd = NULL;
 
 	/* "updating...": the rows on screen are not the report's yet. */
 	osc_table_view_settle(t, v);
-	if (osc_export_file(path, OSC_EXPORT_CSV, &v->tab, NULL, 0, replace ? OSC_WRITE_REPLACE : 0,
+	tab = v->tab;
+	if (v->ops->export_table) { /* plain text for the rows drawn */
+		v->ops->export_table(t, v, &tab);
+		tab.nr_rows = v->tab.nr_rows;
+	}
+	if (osc_export_file(path, OSC_EXPORT_CSV, &tab, NULL, 0, replace ? OSC_WRITE_REPLACE : 0,
 			    &err) != OSC_OK) {
 		osc_error_format(&err, msg, sizeof(msg));
 		osc_tui_message(t, OSC_MSG_ERROR, "%s", msg);
@@ -243,6 +249,8 @@ unsigned osc_command_run(struct osc_tui *t, const char *line)
 	arg = rest;
 	if (!strcmp(name, "runs"))
 		return osc_runs_select(t, *arg ? arg : NULL);
+	if (!strcmp(name, "other-runs"))
+		return osc_diff_view_runs(t, *arg ? arg : NULL);
 	if (!strcmp(name, "filter"))
 		return filter_done(t, arg);
 	if (!strcmp(name, "find"))
@@ -312,11 +320,22 @@ unsigned osc_command_action(struct osc_tui *t, enum osc_action a)
 			return OSC_R_QUIT;
 		osc_view_pop(t);
 		return OSC_R_REDRAW;
+	case OSC_ACT_ESCAPE:
+		if (t->depth == 1) {
+			osc_tui_message(t, OSC_MSG_INFO, "nothing to go back to (q quits)");
+			return OSC_R_REDRAW;
+		}
+		osc_view_pop(t);
+		return OSC_R_REDRAW;
 	case OSC_ACT_QUIT:
 		return OSC_R_QUIT;
 	case OSC_ACT_HELP:
 		if (v->ops != &osc_view_help)
 			osc_view_push(t, &osc_view_help, NULL);
+		return OSC_R_REDRAW;
+	case OSC_ACT_MESSAGE:
+		if (v->ops != &osc_view_message)
+			osc_view_push(t, &osc_view_message, v);
 		return OSC_R_REDRAW;
 	case OSC_ACT_WARNINGS:
 		if (v->ops != &osc_view_warnings)
@@ -360,8 +379,8 @@ unsigned osc_command_action(struct osc_tui *t, enum osc_action a)
 		t->popup = osc_xstrdup(v->tab.cell(v->tab.ctx, v->cur, v->ops->flex_col, buf,
 						   sizeof(buf)));
 		return OSC_R_REDRAW;
-	case OSC_ACT_FILTER:
-		osc_prompt_open(t, "filter (Conv*, re:REGEX, empty clears): ", NULL, false,
+	case OSC_ACT_FILTER: /* the filter in force is offered: typing replaces it, Right edits it */
+		osc_prompt_open(t, "filter (Conv*, re:REGEX, empty clears): ", t->filter_spec, false,
 				filter_done, NULL);
 		return OSC_R_REDRAW;
 	case OSC_ACT_FIND:

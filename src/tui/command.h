@@ -5,7 +5,7 @@
  *
  * Commands: runs SPEC | filter [SPEC] | find TEXT | sort COL [asc|desc] |
  * top N | level NAME | export [FILE] | dump FILE | resize LINES COLS | quit |
- * compare FILE
+ * compare FILE | other-runs [SPEC] (the compare view's other trace)
  */
 #ifndef OPSCOPE_TUI_COMMAND_H
 #define OPSCOPE_TUI_COMMAND_H

@@ -1,9 +1,9 @@
 /* display.c - curses setup, colours and terminal restoration. */
 #include <curses.h>
+#include <term.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <term.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -114,18 +114,17 @@ static void no_flow_control(FILE *in)
 }
 
 /*
- * A screen on terminal type name when its terminfo entry exists, else NULL.
- * The entry is looked up with setupterm first: newterm() on an unknown type
- * returns NULL but keeps memory of its own (LeakSanitizer sees it).
+ * Whether terminal type name has a terminfo entry here. Probed with
+ * setupterm and freed again: a newterm() that fails leaks its screen.
  */
-static SCREEN *try_term(const char *name, FILE *out, FILE *in)
+static bool known_term(const char *name, FILE *out)
 {
-	int status;
+	int err = 0;
 
-	if (!name || !*name || setupterm(name, fileno(out), &status) != OK)
-		return NULL;
+	if (setupterm(name, fileno(out), &err) != OK)
+		return false;
 	del_curterm(cur_term);
-	return newterm(name, out, in);
+	return true;
 }
 
 /*
@@ -137,14 +136,12 @@ static SCREEN *try_term(const char *name, FILE *out, FILE *in)
 static SCREEN *open_term(const char *term, FILE *out, FILE *in, const char **used)
 {
 	static const char *const fallbacks[] = { "xterm-256color", "xterm", "vt100" };
-	SCREEN *s = try_term(term, out, in);
 
-	*used = term;
-	for (size_t i = 0; !s && i < sizeof(fallbacks) / sizeof(fallbacks[0]); i++) {
-		s = try_term(fallbacks[i], out, in);
-		*used = fallbacks[i];
-	}
-	return s;
+	*used = term && *term && known_term(term, out) ? term : NULL;
+	for (size_t i = 0; !*used && i < sizeof(fallbacks) / sizeof(fallbacks[0]); i++)
+		if (known_term(fallbacks[i], out))
+			*used = fallbacks[i];
+	return *used ? newterm(*used, out, in) : NULL;
 }
 
 enum osc_display_status osc_display_open(bool script, char *note, size_t note_size,
@@ -201,7 +198,7 @@ enum osc_display_status osc_display_open(bool script, char *note, size_t note_si
 		return OSC_DISPLAY_NO_TERMINAL;
 	}
 	if (used != term)
-		snprintf(note, note_size, "TERM '%s' has no terminfo entry here: drawing as %s",
+		snprintf(note, note_size, "TERM '%s' has no terminfo here: drawn as %s",
 			 term, used);
 	active = 1;
 	set_signals();

@@ -249,7 +249,7 @@ static void draw_table(struct osc_tui *t, struct osc_view *v, int y, int h, bool
 		       struct layout *out)
 {
 	size_t rows = h > 1 ? (size_t)h - 1 : 0, n, nc = v->tab.nr_cols;
-	char ***cells, *titles[64];
+	char ***cells, *titles[64], *sorted_title = NULL;
 	struct layout l;
 	char buf[4096], bar[BAR_WIDTH * 3 + 1];
 
@@ -258,6 +258,12 @@ static void draw_table(struct osc_tui *t, struct osc_view *v, int y, int h, bool
 		v->top = v->cur;
 	if (v->cur >= v->top + rows)
 		v->top = v->cur - rows + 1;
+	if (focus && v->ops->below && rows > 1) { /* an unfolded node's first children too */
+		size_t below = v->ops->below(t, v), keep = below < rows / 2 ? below : rows / 2;
+
+		if (v->cur + keep >= v->top + rows)
+			v->top = v->cur + keep - rows + 1;
+	}
 	if (v->top + rows > v->tab.nr_rows)
 		v->top = v->tab.nr_rows > rows ? v->tab.nr_rows - rows : 0;
 	n = v->tab.nr_rows - v->top < rows ? v->tab.nr_rows - v->top : rows;
@@ -269,18 +275,32 @@ static void draw_table(struct osc_tui *t, struct osc_view *v, int y, int h, bool
 							      sizeof(buf)));
 	}
 	grow_widths(v, cells, n, t->utf8);
+	if (v->ops->sort && v->sort_col < nc) { /* the sorted column's title carries the order */
+		size_t w;
+
+		sorted_title = t->utf8 ? osc_xasprintf("%s%s", v->tab.cols[v->sort_col].title,
+						       v->sort_desc ? "\xe2\x96\xbc" : "\xe2\x96\xb2")
+				       : osc_xasprintf("*%s", v->tab.cols[v->sort_col].title);
+		w = osc_text_width(sorted_title, strlen(sorted_title), t->utf8);
+		if ((int)w > v->widths[v->sort_col])
+			v->widths[v->sort_col] = (int)w;
+	}
 	compute_layout(v, &l, t->bars && v->ops->bar);
 	fit_texts(v, &l, cells, n, focus ? v->cur - v->top : (size_t)-1, t->utf8);
 
 	for (size_t c = 0; c < nc && c < 64; c++)
 		titles[c] = (char *)v->tab.cols[c].title;
+	if (sorted_title && v->sort_col < nc && v->sort_col < 64)
+		titles[v->sort_col] = sorted_title;
 	attrset(osc_display_attr(OSC_STYLE_TITLE));
 	draw_row(v, &l, y, titles, "time", true, t->utf8);
 	if (!v->tab.nr_rows && rows) {
+		snprintf(buf, sizeof(buf), "(no rows: nothing of this kind in the selected runs, or "
+			 "the filter hides it)");
+		if (v->ops->empty)
+			v->ops->empty(t, v, buf, sizeof(buf));
 		attrset(osc_display_attr(OSC_STYLE_HINT));
-		put_cell(y + 1, 0, v->ops->empty ? v->ops->empty
-				 : "(no rows: nothing of this kind in the selected runs, or the "
-				   "filter hides it)", (size_t)COLS, OSC_ALIGN_LEFT, t->utf8);
+		put_cell(y + 1, 0, buf, (size_t)COLS, OSC_ALIGN_LEFT, t->utf8);
 		attrset(A_NORMAL);
 	}
 	for (size_t r = v->tab.nr_rows ? 0 : 1; r < rows; r++) {
@@ -310,6 +330,7 @@ static void draw_table(struct osc_tui *t, struct osc_view *v, int y, int h, bool
 		free(cells[r]);
 	}
 	free(cells);
+	free(sorted_title);
 	free(l.shown);
 	free(l.width);
 	l.shown = NULL;
@@ -323,26 +344,31 @@ int osc_draw_first_row(void)
 	return HEADER_LINES + 1;
 }
 
-/* The message on the status line, wrapped upwards over the rows when long (up to 4 lines). */
+/*
+ * The message on the status line, on that one line: a longer one keeps its
+ * start and says that y shows it whole (with the view's command line, to
+ * copy), so a command is never broken across lines.
+ */
 static void draw_message(struct osc_tui *t)
 {
-	size_t len = strlen(t->msg), width = (size_t)COLS, at = 0;
-	size_t lines = (osc_text_width(t->msg, len, t->utf8) + width - 1) / width;
-	char buf[4096];
+	size_t width = (size_t)COLS, len = strlen(t->msg);
+	char buf[4096], key[16];
+	enum osc_style style = t->msg_kind == OSC_MSG_ERROR ? OSC_STYLE_ERROR : OSC_STYLE_NORMAL;
 
-	if (lines < 1)
-		lines = 1;
-	if (lines > 4)
-		lines = 4;
-	if ((int)lines > LINES - 1)
-		lines = 1;
-	for (size_t i = 0; i < lines; i++) {
-		size_t end = i + 1 == lines ? len : at + osc_text_skip(t->msg + at, width, t->utf8);
+	if (osc_text_width(t->msg, len, t->utf8) <= width) {
+		put_line(LINES - 1, t->msg, style, t->utf8);
+		return;
+	}
+	osc_action_first_key(OSC_ACT_MESSAGE, key, sizeof(key));
+	snprintf(buf, sizeof(buf), "%s %s:whole", t->utf8 ? "\xe2\x80\xa6" : "~", key);
+	{
+		size_t tail = osc_text_width(buf, strlen(buf), t->utf8);
+		size_t keep = width > tail ? width - tail : 0;
+		char line[4096];
 
-		snprintf(buf, sizeof(buf), "%.*s", (int)(end - at), t->msg + at);
-		put_line(LINES - (int)lines + (int)i, buf,
-			 t->msg_kind == OSC_MSG_ERROR ? OSC_STYLE_ERROR : OSC_STYLE_NORMAL, t->utf8);
-		at = end;
+		snprintf(line, sizeof(line), "%.*s%s", (int)osc_text_skip(t->msg, keep, t->utf8),
+			 t->msg, buf);
+		put_line(LINES - 1, line, style, t->utf8);
 	}
 }
 
@@ -466,6 +492,48 @@ static void draw_popup(const char *text, bool utf8)
 	attrset(A_NORMAL);
 }
 
+/*
+ * "FILE | TITLE | SORT" fitted to the width: the file name gives way first
+ * (to 8 columns, then to nothing), then the title's end, so the view's name
+ * at the title's start and the sort order stay readable.
+ */
+static void header_line(struct osc_tui *t, const char *title, const char *sort, char *line,
+			size_t size)
+{
+	const char *file = osc_trace_basename(&t->trace);
+	char tail[2048], *cut;
+	size_t width = (size_t)COLS, file_w, tail_w;
+
+	if (!strcmp(file, "-"))
+		file = "stdin";
+	snprintf(tail, sizeof(tail), "%s%s%s", title, *sort ? " | " : "", sort);
+	file_w = osc_text_width(file, strlen(file), t->utf8);
+	tail_w = osc_text_width(tail, strlen(tail), t->utf8);
+	if (file_w + 3 + tail_w <= width) {
+		snprintf(line, size, "%s | %s", file, tail);
+		return;
+	}
+	if (tail_w + 3 + 8 <= width) { /* the file name gives way */
+		cut = osc_fit_text(file, width - 3 - tail_w, t->utf8);
+		snprintf(line, size, "%s | %s", cut, tail);
+		free(cut);
+		return;
+	}
+	/* then the title loses its end: keep the view's name and the sort */
+	if (*sort && osc_text_width(sort, strlen(sort), t->utf8) + 3 + 16 <= width) {
+		size_t room = width - 3 - osc_text_width(sort, strlen(sort), t->utf8);
+
+		if (osc_text_width(title, strlen(title), t->utf8) <= room)
+			snprintf(line, size, "%s | %s", title, sort);
+		else
+			snprintf(line, size, "%.*s%s | %s",
+				 (int)osc_text_skip(title, room - 1, t->utf8), title,
+				 t->utf8 ? "\xe2\x80\xa6" : "~", sort);
+		return;
+	}
+	snprintf(line, size, "%s", tail);
+}
+
 /* "lines 1-10/40 }:more" at the right of the pane's title line when it holds more. */
 static void pane_position(struct osc_tui *t, int y)
 {
@@ -497,8 +565,7 @@ void osc_draw_screen(struct osc_tui *t)
 	erase();
 	v->ops->title(t, v, title, sizeof(title));
 	osc_view_describe(t, v, sort, sizeof(sort), 1);
-	snprintf(line, sizeof(line), "%s | %s%s%s", osc_trace_basename(&t->trace), title,
-		 *sort ? " | " : "", sort);
+	header_line(t, title, sort, line, sizeof(line));
 	put_line(0, line, OSC_STYLE_HEADER, t->utf8);
 	osc_view_describe(t, v, line, sizeof(line), 0);
 	put_line(1, line, OSC_STYLE_INFO, t->utf8);

@@ -93,7 +93,7 @@ static unsigned dispatch(struct osc_tui *t, const struct osc_input *in)
 /* Keep the detail pane showing the top view's selected row. */
 static void update_pane(struct osc_tui *t)
 {
-	static const struct osc_view *pane_view;
+	static unsigned pane_view;
 	static size_t pane_row;
 	static unsigned pane_gen, pane_swaps, pane_rev;
 	struct osc_view *v = osc_tui_top(t);
@@ -102,7 +102,7 @@ static void update_pane(struct osc_tui *t)
 	if (!t->pane_on || !v->ops->detail)
 		return;
 	/* The same row of the same rows (a level change rebuilds them: rev) keeps its pane. */
-	if (t->pane.ops && pane_view == v && pane_row == v->cur && pane_gen == t->gen &&
+	if (t->pane.ops && pane_view == v->id && pane_row == v->cur && pane_gen == t->gen &&
 	    pane_swaps == t->swaps && pane_rev == v->rev)
 		return;
 	if (v->tab.nr_rows)
@@ -111,7 +111,7 @@ static void update_pane(struct osc_tui *t)
 		osc_lines_add(&lines, OSC_MARK_NONE, "", "no row: the table above is empty");
 	osc_view_release(&t->pane);
 	osc_view_init(t, &t->pane, &osc_view_detail, &lines);
-	pane_view = v;
+	pane_view = v->id;
 	pane_row = v->cur;
 	pane_gen = t->gen;
 	pane_swaps = t->swaps;
@@ -201,8 +201,10 @@ static void main_loop(struct osc_tui *t, struct osc_script *script)
 			r = OSC_R_REDRAW;
 			continue;
 		}
-		if (!t->prompt.active && in.kind != OSC_IN_COMMAND)
+		if (!t->prompt.active && in.kind != OSC_IN_COMMAND && t->msg[0]) {
+			memcpy(t->last_msg, t->msg, sizeof(t->msg)); /* y shows it whole */
 			t->msg[0] = '\0';
+		}
 		r = dispatch(t, &in);
 	}
 	if (timing)

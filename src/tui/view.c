@@ -80,8 +80,11 @@ void osc_tui_note(struct osc_tui *t, enum osc_msg_kind kind, const char *fmt, ..
 void osc_view_init(struct osc_tui *t, struct osc_view *v, const struct osc_view_ops *ops,
 		   const void *arg)
 {
+	static unsigned next_id;
+
 	memset(v, 0, sizeof(*v));
 	v->ops = ops;
+	v->id = ++next_id;
 	v->built_gen = t->gen - 1;
 	if (ops->open)
 		ops->open(t, v, arg);
@@ -177,9 +180,25 @@ static bool contains(const char *hay, const char *needle)
 	return n == 0;
 }
 
+/* Which match row is of all the rows matching t->find (1-based), and how many there are. */
+static void match_rank(struct osc_tui *t, struct osc_view *v, size_t row, size_t *k, size_t *nr)
+{
+	char buf[4096];
+
+	*k = *nr = 0;
+	for (size_t r = 0; r < v->tab.nr_rows; r++) {
+		if (contains(v->tab.cell(v->tab.ctx, r, v->ops->flex_col, buf, sizeof(buf)),
+			     t->find)) {
+			(*nr)++;
+			if (r == row)
+				*k = *nr;
+		}
+	}
+}
+
 bool osc_view_find(struct osc_tui *t, struct osc_view *v, int dir)
 {
-	size_t n = v->tab.nr_rows;
+	size_t n = v->tab.nr_rows, k, nr;
 	char buf[4096];
 
 	if (!t->find || !*t->find || n == 0)
@@ -190,6 +209,9 @@ bool osc_view_find(struct osc_tui *t, struct osc_view *v, int dir)
 		v->tab.cell(v->tab.ctx, row, v->ops->flex_col, buf, sizeof(buf));
 		if (contains(buf, t->find)) {
 			osc_view_select(v, row);
+			match_rank(t, v, row, &k, &nr);
+			osc_tui_message(t, OSC_MSG_INFO, "'%s': match %zu of %zu (n next, N previous)",
+					t->find, k, nr);
 			return true;
 		}
 	}
@@ -279,9 +301,14 @@ void osc_view_describe(struct osc_tui *t, struct osc_view *v, char *buf, size_t 
 
 	buf[0] = '\0';
 	if (part == 1) {
-		if (v->ops->sort && v->tab.nr_cols)
-			n = snprintf(buf, size, "sort: %s %s", v->tab.cols[v->sort_col].title,
-				     v->sort_desc ? "desc" : "asc");
+		char label[128];
+
+		if (v->ops->sort && v->tab.nr_cols) {
+			snprintf(label, sizeof(label), "%s", v->tab.cols[v->sort_col].title);
+			if (v->ops->sort_label)
+				v->ops->sort_label(t, v, label, sizeof(label));
+			n = snprintf(buf, size, "sort: %s %s", label, v->sort_desc ? "desc" : "asc");
+		}
 		if (v->topn && n >= 0 && (size_t)n < size)
 			snprintf(buf + n, size - (size_t)n, "%stop %zu", n ? ", " : "", v->topn);
 		return;

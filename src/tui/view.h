@@ -55,8 +55,16 @@ struct osc_view_ops {
 	void (*sort)(struct osc_tui *t, struct osc_view *v);
 	/* Fill the table drawn and exported (before the top-N cut). */
 	void (*table)(struct osc_tui *t, struct osc_view *v, struct osc_table *out);
+	/*
+	 * optional: the table x writes, when the drawn one holds drawing (the
+	 * tree's guides): the same rows (top-N applies), plain text.
+	 */
+	void (*export_table)(struct osc_tui *t, struct osc_view *v, struct osc_table *out);
 	size_t flex_col; /* the name column: takes the spare width, scrolls */
-	const char *empty; /* shown when there is no row (NULL: a table's "no rows" hint) */
+	/* optional: the line shown when there is no row (else a table's "no rows" hint) */
+	void (*empty)(struct osc_tui *t, struct osc_view *v, char *buf, size_t size);
+	/* optional: how the header names the sort column ("|delta_us|"), into buf */
+	void (*sort_label)(struct osc_tui *t, struct osc_view *v, char *buf, size_t size);
 	/* Highlight of a row (NULL: none). */
 	enum osc_mark (*mark)(struct osc_tui *t, struct osc_view *v, size_t row);
 	/* Actions of this view; OSC_R_UNHANDLED for the rest. May be NULL. */
@@ -72,6 +80,8 @@ struct osc_view_ops {
 	const char *(*export_name)(struct osc_tui *t, struct osc_view *v);
 	/* An event standing for a row, for jumps into the call tree (NULL: none). */
 	uint32_t (*row_event)(struct osc_tui *t, struct osc_view *v, size_t row);
+	/* optional: rows after the selected one to keep on screen too (a node's children) */
+	size_t (*below)(struct osc_tui *t, struct osc_view *v);
 	/* Length of the row's bar in the bar chart column, 0..1 (NULL: no bars). */
 	double (*bar)(struct osc_tui *t, struct osc_view *v, size_t row);
 	/*
@@ -92,7 +102,8 @@ struct osc_view_ops {
 	_(diff)          \
 	_(whatif)        \
 	_(gpu)           \
-	_(warnings)
+	_(warnings)      \
+	_(message)
 
 #define OSC_VIEW_DECLARE(name) extern const struct osc_view_ops osc_view_##name;
 OSC_VIEW_LIST(OSC_VIEW_DECLARE)
@@ -109,6 +120,7 @@ struct osc_view {
 	size_t nr_widths;
 	unsigned built_gen;   /* tui->gen the rows were built for */
 	unsigned rev;         /* bumped when the rows are built or sorted again (the pane follows) */
+	unsigned id;          /* unique per view opened (a new view may reuse an old one's memory) */
 	size_t sort_col;      /* column sorted by */
 	bool sort_desc;
 	size_t topn;          /* 0: all rows */
@@ -120,6 +132,8 @@ struct osc_lines {
 	char **field, **value;
 	enum osc_mark *mark;
 	size_t nr, alloc;
+	bool has_event;  /* the lines describe one event (T opens the tree at it) */
+	uint32_t event;
 };
 
 void osc_lines_add(struct osc_lines *l, enum osc_mark mark, const char *field,
@@ -163,6 +177,7 @@ struct osc_tui {
 	struct osc_prompt prompt;
 	char msg[2048];
 	enum osc_msg_kind msg_kind;
+	char last_msg[2048]; /* the message before the last key cleared it (y shows it) */
 	char *popup;       /* text shown in a box until the next key, or NULL */
 	bool utf8;         /* the locale can show UTF-8 */
 	bool script;       /* driven by --script */
@@ -249,6 +264,9 @@ struct osc_table_arg {
 	char *label;   /* what `only` holds, for the title (the view takes it over) */
 };
 
+/* The level of a table view. */
+enum osc_level osc_table_view_level(struct osc_view *v);
+
 /* The label of a table view opened with `only` ("kernels of aten::mm"), else NULL. */
 const char *osc_table_view_only(struct osc_view *v);
 
@@ -266,11 +284,23 @@ struct osc_instances_arg {
 const struct osc_agg_row *osc_table_view_row(struct osc_tui *t, struct osc_view *v, osc_str key,
 					     const uint32_t **members);
 
+/* What the runs view shows and selects (NULL arg: the TUI's own runs). */
+struct osc_runs_side {
+	const struct osc_trace *trace;
+	const struct osc_runs *runs;
+	struct osc_runsel *sel;
+	const char *other; /* the compare's other trace (its name), NULL for the TUI's */
+};
+
 /*
  * Select runs by a --runs spec (NULL: the default); on error the message goes
  * to the status line and the selection stays. Defined in view_runs.c.
  */
 unsigned osc_runs_select(struct osc_tui *t, const char *spec);
+/* The same for a compare's other trace (side->other set): :other-runs, O. */
+unsigned osc_runs_select_side(struct osc_tui *t, struct osc_runs_side *side, const char *spec);
+/* :other-runs SPEC: the runs of the compare view on top. Defined in view_diff.c. */
+unsigned osc_diff_view_runs(struct osc_tui *t, const char *spec);
 /* Flip run 0 (the warm-up run) in the selection. */
 unsigned osc_runs_toggle_warmup(struct osc_tui *t);
 

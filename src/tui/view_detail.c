@@ -78,6 +78,10 @@ void osc_detail_event(struct osc_tui *t, uint32_t ev, struct osc_lines *out)
 	uint32_t run = t->runs.run_of[ev];
 	char buf[512];
 
+	if (!out->nr) { /* the lines are about this event: T opens the tree at it */
+		out->has_event = true;
+		out->event = ev;
+	}
 	osc_lines_add(out, OSC_MARK_NONE, "name", osc_trace_str(tr, e->name));
 	if (e->op != e->name)
 		add_str(out, tr, "op", e->op);
@@ -174,6 +178,15 @@ static void detail_title(struct osc_tui *t, struct osc_view *v, char *buf, size_
 	snprintf(buf, size, "detail of %s", l->nr ? l->value[0] : "nothing");
 }
 
+static uint32_t detail_row_event(struct osc_tui *t, struct osc_view *v, size_t row)
+{
+	struct osc_lines *l = v->priv;
+
+	(void)t;
+	(void)row;
+	return l->has_event ? l->event : OSC_NONE;
+}
+
 static const char *detail_export_name(struct osc_tui *t, struct osc_view *v)
 {
 	(void)t;
@@ -190,4 +203,5 @@ const struct osc_view_ops osc_view_detail = {
 	.mark = detail_mark,
 	.title = detail_title,
 	.export_name = detail_export_name,
+	.row_event = detail_row_event,
 };

@@ -38,6 +38,8 @@ struct diff_view {
 	enum osc_level level;
 	enum osc_match match;
 	bool changed, split;
+	bool refused;                 /* the sides select different numbers of runs */
+	struct osc_runs_side side;    /* the other's runs, for the runs view (O) */
 };
 
 /* The split layout's columns (its own sort keys map to the diff's). */
@@ -119,8 +121,18 @@ static void diff_build(struct osc_tui *t, struct osc_view *v)
 		return;
 	osc_diff(&base, &other, &q, &dv->diff);
 	osc_diff_changed_only(&dv->diff, dv->changed, CHANGED_PCT);
-	if (osc_diff_runs_note(&t->sel, &dv->sel, note, sizeof(note)))
-		osc_tui_message(t, OSC_MSG_INFO, "%s", note);
+	/*
+	 * Totals of 3 runs against 10 differ by the runs, not the code: no row
+	 * is shown until both sides select as many (R, O).
+	 */
+	dv->refused = t->sel.nr_on != dv->sel.nr_on;
+	if (dv->refused) {
+		osc_diff_runs_note(&t->sel, &dv->sel, note, sizeof(note));
+		osc_tui_message(t, OSC_MSG_ERROR,
+				"not compared: the base selects %zu run%s and the other %zu; R picks "
+				"the base's runs, O the other's", t->sel.nr_on,
+				t->sel.nr_on == 1 ? "" : "s", dv->sel.nr_on);
+	}
 }
 
 static enum osc_diff_col split_to_diff(size_t col, bool base)
@@ -199,6 +211,25 @@ static const char *diff_cell(const void *ctx, size_t row, size_t col, char *buf,
 	return osc_diff_cell(&dv->diff, row, col, buf, size);
 }
 
+/* The export writes the key on both lines of a pair (the screen, on the first only). */
+static const char *export_cell(const void *ctx, size_t row, size_t col, char *buf, size_t size)
+{
+	const struct osc_view *v = ctx;
+	const struct diff_view *dv = v->priv;
+
+	if (dv->split && col == S_NAME)
+		return osc_diff_cell(&dv->diff, row / 2, OSC_DIFF_NAME, buf, size);
+	return diff_cell(ctx, row, col, buf, size);
+}
+
+static void diff_table(struct osc_tui *t, struct osc_view *v, struct osc_table *out);
+
+static void diff_export_table(struct osc_tui *t, struct osc_view *v, struct osc_table *out)
+{
+	diff_table(t, v, out);
+	out->cell = export_cell;
+}
+
 static void diff_table(struct osc_tui *t, struct osc_view *v, struct osc_table *out)
 {
 	struct diff_view *dv = v->priv;
@@ -216,6 +247,8 @@ static void diff_table(struct osc_tui *t, struct osc_view *v, struct osc_table *
 		out->cols = osc_diff_columns(&out->nr_cols);
 		out->nr_rows = dv->diff.nr;
 	}
+	if (dv->refused)
+		out->nr_rows = 0;
 	out->cell = diff_cell;
 	out->ctx = v;
 }
@@ -266,13 +299,56 @@ static double diff_bar(struct osc_tui *t, struct osc_view *v, size_t row)
 static void diff_title(struct osc_tui *t, struct osc_view *v, char *buf, size_t size)
 {
 	struct diff_view *dv = v->priv;
+	uint64_t n[3] = { 0, 0, 0 };
+
+	if (dv->refused) {
+		snprintf(buf, size, "compare %s with %s: NOT COMPARED, %zu runs against %zu",
+			 osc_level_name(dv->level), osc_trace_basename(&dv->other), t->sel.nr_on,
+			 dv->sel.nr_on);
+		return;
+	}
+	/* the rows shown (o hides unchanged ones): the counts add up to them */
+	for (size_t i = 0; i < dv->diff.nr; i++)
+		n[dv->diff.rows[i].status == '-' ? 0 : dv->diff.rows[i].status == '+' ? 1 : 2]++;
+	if (dv->changed)
+		snprintf(buf, size,
+			 "compare %s by %s with %s (%zu of %zu rows changed >= %g%%: %llu -, %llu +, "
+			 "%llu =%s)",
+			 osc_level_name(dv->level), osc_match_name(dv->match),
+			 osc_trace_basename(&dv->other), dv->diff.nr, dv->diff.nr_all, CHANGED_PCT,
+			 (unsigned long long)n[0], (unsigned long long)n[1], (unsigned long long)n[2],
+			 dv->split ? ", split" : "");
+	else
+		snprintf(buf, size, "compare %s by %s with %s (%zu rows: %llu -, %llu +, %llu =%s)",
+			 osc_level_name(dv->level), osc_match_name(dv->match),
+			 osc_trace_basename(&dv->other), dv->diff.nr, (unsigned long long)n[0],
+			 (unsigned long long)n[1], (unsigned long long)n[2],
+			 dv->split ? ", split" : "");
+}
+
+static void diff_empty(struct osc_tui *t, struct osc_view *v, char *buf, size_t size)
+{
+	struct diff_view *dv = v->priv;
+
+	if (!dv->refused)
+		return; /* the table's own hint */
+	snprintf(buf, size, "(not compared: totals of %zu run%s against %zu; R: base's runs, O: "
+		 "other's)", t->sel.nr_on, t->sel.nr_on == 1 ? "" : "s", dv->sel.nr_on);
+}
+
+/* Deltas sort by their size, either sign; split rows by the new (other) side's value. */
+static void diff_sort_label(struct osc_tui *t, struct osc_view *v, char *buf, size_t size)
+{
+	struct diff_view *dv = v->priv;
+	char title[96];
 
 	(void)t;
-	snprintf(buf, size, "compare %s by %s with %s (%zu rows: %llu -, %llu +, %llu =%s%s)",
-		 osc_level_name(dv->level), osc_match_name(dv->match),
-		 osc_trace_basename(&dv->other), dv->diff.nr, (unsigned long long)dv->diff.count[0],
-		 (unsigned long long)dv->diff.count[1], (unsigned long long)dv->diff.count[2],
-		 dv->changed ? ", changed >= 10%" : "", dv->split ? ", split" : "");
+	snprintf(title, sizeof(title), "%s", buf);
+	if (dv->split && v->sort_col >= S_COUNT)
+		snprintf(buf, size, "new %s", title);
+	else if (!dv->split && (v->sort_col == OSC_DIFF_DELTA || v->sort_col == OSC_DIFF_DELTA_SELF ||
+				v->sort_col == OSC_DIFF_DELTA_DEVICE))
+		snprintf(buf, size, "|%s|", title);
 }
 
 static const char *diff_export_name(struct osc_tui *t, struct osc_view *v)
@@ -324,6 +400,57 @@ void osc_lines_add_spark(struct osc_lines *out, struct osc_tui *t, const struct 
 	free(per);
 }
 
+/* The time per selected run of one side's events (ns), k values into per (a new array). */
+static double *per_run(const struct osc_trace *tr, const struct osc_runs *runs,
+		       const struct osc_runsel *sel, const uint32_t *ev, size_t n, size_t *k)
+{
+	double *per = osc_xmalloc((runs->nr ? runs->nr : 1) * sizeof(*per));
+
+	*k = 0;
+	osc_chart_run_totals(tr, runs, ev, n, per);
+	for (size_t r = 0; r < runs->nr; r++)
+		if (r < sel->nr_runs && sel->on[r])
+			per[(*k)++] = per[r];
+	return per;
+}
+
+/*
+ * Both sides' sparklines on one scale (the lowest and highest run of either
+ * side), so that a taller glyph is a slower run on whichever side, and the
+ * scale itself.
+ */
+static void add_sparks(struct osc_lines *out, struct osc_tui *t, struct diff_view *dv,
+		       const struct osc_diff_row *r)
+{
+	size_t nb, no, glyph = t->utf8 ? 3 : 1;
+	double *b = per_run(&t->trace, &t->runs, &t->sel, dv->diff.members[0] + r->side[0].first,
+			    r->side[0].nr, &nb);
+	double *o = per_run(&dv->other, &dv->runs, &dv->sel, dv->diff.members[1] + r->side[1].first,
+			    r->side[1].nr, &no);
+	double *all = osc_xmalloc((nb + no + 1) * sizeof(*all)), lo = 0, hi = 0;
+	char spark[8192], part[8192], a[32], z[32], scale[128];
+
+	memcpy(all, b, nb * sizeof(*all));
+	memcpy(all + nb, o, no * sizeof(*all));
+	for (size_t i = 0; i < nb + no; i++) {
+		lo = i == 0 || all[i] < lo ? all[i] : lo;
+		hi = i == 0 || all[i] > hi ? all[i] : hi;
+	}
+	osc_chart_spark(all, nb + no, t->utf8, spark, sizeof(spark));
+	snprintf(part, sizeof(part), "%.*s", (int)(nb * glyph), spark);
+	osc_lines_add(out, OSC_MARK_NONE, "base", part);
+	osc_lines_add(out, OSC_MARK_NONE, "other", strlen(spark) >= nb * glyph ? spark + nb * glyph
+									  : "");
+	osc_format_us(lo, a, sizeof(a));
+	osc_format_us(hi, z, sizeof(z));
+	snprintf(scale, sizeof(scale), "%s %s us .. %s %s us per run, both sides",
+		 t->utf8 ? "\xe2\x96\x81" : "' '", a, t->utf8 ? "\xe2\x96\x88" : "'#'", z);
+	osc_lines_add(out, OSC_MARK_NONE, "scale", scale);
+	free(b);
+	free(o);
+	free(all);
+}
+
 static void diff_detail(struct osc_tui *t, struct osc_view *v, size_t row, struct osc_lines *out)
 {
 	struct diff_view *dv = v->priv;
@@ -339,11 +466,14 @@ static void diff_detail(struct osc_tui *t, struct osc_view *v, size_t row, struc
 		osc_lines_add(out, OSC_MARK_NONE, cols[c].title,
 			      osc_diff_cell(&dv->diff, idx, c, buf, sizeof(buf)));
 	osc_lines_add(out, OSC_MARK_TITLE, "per run", "time of the row in each selected run");
-	osc_lines_add_spark(out, t, &t->trace, &t->runs, &t->sel,
-			    dv->diff.members[0] + r->side[0].first, r->side[0].nr, "base");
-	osc_lines_add_spark(out, t, &dv->other, &dv->runs, &dv->sel,
-			    dv->diff.members[1] + r->side[1].first, r->side[1].nr, "other");
+	add_sparks(out, t, dv, r);
 }
+
+/* The levels of the number keys, in the order of their actions. */
+static const enum osc_level level_of_action[] = {
+	OSC_LEVEL_OP, OSC_LEVEL_SHAPE, OSC_LEVEL_KERNEL, OSC_LEVEL_DIMS, OSC_LEVEL_MAPPING,
+	OSC_LEVEL_RUN, OSC_LEVEL_PATH,
+};
 
 static unsigned diff_action(struct osc_tui *t, struct osc_view *v, enum osc_action a)
 {
@@ -355,6 +485,25 @@ static unsigned diff_action(struct osc_tui *t, struct osc_view *v, enum osc_acti
 	case OSC_ACT_NEXT_LEVEL:
 		dv->level = (dv->level + 1) % OSC_LEVEL_COUNT;
 		break;
+	case OSC_ACT_PREV_LEVEL:
+		dv->level = (dv->level + OSC_LEVEL_COUNT - 1) % OSC_LEVEL_COUNT;
+		break;
+	case OSC_ACT_LEVEL_OP:
+	case OSC_ACT_LEVEL_SHAPE:
+	case OSC_ACT_LEVEL_KERNEL:
+	case OSC_ACT_LEVEL_DIMS:
+	case OSC_ACT_LEVEL_MAPPING:
+	case OSC_ACT_LEVEL_RUN:
+	case OSC_ACT_LEVEL_PATH:
+		dv->level = level_of_action[a - OSC_ACT_LEVEL_OP];
+		break;
+	case OSC_ACT_OTHER_RUNS:
+		if (!dv->loaded)
+			return OSC_R_REDRAW;
+		dv->side = (struct osc_runs_side){ &dv->other, &dv->runs, &dv->sel,
+						   osc_trace_basename(&dv->other) };
+		osc_view_push(t, &osc_view_runs, &dv->side);
+		return OSC_R_REDRAW;
 	case OSC_ACT_COMPARE_MATCH:
 		dv->match = (dv->match + 1) % OSC_MATCH_COUNT;
 		break;
@@ -385,6 +534,20 @@ static unsigned diff_action(struct osc_tui *t, struct osc_view *v, enum osc_acti
 	return OSC_R_REDRAW;
 }
 
+unsigned osc_diff_view_runs(struct osc_tui *t, const char *spec)
+{
+	struct osc_view *v = osc_tui_top(t);
+	struct diff_view *dv = v->priv;
+
+	if (v->ops != &osc_view_diff || !dv->loaded) {
+		osc_tui_message(t, OSC_MSG_ERROR, "other-runs: open a compare view first");
+		return OSC_R_REDRAW;
+	}
+	dv->side = (struct osc_runs_side){ &dv->other, &dv->runs, &dv->sel,
+					   osc_trace_basename(&dv->other) };
+	return osc_runs_select_side(t, &dv->side, spec);
+}
+
 /* The `opscope diff` command printing the same CSV as the (unsplit) view. */
 static char *diff_command(struct osc_tui *t, struct osc_view *v)
 {
@@ -394,7 +557,7 @@ static char *diff_command(struct osc_tui *t, struct osc_view *v)
 	char *line;
 	char pct[32];
 
-	if (dv->split || !dv->loaded || !t->args->path)
+	if (dv->split || !dv->loaded || !t->args->path || dv->refused)
 		return NULL; /* the split layout is the view's own */
 	line = osc_cli_line_start(t, "diff", dv->path, dv->level);
 	if (dv->match != OSC_MATCH_NAME) {
@@ -424,7 +587,10 @@ const struct osc_view_ops osc_view_diff = {
 	.build = diff_build,
 	.sort = diff_sort,
 	.table = diff_table,
+	.export_table = diff_export_table,
 	.flex_col = 0,
+	.empty = diff_empty,
+	.sort_label = diff_sort_label,
 	.mark = diff_mark,
 	.action = diff_action,
 	.title = diff_title,

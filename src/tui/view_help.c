@@ -37,7 +37,8 @@ static void help_title(struct osc_tui *t, struct osc_view *v, char *buf, size_t 
 {
 	(void)t;
 	(void)v;
-	snprintf(buf, size, "keys (prompts: Enter accepts, Esc cancels)");
+	snprintf(buf, size, "keys (prompts: Enter accepts, Esc cancels, typing replaces an offered "
+		 "text, Right or Backspace edits it)");
 }
 
 static const char *help_export_name(struct osc_tui *t, struct osc_view *v)

@@ -45,14 +45,26 @@ struct table_job {
 	struct osc_agg agg;        /* the result */
 };
 
+/* A level left for another (1-7, Tab), to come back to with q: levels are a stack. */
+struct level_state {
+	enum osc_level level;
+	enum osc_stat sort;
+	bool desc;
+	osc_str key; /* the selected row's name */
+};
+
 struct table_view {
 	enum osc_level level;
+	struct level_state back[OSC_LEVEL_COUNT]; /* distinct levels, the last left on top */
+	size_t nr_back;
 	struct osc_agg agg;
 	struct osc_agg_table_ctx ctx;
 	struct table_job job;
 	struct osc_agg_row drill; /* the row Enter opened (its identity, for the instances) */
 	char *drill_path;         /* path level: that row's path (ids change on a rebuild) */
 	uint8_t *only;            /* per event: kept in the rows, or NULL for all */
+	const char *(*cell)(const void *ctx, size_t row, size_t col, char *buf, size_t size);
+				  /* osc_agg_table's cells (table_cell shows them) */
 	char *label;              /* what only holds */
 };
 
@@ -261,7 +273,28 @@ static void table_sort(struct osc_tui *t, struct osc_view *v)
 		     v->sort_desc);
 }
 
-static void table_table(struct osc_tui *t, struct osc_view *v, struct osc_table *out)
+/*
+ * On screen a whole count per run reads "865", not "865.000" (the export
+ * keeps report's CSV text: export_table).
+ */
+static const char *table_cell(const void *ctx, size_t row, size_t col, char *buf, size_t size)
+{
+	const struct table_view *tv = ctx;
+	const char *text = tv->cell(&tv->ctx, row, col, buf, size);
+	size_t len = strlen(text);
+
+	if (tv->agg.cols[col].stat == OSC_STAT_COUNT_PER_RUN &&
+	    !strcmp(tv->agg.cols[col].title, "count_per_run") && len > 4 &&
+	    !strcmp(text + len - 4, ".000")) {
+		if (text != buf) /* the text may be buf itself: no overlapping copy */
+			snprintf(buf, size, "%s", text);
+		buf[len - 4] = '\0';
+		return buf;
+	}
+	return text;
+}
+
+static void table_export_table(struct osc_tui *t, struct osc_view *v, struct osc_table *out)
 {
 	struct table_view *tv = v->priv;
 
@@ -269,14 +302,26 @@ static void table_table(struct osc_tui *t, struct osc_view *v, struct osc_table 
 	osc_agg_table(&tv->ctx, out);
 }
 
+static void table_table(struct osc_tui *t, struct osc_view *v, struct osc_table *out)
+{
+	struct table_view *tv = v->priv;
+
+	(void)t;
+	osc_agg_table(&tv->ctx, out);
+	tv->cell = out->cell;
+	out->cell = table_cell;
+	out->ctx = tv;
+}
+
 static void table_title(struct osc_tui *t, struct osc_view *v, char *buf, size_t size)
 {
 	struct table_view *tv = v->priv;
 
 	(void)t;
-	snprintf(buf, size, "%s table%s%s (%zu rows%s)", osc_level_name(tv->level),
+	snprintf(buf, size, "%s table%s%s (%zu rows%s%s%s)", osc_level_name(tv->level),
 		 tv->label ? ": " : "", tv->label ? tv->label : "", v->tab.nr_rows,
-		 tv->job.running ? ", updating..." : "");
+		 tv->job.running ? ", updating..." : "", tv->nr_back ? "; q: back to " : "",
+		 tv->nr_back ? osc_level_name(tv->back[tv->nr_back - 1].level) : "");
 }
 
 /* The bases of self_pct and device_pct (aggregate.h), over the selected runs. */
@@ -398,10 +443,32 @@ static bool is_drill(const struct table_view *tv, const struct osc_agg_row *x)
 	       !memcmp(x->dims, y->dims, sizeof(x->dims));
 }
 
+/* Show level l sorted by statistic `sort` (or its default), the row named key selected. */
+static void show_level(struct osc_tui *t, struct osc_view *v, enum osc_level l, enum osc_stat sort,
+		       bool desc, osc_str key)
+{
+	struct table_view *tv = v->priv;
+
+	tv->level = l;
+	v->sort_col = column_of(t, l, sort);
+	v->sort_desc = desc;
+	v->built_gen = t->gen - 1;
+	v->cur = v->top = v->hoff = v->colskip = 0;
+	osc_view_refresh(t, v);
+	for (size_t i = 0; i < v->tab.nr_rows && key != OSC_STR_NONE; i++) {
+		if (tv->agg.rows[i].key == key) {
+			osc_view_select(v, i);
+			break;
+		}
+	}
+}
+
 /*
  * Show level l: the filter and runs are the TUI's and stay; the sort stays
  * on the same statistic where the level has it; the selection stays on the
- * row of the same name when there is one.
+ * row of the same name when there is one. The level left goes on the stack
+ * that q walks back; going to a level on the stack goes back to it (with
+ * its sort and selection) and drops what was above it.
  */
 static unsigned switch_level(struct osc_tui *t, struct osc_view *v, enum osc_level l)
 {
@@ -417,17 +484,31 @@ static unsigned switch_level(struct osc_tui *t, struct osc_view *v, enum osc_lev
 		osc_tui_message(t, OSC_MSG_INFO, "K's table keeps its level (q goes back)");
 		return OSC_R_REDRAW;
 	}
-	tv->level = l;
-	v->sort_col = column_of(t, l, sort);
-	v->built_gen = t->gen - 1;
-	v->cur = v->top = v->hoff = v->colskip = 0;
-	osc_view_refresh(t, v);
-	for (size_t i = 0; i < v->tab.nr_rows && name != OSC_STR_NONE; i++) {
-		if (tv->agg.rows[i].key == name) {
-			osc_view_select(v, i);
-			break;
+	for (size_t i = 0; i < tv->nr_back; i++) {
+		if (tv->back[i].level == l) {
+			struct level_state s = tv->back[i];
+
+			tv->nr_back = i;
+			show_level(t, v, s.level, s.sort, s.desc, s.key);
+			return OSC_R_REDRAW;
 		}
 	}
+	if (tv->nr_back < OSC_LEVEL_COUNT)
+		tv->back[tv->nr_back++] = (struct level_state){ tv->level, sort, v->sort_desc, name };
+	show_level(t, v, l, sort, v->sort_desc, name);
+	return OSC_R_REDRAW;
+}
+
+/* q or Esc after a level change: the level left last, as it was. */
+static unsigned level_back(struct osc_tui *t, struct osc_view *v)
+{
+	struct table_view *tv = v->priv;
+	struct level_state s;
+
+	if (!tv->nr_back)
+		return OSC_R_UNHANDLED;
+	s = tv->back[--tv->nr_back];
+	show_level(t, v, s.level, s.sort, s.desc, s.key);
 	return OSC_R_REDRAW;
 }
 
@@ -520,6 +601,9 @@ static unsigned table_action(struct osc_tui *t, struct osc_view *v, enum osc_act
 		return switch_level(t, v, level_of_action[a - OSC_ACT_LEVEL_OP]);
 	case OSC_ACT_KERNELS:
 		return open_kernels(t, v);
+	case OSC_ACT_BACK:
+	case OSC_ACT_ESCAPE:
+		return level_back(t, v);
 	case OSC_ACT_ENTER:
 		if (!v->tab.nr_rows)
 			return OSC_R_REDRAW;
@@ -544,6 +628,11 @@ static uint32_t table_row_event(struct osc_tui *t, struct osc_view *v, size_t ro
 	const struct osc_agg_row *r = &tv->agg.rows[row];
 
 	return r->nr ? median_event(&t->trace, tv->agg.members + r->first, r->nr) : OSC_NONE;
+}
+
+enum osc_level osc_table_view_level(struct osc_view *v)
+{
+	return ((struct table_view *)v->priv)->level;
 }
 
 const char *osc_table_view_only(struct osc_view *v)
@@ -593,6 +682,7 @@ const struct osc_view_ops osc_view_table = {
 	.build = table_build,
 	.sort = table_sort,
 	.table = table_table,
+	.export_table = table_export_table,
 	.flex_col = 0,
 	.action = table_action,
 	.title = table_title,

@@ -6,16 +6,29 @@
  * change. Folding is UI state over that unchanging tree: a bitset of folded
  * nodes and the flattened array of visible rows, rebuilt in O(visible rows)
  * on a fold change, so moving and paging through a million rows cost the
- * same as through ten. Keys follow uftrace: Enter folds, c/e fold or unfold
- * the children, C/E the whole subtree, u goes to the parent, [ and ] to the
- * previous and next sibling, L to the longest child (n, p and l are taken
- * by find and scrolling). The detail pane is the kernel pane: the node's
- * kernels (named in the TUI's style, m) with their durations, grid/block and
- * how each was attributed.
+ * same as through ten. Siblings (roots too) are sorted by the view's sort
+ * column (s, S, r): total host time by default, or self, device, launch,
+ * other runtime time, count or name; the synthetic root of unattributed
+ * device work stays last. Keys follow uftrace: Enter folds, c/e fold or
+ * unfold the children, C/E the whole subtree, u goes to the parent, [ and ]
+ * to the previous and next sibling (in the order shown), L to the longest
+ * child (n, p and l are taken by find and scrolling); an unfolded node keeps
+ * its first children on screen. The detail pane is the kernel pane: the
+ * node's kernels (named in the TUI's style, m) with their durations,
+ * grid/block and how each was attributed.
+ *
+ * launch_ms is the time of the runtime calls that started device work
+ * (correlate.h's launch links with device events: cudaLaunchKernel,
+ * cudaMemcpyAsync...); other_rt_ms the time of the rest (cudaMalloc,
+ * synchronizations), both over the node's subtree as device_ms.
  *
  * Opened with an event: on an op row, the view shows that op's merged
- * subtree (every call of it merged); on a kernel, it unfolds the path to the
- * op that launched it and selects it.
+ * subtree (every call of it merged); on a path row, a kernel, an instance or
+ * an event's detail, the whole tree with the path to that op (a kernel's
+ * launching op) unfolded and selected.
+ *
+ * x exports the rows shown with the plain name, its depth and its
+ * $$-joined path (as `opscope tree` writes paths), then the numbers.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -25,10 +38,11 @@
 #include "opscope/analysis/columns.h"
 #include "opscope/analysis/correlate.h"
 #include "opscope/analysis/trace_cache.h"
+#include "cli_line.h"
 #include "keymap.h"
 #include "view.h"
 
-enum { COL_NAME, COL_TOTAL, COL_SELF, COL_DEVICE, COL_LAUNCH, COL_COUNT, NR_COLS };
+enum { COL_NAME, COL_TOTAL, COL_SELF, COL_DEVICE, COL_LAUNCH, COL_RUNTIME, COL_COUNT, NR_COLS };
 
 static const struct osc_column tree_cols[NR_COLS] = {
 	[COL_NAME] = { "name", 16, OSC_ALIGN_LEFT, false, OSC_STAT_NAME },
@@ -36,14 +50,31 @@ static const struct osc_column tree_cols[NR_COLS] = {
 	[COL_SELF] = { "self_ms", 8, OSC_ALIGN_RIGHT, true, OSC_STAT_NAME },
 	[COL_DEVICE] = { "device_ms", 8, OSC_ALIGN_RIGHT, true, OSC_STAT_NAME },
 	[COL_LAUNCH] = { "launch_ms", 8, OSC_ALIGN_RIGHT, true, OSC_STAT_NAME },
+	[COL_RUNTIME] = { "other_rt_ms", 8, OSC_ALIGN_RIGHT, true, OSC_STAT_NAME },
 	[COL_COUNT] = { "count", 5, OSC_ALIGN_RIGHT, true, OSC_STAT_NAME },
 };
 
-/* The core column each view column shows (the name is drawn here). */
+/* The export: the plain name, where it is, then the numbers shown. */
+enum { X_NAME, X_DEPTH, X_PATH, X_FIRST_NUMBER, NR_XCOLS = X_FIRST_NUMBER + NR_COLS - 1 };
+
+static const struct osc_column export_cols[NR_XCOLS] = {
+	[X_NAME] = { "name", 16, OSC_ALIGN_LEFT, false, OSC_STAT_NAME },
+	[X_DEPTH] = { "depth", 5, OSC_ALIGN_RIGHT, true, OSC_STAT_NAME },
+	[X_PATH] = { "path", 16, OSC_ALIGN_LEFT, false, OSC_STAT_NAME },
+	[X_FIRST_NUMBER] = { "total_ms", 8, OSC_ALIGN_RIGHT, true, OSC_STAT_NAME },
+	{ "self_ms", 8, OSC_ALIGN_RIGHT, true, OSC_STAT_NAME },
+	{ "device_ms", 8, OSC_ALIGN_RIGHT, true, OSC_STAT_NAME },
+	{ "launch_ms", 8, OSC_ALIGN_RIGHT, true, OSC_STAT_NAME },
+	{ "other_rt_ms", 8, OSC_ALIGN_RIGHT, true, OSC_STAT_NAME },
+	{ "count", 5, OSC_ALIGN_RIGHT, true, OSC_STAT_NAME },
+};
+
+/* The core column each view column shows (the name and the runtime split are drawn here). */
 static const enum osc_tree_col core_col[NR_COLS] = {
 	[COL_NAME] = OSC_TREE_COL_NAME,	    [COL_TOTAL] = OSC_TREE_COL_HOST,
 	[COL_SELF] = OSC_TREE_COL_SELF,	    [COL_DEVICE] = OSC_TREE_COL_DEVICE,
-	[COL_LAUNCH] = OSC_TREE_COL_LAUNCH, [COL_COUNT] = OSC_TREE_COL_COUNT,
+	[COL_LAUNCH] = OSC_TREE_COL_LAUNCH, [COL_RUNTIME] = OSC_TREE_COL_RUNTIME,
+	[COL_COUNT] = OSC_TREE_COL_COUNT,
 };
 
 struct tree_view {
@@ -54,11 +85,18 @@ struct tree_view {
 	const struct osc_correlation *corr;
 	struct osc_mtree m;
 	uint64_t *folded;              /* bitset over merged nodes */
-	uint8_t *keep, *last;          /* filter result, last-sibling flags */
+	uint8_t *keep, *last;          /* filter result, last-shown-sibling flags */
 	uint32_t *rows;                /* visible merged nodes, in tree order */
 	size_t nr_rows;
 	uint32_t *row_of;              /* merged node -> visible row, OSC_NONE if hidden */
+	int64_t *launch, *other;       /* per merged node, over its subtree: runtime calls
+					  that started device work, and the others, ns */
+	uint32_t *kids;                /* children of each node (roots: slot m.nr), sorted */
+	size_t *kid_first;             /* per node (and the roots' slot): start in kids */
+	uint32_t *pos;                 /* per node: its index in kids */
+	uint32_t *stack;               /* flatten's */
 	struct osc_tree_table_ctx ctx;
+	struct osc_tree_table_ctx path_ctx; /* the same with $$-joined paths, for the export */
 	struct osc_tree_scratch scratch;
 };
 
@@ -75,23 +113,45 @@ static void set_folded(struct tree_view *tv, uint32_t n, bool on)
 		tv->folded[n / 64] &= ~((uint64_t)1 << (n % 64));
 }
 
-/* Flatten the visible rows: kept nodes whose ancestors are all unfolded. */
+/*
+ * Flatten the visible rows: kept nodes whose ancestors are all unfolded, in
+ * the sorted order of siblings; last[] marks each parent's last kept child.
+ */
 static void flatten(struct tree_view *tv)
 {
 	const struct osc_mtree *m = &tv->m;
-	uint32_t n = m->first_root;
+	size_t sp = 0, roots = m->nr;
 
 	tv->nr_rows = 0;
-	for (size_t i = 0; i < m->nr; i++)
+	for (size_t i = 0; i < m->nr; i++) {
 		tv->row_of[i] = OSC_NONE;
-	for (; n != OSC_NONE; n = osc_mtree_next(m, n, tv->keep[n] && !is_folded(tv, n), OSC_NONE)) {
-		if (tv->keep[n]) {
-			tv->row_of[n] = (uint32_t)tv->nr_rows;
-			tv->rows[tv->nr_rows++] = n;
+		tv->last[i] = 0;
+	}
+	for (size_t p = 0; p <= roots; p++) { /* the last kept child of each node */
+		for (size_t k = tv->kid_first[p + 1]; k-- > tv->kid_first[p];) {
+			if (tv->keep[tv->kids[k]]) {
+				tv->last[tv->kids[k]] = 1;
+				break;
+			}
 		}
 	}
-	tv->ctx.rows = tv->rows;
-	tv->ctx.nr_rows = tv->nr_rows;
+	/* Children pushed last first, so the first pops first. */
+	for (size_t k = tv->kid_first[roots + 1]; k-- > tv->kid_first[roots];)
+		tv->stack[sp++] = tv->kids[k];
+	while (sp) {
+		uint32_t n = tv->stack[--sp];
+
+		if (!tv->keep[n])
+			continue;
+		tv->row_of[n] = (uint32_t)tv->nr_rows;
+		tv->rows[tv->nr_rows++] = n;
+		if (is_folded(tv, n))
+			continue;
+		for (size_t k = tv->kid_first[n + 1]; k-- > tv->kid_first[n];)
+			tv->stack[sp++] = tv->kids[k];
+	}
+	tv->ctx.rows = tv->path_ctx.rows = tv->rows;
+	tv->ctx.nr_rows = tv->path_ctx.nr_rows = tv->nr_rows;
 }
 
 static void tree_open(struct osc_tui *t, struct osc_view *v, const void *arg)
@@ -109,6 +169,8 @@ static void tree_open(struct osc_tui *t, struct osc_view *v, const void *arg)
 			tv->focus_event = a->event;
 	}
 	v->priv = tv;
+	v->sort_col = COL_TOTAL;
+	v->sort_desc = true;
 }
 
 static void release_tree(struct tree_view *tv)
@@ -119,9 +181,17 @@ static void release_tree(struct tree_view *tv)
 	free(tv->last);
 	free(tv->rows);
 	free(tv->row_of);
+	free(tv->launch);
+	free(tv->other);
+	free(tv->kids);
+	free(tv->kid_first);
+	free(tv->pos);
+	free(tv->stack);
 	tv->folded = NULL;
 	tv->keep = tv->last = NULL;
-	tv->rows = tv->row_of = NULL;
+	tv->rows = tv->row_of = tv->kids = tv->pos = tv->stack = NULL;
+	tv->launch = tv->other = NULL;
+	tv->kid_first = NULL;
 }
 
 static void tree_close(struct osc_view *v)
@@ -163,6 +233,129 @@ static bool reveal(struct osc_view *v, struct tree_view *tv, uint32_t n)
 	return true;
 }
 
+/* The runtime time of each node's subtree, split by whether the call started device work. */
+static void runtime_split(struct osc_tui *t, struct tree_view *tv)
+{
+	const struct osc_mtree *m = &tv->m;
+
+	tv->launch = osc_xcalloc(m->nr ? m->nr : 1, sizeof(*tv->launch));
+	tv->other = osc_xcalloc(m->nr ? m->nr : 1, sizeof(*tv->other));
+	for (size_t n = 0; n < m->nr; n++) {
+		for (size_t i = m->launch_first[n]; i < m->launch_first[n + 1]; i++) {
+			const struct osc_launch_link *l = &tv->corr->launches[m->launch[i]];
+			int64_t dur = t->trace.events[l->event].dur;
+
+			if (l->nr_device)
+				tv->launch[n] += dur;
+			else
+				tv->other[n] += dur;
+		}
+	}
+	for (size_t n = m->nr; n-- > 0;) { /* children after parents */
+		uint32_t p = m->nodes[n].parent;
+
+		if (p != OSC_NONE) {
+			tv->launch[p] += tv->launch[n];
+			tv->other[p] += tv->other[n];
+		}
+	}
+}
+
+/* The children lists (roots in the slot m.nr) in first-appearance order. */
+static void build_kids(struct tree_view *tv)
+{
+	const struct osc_mtree *m = &tv->m;
+	size_t *at;
+
+	tv->kid_first = osc_xcalloc(m->nr + 2, sizeof(*tv->kid_first));
+	tv->kids = osc_xmalloc((m->nr ? m->nr : 1) * sizeof(*tv->kids));
+	tv->pos = osc_xmalloc((m->nr ? m->nr : 1) * sizeof(*tv->pos));
+	for (size_t n = 0; n < m->nr; n++) {
+		uint32_t p = m->nodes[n].parent;
+
+		tv->kid_first[(p == OSC_NONE ? m->nr : p) + 1]++;
+	}
+	for (size_t i = 1; i < m->nr + 2; i++)
+		tv->kid_first[i] += tv->kid_first[i - 1];
+	at = osc_xmalloc((m->nr + 1) * sizeof(*at));
+	memcpy(at, tv->kid_first, (m->nr + 1) * sizeof(*at));
+	for (uint32_t r = m->first_root; r != OSC_NONE; r = m->nodes[r].next_sibling)
+		tv->kids[at[m->nr]++] = r;
+	for (size_t n = 0; n < m->nr; n++)
+		for (uint32_t k = m->nodes[n].first_child; k != OSC_NONE;
+		     k = m->nodes[k].next_sibling)
+			tv->kids[at[n]++] = k;
+	free(at);
+}
+
+/* qsort has no context argument in C11; trees sort on the UI thread only. */
+static const struct tree_view *sorting;
+static size_t sort_col;
+static bool sort_desc;
+
+static int64_t sort_value(const struct tree_view *tv, uint32_t n)
+{
+	const struct osc_mnode *mn = &tv->m.nodes[n];
+
+	switch (sort_col) {
+	case COL_SELF:
+		return mn->self;
+	case COL_DEVICE:
+		return mn->dev_total;
+	case COL_LAUNCH:
+		return tv->launch[n];
+	case COL_RUNTIME:
+		return tv->other[n];
+	case COL_COUNT:
+		return (int64_t)mn->count;
+	default:
+		return mn->host;
+	}
+}
+
+/* Sort order of siblings; ties (and the unattributed root, always last) by first appearance. */
+static int cmp_sibling(const void *pa, const void *pb)
+{
+	uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+	const struct tree_view *tv = sorting;
+	int c = 0;
+
+	if ((a == tv->m.unattributed) != (b == tv->m.unattributed))
+		return a == tv->m.unattributed ? 1 : -1;
+	if (sort_col == COL_NAME) {
+		c = strcmp(osc_mnode_name(&tv->m, &tv->tui->trace, a),
+			   osc_mnode_name(&tv->m, &tv->tui->trace, b));
+	} else {
+		int64_t x = sort_value(tv, a), y = sort_value(tv, b);
+
+		c = (x > y) - (x < y);
+	}
+	if (sort_desc)
+		c = -c;
+	return c ? c : (a > b) - (a < b);
+}
+
+static void tree_sort(struct osc_tui *t, struct osc_view *v)
+{
+	struct tree_view *tv = v->priv;
+	uint32_t selected = tv->nr_rows && v->cur < tv->nr_rows ? tv->rows[v->cur] : OSC_NONE;
+
+	(void)t;
+	if (!tv->kids)
+		return;
+	sorting = tv;
+	sort_col = v->sort_col;
+	sort_desc = v->sort_desc;
+	for (size_t p = 0; p <= tv->m.nr; p++)
+		qsort(tv->kids + tv->kid_first[p], tv->kid_first[p + 1] - tv->kid_first[p],
+		      sizeof(*tv->kids), cmp_sibling);
+	for (size_t k = 0; k < tv->m.nr; k++)
+		tv->pos[tv->kids[k]] = (uint32_t)k;
+	flatten(tv);
+	if (selected != OSC_NONE && tv->row_of[selected] != OSC_NONE)
+		v->cur = tv->row_of[selected]; /* the same node stays selected */
+}
+
 static void tree_build(struct osc_tui *t, struct osc_view *v)
 {
 	struct tree_view *tv = v->priv;
@@ -176,11 +369,13 @@ static void tree_build(struct osc_tui *t, struct osc_view *v)
 	words = (n + 63) / 64;
 	tv->folded = osc_xcalloc(words, sizeof(*tv->folded));
 	tv->keep = osc_xmalloc(n);
-	tv->last = osc_xmalloc(n);
+	tv->last = osc_xcalloc(n, 1);
 	tv->rows = osc_xmalloc(n * sizeof(*tv->rows));
 	tv->row_of = osc_xmalloc(n * sizeof(*tv->row_of));
+	tv->stack = osc_xmalloc(n * sizeof(*tv->stack));
 	osc_mtree_keep(&tv->m, &t->trace, &t->filter, 0, -1, tv->keep);
-	osc_mtree_last(&tv->m, tv->keep, tv->last);
+	runtime_split(t, tv);
+	build_kids(tv);
 	tv->ctx = (struct osc_tree_table_ctx){
 		.trace = &t->trace,
 		.tree = &tv->m,
@@ -189,13 +384,24 @@ static void tree_build(struct osc_tui *t, struct osc_view *v)
 		.scratch = &tv->scratch,
 		.names = &t->names,
 	};
-	flatten(tv);
+	tv->path_ctx = tv->ctx;
+	tv->path_ctx.paths = true;
+	tv->nr_rows = 0;
 	v->cur = v->top = 0;
+	tree_sort(t, v); /* flattens */
 	if (tv->focus_event != OSC_NONE) {
 		if (!reveal(v, tv, node_of_event(tv, tv->focus_event)))
 			osc_tui_message(t, OSC_MSG_INFO, "no op of the tree launched it");
 		tv->focus_event = OSC_NONE;
 	}
+}
+
+/* Time cells of the view's own columns (the runtime split), as the core formats ms. */
+static const char *runtime_cell(const struct tree_view *tv, uint32_t n, size_t col, char *buf,
+				size_t size)
+{
+	osc_format_ms(col == COL_LAUNCH ? tv->launch[n] : tv->other[n], 3, buf, size);
+	return buf;
 }
 
 static const char *tree_cell(const void *ctx, size_t row, size_t col, char *buf, size_t size)
@@ -207,6 +413,8 @@ static const char *tree_cell(const void *ctx, size_t row, size_t col, char *buf,
 	size_t len;
 	const char *mark;
 
+	if (col == COL_LAUNCH || col == COL_RUNTIME)
+		return runtime_cell(tv, n, col, buf, size);
 	if (col != COL_NAME)
 		return osc_tree_cell(&tv->ctx, row, core_col[col], buf, size);
 	len = osc_mtree_guide(&tv->m, tv->last, n, 0, utf8, buf, size);
@@ -232,6 +440,64 @@ static void tree_table(struct osc_tui *t, struct osc_view *v, struct osc_table *
 		.cell = tree_cell,
 		.ctx = tv,
 	};
+}
+
+static const char *export_cell(const void *ctx, size_t row, size_t col, char *buf, size_t size)
+{
+	const struct tree_view *tv = ctx;
+	uint32_t n = tv->rows[row];
+
+	switch (col) {
+	case X_NAME:
+		return osc_mnode_name(&tv->m, &tv->tui->trace, n);
+	case X_DEPTH:
+		snprintf(buf, size, "%u", tv->m.nodes[n].depth);
+		return buf;
+	case X_PATH:
+		return osc_tree_cell(&tv->path_ctx, row, OSC_TREE_COL_NAME, buf, size);
+	default:
+		return tree_cell(ctx, row, col - X_FIRST_NUMBER + COL_TOTAL, buf, size);
+	}
+}
+
+static void tree_export_table(struct osc_tui *t, struct osc_view *v, struct osc_table *out)
+{
+	struct tree_view *tv = v->priv;
+
+	(void)t;
+	*out = (struct osc_table){
+		.cols = export_cols,
+		.nr_cols = NR_XCOLS,
+		.nr_rows = tv->nr_rows,
+		.cell = export_cell,
+		.ctx = tv,
+	};
+}
+
+/* Rows shown below the selected node: its unfolded descendants (to keep some on screen). */
+static size_t tree_below(struct osc_tui *t, struct osc_view *v)
+{
+	struct tree_view *tv = v->priv;
+	size_t k = v->cur + 1;
+	uint32_t depth;
+
+	(void)t;
+	if (v->cur >= tv->nr_rows)
+		return 0;
+	depth = tv->m.nodes[tv->rows[v->cur]].depth;
+	while (k < tv->nr_rows && tv->m.nodes[tv->rows[k]].depth > depth && k - v->cur < 1000)
+		k++;
+	return k - v->cur - 1;
+}
+
+/*
+ * The `opscope tree` command writing the same tree (every node, unfolded,
+ * with profile_parser_main's columns).
+ */
+static char *tree_command(struct osc_tui *t, struct osc_view *v)
+{
+	(void)v;
+	return osc_cli_line_tree(t);
 }
 
 static void tree_title(struct osc_tui *t, struct osc_view *v, char *buf, size_t size)
@@ -351,23 +617,23 @@ static void fold_subtree(struct tree_view *tv, uint32_t n, bool on)
 		set_folded(tv, k, on);
 }
 
-/* The next (dir 1) or previous (dir -1) kept sibling of n, or OSC_NONE. */
+/* The next (dir 1) or previous (dir -1) kept sibling of n in the order shown, or OSC_NONE. */
 static uint32_t sibling(const struct tree_view *tv, uint32_t n, int dir)
 {
-	const struct osc_mtree *m = &tv->m;
-	uint32_t p = m->nodes[n].parent, k, prev = OSC_NONE;
+	uint32_t p = tv->m.nodes[n].parent;
+	size_t slot = p == OSC_NONE ? tv->m.nr : p;
+	size_t k = tv->pos[n];
 
 	if (dir > 0) {
-		for (k = m->nodes[n].next_sibling; k != OSC_NONE; k = m->nodes[k].next_sibling)
-			if (tv->keep[k])
-				return k;
+		while (++k < tv->kid_first[slot + 1])
+			if (tv->keep[tv->kids[k]])
+				return tv->kids[k];
 		return OSC_NONE;
 	}
-	for (k = p == OSC_NONE ? m->first_root : m->nodes[p].first_child; k != n;
-	     k = m->nodes[k].next_sibling)
-		if (tv->keep[k])
-			prev = k;
-	return prev;
+	while (k-- > tv->kid_first[slot])
+		if (tv->keep[tv->kids[k]])
+			return tv->kids[k];
+	return OSC_NONE;
 }
 
 static unsigned tree_action(struct osc_tui *t, struct osc_view *v, enum osc_action a)
@@ -435,12 +701,16 @@ const struct osc_view_ops osc_view_tree = {
 	.open = tree_open,
 	.close = tree_close,
 	.build = tree_build,
+	.sort = tree_sort,
 	.table = tree_table,
+	.export_table = tree_export_table,
 	.flex_col = COL_NAME,
 	.action = tree_action,
 	.title = tree_title,
 	.detail = tree_detail,
 	.export_name = tree_export_name,
+	.below = tree_below,
+	.command = tree_command,
 };
 
 unsigned osc_tree_open(struct osc_tui *t)
@@ -452,8 +722,9 @@ unsigned osc_tree_open(struct osc_tui *t)
 		return OSC_R_REDRAW;
 	if (v->ops->row_event && v->tab.nr_rows) {
 		a.event = v->ops->row_event(t, v, v->cur);
+		/* an op row: every call of the op; a path row: that path in the whole tree */
 		a.subtree = a.event != OSC_NONE && t->trace.events[a.event].kind == OSC_KIND_HOST_OP &&
-			    v->ops == &osc_view_table;
+			    v->ops == &osc_view_table && osc_table_view_level(v) != OSC_LEVEL_PATH;
 	}
 	osc_view_push(t, &osc_view_tree, &a);
 	return OSC_R_REDRAW;

@@ -148,6 +148,14 @@ static void warn_title(struct osc_tui *t, struct osc_view *v, char *buf, size_t 
 		snprintf(buf, size, "load warnings: none, and every event lies in a run");
 }
 
+static void warn_empty(struct osc_tui *t, struct osc_view *v, char *buf, size_t size)
+{
+	(void)t;
+	(void)v;
+	snprintf(buf, size, "(nothing: the trace loaded cleanly and every op and kernel lies in a "
+		 "run)");
+}
+
 static const char *warn_export_name(struct osc_tui *t, struct osc_view *v)
 {
 	(void)t;
@@ -161,7 +169,7 @@ const struct osc_view_ops osc_view_warnings = {
 	.close = warn_close,
 	.table = warn_table,
 	.flex_col = COL_WHAT,
-	.empty = "(nothing: the trace loaded cleanly and every op and kernel lies in a run)",
+	.empty = warn_empty,
 	.title = warn_title,
 	.export_name = warn_export_name,
 };

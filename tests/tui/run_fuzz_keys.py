@@ -11,7 +11,8 @@ is kept and its path printed, so it can be replayed with
 `opscope --script FILE TRACE`.
 
 Deterministic: the seed is fixed (OPSCOPE_FUZZ_SEED to change it); the
-number of keys per trace is OPSCOPE_FUZZ_KEYS (default 600: a few seconds).
+number of keys per trace is OPSCOPE_FUZZ_KEYS (default 600: a few seconds);
+OPSCOPE_FUZZ_TRACES=shared takes bigger traces of ../shared/traces instead.
 Traces: the Kineto CUDA, ROCm, ORT and nvprof samples, and an Nsight
 Systems SQLite export (../shared/traces when present, else a synthetic one
 made by tests/tools/make_nsys2022_db.py). Exit 1 on any failure.
@@ -51,7 +52,20 @@ def action_keys():
     return sorted(set(keys))
 
 
+# OPSCOPE_FUZZ_TRACES=shared: bigger real traces of ../shared/traces, one per kind.
+SHARED_SET = [
+    ("kineto-cuda", "kineto/resnet50_num_workers_0/worker0.pt.trace.json.gz"),
+    ("rocm", "tracelens/sglang_decode/sglang_Qwen3-8B_decode.json.gz"),
+    ("ort", "generated/ort-bert-mini-dyn-opt.json"),
+    ("nsys", "pipit/perlmutter-cloverleaf-cuda.sqlite"),
+    ("nvprof", "profiling-lm/net.sql"),
+]
+
+
 def traces(tmp):
+    if os.environ.get("OPSCOPE_FUZZ_TRACES") == "shared":
+        found = [(n, os.path.join(SHARED, p)) for n, p in SHARED_SET]
+        return [(n, p) for n, p in found if os.path.exists(p)]
     out = [("kineto-cuda", os.path.join(SAMPLES, "kineto-sampled-rank0.json.gz")),
            ("rocm", os.path.join(SAMPLES, "rocm-torch-compile-triton.json.gz")),
            ("ort", os.path.join(SAMPLES, "ort-cnn-opt.json")),

@@ -194,7 +194,7 @@ def check_unknown_term(d):
     t.type(b"q")
     rc = t.finish()
     report(screen is not None and "op table" in screen and
-           b"TERM 'xterm-opscope-unknown' has no terminfo entry here" in t.output() and rc == 0,
+           b"TERM 'xterm-opscope-unknown' has no terminfo here" in t.output() and rc == 0,
            "an unknown TERM falls back to xterm-256color with a note",
            "rc=%r %r" % (rc, screen or t.output()[-400:]))
 

@@ -173,10 +173,12 @@ def check_export():
                       "--asc", "--top", "2")
     report(got == want and got.count(b"\n") == 3, "export: filtered/sorted/top view equals report",
            "got %r\nwant %r" % (got, want))
-    shown = (dumps.get("filtered") or "").replace("\n", "")
+    shown = view_command(dumps.get("filtered-command"))
     report("--regex '^(Conv|Gemm|MaxPool)$' --sort count_us" not in shown and
            "--sort count --asc --top 2 --format csv" in shown,
-           "export: status line shows the report command", dumps.get("filtered") or "")
+           "export: y shows the report command", dumps.get("filtered-command") or "")
+    report("wrote filtered.csv (2 rows) = opscope report" in (dumps.get("filtered") or ""),
+           "export: the status line says it on one line", dumps.get("filtered") or "")
     kern = os.path.join(d, "opscope-ort-resnet18-opt-kernel.csv")
     got = open(kern, "rb").read() if os.path.exists(kern) else b""
     report(got == report_csv(trace, "--by", "kernel", "--regex", "^(Conv|Gemm|MaxPool)$",
@@ -234,7 +236,7 @@ def check_export_names():
     for level, key in (("kernel", "3"), ("dims", "4"), ("mapping", "5")):
         keys = [key]
         for style, _ in cases:
-            keys += ["x", style + ".csv", ":dump " + style, "m"]
+            keys += ["x", style + ".csv", "y", ":dump " + style, "q", "m"]
         rc, err, d, dumps = run_keys(trace, keys)
         report(rc == 0, "export names %s: exit" % level, err)
         got = {style: read(d, style + ".csv") for style, _ in cases}
@@ -244,7 +246,7 @@ def check_export_names():
             want = report_csv(trace, "--by", level, *flags)
             report(got[style] and got[style] == want,
                    "export names %s %s: x equals report %s" % (level, style, " ".join(flags)))
-            line = (dumps.get(style) or "").replace("\n", "")
+            line = view_command(dumps.get(style))
             report(all(f in line for f in flags) and
                    (flags or ("--no-demangle" not in line and "--short-names" not in line)),
                    "export names %s %s: the status line shows %s" % (level, style, flags or
@@ -252,9 +254,9 @@ def check_export_names():
         shutil.rmtree(d, ignore_errors=True)
     # --no-demangle and --short-names on the command line set the first style.
     for flag, want_flag in (("--no-demangle", "--no-demangle"), ("--short-names", "--short-names")):
-        rc, err, d, dumps = run_keys(trace, ["3", "x", "k.csv", ":dump k"], [flag])
+        rc, err, d, dumps = run_keys(trace, ["3", "x", "k.csv", "y", ":dump k"], [flag])
         report(read(d, "k.csv") == report_csv(trace, "--by", "kernel", want_flag) and
-               want_flag in (dumps.get("k") or "").replace("\n", ""),
+               want_flag in view_command(dumps.get("k")),
                "export names: %s on the command line" % flag, err)
         shutil.rmtree(d, ignore_errors=True)
 
@@ -268,10 +270,10 @@ def check_export_runs():
                                (nvprof, ["--run-range", "embedding"], "kernel"),
                                (nvprof, ["--run-range", "embedding/0"], "op")):
         key = "3" if level == "kernel" else "1"
-        rc, err, d, dumps = run_keys(trace, [key, "x", "v.csv", ":dump v"], opts)
+        rc, err, d, dumps = run_keys(trace, [key, "x", "v.csv", "y", ":dump v"], opts)
         want = report_csv(trace, "--by", level, *opts)
         plain = report_csv(trace, "--by", level)
-        line = (dumps.get("v") or "").replace("\n", "")
+        line = view_command(dumps.get("v"))
         report(rc == 0 and read(d, "v.csv") == want and want != plain,
                "export runs %s %s: x equals report with them" % (os.path.basename(trace), opts),
                err)
@@ -290,12 +292,25 @@ def cli_csv(*args):
     return p.stdout
 
 
+def view_command(screen):
+    """The command line the y view shows (its ' \\'-continued lines joined), "" if none."""
+    out, on = [], False
+    for line in (screen or "").splitlines():
+        if line.startswith("# the command"):
+            on = True
+            continue
+        if on:
+            if line.startswith("#") or not line.strip():
+                break
+            line = line.strip()
+            out.append(line[:-1].strip() if line.endswith("\\") else line)
+    return " ".join(out)
+
+
 def shown_command(screen):
-    """The command after "= " on the status line (the screen's last lines,
-    joined where the line wrapped), split as a shell would; None if none."""
-    tail = "".join(line for line in screen.splitlines()[-3:])
-    m = re.search(r"\) = (opscope .*)$", tail)
-    return shlex.split(m.group(1)) if m else None
+    """The command of the y view, split as a shell would; None if none."""
+    cmd = view_command(screen)
+    return shlex.split(cmd) if cmd else None
 
 
 def command_csv(argv, cwd):
@@ -332,7 +347,7 @@ def check_export_compare():
                               (mangled, mangled, ["--by", "dims", "--short-names"]),
                               (noopt, opt, ["--whole-trace"]),
                               (nvprof, nvprof, ["--by", "kernel", "--run-range", "embedding/0"])):
-        rc, err, d, dumps = run_keys(other, ["x", "c.csv", ":dump shown"], opts + [base])
+        rc, err, d, dumps = run_keys(other, ["x", "c.csv", "y", ":dump shown"], opts + [base])
         want = cli_csv("diff", base, other, *opts)
         plain = cli_csv("diff", base, other, *[o for o in opts if o.startswith("--by") or
                                                o in ("kernel", "dims")])
@@ -354,8 +369,9 @@ def check_export_compare():
     # with rules ('=' and :speedups): the status line's whatif command prints the same CSV
     ne = os.path.join(SAMPLES, "ne-bert-mini-int8.json")
     rules = os.path.join(ROOT, "tests", "data", "ne-speedups.csv")
-    for keys in (["W", "=", "2.5", "x", "r.csv", ":dump shown"],
-                 ["W", ":speedups " + rules, "j", "=", "1.1", "x", "r.csv", ":dump shown"]):
+    for keys in (["W", "=", "2.5", "x", "r.csv", "y", ":dump shown"],
+                 ["W", ":speedups " + rules, "j", "=", "1.1", "x", "r.csv", "y",
+                  ":dump shown"]):
         rc, err, d, dumps = run_keys(ne, keys, ["--runs", "1:3"])
         shown = shown_command(dumps.get("shown") or "")
         report(rc == 0 and shown is not None and shown[:2] == ["opscope", "whatif"] and
@@ -374,7 +390,7 @@ def check_export_gpu():
     """The GPU view's x writes what the status line's `opscope gpu` command prints."""
     kineto = os.path.join(SAMPLES, "kineto-sampled-rank0.json.gz")
     for options in ((), ("--runs", "1")):
-        rc, err, d, dumps = run_keys(kineto, ["G", "x", "g.csv", ":dump shown"], list(options))
+        rc, err, d, dumps = run_keys(kineto, ["G", "x", "g.csv", "y", ":dump shown"], list(options))
         shown = shown_command(dumps.get("shown") or "")
         report(rc == 0 and shown is not None and shown[:2] == ["opscope", "gpu"] and
                command_csv(shown, d) == read(d, "g.csv") and read(d, "g.csv"),
@@ -387,10 +403,10 @@ def check_name_style_kept():
     """The name style (m) is the TUI's: :level keeps it, and the call tree's
     kernel pane names kernels in it."""
     mangled = os.path.join(ROOT, "tests", "data", "kineto-mangled.json")
-    rc, err, d, dumps = run_keys(mangled, ["m", ":level kernel", "x", "l.csv", ":dump l"])
+    rc, err, d, dumps = run_keys(mangled, ["m", ":level kernel", "x", "l.csv", "y", ":dump l"])
     report(rc == 0 and read(d, "l.csv") == report_csv(mangled, "--by", "kernel",
                                                       "--short-names") and
-           "--short-names" in (dumps.get("l") or "").replace("\n", ""),
+           "--short-names" in view_command(dumps.get("l")),
            ":level keeps the name style", err)
     shutil.rmtree(d, ignore_errors=True)
     # A wide screen: the pane's name column holds the longest kernel name.
@@ -479,6 +495,54 @@ def check_locale():
     shutil.rmtree(d, ignore_errors=True)
     if env.get("LOCPATH"):
         shutil.rmtree(env["LOCPATH"], ignore_errors=True)
+
+
+def check_export_tree():
+    """x in the call tree writes plain names with their depth and $$ path (no
+    drawing), launch_ms (runtime calls that started device work) and
+    other_rt_ms (the other runtime calls) adding up to `opscope tree`'s launch
+    time of the same path; the status line names the tree command. The split
+    compare layout writes the key on both lines of a pair."""
+    import csv
+    import io
+    for name in ("kineto-sampled-rank0.json.gz", "nvprof-lstm-pyprof.sql.gz"):
+        trace = os.path.join(SAMPLES, name)
+        rc, err, d, dumps = run_keys(trace, [":level kernel", "T", "E", "x", "t.csv", "y",
+                                             ":dump x"])
+        rows = list(csv.reader(io.StringIO(read(d, "t.csv").decode("utf-8"))))
+        report(rc == 0 and rows and rows[0] == ["name", "depth", "path", "total_ms", "self_ms",
+                                                "device_ms", "launch_ms", "other_rt_ms",
+                                                "count"],
+               "tree export %s: its columns" % name, repr(rows[:1]) + err)
+        body = rows[1:]
+        glyphs = [r[0] for r in body if any(g in r[0] for g in "\u2500\u2502\u251c\u2514\u25bc\u25b6")]
+        report(body and not glyphs and
+               all(int(r[1]) == r[2].count("$$") and r[2].endswith(r[0]) for r in body),
+               "tree export %s: plain names, depth and path" % name, repr(glyphs[:3]))
+        p = subprocess.run([opscope(), "tree", trace, "--format", "csv"], capture_output=True,
+                           env=env_for(80, 24, False))
+        cli = {r[0]: r for r in csv.reader(io.StringIO(p.stdout.decode("utf-8")))}
+        col = cli.get("name", [""]).index("cuda launch duration (ms)") if "name" in cli else 0
+        bad = [r[2] for r in body if r[2] not in cli or
+               abs(float(r[6]) + float(r[7]) - float(cli[r[2]][col])) > 0.0015]
+        report(body and not bad, "tree export %s: launch_ms + other_rt_ms = tree's launch time"
+               % name, repr(bad[:3]))
+        report("opscope tree %s" % trace in view_command(dumps.get("x")),
+               "tree export %s: the status line names the tree command" % name,
+               dumps.get("x") or "")
+        if name.startswith("nvprof"):
+            report(any(float(r[7]) > 0 for r in body) and
+                   any(float(r[6]) > 0 for r in body),
+                   "tree export %s: runtime calls without device work count apart" % name)
+        shutil.rmtree(d, ignore_errors=True)
+    noopt, opt = os.path.join(SAMPLES, "ort-cnn-noopt.json"), os.path.join(SAMPLES,
+                                                                          "ort-cnn-opt.json")
+    rc, err, d, _ = run_keys(opt, ["|", "x", "s.csv"], [noopt])
+    rows = list(csv.reader(io.StringIO(read(d, "s.csv").decode("utf-8"))))
+    report(rc == 0 and len(rows) > 2 and all(r[0] for r in rows[1:]) and
+           all(rows[i][0] == rows[i + 1][0] for i in range(1, len(rows) - 1, 2)),
+           "split compare export: both lines of a pair carry the key", repr(rows[:5]) + err)
+    shutil.rmtree(d, ignore_errors=True)
 
 
 def check_terms():
@@ -631,6 +695,7 @@ def main():
     check_export_compare()
     check_export_gpu()
     check_name_style_kept()
+    check_export_tree()
     check_terms()
     check_locale()
     check_errors()

@@ -11,10 +11,14 @@ Test(chart, bars_in_eighths_and_ascii)
 
 	cr_expect_str_eq(osc_chart_bar(1.0, 4, true, buf, sizeof(buf)), "████");
 	cr_expect_str_eq(osc_chart_bar(0.5, 3, true, buf, sizeof(buf)), "█▌");
-	cr_expect_str_eq(osc_chart_bar(0.5, 3, false, buf, sizeof(buf)), "#");
+	cr_expect_str_eq(osc_chart_bar(0.5, 3, false, buf, sizeof(buf)), "#:");
 	/* Anything above zero shows the smallest mark; zero, NaN and negatives show nothing. */
 	cr_expect_str_eq(osc_chart_bar(0.0001, 10, true, buf, sizeof(buf)), "▏");
-	cr_expect_str_eq(osc_chart_bar(0.0001, 10, false, buf, sizeof(buf)), "#");
+	cr_expect_str_eq(osc_chart_bar(0.0001, 10, false, buf, sizeof(buf)), ".");
+	/* ASCII tells 0.2% from 15% (issue 16: both showed "#") */
+	cr_expect_str_eq(osc_chart_bar(0.002, 10, false, buf, sizeof(buf)), ".");
+	cr_expect_str_eq(osc_chart_bar(0.15, 10, false, buf, sizeof(buf)), "#:");
+	cr_expect_str_eq(osc_chart_bar(0.12, 10, false, buf, sizeof(buf)), "#.");
 	cr_expect_str_eq(osc_chart_bar(0, 10, true, buf, sizeof(buf)), "");
 	cr_expect_str_eq(osc_chart_bar(NAN, 10, true, buf, sizeof(buf)), "");
 	cr_expect_str_eq(osc_chart_bar(-1, 10, true, buf, sizeof(buf)), "");

@@ -4,8 +4,9 @@
  * The TUI draws a bar column (total time per row) and a sparkline of a row's
  * time per run; this module only turns numbers into text, so tests can check
  * the glyphs without a terminal. UTF-8 output uses block elements (eighths
- * for bars, "▁▂▃▄▅▆▇█" for sparklines); the ASCII fallback uses '#' for bars
- * and " .:-=+*#" for sparklines.
+ * for bars, "▁▂▃▄▅▆▇█" for sparklines); the ASCII fallback uses '#' for bars,
+ * with '.' or ':' for a partial cell below or from half a cell, and " .:-=+*#"
+ * for sparklines.
  */
 #ifndef OPSCOPE_CHART_H
 #define OPSCOPE_CHART_H
@@ -19,8 +20,9 @@
 
 /*
  * A bar of frac (clamped to [0, 1]) of `width` cells into buf: full cells,
- * then one partial cell in eighths (UTF-8) or nothing (ASCII); frac > 0
- * always shows at least the smallest mark. No padding. Returns buf.
+ * then one partial cell in eighths (UTF-8), or '.' (under half a cell) or
+ * ':' (ASCII); frac > 0 always shows at least the smallest mark. No padding.
+ * Returns buf.
  */
 const char *osc_chart_bar(double frac, size_t width, bool utf8, char *buf, size_t size);
 

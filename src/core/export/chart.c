@@ -43,8 +43,9 @@ const char *osc_chart_bar(double frac, size_t width, bool utf8, char *buf, size_
 		eighth_cells = 1;
 	for (size_t i = 0; i < eighth_cells / 8; i++)
 		put(buf, size, &at, utf8 ? eighths[8] : "#");
+	/* ASCII has no eighths: '.' below half a cell, ':' from half on */
 	if (eighth_cells % 8)
-		put(buf, size, &at, utf8 ? eighths[eighth_cells % 8] : eighth_cells < 8 ? "#" : "");
+		put(buf, size, &at, utf8 ? eighths[eighth_cells % 8] : eighth_cells % 8 < 4 ? "." : ":");
 	return buf;
 }
 
