@@ -12,9 +12,13 @@
  * Errors: OSC_IO (missing file, directory, read error), OSC_EMPTY, OSC_BINARY,
  * OSC_NOT_JSON, OSC_NOT_TRACE, OSC_GZIP, OSC_TRUNCATED (nothing complete could
  * be kept), OSC_CANCELLED; err names the file and the byte offset.
- * A truncated plain file whose complete events could be kept is not an error:
- * the load succeeds with OSC_WARN_TRUNCATED counted. A damaged gzip container
- * (cut short, bad CRC or length) is OSC_GZIP even when some events decoded.
+ * One rule for truncation, whatever the container (a profiler killed while
+ * writing): a cut file keeps its complete events and warns. A cut plain
+ * file counts OSC_WARN_TRUNCATED; a gzip stream cut short is the same plus
+ * OSC_WARN_GZIP_CUT (deflate output is exact up to the cut). Corrupt gzip
+ * data or a bad CRC or length is OSC_GZIP even when some events decoded. A
+ * SQLite database cut short has no order to cut along: it loads when SQLite
+ * can still read every table (OSC_WARN_DB_SHORT), else it is OSC_TRUNCATED.
  */
 #ifndef OPSCOPE_LOAD_H
 #define OPSCOPE_LOAD_H

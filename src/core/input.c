@@ -397,8 +397,10 @@ static enum osc_status inflate_into(struct osc_input *in, char *out, size_t cap,
 		if (!in->zs.avail_in && !feed(in, subject, err, &st)) {
 			if (st != OSC_OK)
 				return st;
-			if (!in->z_done)
+			if (!in->z_done) {
 				gzip_fail(in, "gzip data ends early");
+				in->gzip_cut = true;
+			}
 			in->z_end = true;
 			break;
 		}

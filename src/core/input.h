@@ -41,6 +41,8 @@ struct osc_input {
 	bool gzip_bad;       /* the gzip stream ended early or was corrupt */
 	bool gzip_check_failed; /* the data decoded but its CRC or length is wrong */
 	bool gzip_trailing;  /* bytes that are not a gzip member follow the last one */
+	bool gzip_cut;       /* gzip_bad because the stream stops early (a cut file): what
+				decoded is exact, like the start of a cut plain file */
 	char gzip_msg[128];  /* why, when gzip_bad */
 	bool stable;         /* the window is a mapping (file or spool): offsets stay
 				readable after parsing, osc_input_detach_map hands it over */

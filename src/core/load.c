@@ -238,6 +238,8 @@ static enum osc_status load(struct osc_load_ctx *ctx, const char *name,
 		/* Trailing garbage after the last gzip member (the thread is done). */
 		if (ctx->in.gzip_trailing)
 			osc_trace_warn(t, OSC_WARN_TRAILING_DATA, (int64_t)t->input_bytes);
+		if (ctx->in.gzip_cut)
+			osc_trace_warn(t, OSC_WARN_GZIP_CUT, (int64_t)t->input_bytes);
 		check_sums(t);
 		osc_load_report(ctx);
 	}
