@@ -47,7 +47,15 @@ struct osc_load_opts {
 	/* When non-NULL and set non-zero (from any thread or a signal handler),
 	   the load stops soon with OSC_CANCELLED. */
 	volatile int *cancel;
+	/* Uncompressed bytes a gzip file or standard input may hold, beyond
+	   which the load fails with OSC_RANGE (a gzip bomb: 10 MB that expand
+	   to 10 GB). 0: osc_load_default_max_input(); UINT64_MAX: no limit.
+	   A plain file is mapped as it is and never limited. */
+	uint64_t max_input;
 };
+
+/* The default max_input: 4 times the physical memory, at least 1 GiB. */
+uint64_t osc_load_default_max_input(void);
 
 /*
  * Load the trace at path into t (which must be osc_trace_init'ed and empty).

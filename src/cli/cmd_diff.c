@@ -80,7 +80,7 @@ static enum osc_status load_side(struct side *s, const char *path, const char *r
 				 const struct osc_cli_view *v, struct osc_error *err)
 {
 	struct osc_runs_opts ro = { .range = v->run_range, .whole = v->whole_trace };
-	enum osc_status st = osc_cli_load(path, &s->trace, err);
+	enum osc_status st = osc_cli_load(path, v->max_input, &s->trace, err);
 
 	if (st == OSC_OK)
 		st = osc_cli_select_ops(&s->trace, v->ops, err);

@@ -157,7 +157,7 @@ static enum osc_status build_report(struct report *r, struct osc_cli_view *v,
 	}
 	if (v->sort != OSC_STAT_NR)
 		q.dists |= osc_stats_dists(v->sort);
-	st = osc_cli_load(v->path, &r->trace, err);
+	st = osc_cli_load(v->path, v->max_input, &r->trace, err);
 	if (st == OSC_OK)
 		st = osc_cli_select_ops(&r->trace, v->ops, err);
 	if (st == OSC_OK)

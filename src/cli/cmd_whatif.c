@@ -126,7 +126,7 @@ static enum osc_status build_whatif(struct whatif_job *j, struct osc_cli_view *v
 		st = osc_error_set(err, OSC_USAGE, "whatif", OSC_NO_OFFSET, NULL,
 				   "give at least one --speedup OP=FACTOR (or --speedup-csv)");
 	if (st == OSC_OK)
-		st = osc_cli_load(v->path, &j->trace, err);
+		st = osc_cli_load(v->path, v->max_input, &j->trace, err);
 	if (st == OSC_OK)
 		st = osc_cli_select_ops(&j->trace, v->ops, err);
 	if (st == OSC_OK)

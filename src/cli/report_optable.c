@@ -34,7 +34,7 @@ static enum osc_status run_job(struct optable_job *j, struct osc_cli_view *v,
 	struct osc_table table = { 0 };
 	struct osc_runs_opts ro = { .range = v->run_range, .whole = v->whole_trace };
 	size_t total;
-	enum osc_status st = osc_cli_load(v->path, &j->trace, err);
+	enum osc_status st = osc_cli_load(v->path, v->max_input, &j->trace, err);
 
 	if (st == OSC_OK)
 		st = osc_runs_detect_opts(&j->trace, &ro, &j->runs, err);

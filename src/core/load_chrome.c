@@ -1461,6 +1461,10 @@ static enum osc_status walk(struct chrome *ch)
 			continue;
 		}
 		if (rc == JS_MORE) {
+			/* Every step starts by skipping white space: drop it now, so a
+			   long run of it (a gzip bomb) is scanned once and not kept. */
+			pos = (size_t)(js_skip_ws(in->data + pos, in->data + in->len) - in->data);
+			osc_input_consumed(in, pos);
 			st = osc_input_more(in, pos, lc->name, lc->err);
 			if (st != OSC_OK)
 				return st;

@@ -473,6 +473,52 @@ def check_truncated_gzip(res, d, gz):
                   probs)
 
 
+def check_limits(res, d):
+    """A gzip bomb stops at --max-input with one line; out of memory is exit 2
+    with one line naming the file, never an abort."""
+    c = zlib.compressobj(9, zlib.DEFLATED, 31)
+    bomb = c.compress(b'[{"ph":"X","name":"a","ts":1,"dur":2,"pid":1,"tid":1}')
+    for _ in range(64):
+        bomb += c.compress(b" " * (1 << 20))
+    bomb += c.compress(b"]") + c.flush()
+    path = write(d, "bomb.json.gz", bomb)
+    p = testlib.run(["report", "--max-input", "16M", path], timeout=TIMEOUT)
+    res.check("a gzip bomb stops at --max-input, one line",
+              error_problems(p, names=[path], byte=True, also=[r"more than 16777216 bytes",
+                                                              r"--max-input"]))
+    p = testlib.run(["report", "--format", "csv", "--max-input", "0", path], timeout=TIMEOUT)
+    res.check("--max-input 0: no limit", [] if p.rc == 0 else [p.describe()])
+    p = testlib.run(["report", "--max-input", "12Q", path], timeout=TIMEOUT)
+    res.check("--max-input with a bad size", error_problems(p, names=["--max-input"]))
+
+    def limit(kb):
+        return lambda: resource.setrlimit(resource.RLIMIT_AS, (kb << 10, kb << 10))
+    probe = subprocess.run([testlib.opscope(), "--version"], capture_output=True,
+                           preexec_fn=limit(1 << 20))
+    if probe.returncode != 0:  # sanitizers reserve terabytes of address space
+        res.skip("out of memory: exit 2, one line", "cannot run under an address-space limit")
+        return
+    evs = b",\n".join(b'{"ph":"X","cat":"cpu_op","name":"op%d","pid":1,"tid":%d,"ts":%d,'
+                      b'"dur":3,"args":{"k":"%s"}}' % (i % 5000, i % 7, i, b"v" * (i % 50))
+                      for i in range(100000))
+    big = write(d, "big.json", b"[" + evs + b"]")
+    saw_oom, probs = False, []
+    for mb in (24, 48):
+        p = subprocess.run([testlib.opscope(), "report", "--format", "csv", big],
+                           capture_output=True, env=testlib.env(), timeout=TIMEOUT,
+                           preexec_fn=limit(mb << 10))
+        lines = p.stderr.decode("utf-8", "replace").splitlines()
+        if p.returncode == 2 and "out of memory" in p.stderr.decode():
+            saw_oom = True
+            if len(lines) != 1 or big not in lines[0]:
+                probs.append("%d MB: %r" % (mb, lines))
+        elif p.returncode not in (0, 2):
+            probs.append("%d MB: exit %s, %r" % (mb, p.returncode, lines[-2:]))
+    if not saw_oom:
+        probs.append("no limit ran out of memory")
+    res.check("out of memory: exit 2, one line naming the file", probs)
+
+
 def main():
     res = testlib.Results()
     ort = testlib.sample("ort-cnn-opt.json")
@@ -564,6 +610,7 @@ def main():
         check_error_lines(res, d)
         check_overflow(res, d)
         check_silent_acceptance(res, d)
+        check_limits(res, d)
         mixed = write(d, "mixed.json", b'{"traceEvents":[1,"x",null,{"ph":"X"},{"ts":"5"},'
                       b'{"ph":"X","name":"ok","ts":1,"dur":2,"pid":"p","tid":[1]}]}')
         p = testlib.run(["report", "--format", "csv", mixed], timeout=TIMEOUT)
