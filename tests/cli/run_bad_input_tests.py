@@ -519,6 +519,35 @@ def check_limits(res, d):
     res.check("out of memory: exit 2, one line naming the file", probs)
 
 
+def check_depth(res, d):
+    """A chain of ops 3,000 deep: the tree, its CSV paths and the path level
+    take time linear in the depth per row (the guides and paths were built
+    in O(depth^2) per row: cubic in all, 294 s at depth 10,000)."""
+    n = 3000
+    evs = b",".join(b'{"ph":"X","cat":"cpu_op","name":"op%d","pid":1,"tid":1,"ts":%d,"dur":%d}'
+                    % (i, i, 2 * (n - i) + 1) for i in range(n))
+    path = write(d, "deep.json", b"[" + evs + b"]")
+    for cmd in (["tree"], ["tree", "--format", "csv"], ["report", "--by", "path", "--format",
+                                                         "csv"]):
+        start = time.monotonic()
+        p = testlib.run(cmd + [path], timeout=TIMEOUT)
+        took = time.monotonic() - start
+        probs = tolerated_problems(p)
+        if not probs and p.rc != 0:
+            probs.append(p.describe())
+        if not probs and took > 5:
+            probs.append("took %.1f s" % took)
+        if not probs and cmd == ["tree"]:
+            last = p.text.splitlines()[-1]
+            if not last.endswith("op%d" % (n - 1)) or last.count("   ") < 1000:
+                probs.append("last row %r" % last[-80:])
+        if not probs and cmd[1:3] == ["--format", "csv"]:
+            row = p.text.splitlines()[-1]
+            if "$$".join("op%d" % i for i in range(n)) not in row:
+                probs.append("the deepest path is not whole")
+        res.check("ops nested %d deep: %s in %.1f s" % (n, " ".join(cmd), took), probs)
+
+
 def main():
     res = testlib.Results()
     ort = testlib.sample("ort-cnn-opt.json")
@@ -611,6 +640,7 @@ def main():
         check_overflow(res, d)
         check_silent_acceptance(res, d)
         check_limits(res, d)
+        check_depth(res, d)
         mixed = write(d, "mixed.json", b'{"traceEvents":[1,"x",null,{"ph":"X"},{"ts":"5"},'
                       b'{"ph":"X","name":"ok","ts":1,"dur":2,"pid":"p","tid":[1]}]}')
         p = testlib.run(["report", "--format", "csv", mixed], timeout=TIMEOUT)
