@@ -2,6 +2,7 @@
  * cli.c - option parsing and help from one option table, the options of the
  * table views, error lines, loading, table width and atomic output files.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -50,6 +51,7 @@ enum {
 	OPT_SHORT_NAMES,
 	OPT_CSV_SAFE,
 	OPT_FORCE,
+	OPT_MAX_INPUT,
 };
 
 #define VIEW (OSC_MODE_REPORT | OSC_MODE_TUI | OSC_MODE_DEFAULT | OSC_MODE_DIFF | OSC_MODE_WHATIF)
@@ -75,6 +77,9 @@ const struct osc_cli_option osc_cli_view_options[] = {
 	  "demangle kernel names with CMD, e.g. c++filt (default: libiberty)", VIEW },
 	{ OPT_FILTER, "filter", 'f', "PAT", "keep names matching PAT, exact or wildcard (repeatable)",
 	  VIEW },
+	{ OPT_MAX_INPUT, "max-input", 0, "SIZE",
+	  "the most a gzip file or stdin may expand to, e.g. 64G (0: no limit; default 4x RAM)",
+	  VIEW | OSC_MODE_INFO | OSC_MODE_GPU },
 	{ OPT_OPS, "ops", 0, "CATS",
 	  "ops are the events of these categories, e.g. cpu_op,user_annotation,python_function",
 	  VIEW | OSC_MODE_GPU },
@@ -415,6 +420,8 @@ static enum osc_status view_option(struct osc_cli_view *v, int id, const char *a
 	case OPT_SHORT_ONLY:
 		v->short_only = true;
 		return OSC_OK;
+	case OPT_MAX_INPUT:
+		return osc_cli_parse_size(arg, &v->max_input, err);
 	case OPT_COLUMNS:
 		v->columns = arg; /* checked against the level once --by is known */
 		return OSC_OK;
@@ -585,7 +592,7 @@ enum osc_status osc_cli_open(const struct osc_cli_view *v, const char *path, con
 			     struct osc_error *err)
 {
 	struct osc_runs_opts ro = { .range = v->run_range, .whole = v->whole_trace };
-	enum osc_status st = osc_cli_load(path, t, err);
+	enum osc_status st = osc_cli_load(path, v->max_input, t, err);
 
 	if (st == OSC_OK)
 		st = osc_cli_select_ops(t, v->ops, err);
@@ -604,12 +611,33 @@ static void say_waiting(const struct osc_load_progress *p, void *path)
 			   "Ctrl-C stops");
 }
 
-enum osc_status osc_cli_load(const char *path, struct osc_trace *t, struct osc_error *err)
+enum osc_status osc_cli_parse_size(const char *s, uint64_t *out, struct osc_error *err)
+{
+	char *end;
+	unsigned long long n;
+	int shift = 0;
+
+	errno = 0;
+	n = strtoull(s, &end, 10);
+	if (*end && strchr("kKmMgGtT", *end) && !end[1])
+		shift = 10 * (1 + (int)(strchr("kmgt", (char)(*end | 0x20)) - "kmgt"));
+	if (!*s || !isdigit((unsigned char)*s) || errno || (*end && !shift) ||
+	    (shift && n > (UINT64_MAX >> shift)))
+		return osc_error_set(err, OSC_USAGE, "--max-input", OSC_NO_OFFSET, NULL,
+				     "not a size: '%s' (bytes, or with K, M, G or T)", s);
+	*out = n ? (uint64_t)n << shift : UINT64_MAX;
+	return OSC_OK;
+}
+
+enum osc_status osc_cli_load(const char *path, uint64_t max_input, struct osc_trace *t,
+			     struct osc_error *err)
 {
 	enum osc_status st;
 
+	osc_set_oom_subject(osc_cli_input_name(path));
 	if (path) {
-		struct osc_load_opts opts = { .progress = say_waiting, .userdata = (void *)path };
+		struct osc_load_opts opts = { .progress = say_waiting, .userdata = (void *)path,
+					      .max_input = max_input };
 
 		st = osc_load(path, &opts, t, err);
 	} else {

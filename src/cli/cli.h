@@ -128,6 +128,7 @@ struct osc_cli_view {
 	int64_t short_kernel;        /* --short NS (gpu --launches): shorter kernels are short */
 	bool per_op;                 /* --per-op (gpu --launches): a row per launching op */
 	bool short_only;             /* --short-only (gpu --launches): rows with short kernels */
+	uint64_t max_input;          /* --max-input (osc_load_opts.max_input), 0: default */
 	const char *sort_arg;        /* --sort as given (diff and whatif have their columns) */
 	enum osc_match match;        /* --match (diff) */
 	const char *other_runs;      /* --other-runs (diff), NULL: as --runs */
@@ -181,9 +182,18 @@ int osc_diff_run(struct osc_cli_view *v);
 
 /*
  * Load path into t, or the bundled sample when path is NULL (with a note on
- * stderr). Prints the trace's load warnings on stderr.
+ * stderr), expanding gzip or standard input to max_input bytes at most
+ * (osc_load_opts.max_input). Prints the trace's load warnings on stderr;
+ * an out-of-memory line names the trace.
  */
-enum osc_status osc_cli_load(const char *path, struct osc_trace *t, struct osc_error *err);
+enum osc_status osc_cli_load(const char *path, uint64_t max_input, struct osc_trace *t,
+			     struct osc_error *err);
+
+/*
+ * --max-input SIZE: bytes with an optional K, M, G or T (powers of 1024); 0
+ * means no limit (UINT64_MAX). Errors: OSC_USAGE with subject "--max-input".
+ */
+enum osc_status osc_cli_parse_size(const char *s, uint64_t *out, struct osc_error *err);
 
 /*
  * OSC_IO when the args of t were read from a file that changed on disk since

@@ -43,6 +43,7 @@ enum {
 	OPT_RUN_RANGE,
 	OPT_WHOLE_TRACE,
 	OPT_FORCE,
+	OPT_MAX_INPUT,
 };
 
 #define MODE 1u
@@ -57,6 +58,7 @@ static const struct osc_cli_option options[] = {
 	  MODE },
 	{ OPT_CSV, "csv", 0, "PREFIX", "also write PREFIX_{cpu,gpu}_kernel_times.csv", MODE },
 	{ OPT_FORCE, "force", 0, NULL, "replace existing CSV files (their mode kept)", MODE },
+	{ OPT_MAX_INPUT, "max-input", 0, "SIZE", "the most a gzip file or stdin may expand to, e.g. 64G (0: no limit; default 4x RAM)", MODE },
 	{ OPT_COUNT, "count", 'c', "N", "list the top N rows (default 40)", MODE },
 	{ OPT_START, "start", 's', "N",
 	  "first run (default 1: skip the warm-up run 0; 0 when there is one run)", MODE },
@@ -80,6 +82,7 @@ static const struct osc_cli_option options[] = {
 struct explore_args {
 	const char *path, *demangler, *csv, *gather, *run_range;
 	bool shape, dims, mapping, help, whole, force;
+	uint64_t max_input;
 	long count, start, end;
 	bool start_set, end_set;
 	struct osc_filter filter;
@@ -164,6 +167,9 @@ static enum osc_status parse_args(struct explore_args *a, int argc, char **argv,
 			break;
 		case OPT_FORCE:
 			a->force = true;
+			break;
+		case OPT_MAX_INPUT:
+			st = osc_cli_parse_size(p.arg, &a->max_input, err);
 			break;
 		case OPT_COUNT:
 			st = parse_long("--count", p.arg, &a->count, err);
@@ -543,7 +549,7 @@ static enum osc_status explore_run(struct explore *x, struct osc_error *err)
 	struct osc_runs_opts ro = { .range = x->a.run_range, .whole = x->a.whole };
 	enum osc_status st;
 
-	st = osc_cli_load(x->a.path, &x->trace, err);
+	st = osc_cli_load(x->a.path, x->a.max_input, &x->trace, err);
 	if (st != OSC_OK)
 		return st;
 	st = osc_runs_detect_opts(&x->trace, &ro, &x->runs, err);

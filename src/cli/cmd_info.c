@@ -405,7 +405,7 @@ int osc_cmd_info(int argc, char **argv)
 	ro.range = v.run_range;
 	ro.whole = v.whole_trace;
 	osc_trace_init(&t);
-	st = osc_cli_load(v.path, &t, &err);
+	st = osc_cli_load(v.path, v.max_input, &t, &err);
 	if (st == OSC_OK)
 		st = print_info(&t, osc_cli_input_name(v.path), &ro, &err);
 	osc_trace_release(&t);

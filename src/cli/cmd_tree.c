@@ -37,6 +37,7 @@ enum {
 	OPT_DEMANGLER,
 	OPT_CSV_SAFE,
 	OPT_FORCE,
+	OPT_MAX_INPUT,
 };
 
 #define BOTH (OSC_TREE_MODE_TREE | OSC_TREE_MODE_KERNELS)
@@ -71,6 +72,7 @@ static const struct osc_cli_option tree_options[] = {
 	  BOTH },
 	{ OPT_MONITOR_CAT, "monitor-cat", 0, "CATS", "the same as --ops", BOTH },
 	{ OPT_CSV_SAFE, "csv-safe", 0, NULL, "CSV for spreadsheets: a cell that looks like a formula (= + - @) gets a leading '", BOTH },
+	{ OPT_MAX_INPUT, "max-input", 0, "SIZE", "the most a gzip file or stdin may expand to, e.g. 64G (0: no limit; default 4x RAM)", BOTH },
 	{ OPT_OUTPUT, "output", 'o', "FILE", "write to FILE (atomically) instead of stdout", BOTH },
 	{ OPT_FORCE, "force", 0, NULL, "replace an existing output file (its mode kept, a symbolic link followed)", BOTH },
 	{ OPT_HELP, "help", 'h', NULL, "show this help and exit", BOTH },
@@ -152,6 +154,8 @@ static enum osc_status tree_option(struct osc_cli_tree *o, int id, const char *a
 	case OPT_FORCE:
 		o->export_flags |= OSC_WRITE_REPLACE;
 		return OSC_OK;
+	case OPT_MAX_INPUT:
+		return osc_cli_parse_size(arg, &o->max_input, err);
 	default:
 		o->help = true;
 		return OSC_OK;
@@ -207,7 +211,7 @@ enum osc_status osc_cli_tree_load(const struct osc_cli_tree *o, struct osc_cli_t
 	memset(d, 0, sizeof(*d));
 	osc_trace_init(&d->trace);
 	osc_names_init(&d->names);
-	st = osc_cli_load(o->path, &d->trace, err);
+	st = osc_cli_load(o->path, o->max_input, &d->trace, err);
 	if (st != OSC_OK)
 		return st;
 	st = osc_runs_detect_opts(&d->trace, &ro, &d->runs, err);

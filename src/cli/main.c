@@ -72,6 +72,7 @@ static int run_tui(const struct osc_cli_view *v)
 		.nr_filters = v->nr_filters,
 		.regex = v->regex,
 		.ops = v->ops,
+		.max_input = v->max_input,
 		.level = v->level,
 		.script = v->script,
 		.other = v->other,

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "opscope/base/alloc.h"
 #include "opscope/load/load.h"
 #include "opscope/analysis/trace_cache.h"
 #include "draw.h"
@@ -37,8 +38,10 @@ static void *load_thread(void *arg)
 	const struct osc_tui_args *a = j->t->args;
 	struct osc_load_opts opts = {
 		.progress = on_progress, .userdata = j, .cancel = &j->cancel,
+		.max_input = a->max_input,
 	};
 
+	osc_set_oom_subject(a->path ? a->path : a->sample_name);
 	if (a->path)
 		j->status = osc_load(a->path, &opts, &j->t->trace, &j->err);
 	else

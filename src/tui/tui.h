@@ -29,6 +29,7 @@ struct osc_tui_args {
 	size_t nr_filters;
 	const char *regex;          /* --regex, or NULL */
 	const char *ops;            /* --ops CATS: the categories that are ops, NULL: default */
+	uint64_t max_input;         /* --max-input (osc_load_opts.max_input), 0: default */
 	enum osc_level level;       /* initial level (--by) */
 	const char *script;         /* --script FILE: scripted keys for tests, or NULL */
 	const char *other;          /* a second trace: open the compare view against it */

@@ -25,6 +25,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import zlib
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import testlib  # noqa: E402
@@ -136,10 +137,11 @@ def check_error_lines(res, d):
     p = testlib.run(["report", nul], timeout=TIMEOUT)
     res.check("a NUL at byte 40 is reported at byte 40",
               error_problems(p, names=[nul], also=[r"\bbyte 40\b"]))
-    gz = open(testlib.sample("kineto-sampled-rank0.json.gz"), "rb").read()
-    p = testlib.run(["report", "-"], stdin=gz[:len(gz) // 2], timeout=TIMEOUT)
-    res.check("a cut gzip on standard input counts the compressed bytes read",
-              error_problems(p, byte=True, also=[r"after %d compressed bytes" % (len(gz) // 2)]))
+    gz = bytearray(open(testlib.sample("kineto-sampled-rank0.json.gz"), "rb").read())
+    gz[-8] ^= 0xff  # a bad CRC
+    p = testlib.run(["report", "-"], stdin=bytes(gz), timeout=TIMEOUT)
+    res.check("a corrupt gzip on standard input counts the compressed bytes read",
+              error_problems(p, byte=True, also=[r"after %d compressed bytes" % len(gz)]))
     odd = os.path.join(d, "x\x1b[31mred\nline.json")
     write(d, os.path.basename(odd), b"hello")
     p = testlib.run(["report", odd], timeout=TIMEOUT)
@@ -441,6 +443,111 @@ def check_silent_acceptance(res, d):
     res.check("Input Dims without Input type: shapes without types, no UB", probs)
 
 
+def check_truncated_gzip(res, d, gz):
+    """Cut a .json.gz at several offsets: exit 0 with the complete events of
+    what the cut stream still decodes (recompute.py on that prefix) and a
+    warning, or a clean exit 2 when no event is complete."""
+    for off in (len(gz) // 7, len(gz) // 2, len(gz) - 30, len(gz) - 4):
+        z = zlib.decompressobj(16 + 15)
+        prefix = z.decompress(gz[:off])
+        plain = write(d, "gzcut-%d.json" % off, prefix)
+        cut = write(d, "gzcut-%d.json.gz" % off, gz[:off])
+        try:
+            t = recompute.Trace(plain)
+        except recompute.RecomputeError:
+            t = None
+        p = testlib.run(["report", "--format", "csv", "--sort", "total", "--columns",
+                         ",".join(recompute.LEVEL_COLUMNS["op"]), cut], timeout=TIMEOUT)
+        probs = tolerated_problems(p)
+        if not probs and p.rc == 0:
+            if "gzip stream cut short" not in p.err.decode():
+                probs.append("no warning that the gzip stream was cut")
+            if t is None or not t.events:
+                probs.append("exit 0 although no complete event remains")
+            else:
+                probs += compare(p.text, t.rows("op", None))
+        elif not probs and t is not None and t.events:
+            probs.append("exit 2 although %d complete events precede the cut (%s)"
+                         % (len(t.events), p.err_lines[0]))
+        res.check("gzip cut at byte %d of %d: its complete events, a warning" % (off, len(gz)),
+                  probs)
+
+
+def check_limits(res, d):
+    """A gzip bomb stops at --max-input with one line; out of memory is exit 2
+    with one line naming the file, never an abort."""
+    c = zlib.compressobj(9, zlib.DEFLATED, 31)
+    bomb = c.compress(b'[{"ph":"X","name":"a","ts":1,"dur":2,"pid":1,"tid":1}')
+    for _ in range(64):
+        bomb += c.compress(b" " * (1 << 20))
+    bomb += c.compress(b"]") + c.flush()
+    path = write(d, "bomb.json.gz", bomb)
+    p = testlib.run(["report", "--max-input", "16M", path], timeout=TIMEOUT)
+    res.check("a gzip bomb stops at --max-input, one line",
+              error_problems(p, names=[path], byte=True, also=[r"more than 16777216 bytes",
+                                                              r"--max-input"]))
+    p = testlib.run(["report", "--format", "csv", "--max-input", "0", path], timeout=TIMEOUT)
+    res.check("--max-input 0: no limit", [] if p.rc == 0 else [p.describe()])
+    p = testlib.run(["report", "--max-input", "12Q", path], timeout=TIMEOUT)
+    res.check("--max-input with a bad size", error_problems(p, names=["--max-input"]))
+
+    def limit(kb):
+        return lambda: resource.setrlimit(resource.RLIMIT_AS, (kb << 10, kb << 10))
+    probe = subprocess.run([testlib.opscope(), "--version"], capture_output=True,
+                           preexec_fn=limit(1 << 20))
+    if probe.returncode != 0:  # sanitizers reserve terabytes of address space
+        res.skip("out of memory: exit 2, one line", "cannot run under an address-space limit")
+        return
+    evs = b",\n".join(b'{"ph":"X","cat":"cpu_op","name":"op%d","pid":1,"tid":%d,"ts":%d,'
+                      b'"dur":3,"args":{"k":"%s"}}' % (i % 5000, i % 7, i, b"v" * (i % 50))
+                      for i in range(100000))
+    big = write(d, "big.json", b"[" + evs + b"]")
+    saw_oom, probs = False, []
+    for mb in (24, 48):
+        p = subprocess.run([testlib.opscope(), "report", "--format", "csv", big],
+                           capture_output=True, env=testlib.env(), timeout=TIMEOUT,
+                           preexec_fn=limit(mb << 10))
+        lines = p.stderr.decode("utf-8", "replace").splitlines()
+        if p.returncode == 2 and "out of memory" in p.stderr.decode():
+            saw_oom = True
+            if len(lines) != 1 or big not in lines[0]:
+                probs.append("%d MB: %r" % (mb, lines))
+        elif p.returncode not in (0, 2):
+            probs.append("%d MB: exit %s, %r" % (mb, p.returncode, lines[-2:]))
+    if not saw_oom:
+        probs.append("no limit ran out of memory")
+    res.check("out of memory: exit 2, one line naming the file", probs)
+
+
+def check_depth(res, d):
+    """A chain of ops 3,000 deep: the tree, its CSV paths and the path level
+    take time linear in the depth per row (the guides and paths were built
+    in O(depth^2) per row: cubic in all, 294 s at depth 10,000)."""
+    n = 3000
+    evs = b",".join(b'{"ph":"X","cat":"cpu_op","name":"op%d","pid":1,"tid":1,"ts":%d,"dur":%d}'
+                    % (i, i, 2 * (n - i) + 1) for i in range(n))
+    path = write(d, "deep.json", b"[" + evs + b"]")
+    for cmd in (["tree"], ["tree", "--format", "csv"], ["report", "--by", "path", "--format",
+                                                         "csv"]):
+        start = time.monotonic()
+        p = testlib.run(cmd + [path], timeout=TIMEOUT)
+        took = time.monotonic() - start
+        probs = tolerated_problems(p)
+        if not probs and p.rc != 0:
+            probs.append(p.describe())
+        if not probs and took > 5:
+            probs.append("took %.1f s" % took)
+        if not probs and cmd == ["tree"]:
+            last = p.text.splitlines()[-1]
+            if not last.endswith("op%d" % (n - 1)) or last.count("   ") < 1000:
+                probs.append("last row %r" % last[-80:])
+        if not probs and cmd[1:3] == ["--format", "csv"]:
+            row = p.text.splitlines()[-1]
+            if "$$".join("op%d" % i for i in range(n)) not in row:
+                probs.append("the deepest path is not whole")
+        res.check("ops nested %d deep: %s in %.1f s" % (n, " ".join(cmd), took), probs)
+
+
 def main():
     res = testlib.Results()
     ort = testlib.sample("ort-cnn-opt.json")
@@ -470,13 +577,10 @@ def main():
                         gzip.decompress(open(testlib.sample("kineto-sampled-rank0.json.gz"),
                                              "rb").read()))
 
-        # A gzip stream cut in half is bad input (the issue's list): unlike a
-        # cut plain file, a damaged container cannot be checked. One line, exit 2.
-        gz = open(testlib.sample("kineto-sampled-rank0.json.gz"), "rb").read()
-        half = write(d, "half.json.gz", gz[:len(gz) // 2])
-        p = testlib.run(["report", "--format", "csv", half], timeout=TIMEOUT)
-        probs = error_problems(p, names=["half.json.gz"], byte=True, also=[r"gzip"])
-        res.check("truncated gzip (cut in half)", probs)
+        # A gzip stream cut short is a cut file (one rule for every container):
+        # the complete events it held are kept, with a warning.
+        check_truncated_gzip(res, d, open(testlib.sample("kineto-sampled-rank0.json.gz"),
+                                          "rb").read())
 
         quote = write(d, "quote.json", tiny_ort(node_name=b'a"b_kernel_time'))
         p = testlib.run(["report", "--format", "csv", quote], timeout=TIMEOUT)
@@ -535,6 +639,8 @@ def main():
         check_error_lines(res, d)
         check_overflow(res, d)
         check_silent_acceptance(res, d)
+        check_limits(res, d)
+        check_depth(res, d)
         mixed = write(d, "mixed.json", b'{"traceEvents":[1,"x",null,{"ph":"X"},{"ts":"5"},'
                       b'{"ph":"X","name":"ok","ts":1,"dur":2,"pid":"p","tid":[1]}]}')
         p = testlib.run(["report", "--format", "csv", mixed], timeout=TIMEOUT)

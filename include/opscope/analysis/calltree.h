@@ -271,6 +271,8 @@ struct osc_tree_scratch {
 	size_t agg_alloc;
 	uint32_t *slot_of;   /* string id -> agg slot, OSC_NONE when unused */
 	size_t nr_strs;
+	uint32_t *chain;     /* a path's nodes, innermost first */
+	size_t chain_alloc;
 };
 void osc_tree_scratch_release(struct osc_tree_scratch *s);
 

@@ -1,9 +1,12 @@
 /*
  * alloc.h - allocation that never returns NULL.
  *
- * Out of memory is not an input error: these wrappers call the die hook (the
- * TUI uses it to restore the terminal), print one line and abort. Bad input
- * must never reach this path.
+ * Out of memory is not an input error, but the input is usually why (a
+ * trace too big for the machine): these wrappers call the die hook (the TUI
+ * uses it to restore the terminal), print one line naming the input being
+ * worked on, "opscope: FILE: out of memory (allocating N bytes)", and exit
+ * with status 2 (no abort, no core dump). This is the one place the core
+ * prints and exits.
  */
 #ifndef OPSCOPE_ALLOC_H
 #define OPSCOPE_ALLOC_H
@@ -11,8 +14,14 @@
 #include <stdarg.h>
 #include <stddef.h>
 
-/* Set a function called once before aborting on out-of-memory (NULL: none). */
+/* Set a function called once before exiting on out-of-memory (NULL: none). */
 void osc_set_die_hook(void (*hook)(void));
+
+/*
+ * Name the input the out-of-memory line names (NULL: none); the string must
+ * stay valid while it is set. Front ends set it to the trace they load.
+ */
+void osc_set_oom_subject(const char *subject);
 
 /* malloc/calloc/realloc/strdup that abort on failure; size 0 is allowed. */
 void *osc_xmalloc(size_t size);

@@ -12,9 +12,13 @@
  * Errors: OSC_IO (missing file, directory, read error), OSC_EMPTY, OSC_BINARY,
  * OSC_NOT_JSON, OSC_NOT_TRACE, OSC_GZIP, OSC_TRUNCATED (nothing complete could
  * be kept), OSC_CANCELLED; err names the file and the byte offset.
- * A truncated plain file whose complete events could be kept is not an error:
- * the load succeeds with OSC_WARN_TRUNCATED counted. A damaged gzip container
- * (cut short, bad CRC or length) is OSC_GZIP even when some events decoded.
+ * One rule for truncation, whatever the container (a profiler killed while
+ * writing): a cut file keeps its complete events and warns. A cut plain
+ * file counts OSC_WARN_TRUNCATED; a gzip stream cut short is the same plus
+ * OSC_WARN_GZIP_CUT (deflate output is exact up to the cut). Corrupt gzip
+ * data or a bad CRC or length is OSC_GZIP even when some events decoded. A
+ * SQLite database cut short has no order to cut along: it loads when SQLite
+ * can still read every table (OSC_WARN_DB_SHORT), else it is OSC_TRUNCATED.
  */
 #ifndef OPSCOPE_LOAD_H
 #define OPSCOPE_LOAD_H
@@ -43,7 +47,15 @@ struct osc_load_opts {
 	/* When non-NULL and set non-zero (from any thread or a signal handler),
 	   the load stops soon with OSC_CANCELLED. */
 	volatile int *cancel;
+	/* Uncompressed bytes a gzip file or standard input may hold, beyond
+	   which the load fails with OSC_RANGE (a gzip bomb: 10 MB that expand
+	   to 10 GB). 0: osc_load_default_max_input(); UINT64_MAX: no limit.
+	   A plain file is mapped as it is and never limited. */
+	uint64_t max_input;
 };
+
+/* The default max_input: 4 times the physical memory, at least 1 GiB. */
+uint64_t osc_load_default_max_input(void);
 
 /*
  * Load the trace at path into t (which must be osc_trace_init'ed and empty).

@@ -140,6 +140,7 @@ struct osc_thread {
 /* X-macro: things tolerated while loading, counted with the first byte offset. */
 #define OSC_WARN_LIST(_)                                                        \
 	_(TRUNCATED, "input ends inside an event; incomplete events dropped")   \
+	_(GZIP_CUT, "gzip stream cut short: what it held in full is kept")       \
 	_(BAD_EVENT, "events skipped: not an object or missing ph/ts")          \
 	_(UNMATCHED_BEGIN, "B events without a matching E")                    \
 	_(UNMATCHED_END, "E events without a matching B")                       \

@@ -400,27 +400,30 @@ size_t osc_mtree_guide(const struct osc_mtree *m, const uint8_t *last, uint32_t 
 		{ "\xe2\x94\x82  ", "\xe2\x94\x9c\xe2\x94\x80 ", "\xe2\x94\x94\xe2\x94\x80 " },
 	};
 	uint32_t depth = m->nodes[n].depth, levels = depth > from ? depth - from : 0;
+	uint8_t small[256], *open = levels <= sizeof(small) ? small : osc_xmalloc(levels);
 	size_t len = 0;
+	uint32_t a = n;
 
 	buf[0] = '\0';
-	/* cell k (0 = outermost) belongs to the ancestor at depth from + k + 1 */
+	/*
+	 * cell k (0 = outermost) belongs to the ancestor at depth from + k + 1:
+	 * one walk up gives them all, innermost first (linear in the depth, not
+	 * quadratic per row: a 10,000-deep chain was cubic in all).
+	 */
+	for (uint32_t k = levels; k-- > 0; a = m->nodes[a].parent)
+		open[k] = !last[a];
 	for (uint32_t k = 0; k < levels; k++) {
-		uint32_t a = n;
-		const char *g;
-		size_t gl;
+		const char *g = k + 1 == levels ? glyph[utf8][open[k] ? 1 : 2]
+						: open[k] ? glyph[utf8][0] : "   ";
+		size_t gl = strlen(g);
 
-		while (m->nodes[a].depth > from + k + 1)
-			a = m->nodes[a].parent;
-		if (a == n)
-			g = glyph[utf8][last[n] ? 2 : 1];
-		else
-			g = last[a] ? "   " : glyph[utf8][0];
-		gl = strlen(g);
 		if (len + gl >= size)
 			break;
 		memcpy(buf + len, g, gl + 1);
 		len += gl;
 	}
+	if (open != small)
+		free(open);
 	return len;
 }
 

@@ -231,6 +231,7 @@ void osc_tree_scratch_release(struct osc_tree_scratch *s)
 	free(s->text);
 	free(s->agg);
 	free(s->slot_of);
+	free(s->chain);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -241,17 +242,16 @@ static const char *path_cell(const struct osc_tree_table_ctx *ctx, uint32_t n)
 {
 	struct lister l = { .ctx = ctx, .s = ctx->scratch };
 	const struct osc_mtree *m = ctx->tree;
-	uint32_t top = n;
+	size_t nr = 0;
 
 	OSC_GROW(l.s->text, 256, l.s->alloc);
 	l.s->text[0] = '\0';
-	/* from the root down: find the outermost ancestor below the part written */
-	for (uint32_t d = 0; d <= m->nodes[n].depth; d++) {
-		top = n;
-		while (m->nodes[top].depth > d)
-			top = m->nodes[top].parent;
-		put(&l, "%s%s", d ? "$$" : "", osc_mnode_name(m, ctx->trace, top));
-	}
+	/* one walk up, then the names from the root down: linear in the depth */
+	OSC_GROW(l.s->chain, (size_t)m->nodes[n].depth + 1, l.s->chain_alloc);
+	for (uint32_t a = n; a != OSC_NONE && nr <= m->nodes[n].depth; a = m->nodes[a].parent)
+		l.s->chain[nr++] = a;
+	for (size_t i = nr; i-- > 0;)
+		put(&l, "%s%s", i + 1 < nr ? "$$" : "", osc_mnode_name(m, ctx->trace, l.s->chain[i]));
 	return l.s->text;
 }
 

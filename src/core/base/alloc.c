@@ -1,25 +1,40 @@
-/* alloc.c - allocation wrappers that abort on out-of-memory. */
+/* alloc.c - allocation wrappers that exit with one line on out-of-memory. */
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "opscope/base/alloc.h"
+#include "opscope/base/status.h"
 
 static void (*die_hook)(void);
+static const char *oom_subject;
 
 void osc_set_die_hook(void (*hook)(void))
 {
 	die_hook = hook;
 }
 
+void osc_set_oom_subject(const char *subject)
+{
+	oom_subject = subject;
+}
+
+/* Any thread may get here: the first one prints and exits, without atexit handlers. */
 static void out_of_memory(size_t size)
 {
+	struct osc_error err;
+	char line[2048];
+
 	if (die_hook)
 		die_hook();
-	fprintf(stderr, "opscope: out of memory (allocating %zu bytes)\n", size);
-	abort();
+	osc_error_set(&err, OSC_IO, oom_subject, OSC_NO_OFFSET, NULL,
+		      "out of memory (allocating %zu bytes)", size);
+	osc_error_format(&err, line, sizeof(line));
+	fprintf(stderr, "opscope: %s\n", line);
+	_exit(2);
 }
 
 void *osc_xmalloc(size_t size)

@@ -166,12 +166,25 @@ static void window_append(struct osc_input *in, const char *p, size_t n)
 		spool_give_up(in);
 	}
 	if (in->buf_alloc - in->len < n) {
-		in->buf_alloc = in->len + n;
+		/* Geometric: a window that keeps growing (a database read whole,
+		   one huge value) is copied O(1) times per byte, not once per block. */
+		in->buf_alloc = in->len + n > in->buf_alloc * 2 ? in->len + n : in->buf_alloc * 2;
 		in->buf = osc_xrealloc(in->buf, in->buf_alloc);
 		in->data = in->buf;
 	}
 	memcpy(in->buf + in->len, p, n);
 	in->len += n;
+}
+
+/* More than max_len bytes came out of the input: a gzip bomb, or a stream too big. */
+static enum osc_status too_big(const struct osc_input *in, const char *subject,
+			       struct osc_error *err)
+{
+	return osc_error_set(err, OSC_RANGE, subject, (int64_t)in->max_len, NULL,
+			     "%s more than %llu bytes (a gzip bomb? --max-input SIZE raises "
+			     "the limit)",
+			     in->gzip ? "gzip data expands to" : "standard input holds",
+			     (unsigned long long)in->max_len);
 }
 
 static void start_gzip(struct osc_input *in, const unsigned char *src, size_t n)
@@ -397,8 +410,10 @@ static enum osc_status inflate_into(struct osc_input *in, char *out, size_t cap,
 		if (!in->zs.avail_in && !feed(in, subject, err, &st)) {
 			if (st != OSC_OK)
 				return st;
-			if (!in->z_done)
+			if (!in->z_done) {
 				gzip_fail(in, "gzip data ends early");
+				in->gzip_cut = true;
+			}
 			in->z_end = true;
 			break;
 		}
@@ -491,6 +506,9 @@ static void *gz_thread(void *arg)
 			break;
 		b->st = inflate_into(in, b->p, GZ_BLOCK, &b->len, gp->subject, &gp->err);
 		b->file_read = in->z_read;
+		in->inflated += b->len;
+		if (b->st == OSC_OK && in->max_len && in->inflated > in->max_len)
+			b->st = too_big(in, gp->subject, &gp->err); /* stop inflating here */
 		b->last = in->z_end || b->st != OSC_OK;
 		if (spool && gz_spool(in, gp, b)) {
 			if (b->last)
@@ -534,6 +552,9 @@ static enum osc_status gz_inline(struct osc_input *in, const char *subject, stru
 	struct gz_block *b = &gp->blk[0];
 
 	b->st = inflate_into(in, b->p, GZ_BLOCK, &b->len, subject, &gp->err);
+	in->inflated += b->len;
+	if (b->st == OSC_OK && in->max_len && in->inflated > in->max_len)
+		b->st = too_big(in, subject, &gp->err);
 	if (b->st != OSC_OK) {
 		if (err)
 			*err = gp->err;
@@ -658,6 +679,8 @@ static enum osc_status read_more(struct osc_input *in, const char *subject, stru
 		window_append(in, to, got);
 	else
 		in->len += got;
+	if (in->max_len && in->base + in->len > in->max_len)
+		return too_big(in, subject, err);
 	return OSC_OK;
 }
 

@@ -41,13 +41,18 @@ struct osc_input {
 	bool gzip_bad;       /* the gzip stream ended early or was corrupt */
 	bool gzip_check_failed; /* the data decoded but its CRC or length is wrong */
 	bool gzip_trailing;  /* bytes that are not a gzip member follow the last one */
+	bool gzip_cut;       /* gzip_bad because the stream stops early (a cut file): what
+				decoded is exact, like the start of a cut plain file */
 	char gzip_msg[128];  /* why, when gzip_bad */
 	bool stable;         /* the window is a mapping (file or spool): offsets stay
 				readable after parsing, osc_input_detach_map hands it over */
+	uint64_t max_len;    /* set by the caller: uncompressed bytes of gzip or standard
+				input allowed (a gzip bomb stops there, OSC_RANGE); 0: any */
 
 	/* private */
 	struct osc_input_wait wait;
 	bool waited;         /* wait.slow was called */
+	uint64_t inflated;   /* bytes the inflater produced (its thread's, then ours) */
 	int fd;              /* streaming source, -1 if none */
 	bool own_fd;
 	void *map;           /* mapped file, NULL if none */
@@ -84,7 +89,7 @@ void osc_input_open_buffer(struct osc_input *in, const void *data, size_t len);
 /*
  * Drop window bytes before offset keep and append more input. On return the
  * window may have moved (pointers into it are invalid). Errors: OSC_IO,
- * OSC_CANCELLED.
+ * OSC_CANCELLED, OSC_RANGE (more than max_len).
  * A corrupt or short gzip stream is not an error here: the window ends (eof)
  * and gzip_bad says why.
  */

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "opscope/base/alloc.h"
 #include "load/load_internal.h"
@@ -200,6 +201,22 @@ static enum osc_status check_shrunk(struct osc_load_ctx *ctx, enum osc_status st
 
 static const struct osc_load_opts no_opts;
 
+uint64_t osc_load_default_max_input(void)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+	uint64_t mem = pages > 0 && size > 0 ? (uint64_t)pages * (uint64_t)size : 0;
+
+	return mem * 4 > ((uint64_t)1 << 30) ? mem * 4 : (uint64_t)1 << 30;
+}
+
+/* The limit of opts on the uncompressed input (input.h's max_len). */
+static uint64_t max_len(const struct osc_load_opts *opts)
+{
+	if (!opts->max_input)
+		return osc_load_default_max_input();
+	return opts->max_input == UINT64_MAX ? 0 : opts->max_input;
+}
+
 /* A pipe or FIFO has been silent for a while: say so (the progress's waiting). */
 static void slow(void *arg)
 {
@@ -238,6 +255,8 @@ static enum osc_status load(struct osc_load_ctx *ctx, const char *name,
 		/* Trailing garbage after the last gzip member (the thread is done). */
 		if (ctx->in.gzip_trailing)
 			osc_trace_warn(t, OSC_WARN_TRAILING_DATA, (int64_t)t->input_bytes);
+		if (ctx->in.gzip_cut)
+			osc_trace_warn(t, OSC_WARN_GZIP_CUT, (int64_t)t->input_bytes);
 		check_sums(t);
 		osc_load_report(ctx);
 	}
@@ -265,6 +284,7 @@ enum osc_status osc_load(const char *path, const struct osc_load_opts *opts,
 		osc_input_close(&ctx.in);
 		return st;
 	}
+	ctx.in.max_len = max_len(ctx.opts);
 	return load(&ctx, path, opts, t, err);
 }
 
@@ -277,5 +297,6 @@ enum osc_status osc_load_buffer(const char *name, const void *data, size_t len,
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.start = now();
 	osc_input_open_buffer(&ctx.in, data, len);
+	ctx.in.max_len = max_len(opts ? opts : &no_opts);
 	return load(&ctx, name, opts, t, err);
 }

@@ -45,8 +45,9 @@
  *   second is skipped and counted (OSC_WARN_SECOND_EVENTS).
  * - Kineto "Input Dims" without "Input type": the shapes without types. Numeric or string ts are read; other ts types
  *   make the event a BAD_EVENT.
- * - A gzip CRC or length mismatch fails the load (OSC_GZIP) even when every
- *   event decoded; a stream cut short keeps the complete events.
+ * - A gzip CRC or length mismatch, or corrupt data, fails the load (OSC_GZIP)
+ *   even when every event decoded; a stream cut short is a cut file: the
+ *   complete events are kept (OSC_WARN_GZIP_CUT, and TRUNCATED).
  * - gzip: bytes after the last member that are not another member
  *   (trailing garbage) end the input, counted as OSC_WARN_TRAILING_DATA.
  */
@@ -1460,6 +1461,10 @@ static enum osc_status walk(struct chrome *ch)
 			continue;
 		}
 		if (rc == JS_MORE) {
+			/* Every step starts by skipping white space: drop it now, so a
+			   long run of it (a gzip bomb) is scanned once and not kept. */
+			pos = (size_t)(js_skip_ws(in->data + pos, in->data + in->len) - in->data);
+			osc_input_consumed(in, pos);
 			st = osc_input_more(in, pos, lc->name, lc->err);
 			if (st != OSC_OK)
 				return st;
@@ -1781,9 +1786,9 @@ static enum osc_status chrome_load(struct osc_load_ctx *lc)
 	ch->next_tick = TICK_STEP;
 	memset(ch->tc_key, 0xff, sizeof(ch->tc_key));
 	st = walk(ch);
-	if (st == OSC_OK && (in->gzip_check_failed || in->gzip_bad)) {
-		/* A damaged gzip container is bad input even when some events
-		   decoded: unlike a cut plain file it cannot be checked. */
+	if (st == OSC_OK && (in->gzip_check_failed || (in->gzip_bad && !in->gzip_cut))) {
+		/* Corrupt gzip data (not just cut short) is bad input even when
+		   some events decoded: what they say cannot be trusted. */
 		st = osc_error_set(lc->err, OSC_GZIP, lc->name, (int64_t)(in->base + in->len),
 				   NULL, "%s (after %llu compressed bytes)", in->gzip_msg,
 				   (unsigned long long)in->file_read);
