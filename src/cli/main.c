@@ -72,6 +72,7 @@ static int run_tui(const struct osc_cli_view *v)
 		.nr_filters = v->nr_filters,
 		.regex = v->regex,
 		.ops = v->ops,
+		.categories = &v->categories,
 		.level = v->level,
 		.script = v->script,
 		.other = v->other,

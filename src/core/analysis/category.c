@@ -268,6 +268,8 @@ enum osc_category osc_category_match(const struct osc_categories *user, enum osc
 static uint8_t memo_match(const struct osc_trace *t, const struct osc_categories *user,
 			  enum osc_cat_kind kind, uint8_t *memo, osc_str s)
 {
+	if (s >= t->strs.count) /* OSC_STR_NONE: no name */
+		return OSC_CAT_OTHER;
 	if (memo[s] == UINT8_MAX)
 		memo[s] = (uint8_t)osc_category_match(user, kind, osc_strtab_get(&t->strs, s),
 						      osc_strtab_len(&t->strs, s));
