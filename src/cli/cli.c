@@ -26,6 +26,7 @@ enum {
 	OPT_SORT,
 	OPT_COLUMNS,
 	OPT_OPS,
+	OPT_CATEGORIES,
 	OPT_GAPS,
 	OPT_KERNEL_WAIT,
 	OPT_LAUNCHES,
@@ -59,8 +60,8 @@ enum {
 #define DIFF (OSC_MODE_DIFF | OSC_MODE_TUI | OSC_MODE_DEFAULT)
 
 const struct osc_cli_option osc_cli_view_options[] = {
-	{ OPT_BY, "by", 'b', "LEVEL", "op (default), shape, kernel, dims, mapping, run or path",
-	  VIEW },
+	{ OPT_BY, "by", 'b', "LEVEL",
+	  "op (default), shape, kernel, dims, mapping, run, path or category", VIEW },
 	{ OPT_RUNS, "runs", 'r', "SPEC", "runs to use (default: all but an ORT warm-up run 0)",
 	  VIEW | OSC_MODE_GPU },
 	{ OPT_RUN_RANGE, "run-range", 0, "RE[/N]",
@@ -83,6 +84,9 @@ const struct osc_cli_option osc_cli_view_options[] = {
 	{ OPT_OPS, "ops", 0, "CATS",
 	  "ops are the events of these categories, e.g. cpu_op,user_annotation,python_function",
 	  VIEW | OSC_MODE_GPU },
+	{ OPT_CATEGORIES, "categories", 0, "FILE",
+	  "op categories: rules 'CATEGORY op|kernel PATTERN' in FILE before the built-in ones",
+	  VIEW },
 	{ OPT_REGEX, "regex", 'e', "RE", "keep names matching the PCRE2 regex RE", VIEW },
 	{ OPT_TOP, "top", 'n', "N", "first N rows, 0 = all (default: 40 table, all csv/json)",
 	  REPORT },
@@ -405,6 +409,8 @@ static enum osc_status view_option(struct osc_cli_view *v, int id, const char *a
 	case OPT_OPS:
 		v->ops = arg;
 		return OSC_OK;
+	case OPT_CATEGORIES:
+		return osc_categories_load(&v->categories, arg, err);
 	case OPT_GAPS:
 		return parse_count(arg, "--gaps", &v->gaps, err);
 	case OPT_KERNEL_WAIT:
@@ -500,6 +506,7 @@ enum osc_status osc_cli_view_parse(struct osc_cli_view *v, int argc, char **argv
 	v->short_kernel = 10000;
 	v->format = OSC_EXPORT_TABLE;
 	osc_filter_init(&v->filter);
+	osc_categories_init(&v->categories);
 	osc_cli_parser_init(&p, argc, argv);
 	while ((id = osc_cli_next(&p, osc_cli_view_options, mode, err)) != OSC_CLI_DONE) {
 		if (id == OSC_CLI_ERROR)
@@ -530,6 +537,7 @@ void osc_cli_view_release(struct osc_cli_view *v)
 	free(v->filters);
 	free(v->speedups);
 	osc_filter_release(&v->filter);
+	osc_categories_release(&v->categories);
 	memset(v, 0, sizeof(*v));
 }
 

@@ -14,6 +14,7 @@
 #include <stdio.h>
 
 #include "opscope/analysis/aggregate.h"
+#include "opscope/analysis/category.h"
 #include "opscope/analysis/demangle.h"
 #include "opscope/analysis/diff.h"
 #include "opscope/export/export.h"
@@ -122,6 +123,7 @@ struct osc_cli_view {
 	enum osc_stat sort;          /* --sort; OSC_STAT_NR: the level's default */
 	const char *columns;         /* --columns LIST (report), NULL: the level's own */
 	const char *ops;             /* --ops CATS: the categories that are ops, NULL: default */
+	struct osc_categories categories; /* --categories FILE: the user's op category rules */
 	size_t gaps;                 /* --gaps N (gpu): list the N longest idle gaps, 0: none */
 	int64_t kernel_wait;         /* --kernel-wait NS (gpu): shorter gaps are kernel waits */
 	bool launches;               /* --launches (gpu): the launch statistics instead */

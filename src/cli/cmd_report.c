@@ -139,7 +139,9 @@ static const struct osc_column *sort_column(const struct osc_agg *a, enum osc_st
 static enum osc_status build_report(struct report *r, struct osc_cli_view *v,
 				    struct osc_error *err)
 {
-	struct osc_query q = { .level = v->level, .runs = &r->sel, .filter = &v->filter };
+	struct osc_query q = { .level = v->level, .runs = &r->sel, .filter = &v->filter,
+			       .categories = &v->categories,
+			       .category = v->sort == OSC_STAT_CATEGORY };
 	size_t nr_cols = 0, total, top = v->top_set ? v->top
 		: v->format == OSC_EXPORT_TABLE ? TABLE_DEFAULT_TOP : 0;
 	struct osc_column *cols = NULL;
@@ -153,6 +155,8 @@ static enum osc_status build_report(struct report *r, struct osc_cli_view *v,
 			return st;
 		for (size_t i = 0; i < nr_cols; i++)
 			q.dists |= osc_stats_dists(cols[i].stat);
+		for (size_t i = 0; i < nr_cols; i++)
+			q.category |= cols[i].stat == OSC_STAT_CATEGORY;
 	}
 	if (v->sort != OSC_STAT_NR)
 		q.dists |= osc_stats_dists(v->sort);

@@ -73,6 +73,7 @@ static int run_tui(const struct osc_cli_view *v)
 		.regex = v->regex,
 		.ops = v->ops,
 		.max_input = v->max_input,
+		.categories = &v->categories,
 		.level = v->level,
 		.script = v->script,
 		.other = v->other,

@@ -15,6 +15,8 @@
 #include "opscope/analysis/demangle.h"
 #include "opscope/analysis/diff.h"
 
+struct osc_categories;
+
 struct osc_tui_args {
 	const char *path;           /* trace path ("-" for stdin), or NULL for the bundled sample */
 	const void *sample_data;    /* bundled sample (gzip), used when path is NULL */
@@ -30,6 +32,7 @@ struct osc_tui_args {
 	const char *regex;          /* --regex, or NULL */
 	const char *ops;            /* --ops CATS: the categories that are ops, NULL: default */
 	uint64_t max_input;         /* --max-input (osc_load_opts.max_input), 0: default */
+	const struct osc_categories *categories; /* --categories rules, or NULL */
 	enum osc_level level;       /* initial level (--by) */
 	const char *script;         /* --script FILE: scripted keys for tests, or NULL */
 	const char *other;          /* a second trace: open the compare view against it */

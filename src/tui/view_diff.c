@@ -63,7 +63,8 @@ static void diff_open(struct osc_tui *t, struct osc_view *v, const void *arg)
 
 	v->priv = dv;
 	dv->path = osc_xstrdup(a->path);
-	dv->level = a->level;
+	/* no compare rows by category */
+	dv->level = a->level == OSC_LEVEL_CATEGORY ? OSC_LEVEL_OP : a->level;
 	dv->match = a->match;
 	v->sort_col = OSC_DIFF_DELTA;
 	v->sort_desc = true;
@@ -483,7 +484,8 @@ static unsigned diff_action(struct osc_tui *t, struct osc_view *v, enum osc_acti
 
 	switch (a) {
 	case OSC_ACT_NEXT_LEVEL:
-		dv->level = (dv->level + 1) % OSC_LEVEL_COUNT;
+		/* the category level has no compare rows: cycle the others */
+		dv->level = (dv->level + 1) % OSC_LEVEL_CATEGORY;
 		break;
 	case OSC_ACT_PREV_LEVEL:
 		dv->level = (dv->level + OSC_LEVEL_COUNT - 1) % OSC_LEVEL_COUNT;

@@ -151,6 +151,7 @@ static bool job_start(struct osc_tui *t, struct table_view *tv)
 		.runs = &j->sel,
 		.filter = osc_filter_is_empty(&j->filter) || tv->only ? NULL : &j->filter,
 		.only = tv->only,
+		.categories = t->args->categories,
 	};
 	atomic_store(&j->done, false);
 	j->again = false;
@@ -211,6 +212,7 @@ static void table_build(struct osc_tui *t, struct osc_view *v)
 		/* the kernels of a row: the row passed the filter, they need not */
 		.filter = osc_filter_is_empty(&t->filter) || tv->only ? NULL : &t->filter,
 		.only = tv->only,
+		.categories = t->args->categories,
 	};
 
 	if (tv->job.running) {
@@ -440,7 +442,7 @@ static bool is_drill(const struct table_view *tv, const struct osc_agg_row *x)
 	    (!tv->drill_path || strcmp(osc_strtab_get(&tv->agg.paths, x->path), tv->drill_path)))
 		return false;
 	return x->key == y->key && x->shape == y->shape && x->op == y->op && x->run == y->run &&
-	       !memcmp(x->dims, y->dims, sizeof(x->dims));
+	       x->category == y->category && !memcmp(x->dims, y->dims, sizeof(x->dims));
 }
 
 /* Show level l sorted by statistic `sort` (or its default), the row named key selected. */

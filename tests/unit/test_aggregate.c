@@ -414,7 +414,7 @@ Test(aggregate, levels)
 	cr_expect_eq(l, OSC_LEVEL_OP);
 	cr_assert_eq(osc_level_parse("foo", &l, &err), OSC_USAGE);
 	cr_expect_str_eq(err.subject, "--by");
-	cr_expect_str_eq(err.message, "unknown level 'foo' (valid: op, shape, kernel, dims, mapping, run, path)");
+	cr_expect_str_eq(err.message, "unknown level 'foo' (valid: op, shape, kernel, dims, mapping, run, path, category)");
 	cr_expect_eq(osc_level_parse("Op", &l, &err), OSC_USAGE);
 }
 

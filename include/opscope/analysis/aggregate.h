@@ -13,6 +13,12 @@
  * - shape level: host ops keyed by (op key, input shapes); dims level:
  *   kernels keyed by (name, block and grid); run level: host ops keyed by
  *   the run they belong to (a run without host ops has no row);
+ * - category level (category.h): host ops keyed by their category (count,
+ *   total, self, device_total as at the op level), but device and kernels
+ *   are the device events (kernels, memcpy, memset) of each category, each
+ *   in the run of its launching op as for device_time below and passing the
+ *   filter by its name or its launcher's: so device sums to device_time
+ *   (unfiltered) and a category with device events but no ops has count 0;
  * - path level: host ops keyed by their merged call path (calltree.h's
  *   merged tree over the selected runs, names $$-joined from the root as in
  *   `opscope tree`'s CSV); a row's members are the instances of that path;
@@ -70,7 +76,8 @@
 	_(DIMS, "dims")      \
 	_(MAPPING, "mapping") \
 	_(RUN, "run")        \
-	_(PATH, "path")
+	_(PATH, "path")       \
+	_(CATEGORY, "category")
 
 enum osc_level {
 #define OSC_LEVEL_ENUM(name, text) OSC_LEVEL_##name,
@@ -84,6 +91,7 @@ const char *osc_level_name(enum osc_level l);
 enum osc_status osc_level_parse(const char *name, enum osc_level *out, struct osc_error *err);
 
 struct osc_column;
+struct osc_categories;
 
 /* "Unknown" in osc_agg_row.shape and .op: a kernel whose launching op is not known. */
 #define OSC_AGG_UNKNOWN OSC_STR_NONE
@@ -128,6 +136,9 @@ struct osc_agg_row {
 	int64_t op_total;  /* mapping: total of every row of the same (op, shape), ns */
 	int64_t span;      /* run level: the run's wall time (its window), ns */
 	osc_str path;      /* path level (OSC_KEY_PATH): its call path, an id in agg->paths */
+	uint32_t category; /* enum osc_category: category level, its key; op and kernel
+			      levels when asked (osc_query.category), the members' most
+			      frequent (ties to the earlier category); else other */
 };
 
 /* What a row is keyed by (osc_query.keys); a level stands for a set of them. */
@@ -138,6 +149,7 @@ enum {
 	OSC_KEY_OP = 1 << 3,    /* device events: the launching op's key */
 	OSC_KEY_RUN = 1 << 4,   /* the run of the event */
 	OSC_KEY_PATH = 1 << 5,  /* host ops: their merged call path (key: the leaf's name) */
+	OSC_KEY_CATEGORY = 1 << 6, /* the event's category (category.h) */
 };
 
 struct osc_query {
@@ -165,6 +177,10 @@ struct osc_query {
 	/* 1 << OSC_MEASURE_*: the measures whose distribution is computed
 	   (agg->dist) besides HOST's, always in the row (osc_stats_dists) */
 	unsigned dists;
+	/* op and kernel levels: fill each row's category (the category column) */
+	bool category;
+	/* the user's category rules (category.h), or NULL: the built-in table only */
+	const struct osc_categories *categories;
 };
 
 struct osc_agg {
@@ -256,7 +272,8 @@ void osc_agg_release(struct osc_agg *a);
 	_(DEVICE_BUSY_PCT, "device_busy_pct")             \
 	_(DEVICE_IDLE, "device_idle_us")                  \
 	_(OPS, "ops")                                     \
-	_(EVENTS, "events")
+	_(EVENTS, "events")                               \
+	_(CATEGORY, "category")
 
 enum osc_dist_stat {
 #define OSC_DIST_ENUM(name, stem) OSC_DIST_##name,

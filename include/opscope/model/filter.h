@@ -28,6 +28,12 @@ struct osc_filter {
 void osc_filter_init(struct osc_filter *f);
 void osc_filter_release(struct osc_filter *f);
 
+/*
+ * Whether name[0 .. len) matches pattern as a filter pattern does: a shell
+ * wildcard (fnmatch, case-sensitive) when it has any of `*?[`, else exactly.
+ */
+bool osc_pattern_match(const char *pattern, const char *name, size_t len);
+
 /* Add a wildcard or exact pattern (copied). */
 void osc_filter_add_pattern(struct osc_filter *f, const char *pattern);
 

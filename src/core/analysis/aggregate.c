@@ -1,6 +1,6 @@
 /*
  * aggregate.c - rows of statistics per op, shape, kernel, dims, op->kernel
- * mapping, run or call path.
+ * mapping, run, call path or category.
  *
  * A row is identified by a group key (name, shapes, launching op, run, block
  * and grid), of which each level uses a few (osc_level_keys). The scan reads
@@ -24,6 +24,7 @@
 #include "opscope/analysis/aggregate.h"
 #include "opscope/base/alloc.h"
 #include "opscope/analysis/calltree.h"
+#include "opscope/analysis/category.h"
 #include "opscope/analysis/correlate.h"
 #include "opscope/analysis/opcost.h"
 #include "opscope/analysis/trace_cache.h"
@@ -54,6 +55,7 @@ static const struct {
 	[OSC_LEVEL_MAPPING] = { OSC_KEY_OP | OSC_KEY_SHAPE | OSC_KEY_NAME | OSC_KEY_DIMS, true },
 	[OSC_LEVEL_RUN] = { OSC_KEY_RUN, false },
 	[OSC_LEVEL_PATH] = { OSC_KEY_PATH, false },
+	[OSC_LEVEL_CATEGORY] = { OSC_KEY_CATEGORY, false },
 };
 
 const char *osc_level_name(enum osc_level l)
@@ -98,6 +100,7 @@ struct agg_ctx {
 	const struct osc_query *q;
 	const struct osc_runsel *sel; /* NULL: every event */
 	const uint32_t *launcher;     /* per event, the launching op (may be NULL) */
+	uint8_t *cat;                 /* per event, its category, when needed (else NULL) */
 	unsigned keys;
 	bool device;
 	struct osc_group_map ops;     /* mapping: (op, shape) of host ops -> instances */
@@ -207,6 +210,8 @@ static bool make_key(const struct slice *s, const struct osc_brief *b, struct os
 			return false;
 		k->name = b->name; /* the leaf, as the path names it */
 	}
+	if (s->keys & OSC_KEY_CATEGORY)
+		k->cat = c->cat[ev];
 	return true;
 }
 
@@ -446,6 +451,7 @@ static void group_rows(const struct agg_ctx *c, struct scan *sc, struct osc_agg 
 		row->op = k->op;
 		row->run = k->run;
 		row->path = OSC_STR_NONE;
+		row->category = c->keys & OSC_KEY_CATEGORY ? k->cat : OSC_CAT_OTHER;
 		memcpy(row->dims, k->dims, sizeof(row->dims));
 		if (k->run != OSC_NONE && c->runs)
 			row->span = c->runs->runs[k->run].dur;
@@ -714,6 +720,94 @@ static void run_device(const struct agg_ctx *c, const struct run_device *dr, str
 	}
 }
 
+/* Category level: the row of category cat, added (no ops) when it has none. */
+static size_t category_row(struct osc_agg *out, size_t *row_of, uint8_t cat)
+{
+	struct osc_agg_row *row;
+
+	if (row_of[cat] != SIZE_MAX)
+		return row_of[cat];
+	out->rows = osc_xreallocarray(out->rows, out->nr + 1, sizeof(*out->rows));
+	for (int m = 0; m < OSC_MEASURE_NR; m++) {
+		if (!out->dist[m])
+			continue;
+		out->dist[m] = osc_xreallocarray(out->dist[m], out->nr + 1, sizeof(*out->dist[m]));
+		memset(&out->dist[m][out->nr], 0, sizeof(*out->dist[m]));
+	}
+	row = &out->rows[out->nr];
+	memset(row, 0, sizeof(*row));
+	row->id = (uint32_t)out->nr;
+	row->shape = row->op = OSC_AGG_UNKNOWN;
+	row->path = OSC_STR_NONE;
+	row->run = OSC_NONE;
+	row->category = cat;
+	memset(row->dims, 0xff, sizeof(row->dims));
+	row->first = out->nr_members;
+	return row_of[cat] = out->nr++;
+}
+
+/*
+ * Category level: each row's device time and device events are the device
+ * events of its category (aggregate.h), not those its ops launched.
+ */
+static void category_device(const struct agg_ctx *c, struct osc_agg *out)
+{
+	static const enum osc_kind device[] = { OSC_KIND_KERNEL, OSC_KIND_MEMCPY,
+						OSC_KIND_MEMSET };
+	const uint32_t *op = out->has_device ? osc_trace_launchers(c->t) : NULL;
+	size_t row_of[OSC_CAT_NR];
+	struct osc_filter_cache fc;
+
+	for (size_t i = 0; i < OSC_CAT_NR; i++)
+		row_of[i] = SIZE_MAX;
+	for (size_t r = 0; r < out->nr; r++) {
+		row_of[out->rows[r].category] = r;
+		out->rows[r].dev = 0;
+		out->rows[r].kernels = 0;
+	}
+	osc_filter_cache_init(&fc, c->q->filter, c->t);
+	for (size_t k = 0; k < sizeof(device) / sizeof(device[0]); k++) {
+		size_t nb;
+		const struct osc_brief *b = osc_trace_briefs(c->t, device[k], &nb);
+
+		for (size_t j = 0; j < nb; j++) {
+			uint32_t ev = b[j].event, run = device_run(c, op, ev);
+			uint32_t l = op ? op[ev] : OSC_NONE;
+			struct osc_agg_row *row;
+			size_t r;
+
+			if (c->sel && (run >= c->sel->nr_runs || !c->sel->on[run]))
+				continue;
+			if (c->q->only && !c->q->only[ev])
+				continue;
+			if (!osc_filter_cache_names(&fc, b[j].name, b[j].op) &&
+			    (l == OSC_NONE || !osc_filter_cache_event(&fc, l)))
+				continue;
+			r = category_row(out, row_of, c->cat[ev]); /* may move the rows */
+			row = &out->rows[r];
+			row->dev = osc_sat_add(row->dev, b[j].dur);
+			row->kernels++;
+		}
+	}
+	osc_filter_cache_release(&fc);
+}
+
+/* Op and kernel levels: each row's most frequent category among its members. */
+static void row_categories(const struct agg_ctx *c, struct osc_agg *out)
+{
+	for (size_t r = 0; r < out->nr; r++) {
+		struct osc_agg_row *row = &out->rows[r];
+		size_t n[OSC_CAT_NR] = { 0 }, best = OSC_CAT_OTHER;
+
+		for (size_t i = row->first; i < row->first + row->nr; i++)
+			n[c->cat[out->members[i]]]++;
+		for (size_t k = 0; k < OSC_CAT_NR; k++)
+			if (n[k] > n[best] || (n[k] == n[best] && k < best && n[k]))
+				best = k;
+		row->category = (uint32_t)best;
+	}
+}
+
 /*
  * Whether merging over the selected runs gives other paths than merging over
  * everything: a selected instance under an unselected one merges under its
@@ -831,6 +925,11 @@ void osc_aggregate(const struct osc_trace *t, const struct osc_runs *runs,
 		c.tree = osc_trace_host_tree(t);
 		c.cost = osc_trace_op_costs(t);
 	}
+	if ((c.keys & OSC_KEY_CATEGORY) || q->category) {
+		c.cat = osc_xmalloc(t->nr_events ? t->nr_events : 1);
+		osc_categorize(t, out->has_device ? osc_trace_launchers(t) : NULL, q->categories,
+			       c.cat);
+	}
 	device_by_run(&c, c.cost && out->has_device ? osc_trace_launchers(t) : NULL, &dr);
 	bases(&c, &dr, out);
 	out->nr_runs = runs_holding_events(&c);
@@ -858,6 +957,11 @@ void osc_aggregate(const struct osc_trace *t, const struct osc_runs *runs,
 	free(cost);
 	if (c.keys == OSC_KEY_RUN && !c.device)
 		run_device(&c, &dr, out);
+	if (c.keys == OSC_KEY_CATEGORY)
+		category_device(&c, out);
+	else if (q->category && (c.keys == OSC_KEY_NAME))
+		row_categories(&c, out);
+	free(c.cat);
 	run_device_release(&dr);
 	osc_mtree_release(&c.own);
 	if (c.keys & OSC_KEY_OP)

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "opscope/analysis/category.h"
 #include "opscope/analysis/aggregate.h"
 #include "opscope/base/alloc.h"
 
@@ -254,6 +255,13 @@ static bool int_value(const struct osc_agg_row *x, enum osc_stat s, int64_t *v)
 	}
 }
 
+/* Rows by their category's name, bytewise. */
+static int cmp_categories(const struct osc_agg_row *x, const struct osc_agg_row *y)
+{
+	return x->category == y->category ? 0 :
+	       strcmp(osc_category_name(x->category), osc_category_name(y->category));
+}
+
 /* Compare by one statistic; 0 when equal (the identity decides then). */
 static int cmp_stat(const struct sort_ctx *c, const struct osc_agg_row *x,
 		    const struct osc_agg_row *y)
@@ -264,7 +272,11 @@ static int cmp_stat(const struct sort_ctx *c, const struct osc_agg_row *x,
 	case OSC_STAT_NAME:
 		if (c->a->keys & OSC_KEY_PATH)
 			return cmp_paths(c->a, x, y);
+		if (c->a->keys & OSC_KEY_CATEGORY)
+			return cmp_categories(x, y);
 		return cmp_names(c->t, x->key, y->key);
+	case OSC_STAT_CATEGORY:
+		return cmp_categories(x, y);
 	case OSC_STAT_SHAPE:
 		return cmp_names(c->t, x->shape, y->shape);
 	case OSC_STAT_OP:
@@ -289,7 +301,8 @@ static int cmp_rows(const struct sort_ctx *c, const struct osc_agg_row *x,
 		return c->descending ? -r : r;
 	if (x->run != y->run)
 		return (x->run > y->run) - (x->run < y->run);
-	if ((r = cmp_paths(c->a, x, y)) || (r = cmp_names(c->t, x->key, y->key)) ||
+	if ((r = cmp_paths(c->a, x, y)) || (r = cmp_categories(x, y)) ||
+	    (r = cmp_names(c->t, x->key, y->key)) ||
 	    (r = cmp_names(c->t, x->shape, y->shape)) || (r = cmp_names(c->t, x->op, y->op)) ||
 	    (r = cmp_dims(x, y)))
 		return r;

@@ -17,6 +17,7 @@
 #include <wchar.h>
 
 #include "opscope/base/alloc.h"
+#include "opscope/analysis/category.h"
 #include "opscope/analysis/columns.h"
 
 /* ---- the columns of each level ---- */
@@ -74,6 +75,7 @@ static const struct osc_column stat_columns[OSC_STAT_NR] = {
 	NUM(DEVICE_IDLE, "device_idle_us", 9),
 	NUM(OPS, "ops", 5),
 	NUM(EVENTS, "events", 6),
+	TEXT(CATEGORY, "category", 8),
 	DISTS(SELF, "self_"),
 	DISTS(DEVICE, "device_"),
 	DISTS(DEVICE_TOTAL, "device_total_"),
@@ -107,6 +109,16 @@ static const enum osc_stat run_gpu[] = {
 };
 static const enum osc_stat run_cpu[] = {
 	OSC_STAT_WALL, OSC_STAT_HOST_BUSY, OSC_STAT_OPS, OSC_STAT_EVENTS, END
+};
+/* The category level: its device time is by category, so device_total is not shown. */
+static const enum osc_stat category_gpu[] = {
+	OSC_STAT_COUNT, OSC_STAT_DEVICE, OSC_STAT_DEVICE_PCT, OSC_STAT_DEVICE_CUM_PCT,
+	OSC_STAT_SELF, OSC_STAT_SELF_PCT, OSC_STAT_SELF_CUM_PCT, OSC_STAT_KERNELS, OSC_STAT_TOTAL,
+	END
+};
+static const enum osc_stat category_cpu[] = {
+	OSC_STAT_COUNT, OSC_STAT_SELF, OSC_STAT_SELF_PCT, OSC_STAT_SELF_CUM_PCT, OSC_STAT_TOTAL,
+	END
 };
 /* More columns a host level can show (--columns): the rest of the measures. */
 static const enum osc_stat host_more[] = {
@@ -185,6 +197,10 @@ static void columns_init(void)
 		const enum osc_stat *cpu = device ? device_cols : l == OSC_LEVEL_RUN ? run_cpu
 											 : host_cpu;
 
+		if (l == OSC_LEVEL_CATEGORY) {
+			gpu = category_gpu;
+			cpu = category_cpu;
+		}
 		if (l == OSC_LEVEL_MAPPING) {
 			for (int d = 0; d < 2; d++) {
 				memcpy(defaults[l][d].cols, mapping_columns, sizeof(mapping_columns));
@@ -199,7 +215,9 @@ static void columns_init(void)
 		add_list(defaults[l][1].cols, &defaults[l][1].nr, gpu);
 		catalog[l] = defaults[l][1];
 		add_list(catalog[l].cols, &catalog[l].nr, cpu);
-		if (device || l == OSC_LEVEL_RUN)
+		if (l == OSC_LEVEL_OP || l == OSC_LEVEL_KERNEL)
+			add_stat(catalog[l].cols, &catalog[l].nr, OSC_STAT_CATEGORY);
+		if (device || l == OSC_LEVEL_RUN || l == OSC_LEVEL_CATEGORY)
 			continue;
 		add_list(catalog[l].cols, &catalog[l].nr, host_more);
 		for (int m = OSC_MEASURE_SELF; m < OSC_MEASURE_NR; m++)
@@ -397,6 +415,8 @@ static const char *name_cell(const struct osc_trace *t, const struct osc_agg *a,
 	}
 	if (a->keys & OSC_KEY_PATH)
 		return key_cell(osc_strtab_get(&a->paths, r->path), buf, size);
+	if (a->keys & OSC_KEY_CATEGORY)
+		return osc_category_name(r->category);
 	if (osc_level_is_device(a->level))
 		return key_cell(osc_names_get(names, t, r->key), buf, size);
 	return key_cell(osc_trace_str(t, r->key), buf, size);
@@ -451,6 +471,8 @@ const char *osc_agg_cell_names(const struct osc_trace *t, const struct osc_agg *
 	case OSC_STAT_DIMS:
 		osc_format_dims(r->dims, buf, size);
 		break;
+	case OSC_STAT_CATEGORY:
+		return osc_category_name(r->category);
 	case OSC_STAT_COUNT:
 	case OSC_STAT_OPS:
 	case OSC_STAT_KERNELS:

@@ -18,7 +18,7 @@ static uint64_t key_hash(const struct osc_group_key *k)
 		0x9e3779b97f4a7c15ull, 0xc2b2ae3d27d4eb4full, 0x165667b19e3779f9ull,
 		0xd6e8feb86659fd93ull, 0xff51afd7ed558ccdull, 0xc4ceb9fe1a85ec53ull,
 		0x94d049bb133111ebull, 0xbf58476d1ce4e5b9ull, 0x2545f4914f6cdd1dull,
-		0x9fb21c651e98df25ull, 0xd1b54a32d192ed03ull, 0xaef17502108ef2d9ull,
+		0x9fb21c651e98df25ull, 0xd1b54a32d192ed03ull, 0xaef17502108ef2d9ull, 0xe7037ed1a0b428dbull,
 	};
 	uint32_t w[sizeof(*k) / 4];
 	uint64_t h = 0;

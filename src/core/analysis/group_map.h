@@ -21,6 +21,7 @@ struct osc_group_key {
 	int32_t dims[6];
 	uint32_t node; /* path level: the merged tree node */
 	uint32_t op_shape; /* host ops keyed by op and shape: the pair's id (osc_brief) */
+	uint32_t cat;      /* category level: enum osc_category */
 };
 
 /* The key of no row yet: no name, shape, op or node, no run, unknown dims. */

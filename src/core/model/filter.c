@@ -137,7 +137,7 @@ static bool wildcard_match(const char *pattern, const char *name, size_t len)
 	return ok;
 }
 
-static bool pattern_match(const char *pattern, const char *name, size_t len)
+bool osc_pattern_match(const char *pattern, const char *name, size_t len)
 {
 	if (is_wildcard(pattern))
 		return wildcard_match(pattern, name, len);
@@ -151,7 +151,7 @@ static bool name_passes(const struct osc_filter *f, pcre2_match_data *md, const 
 	bool any = !f->nr_patterns;
 
 	for (size_t i = 0; !any && i < f->nr_patterns; i++)
-		any = pattern_match(f->patterns[i], name, len);
+		any = osc_pattern_match(f->patterns[i], name, len);
 	if (!any || !f->re)
 		return any;
 	return pcre2_match(f->re, (PCRE2_SPTR)name, len, 0, 0, md, NULL) >= 0;
