@@ -111,14 +111,17 @@ static const enum osc_stat run_cpu[] = {
 	OSC_STAT_WALL, OSC_STAT_HOST_BUSY, OSC_STAT_OPS, OSC_STAT_EVENTS, END
 };
 /* The category level: its device time is by category, so device_total is not shown. */
+/*
+ * The category level has no total_us: ops of one category nest (aten::linear
+ * holds aten::addmm, both GEMM), so a sum of their inclusive times counts
+ * the same time twice.
+ */
 static const enum osc_stat category_gpu[] = {
 	OSC_STAT_COUNT, OSC_STAT_DEVICE, OSC_STAT_DEVICE_PCT, OSC_STAT_DEVICE_CUM_PCT,
-	OSC_STAT_SELF, OSC_STAT_SELF_PCT, OSC_STAT_SELF_CUM_PCT, OSC_STAT_KERNELS, OSC_STAT_TOTAL,
-	END
+	OSC_STAT_SELF, OSC_STAT_SELF_PCT, OSC_STAT_SELF_CUM_PCT, OSC_STAT_KERNELS, END
 };
 static const enum osc_stat category_cpu[] = {
-	OSC_STAT_COUNT, OSC_STAT_SELF, OSC_STAT_SELF_PCT, OSC_STAT_SELF_CUM_PCT, OSC_STAT_TOTAL,
-	END
+	OSC_STAT_COUNT, OSC_STAT_SELF, OSC_STAT_SELF_PCT, OSC_STAT_SELF_CUM_PCT, END
 };
 /* More columns a host level can show (--columns): the rest of the measures. */
 static const enum osc_stat host_more[] = {
