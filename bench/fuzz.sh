@@ -1,19 +1,26 @@
 #!/bin/sh
-# Fuzz every loader with libFuzzer (clang, ASan + UBSan) for a while.
+# Fuzz every loader, the analyses after a load and the option parsers with
+# libFuzzer (clang, ASan + UBSan, UB fatal) for a while.
 #
-#   bench/fuzz.sh [-t SECONDS] [-j JOBS]
+#   bench/fuzz.sh [-t SECONDS] [-j JOBS] [TARGET...]
 #
 #   -t SECONDS  time per target (default 180)
 #   -j JOBS     parallel fuzzing jobs per target (default 1)
+#   TARGET      chrome, sqlite, pipeline, options (default: all)
 #
 # Builds build-fuzz/ with CC=clang -Dfuzz=true, seeds each target's corpus
 # (bench/out/fuzz-corpus/<target>, git-ignored) from ../shared/traces and
-# samples/ (chrome: the traces under 300 kB, gzip ones as they are; sqlite:
-# trimmed copies of the nsys and nvprof databases), and runs it: fuzz_chrome
-# (trace-event JSON) and fuzz_sqlite (nsys and nvprof databases). Crashes,
-# leaks and timeouts are written to tests/data/crashers/ as
-# <target>-crash-<sha1>; test_load replays every file there, so commit each
-# one together with its fix. Exits 1 when a target found something.
+# samples/ (chrome and pipeline: the traces under 300 kB, gzip ones as they
+# are; sqlite: trimmed copies of the nsys and nvprof databases, which
+# pipeline gets too; options: a few specs of each option), and runs it:
+# fuzz_chrome (trace-event JSON), fuzz_sqlite (nsys and nvprof databases),
+# fuzz_pipeline (a loaded trace through every level, tree, kernels, what-if
+# and diff) and fuzz_options (--runs, --speedup and its CSV, --filter,
+# --regex, --run-range). Crashes, leaks, UB and timeouts are written to
+# tests/data/crashers/ as <target>-crash-<sha1>; the test suite replays
+# every file there through its target (replay_<target>), so commit each one
+# together with its fix. Prints each target's executions and findings;
+# exits 1 when a target found something.
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -24,9 +31,11 @@ while getopts t:j:h opt; do
 	case $opt in
 	t) secs=$OPTARG ;;
 	j) jobs=$OPTARG ;;
-	*) sed -n '2,17s/^# \{0,1\}//p' "$0"; exit 2 ;;
+	*) sed -n '2,25s/^# \{0,1\}//p' "$0"; exit 2 ;;
 	esac
 done
+shift $((OPTIND - 1))
+targets=${*:-chrome sqlite pipeline options}
 
 build="$root/build-fuzz"
 if [ ! -f "$build/build.ninja" ]; then
@@ -39,18 +48,31 @@ shared="$root/../shared/traces"
 crashers="$root/tests/data/crashers"
 mkdir -p "$crashers"
 status=0
+cd "$root" # libFuzzer's jobs write fuzz-N.log here (git-ignored)
 # Seed a corpus: the small real traces for chrome; for sqlite, trimmed copies
 # of the real databases (schema and the first rows of every table) and the
 # bundled gzip'd nvprof sample.
 seed() {
-	target=$1 corpus=$2
-	case $target in
+	case $1 in
 	chrome)
 		find "$shared" "$root/samples" -type f \( -name '*.json' -o -name '*.json.gz' \) \
-			-size -300k -exec cp {} "$corpus/" \; ;;
+			-size -300k -exec cp {} "$2/" \; ;;
+	pipeline)
+		seed chrome "$2"
+		seed sqlite "$2" ;;
+	options)
+		# first byte: 0 runs, 1 speedups (and the rest as a CSV), 2 filters, 3 run-range
+		i=0
+		for s in '0all' '0[1,3,5]' '0-3:' '02:8:2' '0range(2,10,2)' '1Conv=2' \
+			'1aten::*@float(2x2)=1.5' '1op,shape,factor\nConv,,2\n# x\n' \
+			'2Conv*' '2re:^aten::(mm|add)$' '2[a-z]?x' '3step' '3^step [0-9]/1' \
+			'3step/-1:2' '4(a|b)*c{2,}'; do
+			printf "$s" >"$2/seed-$i"
+			i=$((i + 1))
+		done ;;
 	sqlite)
-		cp "$root/samples/"*.sql.gz "$corpus/" 2>/dev/null || true
-		python3 - "$corpus" "$shared" <<'PY'
+		cp "$root/samples/"*.sql.gz "$2/" 2>/dev/null || true
+		python3 - "$2" "$shared" <<'PY'
 import glob, os, sqlite3, sys
 out, shared = sys.argv[1:]
 srcs = sorted(glob.glob(os.path.join(shared, "**", "*.sqlite"), recursive=True) +
@@ -75,16 +97,23 @@ PY
 	esac
 }
 
-for target in chrome sqlite; do
+for target in $targets; do
 	corpus="$root/bench/out/fuzz-corpus/$target"
 	mkdir -p "$corpus"
-	[ -d "$shared" ] && seed "$target" "$corpus"
+	if [ -d "$shared" ] || [ "$target" = options ]; then seed "$target" "$corpus"; fi
 	echo "fuzz: $target for ${secs}s ($(ls "$corpus" | wc -l) inputs in the corpus)" >&2
+	log="$root/bench/out/fuzz-$target.log"
+	before=$(ls "$crashers" | grep -c "^$target-" || true)
+	rm -f "$root"/fuzz-*.log
 	"$build/tests/fuzz/fuzz_$target" -max_total_time="$secs" -jobs="$jobs" \
 		-workers="$jobs" -timeout=10 -rss_limit_mb=2048 -max_len=1048576 \
 		-artifact_prefix="$crashers/$target-" -print_final_stats=1 "$corpus" \
-		>"$root/bench/out/fuzz-$target.log" 2>&1 || status=1
-	tail -n 12 "$root/bench/out/fuzz-$target.log" >&2
+		>"$log" 2>&1 || status=1
+	after=$(ls "$crashers" | grep -c "^$target-" || true)
+	execs=$(grep -ho 'stat::number_of_executed_units: *[0-9]*' "$log" "$root"/fuzz-*.log \
+		2>/dev/null | awk '{s += $2} END {print s + 0}')
+	echo "fuzz: $target: $execs executions, $((after - before)) findings" >&2
+	tail -n 12 "$log" >&2
 done
 [ "$status" -eq 0 ] || echo "fuzz: findings in $crashers" >&2
 exit "$status"

@@ -1,16 +1,19 @@
 /* test_load.c - chrome-trace loading: shapes, formats, kinds, B/E, gzip, errors. */
 #define _XOPEN_SOURCE 700 /* nftw */
 #include <criterion/criterion.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <unistd.h>
 #include <zlib.h>
 
 #include "opscope/load/load.h"
+#include "../../src/core/base/mapguard.h"
 
 static struct osc_trace t;
 static struct osc_error err;
@@ -838,6 +841,36 @@ Test(load, file_shrinking_while_loaded_is_an_error)
 	cr_assert(strstr(line, "shrank"), "%s", line);
 	cr_assert_eq(err.offset, 1 << 20, "%s", line);
 	cr_assert_str_eq(err.subject, path);
+}
+
+/*
+ * The SIGBUS itself: a read of a mapped page past the file's end (what a
+ * file cut while mapped gives) reads zeros and is noted, instead of killing
+ * the process.
+ */
+Test(load, a_read_past_the_end_of_a_watched_mapping_is_caught)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	char *path = write_temp("x", 1);
+	int fd = open(path, O_RDONLY);
+	volatile const char *map;
+	struct osc_mapguard *g;
+	uint64_t size;
+
+	cr_assert_geq(fd, 0);
+	map = mmap(NULL, (size_t)page * 4, PROT_READ, MAP_PRIVATE, fd, 0);
+	cr_assert_neq((void *)map, MAP_FAILED);
+	g = osc_mapguard_watch((const void *)map, (size_t)page * 4, fd);
+	close(fd);
+	unlink(path);
+	cr_assert_eq(map[0], 'x');
+	/* A mapping longer than its file: the kernel sends SIGBUS for this read. */
+	cr_assert_eq(map[page * 2], 0, "past the end: zeros, not SIGBUS");
+	cr_assert(osc_mapguard_shrunk(g, &size));
+	cr_assert_eq(size, 1);
+	cr_assert(osc_mapguard_changed(g));
+	osc_mapguard_free(g);
+	munmap((void *)map, (size_t)page * 4);
 }
 
 /* Args read later from a file that shrank are not read (no SIGBUS) and said to be lost. */
