@@ -142,7 +142,8 @@ struct osc_cli_view {
 	bool asc;                    /* --asc */
 	enum osc_export_format format; /* --format */
 	const char *output;          /* -o FILE, NULL for stdout */
-	unsigned export_flags;       /* OSC_EXPORT_CSV_SAFE (--csv-safe), OSC_WRITE_REPLACE (--force) */
+	unsigned export_flags;       /* OSC_EXPORT_CSV_SAFE (--csv-safe), OSC_WRITE_REPLACE
+					(--force) */
 	const char *script;          /* --script FILE (TUI tests) */
 	bool report_only;            /* an option only `report` uses was given */
 	bool help;                   /* --help */

@@ -33,7 +33,8 @@ struct osc_cli_tree {
 	bool kernel_names;         /* the output shows kernel names: kernels, tree CSV/JSON */
 	const char *output;        /* -o FILE */
 	uint64_t max_input;        /* --max-input, 0: the default */
-	unsigned export_flags;     /* OSC_EXPORT_CSV_SAFE (--csv-safe), OSC_WRITE_REPLACE (--force) */
+	unsigned export_flags;     /* OSC_EXPORT_CSV_SAFE (--csv-safe), OSC_WRITE_REPLACE
+				      (--force) */
 	bool help;
 };
 

@@ -154,11 +154,12 @@ struct osc_thread {
 	_(REPEATED_CALL, "runtime rows repeating a call's correlation id (one kept per call)") \
 	_(BAD_TIME, "rows without a start time (zero, negative or NULL: skipped)")          \
 	_(DB_SHORT, "database shorter than its header says (the missing pages are unused)") \
-	_(WAL_IGNORED, "-wal file beside the database not read: changes not checkpointed are missing") \
+	_(WAL_IGNORED, "-wal file beside the database not read: its changes are missing") \
 	_(UNKNOWN_PHASE, "events with a phase (ph) the trace format does not have (skipped)") \
 	_(BAD_DUR, "X events whose dur is not a number, e.g. Infinity (skipped)")          \
 	_(SECOND_EVENTS, "traceEvents arrays after the first (ignored: the first is the trace)") \
-	_(HUGE_SUMS, "trace whose times are so large that sums saturate at 2^63-1 ns (292 years): such totals are lower bounds")
+	_(HUGE_SUMS, "trace whose times are so large that sums saturate at 2^63-1 ns "  \
+		     "(292 years): such totals are lower bounds")
 
 enum osc_warn {
 #define OSC_WARN_ENUM(name, text) OSC_WARN_##name,
@@ -354,9 +355,12 @@ void osc_trace_sort(struct osc_trace *t);
 
 /*
  * Minified JSON text of an event's args object ("" when it had none, or when
- * it was kept by reference and osc_trace_args_lost). The text stays valid
- * until the next osc_trace_args call on the same trace (args kept by
- * reference are rendered into one buffer); not thread-safe.
+ * it was kept by reference and reading the file faulted: it shrank). The
+ * text stays valid until the next osc_trace_args call on the same trace
+ * (args kept by reference are rendered into one buffer); not thread-safe.
+ * It is cheap (no system call): a caller that shows or uses args asks
+ * osc_trace_args_lost once, since a file rewritten in place reads without
+ * a fault.
  */
 const char *osc_trace_args(const struct osc_trace *t, uint32_t ev);
 

@@ -337,8 +337,10 @@ void osc_agg_sort(struct osc_agg *a, const struct osc_trace *t, enum osc_stat by
 	merge_sort(&c, a->rows, a->nr, tmp);
 	free(tmp);
 	for (size_t r = 0; r < a->nr; r++) {
-		a->rows[r].self_cum_pct = self = fmin(100, self + pct_of(a->rows[r].self, a->host_busy));
-		a->rows[r].dev_cum_pct = dev = fmin(100, dev + pct_of(a->rows[r].dev, a->device_time));
+		self = fmin(100, self + pct_of(a->rows[r].self, a->host_busy));
+		dev = fmin(100, dev + pct_of(a->rows[r].dev, a->device_time));
+		a->rows[r].self_cum_pct = self;
+		a->rows[r].dev_cum_pct = dev;
 	}
 }
 

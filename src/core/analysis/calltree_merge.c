@@ -228,8 +228,8 @@ static void add_links(struct merger *g, const struct osc_correlation *corr,
 		if (lt[i] == OSC_NONE)
 			continue;
 		m->nodes[lt[i]].launches++;
-		m->nodes[lt[i]].launch =
-			osc_sat_add(m->nodes[lt[i]].launch, g->t->events[corr->launches[i].event].dur);
+		m->nodes[lt[i]].launch = osc_sat_add(m->nodes[lt[i]].launch,
+						     g->t->events[corr->launches[i].event].dur);
 	}
 	group(dt, nd, m->nr, &m->dev, &m->dev_first);
 	group(lt, nl, m->nr, &m->launch, &m->launch_first);

@@ -251,7 +251,8 @@ static const char *path_cell(const struct osc_tree_table_ctx *ctx, uint32_t n)
 	for (uint32_t a = n; a != OSC_NONE && nr <= m->nodes[n].depth; a = m->nodes[a].parent)
 		l.s->chain[nr++] = a;
 	for (size_t i = nr; i-- > 0;)
-		put(&l, "%s%s", i + 1 < nr ? "$$" : "", osc_mnode_name(m, ctx->trace, l.s->chain[i]));
+		put(&l, "%s%s", i + 1 < nr ? "$$" : "",
+		    osc_mnode_name(m, ctx->trace, l.s->chain[i]));
 	return l.s->text;
 }
 

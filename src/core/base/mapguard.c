@@ -133,6 +133,11 @@ bool osc_mapguard_changed(const struct osc_mapguard *g)
 		st.st_mtim.tv_nsec != g->st.st_mtim.tv_nsec);
 }
 
+bool osc_mapguard_faulted(const struct osc_mapguard *g)
+{
+	return g && atomic_load(&g->faulted);
+}
+
 void osc_mapguard_free(struct osc_mapguard *g)
 {
 	if (!g)

@@ -46,6 +46,9 @@ bool osc_mapguard_shrunk(const struct osc_mapguard *g, uint64_t *size);
  */
 bool osc_mapguard_changed(const struct osc_mapguard *g);
 
+/* Whether a read of the mapping faulted (no system call: for hot paths). */
+bool osc_mapguard_faulted(const struct osc_mapguard *g);
+
 /* Stop watching (call before unmapping) and free g (NULL is fine). */
 void osc_mapguard_free(struct osc_mapguard *g);
 

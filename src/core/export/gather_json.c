@@ -221,6 +221,7 @@ enum osc_status osc_gather_json(FILE *out, const struct osc_trace *t, const stru
 	struct osc_runs own;
 	struct json_object *doc;
 	struct osc_error ignored;
+	const char *text;
 	bool bad;
 
 	if (runs->source == OSC_RUNS_NVTX) {
@@ -231,10 +232,10 @@ enum osc_status osc_gather_json(FILE *out, const struct osc_trace *t, const stru
 		doc = build(t, &own, NULL);
 		osc_runs_release(&own);
 	}
-	osc_export_json_text(out, json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY |
-								     JSON_C_TO_STRING_SPACED |
-								     JSON_C_TO_STRING_NOSLASHESCAPE),
-			     isatty(fileno(out)) ? OSC_EXPORT_TERMINAL : 0);
+	text = json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY |
+							   JSON_C_TO_STRING_SPACED |
+							   JSON_C_TO_STRING_NOSLASHESCAPE);
+	osc_export_json_text(out, text, isatty(fileno(out)) ? OSC_EXPORT_TERMINAL : 0);
 	bad = putc('\n', out) == EOF || ferror(out);
 	json_object_put(doc);
 	if (bad)

@@ -244,7 +244,10 @@ static bool wait_readable(struct osc_input *in)
 	}
 }
 
-/* read() that retries on EINTR; returns bytes read, 0 at end, -1 on error. */
+/*
+ * read() once there is something to read (wait_readable), retrying on EINTR
+ * and EAGAIN; returns bytes read, 0 at end, -1 on error (ECANCELED: cancelled).
+ */
 static ssize_t read_some(struct osc_input *in, void *buf, size_t n)
 {
 	ssize_t r;

@@ -41,10 +41,11 @@
  * - An X event without dur gets 0 (OSC_EVF_NO_DUR); tdur (thread time) is
  *   not used in its place. One whose dur is there but not a number
  *   (Infinity, NaN, true, an object) is skipped and counted (BAD_DUR).
+ *   Numeric or string ts are read; other ts types make the event a
+ *   BAD_EVENT.
  * - An object with two traceEvents arrays: the first is the trace, the
  *   second is skipped and counted (OSC_WARN_SECOND_EVENTS).
- * - Kineto "Input Dims" without "Input type": the shapes without types. Numeric or string ts are read; other ts types
- *   make the event a BAD_EVENT.
+ * - Kineto "Input Dims" without "Input type": the shapes without types.
  * - A gzip CRC or length mismatch, or corrupt data, fails the load (OSC_GZIP)
  *   even when every event decoded; a stream cut short is a cut file: the
  *   complete events are kept (OSC_WARN_GZIP_CUT, and TRUNCATED).

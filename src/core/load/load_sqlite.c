@@ -94,7 +94,8 @@ static enum osc_status read_all(struct osc_load_ctx *lc)
 static uint64_t header_size(const unsigned char *h)
 {
 	uint32_t page = (uint32_t)h[16] << 8 | h[17];
-	uint32_t pages = (uint32_t)h[28] << 24 | (uint32_t)h[29] << 16 | (uint32_t)h[30] << 8 | h[31];
+	uint32_t pages = (uint32_t)h[28] << 24 | (uint32_t)h[29] << 16 | (uint32_t)h[30] << 8 |
+			 h[31];
 
 	return (uint64_t)(page == 1 ? 65536 : page) * pages;
 }

@@ -379,7 +379,7 @@ const char *osc_trace_args(const struct osc_trace *t, uint32_t ev)
 		return t->args_text + off;
 	len = (off >> 40) & (OSC_ARGS_REF_MAX_LEN - 1);
 	off &= OSC_ARGS_REF_MAX_OFF - 1;
-	if (!t->args_src || !v || osc_mapguard_changed(t->args_guard))
+	if (!t->args_src || !v || osc_mapguard_faulted(t->args_guard))
 		return "";
 	/* Rendered exactly as a loader copies args (js_copy_minified). */
 	val.p = t->args_src + off;
@@ -389,7 +389,7 @@ const char *osc_trace_args(const struct osc_trace *t, uint32_t ev)
 	OSC_GROW(v->p, JS_DECODE_MAX(val.len) + 1, v->alloc);
 	v->p[js_copy_minified(NULL, &val, v->p, &bad)] = '\0';
 	/* The file may have shrunk while it was read: zeros, not its args. */
-	return osc_mapguard_shrunk(t->args_guard, NULL) ? "" : v->p;
+	return osc_mapguard_faulted(t->args_guard) ? "" : v->p;
 }
 
 bool osc_trace_args_lost(const struct osc_trace *t)
