@@ -99,7 +99,12 @@ static void totals_text(struct diff_job *j)
 	osc_format_us_int(j->diff.grand_total[0], b, sizeof(b));
 	osc_format_us_int(j->diff.grand_total[1], o, sizeof(o));
 	osc_format_us_int(j->diff.grand_total[1] - j->diff.grand_total[0], d, sizeof(d));
-	j->total_text = osc_xasprintf("base %s us, other %s us, delta %s us", b, o, d);
+	/* say what total is where it is not the events' own durations */
+	j->total_text = osc_xasprintf("base %s us, other %s us, delta %s us%s%s%s", b, o, d,
+				      j->diff.total == OSC_MEASURE_HOST ? "" : " (",
+				      j->diff.total == OSC_MEASURE_HOST ? "" :
+									  osc_diff_total_name(&j->diff),
+				      j->diff.total == OSC_MEASURE_HOST ? "" : ")");
 	j->count_text = osc_xasprintf("%llu only in base (-), %llu only in other (+), %llu in both (=)",
 				      (unsigned long long)j->diff.count[0],
 				      (unsigned long long)j->diff.count[1],
@@ -165,7 +170,7 @@ static enum osc_status build_diff(struct diff_job *j, struct osc_cli_view *v,
 					    &j->side[0].names };
 	const struct osc_diff_side other = { &j->side[1].trace, &j->side[1].runs, &j->side[1].sel,
 					     &j->side[1].names };
-	struct osc_diff_query q = { v->level, v->match, &v->filter };
+	struct osc_diff_query q = { v->level, v->match, &v->filter, &v->categories };
 	enum osc_diff_col col = OSC_DIFF_DELTA;
 	size_t top = v->top_set ? v->top : v->format == OSC_EXPORT_TABLE ? TABLE_DEFAULT_TOP : 0;
 	size_t nr_cols, total;
@@ -210,11 +215,6 @@ int osc_diff_run(struct osc_cli_view *v)
 
 	memset(&j, 0, sizeof(j));
 	osc_error_clear(&err);
-	if (v->level == OSC_LEVEL_CATEGORY) {
-		osc_error_set(&err, OSC_USAGE, "--by", OSC_NO_OFFSET, NULL,
-			      "compare has no category level yet (use report --by category on each)");
-		return osc_cli_fail(&err);
-	}
 	for (int s = 0; s < 2; s++) {
 		osc_trace_init(&j.side[s].trace);
 		osc_names_init(&j.side[s].names);

@@ -63,8 +63,7 @@ static void diff_open(struct osc_tui *t, struct osc_view *v, const void *arg)
 
 	v->priv = dv;
 	dv->path = osc_xstrdup(a->path);
-	/* no compare rows by category */
-	dv->level = a->level == OSC_LEVEL_CATEGORY ? OSC_LEVEL_OP : a->level;
+	dv->level = a->level;
 	dv->match = a->match;
 	v->sort_col = OSC_DIFF_DELTA;
 	v->sort_desc = true;
@@ -113,6 +112,7 @@ static void diff_build(struct osc_tui *t, struct osc_view *v)
 		.level = dv->level,
 		.match = dv->match,
 		.filter = osc_filter_is_empty(&t->filter) ? NULL : &t->filter,
+		.categories = t->args->categories,
 	};
 	char note[256];
 
@@ -473,7 +473,7 @@ static void diff_detail(struct osc_tui *t, struct osc_view *v, size_t row, struc
 /* The levels of the number keys, in the order of their actions. */
 static const enum osc_level level_of_action[] = {
 	OSC_LEVEL_OP, OSC_LEVEL_SHAPE, OSC_LEVEL_KERNEL, OSC_LEVEL_DIMS, OSC_LEVEL_MAPPING,
-	OSC_LEVEL_RUN, OSC_LEVEL_PATH,
+	OSC_LEVEL_RUN, OSC_LEVEL_PATH, OSC_LEVEL_CATEGORY,
 };
 
 static unsigned diff_action(struct osc_tui *t, struct osc_view *v, enum osc_action a)
@@ -484,8 +484,7 @@ static unsigned diff_action(struct osc_tui *t, struct osc_view *v, enum osc_acti
 
 	switch (a) {
 	case OSC_ACT_NEXT_LEVEL:
-		/* the category level has no compare rows: cycle the others */
-		dv->level = (dv->level + 1) % OSC_LEVEL_CATEGORY;
+		dv->level = (dv->level + 1) % OSC_LEVEL_COUNT;
 		break;
 	case OSC_ACT_PREV_LEVEL:
 		dv->level = (dv->level + OSC_LEVEL_COUNT - 1) % OSC_LEVEL_COUNT;
@@ -497,6 +496,7 @@ static unsigned diff_action(struct osc_tui *t, struct osc_view *v, enum osc_acti
 	case OSC_ACT_LEVEL_MAPPING:
 	case OSC_ACT_LEVEL_RUN:
 	case OSC_ACT_LEVEL_PATH:
+	case OSC_ACT_LEVEL_CATEGORY:
 		dv->level = level_of_action[a - OSC_ACT_LEVEL_OP];
 		break;
 	case OSC_ACT_OTHER_RUNS:

@@ -305,6 +305,38 @@ def check_runs_as_report():
            "%s\n%s" % ([r["count"] for r in a], [r["count"] for r in b]))
 
 
+def check_category_as_report():
+    """diff --by category pairs report --by category's rows: count, self and
+    device time of each side are report's; total is device time on a pair of
+    GPU traces, self time on a pair of CPU traces (ops of one category nest)."""
+    for base, other, col in (("samples/kineto-2021-resnet50.json.gz",
+                              "samples/kineto-sampled-rank0.json.gz", "device_us"),
+                             (NOOPT, OPT, "self_us")):
+        want = []
+        for t in (base, other):
+            rows = csv_rows(run(["report", "--by", "category", "-F", "csv", t]))
+            want.append({r["name"]: r for r in rows})
+        d = csv_rows(run(["diff", "--by", "category", "-F", "csv", base, other]))
+        names = set(want[0]) | set(want[1])
+        bad = []
+        for r in d:
+            for i, side in enumerate(("base", "other")):
+                w = want[i].get(r["name"])
+                got = (us_ns(r[side + "_total_us"]), int(r[side + "_count"]),
+                       us_ns(r[side + "_self_us"]), us_ns(r[side + "_device_us"]))
+                exp = ((us_ns(w[col]), int(w["count"]), us_ns(w["self_us"]),
+                        us_ns(w.get("device_us", "0"))) if w else (0, 0, 0, 0))
+                if got != exp:
+                    bad.append((r["name"], side, got, exp))
+            sign = "=" if r["name"] in want[0] and r["name"] in want[1] else \
+                   "-" if r["name"] in want[0] else "+"
+            if r["side"] != sign:
+                bad.append((r["name"], r["side"], sign))
+        report(d and not bad and {r["name"] for r in d} == names,
+               "diff --by category %s: rows as report's, total = %s" % (os.path.basename(base), col),
+               "%s" % bad[:5])
+
+
 def check_changed_subset():
     full = list(csv.reader(io.StringIO(run(["diff", "-m", "shape", "-F", "csv", NOOPT,
                                            OPT]).text)))
@@ -437,6 +469,7 @@ def main():
     check_default_mode()
     check_names_as_report()
     check_runs_as_report()
+    check_category_as_report()
     check_changed_subset()
     check_whatif_recompute()
     check_whatif_nested()

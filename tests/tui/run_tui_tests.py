@@ -445,6 +445,17 @@ def check_export_path():
     report(read(d, "k.csv").startswith(b"name,count") and "no equivalent" in line,
            "export: K's kernel table says it has no report equivalent", line)
     shutil.rmtree(d, ignore_errors=True)
+    # 8 is the category level, in the table and in the compare view
+    rc, err, d, _ = run_keys(trace, ["8", "x", "c.csv"])
+    want = report_csv(trace, "--by", "category")
+    report(rc == 0 and read(d, "c.csv") == want and b"GEMM" in want,
+           "export: 8 (category level) equals report --by category", err)
+    shutil.rmtree(d, ignore_errors=True)
+    rc, err, d, _ = run_keys(trace, ["8", "x", "d.csv"], [trace])
+    want = cli_csv("diff", "--by", "category", trace, trace)
+    report(rc == 0 and read(d, "d.csv") == want and b"GEMM" in want,
+           "compare export: 8 equals diff --by category", err)
+    shutil.rmtree(d, ignore_errors=True)
     rc, err, d, dumps = run_keys(os.path.join(SAMPLES, "ort-cnn-opt.json"), ["K", ":dump n"])
     report("launched no kernel" in (dumps.get("n") or ""), "K on an op without kernels says so",
            dumps.get("n") or err)

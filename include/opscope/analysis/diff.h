@@ -21,6 +21,12 @@
  *   same for the self and device measures of aggregate.h (other - base);
  * - delta_pct = 100 * delta / base.total, NaN when base.total is 0;
  * - ratio = other.total / base.total, NaN when base.total is 0;
+ * - category level: rows are the two aggregates' category rows (aggregate.h),
+ *   paired by category name, with their count, self and device time (device
+ *   time by each device event's own category, the leaf-op rule); since ops of
+ *   one category nest (aten::linear holds aten::addmm), the summed inclusive
+ *   time means nothing there, and total is the device time on a pair of
+ *   traces with device events, else the self time;
  * Rows are sorted by |delta| descending, ties by key.
  */
 #ifndef OPSCOPE_DIFF_H
@@ -72,6 +78,7 @@ struct osc_diff_query {
 	enum osc_level level;
 	enum osc_match match;
 	const struct osc_filter *filter; /* NULL or empty: none */
+	const struct osc_categories *categories; /* category level: the user's rules, or NULL */
 };
 
 /* What one side has of a row. */
@@ -102,6 +109,8 @@ struct osc_diff {
 	uint64_t count[3];       /* rows per status: '-', '+', '=' */
 	enum osc_level level;
 	enum osc_match match;
+	enum osc_measure total; /* what total is: HOST (the events' own durations), or at
+				   the category level DEVICE or SELF (see above) */
 };
 
 /*
@@ -120,6 +129,9 @@ void osc_diff_release(struct osc_diff *d);
  */
 const char *osc_diff_runs_note(const struct osc_runsel *base, const struct osc_runsel *other,
 			       char *buf, size_t size);
+
+/* What a row's total is, for a header: "inclusive time", "device time" or "self time". */
+const char *osc_diff_total_name(const struct osc_diff *d);
 
 /* Text of a row's key. */
 static inline const char *osc_diff_key(const struct osc_diff *d, const struct osc_diff_row *r)

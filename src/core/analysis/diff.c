@@ -17,6 +17,7 @@
 
 #include "opscope/base/alloc.h"
 #include "opscope/analysis/diff.h"
+#include "opscope/analysis/category.h"
 #include "opscope/analysis/trace_cache.h"
 #include "base/stats.h"
 
@@ -388,12 +389,15 @@ static void label_events(struct osc_diff *d, const struct osc_diff_side *s,
 	out->nr = agg->nr_members;
 	out->ev = osc_xmalloc((out->nr ? out->nr : 1) * sizeof(*out->ev));
 	out->lab = osc_xmalloc((out->nr ? out->nr : 1) * sizeof(*out->lab));
-	if (match == OSC_MATCH_NAME) {
+	if (match == OSC_MATCH_NAME || agg->level == OSC_LEVEL_CATEGORY) {
 		size_t k = 0;
 
 		for (size_t r = 0; r < agg->nr; r++) {
-			osc_str id = intern(d, osc_agg_label_names(s->trace, agg, s->names,
-							       &agg->rows[r], label, sizeof(label)));
+			const struct osc_agg_row *row = &agg->rows[r];
+			osc_str id = intern(d, agg->level == OSC_LEVEL_CATEGORY ?
+						       osc_category_name(row->category) :
+						       osc_agg_label_names(s->trace, agg, s->names, row,
+									   label, sizeof(label)));
 
 			for (size_t i = 0; i < agg->rows[r].nr; i++, k++) {
 				out->ev[k] = agg->members[agg->rows[r].first + i];
@@ -520,13 +524,56 @@ static void group(struct osc_diff *d, const struct osc_diff_side *side[2],
 	free(row_of);
 }
 
+/*
+ * The category level: each side's figures are its aggregate's category rows
+ * (a category with device time but no op has no member yet gets its row);
+ * total is the device time when both traces have device events, else the
+ * self time (see diff.h).
+ */
+static void category_rows(struct osc_diff *d, const struct osc_agg agg[2])
+{
+	bool device = agg[0].has_device && agg[1].has_device;
+	size_t alloc = d->nr;
+
+	for (int s = 0; s < 2; s++) {
+		d->grand_total[s] = 0;
+		for (size_t r = 0; r < agg[s].nr; r++) {
+			const struct osc_agg_row *a = &agg[s].rows[r];
+			osc_str k = intern(d, osc_category_name(a->category));
+			struct osc_diff_stat *st;
+			size_t i = 0;
+
+			while (i < d->nr && d->rows[i].key != k)
+				i++;
+			if (i == d->nr) {
+				OSC_GROW(d->rows, d->nr + 1, alloc);
+				memset(&d->rows[d->nr], 0, sizeof(d->rows[d->nr]));
+				d->rows[d->nr++].key = k;
+			}
+			st = &d->rows[i].side[s];
+			st->self = a->self;
+			st->dev = a->dev;
+			st->total = device ? a->dev : a->self;
+			d->total = device ? OSC_MEASURE_DEVICE : OSC_MEASURE_SELF;
+			st->mean = a->count ? (double)st->total / (double)a->count : 0;
+			d->grand_total[s] = osc_sat_add(d->grand_total[s], st->total);
+		}
+	}
+}
+
+/* A row with time on a side is on that side, even with no op of its category there. */
+static bool side_has(const struct osc_diff_stat *st)
+{
+	return st->count || st->total;
+}
+
 static void finish_rows(struct osc_diff *d)
 {
 	for (size_t r = 0; r < d->nr; r++) {
 		struct osc_diff_row *row = &d->rows[r];
 		int64_t b = row->side[0].total, o = row->side[1].total;
 
-		row->status = !row->side[1].count ? '-' : !row->side[0].count ? '+' : '=';
+		row->status = !side_has(&row->side[1]) ? '-' : !side_has(&row->side[0]) ? '+' : '=';
 		d->count[row->status == '-' ? 0 : row->status == '+' ? 1 : 2]++;
 		row->delta = o - b;
 		row->delta_pct = b ? 100.0 * (double)row->delta / (double)b : NAN;
@@ -540,26 +587,36 @@ void osc_diff(const struct osc_diff_side *base, const struct osc_diff_side *othe
 {
 	const struct osc_diff_side *side[2] = { base, other };
 	struct labelled lab[2];
+	struct osc_agg agg[2];
 
 	memset(out, 0, sizeof(*out));
 	osc_strtab_init(&out->keys);
 	out->level = q->level;
 	out->match = q->match;
 	for (int s = 0; s < 2; s++) {
-		struct osc_query aq = { .level = q->level, .runs = side[s]->sel, .filter = q->filter };
-		struct osc_agg agg;
+		struct osc_query aq = { .level = q->level, .runs = side[s]->sel, .filter = q->filter,
+					.categories = q->categories };
 
-		osc_aggregate(side[s]->trace, side[s]->runs, &aq, &agg);
-		label_events(out, side[s], &agg, q->match, &lab[s]);
-		osc_agg_release(&agg);
+		osc_aggregate(side[s]->trace, side[s]->runs, &aq, &agg[s]);
+		label_events(out, side[s], &agg[s], q->match, &lab[s]);
 	}
 	group(out, side, lab);
+	if (q->level == OSC_LEVEL_CATEGORY)
+		category_rows(out, agg);
 	for (int s = 0; s < 2; s++) {
 		free(lab[s].ev);
 		free(lab[s].lab);
+		osc_agg_release(&agg[s]);
 	}
 	finish_rows(out);
 	osc_diff_sort(out, OSC_DIFF_DELTA, true);
+}
+
+const char *osc_diff_total_name(const struct osc_diff *d)
+{
+	return d->total == OSC_MEASURE_DEVICE ? "device time" :
+	       d->total == OSC_MEASURE_SELF   ? "self time" :
+						"inclusive time";
 }
 
 const char *osc_diff_runs_note(const struct osc_runsel *base, const struct osc_runsel *other,
