@@ -34,8 +34,6 @@ static void whatif_open(struct osc_tui *t, struct osc_view *v, const void *arg)
 
 	(void)t;
 	wv->level = *(const enum osc_level *)arg;
-	if (wv->level == OSC_LEVEL_CATEGORY) /* no what-if rows by category */
-		wv->level = OSC_LEVEL_OP;
 	osc_speedups_init(&wv->rules);
 	v->priv = wv;
 	v->sort_col = OSC_WHATIF_TOTAL;
@@ -169,8 +167,7 @@ static unsigned whatif_action(struct osc_tui *t, struct osc_view *v, enum osc_ac
 
 	switch (a) {
 	case OSC_ACT_NEXT_LEVEL:
-		/* the category level has no what-if rows: cycle the others */
-		wv->level = (wv->level + 1) % OSC_LEVEL_CATEGORY;
+		wv->level = (wv->level + 1) % OSC_LEVEL_COUNT;
 		v->built_gen = t->gen - 1;
 		v->cur = v->top = v->hoff = 0;
 		osc_view_refresh(t, v);

@@ -337,6 +337,27 @@ def check_category_as_report():
                "%s" % bad[:5])
 
 
+def check_whatif_category():
+    """A rule on a category (whatif --by category -x GEMM=2) projects what rules
+    on every op of that category project (the categories of report --by op)."""
+    trace = "samples/kineto-2021-resnet50.json.gz"
+    ops = csv_rows(run(["report", "--by", "op", "--columns", "name,category", "-F", "csv",
+                        trace]))
+    rules = []
+    for r in ops:
+        if r["category"] == "CONV_fwd":
+            rules += ["-x", r["name"] + "=2"]
+    a = run(["whatif", "--by", "category", "-x", "CONV_fwd=2", trace])
+    b = run(["whatif", "--by", "op"] + rules + [trace])
+    pa = [ln for ln in a.text.splitlines() if ln.startswith("# projected")]
+    pb = [ln for ln in b.text.splitlines() if ln.startswith("# projected")]
+    conv = [r for r in csv_rows(run(["whatif", "--by", "category", "-x", "CONV_fwd=2", "-F",
+                                     "csv", trace])) if r["name"] == "CONV_fwd"]
+    report(rules and pa and pa == pb and conv and conv[0]["factor"] == "2.000",
+           "whatif -x CONV_fwd=2 at the category level equals rules on its ops",
+           "%s\n%s" % (pa, pb))
+
+
 def check_changed_subset():
     full = list(csv.reader(io.StringIO(run(["diff", "-m", "shape", "-F", "csv", NOOPT,
                                            OPT]).text)))
@@ -470,6 +491,7 @@ def main():
     check_names_as_report()
     check_runs_as_report()
     check_category_as_report()
+    check_whatif_category()
     check_changed_subset()
     check_whatif_recompute()
     check_whatif_nested()

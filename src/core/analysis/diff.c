@@ -363,6 +363,8 @@ const char *osc_agg_label_names(const struct osc_trace *t, const struct osc_agg 
 	   aten::mm under linear with aten::mm under matmul */
 	if (agg->keys & OSC_KEY_PATH)
 		puts_(&o, osc_strtab_get(&agg->paths, r->path));
+	else if (agg->keys & OSC_KEY_CATEGORY)
+		puts_(&o, osc_category_name(r->category));
 	else if (osc_level_is_device(agg->level)) /* a kernel name, as the report shows it */
 		puts_(&o, osc_names_get(names, t, r->key));
 	else
@@ -393,11 +395,8 @@ static void label_events(struct osc_diff *d, const struct osc_diff_side *s,
 		size_t k = 0;
 
 		for (size_t r = 0; r < agg->nr; r++) {
-			const struct osc_agg_row *row = &agg->rows[r];
-			osc_str id = intern(d, agg->level == OSC_LEVEL_CATEGORY ?
-						       osc_category_name(row->category) :
-						       osc_agg_label_names(s->trace, agg, s->names, row,
-									   label, sizeof(label)));
+			osc_str id = intern(d, osc_agg_label_names(s->trace, agg, s->names,
+							       &agg->rows[r], label, sizeof(label)));
 
 			for (size_t i = 0; i < agg->rows[r].nr; i++, k++) {
 				out->ev[k] = agg->members[agg->rows[r].first + i];
