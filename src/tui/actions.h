@@ -35,8 +35,8 @@
 	_(PANE_DOWN, "pane-down", "} <C-d>", "Scroll the detail pane down")                  \
 	_(PANE_UP, "pane-up", "{ <C-u>", "Scroll the detail pane up")                        \
 	_(NEXT_LEVEL, "next-level", "<Tab>",                                                 \
-	  "Next level: op, shape, kernel, dims, mapping, run, path, category")               \
-	_(PREV_LEVEL, "prev-level", "<BackTab>", "Previous aggregation level")               \
+	  "Next level: op, shape, kernel, dims, mapping, run, path, category; G: next table") \
+	_(PREV_LEVEL, "prev-level", "<BackTab>", "Previous aggregation level (G: table)")               \
 	_(LEVEL_OP, "level-op", "1", "Aggregate by op")                                      \
 	_(LEVEL_SHAPE, "level-shape", "2", "Aggregate by op and input shapes")               \
 	_(LEVEL_KERNEL, "level-kernel", "3", "Aggregate by kernel")                          \

@@ -397,6 +397,15 @@ def check_export_gpu():
                "gpu export %s: the status line's command prints the same CSV" %
                " ".join(options), dumps.get("shown") or err)
         shutil.rmtree(d, ignore_errors=True)
+    # Tab cycles the tables: idle gaps, launches per kernel, per op, back to the breakdown
+    for tabs, args in ((1, ["--gaps", "100"]), (2, ["--launches"]), (3, ["--launches", "--per-op"]),
+                       (4, [])):
+        rc, err, d, dumps = run_keys(kineto, ["G"] + ["<Tab>"] * tabs + ["x", "t.csv", ":dump t"])
+        want = cli_csv("gpu", kineto, *args)
+        title = (dumps.get("t") or "").split("\n")[0]
+        report(rc == 0 and read(d, "t.csv") == want and want.count(b"\n") > 2,
+               "gpu view after %d Tab: x equals gpu %s" % (tabs, " ".join(args)), title + err)
+        shutil.rmtree(d, ignore_errors=True)
 
 
 def check_name_style_kept():
