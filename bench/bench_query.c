@@ -7,7 +7,8 @@
  * tree with the correlation, the launchers and the op costs, which the TUI
  * builds on a spare thread after
  * loading), then times what the TUI does on a key press: osc_aggregate
- * at every level (the default runs, no filter), the GPU breakdown (G),
+ * at every level (the default runs, no filter), the GPU view's tables (G and
+ * Tab: breakdown, 100 longest gaps, launches per kernel and per op),
  * osc_agg_sort by several
  * columns, a run selection change (a new runsel, then the op level again)
  * and a filter change (a new filter, then the op level again). Prints one
@@ -98,23 +99,35 @@ static void levels(struct ctx *c)
 	osc_agg_release(&agg);
 }
 
-/* The GPU view (G): the breakdown of the selected runs, best of the repeats. */
+/* The GPU view's tables (G, then Tab), best of the repeats each. */
 static void gpu(struct ctx *c)
 {
-	struct osc_gpu_query q = { .runs = &c->runs, .sel = &c->sel, .kernel_wait = 30 };
-	double best = 0;
+	static const char *const what[] = { "breakdown", "gaps 100", "launches", "launches per op" };
 
-	for (int i = 0; i < c->repeats; i++) {
-		struct osc_gpu g;
-		double t0 = now_ms(), ms;
+	for (int k = 0; k < 4; k++) {
+		struct osc_gpu_query q = { .runs = &c->runs, .sel = &c->sel, .kernel_wait = 30,
+					   .nr_gaps = k == 1 ? 100 : 0 };
+		struct osc_launch_query lq = { .runs = &c->runs, .sel = &c->sel, .short_ns = 10000,
+					       .per_op = k == 3 };
+		double best = 0;
 
-		osc_gpu_breakdown(&c->t, &q, &g);
-		ms = now_ms() - t0;
-		osc_gpu_release(&g);
-		if (!i || ms < best)
-			best = ms;
+		for (int i = 0; i < c->repeats; i++) {
+			struct osc_gpu g = { 0 };
+			struct osc_launches l = { 0 };
+			double t0 = now_ms(), ms;
+
+			if (k < 2)
+				osc_gpu_breakdown(&c->t, &q, &g);
+			else
+				osc_gpu_launches(&c->t, &lq, &l);
+			ms = now_ms() - t0;
+			osc_gpu_release(&g);
+			osc_launches_release(&l);
+			if (!i || ms < best)
+				best = ms;
+		}
+		report("gpu", what[k], best);
 	}
-	report("gpu breakdown", "default runs", best);
 }
 
 static void sorts(struct ctx *c)

@@ -3,6 +3,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 
+#include "opscope/analysis/category.h"
 #include "opscope/analysis/correlate.h"
 #include "opscope/analysis/trace_cache.h"
 #include "trace_fixture.h"
@@ -158,6 +159,34 @@ Test(trace_cache, tree_and_launchers_match_a_fresh_build)
 	osc_catsel_release(&host);
 	osc_catsel_release(&launch);
 	osc_catsel_release(&device);
+	osc_trace_release(&t);
+}
+
+/* The cached categories are osc_categorize's, kept for the first rules asked only. */
+Test(trace_cache, categories_match_a_fresh_build_for_their_rules)
+{
+	struct osc_trace t;
+	struct osc_categories user;
+	struct osc_error err;
+	uint8_t *fresh;
+	const uint8_t *cached;
+	size_t gemm = 0;
+
+	fx_load(&t, "samples/kineto-sampled-rank0.json.gz");
+	fresh = malloc(t.nr_events);
+	osc_categorize(&t, osc_trace_launchers(&t), NULL, fresh);
+	cached = osc_trace_categories(&t, NULL);
+	cr_assert_not_null(cached);
+	cr_expect_eq(memcmp(cached, fresh, t.nr_events), 0);
+	cr_expect_eq(osc_trace_categories(&t, NULL), cached, "built once");
+	for (size_t i = 0; i < t.nr_events; i++)
+		gemm += cached[i] == OSC_CAT_GEMM;
+	cr_expect_gt(gemm, 10);
+	osc_categories_init(&user);
+	cr_assert_eq(osc_categories_parse(&user, "norm op aten::*\n", "rules", &err), OSC_OK);
+	cr_expect_null(osc_trace_categories(&t, &user), "other rules: not the cached table");
+	osc_categories_release(&user);
+	free(fresh);
 	osc_trace_release(&t);
 }
 

@@ -88,6 +88,16 @@ const struct osc_correlation *osc_trace_correlation(const struct osc_trace *t);
  */
 const uint32_t *osc_trace_launchers(const struct osc_trace *t);
 
+struct osc_categories;
+
+/*
+ * Per event its category (category.h's osc_categorize, with the launchers
+ * when t has device events) under the user's rules (NULL: the built-in table
+ * only), built on the first call and kept for those rules: NULL when asked
+ * with other rules than the first call's (categorize on your own then).
+ */
+const uint8_t *osc_trace_categories(const struct osc_trace *t, const struct osc_categories *user);
+
 /* True when t has device events (kernels, memcpy or memset). */
 bool osc_trace_has_device(const struct osc_trace *t);
 

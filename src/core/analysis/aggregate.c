@@ -100,7 +100,7 @@ struct agg_ctx {
 	const struct osc_query *q;
 	const struct osc_runsel *sel; /* NULL: every event */
 	const uint32_t *launcher;     /* per event, the launching op (may be NULL) */
-	uint8_t *cat;                 /* per event, its category, when needed (else NULL) */
+	const uint8_t *cat;           /* per event, its category, when needed (else NULL) */
 	unsigned keys;
 	bool device;
 	struct osc_group_map ops;     /* mapping: (op, shape) of host ops -> instances */
@@ -907,6 +907,7 @@ void osc_aggregate(const struct osc_trace *t, const struct osc_runs *runs,
 		.keys = q->keys ? q->keys : osc_level_keys(q->level),
 		.device = osc_level_is_device(q->level),
 	};
+	uint8_t *own_cat = NULL; /* categories when the trace's cache holds other rules' */
 	unsigned direct = 0;
 	size_t ndirect = 0;
 	struct scan sc;
@@ -926,9 +927,13 @@ void osc_aggregate(const struct osc_trace *t, const struct osc_runs *runs,
 		c.cost = osc_trace_op_costs(t);
 	}
 	if ((c.keys & OSC_KEY_CATEGORY) || q->category) {
-		c.cat = osc_xmalloc(t->nr_events ? t->nr_events : 1);
-		osc_categorize(t, out->has_device ? osc_trace_launchers(t) : NULL, q->categories,
-			       c.cat);
+		c.cat = osc_trace_categories(t, q->categories);
+		if (!c.cat) { /* the trace keeps another set of rules' */
+			own_cat = osc_xmalloc(t->nr_events ? t->nr_events : 1);
+			osc_categorize(t, out->has_device ? osc_trace_launchers(t) : NULL,
+				       q->categories, own_cat);
+			c.cat = own_cat;
+		}
 	}
 	device_by_run(&c, c.cost && out->has_device ? osc_trace_launchers(t) : NULL, &dr);
 	bases(&c, &dr, out);
@@ -941,6 +946,9 @@ void osc_aggregate(const struct osc_trace *t, const struct osc_runs *runs,
 		direct = c.keys;
 		ndirect = c.keys == OSC_KEY_NAME ? t->strs.count :
 			  c.keys == OSC_KEY_PATH ? c.paths->nr : runs ? runs->nr : 1;
+	} else if (c.keys == OSC_KEY_CATEGORY) {
+		direct = c.keys;
+		ndirect = OSC_CAT_NR;
 	} else if (c.keys == (OSC_KEY_NAME | OSC_KEY_SHAPE) && !c.device) {
 		direct = c.keys;
 		ndirect = osc_trace_nr_op_shapes(t);
@@ -961,7 +969,7 @@ void osc_aggregate(const struct osc_trace *t, const struct osc_runs *runs,
 		category_device(&c, out);
 	else if (q->category && (c.keys == OSC_KEY_NAME))
 		row_categories(&c, out);
-	free(c.cat);
+	free(own_cat);
 	run_device_release(&dr);
 	osc_mtree_release(&c.own);
 	if (c.keys & OSC_KEY_OP)

@@ -70,6 +70,7 @@ static uint32_t *direct_slot(const struct osc_group_map *m, const struct osc_gro
 {
 	uint32_t id = m->direct_key == OSC_KEY_RUN ? k->run :
 		      m->direct_key == OSC_KEY_PATH ? k->node :
+		      m->direct_key == OSC_KEY_CATEGORY ? k->cat :
 		      m->direct_key == (OSC_KEY_NAME | OSC_KEY_SHAPE) ? k->op_shape : k->name;
 
 	return m->direct && id < m->ndirect ? &m->direct[id] : NULL;

@@ -35,8 +35,8 @@ static inline void osc_group_key_init(struct osc_group_key *k)
  * Open addressing with linear probing. When one dense id decides the whole
  * key (direct_key: the name at the op and kernel levels, the run at the run
  * level, the merged node at the path level, the op_shape pair at the shape
- * level), a table by that id stands in for the hash; keys whose id falls
- * outside it still go through the hash.
+ * level, the category at the category level), a table by that id stands in
+ * for the hash; keys whose id falls outside it still go through the hash.
  */
 struct osc_group_map {
 	struct osc_group_key *keys;
@@ -44,7 +44,7 @@ struct osc_group_map {
 	size_t nr, alloc;
 	uint32_t *slots;     /* group index, UINT32_MAX = empty */
 	size_t nslots;       /* power of two, at least twice nr */
-	unsigned direct_key; /* OSC_KEY_NAME, _RUN, _PATH or _NAME | _SHAPE; 0: none */
+	unsigned direct_key; /* OSC_KEY_NAME, _RUN, _PATH, _CATEGORY or _NAME | _SHAPE; 0: none */
 	uint32_t *direct;    /* id -> group index, UINT32_MAX = none yet */
 	size_t ndirect;
 };

@@ -17,12 +17,13 @@
 #include "opscope/analysis/correlate.h"
 #include "opscope/analysis/opcost.h"
 #include "opscope/analysis/trace_cache.h"
+#include "opscope/analysis/category.h"
 #include "base/parallel.h"
 
 struct osc_trace_cache {
 	struct osc_trace_derived derived; /* first: the trace's handle on the cache */
 	pthread_mutex_t briefs_lock, tree_lock, paths_lock, corr_lock, launchers_lock, costs_lock,
-		device_lock;
+		device_lock, cat_lock;
 	int has_device;                           /* -1 until counted */
 	struct osc_catsel ops;                    /* what the ops are (osc_trace_select_ops) */
 	struct osc_brief *briefs[OSC_KIND_COUNT]; /* per kind, NULL until built */
@@ -40,6 +41,8 @@ struct osc_trace_cache {
 	struct osc_span *spans;                   /* device busy spans */
 	size_t nr_spans;
 	struct osc_gpu_index *gpu;                /* NULL until built */
+	uint8_t *cats;                            /* per event its category, NULL until built */
+	const struct osc_categories *cat_rules;   /* the user's rules cats was built with */
 };
 
 static void cache_drop(struct osc_trace_derived *d);
@@ -58,6 +61,7 @@ static struct osc_trace_cache *cache_new(void)
 	pthread_mutex_init(&c->launchers_lock, NULL);
 	pthread_mutex_init(&c->costs_lock, NULL);
 	pthread_mutex_init(&c->device_lock, NULL);
+	pthread_mutex_init(&c->cat_lock, NULL);
 	c->has_device = -1;
 	c->ops.kinds = OSC_CATSEL_HOST_DEFAULT;
 	return c;
@@ -84,6 +88,8 @@ static void drop(struct osc_trace_cache *c)
 	c->spans = NULL;
 	osc_gpu_index_free(c->gpu);
 	c->gpu = NULL;
+	free(c->cats);
+	c->cats = NULL;
 	c->nr_spans = 0;
 	c->have_tree = c->have_paths = c->have_corr = c->have_spans = false;
 	c->has_device = -1;
@@ -108,6 +114,7 @@ static void cache_free(struct osc_trace_derived *d)
 	pthread_mutex_destroy(&c->launchers_lock);
 	pthread_mutex_destroy(&c->costs_lock);
 	pthread_mutex_destroy(&c->device_lock);
+	pthread_mutex_destroy(&c->cat_lock);
 	osc_catsel_release(&c->ops);
 	free(c);
 }
@@ -367,6 +374,29 @@ const uint32_t *osc_trace_launchers(const struct osc_trace *t)
 	mark_used(t);
 	out = c->launchers;
 	pthread_mutex_unlock(&c->launchers_lock);
+	return out;
+}
+
+const uint8_t *osc_trace_categories(const struct osc_trace *t, const struct osc_categories *user)
+{
+	struct osc_trace_cache *c = cache_of(t);
+	const uint8_t *out = NULL;
+	uint8_t *cats;
+
+	/* outside the lock: has_device and the launchers take their own */
+	const uint32_t *launcher = osc_trace_has_device(t) ? osc_trace_launchers(t) : NULL;
+
+	pthread_mutex_lock(&c->cat_lock);
+	if (!c->cats) {
+		cats = osc_xmalloc(t->nr_events ? t->nr_events : 1);
+		osc_categorize(t, launcher, user, cats);
+		c->cats = cats;
+		c->cat_rules = user;
+	}
+	if (c->cat_rules == user)
+		out = c->cats;
+	mark_used(t);
+	pthread_mutex_unlock(&c->cat_lock);
 	return out;
 }
 
