@@ -79,7 +79,7 @@ const struct osc_cli_option osc_cli_view_options[] = {
 	{ OPT_FILTER, "filter", 'f', "PAT", "keep names matching PAT, exact or wildcard (repeatable)",
 	  VIEW },
 	{ OPT_MAX_INPUT, "max-input", 0, "SIZE",
-	  "gzip or stdin may expand to SIZE at most, e.g. 64G (0: no limit; default 4x RAM)",
+	  "gz, zst or stdin may expand to SIZE at most, e.g. 64G (0: no limit; default 4x RAM)",
 	  VIEW | OSC_MODE_INFO | OSC_MODE_GPU },
 	{ OPT_OPS, "ops", 0, "CATS",
 	  "ops are the events of these categories, e.g. cpu_op,user_annotation,python_function",

@@ -59,7 +59,7 @@ static const struct osc_cli_option options[] = {
 	{ OPT_CSV, "csv", 0, "PREFIX", "also write PREFIX_{cpu,gpu}_kernel_times.csv", MODE },
 	{ OPT_FORCE, "force", 0, NULL, "replace existing CSV files (their mode kept)", MODE },
 	{ OPT_MAX_INPUT, "max-input", 0, "SIZE",
-	  "gzip or stdin may expand to SIZE at most, e.g. 64G (0: no limit; default 4x RAM)",
+	  "gz, zst or stdin may expand to SIZE at most, e.g. 64G (0: no limit; default 4x RAM)",
 	  MODE },
 	{ OPT_COUNT, "count", 'c', "N", "list the top N rows (default 40)", MODE },
 	{ OPT_START, "start", 's', "N",

@@ -45,8 +45,8 @@ static void print_help(void)
 	     "\n"
 	     "Describe TRACE: format, file and uncompressed size, events by kind, category\n"
 	     "and phase, time span, processes and threads, GPUs, kernel streams, the runs\n"
-	     "found and the load warnings. TRACE is a file (gzip or not) or - for standard\n"
-	     "input; without it the bundled sample trace is used.\n"
+	     "found and the load warnings. TRACE is a file (plain, gzip or zstd) or - for\n"
+	     "standard input; without it the bundled sample trace is used.\n"
 	     "\n"
 	     "options:");
 	osc_cli_print_options(stdout, osc_cli_view_options, OSC_MODE_INFO);
@@ -67,9 +67,10 @@ static const char *ms(int64_t ns, char *buf, size_t size)
 
 static void print_sizes(const struct osc_trace *t)
 {
-	if (t->gzip)
-		printf("size:         %llu bytes gzip, %llu bytes uncompressed\n",
-		       (unsigned long long)t->file_bytes, (unsigned long long)t->input_bytes);
+	if (t->compression)
+		printf("size:         %llu bytes %s, %llu bytes uncompressed\n",
+		       (unsigned long long)t->file_bytes, t->compression,
+		       (unsigned long long)t->input_bytes);
 	else
 		printf("size:         %llu bytes (not compressed)\n",
 		       (unsigned long long)t->input_bytes);

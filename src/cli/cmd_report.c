@@ -29,8 +29,8 @@ static void print_help(void)
 	     "distribution of their durations, in microseconds; self_pct is a share of\n"
 	     "the runs' host busy time, device_pct of their device time (both in the\n"
 	     "header). C++ kernel names are shown demangled.\n"
-	     "TRACE is a trace file (gzip or not) or - for standard input; without it the\n"
-	     "bundled sample trace is used.\n"
+	     "TRACE is a trace file (plain, gzip or zstd) or - for standard input; without\n"
+	     "it the bundled sample trace is used.\n"
 	     "\n"
 	     "options:");
 	osc_cli_print_options(stdout, osc_cli_view_options, OSC_MODE_REPORT);

@@ -75,7 +75,7 @@ static const struct osc_cli_option tree_options[] = {
 	  "CSV for spreadsheets: cells that look like formulas (= + - @) get a leading '",
 	  BOTH },
 	{ OPT_MAX_INPUT, "max-input", 0, "SIZE",
-	  "gzip or stdin may expand to SIZE at most, e.g. 64G (0: no limit; default 4x RAM)",
+	  "gz, zst or stdin may expand to SIZE at most, e.g. 64G (0: no limit; default 4x RAM)",
 	  BOTH },
 	{ OPT_OUTPUT, "output", 'o', "FILE", "write to FILE (atomically) instead of stdout", BOTH },
 	{ OPT_FORCE, "force", 0, NULL,

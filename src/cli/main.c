@@ -43,7 +43,7 @@ static void print_help(void)
 	     "With no command, opscope opens the interactive explorer (TUI) when standard\n"
 	     "output is a terminal (TERM set and not dumb), and prints the report otherwise;\n"
 	     "--top, --sort, --asc, --format and -o also select the report. TRACE is a trace\n"
-	     "file (gzip or not) or - for standard input (the TUI then reads keys from\n"
+	     "file (plain, gzip or zstd) or - for standard input (the TUI then reads keys from\n"
 	     "/dev/tty); with no TRACE the bundled sample trace is used.\n"
 	     "With two traces, opscope compares TRACE (the base) with OTHER: the compare\n"
 	     "view on a terminal, else the output of 'opscope diff'.\n"

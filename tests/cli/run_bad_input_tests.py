@@ -11,8 +11,10 @@ which keeps exactly the complete events before the cut.
 
 Every bad file is generated into a temporary directory at test time.
 """
+import bz2
 import csv
 import gzip
+import lzma
 import json
 import os
 import pty
@@ -460,7 +462,7 @@ def check_truncated_gzip(res, d, gz):
                          ",".join(recompute.LEVEL_COLUMNS["op"]), cut], timeout=TIMEOUT)
         probs = tolerated_problems(p)
         if not probs and p.rc == 0:
-            if "gzip stream cut short" not in p.err.decode():
+            if "compressed stream cut short" not in p.err.decode():
                 probs.append("no warning that the gzip stream was cut")
             if t is None or not t.events:
                 probs.append("exit 0 although no complete event remains")
@@ -470,6 +472,47 @@ def check_truncated_gzip(res, d, gz):
             probs.append("exit 2 although %d complete events precede the cut (%s)"
                          % (len(t.events), p.err_lines[0]))
         res.check("gzip cut at byte %d of %d: its complete events, a warning" % (off, len(gz)),
+                  probs)
+
+
+def check_zstd(res, d):
+    """A .zst (zstd CLI, skipped when absent or opscope lacks libzstd) loads as
+    its plain file does, from a file and from standard input, every sample;
+    cut short, it keeps its complete events with a warning or fails with one
+    line. xz, bzip2 and zip are named in one line with how to open them."""
+    for name, data in (("xz", lzma.compress(b"[]")), ("bzip2", bz2.compress(b"[]"))):
+        p = testlib.run(["report", write(d, "t." + name, data)], timeout=TIMEOUT)
+        probs = error_problems(p, names=[name + "-compressed"])
+        res.check("%s data: named, with the command that opens it" % name, probs)
+    if not shutil.which("zstd"):
+        print("skip: no zstd command")
+        return
+    plain_ort = testlib.sample("ort-cnn-opt.json")
+    for sample in sorted(os.listdir(testlib.sample(""))):
+        path = testlib.sample(sample)
+        if not re.search(r"\.(json|json\.gz|sql\.gz)$", sample) or "truncated" in sample:
+            continue
+        raw = open(path, "rb").read()
+        if sample.endswith(".gz"):
+            raw = gzip.decompress(raw)
+        z = subprocess.run(["zstd", "-q", "-c", "--check"], input=raw, capture_output=True).stdout
+        zst = write(d, sample.replace(".gz", "") + ".zst", z)
+        want = testlib.run(["report", "-F", "csv", path], timeout=TIMEOUT)
+        got = testlib.run(["report", "-F", "csv", zst], timeout=TIMEOUT)
+        if got.rc == 2 and "zstd-compressed" in got.err.decode():
+            print("skip: opscope built without libzstd")
+            return
+        piped = testlib.run(["report", "-F", "csv", "-"], stdin=z, timeout=TIMEOUT)
+        res.check("%s.zst: report as the plain file's, from a file and a pipe" % sample,
+                  [] if want.rc == got.rc == piped.rc == 0 and want.out == got.out == piped.out
+                  else ["rc %d %d %d; %s" % (want.rc, got.rc, piped.rc, got.err[:300])])
+    z = subprocess.run(["zstd", "-q", "-c", plain_ort], capture_output=True).stdout
+    for off in (len(z) // 3, len(z) - 5):
+        p = testlib.run(["report", write(d, "cut%d.json.zst" % off, z[:off])], timeout=TIMEOUT)
+        probs = tolerated_problems(p)
+        if not probs and p.rc == 0 and "compressed stream cut short" not in p.err.decode():
+            probs.append("no warning that the zstd stream was cut")
+        res.check("zstd cut at byte %d of %d: kept with a warning, or one line" % (off, len(z)),
                   probs)
 
 
@@ -576,6 +619,8 @@ def main():
         check_truncated(res, d, "kineto-sampled-rank0",
                         gzip.decompress(open(testlib.sample("kineto-sampled-rank0.json.gz"),
                                              "rb").read()))
+
+        check_zstd(res, d)
 
         # A gzip stream cut short is a cut file (one rule for every container):
         # the complete events it held are kept, with a warning.

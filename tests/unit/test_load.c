@@ -641,7 +641,7 @@ Test(load, gzip_buffer_and_members)
 
 	n = gzip(kineto_text, strlen(kineto_text), gz, sizeof(gz));
 	cr_assert_eq(osc_load_buffer("k.json.gz", gz, n, NULL, &t, &err), OSC_OK);
-	cr_assert(t.gzip);
+	cr_assert_str_eq(t.compression, "gzip");
 	cr_assert_eq(t.nr_events, 8);
 	cr_assert_eq(t.file_bytes, n);
 	cr_assert_eq(t.input_bytes, strlen(kineto_text));
@@ -685,6 +685,78 @@ Test(load, gzip_truncated)
 	cr_assert(st == OSC_OK || st == OSC_GZIP || st == OSC_NOT_JSON, "status %d", st);
 }
 
+/* ---- zstd -------------------------------------------------------------- */
+
+#ifdef OPSCOPE_HAVE_ZSTD
+#include <zstd.h>
+
+/* One zstd frame of in[0..n) with a checksum into out. */
+static size_t zstd(const void *in, size_t n, unsigned char *out, size_t cap)
+{
+	ZSTD_CCtx *c = ZSTD_createCCtx();
+	size_t r;
+
+	ZSTD_CCtx_setParameter(c, ZSTD_c_checksumFlag, 1);
+	r = ZSTD_compress2(c, out, cap, in, n);
+	ZSTD_freeCCtx(c);
+	cr_assert(!ZSTD_isError(r));
+	return r;
+}
+
+Test(load, zstd_buffer_frames_cut_and_checksum)
+{
+	static unsigned char z[1 << 16];
+	size_t half = strlen(kineto_text) / 2, n;
+	enum osc_status st;
+
+	n = zstd(kineto_text, strlen(kineto_text), z, sizeof(z));
+	cr_assert_eq(osc_load_buffer("k.json.zst", z, n, NULL, &t, &err), OSC_OK);
+	cr_assert_str_eq(t.compression, "zstd");
+	cr_assert_eq(t.nr_events, 8);
+	cr_assert_eq(t.file_bytes, n);
+	cr_assert_eq(t.input_bytes, strlen(kineto_text));
+	/* Two frames, split in the middle of an event, then bytes that are no frame. */
+	n = zstd(kineto_text, half, z, sizeof(z));
+	n += zstd(kineto_text + half, strlen(kineto_text) - half, z + n, sizeof(z) - n);
+	memcpy(z + n, "junk", 4);
+	osc_trace_release(&t);
+	osc_trace_init(&t);
+	cr_assert_eq(osc_load_buffer("k2.json.zst", z, n + 4, NULL, &t, &err), OSC_OK);
+	cr_assert_eq(t.nr_events, 8);
+	cr_assert_eq(find("aten::logit_backward")->ts, 1712195495505583123LL);
+	cr_assert_eq(t.warnings[OSC_WARN_TRAILING_DATA].count, 1);
+	/* Cut before the end of the second frame: a cut file. */
+	osc_trace_release(&t);
+	osc_trace_init(&t);
+	cr_assert_eq(osc_load_buffer("cut.json.zst", z, n - 6, NULL, &t, &err), OSC_OK);
+	cr_assert_eq(t.warnings[OSC_WARN_GZIP_CUT].count, 1);
+	cr_assert_gt(t.nr_events, 0);
+	/* A wrong checksum (the frame's last 4 bytes): an error naming it. */
+	n = zstd(kineto_text, strlen(kineto_text), z, sizeof(z));
+	z[n - 1] ^= 0xff;
+	osc_trace_release(&t);
+	osc_trace_init(&t);
+	st = osc_load_buffer("sum.json.zst", z, n, NULL, &t, &err);
+	cr_assert_eq(st, OSC_GZIP);
+	cr_assert(strstr(err.message, "checksum"), "%s", err.message);
+}
+#endif
+
+/* xz, bzip2, lz4 and zip are named, with the command that opens them. */
+Test(load, other_compressors_are_named)
+{
+	static const char *const heads[] = { "\xfd" "7zXZ\0\0\0\0", "BZh91AY&SY", "PK\x03\x04\0\0" };
+	static const char *const names[] = { "xz-compressed", "bzip2-compressed", "zip-compressed" };
+
+	for (size_t i = 0; i < 3; i++) {
+		cr_assert_eq(osc_load_buffer("x", heads[i], 10, NULL, &t, &err), OSC_BINARY);
+		cr_assert(strstr(err.message, names[i]) && strstr(err.message, "| opscope -"), "%s",
+			  err.message);
+		osc_trace_release(&t);
+		osc_trace_init(&t);
+	}
+}
+
 /* A gzip file through osc_load (mapped, sniffed by magic, not by name). */
 Test(load, gzip_file_without_gz_name)
 {
@@ -698,7 +770,7 @@ Test(load, gzip_file_without_gz_name)
 	close(fd);
 	cr_assert_eq(osc_load(path, NULL, &t, &err), OSC_OK);
 	unlink(path);
-	cr_assert(t.gzip);
+	cr_assert_str_eq(t.compression, "gzip");
 	cr_assert_eq(t.format, OSC_FORMAT_ORT);
 	cr_assert_eq(t.nr_events, 6);
 	cr_assert_str_eq(t.path, path);
@@ -1166,7 +1238,7 @@ Test(load, gzip_spooled_matches_plain, .timeout = 120)
 	cr_assert_eq(osc_load(plain, NULL, &t, &err), OSC_OK, "%s", err.message);
 	osc_trace_init(&spooled);
 	cr_assert_eq(osc_load(gz, NULL, &spooled, &err), OSC_OK, "%s", err.message);
-	cr_assert(spooled.gzip);
+	cr_assert_str_eq(spooled.compression, "gzip");
 	cr_assert_not_null(spooled.args_src);
 	cr_assert_eq(spooled.input_bytes, len);
 	cr_assert_eq(spooled.file_bytes, zlen);

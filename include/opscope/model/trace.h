@@ -140,7 +140,7 @@ struct osc_thread {
 /* X-macro: things tolerated while loading, counted with the first byte offset. */
 #define OSC_WARN_LIST(_)                                                        \
 	_(TRUNCATED, "input ends inside an event; incomplete events dropped")   \
-	_(GZIP_CUT, "gzip stream cut short: what it held in full is kept")       \
+	_(GZIP_CUT, "compressed stream cut short: what it held in full is kept") \
 	_(BAD_EVENT, "events skipped: not an object or missing ph/ts")          \
 	_(UNMATCHED_BEGIN, "B events without a matching E")                    \
 	_(UNMATCHED_END, "E events without a matching B")                       \
@@ -219,7 +219,7 @@ struct osc_trace {
 	size_t nr_threads, alloc_threads;
 	enum osc_format format;
 	char *path;             /* as given; "-" for standard input */
-	bool gzip;              /* input was gzip-compressed */
+	const char *compression; /* "gzip" or "zstd": how the input was compressed; NULL: not */
 	uint64_t input_bytes;   /* uncompressed bytes parsed */
 	uint64_t file_bytes;    /* bytes read from the file (compressed size for .gz) */
 	uint64_t nr_metadata;   /* M events folded into the thread table */

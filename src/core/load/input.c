@@ -1,6 +1,6 @@
 /*
- * input.c - mapped files, and gzip or standard input spooled to a mapped
- * temporary file (else streamed through memory), as one byte window.
+ * input.c - mapped files, and gzip, zstd or standard input spooled to a
+ * mapped temporary file (else streamed through memory), as one byte window.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -12,6 +12,11 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#ifdef OPSCOPE_HAVE_ZSTD
+#include <zstd.h>
+#include <zstd_errors.h>
+#endif
 
 #include "opscope/base/alloc.h"
 #include "load/input.h"
@@ -60,6 +65,35 @@ struct gz_pipe {
 static bool is_gzip(const unsigned char *p, size_t n)
 {
 	return n >= 2 && p[0] == 0x1f && p[1] == 0x8b;
+}
+
+/* A zstd frame (RFC 8878: magic 0xFD2FB528, little endian), when zstd is built in. */
+static bool is_zstd(const unsigned char *p, size_t n)
+{
+#ifdef OPSCOPE_HAVE_ZSTD
+	return n >= 4 && p[0] == 0x28 && p[1] == 0xb5 && p[2] == 0x2f && p[3] == 0xfd;
+#else
+	(void)p;
+	(void)n;
+	return false;
+#endif
+}
+
+/* The codec whose magic p starts with; NONE for plain (or unknown) bytes. */
+static enum osc_codec sniff(const unsigned char *p, size_t n)
+{
+	return is_gzip(p, n) ? OSC_CODEC_GZIP : is_zstd(p, n) ? OSC_CODEC_ZSTD : OSC_CODEC_NONE;
+}
+
+/* Whether p starts another member (frame) of the input's codec. */
+static bool is_member(const struct osc_input *in, const unsigned char *p, size_t n)
+{
+	return in->codec == OSC_CODEC_ZSTD ? is_zstd(p, n) : is_gzip(p, n);
+}
+
+const char *osc_codec_name(enum osc_codec c)
+{
+	return c == OSC_CODEC_GZIP ? "gzip" : c == OSC_CODEC_ZSTD ? "zstd" : NULL;
 }
 
 static void init_common(struct osc_input *in)
@@ -183,32 +217,41 @@ static enum osc_status too_big(const struct osc_input *in, const char *subject,
 	return osc_error_set(err, OSC_RANGE, subject, (int64_t)in->max_len, NULL,
 			     "%s more than %llu bytes (a gzip bomb? --max-input SIZE raises "
 			     "the limit)",
-			     in->gzip ? "gzip data expands to" : "standard input holds",
+			     in->codec == OSC_CODEC_ZSTD ? "zstd data expands to" :
+			     in->codec ? "gzip data expands to" :
+					 "standard input holds",
 			     (unsigned long long)in->max_len);
 }
 
-static void start_gzip(struct osc_input *in, const unsigned char *src, size_t n)
+/* Set up the decoder of codec c (not NONE) over the compressed bytes src[0..n). */
+static void start_decoder(struct osc_input *in, enum osc_codec c, const unsigned char *src,
+			  size_t n)
 {
-	in->gzip = true;
-	in->z_live = inflateInit2(&in->zs, 15 + 16) == Z_OK;
+	in->codec = c;
+	if (c == OSC_CODEC_GZIP)
+		in->z_live = inflateInit2(&in->zs, 15 + 16) == Z_OK;
+#ifdef OPSCOPE_HAVE_ZSTD
+	else
+		in->z_live = (in->zd = ZSTD_createDCtx()) != NULL;
+#endif
 	if (!in->z_live) {
 		in->eof = true;
-		in->gzip_bad = true;
-		snprintf(in->gzip_msg, sizeof(in->gzip_msg), "cannot start gzip decoder");
+		in->z_bad = true;
+		snprintf(in->z_msg, sizeof(in->z_msg), "cannot start %s decoder", osc_codec_name(c));
 		return;
 	}
-	in->zs.next_in = (unsigned char *)src;
-	in->zs.avail_in = (uInt)n;
+	in->next_in = src;
+	in->avail_in = n;
 }
 
 void osc_input_open_buffer(struct osc_input *in, const void *data, size_t len)
 {
 	init_common(in);
 	in->file_size = len;
-	if (is_gzip(data, len)) {
+	if (sniff(data, len) != OSC_CODEC_NONE) {
 		in->src = data;
 		in->src_len = len;
-		start_gzip(in, data, 0);
+		start_decoder(in, sniff(data, len), data, 0);
 		return;
 	}
 	in->data = data;
@@ -273,7 +316,7 @@ static enum osc_status open_stream(struct osc_input *in, const char *path, struc
 	/* Sniff the magic from the first bytes, then hand them to the right path. */
 	in->rbuf_alloc = READ_CHUNK;
 	in->rbuf = osc_xmalloc(in->rbuf_alloc);
-	while (got < 2) {
+	while (got < 4) {
 		ssize_t r = read_some(in, in->rbuf + got, in->rbuf_alloc - got);
 
 		if (r < 0)
@@ -284,8 +327,8 @@ static enum osc_status open_stream(struct osc_input *in, const char *path, struc
 	}
 	in->file_read = got;
 	spool_open(in);
-	if (is_gzip(in->rbuf, got)) {
-		start_gzip(in, in->rbuf, got);
+	if (sniff(in->rbuf, got) != OSC_CODEC_NONE) {
+		start_decoder(in, sniff(in->rbuf, got), in->rbuf, got);
 		in->z_read = got; /* the compressed bytes read so far */
 		return OSC_OK;
 	}
@@ -342,11 +385,11 @@ enum osc_status osc_input_open(struct osc_input *in, const char *path,
 	in->map_len = (size_t)st.st_size;
 	in->guard = osc_mapguard_watch(in->map, in->map_len, in->fd);
 	madvise(in->map, in->map_len, MADV_SEQUENTIAL);
-	if (is_gzip(in->map, in->map_len)) {
+	if (sniff(in->map, in->map_len) != OSC_CODEC_NONE) {
 		in->src = in->map;
 		in->src_len = in->map_len;
 		spool_open(in);
-		start_gzip(in, in->map, 0);
+		start_decoder(in, sniff(in->map, in->map_len), in->map, 0);
 		return OSC_OK;
 	}
 	in->data = in->map;
@@ -357,24 +400,15 @@ enum osc_status osc_input_open(struct osc_input *in, const char *path,
 	return OSC_OK;
 }
 
-static void gzip_fail(struct osc_input *in, const char *msg)
-{
-	in->gzip_bad = true;
-	in->z_end = true;
-	snprintf(in->gzip_msg, sizeof(in->gzip_msg), "%s", msg);
-}
-
-/* Give zlib more compressed input; false when there is none left. */
+/* Give the decoder more compressed input; false when there is none left. */
 static bool feed(struct osc_input *in, const char *subject, struct osc_error *err,
 		 enum osc_status *st)
 {
 	ssize_t r;
 
 	if (in->src) {
-		size_t used = (size_t)(in->zs.next_in - in->src);
+		size_t used = in->next_in ? (size_t)(in->next_in - in->src) : 0;
 
-		if (!in->zs.next_in)
-			used = 0;
 		if (used >= in->src_len)
 			return false;
 		size_t n = in->src_len - used;
@@ -382,8 +416,8 @@ static bool feed(struct osc_input *in, const char *subject, struct osc_error *er
 		/* zlib counts in uInt: feed large maps in slices. */
 		if (n > READ_CHUNK * 64)
 			n = READ_CHUNK * 64;
-		in->zs.next_in = (unsigned char *)in->src + used;
-		in->zs.avail_in = (uInt)n;
+		in->next_in = in->src + used;
+		in->avail_in = n;
 		return true;
 	}
 	r = read_some(in, in->rbuf, in->rbuf_alloc);
@@ -394,59 +428,119 @@ static bool feed(struct osc_input *in, const char *subject, struct osc_error *er
 	if (!r)
 		return false;
 	in->z_read += (uint64_t)r;
-	in->zs.next_in = in->rbuf;
-	in->zs.avail_in = (uInt)r;
+	in->next_in = in->rbuf;
+	in->avail_in = (size_t)r;
 	return true;
 }
 
-/* Inflate into out[0..cap); *got bytes came out. Sets z_end at the end. */
+static void decoder_fail(struct osc_input *in, const char *msg)
+{
+	in->z_bad = true;
+	in->z_end = true;
+	snprintf(in->z_msg, sizeof(in->z_msg), "%s", msg);
+}
+
+/* One gzip step into out[*done..cap); false when it failed (decoder_fail said why). */
+static bool inflate_step(struct osc_input *in, char *out, size_t cap, size_t *done)
+{
+	int rc;
+
+	in->zs.next_in = (unsigned char *)in->next_in;
+	in->zs.avail_in = (uInt)in->avail_in;
+	in->zs.next_out = (unsigned char *)out + *done;
+	in->zs.avail_out = (uInt)(cap - *done);
+	rc = inflate(&in->zs, Z_NO_FLUSH);
+	in->next_in = in->zs.next_in;
+	in->avail_in = in->zs.avail_in;
+	*done = cap - in->zs.avail_out;
+	if (rc == Z_STREAM_END)
+		in->z_done = true;
+	else if (rc != Z_OK && !(rc == Z_BUF_ERROR && !in->avail_in)) {
+		const char *msg = in->zs.msg ? in->zs.msg : "corrupt gzip data";
+
+		in->z_check_failed = strstr(msg, "incorrect data check") ||
+				     strstr(msg, "incorrect length check");
+		decoder_fail(in, msg);
+		return false;
+	}
+	return true;
+}
+
+/* One zstd step, as inflate_step. */
+static bool zstd_step(struct osc_input *in, char *out, size_t cap, size_t *done)
+{
+#ifdef OPSCOPE_HAVE_ZSTD
+	ZSTD_inBuffer ib = { in->next_in, in->avail_in, 0 };
+	ZSTD_outBuffer ob = { out, cap, *done };
+	size_t rc = ZSTD_decompressStream(in->zd, &ob, &ib);
+	char msg[128];
+
+	in->next_in += ib.pos;
+	in->avail_in -= ib.pos;
+	*done = ob.pos;
+	if (ZSTD_isError(rc)) {
+		in->z_check_failed = ZSTD_getErrorCode(rc) == ZSTD_error_checksum_wrong;
+		snprintf(msg, sizeof(msg), "zstd: %s", ZSTD_getErrorName(rc));
+		decoder_fail(in, msg);
+		return false;
+	}
+	/* 0: a frame ended with everything flushed (else it wants input or room) */
+	in->z_done = rc == 0;
+	return true;
+#else
+	(void)out;
+	(void)cap;
+	(void)done;
+	decoder_fail(in, "zstd is not built in");
+	return false;
+#endif
+}
+
+/* Decompress into out[0..cap); *got bytes came out. Sets z_end at the end. */
 static enum osc_status inflate_into(struct osc_input *in, char *out, size_t cap, size_t *got,
 				    const char *subject, struct osc_error *err)
 {
 	enum osc_status st = OSC_OK;
+	size_t done = 0;
 
-	in->zs.next_out = (unsigned char *)out;
-	in->zs.avail_out = (uInt)cap;
-	while (in->zs.avail_out && !in->z_end) {
-		int rc;
-
-		if (!in->zs.avail_in && !feed(in, subject, err, &st)) {
+	while (done < cap && !in->z_end) {
+		if (!in->avail_in && !feed(in, subject, err, &st)) {
 			if (st != OSC_OK)
 				return st;
+			/* zstd may hold decoded bytes that found no room yet */
+			if (!in->z_done && in->codec == OSC_CODEC_ZSTD) {
+				size_t before = done;
+
+				if (!zstd_step(in, out, cap, &done))
+					break;
+				if (done > before || in->z_done)
+					continue;
+			}
 			if (!in->z_done) {
-				gzip_fail(in, "gzip data ends early");
-				in->gzip_cut = true;
+				decoder_fail(in, in->codec == OSC_CODEC_ZSTD ? "zstd data ends early"
+									    : "gzip data ends early");
+				in->z_cut = true;
 			}
 			in->z_end = true;
 			break;
 		}
 		if (in->z_done) {
-			/* Another gzip member follows? Anything else ends the stream. */
-			if (!is_gzip(in->zs.next_in, in->zs.avail_in)) {
-				in->gzip_trailing = true;
+			/* Another member (frame) follows? Anything else ends the stream. */
+			if (!is_member(in, in->next_in, in->avail_in)) {
+				in->z_trailing = true;
 				in->z_end = true;
 				break;
 			}
-			inflateReset(&in->zs);
+			if (in->codec == OSC_CODEC_GZIP)
+				inflateReset(&in->zs);
 			in->z_done = false;
 		}
-		rc = inflate(&in->zs, Z_NO_FLUSH);
-		if (rc == Z_STREAM_END) {
-			in->z_done = true;
-		} else if (rc == Z_BUF_ERROR && !in->zs.avail_in) {
-			continue; /* needs input: the loop feeds it */
-		} else if (rc != Z_OK) {
-			const char *msg = in->zs.msg ? in->zs.msg : "corrupt gzip data";
-
-			in->gzip_check_failed = strstr(msg, "incorrect data check") ||
-						strstr(msg, "incorrect length check");
-			gzip_fail(in, msg);
+		if (!(in->codec == OSC_CODEC_ZSTD ? zstd_step : inflate_step)(in, out, cap, &done))
 			break;
-		}
 	}
-	*got = cap - in->zs.avail_out;
+	*got = done;
 	if (in->src)
-		in->z_read = (uint64_t)(in->zs.next_in - in->src);
+		in->z_read = (uint64_t)(in->next_in - in->src);
 	return OSC_OK;
 }
 
@@ -712,7 +806,7 @@ enum osc_status osc_input_more(struct osc_input *in, size_t keep, const char *su
 		}
 		in->data = in->buf;
 	}
-	if (in->gzip)
+	if (in->codec)
 		return gz_next(in, subject, err);
 	return read_more(in, subject, err);
 }
@@ -752,7 +846,7 @@ void osc_input_consumed(struct osc_input *in, size_t upto)
 		release_pages(in->spool, &in->spool_released, (size_t)in->base + upto);
 	if (in->map)
 		release_pages(in->map, &in->map_released,
-			      in->gzip ? (size_t)in->file_read : (size_t)in->base + upto);
+			      in->codec ? (size_t)in->file_read : (size_t)in->base + upto);
 }
 
 bool osc_input_detach_map(struct osc_input *in, void **map, size_t *len,
@@ -765,7 +859,7 @@ bool osc_input_detach_map(struct osc_input *in, void **map, size_t *len,
 		in->spool = NULL;
 		return true;
 	}
-	if (!in->map || in->gzip)
+	if (!in->map || in->codec)
 		return false;
 	*map = in->map;
 	*len = in->map_len;
@@ -783,8 +877,11 @@ bool osc_input_shrunk(const struct osc_input *in, uint64_t *size)
 void osc_input_close(struct osc_input *in)
 {
 	gz_stop(in);
-	if (in->z_live)
+	if (in->z_live && in->codec == OSC_CODEC_GZIP)
 		inflateEnd(&in->zs);
+#ifdef OPSCOPE_HAVE_ZSTD
+	ZSTD_freeDCtx(in->zd);
+#endif
 	osc_mapguard_free(in->guard);
 	if (in->map)
 		munmap(in->map, in->map_len);

@@ -3,8 +3,8 @@
  *
  * Plain files are mapped whole (the window is the file, eof at once) and the
  * pages already parsed are given back to the kernel as parsing moves on.
- * gzip (sniffed by its magic bytes, inflated on its own thread a block
- * ahead) and standard input are spooled: each block is appended to an
+ * gzip and zstd (sniffed by their magic bytes, decompressed on their own
+ * thread a block ahead) and standard input are spooled: each block is appended to an
  * unlinked temporary file (in $TMPDIR, else /tmp) that is mapped, so their
  * bytes keep stable offsets like a mapped file's (args are kept as byte
  * ranges, not copies) and parsed pages are given back the same way. Where no
@@ -22,6 +22,18 @@
 
 #include "opscope/base/status.h"
 
+struct ZSTD_DCtx_s;
+
+/* How the input is compressed (sniffed by magic bytes). */
+enum osc_codec {
+	OSC_CODEC_NONE,
+	OSC_CODEC_GZIP, /* one or more gzip members (zlib) */
+	OSC_CODEC_ZSTD, /* one or more zstd frames (libzstd, when built with it) */
+};
+
+/* "gzip", "zstd", or NULL for OSC_CODEC_NONE. */
+const char *osc_codec_name(enum osc_codec c);
+
 /* What a read from a pipe, FIFO or terminal does while nothing comes. */
 struct osc_input_wait {
 	volatile int *cancel;    /* set non-zero: stop waiting, the read fails with
@@ -35,19 +47,21 @@ struct osc_input {
 	size_t len;          /* bytes in the window */
 	bool eof;            /* nothing follows the window */
 	uint64_t base;       /* uncompressed offset of data[0] */
-	uint64_t file_read;  /* bytes taken from the file so far (compressed for gzip) */
+	uint64_t file_read;  /* bytes taken from the file so far (compressed ones when
+				compressed) */
 	uint64_t file_size;  /* file size, 0 when unknown */
-	bool gzip;
-	bool gzip_bad;       /* the gzip stream ended early or was corrupt */
-	bool gzip_check_failed; /* the data decoded but its CRC or length is wrong */
-	bool gzip_trailing;  /* bytes that are not a gzip member follow the last one */
-	bool gzip_cut;       /* gzip_bad because the stream stops early (a cut file): what
+	enum osc_codec codec;
+	bool z_bad;          /* the compressed stream ended early or was corrupt */
+	bool z_check_failed; /* the data decoded but its checksum or length is wrong */
+	bool z_trailing;     /* bytes that are not a gzip member (zstd frame) follow the last */
+	bool z_cut;          /* z_bad because the stream stops early (a cut file): what
 				decoded is exact, like the start of a cut plain file */
-	char gzip_msg[128];  /* why, when gzip_bad */
+	char z_msg[128];     /* why, when z_bad */
 	bool stable;         /* the window is a mapping (file or spool): offsets stay
 				readable after parsing, osc_input_detach_map hands it over */
-	uint64_t max_len;    /* set by the caller: uncompressed bytes of gzip or standard
-				input allowed (a gzip bomb stops there, OSC_RANGE); 0: any */
+	uint64_t max_len;    /* set by the caller: uncompressed bytes of compressed or
+				standard input allowed (a gzip bomb stops there, OSC_RANGE);
+				0: any */
 
 	/* private */
 	struct osc_input_wait wait;
@@ -60,10 +74,13 @@ struct osc_input {
 	size_t map_len, map_released;
 	const unsigned char *src; /* compressed bytes in memory (map or buffer) */
 	size_t src_len;
-	z_stream zs;
-	bool z_live, z_done;
-	bool z_end;          /* the inflater reached the end (or gave up) */
-	uint64_t z_read;     /* compressed bytes the inflater took */
+	const unsigned char *next_in; /* the compressed bytes the decoder has next */
+	size_t avail_in;     /* how many */
+	z_stream zs;         /* gzip */
+	struct ZSTD_DCtx_s *zd; /* zstd */
+	bool z_live, z_done; /* the decoder is set up; it ended a member (frame) */
+	bool z_end;          /* the decoder reached the end (or gave up) */
+	uint64_t z_read;     /* compressed bytes the decoder took */
 	struct gz_pipe *pipe; /* the inflating thread, once started */
 	char *buf;           /* streaming window storage */
 	size_t buf_alloc;
@@ -90,8 +107,8 @@ void osc_input_open_buffer(struct osc_input *in, const void *data, size_t len);
  * Drop window bytes before offset keep and append more input. On return the
  * window may have moved (pointers into it are invalid). Errors: OSC_IO,
  * OSC_CANCELLED, OSC_RANGE (more than max_len).
- * A corrupt or short gzip stream is not an error here: the window ends (eof)
- * and gzip_bad says why.
+ * A corrupt or short compressed stream is not an error here: the window ends
+ * (eof) and z_bad says why.
  */
 enum osc_status osc_input_more(struct osc_input *in, size_t keep, const char *subject,
 			       struct osc_error *err);

@@ -64,7 +64,7 @@ static size_t first_binary(const unsigned char *head, size_t len)
  */
 static void progress(struct osc_load_ctx *ctx)
 {
-	bool mapped = ctx->in.map && !ctx->in.gzip;
+	bool mapped = ctx->in.map && !ctx->in.codec;
 	uint64_t parsed = ctx->parsed < ctx->in.file_size ? ctx->parsed : ctx->in.file_size;
 	struct osc_load_progress p = {
 		.bytes_read = mapped ? parsed : ctx->in.file_read,
@@ -104,10 +104,36 @@ static bool is_json_scalar(const unsigned char *p, size_t n)
 	       (n >= 5 && !memcmp(p, "false", 5));
 }
 
+#ifdef OPSCOPE_HAVE_ZSTD
+#define READS "plain, gzip and zstd"
+#else
+#define READS "plain and gzip"
+#endif
+
+/* Containers opscope does not open, by their magic bytes, with how to open them. */
+static const struct {
+	const char *name, *magic, *tool;
+	size_t len;
+} foreign[] = {
+	{ "xz", "\xfd" "7zXZ\0", "xz -dc", 6 },
+	{ "bzip2", "BZh", "bzip2 -dc", 3 },
+	{ "lz4", "\x04\x22\x4d\x18", "lz4 -dc", 4 },
+	{ "zstd", "\x28\xb5\x2f\xfd", "zstd -dc", 4 }, /* when built without libzstd */
+	{ "zip", "PK\x03\x04", "unzip -p", 4 },
+	{ "7z", "7z\xbc\xaf\x27\x1c", "7z x -so", 6 },
+};
+
 /* No loader took the input: say what it is instead. */
 static enum osc_status refuse(struct osc_load_ctx *ctx, const unsigned char *head, size_t n)
 {
 	size_t i = 0;
+
+	for (size_t f = 0; f < sizeof(foreign) / sizeof(foreign[0]); f++)
+		if (n >= foreign[f].len && !memcmp(head, foreign[f].magic, foreign[f].len))
+			return osc_error_set(ctx->err, OSC_BINARY, ctx->name, 0, NULL,
+					     "%s-compressed data: opscope reads " READS
+					     " traces (decompress it: %s FILE | opscope -)",
+					     foreign[f].name, foreign[f].tool);
 
 	if (osc_head_is_binary(head, n)) {
 		size_t at = first_binary(head, n);
@@ -148,13 +174,13 @@ static enum osc_status run(struct osc_load_ctx *ctx)
 		if (st != OSC_OK)
 			return st;
 	}
-	ctx->t->gzip = in->gzip;
+	ctx->t->compression = osc_codec_name(in->codec);
 	head = (const unsigned char *)in->data;
 	n = in->len < HEAD_LEN ? in->len : HEAD_LEN;
 	if (in->eof && only_space(head, in->len)) {
-		if (in->gzip_bad)
+		if (in->z_bad)
 			return osc_error_set(ctx->err, OSC_GZIP, ctx->name, (int64_t)in->len,
-					     NULL, "%s", in->gzip_msg);
+					     NULL, "%s", in->z_msg);
 		return osc_error_set(ctx->err, OSC_EMPTY, ctx->name, (int64_t)in->len, NULL,
 				     in->len ? "only white space" : "empty file");
 	}
@@ -253,9 +279,9 @@ static enum osc_status load(struct osc_load_ctx *ctx, const char *name,
 	ctx->parsed = t->input_bytes;
 	if (st == OSC_OK) {
 		/* Trailing garbage after the last gzip member (the thread is done). */
-		if (ctx->in.gzip_trailing)
+		if (ctx->in.z_trailing)
 			osc_trace_warn(t, OSC_WARN_TRAILING_DATA, (int64_t)t->input_bytes);
-		if (ctx->in.gzip_cut)
+		if (ctx->in.z_cut)
 			osc_trace_warn(t, OSC_WARN_GZIP_CUT, (int64_t)t->input_bytes);
 		check_sums(t);
 		osc_load_report(ctx);

@@ -1787,11 +1787,11 @@ static enum osc_status chrome_load(struct osc_load_ctx *lc)
 	ch->next_tick = TICK_STEP;
 	memset(ch->tc_key, 0xff, sizeof(ch->tc_key));
 	st = walk(ch);
-	if (st == OSC_OK && (in->gzip_check_failed || (in->gzip_bad && !in->gzip_cut))) {
+	if (st == OSC_OK && (in->z_check_failed || (in->z_bad && !in->z_cut))) {
 		/* Corrupt gzip data (not just cut short) is bad input even when
 		   some events decoded: what they say cannot be trusted. */
 		st = osc_error_set(lc->err, OSC_GZIP, lc->name, (int64_t)(in->base + in->len),
-				   NULL, "%s (after %llu compressed bytes)", in->gzip_msg,
+				   NULL, "%s (after %llu compressed bytes)", in->z_msg,
 				   (unsigned long long)in->file_read);
 	} else if (st == OSC_OK && ch->state != ST_END) {
 		/* The input ended early (the TRUNCATED warning is counted). */

@@ -84,9 +84,9 @@ static enum osc_status read_all(struct osc_load_ctx *lc)
 			return st;
 	}
 	/* Cut short, it is a cut database: check_db says whether it can be read. */
-	if (in->gzip_bad && !in->gzip_cut)
+	if (in->z_bad && !in->z_cut)
 		return osc_error_set(lc->err, OSC_GZIP, lc->name, (int64_t)in->len, NULL, "%s",
-				     in->gzip_msg);
+				     in->z_msg);
 	return OSC_OK;
 }
 
