@@ -228,6 +228,9 @@ static void columns_init(void)
 		add_list(defaults[l][0].cols, &defaults[l][0].nr, cpu);
 		add_keys(defaults[l][1].cols, &defaults[l][1].nr, (enum osc_level)l);
 		add_list(defaults[l][1].cols, &defaults[l][1].nr, gpu);
+		if (l == OSC_LEVEL_SHAPE) /* the level where shapes define the work */
+			for (int d = 0; d < 2; d++)
+				add_list(defaults[l][d].cols, &defaults[l][d].nr, roofline_cols);
 		catalog[l] = defaults[l][1];
 		add_list(catalog[l].cols, &catalog[l].nr, cpu);
 		if (l == OSC_LEVEL_OP || l == OSC_LEVEL_KERNEL)
