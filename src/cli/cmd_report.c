@@ -64,6 +64,14 @@ static bool is_roofline(enum osc_stat s)
 	return s >= OSC_STAT_GFLOP && s <= OSC_STAT_PEAK_BW_PCT;
 }
 
+static bool roofline_asked(const struct osc_column *cols, size_t nr)
+{
+	for (size_t i = 0; i < nr; i++)
+		if (is_roofline(cols[i].stat))
+			return true;
+	return false;
+}
+
 /* A roofline column is shown or sorted by. */
 static bool shows_roofline(const struct osc_agg *a, const struct osc_cli_view *v)
 {
@@ -195,8 +203,12 @@ static enum osc_status build_report(struct report *r, struct osc_cli_view *v,
 		free(cols);
 		return st;
 	}
-	/* the roofline columns' work and peaks (roofline.h): the op and shape levels */
-	q.roofline = v->level == OSC_LEVEL_OP || v->level == OSC_LEVEL_SHAPE;
+	/*
+	 * The roofline columns' work and peaks (roofline.h): the shape level shows
+	 * them; the op level when they are asked for (its rows' instances vary).
+	 */
+	q.roofline = v->level == OSC_LEVEL_SHAPE ||
+		     (v->level == OSC_LEVEL_OP && (is_roofline(v->sort) || roofline_asked(cols, nr_cols)));
 	osc_peak_for_trace(r->trace.meta_json, v->peak_tflops, v->peak_tbs, &peak);
 	q.peak = &peak;
 	st = osc_cli_names(&r->names, &r->trace, v->names, v->demangler,
