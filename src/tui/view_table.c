@@ -366,8 +366,9 @@ static void table_bases(struct osc_tui *t, struct osc_view *v, char *buf, size_t
 	else if (tv->agg.has_device)
 		snprintf(buf, size, "host busy %s us, device time %s us%s%s", busy, device,
 			 peak ? ", peak " : "", peak ? tv->agg.peak.label : "");
-	else
-		snprintf(buf, size, "host busy %s us%s%s", busy, peak ? ", peak " : "",
+	else /* no device time: the roofline rates divide by host time */
+		snprintf(buf, size, "host busy %s us%s%s%s", busy,
+			 tv->agg.roofline ? ", roofline on host time" : "", peak ? ", peak " : "",
 			 peak ? tv->agg.peak.label : "");
 }
 
