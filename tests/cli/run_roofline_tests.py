@@ -179,6 +179,21 @@ def check_host_time():
                             header(t.text, "roofline_time"))
         if header(t.text, "peak") != "none":
             problems.append("peak %r, want none" % header(t.text, "peak"))
+        # op level: a second aten::mm, bf16, 4 µs: 131072 FLOP and 14336 + 7168 bytes
+        # in 6 µs: 0.022 TFLOP/s, 0.0036 TB/s; two dtype classes: no peak applies
+        # (even --peak-tflops), so peak_flops_pct is empty; the conv2d row is empty.
+        with open(path, "w") as f:
+            json.dump({"traceEvents": events + [
+                ev("aten::mm", 40, 4, [[64, 32], [32, 16]], ["c10::BFloat16"] * 2)]}, f)
+        o = testlib.run(["report", "--by", "op", "--format", "csv", "--columns",
+                         "name,count,gflop,mbyte,tflop_s,tb_s,peak_flops_pct,peak_bw_pct",
+                         "--peak-tflops", "0.1", "--peak-tbs", "0.01", "--sort", "name",
+                         "--asc", path])
+        want = ("name,count,gflop,mbyte,tflop_s,tb_s,peak_flops_pct,peak_bw_pct\n"
+                "aten::conv2d,1,,,,,,\n"
+                "aten::mm,2,0.000066,0.010752,0.022,0.0036,,35.84\n")
+        if o.rc != 0 or o.text.replace("\r\n", "\n") != want:
+            problems.append("op level: got %r, want %r" % (o.text, want))
     return problems
 
 

@@ -103,7 +103,8 @@ bool osc_work_of(const char *op, size_t op_len, const char *shape, size_t shape_
 /* A device's peaks: a table row, the user's (--peak-tflops/--peak-tbs), or none. */
 struct osc_peak {
 	char label[96];                 /* what the peaks are, e.g. "H100 SXM5 (table)" */
-	double tflops[OSC_DTYPE_NR];    /* dense TFLOP/s per dtype class; 0 unknown */
+	double tflops[OSC_DTYPE_NR];    /* dense TFLOP/s per dtype class; 0 unknown
+					   (always for UNKNOWN: a row mixing classes) */
 	double tbs;                     /* memory bandwidth, TB/s; 0 unknown */
 };
 
@@ -117,7 +118,7 @@ bool osc_peak_of_device(const char *name, struct osc_peak *out);
 /*
  * The peaks for a trace: the first deviceProperties[].name of meta_json
  * (trace.h's meta_json; NULL or "" when none) in the table; then user_tflops
- * (> 0: for every dtype class) and user_tbs (> 0) replace the table's, and
+ * (> 0: for every dtype class but UNKNOWN) and user_tbs (> 0) replace the table's, and
  * the label says which came from where. Returns false when no peak at all
  * is known (label "none").
  */

@@ -495,8 +495,8 @@ bool osc_peak_for_trace(const char *meta_json, double user_tflops, double user_t
 	char label[sizeof(out->label)];
 
 	json_object_put(j);
-	if (user_tflops > 0)
-		for (int d = 0; d < OSC_DTYPE_NR; d++)
+	if (user_tflops > 0) /* every class; a row mixing classes still has none */
+		for (int d = OSC_DTYPE_UNKNOWN + 1; d < OSC_DTYPE_NR; d++)
 			out->tflops[d] = user_tflops;
 	if (user_tbs > 0)
 		out->tbs = user_tbs;
@@ -524,10 +524,11 @@ void osc_peak_describe(const struct osc_peak *p, char *buf, size_t size)
 	size_t at = (size_t)snprintf(buf, size, "%s", p->label);
 	bool same = true;
 
-	for (int d = 1; d < OSC_DTYPE_NR; d++)
-		same &= p->tflops[d] == p->tflops[0];
-	if (same && p->tflops[0] > 0 && at < size) /* --peak-tflops: one for all */
-		at += (size_t)snprintf(buf + at, size - at, ": %g TFLOP/s", p->tflops[0]);
+	for (int d = OSC_DTYPE_UNKNOWN + 2; d < OSC_DTYPE_NR; d++)
+		same &= p->tflops[d] == p->tflops[OSC_DTYPE_UNKNOWN + 1];
+	if (same && p->tflops[OSC_DTYPE_UNKNOWN + 1] > 0 && at < size) /* --peak-tflops */
+		at += (size_t)snprintf(buf + at, size - at, ": %g TFLOP/s",
+				       p->tflops[OSC_DTYPE_UNKNOWN + 1]);
 	for (int d = 0; d < OSC_DTYPE_NR && !same; d++)
 		if (p->tflops[d] > 0 && at < size)
 			at += (size_t)snprintf(buf + at, size - at, "%s%g TFLOP/s %s",
@@ -644,6 +645,7 @@ double osc_agg_roofline_value(const struct osc_agg *a, const struct osc_agg_row 
 	case OSC_STAT_TB_S:
 		return time > 0 ? r->bytes / time / 1e3 : NAN;
 	case OSC_STAT_PEAK_FLOPS_PCT:
+		/* UNKNOWN: the instances mix classes, no one peak applies */
 		peak = a->peak.tflops[r->work_dtype < OSC_DTYPE_NR ? r->work_dtype : 0];
 		return time > 0 && peak > 0 ? 100 * (r->flops / time / 1e3) / peak : NAN;
 	case OSC_STAT_PEAK_BW_PCT:
