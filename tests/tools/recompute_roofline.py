@@ -16,6 +16,7 @@ Work per call (n = elements, b = bytes; integers, exact):
 - scaled dot product attention, Q (B,H,Lq,D) K (B,H,Lk,D) V (B,H,Lk,Dv), or
   flash forward's (B,L,H,D): 2*B*H*Lq*Lk*(D + Dv); bytes Q + K + V + out.
 - elementwise: n(broadcast of the tensors) flops; bytes tensors + out.
+- copy_ / fill_ / zero_: no flops; bytes: every tensor (the first written).
 Rows: ops of the selected runs grouped by (op key, shape text); a row's work
 is the sum over its ops, unknown when one op's is.
 
@@ -60,8 +61,13 @@ DEVICES = [
 ]
 
 UNARY_BINARY = ["add", "sub", "mul", "div", "relu", "gelu", "silu", "sigmoid", "tanh", "exp",
-                "log", "sqrt", "rsqrt", "neg", "abs", "reciprocal", "clamp"]
-ELEMENTWISE = {"aten::" + n for n in UNARY_BINARY} | {"aten::" + n + "_" for n in UNARY_BINARY}
+                "log", "sqrt", "rsqrt", "neg", "abs", "reciprocal", "clamp", "clamp_min",
+                "clamp_max", "pow", "sin", "cos", "erf"]
+ELEMENTWISE = ({"aten::" + n for n in UNARY_BINARY} | {"aten::" + n + "_" for n in UNARY_BINARY}
+               | {"aten::maximum", "aten::minimum", "aten::threshold_backward",
+                  "aten::gelu_backward", "aten::silu_backward", "aten::sigmoid_backward",
+                  "aten::tanh_backward"})
+MEMORY = {"aten::copy_", "aten::fill_", "aten::zero_"}
 SDPA = {"aten::scaled_dot_product_attention", "aten::_scaled_dot_product_flash_attention",
         "aten::_scaled_dot_product_efficient_attention",
         "aten::_scaled_dot_product_cudnn_attention"}
@@ -180,6 +186,10 @@ def work(op, args):
             return None
         flops = 2 * bb * h * lq * lk * d + 2 * bb * h * lq * lk * dv
         return flops, q.b + k.b + v.b + bb * h * lq * dv * q.size, q.cls
+    if op in MEMORY:  # nothing computed: the first tensor written, the others read
+        if not t(0):
+            return None
+        return 0, sum(z.b for z in ts if z), ts[0].cls
     if op in ELEMENTWISE:
         live = [z for z in ts if z]
         if not live:

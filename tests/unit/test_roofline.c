@@ -60,7 +60,13 @@ static const struct {
 	/* a 0-dim double is one element of 8 bytes: 35776*4 + 8 + 35776*4 */
 	{ "aten::mul", "float(1x559x64),double()", 35776, 286216, OSC_DTYPE_FP32 },
 	{ "aten::relu_", "c10::BFloat16(10x512x7x7)", 250880, 1003520, OSC_DTYPE_FP16 },
-	/* broadcast (4x1) with (3): out 4x3 */
+	/* pow(Tensor, Scalar): unary */
+	{ "aten::pow", "c10::BFloat16(16x559x1024),Scalar()", 9158656, 36634624, OSC_DTYPE_FP16 },
+	{ "aten::threshold_backward", "float(2x3),float(2x3),Scalar()", 6, 72, OSC_DTYPE_FP32 },
+	/* copy_(dst bf16, src fp32): no FLOP, 2*6 written + 4*6 read */
+	{ "aten::copy_", "c10::BFloat16(2x3),float(2x3),Scalar()", 0, 36, OSC_DTYPE_FP16 },
+	{ "aten::fill_", "float(1000),Scalar()", 0, 4000, OSC_DTYPE_FP32 },
+		/* broadcast (4x1) with (3): out 4x3 */
 	{ "aten::sub", "float(4x1),float(3)", 12, 4 * (4 + 3 + 12), OSC_DTYPE_FP32 },
 };
 
@@ -101,6 +107,8 @@ static const struct {
 	{ "aten::add_", "TensorList([2],[3]),TensorList([2],[3]),Scalar()" },
 	{ "aten::scaled_dot_product_attention", "float(8x141x64),float(8x141x64),float(8x141x64)" },
 	{ "aten::addmm", "float(2),float(8x4" },         /* cut */
+	{ "aten::copy_", "Scalar(),float(2x3)" },         /* nothing written */
+	{ "aten::copy_", "TensorList([2]),float(2)" },
 };
 
 Test(roofline, unknown_is_never_guessed)

@@ -34,10 +34,13 @@
  *   shape string holds no is_causal flag, so a causal attention does about
  *   half of it (TraceLens halves it from Kineto's Concrete Inputs).
  * - elementwise (aten:: add sub mul div, relu gelu silu sigmoid tanh exp log
- *   sqrt rsqrt neg abs reciprocal clamp, each also in place with '_'): out =
- *   the broadcast of the tensor arguments, of the first one's type;
- *   flops n(out), bytes = the tensors read + b(out) (an in-place op writes
- *   its first argument: the same count).
+ *   sqrt rsqrt neg abs reciprocal clamp clamp_min clamp_max pow sin cos erf,
+ *   each also in place with '_'; maximum minimum and the threshold, gelu,
+ *   silu, sigmoid and tanh _backward): out = the broadcast of the tensor
+ *   arguments, of the first one's type; flops n(out), bytes = the tensors
+ *   read + b(out) (an in-place op writes its first argument: the same count).
+ * - memory (aten::copy_, fill_, zero_): no FLOP; bytes = b(first tensor,
+ *   written) + the other tensors (read): copy_(dst, src) b(dst) + b(src).
  * - convolution: unknown. Its output size needs stride, padding and dilation,
  *   which Kineto keeps in Concrete Inputs, not in the shape string.
  * Anything else, an unknown type, a missing tensor or dims that do not fit
@@ -72,7 +75,8 @@ enum osc_dtype {
 	_(NONE, "")                   \
 	_(GEMM, "GEMM")               \
 	_(SDPA, "SDPA")               \
-	_(ELEMENTWISE, "elementwise")
+	_(ELEMENTWISE, "elementwise") \
+	_(MEMORY, "memory")
 
 enum osc_work_family {
 #define OSC_WORK_ENUM(name, text) OSC_WORK_##name,

@@ -321,7 +321,22 @@ static bool elementwise(const struct arg *args, int nr, struct osc_work *w)
 	return true;
 }
 
-enum formula { F_MM, F_ADDMM, F_BMM, F_BADDBMM, F_MATMUL, F_LINEAR, F_SDPA, F_FLASH, F_ELEM };
+/* A copy or fill: no FLOP; the first tensor written, every other tensor read. */
+static bool memory(const struct arg *args, int nr, struct osc_work *w)
+{
+	if (nr < 1 || !args[0].tensor)
+		return false;
+	for (int i = 0; i < nr; i++)
+		if (args[i].tensor)
+			w->bytes += nbytes(&args[i]);
+	w->family = OSC_WORK_MEMORY;
+	w->dtype = args[0].dtype;
+	return true;
+}
+
+enum formula {
+	F_MM, F_ADDMM, F_BMM, F_BADDBMM, F_MATMUL, F_LINEAR, F_SDPA, F_FLASH, F_ELEM, F_MEMORY
+};
 
 /* Op names with their formula (exact match; "_" names the in-place variant too). */
 static const struct {
@@ -358,6 +373,22 @@ static const struct {
 	{ "aten::abs", F_ELEM, true },
 	{ "aten::reciprocal", F_ELEM, true },
 	{ "aten::clamp", F_ELEM, true },
+	{ "aten::clamp_min", F_ELEM, true },
+	{ "aten::clamp_max", F_ELEM, true },
+	{ "aten::pow", F_ELEM, true },
+	{ "aten::maximum", F_ELEM, false },
+	{ "aten::minimum", F_ELEM, false },
+	{ "aten::sin", F_ELEM, true },
+	{ "aten::cos", F_ELEM, true },
+	{ "aten::erf", F_ELEM, true },
+	{ "aten::threshold_backward", F_ELEM, false },
+	{ "aten::gelu_backward", F_ELEM, false },
+	{ "aten::silu_backward", F_ELEM, false },
+	{ "aten::sigmoid_backward", F_ELEM, false },
+	{ "aten::tanh_backward", F_ELEM, false },
+	{ "aten::copy_", F_MEMORY, false },
+	{ "aten::fill_", F_MEMORY, false },
+	{ "aten::zero_", F_MEMORY, false },
 };
 
 static bool find_formula(const char *op, size_t n, enum formula *f)
@@ -413,6 +444,9 @@ bool osc_work_of(const char *op, size_t op_len, const char *shape, size_t shape_
 		break;
 	case F_ELEM:
 		ok = elementwise(args, nr, out);
+		break;
+	case F_MEMORY:
+		ok = memory(args, nr, out);
 		break;
 	}
 	if (!ok || !isfinite(out->flops) || !isfinite(out->bytes))
