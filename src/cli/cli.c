@@ -53,6 +53,8 @@ enum {
 	OPT_CSV_SAFE,
 	OPT_FORCE,
 	OPT_MAX_INPUT,
+	OPT_PEAK_TFLOPS,
+	OPT_PEAK_TBS,
 };
 
 #define VIEW (OSC_MODE_REPORT | OSC_MODE_TUI | OSC_MODE_DEFAULT | OSC_MODE_DIFF | OSC_MODE_WHATIF)
@@ -94,6 +96,12 @@ const struct osc_cli_option osc_cli_view_options[] = {
 	  "sort by column COL (default: device, else self time; kernels: total)", REPORT },
 	{ OPT_COLUMNS, "columns", 0, "LIST", "report: show the columns in LIST (comma-separated)",
 	  OSC_MODE_REPORT },
+	{ OPT_PEAK_TFLOPS, "peak-tflops", 0, "X",
+	  "roofline: peak TFLOP/s of peak_flops_pct (default: the trace's GPU in the table)",
+	  OSC_MODE_REPORT | OSC_MODE_TUI | OSC_MODE_DEFAULT },
+	{ OPT_PEAK_TBS, "peak-tbs", 0, "Y",
+	  "roofline: peak memory TB/s of peak_bw_pct (default: as --peak-tflops)",
+	  OSC_MODE_REPORT | OSC_MODE_TUI | OSC_MODE_DEFAULT },
 	{ OPT_ASC, "asc", 0, NULL, "sort ascending (numbers sort descending by default)", REPORT },
 	{ OPT_FORMAT, "format", 'F', "FMT", "output format: table (default), csv or json",
 	  REPORT | OSC_MODE_GPU },
@@ -366,6 +374,22 @@ static enum osc_status parse_percent(const char *s, double *out, struct osc_erro
 	return OSC_OK;
 }
 
+/* A peak for the roofline percentages: a number > 0. */
+static enum osc_status parse_peak(const char *s, const char *opt, double *out,
+				  struct osc_error *err)
+{
+	char *end;
+	double d;
+
+	errno = 0;
+	d = strtod(s, &end);
+	if (!*s || *end || errno || !(d > 0) || d > 1e9)
+		return osc_error_set(err, OSC_USAGE, opt, OSC_NO_OFFSET, NULL,
+				     "not a peak (a number > 0): '%s'", s);
+	*out = d;
+	return OSC_OK;
+}
+
 static enum osc_status view_option(struct osc_cli_view *v, int id, const char *arg,
 				   struct osc_error *err)
 {
@@ -411,6 +435,10 @@ static enum osc_status view_option(struct osc_cli_view *v, int id, const char *a
 		return OSC_OK;
 	case OPT_CATEGORIES:
 		return osc_categories_load(&v->categories, arg, err);
+	case OPT_PEAK_TFLOPS:
+		return parse_peak(arg, "--peak-tflops", &v->peak_tflops, err);
+	case OPT_PEAK_TBS:
+		return parse_peak(arg, "--peak-tbs", &v->peak_tbs, err);
 	case OPT_GAPS:
 		return parse_count(arg, "--gaps", &v->gaps, err);
 	case OPT_KERNEL_WAIT:

@@ -131,6 +131,7 @@ struct osc_cli_view {
 	bool per_op;                 /* --per-op (gpu --launches): a row per launching op */
 	bool short_only;             /* --short-only (gpu --launches): rows with short kernels */
 	uint64_t max_input;          /* --max-input (osc_load_opts.max_input), 0: default */
+	double peak_tflops, peak_tbs; /* --peak-tflops, --peak-tbs (roofline), 0: the table's */
 	const char *sort_arg;        /* --sort as given (diff and whatif have their columns) */
 	enum osc_match match;        /* --match (diff) */
 	const char *other_runs;      /* --other-runs (diff), NULL: as --runs */

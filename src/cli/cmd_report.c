@@ -59,15 +59,42 @@ struct report {
 	char *runs_text, *filter_text, *sort_text, *rows_text;
 };
 
+static bool is_roofline(enum osc_stat s)
+{
+	return s >= OSC_STAT_GFLOP && s <= OSC_STAT_PEAK_BW_PCT;
+}
+
+static bool roofline_asked(const struct osc_column *cols, size_t nr)
+{
+	for (size_t i = 0; i < nr; i++)
+		if (is_roofline(cols[i].stat))
+			return true;
+	return false;
+}
+
+/* A roofline column is shown or sorted by. */
+static bool shows_roofline(const struct osc_agg *a, const struct osc_cli_view *v)
+{
+	size_t nr;
+	const struct osc_column *cols = osc_agg_columns(a, &nr);
+
+	if (!a->roofline)
+		return false;
+	for (size_t i = 0; i < nr; i++)
+		if (is_roofline(cols[i].stat))
+			return true;
+	return is_roofline(v->sort);
+}
+
 static enum osc_status write_report(struct report *r, const struct osc_cli_view *v,
 				    struct osc_error *err)
 {
-	const char *keys[10] = { "trace", "format", "level", "runs", "filter", "sort", "rows" };
-	const char *values[10];
+	const char *keys[12] = { "trace", "format", "level", "runs", "filter", "sort", "rows" };
+	const char *values[12];
 	struct osc_export_meta meta = { keys, values, 7 };
 	struct osc_agg_table_ctx ctx = { .trace = &r->trace, .agg = &r->agg, .names = &r->names };
 	struct osc_table table;
-	char busy[32], device[32], unmapped[64];
+	char busy[32], device[32], unmapped[64], peak[512];
 	enum osc_status st;
 
 	values[0] = osc_cli_input_name(v->path);
@@ -92,6 +119,14 @@ static enum osc_status write_report(struct report *r, const struct osc_cli_view 
 		osc_format_us_int(r->agg.device_time - r->agg.grand_total, unmapped, sizeof(unmapped));
 		keys[meta.nr] = "unmapped_device_us";
 		values[meta.nr++] = unmapped;
+	}
+	if (shows_roofline(&r->agg, v)) { /* what the roofline columns divide by */
+		osc_peak_describe(&r->agg.peak, peak, sizeof(peak));
+		keys[meta.nr] = "peak";
+		values[meta.nr++] = peak;
+		keys[meta.nr] = "roofline_time";
+		values[meta.nr++] = r->agg.has_device ? "device_total_us"
+			: "total_us (host: the trace has no device events)";
 	}
 	osc_agg_table(&ctx, &table);
 	st = osc_cli_write_table(v->output, v->format, &table, &meta, v->export_flags, err);
@@ -146,6 +181,7 @@ static enum osc_status build_report(struct report *r, struct osc_cli_view *v,
 		: v->format == OSC_EXPORT_TABLE ? TABLE_DEFAULT_TOP : 0;
 	struct osc_column *cols = NULL;
 	const struct osc_column *sort;
+	struct osc_peak peak;
 	bool descending;
 	enum osc_status st;
 
@@ -167,6 +203,14 @@ static enum osc_status build_report(struct report *r, struct osc_cli_view *v,
 		free(cols);
 		return st;
 	}
+	/*
+	 * The roofline columns' work and peaks (roofline.h): the shape level shows
+	 * them; the op level when they are asked for (its rows' instances vary).
+	 */
+	q.roofline = v->level == OSC_LEVEL_SHAPE ||
+		     (v->level == OSC_LEVEL_OP && (is_roofline(v->sort) || roofline_asked(cols, nr_cols)));
+	osc_peak_for_trace(r->trace.meta_json, v->peak_tflops, v->peak_tbs, &peak);
+	q.peak = &peak;
 	st = osc_cli_names(&r->names, &r->trace, v->names, v->demangler,
 			   osc_level_is_device(v->level), err);
 	if (st != OSC_OK) {

@@ -74,6 +74,8 @@ static int run_tui(const struct osc_cli_view *v)
 		.ops = v->ops,
 		.max_input = v->max_input,
 		.categories = &v->categories,
+		.peak_tflops = v->peak_tflops,
+		.peak_tbs = v->peak_tbs,
 		.level = v->level,
 		.script = v->script,
 		.other = v->other,

@@ -33,6 +33,7 @@ struct osc_tui_args {
 	const char *ops;            /* --ops CATS: the categories that are ops, NULL: default */
 	uint64_t max_input;         /* --max-input (osc_load_opts.max_input), 0: default */
 	const struct osc_categories *categories; /* --categories rules, or NULL */
+	double peak_tflops, peak_tbs; /* --peak-tflops, --peak-tbs (roofline), 0: the table's */
 	enum osc_level level;       /* initial level (--by) */
 	const char *script;         /* --script FILE: scripted keys for tests, or NULL */
 	const char *other;          /* a second trace: open the compare view against it */

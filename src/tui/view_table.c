@@ -66,7 +66,19 @@ struct table_view {
 	const char *(*cell)(const void *ctx, size_t row, size_t col, char *buf, size_t size);
 				  /* osc_agg_table's cells (table_cell shows them) */
 	char *label;              /* what only holds */
+	struct osc_peak peak;     /* the roofline columns' peaks (table_peak) */
+	bool peak_known;          /* peak was worked out */
 };
+
+/* The peaks of the shape level's roofline columns: the options', else the GPU's. */
+static const struct osc_peak *table_peak(struct osc_tui *t, struct table_view *tv)
+{
+	if (!tv->peak_known)
+		osc_peak_for_trace(t->trace.meta_json, t->args->peak_tflops, t->args->peak_tbs,
+				   &tv->peak);
+	tv->peak_known = true;
+	return &tv->peak;
+}
 
 /* The columns level l shows on the TUI's trace. */
 static const struct osc_column *level_columns(const struct osc_tui *t, enum osc_level l,
@@ -152,6 +164,9 @@ static bool job_start(struct osc_tui *t, struct table_view *tv)
 		.filter = osc_filter_is_empty(&j->filter) || tv->only ? NULL : &j->filter,
 		.only = tv->only,
 		.categories = t->args->categories,
+		/* the level where shapes define the work (roofline.h) */
+		.roofline = tv->level == OSC_LEVEL_SHAPE,
+		.peak = table_peak(t, tv),
 	};
 	atomic_store(&j->done, false);
 	j->again = false;
@@ -213,6 +228,9 @@ static void table_build(struct osc_tui *t, struct osc_view *v)
 		.filter = osc_filter_is_empty(&t->filter) || tv->only ? NULL : &t->filter,
 		.only = tv->only,
 		.categories = t->args->categories,
+		/* the level where shapes define the work (roofline.h) */
+		.roofline = tv->level == OSC_LEVEL_SHAPE,
+		.peak = table_peak(t, tv),
 	};
 
 	if (tv->job.running) {
@@ -331,6 +349,8 @@ static void table_bases(struct osc_tui *t, struct osc_view *v, char *buf, size_t
 {
 	struct table_view *tv = v->priv;
 	char busy[32], device[32];
+	/* the shape level's roofline percentages: their peak, when one is known */
+	bool peak = tv->agg.roofline && strcmp(tv->agg.peak.label, "none");
 
 	(void)t;
 	osc_format_us_int(tv->agg.host_busy, busy, sizeof(busy));
@@ -344,9 +364,12 @@ static void table_bases(struct osc_tui *t, struct osc_view *v, char *buf, size_t
 	else if (osc_level_is_device(tv->level))
 		snprintf(buf, size, "device time %s us", device);
 	else if (tv->agg.has_device)
-		snprintf(buf, size, "host busy %s us, device time %s us", busy, device);
-	else
-		snprintf(buf, size, "host busy %s us", busy);
+		snprintf(buf, size, "host busy %s us, device time %s us%s%s", busy, device,
+			 peak ? ", peak " : "", peak ? tv->agg.peak.label : "");
+	else /* no device time: the roofline rates divide by host time */
+		snprintf(buf, size, "host busy %s us%s%s%s", busy,
+			 tv->agg.roofline ? ", roofline on host time" : "", peak ? ", peak " : "",
+			 peak ? tv->agg.peak.label : "");
 }
 
 static const char *table_export_name(struct osc_tui *t, struct osc_view *v)

@@ -63,6 +63,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "opscope/analysis/roofline.h"
 #include "opscope/model/filter.h"
 #include "opscope/model/runs.h"
 #include "opscope/base/status.h"
@@ -139,6 +140,9 @@ struct osc_agg_row {
 	uint32_t category; /* enum osc_category: category level, its key; op and kernel
 			      levels when asked (osc_query.category), the members' most
 			      frequent (ties to the earlier category); else other */
+	double flops, bytes; /* roofline (osc_query.roofline): the members' work summed
+				(roofline.h); NAN when one member's is unknown */
+	uint8_t work_dtype;  /* roofline: the members' enum osc_dtype (UNKNOWN if mixed) */
 };
 
 /* What a row is keyed by (osc_query.keys); a level stands for a set of them. */
@@ -181,6 +185,10 @@ struct osc_query {
 	bool category;
 	/* the user's category rules (category.h), or NULL: the built-in table only */
 	const struct osc_categories *categories;
+	/* op and shape levels: fill each row's work (osc_agg_roofline) */
+	bool roofline;
+	/* with roofline: the peaks of the percentages (roofline.h), NULL for none */
+	const struct osc_peak *peak;
 };
 
 struct osc_agg {
@@ -203,7 +211,20 @@ struct osc_agg {
 	const struct osc_column *cols; /* the columns shown (osc_agg_columns) */
 	size_t nr_cols;
 	struct osc_column *own_cols;   /* cols when chosen (osc_agg_choose_columns) */
+	bool roofline;       /* rows hold their work (osc_query.roofline) */
+	struct osc_peak peak; /* roofline: the peaks of the *_pct (label "none": none) */
 };
+
+/*
+ * Roofline (roofline.h): each row's work, the sum over its members of
+ * osc_work_of(op key, shape), NAN when any member's is unknown; and the
+ * peaks (NULL: none). The rates divide it by the row's device_total time
+ * (kernels it and the ops in it launched), or by its total (inclusive host
+ * time) on a trace without device events; a zero time gives NAN.
+ * osc_aggregate calls it when q->roofline.
+ */
+void osc_agg_roofline(const struct osc_trace *t, struct osc_agg *a, const struct osc_peak *peak);
+
 
 /* The OSC_KEY_* set of a level, and whether it aggregates device events. */
 unsigned osc_level_keys(enum osc_level l);
@@ -273,7 +294,14 @@ void osc_agg_release(struct osc_agg *a);
 	_(DEVICE_IDLE, "device_idle_us")                  \
 	_(OPS, "ops")                                     \
 	_(EVENTS, "events")                               \
-	_(CATEGORY, "category")
+	_(CATEGORY, "category")                           \
+	_(GFLOP, "gflop")                                 \
+	_(MBYTE, "mbyte")                                 \
+	_(FLOP_PER_BYTE, "flop_per_byte")                 \
+	_(TFLOP_S, "tflop_s")                             \
+	_(TB_S, "tb_s")                                   \
+	_(PEAK_FLOPS_PCT, "peak_flops_pct")               \
+	_(PEAK_BW_PCT, "peak_bw_pct")
 
 enum osc_dist_stat {
 #define OSC_DIST_ENUM(name, stem) OSC_DIST_##name,
@@ -325,6 +353,16 @@ void osc_agg_sort(struct osc_agg *a, const struct osc_trace *t, enum osc_stat by
  * times (per-run values divided by nr_runs), percent, or a count. 0 for text.
  */
 double osc_agg_value(const struct osc_agg *a, size_t r, enum osc_stat s);
+
+/*
+ * A roofline statistic of row r (GFLOP .. PEAK_BW_PCT): per call gflop
+ * (10^9 FLOP) and mbyte (10^6 bytes), flop_per_byte, the achieved tflop_s
+ * and tb_s, and their percent of the peak of the row's dtype class (of the
+ * bandwidth). NAN when unknown (a's rows hold no work, a member's work or
+ * the peak is unknown, a zero time).
+ */
+double osc_agg_roofline_value(const struct osc_agg *a, const struct osc_agg_row *r,
+			      enum osc_stat s);
 
 /* Keep the first n rows (n == 0 keeps all). Percentages are unchanged. */
 void osc_agg_truncate(struct osc_agg *a, size_t n);

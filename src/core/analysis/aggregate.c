@@ -975,6 +975,8 @@ void osc_aggregate(const struct osc_trace *t, const struct osc_runs *runs,
 	if (c.keys & OSC_KEY_OP)
 		op_columns(&c, out);
 	osc_group_map_release(&c.ops);
+	if (q->roofline && (c.keys & OSC_KEY_NAME) && !c.device)
+		osc_agg_roofline(t, out, q->peak);
 	osc_agg_default_columns(out);
 	osc_agg_sort(out, t, osc_agg_default_sort(out), true);
 }

@@ -19,6 +19,8 @@ struct sort_ctx {
 
 static int cmp_num(double x, double y)
 {
+	if (isnan(x) || isnan(y)) /* unknown (an empty cell) below every number */
+		return !!isnan(y) - !!isnan(x);
 	return (x > y) - (x < y);
 }
 
@@ -205,6 +207,14 @@ static double row_value(const struct osc_agg *a, const struct osc_agg_row *x, en
 		return (double)(x->span - x->dev_busy);
 	case OSC_STAT_EVENTS:
 		return (double)x->events;
+	case OSC_STAT_GFLOP:
+	case OSC_STAT_MBYTE:
+	case OSC_STAT_FLOP_PER_BYTE:
+	case OSC_STAT_TFLOP_S:
+	case OSC_STAT_TB_S:
+	case OSC_STAT_PEAK_FLOPS_PCT:
+	case OSC_STAT_PEAK_BW_PCT:
+		return osc_agg_roofline_value(a, x, s);
 	default: /* text */
 		return 0;
 	}

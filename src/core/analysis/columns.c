@@ -76,6 +76,13 @@ static const struct osc_column stat_columns[OSC_STAT_NR] = {
 	NUM(OPS, "ops", 5),
 	NUM(EVENTS, "events", 6),
 	TEXT(CATEGORY, "category", 8),
+	NUM(GFLOP, "gflop", 8),
+	NUM(MBYTE, "mbyte", 8),
+	NUM(FLOP_PER_BYTE, "flop_per_byte", 7),
+	NUM(TFLOP_S, "tflop_s", 7),
+	NUM(TB_S, "tb_s", 6),
+	NUM(PEAK_FLOPS_PCT, "peak_flops_pct", 6),
+	NUM(PEAK_BW_PCT, "peak_bw_pct", 6),
 	DISTS(SELF, "self_"),
 	DISTS(DEVICE, "device_"),
 	DISTS(DEVICE_TOTAL, "device_total_"),
@@ -122,6 +129,11 @@ static const enum osc_stat category_gpu[] = {
 };
 static const enum osc_stat category_cpu[] = {
 	OSC_STAT_COUNT, OSC_STAT_SELF, OSC_STAT_SELF_PCT, OSC_STAT_SELF_CUM_PCT, END
+};
+/* The roofline columns (roofline.h), at the op and shape levels. */
+static const enum osc_stat roofline_cols[] = {
+	OSC_STAT_GFLOP, OSC_STAT_MBYTE, OSC_STAT_FLOP_PER_BYTE, OSC_STAT_TFLOP_S, OSC_STAT_TB_S,
+	OSC_STAT_PEAK_FLOPS_PCT, OSC_STAT_PEAK_BW_PCT, END
 };
 /* More columns a host level can show (--columns): the rest of the measures. */
 static const enum osc_stat host_more[] = {
@@ -216,10 +228,15 @@ static void columns_init(void)
 		add_list(defaults[l][0].cols, &defaults[l][0].nr, cpu);
 		add_keys(defaults[l][1].cols, &defaults[l][1].nr, (enum osc_level)l);
 		add_list(defaults[l][1].cols, &defaults[l][1].nr, gpu);
+		if (l == OSC_LEVEL_SHAPE) /* the level where shapes define the work */
+			for (int d = 0; d < 2; d++)
+				add_list(defaults[l][d].cols, &defaults[l][d].nr, roofline_cols);
 		catalog[l] = defaults[l][1];
 		add_list(catalog[l].cols, &catalog[l].nr, cpu);
 		if (l == OSC_LEVEL_OP || l == OSC_LEVEL_KERNEL)
 			add_stat(catalog[l].cols, &catalog[l].nr, OSC_STAT_CATEGORY);
+		if (l == OSC_LEVEL_OP || l == OSC_LEVEL_SHAPE)
+			add_list(catalog[l].cols, &catalog[l].nr, roofline_cols);
 		if (device || l == OSC_LEVEL_RUN || l == OSC_LEVEL_CATEGORY)
 			continue;
 		add_list(catalog[l].cols, &catalog[l].nr, host_more);
@@ -394,6 +411,23 @@ void osc_format_dims(const int32_t d[6], char *buf, size_t size)
 	snprintf(buf, size, "b%dx%dx%d,g%dx%dx%d", d[0], d[1], d[2], d[3], d[4], d[5]);
 }
 
+/*
+ * A roofline value: empty when unknown (CSV empty, JSON null); gflop and
+ * mbyte with 6 decimals (mbyte: whole bytes), tb_s 4, the rest 3, the
+ * percentages 2.
+ */
+static void roofline_cell(double v, enum osc_stat s, char *buf, size_t size)
+{
+	int decimals = s == OSC_STAT_GFLOP || s == OSC_STAT_MBYTE ? 6 : s == OSC_STAT_TB_S ? 4 : 3;
+
+	if (!isfinite(v))
+		buf[0] = '\0';
+	else if (s == OSC_STAT_PEAK_FLOPS_PCT || s == OSC_STAT_PEAK_BW_PCT)
+		osc_format_pct(v, buf, size);
+	else
+		snprintf(buf, size, "%.*f", decimals, v);
+}
+
 /* An interned key shown whole: copied into buf for callers that keep buf, returned as is. */
 static const char *key_cell(const char *text, char *buf, size_t size)
 {
@@ -502,6 +536,15 @@ const char *osc_agg_cell_names(const struct osc_trace *t, const struct osc_agg *
 	case OSC_STAT_KERNEL_PCT:
 	case OSC_STAT_OP_PCT:
 		osc_format_pct(osc_agg_value(a, row, s), buf, size);
+		break;
+	case OSC_STAT_GFLOP:
+	case OSC_STAT_MBYTE:
+	case OSC_STAT_FLOP_PER_BYTE:
+	case OSC_STAT_TFLOP_S:
+	case OSC_STAT_TB_S:
+	case OSC_STAT_PEAK_FLOPS_PCT:
+	case OSC_STAT_PEAK_BW_PCT:
+		roofline_cell(osc_agg_value(a, row, s), s, buf, size);
 		break;
 	case OSC_STAT_COUNT_PER_RUN:
 	case OSC_STAT_OP_COUNT:

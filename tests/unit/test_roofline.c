@@ -1,0 +1,170 @@
+/*
+ * test_roofline.c - the work formulas of roofline.h, worked out by hand, and
+ * the device peak table.
+ */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <string.h>
+
+#include "opscope/analysis/roofline.h"
+
+static bool work(const char *op, const char *shape, struct osc_work *w)
+{
+	return osc_work_of(op, strlen(op), shape, strlen(shape), w);
+}
+
+/* op, shape string, expected flops and bytes per call, dtype class */
+static const struct {
+	const char *op, *shape;
+	double flops, bytes;
+	enum osc_dtype dtype;
+} known[] = {
+	/* BERT's addmm: M=141 K=512 N=512; 2MNK + MN (bias add) = 73924608 + 72192;
+	   bytes 2 * (141*512 + 512*512 + 141*512 out + 512 bias) */
+	{ "aten::addmm", "c10::BFloat16(512),c10::BFloat16(141x512),c10::BFloat16(512x512),"
+	  "Scalar(),Scalar()", 73996800, 814080, OSC_DTYPE_FP16 },
+	/* its aten::linear: the same work */
+	{ "aten::linear", "c10::BFloat16(1x141x512),c10::BFloat16(512x512),c10::BFloat16(512)",
+	  73996800, 814080, OSC_DTYPE_FP16 },
+	/* no bias: 2*10*4*3; 4 * (30 + 12 + 40) */
+	{ "aten::linear", "float(10x3),float(4x3),()", 240, 328, OSC_DTYPE_FP32 },
+	/* 2*8*2*4; 4 * (32 + 8 + 16) */
+	{ "aten::mm", "float(8x4),float(4x2)", 128, 224, OSC_DTYPE_FP32 },
+	/* batch 3: 2*3*8*2*4; 4 * (96 + 24 + 48) */
+	{ "aten::bmm", "float(3x8x4),float(3x4x2)", 384, 672, OSC_DTYPE_FP32 },
+	/* + 3*8*2 bias adds; + 48 elements of bias read */
+	{ "aten::baddbmm", "float(3x8x2),float(3x8x4),float(3x4x2),Scalar(),Scalar()", 432, 864,
+	  OSC_DTYPE_FP32 },
+	/* Qwen's rotary matmul: M=32 K=1 N=559; 4 * (32 + 559 + 32*559) */
+	{ "aten::matmul", "float(1x32x1),float(1x1x559)", 35776, 73916, OSC_DTYPE_FP32 },
+	/* 1-D A is 1 x K: 2*1*3*5; 4 * (5 + 15 + 3) */
+	{ "aten::matmul", "float(5),float(5x3)", 30, 92, OSC_DTYPE_FP32 },
+	/* batch (2,1) with (3) broadcasts to 2x3 = 6: 2*6*4*6*5; 4 * (40 + 90 + 6*4*6) */
+	{ "aten::matmul", "float(2x1x4x5),float(3x5x6)", 1440, 1096, OSC_DTYPE_FP32 },
+	{ "MatMul", "float(5),float(5x3)", 30, 92, OSC_DTYPE_FP32 },
+	/* BERT's attention, B=1 H=8 L=141 D=64: 4*8*141*141*64; 4 tensors of 144384 bytes */
+	{ "aten::scaled_dot_product_attention",
+	  "c10::BFloat16(1x8x141x64),c10::BFloat16(1x8x141x64),c10::BFloat16(1x8x141x64),(),"
+	  "Scalar(),Scalar(),(),Scalar()", 40716288, 577536, OSC_DTYPE_FP16 },
+	/* flash's B x L x H x D layout: the same */
+	{ "aten::_flash_attention_forward",
+	  "c10::BFloat16(1x141x8x64),c10::BFloat16(1x141x8x64),c10::BFloat16(1x141x8x64),(),()",
+	  40716288, 577536, OSC_DTYPE_FP16 },
+	/* Lq=2 Lk=5 D=4 Dv=3, B*H=2: 2*2*2*5*4 + 2*2*2*5*3 = 160 + 120;
+	   4 * (16 + 40 + 30 + 2*2*3 out) */
+	{ "aten::_scaled_dot_product_efficient_attention",
+	  "float(1x2x2x4),float(1x2x5x4),float(1x2x5x3)", 280, 392, OSC_DTYPE_FP32 },
+	/* elementwise: n(out) flops; tensors read + out written */
+	{ "aten::add", "c10::BFloat16(1x141x512),c10::BFloat16(1x141x512),Scalar()", 72192,
+	  433152, OSC_DTYPE_FP16 },
+	/* a 0-dim double is one element of 8 bytes: 35776*4 + 8 + 35776*4 */
+	{ "aten::mul", "float(1x559x64),double()", 35776, 286216, OSC_DTYPE_FP32 },
+	{ "aten::relu_", "c10::BFloat16(10x512x7x7)", 250880, 1003520, OSC_DTYPE_FP16 },
+	/* pow(Tensor, Scalar): unary */
+	{ "aten::pow", "c10::BFloat16(16x559x1024),Scalar()", 9158656, 36634624, OSC_DTYPE_FP16 },
+	{ "aten::threshold_backward", "float(2x3),float(2x3),Scalar()", 6, 72, OSC_DTYPE_FP32 },
+	/* copy_(dst bf16, src fp32): no FLOP, 2*6 written + 4*6 read */
+	{ "aten::copy_", "c10::BFloat16(2x3),float(2x3),Scalar()", 0, 36, OSC_DTYPE_FP16 },
+	{ "aten::fill_", "float(1000),Scalar()", 0, 4000, OSC_DTYPE_FP32 },
+		/* broadcast (4x1) with (3): out 4x3 */
+	{ "aten::sub", "float(4x1),float(3)", 12, 4 * (4 + 3 + 12), OSC_DTYPE_FP32 },
+};
+
+Test(roofline, formulas_worked_by_hand)
+{
+	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++) {
+		struct osc_work w;
+
+		cr_expect(work(known[i].op, known[i].shape, &w), "%s %s: unknown", known[i].op,
+			  known[i].shape);
+		cr_expect_eq(w.flops, known[i].flops, "%s %s: flops %.0f, want %.0f", known[i].op,
+			     known[i].shape, w.flops, known[i].flops);
+		cr_expect_eq(w.bytes, known[i].bytes, "%s %s: bytes %.0f, want %.0f", known[i].op,
+			     known[i].shape, w.bytes, known[i].bytes);
+		cr_expect_eq(w.dtype, known[i].dtype, "%s %s: dtype %s", known[i].op,
+			     known[i].shape, osc_dtype_name(w.dtype));
+	}
+}
+
+/* Never a guess: these are unknown. */
+static const struct {
+	const char *op, *shape;
+} unknown[] = {
+	{ "aten::conv2d", "c10::BFloat16(10x256x14x14),c10::BFloat16(512x256x3x3),(),"
+	  "ScalarList(),ScalarList(),ScalarList(),Scalar()" }, /* no stride/padding */
+	{ "aten::mm", "float(8x4),float(5x2)" },         /* K differs */
+	{ "aten::mm", "float(8x4),Scalar()" },           /* not a tensor */
+	{ "aten::mm", "c10::Foo(8x4),c10::Foo(4x2)" },   /* unknown element type */
+	{ "aten::mm", "float(-1x4),float(4x2)" },        /* symbolic dim */
+	{ "aten::mm", "" },
+	{ "aten::mm_", "float(8x4),float(4x2)" },        /* no in-place mm */
+	{ "aten::mmx", "float(8x4),float(4x2)" },
+	{ "aten::addmm", "(),float(8x4),float(4x2)" },   /* no bias tensor */
+	{ "aten::bmm", "float(3x8x4),float(2x4x2)" },    /* batch differs */
+	{ "aten::matmul", "float(2x4x5),float(3x5x6)" }, /* batch does not broadcast */
+	{ "aten::add", "Scalar(),Scalar()" },
+	{ "aten::add", "float(3x4),float(5)" },          /* does not broadcast */
+	{ "aten::add_", "TensorList([2],[3]),TensorList([2],[3]),Scalar()" },
+	{ "aten::scaled_dot_product_attention", "float(8x141x64),float(8x141x64),float(8x141x64)" },
+	{ "aten::addmm", "float(2),float(8x4" },         /* cut */
+	{ "aten::copy_", "Scalar(),float(2x3)" },         /* nothing written */
+	{ "aten::copy_", "TensorList([2]),float(2)" },
+};
+
+Test(roofline, unknown_is_never_guessed)
+{
+	for (size_t i = 0; i < sizeof(unknown) / sizeof(unknown[0]); i++) {
+		struct osc_work w = { 1, 1, 1, 1 };
+
+		cr_expect(!work(unknown[i].op, unknown[i].shape, &w), "%s %s: known", unknown[i].op,
+			  unknown[i].shape);
+		cr_expect(w.flops == 0 && w.bytes == 0 && w.family == OSC_WORK_NONE);
+	}
+}
+
+Test(roofline, device_table_by_substring)
+{
+	struct osc_peak p;
+
+	cr_assert(osc_peak_of_device("NVIDIA H100 80GB HBM3", &p));
+	cr_expect_str_eq(p.label, "H100 SXM5 (table)");
+	cr_expect_eq(p.tflops[OSC_DTYPE_FP16], 989.4);
+	cr_expect_eq(p.tbs, 3.35);
+	cr_assert(osc_peak_of_device("NVIDIA H100 PCIe", &p));
+	cr_expect_str_eq(p.label, "H100 PCIe (table)");
+	cr_assert(osc_peak_of_device("AMD Instinct MI300X", &p));
+	cr_expect_eq(p.tflops[OSC_DTYPE_FP8], 2614.9);
+	cr_assert(osc_peak_of_device("NVIDIA A100-SXM4-80GB", &p));
+	cr_expect_eq(p.tflops[OSC_DTYPE_FP8], 0); /* no fp8 on Ampere */
+	cr_expect(!osc_peak_of_device("Tesla T4", &p));
+	cr_expect_str_eq(p.label, "none");
+	cr_expect(!osc_peak_of_device(NULL, &p));
+}
+
+Test(roofline, peaks_for_a_trace)
+{
+	struct osc_peak p;
+	char buf[256];
+
+	cr_assert(osc_peak_for_trace("{\"deviceProperties\":[{\"name\":\"NVIDIA H200\"}]}", 0, 0,
+				     &p));
+	cr_expect_str_eq(p.label, "H200 SXM (table)");
+	cr_expect_eq(p.tbs, 4.8);
+	cr_assert(osc_peak_for_trace("{\"deviceProperties\":[{\"name\":\"NVIDIA H200\"}]}", 100,
+				     0, &p));
+	cr_expect_str_eq(p.label, "--peak-tflops; TB/s from H200 SXM (table)");
+	cr_expect_eq(p.tflops[OSC_DTYPE_FP32], 100);
+	cr_expect_eq(p.tbs, 4.8);
+	osc_peak_describe(&p, buf, sizeof(buf));
+	cr_expect_str_eq(buf, "--peak-tflops; TB/s from H200 SXM (table): 100 TFLOP/s, 4.8 TB/s");
+	cr_expect(!osc_peak_for_trace("", 0, 0, &p));
+	cr_expect(!osc_peak_for_trace("{\"deviceProperties\": 3}", 0, 0, &p));
+	cr_assert(osc_peak_for_trace(NULL, 0, 2.5, &p));
+	cr_expect_str_eq(p.label, "--peak-tbs");
+	cr_expect_eq(p.tflops[OSC_DTYPE_FP16], 0);
+	cr_assert(osc_peak_of_device("H100", &p));
+	osc_peak_describe(&p, buf, sizeof(buf));
+	cr_expect_str_eq(buf, "H100 SXM5 (table): 66.9 TFLOP/s fp64, 66.9 TFLOP/s fp32, "
+			 "989.4 TFLOP/s fp16/bf16, 1978.9 TFLOP/s fp8, 1978.9 TFLOP/s int8, "
+			 "3.35 TB/s");
+}
