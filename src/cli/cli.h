@@ -4,8 +4,9 @@
  * views (report and TUI), error lines, loading a trace (or the bundled
  * sample) and writing the output file atomically.
  *
- * Exit status: 0 on success, 2 for every error (bad option, bad input, failed
- * write), after exactly one "opscope: ..." line on stderr.
+ * Exit status: 0 on success, 1 when a compare with --changed found changed rows
+ * (as diff(1): a script can gate on it), 2 for every error (bad option, bad
+ * input, failed write), after exactly one "opscope: ..." line on stderr.
  */
 #ifndef OPSCOPE_CLI_H
 #define OPSCOPE_CLI_H
@@ -23,6 +24,7 @@
 #include "opscope/model/trace.h"
 
 #define OSC_EXIT_OK 0
+#define OSC_EXIT_CHANGED 1 /* compare --changed: rows changed */
 #define OSC_EXIT_ERROR 2
 
 /* A command: `opscope NAME ...`; fn gets argv[0] == NAME and returns the exit status. */
@@ -179,7 +181,10 @@ int osc_cli_view_main(int argc, char **argv, unsigned mode, void (*help)(void),
 /* `opscope report --by op-instance`: Neural Engine's per-op table. Exit status. */
 int osc_optable_run(struct osc_cli_view *v);
 
-/* `opscope diff` on a parsed view (v->path base, v->other other). Exit status. */
+/*
+ * `opscope diff` on a parsed view (v->path base, v->other other). Exit status:
+ * OSC_EXIT_CHANGED with --changed when any row changed (before --top).
+ */
 int osc_diff_run(struct osc_cli_view *v);
 
 /* ---- loading and output ---- */

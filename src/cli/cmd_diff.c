@@ -40,7 +40,9 @@ static void print_help(void)
 	     "merges two ORT profiles).\n"
 	     "COL: name, side, base_count, other_count, base_total, other_total, base_mean,\n"
 	     "other_mean, delta (sorts by |delta|, the default), delta_pct, ratio.\n"
-	     "Exit status: 0 on success, 2 on any error.");
+	     "Exit status: 0 on success (with --changed: no row changed), 1 with --changed\n"
+	     "when rows changed (beyond --min-change), 2 on any error; so a CI job can gate:\n"
+	     "  opscope diff --changed --min-change 5 base.json new.json || exit 1");
 }
 
 /* `opscope diff` needs both traces; `opscope BASE OTHER` comes here with them. */
@@ -74,6 +76,7 @@ struct diff_job {
 	struct side side[2];
 	struct osc_diff diff;
 	char *filter_text, *sort_text, *rows_text, *count_text, *total_text;
+	size_t nr_changed; /* rows kept by --changed, before --top */
 };
 
 static enum osc_status load_side(struct side *s, const char *path, const char *runs,
@@ -195,6 +198,7 @@ static enum osc_status build_diff(struct diff_job *j, struct osc_cli_view *v,
 		return st;
 	osc_diff_changed_only(&j->diff, v->changed, v->min_change);
 	total = j->diff.nr;
+	j->nr_changed = v->changed ? total : 0;
 	osc_diff_sort(&j->diff, col, descending);
 	if (top && top < j->diff.nr)
 		j->diff.nr = top;
@@ -233,5 +237,7 @@ int osc_diff_run(struct osc_cli_view *v)
 		osc_runs_release(&j.side[s].runs);
 		osc_trace_release(&j.side[s].trace);
 	}
-	return st == OSC_OK ? OSC_EXIT_OK : osc_cli_fail(&err);
+	if (st != OSC_OK)
+		return osc_cli_fail(&err);
+	return j.nr_changed ? OSC_EXIT_CHANGED : OSC_EXIT_OK;
 }

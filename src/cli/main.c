@@ -53,7 +53,8 @@ static void print_help(void)
 	puts("\n"
 	     "Run 'opscope COMMAND --help' for the options of a command, 'man opscope' for\n"
 	     "the details (run selection, statistics, TUI keys).\n"
-	     "Exit status: 0 on success, 2 on any error.");
+	     "Exit status: 0 on success, 1 when a compare printed with --changed has changed\n"
+	     "rows (as 'opscope diff --changed'), 2 on any error.");
 }
 
 static int run_tui(const struct osc_cli_view *v)

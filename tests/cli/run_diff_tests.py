@@ -140,7 +140,8 @@ def recomputed(args, rargs):
 def check_case(name, args, env, rargs, shared_case):
     p = run(args, **env)
     label = name
-    ok = p.rc == 0
+    # a compare with --changed exits 1 when rows changed (checked in check_exit_status)
+    ok = p.rc == (1 if "--changed" in args else 0)
     report(ok, label + " exit", p.describe())
     verified = True
     if rargs is not None:
@@ -368,6 +369,38 @@ def check_changed_subset():
            "%d of %d" % (len(ch) - 1, len(full) - 1))
 
 
+def check_exit_status():
+    """--changed exits 1 when rows are left (as diff(1)), 0 when none; never without it."""
+    def rows(p):
+        return len(list(csv.reader(io.StringIO(p.text)))) - 1 if p.rc in (0, 1) else -1
+
+    cases = [
+        # args, expected exit, expected rows or None
+        (["diff", "-F", "csv", "--changed", NOOPT, OPT], 1, None),
+        (["diff", "-F", "csv", "--changed", OPT, OPT], 0, 0),
+        (["diff", "-F", "csv", OPT, OPT], 0, None),
+        (["diff", "-F", "csv", NOOPT, OPT], 0, None),
+        # --top cuts the output, not the verdict
+        (["diff", "-F", "csv", "--changed", "--top", "1", NOOPT, OPT], 1, 1),
+        (["-F", "csv", "--changed", NOOPT, OPT], 1, None),
+        (["-F", "csv", "--changed", OPT, OPT], 0, 0),
+    ]
+    for args, want, nrows in cases:
+        p = run(args)
+        n = rows(p)
+        report(p.rc == want and n >= 0 and (nrows is None or n == nrows) and
+               (want == 0 or n > 0),
+               "exit %d, %s rows: opscope %s" % (want, nrows, " ".join(args)), p.describe())
+    # --min-change: with only '=' rows, a threshold above every change exits 0
+    same_ops = ["diff", "-F", "csv", "-m", "shape", "--changed", "--runs", "1:4",
+                "--other-runs", "5:8", OPT, OPT]
+    loose = run(same_ops)
+    strict = run(same_ops[:-2] + ["--min-change", "1000000", OPT, OPT])
+    report(loose.rc == 1 and rows(loose) > 0 and strict.rc == 0 and rows(strict) == 0,
+           "--min-change above every change: exit 0 and no rows (without it: 1)",
+           loose.describe() + strict.describe())
+
+
 def check_whatif_recompute():
     t = recompute.Trace(os.path.join(testlib.ROOT, OPT))
     want = {}
@@ -493,6 +526,7 @@ def main():
     check_category_as_report()
     check_whatif_category()
     check_changed_subset()
+    check_exit_status()
     check_whatif_recompute()
     check_whatif_nested()
     check_errors()
