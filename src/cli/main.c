@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "opscope/load/load.h"
 #include "cli.h"
 #include "tui.h"
 
@@ -57,6 +58,19 @@ static void print_help(void)
 	     "rows (as 'opscope diff --changed'), 2 on any error.");
 }
 
+/* The version, then the libraries of this build (a bug report says which). */
+static void print_version(void)
+{
+	struct osc_library libs[OSC_NR_LIBRARIES];
+
+	osc_load_libraries(libs);
+	puts("opscope " OPSCOPE_VERSION "\n"
+	     "built with:");
+	for (int i = 0; i < OSC_NR_LIBRARIES; i++)
+		printf("  %-7s %-9s %s%s\n", libs[i].name, libs[i].version[0] ? libs[i].version : "no",
+		       libs[i].reads, libs[i].version[0] ? "" : " (refused: built without it)");
+}
+
 static int run_tui(const struct osc_cli_view *v)
 {
 	struct osc_tui_args a = {
@@ -101,7 +115,7 @@ static int default_mode(int argc, char **argv)
 	if (v.help)
 		print_help();
 	else if (v.version)
-		puts("opscope " OPSCOPE_VERSION);
+		print_version();
 	if (v.help || v.version) {
 		rc = OSC_EXIT_OK;
 	} else if (v.script || (!v.report_only && isatty(STDOUT_FILENO))) {

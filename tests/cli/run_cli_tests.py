@@ -317,8 +317,16 @@ def check_json(args, text):
     return probs
 
 
+# --version's library lines: "  NAME    VERSION   what it reads" (or "no ... (refused...)")
+LIBRARY_LINE = re.compile(rb"(?m)^(  [\w-]+ +)(\d[\w.-]*|no) +(.*?)( \(refused: built without it\))?$")
+
+
 def normalise(b):
-    return b.replace(testlib.ROOT.encode(), b"$ROOT")
+    b = b.replace(testlib.ROOT.encode(), b"$ROOT")
+    if b.startswith(b"opscope ") and b"\nbuilt with:\n" in b:
+        # versions vary between machines, and zstd is optional (version_cases checks it)
+        b = LIBRARY_LINE.sub(lambda m: m.group(1) + b"VERSION   " + m.group(3), b)
+    return b
 
 
 def golden(res, name, args, envx, update):
@@ -542,6 +550,41 @@ def ops_cases(res):
                   else [p.describe()])
 
 
+def zstd_frame(data):
+    """A zstd frame holding data in one raw block (RFC 8878), no zstd module needed."""
+    assert len(data) < 256
+    return (b"\x28\xb5\x2f\xfd" + bytes([0x20, len(data)]) +
+            (1 | len(data) << 3).to_bytes(3, "little") + data)
+
+
+def version_cases(res, tmp):
+    """--version names each library with its version, zstd's "no" exactly when .zst fails."""
+    p = testlib.run(["--version"])
+    lines = p.text.splitlines()
+    libs = {}
+    for line in lines[2:]:
+        m = LIBRARY_LINE.match(line.encode())
+        if m:
+            libs[m.group(1).strip().decode()] = m.group(2).decode()
+    probs = []
+    if p.rc != 0 or not lines or not re.fullmatch(r"opscope \d+\.\d+\.\d+", lines[0]):
+        probs.append("first line: " + p.describe())
+    if sorted(libs) != sorted(["json-c", "PCRE2", "zlib", "zstd", "SQLite"]):
+        probs.append("libraries: %r" % libs)
+    if any(v == "no" for k, v in libs.items() if k != "zstd"):
+        probs.append("a required library says no: %r" % libs)
+    zst = os.path.join(tmp, "tiny.json.zst")
+    with open(zst, "wb") as f:
+        f.write(zstd_frame(b'[{"name":"a","ph":"X","ts":1,"dur":2,"pid":1,"tid":1}]'))
+    info = testlib.run(["info", zst])
+    if (libs.get("zstd") == "no") != (info.rc == 2):
+        probs.append("--version says zstd %s, info on a .zst: %s" % (libs.get("zstd"),
+                                                                   info.describe()))
+    if info.rc == 0 and b"zstd" not in info.out:
+        probs.append("info on a .zst does not say zstd: " + info.describe())
+    res.check("--version: libraries and versions; zstd 'no' exactly when .zst fails", probs)
+
+
 def main():
     update = "--update" in sys.argv[1:]
     res = testlib.Results()
@@ -553,6 +596,7 @@ def main():
     tmp = tempfile.mkdtemp(prefix="opscope-cli-")
     try:
         io_cases(res, tmp)
+        version_cases(res, tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return res.finish()

@@ -3,7 +3,10 @@
 
 - every command that `opscope --help` lists is in the README and has a man page entry;
 - every long option that `opscope COMMAND --help` prints is in the man page;
-- scripts/dev.sh runs the binary meson builds (its path under the build dir).
+- scripts/dev.sh runs the binary meson builds (its path under the build dir);
+- the man page's SYNOPSIS shows every command, and its ENVIRONMENT section every
+  variable the code reads (getenv in src/);
+- LICENSE is there and names the licence meson.build declares.
 
 Environment: OPSCOPE (the binary), OPSCOPE_SOURCE_ROOT (the repo root).
 Prints "N passed, M failed" last; exits 1 on any failure.
@@ -57,6 +60,26 @@ def main():
         for opt in sorted(set(re.findall(r"(--[a-z][a-z-]+)", text))):
             check(opt in man, "man page documents %s (from %s --help)" %
                   (opt, "opscope " + cmd if cmd else "opscope"))
+    synopsis = man.split(".SH SYNOPSIS", 1)[1].split(".SH ", 1)[0]
+    for c in commands:
+        check(re.search(r"^\.B opscope %s$" % c, synopsis, re.M),
+              "man SYNOPSIS shows 'opscope %s'" % c)
+    environment = man.split(".SH ENVIRONMENT", 1)[1].split(".SH ", 1)[0]
+    names = set()
+    for d, _, files in os.walk(os.path.join(ROOT, "src")):
+        for f in files:
+            if f.endswith((".c", ".h")):
+                with open(os.path.join(d, f), encoding="utf-8") as fh:
+                    names.update(re.findall(r'getenv\("(\w+)"\)', fh.read()))
+    check(len(names) >= 3, "getenv calls found in src/: %r" % sorted(names))
+    for n in sorted(names):
+        check(re.search(r"^\.(B|BR) .*\b%s\b" % n, environment, re.M),
+              "man ENVIRONMENT documents %s (read by the code)" % n)
+    lic = re.search(r"license\s*:\s*'([^']+)'", read("meson.build"))
+    text = read("LICENSE") if os.path.exists(os.path.join(ROOT, "LICENSE")) else ""
+    check(lic and lic.group(1) == "MIT" and text.startswith("MIT License") and
+          "Copyright (c)" in text and "opscope authors" in text,
+          "LICENSE is the MIT licence meson.build declares (%s)" % (lic and lic.group(1)))
     # dev.sh must exec the binary meson builds: OPSCOPE is BUILD/<path>.
     m = re.search(r"exec \./build/(\S+)", read("scripts/dev.sh"))
     check(m and OPSCOPE.endswith("/" + m.group(1)),

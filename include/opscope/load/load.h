@@ -72,4 +72,19 @@ enum osc_status osc_load_buffer(const char *name, const void *data, size_t len,
 				const struct osc_load_opts *opts,
 				struct osc_trace *t, struct osc_error *err);
 
+/* A library the loaders read with, for `opscope --version`. */
+struct osc_library {
+	const char *name;   /* "zlib", "zstd", ... */
+	char version[32];   /* as the library reports it at run time; "" when not built in */
+	const char *reads;  /* what it is used for, e.g. "gzip traces" */
+};
+
+/*
+ * Fill out[0..OSC_NR_LIBRARIES) with the libraries of this build, in a fixed
+ * order: json-c, PCRE2, zlib, zstd (version "" without OPSCOPE_HAVE_ZSTD),
+ * SQLite.
+ */
+#define OSC_NR_LIBRARIES 5
+void osc_load_libraries(struct osc_library out[OSC_NR_LIBRARIES]);
+
 #endif
