@@ -16,12 +16,12 @@
 #   -r REPEATS  runs per measurement, best time kept (default 1)
 #   -t TRACES   which to run: kineto, ort or "kineto ort" (default both)
 #
-# The traces are real ones from ../shared/traces scaled up with
-# /work/shared/tools/scale_trace.py (copies of whole iterations with shifted
-# times and fresh correlation ids): Kineto from HTA's trace_diff/control
-# (35 MB, 6 ProfilerSteps, GPU kernels) and ORT from generated/
-# ort-bert-mini-dyn-opt.json (33 model_run). Override the sources with
-# KINETO_SRC / ORT_SRC and the tool with SCALE_TRACE.
+# The traces are real ones from SHARED/traces scaled up with
+# SHARED/tools/scale_trace.py (copies of whole iterations with shifted times
+# and fresh correlation ids), SHARED being $OPSCOPE_SHARED, else ../shared
+# next to the checkout: Kineto from HTA's trace_diff/control (35 MB, 6
+# ProfilerSteps, GPU kernels) and ORT from generated/ort-bert-mini-dyn-opt.json
+# (33 model_run). Override with KINETO_SRC / ORT_SRC and SCALE_TRACE.
 #
 # Prints the load average, then one table: file, size MB, events, opscope s
 # (`report --format csv`), python s (`json.load`), their ratio, gzip -dc s
@@ -57,9 +57,8 @@ while getopts s:o:b:r:t:zP:h opt; do
 	esac
 done
 
-shared="$root/../shared"
+shared=${OPSCOPE_SHARED:-$root/../shared}
 scale=${SCALE_TRACE:-$shared/tools/scale_trace.py}
-[ -f "$scale" ] || scale=/work/shared/tools/scale_trace.py
 kineto_src=${KINETO_SRC:-$shared/traces/hta/trace_diff/control.json.gz}
 ort_src=${ORT_SRC:-$shared/traces/generated/ort-bert-mini-dyn-opt.json}
 [ -f "$scale" ] || { echo "bench: scale_trace.py not found (set SCALE_TRACE)" >&2; exit 2; }

@@ -9,7 +9,8 @@
 #   TARGET      chrome, sqlite, pipeline, options (default: all)
 #
 # Builds build-fuzz/ with CC=clang -Dfuzz=true, seeds each target's corpus
-# (bench/out/fuzz-corpus/<target>, git-ignored) from ../shared/traces and
+# (bench/out/fuzz-corpus/<target>, git-ignored) from $OPSCOPE_SHARED/traces
+# (default: ../shared next to the checkout; skipped when absent) and
 # samples/ (chrome and pipeline: the traces under 300 kB, gzip ones as they
 # are; sqlite: trimmed copies of the nsys and nvprof databases, which
 # pipeline gets too; options: a few specs of each option), and runs it:
@@ -31,7 +32,7 @@ while getopts t:j:h opt; do
 	case $opt in
 	t) secs=$OPTARG ;;
 	j) jobs=$OPTARG ;;
-	*) sed -n '2,25s/^# \{0,1\}//p' "$0"; exit 2 ;;
+	*) sed -n '2,24s/^# \{0,1\}//p' "$0"; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -43,8 +44,7 @@ if [ ! -f "$build/build.ninja" ]; then
 fi
 ninja -C "$build" >/dev/null
 
-shared="$root/../shared/traces"
-[ -d "$shared" ] || shared=/work/shared/traces
+shared="${OPSCOPE_SHARED:-$root/../shared}/traces"
 crashers="$root/tests/data/crashers"
 mkdir -p "$crashers"
 status=0
