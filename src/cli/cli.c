@@ -103,7 +103,7 @@ const struct osc_cli_option osc_cli_view_options[] = {
 	  "roofline: peak memory TB/s of peak_bw_pct (default: as --peak-tflops)",
 	  OSC_MODE_REPORT | OSC_MODE_TUI | OSC_MODE_DEFAULT },
 	{ OPT_ASC, "asc", 0, NULL, "sort ascending (numbers sort descending by default)", REPORT },
-	{ OPT_FORMAT, "format", 'F', "FMT", "output format: table (default), csv or json",
+	{ OPT_FORMAT, "format", 'F', "FMT", "output format: table (default), csv, tsv, json or markdown",
 	  REPORT | OSC_MODE_GPU },
 	{ OPT_CSV_SAFE, "csv-safe", 0, NULL,
 	  "CSV for spreadsheets: cells that look like formulas (= + - @) get a leading '",

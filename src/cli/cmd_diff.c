@@ -156,7 +156,7 @@ static enum osc_status write_diff(struct diff_job *j, const struct osc_cli_view 
 	table.cell = diff_cell;
 	table.ctx = &ctx;
 	st = osc_cli_write_table(v->output, v->format, &table, &meta, v->export_flags, err);
-	if (st == OSC_OK && v->format == OSC_EXPORT_CSV)
+	if (st == OSC_OK && !osc_export_has_meta(v->format))
 		fprintf(stderr, "opscope: base %s; other %s\n", j->side[0].runs_text,
 			j->side[1].runs_text);
 	if (st == OSC_OK && osc_diff_runs_note(&j->side[0].sel, &j->side[1].sel, note,

@@ -250,7 +250,7 @@ static enum osc_status run_kernels(const struct osc_cli_tree *o, struct osc_cli_
 		.ctx = &k,
 	};
 	st = osc_cli_tree_write(o, &table, &meta, err);
-	if (st == OSC_OK && o->format == OSC_EXPORT_CSV)
+	if (st == OSC_OK && !osc_export_has_meta(o->format))
 		fprintf(stderr, "opscope: using %s\n", d->runs_text);
 	free(filter_text);
 	free(rows_text);

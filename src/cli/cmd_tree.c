@@ -62,7 +62,7 @@ static const struct osc_cli_option tree_options[] = {
 	  OSC_TREE_MODE_TREE },
 	{ OPT_MAX_DEPTH, "max-depth", 0, "N", "show nodes at depth N or less (default: all)",
 	  OSC_TREE_MODE_TREE },
-	{ OPT_FORMAT, "format", 'F', "FMT", "output format: text (default), csv or json", BOTH },
+	{ OPT_FORMAT, "format", 'F', "FMT", "output format: text (default), csv, tsv, json or markdown", BOTH },
 	{ OPT_HOST_CAT, "host-cat", 0, "CATS",
 	  "launch categories, comma-separated (default: runtime calls)", BOTH },
 	{ OPT_DEVICE_CAT, "device-cat", 0, "CATS",
@@ -425,7 +425,7 @@ static enum osc_status run_tree(const struct osc_cli_tree *o, struct osc_cli_tre
 	} else {
 		osc_tree_table(&ctx, &table);
 		st = osc_cli_tree_write(o, &table, &meta, err);
-		if (st == OSC_OK && o->format == OSC_EXPORT_CSV)
+		if (st == OSC_OK && !osc_export_has_meta(o->format))
 			fprintf(stderr, "opscope: using %s\n", d->runs_text);
 	}
 	free(filter_text);

@@ -585,6 +585,83 @@ def version_cases(res, tmp):
     res.check("--version: libraries and versions; zstd 'no' exactly when .zst fails", probs)
 
 
+def unescape_tsv(field):
+    return re.sub(r"\\(.)", lambda m: {"t": "\t", "n": "\n", "r": "\r", "\\": "\\"}[m.group(1)],
+                  field)
+
+
+def parse_markdown(text):
+    """(header, aligns, rows) of a pipe table, cells unescaped; None if malformed."""
+    lines = text.split("\n")
+    if lines[-1] != "":
+        return None
+    table = []
+    for line in lines[:-1]:
+        if not (line.startswith("| ") and line.endswith(" |")):
+            return None
+        # split on pipes that no backslash escapes
+        cells = re.split(r"(?<!\\) \| ", line[2:-2])
+        table.append([re.sub(r"\\([|\\`*_~\[\]<>&])", r"\1", c) for c in cells])
+    if len(table) < 2:
+        return None
+    return table[0], table[1], table[2:]
+
+
+FORMAT_COMMANDS = [
+    ["report", ORT], ["report", "--by", "kernel", KINETO], ["report", "--by", "run", ORT],
+    ["gpu", KINETO], ["diff", "samples/ort-cnn-noopt.json", ORT], ["whatif", "-x", "Conv=2", ORT],
+    ["tree", TORCH], ["kernels", KINETO],
+]
+
+
+def format_cases(res, tmp):
+    """tsv and markdown hold the CSV's cells exactly (escapes undone), markdown
+    right-aligns exactly the columns JSON writes as numbers; names with | TAB
+    LF \\ < > * _ survive both."""
+    odd = os.path.join(tmp, "odd-names.json")
+    names = ["a|b", "tab\there", "new\nline", "back\\slash", "void k<float>(float*)",
+             "aten::add_", "_lead", "x&amp;y", "`tick`"]
+    with open(odd, "w") as f:
+        json.dump({"traceEvents": [{"name": n, "ph": "X", "ts": 10 * i, "dur": 5 + i,
+                                    "pid": 1, "tid": 1, "cat": "cpu_op"}
+                                   for i, n in enumerate(names)]}, f)
+    for args in FORMAT_COMMANDS + [["report", odd], ["report", "--by", "kernel", odd]]:
+        label = " ".join(a if not a.startswith("/") else os.path.basename(a) for a in args)
+        probs = []
+        c = testlib.run(args[:1] + ["--format", "csv"] + args[1:])
+        t = testlib.run(args[:1] + ["--format", "tsv"] + args[1:])
+        m = testlib.run(args[:1] + ["--format", "markdown"] + args[1:])
+        j = testlib.run(args[:1] + ["--format", "json"] + args[1:])
+        if any(p.rc not in (0, 1) for p in (c, t, m, j)):
+            res.fail("formats: " + label, "; ".join(p.describe() for p in (c, t, m, j)))
+            continue
+        want = list(csv.reader(io.StringIO(c.text, newline="")))
+        tsv = [[unescape_tsv(f) for f in line.split("\t")] for line in t.text.split("\n")[:-1]]
+        if tsv != want:
+            probs.append("tsv differs from csv: %r vs %r" % (tsv[:3], want[:3]))
+        if c.err != t.err or c.err != m.err:
+            probs.append("stderr differs between csv, tsv and markdown")
+        md = parse_markdown(m.text)
+        if md is None:
+            probs.append("markdown is not a pipe table: %r" % m.text[:200])
+        else:
+            header, aligns, rows = md
+            # a markdown cell is one line: line ends read as spaces
+            flat = [[re.sub(r"[\r\n\t]", " ", f) for f in r] for r in want]
+            if [header] + rows != flat:
+                probs.append("markdown cells differ from csv: %r vs %r" % (rows[:2], flat[1:3]))
+            doc = json.loads(j.text)
+            numeric = [any(isinstance(r.get(col), (int, float)) for r in doc["rows"])
+                       for col in doc["columns"]]
+            if doc["rows"] and aligns != ["---:" if n else "---" for n in numeric]:
+                probs.append("alignment row %r, JSON numbers %r" % (aligns, numeric))
+            if args == ["report", odd] and "| a\\|b |" not in m.text:
+                probs.append("the pipe of 'a|b' is not escaped")
+        if args == ["report", odd] and not any(r and r[0] == "new\nline" for r in tsv):
+            probs.append("tsv lost the name with a line end")
+        res.check("formats: tsv and markdown hold the csv cells: " + label, probs)
+
+
 def main():
     update = "--update" in sys.argv[1:]
     res = testlib.Results()
@@ -597,6 +674,7 @@ def main():
     try:
         io_cases(res, tmp)
         version_cases(res, tmp)
+        format_cases(res, tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return res.finish()

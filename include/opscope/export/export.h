@@ -1,5 +1,5 @@
 /*
- * export.h - writing tables as text, CSV or JSON.
+ * export.h - writing tables as text, CSV, TSV, JSON or Markdown.
  *
  * An exporter is {begin, row, end} ops over a generic table (columns plus a
  * cell getter), so any view (aggregate today, tree and diff later) exports
@@ -18,6 +18,7 @@
 #ifndef OPSCOPE_EXPORT_H
 #define OPSCOPE_EXPORT_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "opscope/analysis/calltree.h"
@@ -28,7 +29,9 @@
 #define OSC_EXPORT_FORMAT_LIST(_) \
 	_(TABLE, "table")         \
 	_(CSV, "csv")             \
-	_(JSON, "json")
+	_(TSV, "tsv")             \
+	_(JSON, "json")           \
+	_(MARKDOWN, "markdown")
 
 enum osc_export_format {
 #define OSC_EXPORT_FORMAT_ENUM(name, text) OSC_EXPORT_##name,
@@ -42,6 +45,12 @@ enum osc_status osc_export_format_parse(const char *name, enum osc_export_format
 					struct osc_error *err);
 /* --format name of a format ("csv"). */
 const char *osc_export_format_name(enum osc_export_format f);
+/*
+ * Whether the format writes the meta (the text table's "# key: value" lines,
+ * JSON's "meta"); CSV, TSV and Markdown hold the rows alone, so a command
+ * says which runs it used on stderr instead.
+ */
+bool osc_export_has_meta(enum osc_export_format f);
 
 /* A table to export: columns and a cell getter. */
 struct osc_table {
@@ -87,17 +96,19 @@ struct osc_exporter {
 /* The exporter of a format. */
 const struct osc_exporter *osc_exporter_get(enum osc_export_format f);
 
-/* The exporters themselves (export_text.c, export_csv.c, export_json.c). */
+/* The exporters themselves (export_text.c, export_csv.c, ...). */
 extern const struct osc_exporter osc_export_text_ops;
 extern const struct osc_exporter osc_export_csv_ops;
+extern const struct osc_exporter osc_export_tsv_ops;
 extern const struct osc_exporter osc_export_json_ops;
+extern const struct osc_exporter osc_export_markdown_ops;
 
 /*
  * Write the whole table. width is the text table's width (ignored by CSV and
  * JSON; <= 0 means unlimited); flags are OSC_EXPORT_* (OSC_EXPORT_TERMINAL
  * is added when out is a terminal). The table format prints meta as
- * "# key: value" lines above the table; CSV prints no meta; JSON puts it
- * under "meta". Returns OSC_IO (subject "output") if writing failed.
+ * "# key: value" lines above the table; CSV, TSV and Markdown print no meta;
+ * JSON puts it under "meta". Returns OSC_IO (subject "output") if writing failed.
  */
 enum osc_status osc_export_table(FILE *out, enum osc_export_format f,
 				 const struct osc_table *t,

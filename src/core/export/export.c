@@ -1,11 +1,12 @@
 /*
  * export.c - format names, the exporter table and the export driver.
  *
- * The formats themselves live in export_text.c, export_csv.c and
- * export_json.c; this file only runs {begin, row..., end} and turns a failed
+ * The formats themselves live in export_text.c, export_csv.c,
+ * export_tsv.c, export_json.c and export_markdown.c; this file only runs {begin, row..., end} and turns a failed
  * write into OSC_IO.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -20,7 +21,9 @@ static const char *const format_names[] = {
 static const struct osc_exporter *const exporters[] = {
 	[OSC_EXPORT_TABLE] = &osc_export_text_ops,
 	[OSC_EXPORT_CSV] = &osc_export_csv_ops,
+	[OSC_EXPORT_TSV] = &osc_export_tsv_ops,
 	[OSC_EXPORT_JSON] = &osc_export_json_ops,
+	[OSC_EXPORT_MARKDOWN] = &osc_export_markdown_ops,
 };
 
 const char *osc_export_format_name(enum osc_export_format f)
@@ -28,17 +31,27 @@ const char *osc_export_format_name(enum osc_export_format f)
 	return (unsigned)f < OSC_EXPORT_FORMAT_COUNT ? format_names[f] : "unknown";
 }
 
+bool osc_export_has_meta(enum osc_export_format f)
+{
+	return f == OSC_EXPORT_TABLE || f == OSC_EXPORT_JSON;
+}
+
 enum osc_status osc_export_format_parse(const char *name, enum osc_export_format *out,
 					struct osc_error *err)
 {
+	char valid[128] = "";
+
 	for (int f = 0; f < OSC_EXPORT_FORMAT_COUNT; f++) {
 		if (!strcmp(name, format_names[f])) {
 			*out = (enum osc_export_format)f;
 			return OSC_OK;
 		}
 	}
+	for (int f = 0; f < OSC_EXPORT_FORMAT_COUNT; f++)
+		snprintf(valid + strlen(valid), sizeof(valid) - strlen(valid), "%s%s", f ? ", " : "",
+			 format_names[f]);
 	return osc_error_set(err, OSC_USAGE, "--format", OSC_NO_OFFSET, NULL,
-			     "unknown format '%s' (valid: table, csv, json)", name);
+			     "unknown format '%s' (valid: %s)", name, valid);
 }
 
 const struct osc_exporter *osc_exporter_get(enum osc_export_format f)
