@@ -105,6 +105,7 @@ const struct osc_cli_option osc_cli_view_options[] = {
 	{ OPT_ASC, "asc", 0, NULL, "sort ascending (numbers sort descending by default)", REPORT },
 	{ OPT_FORMAT, "format", 'F', "FMT", "output format: table (default), csv, tsv, json or markdown",
 	  REPORT | OSC_MODE_GPU },
+	{ OPT_FORMAT, "format", 'F', "FMT", "output format: text (default) or json", OSC_MODE_INFO },
 	{ OPT_CSV_SAFE, "csv-safe", 0, NULL,
 	  "CSV for spreadsheets: cells that look like formulas (= + - @) get a leading '",
 	  REPORT | OSC_MODE_GPU },
@@ -463,6 +464,10 @@ static enum osc_status view_option(struct osc_cli_view *v, int id, const char *a
 		v->asc = true;
 		return OSC_OK;
 	case OPT_FORMAT:
+		if (!strcmp(arg, "text")) { /* info's and tree's name of the table */
+			v->format = OSC_EXPORT_TABLE;
+			return OSC_OK;
+		}
 		return osc_export_format_parse(arg, &v->format, err);
 	case OPT_OUTPUT:
 		v->output = arg;

@@ -5,15 +5,24 @@
  * processes and threads, GPU names, kernel streams, runs and warnings.
  * Host names, user names and the other top-level meta fields are never
  * printed: of the meta only deviceProperties[].name (GPU names) is shown.
+ *
+ * --format json writes the same facts as one object for programs (the man
+ * page's JSON SCHEMA): numbers as numbers, and every category, thread and
+ * run, where the text lists the first ones. Each section below either prints
+ * its lines (j NULL) or adds its members to j.
  */
 #include <json-c/json.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "opscope/base/alloc.h"
 #include "opscope/analysis/columns.h"
 #include "opscope/model/runs.h"
+#include "opscope/export/export.h"
 #include "cli.h"
+
+#define SCHEMA "opscope/1"
 
 #define TOP_CATEGORIES 15
 #define MAX_RUNS_LISTED 20
@@ -50,6 +59,33 @@ static void print_help(void)
 	     "\n"
 	     "options:");
 	osc_cli_print_options(stdout, osc_cli_view_options, OSC_MODE_INFO);
+	puts("\n"
+	     "--format json writes one object (schema \"" SCHEMA "\", see 'man opscope'):\n"
+	     "every category, thread and run, numbers as numbers.\n"
+	     "Exit status: 0 on success, 2 on any error.");
+}
+
+/* ---- JSON members ---- */
+
+static void add(struct json_object *o, const char *key, struct json_object *v)
+{
+	json_object_object_add(o, key, v);
+}
+
+static struct json_object *u64(uint64_t n)
+{
+	return json_object_new_uint64(n);
+}
+
+/* A decimal number written as formatted ("12.345"), exact in the output. */
+static struct json_object *decimal(const char *text)
+{
+	return json_object_new_double_s(strtod(text, NULL), text);
+}
+
+static struct json_object *str_or_null(const char *s)
+{
+	return s && *s ? json_object_new_string(s) : NULL;
 }
 
 /* ns as milliseconds with 3 decimals, rounded half away from zero. */
@@ -65,8 +101,14 @@ static const char *ms(int64_t ns, char *buf, size_t size)
 	return buf;
 }
 
-static void print_sizes(const struct osc_trace *t)
+static void print_sizes(const struct osc_trace *t, struct json_object *j)
 {
+	if (j) {
+		add(j, "file_bytes", u64(t->compression ? t->file_bytes : t->input_bytes));
+		add(j, "input_bytes", u64(t->input_bytes));
+		add(j, "compression", str_or_null(t->compression));
+		return;
+	}
 	if (t->compression)
 		printf("size:         %llu bytes %s, %llu bytes uncompressed\n",
 		       (unsigned long long)t->file_bytes, t->compression,
@@ -76,13 +118,24 @@ static void print_sizes(const struct osc_trace *t)
 		       (unsigned long long)t->input_bytes);
 }
 
-static void print_kinds(const struct osc_trace *t)
+static void print_kinds(const struct osc_trace *t, struct json_object *j)
 {
 	uint64_t by_kind[OSC_KIND_COUNT] = { 0 };
 	const char *sep = "";
 
 	for (size_t i = 0; i < t->nr_events; i++)
 		by_kind[t->events[i].kind < OSC_KIND_COUNT ? t->events[i].kind : 0]++;
+	if (j) {
+		struct json_object *kinds = json_object_new_object();
+
+		add(j, "total", u64(t->nr_events));
+		add(j, "metadata", u64(t->nr_metadata));
+		for (int k = 0; k < OSC_KIND_COUNT; k++)
+			if (by_kind[k])
+				add(kinds, osc_kind_name((enum osc_kind)k), u64(by_kind[k]));
+		add(j, "by_kind", kinds);
+		return;
+	}
 	printf("events:       %zu (and %llu metadata events)\n  by kind:    ", t->nr_events,
 	       (unsigned long long)t->nr_metadata);
 	for (int k = 0; k < OSC_KIND_COUNT; k++) {
@@ -109,7 +162,7 @@ static int by_count_desc(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
-static void print_categories(const struct osc_trace *t, struct shown *sh)
+static void print_categories(const struct osc_trace *t, struct shown *sh, struct json_object *j)
 {
 	uint64_t *per_str = osc_xcalloc(t->strs.count ? t->strs.count : 1, sizeof(*per_str));
 	struct count *cats = NULL;
@@ -125,20 +178,44 @@ static void print_categories(const struct osc_trace *t, struct shown *sh)
 	}
 	if (nr)
 		qsort(cats, nr, sizeof(*cats), by_count_desc);
-	printf("  by category (%zu%s):", nr, nr > TOP_CATEGORIES ? ", top 15" : "");
-	for (size_t i = 0; i < nr && i < TOP_CATEGORIES; i++)
-		printf("%s %s %llu", i ? "," : "",
-		       cats[i].id ? show(sh, 0, osc_trace_str(t, cats[i].id)) : "(none)",
-		       (unsigned long long)cats[i].n);
-	printf("%s\n", nr ? "" : " none");
+	if (j) {
+		struct json_object *list = json_object_new_array();
+
+		for (size_t i = 0; i < nr; i++) {
+			struct json_object *c = json_object_new_object();
+
+			add(c, "category", str_or_null(osc_trace_str(t, cats[i].id)));
+			add(c, "events", u64(cats[i].n));
+			json_object_array_add(list, c);
+		}
+		add(j, "by_category", list);
+	} else {
+		printf("  by category (%zu%s):", nr, nr > TOP_CATEGORIES ? ", top 15" : "");
+		for (size_t i = 0; i < nr && i < TOP_CATEGORIES; i++)
+			printf("%s %s %llu", i ? "," : "",
+			       cats[i].id ? show(sh, 0, osc_trace_str(t, cats[i].id)) : "(none)",
+			       (unsigned long long)cats[i].n);
+		printf("%s\n", nr ? "" : " none");
+	}
 	free(cats);
 	free(per_str);
 }
 
-static void print_phases(const struct osc_trace *t)
+static void print_phases(const struct osc_trace *t, struct json_object *j)
 {
 	const char *sep = "";
 
+	if (j) {
+		for (int c = 0; c < 256; c++) {
+			char key[8];
+
+			if (!t->ph_counts[c])
+				continue;
+			snprintf(key, sizeof(key), c > 0x20 && c < 0x7f ? "%c" : "0x%02x", c);
+			add(j, key, u64(t->ph_counts[c]));
+		}
+		return;
+	}
 	printf("phases:       ");
 	for (int c = 0; c < 256; c++) {
 		if (!t->ph_counts[c])
@@ -152,13 +229,16 @@ static void print_phases(const struct osc_trace *t)
 	printf("%s\n", *sep ? "" : "none");
 }
 
-static void print_span(const struct osc_trace *t)
+static void print_span(const struct osc_trace *t, struct json_object *j)
 {
 	char a[48], b[48], d[48];
 	int64_t first, last;
 
 	if (!t->nr_events) {
-		printf("time span:    none (no events)\n");
+		if (j)
+			add(j, "time_span", NULL);
+		else
+			printf("time span:    none (no events)\n");
 		return;
 	}
 	first = t->events[0].ts; /* events are sorted by ts */
@@ -168,12 +248,22 @@ static void print_span(const struct osc_trace *t)
 			last = osc_event_end(&t->events[i]);
 	osc_format_us_int(first, a, sizeof(a));
 	osc_format_us_int(last, b, sizeof(b));
+	if (j) {
+		struct json_object *span = json_object_new_object();
+
+		add(span, "first_us", decimal(a));
+		add(span, "last_us", decimal(b));
+		add(span, "dur_ms", decimal(ms(last - first, d, sizeof(d))));
+		add(j, "time_span", span);
+		return;
+	}
 	printf("time span:    %s .. %s us (%s ms)\n", a, b, ms(last - first, d, sizeof(d)));
 }
 
 /* Threads grouped under their process, in table order. */
-static void print_threads(const struct osc_trace *t, struct shown *sh)
+static void print_threads(const struct osc_trace *t, struct shown *sh, struct json_object *j)
 {
+	struct json_object *procs = j ? json_object_new_array() : NULL, *threads = NULL;
 	size_t nr_procs = 0;
 	uint8_t *done = osc_xcalloc(t->nr_threads ? t->nr_threads : 1, 1);
 
@@ -184,7 +274,8 @@ static void print_threads(const struct osc_trace *t, struct shown *sh)
 				if (t->threads[j].pid == t->threads[i].pid)
 					done[j] = 1;
 		}
-	printf("processes:    %zu\nthreads:      %zu\n", nr_procs, t->nr_threads);
+	if (!j)
+		printf("processes:    %zu\nthreads:      %zu\n", nr_procs, t->nr_threads);
 	memset(done, 0, t->nr_threads);
 	for (size_t i = 0; i < t->nr_threads; i++) {
 		const struct osc_thread *p = &t->threads[i];
@@ -199,15 +290,35 @@ static void print_threads(const struct osc_trace *t, struct shown *sh)
 				if (!name)
 					name = t->threads[j].process_name;
 			}
-		printf("  pid %s%s%s%s: %zu thread%s\n", show_id(sh, 0, osc_trace_str(t, p->pid)),
-		       name ? " \"" : "", show(sh, 1, osc_trace_str(t, name)), name ? "\"" : "",
-		       nr, nr == 1 ? "" : "s");
-		for (size_t j = i; j < t->nr_threads; j++) {
-			const struct osc_thread *th = &t->threads[j];
+		if (j) {
+			struct json_object *proc = json_object_new_object();
+
+			add(proc, "pid", str_or_null(osc_trace_str(t, p->pid)));
+			add(proc, "name", str_or_null(osc_trace_str(t, name)));
+			threads = json_object_new_array();
+			add(proc, "threads", threads);
+			json_object_array_add(procs, proc);
+		} else {
+			printf("  pid %s%s%s%s: %zu thread%s\n",
+			       show_id(sh, 0, osc_trace_str(t, p->pid)), name ? " \"" : "",
+			       show(sh, 1, osc_trace_str(t, name)), name ? "\"" : "", nr,
+			       nr == 1 ? "" : "s");
+		}
+		for (size_t k = i; k < t->nr_threads; k++) {
+			const struct osc_thread *th = &t->threads[k];
 
 			if (th->pid != p->pid)
 				continue;
-			done[j] = 1;
+			done[k] = 1;
+			if (threads) {
+				struct json_object *o = json_object_new_object();
+
+				add(o, "tid", str_or_null(osc_trace_str(t, th->tid)));
+				add(o, "name", str_or_null(osc_trace_str(t, th->thread_name)));
+				add(o, "events", u64(th->nr_events));
+				json_object_array_add(threads, o);
+				continue;
+			}
 			if (listed++ < MAX_THREADS_LISTED)
 				printf("    tid %s%s%s%s: %llu events\n",
 				       show_id(sh, 0, osc_trace_str(t, th->tid)),
@@ -219,6 +330,8 @@ static void print_threads(const struct osc_trace *t, struct shown *sh)
 		if (listed > MAX_THREADS_LISTED)
 			printf("    ... and %zu more threads\n", listed - MAX_THREADS_LISTED);
 	}
+	if (j)
+		add(j, "processes", procs);
 	free(done);
 }
 
@@ -237,11 +350,23 @@ static const char *meta_text(struct json_object *meta, const char *key)
  * nvprof and nsys databases: the driver and the tool that wrote the file.
  * The loader keeps nothing else of the target (no environment, no host).
  */
-static void print_versions(struct json_object *meta, struct shown *sh)
+static void print_versions(struct json_object *meta, struct shown *sh, struct json_object *j)
 {
 	const char *driver = meta_text(meta, "driverVersion");
 	const char *cuda = meta_text(meta, "cudaDriverVersion");
 	const char *schema = meta_text(meta, "schemaVersion");
+
+	if (j) {
+		struct json_object *tool = json_object_new_object();
+
+		add(tool, "driver", str_or_null(driver));
+		add(tool, "cuda_driver", str_or_null(cuda));
+		add(tool, "name", str_or_null(meta_text(meta, "tool")));
+		add(tool, "version", str_or_null(meta_text(meta, "toolVersion")));
+		add(tool, "schema", str_or_null(schema));
+		add(j, "tool", tool);
+		return;
+	}
 
 	printf("driver:       %s", *driver ? show(sh, 0, driver) : "unknown");
 	printf("%s%s%s\n", *cuda ? " (CUDA " : "", show(sh, 0, cuda), *cuda ? ")" : "");
@@ -252,8 +377,9 @@ static void print_versions(struct json_object *meta, struct shown *sh)
 }
 
 /* GPU names from the top-level deviceProperties; nothing else of the meta. */
-static void print_devices(const struct osc_trace *t, struct shown *sh)
+static void print_devices(const struct osc_trace *t, struct shown *sh, struct json_object *j)
 {
+	struct json_object *gpus = j ? json_object_new_array() : NULL;
 	struct json_object *meta = t->meta_json && *t->meta_json
 		? json_tokener_parse(t->meta_json) : NULL;
 	struct json_object *props, *name;
@@ -262,16 +388,28 @@ static void print_devices(const struct osc_trace *t, struct shown *sh)
 	if (meta && json_object_object_get_ex(meta, "deviceProperties", &props) &&
 	    json_object_is_type(props, json_type_array))
 		nr = json_object_array_length(props);
-	printf("gpus:         %zu\n", nr);
+	if (!j)
+		printf("gpus:         %zu\n", nr);
 	for (size_t i = 0; i < nr; i++) {
 		struct json_object *dev = json_object_array_get_idx(props, i);
+		const char *gpu = json_object_object_get_ex(dev, "name", &name) &&
+			json_object_is_type(name, json_type_string) ?
+			json_object_get_string(name) : NULL;
 
-		if (json_object_object_get_ex(dev, "name", &name) &&
-		    json_object_is_type(name, json_type_string))
-			printf("  %zu: %s\n", i, show(sh, 0, json_object_get_string(name)));
+		if (j) {
+			struct json_object *o = json_object_new_object();
+
+			add(o, "index", u64(i));
+			add(o, "name", str_or_null(gpu));
+			json_object_array_add(gpus, o);
+		} else if (gpu) {
+			printf("  %zu: %s\n", i, show(sh, 0, gpu));
+		}
 	}
+	if (j)
+		add(j, "gpus", gpus);
 	if (t->format == OSC_FORMAT_NSYS || t->format == OSC_FORMAT_NVPROF)
-		print_versions(meta, sh);
+		print_versions(meta, sh, j);
 	json_object_put(meta);
 }
 
@@ -282,7 +420,7 @@ static int int_cmp(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static void print_streams(const struct osc_trace *t)
+static void print_streams(const struct osc_trace *t, struct json_object *j)
 {
 	int32_t *s = NULL;
 	size_t nr = 0, alloc = 0, distinct = 0;
@@ -301,11 +439,56 @@ static void print_streams(const struct osc_trace *t)
 	for (size_t i = 0; i < nr; i++)
 		if (!i || s[i] != s[i - 1])
 			s[distinct++] = s[i];
+	if (j) {
+		struct json_object *list = json_object_new_array();
+
+		for (size_t i = 0; i < distinct; i++)
+			json_object_array_add(list, json_object_new_int(s[i]));
+		add(j, "streams", list);
+		free(s);
+		return;
+	}
 	printf("streams:      %zu", distinct);
 	for (size_t i = 0; i < distinct && i < MAX_STREAMS_LISTED; i++)
 		printf("%s%d", i ? ", " : " (kernel streams: ", s[i]);
 	printf("%s\n", distinct > MAX_STREAMS_LISTED ? ", ...)" : distinct ? ")" : "");
 	free(s);
+}
+
+/* The runs as JSON: source, the default selection (text and indexes), each run. */
+static void json_runs(const struct osc_trace *t, const struct osc_runs *r, struct json_object *j)
+{
+	struct json_object *runs = json_object_new_object(), *list = json_object_new_array();
+	struct osc_runsel sel;
+	struct osc_error err;
+	int64_t origin = t->nr_events ? t->events[0].ts : 0;
+	char a[48], b[48];
+
+	add(runs, "source", json_object_new_string(osc_run_source_name(r->source)));
+	add(runs, "count", u64(r->nr));
+	memset(&sel, 0, sizeof(sel));
+	if (osc_runsel_parse(NULL, r->nr, r->warmup, &sel, &err) == OSC_OK) {
+		char *d = osc_runsel_describe(&sel, r);
+
+		add(runs, "default", json_object_new_string(d));
+		free(d);
+	}
+	for (size_t i = 0; i < r->nr; i++) {
+		const struct osc_run *run = &r->runs[i];
+		struct json_object *o = json_object_new_object();
+
+		add(o, "index", u64(i));
+		add(o, "name", str_or_null(osc_trace_str(t, run->name)));
+		add(o, "start_ms", decimal(ms(run->ts - origin, a, sizeof(a))));
+		add(o, "dur_ms", decimal(ms(run->dur, b, sizeof(b))));
+		add(o, "events", u64(run->nr_events));
+		add(o, "default", json_object_new_boolean(i < sel.nr_runs && sel.on[i]));
+		json_object_array_add(list, o);
+	}
+	osc_runsel_release(&sel);
+	add(runs, "list", list);
+	add(runs, "outside_events", u64(r->outside));
+	add(j, "runs", runs);
 }
 
 static void print_runs(const struct osc_trace *t, const struct osc_runs *r, struct shown *sh)
@@ -339,6 +522,37 @@ static void print_runs(const struct osc_trace *t, const struct osc_runs *r, stru
 	printf("outside runs: %llu events\n", (unsigned long long)r->outside);
 }
 
+static const char *const warn_keys[] = {
+#define WARN_KEY(name, text) #name,
+	OSC_WARN_LIST(WARN_KEY)
+#undef WARN_KEY
+};
+
+static void json_warnings(const struct osc_trace *t, struct json_object *j)
+{
+	struct json_object *list = json_object_new_array();
+
+	for (int w = 0; w < OSC_WARN_COUNT; w++) {
+		struct json_object *o;
+		char key[64];
+		size_t i;
+
+		if (!t->warnings[w].count)
+			continue;
+		for (i = 0; warn_keys[w][i] && i < sizeof(key) - 1; i++)
+			key[i] = (char)(warn_keys[w][i] | 0x20); /* TRUNCATED -> truncated */
+		key[i] = '\0';
+		o = json_object_new_object();
+		add(o, "kind", json_object_new_string(key));
+		add(o, "count", u64(t->warnings[w].count));
+		add(o, "first_offset", t->warnings[w].first_offset >= 0 ?
+			json_object_new_int64(t->warnings[w].first_offset) : NULL);
+		add(o, "text", json_object_new_string(osc_warn_text((enum osc_warn)w)));
+		json_object_array_add(list, o);
+	}
+	add(j, "warnings", list);
+}
+
 static void print_warnings(const struct osc_trace *t)
 {
 	bool any = false;
@@ -356,8 +570,38 @@ static void print_warnings(const struct osc_trace *t)
 	printf("%s\n", any ? "" : "     none");
 }
 
+/* The whole description as one JSON object (see the man page's JSON SCHEMA). */
+static void json_info(const struct osc_trace *t, const char *name, const struct osc_runs *runs)
+{
+	struct json_object *doc = json_object_new_object(), *size = json_object_new_object();
+	struct json_object *events = json_object_new_object(), *phases = json_object_new_object();
+
+	add(doc, "schema", json_object_new_string(SCHEMA));
+	add(doc, "trace", json_object_new_string(name));
+	add(doc, "format", json_object_new_string(osc_format_name(t->format)));
+	print_sizes(t, size);
+	add(doc, "size", size);
+	print_kinds(t, events);
+	print_categories(t, NULL, events);
+	print_phases(t, phases);
+	add(events, "by_phase", phases);
+	add(doc, "events", events);
+	print_span(t, doc);
+	print_threads(t, NULL, doc);
+	add(doc, "threads", u64(t->nr_threads));
+	print_devices(t, NULL, doc);
+	print_streams(t, doc);
+	json_runs(t, runs, doc);
+	json_warnings(t, doc);
+	osc_export_json_text(stdout, json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY |
+						JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE),
+			     isatty(STDOUT_FILENO) ? OSC_EXPORT_TERMINAL : 0);
+	putchar('\n');
+	json_object_put(doc);
+}
+
 static enum osc_status print_info(const struct osc_trace *t, const char *name,
-				  const struct osc_runs_opts *ro, struct osc_error *err)
+				  const struct osc_runs_opts *ro, bool json, struct osc_error *err)
 {
 	struct osc_runs runs;
 	struct shown sh = { .utf8 = osc_locale_is_utf8() };
@@ -365,20 +609,25 @@ static enum osc_status print_info(const struct osc_trace *t, const char *name,
 	/* a bad --run-range fails before anything is printed */
 	if (osc_runs_detect_opts(t, ro, &runs, err) != OSC_OK)
 		return err->code;
+	if (json) {
+		json_info(t, name, &runs);
+		osc_runs_release(&runs);
+		return OSC_OK;
+	}
 	char *shown = osc_xmalloc(strlen(name) * 3 + 4);
 
 	/* The name whole, but with the characters a terminal must not get as '?'. */
 	osc_text_fit(name, strlen(name), (size_t)-1, sh.utf8, shown, strlen(name) * 3 + 4);
 	printf("trace:        %s\nformat:       %s\n", shown, osc_format_name(t->format));
 	free(shown);
-	print_sizes(t);
-	print_kinds(t);
-	print_categories(t, &sh);
-	print_phases(t);
-	print_span(t);
-	print_threads(t, &sh);
-	print_devices(t, &sh);
-	print_streams(t);
+	print_sizes(t, NULL);
+	print_kinds(t, NULL);
+	print_categories(t, &sh, NULL);
+	print_phases(t, NULL);
+	print_span(t, NULL);
+	print_threads(t, &sh, NULL);
+	print_devices(t, &sh, NULL);
+	print_streams(t, NULL);
 	print_runs(t, &runs, &sh);
 	osc_runs_release(&runs);
 	print_warnings(t);
@@ -403,12 +652,19 @@ int osc_cmd_info(int argc, char **argv)
 		print_help();
 		return OSC_EXIT_OK;
 	}
+	if (v.format != OSC_EXPORT_TABLE && v.format != OSC_EXPORT_JSON) {
+		osc_error_set(&err, OSC_USAGE, "--format", OSC_NO_OFFSET, NULL,
+			      "info writes text or json, not '%s'", osc_export_format_name(v.format));
+		osc_cli_view_release(&v);
+		return osc_cli_fail(&err);
+	}
 	ro.range = v.run_range;
 	ro.whole = v.whole_trace;
 	osc_trace_init(&t);
 	st = osc_cli_load(v.path, v.max_input, &t, &err);
 	if (st == OSC_OK)
-		st = print_info(&t, osc_cli_input_name(v.path), &ro, &err);
+		st = print_info(&t, osc_cli_input_name(v.path), &ro, v.format == OSC_EXPORT_JSON,
+				&err);
 	osc_trace_release(&t);
 	osc_cli_view_release(&v);
 	if (st != OSC_OK)

@@ -66,6 +66,9 @@ CASES = [
     ("info-kineto21", ["info", KINETO21], {}),
     ("info-rocm", ["info", ROCM], {}),
     ("info-truncated", ["info", TRUNC], {}),
+    ("info-ort-json", ["info", "--format", "json", ORT], {}),
+    ("info-kineto-json", ["info", "-F", "json", KINETO], {}),
+    ("info-truncated-json", ["info", "--format=json", TRUNC], {}),
     ("table-ort-100", ["report", ORT], {"COLUMNS": "100"}),
     ("table-ort-60", ["report", ORT], {"COLUMNS": "60"}),
     ("table-riscv-100", ["report", RISCV], {"COLUMNS": "100"}),
@@ -214,10 +217,76 @@ def check_info(args, text):
     return []
 
 
+def check_info_json(args, text):
+    """info --format json says what the text says, numbers as numbers, every run listed."""
+    probs = []
+    try:
+        doc = json.loads(text)
+    except ValueError as e:
+        return ["not JSON: %s" % e]
+    plain = testlib.run(["info", args[-1]]).text
+
+    def line(key):
+        m = re.search(r"^%s:\s+(.*)$" % key, plain, re.M)
+        return m.group(1) if m else None
+
+    ints = lambda *vals: all(isinstance(v, int) and not isinstance(v, bool) for v in vals)
+    if doc.get("schema") != "opscope/1":
+        probs.append("schema %r" % doc.get("schema"))
+    if doc.get("format") != line("format"):
+        probs.append("format %r, text %r" % (doc.get("format"), line("format")))
+    ev = doc.get("events", {})
+    if not ints(ev.get("total"), ev.get("metadata")) or \
+            "%d (and %d metadata events)" % (ev["total"], ev["metadata"]) != line("events"):
+        probs.append("events %r, text %r" % (ev.get("total"), line("events")))
+    if sum(ev.get("by_kind", {}).values()) != ev.get("total"):
+        probs.append("by_kind does not add up to the total")
+    if sum(c["events"] for c in ev.get("by_category", [])) != ev.get("total"):
+        probs.append("by_category does not add up to the total")
+    span = doc.get("time_span")
+    m = re.match(r"(\S+) \.\. (\S+) us \((\S+) ms\)", line("time span") or "")
+    if not m or not span or [span["first_us"], span["last_us"], span["dur_ms"]] != \
+            [float(x) for x in m.groups()]:
+        probs.append("time_span %r, text %r" % (span, line("time span")))
+    procs = doc.get("processes", [])
+    if str(len(procs)) != line("processes") or \
+            sum(len(p["threads"]) for p in procs) != doc.get("threads") or \
+            str(doc.get("threads")) != line("threads"):
+        probs.append("processes/threads differ from the text")
+    if not line("gpus") or str(len(doc.get("gpus", []))) != line("gpus"):
+        probs.append("gpus %r, text %r" % (doc.get("gpus"), line("gpus")))
+    if not (line("streams") or "").startswith(str(len(doc.get("streams", [])))):
+        probs.append("streams %r, text %r" % (doc.get("streams"), line("streams")))
+    runs = doc.get("runs", {})
+    lst = runs.get("list", [])
+    if "%d (%s)" % (runs.get("count", -1), runs.get("source")) != line("runs") or \
+            len(lst) != runs.get("count") or [r["index"] for r in lst] != list(range(len(lst))):
+        probs.append("runs %r, text %r" % ({k: runs.get(k) for k in ("count", "source")},
+                                          line("runs")))
+    for r in lst[:20]:
+        want = re.search(r"^\s+%d\s+.*\s(\S+)\s+(\S+)\s+(\d+)$" % r["index"], plain, re.M)
+        if not want or [r["start_ms"], r["dur_ms"], r["events"]] != \
+                [float(want.group(1)), float(want.group(2)), int(want.group(3))]:
+            probs.append("run %d %r differs from the text" % (r["index"], r))
+            break
+    if runs.get("default") and "default:    " + runs["default"] not in plain:
+        probs.append("default selection %r not the text's" % runs.get("default"))
+    if "%d events" % runs.get("outside_events", -1) != line("outside runs"):
+        probs.append("outside_events %r, text %r" % (runs.get("outside_events"),
+                                                     line("outside runs")))
+    warn = doc.get("warnings", [])
+    text_warn = re.findall(r"^  (\d+) ", plain.split("\nwarnings:", 1)[1], re.M)
+    if [w["count"] for w in warn] != [int(x) for x in text_warn]:
+        probs.append("warnings %r, text %r" % (warn, text_warn))
+    return probs
+
+
 def structural(name, args, p):
     """Checks that hold whatever the expected file says."""
     probs = []
     if args and args[0] == "info":
+        if "json" in args or "-F" in args or "--format=json" in args:
+            return check_info_json(args, p.text)
         return check_info(args, p.text)
     sel = parse_report_args(args)
     if sel is None:
