@@ -295,6 +295,11 @@ void osc_cli_catch_signals(void)
 			sigaction(sigs[i], &sa, NULL);
 }
 
+char *osc_cli_rows_json(size_t shown, size_t total, const char *more)
+{
+	return osc_xasprintf("{\"shown\": %zu, \"total\": %zu%s}", shown, total, more);
+}
+
 int osc_cli_fail(const struct osc_error *err)
 {
 	char line[2048];

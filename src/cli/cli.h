@@ -100,6 +100,12 @@ void osc_cli_print_options(FILE *out, const struct osc_cli_option *opts, unsigne
  */
 void osc_cli_catch_signals(void);
 
+/*
+ * The JSON meta's "rows": {"shown": SHOWN, "total": TOTAL} plus more (raw
+ * members with their leading comma, or ""). Free it.
+ */
+char *osc_cli_rows_json(size_t shown, size_t total, const char *more);
+
 /* Print "opscope: " + the formatted error to stderr; returns OSC_EXIT_ERROR. */
 int osc_cli_fail(const struct osc_error *err);
 

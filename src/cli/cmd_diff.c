@@ -75,7 +75,7 @@ struct side {
 struct diff_job {
 	struct side side[2];
 	struct osc_diff diff;
-	char *filter_text, *sort_text, *rows_text, *count_text, *total_text;
+	char *filter_text, *sort_text, *rows_text, *rows_json, *count_text, *total_text;
 	size_t nr_changed; /* rows kept by --changed, before --top */
 };
 
@@ -131,7 +131,8 @@ static enum osc_status write_diff(struct diff_job *j, const struct osc_cli_view 
 	const char *keys[] = { "base",  "other", "format", "level",  "match", "base runs",
 			       "other runs", "filter", "sort", "rows", "sides", "totals" };
 	const char *values[12];
-	struct osc_export_meta meta = { keys, values, 12 };
+	const char *json[12] = { [9] = j->rows_json };
+	struct osc_export_meta meta = { keys, values, 12, json };
 	struct diff_table_ctx ctx = { &j->diff };
 	struct osc_table table = { 0 };
 	enum osc_status st;
@@ -206,6 +207,7 @@ static enum osc_status build_diff(struct diff_job *j, struct osc_cli_view *v,
 	j->filter_text = osc_filter_describe(&v->filter);
 	j->sort_text = osc_xasprintf("%s %s", cols[col].title,
 				     descending ? "descending" : "ascending");
+	j->rows_json = osc_cli_rows_json(j->diff.nr, total, v->changed ? ", \"changed_only\": true" : "");
 	j->rows_text = osc_xasprintf("%zu of %zu%s", j->diff.nr, total,
 				     v->changed ? " changed" : "");
 	return write_diff(j, v, err);
@@ -227,6 +229,7 @@ int osc_diff_run(struct osc_cli_view *v)
 	free(j.filter_text);
 	free(j.sort_text);
 	free(j.rows_text);
+	free(j.rows_json);
 	free(j.count_text);
 	free(j.total_text);
 	osc_diff_release(&j.diff);

@@ -64,7 +64,7 @@ static enum osc_status write_gpu(struct gpu_job *j, const struct osc_cli_view *v
 	char wait[160], shorts[32], total[32];
 	const char *values[] = { osc_cli_input_name(v->path), osc_format_name(j->trace.format),
 				 j->runs_text, wait };
-	struct osc_export_meta meta = { keys, values, 4 };
+	struct osc_export_meta meta = { keys, values, 4, NULL };
 	struct cells c = { j, v->gaps > 0, v->launches };
 	struct osc_table table = { .cell = cell, .ctx = &c };
 	enum osc_status st;

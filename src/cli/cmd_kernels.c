@@ -228,14 +228,17 @@ static enum osc_status run_kernels(const struct osc_cli_tree *o, struct osc_cli_
 	struct kctx k = { .d = d, .decimals = o->format == OSC_EXPORT_TABLE ? 3 : 6 };
 	const char *keys[] = { "trace", "format", "runs", "categories", "filter", "rows" };
 	const char *values[6];
-	struct osc_export_meta meta = { keys, values, 6 };
+	const char *json[6] = { NULL };
+	struct osc_export_meta meta = { keys, values, 6, json };
 	struct osc_table table;
-	char *filter_text, *rows_text;
+	char *filter_text, *rows_text, *rows_json;
 	enum osc_status st;
 
 	build_rows(&k, &o->filter);
 	filter_text = osc_filter_describe(&o->filter);
 	rows_text = osc_xasprintf("%zu", k.nr);
+	rows_json = osc_cli_rows_json(k.nr, k.nr, "");
+	json[5] = rows_json;
 	values[0] = osc_cli_input_name(o->path);
 	values[1] = osc_format_name(d->trace.format);
 	values[2] = d->runs_text;
@@ -254,6 +257,7 @@ static enum osc_status run_kernels(const struct osc_cli_tree *o, struct osc_cli_
 		fprintf(stderr, "opscope: using %s\n", d->runs_text);
 	free(filter_text);
 	free(rows_text);
+	free(rows_json);
 	free(k.rows);
 	free(k.text);
 	return st;

@@ -56,7 +56,7 @@ struct report {
 	struct osc_runsel sel;
 	struct osc_agg agg;
 	struct osc_names names;
-	char *runs_text, *filter_text, *sort_text, *rows_text;
+	char *runs_text, *filter_text, *sort_text, *rows_text, *rows_json;
 };
 
 static bool is_roofline(enum osc_stat s)
@@ -90,8 +90,8 @@ static enum osc_status write_report(struct report *r, const struct osc_cli_view 
 				    struct osc_error *err)
 {
 	const char *keys[12] = { "trace", "format", "level", "runs", "filter", "sort", "rows" };
-	const char *values[12];
-	struct osc_export_meta meta = { keys, values, 7 };
+	const char *values[12], *json[12] = { [6] = r->rows_json };
+	struct osc_export_meta meta = { keys, values, 7, json };
 	struct osc_agg_table_ctx ctx = { .trace = &r->trace, .agg = &r->agg, .names = &r->names };
 	struct osc_table table;
 	char busy[32], device[32], unmapped[64], peak[512];
@@ -236,6 +236,7 @@ static enum osc_status build_report(struct report *r, struct osc_cli_view *v,
 	r->sort_text = osc_xasprintf("%s %s", sort->title,
 				     descending ? "descending" : "ascending");
 	r->rows_text = osc_xasprintf("%zu of %zu", r->agg.nr, total);
+	r->rows_json = osc_cli_rows_json(r->agg.nr, total, "");
 	return write_report(r, v, err);
 }
 
@@ -256,6 +257,7 @@ int osc_report_run(struct osc_cli_view *v)
 	free(r.filter_text);
 	free(r.sort_text);
 	free(r.rows_text);
+	free(r.rows_json);
 	osc_agg_release(&r.agg);
 	osc_names_release(&r.names);
 	osc_runsel_release(&r.sel);

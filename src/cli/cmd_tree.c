@@ -389,8 +389,9 @@ static enum osc_status run_tree(const struct osc_cli_tree *o, struct osc_cli_tre
 	struct osc_table table;
 	const char *keys[] = { "trace", "format", "runs", "categories", "filter", "rows" };
 	const char *values[6];
-	struct osc_export_meta meta = { keys, values, 6 };
-	char *filter_text, *rows_text;
+	const char *json[6] = { NULL };
+	struct osc_export_meta meta = { keys, values, 6, json };
+	char *filter_text, *rows_text, *rows_json;
 	size_t n = d->m.nr ? d->m.nr : 1;
 	enum osc_status st;
 
@@ -412,6 +413,8 @@ static enum osc_status run_tree(const struct osc_cli_tree *o, struct osc_cli_tre
 	};
 	filter_text = osc_filter_describe(&o->filter);
 	rows_text = osc_xasprintf("%zu of %zu", ctx.nr_rows, d->m.nr);
+	rows_json = osc_cli_rows_json(ctx.nr_rows, d->m.nr, "");
+	json[5] = rows_json;
 	values[0] = osc_cli_input_name(o->path);
 	values[1] = osc_format_name(d->trace.format);
 	values[2] = d->runs_text;
@@ -430,6 +433,7 @@ static enum osc_status run_tree(const struct osc_cli_tree *o, struct osc_cli_tre
 	}
 	free(filter_text);
 	free(rows_text);
+	free(rows_json);
 	osc_tree_scratch_release(&scratch);
 	free(keep);
 	free(last);

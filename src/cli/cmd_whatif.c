@@ -51,7 +51,7 @@ struct whatif_job {
 	struct osc_names names;
 	struct osc_speedups rules;
 	struct osc_whatif w;
-	char *runs_text, *filter_text, *rules_text, *rows_text;
+	char *runs_text, *filter_text, *rules_text, *rows_text, *rows_json;
 	char summary[512];
 };
 
@@ -65,8 +65,8 @@ static enum osc_status write_whatif(struct whatif_job *j, const struct osc_cli_v
 {
 	const char *keys[] = { "trace", "format", "level", "runs", "filter", "speedups", "rows",
 			       "projected" };
-	const char *values[8];
-	struct osc_export_meta meta = { keys, values, 8 };
+	const char *values[8], *json[8] = { [6] = j->rows_json };
+	struct osc_export_meta meta = { keys, values, 8, json };
 	struct osc_table table = { 0 };
 	enum osc_status st;
 
@@ -142,6 +142,7 @@ static enum osc_status build_whatif(struct whatif_job *j, struct osc_cli_view *v
 	j->filter_text = osc_filter_describe(&v->filter);
 	j->rules_text = describe_rules(&j->rules);
 	j->rows_text = osc_xasprintf("%zu of %zu", j->w.nr, total);
+	j->rows_json = osc_cli_rows_json(j->w.nr, total, "");
 	return write_whatif(j, v, err);
 }
 
@@ -168,6 +169,7 @@ static int run_whatif(struct osc_cli_view *v)
 	free(j.filter_text);
 	free(j.rules_text);
 	free(j.rows_text);
+	free(j.rows_json);
 	return st == OSC_OK ? OSC_EXIT_OK : osc_cli_fail(&err);
 }
 

@@ -17,7 +17,7 @@ struct optable_job {
 	struct osc_runs runs;
 	struct osc_runsel sel;
 	struct osc_optable table;
-	char *runs_text, *filter_text, *rows_text;
+	char *runs_text, *filter_text, *rows_text, *rows_json;
 };
 
 static const char *optable_cell(const void *ctx, size_t row, size_t col, char *buf, size_t size)
@@ -29,8 +29,8 @@ static enum osc_status run_job(struct optable_job *j, struct osc_cli_view *v,
 			       struct osc_error *err)
 {
 	const char *keys[] = { "trace", "format", "level", "runs", "filter", "rows" };
-	const char *values[6];
-	struct osc_export_meta meta = { keys, values, 6 };
+	const char *values[6], *json[6] = { NULL };
+	struct osc_export_meta meta = { keys, values, 6, json };
 	struct osc_table table = { 0 };
 	size_t total;
 	enum osc_status st = osc_cli_open(v, v->path, v->runs, &j->trace, &j->runs, &j->sel, err);
@@ -47,6 +47,8 @@ static enum osc_status run_job(struct optable_job *j, struct osc_cli_view *v,
 	j->runs_text = osc_runsel_describe(&j->sel, &j->runs);
 	j->filter_text = osc_filter_describe(&v->filter);
 	j->rows_text = osc_xasprintf("%zu of %zu, in execution order", j->table.nr, total);
+	j->rows_json = osc_cli_rows_json(j->table.nr, total, ", \"order\": \"execution\"");
+	json[5] = j->rows_json;
 	values[0] = osc_cli_input_name(v->path);
 	values[1] = osc_format_name(j->trace.format);
 	values[2] = "op-instance";
@@ -81,5 +83,6 @@ int osc_optable_run(struct osc_cli_view *v)
 	free(j.runs_text);
 	free(j.filter_text);
 	free(j.rows_text);
+	free(j.rows_json);
 	return st == OSC_OK ? OSC_EXIT_OK : osc_cli_fail(&err);
 }

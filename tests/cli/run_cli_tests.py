@@ -720,6 +720,17 @@ def format_cases(res, tmp):
             if [header] + rows != flat:
                 probs.append("markdown cells differ from csv: %r vs %r" % (rows[:2], flat[1:3]))
             doc = json.loads(j.text)
+            meta = doc["meta"]
+            if list(meta)[:1] != ["schema"] or meta["schema"] != "opscope/1":
+                probs.append("meta does not start with schema opscope/1: %r" % list(meta)[:3])
+            rows = meta.get("rows")
+            if args[0] != "gpu" and not (isinstance(rows, dict) and rows.get("shown") ==
+                                         len(doc["rows"]) and isinstance(rows.get("total"), int)
+                                         and rows["total"] >= rows["shown"]):
+                probs.append("meta rows %r for %d rows" % (rows, len(doc["rows"])))
+            for k, v in meta.items():
+                if re.search(r"_(us|ns|ms|pct)$", k) and not isinstance(v, (int, float)):
+                    probs.append("meta %s is not a number: %r" % (k, v))
             numeric = [any(isinstance(r.get(col), (int, float)) for r in doc["rows"])
                        for col in doc["columns"]]
             if doc["rows"] and aligns != ["---:" if n else "---" for n in numeric]:

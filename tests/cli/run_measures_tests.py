@@ -313,7 +313,8 @@ def meta_bases(text, has_device=True):
     """(host_busy ns, device_time ns) from report --format json's meta, or a
     problem. A trace without device events has no device_time_us (taken as 0)."""
     try:
-        meta = json.loads(text)["meta"]
+        # the bases are JSON numbers with exact decimals: read them as written
+        meta = json.loads(text, parse_float=str)["meta"]
         dev = meta.get("device_time_us")
         if dev is None and has_device:
             return None, "no device_time_us in the JSON meta"

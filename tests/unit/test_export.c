@@ -62,7 +62,7 @@ static struct osc_table fake_table(void)
 
 static const char *const meta_keys[] = { "trace", "runs" };
 static const char *const meta_values[] = { "x.json", "runs 1-10 of 11 (model_run, warm-up run 0 skipped)" };
-static const struct osc_export_meta meta = { meta_keys, meta_values, 2 };
+static const struct osc_export_meta meta = { meta_keys, meta_values, 2, NULL };
 
 /* Export into a new string (caller frees). */
 static char *export(enum osc_export_format f, int width)

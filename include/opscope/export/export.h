@@ -78,12 +78,22 @@ enum {
 	OSC_EXPORT_TERMINAL = 1 << 1,
 };
 
-/* Key/value lines describing what was exported (trace, format, level, runs, filter). */
+/*
+ * Key/value lines describing what was exported (trace, format, level, runs,
+ * filter). JSON writes them under "meta" after "schema": OSC_EXPORT_SCHEMA:
+ * json[i] when given (a JSON value, e.g. {"shown": 2, "total": 6} for the
+ * "2 of 6" the table shows), else values[i] as a number when the key ends in
+ * a unit (_us, _ns, _ms, _pct) and the value is one, else as a string.
+ */
 struct osc_export_meta {
 	const char *const *keys;
 	const char *const *values;
 	size_t nr;
+	const char *const *json; /* NULL, or per key a JSON value or NULL */
 };
+
+/* The schema every JSON document names (see the man page's JSON SCHEMA). */
+#define OSC_EXPORT_SCHEMA "opscope/1"
 
 struct osc_exporter {
 	const char *name;

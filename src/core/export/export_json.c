@@ -1,6 +1,7 @@
 /*
  * export_json.c - one JSON document:
- *   {"meta": {key: "value"...}, "columns": [title...], "rows": [{title: value}...]}
+ *   {"meta": {"schema": "opscope/1", key: value...}, "columns": [title...],
+ *    "rows": [{title: value}...]}
  * Numeric columns are JSON numbers (null if a cell is not a finite number);
  * strings are escaped per RFC 8259: quote, backslash and every control
  * character (as \n, \t ... or \u00XX), and so are DEL, C1 controls and the
@@ -14,6 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "opscope/base/alloc.h"
 #include "opscope/export/export.h"
@@ -136,6 +138,18 @@ static bool is_json_number(const char *s)
 	return *s == '\0';
 }
 
+/* A key naming its unit: its value is a number. */
+static bool has_unit(const char *key)
+{
+	static const char *const units[] = { "_us", "_ns", "_ms", "_pct" };
+	size_t len = strlen(key);
+
+	for (size_t u = 0; u < sizeof(units) / sizeof(units[0]); u++)
+		if (len > strlen(units[u]) && !strcmp(key + len - strlen(units[u]), units[u]))
+			return true;
+	return false;
+}
+
 static void json_begin(FILE *out, const struct osc_table *t, const struct osc_export_meta *m,
 		       int width, unsigned flags, void **state)
 {
@@ -144,14 +158,19 @@ static void json_begin(FILE *out, const struct osc_table *t, const struct osc_ex
 	(void)width;
 	st->ascii = (flags & OSC_EXPORT_TERMINAL) && !osc_locale_is_utf8();
 	*state = st;
-	fputs("{\n  \"meta\": {", out);
+	fputs("{\n  \"meta\": {\n    \"schema\": \"" OSC_EXPORT_SCHEMA "\"", out);
 	for (size_t i = 0; m && i < m->nr; i++) {
-		fputs(i ? ",\n    " : "\n    ", out);
+		fputs(",\n    ", out);
 		put_string(out, m->keys[i], st);
 		fputs(": ", out);
-		put_string(out, m->values[i], st);
+		if (m->json && m->json[i])
+			osc_export_json_text(out, m->json[i], st->ascii ? OSC_EXPORT_TERMINAL : 0);
+		else if (has_unit(m->keys[i]) && is_json_number(m->values[i]))
+			fputs(m->values[i], out);
+		else
+			put_string(out, m->values[i], st);
 	}
-	fputs(m && m->nr ? "\n  },\n  \"columns\": [" : "},\n  \"columns\": [", out);
+	fputs("\n  },\n  \"columns\": [", out);
 	for (size_t c = 0; c < t->nr_cols; c++) {
 		if (c)
 			fputs(", ", out);
