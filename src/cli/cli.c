@@ -55,6 +55,7 @@ enum {
 	OPT_MAX_INPUT,
 	OPT_PEAK_TFLOPS,
 	OPT_PEAK_TBS,
+	OPT_TRACE_COLUMN,
 };
 
 #define VIEW (OSC_MODE_REPORT | OSC_MODE_TUI | OSC_MODE_DEFAULT | OSC_MODE_DIFF | OSC_MODE_WHATIF)
@@ -109,6 +110,9 @@ const struct osc_cli_option osc_cli_view_options[] = {
 	{ OPT_CSV_SAFE, "csv-safe", 0, NULL,
 	  "CSV for spreadsheets: cells that look like formulas (= + - @) get a leading '",
 	  REPORT | OSC_MODE_GPU },
+	{ OPT_TRACE_COLUMN, "trace-column", 0, NULL,
+	  "a last column 'trace': the trace as given, to join files (not the table)",
+	  OSC_MODE_REPORT | OSC_MODE_WHATIF | OSC_MODE_GPU },
 	{ OPT_OUTPUT, "output", 'o', "FILE", "write to FILE (atomically) instead of stdout",
 	  REPORT | OSC_MODE_GPU },
 	{ OPT_FORCE, "force", 0, NULL,
@@ -477,6 +481,9 @@ static enum osc_status view_option(struct osc_cli_view *v, int id, const char *a
 	case OPT_OUTPUT:
 		v->output = arg;
 		return OSC_OK;
+	case OPT_TRACE_COLUMN:
+		v->trace_column = true;
+		return OSC_OK;
 	case OPT_CSV_SAFE:
 		v->export_flags |= OSC_EXPORT_CSV_SAFE;
 		return OSC_OK;
@@ -567,6 +574,9 @@ enum osc_status osc_cli_view_parse(struct osc_cli_view *v, int argc, char **argv
 			if (o->id == id && !(o->modes & OSC_MODE_TUI))
 				v->report_only = true;
 	}
+	if (v->trace_column && v->format == OSC_EXPORT_TABLE)
+		return osc_error_set(err, OSC_USAGE, "--trace-column", OSC_NO_OFFSET, NULL,
+				     "needs --format csv, tsv, json or markdown");
 	return check_sort(v, mode, err);
 }
 
@@ -743,4 +753,19 @@ enum osc_status osc_cli_write_table(const char *path, enum osc_export_format f,
 {
 	return osc_export_file(path, f, t, m, osc_cli_width(!path || !strcmp(path, "-")), flags,
 			       err);
+}
+
+enum osc_status osc_cli_write_view(const struct osc_cli_view *v, const struct osc_table *t,
+				   const struct osc_export_meta *m, struct osc_error *err)
+{
+	struct osc_table_constant ctx;
+	struct osc_table with;
+	enum osc_status st;
+
+	if (!v->trace_column)
+		return osc_cli_write_table(v->output, v->format, t, m, v->export_flags, err);
+	osc_table_add_constant(&ctx, t, "trace", osc_cli_input_name(v->path), &with);
+	st = osc_cli_write_table(v->output, v->format, &with, m, v->export_flags, err);
+	osc_table_constant_release(&ctx);
+	return st;
 }

@@ -155,6 +155,7 @@ struct osc_cli_view {
 					(--force) */
 	const char *script;          /* --script FILE (TUI tests) */
 	bool report_only;            /* an option only `report` uses was given */
+	bool trace_column;           /* --trace-column: a last column with the trace's path */
 	bool help;                   /* --help */
 	bool version;                /* --version */
 };
@@ -257,5 +258,12 @@ int osc_cli_width(bool to_tty);
 enum osc_status osc_cli_write_table(const char *path, enum osc_export_format f,
 				    const struct osc_table *t, const struct osc_export_meta *m,
 				    unsigned flags, struct osc_error *err);
+
+/*
+ * osc_cli_write_table with the view's output, format and flags, and with
+ * --trace-column the trace's path (as given) as a last column "trace".
+ */
+enum osc_status osc_cli_write_view(const struct osc_cli_view *v, const struct osc_table *t,
+				   const struct osc_export_meta *m, struct osc_error *err);
 
 #endif

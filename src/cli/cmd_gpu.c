@@ -90,7 +90,7 @@ static enum osc_status write_gpu(struct gpu_job *j, const struct osc_cli_view *v
 		table.cols = osc_gpu_columns(&table.nr_cols);
 		table.nr_rows = j->gpu.nr;
 	}
-	st = osc_cli_write_table(v->output, v->format, &table, &meta, v->export_flags, err);
+	st = osc_cli_write_view(v, &table, &meta, err);
 	if (st == OSC_OK && !osc_export_has_meta(v->format))
 		fprintf(stderr, "opscope: using %s\n", j->runs_text);
 	return st;

@@ -129,7 +129,7 @@ static enum osc_status write_report(struct report *r, const struct osc_cli_view 
 			: "total_us (host: the trace has no device events)";
 	}
 	osc_agg_table(&ctx, &table);
-	st = osc_cli_write_table(v->output, v->format, &table, &meta, v->export_flags, err);
+	st = osc_cli_write_view(v, &table, &meta, err);
 	/* After the write, so that a failure stays the one line on stderr. */
 	if (st == OSC_OK && !osc_export_has_meta(v->format))
 		fprintf(stderr, "opscope: using %s\n", r->runs_text);

@@ -82,7 +82,7 @@ static enum osc_status write_whatif(struct whatif_job *j, const struct osc_cli_v
 	table.nr_rows = j->w.nr;
 	table.cell = whatif_cell;
 	table.ctx = &j->w;
-	st = osc_cli_write_table(v->output, v->format, &table, &meta, v->export_flags, err);
+	st = osc_cli_write_view(v, &table, &meta, err);
 	if (st == OSC_OK && !osc_export_has_meta(v->format))
 		fprintf(stderr, "opscope: using %s; %s\n", j->runs_text, j->summary);
 	return st;

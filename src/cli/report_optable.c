@@ -59,7 +59,7 @@ static enum osc_status run_job(struct optable_job *j, struct osc_cli_view *v,
 	table.nr_rows = j->table.nr;
 	table.cell = optable_cell;
 	table.ctx = &j->table;
-	st = osc_cli_write_table(v->output, v->format, &table, &meta, v->export_flags, err);
+	st = osc_cli_write_view(v, &table, &meta, err);
 	j->table.nr = total; /* released whole below */
 	if (st == OSC_OK && !osc_export_has_meta(v->format))
 		fprintf(stderr, "opscope: using %s\n", j->runs_text);

@@ -742,6 +742,43 @@ def format_cases(res, tmp):
         res.check("formats: tsv and markdown hold the csv cells: " + label, probs)
 
 
+def trace_column_cases(res):
+    """--trace-column adds a last column 'trace' holding the path as given, and nothing else."""
+    for args in (["report", ORT], ["report", "--by", "kernel", KINETO], ["gpu", KINETO],
+                 ["whatif", "-x", "Conv=2", ORT], ["report", "--by", "op-instance", "samples/ne-bert-mini-int8.json"]):
+        label = " ".join(args)
+        probs = []
+        for fmt in ("csv", "tsv", "json", "markdown"):
+            plain = testlib.run(args[:1] + ["-F", fmt] + args[1:])
+            withc = testlib.run(args[:1] + ["-F", fmt, "--trace-column"] + args[1:])
+            if plain.rc != 0 or withc.rc != 0:
+                probs.append("%s: %s %s" % (fmt, plain.describe(), withc.describe()))
+                continue
+            if fmt == "json":
+                a, b = json.loads(plain.text), json.loads(withc.text)
+                if b["columns"] != a["columns"] + ["trace"] or \
+                        b["rows"] != [dict(r, trace=args[-1]) for r in a["rows"]]:
+                    probs.append("json rows are not the plain rows plus trace")
+                continue
+            sep = {"csv": ",", "tsv": "\t", "markdown": " | "}[fmt]
+            a, b = plain.text.split("\n"), withc.text.split("\n")
+            if fmt == "markdown":
+                want = [a[0][:-2] + " | trace |", a[1] + " --- |"] + \
+                       [r[:-2] + " | " + args[-1] + " |" for r in a[2:-1]] + [""]
+            else:
+                want = [a[0] + sep + "trace"] + [r + sep + args[-1] for r in a[1:-1]] + [""]
+            if b != want:
+                probs.append("%s: not the plain output plus a trace column: %r" % (fmt, b[:2]))
+        res.check("--trace-column: " + label, probs)
+    bad = testlib.run(["report", "--trace-column", ORT])
+    res.check("--trace-column with the text table: exit 2, one line",
+              [] if bad.rc == 2 and len(bad.err_lines) == 1 and b"--trace-column" in bad.err
+              and not bad.out else [bad.describe()])
+    bad = testlib.run(["diff", "--trace-column", "-F", "csv", ORT, ORT])
+    res.check("--trace-column is not a diff option", [] if bad.rc == 2 and
+              len(bad.err_lines) == 1 else [bad.describe()])
+
+
 def main():
     update = "--update" in sys.argv[1:]
     res = testlib.Results()
@@ -755,6 +792,7 @@ def main():
         io_cases(res, tmp)
         version_cases(res, tmp)
         format_cases(res, tmp)
+        trace_column_cases(res)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return res.finish()

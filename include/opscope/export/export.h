@@ -132,6 +132,21 @@ enum osc_status osc_export_table(FILE *out, enum osc_export_format f,
  */
 void osc_export_json_text(FILE *out, const char *json, unsigned flags);
 
+/*
+ * A table with one more column, last: title, the same value in every row
+ * (e.g. the trace's path, to tell the files apart once they are joined).
+ * osc_table_add_constant fills ctx and out from t (keep t and value alive);
+ * osc_table_constant_release frees what it allocated.
+ */
+struct osc_table_constant {
+	const struct osc_table *base;
+	struct osc_column *cols;     /* base's columns and the new one */
+	const char *value;
+};
+void osc_table_add_constant(struct osc_table_constant *ctx, const struct osc_table *t,
+			    const char *title, const char *value, struct osc_table *out);
+void osc_table_constant_release(struct osc_table_constant *ctx);
+
 /* The aggregate a as a table (out->ctx is ctx: keep it, a and t alive). */
 struct osc_agg_table_ctx {
 	const struct osc_trace *trace;

@@ -7,9 +7,11 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "opscope/base/alloc.h"
 #include "opscope/export/export.h"
 
 static const char *const format_names[] = {
@@ -77,6 +79,34 @@ enum osc_status osc_export_table(FILE *out, enum osc_export_format f,
 		return osc_error_set(err, OSC_IO, "output", OSC_NO_OFFSET, NULL,
 				     "write failed: %s", strerror(errno ? errno : EIO));
 	return OSC_OK;
+}
+
+static const char *constant_cell(const void *ctx, size_t row, size_t col, char *buf,
+				 size_t size)
+{
+	const struct osc_table_constant *c = ctx;
+
+	if (col == c->base->nr_cols)
+		return c->value;
+	return c->base->cell(c->base->ctx, row, col, buf, size);
+}
+
+void osc_table_add_constant(struct osc_table_constant *ctx, const struct osc_table *t,
+			    const char *title, const char *value, struct osc_table *out)
+{
+	ctx->base = t;
+	ctx->value = value;
+	ctx->cols = osc_xcalloc(t->nr_cols + 1, sizeof(*ctx->cols));
+	memcpy(ctx->cols, t->cols, t->nr_cols * sizeof(*ctx->cols));
+	ctx->cols[t->nr_cols] = (struct osc_column){ title, 16, OSC_ALIGN_LEFT, false,
+						     OSC_STAT_NAME };
+	*out = (struct osc_table){ ctx->cols, t->nr_cols + 1, t->nr_rows, constant_cell, ctx };
+}
+
+void osc_table_constant_release(struct osc_table_constant *ctx)
+{
+	free(ctx->cols);
+	ctx->cols = NULL;
 }
 
 static const char *agg_cell(const void *ctx, size_t row, size_t col, char *buf, size_t size)
