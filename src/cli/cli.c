@@ -56,6 +56,7 @@ enum {
 	OPT_PEAK_TFLOPS,
 	OPT_PEAK_TBS,
 	OPT_TRACE_COLUMN,
+	OPT_PERCENT_LIMIT,
 };
 
 #define VIEW (OSC_MODE_REPORT | OSC_MODE_TUI | OSC_MODE_DEFAULT | OSC_MODE_DIFF | OSC_MODE_WHATIF)
@@ -103,6 +104,9 @@ const struct osc_cli_option osc_cli_view_options[] = {
 	{ OPT_PEAK_TBS, "peak-tbs", 0, "Y",
 	  "roofline: peak memory TB/s of peak_bw_pct (default: as --peak-tflops)",
 	  OSC_MODE_REPORT | OSC_MODE_TUI | OSC_MODE_DEFAULT },
+	{ OPT_PERCENT_LIMIT, "percent-limit", 0, "P",
+	  "report: drop the rows under P % of the sorted measure's base (self, device)",
+	  OSC_MODE_REPORT },
 	{ OPT_ASC, "asc", 0, NULL, "sort ascending (numbers sort descending by default)", REPORT },
 	{ OPT_FORMAT, "format", 'F', "FMT", "output format: table (default), csv, tsv, json or markdown",
 	  REPORT | OSC_MODE_GPU },
@@ -370,7 +374,8 @@ static enum osc_status parse_ns(const char *s, const char *what, int64_t *out,
 	return OSC_OK;
 }
 
-static enum osc_status parse_percent(const char *s, double *out, struct osc_error *err)
+static enum osc_status parse_percent(const char *s, const char *opt, double *out,
+				     struct osc_error *err)
 {
 	char *end;
 	double d;
@@ -378,7 +383,7 @@ static enum osc_status parse_percent(const char *s, double *out, struct osc_erro
 	errno = 0;
 	d = strtod(s, &end);
 	if (!*s || *end || errno || !(d >= 0) || d > 1e9)
-		return osc_error_set(err, OSC_USAGE, "--min-change", OSC_NO_OFFSET, NULL,
+		return osc_error_set(err, OSC_USAGE, opt, OSC_NO_OFFSET, NULL,
 				     "not a percentage: '%s'", s);
 	*out = d;
 	return OSC_OK;
@@ -506,7 +511,9 @@ static enum osc_status view_option(struct osc_cli_view *v, int id, const char *a
 		return OSC_OK;
 	case OPT_MIN_CHANGE:
 		v->changed = true; /* a threshold asks for changed rows */
-		return parse_percent(arg, &v->min_change, err);
+		return parse_percent(arg, "--min-change", &v->min_change, err);
+	case OPT_PERCENT_LIMIT:
+		return parse_percent(arg, "--percent-limit", &v->percent_limit, err);
 	case OPT_CHANGED:
 		v->changed = true;
 		return OSC_OK;
@@ -550,6 +557,7 @@ enum osc_status osc_cli_view_parse(struct osc_cli_view *v, int argc, char **argv
 	v->kernel_wait = 30;
 	v->short_kernel = 10000;
 	v->format = OSC_EXPORT_TABLE;
+	v->percent_limit = -1;
 	osc_filter_init(&v->filter);
 	osc_categories_init(&v->categories);
 	osc_cli_parser_init(&p, argc, argv);

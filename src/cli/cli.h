@@ -145,6 +145,7 @@ struct osc_cli_view {
 	const char *other_runs;      /* --other-runs (diff), NULL: as --runs */
 	bool changed;                /* --changed or --min-change (diff) */
 	double min_change;           /* --min-change percent (diff) */
+	double percent_limit;        /* --percent-limit percent (report; < 0: none) */
 	const char **speedups;       /* --speedup RULE (whatif), in order */
 	size_t nr_speedups, alloc_speedups;
 	const char *speedup_csv;     /* --speedup-csv FILE (whatif) */

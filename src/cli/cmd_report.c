@@ -171,6 +171,38 @@ static const struct osc_column *sort_column(const struct osc_agg *a, enum osc_st
 	return cols;
 }
 
+/*
+ * --percent-limit: the share column of the sorted measure (self_us and
+ * self_pct: self_pct; device_us, device_pct, and total_us at the device
+ * levels, where it is kernel time: device_pct), or OSC_STAT_NR when the
+ * sorted column is no share of a base (counts, means, names...).
+ */
+static enum osc_stat share_of(enum osc_stat sort, enum osc_level level)
+{
+	if (sort == OSC_STAT_SELF || sort == OSC_STAT_SELF_PCT)
+		return OSC_STAT_SELF_PCT;
+	if (sort == OSC_STAT_DEVICE || sort == OSC_STAT_DEVICE_PCT ||
+	    (sort == OSC_STAT_TOTAL && osc_level_is_device(level)))
+		return OSC_STAT_DEVICE_PCT;
+	return OSC_STAT_NR;
+}
+
+/*
+ * Keep the rows whose share is at least limit percent, in their order (as
+ * --filter would, before the sort computes the cumulative percentages).
+ * A row is a plain struct carrying its own id and members, so moving it is
+ * safe. Belongs with osc_agg_truncate in aggregate.h once that settles.
+ */
+static void keep_share(struct osc_agg *a, enum osc_stat share, double limit)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < a->nr; i++)
+		if (osc_agg_value(a, i, share) >= limit)
+			a->rows[kept++] = a->rows[i];
+	a->nr = kept;
+}
+
 static enum osc_status build_report(struct report *r, struct osc_cli_view *v,
 				    struct osc_error *err)
 {
@@ -227,6 +259,16 @@ static enum osc_status build_report(struct report *r, struct osc_cli_view *v,
 			"lie outside every run: --whole-trace takes them all\n",
 			(unsigned long long)r->runs.outside);
 	sort = sort_column(&r->agg, v->sort);
+	if (v->percent_limit >= 0) {
+		enum osc_stat share = share_of(sort->stat, v->level);
+
+		if (share == OSC_STAT_NR)
+			return osc_error_set(err, OSC_USAGE, "--percent-limit", OSC_NO_OFFSET, NULL,
+					     "the sort column %s is no share of a base: sort by "
+					     "self or device (or total at a kernel level)",
+					     sort->title);
+		keep_share(&r->agg, share, v->percent_limit);
+	}
 	/* Numbers sort descending, text (names, shapes) ascending, unless --asc. */
 	descending = !v->asc && sort->numeric;
 	osc_agg_sort(&r->agg, &r->trace, sort->stat, descending);

@@ -779,6 +779,50 @@ def trace_column_cases(res):
               len(bad.err_lines) == 1 else [bad.describe()])
 
 
+def percent_limit_cases(res):
+    """--percent-limit P keeps exactly the rows whose share of the sorted measure is >= P,
+    in order; a sort column that is no share is refused in one line."""
+    cases = [(["report", ORT], "self_pct", 5), (["report", "--sort", "self", TORCH], "self_pct", 1),
+             (["report", "--asc", "--sort", "self_pct", TORCH], "self_pct", 2),
+             (["report", "--by", "kernel", KINETO], "device_pct", 0.5),
+             (["report", "--by", "shape", "--sort", "device", KINETO], "device_pct", 2),
+             (["report", ORT], "self_pct", 0), (["report", ORT], "self_pct", 101)]
+    for args, col, p in cases:
+        label = " ".join(args + ["--percent-limit", str(p)])
+        full = testlib.run(args[:1] + ["-F", "csv"] + args[1:])
+        cut = testlib.run(args[:1] + ["-F", "csv", "--percent-limit", str(p)] + args[1:])
+        if full.rc != 0 or cut.rc != 0:
+            res.fail("--percent-limit: " + label, full.describe() + cut.describe())
+            continue
+        fh, frows = csv_rows(full.text)
+        ch, crows = csv_rows(cut.text)
+        i = fh.index(col)
+        # shares are printed with 2 decimals: compare with half a unit of slack
+        want = [r for r in frows if float(r[i]) >= p - 0.005]
+        sure = [r for r in frows if float(r[i]) >= p + 0.005]
+        probs = []
+        names = [r[0] for r in crows]
+        if ch != fh or not (set(r[0] for r in sure) <= set(names) <= set(r[0] for r in want)):
+            probs.append("kept %d rows, want those with %s >= %s (%d)" % (len(crows), col, p,
+                                                                        len(want)))
+        if [r[0] for r in frows if r[0] in names] != names:
+            probs.append("the order of the kept rows changed")
+        if p == 0 and len(crows) != len(frows):
+            probs.append("--percent-limit 0 dropped rows")
+        if p > 100 and crows:
+            probs.append("--percent-limit %s kept rows" % p)
+        if p in (1, 5) and not (0 < len(crows) < len(frows)):
+            probs.append("the case does not drop some rows and keep others")
+        res.check("--percent-limit: " + label, probs)
+    for args in (["report", "--sort", "count", "--percent-limit", "1", ORT],
+                 ["report", "--percent-limit", "x", ORT],
+                 ["report", "--by", "kernel", "--sort", "mean", "--percent-limit", "1", KINETO]):
+        p = testlib.run(args)
+        res.check("--percent-limit refused: " + " ".join(args),
+                  [] if p.rc == 2 and len(p.err_lines) == 1 and b"--percent-limit" in p.err
+                  and not p.out else [p.describe()])
+
+
 def main():
     update = "--update" in sys.argv[1:]
     res = testlib.Results()
@@ -793,6 +837,7 @@ def main():
         version_cases(res, tmp)
         format_cases(res, tmp)
         trace_column_cases(res)
+        percent_limit_cases(res)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return res.finish()
