@@ -395,3 +395,89 @@ Test(export, csv_safe_neutralises_formulas)
 	cr_expect(strstr(text, "\n\"=HYPERLINK("), "exact without the flag: %s", text);
 	free(text);
 }
+
+Test(export, tsv_escapes_tabs_and_line_ends)
+{
+	char *tsv = export(OSC_EXPORT_TSV, 0);
+	const char *want =
+		"name\tcount\ttotal_us\tp99_us\n"
+		"void gemm<float, 128>(float const*, int)\t12\t123456.789\t10.001\n"
+		"say \"hi\"\t1\t-0.400\t0.000\n"
+		"two\\nlines\\r\\tand \x01 ctrl \\\\ slash\t3\t1.000\t1.000\n";
+
+	cr_expect_eq(strncmp(tsv, want, strlen(want)), 0, "got:\n%s", tsv);
+	/* every line has the same number of fields: a name never adds a TAB or a line */
+	for (const char *line = tsv; *line; line = strchr(line, '\n') + 1) {
+		size_t tabs = 0;
+
+		for (const char *c = line; *c != '\n'; c++)
+			tabs += *c == '\t';
+		cr_expect_eq(tabs, 3, "line %.40s", line);
+	}
+	free(tsv);
+}
+
+Test(export, markdown_pipe_table)
+{
+	char *md = export(OSC_EXPORT_MARKDOWN, 0);
+	const char *want =
+		"| name | count | total_us | p99_us |\n"
+		"| --- | ---: | ---: | ---: |\n"
+		"| void gemm\\<float, 128\\>(float const\\*, int) | 12 | 123456.789 | 10.001 |\n"
+		"| say \"hi\" | 1 | -0.400 | 0.000 |\n"
+		"| two lines  and \xef\xbf\xbd ctrl \\\\ slash | 3 | 1.000 | 1.000 |\n"
+		"| \xc3\xb1" "and\xc3\xba_kernel | 4 | 2.500 | 2.000 |\n"
+		"| \xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e\xe3\x83\x86\xe3\x82\xad\xe3\x82\xb9\xe3\x83\x88"
+		"_wide_kernel_name_that_is_long | 5 | 3.000 | 2.250 |\n";
+
+	cr_expect_eq(strncmp(md, want, strlen(want)), 0, "got:\n%s", md);
+	cr_expect_null(strstr(md, "# "), "Markdown has no meta lines");
+	free(md);
+}
+
+Test(export, markdown_escapes_pipes)
+{
+	static const struct fake_row piped[] = { { "a|b", "1", "1.000", "1.000" } };
+	struct osc_table t = fake_table();
+	struct osc_error err;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+
+	t.ctx = piped;
+	t.nr_rows = 1;
+	cr_assert_eq(osc_export_table(out, OSC_EXPORT_MARKDOWN, &t, NULL, 0, 0, &err), OSC_OK);
+	fclose(out);
+	cr_expect_neq(strstr(text, "\n| a\\|b | 1 |"), NULL, "got:\n%s", text);
+	free(text);
+}
+
+Test(export, json_meta_schema_and_typed_values)
+{
+	static const char *const keys[] = { "rows", "host_busy_us", "runs" };
+	static const char *const values[] = { "2 of 6", "12.500", "runs 1-2 of 3" };
+	static const char *const json[] = { "{\"shown\": 2, \"total\": 6}", NULL, NULL };
+	const struct osc_export_meta m = { keys, values, 3, json };
+	struct osc_table t = fake_table();
+	struct osc_error err;
+	struct json_object *doc, *meta_o, *v;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+
+	cr_assert_eq(osc_export_table(out, OSC_EXPORT_JSON, &t, &m, 0, 0, &err), OSC_OK);
+	fclose(out);
+	doc = json_tokener_parse(text);
+	cr_assert_not_null(doc, "not JSON:\n%s", text);
+	cr_assert(json_object_object_get_ex(doc, "meta", &meta_o));
+	cr_assert(json_object_object_get_ex(meta_o, "schema", &v));
+	cr_expect_str_eq(json_object_get_string(v), OSC_EXPORT_SCHEMA);
+	cr_assert(json_object_object_get_ex(meta_o, "rows", &v));
+	cr_expect(json_object_is_type(v, json_type_object));
+	cr_assert(json_object_object_get_ex(meta_o, "host_busy_us", &v));
+	cr_expect(json_object_is_type(v, json_type_double));
+	cr_assert(json_object_object_get_ex(meta_o, "runs", &v));
+	cr_expect_str_eq(json_object_get_string(v), "runs 1-2 of 3");
+	json_object_put(doc);
+	free(text);
+}

@@ -26,9 +26,11 @@ struct md_state {
 	size_t shown_alloc;
 };
 
-static bool is_alnum(char c)
+/* A character of a word: ASCII letters and digits, and any non-ASCII one. */
+static bool is_word(char c)
 {
-	return (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z');
+	return (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z') ||
+	       (unsigned char)c >= 0x80;
 }
 
 static void put_cell(FILE *out, const char *s, struct md_state *st)
@@ -55,10 +57,11 @@ static void put_cell(FILE *out, const char *s, struct md_state *st)
 			else
 				fwrite(s, 1, n, out);
 			s += n;
+			prev = 'a'; /* a word character, for _ */
 			continue;
 		}
 		s++;
-		if (ch == '_' && is_alnum(prev) && is_alnum(*s))
+		if (ch == '_' && is_word(prev) && is_word(*s))
 			putc(ch, out); /* within a word, _ never emphasises: self_us stays readable */
 		else if (ch == '\n' || ch == '\r' || ch == '\t')
 			putc(' ', out);
