@@ -38,6 +38,7 @@ enum {
 	OPT_CSV_SAFE,
 	OPT_FORCE,
 	OPT_MAX_INPUT,
+	OPT_TRACE_COLUMN,
 };
 
 #define BOTH (OSC_TREE_MODE_TREE | OSC_TREE_MODE_KERNELS)
@@ -62,7 +63,10 @@ static const struct osc_cli_option tree_options[] = {
 	  OSC_TREE_MODE_TREE },
 	{ OPT_MAX_DEPTH, "max-depth", 0, "N", "show nodes at depth N or less (default: all)",
 	  OSC_TREE_MODE_TREE },
-	{ OPT_FORMAT, "format", 'F', "FMT", "output format: text (default), csv, tsv, json or markdown", BOTH },
+	{ OPT_FORMAT, "format", 'F', "FMT",
+	  "output format: text (default), csv, tsv, json or markdown", BOTH },
+	{ OPT_TRACE_COLUMN, "trace-column", 0, NULL,
+	  "a last column 'trace': the trace as given, to join files (not the text)", BOTH },
 	{ OPT_HOST_CAT, "host-cat", 0, "CATS",
 	  "launch categories, comma-separated (default: runtime calls)", BOTH },
 	{ OPT_DEVICE_CAT, "device-cat", 0, "CATS",
@@ -162,6 +166,9 @@ static enum osc_status tree_option(struct osc_cli_tree *o, int id, const char *a
 		return OSC_OK;
 	case OPT_MAX_INPUT:
 		return osc_cli_parse_size(arg, &o->max_input, err);
+	case OPT_TRACE_COLUMN:
+		o->trace_column = true;
+		return OSC_OK;
 	default:
 		o->help = true;
 		return OSC_OK;
@@ -197,6 +204,9 @@ enum osc_status osc_cli_tree_parse(struct osc_cli_tree *o, int argc, char **argv
 	if (o->max_depth >= 0 && o->min_depth > o->max_depth)
 		return osc_error_set(err, OSC_USAGE, "--min-depth", OSC_NO_OFFSET, NULL,
 				     "%ld is above --max-depth %ld", o->min_depth, o->max_depth);
+	if (o->trace_column && o->format == OSC_EXPORT_TABLE)
+		return osc_error_set(err, OSC_USAGE, "--trace-column", OSC_NO_OFFSET, NULL,
+				     "needs --format csv, tsv, json or markdown");
 	o->kernel_names = (mode & OSC_TREE_MODE_KERNELS) || o->format != OSC_EXPORT_TABLE;
 	return OSC_OK;
 }
@@ -266,7 +276,16 @@ void osc_cli_tree_data_release(struct osc_cli_tree_data *d)
 enum osc_status osc_cli_tree_write(const struct osc_cli_tree *o, const struct osc_table *t,
 				   const struct osc_export_meta *meta, struct osc_error *err)
 {
-	return osc_cli_write_table(o->output, o->format, t, meta, o->export_flags, err);
+	struct osc_table_constant ctx;
+	struct osc_table with;
+	enum osc_status st;
+
+	if (!o->trace_column)
+		return osc_cli_write_table(o->output, o->format, t, meta, o->export_flags, err);
+	osc_table_add_constant(&ctx, t, "trace", osc_cli_input_name(o->path), &with);
+	st = osc_cli_write_table(o->output, o->format, &with, meta, o->export_flags, err);
+	osc_table_constant_release(&ctx);
+	return st;
 }
 
 /* ---- the drawn tree ---- */

@@ -35,6 +35,7 @@ struct osc_cli_tree {
 	uint64_t max_input;        /* --max-input, 0: the default */
 	unsigned export_flags;     /* OSC_EXPORT_CSV_SAFE (--csv-safe), OSC_WRITE_REPLACE
 				      (--force) */
+	bool trace_column;         /* --trace-column: a last column with the trace's path */
 	bool help;
 };
 

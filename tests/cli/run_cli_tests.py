@@ -745,7 +745,8 @@ def format_cases(res, tmp):
 def trace_column_cases(res):
     """--trace-column adds a last column 'trace' holding the path as given, and nothing else."""
     for args in (["report", ORT], ["report", "--by", "kernel", KINETO], ["gpu", KINETO],
-                 ["whatif", "-x", "Conv=2", ORT], ["report", "--by", "op-instance", "samples/ne-bert-mini-int8.json"]):
+                 ["whatif", "-x", "Conv=2", ORT], ["report", "--by", "op-instance", "samples/ne-bert-mini-int8.json"],
+                 ["tree", TORCH], ["kernels", KINETO]):
         label = " ".join(args)
         probs = []
         for fmt in ("csv", "tsv", "json", "markdown"):
