@@ -210,9 +210,10 @@ int osc_diff_run(struct osc_cli_view *v)
 
 	memset(&j, 0, sizeof(j));
 	osc_error_clear(&err);
-	if (v->level == OSC_LEVEL_CATEGORY) {
+	if (v->level == OSC_LEVEL_CATEGORY || v->level == OSC_LEVEL_MODULE) {
 		osc_error_set(&err, OSC_USAGE, "--by", OSC_NO_OFFSET, NULL,
-			      "compare has no category level yet (use report --by category on each)");
+			      "compare has no %s level yet (use report --by %s on each)",
+			      osc_level_name(v->level), osc_level_name(v->level));
 		return osc_cli_fail(&err);
 	}
 	for (int s = 0; s < 2; s++) {

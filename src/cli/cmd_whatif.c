@@ -152,9 +152,9 @@ static int run_whatif(struct osc_cli_view *v)
 	enum osc_status st;
 
 	osc_error_clear(&err);
-	if (v->level == OSC_LEVEL_CATEGORY) {
+	if (v->level == OSC_LEVEL_CATEGORY || v->level == OSC_LEVEL_MODULE) {
 		osc_error_set(&err, OSC_USAGE, "--by", OSC_NO_OFFSET, NULL,
-			      "whatif has no category level yet");
+			      "whatif has no %s level yet", osc_level_name(v->level));
 		return osc_cli_fail(&err);
 	}
 	memset(&j, 0, sizeof(j));

@@ -35,7 +35,7 @@
 	_(PANE_DOWN, "pane-down", "} <C-d>", "Scroll the detail pane down")                  \
 	_(PANE_UP, "pane-up", "{ <C-u>", "Scroll the detail pane up")                        \
 	_(NEXT_LEVEL, "next-level", "<Tab>",                                                 \
-	  "Next level: op, shape, kernel, dims, mapping, run, path")                         \
+	  "Next level: op, shape, kernel, dims, mapping, run, path, category, module")       \
 	_(PREV_LEVEL, "prev-level", "<BackTab>", "Previous aggregation level")               \
 	_(LEVEL_OP, "level-op", "1", "Aggregate by op")                                      \
 	_(LEVEL_SHAPE, "level-shape", "2", "Aggregate by op and input shapes")               \
@@ -44,6 +44,7 @@
 	_(LEVEL_MAPPING, "level-mapping", "5", "Aggregate by op -> kernel mapping")          \
 	_(LEVEL_RUN, "level-run", "6", "One row per run")                                    \
 	_(LEVEL_PATH, "level-path", "7", "Aggregate by call path (merged call tree)")        \
+	_(LEVEL_MODULE, "level-module", "9", "Aggregate by nn.Module path (module view)")   \
 	_(NAME_STYLE, "name-style", "m", "Kernel names: demangled, short, mangled")          \
 	_(VIEW_RUNS, "view-runs", "R", "Open the runs view to pick runs")                    \
 	_(VIEW_GPU, "view-gpu", "G",                                                          \

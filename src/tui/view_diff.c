@@ -64,7 +64,7 @@ static void diff_open(struct osc_tui *t, struct osc_view *v, const void *arg)
 	v->priv = dv;
 	dv->path = osc_xstrdup(a->path);
 	/* no compare rows by category */
-	dv->level = a->level == OSC_LEVEL_CATEGORY ? OSC_LEVEL_OP : a->level;
+	dv->level = a->level >= OSC_LEVEL_CATEGORY ? OSC_LEVEL_OP : a->level;
 	dv->match = a->match;
 	v->sort_col = OSC_DIFF_DELTA;
 	v->sort_desc = true;
@@ -488,7 +488,8 @@ static unsigned diff_action(struct osc_tui *t, struct osc_view *v, enum osc_acti
 		dv->level = (dv->level + 1) % OSC_LEVEL_CATEGORY;
 		break;
 	case OSC_ACT_PREV_LEVEL:
-		dv->level = (dv->level + OSC_LEVEL_COUNT - 1) % OSC_LEVEL_COUNT;
+		/* the category and module levels have no compare rows */
+		dv->level = (dv->level + OSC_LEVEL_CATEGORY - 1) % OSC_LEVEL_CATEGORY;
 		break;
 	case OSC_ACT_LEVEL_OP:
 	case OSC_ACT_LEVEL_SHAPE:

@@ -430,7 +430,7 @@ static void table_detail(struct osc_tui *t, struct osc_view *v, size_t row, stru
 /* The levels of the number keys, in the order of their actions. */
 static const enum osc_level level_of_action[] = {
 	OSC_LEVEL_OP, OSC_LEVEL_SHAPE, OSC_LEVEL_KERNEL, OSC_LEVEL_DIMS, OSC_LEVEL_MAPPING,
-	OSC_LEVEL_RUN, OSC_LEVEL_PATH,
+	OSC_LEVEL_RUN, OSC_LEVEL_PATH, OSC_LEVEL_MODULE,
 };
 
 /* Row x is the row Enter opened: the key and every component of the level. */
@@ -600,6 +600,7 @@ static unsigned table_action(struct osc_tui *t, struct osc_view *v, enum osc_act
 	case OSC_ACT_LEVEL_MAPPING:
 	case OSC_ACT_LEVEL_RUN:
 	case OSC_ACT_LEVEL_PATH:
+	case OSC_ACT_LEVEL_MODULE:
 		return switch_level(t, v, level_of_action[a - OSC_ACT_LEVEL_OP]);
 	case OSC_ACT_KERNELS:
 		return open_kernels(t, v);

@@ -34,7 +34,7 @@ static void whatif_open(struct osc_tui *t, struct osc_view *v, const void *arg)
 
 	(void)t;
 	wv->level = *(const enum osc_level *)arg;
-	if (wv->level == OSC_LEVEL_CATEGORY) /* no what-if rows by category */
+	if (wv->level >= OSC_LEVEL_CATEGORY) /* no what-if rows by category or module */
 		wv->level = OSC_LEVEL_OP;
 	osc_speedups_init(&wv->rules);
 	v->priv = wv;

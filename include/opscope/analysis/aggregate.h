@@ -22,6 +22,17 @@
  * - path level: host ops keyed by their merged call path (calltree.h's
  *   merged tree over the selected runs, names $$-joined from the root as in
  *   `opscope tree`'s CSV); a row's members are the instances of that path;
+ * - module level (module.h): nn.Module instances keyed by their path; count
+ *   and total = the instances and their durations (a path names its
+ *   ancestors, so its instances never nest); self = their self time (time
+ *   not inside a child module: op and Python time directly in the module);
+ *   device = the device events whose launching op's module is the row's
+ *   (not inside a child module), device_total = those of its subtree, each
+ *   in the run of its launching op as for device_time below; the filter
+ *   keeps modules by their event's name ("nn.Module: BertLayer_1"); the base
+ *   of self_pct is host_busy over ops and module windows (per thread the
+ *   union of both); device_pct's is device_time as elsewhere. A path with
+ *   device events but no selected instance has count 0;
  * - mapping level: kernels keyed by (launching op, its input shapes, kernel
  *   name, dims), as ORT's profile_explorer op_kernel_mapping: a kernel
  *   counts only when its launching host op is known (q->launcher, or an ORT
@@ -77,7 +88,8 @@
 	_(MAPPING, "mapping") \
 	_(RUN, "run")        \
 	_(PATH, "path")       \
-	_(CATEGORY, "category")
+	_(CATEGORY, "category") \
+	_(MODULE, "module")
 
 enum osc_level {
 #define OSC_LEVEL_ENUM(name, text) OSC_LEVEL_##name,
@@ -92,6 +104,7 @@ enum osc_status osc_level_parse(const char *name, enum osc_level *out, struct os
 
 struct osc_column;
 struct osc_categories;
+struct osc_modules;
 
 /* "Unknown" in osc_agg_row.shape and .op: a kernel whose launching op is not known. */
 #define OSC_AGG_UNKNOWN OSC_STR_NONE
@@ -139,6 +152,10 @@ struct osc_agg_row {
 	uint32_t category; /* enum osc_category: category level, its key; op and kernel
 			      levels when asked (osc_query.category), the members' most
 			      frequent (ties to the earlier category); else other */
+	uint32_t module;   /* module level: its node (module.h); op and kernel levels
+			      when asked (osc_query.module), the members' most
+			      frequent module (ties to the earlier node), OSC_NONE
+			      for none; else OSC_NONE */
 };
 
 /* What a row is keyed by (osc_query.keys); a level stands for a set of them. */
@@ -150,6 +167,7 @@ enum {
 	OSC_KEY_RUN = 1 << 4,   /* the run of the event */
 	OSC_KEY_PATH = 1 << 5,  /* host ops: their merged call path (key: the leaf's name) */
 	OSC_KEY_CATEGORY = 1 << 6, /* the event's category (category.h) */
+	OSC_KEY_MODULE = 1 << 7,   /* module instances: their path (module.h) */
 };
 
 struct osc_query {
@@ -179,6 +197,8 @@ struct osc_query {
 	unsigned dists;
 	/* op and kernel levels: fill each row's category (the category column) */
 	bool category;
+	/* op and kernel levels: fill each row's module (the module column) */
+	bool module;
 	/* the user's category rules (category.h), or NULL: the built-in table only */
 	const struct osc_categories *categories;
 };
@@ -200,6 +220,7 @@ struct osc_agg {
 	size_t nr_runs;      /* selected runs holding an event of the level's kind (1 without
 				a selection; at least 1): the per-run divisor */
 	struct osc_strtab paths; /* OSC_KEY_PATH: the rows' $$-joined call paths */
+	const struct osc_modules *modules; /* the trace's (trace_cache.h): rows' module nodes */
 	const struct osc_column *cols; /* the columns shown (osc_agg_columns) */
 	size_t nr_cols;
 	struct osc_column *own_cols;   /* cols when chosen (osc_agg_choose_columns) */
@@ -273,7 +294,8 @@ void osc_agg_release(struct osc_agg *a);
 	_(DEVICE_IDLE, "device_idle_us")                  \
 	_(OPS, "ops")                                     \
 	_(EVENTS, "events")                               \
-	_(CATEGORY, "category")
+	_(CATEGORY, "category")                           \
+	_(MODULE, "module")
 
 enum osc_dist_stat {
 #define OSC_DIST_ENUM(name, stem) OSC_DIST_##name,
