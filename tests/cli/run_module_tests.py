@@ -17,6 +17,7 @@ default runs and with --whole-trace:
   device_total_us (so at least their sum);
 - the kernel level's module column: each kernel row's most frequent module
   path among its kernels' (ties to the path seen first), recomputed;
+- tree --modules --format csv: the same rows, parents before children;
 - a trace without module events: an empty level, exit 0, one note line.
 """
 import csv
@@ -112,6 +113,30 @@ def check_trace(path, whole):
     return problems
 
 
+def check_tree(path):
+    """tree --modules --format csv: report's rows, parents before children."""
+    p = testlib.run(["tree", "--modules", "--format", "csv", path], timeout=300)
+    r = testlib.run(["report", "--by", "module", "--format", "csv", "--top", "0", path],
+                    timeout=300)
+    if p.rc != 0 or r.rc != 0:
+        return ["opscope: %s / %s" % (p.describe(), r.describe())]
+    _, tree = parse(p.text)
+    report = {x["name"]: x for x in parse(r.text)[1]}
+    problems, seen = [], set()
+    if [x["name"] for x in tree] and set(x["name"] for x in tree) != set(report):
+        problems.append("tree paths differ from report's")
+    for x in tree:
+        name = x["name"]
+        if "/" in name and name.rsplit("/", 1)[0] not in seen:
+            problems.append("%s before its parent" % name)
+        seen.add(name)
+        for col in ("count", "total_us", "self_us", "device_us", "device_total_us", "kernels"):
+            if col in x and x[col] != report.get(name, {}).get(col):
+                problems.append("%s %s: tree %s, report %s" % (name, col, x[col],
+                                                                report.get(name, {}).get(col)))
+    return problems[:10]
+
+
 def kernel_modules(path):
     """Per kernel name (cat kernel), the most frequent module path; ties to the path seen first."""
     xs, _ = rm.load(path)
@@ -161,6 +186,7 @@ def main():
             res.check("module %s%s" % (name, " --whole-trace" if whole else ""),
                       check_trace(t, whole))
         res.check("kernel module column " + name, check_kernel_column(t))
+        res.check("tree --modules " + name, check_tree(t))
     check_empty(res)
     return res.finish()
 

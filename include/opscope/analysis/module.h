@@ -22,8 +22,9 @@
  *   it): op and Python time directly in the module. Per thread the selves
  *   add up to the union of the module windows;
  * - the module of an event: the innermost instance of the event's thread
- *   whose window holds the event's start (a module event: itself); a device
- *   event's module is that of its launching op (osc_trace_launchers).
+ *   open when the event starts (before it in model order, its window
+ *   holding the event's start; a module event: itself); a device event's
+ *   module is that of its launching op (osc_trace_launchers).
  */
 #ifndef OPSCOPE_MODULE_H
 #define OPSCOPE_MODULE_H
