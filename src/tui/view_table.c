@@ -185,13 +185,19 @@ static void table_close(struct osc_view *v)
 /*
  * An empty table because the events of its kind lie outside every run (a
  * CPU-only Kineto trace whose ops ran beside the ProfilerStep): say how to
- * see them.
+ * see them. An empty module level: say why.
  */
 static void note_outside(struct osc_tui *t, const struct table_view *tv)
 {
 	size_t nr, outside = 0;
 	const struct osc_brief *b;
 
+	if (!tv->agg.nr && tv->level == OSC_LEVEL_MODULE &&
+	    !osc_trace_modules(&t->trace)->nr_inst) {
+		osc_tui_message(t, OSC_MSG_INFO, "no nn.Module events in this trace (profile "
+				"with with_stack=True or with_modules=True)");
+		return;
+	}
 	if (tv->agg.nr || tv->only || !t->runs.outside)
 		return;
 	b = osc_trace_briefs(&t->trace,
