@@ -130,6 +130,12 @@ Test(module, hierarchy)
 	cr_expect_eq(osc_module_node_of(&m, fx_find(&t, "gemm")), OSC_NONE,
 		     "a device event has no module of its own thread");
 	cr_expect_eq(m.nr_overlaps, 0);
+	/* preorder: Net_0, Linear_0, Block_0, Block_0/ReLU_0, then the root ReLU_0 */
+	cr_expect_eq(m.rank[0], 0);
+	cr_expect_eq(m.rank[1], 1);
+	cr_expect_eq(m.rank[3], 2);
+	cr_expect_eq(m.rank[4], 3);
+	cr_expect_eq(m.rank[2], 4);
 	osc_modules_release(&m);
 	osc_trace_release(&t);
 }
@@ -170,6 +176,10 @@ Test(module, level_over_all_runs)
 	/* sorted by device time: Linear_0 first; the name cell is the path */
 	cr_expect_str_eq(osc_module_path(a.modules, a.rows[0].module), "Net_0/Linear_0");
 	cr_expect_str_eq(osc_trace_str(&t, a.rows[0].key), "nn.Module: Linear_0");
+	/* by name: the hierarchy's preorder */
+	osc_agg_sort(&a, &t, OSC_STAT_NAME, false);
+	for (size_t i = 0; i < a.nr; i++)
+		cr_expect_eq(a.modules->rank[a.rows[i].module], i, "row %zu in preorder", i);
 	osc_agg_release(&a);
 	osc_runsel_release(&sel);
 	osc_runs_release(&runs);

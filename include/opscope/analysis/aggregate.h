@@ -337,7 +337,10 @@ enum osc_stat osc_agg_default_sort(const struct osc_agg *a);
  * Reorder rows by a statistic (names compare bytewise; ties by run, path,
  * name, shape, op, dims) and recompute the *_cum_pct in the new order.
  * Sorting by a *_CUM_PCT sorts by its measure; by a text statistic (SHAPE,
- * DIMS, OP) sorts by that text; by NAME at the path level sorts by the path.
+ * DIMS, OP) sorts by that text; by NAME at the path level sorts by the path;
+ * by NAME at the module level, or by MODULE, in the module hierarchy's
+ * preorder (module.h's rank: parents before children, in order of first
+ * appearance), so an ascending sort reads as the tree.
  */
 void osc_agg_sort(struct osc_agg *a, const struct osc_trace *t, enum osc_stat by,
 		  bool descending);

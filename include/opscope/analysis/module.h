@@ -52,6 +52,8 @@ struct osc_modules {
 	struct osc_module_node *nodes; /* merged by path; parents before children */
 	size_t nr;
 	uint32_t first_root;   /* OSC_NONE when there is no module */
+	uint32_t *rank;        /* per node: its place in a preorder walk (parents before
+				  children, children in order of first appearance) */
 	uint32_t *inst;        /* instances: their events, in model order */
 	uint32_t *inst_node;   /* per instance: its node */
 	uint32_t *inst_parent; /* per instance: the enclosing instance, or OSC_NONE */

@@ -263,15 +263,23 @@ static int cmp_categories(const struct osc_agg_row *x, const struct osc_agg_row 
 	       strcmp(osc_category_name(x->category), osc_category_name(y->category));
 }
 
-/* Rows by their module's path, bytewise; rows without one first. */
+/*
+ * Rows by their module in the hierarchy's preorder (module.h: parents
+ * before children, children in order of first appearance); rows without one
+ * first.
+ */
 static int cmp_modules(const struct osc_agg *a, const struct osc_agg_row *x,
 		       const struct osc_agg_row *y)
 {
+	uint32_t u, v;
+
 	if (x->module == y->module || !a->modules)
 		return 0;
 	if (x->module == OSC_NONE || y->module == OSC_NONE)
 		return x->module == OSC_NONE ? -1 : 1;
-	return strcmp(osc_module_path(a->modules, x->module), osc_module_path(a->modules, y->module));
+	u = a->modules->rank[x->module];
+	v = a->modules->rank[y->module];
+	return (u > v) - (u < v);
 }
 
 /* Compare by one statistic; 0 when equal (the identity decides then). */

@@ -128,6 +128,25 @@ static uint32_t add_instance(struct build *b, uint32_t ev, uint32_t parent)
 	return i;
 }
 
+/* Each node's place in the preorder walk of the hierarchy (m->rank). */
+static void preorder(struct osc_modules *m)
+{
+	uint32_t n = m->first_root, next = 0;
+
+	m->rank = osc_xmalloc((m->nr ? m->nr : 1) * sizeof(*m->rank));
+	while (n != OSC_NONE) {
+		m->rank[n] = next++;
+		if (m->nodes[n].first_child != OSC_NONE) {
+			n = m->nodes[n].first_child;
+			continue;
+		}
+		while (n != OSC_NONE && m->nodes[n].next_sibling == OSC_NONE)
+			n = m->nodes[n].parent;
+		if (n != OSC_NONE)
+			n = m->nodes[n].next_sibling;
+	}
+}
+
 void osc_modules_build(const struct osc_trace *t, struct osc_modules *out)
 {
 	struct build b = { .t = t, .m = out };
@@ -171,6 +190,7 @@ void osc_modules_build(const struct osc_trace *t, struct osc_modules *out)
 		}
 		s->inst[s->nr++] = inst;
 	}
+	preorder(out);
 	for (size_t th = 0; th < (t->nr_threads ? t->nr_threads : 1); th++)
 		free(stk[th].inst);
 	free(stk);
@@ -182,6 +202,7 @@ void osc_modules_build(const struct osc_trace *t, struct osc_modules *out)
 void osc_modules_release(struct osc_modules *m)
 {
 	free(m->nodes);
+	free(m->rank);
 	free(m->inst);
 	free(m->inst_node);
 	free(m->inst_parent);
