@@ -378,41 +378,6 @@ struct module_tree {
 	const struct osc_export_meta *meta;
 };
 
-/*
- * Which nodes to show: those with a row, at a depth within the bounds, on a
- * path through a module whose event name passes the filter (its ancestors,
- * itself and its descendants).
- */
-static void module_keep(const struct module_tree *mt, const size_t *row_of, uint8_t *keep)
-{
-	const struct osc_modules *m = mt->m;
-	const struct osc_filter *f = &mt->o->filter;
-	uint8_t *below = osc_xcalloc(m->nr ? m->nr : 1, 1), *on = osc_xcalloc(m->nr ? m->nr : 1, 1);
-	char buf[1024];
-
-	for (size_t n = 0; n < m->nr; n++) { /* parents come before children */
-		uint32_t p = m->nodes[n].parent;
-		int len = snprintf(buf, sizeof(buf), "%s%s", OSC_MODULE_PREFIX,
-				   osc_module_name(m, (uint32_t)n));
-
-		on[n] = osc_filter_is_empty(f) ||
-			osc_filter_match(f, buf, (size_t)len < sizeof(buf) ? (size_t)len : 0) ||
-			(p != OSC_NONE && on[p]);
-		below[n] = on[n];
-	}
-	for (size_t n = m->nr; n-- > 0;)
-		if (below[n] && m->nodes[n].parent != OSC_NONE)
-			below[m->nodes[n].parent] = 1;
-	for (size_t n = 0; n < m->nr; n++) {
-		long depth = (long)m->nodes[n].depth;
-
-		keep[n] = row_of[n] != SIZE_MAX && (on[n] || below[n]) &&
-			  depth >= mt->o->min_depth && (mt->o->max_depth < 0 || depth <= mt->o->max_depth);
-	}
-	free(on);
-	free(below);
-}
-
 /* The kept nodes in preorder (children in order of first appearance) into mt->order. */
 static void module_order(struct module_tree *mt, const uint8_t *keep)
 {
@@ -433,37 +398,7 @@ static void module_order(struct module_tree *mt, const uint8_t *keep)
 		if (n != OSC_NONE)
 			n = m->nodes[n].next_sibling;
 	}
-	for (size_t n2 = 0; n2 < m->nr; n2++) {
-		uint32_t s = m->nodes[n2].next_sibling;
-
-		while (s != OSC_NONE && !keep[s])
-			s = m->nodes[s].next_sibling;
-		mt->last[n2] = s == OSC_NONE;
-	}
-}
-
-/* The tree guide before node n, drawn from depth `from`. */
-static void module_guide(const struct module_tree *mt, uint32_t n, bool utf8, char *buf,
-			 size_t size)
-{
-	const struct osc_modules *m = mt->m;
-	uint32_t from = (uint32_t)mt->o->min_depth, depth = m->nodes[n].depth;
-	size_t len = 0;
-
-	buf[0] = '\0';
-	for (uint32_t k = from + 1; k <= depth && len + 8 < size; k++) {
-		uint32_t a = n;
-
-		while (m->nodes[a].depth > k) /* the ancestor at depth k */
-			a = m->nodes[a].parent;
-		if (a == n)
-			len += (size_t)snprintf(buf + len, size - len, "%s",
-						mt->last[a] ? (utf8 ? "\u2514\u2500 " : "`- ")
-							    : (utf8 ? "\u251c\u2500 " : "|- "));
-		else
-			len += (size_t)snprintf(buf + len, size - len, "%s",
-						mt->last[a] ? "   " : (utf8 ? "\u2502  " : "|  "));
-	}
+	osc_modules_last(m, keep, mt->last);
 }
 
 static enum osc_status module_text_fn(FILE *out, const void *arg, struct osc_error *err)
@@ -503,7 +438,8 @@ static enum osc_status module_text_fn(FILE *out, const void *arg, struct osc_err
 		for (size_t c = 0; c < a->nr_cols; c++)
 			used += fprintf(out, "%*s  ", w[c],
 					osc_agg_cell(&mt->d->trace, a, r, c, buf, sizeof(buf)));
-		module_guide(mt, mt->order[r], utf8, guide, sizeof(guide));
+		osc_modules_guide(mt->m, mt->last, mt->order[r], (uint32_t)mt->o->min_depth, utf8,
+				  guide, sizeof(guide));
 		fputs(guide, out);
 		used += (int)osc_text_width(guide, strlen(guide), utf8);
 		room = width > used + 8 ? (size_t)(width - used) : 8;
@@ -564,7 +500,9 @@ static enum osc_status run_modules(const struct osc_cli_tree *o, struct osc_cli_
 		in_modules += mt.agg.rows[r].dev;
 	}
 	mt.outside = mt.agg.device_time - in_modules;
-	module_keep(&mt, row_of, keep);
+	for (size_t i = 0; i < mt.m->nr; i++)
+		keep[i] = row_of[i] != SIZE_MAX;
+	osc_modules_keep(mt.m, &o->filter, keep, (int)o->min_depth, (int)o->max_depth, keep);
 	module_order(&mt, keep);
 	rows = osc_xmalloc((mt.nr ? mt.nr : 1) * sizeof(*rows));
 	for (size_t i = 0; i < mt.nr; i++)

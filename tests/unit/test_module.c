@@ -268,6 +268,36 @@ Test(module, module_column)
 	osc_trace_release(&t);
 }
 
+/* What a tree shows: paths through a match, depth bounds, guides. */
+Test(module, keep_last_guide)
+{
+	struct osc_trace t;
+	struct osc_modules m;
+	struct osc_filter f;
+	uint8_t keep[5], last[5];
+	char buf[64];
+
+	build(&t);
+	osc_modules_build(&t, &m);
+	osc_filter_init(&f);
+	osc_filter_add_pattern(&f, "*Block*");
+	osc_modules_keep(&m, &f, NULL, 0, -1, keep);
+	/* Net_0 (ancestor), Net_0/Block_0, Net_0/Block_0/ReLU_0 (descendant) */
+	cr_expect(keep[0] && !keep[1] && !keep[2] && keep[3] && keep[4]);
+	osc_modules_last(&m, keep, last);
+	cr_expect(last[3], "Linear_0 is hidden: Block_0 is Net_0's last shown child");
+	osc_modules_guide(&m, last, 4, 0, false, buf, sizeof(buf));
+	cr_expect_str_eq(buf, "   `- ");
+	osc_modules_keep(&m, NULL, NULL, 1, 1, keep);
+	cr_expect(!keep[0] && keep[1] && !keep[2] && keep[3] && !keep[4]);
+	osc_modules_last(&m, NULL, last);
+	osc_modules_guide(&m, last, 1, 0, true, buf, sizeof(buf));
+	cr_expect_str_eq(buf, "\xe2\x94\x9c\xe2\x94\x80 ");
+	osc_filter_release(&f);
+	osc_modules_release(&m);
+	osc_trace_release(&t);
+}
+
 /* A trace without module events: an empty level, no error. */
 Test(module, none)
 {

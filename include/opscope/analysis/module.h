@@ -34,6 +34,7 @@
 #include <stdint.h>
 
 #include "opscope/base/strtab.h"
+#include "opscope/model/filter.h"
 #include "opscope/model/trace.h"
 
 /* The prefix Kineto gives module events. */
@@ -79,6 +80,29 @@ static inline uint32_t osc_module_node_of(const struct osc_modules *m, uint32_t 
 
 	return i == OSC_NONE ? OSC_NONE : m->inst_node[i];
 }
+
+/* ---- showing the hierarchy as a tree (tree --modules, the explorer) ---- */
+
+/*
+ * Nodes to show into keep (m->nr entries): those with has[n] set (has NULL:
+ * every node), at a depth in [min_depth, max_depth] (max_depth < 0: no
+ * bound), on a path through a module whose event name ("nn.Module: X")
+ * passes f (its ancestors, itself and its descendants; f NULL or empty
+ * passes every node). Uses osc_filter_match: not reentrant with f.
+ */
+void osc_modules_keep(const struct osc_modules *m, const struct osc_filter *f, const uint8_t *has,
+		      int min_depth, int max_depth, uint8_t *keep);
+
+/* last[n] = 1 when no kept sibling follows node n (keep NULL: all kept). */
+void osc_modules_last(const struct osc_modules *m, const uint8_t *keep, uint8_t *last);
+
+/*
+ * The tree guide drawn before node n for a tree shown from depth `from` on:
+ * one 3-column cell per level below it ("│  ", "├─ ", "└─ " in UTF-8, else
+ * "|  ", "|- ", "`- "; "   " under a last sibling). Returns its length in bytes.
+ */
+size_t osc_modules_guide(const struct osc_modules *m, const uint8_t *last, uint32_t n,
+			 uint32_t from, bool utf8, char *buf, size_t size);
 
 /* Name and path of node n. */
 static inline const char *osc_module_name(const struct osc_modules *m, uint32_t n)

@@ -6,6 +6,7 @@
  * innermost open instance. Instances merge into nodes by their path, looked
  * up through the path's string id. O(N + total path length).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -197,6 +198,79 @@ void osc_modules_build(const struct osc_trace *t, struct osc_modules *out)
 	free(b.node_of_path);
 	free(b.cover);
 	free(b.buf);
+}
+
+void osc_modules_keep(const struct osc_modules *m, const struct osc_filter *f, const uint8_t *has,
+		      int min_depth, int max_depth, uint8_t *keep)
+{
+	uint8_t *on = osc_xcalloc(m->nr ? m->nr : 1, 1), *below = osc_xcalloc(m->nr ? m->nr : 1, 1);
+	bool all = !f || osc_filter_is_empty(f);
+	char *buf = NULL;
+	size_t alloc = 0;
+
+	for (size_t n = 0; n < m->nr; n++) { /* parents come before children */
+		uint32_t p = m->nodes[n].parent;
+		size_t len = osc_strtab_len(&m->names, m->nodes[n].name);
+
+		if (!all && len + sizeof(OSC_MODULE_PREFIX) > alloc) {
+			alloc = (len + sizeof(OSC_MODULE_PREFIX)) * 2;
+			buf = osc_xrealloc(buf, alloc);
+		}
+		if (!all) {
+			memcpy(buf, OSC_MODULE_PREFIX, PREFIX_LEN);
+			memcpy(buf + PREFIX_LEN, osc_module_name(m, (uint32_t)n), len + 1);
+		}
+		on[n] = all || osc_filter_match(f, buf, PREFIX_LEN + len) ||
+			(p != OSC_NONE && on[p]);
+		below[n] = on[n];
+	}
+	for (size_t n = m->nr; n-- > 0;)
+		if (below[n] && m->nodes[n].parent != OSC_NONE)
+			below[m->nodes[n].parent] = 1;
+	for (size_t n = 0; n < m->nr; n++) {
+		int depth = (int)m->nodes[n].depth;
+
+		keep[n] = (!has || has[n]) && (on[n] || below[n]) && depth >= min_depth &&
+			  (max_depth < 0 || depth <= max_depth);
+	}
+	free(buf);
+	free(on);
+	free(below);
+}
+
+void osc_modules_last(const struct osc_modules *m, const uint8_t *keep, uint8_t *last)
+{
+	for (size_t n = 0; n < m->nr; n++) {
+		uint32_t s = m->nodes[n].next_sibling;
+
+		while (s != OSC_NONE && keep && !keep[s])
+			s = m->nodes[s].next_sibling;
+		last[n] = s == OSC_NONE;
+	}
+}
+
+size_t osc_modules_guide(const struct osc_modules *m, const uint8_t *last, uint32_t n,
+			 uint32_t from, bool utf8, char *buf, size_t size)
+{
+	uint32_t depth = m->nodes[n].depth;
+	size_t len = 0;
+
+	if (!size)
+		return 0;
+	buf[0] = '\0';
+	for (uint32_t k = from + 1; k <= depth && len + 8 < size; k++) {
+		uint32_t a = n;
+		const char *cell;
+
+		while (m->nodes[a].depth > k) /* the ancestor at depth k */
+			a = m->nodes[a].parent;
+		if (a == n)
+			cell = last[a] ? (utf8 ? "\xe2\x94\x94\xe2\x94\x80 " : "`- ") : (utf8 ? "\xe2\x94\x9c\xe2\x94\x80 " : "|- ");
+		else
+			cell = last[a] ? "   " : (utf8 ? "\xe2\x94\x82  " : "|  ");
+		len += (size_t)snprintf(buf + len, size - len, "%s", cell);
+	}
+	return len;
 }
 
 void osc_modules_release(struct osc_modules *m)
