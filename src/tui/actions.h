@@ -69,7 +69,7 @@
 	_(COMMAND, "command", ":",                                                           \
 	  "Command: runs, filter, find, sort, top, export, compare, speedups")  \
 	_(TREE, "tree", "T",                                                                 \
-	  "Call tree: of the selected op, or at a kernel's launching op")                  \
+	  "Call tree: of the selected op, or at a kernel's launching op; module tree")     \
 	_(FOLD_CHILDREN, "fold-children", "c", "Tree: fold the children of the node")        \
 	_(UNFOLD_CHILDREN, "unfold-children", "e", "Tree: unfold the children of the node")  \
 	_(FOLD_ALL, "fold-all", "C", "Tree: fold the node's whole subtree")                  \

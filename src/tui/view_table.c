@@ -646,6 +646,15 @@ static unsigned table_action(struct osc_tui *t, struct osc_view *v, enum osc_act
 		return switch_level(t, v, level_of_action[a - OSC_ACT_LEVEL_OP]);
 	case OSC_ACT_KERNELS:
 		return open_kernels(t, v);
+	case OSC_ACT_TREE: /* the module level: the module tree, at the selected module */
+		if (tv->level != OSC_LEVEL_MODULE)
+			return OSC_R_UNHANDLED;
+		{
+			uint32_t node = v->tab.nr_rows ? tv->agg.rows[v->cur].module : OSC_NONE;
+
+			osc_view_push(t, &osc_view_modules, &node);
+		}
+		return OSC_R_REDRAW;
 	case OSC_ACT_BACK:
 	case OSC_ACT_ESCAPE:
 		return level_back(t, v);
