@@ -382,22 +382,12 @@ struct module_tree {
 static void module_order(struct module_tree *mt, const uint8_t *keep)
 {
 	const struct osc_modules *m = mt->m;
-	uint32_t n = m->first_root;
 
 	mt->order = osc_xmalloc((m->nr ? m->nr : 1) * sizeof(*mt->order));
 	mt->last = osc_xcalloc(m->nr ? m->nr : 1, 1);
-	while (n != OSC_NONE) {
+	for (uint32_t n = m->first_root; n != OSC_NONE; n = osc_modules_next(m, n, true))
 		if (keep[n])
 			mt->order[mt->nr++] = n;
-		if (m->nodes[n].first_child != OSC_NONE) {
-			n = m->nodes[n].first_child;
-			continue;
-		}
-		while (n != OSC_NONE && m->nodes[n].next_sibling == OSC_NONE)
-			n = m->nodes[n].parent;
-		if (n != OSC_NONE)
-			n = m->nodes[n].next_sibling;
-	}
 	osc_modules_last(m, keep, mt->last);
 }
 

@@ -63,26 +63,16 @@ static void set_folded(struct modules_view *mv, uint32_t n, bool on)
 static void flatten(struct modules_view *mv)
 {
 	const struct osc_modules *m = mv->m;
-	uint32_t n = m->first_root;
 
 	mv->nr_rows = 0;
 	for (size_t i = 0; i < m->nr; i++)
 		mv->vis_of[i] = OSC_NONE;
-	while (n != OSC_NONE) {
-		bool down = !is_folded(mv, n) && m->nodes[n].first_child != OSC_NONE;
-
+	for (uint32_t n = m->first_root; n != OSC_NONE;
+	     n = osc_modules_next(m, n, !is_folded(mv, n))) {
 		if (mv->keep[n]) {
 			mv->vis_of[n] = (uint32_t)mv->nr_rows;
 			mv->rows[mv->nr_rows++] = n;
 		}
-		if (down) {
-			n = m->nodes[n].first_child;
-			continue;
-		}
-		while (n != OSC_NONE && m->nodes[n].next_sibling == OSC_NONE)
-			n = m->nodes[n].parent;
-		if (n != OSC_NONE)
-			n = m->nodes[n].next_sibling;
 	}
 }
 

@@ -84,6 +84,14 @@ static inline uint32_t osc_module_node_of(const struct osc_modules *m, uint32_t 
 /* ---- showing the hierarchy as a tree (tree --modules, the explorer) ---- */
 
 /*
+ * The node after n in the preorder walk of the hierarchy (parents before
+ * children, children and roots in order of first appearance): n's first
+ * child when down, else the next sibling of n or of its nearest ancestor
+ * that has one; OSC_NONE at the end. The walk starts at m->first_root.
+ */
+uint32_t osc_modules_next(const struct osc_modules *m, uint32_t n, bool down);
+
+/*
  * Nodes to show into keep (m->nr entries): those with has[n] set (has NULL:
  * every node), at a depth in [min_depth, max_depth] (max_depth < 0: no
  * bound), on a path through a module whose event name ("nn.Module: X")

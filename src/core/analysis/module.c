@@ -129,23 +129,23 @@ static uint32_t add_instance(struct build *b, uint32_t ev, uint32_t parent)
 	return i;
 }
 
+uint32_t osc_modules_next(const struct osc_modules *m, uint32_t n, bool down)
+{
+	if (down && m->nodes[n].first_child != OSC_NONE)
+		return m->nodes[n].first_child;
+	while (n != OSC_NONE && m->nodes[n].next_sibling == OSC_NONE)
+		n = m->nodes[n].parent;
+	return n == OSC_NONE ? OSC_NONE : m->nodes[n].next_sibling;
+}
+
 /* Each node's place in the preorder walk of the hierarchy (m->rank). */
 static void preorder(struct osc_modules *m)
 {
-	uint32_t n = m->first_root, next = 0;
+	uint32_t next = 0;
 
 	m->rank = osc_xmalloc((m->nr ? m->nr : 1) * sizeof(*m->rank));
-	while (n != OSC_NONE) {
+	for (uint32_t n = m->first_root; n != OSC_NONE; n = osc_modules_next(m, n, true))
 		m->rank[n] = next++;
-		if (m->nodes[n].first_child != OSC_NONE) {
-			n = m->nodes[n].first_child;
-			continue;
-		}
-		while (n != OSC_NONE && m->nodes[n].next_sibling == OSC_NONE)
-			n = m->nodes[n].parent;
-		if (n != OSC_NONE)
-			n = m->nodes[n].next_sibling;
-	}
 }
 
 void osc_modules_build(const struct osc_trace *t, struct osc_modules *out)
