@@ -63,7 +63,7 @@ enum {
 
 const struct osc_cli_option osc_cli_view_options[] = {
 	{ OPT_BY, "by", 'b', "LEVEL",
-	  "op (default), shape, kernel, dims, mapping, run, path or category", VIEW },
+	  "op (default), shape, kernel, dims, mapping, run, path, category or module", VIEW },
 	{ OPT_RUNS, "runs", 'r', "SPEC", "runs to use (default: all but an ORT warm-up run 0)",
 	  VIEW | OSC_MODE_GPU },
 	{ OPT_RUN_RANGE, "run-range", 0, "RE[/N]",

@@ -35,6 +35,7 @@ struct osc_cli_tree {
 	uint64_t max_input;        /* --max-input, 0: the default */
 	unsigned export_flags;     /* OSC_EXPORT_CSV_SAFE (--csv-safe), OSC_WRITE_REPLACE
 				      (--force) */
+	bool modules;              /* --modules (tree): the nn.Module hierarchy instead */
 	bool help;
 };
 

@@ -111,6 +111,10 @@ const struct osc_op_cost *osc_trace_op_costs(const struct osc_trace *t);
 /* The union of the device events' windows (osc_device_spans); *nr spans. */
 const struct osc_span *osc_trace_device_spans(const struct osc_trace *t, size_t *nr);
 
+/* The nn.Module hierarchy (module.h). */
+struct osc_modules;
+const struct osc_modules *osc_trace_modules(const struct osc_trace *t);
+
 /* The streams and devices of the GPU breakdown (gpu.h), built once. */
 const struct osc_gpu_index *osc_trace_gpu_index(const struct osc_trace *t);
 
