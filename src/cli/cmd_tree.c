@@ -43,6 +43,7 @@ enum {
 	OPT_CSV_SAFE,
 	OPT_FORCE,
 	OPT_MAX_INPUT,
+	OPT_THREADS,
 	OPT_MODULES,
 };
 
@@ -86,6 +87,7 @@ static const struct osc_cli_option tree_options[] = {
 	{ OPT_MAX_INPUT, "max-input", 0, "SIZE",
 	  "gz, zst or stdin may expand to SIZE at most, e.g. 64G (0: no limit; default 4x RAM)",
 	  BOTH },
+	{ OPT_THREADS, "threads", 'j', "N", "use at most N threads (0, the default: every CPU this process may use)", BOTH },
 	{ OPT_OUTPUT, "output", 'o', "FILE", "write to FILE (atomically) instead of stdout", BOTH },
 	{ OPT_FORCE, "force", 0, NULL,
 	  "replace an existing output file (keeping its mode, through a symlink)",
@@ -171,6 +173,8 @@ static enum osc_status tree_option(struct osc_cli_tree *o, int id, const char *a
 		return OSC_OK;
 	case OPT_MAX_INPUT:
 		return osc_cli_parse_size(arg, &o->max_input, err);
+	case OPT_THREADS:
+		return osc_cli_parse_threads(arg, "--threads", err);
 	case OPT_MODULES:
 		o->modules = true;
 		return OSC_OK;
