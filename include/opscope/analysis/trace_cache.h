@@ -120,8 +120,10 @@ const struct osc_gpu_index *osc_trace_gpu_index(const struct osc_trace *t);
 
 /*
  * Build the briefs of host ops and kernels, the host tree and paths, the
- * correlation, the launchers, the op costs and the GPU index now (e.g. on a spare thread
- * right after loading, so the first answer that needs them does not wait).
+ * correlation, the launchers, the op costs, the GPU index and the module
+ * hierarchy now (e.g. on a spare thread right after loading, so the first
+ * answer that needs them does not wait). The categories need the user's
+ * rules: warm them with osc_trace_categories.
  */
 void osc_trace_cache_warm(const struct osc_trace *t);
 

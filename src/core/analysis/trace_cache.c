@@ -518,4 +518,5 @@ void osc_trace_cache_warm(const struct osc_trace *t)
 	osc_trace_op_costs(t);
 	if (osc_trace_has_device(t))
 		osc_trace_gpu_index(t);
+	osc_trace_modules(t);
 }
