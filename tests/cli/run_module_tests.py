@@ -171,15 +171,7 @@ def check_empty(res):
 def main():
     res = testlib.Results()
     traces = [os.path.join(testlib.ROOT, HAND)]
-    if os.path.isdir(testlib.SHARED):
-        for rel in SHARED:
-            p = testlib.shared(rel)
-            if p:
-                traces.append(p)
-            else:
-                res.skip("shared/" + rel, "not in the collection")
-    else:
-        res.skip("shared traces", "%s is absent" % testlib.SHARED)
+    traces += testlib.shared_traces(res, SHARED)
     for t in traces:
         name = os.path.relpath(t, testlib.ROOT)
         for whole in (False, True):

@@ -379,6 +379,12 @@ void osc_agg_sort(struct osc_agg *a, const struct osc_trace *t, enum osc_stat by
  */
 double osc_agg_value(const struct osc_agg *a, size_t r, enum osc_stat s);
 
+/* Whether s is a roofline statistic (GFLOP .. PEAK_BW_PCT, in that order). */
+static inline bool osc_stat_is_roofline(enum osc_stat s)
+{
+	return s >= OSC_STAT_GFLOP && s <= OSC_STAT_PEAK_BW_PCT;
+}
+
 /*
  * A roofline statistic of row r (GFLOP .. PEAK_BW_PCT): per call gflop
  * (10^9 FLOP) and mbyte (10^6 bytes), flop_per_byte, the achieved tflop_s

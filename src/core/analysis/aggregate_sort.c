@@ -157,6 +157,8 @@ static double row_value(const struct osc_agg *a, const struct osc_agg_row *x, en
 
 	if (osc_stat_is_dist(s, &m, &d))
 		return dist_value(a, x, m, d);
+	if (osc_stat_is_roofline(s))
+		return osc_agg_roofline_value(a, x, s);
 	switch (s) {
 	case OSC_STAT_COUNT:
 	case OSC_STAT_OPS:
@@ -208,14 +210,6 @@ static double row_value(const struct osc_agg *a, const struct osc_agg_row *x, en
 		return (double)(x->span - x->dev_busy);
 	case OSC_STAT_EVENTS:
 		return (double)x->events;
-	case OSC_STAT_GFLOP:
-	case OSC_STAT_MBYTE:
-	case OSC_STAT_FLOP_PER_BYTE:
-	case OSC_STAT_TFLOP_S:
-	case OSC_STAT_TB_S:
-	case OSC_STAT_PEAK_FLOPS_PCT:
-	case OSC_STAT_PEAK_BW_PCT:
-		return osc_agg_roofline_value(a, x, s);
 	default: /* text */
 		return 0;
 	}

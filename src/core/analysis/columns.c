@@ -523,6 +523,10 @@ const char *osc_agg_cell_names(const struct osc_trace *t, const struct osc_agg *
 	if (col >= a->nr_cols)
 		return buf;
 	s = a->cols[col].stat;
+	if (osc_stat_is_roofline(s)) {
+		roofline_cell(osc_agg_value(a, row, s), s, buf, size);
+		return buf;
+	}
 	switch (s) {
 	case OSC_STAT_NAME:
 		return name_cell(t, a, names, r, buf, size);
@@ -565,15 +569,6 @@ const char *osc_agg_cell_names(const struct osc_trace *t, const struct osc_agg *
 	case OSC_STAT_KERNEL_PCT:
 	case OSC_STAT_OP_PCT:
 		osc_format_pct(osc_agg_value(a, row, s), buf, size);
-		break;
-	case OSC_STAT_GFLOP:
-	case OSC_STAT_MBYTE:
-	case OSC_STAT_FLOP_PER_BYTE:
-	case OSC_STAT_TFLOP_S:
-	case OSC_STAT_TB_S:
-	case OSC_STAT_PEAK_FLOPS_PCT:
-	case OSC_STAT_PEAK_BW_PCT:
-		roofline_cell(osc_agg_value(a, row, s), s, buf, size);
 		break;
 	case OSC_STAT_COUNT_PER_RUN:
 	case OSC_STAT_OP_COUNT:
