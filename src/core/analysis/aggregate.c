@@ -615,6 +615,19 @@ static uint32_t device_run(const struct agg_ctx *c, const uint32_t *op, uint32_t
 	return c->runs->run_of[ev];
 }
 
+/* The kinds of device events. */
+static const enum osc_kind device[] = { OSC_KIND_KERNEL, OSC_KIND_MEMCPY, OSC_KIND_MEMSET };
+
+/* Device event ev counts in the rows: its run (device_run) is selected and q->only keeps it. */
+static bool device_selected(const struct agg_ctx *c, const uint32_t *op, uint32_t ev)
+{
+	uint32_t run = device_run(c, op, ev);
+
+	if (c->sel && (run >= c->sel->nr_runs || !c->sel->on[run]))
+		return false;
+	return !c->q->only || c->q->only[ev];
+}
+
 /* The device time and events of each run (device_run); slot nr_runs: outside every run. */
 struct run_device {
 	int64_t *time;
@@ -647,8 +660,6 @@ static void device_part_run(void *arg, size_t i)
 /* Sum the device events (kernels, memcpy, memset) per run into out, on all cores. */
 static void device_by_run(const struct agg_ctx *c, const uint32_t *op, struct run_device *out)
 {
-	static const enum osc_kind device[] = { OSC_KIND_KERNEL, OSC_KIND_MEMCPY,
-						OSC_KIND_MEMSET };
 
 	out->nr_runs = c->runs ? c->runs->nr : 1;
 	out->time = osc_xcalloc(out->nr_runs + 1, sizeof(*out->time));
@@ -764,8 +775,6 @@ static size_t category_row(struct osc_agg *out, size_t *row_of, uint8_t cat)
  */
 static void category_device(const struct agg_ctx *c, struct osc_agg *out)
 {
-	static const enum osc_kind device[] = { OSC_KIND_KERNEL, OSC_KIND_MEMCPY,
-						OSC_KIND_MEMSET };
 	const uint32_t *op = out->has_device ? osc_trace_launchers(c->t) : NULL;
 	size_t row_of[OSC_CAT_NR];
 	struct osc_filter_cache fc;
@@ -783,14 +792,11 @@ static void category_device(const struct agg_ctx *c, struct osc_agg *out)
 		const struct osc_brief *b = osc_trace_briefs(c->t, device[k], &nb);
 
 		for (size_t j = 0; j < nb; j++) {
-			uint32_t ev = b[j].event, run = device_run(c, op, ev);
-			uint32_t l = op ? op[ev] : OSC_NONE;
+			uint32_t ev = b[j].event, l = op ? op[ev] : OSC_NONE;
 			struct osc_agg_row *row;
 			size_t r;
 
-			if (c->sel && (run >= c->sel->nr_runs || !c->sel->on[run]))
-				continue;
-			if (c->q->only && !c->q->only[ev])
+			if (!device_selected(c, op, ev))
 				continue;
 			if (!osc_filter_cache_names(&fc, b[j].name, b[j].op) &&
 			    (l == OSC_NONE || !osc_filter_cache_event(&fc, l)))
@@ -884,8 +890,6 @@ static void module_rows(const struct agg_ctx *c, const struct osc_modules *m, si
 static void module_device(const struct agg_ctx *c, const struct osc_modules *m, size_t *row_of,
 			  struct osc_agg *out)
 {
-	static const enum osc_kind device[] = { OSC_KIND_KERNEL, OSC_KIND_MEMCPY,
-						OSC_KIND_MEMSET };
 	const uint32_t *op = out->has_device ? osc_trace_launchers(c->t) : NULL;
 	uint32_t *first = osc_xmalloc((m->nr ? m->nr : 1) * sizeof(*first));
 	struct osc_filter_cache fc;
@@ -904,12 +908,10 @@ static void module_device(const struct agg_ctx *c, const struct osc_modules *m, 
 		const struct osc_brief *b = osc_trace_briefs(c->t, device[k], &nb);
 
 		for (size_t j = 0; j < nb; j++) {
-			uint32_t ev = b[j].event, run = device_run(c, op, ev);
+			uint32_t ev = b[j].event;
 			uint32_t node = op[ev] != OSC_NONE ? osc_module_node_of(m, op[ev]) : OSC_NONE;
 
-			if (node == OSC_NONE || (c->sel && (run >= c->sel->nr_runs || !c->sel->on[run])))
-				continue;
-			if (c->q->only && !c->q->only[ev])
+			if (node == OSC_NONE || !device_selected(c, op, ev))
 				continue;
 			for (uint32_t a = node; a != OSC_NONE; a = m->nodes[a].parent) {
 				struct osc_agg_row *row;
