@@ -71,6 +71,7 @@ static double time_aggregate(struct ctx *c, enum osc_level level, struct osc_agg
 		.level = level,
 		.runs = &c->sel,
 		.filter = osc_filter_is_empty(&c->filter) ? NULL : &c->filter,
+		.roofline = level == OSC_LEVEL_SHAPE, /* as the TUI's shape table */
 	};
 	double best = 0;
 
@@ -250,6 +251,12 @@ int main(int argc, char **argv)
 	t0 = now_ms();
 	osc_trace_gpu_index(&c.t);
 	line_out("gpu index (once)", NULL, now_ms() - t0, false);
+	t0 = now_ms();
+	osc_trace_modules(&c.t);
+	line_out("module hierarchy (once)", NULL, now_ms() - t0, false);
+	t0 = now_ms();
+	osc_trace_categories(&c.t, NULL);
+	line_out("categories (once)", NULL, now_ms() - t0, false);
 	c.repeats = repeats;
 	levels(&c);
 	gpu(&c);

@@ -49,14 +49,21 @@ crashers="$root/tests/data/crashers"
 mkdir -p "$crashers"
 status=0
 cd "$root" # libFuzzer's jobs write fuzz-N.log here (git-ignored)
-# Seed a corpus: the small real traces for chrome; for sqlite, trimmed copies
+# Seed a corpus: the small real traces for chrome (and zstd copies of the
+# plain samples); for sqlite, trimmed copies
 # of the real databases (schema and the first rows of every table) and the
 # bundled gzip'd nvprof sample.
 seed() {
 	case $1 in
 	chrome)
 		find "$shared" "$root/samples" -type f \( -name '*.json' -o -name '*.json.gz' \) \
-			-size -300k -exec cp {} "$2/" \; ;;
+			-size -300k -exec cp {} "$2/" \;
+		# zstd frames too, when the zstd command is there
+		if command -v zstd >/dev/null; then
+			for f in "$root/samples/"*.json; do
+				zstd -q -f "$f" -o "$2/$(basename "$f").zst"
+			done
+		fi ;;
 	pipeline)
 		seed chrome "$2"
 		seed sqlite "$2" ;;

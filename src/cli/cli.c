@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "opscope/base/alloc.h"
+#include "opscope/base/threads.h"
 #include "opscope/load/load.h"
 #include "opscope/export/outfile.h"
 #include "opscope/analysis/trace_cache.h"
@@ -53,6 +54,7 @@ enum {
 	OPT_CSV_SAFE,
 	OPT_FORCE,
 	OPT_MAX_INPUT,
+	OPT_THREADS,
 	OPT_PEAK_TFLOPS,
 	OPT_PEAK_TBS,
 	OPT_TRACE_COLUMN,
@@ -65,7 +67,7 @@ enum {
 
 const struct osc_cli_option osc_cli_view_options[] = {
 	{ OPT_BY, "by", 'b', "LEVEL",
-	  "op (default), shape, kernel, dims, mapping, run, path or category", VIEW },
+	  "op (default), shape, kernel, dims, mapping, run, path, category or module", VIEW },
 	{ OPT_RUNS, "runs", 'r', "SPEC", "runs to use (default: all but an ORT warm-up run 0)",
 	  VIEW | OSC_MODE_GPU },
 	{ OPT_RUN_RANGE, "run-range", 0, "RE[/N]",
@@ -84,6 +86,8 @@ const struct osc_cli_option osc_cli_view_options[] = {
 	  VIEW },
 	{ OPT_MAX_INPUT, "max-input", 0, "SIZE",
 	  "gz, zst or stdin may expand to SIZE at most, e.g. 64G (0: no limit; default 4x RAM)",
+	  VIEW | OSC_MODE_INFO | OSC_MODE_GPU },
+	{ OPT_THREADS, "threads", 'j', "N", "use at most N threads (0, the default: every CPU this process may use)",
 	  VIEW | OSC_MODE_INFO | OSC_MODE_GPU },
 	{ OPT_OPS, "ops", 0, "CATS",
 	  "ops are the events of these categories, e.g. cpu_op,user_annotation,python_function",
@@ -471,6 +475,8 @@ static enum osc_status view_option(struct osc_cli_view *v, int id, const char *a
 		return OSC_OK;
 	case OPT_MAX_INPUT:
 		return osc_cli_parse_size(arg, &v->max_input, err);
+	case OPT_THREADS:
+		return osc_cli_parse_threads(arg, "--threads", err);
 	case OPT_COLUMNS:
 		v->columns = arg; /* checked against the level once --by is known */
 		return OSC_OK;
@@ -673,6 +679,16 @@ static void say_waiting(const struct osc_load_progress *p, void *path)
 	if (p->waiting)
 		print_note("", path, "waiting for data (a pipe or FIFO with no writer yet?); "
 			   "Ctrl-C stops");
+}
+
+enum osc_status osc_cli_parse_threads(const char *s, const char *subject, struct osc_error *err)
+{
+	size_t n;
+	enum osc_status st = osc_threads_parse(s, subject, &n, err);
+
+	if (st == OSC_OK)
+		osc_threads_cap(n);
+	return st;
 }
 
 enum osc_status osc_cli_parse_size(const char *s, uint64_t *out, struct osc_error *err)

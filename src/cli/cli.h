@@ -212,6 +212,9 @@ enum osc_status osc_cli_load(const char *path, uint64_t max_input, struct osc_tr
  */
 enum osc_status osc_cli_parse_size(const char *s, uint64_t *out, struct osc_error *err);
 
+/* -j N, OPSCOPE_THREADS: cap the core's threads (threads.h); OSC_USAGE naming subject. */
+enum osc_status osc_cli_parse_threads(const char *s, const char *subject, struct osc_error *err);
+
 /*
  * OSC_IO when the args of t were read from a file that changed on disk since
  * the load (osc_trace_args_lost): what was made of them is not the trace's.

@@ -221,6 +221,11 @@ int osc_diff_run(struct osc_cli_view *v)
 
 	memset(&j, 0, sizeof(j));
 	osc_error_clear(&err);
+	if (v->level == OSC_LEVEL_MODULE) {
+		osc_error_set(&err, OSC_USAGE, "--by", OSC_NO_OFFSET, NULL,
+			      "compare has no module level yet (use report --by module on each)");
+		return osc_cli_fail(&err);
+	}
 	for (int s = 0; s < 2; s++) {
 		osc_trace_init(&j.side[s].trace);
 		osc_names_init(&j.side[s].names);

@@ -44,6 +44,7 @@ enum {
 	OPT_WHOLE_TRACE,
 	OPT_FORCE,
 	OPT_MAX_INPUT,
+	OPT_THREADS,
 };
 
 #define MODE 1u
@@ -61,6 +62,7 @@ static const struct osc_cli_option options[] = {
 	{ OPT_MAX_INPUT, "max-input", 0, "SIZE",
 	  "gz, zst or stdin may expand to SIZE at most, e.g. 64G (0: no limit; default 4x RAM)",
 	  MODE },
+	{ OPT_THREADS, "threads", 0, "N", "use at most N threads (0, the default: every CPU this process may use)", MODE },
 	{ OPT_COUNT, "count", 'c', "N", "list the top N rows (default 40)", MODE },
 	{ OPT_START, "start", 's', "N",
 	  "first run (default 1: skip the warm-up run 0; 0 when there is one run)", MODE },
@@ -172,6 +174,9 @@ static enum osc_status parse_args(struct explore_args *a, int argc, char **argv,
 			break;
 		case OPT_MAX_INPUT:
 			st = osc_cli_parse_size(p.arg, &a->max_input, err);
+			break;
+		case OPT_THREADS:
+			st = osc_cli_parse_threads(p.arg, "--threads", err);
 			break;
 		case OPT_COUNT:
 			st = parse_long("--count", p.arg, &a->count, err);

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "opscope/analysis/module.h"
+#include "opscope/analysis/trace_cache.h"
 #include "opscope/base/alloc.h"
 #include "opscope/export/gather.h"
 #include "opscope/export/outfile.h"
@@ -208,7 +210,8 @@ static enum osc_status build_report(struct report *r, struct osc_cli_view *v,
 {
 	struct osc_query q = { .level = v->level, .runs = &r->sel, .filter = &v->filter,
 			       .categories = &v->categories,
-			       .category = v->sort == OSC_STAT_CATEGORY };
+			       .category = v->sort == OSC_STAT_CATEGORY,
+			       .module = v->sort == OSC_STAT_MODULE };
 	size_t nr_cols = 0, total, top = v->top_set ? v->top
 		: v->format == OSC_EXPORT_TABLE ? TABLE_DEFAULT_TOP : 0;
 	struct osc_column *cols = NULL;
@@ -225,6 +228,8 @@ static enum osc_status build_report(struct report *r, struct osc_cli_view *v,
 			q.dists |= osc_stats_dists(cols[i].stat);
 		for (size_t i = 0; i < nr_cols; i++)
 			q.category |= cols[i].stat == OSC_STAT_CATEGORY;
+		for (size_t i = 0; i < nr_cols; i++)
+			q.module |= cols[i].stat == OSC_STAT_MODULE;
 	}
 	if (v->sort != OSC_STAT_NR)
 		q.dists |= osc_stats_dists(v->sort);
@@ -253,7 +258,10 @@ static enum osc_status build_report(struct report *r, struct osc_cli_view *v,
 	if (cols)
 		osc_agg_set_columns(&r->agg, cols, nr_cols);
 	total = r->agg.nr;
-	if (!total && r->runs.outside)
+	if (v->level == OSC_LEVEL_MODULE && !osc_trace_modules(&r->trace)->nr_inst)
+		fprintf(stderr, "opscope: note: no nn.Module events in the trace (PyTorch's "
+			"profiler writes them with with_stack=True or with_modules=True)\n");
+	else if (!total && r->runs.outside)
 		/* e.g. a CPU-only Kineto trace whose ops ran beside the ProfilerStep */
 		fprintf(stderr, "opscope: note: no rows in the selected runs, but %llu events "
 			"lie outside every run: --whole-trace takes them all\n",

@@ -7,6 +7,9 @@
  * host, device and launch ms, runtime calls, kernels, kernel infos), then
  * ours; the drawn tree shows the numbers first and the name last, behind its
  * tree guide, so deep paths never push the numbers off screen.
+ *
+ * --modules draws the nn.Module hierarchy (module.h) instead, with the
+ * module level's measures (aggregate.h), nodes in order of first appearance.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -14,6 +17,8 @@
 
 #include "opscope/base/alloc.h"
 #include "opscope/analysis/columns.h"
+#include "opscope/analysis/module.h"
+#include "opscope/analysis/trace_cache.h"
 #include "opscope/export/outfile.h"
 #include "cli.h"
 #include "cmd_tree.h"
@@ -39,6 +44,8 @@ enum {
 	OPT_FORCE,
 	OPT_MAX_INPUT,
 	OPT_TRACE_COLUMN,
+	OPT_THREADS,
+	OPT_MODULES,
 };
 
 #define BOTH (OSC_TREE_MODE_TREE | OSC_TREE_MODE_KERNELS)
@@ -59,6 +66,9 @@ static const struct osc_cli_option tree_options[] = {
 	{ OPT_FILTER, "filter", 'f', "PAT",
 	  "keep paths through names matching PAT, exact or wildcard (repeatable)", BOTH },
 	{ OPT_REGEX, "regex", 'e', "RE", "keep paths through names matching the regex RE", BOTH },
+	{ OPT_MODULES, "modules", 'M', NULL,
+	  "the nn.Module hierarchy (python_function 'nn.Module: X' events) instead",
+	  OSC_TREE_MODE_TREE },
 	{ OPT_MIN_DEPTH, "min-depth", 0, "N", "show nodes at depth N or more (roots: 0)",
 	  OSC_TREE_MODE_TREE },
 	{ OPT_MAX_DEPTH, "max-depth", 0, "N", "show nodes at depth N or less (default: all)",
@@ -81,6 +91,7 @@ static const struct osc_cli_option tree_options[] = {
 	{ OPT_MAX_INPUT, "max-input", 0, "SIZE",
 	  "gz, zst or stdin may expand to SIZE at most, e.g. 64G (0: no limit; default 4x RAM)",
 	  BOTH },
+	{ OPT_THREADS, "threads", 'j', "N", "use at most N threads (0, the default: every CPU this process may use)", BOTH },
 	{ OPT_OUTPUT, "output", 'o', "FILE", "write to FILE (atomically) instead of stdout", BOTH },
 	{ OPT_FORCE, "force", 0, NULL,
 	  "replace an existing output file (keeping its mode, through a symlink)",
@@ -168,6 +179,11 @@ static enum osc_status tree_option(struct osc_cli_tree *o, int id, const char *a
 		return osc_cli_parse_size(arg, &o->max_input, err);
 	case OPT_TRACE_COLUMN:
 		o->trace_column = true;
+		return OSC_OK;
+	case OPT_THREADS:
+		return osc_cli_parse_threads(arg, "--threads", err);
+	case OPT_MODULES:
+		o->modules = true;
 		return OSC_OK;
 	default:
 		o->help = true;
@@ -377,6 +393,179 @@ static enum osc_status text_fn(FILE *out, const void *arg, struct osc_error *err
 					   "cannot write") : OSC_OK;
 }
 
+/* ---- the module tree (--modules) ---- */
+
+struct module_tree {
+	const struct osc_cli_tree *o;
+	const struct osc_cli_tree_data *d;
+	const struct osc_modules *m;
+	struct osc_agg agg;      /* the module level, rows reordered to order */
+	uint32_t *order;         /* kept nodes in preorder; row i is order[i]'s */
+	size_t nr;
+	uint8_t *last;           /* per node: no kept sibling after it */
+	int64_t outside;         /* device time of no module, ns */
+	const struct osc_export_meta *meta;
+};
+
+/* The kept nodes in preorder (children in order of first appearance) into mt->order. */
+static void module_order(struct module_tree *mt, const uint8_t *keep)
+{
+	const struct osc_modules *m = mt->m;
+
+	mt->order = osc_xmalloc((m->nr ? m->nr : 1) * sizeof(*mt->order));
+	mt->last = osc_xcalloc(m->nr ? m->nr : 1, 1);
+	for (uint32_t n = m->first_root; n != OSC_NONE; n = osc_modules_next(m, n, true))
+		if (keep[n])
+			mt->order[mt->nr++] = n;
+	osc_modules_last(m, keep, mt->last);
+}
+
+static enum osc_status module_text_fn(FILE *out, const void *arg, struct osc_error *err)
+{
+	const struct module_tree *mt = arg;
+	const struct osc_agg *a = &mt->agg;
+	bool utf8 = osc_locale_is_utf8();
+	int width = osc_cli_width(!mt->o->output || !strcmp(mt->o->output, "-"));
+	int *w = osc_xcalloc(a->nr_cols ? a->nr_cols : 1, sizeof(*w));
+	char buf[128], guide[4096], fit[8192], us[64];
+
+	for (size_t i = 0; i < mt->meta->nr; i++) {
+		osc_text_fit(mt->meta->values[i], strlen(mt->meta->values[i]), (size_t)-1, utf8,
+			     fit, sizeof(fit));
+		fprintf(out, "# %s: %s\n", mt->meta->keys[i], fit);
+	}
+	if (a->has_device) {
+		osc_format_us_int(mt->outside, us, sizeof(us));
+		fprintf(out, "# device_us outside every module: %s (device_us of the rows + this ="
+			" device_time_us; device_total_us holds its subtree's)\n", us);
+	}
+	for (size_t c = 0; c < a->nr_cols; c++) {
+		w[c] = (int)strlen(a->cols[c].title);
+		for (size_t r = 0; r < a->nr; r++) {
+			int n = (int)strlen(osc_agg_cell(&mt->d->trace, a, r, c, buf, sizeof(buf)));
+
+			w[c] = n > w[c] ? n : w[c];
+		}
+		fprintf(out, "%*s  ", w[c], a->cols[c].title);
+	}
+	fputs("module\n", out);
+	for (size_t r = 0; r < a->nr; r++) {
+		const char *name = osc_module_name(mt->m, mt->order[r]);
+		int used = 0;
+		size_t room;
+
+		for (size_t c = 0; c < a->nr_cols; c++)
+			used += fprintf(out, "%*s  ", w[c],
+					osc_agg_cell(&mt->d->trace, a, r, c, buf, sizeof(buf)));
+		osc_modules_guide(mt->m, mt->last, mt->order[r], (uint32_t)mt->o->min_depth, utf8,
+				  guide, sizeof(guide));
+		fputs(guide, out);
+		used += (int)osc_text_width(guide, strlen(guide), utf8);
+		room = width > used + 8 ? (size_t)(width - used) : 8;
+		osc_text_fit(name, strlen(name), room, utf8, fit, sizeof(fit));
+		fprintf(out, "%s\n", fit);
+	}
+	free(w);
+	return ferror(out) ? osc_error_set(err, OSC_IO, "output", OSC_NO_OFFSET, NULL,
+					   "cannot write") : OSC_OK;
+}
+
+/*
+ * tree --modules: the module level (over the selected runs, unfiltered), its
+ * rows in the hierarchy's preorder; the filter keeps paths through a module
+ * whose event name matches, as the call tree's keeps paths through an op.
+ */
+static enum osc_status run_modules(const struct osc_cli_tree *o, struct osc_cli_tree_data *d,
+				   struct osc_error *err)
+{
+	struct module_tree mt = { .o = o, .d = d, .m = osc_trace_modules(&d->trace) };
+	struct osc_query q = { .level = OSC_LEVEL_MODULE, .runs = &d->sel };
+	const char *keys[] = { "trace", "format", "runs", "filter", "rows", "host_busy_us",
+			       "device_time_us" };
+	const char *values[7], *json[7] = { NULL };
+	struct osc_export_meta meta = { keys, values, 7, json };
+	struct osc_column *cols = NULL;
+	size_t nr_cols, *row_of, n = mt.m->nr ? mt.m->nr : 1;
+	struct osc_agg_row *rows;
+	uint8_t *keep;
+	char *filter_text, *rows_text, *rows_json, busy[64], device[64];
+	enum osc_status st;
+	int64_t in_modules = 0;
+
+	if (!mt.m->nr_inst)
+		fprintf(stderr, "opscope: note: no nn.Module events in the trace (PyTorch's "
+			"profiler writes them with with_stack=True or with_modules=True)\n");
+	osc_aggregate(&d->trace, &d->runs, &q, &mt.agg);
+	st = osc_columns_parse(OSC_LEVEL_MODULE,
+			       o->format == OSC_EXPORT_TABLE ?
+			       (mt.agg.has_device ? "count,total_us,self_us,self_pct,device_us,"
+						    "device_pct,device_total_us,kernels"
+						  : "count,total_us,self_us,self_pct")
+			       : (mt.agg.has_device ? "name,count,total_us,self_us,self_pct,"
+						      "device_us,device_pct,device_total_us,kernels"
+						    : "name,count,total_us,self_us,self_pct"),
+			       &cols, &nr_cols, err);
+	if (st != OSC_OK) {
+		osc_agg_release(&mt.agg);
+		return st;
+	}
+	osc_agg_set_columns(&mt.agg, cols, nr_cols);
+	row_of = osc_xmalloc(n * sizeof(*row_of));
+	keep = osc_xmalloc(n);
+	for (size_t i = 0; i < mt.m->nr; i++)
+		row_of[i] = SIZE_MAX;
+	for (size_t r = 0; r < mt.agg.nr; r++) {
+		row_of[mt.agg.rows[r].module] = r;
+		in_modules += mt.agg.rows[r].dev;
+	}
+	mt.outside = mt.agg.device_time - in_modules;
+	for (size_t i = 0; i < mt.m->nr; i++)
+		keep[i] = row_of[i] != SIZE_MAX;
+	osc_modules_keep(mt.m, &o->filter, keep, (int)o->min_depth, (int)o->max_depth, keep);
+	module_order(&mt, keep);
+	rows = osc_xmalloc((mt.nr ? mt.nr : 1) * sizeof(*rows));
+	for (size_t i = 0; i < mt.nr; i++)
+		rows[i] = mt.agg.rows[row_of[mt.order[i]]];
+	free(mt.agg.rows);
+	mt.agg.rows = rows;
+	mt.agg.nr = mt.nr;
+	filter_text = osc_filter_describe(&o->filter);
+	rows_text = osc_xasprintf("%zu of %zu", mt.nr, mt.m->nr);
+	rows_json = osc_cli_rows_json(mt.nr, mt.m->nr, "");
+	json[4] = rows_json;
+	osc_format_us_int(mt.agg.host_busy, busy, sizeof(busy));
+	osc_format_us_int(mt.agg.device_time, device, sizeof(device));
+	values[0] = osc_cli_input_name(o->path);
+	values[1] = osc_format_name(d->trace.format);
+	values[2] = d->runs_text;
+	values[3] = *filter_text ? filter_text : "none";
+	values[4] = rows_text;
+	values[5] = busy;
+	values[6] = device;
+	meta.nr = mt.agg.has_device ? 7 : 6;
+	mt.meta = &meta;
+	if (o->format == OSC_EXPORT_TABLE) {
+		st = osc_write_file(o->output, o->export_flags, module_text_fn, &mt, err);
+	} else {
+		struct osc_agg_table_ctx ctx = { &d->trace, &mt.agg, NULL };
+		struct osc_table table;
+
+		osc_agg_table(&ctx, &table);
+		st = osc_cli_tree_write(o, &table, &meta, err);
+		if (st == OSC_OK && !osc_export_has_meta(o->format))
+			fprintf(stderr, "opscope: using %s\n", d->runs_text);
+	}
+	free(filter_text);
+	free(rows_text);
+	free(rows_json);
+	free(row_of);
+	free(keep);
+	free(mt.order);
+	free(mt.last);
+	osc_agg_release(&mt.agg);
+	return st;
+}
+
 static void print_help(void)
 {
 	puts("usage: opscope tree [OPTIONS] [TRACE]\n"
@@ -389,6 +578,8 @@ static void print_help(void)
 	     "under <unattributed>. CSV has profile_parser_main's columns ($$-joined path,\n"
 	     "host/device/launch ms, cuda_runtime, kernels, kernel infos), then more; C++\n"
 	     "kernel names are shown demangled there.\n"
+	     "With --modules: the nn.Module hierarchy of a PyTorch trace recorded with\n"
+	     "with_stack or with_modules, with report --by module's measures.\n"
 	     "\n"
 	     "options:");
 	osc_cli_tree_print_options(OSC_TREE_MODE_TREE);
@@ -460,6 +651,12 @@ static enum osc_status run_tree(const struct osc_cli_tree *o, struct osc_cli_tre
 	return st;
 }
 
+static enum osc_status run_tree_or_modules(const struct osc_cli_tree *o,
+					   struct osc_cli_tree_data *d, struct osc_error *err)
+{
+	return o->modules ? run_modules(o, d, err) : run_tree(o, d, err);
+}
+
 int osc_cli_tree_main(int argc, char **argv, unsigned mode, void (*help)(void),
 		      osc_cli_tree_fn run)
 {
@@ -487,5 +684,5 @@ int osc_cli_tree_main(int argc, char **argv, unsigned mode, void (*help)(void),
 
 int osc_cmd_tree(int argc, char **argv)
 {
-	return osc_cli_tree_main(argc, argv, OSC_TREE_MODE_TREE, print_help, run_tree);
+	return osc_cli_tree_main(argc, argv, OSC_TREE_MODE_TREE, print_help, run_tree_or_modules);
 }

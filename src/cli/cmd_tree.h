@@ -36,6 +36,7 @@ struct osc_cli_tree {
 	unsigned export_flags;     /* OSC_EXPORT_CSV_SAFE (--csv-safe), OSC_WRITE_REPLACE
 				      (--force) */
 	bool trace_column;         /* --trace-column: a last column with the trace's path */
+	bool modules;              /* --modules (tree): the nn.Module hierarchy instead */
 	bool help;
 };
 

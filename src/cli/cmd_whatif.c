@@ -153,6 +153,11 @@ static int run_whatif(struct osc_cli_view *v)
 	enum osc_status st;
 
 	osc_error_clear(&err);
+	if (v->level == OSC_LEVEL_MODULE) {
+		osc_error_set(&err, OSC_USAGE, "--by", OSC_NO_OFFSET, NULL,
+			      "whatif has no module level yet");
+		return osc_cli_fail(&err);
+	}
 	memset(&j, 0, sizeof(j));
 	osc_trace_init(&j.trace);
 	osc_names_init(&j.names);

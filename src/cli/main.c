@@ -8,6 +8,7 @@
  * report.
  */
 #include <locale.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -144,6 +145,9 @@ int main(int argc, char **argv)
 	/* Numbers are always written with '.', whatever the user's locale. */
 	setlocale(LC_NUMERIC, "C");
 	osc_cli_catch_signals();
+	if (getenv("OPSCOPE_THREADS") && *getenv("OPSCOPE_THREADS") &&
+	    osc_cli_parse_threads(getenv("OPSCOPE_THREADS"), "OPSCOPE_THREADS", &err) != OSC_OK)
+		return osc_cli_fail(&err);
 	if (argc > 1) {
 		for (size_t i = 0; i < NR_COMMANDS; i++)
 			if (!strcmp(argv[1], commands[i].name))

@@ -35,8 +35,9 @@
 	_(PANE_DOWN, "pane-down", "} <C-d>", "Scroll the detail pane down")                  \
 	_(PANE_UP, "pane-up", "{ <C-u>", "Scroll the detail pane up")                        \
 	_(NEXT_LEVEL, "next-level", "<Tab>",                                                 \
-	  "Next level: op, shape, kernel, dims, mapping, run, path, category; G: next table") \
-	_(PREV_LEVEL, "prev-level", "<BackTab>", "Previous aggregation level (G: table)")               \
+	  "Next level: op, shape, kernel, dims, mapping, run, path, category, module; "       \
+	  "G: next table")                                                                   \
+	_(PREV_LEVEL, "prev-level", "<BackTab>", "Previous aggregation level (G: table)")     \
 	_(LEVEL_OP, "level-op", "1", "Aggregate by op")                                      \
 	_(LEVEL_SHAPE, "level-shape", "2", "Aggregate by op and input shapes")               \
 	_(LEVEL_KERNEL, "level-kernel", "3", "Aggregate by kernel")                          \
@@ -45,6 +46,7 @@
 	_(LEVEL_RUN, "level-run", "6", "One row per run")                                    \
 	_(LEVEL_PATH, "level-path", "7", "Aggregate by call path (merged call tree)")        \
 	_(LEVEL_CATEGORY, "level-category", "8", "Aggregate by op category (GEMM, conv, ...)") \
+	_(LEVEL_MODULE, "level-module", "9", "Aggregate by nn.Module path (module view)")   \
 	_(NAME_STYLE, "name-style", "m", "Kernel names: demangled, short, mangled")          \
 	_(VIEW_RUNS, "view-runs", "R", "Open the runs view to pick runs")                    \
 	_(VIEW_GPU, "view-gpu", "G",                                                          \
@@ -69,7 +71,7 @@
 	_(COMMAND, "command", ":",                                                           \
 	  "Command: runs, filter, find, sort, top, export, compare, speedups")  \
 	_(TREE, "tree", "T",                                                                 \
-	  "Call tree: of the selected op, or at a kernel's launching op")                  \
+	  "Call tree: of the selected op, or at a kernel's launching op; module tree")     \
 	_(FOLD_CHILDREN, "fold-children", "c", "Tree: fold the children of the node")        \
 	_(UNFOLD_CHILDREN, "unfold-children", "e", "Tree: unfold the children of the node")  \
 	_(FOLD_ALL, "fold-all", "C", "Tree: fold the node's whole subtree")                  \

@@ -269,6 +269,7 @@ static void *warm_thread(void *arg)
 	while (atomic_load(&t->warm_held))
 		nanosleep(&(struct timespec){ 0, WARM_POLL_NS }, NULL);
 	osc_trace_cache_warm(&t->trace);
+	osc_trace_categories(&t->trace, t->args->categories); /* with the user's rules */
 	atomic_store(&t->warm_done, true);
 	return NULL;
 }

@@ -103,7 +103,8 @@ struct osc_view_ops {
 	_(whatif)        \
 	_(gpu)           \
 	_(warnings)      \
-	_(message)
+	_(message)       \
+	_(modules)
 
 #define OSC_VIEW_DECLARE(name) extern const struct osc_view_ops osc_view_##name;
 OSC_VIEW_LIST(OSC_VIEW_DECLARE)

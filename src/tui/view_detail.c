@@ -9,6 +9,8 @@
 
 #include "opscope/base/alloc.h"
 #include "opscope/analysis/columns.h"
+#include "opscope/analysis/module.h"
+#include "opscope/analysis/trace_cache.h"
 #include "view.h"
 
 static const struct osc_column detail_cols[] = {
@@ -69,6 +71,24 @@ static void add_kernel(struct osc_lines *out, const struct osc_kernel *k)
 	}
 }
 
+/*
+ * The nn.Module path of an event (module.h): a host event's innermost
+ * module, a device event's launching op's. Nothing when the trace has none.
+ */
+static void add_module(struct osc_lines *out, const struct osc_trace *tr, uint32_t ev)
+{
+	const struct osc_modules *m = osc_trace_modules(tr);
+	uint32_t node;
+
+	if (!m->nr_inst)
+		return;
+	if (osc_kind_is_device(tr->events[ev].kind))
+		ev = osc_trace_launchers(tr)[ev];
+	node = ev == OSC_NONE ? OSC_NONE : osc_module_node_of(m, ev);
+	osc_lines_add(out, OSC_MARK_NONE, "module",
+		      node == OSC_NONE ? "none (outside every nn.Module)" : osc_module_path(m, node));
+}
+
 void osc_detail_event(struct osc_tui *t, uint32_t ev, struct osc_lines *out)
 {
 	const struct osc_trace *tr = &t->trace;
@@ -99,6 +119,7 @@ void osc_detail_event(struct osc_tui *t, uint32_t ev, struct osc_lines *out)
 		 osc_trace_str(tr, th->tid), th->thread_name ? " " : "",
 		 osc_trace_str(tr, th->thread_name));
 	osc_lines_add(out, OSC_MARK_NONE, "thread", buf);
+	add_module(out, tr, ev);
 	add_str(out, tr, "shape", e->shape);
 	add_str(out, tr, "provider", e->provider);
 	if (e->corr != OSC_NO_ID)

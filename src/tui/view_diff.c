@@ -63,7 +63,8 @@ static void diff_open(struct osc_tui *t, struct osc_view *v, const void *arg)
 
 	v->priv = dv;
 	dv->path = osc_xstrdup(a->path);
-	dv->level = a->level;
+	/* no compare rows by module */
+	dv->level = a->level == OSC_LEVEL_MODULE ? OSC_LEVEL_OP : a->level;
 	dv->match = a->match;
 	v->sort_col = OSC_DIFF_DELTA;
 	v->sort_desc = true;
@@ -483,11 +484,12 @@ static unsigned diff_action(struct osc_tui *t, struct osc_view *v, enum osc_acti
 	struct osc_lines lines = { 0 };
 
 	switch (a) {
+	/* the module level has no compare rows: cycle the others */
 	case OSC_ACT_NEXT_LEVEL:
-		dv->level = (dv->level + 1) % OSC_LEVEL_COUNT;
+		dv->level = (dv->level + 1) % OSC_LEVEL_MODULE;
 		break;
 	case OSC_ACT_PREV_LEVEL:
-		dv->level = (dv->level + OSC_LEVEL_COUNT - 1) % OSC_LEVEL_COUNT;
+		dv->level = (dv->level + OSC_LEVEL_MODULE - 1) % OSC_LEVEL_MODULE;
 		break;
 	case OSC_ACT_LEVEL_OP:
 	case OSC_ACT_LEVEL_SHAPE:

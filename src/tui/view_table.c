@@ -26,6 +26,7 @@
 #include "opscope/analysis/columns.h"
 #include "opscope/analysis/correlate.h"
 #include "opscope/analysis/demangle.h"
+#include "opscope/analysis/module.h"
 #include "opscope/analysis/diff.h"
 #include "opscope/analysis/trace_cache.h"
 #include "cli_line.h"
@@ -199,13 +200,19 @@ static void table_close(struct osc_view *v)
 /*
  * An empty table because the events of its kind lie outside every run (a
  * CPU-only Kineto trace whose ops ran beside the ProfilerStep): say how to
- * see them.
+ * see them. An empty module level: say why.
  */
 static void note_outside(struct osc_tui *t, const struct table_view *tv)
 {
 	size_t nr, outside = 0;
 	const struct osc_brief *b;
 
+	if (!tv->agg.nr && tv->level == OSC_LEVEL_MODULE &&
+	    !osc_trace_modules(&t->trace)->nr_inst) {
+		osc_tui_message(t, OSC_MSG_INFO, "no nn.Module events in this trace (profile "
+				"with with_stack=True or with_modules=True)");
+		return;
+	}
 	if (tv->agg.nr || tv->only || !t->runs.outside)
 		return;
 	b = osc_trace_briefs(&t->trace,
@@ -453,7 +460,7 @@ static void table_detail(struct osc_tui *t, struct osc_view *v, size_t row, stru
 /* The levels of the number keys, in the order of their actions. */
 static const enum osc_level level_of_action[] = {
 	OSC_LEVEL_OP, OSC_LEVEL_SHAPE, OSC_LEVEL_KERNEL, OSC_LEVEL_DIMS, OSC_LEVEL_MAPPING,
-	OSC_LEVEL_RUN, OSC_LEVEL_PATH, OSC_LEVEL_CATEGORY,
+	OSC_LEVEL_RUN, OSC_LEVEL_PATH, OSC_LEVEL_CATEGORY, OSC_LEVEL_MODULE,
 };
 
 /* Row x is the row Enter opened: the key and every component of the level. */
@@ -465,7 +472,8 @@ static bool is_drill(const struct table_view *tv, const struct osc_agg_row *x)
 	    (!tv->drill_path || strcmp(osc_strtab_get(&tv->agg.paths, x->path), tv->drill_path)))
 		return false;
 	return x->key == y->key && x->shape == y->shape && x->op == y->op && x->run == y->run &&
-	       x->category == y->category && !memcmp(x->dims, y->dims, sizeof(x->dims));
+	       x->category == y->category && x->module == y->module &&
+	       !memcmp(x->dims, y->dims, sizeof(x->dims));
 }
 
 /* Show level l sorted by statistic `sort` (or its default), the row named key selected. */
@@ -537,6 +545,35 @@ static unsigned level_back(struct osc_tui *t, struct osc_view *v)
 	return OSC_R_REDRAW;
 }
 
+/* Per event: 1 for the kernels launched in module node `module` or under it; NULL if none. */
+static uint8_t *module_kernels(struct osc_tui *t, uint32_t module)
+{
+	const struct osc_trace *tr = &t->trace;
+	const struct osc_modules *m = osc_trace_modules(tr);
+	const uint32_t *launcher = osc_trace_launchers(tr);
+	uint8_t *only = osc_xcalloc(tr->nr_events ? tr->nr_events : 1, 1);
+	size_t nr_kernels, found = 0;
+	const struct osc_brief *kernels = osc_trace_briefs(tr, OSC_KIND_KERNEL, &nr_kernels);
+
+	for (size_t j = 0; j < nr_kernels && module != OSC_NONE; j++) {
+		uint32_t e = kernels[j].event, l = launcher[e];
+		uint32_t node = l != OSC_NONE ? osc_module_node_of(m, l) : OSC_NONE;
+
+		for (; node != OSC_NONE; node = m->nodes[node].parent) {
+			if (node == module) {
+				only[e] = 1;
+				found++;
+				break;
+			}
+		}
+	}
+	if (!found) {
+		free(only);
+		return NULL;
+	}
+	return only;
+}
+
 /* Per event: 1 for the kernels the members of row r launched (see top); NULL if none. */
 static uint8_t *kernels_of(struct osc_tui *t, struct table_view *tv, const struct osc_agg_row *r)
 {
@@ -552,6 +589,10 @@ static uint8_t *kernels_of(struct osc_tui *t, struct table_view *tv, const struc
 		mark[tv->agg.members[r->first + i]] = 1;
 	if (osc_level_is_device(tv->level))
 		return mark; /* mapping: the row's own kernels */
+	if (tv->level == OSC_LEVEL_MODULE) { /* those of device_total: the module's subtree */
+		free(mark);
+		return module_kernels(t, r->module);
+	}
 	launcher = osc_trace_launchers(tr);
 	tree = osc_trace_host_tree(tr);
 	kernels = osc_trace_briefs(tr, OSC_KIND_KERNEL, &nr_kernels);
@@ -594,8 +635,9 @@ static unsigned open_kernels(struct osc_tui *t, struct osc_view *v)
 	if (!osc_level_is_device(tv->level) && osc_tui_warming(t, "K"))
 		return OSC_R_REDRAW;
 	r = &tv->agg.rows[v->cur];
-	name = tv->agg.keys & OSC_KEY_PATH
-		? osc_strtab_get(&tv->agg.paths, r->path)
+	name = tv->agg.keys & OSC_KEY_PATH ? osc_strtab_get(&tv->agg.paths, r->path)
+	       : tv->agg.keys & OSC_KEY_MODULE && r->module != OSC_NONE
+		? osc_module_path(tv->agg.modules, r->module)
 		: osc_agg_label_names(&t->trace, &tv->agg, &t->names, r, buf, sizeof(buf));
 	a.only = kernels_of(t, tv, r);
 	if (!a.only) {
@@ -624,9 +666,19 @@ static unsigned table_action(struct osc_tui *t, struct osc_view *v, enum osc_act
 	case OSC_ACT_LEVEL_RUN:
 	case OSC_ACT_LEVEL_PATH:
 	case OSC_ACT_LEVEL_CATEGORY:
+	case OSC_ACT_LEVEL_MODULE:
 		return switch_level(t, v, level_of_action[a - OSC_ACT_LEVEL_OP]);
 	case OSC_ACT_KERNELS:
 		return open_kernels(t, v);
+	case OSC_ACT_TREE: /* the module level: the module tree, at the selected module */
+		if (tv->level != OSC_LEVEL_MODULE)
+			return OSC_R_UNHANDLED;
+		{
+			uint32_t node = v->tab.nr_rows ? tv->agg.rows[v->cur].module : OSC_NONE;
+
+			osc_view_push(t, &osc_view_modules, &node);
+		}
+		return OSC_R_REDRAW;
 	case OSC_ACT_BACK:
 	case OSC_ACT_ESCAPE:
 		return level_back(t, v);

@@ -34,6 +34,8 @@ static void whatif_open(struct osc_tui *t, struct osc_view *v, const void *arg)
 
 	(void)t;
 	wv->level = *(const enum osc_level *)arg;
+	if (wv->level == OSC_LEVEL_MODULE) /* no what-if rows by module */
+		wv->level = OSC_LEVEL_OP;
 	osc_speedups_init(&wv->rules);
 	v->priv = wv;
 	v->sort_col = OSC_WHATIF_TOTAL;
@@ -166,8 +168,8 @@ static unsigned whatif_action(struct osc_tui *t, struct osc_view *v, enum osc_ac
 	const char *name;
 
 	switch (a) {
-	case OSC_ACT_NEXT_LEVEL:
-		wv->level = (wv->level + 1) % OSC_LEVEL_COUNT;
+	case OSC_ACT_NEXT_LEVEL: /* the module level has no what-if rows: cycle the others */
+		wv->level = (wv->level + 1) % OSC_LEVEL_MODULE;
 		v->built_gen = t->gen - 1;
 		v->cur = v->top = v->hoff = 0;
 		osc_view_refresh(t, v);

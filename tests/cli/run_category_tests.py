@@ -106,15 +106,7 @@ def main():
             traces.append("samples/" + f)
         else:
             res.fail("samples/" + f, "missing")
-    if os.path.isdir(testlib.SHARED):
-        for rel in SHARED:
-            p = testlib.shared(rel)
-            if p:
-                traces.append(p)
-            else:
-                res.skip("shared/" + rel, "not in the collection")
-    else:
-        res.skip("shared traces", "%s is absent" % testlib.SHARED)
+    traces += testlib.shared_traces(res, SHARED)
     for t in traces:
         res.check("category " + os.path.relpath(t, testlib.ROOT), check_trace(t))
     check_user_file(res)

@@ -824,6 +824,38 @@ def percent_limit_cases(res):
                   and not p.out else [p.describe()])
 
 
+def thread_cases(res, tmp):
+    """-j N and OPSCOPE_THREADS change how many threads work, never the answer
+    (a 26 MB trace, parsed in parts when threads allow, at every level); a bad
+    count is one line and exit 2."""
+    big = os.path.join(tmp, "k.json")
+    with open(big, "wb") as f:
+        f.write(gzip.decompress(open(testlib.sample("kineto-2021-resnet50.json.gz"), "rb").read()))
+    for level in ("op", "kernel", "category"):
+        want = testlib.run(["report", "--by", level, "-F", "csv", big])
+        outs = [testlib.run(["report", "--by", level, "-F", "csv", "-j", "1", big]),
+                testlib.run(["report", "--by", level, "-F", "csv", "--threads", "3", big]),
+                testlib.run(["report", "--by", level, "-F", "csv", big], OPSCOPE_THREADS="1")]
+        res.check("report --by %s: the same with -j 1, --threads 3, OPSCOPE_THREADS=1" % level,
+                  [] if want.rc == 0 and want.out and all(p.rc == 0 and p.out == want.out
+                                                          for p in outs)
+                  else [p.describe() for p in outs])
+    a = testlib.run(["tree", "-F", "csv", "-j", "1", KINETO])
+    b = testlib.run(["tree", "-F", "csv", KINETO])
+    res.check("tree -j 1 as tree", [] if a.rc == 0 and a.out == b.out else [a.describe()])
+    for args, env, subject in ((["report", "-j", "x", KINETO], {}, "--threads"),
+                               (["report", "-j", "65", KINETO], {}, "--threads"),
+                               (["tree", "--threads", "-1", KINETO], {}, "--threads"),
+                               (["report", KINETO], {"OPSCOPE_THREADS": "two"},
+                                "OPSCOPE_THREADS")):
+        p = testlib.run(args, **env)
+        res.check("bad thread count %s%s: one line naming %s" % (" ".join(args[:3]),
+                                                                 " " + str(env) if env else "",
+                                                                 subject),
+                  [] if p.rc == 2 and len(p.err_lines) == 1 and subject in p.err_lines[0]
+                  else [p.describe()])
+
+
 def main():
     update = "--update" in sys.argv[1:]
     res = testlib.Results()
@@ -839,6 +871,7 @@ def main():
         format_cases(res, tmp)
         trace_column_cases(res)
         percent_limit_cases(res)
+        thread_cases(res, tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return res.finish()

@@ -440,15 +440,10 @@ def main():
             traces.append(("samples/" + f, "samples/" + f, ()))
         else:
             res.fail("samples/" + f, "missing")
-    if os.path.isdir(testlib.SHARED):
-        for rel, kw in SHARED_TRACES:
-            p = testlib.shared(rel)
-            if p:
-                traces.append(("shared/" + rel, p, (0, 5000) if kw else ()))
-            else:
-                res.skip("shared/" + rel, "not in the collection")
-    else:
-        res.skip("shared traces", "%s is absent" % testlib.SHARED)
+    kws = dict(SHARED_TRACES)
+    for p in testlib.shared_traces(res, [rel for rel, _ in SHARED_TRACES]):
+        rel = os.path.relpath(p, testlib.SHARED)
+        traces.append(("shared/" + rel, p, (0, 5000) if kws[rel] else ()))
     jobs = int(os.environ.get("OPSCOPE_TEST_JOBS", "0")) or min(4, os.cpu_count() or 2)
     with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
         pending = [pool.submit(run_case, c) for c in hand_cases(res)]

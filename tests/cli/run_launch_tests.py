@@ -74,15 +74,8 @@ def main():
     traces = []
     for f in run_gpu_tests.SAMPLE_TRACES:
         traces.append(("samples/" + f, testlib.sample(f)))
-    if os.path.isdir(testlib.SHARED):
-        for rel, _ in run_gpu_tests.SHARED_TRACES:
-            p = testlib.shared(rel)
-            if p:
-                traces.append(("shared/" + rel, p))
-            else:
-                res.skip("shared/" + rel, "not in the collection")
-    else:
-        res.skip("shared traces", "%s is absent" % testlib.SHARED)
+    for p in testlib.shared_traces(res, [rel for rel, _ in run_gpu_tests.SHARED_TRACES]):
+        traces.append(("shared/" + os.path.relpath(p, testlib.SHARED), p))
     jobs = int(os.environ.get("OPSCOPE_TEST_JOBS", "0")) or min(4, os.cpu_count() or 2)
     with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
         pending = []

@@ -214,15 +214,10 @@ def main():
     for f in sorted(os.listdir(testlib.SAMPLES)):
         if f.endswith(".json") or f.endswith(".json.gz"):
             traces.append(("samples/" + f, testlib.sample(f), True))
-    if os.path.isdir(testlib.SHARED):
-        for rel, thorough in SHARED_TRACES:
-            p = testlib.shared(rel)
-            if p:
-                traces.append(("shared/" + rel, p, thorough))
-            else:
-                res.skip("shared/" + rel, "not in the collection")
-    else:
-        res.skip("shared traces", "%s is absent" % testlib.SHARED)
+    thorough = dict(SHARED_TRACES)
+    for p in testlib.shared_traces(res, [rel for rel, _ in SHARED_TRACES]):
+        rel = os.path.relpath(p, testlib.SHARED)
+        traces.append(("shared/" + rel, p, thorough[rel]))
     jobs = int(os.environ.get("OPSCOPE_TEST_JOBS", "0")) or min(4, os.cpu_count() or 2)
     with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
         for label, path, thorough in traces:

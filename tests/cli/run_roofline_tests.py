@@ -230,15 +230,7 @@ def main():
     res = testlib.Results()
     update = "--update" in sys.argv
     traces = ["samples/" + f for f in SAMPLES]
-    if os.path.isdir(testlib.SHARED):
-        for rel in SHARED:
-            p = testlib.shared(rel)
-            if p:
-                traces.append(p)
-            else:
-                res.skip("shared/" + rel, "not in the collection")
-    else:
-        res.skip("shared traces", "%s is absent" % testlib.SHARED)
+    traces += testlib.shared_traces(res, SHARED)
     for t in traces:
         name = os.path.relpath(t, testlib.ROOT)
         res.check("roofline " + name, check_trace(t))

@@ -42,6 +42,22 @@ def shared(rel):
     return p if os.path.exists(p) else None
 
 
+def shared_traces(res, rels):
+    """The paths of the collection's traces rels that exist; each missing one,
+    or the whole collection when it is absent, is a skip in res."""
+    if not os.path.isdir(SHARED):
+        res.skip("shared traces", "%s is absent" % SHARED)
+        return []
+    found = []
+    for rel in rels:
+        p = shared(rel)
+        if p:
+            found.append(p)
+        else:
+            res.skip("shared/" + rel, "not in the collection")
+    return found
+
+
 def env(**extra):
     e = dict(os.environ)
     e.update({"LC_ALL": "C.UTF-8", "TZ": "UTC", "TERM": "xterm-256color"})

@@ -22,6 +22,17 @@
  * - path level: host ops keyed by their merged call path (calltree.h's
  *   merged tree over the selected runs, names $$-joined from the root as in
  *   `opscope tree`'s CSV); a row's members are the instances of that path;
+ * - module level (module.h): nn.Module instances keyed by their path; count
+ *   and total = the instances and their durations (a path names its
+ *   ancestors, so its instances never nest); self = their self time (time
+ *   not inside a child module: op and Python time directly in the module);
+ *   device = the device events whose launching op's module is the row's
+ *   (not inside a child module), device_total = those of its subtree, each
+ *   in the run of its launching op as for device_time below; the filter
+ *   keeps modules by their event's name ("nn.Module: BertLayer_1"); the base
+ *   of self_pct is host_busy over ops and module windows (per thread the
+ *   union of both); device_pct's is device_time as elsewhere. A path with
+ *   device events but no selected instance has count 0;
  * - mapping level: kernels keyed by (launching op, its input shapes, kernel
  *   name, dims), as ORT's profile_explorer op_kernel_mapping: a kernel
  *   counts only when its launching host op is known (q->launcher, or an ORT
@@ -78,7 +89,8 @@
 	_(MAPPING, "mapping") \
 	_(RUN, "run")        \
 	_(PATH, "path")       \
-	_(CATEGORY, "category")
+	_(CATEGORY, "category") \
+	_(MODULE, "module")
 
 enum osc_level {
 #define OSC_LEVEL_ENUM(name, text) OSC_LEVEL_##name,
@@ -93,6 +105,7 @@ enum osc_status osc_level_parse(const char *name, enum osc_level *out, struct os
 
 struct osc_column;
 struct osc_categories;
+struct osc_modules;
 
 /* "Unknown" in osc_agg_row.shape and .op: a kernel whose launching op is not known. */
 #define OSC_AGG_UNKNOWN OSC_STR_NONE
@@ -143,6 +156,10 @@ struct osc_agg_row {
 	double flops, bytes; /* roofline (osc_query.roofline): the members' work summed
 				(roofline.h); NAN when one member's is unknown */
 	uint8_t work_dtype;  /* roofline: the members' enum osc_dtype (UNKNOWN if mixed) */
+	uint32_t module;   /* module level: its node (module.h); op and kernel levels
+			      when asked (osc_query.module), the members' most
+			      frequent module (ties to the earlier node), OSC_NONE
+			      for none; else OSC_NONE */
 };
 
 /* What a row is keyed by (osc_query.keys); a level stands for a set of them. */
@@ -154,6 +171,7 @@ enum {
 	OSC_KEY_RUN = 1 << 4,   /* the run of the event */
 	OSC_KEY_PATH = 1 << 5,  /* host ops: their merged call path (key: the leaf's name) */
 	OSC_KEY_CATEGORY = 1 << 6, /* the event's category (category.h) */
+	OSC_KEY_MODULE = 1 << 7,   /* module instances: their path (module.h) */
 };
 
 struct osc_query {
@@ -183,6 +201,8 @@ struct osc_query {
 	unsigned dists;
 	/* op and kernel levels: fill each row's category (the category column) */
 	bool category;
+	/* op and kernel levels: fill each row's module (the module column) */
+	bool module;
 	/* the user's category rules (category.h), or NULL: the built-in table only */
 	const struct osc_categories *categories;
 	/* op and shape levels: fill each row's work (osc_agg_roofline) */
@@ -208,6 +228,7 @@ struct osc_agg {
 	size_t nr_runs;      /* selected runs holding an event of the level's kind (1 without
 				a selection; at least 1): the per-run divisor */
 	struct osc_strtab paths; /* OSC_KEY_PATH: the rows' $$-joined call paths */
+	const struct osc_modules *modules; /* the trace's (trace_cache.h): rows' module nodes */
 	const struct osc_column *cols; /* the columns shown (osc_agg_columns) */
 	size_t nr_cols;
 	struct osc_column *own_cols;   /* cols when chosen (osc_agg_choose_columns) */
@@ -301,7 +322,8 @@ void osc_agg_release(struct osc_agg *a);
 	_(TFLOP_S, "tflop_s")                             \
 	_(TB_S, "tb_s")                                   \
 	_(PEAK_FLOPS_PCT, "peak_flops_pct")               \
-	_(PEAK_BW_PCT, "peak_bw_pct")
+	_(PEAK_BW_PCT, "peak_bw_pct")                     \
+	_(MODULE, "module")
 
 enum osc_dist_stat {
 #define OSC_DIST_ENUM(name, stem) OSC_DIST_##name,
@@ -343,7 +365,10 @@ enum osc_stat osc_agg_default_sort(const struct osc_agg *a);
  * Reorder rows by a statistic (names compare bytewise; ties by run, path,
  * name, shape, op, dims) and recompute the *_cum_pct in the new order.
  * Sorting by a *_CUM_PCT sorts by its measure; by a text statistic (SHAPE,
- * DIMS, OP) sorts by that text; by NAME at the path level sorts by the path.
+ * DIMS, OP) sorts by that text; by NAME at the path level sorts by the path;
+ * by NAME at the module level, or by MODULE, in the module hierarchy's
+ * preorder (module.h's rank: parents before children, in order of first
+ * appearance), so an ascending sort reads as the tree.
  */
 void osc_agg_sort(struct osc_agg *a, const struct osc_trace *t, enum osc_stat by,
 		  bool descending);
@@ -353,6 +378,12 @@ void osc_agg_sort(struct osc_agg *a, const struct osc_trace *t, enum osc_stat by
  * times (per-run values divided by nr_runs), percent, or a count. 0 for text.
  */
 double osc_agg_value(const struct osc_agg *a, size_t r, enum osc_stat s);
+
+/* Whether s is a roofline statistic (GFLOP .. PEAK_BW_PCT, in that order). */
+static inline bool osc_stat_is_roofline(enum osc_stat s)
+{
+	return s >= OSC_STAT_GFLOP && s <= OSC_STAT_PEAK_BW_PCT;
+}
 
 /*
  * A roofline statistic of row r (GFLOP .. PEAK_BW_PCT): per call gflop

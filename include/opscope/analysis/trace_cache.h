@@ -111,13 +111,19 @@ const struct osc_op_cost *osc_trace_op_costs(const struct osc_trace *t);
 /* The union of the device events' windows (osc_device_spans); *nr spans. */
 const struct osc_span *osc_trace_device_spans(const struct osc_trace *t, size_t *nr);
 
+/* The nn.Module hierarchy (module.h). */
+struct osc_modules;
+const struct osc_modules *osc_trace_modules(const struct osc_trace *t);
+
 /* The streams and devices of the GPU breakdown (gpu.h), built once. */
 const struct osc_gpu_index *osc_trace_gpu_index(const struct osc_trace *t);
 
 /*
  * Build the briefs of host ops and kernels, the host tree and paths, the
- * correlation, the launchers, the op costs and the GPU index now (e.g. on a spare thread
- * right after loading, so the first answer that needs them does not wait).
+ * correlation, the launchers, the op costs, the GPU index and the module
+ * hierarchy now (e.g. on a spare thread right after loading, so the first
+ * answer that needs them does not wait). The categories need the user's
+ * rules: warm them with osc_trace_categories.
  */
 void osc_trace_cache_warm(const struct osc_trace *t);
 

@@ -1,6 +1,6 @@
 /*
  * aggregate.c - rows of statistics per op, shape, kernel, dims, op->kernel
- * mapping, run, call path or category.
+ * mapping, run, call path, category or module.
  *
  * A row is identified by a group key (name, shapes, launching op, run, block
  * and grid), of which each level uses a few (osc_level_keys). The scan reads
@@ -26,6 +26,7 @@
 #include "opscope/analysis/calltree.h"
 #include "opscope/analysis/category.h"
 #include "opscope/analysis/correlate.h"
+#include "opscope/analysis/module.h"
 #include "opscope/analysis/opcost.h"
 #include "opscope/analysis/trace_cache.h"
 #include "analysis/group_map.h"
@@ -56,6 +57,7 @@ static const struct {
 	[OSC_LEVEL_RUN] = { OSC_KEY_RUN, false },
 	[OSC_LEVEL_PATH] = { OSC_KEY_PATH, false },
 	[OSC_LEVEL_CATEGORY] = { OSC_KEY_CATEGORY, false },
+	[OSC_LEVEL_MODULE] = { OSC_KEY_MODULE, false },
 };
 
 const char *osc_level_name(enum osc_level l)
@@ -452,6 +454,7 @@ static void group_rows(const struct agg_ctx *c, struct scan *sc, struct osc_agg 
 		row->run = k->run;
 		row->path = OSC_STR_NONE;
 		row->category = c->keys & OSC_KEY_CATEGORY ? k->cat : OSC_CAT_OTHER;
+		row->module = OSC_NONE;
 		memcpy(row->dims, k->dims, sizeof(row->dims));
 		if (k->run != OSC_NONE && c->runs)
 			row->span = c->runs->runs[k->run].dur;
@@ -612,6 +615,19 @@ static uint32_t device_run(const struct agg_ctx *c, const uint32_t *op, uint32_t
 	return c->runs->run_of[ev];
 }
 
+/* The kinds of device events. */
+static const enum osc_kind device[] = { OSC_KIND_KERNEL, OSC_KIND_MEMCPY, OSC_KIND_MEMSET };
+
+/* Device event ev counts in the rows: its run (device_run) is selected and q->only keeps it. */
+static bool device_selected(const struct agg_ctx *c, const uint32_t *op, uint32_t ev)
+{
+	uint32_t run = device_run(c, op, ev);
+
+	if (c->sel && (run >= c->sel->nr_runs || !c->sel->on[run]))
+		return false;
+	return !c->q->only || c->q->only[ev];
+}
+
 /* The device time and events of each run (device_run); slot nr_runs: outside every run. */
 struct run_device {
 	int64_t *time;
@@ -644,8 +660,6 @@ static void device_part_run(void *arg, size_t i)
 /* Sum the device events (kernels, memcpy, memset) per run into out, on all cores. */
 static void device_by_run(const struct agg_ctx *c, const uint32_t *op, struct run_device *out)
 {
-	static const enum osc_kind device[] = { OSC_KIND_KERNEL, OSC_KIND_MEMCPY,
-						OSC_KIND_MEMSET };
 
 	out->nr_runs = c->runs ? c->runs->nr : 1;
 	out->time = osc_xcalloc(out->nr_runs + 1, sizeof(*out->time));
@@ -720,13 +734,11 @@ static void run_device(const struct agg_ctx *c, const struct run_device *dr, str
 	}
 }
 
-/* Category level: the row of category cat, added (no ops) when it has none. */
-static size_t category_row(struct osc_agg *out, size_t *row_of, uint8_t cat)
+/* A new row with no member at the end of out's rows; returns its index. */
+static size_t empty_row(struct osc_agg *out)
 {
 	struct osc_agg_row *row;
 
-	if (row_of[cat] != SIZE_MAX)
-		return row_of[cat];
 	out->rows = osc_xreallocarray(out->rows, out->nr + 1, sizeof(*out->rows));
 	for (int m = 0; m < OSC_MEASURE_NR; m++) {
 		if (!out->dist[m])
@@ -740,10 +752,21 @@ static size_t category_row(struct osc_agg *out, size_t *row_of, uint8_t cat)
 	row->shape = row->op = OSC_AGG_UNKNOWN;
 	row->path = OSC_STR_NONE;
 	row->run = OSC_NONE;
-	row->category = cat;
+	row->category = OSC_CAT_OTHER;
+	row->module = OSC_NONE;
 	memset(row->dims, 0xff, sizeof(row->dims));
 	row->first = out->nr_members;
-	return row_of[cat] = out->nr++;
+	return out->nr++;
+}
+
+/* Category level: the row of category cat, added (no ops) when it has none. */
+static size_t category_row(struct osc_agg *out, size_t *row_of, uint8_t cat)
+{
+	if (row_of[cat] == SIZE_MAX) {
+		row_of[cat] = empty_row(out);
+		out->rows[row_of[cat]].category = cat;
+	}
+	return row_of[cat];
 }
 
 /*
@@ -752,8 +775,6 @@ static size_t category_row(struct osc_agg *out, size_t *row_of, uint8_t cat)
  */
 static void category_device(const struct agg_ctx *c, struct osc_agg *out)
 {
-	static const enum osc_kind device[] = { OSC_KIND_KERNEL, OSC_KIND_MEMCPY,
-						OSC_KIND_MEMSET };
 	const uint32_t *op = out->has_device ? osc_trace_launchers(c->t) : NULL;
 	size_t row_of[OSC_CAT_NR];
 	struct osc_filter_cache fc;
@@ -771,14 +792,11 @@ static void category_device(const struct agg_ctx *c, struct osc_agg *out)
 		const struct osc_brief *b = osc_trace_briefs(c->t, device[k], &nb);
 
 		for (size_t j = 0; j < nb; j++) {
-			uint32_t ev = b[j].event, run = device_run(c, op, ev);
-			uint32_t l = op ? op[ev] : OSC_NONE;
+			uint32_t ev = b[j].event, l = op ? op[ev] : OSC_NONE;
 			struct osc_agg_row *row;
 			size_t r;
 
-			if (c->sel && (run >= c->sel->nr_runs || !c->sel->on[run]))
-				continue;
-			if (c->q->only && !c->q->only[ev])
+			if (!device_selected(c, op, ev))
 				continue;
 			if (!osc_filter_cache_names(&fc, b[j].name, b[j].op) &&
 			    (l == OSC_NONE || !osc_filter_cache_event(&fc, l)))
@@ -806,6 +824,185 @@ static void row_categories(const struct agg_ctx *c, struct osc_agg *out)
 				best = k;
 		row->category = (uint32_t)best;
 	}
+}
+
+/*
+ * Module level: one row per module path with a selected instance that
+ * passes the filter (by its event's name); the instances are the members
+ * (their durations to *dur, a new array), their self times summed. row_of
+ * (per module node) receives each node's row, SIZE_MAX for none.
+ */
+static void module_rows(const struct agg_ctx *c, const struct osc_modules *m, size_t *row_of,
+			struct osc_agg *out, int64_t **dur)
+{
+	struct osc_filter_cache fc;
+	uint8_t *keep = osc_xcalloc(m->nr_inst ? m->nr_inst : 1, 1);
+	size_t *count = osc_xcalloc(m->nr ? m->nr : 1, sizeof(*count)), pos = 0;
+
+	osc_filter_cache_init(&fc, c->q->filter, c->t);
+	for (size_t i = 0; i < m->nr_inst; i++) {
+		uint32_t ev = m->inst[i];
+
+		if ((c->sel && !osc_runsel_has_event(c->sel, c->runs, ev)) ||
+		    (c->q->only && !c->q->only[ev]) || !osc_filter_cache_event(&fc, ev))
+			continue;
+		keep[i] = 1;
+		count[m->inst_node[i]]++;
+	}
+	osc_filter_cache_release(&fc);
+	for (size_t n = 0; n < m->nr; n++) {
+		row_of[n] = SIZE_MAX;
+		if (!count[n])
+			continue;
+		row_of[n] = empty_row(out);
+		out->rows[row_of[n]].first = pos;
+		out->rows[row_of[n]].nr = count[n];
+		out->rows[row_of[n]].module = (uint32_t)n;
+		pos += count[n];
+		count[n] = out->rows[row_of[n]].first; /* now: where the next member goes */
+	}
+	out->members = osc_xmalloc((pos ? pos : 1) * sizeof(*out->members));
+	out->nr_members = pos;
+	*dur = osc_xmalloc((pos ? pos : 1) * sizeof(**dur));
+	for (size_t i = 0; i < m->nr_inst; i++) {
+		size_t at;
+
+		if (!keep[i])
+			continue;
+		at = count[m->inst_node[i]]++;
+		out->members[at] = m->inst[i];
+		/* the key: the instances' event name, the same for all ("nn.Module: X") */
+		out->rows[row_of[m->inst_node[i]]].key = c->t->events[m->inst[i]].name;
+		(*dur)[at] = c->t->events[m->inst[i]].dur;
+		out->rows[row_of[m->inst_node[i]]].self =
+			osc_sat_add(out->rows[row_of[m->inst_node[i]]].self, m->inst_self[i]);
+	}
+	free(count);
+	free(keep);
+}
+
+/*
+ * Module level: each device event in the selection (in the run of its
+ * launching op) counts in the device time of its module's row and in the
+ * device_total of that row and of its ancestors' rows. A module with device
+ * events but no row gets one (count 0) when its name passes the filter.
+ */
+static void module_device(const struct agg_ctx *c, const struct osc_modules *m, size_t *row_of,
+			  struct osc_agg *out)
+{
+	const uint32_t *op = out->has_device ? osc_trace_launchers(c->t) : NULL;
+	uint32_t *first = osc_xmalloc((m->nr ? m->nr : 1) * sizeof(*first));
+	struct osc_filter_cache fc;
+
+	if (!op || !m->nr) {
+		free(first);
+		return;
+	}
+	for (size_t n = 0; n < m->nr; n++)
+		first[n] = OSC_NONE;
+	for (size_t i = m->nr_inst; i-- > 0;)
+		first[m->inst_node[i]] = m->inst[i];
+	osc_filter_cache_init(&fc, c->q->filter, c->t);
+	for (size_t k = 0; k < sizeof(device) / sizeof(device[0]); k++) {
+		size_t nb;
+		const struct osc_brief *b = osc_trace_briefs(c->t, device[k], &nb);
+
+		for (size_t j = 0; j < nb; j++) {
+			uint32_t ev = b[j].event;
+			uint32_t node = op[ev] != OSC_NONE ? osc_module_node_of(m, op[ev]) : OSC_NONE;
+
+			if (node == OSC_NONE || !device_selected(c, op, ev))
+				continue;
+			for (uint32_t a = node; a != OSC_NONE; a = m->nodes[a].parent) {
+				struct osc_agg_row *row;
+
+				if (row_of[a] == SIZE_MAX) {
+					if (!osc_filter_cache_event(&fc, first[a]))
+						continue;
+					row_of[a] = empty_row(out);
+					out->rows[row_of[a]].key = c->t->events[first[a]].name;
+					out->rows[row_of[a]].module = a;
+				}
+				row = &out->rows[row_of[a]];
+				row->dev_total = osc_sat_add(row->dev_total, b[j].dur);
+				if (a == node) {
+					row->dev = osc_sat_add(row->dev, b[j].dur);
+					row->kernels++;
+				}
+			}
+		}
+	}
+	osc_filter_cache_release(&fc);
+	free(first);
+}
+
+/*
+ * Module level: the base of self_pct, per thread the union of the windows
+ * of the ops and module instances in the selected runs, summed.
+ */
+static int64_t module_busy(const struct agg_ctx *c)
+{
+	const struct osc_trace *t = c->t;
+	const struct osc_catsel *ops = osc_trace_ops(t);
+	int64_t busy = 0, *end = osc_xmalloc((t->nr_threads ? t->nr_threads : 1) * sizeof(*end));
+
+	for (size_t th = 0; th < t->nr_threads; th++)
+		end[th] = INT64_MIN;
+	for (uint32_t i = 0; i < t->nr_events; i++) {
+		const struct osc_event *e = &t->events[i];
+		int64_t from, to = osc_event_end(e);
+
+		if (e->thread >= t->nr_threads || e->ph != OSC_PH_COMPLETE ||
+		    (!osc_catsel_has_event(ops, t, i) && !osc_is_module_event(t, i)) ||
+		    (c->sel && !osc_runsel_has_event(c->sel, c->runs, i)))
+			continue;
+		from = e->ts > end[e->thread] ? e->ts : end[e->thread];
+		if (to > from) {
+			busy = osc_sat_add(busy, to - from);
+			end[e->thread] = to;
+		}
+	}
+	free(end);
+	return busy;
+}
+
+/* Op and kernel levels: each row's most frequent module among its members' (module.h). */
+static void row_modules(const struct agg_ctx *c, const struct osc_modules *m, struct osc_agg *out)
+{
+	const uint32_t *op = osc_trace_has_device(c->t) ? osc_trace_launchers(c->t) : NULL;
+	size_t *n = osc_xcalloc(m->nr ? m->nr : 1, sizeof(*n));
+
+	for (size_t r = 0; r < out->nr; r++) {
+		struct osc_agg_row *row = &out->rows[r];
+		uint32_t best = OSC_NONE;
+
+		row->module = OSC_NONE;
+		if (!m->nr)
+			continue;
+		for (size_t i = row->first; i < row->first + row->nr; i++) {
+			uint32_t ev = out->members[i], node;
+
+			if (c->device)
+				ev = op ? op[ev] : OSC_NONE;
+			node = ev == OSC_NONE ? OSC_NONE : osc_module_node_of(m, ev);
+			if (node == OSC_NONE)
+				continue;
+			n[node]++;
+			if (best == OSC_NONE || n[node] > n[best] || (n[node] == n[best] && node < best))
+				best = node;
+		}
+		row->module = best;
+		for (size_t i = row->first; i < row->first + row->nr; i++) { /* reset the counts */
+			uint32_t ev = out->members[i], node;
+
+			if (c->device)
+				ev = op ? op[ev] : OSC_NONE;
+			node = ev == OSC_NONE ? OSC_NONE : osc_module_node_of(m, ev);
+			if (node != OSC_NONE)
+				n[node] = 0;
+		}
+	}
+	free(n);
 }
 
 /*
@@ -953,22 +1150,38 @@ void osc_aggregate(const struct osc_trace *t, const struct osc_runs *runs,
 		direct = c.keys;
 		ndirect = osc_trace_nr_op_shapes(t);
 	}
-	scan(&c, c.device ? OSC_KIND_KERNEL : OSC_KIND_HOST_OP, c.keys, false, direct, ndirect,
-	     &sc);
-	group_rows(&c, &sc, out, &dur, &cost);
-	if (c.keys & OSC_KEY_PATH)
-		path_texts(&c, &sc.map, out);
-	compute_stats(dur, cost, q->dists, c.device, out, sc.nr);
-	out->host_busy = sc.busy;
-	scan_release(&sc);
-	free(dur);
-	free(cost);
+	if (c.keys == OSC_KEY_MODULE || q->module)
+		out->modules = osc_trace_modules(t);
+	if (c.keys == OSC_KEY_MODULE) {
+		size_t *row_of = osc_xmalloc((out->modules->nr ? out->modules->nr : 1) *
+					     sizeof(*row_of));
+
+		module_rows(&c, out->modules, row_of, out, &dur);
+		compute_stats(dur, NULL, 0, false, out, 1);
+		module_device(&c, out->modules, row_of, out);
+		out->host_busy = module_busy(&c);
+		free(row_of);
+		free(dur);
+	} else {
+		scan(&c, c.device ? OSC_KIND_KERNEL : OSC_KIND_HOST_OP, c.keys, false, direct,
+		     ndirect, &sc);
+		group_rows(&c, &sc, out, &dur, &cost);
+		if (c.keys & OSC_KEY_PATH)
+			path_texts(&c, &sc.map, out);
+		compute_stats(dur, cost, q->dists, c.device, out, sc.nr);
+		out->host_busy = sc.busy;
+		scan_release(&sc);
+		free(dur);
+		free(cost);
+	}
 	if (c.keys == OSC_KEY_RUN && !c.device)
 		run_device(&c, &dr, out);
 	if (c.keys == OSC_KEY_CATEGORY)
 		category_device(&c, out);
 	else if (q->category && (c.keys == OSC_KEY_NAME))
 		row_categories(&c, out);
+	if (q->module && c.keys == OSC_KEY_NAME)
+		row_modules(&c, out->modules, out);
 	free(own_cat);
 	run_device_release(&dr);
 	osc_mtree_release(&c.own);

@@ -8,6 +8,7 @@
 
 #include "opscope/analysis/category.h"
 #include "opscope/analysis/aggregate.h"
+#include "opscope/analysis/module.h"
 #include "opscope/base/alloc.h"
 
 struct sort_ctx {
@@ -156,6 +157,8 @@ static double row_value(const struct osc_agg *a, const struct osc_agg_row *x, en
 
 	if (osc_stat_is_dist(s, &m, &d))
 		return dist_value(a, x, m, d);
+	if (osc_stat_is_roofline(s))
+		return osc_agg_roofline_value(a, x, s);
 	switch (s) {
 	case OSC_STAT_COUNT:
 	case OSC_STAT_OPS:
@@ -207,14 +210,6 @@ static double row_value(const struct osc_agg *a, const struct osc_agg_row *x, en
 		return (double)(x->span - x->dev_busy);
 	case OSC_STAT_EVENTS:
 		return (double)x->events;
-	case OSC_STAT_GFLOP:
-	case OSC_STAT_MBYTE:
-	case OSC_STAT_FLOP_PER_BYTE:
-	case OSC_STAT_TFLOP_S:
-	case OSC_STAT_TB_S:
-	case OSC_STAT_PEAK_FLOPS_PCT:
-	case OSC_STAT_PEAK_BW_PCT:
-		return osc_agg_roofline_value(a, x, s);
 	default: /* text */
 		return 0;
 	}
@@ -272,6 +267,25 @@ static int cmp_categories(const struct osc_agg_row *x, const struct osc_agg_row 
 	       strcmp(osc_category_name(x->category), osc_category_name(y->category));
 }
 
+/*
+ * Rows by their module in the hierarchy's preorder (module.h: parents
+ * before children, children in order of first appearance); rows without one
+ * first.
+ */
+static int cmp_modules(const struct osc_agg *a, const struct osc_agg_row *x,
+		       const struct osc_agg_row *y)
+{
+	uint32_t u, v;
+
+	if (x->module == y->module || !a->modules)
+		return 0;
+	if (x->module == OSC_NONE || y->module == OSC_NONE)
+		return x->module == OSC_NONE ? -1 : 1;
+	u = a->modules->rank[x->module];
+	v = a->modules->rank[y->module];
+	return (u > v) - (u < v);
+}
+
 /* Compare by one statistic; 0 when equal (the identity decides then). */
 static int cmp_stat(const struct sort_ctx *c, const struct osc_agg_row *x,
 		    const struct osc_agg_row *y)
@@ -284,9 +298,13 @@ static int cmp_stat(const struct sort_ctx *c, const struct osc_agg_row *x,
 			return cmp_paths(c->a, x, y);
 		if (c->a->keys & OSC_KEY_CATEGORY)
 			return cmp_categories(x, y);
+		if (c->a->keys & OSC_KEY_MODULE)
+			return cmp_modules(c->a, x, y);
 		return cmp_names(c->t, x->key, y->key);
 	case OSC_STAT_CATEGORY:
 		return cmp_categories(x, y);
+	case OSC_STAT_MODULE:
+		return cmp_modules(c->a, x, y);
 	case OSC_STAT_SHAPE:
 		return cmp_names(c->t, x->shape, y->shape);
 	case OSC_STAT_OP:
@@ -312,6 +330,7 @@ static int cmp_rows(const struct sort_ctx *c, const struct osc_agg_row *x,
 	if (x->run != y->run)
 		return (x->run > y->run) - (x->run < y->run);
 	if ((r = cmp_paths(c->a, x, y)) || (r = cmp_categories(x, y)) ||
+	    (r = cmp_modules(c->a, x, y)) ||
 	    (r = cmp_names(c->t, x->key, y->key)) ||
 	    (r = cmp_names(c->t, x->shape, y->shape)) || (r = cmp_names(c->t, x->op, y->op)) ||
 	    (r = cmp_dims(x, y)))

@@ -19,6 +19,7 @@
 #include "opscope/base/alloc.h"
 #include "opscope/analysis/category.h"
 #include "opscope/analysis/columns.h"
+#include "opscope/analysis/module.h"
 
 /* ---- the columns of each level ---- */
 
@@ -83,6 +84,7 @@ static const struct osc_column stat_columns[OSC_STAT_NR] = {
 	NUM(TB_S, "tb_s", 6),
 	NUM(PEAK_FLOPS_PCT, "peak_flops_pct", 6),
 	NUM(PEAK_BW_PCT, "peak_bw_pct", 6),
+	TEXT(MODULE, "module", 16),
 	DISTS(SELF, "self_"),
 	DISTS(DEVICE, "device_"),
 	DISTS(DEVICE_TOTAL, "device_total_"),
@@ -134,6 +136,19 @@ static const enum osc_stat category_cpu[] = {
 static const enum osc_stat roofline_cols[] = {
 	OSC_STAT_GFLOP, OSC_STAT_MBYTE, OSC_STAT_FLOP_PER_BYTE, OSC_STAT_TFLOP_S, OSC_STAT_TB_S,
 	OSC_STAT_PEAK_FLOPS_PCT, OSC_STAT_PEAK_BW_PCT, END
+};
+/*
+ * The module level: device (not inside a child module) adds up over the
+ * rows, device_total (the subtree) does not, so only device has a share.
+ */
+static const enum osc_stat module_gpu[] = {
+	OSC_STAT_COUNT, OSC_STAT_DEVICE, OSC_STAT_DEVICE_PCT, OSC_STAT_DEVICE_CUM_PCT,
+	OSC_STAT_DEVICE_TOTAL, OSC_STAT_SELF, OSC_STAT_SELF_PCT, OSC_STAT_TOTAL, OSC_STAT_KERNELS,
+	HOST_DIST, OSC_STAT_COUNT_PER_RUN, OSC_STAT_DEVICE_PER_RUN, END
+};
+static const enum osc_stat module_cpu[] = {
+	OSC_STAT_COUNT, OSC_STAT_SELF, OSC_STAT_SELF_PCT, OSC_STAT_SELF_CUM_PCT, OSC_STAT_TOTAL,
+	HOST_DIST, OSC_STAT_COUNT_PER_RUN, OSC_STAT_SELF_PER_RUN, END
 };
 /* More columns a host level can show (--columns): the rest of the measures. */
 static const enum osc_stat host_more[] = {
@@ -216,6 +231,10 @@ static void columns_init(void)
 			gpu = category_gpu;
 			cpu = category_cpu;
 		}
+		if (l == OSC_LEVEL_MODULE) {
+			gpu = module_gpu;
+			cpu = module_cpu;
+		}
 		if (l == OSC_LEVEL_MAPPING) {
 			for (int d = 0; d < 2; d++) {
 				memcpy(defaults[l][d].cols, mapping_columns, sizeof(mapping_columns));
@@ -233,11 +252,15 @@ static void columns_init(void)
 				add_list(defaults[l][d].cols, &defaults[l][d].nr, roofline_cols);
 		catalog[l] = defaults[l][1];
 		add_list(catalog[l].cols, &catalog[l].nr, cpu);
-		if (l == OSC_LEVEL_OP || l == OSC_LEVEL_KERNEL)
+		if (l == OSC_LEVEL_OP || l == OSC_LEVEL_KERNEL) {
 			add_stat(catalog[l].cols, &catalog[l].nr, OSC_STAT_CATEGORY);
+			add_stat(catalog[l].cols, &catalog[l].nr, OSC_STAT_MODULE);
+		}
 		if (l == OSC_LEVEL_OP || l == OSC_LEVEL_SHAPE)
 			add_list(catalog[l].cols, &catalog[l].nr, roofline_cols);
-		if (device || l == OSC_LEVEL_RUN || l == OSC_LEVEL_CATEGORY)
+		if (l == OSC_LEVEL_MODULE) /* no distributions of self and device */
+			add_list(catalog[l].cols, &catalog[l].nr, host_more);
+		if (device || l == OSC_LEVEL_RUN || l == OSC_LEVEL_CATEGORY || l == OSC_LEVEL_MODULE)
 			continue;
 		add_list(catalog[l].cols, &catalog[l].nr, host_more);
 		for (int m = OSC_MEASURE_SELF; m < OSC_MEASURE_NR; m++)
@@ -454,6 +477,8 @@ static const char *name_cell(const struct osc_trace *t, const struct osc_agg *a,
 		return key_cell(osc_strtab_get(&a->paths, r->path), buf, size);
 	if (a->keys & OSC_KEY_CATEGORY)
 		return osc_category_name(r->category);
+	if (a->keys & OSC_KEY_MODULE)
+		return key_cell(osc_module_path(a->modules, r->module), buf, size);
 	if (osc_level_is_device(a->level))
 		return key_cell(osc_names_get(names, t, r->key), buf, size);
 	return key_cell(osc_trace_str(t, r->key), buf, size);
@@ -498,6 +523,10 @@ const char *osc_agg_cell_names(const struct osc_trace *t, const struct osc_agg *
 	if (col >= a->nr_cols)
 		return buf;
 	s = a->cols[col].stat;
+	if (osc_stat_is_roofline(s)) {
+		roofline_cell(osc_agg_value(a, row, s), s, buf, size);
+		return buf;
+	}
 	switch (s) {
 	case OSC_STAT_NAME:
 		return name_cell(t, a, names, r, buf, size);
@@ -510,6 +539,10 @@ const char *osc_agg_cell_names(const struct osc_trace *t, const struct osc_agg *
 		break;
 	case OSC_STAT_CATEGORY:
 		return osc_category_name(r->category);
+	case OSC_STAT_MODULE:
+		if (a->modules && r->module != OSC_NONE)
+			return key_cell(osc_module_path(a->modules, r->module), buf, size);
+		break;
 	case OSC_STAT_COUNT:
 	case OSC_STAT_OPS:
 	case OSC_STAT_KERNELS:
@@ -536,15 +569,6 @@ const char *osc_agg_cell_names(const struct osc_trace *t, const struct osc_agg *
 	case OSC_STAT_KERNEL_PCT:
 	case OSC_STAT_OP_PCT:
 		osc_format_pct(osc_agg_value(a, row, s), buf, size);
-		break;
-	case OSC_STAT_GFLOP:
-	case OSC_STAT_MBYTE:
-	case OSC_STAT_FLOP_PER_BYTE:
-	case OSC_STAT_TFLOP_S:
-	case OSC_STAT_TB_S:
-	case OSC_STAT_PEAK_FLOPS_PCT:
-	case OSC_STAT_PEAK_BW_PCT:
-		roofline_cell(osc_agg_value(a, row, s), s, buf, size);
 		break;
 	case OSC_STAT_COUNT_PER_RUN:
 	case OSC_STAT_OP_COUNT:

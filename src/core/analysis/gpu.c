@@ -749,8 +749,9 @@ void osc_gpu_launches(const struct osc_trace *t, const struct osc_launch_query *
 		out->nr += !q->short_only || r->nr_short; /* else the next row takes its place */
 		free(k[g]);
 	}
-	qsort_r(out->rows, out->nr, sizeof(*out->rows),
-		q->short_only ? cmp_short_rows : cmp_launch_rows, (void *)t);
+	if (out->nr) /* rows is NULL without device events */
+		qsort_r(out->rows, out->nr, sizeof(*out->rows),
+			q->short_only ? cmp_short_rows : cmp_launch_rows, (void *)t);
 	free(k);
 	free(nr);
 	free(cap);

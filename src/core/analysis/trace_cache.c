@@ -15,6 +15,7 @@
 
 #include "opscope/base/alloc.h"
 #include "opscope/analysis/correlate.h"
+#include "opscope/analysis/module.h"
 #include "opscope/analysis/opcost.h"
 #include "opscope/analysis/trace_cache.h"
 #include "opscope/analysis/category.h"
@@ -43,6 +44,8 @@ struct osc_trace_cache {
 	struct osc_gpu_index *gpu;                /* NULL until built */
 	uint8_t *cats;                            /* per event its category, NULL until built */
 	const struct osc_categories *cat_rules;   /* the user's rules cats was built with */
+	bool have_modules;
+	struct osc_modules modules;               /* the nn.Module hierarchy */
 };
 
 static void cache_drop(struct osc_trace_derived *d);
@@ -91,6 +94,9 @@ static void drop(struct osc_trace_cache *c)
 	free(c->cats);
 	c->cats = NULL;
 	c->nr_spans = 0;
+	if (c->have_modules)
+		osc_modules_release(&c->modules);
+	c->have_modules = false;
 	c->have_tree = c->have_paths = c->have_corr = c->have_spans = false;
 	c->has_device = -1;
 	free(c->ops.also); /* the frames that launch device work: found again */
@@ -485,6 +491,22 @@ const struct osc_gpu_index *osc_trace_gpu_index(const struct osc_trace *t)
 	return out;
 }
 
+const struct osc_modules *osc_trace_modules(const struct osc_trace *t)
+{
+	struct osc_trace_cache *c = cache_of(t);
+	const struct osc_modules *out;
+
+	pthread_mutex_lock(&c->costs_lock);
+	if (!c->have_modules) {
+		osc_modules_build(t, &c->modules);
+		c->have_modules = true;
+	}
+	mark_used(t);
+	out = &c->modules;
+	pthread_mutex_unlock(&c->costs_lock);
+	return out;
+}
+
 void osc_trace_cache_warm(const struct osc_trace *t)
 {
 	size_t nr;
@@ -496,4 +518,5 @@ void osc_trace_cache_warm(const struct osc_trace *t)
 	osc_trace_op_costs(t);
 	if (osc_trace_has_device(t))
 		osc_trace_gpu_index(t);
+	osc_trace_modules(t);
 }

@@ -1,22 +1,55 @@
-/* parallel.c - one thread per piece of work (parallel.h). */
+/* parallel.c - one thread per piece of work (parallel.h), and their number (threads.h). */
+#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
+#include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <unistd.h>
 
+#include "opscope/base/threads.h"
 #include "base/parallel.h"
 
-size_t osc_cpus(void)
+static size_t cap; /* osc_threads_cap's, 0: none */
+
+void osc_threads_cap(size_t n)
 {
+	cap = n;
+}
+
+size_t osc_threads(void)
+{
+	cpu_set_t set;
 	long n = sysconf(_SC_NPROCESSORS_ONLN);
 
-	return n < 1 ? 1 : n > OSC_MAX_THREADS ? OSC_MAX_THREADS : (size_t)n;
+	if (!sched_getaffinity(0, sizeof(set), &set) && CPU_COUNT(&set) > 0)
+		n = CPU_COUNT(&set);
+	if (cap && (size_t)n > cap)
+		n = (long)cap;
+	return n < 1 ? 1 : n > OSC_THREADS_MAX ? OSC_THREADS_MAX : (size_t)n;
+}
+
+enum osc_status osc_threads_parse(const char *s, const char *subject, size_t *out,
+				  struct osc_error *err)
+{
+	char *end;
+	unsigned long n;
+
+	errno = 0;
+	n = strtoul(s, &end, 10);
+	if (!*s || *s < '0' || *s > '9' || *end || errno || n > OSC_THREADS_MAX)
+		return osc_error_set(err, OSC_USAGE, subject, OSC_NO_OFFSET, NULL,
+				     "not a thread count: '%s' (1 to %d, or 0 for every CPU)", s,
+				     OSC_THREADS_MAX);
+	*out = n;
+	return OSC_OK;
 }
 
 size_t osc_parallel_parts(size_t n, size_t per_thread)
 {
 	size_t parts = n / per_thread;
 
-	return parts < 1 ? 1 : parts > osc_cpus() ? osc_cpus() : parts;
+	return parts < 1 ? 1 : parts > osc_threads() ? osc_threads() : parts;
 }
 
 struct piece {

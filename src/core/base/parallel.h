@@ -7,11 +7,11 @@
 
 #include <stddef.h>
 
-/* The most threads the core starts for one piece of work. */
-#define OSC_MAX_THREADS 64
+#include "opscope/base/threads.h"
 
-/* Online CPUs, between 1 and OSC_MAX_THREADS. */
-size_t osc_cpus(void);
+/* The most threads the core starts for one piece of work. */
+#define OSC_MAX_THREADS OSC_THREADS_MAX
+
 
 /*
  * How many threads n items are worth: one per per_thread items, at least

@@ -34,15 +34,9 @@ struct text_state {
  */
 static int drop_order(enum osc_stat s)
 {
-	switch (s) {
-	case OSC_STAT_GFLOP: /* the roofline columns: last of the shape level's */
-	case OSC_STAT_MBYTE:
-	case OSC_STAT_FLOP_PER_BYTE:
-	case OSC_STAT_TFLOP_S:
-	case OSC_STAT_TB_S:
-	case OSC_STAT_PEAK_FLOPS_PCT:
-	case OSC_STAT_PEAK_BW_PCT:
+	if (osc_stat_is_roofline(s)) /* the roofline columns: last of the shape level's */
 		return 17;
+	switch (s) {
 	case OSC_STAT_COUNT_PER_RUN:
 		return 16;
 	case OSC_STAT_TOTAL_PER_RUN:

@@ -1363,7 +1363,7 @@ static enum osc_status parallel_events(struct chrome *ch, const char **pp)
 	struct par par = { .main = ch };
 	const char *end = ch->in->data + ch->in->len;
 	const char *p = js_skip_ws(*pp, end);
-	size_t cpus = osc_cpus(), cur = 0, nthreads = 0;
+	size_t cpus = osc_threads(), cur = 0, nthreads = 0;
 	pthread_t th[OSC_MAX_THREADS];
 	enum osc_status st = OSC_OK;
 

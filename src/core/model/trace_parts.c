@@ -182,7 +182,7 @@ void osc_trace_merge_parts(struct osc_trace *t, struct osc_trace_part *parts, si
 	osc_trace_reserve(t, total);
 	h[0] = (struct half){ .t = t, .parts = parts, .nr = nr, .from = from, .to = to,
 			      .dst = first };
-	if (total >= SPLIT_MIN && osc_cpus() > 1 && keep == total) {
+	if (total >= SPLIT_MIN && osc_threads() > 1 && keep == total) {
 		split(parts, nr, total, cut);
 		h[1] = h[0];
 		h[0].to = cut;
