@@ -3,6 +3,7 @@
  * table views, error lines, loading, table width and atomic output files.
  */
 #include <ctype.h>
+#include <json-c/json.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -310,6 +311,25 @@ void osc_cli_catch_signals(void)
 char *osc_cli_rows_json(size_t shown, size_t total, const char *more)
 {
 	return osc_xasprintf("{\"shown\": %zu, \"total\": %zu%s}", shown, total, more);
+}
+
+char *osc_cli_runs_json(const struct osc_runsel *sel, const struct osc_runs *r,
+			const char *text)
+{
+	struct json_object *o = json_object_new_object(), *list = json_object_new_array();
+	char *s;
+
+	json_object_object_add(o, "text", json_object_new_string(text));
+	json_object_object_add(o, "source", json_object_new_string(osc_run_source_name(r->source)));
+	json_object_object_add(o, "count", json_object_new_uint64(r->nr));
+	for (size_t i = 0; i < sel->nr_runs; i++)
+		if (sel->on[i])
+			json_object_array_add(list, json_object_new_uint64(i));
+	json_object_object_add(o, "selected", list);
+	s = osc_xstrdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_SPACED |
+							   JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(o);
+	return s;
 }
 
 int osc_cli_fail(const struct osc_error *err)

@@ -20,6 +20,7 @@
 #include "opscope/analysis/diff.h"
 #include "opscope/export/export.h"
 #include "opscope/model/filter.h"
+#include "opscope/model/runs.h"
 #include "opscope/base/status.h"
 #include "opscope/model/trace.h"
 
@@ -105,6 +106,14 @@ void osc_cli_catch_signals(void);
  * members with their leading comma, or ""). Free it.
  */
 char *osc_cli_rows_json(size_t shown, size_t total, const char *more);
+
+/*
+ * The JSON meta's "runs": {"text": TEXT (the table's line), "source": how
+ * the runs were found, "count": runs in the trace, "selected": [indexes]}.
+ * Free it.
+ */
+char *osc_cli_runs_json(const struct osc_runsel *sel, const struct osc_runs *r,
+			const char *text);
 
 /* Print "opscope: " + the formatted error to stderr; returns OSC_EXIT_ERROR. */
 int osc_cli_fail(const struct osc_error *err);

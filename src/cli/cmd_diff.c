@@ -69,7 +69,7 @@ struct side {
 	struct osc_runs runs;
 	struct osc_runsel sel;
 	struct osc_names names;
-	char *runs_text;
+	char *runs_text, *runs_json;
 };
 
 struct diff_job {
@@ -92,6 +92,8 @@ static enum osc_status load_side(struct side *s, const char *path, const char *r
 				   osc_level_is_device(v->level), err);
 	if (st == OSC_OK)
 		s->runs_text = osc_runsel_describe(&s->sel, &s->runs);
+	if (st == OSC_OK)
+		s->runs_json = osc_cli_runs_json(&s->sel, &s->runs, s->runs_text);
 	return st;
 }
 
@@ -131,7 +133,8 @@ static enum osc_status write_diff(struct diff_job *j, const struct osc_cli_view 
 	const char *keys[] = { "base",  "other", "format", "level",  "match", "base runs",
 			       "other runs", "filter", "sort", "rows", "sides", "totals" };
 	const char *values[12];
-	const char *json[12] = { [9] = j->rows_json };
+	const char *json[12] = { [5] = j->side[0].runs_json, [6] = j->side[1].runs_json,
+				 [9] = j->rows_json };
 	struct osc_export_meta meta = { keys, values, 12, json };
 	struct diff_table_ctx ctx = { &j->diff };
 	struct osc_table table = { 0 };
@@ -240,6 +243,7 @@ int osc_diff_run(struct osc_cli_view *v)
 	osc_diff_release(&j.diff);
 	for (int s = 0; s < 2; s++) {
 		free(j.side[s].runs_text);
+		free(j.side[s].runs_json);
 		osc_names_release(&j.side[s].names);
 		osc_runsel_release(&j.side[s].sel);
 		osc_runs_release(&j.side[s].runs);

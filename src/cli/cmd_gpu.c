@@ -38,7 +38,7 @@ struct gpu_job {
 	struct osc_runsel sel;
 	struct osc_gpu gpu;
 	struct osc_launches launches;
-	char *runs_text;
+	char *runs_text, *runs_json;
 };
 
 struct cells {
@@ -64,7 +64,8 @@ static enum osc_status write_gpu(struct gpu_job *j, const struct osc_cli_view *v
 	char wait[160], shorts[32], total[32];
 	const char *values[] = { osc_cli_input_name(v->path), osc_format_name(j->trace.format),
 				 j->runs_text, wait };
-	struct osc_export_meta meta = { keys, values, 4, NULL };
+	const char *json[] = { NULL, NULL, j->runs_json, NULL };
+	struct osc_export_meta meta = { keys, values, 4, json };
 	struct cells c = { j, v->gaps > 0, v->launches };
 	struct osc_table table = { .cell = cell, .ctx = &c };
 	enum osc_status st;
@@ -115,6 +116,7 @@ static enum osc_status build_gpu(struct gpu_job *j, struct osc_cli_view *v, stru
 		fprintf(stderr, "opscope: note: the selected runs hold no device event "
 			"(kernel, memcpy or memset)\n");
 	j->runs_text = osc_runsel_describe(&j->sel, &j->runs);
+	j->runs_json = osc_cli_runs_json(&j->sel, &j->runs, j->runs_text);
 	return write_gpu(j, v, err);
 }
 
@@ -129,6 +131,7 @@ static int run_gpu(struct osc_cli_view *v)
 	osc_trace_init(&j.trace);
 	st = build_gpu(&j, v, &err);
 	free(j.runs_text);
+	free(j.runs_json);
 	osc_gpu_release(&j.gpu);
 	osc_launches_release(&j.launches);
 	osc_runsel_release(&j.sel);

@@ -228,7 +228,7 @@ static enum osc_status run_kernels(const struct osc_cli_tree *o, struct osc_cli_
 	struct kctx k = { .d = d, .decimals = o->format == OSC_EXPORT_TABLE ? 3 : 6 };
 	const char *keys[] = { "trace", "format", "runs", "categories", "filter", "rows" };
 	const char *values[6];
-	const char *json[6] = { NULL };
+	const char *json[6] = { [2] = d->runs_json };
 	struct osc_export_meta meta = { keys, values, 6, json };
 	struct osc_table table;
 	char *filter_text, *rows_text, *rows_json;

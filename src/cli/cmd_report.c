@@ -58,7 +58,7 @@ struct report {
 	struct osc_runsel sel;
 	struct osc_agg agg;
 	struct osc_names names;
-	char *runs_text, *filter_text, *sort_text, *rows_text, *rows_json;
+	char *runs_text, *runs_json, *filter_text, *sort_text, *rows_text, *rows_json;
 };
 
 static bool is_roofline(enum osc_stat s)
@@ -92,7 +92,7 @@ static enum osc_status write_report(struct report *r, const struct osc_cli_view 
 				    struct osc_error *err)
 {
 	const char *keys[12] = { "trace", "format", "level", "runs", "filter", "sort", "rows" };
-	const char *values[12], *json[12] = { [6] = r->rows_json };
+	const char *values[12], *json[12] = { [3] = r->runs_json, [6] = r->rows_json };
 	struct osc_export_meta meta = { keys, values, 7, json };
 	struct osc_agg_table_ctx ctx = { .trace = &r->trace, .agg = &r->agg, .names = &r->names };
 	struct osc_table table;
@@ -282,6 +282,7 @@ static enum osc_status build_report(struct report *r, struct osc_cli_view *v,
 	osc_agg_sort(&r->agg, &r->trace, sort->stat, descending);
 	osc_agg_truncate(&r->agg, top);
 	r->runs_text = osc_runsel_describe(&r->sel, &r->runs);
+	r->runs_json = osc_cli_runs_json(&r->sel, &r->runs, r->runs_text);
 	r->filter_text = osc_filter_describe(&v->filter);
 	r->sort_text = osc_xasprintf("%s %s", sort->title,
 				     descending ? "descending" : "ascending");
@@ -304,6 +305,7 @@ int osc_report_run(struct osc_cli_view *v)
 	osc_names_init(&r.names);
 	st = build_report(&r, v, &err);
 	free(r.runs_text);
+	free(r.runs_json);
 	free(r.filter_text);
 	free(r.sort_text);
 	free(r.rows_text);

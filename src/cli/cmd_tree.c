@@ -267,6 +267,7 @@ enum osc_status osc_cli_tree_load(const struct osc_cli_tree *o, struct osc_cli_t
 	osc_host_analysis(&d->trace, &d->host, &d->launch, &d->device, &d->tree, &d->corr);
 	osc_mtree_build(&d->trace, &d->tree, &d->corr, &d->runs, &d->sel, OSC_STR_NONE, &d->m);
 	d->runs_text = osc_runsel_describe(&d->sel, &d->runs);
+	d->runs_json = osc_cli_runs_json(&d->sel, &d->runs, d->runs_text);
 	snprintf(d->cats_text, sizeof(d->cats_text), "ops: %s; launches: %s; device: %s",
 		 osc_catsel_describe(&d->host, a, sizeof(a)),
 		 osc_catsel_describe(&d->launch, b, sizeof(b)),
@@ -277,6 +278,7 @@ enum osc_status osc_cli_tree_load(const struct osc_cli_tree *o, struct osc_cli_t
 void osc_cli_tree_data_release(struct osc_cli_tree_data *d)
 {
 	free(d->runs_text);
+	free(d->runs_json);
 	osc_names_release(&d->names);
 	osc_mtree_release(&d->m);
 	osc_correlation_release(&d->corr);
@@ -482,7 +484,7 @@ static enum osc_status run_modules(const struct osc_cli_tree *o, struct osc_cli_
 	struct osc_query q = { .level = OSC_LEVEL_MODULE, .runs = &d->sel };
 	const char *keys[] = { "trace", "format", "runs", "filter", "rows", "host_busy_us",
 			       "device_time_us" };
-	const char *values[7], *json[7] = { NULL };
+	const char *values[7], *json[7] = { [2] = d->runs_json };
 	struct osc_export_meta meta = { keys, values, 7, json };
 	struct osc_column *cols = NULL;
 	size_t nr_cols, *row_of, n = mt.m->nr ? mt.m->nr : 1;
@@ -599,7 +601,7 @@ static enum osc_status run_tree(const struct osc_cli_tree *o, struct osc_cli_tre
 	struct osc_table table;
 	const char *keys[] = { "trace", "format", "runs", "categories", "filter", "rows" };
 	const char *values[6];
-	const char *json[6] = { NULL };
+	const char *json[6] = { [2] = d->runs_json };
 	struct osc_export_meta meta = { keys, values, 6, json };
 	char *filter_text, *rows_text, *rows_json;
 	size_t n = d->m.nr ? d->m.nr : 1;

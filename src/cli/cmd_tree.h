@@ -51,6 +51,7 @@ struct osc_cli_tree_data {
 	struct osc_mtree m;
 	struct osc_names names;    /* kernel names as o asks */
 	char *runs_text;
+	char *runs_json;           /* the JSON meta's runs (osc_cli_runs_json) */
 	char cats_text[512]; /* "ops: ..., launches: ..., device: ..." */
 };
 

@@ -51,7 +51,7 @@ struct whatif_job {
 	struct osc_names names;
 	struct osc_speedups rules;
 	struct osc_whatif w;
-	char *runs_text, *filter_text, *rules_text, *rows_text, *rows_json;
+	char *runs_text, *runs_json, *filter_text, *rules_text, *rows_text, *rows_json;
 	char summary[512];
 };
 
@@ -65,7 +65,7 @@ static enum osc_status write_whatif(struct whatif_job *j, const struct osc_cli_v
 {
 	const char *keys[] = { "trace", "format", "level", "runs", "filter", "speedups", "rows",
 			       "projected" };
-	const char *values[8], *json[8] = { [6] = j->rows_json };
+	const char *values[8], *json[8] = { [3] = j->runs_json, [6] = j->rows_json };
 	struct osc_export_meta meta = { keys, values, 8, json };
 	struct osc_table table = { 0 };
 	enum osc_status st;
@@ -139,6 +139,7 @@ static enum osc_status build_whatif(struct whatif_job *j, struct osc_cli_view *v
 	if (top && top < j->w.nr)
 		j->w.nr = top;
 	j->runs_text = osc_runsel_describe(&j->sel, &j->runs);
+	j->runs_json = osc_cli_runs_json(&j->sel, &j->runs, j->runs_text);
 	j->filter_text = osc_filter_describe(&v->filter);
 	j->rules_text = describe_rules(&j->rules);
 	j->rows_text = osc_xasprintf("%zu of %zu", j->w.nr, total);
@@ -171,6 +172,7 @@ static int run_whatif(struct osc_cli_view *v)
 	osc_runs_release(&j.runs);
 	osc_trace_release(&j.trace);
 	free(j.runs_text);
+	free(j.runs_json);
 	free(j.filter_text);
 	free(j.rules_text);
 	free(j.rows_text);

@@ -17,7 +17,7 @@ struct optable_job {
 	struct osc_runs runs;
 	struct osc_runsel sel;
 	struct osc_optable table;
-	char *runs_text, *filter_text, *rows_text, *rows_json;
+	char *runs_text, *runs_json, *filter_text, *rows_text, *rows_json;
 };
 
 static const char *optable_cell(const void *ctx, size_t row, size_t col, char *buf, size_t size)
@@ -45,6 +45,8 @@ static enum osc_status run_job(struct optable_job *j, struct osc_cli_view *v,
 	if (v->top_set && v->top && v->top < j->table.nr)
 		j->table.nr = v->top;
 	j->runs_text = osc_runsel_describe(&j->sel, &j->runs);
+	j->runs_json = osc_cli_runs_json(&j->sel, &j->runs, j->runs_text);
+	json[3] = j->runs_json;
 	j->filter_text = osc_filter_describe(&v->filter);
 	j->rows_text = osc_xasprintf("%zu of %zu, in execution order", j->table.nr, total);
 	j->rows_json = osc_cli_rows_json(j->table.nr, total, ", \"order\": \"execution\"");
@@ -81,6 +83,7 @@ int osc_optable_run(struct osc_cli_view *v)
 	osc_runs_release(&j.runs);
 	osc_trace_release(&j.trace);
 	free(j.runs_text);
+	free(j.runs_json);
 	free(j.filter_text);
 	free(j.rows_text);
 	free(j.rows_json);

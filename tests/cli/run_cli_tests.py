@@ -728,6 +728,18 @@ def format_cases(res, tmp):
                                          len(doc["rows"]) and isinstance(rows.get("total"), int)
                                          and rows["total"] >= rows["shown"]):
                 probs.append("meta rows %r for %d rows" % (rows, len(doc["rows"])))
+            runs = [meta[k] for k in ("runs", "base runs", "other runs") if k in meta]
+            table = testlib.run(args).text if args[0] != "diff" else ""
+            for r in runs:
+                if not (isinstance(r, dict) and isinstance(r.get("text"), str) and
+                        isinstance(r.get("count"), int) and r.get("source") and
+                        all(isinstance(i, int) and 0 <= i < r["count"] for i in r["selected"])
+                        and r["selected"] == sorted(set(r["selected"]))):
+                    probs.append("meta runs is not {text, source, count, selected}: %r" % r)
+                elif table and "# runs: %s\n" % r["text"] not in table:
+                    probs.append("meta runs text %r is not the table's" % r["text"])
+            if not runs:
+                probs.append("no runs in the meta")
             for k, v in meta.items():
                 if re.search(r"_(us|ns|ms|pct)$", k) and not isinstance(v, (int, float)):
                     probs.append("meta %s is not a number: %r" % (k, v))
