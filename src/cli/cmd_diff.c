@@ -210,7 +210,8 @@ static enum osc_status build_diff(struct diff_job *j, struct osc_cli_view *v,
 	j->filter_text = osc_filter_describe(&v->filter);
 	j->sort_text = osc_xasprintf("%s %s", cols[col].title,
 				     descending ? "descending" : "ascending");
-	j->rows_json = osc_cli_rows_json(j->diff.nr, total, v->changed ? ", \"changed_only\": true" : "");
+	j->rows_json = osc_cli_rows_json(j->diff.nr, total,
+					 v->changed ? ", \"changed_only\": true" : "");
 	j->rows_text = osc_xasprintf("%zu of %zu%s", j->diff.nr, total,
 				     v->changed ? " changed" : "");
 	return write_diff(j, v, err);

@@ -575,6 +575,7 @@ static void json_info(const struct osc_trace *t, const char *name, const struct 
 {
 	struct json_object *doc = json_object_new_object(), *size = json_object_new_object();
 	struct json_object *events = json_object_new_object(), *phases = json_object_new_object();
+	const char *text;
 
 	add(doc, "schema", json_object_new_string(SCHEMA));
 	add(doc, "trace", json_object_new_string(name));
@@ -593,9 +594,9 @@ static void json_info(const struct osc_trace *t, const char *name, const struct 
 	print_streams(t, doc);
 	json_runs(t, runs, doc);
 	json_warnings(t, doc);
-	osc_export_json_text(stdout, json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY |
-						JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE),
-			     isatty(STDOUT_FILENO) ? OSC_EXPORT_TERMINAL : 0);
+	text = json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+						   JSON_C_TO_STRING_NOSLASHESCAPE);
+	osc_export_json_text(stdout, text, isatty(STDOUT_FILENO) ? OSC_EXPORT_TERMINAL : 0);
 	putchar('\n');
 	json_object_put(doc);
 }
@@ -654,7 +655,8 @@ int osc_cmd_info(int argc, char **argv)
 	}
 	if (v.format != OSC_EXPORT_TABLE && v.format != OSC_EXPORT_JSON) {
 		osc_error_set(&err, OSC_USAGE, "--format", OSC_NO_OFFSET, NULL,
-			      "info writes text or json, not '%s'", osc_export_format_name(v.format));
+			      "info writes text or json, not '%s'",
+			      osc_export_format_name(v.format));
 		osc_cli_view_release(&v);
 		return osc_cli_fail(&err);
 	}

@@ -1,9 +1,9 @@
 /*
  * export.c - format names, the exporter table and the export driver.
  *
- * The formats themselves live in export_text.c, export_csv.c,
- * export_tsv.c, export_json.c and export_markdown.c; this file only runs {begin, row..., end} and turns a failed
- * write into OSC_IO.
+ * The formats themselves live in export_text.c, export_csv.c, export_tsv.c,
+ * export_json.c and export_markdown.c; this file only runs {begin, row...,
+ * end} and turns a failed write into OSC_IO.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -81,8 +81,7 @@ enum osc_status osc_export_table(FILE *out, enum osc_export_format f,
 	return OSC_OK;
 }
 
-static const char *constant_cell(const void *ctx, size_t row, size_t col, char *buf,
-				 size_t size)
+static const char *constant_cell(const void *ctx, size_t row, size_t col, char *buf, size_t size)
 {
 	const struct osc_table_constant *c = ctx;
 

@@ -8,9 +8,10 @@
  * would read as syntax (| \ ` * _ ~ [ ] < > &; kernel names are full of
  * them, and <float> would vanish as an HTML tag) get a backslash, which
  * CommonMark allows before any ASCII punctuation (but _ within a word, which
- * never emphasises), and a line end becomes a space (a row is one line). Unsafe characters (controls, bidi overrides)
- * are shown as '?' on a terminal, as in the text table, and as U+FFFD in a
- * file, where a renderer would otherwise reorder the text.
+ * never emphasises), and a line end becomes a space (a row is one line).
+ * Unsafe characters (controls, bidi overrides) are shown as '?' on a
+ * terminal, as in the text table, and as U+FFFD in a file, where a renderer
+ * would otherwise reorder the text.
  */
 #include <stdbool.h>
 #include <stdlib.h>
@@ -21,8 +22,8 @@
 
 struct md_state {
 	unsigned flags;
-	bool utf8;      /* the locale's, for fields shown on a terminal */
-	char *shown;    /* a field as the terminal gets it */
+	bool utf8;   /* the locale's, for fields shown on a terminal */
+	char *shown; /* a field as the terminal gets it */
 	size_t shown_alloc;
 };
 
@@ -61,8 +62,9 @@ static void put_cell(FILE *out, const char *s, struct md_state *st)
 			continue;
 		}
 		s++;
+		/* within a word, _ never emphasises: self_us stays readable */
 		if (ch == '_' && is_word(prev) && is_word(*s))
-			putc(ch, out); /* within a word, _ never emphasises: self_us stays readable */
+			putc(ch, out);
 		else if (ch == '\n' || ch == '\r' || ch == '\t')
 			putc(' ', out);
 		else if (ch < 0x20 || ch == 0x7f)

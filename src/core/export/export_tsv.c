@@ -16,8 +16,8 @@
 
 struct tsv_state {
 	unsigned flags;
-	bool utf8;      /* the locale's, for fields shown on a terminal */
-	char *shown;    /* a field as the terminal gets it */
+	bool utf8;   /* the locale's, for fields shown on a terminal */
+	char *shown; /* a field as the terminal gets it */
 	size_t shown_alloc;
 };
 
