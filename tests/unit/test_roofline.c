@@ -4,9 +4,11 @@
  */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "opscope/analysis/aggregate.h"
 #include "opscope/analysis/roofline.h"
 
 static bool work(const char *op, const char *shape, struct osc_work *w)
@@ -311,4 +313,87 @@ Test(roofline, peaks_for_a_trace)
 	cr_expect_str_eq(buf, "H100 SXM5 (table): 66.9 TFLOP/s fp64, 66.9 TFLOP/s fp32, "
 			 "989.4 TFLOP/s fp16/bf16, 1978.9 TFLOP/s fp8, 1978.9 TFLOP/s int8, "
 			 "3.35 TB/s");
+}
+
+/* ---- a row's work over its calls (osc_agg_roofline) ---- */
+
+struct agg_job {
+	const struct osc_trace *t;
+	struct osc_agg agg;
+};
+
+static void *agg_thread(void *arg)
+{
+	struct agg_job *j = arg;
+	struct osc_query q = { .level = OSC_LEVEL_SHAPE, .roofline = true };
+
+	osc_aggregate(j->t, NULL, &q, &j->agg);
+	return NULL;
+}
+
+/*
+ * Three conv2d calls of one shape, float 1x1x5x5 by 1x1x3x3, stride 1, 2, 1
+ * (one row: the shape string holds no stride): out 3x3 (2*9*9 = 162 FLOPs,
+ * 4 * (25 + 9 + 9) = 172 bytes), out 2x2 (2*4*9 = 72, 4 * (25 + 9 + 4) =
+ * 152), out 3x3: the row sums 396 FLOPs and 496 bytes. A fourth call, of
+ * another shape, has no Concrete Inputs: its row is unknown. Aggregated on
+ * four threads at once while this one reads args with osc_trace_args (the
+ * rows read theirs into buffers of their own).
+ */
+Test(roofline, row_sums_calls_that_differ_in_stride)
+{
+	static const char *const strides[] = { "[1, 1]", "[2, 2]", "[1, 1]" };
+	const char *shape = "float(1x1x5x5),float(1x1x3x3),(),ScalarList(),ScalarList(),"
+			    "ScalarList(),Scalar()", *other = "float(1x1x7x7),float(1x1x3x3)";
+	struct agg_job jobs[4];
+	pthread_t th[4];
+	struct osc_trace t;
+	uint32_t thread;
+	char args[256];
+
+	osc_trace_init(&t);
+	t.format = OSC_FORMAT_CHROME;
+	thread = osc_trace_thread(&t, osc_trace_intern(&t, "1", 1), osc_trace_intern(&t, "1", 1));
+	for (int i = 0; i < 4; i++) {
+		struct osc_event e = {
+			.ts = 10 * i, .dur = 5, .corr = OSC_NO_ID, .ext_id = OSC_NO_ID,
+			.name = osc_trace_intern(&t, "aten::conv2d", 12),
+			.op = osc_trace_intern(&t, "aten::conv2d", 12),
+			.shape = i < 3 ? osc_trace_intern(&t, shape, strlen(shape))
+				       : osc_trace_intern(&t, other, strlen(other)),
+			.thread = thread, .kernel = OSC_NONE, .ph = OSC_PH_COMPLETE,
+			.kind = OSC_KIND_HOST_OP,
+		};
+
+		if (i < 3)
+			snprintf(args, sizeof(args), "{\"Concrete Inputs\":[\"\",\"\",\"\",\"%s\","
+				 "\"[0, 0]\",\"[1, 1]\",\"1\"]}", strides[i]);
+		else
+			snprintf(args, sizeof(args), "{\"External id\":4}");
+		osc_trace_add_event(&t, &e, args, strlen(args));
+	}
+	osc_trace_sort(&t);
+	for (int i = 0; i < 4; i++) {
+		jobs[i].t = &t;
+		cr_assert_eq(pthread_create(&th[i], NULL, agg_thread, &jobs[i]), 0);
+	}
+	for (int k = 0; k < 200; k++)
+		cr_assert(strstr(osc_trace_args(&t, (uint32_t)(k % 3)), "Concrete Inputs"));
+	for (int i = 0; i < 4; i++) {
+		const struct osc_agg *a = &jobs[i].agg;
+
+		pthread_join(th[i], NULL);
+		cr_assert_eq(a->nr, 2);
+		for (size_t r = 0; r < a->nr; r++) {
+			if (a->rows[r].count == 3) {
+				cr_expect_eq(a->rows[r].flops, 396, "flops %g", a->rows[r].flops);
+				cr_expect_eq(a->rows[r].bytes, 496, "bytes %g", a->rows[r].bytes);
+				cr_expect_eq(a->rows[r].work_dtype, OSC_DTYPE_FP32);
+			} else {
+				cr_expect(isnan(a->rows[r].flops) && isnan(a->rows[r].bytes));
+			}
+		}
+		osc_agg_release(&jobs[i].agg);
+	}
+	osc_trace_release(&t);
 }
