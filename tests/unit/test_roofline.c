@@ -212,6 +212,22 @@ Test(roofline, concrete_inputs_worked_by_hand)
 	cr_expect(!osc_work_needs_args("aten::mm", 8));
 }
 
+/* Only the Concrete Inputs array is read: spaced JSON, members after it. */
+Test(roofline, concrete_inputs_anywhere_in_args)
+{
+	const char *shape = BERT_QKV ",Scalar(),Scalar(),Scalar(),Scalar()";
+	const char *op = "aten::_scaled_dot_product_flash_attention";
+	struct osc_work w;
+
+	cr_expect(osc_work_of(op, strlen(op), shape, strlen(shape),
+			      "{ \"Concrete Inputs\" :\n [\"\", \"\", \"\", \"0.\", \"True\", "
+			      "\"False\", \"0.125\"], \"Input type\": [\"c10::BFloat16\"]}", &w));
+	cr_expect_eq(w.flops, 20358144);
+	/* the key quoted inside a string is not the key */
+	cr_expect(!osc_work_of(op, strlen(op), shape, strlen(shape),
+			       "{\"s\":\"\\\"Concrete Inputs\\\":[\\\"True\\\"]\"}", &w));
+}
+
 /* Concrete Inputs that do not settle the work: unknown. */
 static const struct {
 	const char *op, *shape, *ci;

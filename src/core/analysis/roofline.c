@@ -179,18 +179,31 @@ static double nbytes(const struct arg *a)
 
 /*
  * The "Concrete Inputs" array of an event's args text (Kineto: one string
- * per argument, "" for tensors): NULL when absent. *root owns it.
+ * per argument, "" for tensors): NULL when absent. *root owns it. Only the
+ * array is parsed, not the whole args (Input Dims, Input Strides... are
+ * most of them): the key, then one JSON value. The key text cannot occur
+ * inside a string (its quotes would be escaped there); Kineto's args are
+ * flat, so it is the top level's.
  */
 static struct json_object *concrete_inputs(const char *args, struct json_object **root)
 {
-	struct json_object *ci;
+	static const char key[] = "\"Concrete Inputs\"";
+	const char *p = args ? strstr(args, key) : NULL;
+	struct json_tokener *tok;
 
-	*root = args && *args ? json_tokener_parse(args) : NULL;
-	if (!*root || !json_object_is_type(*root, json_type_object) ||
-	    !json_object_object_get_ex(*root, "Concrete Inputs", &ci) ||
-	    !json_object_is_type(ci, json_type_array))
+	*root = NULL;
+	if (!p)
 		return NULL;
-	return ci;
+	p += sizeof(key) - 1;
+	p += strspn(p, " \t\r\n");
+	if (*p++ != ':')
+		return NULL;
+	p += strspn(p, " \t\r\n");
+	if (*p != '[' || !(tok = json_tokener_new()))
+		return NULL;
+	*root = json_tokener_parse_ex(tok, p, (int)strnlen(p, INT32_MAX));
+	json_tokener_free(tok);
+	return json_object_is_type(*root, json_type_array) ? *root : NULL;
 }
 
 /* The i-th concrete input's text, or NULL when there is none. */
