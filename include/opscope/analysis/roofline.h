@@ -137,6 +137,29 @@ bool osc_work_needs_args(const char *op, size_t op_len);
 bool osc_work_of(const char *op, size_t op_len, const char *shape, size_t shape_len,
 		 const char *args, struct osc_work *out);
 
+/* The work of the calls whose op needs their args (osc_work_needs_args). */
+struct osc_trace;
+
+struct osc_call_works {
+	struct osc_call_work {
+		uint32_t event;     /* the call's event index */
+		bool known;         /* false: its work is unknown */
+		struct osc_work w;
+	} *v;                       /* by event index */
+	size_t nr;
+};
+
+/*
+ * Work out every such call of t's host ops once (reading each one's args
+ * into a buffer of its own: safe beside other readers of t). Release with
+ * osc_call_works_release; trace_cache.h keeps one per trace.
+ */
+void osc_call_works_build(const struct osc_trace *t, struct osc_call_works *out);
+void osc_call_works_release(struct osc_call_works *w);
+
+/* The work of call ev in w, NULL when w does not hold ev. */
+const struct osc_call_work *osc_call_works_find(const struct osc_call_works *w, uint32_t ev);
+
 /* A device's peaks: a table row, the user's (--peak-tflops/--peak-tbs), or none. */
 struct osc_peak {
 	char label[96];                 /* what the peaks are, e.g. "H100 SXM5 (table)" */

@@ -22,6 +22,7 @@
 
 #include "opscope/analysis/aggregate.h"
 #include "opscope/analysis/roofline.h"
+#include "opscope/analysis/trace_cache.h"
 #include "opscope/base/alloc.h"
 
 #define MAX_ARGS 32
@@ -871,26 +872,57 @@ static const struct memo_slot *memo_get(struct work_memo *m, const struct osc_tr
 	return s;
 }
 
-/*
- * The work of event ev, whose op needs its args: read into the caller's
- * buffer, since osc_aggregate may run on several threads (osc_trace_args's
- * one buffer is not theirs to share).
- */
-static bool call_work(const struct osc_trace *t, uint32_t ev, char **buf, size_t *alloc,
-		      struct osc_work *w)
+void osc_call_works_build(const struct osc_trace *t, struct osc_call_works *out)
 {
-	const struct osc_event *e = &t->events[ev];
+	struct work_memo memo = { 0 };
+	char *buf = NULL;
+	size_t nb, alloc = 0, cap = 0;
+	const struct osc_brief *b = osc_trace_briefs(t, OSC_KIND_HOST_OP, &nb);
 
-	return osc_work_of(osc_trace_str(t, e->op), osc_strtab_len(&t->strs, e->op),
-			   osc_trace_str(t, e->shape), osc_strtab_len(&t->strs, e->shape),
-			   osc_trace_args_into(t, ev, buf, alloc), w);
+	memset(out, 0, sizeof(*out));
+	for (size_t j = 0; j < nb; j++) { /* briefs come in event order */
+		const struct osc_event *e = &t->events[b[j].event];
+		struct osc_call_work *cw;
+
+		if (!memo_get(&memo, t, e->op, e->shape)->per_call)
+			continue;
+		OSC_GROW(out->v, out->nr + 1, cap);
+		cw = &out->v[out->nr++];
+		cw->event = b[j].event;
+		cw->known = osc_work_of(osc_trace_str(t, e->op), osc_strtab_len(&t->strs, e->op),
+					osc_trace_str(t, e->shape),
+					osc_strtab_len(&t->strs, e->shape),
+					osc_trace_args_into(t, b[j].event, &buf, &alloc), &cw->w);
+	}
+	free(memo.slots);
+	free(buf);
+}
+
+void osc_call_works_release(struct osc_call_works *w)
+{
+	free(w->v);
+	memset(w, 0, sizeof(*w));
+}
+
+const struct osc_call_work *osc_call_works_find(const struct osc_call_works *w, uint32_t ev)
+{
+	size_t lo = 0, hi = w->nr;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (w->v[mid].event < ev)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < w->nr && w->v[lo].event == ev ? &w->v[lo] : NULL;
 }
 
 void osc_agg_roofline(const struct osc_trace *t, struct osc_agg *a, const struct osc_peak *peak)
 {
 	struct work_memo memo = { 0 };
-	char *buf = NULL;
-	size_t alloc = 0;
+	const struct osc_call_works *calls = NULL;
 
 	a->roofline = true;
 	if (peak)
@@ -906,9 +938,16 @@ void osc_agg_roofline(const struct osc_trace *t, struct osc_agg *a, const struct
 			uint32_t ev = a->members[row->first + i];
 			const struct osc_event *e = &t->events[ev];
 			const struct memo_slot *s = memo_get(&memo, t, e->op, e->shape);
+			const struct osc_call_work *cw = NULL;
 			struct osc_work w = s->w;
 
-			if (s->per_call ? !call_work(t, ev, &buf, &alloc, &w) : !s->known) {
+			if (s->per_call) { /* worked out once per trace */
+				if (!calls)
+					calls = osc_trace_call_works(t);
+				cw = osc_call_works_find(calls, ev);
+				w = cw ? cw->w : w;
+			}
+			if (s->per_call ? !cw || !cw->known : !s->known) {
 				flops = bytes = NAN;
 				break;
 			}
@@ -921,7 +960,6 @@ void osc_agg_roofline(const struct osc_trace *t, struct osc_agg *a, const struct
 		row->work_dtype = dtype < 0 ? OSC_DTYPE_UNKNOWN : (uint8_t)dtype;
 	}
 	free(memo.slots);
-	free(buf);
 }
 
 /* The time the rates divide by, ns: device_total, or total without device events. */
