@@ -257,6 +257,9 @@ int main(int argc, char **argv)
 	t0 = now_ms();
 	osc_trace_categories(&c.t, NULL);
 	line_out("categories (once)", NULL, now_ms() - t0, false);
+	t0 = now_ms();
+	osc_trace_call_works(&c.t);
+	line_out("roofline work of conv/attention calls (once)", NULL, now_ms() - t0, false);
 	c.repeats = repeats;
 	levels(&c);
 	gpu(&c);

@@ -255,6 +255,11 @@ static enum osc_status build_report(struct report *r, struct osc_cli_view *v,
 		return st;
 	}
 	osc_aggregate(&r->trace, &r->runs, &q, &r->agg);
+	/* convolution's and attention's work read their calls' args */
+	if (q.roofline && (st = osc_cli_check_args(&r->trace, err)) != OSC_OK) {
+		free(cols);
+		return st;
+	}
 	if (cols)
 		osc_agg_set_columns(&r->agg, cols, nr_cols);
 	total = r->agg.nr;

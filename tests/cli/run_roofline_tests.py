@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Check the roofline columns of `opscope report` against
 tests/tools/recompute_roofline.py, which reads each op's tensors from the
-trace's JSON args (Input Dims + Input type) and applies the formulas of
+trace's JSON args (Input Dims + Input type, and Concrete Inputs for
+convolution and attention) and applies the formulas of
 man/opscope.1 (AGGREGATION, Roofline) independently of the C code.
 
 Per trace (a bundled GPU sample, and when ../shared/traces is present the
@@ -9,7 +10,10 @@ TraceLens H100, B200 and MI300X traces): every row of --by shape, cell by
 cell (gflop, mbyte, flop_per_byte, tflop_s, tb_s, peak_flops_pct,
 peak_bw_pct; a last-digit difference from rounding is allowed, an empty cell
 must be empty in both); the same rows in JSON (null where CSV is empty); the
-op level (a row is known only when every instance is). Also: --peak-tflops /
+op level (a row is known only when every instance is); on the MI300X
+ResNet and the H100 Qwen traces, every convolution and attention row is
+known from its calls' Concrete Inputs (Qwen's causal attention is half the
+dense count). Also: --peak-tflops /
 --peak-tbs replace the table's peaks and the header says so; a bad peak is
 one error line, exit 2; a trace without device events divides by host time
 (a small trace written here, its numbers worked out by hand); a golden
@@ -226,6 +230,37 @@ def check_golden(res, update):
               ["%s; stdout differs from %s" % (p.describe(), path)])
 
 
+# Traces whose Concrete Inputs settle every row of these ops (the comparison
+# above also passes when both sides leave a row empty: this says they do not).
+CONCRETE = {
+    "tracelens/mi300/resnet_act_checkpoint.json.gz":
+        ["aten::conv2d", "aten::convolution", "aten::_convolution", "aten::miopen_convolution"],
+    "tracelens/h100/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz":
+        ["aten::scaled_dot_product_attention", "aten::_scaled_dot_product_flash_attention",
+         "aten::_flash_attention_forward"],
+}
+# Qwen's causal attention, B=16 H=16 L=559 D=Dv=64: 2*2*16*16*559*559*64 / 2
+QWEN_CAUSAL_GFLOP = "%.6f" % (2 * 2 * 16 * 16 * 559 * 559 * 64 / 2 / 1e9)
+
+
+def check_concrete(path, ops):
+    """Every shape row of ops has its work, from the calls' Concrete Inputs."""
+    p = testlib.run(["report", "--by", "shape", "--format", "csv", "--top", "0", "--columns",
+                     "name,input_type_shape,gflop"] + [path], timeout=300)
+    if p.rc != 0:
+        return ["opscope: %s" % p.describe()]
+    rows = [r for r in csv.DictReader(io.StringIO(body(p.text))) if r["name"] in ops]
+    problems = ["%s %s: no work" % (r["name"], r["input_type_shape"][:60])
+                for r in rows if not r["gflop"]]
+    if {r["name"] for r in rows} != set(ops):
+        problems.append("rows of %s missing" % sorted(set(ops) - {r["name"] for r in rows}))
+    if "Qwen" in path:
+        problems += ["%s: %s GFLOP a call, causal wants %s" % (r["name"], r["gflop"],
+                                                               QWEN_CAUSAL_GFLOP)
+                     for r in rows if r["gflop"] != QWEN_CAUSAL_GFLOP]
+    return problems
+
+
 def main():
     res = testlib.Results()
     update = "--update" in sys.argv
@@ -235,6 +270,9 @@ def main():
         name = os.path.relpath(t, testlib.ROOT)
         res.check("roofline " + name, check_trace(t))
         res.check("roofline op level " + name, check_op_level(t))
+        for rel, ops in CONCRETE.items():
+            if t.endswith(rel):
+                res.check("roofline Concrete Inputs " + rel, check_concrete(t, ops))
     res.check("roofline --peak-tflops/--peak-tbs " + traces[-1],
               check_trace(traces[-1], (123.5, 2.25)))
     res.check("roofline host time without device events", check_host_time())

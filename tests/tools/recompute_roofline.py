@@ -14,7 +14,16 @@ Work per call (n = elements, b = bytes; integers, exact):
   W[, bias]): M = n(X)/K, 2MNK (+ MN). Bytes: A + B + out (+ bias), out of
   A's element type.
 - scaled dot product attention, Q (B,H,Lq,D) K (B,H,Lk,D) V (B,H,Lk,Dv), or
-  flash forward's (B,L,H,D): 2*B*H*Lq*Lk*(D + Dv); bytes Q + K + V + out.
+  flash forward's (B,L,H,D): 2*B*H*Lq*Lk*(D + Dv), halved when the call's
+  Concrete Inputs say is_causal=True (then Lq must equal Lk); unknown when
+  they do not say; bytes Q + K + V + out.
+- convolution (aten conv1d/2d/3d, convolution, _convolution, conv_transpose*,
+  cudnn_/miopen_/mkldnn_ convolutions): stride, padding, dilation,
+  transposed, output_padding, groups from the Concrete Inputs at the
+  positions of each op's ATen schema; out per dim (i + 2p - d(k-1) - 1)//s + 1
+  (transposed: (i-1)s - 2p + d(k-1) + op + 1); flops 2*N*Cout*out*(Cin/g)*k
+  (transposed 2*N*Cin*in*(Cout/g)*k) + N*Cout*out with a bias; bytes X + W
+  (+ bias) + out.
 - elementwise: n(broadcast of the tensors) flops; bytes tensors + out.
 - copy_ / fill_ / zero_: no flops; bytes: every tensor (the first written).
 Rows: ops of the selected runs grouped by (op key, shape text); a row's work
@@ -25,6 +34,7 @@ prints name,input_type_shape,count,gflop,mbyte,flop_per_byte,tflop_s,tb_s,
 peak_flops_pct,peak_bw_pct (unknown cells empty). Importable: rows().
 """
 import json
+import math
 import os
 import sys
 
@@ -68,9 +78,31 @@ ELEMENTWISE = ({"aten::" + n for n in UNARY_BINARY} | {"aten::" + n + "_" for n 
                   "aten::gelu_backward", "aten::silu_backward", "aten::sigmoid_backward",
                   "aten::tanh_backward"})
 MEMORY = {"aten::copy_", "aten::fill_", "aten::zero_"}
-SDPA = {"aten::scaled_dot_product_attention", "aten::_scaled_dot_product_flash_attention",
-        "aten::_scaled_dot_product_efficient_attention",
-        "aten::_scaled_dot_product_cudnn_attention"}
+# op -> position of is_causal among its arguments (PyTorch's native_functions.yaml)
+SDPA = {"aten::scaled_dot_product_attention": 5, "aten::_scaled_dot_product_flash_attention": 4,
+        "aten::_scaled_dot_product_efficient_attention": 6,
+        "aten::_scaled_dot_product_cudnn_attention": 6}
+FLASH_CAUSAL = 8  # aten::_flash_attention_forward
+
+# op -> (transposed or its position, positions of bias, stride, padding,
+# dilation, output_padding, groups); None: not an argument of the op
+_CONVOLUTION = (6, 2, 3, 4, 5, 7, 8)
+_MIOPEN = (False, 2, 4, 3, 5, None, 6)
+CONV = {
+    "aten::conv1d": (False, 2, 3, 4, 5, None, 6),
+    "aten::conv2d": (False, 2, 3, 4, 5, None, 6),
+    "aten::conv3d": (False, 2, 3, 4, 5, None, 6),
+    "aten::convolution": _CONVOLUTION, "aten::_convolution": _CONVOLUTION,
+    "aten::convolution_overrideable": _CONVOLUTION,
+    "aten::conv_transpose1d": (True, 2, 3, 4, 7, 5, 6),
+    "aten::conv_transpose2d": (True, 2, 3, 4, 7, 5, 6),
+    "aten::conv_transpose3d": (True, 2, 3, 4, 7, 5, 6),
+    "aten::cudnn_convolution": (False, None, 3, 2, 4, None, 5),
+    "aten::cudnn_convolution_transpose": (True, None, 4, 2, 5, 3, 6),
+    "aten::miopen_convolution": _MIOPEN, "aten::miopen_depthwise_convolution": _MIOPEN,
+    "aten::mkldnn_convolution": _MIOPEN,
+    "aten::miopen_convolution_transpose": (True, 2, 5, 3, 6, 4, 7),
+}
 
 
 class T:
@@ -109,6 +141,88 @@ def tensors(args):
               all(isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in d))
         out.append(T(list(d), *TYPES[ty]) if ok else None)
     return out
+
+
+def concrete(args, nargs):
+    """The call's Concrete Inputs (one string per argument), or None."""
+    ci = args.get("Concrete Inputs")
+    if (not isinstance(ci, list) or len(ci) != nargs or
+            not all(isinstance(x, str) for x in ci)):
+        return None
+    return ci
+
+
+def as_bool(text):
+    return {"True": True, "False": False}.get(text)
+
+
+def as_ints(text, n):
+    """'[a, b]' (or '[a]' for every one of the n) as n ints, else None."""
+    if not (text.startswith("[") and text.endswith("]")):
+        return None
+    try:
+        v = [int(x) for x in text[1:-1].split(",")]
+    except ValueError:
+        return None
+    if any(x < 0 for x in v):
+        return None
+    if len(v) == 1:
+        v = v * n
+    return v if len(v) == n else None
+
+
+def conv_work(op, ts, ci):
+    x, w = ts[0] if ts else None, ts[1] if len(ts) > 1 else None
+    if ci is None or not x or not w or not 3 <= len(w.dims) <= 5:
+        return None
+    tpos, bpos, spos, ppos, dpos, opos, gpos = CONV[op]
+    if max(p for p in CONV[op][1:] if p is not None) >= len(ci):
+        return None
+    sp = len(w.dims) - 2
+    if len(x.dims) == sp + 2:
+        n, cin, ins = x.dims[0], x.dims[1], x.dims[2:]
+    elif len(x.dims) == sp + 1:  # unbatched
+        n, cin, ins = 1, x.dims[0], x.dims[1:]
+    else:
+        return None
+    transposed = tpos if isinstance(tpos, bool) else as_bool(ci[tpos])
+    stride, pad, dil = (as_ints(ci[i], sp) for i in (spos, ppos, dpos))
+    opad = as_ints(ci[opos], sp) if transposed and opos is not None else [0] * sp
+    if not ci[gpos].isdigit():
+        return None
+    g = int(ci[gpos])
+    if transposed is None or None in (stride, pad, dil, opad) or g == 0:
+        return None
+    if 0 in stride or 0 in dil or 0 in w.dims[2:]:
+        return None
+    bias = ts[bpos] if bpos is not None and bpos < len(ts) else None
+    if transposed:
+        if cin != w.dims[0] or w.dims[0] % g:
+            return None
+        cout = w.dims[1] * g
+    else:
+        if cin != w.dims[1] * g or w.dims[0] % g:
+            return None
+        cout = w.dims[0]
+    if bias and bias.dims != [cout]:
+        return None
+    outs = []
+    for i, k, s_, p, d, o in zip(ins, w.dims[2:], stride, pad, dil, opad):
+        if transposed:
+            outs.append((i - 1) * s_ - 2 * p + d * (k - 1) + o + 1)
+        else:
+            outs.append((i + 2 * p - d * (k - 1) - 1) // s_ + 1)
+    if min(outs) < 1:
+        return None
+    prod = math.prod
+    kn = prod(w.dims[2:])
+    nout = n * cout * prod(outs)
+    if transposed:
+        flops = 2 * n * cin * prod(ins) * w.dims[1] * kn
+    else:
+        flops = 2 * nout * w.dims[1] * kn
+    flops += nout if bias else 0
+    return flops, x.b + w.b + (bias.b if bias else 0) + nout * x.size, x.cls
 
 
 def gemm(a, b, p, m, n, k, bias=None):
@@ -174,9 +288,15 @@ def work(op, args):
             return None
         k = w.dims[1]
         return gemm(x, w, 1, x.n // k if k else 0, w.dims[0], k, t(2))
+    if op in CONV:
+        return conv_work(op, ts, concrete(args, len(ts)))
     if op in SDPA or op == "aten::_flash_attention_forward":
         q, k, v = t(0), t(1), t(2)
         if not q or not k or not v or any(len(z.dims) != 4 for z in (q, k, v)):
+            return None
+        ci, at = concrete(args, len(ts)), SDPA.get(op, FLASH_CAUSAL)
+        causal = as_bool(ci[at]) if ci and at < len(ci) else None
+        if causal is None:
             return None
         if op in SDPA:  # B, H, L, D
             (bb, h, lq, d), (_, _, lk, dk), (_, _, lv, dv) = q.dims, k.dims, v.dims
@@ -185,6 +305,10 @@ def work(op, args):
         if dk != d or lv != lk or k.dims[0] != bb:
             return None
         flops = 2 * bb * h * lq * lk * d + 2 * bb * h * lq * lk * dv
+        if causal:  # half the (query, key) pairs, as TraceLens; Lq = Lk only
+            if lq != lk:
+                return None
+            flops //= 2
         return flops, q.b + k.b + v.b + bb * h * lq * dv * q.size, q.cls
     if op in MEMORY:  # nothing computed: the first tensor written, the others read
         if not t(0):

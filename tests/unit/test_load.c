@@ -1133,6 +1133,9 @@ static char *shard_trace(size_t events, size_t *len)
 
 static void expect_same_model(const struct osc_trace *a, const struct osc_trace *b)
 {
+	char *own = NULL;
+	size_t own_alloc = 0;
+
 	cr_assert_eq(a->nr_events, b->nr_events);
 	cr_assert_eq(a->nr_kernels, b->nr_kernels);
 	cr_assert_eq(a->nr_threads, b->nr_threads);
@@ -1178,7 +1181,11 @@ static void expect_same_model(const struct osc_trace *a, const struct osc_trace 
 		cr_assert_str_eq(osc_trace_str(a, x->shape), osc_trace_str(b, y->shape));
 		snprintf(args, sizeof(args), "%s", osc_trace_args(a, (uint32_t)i));
 		cr_assert_str_eq(args, osc_trace_args(b, (uint32_t)i), "event %zu", i);
+		/* the threads' reader renders the same text into its own buffer */
+		cr_assert_str_eq(args, osc_trace_args_into(a, (uint32_t)i, &own, &own_alloc),
+				 "event %zu", i);
 	}
+	free(own);
 }
 
 /* Mapped and parsed on all cores (args by reference) == inflated in one pass. */

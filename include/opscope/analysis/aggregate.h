@@ -238,7 +238,9 @@ struct osc_agg {
 
 /*
  * Roofline (roofline.h): each row's work, the sum over its members of
- * osc_work_of(op key, shape), NAN when any member's is unknown; and the
+ * osc_work_of(op key, shape[, its args]), NAN when any member's is unknown
+ * (a convolution's or an attention's args are read per member with
+ * osc_trace_args_into, so it is safe on any thread); and the
  * peaks (NULL: none). The rates divide it by the row's device_total time
  * (kernels it and the ops in it launched), or by its total (inclusive host
  * time) on a trace without device events; a zero time gives NAN.

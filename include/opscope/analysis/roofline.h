@@ -12,6 +12,12 @@
  * c10::BFloat16, float16, bfloat16, short int 2; c10::Float8_*, signed
  * char, unsigned char, int8, uint8, bool 1 (complex<double> 16).
  *
+ * Convolution and attention also need what the shape string lacks: the
+ * call's Kineto "Concrete Inputs" (one string per argument, e.g. "[2, 2]"
+ * for a stride, "True" for is_causal), read from its args when the work is
+ * asked (osc_work_needs_args), not kept by the loader: a few ops need them,
+ * and the event struct stays 64 bytes.
+ *
  * Formulas per call (n(T) = elements of T, b(T) = its bytes):
  * - GEMM, A (M x K) times B (K x N):
  *   aten::mm(A, B)                 flops 2MNK,        bytes b(A)+b(B)+b(out)
@@ -30,9 +36,29 @@
  *   aten::scaled_dot_product_attention, aten::_scaled_dot_product_*_attention
  *   (and aten::_flash_attention_forward, whose tensors are B x L x H x D):
  *   flops 2*B*H*Lq*Lk*D + 2*B*H*Lq*Lk*Dv (QK^T and PV; softmax not counted),
- *   bytes b(Q)+b(K)+b(V)+b(out), out B x H x Lq x Dv. The dense count: the
- *   shape string holds no is_causal flag, so a causal attention does about
- *   half of it (TraceLens halves it from Kineto's Concrete Inputs).
+ *   halved when the call's Concrete Inputs say is_causal=True (Lq*Lk/2
+ *   pairs, the diagonal not counted apart, as TraceLens; a causal call with
+ *   Lq != Lk is unknown: kernels align its mask differently); bytes
+ *   b(Q)+b(K)+b(V)+b(out), out B x H x Lq x Dv. No Concrete Inputs, or an
+ *   is_causal that is not True or False: unknown. dropout_p is not read:
+ *   the mask is drawn in the kernel and, like softmax, not counted.
+ * - convolution (aten:: conv1d conv2d conv3d convolution _convolution
+ *   convolution_overrideable conv_transpose1d/2d/3d cudnn_convolution
+ *   cudnn_convolution_transpose miopen_convolution
+ *   miopen_depthwise_convolution miopen_convolution_transpose
+ *   mkldnn_convolution), X (N x Cin x spatial; unbatched Cin x spatial is
+ *   N = 1), W (Cout x Cin/g x kernel; transposed Cin x Cout/g x kernel),
+ *   optional bias (Cout): stride, padding, dilation, groups g, transposed
+ *   and output_padding are read from the call's Concrete Inputs at the
+ *   positions of each op's ATen schema (a one-item list applies to every
+ *   spatial dim). Output per spatial dim: floor((in + 2*pad - dil*(k-1) -
+ *   1) / stride) + 1; transposed (in-1)*stride - 2*pad + dil*(k-1) +
+ *   output_padding + 1. flops 2*N*Cout*prod(out)*(Cin/g)*prod(k) (transposed:
+ *   2*N*Cin*prod(in)*(Cout/g)*prod(k)), + N*Cout*prod(out) with a bias (one
+ *   FLOP per output element, as GEMM's); bytes b(X)+b(W)(+b(bias)) +
+ *   N*Cout*prod(out) elements of X's type. Missing or unreadable
+ *   parameters, channels that do not match groups, or an output under 1:
+ *   unknown.
  * - elementwise (aten:: add sub mul div, relu gelu silu sigmoid tanh exp log
  *   sqrt rsqrt neg abs reciprocal clamp clamp_min clamp_max pow sin cos erf,
  *   each also in place with '_'; maximum minimum and the threshold, gelu,
@@ -41,8 +67,6 @@
  *   read + b(out) (an in-place op writes its first argument: the same count).
  * - memory (aten::copy_, fill_, zero_): no FLOP; bytes = b(first tensor,
  *   written) + the other tensors (read): copy_(dst, src) b(dst) + b(src).
- * - convolution: unknown. Its output size needs stride, padding and dilation,
- *   which Kineto keeps in Concrete Inputs, not in the shape string.
  * Anything else, an unknown type, a missing tensor or dims that do not fit
  * (K of A and B differ) is unknown: no number rather than a guess.
  */
@@ -76,7 +100,8 @@ enum osc_dtype {
 	_(GEMM, "GEMM")               \
 	_(SDPA, "SDPA")               \
 	_(ELEMENTWISE, "elementwise") \
-	_(MEMORY, "memory")
+	_(MEMORY, "memory")           \
+	_(CONV, "convolution")
 
 enum osc_work_family {
 #define OSC_WORK_ENUM(name, text) OSC_WORK_##name,
@@ -97,12 +122,43 @@ struct osc_work {
 const char *osc_dtype_name(enum osc_dtype d);
 
 /*
+ * Whether the work of op (its key) depends on the call's Concrete Inputs
+ * (convolution, attention), so osc_work_of needs the call's args.
+ */
+bool osc_work_needs_args(const char *op, size_t op_len);
+
+/*
  * The work of one call of op (its key, e.g. "aten::addmm") with shape
- * string shape (both of the given length), per the formulas above. Returns
- * false, *out zeroed, when they are unknown.
+ * string shape (both of the given length), per the formulas above; args is
+ * the call's raw JSON args (osc_trace_args), read only when
+ * osc_work_needs_args (NULL or "": none). Returns false, *out zeroed, when
+ * the work is unknown.
  */
 bool osc_work_of(const char *op, size_t op_len, const char *shape, size_t shape_len,
-		 struct osc_work *out);
+		 const char *args, struct osc_work *out);
+
+/* The work of the calls whose op needs their args (osc_work_needs_args). */
+struct osc_trace;
+
+struct osc_call_works {
+	struct osc_call_work {
+		uint32_t event;     /* the call's event index */
+		bool known;         /* false: its work is unknown */
+		struct osc_work w;
+	} *v;                       /* by event index */
+	size_t nr;
+};
+
+/*
+ * Work out every such call of t's host ops once (reading each one's args
+ * into a buffer of its own: safe beside other readers of t). Release with
+ * osc_call_works_release; trace_cache.h keeps one per trace.
+ */
+void osc_call_works_build(const struct osc_trace *t, struct osc_call_works *out);
+void osc_call_works_release(struct osc_call_works *w);
+
+/* The work of call ev in w, NULL when w does not hold ev. */
+const struct osc_call_work *osc_call_works_find(const struct osc_call_works *w, uint32_t ev);
 
 /* A device's peaks: a table row, the user's (--peak-tflops/--peak-tbs), or none. */
 struct osc_peak {

@@ -118,10 +118,18 @@ const struct osc_modules *osc_trace_modules(const struct osc_trace *t);
 /* The streams and devices of the GPU breakdown (gpu.h), built once. */
 const struct osc_gpu_index *osc_trace_gpu_index(const struct osc_trace *t);
 
+struct osc_call_works;
+
+/*
+ * The roofline work of the host-op calls that need their args (roofline.h's
+ * osc_call_works: convolution and attention), worked out once.
+ */
+const struct osc_call_works *osc_trace_call_works(const struct osc_trace *t);
+
 /*
  * Build the briefs of host ops and kernels, the host tree and paths, the
- * correlation, the launchers, the op costs, the GPU index and the module
- * hierarchy now (e.g. on a spare thread right after loading, so the first
+ * correlation, the launchers, the op costs, the GPU index, the module
+ * hierarchy and the calls' roofline work now (e.g. on a spare thread right after loading, so the first
  * answer that needs them does not wait). The categories need the user's
  * rules: warm them with osc_trace_categories.
  */

@@ -365,6 +365,15 @@ void osc_trace_sort(struct osc_trace *t);
 const char *osc_trace_args(const struct osc_trace *t, uint32_t ev);
 
 /*
+ * osc_trace_args rendered into the caller's buffer *buf (*alloc bytes, grown
+ * as needed; the caller frees it), so safe from any thread while nothing
+ * adds to t (the aggregation threads read conv and attention args with it).
+ * The text stays valid until the next call with the same buffer.
+ */
+const char *osc_trace_args_into(const struct osc_trace *t, uint32_t ev, char **buf,
+				size_t *alloc);
+
+/*
  * Whether args kept by reference can no longer be read: the trace file they
  * point into shrank or was rewritten since the load (a profiler ran again
  * into it). Callers that showed or used args check it after reading them.

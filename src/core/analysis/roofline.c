@@ -3,13 +3,16 @@
  * table (roofline.h).
  *
  * Tables are data: element types with their size and dtype class, op names
- * with their formula, devices with their datasheet peaks. The formulas
- * follow AMD TraceLens's perf model (GEMM, SDPA, unary/binary elementwise);
- * the code is our own and where it differs roofline.h and the man page say.
+ * with their formula, devices with their datasheet peaks, convolution ops
+ * with where their schema puts stride, padding... The formulas follow AMD
+ * TraceLens's perf model (GEMM, convolution, SDPA, unary/binary
+ * elementwise); the code is our own and where it differs roofline.h and the
+ * man page say.
  *
  * Limits: at most MAX_ARGS arguments and MAX_DIMS dims per tensor are read;
  * an op with more is unknown. Dims over 2^53 are unknown (doubles are exact
- * below it).
+ * below it); a convolution parameter (stride, padding...) over 2^31 is
+ * unknown.
  */
 #include <json-c/json.h>
 #include <math.h>
@@ -19,6 +22,7 @@
 
 #include "opscope/analysis/aggregate.h"
 #include "opscope/analysis/roofline.h"
+#include "opscope/analysis/trace_cache.h"
 #include "opscope/base/alloc.h"
 
 #define MAX_ARGS 32
@@ -172,6 +176,101 @@ static double nbytes(const struct arg *a)
 	return numel(a) * a->size;
 }
 
+/* ---- Concrete Inputs: what the shape string lacks ---- */
+
+/*
+ * The "Concrete Inputs" array of an event's args text (Kineto: one string
+ * per argument, "" for tensors): NULL when absent. *root owns it. Only the
+ * array is parsed, not the whole args (Input Dims, Input Strides... are
+ * most of them): the key, then one JSON value. The key text cannot occur
+ * inside a string (its quotes would be escaped there); Kineto's args are
+ * flat, so it is the top level's.
+ */
+static struct json_object *concrete_inputs(const char *args, struct json_object **root)
+{
+	static const char key[] = "\"Concrete Inputs\"";
+	const char *p = args ? strstr(args, key) : NULL;
+	struct json_tokener *tok;
+
+	*root = NULL;
+	if (!p)
+		return NULL;
+	p += sizeof(key) - 1;
+	p += strspn(p, " \t\r\n");
+	if (*p++ != ':')
+		return NULL;
+	p += strspn(p, " \t\r\n");
+	if (*p != '[' || !(tok = json_tokener_new()))
+		return NULL;
+	*root = json_tokener_parse_ex(tok, p, (int)strnlen(p, INT32_MAX));
+	json_tokener_free(tok);
+	return json_object_is_type(*root, json_type_array) ? *root : NULL;
+}
+
+/* The i-th concrete input's text, or NULL when there is none. */
+static const char *concrete_at(struct json_object *ci, int i)
+{
+	struct json_object *v;
+
+	if (!ci || i < 0 || (size_t)i >= json_object_array_length(ci))
+		return NULL;
+	v = json_object_array_get_idx(ci, (size_t)i);
+	return json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
+}
+
+/* A decimal integer in [0, 2^31) at *s, advancing *s. */
+static bool read_int(const char **s, int64_t *v)
+{
+	const char *p = *s;
+
+	*v = 0;
+	if (*p < '0' || *p > '9')
+		return false;
+	while (*p >= '0' && *p <= '9' && *v < INT32_MAX)
+		*v = *v * 10 + (*p++ - '0');
+	*s = p;
+	return *v < INT32_MAX;
+}
+
+/* "True" / "False". */
+static bool read_bool(const char *s, bool *v)
+{
+	if (!s)
+		return false;
+	*v = !strcmp(s, "True");
+	return *v || !strcmp(s, "False");
+}
+
+/* One integer "g". */
+static bool read_scalar(const char *s, int64_t *v)
+{
+	return s && read_int(&s, v) && !*s;
+}
+
+/* An int list "[a, b, c]" of n values, or "[a]" meaning a for each of the n. */
+static bool read_list(const char *s, int64_t *v, size_t n)
+{
+	size_t nr = 0;
+
+	if (!s || *s++ != '[')
+		return false;
+	for (;;) {
+		if (nr == n || !read_int(&s, &v[nr++]))
+			return false;
+		if (*s == ']')
+			break;
+		if (*s++ != ',')
+			return false;
+		while (*s == ' ')
+			s++;
+	}
+	if (s[1])
+		return false;
+	for (size_t i = nr; nr == 1 && i < n; i++)
+		v[i] = v[0];
+	return nr == n || nr == 1;
+}
+
 /* ---- the formulas ---- */
 
 /* A GEMM's result: flops 2*P*M*N*K (+ bias), bytes of A, B, out (+ bias). */
@@ -258,15 +357,21 @@ static bool linear(const struct arg *args, int nr, struct osc_work *w)
 	return gemm(x, wt, 1, k ? numel(x) / k : 0, wt->dims[0], k, bias ? &args[2] : NULL, w);
 }
 
-/* SDPA: Q, K, V of 4 dims; bhld: B x H x L x D, else B x L x H x D (flash). */
-static bool sdpa(const struct arg *args, int nr, bool bhld, struct osc_work *w)
+/*
+ * SDPA: Q, K, V of 4 dims; bhld: B x H x L x D, else B x L x H x D (flash).
+ * is_causal, the Concrete Input at position causal, must read True or False.
+ */
+static bool sdpa(const struct arg *args, int nr, bool bhld, struct json_object *ci, int causal,
+		 struct osc_work *w)
 {
 	const struct arg *q = &args[0], *k = &args[1], *v = &args[2];
 	int h = bhld ? 1 : 2, l = bhld ? 2 : 1;
 	double bh, lq, lk, d, dv;
+	bool is_causal;
 
 	if (nr < 3 || !q->tensor || !k->tensor || !v->tensor || q->nr != 4 || k->nr != 4 ||
-	    v->nr != 4)
+	    v->nr != 4 || (size_t)nr != json_object_array_length(ci) ||
+	    !read_bool(concrete_at(ci, causal), &is_causal))
 		return false;
 	lq = q->dims[l];
 	lk = k->dims[l];
@@ -274,8 +379,12 @@ static bool sdpa(const struct arg *args, int nr, bool bhld, struct osc_work *w)
 	dv = v->dims[3];
 	if (k->dims[3] != d || v->dims[l] != lk || k->dims[0] != q->dims[0])
 		return false;
+	/* causal: half the pairs when Lq = Lk; otherwise the mask's alignment
+	   (top left or bottom right) differs between kernels: unknown */
+	if (is_causal && lq != lk)
+		return false;
 	bh = q->dims[0] * q->dims[h];
-	w->flops = 2 * bh * lq * lk * d + 2 * bh * lq * lk * dv;
+	w->flops = (2 * bh * lq * lk * d + 2 * bh * lq * lk * dv) / (is_causal ? 2 : 1);
 	w->bytes = nbytes(q) + nbytes(k) + nbytes(v) + bh * lq * dv * q->size;
 	w->family = OSC_WORK_SDPA;
 	w->dtype = q->dtype;
@@ -334,8 +443,115 @@ static bool memory(const struct arg *args, int nr, struct osc_work *w)
 	return true;
 }
 
+/*
+ * Where a convolution op keeps its parameters: the argument positions of
+ * bias, stride, padding, dilation, transposed, output_padding and groups in
+ * its ATen schema (-1: not an argument; transposed then is the op's own).
+ */
+struct conv_layout {
+	int8_t bias, stride, padding, dilation, transposed, out_pad, groups;
+	bool is_transposed;
+};
+
+enum { CL_CONVND, CL_CONVOLUTION, CL_CONV_T, CL_CUDNN, CL_CUDNN_T, CL_MIOPEN, CL_MIOPEN_T };
+
+static const struct conv_layout conv_layouts[] = {
+	/* conv1d/2d/3d(input, weight, bias, stride, padding, dilation, groups) */
+	[CL_CONVND] = { 2, 3, 4, 5, -1, -1, 6, false },
+	/* convolution(input, weight, bias, stride, padding, dilation, transposed,
+	   output_padding, groups) and _convolution (then benchmark...) */
+	[CL_CONVOLUTION] = { 2, 3, 4, 5, 6, 7, 8, false },
+	/* conv_transpose1d/2d/3d(input, weight, bias, stride, padding,
+	   output_padding, groups, dilation) */
+	[CL_CONV_T] = { 2, 3, 4, 7, -1, 5, 6, true },
+	/* cudnn_convolution(self, weight, padding, stride, dilation, groups, ...) */
+	[CL_CUDNN] = { -1, 3, 2, 4, -1, -1, 5, false },
+	/* cudnn_convolution_transpose(self, weight, padding, output_padding,
+	   stride, dilation, groups, ...) */
+	[CL_CUDNN_T] = { -1, 4, 2, 5, -1, 3, 6, true },
+	/* miopen_convolution(self, weight, bias, padding, stride, dilation, groups,
+	   ...), miopen_depthwise_convolution, mkldnn_convolution */
+	[CL_MIOPEN] = { 2, 4, 3, 5, -1, -1, 6, false },
+	/* miopen_convolution_transpose(self, weight, bias, padding,
+	   output_padding, stride, dilation, groups, ...) */
+	[CL_MIOPEN_T] = { 2, 5, 3, 6, -1, 4, 7, true },
+};
+
+/*
+ * A convolution: input X (N x Cin x spatial, or unbatched Cin x spatial),
+ * weight W (Cout x Cin/g x kernel; transposed: Cin x Cout/g x kernel), the
+ * parameters from the Concrete Inputs ci at layout l's positions.
+ */
+static bool conv(const struct arg *args, int nr, struct json_object *ci,
+		 const struct conv_layout *l, struct osc_work *w)
+{
+	const struct arg *x = &args[0], *wt = &args[1], *bias = NULL;
+	int64_t stride[MAX_DIMS], pad[MAX_DIMS], dil[MAX_DIMS], opad[MAX_DIMS] = { 0 }, groups;
+	double n, cin, cout, in_sp = 1, out_sp = 1, k_sp = 1, out;
+	size_t sp, xs; /* spatial dims; X's first spatial dim */
+	bool transposed = l->is_transposed;
+
+	if (!both_tensors(args, nr, 0) || wt->nr < 3 || wt->nr > 5 ||
+	    (x->nr != wt->nr && x->nr != wt->nr - 1) ||
+	    (size_t)nr != json_object_array_length(ci))
+		return false;
+	sp = wt->nr - 2;
+	xs = x->nr - sp;
+	if (l->transposed >= 0 && !read_bool(concrete_at(ci, l->transposed), &transposed))
+		return false;
+	if (!read_list(concrete_at(ci, l->stride), stride, sp) ||
+	    !read_list(concrete_at(ci, l->padding), pad, sp) ||
+	    !read_list(concrete_at(ci, l->dilation), dil, sp) ||
+	    !read_scalar(concrete_at(ci, l->groups), &groups) || !groups ||
+	    (transposed && l->out_pad >= 0 && !read_list(concrete_at(ci, l->out_pad), opad, sp)))
+		return false;
+	if (l->bias >= 0 && l->bias < nr && args[l->bias].tensor) {
+		bias = &args[l->bias];
+		if (bias->nr != 1)
+			return false;
+	}
+	n = xs == 2 ? x->dims[0] : 1;
+	cin = x->dims[xs - 1];
+	/* channels: Cin = g * W[1] (transposed: Cin = W[0], Cout = g * W[1]) */
+	if (transposed ? cin != wt->dims[0] || fmod(wt->dims[0], (double)groups)
+		       : cin != wt->dims[1] * (double)groups || fmod(wt->dims[0], (double)groups))
+		return false;
+	cout = transposed ? wt->dims[1] * (double)groups : wt->dims[0];
+	if (bias && bias->dims[0] != cout)
+		return false;
+	for (size_t i = 0; i < sp; i++) {
+		double in = x->dims[xs + i], k = wt->dims[2 + i];
+
+		if (!stride[i] || !dil[i] || !k)
+			return false;
+		if (transposed)
+			out = (in - 1) * (double)stride[i] - 2 * (double)pad[i] +
+			      (double)dil[i] * (k - 1) + (double)opad[i] + 1;
+		else
+			out = floor((in + 2 * (double)pad[i] - (double)dil[i] * (k - 1) - 1) /
+				    (double)stride[i]) + 1;
+		if (out < 1)
+			return false;
+		in_sp *= in;
+		out_sp *= out;
+		k_sp *= k;
+	}
+	/* one multiply-add per (output, weight) pair met: per output element
+	   2 * Cin/g * kernel; transposed, per input element 2 * Cout/g * kernel */
+	if (transposed)
+		w->flops = 2 * n * cin * in_sp * wt->dims[1] * k_sp;
+	else
+		w->flops = 2 * n * cout * out_sp * wt->dims[1] * k_sp;
+	w->flops += bias ? n * cout * out_sp : 0;
+	w->bytes = nbytes(x) + nbytes(wt) + (bias ? nbytes(bias) : 0) + n * cout * out_sp * x->size;
+	w->family = OSC_WORK_CONV;
+	w->dtype = x->dtype;
+	return true;
+}
+
 enum formula {
-	F_MM, F_ADDMM, F_BMM, F_BADDBMM, F_MATMUL, F_LINEAR, F_SDPA, F_FLASH, F_ELEM, F_MEMORY
+	F_MM, F_ADDMM, F_BMM, F_BADDBMM, F_MATMUL, F_LINEAR, F_SDPA, F_FLASH, F_ELEM, F_MEMORY,
+	F_CONV
 };
 
 /* Op names with their formula (exact match; "_" names the in-place variant too). */
@@ -343,113 +559,145 @@ static const struct {
 	const char *name;
 	uint8_t formula;
 	bool inplace; /* name + "_" is the same formula */
+	int8_t param; /* F_CONV: its conv_layouts[]; F_SDPA, F_FLASH: is_causal's position */
 } ops[] = {
-	{ "aten::mm", F_MM, false },
-	{ "aten::addmm", F_ADDMM, false },
-	{ "aten::bmm", F_BMM, false },
-	{ "aten::baddbmm", F_BADDBMM, false },
-	{ "aten::matmul", F_MATMUL, false },
-	{ "MatMul", F_MATMUL, false },
-	{ "aten::linear", F_LINEAR, false },
-	{ "aten::scaled_dot_product_attention", F_SDPA, false },
-	{ "aten::_scaled_dot_product_flash_attention", F_SDPA, false },
-	{ "aten::_scaled_dot_product_efficient_attention", F_SDPA, false },
-	{ "aten::_scaled_dot_product_cudnn_attention", F_SDPA, false },
-	{ "aten::_flash_attention_forward", F_FLASH, false },
-	{ "aten::add", F_ELEM, true },
-	{ "aten::sub", F_ELEM, true },
-	{ "aten::mul", F_ELEM, true },
-	{ "aten::div", F_ELEM, true },
-	{ "aten::relu", F_ELEM, true },
-	{ "aten::gelu", F_ELEM, true },
-	{ "aten::silu", F_ELEM, true },
-	{ "aten::sigmoid", F_ELEM, true },
-	{ "aten::tanh", F_ELEM, true },
-	{ "aten::exp", F_ELEM, true },
-	{ "aten::log", F_ELEM, true },
-	{ "aten::sqrt", F_ELEM, true },
-	{ "aten::rsqrt", F_ELEM, true },
-	{ "aten::neg", F_ELEM, true },
-	{ "aten::abs", F_ELEM, true },
-	{ "aten::reciprocal", F_ELEM, true },
-	{ "aten::clamp", F_ELEM, true },
-	{ "aten::clamp_min", F_ELEM, true },
-	{ "aten::clamp_max", F_ELEM, true },
-	{ "aten::pow", F_ELEM, true },
-	{ "aten::maximum", F_ELEM, false },
-	{ "aten::minimum", F_ELEM, false },
-	{ "aten::sin", F_ELEM, true },
-	{ "aten::cos", F_ELEM, true },
-	{ "aten::erf", F_ELEM, true },
-	{ "aten::threshold_backward", F_ELEM, false },
-	{ "aten::gelu_backward", F_ELEM, false },
-	{ "aten::silu_backward", F_ELEM, false },
-	{ "aten::sigmoid_backward", F_ELEM, false },
-	{ "aten::tanh_backward", F_ELEM, false },
-	{ "aten::copy_", F_MEMORY, false },
-	{ "aten::fill_", F_MEMORY, false },
-	{ "aten::zero_", F_MEMORY, false },
+	{ "aten::mm", F_MM, false, 0 },
+	{ "aten::addmm", F_ADDMM, false, 0 },
+	{ "aten::bmm", F_BMM, false, 0 },
+	{ "aten::baddbmm", F_BADDBMM, false, 0 },
+	{ "aten::matmul", F_MATMUL, false, 0 },
+	{ "MatMul", F_MATMUL, false, 0 },
+	{ "aten::linear", F_LINEAR, false, 0 },
+	{ "aten::scaled_dot_product_attention", F_SDPA, false, 5 },
+	{ "aten::_scaled_dot_product_flash_attention", F_SDPA, false, 4 },
+	{ "aten::_scaled_dot_product_efficient_attention", F_SDPA, false, 6 },
+	{ "aten::_scaled_dot_product_cudnn_attention", F_SDPA, false, 6 },
+	{ "aten::_flash_attention_forward", F_FLASH, false, 8 },
+	{ "aten::conv1d", F_CONV, false, CL_CONVND },
+	{ "aten::conv2d", F_CONV, false, CL_CONVND },
+	{ "aten::conv3d", F_CONV, false, CL_CONVND },
+	{ "aten::convolution", F_CONV, false, CL_CONVOLUTION },
+	{ "aten::_convolution", F_CONV, false, CL_CONVOLUTION },
+	{ "aten::convolution_overrideable", F_CONV, false, CL_CONVOLUTION },
+	{ "aten::conv_transpose1d", F_CONV, false, CL_CONV_T },
+	{ "aten::conv_transpose2d", F_CONV, false, CL_CONV_T },
+	{ "aten::conv_transpose3d", F_CONV, false, CL_CONV_T },
+	{ "aten::cudnn_convolution", F_CONV, false, CL_CUDNN },
+	{ "aten::cudnn_convolution_transpose", F_CONV, false, CL_CUDNN_T },
+	{ "aten::miopen_convolution", F_CONV, false, CL_MIOPEN },
+	{ "aten::miopen_depthwise_convolution", F_CONV, false, CL_MIOPEN },
+	{ "aten::mkldnn_convolution", F_CONV, false, CL_MIOPEN },
+	{ "aten::miopen_convolution_transpose", F_CONV, false, CL_MIOPEN_T },
+	{ "aten::add", F_ELEM, true, 0 },
+	{ "aten::sub", F_ELEM, true, 0 },
+	{ "aten::mul", F_ELEM, true, 0 },
+	{ "aten::div", F_ELEM, true, 0 },
+	{ "aten::relu", F_ELEM, true, 0 },
+	{ "aten::gelu", F_ELEM, true, 0 },
+	{ "aten::silu", F_ELEM, true, 0 },
+	{ "aten::sigmoid", F_ELEM, true, 0 },
+	{ "aten::tanh", F_ELEM, true, 0 },
+	{ "aten::exp", F_ELEM, true, 0 },
+	{ "aten::log", F_ELEM, true, 0 },
+	{ "aten::sqrt", F_ELEM, true, 0 },
+	{ "aten::rsqrt", F_ELEM, true, 0 },
+	{ "aten::neg", F_ELEM, true, 0 },
+	{ "aten::abs", F_ELEM, true, 0 },
+	{ "aten::reciprocal", F_ELEM, true, 0 },
+	{ "aten::clamp", F_ELEM, true, 0 },
+	{ "aten::clamp_min", F_ELEM, true, 0 },
+	{ "aten::clamp_max", F_ELEM, true, 0 },
+	{ "aten::pow", F_ELEM, true, 0 },
+	{ "aten::maximum", F_ELEM, false, 0 },
+	{ "aten::minimum", F_ELEM, false, 0 },
+	{ "aten::sin", F_ELEM, true, 0 },
+	{ "aten::cos", F_ELEM, true, 0 },
+	{ "aten::erf", F_ELEM, true, 0 },
+	{ "aten::threshold_backward", F_ELEM, false, 0 },
+	{ "aten::gelu_backward", F_ELEM, false, 0 },
+	{ "aten::silu_backward", F_ELEM, false, 0 },
+	{ "aten::sigmoid_backward", F_ELEM, false, 0 },
+	{ "aten::tanh_backward", F_ELEM, false, 0 },
+	{ "aten::copy_", F_MEMORY, false, 0 },
+	{ "aten::fill_", F_MEMORY, false, 0 },
+	{ "aten::zero_", F_MEMORY, false, 0 },
 };
 
-static bool find_formula(const char *op, size_t n, enum formula *f)
+/* The ops[] row of op, or -1. */
+static int find_op(const char *op, size_t n)
 {
 	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
 		size_t len = strlen(ops[i].name);
 
 		if (memcmp(ops[i].name, op, len < n ? len : n))
 			continue;
-		if (len == n || (ops[i].inplace && n == len + 1 && op[len] == '_')) {
-			*f = (enum formula)ops[i].formula;
-			return true;
-		}
+		if (len == n || (ops[i].inplace && n == len + 1 && op[len] == '_'))
+			return (int)i;
 	}
-	return false;
+	return -1;
+}
+
+bool osc_work_needs_args(const char *op, size_t op_len)
+{
+	int i = find_op(op, op_len);
+
+	return i >= 0 && (ops[i].formula == F_CONV || ops[i].formula == F_SDPA ||
+			  ops[i].formula == F_FLASH);
 }
 
 bool osc_work_of(const char *op, size_t op_len, const char *shape, size_t shape_len,
-		 struct osc_work *out)
+		 const char *args, struct osc_work *out)
 {
-	struct arg args[MAX_ARGS];
-	enum formula f;
-	int nr;
+	struct arg args_of[MAX_ARGS];
+	struct json_object *root = NULL, *ci = NULL;
+	int i = find_op(op, op_len), nr;
 	bool ok = false;
 
 	memset(out, 0, sizeof(*out));
-	if (!find_formula(op, op_len, &f) || (nr = parse_args(shape, shape_len, args)) <= 0)
+	if (i < 0 || (nr = parse_args(shape, shape_len, args_of)) <= 0)
 		return false;
-	switch (f) {
+	if (osc_work_needs_args(op, op_len) && !(ci = concrete_inputs(args, &root))) {
+		json_object_put(root);
+		return false;
+	}
+	switch ((enum formula)ops[i].formula) {
 	case F_MM:
-		ok = mm(args, nr, 0, false, out);
+		ok = mm(args_of, nr, 0, false, out);
 		break;
 	case F_ADDMM:
-		ok = mm(args, nr, 1, true, out);
+		ok = mm(args_of, nr, 1, true, out);
 		break;
 	case F_BMM:
-		ok = bmm(args, nr, 0, false, out);
+		ok = bmm(args_of, nr, 0, false, out);
 		break;
 	case F_BADDBMM:
-		ok = bmm(args, nr, 1, true, out);
+		ok = bmm(args_of, nr, 1, true, out);
 		break;
 	case F_MATMUL:
-		ok = matmul(args, nr, out);
+		ok = matmul(args_of, nr, out);
 		break;
 	case F_LINEAR:
-		ok = linear(args, nr, out);
+		ok = linear(args_of, nr, out);
 		break;
 	case F_SDPA:
-		ok = sdpa(args, nr, true, out);
+		ok = sdpa(args_of, nr, true, ci, ops[i].param, out);
 		break;
 	case F_FLASH:
-		ok = sdpa(args, nr, false, out);
+		ok = sdpa(args_of, nr, false, ci, ops[i].param, out);
 		break;
 	case F_ELEM:
-		ok = elementwise(args, nr, out);
+		ok = elementwise(args_of, nr, out);
 		break;
 	case F_MEMORY:
-		ok = memory(args, nr, out);
+		ok = memory(args_of, nr, out);
+		break;
+	case F_CONV:
+		ok = conv(args_of, nr, ci, &conv_layouts[ops[i].param], out);
 		break;
 	}
-	if (!ok || !isfinite(out->flops) || !isfinite(out->bytes))
+	json_object_put(root);
+	ok = ok && isfinite(out->flops) && isfinite(out->bytes);
+	if (!ok)
 		memset(out, 0, sizeof(*out));
 	return ok;
 }
@@ -581,6 +829,7 @@ struct work_memo {
 		uint64_t key; /* op << 32 | shape, + 1 (0: empty) */
 		struct osc_work w;
 		bool known;
+		bool per_call; /* the work needs each call's args (osc_work_needs_args) */
 	} *slots;
 	size_t cap, nr;
 };
@@ -613,17 +862,67 @@ static const struct memo_slot *memo_get(struct work_memo *m, const struct osc_tr
 	s = memo_slot(m, key);
 	if (!s->key) {
 		s->key = key;
-		s->known = osc_work_of(osc_trace_str(t, op), osc_strtab_len(&t->strs, op),
+		s->per_call = osc_work_needs_args(osc_trace_str(t, op), osc_strtab_len(&t->strs, op));
+		s->known = !s->per_call &&
+			   osc_work_of(osc_trace_str(t, op), osc_strtab_len(&t->strs, op),
 				       osc_trace_str(t, shape), osc_strtab_len(&t->strs, shape),
-				       &s->w);
+				       NULL, &s->w);
 		m->nr++;
 	}
 	return s;
 }
 
+void osc_call_works_build(const struct osc_trace *t, struct osc_call_works *out)
+{
+	struct work_memo memo = { 0 };
+	char *buf = NULL;
+	size_t nb, alloc = 0, cap = 0;
+	const struct osc_brief *b = osc_trace_briefs(t, OSC_KIND_HOST_OP, &nb);
+
+	memset(out, 0, sizeof(*out));
+	for (size_t j = 0; j < nb; j++) { /* briefs come in event order */
+		const struct osc_event *e = &t->events[b[j].event];
+		struct osc_call_work *cw;
+
+		if (!memo_get(&memo, t, e->op, e->shape)->per_call)
+			continue;
+		OSC_GROW(out->v, out->nr + 1, cap);
+		cw = &out->v[out->nr++];
+		cw->event = b[j].event;
+		cw->known = osc_work_of(osc_trace_str(t, e->op), osc_strtab_len(&t->strs, e->op),
+					osc_trace_str(t, e->shape),
+					osc_strtab_len(&t->strs, e->shape),
+					osc_trace_args_into(t, b[j].event, &buf, &alloc), &cw->w);
+	}
+	free(memo.slots);
+	free(buf);
+}
+
+void osc_call_works_release(struct osc_call_works *w)
+{
+	free(w->v);
+	memset(w, 0, sizeof(*w));
+}
+
+const struct osc_call_work *osc_call_works_find(const struct osc_call_works *w, uint32_t ev)
+{
+	size_t lo = 0, hi = w->nr;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (w->v[mid].event < ev)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < w->nr && w->v[lo].event == ev ? &w->v[lo] : NULL;
+}
+
 void osc_agg_roofline(const struct osc_trace *t, struct osc_agg *a, const struct osc_peak *peak)
 {
 	struct work_memo memo = { 0 };
+	const struct osc_call_works *calls = NULL;
 
 	a->roofline = true;
 	if (peak)
@@ -636,16 +935,25 @@ void osc_agg_roofline(const struct osc_trace *t, struct osc_agg *a, const struct
 		int dtype = -1;
 
 		for (size_t i = 0; i < row->nr && !isnan(flops); i++) {
-			const struct osc_event *e = &t->events[a->members[row->first + i]];
+			uint32_t ev = a->members[row->first + i];
+			const struct osc_event *e = &t->events[ev];
 			const struct memo_slot *s = memo_get(&memo, t, e->op, e->shape);
+			const struct osc_call_work *cw = NULL;
+			struct osc_work w = s->w;
 
-			if (!s->known) {
+			if (s->per_call) { /* worked out once per trace */
+				if (!calls)
+					calls = osc_trace_call_works(t);
+				cw = osc_call_works_find(calls, ev);
+				w = cw ? cw->w : w;
+			}
+			if (s->per_call ? !cw || !cw->known : !s->known) {
 				flops = bytes = NAN;
 				break;
 			}
-			flops += s->w.flops;
-			bytes += s->w.bytes;
-			dtype = dtype < 0 || dtype == s->w.dtype ? s->w.dtype : OSC_DTYPE_UNKNOWN;
+			flops += w.flops;
+			bytes += w.bytes;
+			dtype = dtype < 0 || dtype == w.dtype ? w.dtype : OSC_DTYPE_UNKNOWN;
 		}
 		row->flops = row->nr ? flops : NAN;
 		row->bytes = row->nr ? bytes : NAN;

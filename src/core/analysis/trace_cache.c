@@ -19,12 +19,13 @@
 #include "opscope/analysis/opcost.h"
 #include "opscope/analysis/trace_cache.h"
 #include "opscope/analysis/category.h"
+#include "opscope/analysis/roofline.h"
 #include "base/parallel.h"
 
 struct osc_trace_cache {
 	struct osc_trace_derived derived; /* first: the trace's handle on the cache */
 	pthread_mutex_t briefs_lock, tree_lock, paths_lock, corr_lock, launchers_lock, costs_lock,
-		device_lock, cat_lock;
+		device_lock, cat_lock, work_lock;
 	int has_device;                           /* -1 until counted */
 	struct osc_catsel ops;                    /* what the ops are (osc_trace_select_ops) */
 	struct osc_brief *briefs[OSC_KIND_COUNT]; /* per kind, NULL until built */
@@ -44,6 +45,8 @@ struct osc_trace_cache {
 	struct osc_gpu_index *gpu;                /* NULL until built */
 	uint8_t *cats;                            /* per event its category, NULL until built */
 	const struct osc_categories *cat_rules;   /* the user's rules cats was built with */
+	bool have_calls;
+	struct osc_call_works calls;              /* the roofline work of calls that need args */
 	bool have_modules;
 	struct osc_modules modules;               /* the nn.Module hierarchy */
 };
@@ -65,6 +68,7 @@ static struct osc_trace_cache *cache_new(void)
 	pthread_mutex_init(&c->costs_lock, NULL);
 	pthread_mutex_init(&c->device_lock, NULL);
 	pthread_mutex_init(&c->cat_lock, NULL);
+	pthread_mutex_init(&c->work_lock, NULL);
 	c->has_device = -1;
 	c->ops.kinds = OSC_CATSEL_HOST_DEFAULT;
 	return c;
@@ -93,6 +97,9 @@ static void drop(struct osc_trace_cache *c)
 	c->gpu = NULL;
 	free(c->cats);
 	c->cats = NULL;
+	if (c->have_calls)
+		osc_call_works_release(&c->calls);
+	c->have_calls = false;
 	c->nr_spans = 0;
 	if (c->have_modules)
 		osc_modules_release(&c->modules);
@@ -121,6 +128,7 @@ static void cache_free(struct osc_trace_derived *d)
 	pthread_mutex_destroy(&c->costs_lock);
 	pthread_mutex_destroy(&c->device_lock);
 	pthread_mutex_destroy(&c->cat_lock);
+	pthread_mutex_destroy(&c->work_lock);
 	osc_catsel_release(&c->ops);
 	free(c);
 }
@@ -507,6 +515,22 @@ const struct osc_modules *osc_trace_modules(const struct osc_trace *t)
 	return out;
 }
 
+const struct osc_call_works *osc_trace_call_works(const struct osc_trace *t)
+{
+	struct osc_trace_cache *c = cache_of(t);
+	const struct osc_call_works *out;
+
+	pthread_mutex_lock(&c->work_lock);
+	if (!c->have_calls) {
+		osc_call_works_build(t, &c->calls);
+		c->have_calls = true;
+	}
+	mark_used(t);
+	out = &c->calls;
+	pthread_mutex_unlock(&c->work_lock);
+	return out;
+}
+
 void osc_trace_cache_warm(const struct osc_trace *t)
 {
 	size_t nr;
@@ -519,4 +543,5 @@ void osc_trace_cache_warm(const struct osc_trace *t)
 	if (osc_trace_has_device(t))
 		osc_trace_gpu_index(t);
 	osc_trace_modules(t);
+	osc_trace_call_works(t);
 }

@@ -365,10 +365,10 @@ void osc_trace_sort(struct osc_trace *t)
 	free(src);
 }
 
-const char *osc_trace_args(const struct osc_trace *t, uint32_t ev)
+const char *osc_trace_args_into(const struct osc_trace *t, uint32_t ev, char **buf,
+				size_t *alloc)
 {
 	uint64_t off, len;
-	struct osc_args_view *v = t->args_view;
 	struct js_val val;
 	bool bad = false;
 
@@ -379,17 +379,28 @@ const char *osc_trace_args(const struct osc_trace *t, uint32_t ev)
 		return t->args_text + off;
 	len = (off >> 40) & (OSC_ARGS_REF_MAX_LEN - 1);
 	off &= OSC_ARGS_REF_MAX_OFF - 1;
-	if (!t->args_src || !v || osc_mapguard_faulted(t->args_guard))
+	if (!t->args_src || osc_mapguard_faulted(t->args_guard))
 		return "";
 	/* Rendered exactly as a loader copies args (js_copy_minified). */
 	val.p = t->args_src + off;
 	val.len = (size_t)len;
 	val.type = JS_OBJECT;
 	val.flags = 0;
-	OSC_GROW(v->p, JS_DECODE_MAX(val.len) + 1, v->alloc);
-	v->p[js_copy_minified(NULL, &val, v->p, &bad)] = '\0';
+	OSC_GROW(*buf, JS_DECODE_MAX(val.len) + 1, *alloc);
+	(*buf)[js_copy_minified(NULL, &val, *buf, &bad)] = '\0';
 	/* The file may have shrunk while it was read: zeros, not its args. */
-	return osc_mapguard_faulted(t->args_guard) ? "" : v->p;
+	return osc_mapguard_faulted(t->args_guard) ? "" : *buf;
+}
+
+const char *osc_trace_args(const struct osc_trace *t, uint32_t ev)
+{
+	struct osc_args_view *v = t->args_view;
+
+	if (!v)
+		return ev < t->nr_events && t->args_off && !(t->args_off[ev] & OSC_ARGS_REF_BIT)
+			       ? t->args_text + t->args_off[ev]
+			       : "";
+	return osc_trace_args_into(t, ev, &v->p, &v->alloc);
 }
 
 bool osc_trace_args_lost(const struct osc_trace *t)
