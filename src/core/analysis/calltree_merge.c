@@ -16,6 +16,7 @@
 #include "opscope/analysis/calltree.h"
 #include "opscope/analysis/correlate.h"
 #include "opscope/base/sat.h"
+#include "base/hash.h"
 
 #define SYNTH (OSC_NONE - 1) /* placeholder for the synthetic root before it exists */
 
@@ -36,7 +37,7 @@ static uint64_t key_of(uint32_t parent, osc_str name)
 
 static size_t slot_of(const struct merger *g, uint64_t key)
 {
-	return (size_t)((key * 0x9e3779b97f4a7c15ull) >> 20) & (g->nslots - 1);
+	return (size_t)osc_mix64(key) & (g->nslots - 1);
 }
 
 static uint64_t node_key(const struct osc_mtree *m, uint32_t n)

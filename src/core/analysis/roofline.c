@@ -24,6 +24,7 @@
 #include "opscope/analysis/roofline.h"
 #include "opscope/analysis/trace_cache.h"
 #include "opscope/base/alloc.h"
+#include "base/hash.h"
 
 #define MAX_ARGS 32
 #define MAX_DIMS 8
@@ -836,7 +837,7 @@ struct work_memo {
 
 static struct memo_slot *memo_slot(struct work_memo *m, uint64_t key)
 {
-	size_t i = (size_t)(key * 0x9e3779b97f4a7c15ULL >> 17) & (m->cap - 1);
+	size_t i = (size_t)osc_mix64(key) & (m->cap - 1);
 
 	while (m->slots[i].key && m->slots[i].key != key)
 		i = (i + 1) & (m->cap - 1);

@@ -20,6 +20,7 @@
 #include "opscope/analysis/trace_cache.h"
 #include "opscope/analysis/category.h"
 #include "opscope/analysis/roofline.h"
+#include "base/hash.h"
 #include "base/parallel.h"
 
 struct osc_trace_cache {
@@ -182,7 +183,7 @@ static size_t number_op_shapes(struct osc_brief *b, size_t n)
 		nr = 0;
 		for (size_t j = 0; j < n && !full; j++) {
 			uint64_t k = (uint64_t)b[j].op << 32 | b[j].shape;
-			size_t i = (size_t)((k * 0x9e3779b97f4a7c15ull) >> 32) & (nslots - 1);
+			size_t i = (size_t)osc_mix64(k) & (nslots - 1);
 
 			while (id[i] != UINT32_MAX && key[i] != k)
 				i = (i + 1) & (nslots - 1);
