@@ -319,14 +319,12 @@ static int cmp_stat(const struct sort_ctx *c, const struct osc_agg_row *x,
 	}
 }
 
-/* Total order: the statistic (reversed when descending), then run, path, name, shape, op, dims. */
-static int cmp_rows(const struct sort_ctx *c, const struct osc_agg_row *x,
-		    const struct osc_agg_row *y)
+/* The order of rows equal in the statistic: run, path, category, module, name, shape, op, dims. */
+static int cmp_identity(const struct sort_ctx *c, const struct osc_agg_row *x,
+			const struct osc_agg_row *y)
 {
-	int r = cmp_stat(c, x, y);
+	int r;
 
-	if (r)
-		return c->descending ? -r : r;
 	if (x->run != y->run)
 		return (x->run > y->run) - (x->run < y->run);
 	if ((r = cmp_paths(c->a, x, y)) || (r = cmp_categories(x, y)) ||
@@ -338,9 +336,49 @@ static int cmp_rows(const struct sort_ctx *c, const struct osc_agg_row *x,
 	return (x->key > y->key) - (x->key < y->key);
 }
 
-/* Merge sort: qsort has no context argument in C11. */
-static void merge_sort(const struct sort_ctx *c, struct osc_agg_row *v, size_t n,
-		       struct osc_agg_row *tmp)
+/* Total order: the statistic (reversed when descending), then the identity. */
+static int cmp_rows(const struct sort_ctx *c, const struct osc_agg_row *x,
+		    const struct osc_agg_row *y)
+{
+	int r = cmp_stat(c, x, y);
+
+	if (r)
+		return c->descending ? -r : r;
+	return cmp_identity(c, x, y);
+}
+
+/* What is sorted: a row's index and, for a numeric statistic, its value. */
+struct sort_item {
+	double v;
+	uint32_t row;
+};
+
+/* Whether the rows sort by a number (the value is compared first, the rows on ties). */
+static bool numeric(enum osc_stat s)
+{
+	return s != OSC_STAT_NAME && s != OSC_STAT_CATEGORY && s != OSC_STAT_MODULE &&
+	       s != OSC_STAT_SHAPE && s != OSC_STAT_OP && s != OSC_STAT_DIMS;
+}
+
+static int cmp_items(const struct sort_ctx *c, const struct sort_item *x,
+		     const struct sort_item *y)
+{
+	const struct osc_agg_row *u = &c->a->rows[x->row], *v = &c->a->rows[y->row];
+	int r;
+
+	if (!numeric(c->by))
+		return cmp_rows(c, u, v);
+	/* values as doubles: exact below 2^53 ns (104 days) */
+	r = cmp_num(x->v, y->v);
+	return r ? (c->descending ? -r : r) : cmp_identity(c, u, v);
+}
+
+/*
+ * Merge sort of indices and values (16 bytes each, not whole rows, which
+ * 1M-row levels would move 20 times): qsort has no context argument in C11.
+ */
+static void merge_sort(const struct sort_ctx *c, struct sort_item *v, size_t n,
+		       struct sort_item *tmp)
 {
 	size_t mid = n / 2, i = 0, j = mid, k = 0;
 
@@ -349,7 +387,7 @@ static void merge_sort(const struct sort_ctx *c, struct osc_agg_row *v, size_t n
 	merge_sort(c, v, mid, tmp);
 	merge_sort(c, v + mid, n - mid, tmp);
 	while (i < mid && j < n)
-		tmp[k++] = cmp_rows(c, &v[j], &v[i]) < 0 ? v[j++] : v[i++];
+		tmp[k++] = cmp_items(c, &v[j], &v[i]) < 0 ? v[j++] : v[i++];
 	while (i < mid)
 		tmp[k++] = v[i++];
 	while (j < n)
@@ -360,11 +398,25 @@ static void merge_sort(const struct sort_ctx *c, struct osc_agg_row *v, size_t n
 void osc_agg_sort(struct osc_agg *a, const struct osc_trace *t, enum osc_stat by, bool descending)
 {
 	struct sort_ctx c = {.t = t, .a = a, .by = by, .descending = descending};
-	struct osc_agg_row *tmp = osc_xmalloc((a->nr ? a->nr : 1) * sizeof(*tmp));
+	size_t n = a->nr ? a->nr : 1;
+	struct sort_item *item = osc_xmalloc(n * sizeof(*item)), *tmp = osc_xmalloc(n * sizeof(*tmp));
+	struct osc_agg_row *rows = osc_xmalloc(n * sizeof(*rows));
 	double self = 0, dev = 0;
 
-	merge_sort(&c, a->rows, a->nr, tmp);
+	for (size_t r = 0; r < a->nr; r++) {
+		int64_t u;
+
+		item[r].row = (uint32_t)r;
+		item[r].v = !numeric(by) ? 0 : int_value(&a->rows[r], by, &u) ? (double)u :
+					row_value(a, &a->rows[r], by);
+	}
+	merge_sort(&c, item, a->nr, tmp);
+	for (size_t r = 0; r < a->nr; r++)
+		rows[r] = a->rows[item[r].row];
+	memcpy(a->rows, rows, a->nr * sizeof(*rows));
+	free(rows);
 	free(tmp);
+	free(item);
 	for (size_t r = 0; r < a->nr; r++) {
 		self = fmin(100, self + pct_of(a->rows[r].self, a->host_busy));
 		dev = fmin(100, dev + pct_of(a->rows[r].dev, a->device_time));
