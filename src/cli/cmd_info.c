@@ -18,6 +18,7 @@
 
 #include "opscope/base/alloc.h"
 #include "opscope/analysis/columns.h"
+#include "opscope/model/rank.h"
 #include "opscope/model/runs.h"
 #include "opscope/export/export.h"
 #include "cli.h"
@@ -376,6 +377,31 @@ static void print_versions(struct json_object *meta, struct shown *sh, struct js
 	printf("%s%s%s\n", *schema ? " (schema " : "", show(sh, 0, schema), *schema ? ")" : "");
 }
 
+/* The rank in a distributed job (rank.h): "rank: 3 of 8 (nccl, distributedInfo)"; no line without one. */
+static void print_rank(const struct osc_trace *t, const char *name, struct json_object *j)
+{
+	struct osc_rank r;
+
+	osc_trace_rank(t, name, &r);
+	if (j) {
+		struct json_object *o = json_object_new_object();
+
+		add(o, "rank", r.rank >= 0 ? json_object_new_int64(r.rank) : NULL);
+		add(o, "world_size", r.world_size >= 0 ? json_object_new_int64(r.world_size) : NULL);
+		add(o, "backend", str_or_null(r.backend));
+		add(o, "source", json_object_new_string(osc_rank_source_name(r.source)));
+		add(j, "rank", o);
+		return;
+	}
+	if (r.source == OSC_RANK_NONE) /* not part of a job, as far as the trace says */
+		return;
+	printf("rank:         %lld", (long long)r.rank);
+	if (r.world_size >= 0)
+		printf(" of %lld", (long long)r.world_size);
+	printf(" (%s%s%s)\n", r.backend[0] ? r.backend : "", r.backend[0] ? ", " : "",
+	       osc_rank_source_name(r.source));
+}
+
 /* GPU names from the top-level deviceProperties; nothing else of the meta. */
 static void print_devices(const struct osc_trace *t, struct shown *sh, struct json_object *j)
 {
@@ -591,6 +617,7 @@ static void json_info(const struct osc_trace *t, const char *name, const struct 
 	print_threads(t, NULL, doc);
 	add(doc, "threads", u64(t->nr_threads));
 	print_devices(t, NULL, doc);
+	print_rank(t, name, doc);
 	print_streams(t, doc);
 	json_runs(t, runs, doc);
 	json_warnings(t, doc);
@@ -628,6 +655,7 @@ static enum osc_status print_info(const struct osc_trace *t, const char *name,
 	print_span(t, NULL);
 	print_threads(t, &sh, NULL);
 	print_devices(t, &sh, NULL);
+	print_rank(t, name, NULL);
 	print_streams(t, NULL);
 	print_runs(t, &runs, &sh);
 	osc_runs_release(&runs);
