@@ -35,6 +35,7 @@ enum {
 	OPT_SHORT,
 	OPT_PER_OP,
 	OPT_SHORT_ONLY,
+	OPT_COLLECTIVES,
 	OPT_ASC,
 	OPT_FORMAT,
 	OPT_OUTPUT,
@@ -142,6 +143,9 @@ const struct osc_cli_option osc_cli_view_options[] = {
 	  OSC_MODE_GPU },
 	{ OPT_SHORT_ONLY, "short-only", 0, NULL,
 	  "gpu --launches: only the rows with short kernels, most short time first", OSC_MODE_GPU },
+	{ OPT_COLLECTIVES, "collectives", 0, NULL,
+	  "gpu: the collectives (record_param_comms) instead: size, time, algbw, busbw",
+	  OSC_MODE_GPU },
 	{ OPT_SCRIPT, "script", 0, "FILE", "run the TUI on the scripted keys in FILE (for tests)",
 	  OSC_MODE_TUI | OSC_MODE_DEFAULT },
 	{ OPT_MATCH, "match", 'm', "HOW", "compare: pair rows by name (default), shape or occurrence",
@@ -491,6 +495,9 @@ static enum osc_status view_option(struct osc_cli_view *v, int id, const char *a
 		return parse_ns(arg, "--short", &v->short_kernel, err);
 	case OPT_PER_OP:
 		v->per_op = true;
+		return OSC_OK;
+	case OPT_COLLECTIVES:
+		v->collectives = true;
 		return OSC_OK;
 	case OPT_SHORT_ONLY:
 		v->short_only = true;

@@ -147,6 +147,7 @@ struct osc_cli_view {
 	int64_t short_kernel;        /* --short NS (gpu --launches): shorter kernels are short */
 	bool per_op;                 /* --per-op (gpu --launches): a row per launching op */
 	bool short_only;             /* --short-only (gpu --launches): rows with short kernels */
+	bool collectives;            /* --collectives (gpu): the collectives table */
 	uint64_t max_input;          /* --max-input (osc_load_opts.max_input), 0: default */
 	double peak_tflops, peak_tbs; /* --peak-tflops, --peak-tbs (roofline), 0: the table's */
 	const char *sort_arg;        /* --sort as given (diff and whatif have their columns) */

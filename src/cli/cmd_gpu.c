@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "opscope/analysis/collective.h"
 #include "opscope/analysis/gpu.h"
 #include "opscope/base/alloc.h"
 #include "cli.h"
@@ -24,7 +25,10 @@ static void print_help(void)
 	     "(host wait, kernel wait, other: HTA's idle-time breakdown). Times in\n"
 	     "microseconds, within each run's window. With --launches, per kernel\n"
 	     "(--per-op: per op that launched them): how many are short and the launch\n"
-	     "delay, launch call and queue time percentiles.\n"
+	     "delay, launch call and queue time percentiles. With --collectives, the\n"
+	     "collectives c10d recorded (record_param_comms): per collective, dtype,\n"
+	     "message size and group size, the calls, their device time and NCCL's algbw\n"
+	     "and busbw (GB/s).\n"
 	     "\n"
 	     "options:");
 	osc_cli_print_options(stdout, osc_cli_view_options, OSC_MODE_GPU);
@@ -38,18 +42,21 @@ struct gpu_job {
 	struct osc_runsel sel;
 	struct osc_gpu gpu;
 	struct osc_launches launches;
+	struct osc_collectives collectives;
 	char *runs_text, *runs_json;
 };
 
 struct cells {
 	const struct gpu_job *j;
-	bool gaps, launches;
+	bool gaps, launches, collectives;
 };
 
 static const char *cell(const void *ctx, size_t row, size_t col, char *buf, size_t size)
 {
 	const struct cells *c = ctx;
 
+	if (c->collectives)
+		return osc_collective_cell(&c->j->collectives, row, col, buf, size);
 	if (c->launches)
 		return osc_launch_cell(&c->j->trace, &c->j->launches, row, col, buf, size);
 	if (c->gaps)
@@ -66,12 +73,15 @@ static enum osc_status write_gpu(struct gpu_job *j, const struct osc_cli_view *v
 				 j->runs_text, wait };
 	const char *json[] = { NULL, NULL, j->runs_json, NULL };
 	struct osc_export_meta meta = { keys, values, 4, json };
-	struct cells c = { j, v->gaps > 0, v->launches };
+	struct cells c = { j, v->gaps > 0, v->launches, v->collectives };
 	struct osc_table table = { .cell = cell, .ctx = &c };
 	enum osc_status st;
 
 	snprintf(wait, sizeof(wait), "%lld", (long long)v->kernel_wait);
-	if (c.launches) {
+	if (c.collectives) {
+		table.cols = osc_collective_columns(&table.nr_cols);
+		table.nr_rows = j->collectives.nr;
+	} else if (c.launches) {
 		const struct osc_launches *l = &j->launches;
 
 		osc_format_us_int(l->short_total, shorts, sizeof(shorts));
@@ -108,11 +118,16 @@ static enum osc_status build_gpu(struct gpu_job *j, struct osc_cli_view *v, stru
 
 	if (st != OSC_OK)
 		return st;
-	if (v->launches)
+	if (v->collectives)
+		osc_collectives(&j->trace, &j->runs, &j->sel, &j->collectives);
+	else if (v->launches)
 		osc_gpu_launches(&j->trace, &lq, &j->launches);
 	else
 		osc_gpu_breakdown(&j->trace, &q, &j->gpu);
-	if (!j->gpu.nr && !j->launches.nr)
+	if (v->collectives && !j->collectives.nr)
+		fprintf(stderr, "opscope: note: the selected runs hold no collective "
+			"(record_param_comms with a Collective name)\n");
+	else if (!v->collectives && !j->gpu.nr && !j->launches.nr)
 		fprintf(stderr, "opscope: note: the selected runs hold no device event "
 			"(kernel, memcpy or memset)\n");
 	j->runs_text = osc_runsel_describe(&j->sel, &j->runs);
@@ -134,6 +149,7 @@ static int run_gpu(struct osc_cli_view *v)
 	free(j.runs_json);
 	osc_gpu_release(&j.gpu);
 	osc_launches_release(&j.launches);
+	osc_collectives_release(&j.collectives);
 	osc_runsel_release(&j.sel);
 	osc_runs_release(&j.runs);
 	osc_trace_release(&j.trace);
