@@ -36,7 +36,7 @@ static const struct osc_cli_option slice_options[] = {
 	{ OPT_WHOLE_TRACE, "whole-trace", 'W', NULL,
 	  "one run spanning the whole trace (run markers ignored)", SLICE },
 	{ OPT_FILTER, "filter", 'f', "PAT",
-	  "keep only ops matching PAT (exact or wildcard; repeatable), what they nest and launch",
+	  "only ops matching PAT (exact or wildcard; repeatable), what they nest and launch",
 	  SLICE },
 	{ OPT_REGEX, "regex", 'e', "RE", "keep only ops matching the regex RE, as --filter", SLICE },
 	{ OPT_OPS, "ops", 0, "CATS",
@@ -187,7 +187,8 @@ static enum osc_status run(struct slice_args *a, struct osc_error *err)
 	}
 	if (st == OSC_OK) {
 		text = osc_runsel_describe(&sel, &r);
-		fprintf(stderr, "opscope: using %s: %llu of %zu events, %llu metadata, %llu bytes\n",
+		fprintf(stderr,
+			"opscope: using %s: %llu of %zu events, %llu metadata, %llu bytes\n",
 			text, (unsigned long long)stats.events, t.nr_events,
 			(unsigned long long)stats.metadata, (unsigned long long)stats.bytes);
 	}

@@ -85,11 +85,21 @@ static void put_string(struct sink *k, const char *s)
 		put(k, run, (size_t)(s - run));
 		run = s + 1;
 		switch (ch) {
-		case '"': puts_(k, "\\\""); break;
-		case '\\': puts_(k, "\\\\"); break;
-		case '\n': puts_(k, "\\n"); break;
-		case '\r': puts_(k, "\\r"); break;
-		case '\t': puts_(k, "\\t"); break;
+		case '"':
+			puts_(k, "\\\"");
+			break;
+		case '\\':
+			puts_(k, "\\\\");
+			break;
+		case '\n':
+			puts_(k, "\\n");
+			break;
+		case '\r':
+			puts_(k, "\\r");
+			break;
+		case '\t':
+			puts_(k, "\\t");
+			break;
 		default:
 			snprintf(esc, sizeof(esc), "\\u%04x", ch);
 			puts_(k, esc);
@@ -207,13 +217,20 @@ static void metadata(struct sink *k, const struct osc_trace *t, const uint8_t *k
 static const char *phase_text(uint8_t ph)
 {
 	switch (ph) {
-	case OSC_PH_COMPLETE: return "X";
-	case OSC_PH_INSTANT: return "i";
-	case OSC_PH_FLOW_START: return "s";
-	case OSC_PH_FLOW_STEP: return "t";
-	case OSC_PH_FLOW_END: return "f";
-	case OSC_PH_COUNTER: return "C";
-	default: return NULL;
+	case OSC_PH_COMPLETE:
+		return "X";
+	case OSC_PH_INSTANT:
+		return "i";
+	case OSC_PH_FLOW_START:
+		return "s";
+	case OSC_PH_FLOW_STEP:
+		return "t";
+	case OSC_PH_FLOW_END:
+		return "f";
+	case OSC_PH_COUNTER:
+		return "C";
+	default:
+		return NULL;
 	}
 }
 

@@ -29,8 +29,11 @@ static void sb_add(struct stackbuf *b, const char *name)
 	}
 	if (b->len)
 		b->s[b->len++] = ';';
-	for (size_t i = 0; i < n; i++)
-		b->s[b->len++] = name[i] == ';' ? ':' : name[i] == '\n' || name[i] == '\r' ? ' ' : name[i];
+	for (size_t i = 0; i < n; i++) {
+		char c = name[i];
+
+		b->s[b->len++] = c == ';' ? ':' : c == '\n' || c == '\r' ? ' ' : c;
+	}
 	b->s[b->len] = 0;
 }
 
@@ -125,7 +128,8 @@ void osc_flame_build(const struct osc_trace *t, const struct osc_mtree *m,
 
 		if (through && !through[n])
 			continue;
-		if (o->value == OSC_FLAME_HOST ? mn->self <= 0 : m->dev_first[n] == m->dev_first[n + 1])
+		if (o->value == OSC_FLAME_HOST ? mn->self <= 0
+					       : m->dev_first[n] == m->dev_first[n + 1])
 			continue;
 		node_stack(t, m, n, &chain, &chain_alloc, &b);
 		if (o->value == OSC_FLAME_HOST) {
