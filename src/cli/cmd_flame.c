@@ -19,7 +19,7 @@ static void print_help(void)
 	     "its ops launched themselves (device work of no op under <unattributed>).\n"
 	     "Values are rounded so that they add up to the rounded total (report's\n"
 	     "host_busy_us or device_time_us); paths that round to 0 are left out. In\n"
-	     "frames ';' is written ':' and a line break a space.\n"
+	     "frames ';' is written ':', a control or bidi character a space.\n"
 	     "\n"
 	     "options:");
 	osc_cli_tree_print_options(OSC_TREE_MODE_FLAME);

@@ -10,7 +10,8 @@
   tests/tools/recompute_flame.py on the samples and a few ../shared/traces
   (skipped cleanly when absent), host and device, with and without --kernels,
   run selections and filters;
-- frames never hold ';' or a line break; errors are one line and exit 2.
+- frames never hold ';', a control or a bidi character; errors are one line
+  and exit 2.
 """
 import json
 import os
@@ -116,6 +117,8 @@ def frames(res):
         {"ph": "X", "cat": "cpu_op", "name": "outer;op", "pid": 1, "tid": 1, "ts": 0, "dur": 10},
         {"ph": "X", "cat": "cpu_op", "name": "in\nner", "pid": 1, "tid": 1, "ts": 2, "dur": 3},
         {"ph": "X", "cat": "cpu_op", "name": "", "pid": 1, "tid": 1, "ts": 6, "dur": 2},
+        {"ph": "X", "cat": "cpu_op", "name": "esc\x1b]0;x\x07\u202egnp", "pid": 1, "tid": 1,
+         "ts": 20, "dur": 4},
     ]}
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
         json.dump(trace, f)
@@ -123,8 +126,8 @@ def frames(res):
         p = testlib.run(["flame", f.name])
     finally:
         os.unlink(f.name)
-    want = "outer:op 5\nouter:op;<unnamed> 2\nouter:op;in ner 3\n"
-    res.check("frames rewritten", [] if p.rc == 0 and p.text == want else
+    want = "esc ]0:x  gnp 4\nouter:op 5\nouter:op;<unnamed> 2\nouter:op;in ner 3\n"
+    res.check("frames rewritten: ';', controls, bidi", [] if p.rc == 0 and p.text == want else
               ["got %r (%s)" % (p.text, p.describe())])
 
 

@@ -24,7 +24,8 @@ prints the folded stacks `frame;frame VALUE` as opscope flame should.
   with --kernels at that path plus the device event's name;
 - --filter/--regex: the stacks with a frame whose name passes (exact or
   wildcard patterns, a regex searched);
-- frames: ';' -> ':', CR/LF -> ' ', "" -> "<unnamed>"; stacks sorted
+- frames: ';' -> ':', controls (CR, LF ...) and invisible bidi characters
+  -> ' ', "" -> "<unnamed>"; stacks sorted
   bytewise (UTF-8), equal stacks merged; values: the differences of the
   running sums rounded half up to whole µs; zero values left out.
 """
@@ -38,10 +39,18 @@ import recompute  # noqa: E402
 import recompute_tree  # noqa: E402
 
 
+# Characters a terminal must not get raw (strtab.h): C0 and C1 controls, DEL,
+# bidi embeddings, overrides, isolates and marks, zero-width space, word
+# joiner, BOM.
+UNSAFE = set(range(0x20)) | set(range(0x7f, 0xa0)) | {0x061c, 0x200b, 0x200e, 0x200f, 0x2060,
+                                                       0xfeff} | set(range(0x202a, 0x202f)) | \
+    set(range(0x2066, 0x206a))
+
+
 def frame(name):
     if name == "":
         return "<unnamed>"
-    return name.replace(";", ":").replace("\n", " ").replace("\r", " ")
+    return "".join(":" if c == ";" else " " if ord(c) in UNSAFE else c for c in name)
 
 
 def self_times(ops):

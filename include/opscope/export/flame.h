@@ -7,9 +7,10 @@
  * line's value is the difference of the rounded running sums (in ns, over
  * the lines in their sorted order; rounded half up to µs): the values sum to
  * the rounded total exactly, and a line whose value rounds to 0 is left
- * out. Frames are names as in the trace with ';' written as ':' and line
- * breaks (CR, LF) as spaces, since those split frames and lines; an empty
- * name is written "<unnamed>".
+ * out. Frames are names as in the trace with ';' written as ':' (it splits
+ * frames) and each character a terminal must not get raw (osc_text_unsafe:
+ * controls such as CR and LF, which split lines, and bidi overrides) as a
+ * space; an empty name is written "<unnamed>".
  */
 #ifndef OPSCOPE_FLAME_H
 #define OPSCOPE_FLAME_H

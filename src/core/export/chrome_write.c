@@ -3,13 +3,16 @@
  *
  * Output goes through a 64 KiB buffer, deflated (gzip wrapper) when asked.
  * Limits: strings are written as the model holds them (valid UTF-8), with
- * the JSON escapes for quote, backslash and control characters.
+ * the JSON escapes for quote, backslash and control characters, and \uXXXX
+ * for the characters a terminal must not get raw (osc_text_unsafe: DEL, C1
+ * controls, bidi overrides); args are written as the model renders them.
  */
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
 
 #include "opscope/base/alloc.h"
+#include "opscope/base/strtab.h"
 #include "opscope/export/chrome_write.h"
 
 struct sink {
@@ -80,7 +83,20 @@ static void put_string(struct sink *k, const char *s)
 	for (; *s; s++) {
 		unsigned char ch = (unsigned char)*s;
 
-		if (ch != '"' && ch != '\\' && ch >= 0x20)
+		if (ch >= 0x80) { /* raw, unless a terminal must not get it: the same string */
+			size_t n;
+			int32_t cp = osc_utf8_decode(s, &n);
+
+			if (cp >= 0 && cp <= 0xffff && osc_text_unsafe((uint32_t)cp)) {
+				put(k, run, (size_t)(s - run));
+				snprintf(esc, sizeof(esc), "\\u%04x", (unsigned)cp);
+				puts_(k, esc);
+				run = s + n;
+			}
+			s += n - 1;
+			continue;
+		}
+		if (ch != '"' && ch != '\\' && ch >= 0x20 && ch != 0x7f)
 			continue;
 		put(k, run, (size_t)(s - run));
 		run = s + 1;

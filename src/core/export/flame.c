@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "opscope/base/alloc.h"
+#include "opscope/base/strtab.h"
 #include "opscope/export/flame.h"
 
 struct stackbuf {
@@ -29,10 +30,20 @@ static void sb_add(struct stackbuf *b, const char *name)
 	}
 	if (b->len)
 		b->s[b->len++] = ';';
-	for (size_t i = 0; i < n; i++) {
-		char c = name[i];
+	for (size_t i = 0; i < n;) {
+		size_t len = 1;
+		int32_t cp = (unsigned char)name[i] < 0x80 ? (unsigned char)name[i]
+							    : osc_utf8_decode(name + i, &len);
 
-		b->s[b->len++] = c == ';' ? ':' : c == '\n' || c == '\r' ? ' ' : c;
+		if (cp == ';') {
+			b->s[b->len++] = ':';
+		} else if (cp >= 0 && osc_text_unsafe((uint32_t)cp)) {
+			b->s[b->len++] = ' '; /* shorter than the character: fits */
+		} else {
+			memcpy(b->s + b->len, name + i, len);
+			b->len += len;
+		}
+		i += len;
 	}
 	b->s[b->len] = 0;
 }
