@@ -74,8 +74,9 @@ static void print_help(void)
 	     "threads, and the trace's other top-level keys. Each event's args are written\n"
 	     "as in the input. With --filter or --regex, only the matching ops, the ops and\n"
 	     "runtime calls nested in them and the device work they launched (and the run\n"
-	     "events). 'opscope report SLICE' gives what 'opscope report --runs SPEC TRACE'\n"
-	     "gives.\n"
+	     "events). 'opscope report --runs all SLICE' gives what 'opscope report --runs\n"
+	     "SPEC TRACE' gives (--runs all: in a slice of an ORT trace with several runs,\n"
+	     "run 0 would be skipped as a warm-up by default).\n"
 	     "\n"
 	     "options:");
 	osc_cli_print_options(stdout, slice_options, SLICE);

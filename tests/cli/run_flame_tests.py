@@ -150,6 +150,7 @@ def main():
         sums(res, trace)
     sums(res, KINETO21, ["--runs", "2"])
     sums(res, "samples/ort-cnn-noopt.json", ["--runs", "1:3"])
+    sums(res, KINETO, ["--ops", "cpu_op,user_annotation"])
     for trace in (ORT, TORCH, KINETO, ROCM):
         recomputed(res, trace, [], [])
     recomputed(res, KINETO21, ["--runs", "1:3"], ["--runs", "1:3"])

@@ -2,9 +2,10 @@
 """Tests of `opscope slice` (the selected runs as a Chrome trace).
 
 - golden: the help (tests/cli/expected/slice-help.out; `--update` rewrites it);
-- a slice of runs SPEC, loaded again, gives the same `report` as the
-  selection it came from at the op, kernel and run levels (CSV; the run's
-  index aside), on the samples with runs and a few ../shared/traces
+- a slice of runs SPEC, loaded again, gives the same `report` (with --runs
+  all: an ORT slice's run 0 would be taken for a warm-up) as the selection
+  it came from at the op, kernel and run levels (CSV; the runs' indexes
+  aside), on the samples with runs and a few ../shared/traces
   (skipped cleanly when absent); with a filter, the matching ops' rows are
   the same but for the percentages (their base is the slice's);
 - the slice is valid JSON (json.load; gzip.open for .gz), an object with
@@ -34,6 +35,8 @@ CASES = [
     ("samples/ort-cnn-noopt.json", "5"),
     ("samples/ort-resnet18-opt.json", "3"),
     ("samples/rocm-torch-compile-triton.json.gz", None),
+    ("samples/ort-cnn-opt.json", None),   # runs 1-10: the slice's warm-up run 0 must be asked for
+    (KINETO21, "1:2"),
 ]
 SHARED = [("hta/ns_resolution_trace/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz", "1"),
           ("hta/trace_filter/sampled_rank-0.json.gz", "1")]
@@ -59,11 +62,12 @@ def same_report(res, trace, runs, out, label):
         res.fail(label, p.describe())
         return None
     rc, runs_csv = report(out, "run", "all")
-    if rc != 0 or len(runs_csv.splitlines()) != 2:
-        probs.append("the slice has not one run: %r" % runs_csv[:300])
+    rc1, want = report(trace, "run", runs)
+    if rc != 0 or len(runs_csv.splitlines()) != len(want.splitlines()):
+        probs.append("the slice has not the runs selected: %r" % runs_csv[:300])
     for level in ("op", "kernel", "run"):
         rc1, want = report(trace, level, runs)
-        rc2, got = report(out, level, "0")
+        rc2, got = report(out, level, "all")
         if rc1 or rc2:
             probs.append("%s: report failed (%s, %s)" % (level, rc1, rc2))
         elif want != got:
