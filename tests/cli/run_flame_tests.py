@@ -157,6 +157,8 @@ def main():
     recomputed(res, KINETO21, ["--regex", "conv"], ["--regex", "conv"])
     recomputed(res, KINETO21, ["--value", "device", "--kernels", "--filter", "aten::m*"],
                ["--value", "device", "--kernels", "--filter", "aten::m*"] + CATS21)
+    recomputed(res, KINETO, ["--value", "device", "--kernels", "--regex", "gemm"],
+               ["--value", "device", "--kernels", "--regex", "gemm"])
     for trace in (KINETO, ROCM):
         recomputed(res, trace, ["--value", "device"], ["--value", "device"])
         recomputed(res, trace, ["--value", "device", "--kernels"],

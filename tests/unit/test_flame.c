@@ -88,6 +88,17 @@ Test(flame, filter_keeps_stacks_through_a_match)
 	cr_expect_str_eq(text, "a:b;x:y 30\n", "a:b's own time is not through x;y");
 	free(text);
 	osc_filter_release(&f);
+	osc_filter_init(&f);
+	osc_filter_add_pattern(&f, "k*"); /* a kernel frame matches */
+	o = (struct osc_flame_opts){ .value = OSC_FLAME_DEVICE, .kernels = true, .filter = &f };
+	text = run(&o);
+	cr_expect_str_eq(text, "<unattributed>;k2 1\na:b;x:y;k1 30\n");
+	free(text);
+	o.kernels = false;
+	text = run(&o);
+	cr_expect_str_eq(text, "", "no op frame matches");
+	free(text);
+	osc_filter_release(&f);
 }
 
 /* Values are the differences of rounded running sums: they add up to the rounded total. */

@@ -34,7 +34,8 @@ struct osc_flame_opts {
 	enum osc_flame_value value;
 	bool kernels;                  /* device: the device event's name as a leaf frame */
 	const struct osc_filter *filter; /* keep the stacks with a frame passing it (NULL or
-					    empty: all); the frame's name as in the trace */
+					    empty: all): an op's name as in the trace, or
+					    with kernels the device event's name as shown */
 	const struct osc_names *names; /* kernel names (NULL: as in the trace) */
 };
 

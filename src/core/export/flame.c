@@ -136,8 +136,10 @@ void osc_flame_build(const struct osc_trace *t, const struct osc_mtree *m,
 	}
 	for (uint32_t n = 0; n < m->nr; n++) {
 		const struct osc_mnode *mn = &m->nodes[n];
+		bool leaf_frames = o->value == OSC_FLAME_DEVICE && o->kernels;
 
-		if (through && !through[n])
+		/* with kernel frames, a kernel's name may be the frame that matches */
+		if (through && !through[n] && !leaf_frames)
 			continue;
 		if (o->value == OSC_FLAME_HOST ? mn->self <= 0
 					       : m->dev_first[n] == m->dev_first[n + 1])
@@ -161,6 +163,8 @@ void osc_flame_build(const struct osc_trace *t, const struct osc_mtree *m,
 			const char *name = o->names ? osc_names_get(o->names, t, ev->name)
 						    : osc_trace_str(t, ev->name);
 
+			if (through && !through[n] && !osc_filter_match(o->filter, name, strlen(name)))
+				continue;
 			b.len = base;
 			b.s[base] = 0;
 			sb_add(&b, name);
