@@ -43,6 +43,8 @@ int osc_cmd_whatif(int argc, char **argv);
 int osc_cmd_tree(int argc, char **argv);
 int osc_cmd_kernels(int argc, char **argv);
 int osc_cmd_gpu(int argc, char **argv);
+int osc_cmd_flame(int argc, char **argv);
+int osc_cmd_slice(int argc, char **argv);
 
 /* ---- option parsing ---- */
 

@@ -46,29 +46,41 @@ enum {
 	OPT_TRACE_COLUMN,
 	OPT_THREADS,
 	OPT_MODULES,
+	OPT_VALUE,
+	OPT_KERNEL_FRAMES,
+	OPT_PYTHON,
 };
 
 #define BOTH (OSC_TREE_MODE_TREE | OSC_TREE_MODE_KERNELS)
+#define ALL (BOTH | OSC_TREE_MODE_FLAME)
 
 static const struct osc_cli_option tree_options[] = {
 	{ OPT_RUNS, "runs", 'r', "SPEC", "runs to use (default: all but an ORT warm-up run 0)",
-	  BOTH },
+	  ALL },
 	{ OPT_RUN_RANGE, "run-range", 0, "RE[/N]",
-	  "runs are the NVTX ranges named by RE (the Nth only with /N)", BOTH },
+	  "runs are the NVTX ranges named by RE (the Nth only with /N)", ALL },
 	{ OPT_WHOLE_TRACE, "whole-trace", 'W', NULL,
-	  "one run spanning the whole trace (run markers ignored)", BOTH },
+	  "one run spanning the whole trace (run markers ignored)", ALL },
 	{ OPT_NO_DEMANGLE, "no-demangle", 0, NULL, "show kernel names as in the trace (mangled)",
-	  BOTH },
+	  ALL },
 	{ OPT_SHORT_NAMES, "short-names", 0, NULL,
-	  "kernel names without templates and parameters", BOTH },
+	  "kernel names without templates and parameters", ALL },
 	{ OPT_DEMANGLER, "demangler", 0, "CMD",
-	  "demangle kernel names with CMD, e.g. c++filt (default: libiberty)", BOTH },
+	  "demangle kernel names with CMD, e.g. c++filt (default: libiberty)", ALL },
 	{ OPT_FILTER, "filter", 'f', "PAT",
-	  "keep paths through names matching PAT, exact or wildcard (repeatable)", BOTH },
-	{ OPT_REGEX, "regex", 'e', "RE", "keep paths through names matching the regex RE", BOTH },
+	  "keep paths through names matching PAT, exact or wildcard (repeatable)", ALL },
+	{ OPT_REGEX, "regex", 'e', "RE", "keep paths through names matching the regex RE", ALL },
 	{ OPT_MODULES, "modules", 'M', NULL,
 	  "the nn.Module hierarchy (python_function 'nn.Module: X' events) instead",
 	  OSC_TREE_MODE_TREE },
+	{ OPT_VALUE, "value", 0, "WHAT",
+	  "host: self host time (default); device: device time at the launching op's stack",
+	  OSC_TREE_MODE_FLAME },
+	{ OPT_KERNEL_FRAMES, "kernels", 'k', NULL,
+	  "with --value device: each kernel's name as the leaf frame", OSC_TREE_MODE_FLAME },
+	{ OPT_PYTHON, "python", 'p', NULL,
+	  "python_function events are frames too (ops and python calls nested by time)",
+	  OSC_TREE_MODE_FLAME },
 	{ OPT_MIN_DEPTH, "min-depth", 0, "N", "show nodes at depth N or more (roots: 0)",
 	  OSC_TREE_MODE_TREE },
 	{ OPT_MAX_DEPTH, "max-depth", 0, "N", "show nodes at depth N or less (default: all)",
@@ -78,25 +90,25 @@ static const struct osc_cli_option tree_options[] = {
 	{ OPT_TRACE_COLUMN, "trace-column", 0, NULL,
 	  "a last column 'trace': the trace as given, to join files (not the text)", BOTH },
 	{ OPT_HOST_CAT, "host-cat", 0, "CATS",
-	  "launch categories, comma-separated (default: runtime calls)", BOTH },
+	  "launch categories, comma-separated (default: runtime calls)", ALL },
 	{ OPT_DEVICE_CAT, "device-cat", 0, "CATS",
-	  "device categories (default: kernels, memcpy, memset)", BOTH },
+	  "device categories (default: kernels, memcpy, memset)", ALL },
 	{ OPT_MONITOR_CAT, "ops", 0, "CATS",
 	  "ops are the events of these categories, e.g. cpu_op,python_function (default: ops)",
-	  BOTH },
-	{ OPT_MONITOR_CAT, "monitor-cat", 0, "CATS", "the same as --ops", BOTH },
+	  ALL },
+	{ OPT_MONITOR_CAT, "monitor-cat", 0, "CATS", "the same as --ops", ALL },
 	{ OPT_CSV_SAFE, "csv-safe", 0, NULL,
 	  "CSV for spreadsheets: cells that look like formulas (= + - @) get a leading '",
 	  BOTH },
 	{ OPT_MAX_INPUT, "max-input", 0, "SIZE",
 	  "gz, zst or stdin may expand to SIZE at most, e.g. 64G (0: no limit; default 4x RAM)",
-	  BOTH },
-	{ OPT_THREADS, "threads", 'j', "N", "use at most N threads (0, the default: every CPU this process may use)", BOTH },
-	{ OPT_OUTPUT, "output", 'o', "FILE", "write to FILE (atomically) instead of stdout", BOTH },
+	  ALL },
+	{ OPT_THREADS, "threads", 'j', "N", "use at most N threads (0, the default: every CPU this process may use)", ALL },
+	{ OPT_OUTPUT, "output", 'o', "FILE", "write to FILE (atomically) instead of stdout", ALL },
 	{ OPT_FORCE, "force", 0, NULL,
 	  "replace an existing output file (keeping its mode, through a symlink)",
-	  BOTH },
-	{ OPT_HELP, "help", 'h', NULL, "show this help and exit", BOTH },
+	  ALL },
+	{ OPT_HELP, "help", 'h', NULL, "show this help and exit", ALL },
 	{ 0, NULL, 0, NULL, NULL, 0 },
 };
 
@@ -185,6 +197,18 @@ static enum osc_status tree_option(struct osc_cli_tree *o, int id, const char *a
 	case OPT_MODULES:
 		o->modules = true;
 		return OSC_OK;
+	case OPT_VALUE:
+		if (strcmp(arg, "host") && strcmp(arg, "device"))
+			return osc_error_set(err, OSC_USAGE, "--value", OSC_NO_OFFSET, NULL,
+					     "not host or device: '%s'", arg);
+		o->device_value = !strcmp(arg, "device");
+		return OSC_OK;
+	case OPT_KERNEL_FRAMES:
+		o->kernel_frames = true;
+		return OSC_OK;
+	case OPT_PYTHON:
+		o->python = true;
+		return OSC_OK;
 	default:
 		o->help = true;
 		return OSC_OK;
@@ -223,7 +247,14 @@ enum osc_status osc_cli_tree_parse(struct osc_cli_tree *o, int argc, char **argv
 	if (o->trace_column && o->format == OSC_EXPORT_TABLE)
 		return osc_error_set(err, OSC_USAGE, "--trace-column", OSC_NO_OFFSET, NULL,
 				     "needs --format csv, tsv, json or markdown");
-	o->kernel_names = (mode & OSC_TREE_MODE_KERNELS) || o->format != OSC_EXPORT_TABLE;
+	if (o->kernel_frames && !o->device_value)
+		return osc_error_set(err, OSC_USAGE, "--kernels", OSC_NO_OFFSET, NULL,
+				     "needs --value device");
+	if (o->python && o->monitor_cat)
+		return osc_error_set(err, OSC_USAGE, "--python", OSC_NO_OFFSET, NULL,
+				     "not with --ops: list python_function in --ops instead");
+	o->kernel_names = (mode & OSC_TREE_MODE_KERNELS) || o->format != OSC_EXPORT_TABLE ||
+			  o->kernel_frames;
 	return OSC_OK;
 }
 
@@ -251,7 +282,9 @@ enum osc_status osc_cli_tree_load(const struct osc_cli_tree *o, struct osc_cli_t
 		return st;
 	st = osc_runsel_parse(o->runs, d->runs.nr, d->runs.warmup, &d->sel, err);
 	if (st == OSC_OK)
-		st = osc_catsel_parse(&d->host, &d->trace, o->monitor_cat, OSC_CATSEL_HOST_DEFAULT,
+		st = osc_catsel_parse(&d->host, &d->trace, o->monitor_cat,
+				      OSC_CATSEL_HOST_DEFAULT |
+					      (o->python ? OSC_KIND_BIT(PYTHON) : 0),
 				      "--ops", err);
 	if (st == OSC_OK)
 		st = osc_catsel_parse(&d->launch, &d->trace, o->host_cat,

@@ -15,7 +15,7 @@
 #include "opscope/model/runs.h"
 
 /* Which command parses: the option table lists the modes accepting each option. */
-enum { OSC_TREE_MODE_TREE = 1 << 0, OSC_TREE_MODE_KERNELS = 1 << 1 };
+enum { OSC_TREE_MODE_TREE = 1 << 0, OSC_TREE_MODE_KERNELS = 1 << 1, OSC_TREE_MODE_FLAME = 1 << 2 };
 
 struct osc_cli_tree {
 	const char *path;          /* NULL: the bundled sample */
@@ -37,6 +37,9 @@ struct osc_cli_tree {
 				      (--force) */
 	bool trace_column;         /* --trace-column: a last column with the trace's path */
 	bool modules;              /* --modules (tree): the nn.Module hierarchy instead */
+	bool device_value;         /* --value device (flame): device time, else host self time */
+	bool kernel_frames;        /* --kernels (flame): device event names as leaf frames */
+	bool python;               /* --python (flame): python_function events are ops too */
 	bool help;
 };
 

@@ -120,9 +120,42 @@ static enum osc_level top_level(struct osc_tui *t)
 
 /* ---- export ---- */
 
+static enum osc_status folded_fn(FILE *out, const void *arg, struct osc_error *err)
+{
+	return osc_flame_write(out, arg, err);
+}
+
+/* The view's folded stacks to path (a view with a folded op, path ending in .folded). */
+static unsigned folded_write(struct osc_tui *t, struct osc_view *v, const char *path,
+			     bool replace)
+{
+	struct osc_flame f;
+	struct osc_error err;
+	char msg[1024];
+
+	v->ops->folded(t, v, &f);
+	if (osc_write_file(path, replace ? OSC_WRITE_REPLACE : 0, folded_fn, &f, &err) != OSC_OK) {
+		osc_error_format(&err, msg, sizeof(msg));
+		osc_tui_message(t, OSC_MSG_ERROR, "%s", msg);
+	} else {
+		osc_tui_message(t, OSC_MSG_INFO, "wrote %s (%zu folded stacks of self us, as opscope flame)",
+				path, f.nr);
+	}
+	osc_flame_release(&f);
+	return OSC_R_REDRAW;
+}
+
+static bool is_folded_name(const char *path)
+{
+	size_t n = strlen(path);
+
+	return n > 7 && !strcmp(path + n - 7, ".folded");
+}
+
 /*
- * Write the view's table as CSV, atomically (osc_export_file); replace: the
- * user said y to replacing the existing file.
+ * Write the view's table as CSV, atomically (osc_export_file), or its folded
+ * stacks to a name ending in .folded where it has them; replace: the user
+ * said y to replacing the existing file.
  */
 static unsigned export_write(struct osc_tui *t, const char *path, bool replace)
 {
@@ -131,6 +164,8 @@ static unsigned export_write(struct osc_tui *t, const char *path, bool replace)
 	struct osc_error err;
 	char msg[1024], *cmd = NULL;
 
+	if (v->ops->folded && is_folded_name(path))
+		return folded_write(t, v, path, replace);
 	/* "updating...": the rows on screen are not the report's yet. */
 	osc_table_view_settle(t, v);
 	tab = v->tab;

@@ -23,6 +23,7 @@
 #include "opscope/analysis/aggregate.h"
 #include "opscope/analysis/demangle.h"
 #include "opscope/export/export.h"
+#include "opscope/export/flame.h"
 #include "opscope/model/filter.h"
 #include "opscope/model/runs.h"
 #include "opscope/model/trace.h"
@@ -89,6 +90,11 @@ struct osc_view_ops {
 	 * string; NULL (or a NULL op) when there is none.
 	 */
 	char *(*command)(struct osc_tui *t, struct osc_view *v);
+	/*
+	 * optional: the folded stacks x writes to a file named *.folded, for
+	 * flame graph tools (flame.h); release them with osc_flame_release.
+	 */
+	void (*folded)(struct osc_tui *t, struct osc_view *v, struct osc_flame *out);
 };
 
 /* X-macro: every view. */

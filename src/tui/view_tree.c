@@ -28,7 +28,8 @@
  * launching op) unfolded and selected.
  *
  * x exports the rows shown with the plain name, its depth and its
- * $$-joined path (as `opscope tree` writes paths), then the numbers.
+ * $$-joined path (as `opscope tree` writes paths), then the numbers; to a
+ * name ending in .folded, the folded stacks of `opscope flame` instead.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -689,6 +690,15 @@ static unsigned tree_action(struct osc_tui *t, struct osc_view *v, enum osc_acti
 	return OSC_R_REDRAW;
 }
 
+/* The folded stacks of the tree shown (its runs, root and filter), as opscope flame. */
+static void tree_folded(struct osc_tui *t, struct osc_view *v, struct osc_flame *out)
+{
+	struct tree_view *tv = v->priv;
+	struct osc_flame_opts o = { .value = OSC_FLAME_HOST, .filter = &t->filter };
+
+	osc_flame_build(&t->trace, &tv->m, tv->corr, &o, out);
+}
+
 static const char *tree_export_name(struct osc_tui *t, struct osc_view *v)
 {
 	(void)t;
@@ -711,6 +721,7 @@ const struct osc_view_ops osc_view_tree = {
 	.export_name = tree_export_name,
 	.below = tree_below,
 	.command = tree_command,
+	.folded = tree_folded,
 };
 
 unsigned osc_tree_open(struct osc_tui *t)

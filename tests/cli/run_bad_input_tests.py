@@ -275,7 +275,8 @@ def check_output_safety(res, d):
         raw = [u for u in UNSAFE if u in out]
         res.check("%s on a terminal: no raw control or bidi character" % fmt,
                   [] if rc == 0 and not raw else ["rc=%s raw=%r out=%r" % (rc, raw, out[:300])])
-    for cmd in (["info"], ["tree"], ["kernels"], ["report", "--by", "path"]):
+    for cmd in (["info"], ["tree"], ["kernels"], ["report", "--by", "path"], ["flame"],
+                ["slice"]):
         p = testlib.run(cmd + [path], timeout=TIMEOUT)
         raw = [u for u in UNSAFE if u in p.out or u in p.err]
         res.check("%s: no raw control or bidi character" % " ".join(cmd),

@@ -555,6 +555,17 @@ def check_export_tree():
                    any(float(r[6]) > 0 for r in body),
                    "tree export %s: runtime calls without device work count apart" % name)
         shutil.rmtree(d, ignore_errors=True)
+    # A name ending in .folded gets the folded stacks of `opscope flame`.
+    for name in ("kineto-sampled-rank0.json.gz", "nvprof-lstm-pyprof.sql.gz"):
+        trace = os.path.join(SAMPLES, name)
+        rc, err, d, dumps = run_keys(trace, [":level kernel", "T", "x", "t.folded", ":dump x"])
+        p = subprocess.run([opscope(), "flame", trace], capture_output=True,
+                           env=env_for(80, 24, False))
+        got = read(d, "t.folded")
+        report(rc == 0 and got and got == p.stdout and "folded stacks" in (dumps.get("x") or ""),
+               "tree export %s to .folded equals opscope flame" % name,
+               err + (dumps.get("x") or "")[-300:])
+        shutil.rmtree(d, ignore_errors=True)
     noopt, opt = os.path.join(SAMPLES, "ort-cnn-noopt.json"), os.path.join(SAMPLES,
                                                                           "ort-cnn-opt.json")
     rc, err, d, _ = run_keys(opt, ["|", "x", "s.csv"], [noopt])
