@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "opscope/analysis/columns.h"
 #include "opscope/load/load.h"
 #include "cli.h"
 #include "tui.h"
@@ -132,6 +133,27 @@ static int default_mode(int argc, char **argv)
 	return rc;
 }
 
+/*
+ * `opscope --complete-columns LEVEL`, for the shell completions (completions/):
+ * the column names of the level, one a line, as --columns and --sort take them.
+ * Not in --help: a script's interface, not a user's.
+ */
+static int complete_columns(const char *level)
+{
+	struct osc_error err;
+	enum osc_level l;
+	const struct osc_column *cols;
+	size_t nr;
+
+	osc_error_clear(&err);
+	if (osc_level_parse(level, &l, &err) != OSC_OK)
+		return osc_cli_fail(&err);
+	cols = osc_level_catalog(l, &nr);
+	for (size_t i = 0; i < nr; i++)
+		puts(cols[i].title);
+	return OSC_EXIT_OK;
+}
+
 /* A bare word that is not an existing file was meant as a command. */
 static bool meant_as_command(const char *arg)
 {
@@ -149,6 +171,8 @@ int main(int argc, char **argv)
 	if (getenv("OPSCOPE_THREADS") && *getenv("OPSCOPE_THREADS") &&
 	    osc_cli_parse_threads(getenv("OPSCOPE_THREADS"), "OPSCOPE_THREADS", &err) != OSC_OK)
 		return osc_cli_fail(&err);
+	if (argc == 3 && !strcmp(argv[1], "--complete-columns"))
+		return complete_columns(argv[2]);
 	if (argc > 1) {
 		for (size_t i = 0; i < NR_COMMANDS; i++)
 			if (!strcmp(argv[1], commands[i].name))
