@@ -18,6 +18,7 @@
 #include "opscope/export/outfile.h"
 #include "opscope/analysis/trace_cache.h"
 #include "cli.h"
+#include "config.h"
 
 enum {
 	OPT_BY = 1,
@@ -60,6 +61,7 @@ enum {
 	OPT_PEAK_TBS,
 	OPT_TRACE_COLUMN,
 	OPT_PERCENT_LIMIT,
+	OPT_NO_CONFIG,
 };
 
 #define VIEW (OSC_MODE_REPORT | OSC_MODE_TUI | OSC_MODE_DEFAULT | OSC_MODE_DIFF | OSC_MODE_WHATIF)
@@ -156,6 +158,9 @@ const struct osc_cli_option osc_cli_view_options[] = {
 	  "whatif: OP[@SHAPE]=FACTOR, OP exact or wildcard (repeatable)", OSC_MODE_WHATIF },
 	{ OPT_SPEEDUP_CSV, "speedup-csv", 0, "FILE", "whatif: rules from a CSV file (op,shape,factor)",
 	  OSC_MODE_WHATIF },
+	{ OPT_NO_CONFIG, "no-config", 0, NULL,
+	  "ignore the configuration file (~/.config/opscope/config)",
+	  VIEW | OSC_MODE_INFO | OSC_MODE_GPU },
 	{ OPT_HELP, "help", 'h', NULL, "show this help and exit",
 	  VIEW | OSC_MODE_INFO | OSC_MODE_GPU },
 	{ OPT_VERSION, "version", 'V', NULL, "show the version and exit", OSC_MODE_DEFAULT },
@@ -526,6 +531,8 @@ static enum osc_status view_option(struct osc_cli_view *v, int id, const char *a
 	case OPT_SCRIPT:
 		v->script = arg;
 		return OSC_OK;
+	case OPT_NO_CONFIG: /* main.c read no configuration */
+		return OSC_OK;
 	case OPT_HELP:
 		v->help = true;
 		return OSC_OK;
@@ -573,6 +580,23 @@ static enum osc_status check_sort(struct osc_cli_view *v, unsigned mode, struct 
 			     v->sort_arg);
 }
 
+/*
+ * The configuration's sort where no --sort was given: for the tables of one
+ * trace whose level has that column (a compare and whatif have their own).
+ */
+static enum osc_status config_sort(struct osc_cli_view *v, unsigned mode)
+{
+	size_t nr;
+	const struct osc_column *cols = osc_level_catalog(v->level, &nr);
+	size_t c = osc_columns_find(cols, nr, osc_cli_config.sort);
+
+	if (v->sort_arg || !osc_cli_config.sort[0] || v->other ||
+	    (mode & (OSC_MODE_DIFF | OSC_MODE_WHATIF)) || c >= nr)
+		return OSC_OK;
+	v->sort = cols[c].stat;
+	return OSC_OK;
+}
+
 enum osc_status osc_cli_view_parse(struct osc_cli_view *v, int argc, char **argv,
 				   unsigned mode, struct osc_error *err)
 {
@@ -580,7 +604,9 @@ enum osc_status osc_cli_view_parse(struct osc_cli_view *v, int argc, char **argv
 	int id;
 
 	memset(v, 0, sizeof(*v));
-	v->level = OSC_LEVEL_OP;
+	v->level = osc_cli_config.has_level ? osc_cli_config.level : OSC_LEVEL_OP;
+	if (osc_cli_config.has_names)
+		v->names = osc_cli_config.names;
 	v->sort = OSC_STAT_NR;
 	v->kernel_wait = 30;
 	v->short_kernel = 10000;
@@ -613,7 +639,9 @@ enum osc_status osc_cli_view_parse(struct osc_cli_view *v, int argc, char **argv
 	if (v->trace_column && v->format == OSC_EXPORT_TABLE)
 		return osc_error_set(err, OSC_USAGE, "--trace-column", OSC_NO_OFFSET, NULL,
 				     "needs --format csv, tsv, json or markdown");
-	return check_sort(v, mode, err);
+	if (check_sort(v, mode, err) != OSC_OK)
+		return err->code;
+	return config_sort(v, mode);
 }
 
 void osc_cli_view_release(struct osc_cli_view *v)

@@ -22,6 +22,7 @@
 #include "opscope/export/outfile.h"
 #include "cli.h"
 #include "cmd_tree.h"
+#include "config.h"
 
 enum {
 	OPT_RUNS = 1,
@@ -46,6 +47,7 @@ enum {
 	OPT_TRACE_COLUMN,
 	OPT_THREADS,
 	OPT_MODULES,
+	OPT_NO_CONFIG,
 };
 
 #define BOTH (OSC_TREE_MODE_TREE | OSC_TREE_MODE_KERNELS)
@@ -96,6 +98,8 @@ static const struct osc_cli_option tree_options[] = {
 	{ OPT_FORCE, "force", 0, NULL,
 	  "replace an existing output file (keeping its mode, through a symlink)",
 	  BOTH },
+	{ OPT_NO_CONFIG, "no-config", 0, NULL,
+	  "ignore the configuration file (~/.config/opscope/config)", BOTH },
 	{ OPT_HELP, "help", 'h', NULL, "show this help and exit", BOTH },
 	{ 0, NULL, 0, NULL, NULL, 0 },
 };
@@ -175,6 +179,8 @@ static enum osc_status tree_option(struct osc_cli_tree *o, int id, const char *a
 	case OPT_FORCE:
 		o->export_flags |= OSC_WRITE_REPLACE;
 		return OSC_OK;
+	case OPT_NO_CONFIG: /* main.c read no configuration */
+		return OSC_OK;
 	case OPT_MAX_INPUT:
 		return osc_cli_parse_size(arg, &o->max_input, err);
 	case OPT_TRACE_COLUMN:
@@ -198,6 +204,8 @@ enum osc_status osc_cli_tree_parse(struct osc_cli_tree *o, int argc, char **argv
 	int id;
 
 	memset(o, 0, sizeof(*o));
+	if (osc_cli_config.has_names)
+		o->names = osc_cli_config.names;
 	o->max_depth = -1;
 	o->format = OSC_EXPORT_TABLE;
 	osc_filter_init(&o->filter);

@@ -15,6 +15,7 @@
 #include "opscope/analysis/columns.h"
 #include "opscope/load/load.h"
 #include "cli.h"
+#include "config.h"
 #include "tui.h"
 
 static const struct osc_cli_command commands[] = {
@@ -99,6 +100,9 @@ static int run_tui(const struct osc_cli_view *v)
 		.other = v->other,
 		.other_runs = v->other_runs,
 		.match = v->match,
+		.sort = v->sort,
+		.no_color = osc_cli_config.no_color,
+		.no_mouse = osc_cli_config.no_mouse,
 	};
 
 	return osc_tui_main(&a);
@@ -173,6 +177,9 @@ int main(int argc, char **argv)
 		return osc_cli_fail(&err);
 	if (argc == 3 && !strcmp(argv[1], "--complete-columns"))
 		return complete_columns(argv[2]);
+	osc_error_clear(&err);
+	if (!osc_cli_config_skipped(argc, argv) && osc_cli_config_load(&err) != OSC_OK)
+		return osc_cli_fail(&err);
 	if (argc > 1) {
 		for (size_t i = 0; i < NR_COMMANDS; i++)
 			if (!strcmp(argv[1], commands[i].name))

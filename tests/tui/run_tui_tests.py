@@ -429,6 +429,61 @@ def check_name_style_kept():
     shutil.rmtree(d, ignore_errors=True)
 
 
+def position(screen):
+    """The cursor's "N/M" at the end of the hint line, or None."""
+    lines = (screen or "").rstrip("\n").split("\n")
+    m = re.search(r"(\d+)/\d+\s*$", lines[-1]) if lines else None
+    return int(m.group(1)) if m else None
+
+
+def check_config():
+    """The configuration file (OPSCOPE_CONFIG) in the explorer: key bindings
+    by action name (a new key works, 'none' unbinds, the help shows the new
+    key), mouse = off ignores the wheel, level and sort open the first table,
+    names picks the kernel name style; --no-config ignores it all."""
+    trace = os.path.join(SAMPLES, "ort-resnet18-opt.json")
+    d = tempfile.mkdtemp(prefix="opscope-config-")
+    cfg = os.path.join(d, "config")
+
+    def run(text, keys, options=(), t=trace):
+        with open(cfg, "w") as f:
+            f.write(text)
+        return run_keys(t, keys, options, cols=120, env={"OPSCOPE_CONFIG": cfg})
+
+    rc, err, d2, dumps = run("# keys\nbind z move-down\nbind j none\n",
+                             ["z", ":dump a", "j", ":dump b", "?", ":dump h"])
+    help_line = [x for x in (dumps.get("h") or "").split("\n") if "move-down" in x]
+    report(rc == 0 and position(dumps.get("a")) == 2 and "j is not bound" in
+           (dumps.get("b") or "") and help_line and help_line[0].split()[:2] == ["z", "<Down>"],
+           "config: bind z move-down, bind j none (help shows z)", err + str(dumps)[:3000])
+    shutil.rmtree(d2, ignore_errors=True)
+    rc, err, d2, dumps = run("bind z move-down\n", ["z", ":dump a"], ["--no-config"])
+    report(rc == 0 and "z is not bound" in (dumps.get("a") or ""),
+           "config: --no-config ignores bind", err)
+    shutil.rmtree(d2, ignore_errors=True)
+    for text, want in (("mouse = on\n", 4), ("mouse = off\n", 1), ("", 4)):
+        rc, err, d2, dumps = run(text, ["<WheelDown>", ":dump a"])
+        report(rc == 0 and position(dumps.get("a")) == want,
+               "config: %r: the wheel moves to row %d" % (text, want),
+               err + (dumps.get("a") or "")[-300:])
+        shutil.rmtree(d2, ignore_errors=True)
+    rc, err, d2, dumps = run("level = shape\nsort = count\ncolor = off\n", [":dump a"])
+    first = (dumps.get("a") or "").split("\n")[0]
+    report(rc == 0 and "shape table" in first and "sort: count desc" in first,
+           "config: level = shape, sort = count open the first table", err + first)
+    shutil.rmtree(d2, ignore_errors=True)
+    mangled = os.path.join(ROOT, "tests", "data", "kineto-mangled.json")
+    rc, err, d2, dumps = run("level = kernel\nnames = mangled\n", [":dump a"], t=mangled)
+    report(rc == 0 and "_ZN5aiter" in (dumps.get("a") or ""),
+           "config: names = mangled in the explorer", err)
+    shutil.rmtree(d2, ignore_errors=True)
+    rc, err, d2, dumps = run("bind z quitt\n", [":dump a"])
+    report(rc == 2 and err.count("\n") == 1 and cfg + ":1: bind: unknown action 'quitt'" in err,
+           "config: a bad bind is one line naming file and line, exit 2", err)
+    shutil.rmtree(d2, ignore_errors=True)
+    shutil.rmtree(d, ignore_errors=True)
+
+
 def check_export_busy():
     """x while the table is still "updating..." (its worker held by :jobs hold)
     waits for the rows, so the file is the report it claims to be."""
@@ -720,6 +775,7 @@ def main():
     check_locale()
     check_errors()
     check_man_keys()
+    check_config()
     print("%d passed, %d failed" % (passed, failed))
     sys.exit(1 if failed else 0)
 
