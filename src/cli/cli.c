@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "opscope/base/alloc.h"
+#include "opscope/base/suggest.h"
 #include "opscope/base/threads.h"
 #include "opscope/load/load.h"
 #include "opscope/export/outfile.h"
@@ -209,6 +210,19 @@ static int take_next(struct osc_cli_parser *p, const struct osc_cli_option *o,
 	return o->id;
 }
 
+/* The long option of this mode that name was likely meant for, or NULL. */
+static const char *similar_option(const struct osc_cli_option *opts, unsigned mode,
+				  const char *name)
+{
+	const char *names[128];
+	size_t n = 0;
+
+	for (; opts->id && n < sizeof(names) / sizeof(names[0]); opts++)
+		if (opts->modes & mode)
+			names[n++] = opts->name;
+	return osc_suggest(name, names, n);
+}
+
 static int next_short(struct osc_cli_parser *p, const struct osc_cli_option *opts,
 		      unsigned mode, struct osc_error *err)
 {
@@ -259,9 +273,14 @@ int osc_cli_next(struct osc_cli_parser *p, const struct osc_cli_option *opts, un
 	len = eq ? (size_t)(eq - a) : strlen(a);
 	o = find_long(opts, mode, a + 2, len - 2);
 	if (!o) {
+		char *name = osc_xstrndup(a + 2, len - 2);
+		const char *meant = similar_option(opts, mode, name);
+
 		osc_error_set(err, OSC_USAGE, NULL, OSC_NO_OFFSET, NULL,
-			      "unknown option (see --help)");
+			      "unknown option (%s%s%ssee --help)", meant ? "did you mean --" : "",
+			      meant ? meant : "", meant ? "? " : "");
 		snprintf(err->subject, sizeof(err->subject), "%.*s", (int)len, a);
+		free(name);
 		return OSC_CLI_ERROR;
 	}
 	p->arg = NULL;
@@ -381,12 +400,15 @@ static enum osc_status parse_sort(const char *s, enum osc_level level, enum osc_
 		*out = cols[c].stat;
 		return OSC_OK;
 	}
+	char hint[128];
+
 	for (size_t i = 0; i < nr && len < sizeof(valid); i++)
 		len += (size_t)snprintf(valid + len, sizeof(valid) - len, "%s%.*s", i ? ", " : "",
 					(int)osc_column_stem(cols[i].title), cols[i].title);
 	return osc_error_set(err, OSC_USAGE, "--sort", OSC_NO_OFFSET, NULL,
-			     "unknown column '%s' for --by %s (valid: %s)", s, osc_level_name(level),
-			     valid);
+			     "unknown column '%s' for --by %s%s (valid: %s)", s,
+			     osc_level_name(level),
+			     osc_columns_did_you_mean(cols, nr, s, hint, sizeof(hint)), valid);
 }
 
 /* A duration in whole ns, 0 or more. */

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "opscope/analysis/columns.h"
+#include "opscope/base/suggest.h"
 #include "opscope/load/load.h"
 #include "cli.h"
 #include "config.h"
@@ -186,12 +187,18 @@ int main(int argc, char **argv)
 				return commands[i].fn(argc - 1, argv + 1);
 		if (meant_as_command(argv[1])) {
 			char names[128] = "";
+			const char *list[NR_COMMANDS], *meant;
 
-			for (size_t i = 0; i < NR_COMMANDS; i++)
+			for (size_t i = 0; i < NR_COMMANDS; i++) {
 				snprintf(names + strlen(names), sizeof(names) - strlen(names),
 					 "%s%s", i ? ", " : "", commands[i].name);
+				list[i] = commands[i].name;
+			}
+			meant = osc_suggest(argv[1], list, NR_COMMANDS);
 			osc_error_set(&err, OSC_USAGE, argv[1], OSC_NO_OFFSET, NULL,
-				      "unknown command, and no such file (commands: %s)", names);
+				      "unknown command, and no such file (%s%s%scommands: %s)",
+				      meant ? "did you mean " : "", meant ? meant : "",
+				      meant ? "? " : "", names);
 			return osc_cli_fail(&err);
 		}
 	}

@@ -378,6 +378,8 @@ int osc_tui_main(const struct osc_tui_args *args)
 	if (*note)
 		osc_tui_message(&t, OSC_MSG_INFO, "%s", note);
 	apply_args(&t);
+	if (!args->path) /* `opscope` alone: say how to open one's own trace */
+		osc_tui_note(&t, OSC_MSG_INFO, "bundled sample: opscope TRACE opens yours; ? for keys");
 	start_warming(&t);
 	osc_view_push(&t, &osc_view_table,
 		      &(struct osc_table_arg){ .level = level,

@@ -91,7 +91,8 @@ def main():
                   [] if p.rc == 0 and b"--no-config" in p.out else [p.describe()])
     # mistakes: one line, the file and line, exit 2
     for text, line, what in (
-            ("level = kernal\n", 1, "level: unknown level 'kernal' (valid: op, shape,"),
+            ("level = kernal\n", 1, "level: unknown level 'kernal' (did you mean kernel? "
+             "valid: op, shape,"),
             ("# c\nlevel = op\nsort = selff\n", 3, "sort: no level has a column 'selff'"),
             ("names = pretty\n", 1, "names: 'pretty' is not demangled, short or mangled"),
             ("color = maybe\n", 1, "color: 'maybe' is not on or off"),

@@ -436,6 +436,28 @@ def position(screen):
     return int(m.group(1)) if m else None
 
 
+def check_sample_hint():
+    """`opscope` with no trace opens the bundled sample with a hint on the
+    status line; a trace of one's own gets none."""
+    d = tempfile.mkdtemp(prefix="opscope-sample-")
+    s = os.path.join(d, "keys.script")
+    with open(s, "w") as f:
+        f.write(":dump a\n")
+    for args, want in (([], True), ([os.path.join(SAMPLES, "ort-cnn-opt.json")], False)):
+        p = subprocess.run([opscope(), "--script", s] + args, cwd=d,
+                           env=env_for(120, 24, False), capture_output=True, timeout=120)
+        path = os.path.join(d, "a")
+        screen = open(path, encoding="utf-8").read() if os.path.exists(path) else ""
+        last = screen.rstrip("\n").split("\n")[-1]
+        hint = "bundled sample: opscope TRACE opens yours; ? for keys" in last
+        report(p.returncode == 0 and hint == want,
+               "sample hint %s with %r" % ("shown" if want else "absent", args),
+               p.stderr.decode("utf-8", "replace") + last)
+        if os.path.exists(path):
+            os.unlink(path)
+    shutil.rmtree(d, ignore_errors=True)
+
+
 def check_config():
     """The configuration file (OPSCOPE_CONFIG) in the explorer: key bindings
     by action name (a new key works, 'none' unbinds, the help shows the new
@@ -776,6 +798,7 @@ def main():
     check_errors()
     check_man_keys()
     check_config()
+    check_sample_hint()
     print("%d passed, %d failed" % (passed, failed))
     sys.exit(1 if failed else 0)
 
