@@ -4,8 +4,9 @@
  * options and analysis `opscope kernels` shares (cmd_tree.h).
  *
  * CSV has the columns of the seed tool profile_parser_main ($$-joined path,
- * host, device and launch ms, runtime calls, kernels, kernel infos), then
- * ours; the drawn tree shows the numbers first and the name last, behind its
+ * host, device and launch time, runtime calls, kernels, kernel infos), then
+ * ours, named as report names the same measures, in us (--legacy-columns:
+ * the seed's titles, in ms); the drawn tree shows the numbers first and the name last, behind its
  * tree guide, so deep paths never push the numbers off screen.
  *
  * --modules draws the nn.Module hierarchy (module.h) instead, with the
@@ -48,6 +49,7 @@ enum {
 	OPT_THREADS,
 	OPT_MODULES,
 	OPT_NO_CONFIG,
+	OPT_LEGACY_COLUMNS,
 };
 
 #define BOTH (OSC_TREE_MODE_TREE | OSC_TREE_MODE_KERNELS)
@@ -77,6 +79,8 @@ static const struct osc_cli_option tree_options[] = {
 	  OSC_TREE_MODE_TREE },
 	{ OPT_FORMAT, "format", 'F', "FMT",
 	  "output format: text (default), csv, tsv, json or markdown", BOTH },
+	{ OPT_LEGACY_COLUMNS, "legacy-columns", 0, NULL,
+	  "profile_parser_main's column titles, times in ms (default: report's, in us)", BOTH },
 	{ OPT_TRACE_COLUMN, "trace-column", 0, NULL,
 	  "a last column 'trace': the trace as given, to join files (not the text)", BOTH },
 	{ OPT_HOST_CAT, "host-cat", 0, "CATS",
@@ -180,6 +184,9 @@ static enum osc_status tree_option(struct osc_cli_tree *o, int id, const char *a
 		o->export_flags |= OSC_WRITE_REPLACE;
 		return OSC_OK;
 	case OPT_NO_CONFIG: /* main.c read no configuration */
+		return OSC_OK;
+	case OPT_LEGACY_COLUMNS:
+		o->legacy = true;
 		return OSC_OK;
 	case OPT_MAX_INPUT:
 		return osc_cli_parse_size(arg, &o->max_input, err);
@@ -316,14 +323,17 @@ enum osc_status osc_cli_tree_write(const struct osc_cli_tree *o, const struct os
 
 /* ---- the drawn tree ---- */
 
-/* Columns of the drawn tree, before the name. */
+/* Columns of the drawn tree, before the name (titles: report's, and in ms). */
 static const struct {
 	enum osc_tree_col col;
-	const char *title;
+	const char *title, *legacy;
 } drawn[] = {
-	{ OSC_TREE_COL_HOST, "total_ms" },   { OSC_TREE_COL_SELF, "self_ms" },
-	{ OSC_TREE_COL_DEVICE, "device_ms" }, { OSC_TREE_COL_LAUNCH, "launch_ms" },
-	{ OSC_TREE_COL_COUNT, "count" },     { OSC_TREE_COL_KERNEL_COUNT, "kernels" },
+	{ OSC_TREE_COL_HOST, "total_us", "total_ms" },
+	{ OSC_TREE_COL_SELF, "self_us", "self_ms" },
+	{ OSC_TREE_COL_DEVICE, "device_total_us", "device_ms" },
+	{ OSC_TREE_COL_LAUNCH, "launch_total_us", "launch_ms" },
+	{ OSC_TREE_COL_COUNT, "count", "count" },
+	{ OSC_TREE_COL_KERNEL_COUNT, "kernels", "kernels" },
 };
 
 #define NR_DRAWN (sizeof(drawn) / sizeof(drawn[0]))
@@ -373,13 +383,13 @@ static enum osc_status text_fn(FILE *out, const void *arg, struct osc_error *err
 	}
 	print_summary(out, a->d);
 	for (size_t c = 0; c < NR_DRAWN; c++) {
-		w[c] = (int)strlen(drawn[c].title);
+		w[c] = (int)strlen((ctx->us ? drawn[c].title : drawn[c].legacy));
 		for (size_t r = 0; r < ctx->nr_rows; r++) {
 			int n = (int)strlen(osc_tree_cell(ctx, r, drawn[c].col, buf, sizeof(buf)));
 
 			w[c] = n > w[c] ? n : w[c];
 		}
-		fprintf(out, "%*s  ", w[c], drawn[c].title);
+		fprintf(out, "%*s  ", w[c], (ctx->us ? drawn[c].title : drawn[c].legacy));
 	}
 	fputs("name\n", out);
 	for (size_t r = 0; r < ctx->nr_rows; r++) {
@@ -586,7 +596,9 @@ static void print_help(void)
 	     "Kernels are tied to ops by correlation id, flow events, External id, ORT op\n"
 	     "name, or else by the time window of the launch; unattributed ones are shown\n"
 	     "under <unattributed>. CSV has profile_parser_main's columns ($$-joined path,\n"
-	     "host/device/launch ms, cuda_runtime, kernels, kernel infos), then more; C++\n"
+	     "host/device/launch time, cuda_runtime, kernels, kernel infos), then more,\n"
+	     "named as report's in us (total_us, device_total_us, launch_total_us, ...;\n"
+	     "--legacy-columns: the seed's titles in ms, 'host duration (ms)' ...); C++\n"
 	     "kernel names are shown demangled there.\n"
 	     "With --modules: the nn.Module hierarchy of a PyTorch trace recorded with\n"
 	     "with_stack or with_modules, with report --by module's measures.\n"
@@ -628,6 +640,7 @@ static enum osc_status run_tree(const struct osc_cli_tree *o, struct osc_cli_tre
 		.nr_rows = osc_mtree_preorder(&d->m, keep, rows),
 		.paths = o->format != OSC_EXPORT_TABLE,
 		.decimals = o->format == OSC_EXPORT_TABLE ? 3 : 6,
+		.us = !o->legacy,
 		.scratch = &scratch,
 		.names = &d->names,
 	};

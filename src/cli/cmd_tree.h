@@ -37,6 +37,7 @@ struct osc_cli_tree {
 				      (--force) */
 	bool trace_column;         /* --trace-column: a last column with the trace's path */
 	bool modules;              /* --modules (tree): the nn.Module hierarchy instead */
+	bool legacy;               /* --legacy-columns: profile_parser_main's titles, in ms */
 	bool help;
 };
 

@@ -619,9 +619,9 @@ def check_export_tree():
         p = subprocess.run([opscope(), "tree", trace, "--format", "csv"], capture_output=True,
                            env=env_for(80, 24, False))
         cli = {r[0]: r for r in csv.reader(io.StringIO(p.stdout.decode("utf-8")))}
-        col = cli.get("name", [""]).index("cuda launch duration (ms)") if "name" in cli else 0
-        bad = [r[2] for r in body if r[2] not in cli or
-               abs(float(r[6]) + float(r[7]) - float(cli[r[2]][col])) > 0.0015]
+        col = cli.get("name", [""]).index("launch_total_us") if "name" in cli else 0
+        bad = [r[2] for r in body if r[2] not in cli or  # the TUI's ms, the CLI's us
+               abs(float(r[6]) + float(r[7]) - float(cli[r[2]][col]) / 1000) > 0.0015]
         report(body and not bad, "tree export %s: launch_ms + other_rt_ms = tree's launch time"
                % name, repr(bad[:3]))
         report("opscope tree %s" % trace in view_command(dumps.get("x")),
