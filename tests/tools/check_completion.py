@@ -5,7 +5,8 @@ bash: completions/opscope.bash is sourced and _opscope run on set COMP_WORDS,
 with the binary under test as the command word; the candidates are compared
 with what the binary itself says (its --help, the valid levels of a --by
 error, its column table through --complete-columns, files on disk). zsh:
-completions/_opscope is syntax-checked when zsh is installed (skip otherwise).
+completions/_opscope is syntax-checked and run with compadd and _files
+stubbed to print what they are given, when zsh is installed (skip otherwise).
 meson.build installs both.
 
 Environment: OPSCOPE (the binary), OPSCOPE_SOURCE_ROOT (the repo root).
@@ -30,6 +31,22 @@ def complete(words):
               'printf "%s\\n" "${COMPREPLY[@]}"')
     p = subprocess.run(["bash", "-c", script, "bash", BASH, testlib.opscope()] + words,
                        capture_output=True, text=True, cwd=ROOT, timeout=60)
+    if p.returncode or p.stderr:
+        return ["<rc %d: %s>" % (p.returncode, p.stderr.strip())]
+    return sorted(x for x in p.stdout.split("\n") if x)
+
+
+def zsh_complete(words):
+    """What _opscope offers for words (the last being completed), with compadd
+    and _files stubbed to print (zsh filters by the prefix itself)."""
+    script = ('compadd() { while (( $# )); do [[ $1 == -a ]] && { print -l -- ${(P)2}; '
+              'return; }; shift; done; }; compset() { return 1; }; '
+              '_files() { print -- "<files>"; }; '
+              't() { local -a words; local CURRENT PREFIX; words=("$@"); CURRENT=$#; '
+              'PREFIX=${@[-1]}; source "$ZSH_FILE"; }; t "$@"')
+    p = subprocess.run(["zsh", "-f", "-c", script, "zsh", testlib.opscope()] + words,
+                       capture_output=True, text=True, cwd=ROOT, timeout=60,
+                       env=dict(os.environ, ZSH_FILE=ZSH))
     if p.returncode or p.stderr:
         return ["<rc %d: %s>" % (p.returncode, p.stderr.strip())]
     return sorted(x for x in p.stdout.split("\n") if x)
@@ -107,8 +124,15 @@ def main():
     if shutil.which("zsh"):
         p = subprocess.run(["zsh", "-n", ZSH], capture_output=True, text=True)
         res.check("zsh -n _opscope", [] if p.returncode == 0 else [p.stderr.strip()])
+        for words, want in ((["report", "--by", ""], levels), (["info", "-F", ""],
+                                                                 ["text", "json"]),
+                            (["report", "-b", "kernel", "--sort", ""], cols),
+                            (["re"], commands + ["<files>"])):
+            got = zsh_complete(words)
+            res.check("zsh: complete %r" % " ".join(words),
+                      [] if got == sorted(want) else ["got %r, want %r" % (got, sorted(want))])
     else:
-        res.skip("zsh -n _opscope", "zsh is not installed")
+        res.skip("zsh _opscope", "zsh is not installed")
     meson = open(os.path.join(ROOT, "meson.build"), encoding="utf-8").read()
     res.check("meson.build installs both completions",
               [] if "completions/opscope.bash" in meson and "completions/_opscope" in meson
