@@ -33,8 +33,9 @@ static const struct osc_column cols[NR_COLS] = {
 };
 
 static const char *const legacy_titles[NR_COLS] = {
-	"kernel",	   "count",	      "device (ms)",  "mean (ms)", "mean launch delay (ms)",
-	"mean queue (ms)", "attributed by", "launching op", "op stack",
+	"kernel",		 "count",	    "device (ms)",  "mean (ms)",
+	"mean launch delay (ms)", "mean queue (ms)", "attributed by", "launching op",
+	"op stack",
 };
 
 struct krow {

@@ -86,7 +86,8 @@ static enum osc_status setting(struct osc_cli_config *c, const char *path, int l
 		int n = sscanf(text + 4, "%63s %63s %1s", key, action, extra);
 
 		if (n != 2)
-			return fail(err, path, line, "expected 'bind KEY ACTION', e.g. 'bind x quit'");
+			return fail(err, path, line,
+				    "expected 'bind KEY ACTION', e.g. 'bind x quit'");
 		if (osc_tui_bind(key, action, msg, sizeof(msg)))
 			return fail(err, path, line, "%s", msg);
 		return OSC_OK;
@@ -104,8 +105,8 @@ static enum osc_status setting(struct osc_cli_config *c, const char *path, int l
 	} else if (!strcmp(name, "sort")) {
 		if (!known_column(value) || strlen(value) >= sizeof(c->sort))
 			return fail(err, path, line,
-				    "sort: no level has a column '%s' (see 'opscope report --help')",
-				    value);
+				    "sort: no level has a column '%s' "
+				    "(see 'opscope report --help')", value);
 		snprintf(c->sort, sizeof(c->sort), "%s", value);
 	} else if (!strcmp(name, "names")) {
 		int s;

@@ -379,7 +379,8 @@ int osc_tui_main(const struct osc_tui_args *args)
 		osc_tui_message(&t, OSC_MSG_INFO, "%s", note);
 	apply_args(&t);
 	if (!args->path) /* `opscope` alone: say how to open one's own trace */
-		osc_tui_note(&t, OSC_MSG_INFO, "bundled sample: opscope TRACE opens yours; ? for keys");
+		osc_tui_note(&t, OSC_MSG_INFO,
+			     "bundled sample: opscope TRACE opens yours; ? for keys");
 	start_warming(&t);
 	osc_view_push(&t, &osc_view_table,
 		      &(struct osc_table_arg){ .level = level,
@@ -410,7 +411,8 @@ int osc_tui_bind(const char *key, const char *action, char *msg, size_t size)
 		return -1;
 	}
 	if (a == OSC_ACT_NR) {
-		snprintf(msg, size, "bind: unknown action '%s' (the names are in man opscope, KEYS, "
+		snprintf(msg, size,
+			 "bind: unknown action '%s' (the names are in man opscope, KEYS, "
 			 "and the ? help: move-down, quit, ...; none unbinds)", action);
 		return -1;
 	}

@@ -235,7 +235,8 @@ static const char *list_cell(const struct osc_tree_table_ctx *ctx, uint32_t n,
 			put_info(&l, &a[i]);
 		} else {
 			format_time(ctx, a[i].total, ms, sizeof(ms));
-			put(&l, "%s x%llu (%s %s)", osc_names_get(ctx->names, ctx->trace, a[i].name),
+			put(&l, "%s x%llu (%s %s)",
+			    osc_names_get(ctx->names, ctx->trace, a[i].name),
 			    (unsigned long long)a[i].count, ms, ctx->us ? "us" : "ms");
 		}
 		s->slot_of[a[i].name] = OSC_NONE;
