@@ -13,11 +13,13 @@
 #include <unistd.h>
 
 #include "opscope/base/alloc.h"
+#include "opscope/base/suggest.h"
 #include "opscope/base/threads.h"
 #include "opscope/load/load.h"
 #include "opscope/export/outfile.h"
 #include "opscope/analysis/trace_cache.h"
 #include "cli.h"
+#include "config.h"
 
 enum {
 	OPT_BY = 1,
@@ -61,6 +63,7 @@ enum {
 	OPT_PEAK_TBS,
 	OPT_TRACE_COLUMN,
 	OPT_PERCENT_LIMIT,
+	OPT_NO_CONFIG,
 };
 
 #define VIEW (OSC_MODE_REPORT | OSC_MODE_TUI | OSC_MODE_DEFAULT | OSC_MODE_DIFF | OSC_MODE_WHATIF)
@@ -89,7 +92,8 @@ const struct osc_cli_option osc_cli_view_options[] = {
 	{ OPT_MAX_INPUT, "max-input", 0, "SIZE",
 	  "gz, zst or stdin may expand to SIZE at most, e.g. 64G (0: no limit; default 4x RAM)",
 	  VIEW | OSC_MODE_INFO | OSC_MODE_GPU },
-	{ OPT_THREADS, "threads", 'j', "N", "use at most N threads (0, the default: every CPU this process may use)",
+	{ OPT_THREADS, "threads", 'j', "N",
+	  "use at most N threads (0, the default: every CPU this process may use)",
 	  VIEW | OSC_MODE_INFO | OSC_MODE_GPU },
 	{ OPT_OPS, "ops", 0, "CATS",
 	  "ops are the events of these categories, e.g. cpu_op,user_annotation,python_function",
@@ -160,6 +164,9 @@ const struct osc_cli_option osc_cli_view_options[] = {
 	  "whatif: OP[@SHAPE]=FACTOR, OP exact or wildcard (repeatable)", OSC_MODE_WHATIF },
 	{ OPT_SPEEDUP_CSV, "speedup-csv", 0, "FILE", "whatif: rules from a CSV file (op,shape,factor)",
 	  OSC_MODE_WHATIF },
+	{ OPT_NO_CONFIG, "no-config", 0, NULL,
+	  "ignore the configuration file (~/.config/opscope/config)",
+	  VIEW | OSC_MODE_INFO | OSC_MODE_GPU },
 	{ OPT_HELP, "help", 'h', NULL, "show this help and exit",
 	  VIEW | OSC_MODE_INFO | OSC_MODE_GPU },
 	{ OPT_VERSION, "version", 'V', NULL, "show the version and exit", OSC_MODE_DEFAULT },
@@ -206,6 +213,19 @@ static int take_next(struct osc_cli_parser *p, const struct osc_cli_option *o,
 	}
 	p->arg = p->argv[p->next++];
 	return o->id;
+}
+
+/* The long option of this mode that name was likely meant for, or NULL. */
+static const char *similar_option(const struct osc_cli_option *opts, unsigned mode,
+				  const char *name)
+{
+	const char *names[128];
+	size_t n = 0;
+
+	for (; opts->id && n < sizeof(names) / sizeof(names[0]); opts++)
+		if (opts->modes & mode)
+			names[n++] = opts->name;
+	return osc_suggest(name, names, n);
 }
 
 static int next_short(struct osc_cli_parser *p, const struct osc_cli_option *opts,
@@ -258,9 +278,14 @@ int osc_cli_next(struct osc_cli_parser *p, const struct osc_cli_option *opts, un
 	len = eq ? (size_t)(eq - a) : strlen(a);
 	o = find_long(opts, mode, a + 2, len - 2);
 	if (!o) {
+		char *name = osc_xstrndup(a + 2, len - 2);
+		const char *meant = similar_option(opts, mode, name);
+
 		osc_error_set(err, OSC_USAGE, NULL, OSC_NO_OFFSET, NULL,
-			      "unknown option (see --help)");
+			      "unknown option (%s%s%ssee --help)", meant ? "did you mean --" : "",
+			      meant ? meant : "", meant ? "? " : "");
 		snprintf(err->subject, sizeof(err->subject), "%.*s", (int)len, a);
+		free(name);
 		return OSC_CLI_ERROR;
 	}
 	p->arg = NULL;
@@ -380,12 +405,15 @@ static enum osc_status parse_sort(const char *s, enum osc_level level, enum osc_
 		*out = cols[c].stat;
 		return OSC_OK;
 	}
+	char hint[128];
+
 	for (size_t i = 0; i < nr && len < sizeof(valid); i++)
 		len += (size_t)snprintf(valid + len, sizeof(valid) - len, "%s%.*s", i ? ", " : "",
 					(int)osc_column_stem(cols[i].title), cols[i].title);
 	return osc_error_set(err, OSC_USAGE, "--sort", OSC_NO_OFFSET, NULL,
-			     "unknown column '%s' for --by %s (valid: %s)", s, osc_level_name(level),
-			     valid);
+			     "unknown column '%s' for --by %s%s (valid: %s)", s,
+			     osc_level_name(level),
+			     osc_columns_did_you_mean(cols, nr, s, hint, sizeof(hint)), valid);
 }
 
 /* A duration in whole ns, 0 or more. */
@@ -533,6 +561,8 @@ static enum osc_status view_option(struct osc_cli_view *v, int id, const char *a
 	case OPT_SCRIPT:
 		v->script = arg;
 		return OSC_OK;
+	case OPT_NO_CONFIG: /* main.c read no configuration */
+		return OSC_OK;
 	case OPT_HELP:
 		v->help = true;
 		return OSC_OK;
@@ -580,6 +610,23 @@ static enum osc_status check_sort(struct osc_cli_view *v, unsigned mode, struct 
 			     v->sort_arg);
 }
 
+/*
+ * The configuration's sort where no --sort was given: for the tables of one
+ * trace whose level has that column (a compare and whatif have their own).
+ */
+static enum osc_status config_sort(struct osc_cli_view *v, unsigned mode)
+{
+	size_t nr;
+	const struct osc_column *cols = osc_level_catalog(v->level, &nr);
+	size_t c = osc_columns_find(cols, nr, osc_cli_config.sort);
+
+	if (v->sort_arg || !osc_cli_config.sort[0] || v->other ||
+	    (mode & (OSC_MODE_DIFF | OSC_MODE_WHATIF)) || c >= nr)
+		return OSC_OK;
+	v->sort = cols[c].stat;
+	return OSC_OK;
+}
+
 enum osc_status osc_cli_view_parse(struct osc_cli_view *v, int argc, char **argv,
 				   unsigned mode, struct osc_error *err)
 {
@@ -587,7 +634,9 @@ enum osc_status osc_cli_view_parse(struct osc_cli_view *v, int argc, char **argv
 	int id;
 
 	memset(v, 0, sizeof(*v));
-	v->level = OSC_LEVEL_OP;
+	v->level = osc_cli_config.has_level ? osc_cli_config.level : OSC_LEVEL_OP;
+	if (osc_cli_config.has_names)
+		v->names = osc_cli_config.names;
 	v->sort = OSC_STAT_NR;
 	v->kernel_wait = 30;
 	v->short_kernel = 10000;
@@ -620,7 +669,9 @@ enum osc_status osc_cli_view_parse(struct osc_cli_view *v, int argc, char **argv
 	if (v->trace_column && v->format == OSC_EXPORT_TABLE)
 		return osc_error_set(err, OSC_USAGE, "--trace-column", OSC_NO_OFFSET, NULL,
 				     "needs --format csv, tsv, json or markdown");
-	return check_sort(v, mode, err);
+	if (check_sort(v, mode, err) != OSC_OK)
+		return err->code;
+	return config_sort(v, mode);
 }
 
 void osc_cli_view_release(struct osc_cli_view *v)

@@ -24,6 +24,7 @@
 #include "opscope/export/outfile.h"
 #include "opscope/model/runs.h"
 #include "cli.h"
+#include "config.h"
 
 enum {
 	OPT_DEMANGLER = 1,
@@ -45,6 +46,7 @@ enum {
 	OPT_FORCE,
 	OPT_MAX_INPUT,
 	OPT_THREADS,
+	OPT_NO_CONFIG,
 };
 
 #define MODE 1u
@@ -62,7 +64,8 @@ static const struct osc_cli_option options[] = {
 	{ OPT_MAX_INPUT, "max-input", 0, "SIZE",
 	  "gz, zst or stdin may expand to SIZE at most, e.g. 64G (0: no limit; default 4x RAM)",
 	  MODE },
-	{ OPT_THREADS, "threads", 0, "N", "use at most N threads (0, the default: every CPU this process may use)", MODE },
+	{ OPT_THREADS, "threads", 0, "N",
+	  "use at most N threads (0, the default: every CPU this process may use)", MODE },
 	{ OPT_COUNT, "count", 'c', "N", "list the top N rows (default 40)", MODE },
 	{ OPT_START, "start", 's', "N",
 	  "first run (default 1: skip the warm-up run 0; 0 when there is one run)", MODE },
@@ -79,6 +82,8 @@ static const struct osc_cli_option options[] = {
 	{ OPT_WHOLE_TRACE, "whole-trace", 'W', NULL,
 	  "one run spanning the whole trace (run markers ignored)", MODE },
 	{ OPT_VERBOSE, "verbose", 'v', NULL, "accepted for compatibility; no effect", MODE },
+	{ OPT_NO_CONFIG, "no-config", 0, NULL,
+	  "ignore the configuration file (~/.config/opscope/config)", MODE },
 	{ OPT_HELP, "help", 'h', NULL, "show this help and exit", MODE },
 	{ 0, NULL, 0, NULL, NULL, 0 },
 };
@@ -209,6 +214,8 @@ static enum osc_status parse_args(struct explore_args *a, int argc, char **argv,
 			break;
 		case OPT_WHOLE_TRACE:
 			a->whole = true;
+			break;
+		case OPT_NO_CONFIG: /* main.c read no configuration */
 			break;
 		case OPT_HELP:
 			a->help = true;
@@ -592,6 +599,8 @@ int osc_cmd_explore(int argc, char **argv)
 	osc_error_clear(&err);
 	x.a.count = 40;
 	x.a.start = 1;
+	if (osc_cli_config.has_names)
+		x.a.style = osc_cli_config.names;
 	osc_filter_init(&x.a.filter);
 	osc_names_init(&x.names);
 	osc_trace_init(&x.trace);

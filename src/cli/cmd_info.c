@@ -377,7 +377,7 @@ static void print_versions(struct json_object *meta, struct shown *sh, struct js
 	printf("%s%s%s\n", *schema ? " (schema " : "", show(sh, 0, schema), *schema ? ")" : "");
 }
 
-/* The rank in a distributed job (rank.h): "rank: 3 of 8 (nccl, distributedInfo)"; no line without one. */
+/* The rank in a distributed job (rank.h): "rank: 3 of 8 (nccl, distributedInfo)"; else no line. */
 static void print_rank(const struct osc_trace *t, const char *name, struct json_object *j)
 {
 	struct osc_rank r;

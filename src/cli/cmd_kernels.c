@@ -19,16 +19,23 @@
 enum { COL_KERNEL, COL_COUNT, COL_TOTAL, COL_MEAN, COL_DELAY, COL_QUEUE, COL_METHOD, COL_OP,
        COL_STACK, NR_COLS };
 
+/* Report's names in us (report --by kernel's total_us, mean_us), and the seed's in ms. */
 static const struct osc_column cols[NR_COLS] = {
 	[COL_KERNEL] = { "kernel", 16, OSC_ALIGN_LEFT, false, OSC_STAT_NAME },
 	[COL_COUNT] = { "count", 5, OSC_ALIGN_RIGHT, true, OSC_STAT_NAME },
-	[COL_TOTAL] = { "device (ms)", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_NAME },
-	[COL_MEAN] = { "mean (ms)", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_NAME },
-	[COL_DELAY] = { "mean launch delay (ms)", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_NAME },
-	[COL_QUEUE] = { "mean queue (ms)", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_NAME },
-	[COL_METHOD] = { "attributed by", 8, OSC_ALIGN_LEFT, false, OSC_STAT_NAME },
-	[COL_OP] = { "launching op", 12, OSC_ALIGN_LEFT, false, OSC_STAT_NAME },
-	[COL_STACK] = { "op stack", 12, OSC_ALIGN_LEFT, false, OSC_STAT_NAME },
+	[COL_TOTAL] = { "total_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_NAME },
+	[COL_MEAN] = { "mean_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_NAME },
+	[COL_DELAY] = { "launch_delay_mean_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_NAME },
+	[COL_QUEUE] = { "queue_mean_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_NAME },
+	[COL_METHOD] = { "attributed_by", 8, OSC_ALIGN_LEFT, false, OSC_STAT_NAME },
+	[COL_OP] = { "launching_op", 12, OSC_ALIGN_LEFT, false, OSC_STAT_NAME },
+	[COL_STACK] = { "op_stack", 12, OSC_ALIGN_LEFT, false, OSC_STAT_NAME },
+};
+
+static const char *const legacy_titles[NR_COLS] = {
+	"kernel",		 "count",	    "device (ms)",  "mean (ms)",
+	"mean launch delay (ms)", "mean queue (ms)", "attributed by", "launching op",
+	"op stack",
 };
 
 struct krow {
@@ -44,6 +51,7 @@ struct kctx {
 	struct krow *rows;
 	size_t nr;
 	int decimals;
+	bool us;                /* times in us (3 decimals), else ms (--legacy-columns) */
 	char *text; /* the last stack or method cell */
 	size_t alloc;
 };
@@ -200,7 +208,10 @@ static const char *kcell(const void *ctx, size_t row, size_t col, char *buf, siz
 	default:
 		return stack_cell(k, r->node);
 	}
-	osc_format_ms(ns, k->decimals, buf, size);
+	if (k->us)
+		osc_format_us_int(ns, buf, size);
+	else
+		osc_format_ms(ns, k->decimals, buf, size);
 	return buf;
 }
 
@@ -225,7 +236,9 @@ static void print_help(void)
 static enum osc_status run_kernels(const struct osc_cli_tree *o, struct osc_cli_tree_data *d,
 				   struct osc_error *err)
 {
-	struct kctx k = { .d = d, .decimals = o->format == OSC_EXPORT_TABLE ? 3 : 6 };
+	struct kctx k = { .d = d, .decimals = o->format == OSC_EXPORT_TABLE ? 3 : 6,
+			  .us = !o->legacy };
+	struct osc_column shown[NR_COLS];
 	const char *keys[] = { "trace", "format", "runs", "categories", "filter", "rows" };
 	const char *values[6];
 	const char *json[6] = { [2] = d->runs_json };
@@ -245,8 +258,12 @@ static enum osc_status run_kernels(const struct osc_cli_tree *o, struct osc_cli_
 	values[3] = d->cats_text;
 	values[4] = *filter_text ? filter_text : "none";
 	values[5] = rows_text;
+	memcpy(shown, cols, sizeof(shown));
+	if (o->legacy)
+		for (int c = 0; c < NR_COLS; c++)
+			shown[c].title = legacy_titles[c];
 	table = (struct osc_table){
-		.cols = cols,
+		.cols = shown,
 		.nr_cols = o->format == OSC_EXPORT_TABLE ? COL_STACK : NR_COLS,
 		.nr_rows = k.nr,
 		.cell = kcell,

@@ -23,6 +23,7 @@ enum {
 	OPT_FORCE,
 	OPT_MAX_INPUT,
 	OPT_THREADS,
+	OPT_NO_CONFIG,
 	OPT_HELP,
 };
 
@@ -50,6 +51,8 @@ static const struct osc_cli_option slice_options[] = {
 	  SLICE },
 	{ OPT_THREADS, "threads", 'j', "N",
 	  "use at most N threads (0, the default: every CPU this process may use)", SLICE },
+	{ OPT_NO_CONFIG, "no-config", 0, NULL,
+	  "ignore the configuration file (~/.config/opscope/config)", SLICE },
 	{ OPT_HELP, "help", 'h', NULL, "show this help and exit", SLICE },
 	{ 0, NULL, 0, NULL, NULL, 0 },
 };
@@ -132,6 +135,8 @@ static enum osc_status parse(struct slice_args *a, int argc, char **argv, struct
 			break;
 		case OPT_THREADS:
 			st = osc_cli_parse_threads(p.arg, "--threads", err);
+			break;
+		case OPT_NO_CONFIG: /* main.c read no configuration */
 			break;
 		default:
 			a->help = true;

@@ -4,8 +4,9 @@
  * options and analysis `opscope kernels` shares (cmd_tree.h).
  *
  * CSV has the columns of the seed tool profile_parser_main ($$-joined path,
- * host, device and launch ms, runtime calls, kernels, kernel infos), then
- * ours; the drawn tree shows the numbers first and the name last, behind its
+ * host, device and launch time, runtime calls, kernels, kernel infos), then
+ * ours, named as report names the same measures, in us (--legacy-columns:
+ * the seed's titles, in ms); the drawn tree shows the numbers first and the name last, behind its
  * tree guide, so deep paths never push the numbers off screen.
  *
  * --modules draws the nn.Module hierarchy (module.h) instead, with the
@@ -22,6 +23,7 @@
 #include "opscope/export/outfile.h"
 #include "cli.h"
 #include "cmd_tree.h"
+#include "config.h"
 
 enum {
 	OPT_RUNS = 1,
@@ -49,6 +51,8 @@ enum {
 	OPT_VALUE,
 	OPT_KERNEL_FRAMES,
 	OPT_PYTHON,
+	OPT_NO_CONFIG,
+	OPT_LEGACY_COLUMNS,
 };
 
 #define BOTH (OSC_TREE_MODE_TREE | OSC_TREE_MODE_KERNELS)
@@ -87,6 +91,8 @@ static const struct osc_cli_option tree_options[] = {
 	  OSC_TREE_MODE_TREE },
 	{ OPT_FORMAT, "format", 'F', "FMT",
 	  "output format: text (default), csv, tsv, json or markdown", BOTH },
+	{ OPT_LEGACY_COLUMNS, "legacy-columns", 0, NULL,
+	  "profile_parser_main's column titles, times in ms (default: report's, in us)", BOTH },
 	{ OPT_TRACE_COLUMN, "trace-column", 0, NULL,
 	  "a last column 'trace': the trace as given, to join files (not the text)", BOTH },
 	{ OPT_HOST_CAT, "host-cat", 0, "CATS",
@@ -103,11 +109,14 @@ static const struct osc_cli_option tree_options[] = {
 	{ OPT_MAX_INPUT, "max-input", 0, "SIZE",
 	  "gz, zst or stdin may expand to SIZE at most, e.g. 64G (0: no limit; default 4x RAM)",
 	  ALL },
-	{ OPT_THREADS, "threads", 'j', "N", "use at most N threads (0, the default: every CPU this process may use)", ALL },
+	{ OPT_THREADS, "threads", 'j', "N",
+	  "use at most N threads (0, the default: every CPU this process may use)", ALL },
 	{ OPT_OUTPUT, "output", 'o', "FILE", "write to FILE (atomically) instead of stdout", ALL },
 	{ OPT_FORCE, "force", 0, NULL,
 	  "replace an existing output file (keeping its mode, through a symlink)",
 	  ALL },
+	{ OPT_NO_CONFIG, "no-config", 0, NULL,
+	  "ignore the configuration file (~/.config/opscope/config)", ALL },
 	{ OPT_HELP, "help", 'h', NULL, "show this help and exit", ALL },
 	{ 0, NULL, 0, NULL, NULL, 0 },
 };
@@ -187,6 +196,11 @@ static enum osc_status tree_option(struct osc_cli_tree *o, int id, const char *a
 	case OPT_FORCE:
 		o->export_flags |= OSC_WRITE_REPLACE;
 		return OSC_OK;
+	case OPT_NO_CONFIG: /* main.c read no configuration */
+		return OSC_OK;
+	case OPT_LEGACY_COLUMNS:
+		o->legacy = true;
+		return OSC_OK;
 	case OPT_MAX_INPUT:
 		return osc_cli_parse_size(arg, &o->max_input, err);
 	case OPT_TRACE_COLUMN:
@@ -222,6 +236,8 @@ enum osc_status osc_cli_tree_parse(struct osc_cli_tree *o, int argc, char **argv
 	int id;
 
 	memset(o, 0, sizeof(*o));
+	if (osc_cli_config.has_names)
+		o->names = osc_cli_config.names;
 	o->max_depth = -1;
 	o->format = OSC_EXPORT_TABLE;
 	osc_filter_init(&o->filter);
@@ -341,14 +357,17 @@ enum osc_status osc_cli_tree_write(const struct osc_cli_tree *o, const struct os
 
 /* ---- the drawn tree ---- */
 
-/* Columns of the drawn tree, before the name. */
+/* Columns of the drawn tree, before the name (titles: report's, and in ms). */
 static const struct {
 	enum osc_tree_col col;
-	const char *title;
+	const char *title, *legacy;
 } drawn[] = {
-	{ OSC_TREE_COL_HOST, "total_ms" },   { OSC_TREE_COL_SELF, "self_ms" },
-	{ OSC_TREE_COL_DEVICE, "device_ms" }, { OSC_TREE_COL_LAUNCH, "launch_ms" },
-	{ OSC_TREE_COL_COUNT, "count" },     { OSC_TREE_COL_KERNEL_COUNT, "kernels" },
+	{ OSC_TREE_COL_HOST, "total_us", "total_ms" },
+	{ OSC_TREE_COL_SELF, "self_us", "self_ms" },
+	{ OSC_TREE_COL_DEVICE, "device_total_us", "device_ms" },
+	{ OSC_TREE_COL_LAUNCH, "launch_total_us", "launch_ms" },
+	{ OSC_TREE_COL_COUNT, "count", "count" },
+	{ OSC_TREE_COL_KERNEL_COUNT, "kernels", "kernels" },
 };
 
 #define NR_DRAWN (sizeof(drawn) / sizeof(drawn[0]))
@@ -398,13 +417,13 @@ static enum osc_status text_fn(FILE *out, const void *arg, struct osc_error *err
 	}
 	print_summary(out, a->d);
 	for (size_t c = 0; c < NR_DRAWN; c++) {
-		w[c] = (int)strlen(drawn[c].title);
+		w[c] = (int)strlen((ctx->us ? drawn[c].title : drawn[c].legacy));
 		for (size_t r = 0; r < ctx->nr_rows; r++) {
 			int n = (int)strlen(osc_tree_cell(ctx, r, drawn[c].col, buf, sizeof(buf)));
 
 			w[c] = n > w[c] ? n : w[c];
 		}
-		fprintf(out, "%*s  ", w[c], drawn[c].title);
+		fprintf(out, "%*s  ", w[c], (ctx->us ? drawn[c].title : drawn[c].legacy));
 	}
 	fputs("name\n", out);
 	for (size_t r = 0; r < ctx->nr_rows; r++) {
@@ -611,7 +630,9 @@ static void print_help(void)
 	     "Kernels are tied to ops by correlation id, flow events, External id, ORT op\n"
 	     "name, or else by the time window of the launch; unattributed ones are shown\n"
 	     "under <unattributed>. CSV has profile_parser_main's columns ($$-joined path,\n"
-	     "host/device/launch ms, cuda_runtime, kernels, kernel infos), then more; C++\n"
+	     "host/device/launch time, cuda_runtime, kernels, kernel infos), then more,\n"
+	     "named as report's in us (total_us, device_total_us, launch_total_us, ...;\n"
+	     "--legacy-columns: the seed's titles in ms, 'host duration (ms)' ...); C++\n"
 	     "kernel names are shown demangled there.\n"
 	     "With --modules: the nn.Module hierarchy of a PyTorch trace recorded with\n"
 	     "with_stack or with_modules, with report --by module's measures.\n"
@@ -653,6 +674,7 @@ static enum osc_status run_tree(const struct osc_cli_tree *o, struct osc_cli_tre
 		.nr_rows = osc_mtree_preorder(&d->m, keep, rows),
 		.paths = o->format != OSC_EXPORT_TABLE,
 		.decimals = o->format == OSC_EXPORT_TABLE ? 3 : 6,
+		.us = !o->legacy,
 		.scratch = &scratch,
 		.names = &d->names,
 	};

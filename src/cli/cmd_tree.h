@@ -40,6 +40,7 @@ struct osc_cli_tree {
 	bool device_value;         /* --value device (flame): device time, else host self time */
 	bool kernel_frames;        /* --kernels (flame): device event names as leaf frames */
 	bool python;               /* --python (flame): python_function events are ops too */
+	bool legacy;               /* --legacy-columns: profile_parser_main's titles, in ms */
 	bool help;
 };
 

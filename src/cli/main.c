@@ -12,8 +12,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "opscope/analysis/columns.h"
+#include "opscope/base/suggest.h"
 #include "opscope/load/load.h"
 #include "cli.h"
+#include "config.h"
 #include "tui.h"
 
 static const struct osc_cli_command commands[] = {
@@ -100,6 +103,9 @@ static int run_tui(const struct osc_cli_view *v)
 		.other = v->other,
 		.other_runs = v->other_runs,
 		.match = v->match,
+		.sort = v->sort,
+		.no_color = osc_cli_config.no_color,
+		.no_mouse = osc_cli_config.no_mouse,
 	};
 
 	return osc_tui_main(&a);
@@ -134,6 +140,27 @@ static int default_mode(int argc, char **argv)
 	return rc;
 }
 
+/*
+ * `opscope --complete-columns LEVEL`, for the shell completions (completions/):
+ * the column names of the level, one a line, as --columns and --sort take them.
+ * Not in --help: a script's interface, not a user's.
+ */
+static int complete_columns(const char *level)
+{
+	struct osc_error err;
+	enum osc_level l;
+	const struct osc_column *cols;
+	size_t nr;
+
+	osc_error_clear(&err);
+	if (osc_level_parse(level, &l, &err) != OSC_OK)
+		return osc_cli_fail(&err);
+	cols = osc_level_catalog(l, &nr);
+	for (size_t i = 0; i < nr; i++)
+		puts(cols[i].title);
+	return OSC_EXIT_OK;
+}
+
 /* A bare word that is not an existing file was meant as a command. */
 static bool meant_as_command(const char *arg)
 {
@@ -151,18 +178,29 @@ int main(int argc, char **argv)
 	if (getenv("OPSCOPE_THREADS") && *getenv("OPSCOPE_THREADS") &&
 	    osc_cli_parse_threads(getenv("OPSCOPE_THREADS"), "OPSCOPE_THREADS", &err) != OSC_OK)
 		return osc_cli_fail(&err);
+	if (argc == 3 && !strcmp(argv[1], "--complete-columns"))
+		return complete_columns(argv[2]);
+	osc_error_clear(&err);
+	if (!osc_cli_config_skipped(argc, argv) && osc_cli_config_load(&err) != OSC_OK)
+		return osc_cli_fail(&err);
 	if (argc > 1) {
 		for (size_t i = 0; i < NR_COMMANDS; i++)
 			if (!strcmp(argv[1], commands[i].name))
 				return commands[i].fn(argc - 1, argv + 1);
 		if (meant_as_command(argv[1])) {
 			char names[128] = "";
+			const char *list[NR_COMMANDS], *meant;
 
-			for (size_t i = 0; i < NR_COMMANDS; i++)
+			for (size_t i = 0; i < NR_COMMANDS; i++) {
 				snprintf(names + strlen(names), sizeof(names) - strlen(names),
 					 "%s%s", i ? ", " : "", commands[i].name);
+				list[i] = commands[i].name;
+			}
+			meant = osc_suggest(argv[1], list, NR_COMMANDS);
 			osc_error_set(&err, OSC_USAGE, argv[1], OSC_NO_OFFSET, NULL,
-				      "unknown command, and no such file (commands: %s)", names);
+				      "unknown command, and no such file (%s%s%scommands: %s)",
+				      meant ? "did you mean " : "", meant ? meant : "",
+				      meant ? "? " : "", names);
 			return osc_cli_fail(&err);
 		}
 	}

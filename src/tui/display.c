@@ -57,11 +57,19 @@ static void set_signals(void)
 	}
 }
 
+static bool want_color = true, want_mouse = true;
+
+void osc_display_options(bool color, bool mouse)
+{
+	want_color = color;
+	want_mouse = mouse;
+}
+
 /* Styles: colour pairs where allowed, plain attributes otherwise (NO_COLOR). */
 static void set_styles(void)
 {
 	const char *no_color = getenv("NO_COLOR");
-	bool color = has_colors() && !(no_color && *no_color);
+	bool color = want_color && has_colors() && !(no_color && *no_color);
 	static const struct {
 		short fg, bg;
 		int attr, mono;
@@ -210,8 +218,10 @@ enum osc_display_status osc_display_open(bool script, char *note, size_t note_si
 	keypad(stdscr, TRUE);
 	curs_set(0);
 	set_escdelay(25);
-	mousemask(BUTTON1_PRESSED | BUTTON4_PRESSED | BUTTON5_PRESSED, NULL);
-	mouseinterval(0);
+	if (want_mouse) { /* else the terminal keeps selecting and pasting text */
+		mousemask(BUTTON1_PRESSED | BUTTON4_PRESSED | BUTTON5_PRESSED, NULL);
+		mouseinterval(0);
+	}
 	set_styles();
 	return OSC_DISPLAY_OK;
 }

@@ -51,6 +51,9 @@ enum osc_display_status {
  */
 enum osc_display_status osc_display_open(bool script, char *note, size_t note_size,
 					 char *err, size_t size);
+/* Before osc_display_open: colours (when the terminal has them) and the mouse, on or off. */
+void osc_display_options(bool color, bool mouse);
+
 /* Restore the terminal (idempotent; also called from signal handlers). */
 void osc_display_close(void);
 /* Attributes of a style (colours unless NO_COLOR is set or the terminal has none). */

@@ -127,14 +127,91 @@ enum osc_action osc_keymap_lookup(int key)
 	return (enum osc_action)bindings[key];
 }
 
+/* Keys bound by osc_keymap_bind, newest last; the texts of the keys now bound. */
+static int added[OSC_ACT_NR][8];
+static size_t nr_added[OSC_ACT_NR];
+static char texts[OSC_ACT_NR][160];
+/* Keys osc_keymap_bind changed: actions.h's text of them no longer holds. */
+static bool rebound[KEY_MAX + 1];
+
+bool osc_keymap_bind(int key, enum osc_action a)
+{
+	bind_all();
+	if (key < 0 || key > KEY_MAX || a >= OSC_ACT_NR)
+		return false;
+	bindings[key] = (unsigned char)a;
+	rebound[key] = true;
+	if (a != OSC_ACT_NONE && nr_added[a] < sizeof(added[a]) / sizeof(added[a][0]))
+		added[a][nr_added[a]++] = key;
+	return true;
+}
+
+enum osc_action osc_action_find(const char *name)
+{
+	for (int a = 0; a < OSC_ACT_NR; a++)
+		if (!strcmp(actions[a].name, name))
+			return (enum osc_action)a;
+	return OSC_ACT_NR;
+}
+
+static bool was_added(enum osc_action a, int key)
+{
+	for (size_t i = 0; i < nr_added[a]; i++)
+		if (added[a][i] == key)
+			return true;
+	return false;
+}
+
+static void append_key(char *buf, size_t size, int key)
+{
+	size_t len = strlen(buf);
+
+	if (len)
+		snprintf(buf + len, size - len, " ");
+	len = strlen(buf);
+	osc_key_name(key, buf + len, size - len);
+}
+
 const char *osc_action_name(enum osc_action a)
 {
 	return actions[a].name;
 }
 
+/*
+ * The keys of a in actions.h's syntax as bound now: those bound by
+ * osc_keymap_bind first (the newest is the hint), then actions.h's, less
+ * those bound to something else since (a key of two actions, as G, stays:
+ * views tell them apart).
+ */
 const char *osc_action_keys(enum osc_action a)
 {
-	return actions[a].keys;
+	char *out = texts[a];
+	const char *p = actions[a].keys;
+
+	bind_all();
+	out[0] = '\0';
+	for (size_t i = nr_added[a]; i-- > 0;) {
+		size_t j = i + 1;
+
+		while (j < nr_added[a] && added[a][j] != added[a][i])
+			j++;
+		if (bindings[added[a][i]] == a && j == nr_added[a]) /* once, the newest */
+			append_key(out, sizeof(texts[a]), added[a][i]);
+	}
+	while (*p) {
+		int key;
+
+		if (*p == ' ') {
+			p++;
+			continue;
+		}
+		key = osc_key_parse(&p);
+		if (key < 0)
+			break;
+		if (key <= KEY_MAX && (!rebound[key] || bindings[key] == a) && !was_added(a, key))
+			append_key(out, sizeof(texts[a]), key);
+	}
+	return out;
 }
 
 const char *osc_action_help(enum osc_action a)
@@ -144,8 +221,8 @@ const char *osc_action_help(enum osc_action a)
 
 void osc_action_first_key(enum osc_action a, char *buf, size_t size)
 {
-	const char *p = actions[a].keys;
-	int key = osc_key_parse(&p);
+	const char *p = osc_action_keys(a);
+	int key = *p ? osc_key_parse(&p) : -1;
 
 	if (key < 0)
 		snprintf(buf, size, "?");
@@ -157,7 +234,7 @@ void osc_action_first_key(enum osc_action a, char *buf, size_t size)
 
 void osc_action_keys_text(enum osc_action a, char *buf, size_t size)
 {
-	const char *k = actions[a].keys, *lt = strstr(k, "<Lt>");
+	const char *k = osc_action_keys(a), *lt = strstr(k, "<Lt>");
 
 	if (lt)
 		snprintf(buf, size, "%.*s<%s", (int)(lt - k), k, lt + 4);

@@ -9,6 +9,7 @@
 #ifndef OPSCOPE_TUI_KEYMAP_H
 #define OPSCOPE_TUI_KEYMAP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -29,7 +30,20 @@ int osc_key_normalize(int key);
 /* Action bound to a key, OSC_ACT_NONE if none. */
 enum osc_action osc_keymap_lookup(int key);
 
-/* Name ("move-down"), keys as written in actions.h, and help line of an action. */
+/*
+ * Bind key to action a (OSC_ACT_NONE unbinds it), before the first lookup or
+ * after: a configuration's `bind KEY ACTION`. False for a key beyond curses'
+ * codes. The key leads the action's keys in the help and hints.
+ */
+bool osc_keymap_bind(int key, enum osc_action a);
+
+/* Action by name ("move-down", "none"), OSC_ACT_NR if there is none. */
+enum osc_action osc_action_find(const char *name);
+
+/*
+ * Name ("move-down"), keys as bound now (actions.h's, changed by
+ * osc_keymap_bind; in its syntax) and help line of an action.
+ */
 const char *osc_action_name(enum osc_action a);
 const char *osc_action_keys(enum osc_action a);
 const char *osc_action_help(enum osc_action a);

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <curses.h>
 #include <string.h>
 
 #include "opscope/base/alloc.h"
@@ -82,6 +83,13 @@ void osc_script_next(struct osc_script *s, bool answer, struct osc_input *in)
 		s->keys = s->line;
 	}
 	p = s->keys;
+	/* the mouse wheel, as the terminal reports it (tests of mouse = off) */
+	if (!strncmp(p, "<WheelDown>", 11) || !strncmp(p, "<WheelUp>", 9)) {
+		in->kind = OSC_IN_MOUSE;
+		in->buttons = p[6] == 'D' ? BUTTON5_PRESSED : BUTTON4_PRESSED;
+		s->keys += p[6] == 'D' ? 11 : 9;
+		return;
+	}
 	in->key = osc_key_parse(&s->keys);
 	if (in->key < 0) {
 		in->kind = OSC_IN_ERROR;

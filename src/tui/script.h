@@ -1,7 +1,8 @@
 /*
  * script.h - scripted keys for tests (--script FILE), tig's TIG_SCRIPT style.
  *
- * One entry per line: keys ("j", "<Down>", "jjj<Enter>"), or ":command args"
+ * One entry per line: keys ("j", "<Down>", "jjj<Enter>"; <WheelDown> and
+ * <WheelUp> are the mouse wheel), or ":command args"
  * (see command.c); blank lines and lines starting with '#' are skipped. When a
  * key opens a prompt, the keys after it on its line are typed into the prompt
  * one by one ("=2<Enter>", "/<Right>*<Enter>"), as on a keyboard; with none

@@ -79,7 +79,7 @@ static unsigned dispatch(struct osc_tui *t, const struct osc_input *in)
 		}
 		return do_action(t, a);
 	case OSC_IN_MOUSE:
-		return do_mouse(t, in);
+		return t->args->no_mouse ? 0 : do_mouse(t, in);
 	case OSC_IN_COMMAND:
 		return osc_command_run(t, in->text);
 	case OSC_IN_ERROR:
@@ -356,6 +356,7 @@ int osc_tui_main(const struct osc_tui_args *args)
 		return 2;
 	}
 	t.script = script != NULL;
+	osc_display_options(!args->no_color, !args->no_mouse);
 	ds = osc_display_open(t.script, note, sizeof(note), msg, sizeof(msg));
 	if (ds != OSC_DISPLAY_OK) {
 		osc_script_free(script);
@@ -377,8 +378,14 @@ int osc_tui_main(const struct osc_tui_args *args)
 	if (*note)
 		osc_tui_message(&t, OSC_MSG_INFO, "%s", note);
 	apply_args(&t);
+	if (!args->path) /* `opscope` alone: say how to open one's own trace */
+		osc_tui_note(&t, OSC_MSG_INFO,
+			     "bundled sample: opscope TRACE opens yours; ? for keys");
 	start_warming(&t);
-	osc_view_push(&t, &osc_view_table, &(struct osc_table_arg){ .level = level });
+	osc_view_push(&t, &osc_view_table,
+		      &(struct osc_table_arg){ .level = level,
+					       .has_sort = args->sort != OSC_STAT_NR,
+					       .sort = args->sort });
 	if (args->other) /* opscope BASE OTHER: compare over the base's table */
 		osc_view_push(&t, &osc_view_diff,
 			      &(struct osc_diff_view_arg){ args->other,
@@ -389,6 +396,30 @@ int osc_tui_main(const struct osc_tui_args *args)
 	osc_display_close();
 	release(&t);
 	osc_script_free(script);
+	return 0;
+}
+
+int osc_tui_bind(const char *key, const char *action, char *msg, size_t size)
+{
+	const char *p = key;
+	int code = osc_key_parse(&p);
+	enum osc_action a = osc_action_find(action);
+
+	if (code < 0 || *p || !*key) {
+		snprintf(msg, size, "bind: not a key: '%s' (a character, or <Name> as <C-x>, <F2>, "
+			 "<Enter>, <Tab>, <Space>)", key);
+		return -1;
+	}
+	if (a == OSC_ACT_NR) {
+		snprintf(msg, size,
+			 "bind: unknown action '%s' (the names are in man opscope, KEYS, "
+			 "and the ? help: move-down, quit, ...; none unbinds)", action);
+		return -1;
+	}
+	if (!osc_keymap_bind(osc_key_normalize(code), a)) {
+		snprintf(msg, size, "bind: cannot bind '%s'", key);
+		return -1;
+	}
 	return 0;
 }
 

@@ -39,6 +39,9 @@ struct osc_tui_args {
 	const char *other;          /* a second trace: open the compare view against it */
 	const char *other_runs;     /* --other-runs spec for it, NULL: as runs */
 	enum osc_match match;       /* --match of the compare view */
+	enum osc_stat sort;         /* initial sort of the first table, OSC_STAT_NR: its default */
+	bool no_color;              /* no colours (a configuration's color = off, as NO_COLOR) */
+	bool no_mouse;              /* ignore the mouse (mouse = off): the terminal keeps it */
 };
 
 /*
@@ -54,6 +57,13 @@ struct osc_tui_args {
  * printed), or OSC_TUI_NO_TERMINAL.
  */
 int osc_tui_main(const struct osc_tui_args *args);
+
+/*
+ * Bind key (script syntax: "x", "<C-x>", "<F2>") to the action named action
+ * ("move-down"; "none" unbinds the key), for a configuration's `bind` lines.
+ * Returns 0, or -1 with one line in msg saying what is wrong.
+ */
+int osc_tui_bind(const char *key, const char *action, char *msg, size_t size);
 
 /*
  * Write the roff key table of the man page (the lines between the

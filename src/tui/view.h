@@ -269,6 +269,8 @@ struct osc_table_arg {
 	enum osc_level level;
 	uint8_t *only; /* NULL, or per event 1 to keep it (the view takes it over) */
 	char *label;   /* what `only` holds, for the title (the view takes it over) */
+	bool has_sort; /* sort by `sort` (if the level has it) rather than the default */
+	enum osc_stat sort;
 };
 
 /* The level of a table view. */

@@ -116,7 +116,7 @@ static void table_open(struct osc_tui *t, struct osc_view *v, const void *arg)
 	tv->ctx.agg = &tv->agg;
 	tv->ctx.names = &t->names;
 	v->priv = tv;
-	v->sort_col = column_of(t, tv->level, OSC_STAT_NR);
+	v->sort_col = column_of(t, tv->level, a->has_sort ? a->sort : OSC_STAT_NR);
 	v->sort_desc = true;
 }
 

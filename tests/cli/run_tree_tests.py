@@ -17,6 +17,7 @@ cleanly when it is absent.
 """
 import csv
 import io
+import re
 import json
 import os
 import sys
@@ -51,6 +52,10 @@ CASES = [
      {"COLUMNS": "80", "LC_ALL": "C"}, None),
     ("kineto-csv", ["tree", "--format", "csv", "--filter", "aten::addmm", "--max-depth", "2"] +
      CATS + [KINETO], {}, None),
+    ("kineto-csv-legacy", ["tree", "--format", "csv", "--legacy-columns", "--filter",
+                           "aten::addmm", "--max-depth", "2"] + CATS + [KINETO], {}, None),
+    ("kineto-kernels-csv-legacy", ["kernels", "--format", "csv", "--legacy-columns",
+                                   "--filter", "*gemm*", KINETO], {}, None),
     ("kineto-filter", ["tree", "--filter", "aten::addmm", KINETO], {"COLUMNS": "100"}, None),
     ("kineto-depth", ["tree", "--min-depth", "1", "--max-depth", "2", "--filter", "aten::linear",
                       KINETO], {"COLUMNS": "100"}, None),
@@ -102,19 +107,20 @@ ERRORS = [
 ]
 
 
-def ns(ms):
-    neg = ms.startswith("-")
-    whole, frac = ms.lstrip("-").split(".")
-    v = int(whole) * 1000000 + int(frac.ljust(6, "0"))
+def ns_us(us):
+    """ns of a time in us with 3 decimals (exact ns): report's columns, tree's."""
+    neg = us.startswith("-")
+    whole, frac = us.lstrip("-").split(".")
+    v = int(whole) * 1000 + int(frac.ljust(3, "0"))
     return -v if neg else v
 
 
 def csv_totals(text):
     got = {}
     for r in csv.DictReader(io.StringIO(text)):
-        got[r["name"]] = (int(r["count"]), ns(r["host duration (ms)"]),
-                          ns(r["device duration (ms)"]), ns(r["cuda launch duration (ms)"]),
-                          int(r["kernel count"]))
+        got[r["name"]] = (int(r["count"]), ns_us(r["total_us"]),
+                          ns_us(r["device_total_us"]), ns_us(r["launch_total_us"]),
+                          int(r["kernels"]))
     return got
 
 
@@ -213,8 +219,8 @@ def structure(res):
         if len(doc["rows"]) != len(rows):
             problems.append("json %d rows, csv %d" % (len(doc["rows"]), len(rows)))
         for j, c in zip(doc["rows"], rows):
-            if j["name"] != c["name"] or ns(c["device duration (ms)"]) != round(
-                    j["device duration (ms)"] * 1e6):
+            if j["name"] != c["name"] or ns_us(c["device_total_us"]) != round(
+                    j["device_total_us"] * 1e3):
                 problems.append("row %s differs" % c["name"])
                 break
         if doc["meta"].get("runs") is None:
@@ -240,8 +246,8 @@ def structure(res):
     if k.rc or t.rc:
         problems.append(k.describe())
     else:
-        kt = sum(ns(r["device (ms)"]) for r in csv.DictReader(io.StringIO(k.text)))
-        tt = sum(ns(r["device duration (ms)"]) for r in csv.DictReader(io.StringIO(t.text)))
+        kt = sum(ns_us(r["total_us"]) for r in csv.DictReader(io.StringIO(k.text)))
+        tt = sum(ns_us(r["device_total_us"]) for r in csv.DictReader(io.StringIO(t.text)))
         if kt != tt:
             problems.append("kernels %d ns, tree roots %d ns" % (kt, tt))
     res.check("kernels add up to the tree", problems)
@@ -255,9 +261,9 @@ def structure(res):
     if k.rc or r.rc or a.rc:
         problems.append(k.describe() + r.describe())
     else:
-        kt = sum(ns(x["device (ms)"]) for x in csv.DictReader(io.StringIO(k.text)))
-        rt = sum(ns(x["total_us"]) // 1000 for x in csv.DictReader(io.StringIO(r.text)))
-        at = sum(ns(x["device (ms)"]) for x in csv.DictReader(io.StringIO(a.text)))
+        kt = sum(ns_us(x["total_us"]) for x in csv.DictReader(io.StringIO(k.text)))
+        rt = sum(ns_us(x["total_us"]) for x in csv.DictReader(io.StringIO(r.text)))
+        at = sum(ns_us(x["total_us"]) for x in csv.DictReader(io.StringIO(a.text)))
         if kt != rt or kt >= at:
             problems.append("kernels %d ns, report %d ns, every run %d ns" % (kt, rt, at))
     res.check("kernels --run-range agrees with report --run-range", problems)
@@ -275,13 +281,13 @@ def names(res):
         else:
             want, got = {}, {}
             for x in csv.DictReader(io.StringIO(r.text)):
-                want[x["name"]] = want.get(x["name"], 0) + ns(x["total_us"]) // 1000
+                want[x["name"]] = want.get(x["name"], 0) + ns_us(x["total_us"])
             for x in csv.DictReader(io.StringIO(k.text)):
-                got[x["kernel"]] = got.get(x["kernel"], 0) + ns(x["device (ms)"])
+                got[x["kernel"]] = got.get(x["kernel"], 0) + ns_us(x["total_us"])
             if got != want:
                 problems.append("kernels %s, report %s" % (sorted(got.items()),
                                                            sorted(want.items())))
-            cells = " ".join(x["kernels"] + x["kernel infos"]
+            cells = " ".join(x["kernel_list"] + x["kernel_infos"]
                              for x in csv.DictReader(io.StringIO(t.text)))
             if not all(n in cells for n in want):
                 problems.append("tree kernel lists miss report's names: %s" % cells[:500])
@@ -307,6 +313,55 @@ def errors(res):
         res.check("error " + case, problems)
 
 
+def ns_ms(ms):
+    """ns of a time in ms with 6 decimals (--legacy-columns)."""
+    neg = ms.startswith("-")
+    whole, frac = ms.lstrip("-").split(".")
+    v = int(whole) * 1000000 + int(frac.ljust(6, "0"))
+    return -v if neg else v
+
+
+def fmt_ms(ns):
+    return "%s%d.%06d" % ("-" if ns < 0 else "", abs(ns) // 1000000, abs(ns) % 1000000)
+
+
+def legacy(res):
+    """--legacy-columns: profile_parser_main's titles, the same numbers in ms
+    (exactly the us values / 1000), the lists' times too."""
+    pairs = {"total_us": "host duration (ms)", "device_total_us": "device duration (ms)",
+             "launch_total_us": "cuda launch duration (ms)", "self_us": "self (ms)",
+             "device_us": "device self (ms)", "launch_delay_mean_us": "mean launch delay (ms)",
+             "queue_mean_us": "mean queue (ms)", "kernels": "kernel count", "count": "count",
+             "kernel_list": "kernels", "kernel_infos": "kernel infos"}
+    kpairs = {"total_us": "device (ms)", "mean_us": "mean (ms)",
+              "launch_delay_mean_us": "mean launch delay (ms)",
+              "queue_mean_us": "mean queue (ms)", "count": "count"}
+    for cmd, table in (("tree", pairs), ("kernels", kpairs)):
+        problems = []
+        new = testlib.run([cmd, "--format", "csv", KINETO])
+        old = testlib.run([cmd, "--format", "csv", "--legacy-columns", KINETO])
+        a = list(csv.DictReader(io.StringIO(new.text)))
+        b = list(csv.DictReader(io.StringIO(old.text)))
+        if new.rc or old.rc or len(a) != len(b) or not a:
+            problems.append(new.describe() + old.describe())
+        for x, y in zip(a, b):
+            for us, ms in table.items():
+                if us not in x or ms not in y:
+                    problems.append("no column %s / %s" % (us, ms))
+                elif us.endswith("_us"):
+                    if ns_us(x[us]) != ns_ms(y[ms]):
+                        problems.append("%s %s us vs %s ms" % (us, x[us], y[ms]))
+                elif us == "kernel_list":  # "(2950.000 us)" for "(2.950000 ms)"
+                    def conv(m):
+                        return "(%s ms)" % fmt_ms(ns_us(m.group(1)))
+                    if re.sub(r"\((-?[0-9]+\.[0-9]+) us\)", conv, x[us]) != y[ms]:
+                        problems.append("lists differ: %r vs %r" % (x[us][:80], y[ms][:80]))
+                elif x[us] != y[ms]:
+                    problems.append("%s %r vs %r" % (us, x[us][:40], y[ms][:40]))
+        res.check("%s --legacy-columns: the seed's titles, the same times in ms" % cmd,
+                  problems[:5])
+
+
 def main():
     update = "--update" in sys.argv[1:]
     res = testlib.Results()
@@ -315,6 +370,7 @@ def main():
     structure(res)
     names(res)
     errors(res)
+    legacy(res)
     return res.finish()
 
 

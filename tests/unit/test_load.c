@@ -607,13 +607,35 @@ Test(load, file_errors)
 {
 	char line[1024];
 
+	char dir[] = "/tmp/opscope-test-XXXXXX", path[128];
+	FILE *f;
+
 	cr_assert_eq(osc_load("/nonexistent/x.json", NULL, &t, &err), OSC_IO);
 	cr_assert_str_eq(err.subject, "/nonexistent/x.json");
 	cr_assert_str_eq(err.message, "no such file");
-	cr_assert_eq(osc_load("/tmp", NULL, &t, &err), OSC_IO);
-	cr_assert_str_eq(err.message, "is a directory");
+	cr_assert_not_null(mkdtemp(dir));
+	cr_assert_eq(osc_load(dir, NULL, &t, &err), OSC_IO);
+	cr_assert_str_eq(err.message, "is a directory: opscope takes one trace file");
 	osc_error_format(&err, line, sizeof(line));
-	cr_assert_str_eq(line, "/tmp: is a directory");
+	snprintf(path, sizeof(path), "%s: is a directory: opscope takes one trace file", dir);
+	cr_assert_str_eq(line, path);
+	/* with a trace in it, the directory's error names it; a near name is suggested */
+	snprintf(path, sizeof(path), "%s/run.json.gz", dir);
+	cr_assert_not_null(f = fopen(path, "w"));
+	fclose(f);
+	cr_assert_eq(osc_load(dir, NULL, &t, &err), OSC_IO);
+	snprintf(line, sizeof(line), "is a directory: opscope takes one trace file, e.g. %s/%s",
+		 dir, "run.json.gz");
+	cr_assert_str_eq(err.message, line);
+	for (int i = 0; i < 2; i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, i ? "rnu.json.gz" : "run.json");
+		cr_assert_eq(osc_load(path, NULL, &t, &err), OSC_IO);
+		snprintf(line, sizeof(line), "no such file (did you mean %s/run.json.gz?)", dir);
+		cr_assert_str_eq(err.message, line);
+	}
+	snprintf(path, sizeof(path), "%s/run.json.gz", dir);
+	unlink(path);
+	rmdir(dir);
 }
 
 /* ---- gzip -------------------------------------------------------------- */

@@ -234,28 +234,32 @@ uint32_t osc_mtree_longest_child(const struct osc_mtree *m, uint32_t n);
 /* ---- the merged tree as a table (CLI tree, CSV/JSON export, TUI) ---- */
 
 /*
- * X-macro: the columns. The first seven are those of the seed tool
- * profile_parser_main, with the same meaning: values of a node include its
- * subtree (a parent's window holds its children's launches), and the lists
- * merge entries by name ("name xCOUNT (TOTAL ms)", largest total first).
+ * X-macro: the columns, with report's names and microseconds (a measure
+ * named as report names the same measure: total_us inclusive, self_us,
+ * device_us of the op's own kernels, device_total_us with its subtree's,
+ * kernels a count), and the seed tool profile_parser_main's names in
+ * milliseconds (--legacy-columns). The first seven are the seed's, with the
+ * same meaning: values of a node include its subtree (a parent's window holds
+ * its children's launches), and the lists merge entries by name
+ * ("name xCOUNT (TOTAL us)", largest total first).
  */
-#define OSC_TREE_COL_LIST(_)                                  \
-	_(NAME, "name", 24, LEFT, false)                      \
-	_(HOST, "host duration (ms)", 10, RIGHT, true)        \
-	_(DEVICE, "device duration (ms)", 10, RIGHT, true)    \
-	_(LAUNCH, "cuda launch duration (ms)", 10, RIGHT, true) \
-	_(RUNTIME, "cuda_runtime", 12, LEFT, false)           \
-	_(KERNELS, "kernels", 12, LEFT, false)                \
-	_(KERNEL_INFOS, "kernel infos", 12, LEFT, false)      \
-	_(COUNT, "count", 5, RIGHT, true)                     \
-	_(SELF, "self (ms)", 9, RIGHT, true)                  \
-	_(DEVICE_SELF, "device self (ms)", 9, RIGHT, true)    \
-	_(KERNEL_COUNT, "kernel count", 6, RIGHT, true)       \
-	_(DELAY, "mean launch delay (ms)", 9, RIGHT, true)    \
-	_(QUEUE, "mean queue (ms)", 9, RIGHT, true)
+#define OSC_TREE_COL_LIST(_)                                                              \
+	_(NAME, "name", "name", 24, LEFT, false)                                          \
+	_(HOST, "total_us", "host duration (ms)", 10, RIGHT, true)                         \
+	_(DEVICE, "device_total_us", "device duration (ms)", 10, RIGHT, true)             \
+	_(LAUNCH, "launch_total_us", "cuda launch duration (ms)", 10, RIGHT, true)        \
+	_(RUNTIME, "cuda_runtime", "cuda_runtime", 12, LEFT, false)                       \
+	_(KERNELS, "kernel_list", "kernels", 12, LEFT, false)                             \
+	_(KERNEL_INFOS, "kernel_infos", "kernel infos", 12, LEFT, false)                  \
+	_(COUNT, "count", "count", 5, RIGHT, true)                                        \
+	_(SELF, "self_us", "self (ms)", 9, RIGHT, true)                                   \
+	_(DEVICE_SELF, "device_us", "device self (ms)", 9, RIGHT, true)                   \
+	_(KERNEL_COUNT, "kernels", "kernel count", 6, RIGHT, true)                        \
+	_(DELAY, "launch_delay_mean_us", "mean launch delay (ms)", 9, RIGHT, true)        \
+	_(QUEUE, "queue_mean_us", "mean queue (ms)", 9, RIGHT, true)
 
 enum osc_tree_col {
-#define OSC_TREE_COL_ENUM(id, title, width, align, numeric) OSC_TREE_COL_##id,
+#define OSC_TREE_COL_ENUM(id, title, legacy, width, align, numeric) OSC_TREE_COL_##id,
 	OSC_TREE_COL_LIST(OSC_TREE_COL_ENUM)
 #undef OSC_TREE_COL_ENUM
 	OSC_TREE_COL_NR
@@ -284,12 +288,14 @@ struct osc_tree_table_ctx {
 	size_t nr_rows;
 	bool paths;                    /* name column: $$-joined path (else the name) */
 	int decimals;                  /* ms decimals: 6 (exact ns) for CSV/JSON, 3 for tables */
+	bool us;                       /* times in us with 3 decimals (exact ns), else ms */
 	struct osc_tree_scratch *scratch;
 	const struct osc_names *names; /* kernel names in the lists, NULL: as in the trace */
 };
 
 /* All the columns, in order; *nr receives the count. */
-const struct osc_column *osc_tree_columns(size_t *nr);
+/* (legacy: with profile_parser_main's titles, else with report's.) */
+const struct osc_column *osc_tree_columns(bool legacy, size_t *nr);
 
 /*
  * Cell (row, col) of the table: into buf, or, for the long list cells, a

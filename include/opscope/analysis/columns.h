@@ -90,6 +90,20 @@ size_t osc_column_stem(const char *title);
  */
 size_t osc_columns_find(const struct osc_column *cols, size_t nr, const char *s);
 
+/*
+ * The title of the column of cols[0..nr) that the unknown name s was likely
+ * meant for (a typo of a title or of its stem, or a stem typed short), or
+ * NULL: for "did you mean" in errors.
+ */
+const char *osc_columns_suggest(const struct osc_column *cols, size_t nr, const char *s);
+
+/*
+ * ", did you mean 'TITLE'?" for the unknown column name s, or "" when none
+ * is close, into buf; returns buf.
+ */
+const char *osc_columns_did_you_mean(const struct osc_column *cols, size_t nr, const char *s,
+				     char *buf, size_t size);
+
 /* Launch dimensions as profile_explorer writes them: "b128x1x1,g196x1x1". */
 void osc_format_dims(const int32_t dims[6], char *buf, size_t size);
 

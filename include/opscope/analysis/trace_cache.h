@@ -129,9 +129,9 @@ const struct osc_call_works *osc_trace_call_works(const struct osc_trace *t);
 /*
  * Build the briefs of host ops and kernels, the host tree and paths, the
  * correlation, the launchers, the op costs, the GPU index, the module
- * hierarchy and the calls' roofline work now (e.g. on a spare thread right after loading, so the first
- * answer that needs them does not wait). The categories need the user's
- * rules: warm them with osc_trace_categories.
+ * hierarchy and the calls' roofline work now (e.g. on a spare thread right
+ * after loading, so the first answer that needs them does not wait). The
+ * categories need the user's rules: warm them with osc_trace_categories.
  */
 void osc_trace_cache_warm(const struct osc_trace *t);
 

@@ -23,6 +23,7 @@
 
 #include "opscope/analysis/aggregate.h"
 #include "opscope/base/alloc.h"
+#include "opscope/base/suggest.h"
 #include "opscope/analysis/calltree.h"
 #include "opscope/analysis/category.h"
 #include "opscope/analysis/correlate.h"
@@ -81,6 +82,7 @@ enum osc_status osc_level_parse(const char *name, enum osc_level *out, struct os
 {
 	char valid[128] = "";
 	size_t len = 0;
+	const char *meant;
 
 	for (int l = 0; l < OSC_LEVEL_COUNT; l++) {
 		if (!strcmp(name, level_names[l])) {
@@ -91,8 +93,11 @@ enum osc_status osc_level_parse(const char *name, enum osc_level *out, struct os
 	for (int l = 0; l < OSC_LEVEL_COUNT && len < sizeof(valid); l++)
 		len += (size_t)snprintf(valid + len, sizeof(valid) - len, "%s%s", l ? ", " : "",
 					level_names[l]);
+	meant = osc_suggest(name, level_names, OSC_LEVEL_COUNT);
 	return osc_error_set(err, OSC_USAGE, "--by", OSC_NO_OFFSET, NULL,
-			     "unknown level '%s' (valid: %s)", name, valid);
+			     "unknown level '%s' (%s%s%svalid: %s)", name,
+			     meant ? "did you mean " : "", meant ? meant : "", meant ? "? " : "",
+			     valid);
 }
 
 /* Everything one aggregation reads; the scan threads share it read-only. */

@@ -413,7 +413,8 @@ void osc_agg_sort(struct osc_agg *a, const struct osc_trace *t, enum osc_stat by
 	merge_sort(&c, item, a->nr, tmp);
 	for (size_t r = 0; r < a->nr; r++)
 		rows[r] = a->rows[item[r].row];
-	memcpy(a->rows, rows, a->nr * sizeof(*rows));
+	if (a->nr) /* rows is NULL at an empty level */
+		memcpy(a->rows, rows, a->nr * sizeof(*rows));
 	free(rows);
 	free(tmp);
 	free(item);

@@ -19,16 +19,33 @@
 #include "opscope/base/sat.h"
 
 static const struct osc_column columns[] = {
-#define OSC_TREE_COL_DESC(id, title, width, align, numeric) \
+#define OSC_TREE_COL_DESC(id, title, legacy, width, align, numeric) \
 	{ title, width, OSC_ALIGN_##align, numeric, OSC_STAT_NAME },
 	OSC_TREE_COL_LIST(OSC_TREE_COL_DESC)
 #undef OSC_TREE_COL_DESC
 };
 
-const struct osc_column *osc_tree_columns(size_t *nr)
+static const struct osc_column legacy_columns[] = {
+#define OSC_TREE_COL_DESC(id, title, legacy, width, align, numeric) \
+	{ legacy, width, OSC_ALIGN_##align, numeric, OSC_STAT_NAME },
+	OSC_TREE_COL_LIST(OSC_TREE_COL_DESC)
+#undef OSC_TREE_COL_DESC
+};
+
+const struct osc_column *osc_tree_columns(bool legacy, size_t *nr)
 {
 	*nr = OSC_TREE_COL_NR;
-	return columns;
+	return legacy ? legacy_columns : columns;
+}
+
+/* A time cell: us with 3 decimals, or ms with ctx->decimals (exact ns either way at 6). */
+static void format_time(const struct osc_tree_table_ctx *ctx, int64_t ns, char *buf,
+			size_t size)
+{
+	if (ctx->us)
+		osc_format_us_int(ns, buf, size);
+	else
+		osc_format_ms(ns, ctx->decimals, buf, size);
 }
 
 void osc_format_ms(int64_t ns, int decimals, char *buf, size_t size)
@@ -217,9 +234,10 @@ static const char *list_cell(const struct osc_tree_table_ctx *ctx, uint32_t n,
 		if (col == OSC_TREE_COL_KERNEL_INFOS) {
 			put_info(&l, &a[i]);
 		} else {
-			osc_format_ms(a[i].total, ctx->decimals, ms, sizeof(ms));
-			put(&l, "%s x%llu (%s ms)", osc_names_get(ctx->names, ctx->trace, a[i].name),
-			    (unsigned long long)a[i].count, ms);
+			format_time(ctx, a[i].total, ms, sizeof(ms));
+			put(&l, "%s x%llu (%s %s)",
+			    osc_names_get(ctx->names, ctx->trace, a[i].name),
+			    (unsigned long long)a[i].count, ms, ctx->us ? "us" : "ms");
 		}
 		s->slot_of[a[i].name] = OSC_NONE;
 	}
@@ -307,6 +325,6 @@ const char *osc_tree_cell(const struct osc_tree_table_ctx *ctx, size_t row,
 		buf[0] = '\0';
 		return buf;
 	}
-	osc_format_ms(ns, ctx->decimals, buf, size);
+	format_time(ctx, ns, buf, size);
 	return buf;
 }

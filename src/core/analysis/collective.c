@@ -31,7 +31,7 @@ static int dtype_size(const char *name)
 	return 0;
 }
 
-/* Whether name (c10d's, with or without a leading '_' and "_base"/"_coalesced") starts with what. */
+/* Whether name (c10d's, leading '_' ignored, "_base" or "_coalesced" after) starts with what. */
 static bool is(const char *name, const char *what)
 {
 	while (*name == '_')

@@ -17,6 +17,7 @@
 #include <wchar.h>
 
 #include "opscope/base/alloc.h"
+#include "opscope/base/suggest.h"
 #include "opscope/analysis/category.h"
 #include "opscope/analysis/columns.h"
 #include "opscope/analysis/module.h"
@@ -303,6 +304,38 @@ const struct osc_column *osc_agg_columns(const struct osc_agg *a, size_t *nr)
 	return a->cols;
 }
 
+const char *osc_columns_suggest(const struct osc_column *cols, size_t nr, const char *s)
+{
+	const char **names = osc_xcalloc(2 * nr + 1, sizeof(*names));
+	char **stems = osc_xcalloc(nr + 1, sizeof(*stems));
+	const char *best;
+	size_t i;
+
+	for (i = 0; i < nr; i++) {
+		names[i] = cols[i].title;
+		stems[i] = osc_xstrndup(cols[i].title, osc_column_stem(cols[i].title));
+		names[nr + i] = stems[i];
+	}
+	best = osc_suggest(s, names, 2 * nr);
+	for (i = 0; best && i < nr; i++) /* a stem stands for its column's title */
+		if (best == stems[i])
+			best = cols[i].title;
+	for (i = 0; i < nr; i++)
+		free(stems[i]);
+	free(stems);
+	free(names);
+	return best;
+}
+
+const char *osc_columns_did_you_mean(const struct osc_column *cols, size_t nr, const char *s,
+				     char *buf, size_t size)
+{
+	const char *best = osc_columns_suggest(cols, nr, s);
+
+	snprintf(buf, size, best ? ", did you mean '%s'?" : "", best);
+	return buf;
+}
+
 enum osc_status osc_columns_parse(enum osc_level l, const char *list, struct osc_column **out,
 				  size_t *nr, struct osc_error *err)
 {
@@ -317,10 +350,12 @@ enum osc_status osc_columns_parse(enum osc_level l, const char *list, struct osc
 
 		c = osc_columns_find(cat, nr_cat, name);
 		if (c == nr_cat) {
+			char hint[128];
 			enum osc_status st = osc_error_set(
 				err, OSC_USAGE, "--columns", OSC_NO_OFFSET, NULL,
-				"level %s has no column '%s' (see `opscope report --help`)",
-				osc_level_name(l), name);
+				"level %s has no column '%s'%s (see `opscope report --help`)",
+				osc_level_name(l), name,
+				osc_columns_did_you_mean(cat, nr_cat, name, hint, sizeof(hint)));
 
 			free(name);
 			free(cols);

@@ -265,7 +265,8 @@ size_t osc_modules_guide(const struct osc_modules *m, const uint8_t *last, uint3
 		while (m->nodes[a].depth > k) /* the ancestor at depth k */
 			a = m->nodes[a].parent;
 		if (a == n)
-			cell = last[a] ? (utf8 ? "\xe2\x94\x94\xe2\x94\x80 " : "`- ") : (utf8 ? "\xe2\x94\x9c\xe2\x94\x80 " : "|- ");
+			cell = last[a] ? (utf8 ? "\xe2\x94\x94\xe2\x94\x80 " : "`- ")
+				       : (utf8 ? "\xe2\x94\x9c\xe2\x94\x80 " : "|- ");
 		else
 			cell = last[a] ? "   " : (utf8 ? "\xe2\x94\x82  " : "|  ");
 		len += (size_t)snprintf(buf + len, size - len, "%s", cell);

@@ -127,7 +127,7 @@ void osc_tree_table(const struct osc_tree_table_ctx *ctx, struct osc_table *out)
 		.cell = tree_cell,
 		.ctx = ctx,
 	};
-	out->cols = osc_tree_columns(&out->nr_cols);
+	out->cols = osc_tree_columns(!ctx->us, &out->nr_cols);
 }
 
 void osc_agg_table(const struct osc_agg_table_ctx *ctx, struct osc_table *out)

@@ -2,6 +2,7 @@
  * input.c - mapped files, and gzip, zstd or standard input spooled to a
  * mapped temporary file (else streamed through memory), as one byte window.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -19,6 +20,7 @@
 #endif
 
 #include "opscope/base/alloc.h"
+#include "opscope/base/suggest.h"
 #include "load/input.h"
 #include "base/mapguard.h"
 
@@ -348,6 +350,87 @@ static enum osc_status open_stream(struct osc_input *in, const char *path, struc
 	return OSC_OK;
 }
 
+/* Entries of a directory looked at for a hint: a huge one is not worth the wait. */
+#define HINT_ENTRIES 4096
+
+static bool looks_like_trace(const char *name)
+{
+	static const char *const ext[] = { ".json", ".gz", ".zst", ".sqlite", ".sql" };
+	size_t len = strlen(name);
+
+	for (size_t i = 0; i < sizeof(ext) / sizeof(ext[0]); i++)
+		if (len > strlen(ext[i]) && !strcmp(name + len - strlen(ext[i]), ext[i]))
+			return true;
+	return false;
+}
+
+/*
+ * A name in directory dir ("" for the current one) for an error's hint:
+ * with meant, the file that meant (a missing name) likely was (a typo, or the
+ * name without its suffix: trace.json for trace.json.gz); without, the first
+ * by name that looks like a trace. Written as dir + name into buf; false if
+ * none.
+ */
+static bool hint_file(const char *dir, const char *meant, char *buf, size_t size)
+{
+	DIR *d = opendir(*dir ? dir : ".");
+	struct dirent *e;
+	char **names = osc_xcalloc(HINT_ENTRIES, sizeof(*names));
+	const char *best = NULL;
+	size_t n = 0;
+
+	while (d && n < HINT_ENTRIES && (e = readdir(d))) {
+		if (e->d_name[0] == '.' && !(meant && meant[0] == '.'))
+			continue;
+		if (!meant && !looks_like_trace(e->d_name))
+			continue;
+		names[n++] = osc_xstrdup(e->d_name);
+	}
+	if (d)
+		closedir(d);
+	if (meant) {
+		best = osc_suggest(meant, (const char *const *)names, n);
+	} else {
+		for (size_t i = 0; i < n; i++)
+			if (!best || strcmp(names[i], best) < 0)
+				best = names[i];
+	}
+	if (best)
+		snprintf(buf, size, "%s%s", dir, best);
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	return best != NULL;
+}
+
+/* "no such file", with the file of the same directory that path likely meant. */
+static enum osc_status no_such_file(const char *path, struct osc_error *err)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir = osc_xstrndup(path, slash ? (size_t)(slash - path) + 1 : 0);
+	char hint[1024];
+	bool found = hint_file(dir, slash ? slash + 1 : path, hint, sizeof(hint));
+
+	free(dir);
+	return osc_error_set(err, OSC_IO, path, OSC_NO_OFFSET, NULL, "no such file%s%s%s",
+			     found ? " (did you mean " : "", found ? hint : "", found ? "?)" : "");
+}
+
+/* A directory: opscope reads one trace; name one in it when there is one. */
+static enum osc_status is_directory(const char *path, struct osc_error *err)
+{
+	size_t len = strlen(path);
+	char *dir = osc_xmalloc(len + 2), hint[1024];
+	bool found;
+
+	snprintf(dir, len + 2, "%s%s", path, len && path[len - 1] == '/' ? "" : "/");
+	found = hint_file(dir, NULL, hint, sizeof(hint));
+	free(dir);
+	return osc_error_set(err, OSC_IO, path, OSC_NO_OFFSET, NULL,
+			     "is a directory: opscope takes one trace file%s%s",
+			     found ? ", e.g. " : "", found ? hint : "");
+}
+
 enum osc_status osc_input_open(struct osc_input *in, const char *path,
 			       const struct osc_input_wait *wait, struct osc_error *err)
 {
@@ -362,14 +445,15 @@ enum osc_status osc_input_open(struct osc_input *in, const char *path,
 	}
 	/* O_NONBLOCK: a FIFO with no writer yet opens at once (reads wait on poll). */
 	in->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (in->fd < 0 && errno == ENOENT)
+		return no_such_file(path, err);
 	if (in->fd < 0)
-		return osc_error_set(err, OSC_IO, path, OSC_NO_OFFSET, NULL, "%s",
-				     errno == ENOENT ? "no such file" : strerror(errno));
+		return osc_error_set(err, OSC_IO, path, OSC_NO_OFFSET, NULL, "%s", strerror(errno));
 	in->own_fd = true;
 	if (fstat(in->fd, &st) < 0)
 		return osc_error_set(err, OSC_IO, path, OSC_NO_OFFSET, NULL, "%s", strerror(errno));
 	if (S_ISDIR(st.st_mode))
-		return osc_error_set(err, OSC_IO, path, OSC_NO_OFFSET, NULL, "is a directory");
+		return is_directory(path, err);
 	if (!S_ISREG(st.st_mode))
 		return open_stream(in, path, err);
 	in->file_size = (uint64_t)st.st_size;
