@@ -76,6 +76,7 @@ struct diff_job {
 	struct side side[2];
 	struct osc_diff diff;
 	char *filter_text, *sort_text, *rows_text, *rows_json, *count_text, *total_text;
+	char *count_json, *total_json; /* the same as JSON objects, numbers as numbers */
 	size_t nr_changed; /* rows kept by --changed, before --top */
 };
 
@@ -114,6 +115,13 @@ static void totals_text(struct diff_job *j)
 				      (unsigned long long)j->diff.count[0],
 				      (unsigned long long)j->diff.count[1],
 				      (unsigned long long)j->diff.count[2]);
+	j->total_json = osc_xasprintf("{\"base_us\": %s, \"other_us\": %s, \"delta_us\": %s, "
+				      "\"measure\": \"%s\"}",
+				      b, o, d, osc_diff_total_name(&j->diff));
+	j->count_json = osc_xasprintf("{\"base_only\": %llu, \"other_only\": %llu, \"both\": %llu}",
+				      (unsigned long long)j->diff.count[0],
+				      (unsigned long long)j->diff.count[1],
+				      (unsigned long long)j->diff.count[2]);
 }
 
 struct diff_table_ctx {
@@ -134,7 +142,7 @@ static enum osc_status write_diff(struct diff_job *j, const struct osc_cli_view 
 			       "other runs", "filter", "sort", "rows", "sides", "totals" };
 	const char *values[12];
 	const char *json[12] = { [5] = j->side[0].runs_json, [6] = j->side[1].runs_json,
-				 [9] = j->rows_json };
+				 [9] = j->rows_json, [10] = j->count_json, [11] = j->total_json };
 	struct osc_export_meta meta = { keys, values, 12, json };
 	struct diff_table_ctx ctx = { &j->diff };
 	struct osc_table table = { 0 };
@@ -239,6 +247,8 @@ int osc_diff_run(struct osc_cli_view *v)
 	free(j.sort_text);
 	free(j.rows_text);
 	free(j.rows_json);
+	free(j.count_json);
+	free(j.total_json);
 	free(j.count_text);
 	free(j.total_text);
 	osc_diff_release(&j.diff);

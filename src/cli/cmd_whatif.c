@@ -65,7 +65,9 @@ static enum osc_status write_whatif(struct whatif_job *j, const struct osc_cli_v
 {
 	const char *keys[] = { "trace", "format", "level", "runs", "filter", "speedups", "rows",
 			       "projected" };
-	const char *values[8], *json[8] = { [3] = j->runs_json, [6] = j->rows_json };
+	char *projected = osc_whatif_summary_json(&j->w);
+	const char *values[8], *json[8] = { [3] = j->runs_json, [6] = j->rows_json,
+					    [7] = projected };
 	struct osc_export_meta meta = { keys, values, 8, json };
 	struct osc_table table = { 0 };
 	enum osc_status st;
@@ -85,6 +87,7 @@ static enum osc_status write_whatif(struct whatif_job *j, const struct osc_cli_v
 	st = osc_cli_write_view(v, &table, &meta, err);
 	if (st == OSC_OK && !osc_export_has_meta(v->format))
 		fprintf(stderr, "opscope: using %s; %s\n", j->runs_text, j->summary);
+	free(projected);
 	return st;
 }
 

@@ -208,7 +208,7 @@ def check_json_agrees_with_csv():
             else:
                 ok &= decimal.Decimal(cell) == decimal.Decimal(str(v))
     report(ok, "diff json agrees with csv")
-    report(doc["meta"]["sides"] == "6 only in base (-), 2 only in other (+), 10 in both (=)",
+    report(doc["meta"]["sides"] == {"base_only": 6, "other_only": 2, "both": 10},
            "diff json meta counts", str(doc["meta"]))
 
 
@@ -357,6 +357,28 @@ def check_whatif_category():
     report(rules and pa and pa == pb and conv and conv[0]["factor"] == "2.000",
            "whatif -x CONV_fwd=2 at the category level equals rules on its ops",
            "%s\n%s" % (pa, pb))
+
+
+def check_json_meta():
+    """diff's sides and totals and whatif's projected are JSON objects of
+    numbers that agree with the rows and the text summary."""
+    d = json.loads(run(["diff", "-F", "json", NOOPT, OPT]).text)
+    m = d["meta"]
+    base = sum(decimal.Decimal(str(r["base_total_us"])) for r in d["rows"])
+    counts = {"-": 0, "+": 0, "=": 0}
+    for r in d["rows"]:
+        counts[r["side"]] += 1
+    report(m["sides"] == {"base_only": counts["-"], "other_only": counts["+"],
+                          "both": counts["="]} and
+           decimal.Decimal(str(m["totals"]["base_us"])) == base and
+           m["totals"]["measure"] == "inclusive time",
+           "diff json meta: sides and totals as numbers", "%s %s" % (m["sides"], m["totals"]))
+    p = run(["whatif", "-x", "Conv=2", "-F", "json", OPT])
+    w = json.loads(p.text)["meta"]["projected"]
+    text = run(["whatif", "-x", "Conv=2", OPT]).text
+    want = "host busy %.3f us -> %.3f us (%.3fx)" % (w["before_us"], w["after_us"], w["speedup"])
+    report(w["base"] == "host busy" and want in text and w["affected_pct"] > 0,
+           "whatif json meta: projected as numbers, as the text says", "%s\n%s" % (w, want))
 
 
 def check_changed_subset():
@@ -525,6 +547,7 @@ def main():
     check_runs_as_report()
     check_category_as_report()
     check_whatif_category()
+    check_json_meta()
     check_changed_subset()
     check_exit_status()
     check_whatif_recompute()

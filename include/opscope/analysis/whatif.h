@@ -182,4 +182,11 @@ const char *osc_whatif_cell(const struct osc_whatif *w, size_t row, size_t col, 
  */
 const char *osc_whatif_summary(const struct osc_whatif *w, char *buf, size_t size);
 
+/*
+ * The same as a JSON object (a new string): base, before_us, after_us,
+ * speedup, affected_pct, ceiling (null: unbounded), and device_time and wall
+ * as {before_us, after_us, speedup} when known; times per run.
+ */
+char *osc_whatif_summary_json(const struct osc_whatif *w);
+
 #endif

@@ -488,6 +488,50 @@ static size_t format_projection(const struct osc_whatif *w, const char *what, do
 				      from, to, projected > 0 ? base / projected : 1.0);
 }
 
+/* One projection as JSON members: "before_us": .., "after_us": .., "speedup": .. (per run). */
+static char *projection_json(const struct osc_whatif *w, double base, double projected)
+{
+	char from[64], to[64];
+
+	osc_format_us(base / (double)w->nr_runs, from, sizeof(from));
+	osc_format_us(projected / (double)w->nr_runs, to, sizeof(to));
+	return osc_xasprintf("\"before_us\": %s, \"after_us\": %s, \"speedup\": %.3f", from, to,
+			     projected > 0 ? base / projected : 1.0);
+}
+
+char *osc_whatif_summary_json(const struct osc_whatif *w)
+{
+	double saved = (double)w->total - w->projected;
+	char *base = projection_json(w, (double)w->total, w->projected), *dev = NULL, *wall = NULL;
+	char ceiling[32], *out;
+
+	if (isinf(w->ceiling))
+		snprintf(ceiling, sizeof(ceiling), "null");
+	else
+		snprintf(ceiling, sizeof(ceiling), "%.3f", w->ceiling);
+	if (w->device_time) {
+		char *p = projection_json(w, (double)w->device_time,
+					  fmax(0, (double)w->device_time - w->device_saved));
+
+		dev = osc_xasprintf(", \"device_time\": {%s}", p);
+		free(p);
+	}
+	if (w->wall) {
+		char *p = projection_json(w, (double)w->wall, fmax(0, (double)w->wall - saved));
+
+		wall = osc_xasprintf(", \"wall\": {%s}", p);
+		free(p);
+	}
+	out = osc_xasprintf("{\"per_run\": true, \"base\": \"%s\", %s, \"affected_pct\": %.2f, "
+			    "\"ceiling\": %s%s%s}",
+			    w->device ? "device time" : "host busy", base, w->affected_pct, ceiling,
+			    dev ? dev : "", wall ? wall : "");
+	free(base);
+	free(dev);
+	free(wall);
+	return out;
+}
+
 const char *osc_whatif_summary(const struct osc_whatif *w, char *buf, size_t size)
 {
 	char ceiling[32];
