@@ -143,17 +143,10 @@ def attribute(path, runs, monitor, host, device):
     by_thread = recompute_tree.nest(ops, recompute_tree.slack_of(tr))
 
     def path_of(o):
-        names = []
-        while o is not None:
-            if in_runs(o["ts"]):
-                names.append(o["name"])
-            o = o["parent"]
-        return "$$".join(reversed(names)) if names else None
+        return recompute_tree.selected_path(o, in_runs)
 
     def holder(o):
-        while o is not None and not in_runs(o["ts"]):
-            o = o["parent"]
-        return o
+        return recompute_tree.selected_holder(o, in_runs)
 
     ext = {}
     for o in sorted(ops, key=lambda o: (o["ts"], -o["dur"], o["order"])):

@@ -54,6 +54,23 @@ def slack_of(tr):
     return LEGACY_SLACK_NS if tr.format == "legacy" else 0
 
 
+
+def selected_path(o, in_runs):
+    """The $$-joined names of the selected ops (in_runs(ts)) from the root down to o, or None."""
+    names = []
+    while o is not None:
+        if in_runs(o["ts"]):
+            names.append(o["name"])
+        o = o["parent"]
+    return "$$".join(reversed(names)) if names else None
+
+
+def selected_holder(o, in_runs):
+    """The nearest selected op at or above o."""
+    while o is not None and not in_runs(o["ts"]):
+        o = o["parent"]
+    return o
+
 def nest(ops, slack=0):
     """Set o["parent"] of each op (dicts with ts, dur, end, thread, order) by the
     rule above, a child ending up to slack ns after its parent still nesting;
@@ -161,20 +178,11 @@ def build(path, runs=None, monitor="cpu_op", host="cuda_runtime", device="kernel
 
     by_thread = nest(ops, slack_of(tr))
 
-    # paths through selected ops only
     def path_of(o):
-        names = []
-        while o is not None:
-            if in_runs(o["ts"]):
-                names.append(o["name"])
-            o = o["parent"]
-        return "$$".join(reversed(names)) if names else None
+        return selected_path(o, in_runs)
 
     def holder(o):
-        """The nearest selected op at or above o."""
-        while o is not None and not in_runs(o["ts"]):
-            o = o["parent"]
-        return o
+        return selected_holder(o, in_runs)
 
     rows = {}
 
