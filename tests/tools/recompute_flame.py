@@ -116,25 +116,10 @@ def attribute(path, runs, monitor, host, device):
     recompute_tree.build's rules, the device event kept at its own path."""
     out = []
     tr = recompute.Trace(path)
-    raw, _, _ = recompute.load_events(path)
     sel = recompute.parse_runs(runs, tr.nr_runs, tr.warmup)
-    mon, hc, dc = (set(x.split(",")) for x in (monitor, host, device))
-    ops, launches, devs, frames = [], [], [], []
-    for order, (e, ts, dur) in enumerate(recompute._complete_events(raw)):
-        c = e.get("cat")
-        args = e.get("args") if isinstance(e.get("args"), dict) else {}
-        rec = {"name": str(e.get("name", "")), "ts": ts, "dur": dur, "end": ts + dur,
-               "thread": (str(e.get("pid")), str(e.get("tid"))), "order": order, "args": args}
-        if c in mon and not recompute.STEP_RE.match(rec["name"]):
-            ops.append(rec)
-        elif c in dc:
-            devs.append(rec)
-        elif c in hc:
-            launches.append(rec)
-        if c in recompute.FRAME_CATS and c not in mon and not recompute.STEP_RE.match(rec["name"]):
-            frames.append(rec)
-    ops += recompute_tree.launch_frames(ops, launches, frames, devs)
-    ops.sort(key=lambda o: o["order"])
+    ops, launches, devs = recompute_tree.records(path, recompute_tree.cats(monitor),
+                                                 recompute_tree.cats(host),
+                                                 recompute_tree.cats(device))
 
     def in_runs(ts):
         r = tr._window_of(ts)

@@ -147,13 +147,12 @@ def launch_frames(ops, launches, frames, devs):
     return [g.r for g in got]
 
 
-def build(path, runs=None, monitor="cpu_op", host="cuda_runtime", device="kernel", whole=False):
-    tr = recompute.Trace(path)
-    if whole:  # --whole-trace
-        tr.ignore_runs()
+
+def records(path, mon, hc, dc):
+    """The trace's complete events as records: the ops (categories mon, run
+    markers excepted, plus the frames that launch device work outside every
+    op) in trace order, the runtime calls (hc) and the device events (dc)."""
     raw, _, _ = recompute.load_events(path)
-    sel = recompute.parse_runs(runs, tr.nr_runs, tr.warmup)
-    mon, hc, dc = cats(monitor), cats(host), cats(device)
     ops, launches, devs, frames = [], [], [], []
     for order, (e, ts, dur) in enumerate(recompute._complete_events(raw)):
         c = e.get("cat")
@@ -171,6 +170,14 @@ def build(path, runs=None, monitor="cpu_op", host="cuda_runtime", device="kernel
             frames.append(rec)
     ops += launch_frames(ops, launches, frames, devs)
     ops.sort(key=lambda o: o["order"])
+    return ops, launches, devs
+
+def build(path, runs=None, monitor="cpu_op", host="cuda_runtime", device="kernel", whole=False):
+    tr = recompute.Trace(path)
+    if whole:  # --whole-trace
+        tr.ignore_runs()
+    sel = recompute.parse_runs(runs, tr.nr_runs, tr.warmup)
+    ops, launches, devs = records(path, cats(monitor), cats(host), cats(device))
 
     def in_runs(ts):
         r = tr._window_of(ts)
