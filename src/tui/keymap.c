@@ -93,6 +93,17 @@ int osc_key_normalize(int key)
 /* key code -> action; curses codes stay below KEY_MAX. */
 static unsigned char bindings[KEY_MAX + 1];
 
+/*
+ * The next key of a list in actions.h's syntax ("j <Down>"), spaces
+ * skipped; -1 at its end, or at a typo (the keys test lists them all).
+ */
+static int next_key(const char **p)
+{
+	while (**p == ' ')
+		(*p)++;
+	return **p ? osc_key_parse(p) : -1;
+}
+
 static void bind_all(void)
 {
 	static bool done;
@@ -102,20 +113,11 @@ static void bind_all(void)
 	done = true;
 	for (int a = 1; a < OSC_ACT_NR; a++) {
 		const char *p = actions[a].keys;
+		int key;
 
-		while (*p) {
-			int key;
-
-			if (*p == ' ') {
-				p++;
-				continue;
-			}
-			key = osc_key_parse(&p);
-			if (key < 0)
-				break; /* a typo in actions.h; the keys test lists them all */
+		while ((key = next_key(&p)) >= 0)
 			if (key <= KEY_MAX)
 				bindings[key] = (unsigned char)a;
-		}
 	}
 }
 
@@ -187,6 +189,7 @@ const char *osc_action_keys(enum osc_action a)
 {
 	char *out = texts[a];
 	const char *p = actions[a].keys;
+	int key;
 
 	bind_all();
 	out[0] = '\0';
@@ -198,19 +201,9 @@ const char *osc_action_keys(enum osc_action a)
 		if (bindings[added[a][i]] == a && j == nr_added[a]) /* once, the newest */
 			append_key(out, sizeof(texts[a]), added[a][i]);
 	}
-	while (*p) {
-		int key;
-
-		if (*p == ' ') {
-			p++;
-			continue;
-		}
-		key = osc_key_parse(&p);
-		if (key < 0)
-			break;
+	while ((key = next_key(&p)) >= 0)
 		if (key <= KEY_MAX && (!rebound[key] || bindings[key] == a) && !was_added(a, key))
 			append_key(out, sizeof(texts[a]), key);
-	}
 	return out;
 }
 
