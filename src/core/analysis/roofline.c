@@ -875,7 +875,8 @@ static const struct memo_slot *memo_get(struct work_memo *m, const struct osc_tr
 
 void osc_call_works_build(const struct osc_trace *t, struct osc_call_works *out)
 {
-	struct work_memo memo = { 0 };
+	/* per op key: 0 not looked at yet, 1 its work needs no args, 2 it does */
+	uint8_t *needs = osc_xcalloc(t->strs.count ? t->strs.count : 1, 1);
 	char *buf = NULL;
 	size_t nb, alloc = 0, cap = 0;
 	const struct osc_brief *b = osc_trace_briefs(t, OSC_KIND_HOST_OP, &nb);
@@ -885,7 +886,12 @@ void osc_call_works_build(const struct osc_trace *t, struct osc_call_works *out)
 		const struct osc_event *e = &t->events[b[j].event];
 		struct osc_call_work *cw;
 
-		if (!memo_get(&memo, t, e->op, e->shape)->per_call)
+		if (e->op >= t->strs.count) /* no op key: no work known */
+			continue;
+		if (!needs[e->op])
+			needs[e->op] = osc_work_needs_args(osc_trace_str(t, e->op),
+							   osc_strtab_len(&t->strs, e->op)) ? 2 : 1;
+		if (needs[e->op] == 1)
 			continue;
 		OSC_GROW(out->v, out->nr + 1, cap);
 		cw = &out->v[out->nr++];
@@ -895,7 +901,7 @@ void osc_call_works_build(const struct osc_trace *t, struct osc_call_works *out)
 					osc_strtab_len(&t->strs, e->shape),
 					osc_trace_args_into(t, b[j].event, &buf, &alloc), &cw->w);
 	}
-	free(memo.slots);
+	free(needs);
 	free(buf);
 }
 
