@@ -26,8 +26,13 @@
 	  "Go back (to the previous level too); quit from the first view")                   \
 	_(ESCAPE, "escape", "<Esc>", "Go back (never quits)")                                \
 	_(QUIT, "quit", "Q <C-c>", "Quit at once; cancel a load")              \
-	_(SCROLL_LEFT, "scroll-left", "h", "Scroll the name column left")             \
-	_(SCROLL_RIGHT, "scroll-right", "l", "Scroll the name column right")          \
+	_(SCROLL_LEFT, "scroll-left", "h",                                                   \
+	  "Scroll the name column left; timeline: the cursor a cell earlier")                \
+	_(SCROLL_RIGHT, "scroll-right", "l",                                                 \
+	  "Scroll the name column right; timeline: the cursor a cell later")                 \
+	_(PAGE_LEFT, "page-left", "H", "Timeline: a page earlier (L: a page later)")         \
+	_(ZOOM_IN, "zoom-in", "+", "Timeline: zoom in around the cursor")                    \
+	_(ZOOM_OUT, "zoom-out", "-", "Timeline: zoom out around the cursor")                 \
 	_(COLUMNS_LEFT, "columns-left", "<Lt>", "Show columns hidden on the left")       \
 	_(COLUMNS_RIGHT, "columns-right", ">", "Show columns hidden on the right")       \
 	_(FULL_NAME, "full-name", "i", "Show the full name of the row")             \
@@ -51,6 +56,8 @@
 	_(VIEW_RUNS, "view-runs", "R", "Open the runs view to pick runs")                    \
 	_(VIEW_GPU, "view-gpu", "G",                                                          \
 	  "GPU view: busy, idle and why, per run, device and stream")                       \
+	_(TIMELINE, "timeline", "V",                                                         \
+	  "Timeline of the selected runs: lanes per thread and stream, the row marked")     \
 	_(TOGGLE_RUN, "toggle-run", "<Space>", "Runs view: select or unselect a run")      \
 	_(SELECT_RANGE, "select-range", "v",                                                 \
 	  "Runs view: select from the last toggled run")                \
@@ -72,14 +79,14 @@
 	  "Command: runs, filter, find, sort, top, export, compare, speedups")  \
 	_(TREE, "tree", "T",                                                                 \
 	  "Call tree: of the selected op, or at a kernel's launching op; module tree")     \
-	_(FOLD_CHILDREN, "fold-children", "c", "Tree: fold the children of the node")        \
-	_(UNFOLD_CHILDREN, "unfold-children", "e", "Tree: unfold the children of the node")  \
-	_(FOLD_ALL, "fold-all", "C", "Tree: fold the node's whole subtree")                  \
-	_(UNFOLD_ALL, "unfold-all", "E", "Tree: unfold the node's whole subtree")            \
+	_(FOLD_CHILDREN, "fold-children", "c", "Tree: fold the children of the node; timeline: fold the process")        \
+	_(UNFOLD_CHILDREN, "unfold-children", "e", "Tree: unfold the children of the node; timeline: unfold it")  \
+	_(FOLD_ALL, "fold-all", "C", "Tree: fold the node's whole subtree; timeline: every process")                  \
+	_(UNFOLD_ALL, "unfold-all", "E", "Tree: unfold the node's whole subtree; timeline: every process")            \
 	_(PARENT, "parent", "u", "Tree: go to the parent node")                              \
-	_(NEXT_SIBLING, "next-sibling", "]", "Tree: go to the next sibling")                 \
-	_(PREV_SIBLING, "prev-sibling", "[", "Tree: go to the previous sibling")             \
-	_(LONGEST_CHILD, "longest-child", "L", "Tree: go to the child with the most time")   \
+	_(NEXT_SIBLING, "next-sibling", "]", "Tree: go to the next sibling; timeline: the next event on the lane")                 \
+	_(PREV_SIBLING, "prev-sibling", "[", "Tree: go to the previous sibling; timeline: the previous event")             \
+	_(LONGEST_CHILD, "longest-child", "L", "Tree: go to the child with the most time; timeline: a page later")   \
 	_(COMPARE_MATCH, "compare-match", "M",                                               \
 	  "Compare: pair rows by name, shape or occurrence")                                 \
 	_(CHANGED_ONLY, "changed-only", "o", "Compare: show only the rows that changed")     \

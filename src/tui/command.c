@@ -384,6 +384,8 @@ unsigned osc_command_action(struct osc_tui *t, enum osc_action a)
 		if (v->ops != &osc_view_gpu)
 			osc_view_push(t, &osc_view_gpu, NULL);
 		return OSC_R_REDRAW;
+	case OSC_ACT_TIMELINE:
+		return osc_timeline_open(t);
 	case OSC_ACT_TOGGLE_WARMUP:
 		return osc_runs_toggle_warmup(t);
 	case OSC_ACT_TOGGLE_DETAIL:

@@ -29,6 +29,11 @@ enum osc_style {
 	OSC_STYLE_HEADING, /* heading line in a detail */
 	OSC_STYLE_ERROR,
 	OSC_STYLE_HINT,
+	OSC_STYLE_BAR,     /* timeline: an event */
+	OSC_STYLE_LABEL,   /* timeline: an event's name on its bar */
+	OSC_STYLE_MARKED,  /* timeline: an event of the row it was opened from */
+	OSC_STYLE_LINKED,  /* timeline: the launch and op of the kernel under the cursor */
+	OSC_STYLE_IDLE,    /* timeline: the GPU idle */
 	OSC_STYLE_NR
 };
 

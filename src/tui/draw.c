@@ -339,6 +339,28 @@ static void draw_table(struct osc_tui *t, struct osc_view *v, int y, int h, bool
 		*out = l;
 }
 
+/* Draw the body of a view that fills a canvas (the timeline) in lines [y, y + h). */
+static void draw_canvas(struct osc_tui *t, struct osc_view *v, int y, int h)
+{
+	struct osc_canvas c = { COLS, h > 0 ? h : 0, NULL };
+
+	c.cells = osc_xcalloc((size_t)c.width * (size_t)c.height + 1, sizeof(*c.cells));
+	for (size_t i = 0; i < (size_t)c.width * (size_t)c.height; i++)
+		strcpy(c.cells[i].glyph, " ");
+	v->ops->canvas(t, v, &c);
+	for (int r = 0; r < c.height; r++) {
+		move(y + r, 0);
+		for (int x = 0; x < c.width; x++) {
+			const struct osc_canvas_cell *cell = &c.cells[(size_t)r * (size_t)c.width + x];
+
+			attrset(osc_display_attr((enum osc_style)cell->style));
+			addstr(cell->glyph);
+		}
+	}
+	attrset(A_NORMAL);
+	free(c.cells);
+}
+
 int osc_draw_first_row(void)
 {
 	return HEADER_LINES + 1;
@@ -372,27 +394,44 @@ static void draw_message(struct osc_tui *t)
 	}
 }
 
+struct hint {
+	enum osc_action a;
+	const char *label;
+};
+
+static const struct hint table_hints[] = {
+	{ OSC_ACT_HELP, "help" },      { OSC_ACT_ENTER, "open" },
+	{ OSC_ACT_BACK, "back" },      { OSC_ACT_FILTER, "filter" },
+	{ OSC_ACT_FIND, "find" },      { OSC_ACT_SORT_NEXT, "sort" },
+	{ OSC_ACT_NEXT_LEVEL, "level" }, { OSC_ACT_VIEW_RUNS, "runs" },
+	{ OSC_ACT_TOGGLE_DETAIL, "detail" }, { OSC_ACT_EXPORT, "export" },
+	{ OSC_ACT_NONE, NULL },
+};
+
+/* The timeline's (a view drawing a canvas): pairs of keys joined by '/'. */
+static const struct hint canvas_hints[] = {
+	{ OSC_ACT_HELP, "help" },      { OSC_ACT_ZOOM_IN, NULL },
+	{ OSC_ACT_ZOOM_OUT, "zoom" },  { OSC_ACT_SCROLL_LEFT, NULL },
+	{ OSC_ACT_SCROLL_RIGHT, "move" }, { OSC_ACT_PAGE_LEFT, NULL },
+	{ OSC_ACT_LONGEST_CHILD, "page" }, { OSC_ACT_PREV_SIBLING, NULL },
+	{ OSC_ACT_NEXT_SIBLING, "event" }, { OSC_ACT_ENTER, "open" },
+	{ OSC_ACT_FOLD_CHILDREN, "fold" }, { OSC_ACT_BACK, "back" },
+	{ OSC_ACT_EXPORT, "export" },  { OSC_ACT_NONE, NULL },
+};
+
 /*
  * Hints that fit the status line: "?:help Enter:open q:back ...", with
  * "i:full name h/l:scroll" after help when the selected row's name is cut.
+ * A hint without a label joins the next one's key: "+/-:zoom".
  */
-static void hints_line(char *line, size_t size, size_t width, bool name_cut)
+static void hints_line(const struct hint *hints, char *line, size_t size, size_t width,
+		       bool name_cut)
 {
-	static const struct {
-		enum osc_action a;
-		const char *label;
-	} hints[] = {
-		{ OSC_ACT_HELP, "help" },      { OSC_ACT_ENTER, "open" },
-		{ OSC_ACT_BACK, "back" },      { OSC_ACT_FILTER, "filter" },
-		{ OSC_ACT_FIND, "find" },      { OSC_ACT_SORT_NEXT, "sort" },
-		{ OSC_ACT_NEXT_LEVEL, "level" }, { OSC_ACT_VIEW_RUNS, "runs" },
-		{ OSC_ACT_TOGGLE_DETAIL, "detail" }, { OSC_ACT_EXPORT, "export" },
-	};
-	char key[32], one[64], left[32];
+	char key[32], one[128], left[32], keys[80] = "";
 	size_t len = 0;
 
 	line[0] = '\0';
-	for (size_t i = 0; i < sizeof(hints) / sizeof(hints[0]); i++) {
+	for (size_t i = 0; hints[i].a != OSC_ACT_NONE; i++) {
 		size_t n;
 
 		if (i == 1 && name_cut) {
@@ -407,8 +446,13 @@ static void hints_line(char *line, size_t size, size_t width, bool name_cut)
 			memmove(key, key + 1, strlen(key));
 			key[strlen(key) - 1] = '\0';
 		}
-		n = (size_t)snprintf(one, sizeof(one), "%s%s:%s", len ? " " : "", key,
+		snprintf(keys + strlen(keys), sizeof(keys) - strlen(keys), "%s%s", *keys ? "/" : "",
+			 key);
+		if (!hints[i].label)
+			continue;
+		n = (size_t)snprintf(one, sizeof(one), "%s%s:%s", len ? " " : "", keys,
 				     hints[i].label);
+		keys[0] = '\0';
 		if (len + n > width || len + n >= size)
 			break;
 		memcpy(line + len, one, n + 1);
@@ -453,7 +497,8 @@ static void draw_status(struct osc_tui *t, struct osc_view *v, const struct layo
 					l->last_shown, l->nr_nonflex,
 					l->last_shown < l->nr_nonflex ? ">" : "",
 					v->tab.nr_rows ? v->cur + 1 : 0, v->tab.nr_rows);
-	hints_line(line, sizeof(line), (size_t)COLS > plen ? (size_t)COLS - plen : 0, l->name_cut);
+	hints_line(v->ops->canvas ? canvas_hints : table_hints, line, sizeof(line),
+		   (size_t)COLS > plen ? (size_t)COLS - plen : 0, l->name_cut);
 	put_line(y, line, OSC_STYLE_HINT, t->utf8);
 	if ((size_t)COLS > plen) {
 		attrset(osc_display_attr(OSC_STYLE_HINT));
@@ -569,7 +614,11 @@ void osc_draw_screen(struct osc_tui *t)
 	put_line(0, line, OSC_STYLE_HEADER, t->utf8);
 	osc_view_describe(t, v, line, sizeof(line), 0);
 	put_line(1, line, OSC_STYLE_INFO, t->utf8);
-	if (t->pane_on && v->ops->detail && t->pane.ops && body >= 8) {
+	if (v->ops->canvas) {
+		memset(&l, 0, sizeof(l));
+		l.first_shown = 1;
+		draw_canvas(t, v, HEADER_LINES, body);
+	} else if (t->pane_on && v->ops->detail && t->pane.ops && body >= 8) {
 		int top_h = body / 2;
 
 		draw_table(t, v, HEADER_LINES, top_h, true, &l);

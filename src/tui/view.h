@@ -44,6 +44,18 @@ enum osc_mark {
 	OSC_MARK_TITLE,  /* a heading line in the detail view */
 };
 
+/* One cell of a canvas: a glyph (UTF-8, one column wide) in a style. */
+struct osc_canvas_cell {
+	char glyph[5];
+	unsigned char style; /* enum osc_style */
+};
+
+/* What a view that draws its own body (the timeline) fills: width x height cells. */
+struct osc_canvas {
+	int width, height;
+	struct osc_canvas_cell *cells; /* row by row */
+};
+
 struct osc_view_ops {
 	const char *name; /* "table", "runs" ... */
 	/* Set up v->priv from arg (view-specific, may be NULL); called once. */
@@ -95,6 +107,12 @@ struct osc_view_ops {
 	 * flame graph tools (flame.h); release them with osc_flame_release.
 	 */
 	void (*folded)(struct osc_tui *t, struct osc_view *v, struct osc_flame *out);
+	/*
+	 * optional: the view draws its body itself: fill every cell of c (sized
+	 * by the caller) instead of drawing the table, which x still exports and
+	 * whose rows j/k move over.
+	 */
+	void (*canvas)(struct osc_tui *t, struct osc_view *v, struct osc_canvas *c);
 };
 
 /* X-macro: every view. */
@@ -110,7 +128,8 @@ struct osc_view_ops {
 	_(gpu)           \
 	_(warnings)      \
 	_(message)       \
-	_(modules)
+	_(modules)       \
+	_(timeline)
 
 #define OSC_VIEW_DECLARE(name) extern const struct osc_view_ops osc_view_##name;
 OSC_VIEW_LIST(OSC_VIEW_DECLARE)
@@ -279,6 +298,9 @@ enum osc_level osc_table_view_level(struct osc_view *v);
 /* The label of a table view opened with `only` ("kernels of aten::mm"), else NULL. */
 const char *osc_table_view_only(struct osc_view *v);
 
+/* The events of row `row` of table view v ((*members)[0 .. n)); 0 while it is computed. */
+size_t osc_table_view_members(struct osc_view *v, size_t row, const uint32_t **members);
+
 /* What the instances view is opened with: a table view and the key of its row. */
 struct osc_instances_arg {
 	struct osc_view *parent;
@@ -371,6 +393,20 @@ unsigned osc_whatif_view_load(struct osc_tui *t, const char *path);
  */
 void osc_warnings_note(struct osc_tui *t, const struct osc_trace *tr, const struct osc_runs *runs,
 		       const char *what);
+
+/* What the timeline view is opened with: the events to mark (copied), and what they are. */
+struct osc_timeline_arg {
+	const uint32_t *events;
+	size_t nr;
+	const char *label;
+};
+
+/*
+ * Open the timeline (V) marking the top view's selected row: a table row's
+ * events, or the event a row stands for (row_event). Defined in
+ * view_timeline.c.
+ */
+unsigned osc_timeline_open(struct osc_tui *t);
 
 /* What the tree view is opened with (view_tree.c). */
 struct osc_tree_arg {

@@ -738,6 +738,16 @@ const struct osc_agg_row *osc_table_view_row(struct osc_tui *t, struct osc_view 
 	return NULL;
 }
 
+size_t osc_table_view_members(struct osc_view *v, size_t row, const uint32_t **members)
+{
+	struct table_view *tv = v->priv;
+
+	if (row >= tv->agg.nr || osc_table_view_busy(v))
+		return 0;
+	*members = tv->agg.members + tv->agg.rows[row].first;
+	return tv->agg.rows[row].nr;
+}
+
 /* The `opscope report` command printing the same CSV as the table. */
 static char *table_command(struct osc_tui *t, struct osc_view *v)
 {

@@ -126,6 +126,14 @@ struct osc_call_works;
  */
 const struct osc_call_works *osc_trace_call_works(const struct osc_trace *t);
 
+struct osc_timeline;
+
+/*
+ * The lanes of the events by time (timeline.h), built on the first call
+ * (not by osc_trace_cache_warm: only the timeline view needs them).
+ */
+const struct osc_timeline *osc_trace_timeline(const struct osc_trace *t);
+
 /*
  * Build the briefs of host ops and kernels, the host tree and paths, the
  * correlation, the launchers, the op costs, the GPU index, the module

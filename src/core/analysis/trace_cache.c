@@ -20,13 +20,14 @@
 #include "opscope/analysis/trace_cache.h"
 #include "opscope/analysis/category.h"
 #include "opscope/analysis/roofline.h"
+#include "opscope/analysis/timeline.h"
 #include "base/hash.h"
 #include "base/parallel.h"
 
 struct osc_trace_cache {
 	struct osc_trace_derived derived; /* first: the trace's handle on the cache */
 	pthread_mutex_t briefs_lock, tree_lock, paths_lock, corr_lock, launchers_lock, costs_lock,
-		device_lock, cat_lock, work_lock;
+		device_lock, cat_lock, work_lock, timeline_lock;
 	int has_device;                           /* -1 until counted */
 	struct osc_catsel ops;                    /* what the ops are (osc_trace_select_ops) */
 	struct osc_brief *briefs[OSC_KIND_COUNT]; /* per kind, NULL until built */
@@ -50,6 +51,8 @@ struct osc_trace_cache {
 	struct osc_call_works calls;              /* the roofline work of calls that need args */
 	bool have_modules;
 	struct osc_modules modules;               /* the nn.Module hierarchy */
+	bool have_timeline;
+	struct osc_timeline timeline;             /* lanes of the events by time */
 };
 
 static void cache_drop(struct osc_trace_derived *d);
@@ -70,6 +73,7 @@ static struct osc_trace_cache *cache_new(void)
 	pthread_mutex_init(&c->device_lock, NULL);
 	pthread_mutex_init(&c->cat_lock, NULL);
 	pthread_mutex_init(&c->work_lock, NULL);
+	pthread_mutex_init(&c->timeline_lock, NULL);
 	c->has_device = -1;
 	c->ops.kinds = OSC_CATSEL_HOST_DEFAULT;
 	return c;
@@ -105,6 +109,9 @@ static void drop(struct osc_trace_cache *c)
 	if (c->have_modules)
 		osc_modules_release(&c->modules);
 	c->have_modules = false;
+	if (c->have_timeline)
+		osc_timeline_release(&c->timeline);
+	c->have_timeline = false;
 	c->have_tree = c->have_paths = c->have_corr = c->have_spans = false;
 	c->has_device = -1;
 	free(c->ops.also); /* the frames that launch device work: found again */
@@ -130,6 +137,7 @@ static void cache_free(struct osc_trace_derived *d)
 	pthread_mutex_destroy(&c->device_lock);
 	pthread_mutex_destroy(&c->cat_lock);
 	pthread_mutex_destroy(&c->work_lock);
+	pthread_mutex_destroy(&c->timeline_lock);
 	osc_catsel_release(&c->ops);
 	free(c);
 }
@@ -529,6 +537,22 @@ const struct osc_call_works *osc_trace_call_works(const struct osc_trace *t)
 	mark_used(t);
 	out = &c->calls;
 	pthread_mutex_unlock(&c->work_lock);
+	return out;
+}
+
+const struct osc_timeline *osc_trace_timeline(const struct osc_trace *t)
+{
+	struct osc_trace_cache *c = cache_of(t);
+	const struct osc_timeline *out;
+
+	pthread_mutex_lock(&c->timeline_lock);
+	if (!c->have_timeline) {
+		osc_timeline_build(t, &c->timeline);
+		c->have_timeline = true;
+	}
+	mark_used(t);
+	out = &c->timeline;
+	pthread_mutex_unlock(&c->timeline_lock);
 	return out;
 }
 

@@ -1,0 +1,684 @@
+/*
+ * view_timeline.c - the selected runs as a timeline (V): one line per lane
+ * (timeline.h: each host thread's nesting depths and each device stream,
+ * under a line per process or device with the union of its events), time
+ * across, each cell the share of its time the lane is busy (eighth blocks,
+ * or # = - outside UTF-8), events' names on their bars where they fit.
+ *
+ * Opened from a row, the row's events are marked on every lane (an op's
+ * instances; a kernel's instances with the runtime calls and ops that
+ * launched them); the launch and op of the kernel under the cursor are
+ * marked too. On a device's line the GPU idle time shows as red dots.
+ *
+ * Keys: j/k lanes, h/l the cursor by a cell, H/L by a page, + / - zoom
+ * around the cursor, ] / [ the next or previous event on the lane, Enter
+ * its detail (on a process line: fold), c/e fold or unfold the process,
+ * C/E every process. x exports the lanes with their events and busy time in
+ * the window shown. Drawing costs O(lanes x width x log events): each
+ * lane's busy time in a cell is two binary searches (timeline.h).
+ */
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <wchar.h>
+
+#include "opscope/analysis/columns.h"
+#include "opscope/analysis/correlate.h"
+#include "opscope/analysis/timeline.h"
+#include "opscope/analysis/trace_cache.h"
+#include "opscope/base/alloc.h"
+#include "opscope/export/timeline_draw.h"
+#include "display.h"
+#include "view.h"
+
+#define MIN_LABEL 16 /* columns of the lane names: a sixth of the width, within these */
+#define MAX_LABEL 32
+#define MIN_STRIP 8  /* cells of time at least */
+
+struct tl_view {
+	struct osc_tui *tui;
+	const struct osc_timeline *tl;
+	int64_t from, to;    /* the selected runs' window */
+	int64_t t0, cell;    /* first time drawn, ns per cell (0: fit the window at the next draw) */
+	int64_t cursor;      /* the cursor's time */
+	int width;           /* cells of the strip at the last draw */
+	bool *folded;        /* per group */
+	size_t *rows, nr_rows; /* lanes shown */
+	char *label;         /* what is marked ("aten::mm"), NULL when nothing */
+	size_t **marked;     /* per lane: indexes of its marked intervals, ascending */
+	size_t *nr_marked;
+	int label_w;         /* columns of the lane names at the last draw */
+	struct osc_tl_cell *cells; /* one lane's cells, reused */
+	struct osc_tl_glyph *glyphs; /* one line's glyphs, reused */
+	struct osc_tl_table table;   /* what x exports: the lanes shown over the window */
+};
+
+/* ---- marks ---------------------------------------------------------------- */
+
+static int cmp_size(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void mark_event(struct tl_view *tv, const struct osc_trace *t, uint32_t ev)
+{
+	size_t lane, index;
+
+	if (ev == OSC_NONE || !osc_tl_find(tv->tl, t, ev, &lane, &index))
+		return;
+	tv->marked[lane] = osc_xreallocarray(tv->marked[lane], tv->nr_marked[lane] + 1,
+					     sizeof(**tv->marked));
+	tv->marked[lane][tv->nr_marked[lane]++] = index;
+}
+
+/* The runtime call that launched device event ev, or OSC_NONE. */
+static uint32_t launch_of(const struct osc_trace *t, uint32_t ev)
+{
+	const struct osc_correlation *corr = osc_trace_correlation(t);
+	uint32_t d = corr->dev_of ? corr->dev_of[ev] : OSC_NONE;
+
+	if (d == OSC_NONE || corr->devs[d].launch == OSC_NONE)
+		return OSC_NONE;
+	return corr->launches[corr->devs[d].launch].event;
+}
+
+/* Mark events ev[0..n): with a device event, its launch and launching op. */
+static void mark_events(struct tl_view *tv, const struct osc_trace *t, const uint32_t *ev,
+			size_t n)
+{
+	const uint32_t *launchers = NULL;
+
+	for (size_t i = 0; i < n; i++) {
+		mark_event(tv, t, ev[i]);
+		if (!osc_kind_is_device(t->events[ev[i]].kind))
+			continue;
+		if (!launchers)
+			launchers = osc_trace_launchers(t);
+		mark_event(tv, t, launch_of(t, ev[i]));
+		mark_event(tv, t, launchers[ev[i]]);
+	}
+	for (size_t l = 0; l < tv->tl->nr_lanes; l++) { /* ascending, once each */
+		size_t k = 0;
+
+		qsort(tv->marked[l], tv->nr_marked[l], sizeof(**tv->marked), cmp_size);
+		for (size_t i = 0; i < tv->nr_marked[l]; i++)
+			if (!k || tv->marked[l][k - 1] != tv->marked[l][i])
+				tv->marked[l][k++] = tv->marked[l][i];
+		tv->nr_marked[l] = k;
+	}
+}
+
+/* ---- lanes shown ---------------------------------------------------------- */
+
+static void list_rows(struct tl_view *tv)
+{
+	const struct osc_timeline *tl = tv->tl;
+
+	tv->nr_rows = 0;
+	for (size_t l = 0; l < tl->nr_lanes; l++)
+		if (tl->lanes[l].thread == OSC_NONE || !tv->folded[tl->lanes[l].group])
+			tv->rows[tv->nr_rows++] = l;
+}
+
+static const struct osc_tl_lane *row_lane(const struct tl_view *tv, size_t row)
+{
+	return &tv->tl->lanes[tv->rows[row]];
+}
+
+/* ---- open, build ------------------------------------------------------------ */
+
+static void tl_open(struct osc_tui *t, struct osc_view *v, const void *arg)
+{
+	const struct osc_timeline_arg *a = arg;
+	struct tl_view *tv = osc_xcalloc(1, sizeof(*tv));
+
+	tv->tui = t;
+	tv->tl = osc_trace_timeline(&t->trace);
+	tv->folded = osc_xcalloc(tv->tl->nr_groups + 1, sizeof(*tv->folded));
+	tv->rows = osc_xcalloc(tv->tl->nr_lanes + 1, sizeof(*tv->rows));
+	tv->marked = osc_xcalloc(tv->tl->nr_lanes + 1, sizeof(*tv->marked));
+	tv->nr_marked = osc_xcalloc(tv->tl->nr_lanes + 1, sizeof(*tv->nr_marked));
+	if (a && a->nr) {
+		tv->label = osc_xstrdup(a->label ? a->label : "");
+		mark_events(tv, &t->trace, a->events, a->nr);
+	}
+	list_rows(tv);
+	v->priv = tv;
+}
+
+static void tl_close(struct osc_view *v)
+{
+	struct tl_view *tv = v->priv;
+
+	for (size_t l = 0; l < tv->tl->nr_lanes; l++)
+		free(tv->marked[l]);
+	free(tv->marked);
+	free(tv->nr_marked);
+	free(tv->folded);
+	free(tv->rows);
+	free(tv->label);
+	free(tv->cells);
+	free(tv->glyphs);
+	free(tv);
+}
+
+/*
+ * The window of the selected runs: from the first one's start to the last
+ * one's end, or to the end of the last event in them when later (kernels
+ * run after the step that launched them). No run: the whole trace.
+ */
+static void runs_window(struct osc_tui *t, const struct osc_timeline *tl, int64_t *from,
+			int64_t *to)
+{
+	const struct osc_trace *tr = &t->trace;
+	bool any = false;
+
+	*from = tl->from;
+	*to = tl->to;
+	for (size_t r = 0; r < t->runs.nr; r++) {
+		const struct osc_run *run = &t->runs.runs[r];
+
+		if (!t->sel.on || r >= t->sel.nr_runs || !t->sel.on[r])
+			continue;
+		if (!any || run->ts < *from)
+			*from = run->ts;
+		if (!any || run->ts + run->dur > *to)
+			*to = run->ts + run->dur;
+		any = true;
+	}
+	if (!any) {
+		*from = tl->from;
+		*to = tl->to;
+		return;
+	}
+	for (size_t i = 0; i < tr->nr_events && t->runs.run_of; i++) {
+		uint32_t r = t->runs.run_of[i];
+		int64_t end = tr->events[i].ts + tr->events[i].dur;
+
+		if (r != OSC_NONE && r < t->sel.nr_runs && t->sel.on[r] && end > *to)
+			*to = end;
+	}
+	if (*to <= *from)
+		*to = *from + 1;
+}
+
+/* Put the cursor on the earliest marked event in the window, on its lane. */
+static void go_to_first_mark(struct tl_view *tv, struct osc_view *v)
+{
+	size_t best_lane = SIZE_MAX;
+
+	for (size_t l = 0; l < tv->tl->nr_lanes; l++) {
+		const struct osc_tl_lane *lane = &tv->tl->lanes[l];
+
+		for (size_t i = 0; i < tv->nr_marked[l]; i++) {
+			int64_t s = lane->start[tv->marked[l][i]];
+
+			if (s < tv->from || s >= tv->to)
+				continue;
+			if (best_lane == SIZE_MAX || s < tv->cursor) {
+				tv->cursor = s;
+				best_lane = l;
+			}
+			break; /* marks are ascending: the lane's first in the window */
+		}
+	}
+	for (size_t r = 0; r < tv->nr_rows; r++)
+		if (tv->rows[r] == best_lane)
+			v->cur = r;
+}
+
+static void tl_build(struct osc_tui *t, struct osc_view *v)
+{
+	struct tl_view *tv = v->priv;
+
+	runs_window(t, tv->tl, &tv->from, &tv->to);
+	tv->cell = 0; /* fit at the next draw */
+	tv->cursor = tv->from;
+	if (tv->label)
+		go_to_first_mark(tv, v);
+}
+
+/* ---- the table (x, and the rows j/k move over) ------------------------------ */
+
+static int64_t window_end(const struct tl_view *tv)
+{
+	return tv->t0 + tv->cell * (tv->width > 0 ? tv->width : 1);
+}
+
+static void tl_table(struct osc_tui *t, struct osc_view *v, struct osc_table *out)
+{
+	struct tl_view *tv = v->priv;
+
+	tv->table = (struct osc_tl_table){ &t->trace, tv->tl, tv->rows, tv->nr_rows, tv->t0,
+					   window_end(tv) };
+	osc_tl_table(&tv->table, out);
+}
+
+/* ---- moving in time ------------------------------------------------------------ */
+
+/* Keep the cursor on screen, moving the window by whole pages' worth as little as needed. */
+static void follow_cursor(struct tl_view *tv)
+{
+	int64_t span = tv->cell * tv->width;
+
+	if (tv->cursor < tv->t0)
+		tv->t0 = tv->cursor;
+	else if (tv->cursor >= tv->t0 + span)
+		tv->t0 = tv->cursor - span + tv->cell;
+}
+
+static void fit(struct tl_view *tv, int width)
+{
+	int64_t span = tv->to - tv->from;
+
+	tv->width = width;
+	if (tv->cell)
+		return;
+	tv->cell = (span + width - 1) / width;
+	if (tv->cell < 1)
+		tv->cell = 1;
+	tv->t0 = tv->from;
+	follow_cursor(tv);
+}
+
+/* Zoom by 2 (in) or 1/2 (out) around the cursor, keeping its column. */
+static void zoom(struct tl_view *tv, bool in)
+{
+	int64_t col = tv->cell ? (tv->cursor - tv->t0) / tv->cell : 0;
+	int64_t most = (tv->tl->to - tv->tl->from) / (tv->width > 0 ? tv->width : 1) * 2 + 1;
+
+	if (in)
+		tv->cell = tv->cell > 1 ? tv->cell / 2 : 1;
+	else if (tv->cell < most)
+		tv->cell *= 2;
+	tv->t0 = tv->cursor - col * tv->cell;
+}
+
+static void step_event(struct osc_tui *t, struct osc_view *v, int dir)
+{
+	struct tl_view *tv = v->priv;
+	const struct osc_tl_lane *l;
+	size_t i;
+
+	if (!tv->nr_rows)
+		return;
+	l = row_lane(tv, v->cur);
+	i = osc_tl_step(l, tv->cursor, dir);
+	if (i == OSC_TL_NONE) {
+		osc_tui_message(t, OSC_MSG_INFO, "no %s event on this lane",
+				dir > 0 ? "later" : "earlier");
+		return;
+	}
+	tv->cursor = l->start[i];
+	follow_cursor(tv);
+}
+
+static void fold(struct tl_view *tv, struct osc_view *v, bool all, bool on)
+{
+	uint32_t g = tv->nr_rows ? row_lane(tv, v->cur)->group : 0;
+
+	for (size_t i = 0; i < tv->tl->nr_groups; i++)
+		if (all || i == g)
+			tv->folded[i] = on;
+	list_rows(tv);
+	v->cur = 0;
+	for (size_t r = 0; r < tv->nr_rows; r++)
+		if (tv->rows[r] == tv->tl->groups[g].first_lane)
+			v->cur = r;
+	v->rev++;
+}
+
+static void open_detail(struct osc_tui *t, struct osc_view *v)
+{
+	struct tl_view *tv = v->priv;
+	const struct osc_tl_lane *l;
+	struct osc_lines lines = { 0 };
+	size_t i;
+
+	if (!tv->nr_rows)
+		return;
+	l = row_lane(tv, v->cur);
+	if (!l->ev) {
+		fold(tv, v, false, !tv->folded[l->group]);
+		return;
+	}
+	i = osc_tl_at(l, tv->cursor);
+	if (i == OSC_TL_NONE) {
+		osc_tui_message(t, OSC_MSG_INFO, "no event under the cursor: ] and [ go to one");
+		return;
+	}
+	osc_detail_event(t, l->ev[i], &lines);
+	osc_view_push(t, &osc_view_detail, &lines);
+}
+
+static unsigned tl_action(struct osc_tui *t, struct osc_view *v, enum osc_action a)
+{
+	struct tl_view *tv = v->priv;
+
+	if (!tv->cell)
+		fit(tv, tv->width > 0 ? tv->width : 64);
+	switch (a) {
+	case OSC_ACT_SCROLL_LEFT:
+	case OSC_ACT_SCROLL_RIGHT:
+		tv->cursor += a == OSC_ACT_SCROLL_LEFT ? -tv->cell : tv->cell;
+		follow_cursor(tv);
+		break;
+	case OSC_ACT_PAGE_LEFT:
+	case OSC_ACT_LONGEST_CHILD: { /* L: a page later */
+		int64_t page = tv->cell * tv->width * (a == OSC_ACT_PAGE_LEFT ? -1 : 1);
+
+		tv->t0 += page;
+		tv->cursor += page;
+		break;
+	}
+	case OSC_ACT_ZOOM_IN:
+	case OSC_ACT_ZOOM_OUT:
+		zoom(tv, a == OSC_ACT_ZOOM_IN);
+		break;
+	case OSC_ACT_NEXT_SIBLING:
+	case OSC_ACT_PREV_SIBLING:
+		step_event(t, v, a == OSC_ACT_NEXT_SIBLING ? 1 : -1);
+		break;
+	case OSC_ACT_ENTER:
+		open_detail(t, v);
+		break;
+	case OSC_ACT_FOLD_CHILDREN:
+	case OSC_ACT_UNFOLD_CHILDREN:
+	case OSC_ACT_FOLD_ALL:
+	case OSC_ACT_UNFOLD_ALL:
+		fold(tv, v, a == OSC_ACT_FOLD_ALL || a == OSC_ACT_UNFOLD_ALL,
+		     a == OSC_ACT_FOLD_CHILDREN || a == OSC_ACT_FOLD_ALL);
+		break;
+	default:
+		return OSC_R_UNHANDLED;
+	}
+	v->rev++;
+	return OSC_R_REDRAW;
+}
+
+/* ---- drawing ---------------------------------------------------------------- */
+
+static const enum osc_style look_style[] = {
+	[OSC_TL_LOOK_EMPTY] = OSC_STYLE_NORMAL,
+	[OSC_TL_LOOK_BAR] = OSC_STYLE_BAR,
+	[OSC_TL_LOOK_NAME] = OSC_STYLE_LABEL,
+	[OSC_TL_LOOK_MARKED] = OSC_STYLE_MARKED,
+	[OSC_TL_LOOK_MARKED_NAME] = OSC_STYLE_MARKED,
+	[OSC_TL_LOOK_IDLE] = OSC_STYLE_IDLE,
+	[OSC_TL_LOOK_RULER] = OSC_STYLE_TITLE,
+};
+
+/* Copy glyphs g[0 .. n) into line y of c from column x, in their looks' styles. */
+static void put_glyphs(struct osc_canvas *c, int y, int x, const struct osc_tl_glyph *g, size_t n)
+{
+	for (size_t i = 0; i < n && x + (int)i < c->width; i++) {
+		struct osc_canvas_cell *cell = &c->cells[(size_t)y * (size_t)c->width + (size_t)x + i];
+
+		memcpy(cell->glyph, g[i].glyph, sizeof(cell->glyph));
+		cell->style = (unsigned char)look_style[g[i].look];
+	}
+}
+
+/* Text into line y from column x, at most width columns, in style. */
+static void put_text(struct osc_tui *t, struct tl_view *tv, struct osc_canvas *c, int y, int x,
+		     int width, const char *s, enum osc_style style)
+{
+	size_t n;
+
+	if (width <= 0)
+		return;
+	n = osc_tl_put_text(tv->glyphs, (size_t)width, s, OSC_TL_LOOK_EMPTY, t->utf8);
+	put_glyphs(c, y, x, tv->glyphs, n);
+	for (size_t i = 0; i < n; i++)
+		c->cells[(size_t)y * (size_t)c->width + (size_t)x + i].style = (unsigned char)style;
+}
+
+static struct osc_canvas_cell *at(struct osc_canvas *c, int y, int x)
+{
+	return &c->cells[(size_t)y * (size_t)c->width + (size_t)x];
+}
+
+static struct osc_tl_window window_of(const struct tl_view *tv)
+{
+	return (struct osc_tl_window){ tv->t0, tv->cell, (size_t)tv->width };
+}
+
+/* The ruler, with the cell's time in the label column and the cursor's column marked. */
+static void draw_ruler(struct osc_tui *t, struct tl_view *tv, struct osc_canvas *c)
+{
+	struct osc_tl_window w = window_of(tv);
+	char cell[48], text[64];
+
+	osc_tl_short_time(tv->cell, cell, sizeof(cell));
+	snprintf(text, sizeof(text), "cell %s", cell);
+	put_text(t, tv, c, 0, 0, tv->label_w - 1, text, OSC_STYLE_TITLE);
+	osc_tl_draw_ruler(&w, osc_trace_origin(&t->trace), t->utf8, tv->glyphs);
+	put_glyphs(c, 0, tv->label_w, tv->glyphs, w.width);
+	if (tv->cursor >= tv->t0 && tv->cursor < window_end(tv)) {
+		struct osc_canvas_cell *x = at(c, 0, tv->label_w + (int)((tv->cursor - tv->t0) / tv->cell));
+
+		strcpy(x->glyph, t->utf8 ? "\xe2\x96\xbc" : "v");
+		x->style = OSC_STYLE_CURSOR;
+	}
+}
+
+/* The events linked to the one under the cursor: a kernel's launch and op. */
+static void linked_events(struct osc_tui *t, struct tl_view *tv, size_t cur_row, uint32_t out[2])
+{
+	const struct osc_tl_lane *l = row_lane(tv, cur_row);
+	size_t i = l->ev ? osc_tl_at(l, tv->cursor) : OSC_TL_NONE;
+
+	out[0] = out[1] = OSC_NONE;
+	if (i == OSC_TL_NONE || !osc_kind_is_device(t->trace.events[l->ev[i]].kind))
+		return;
+	if (t->warming && !atomic_load(&t->warm_done))
+		return; /* the links are still being built: no wait on a keypress */
+	out[0] = launch_of(&t->trace, l->ev[i]);
+	out[1] = osc_trace_launchers(&t->trace)[l->ev[i]];
+}
+
+/* One lane's strip on line y. */
+static void draw_lane(struct osc_tui *t, struct tl_view *tv, struct osc_canvas *c, int y,
+		      size_t lane, bool is_cur, const uint32_t linked[2])
+{
+	const struct osc_tl_lane *l = &tv->tl->lanes[lane];
+	struct osc_tl_window w = window_of(tv);
+
+	osc_tl_draw_lane(&t->trace, &t->names, tv->tl, lane, &w, tv->marked[lane],
+			 tv->nr_marked[lane], t->utf8, tv->cells, tv->glyphs);
+	put_glyphs(c, y, tv->label_w, tv->glyphs, w.width);
+	for (int k = 0; k < 2; k++) { /* a kernel's launch and op: their cells linked */
+		size_t ln, idx, lo, n;
+
+		if (linked[k] == OSC_NONE || !osc_tl_find(tv->tl, &t->trace, linked[k], &ln, &idx) ||
+		    ln != lane)
+			continue;
+		n = osc_tl_range(l, tv->t0, window_end(tv), &lo);
+		if (idx < lo || idx >= lo + n)
+			continue;
+		for (int x = 0; x < tv->width; x++) {
+			int64_t a = tv->t0 + (int64_t)x * tv->cell;
+
+			if (l->start[idx] < a + tv->cell &&
+			    (osc_tl_end(l, idx) > a || l->start[idx] >= a))
+				at(c, y, tv->label_w + x)->style = OSC_STYLE_LINKED;
+		}
+	}
+	if (is_cur && tv->cursor >= tv->t0 && tv->cursor < window_end(tv))
+		at(c, y, tv->label_w + (int)((tv->cursor - tv->t0) / tv->cell))->style =
+			OSC_STYLE_CURSOR;
+}
+
+/* The last line: the cursor's time, lane and event. */
+static void draw_info(struct osc_tui *t, struct tl_view *tv, struct osc_view *v,
+		      struct osc_canvas *c, int y)
+{
+	char line[2048], when[64], dur[64], lane[256];
+	const struct osc_tl_lane *l;
+	size_t i;
+	int n;
+
+	if (!tv->nr_rows) {
+		put_text(t, tv, c, y, 0, c->width, "no events to draw in this trace", OSC_STYLE_HINT);
+		return;
+	}
+	osc_tl_short_time(tv->cursor - osc_trace_origin(&t->trace), when, sizeof(when));
+	l = row_lane(tv, v->cur);
+	osc_tl_lane_name(tv->tl, &t->trace, tv->rows[v->cur], lane, sizeof(lane));
+	n = snprintf(line, sizeof(line), "%s |%s | ", when, lane);
+	i = osc_tl_at(l, tv->cursor);
+	if (i == OSC_TL_NONE) {
+		snprintf(line + n, sizeof(line) - (size_t)n, "%s",
+			 l->thread == OSC_NONE && l->device ? "GPU idle" : "idle");
+	} else {
+		osc_tl_short_time(osc_tl_end(l, i) - l->start[i], dur, sizeof(dur));
+		if (l->ev)
+			snprintf(line + n, sizeof(line) - (size_t)n, "%s  %s",
+				 osc_tl_event_name(&t->trace, &t->names, l->ev[i]), dur);
+		else
+			snprintf(line + n, sizeof(line) - (size_t)n, "busy for %s", dur);
+	}
+	put_text(t, tv, c, y, 0, c->width, line, OSC_STYLE_INFO);
+}
+
+static void tl_canvas(struct osc_tui *t, struct osc_view *v, struct osc_canvas *c)
+{
+	struct tl_view *tv = v->priv;
+	int lanes = c->height - 2;
+	uint32_t linked[2] = { OSC_NONE, OSC_NONE };
+
+	tv->glyphs = osc_xreallocarray(tv->glyphs, (size_t)c->width + 1, sizeof(*tv->glyphs));
+	tv->label_w = c->width / 6 < MIN_LABEL ? MIN_LABEL : c->width / 6 > MAX_LABEL ? MAX_LABEL
+										    : c->width / 6;
+	if (c->width < tv->label_w + MIN_STRIP || lanes < 1) {
+		put_text(t, tv, c, 0, 0, c->width, "the window is too small for the timeline",
+			 OSC_STYLE_HINT);
+		return;
+	}
+	fit(tv, c->width - tv->label_w);
+	follow_cursor(tv);
+	tv->cells = osc_xreallocarray(tv->cells, (size_t)tv->width, sizeof(*tv->cells));
+	v->height = (size_t)lanes;
+	if (v->cur < v->top)
+		v->top = v->cur;
+	if (v->cur >= v->top + (size_t)lanes)
+		v->top = v->cur - (size_t)lanes + 1;
+	draw_ruler(t, tv, c);
+	if (tv->nr_rows)
+		linked_events(t, tv, v->cur, linked);
+	for (int r = 0; r < lanes && v->top + (size_t)r < tv->nr_rows; r++) {
+		size_t row = v->top + (size_t)r, lane = tv->rows[row];
+		const struct osc_tl_lane *l = &tv->tl->lanes[lane];
+		char name[256], label[300];
+
+		osc_tl_lane_name(tv->tl, &t->trace, lane, name, sizeof(name));
+		if (l->thread == OSC_NONE)
+			snprintf(label, sizeof(label), "%s%s",
+				 tv->folded[l->group] ? (t->utf8 ? "\xe2\x96\xb8" : "+")
+						      : (t->utf8 ? "\xe2\x96\xbe" : "-"),
+				 name);
+		else
+			snprintf(label, sizeof(label), "%s", name);
+		put_text(t, tv, c, 1 + r, 0, tv->label_w - 1, label,
+			 row == v->cur ? OSC_STYLE_CURSOR
+			 : l->thread == OSC_NONE ? OSC_STYLE_HEADING : OSC_STYLE_NORMAL);
+		draw_lane(t, tv, c, 1 + r, lane, row == v->cur, linked);
+	}
+	draw_info(t, tv, v, c, c->height - 1);
+}
+
+/* ---- titles, export ------------------------------------------------------------ */
+
+static void tl_title(struct osc_tui *t, struct osc_view *v, char *buf, size_t size)
+{
+	struct tl_view *tv = v->priv;
+
+	(void)t;
+	if (tv->label)
+		snprintf(buf, size, "timeline: %s marked", tv->label);
+	else
+		snprintf(buf, size, "timeline");
+}
+
+static void tl_bases(struct osc_tui *t, struct osc_view *v, char *buf, size_t size)
+{
+	struct tl_view *tv = v->priv;
+	char from[64], span[64];
+
+	if (!tv->cell) { /* not drawn yet: the runs' window */
+		osc_tl_short_time(tv->from - osc_trace_origin(&t->trace), from, sizeof(from));
+		osc_tl_short_time(tv->to - tv->from, span, sizeof(span));
+	} else {
+		osc_tl_short_time(tv->t0 - osc_trace_origin(&t->trace), from, sizeof(from));
+		osc_tl_short_time(window_end(tv) - tv->t0, span, sizeof(span));
+	}
+	snprintf(buf, size, "window %s + %s (times from the trace's start)", from, span);
+	if (tv->tl->too_deep)
+		snprintf(buf + strlen(buf), size - strlen(buf), "; %llu events deeper than %d lanes "
+			 "not drawn", (unsigned long long)tv->tl->too_deep, OSC_TL_MAX_DEPTH);
+}
+
+static const char *tl_export_name(struct osc_tui *t, struct osc_view *v)
+{
+	(void)t;
+	(void)v;
+	return "timeline";
+}
+
+static uint32_t tl_row_event(struct osc_tui *t, struct osc_view *v, size_t row)
+{
+	struct tl_view *tv = v->priv;
+	const struct osc_tl_lane *l;
+	size_t i;
+
+	(void)t;
+	if (row >= tv->nr_rows)
+		return OSC_NONE;
+	l = row_lane(tv, row);
+	i = l->ev ? osc_tl_at(l, tv->cursor) : OSC_TL_NONE;
+	return i == OSC_TL_NONE ? OSC_NONE : l->ev[i];
+}
+
+unsigned osc_timeline_open(struct osc_tui *t)
+{
+	struct osc_view *v = osc_tui_top(t);
+	struct osc_timeline_arg a = { NULL, 0, NULL };
+	char buf[1024];
+	uint32_t ev;
+
+	if (v->ops == &osc_view_timeline)
+		return OSC_R_REDRAW;
+	if (v->tab.nr_rows && v->ops == &osc_view_table) {
+		a.nr = osc_table_view_members(v, v->cur, &a.events);
+	} else if (v->tab.nr_rows && v->ops->row_event &&
+		   (ev = v->ops->row_event(t, v, v->cur)) != OSC_NONE) {
+		a.events = &ev;
+		a.nr = 1;
+	}
+	if (a.nr) {
+		if (osc_trace_has_device(&t->trace) &&
+		    osc_tui_warming(t, "marking a row's kernels and launches"))
+			return OSC_R_REDRAW;
+		a.label = v->tab.cell(v->tab.ctx, v->cur, v->ops->flex_col, buf, sizeof(buf));
+	}
+	osc_view_push(t, &osc_view_timeline, &a);
+	return OSC_R_REDRAW;
+}
+
+const struct osc_view_ops osc_view_timeline = {
+	.name = "timeline",
+	.open = tl_open,
+	.close = tl_close,
+	.build = tl_build,
+	.table = tl_table,
+	.flex_col = 1,
+	.action = tl_action,
+	.title = tl_title,
+	.bases = tl_bases,
+	.export_name = tl_export_name,
+	.row_event = tl_row_event,
+	.canvas = tl_canvas,
+};
