@@ -44,6 +44,7 @@ int osc_cmd_tree(int argc, char **argv);
 int osc_cmd_kernels(int argc, char **argv);
 int osc_cmd_gpu(int argc, char **argv);
 int osc_cmd_flame(int argc, char **argv);
+int osc_cmd_timeline(int argc, char **argv);
 int osc_cmd_slice(int argc, char **argv);
 
 /* ---- option parsing ---- */

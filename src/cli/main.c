@@ -30,6 +30,7 @@ static const struct osc_cli_command commands[] = {
 	{ "tree", osc_cmd_tree, "the merged host call tree with device and launch time per path" },
 	{ "kernels", osc_cmd_kernels, "device kernels with the op stack that launched them" },
 	{ "gpu", osc_cmd_gpu, "where the GPU's time goes: busy, idle and why, per run and stream" },
+	{ "timeline", osc_cmd_timeline, "the selected runs drawn as lanes of time" },
 	{ "flame", osc_cmd_flame, "folded stacks of the call tree for flame graph tools" },
 	{ "slice", osc_cmd_slice, "write the selected runs as a Chrome trace other tools open" },
 };

@@ -280,8 +280,6 @@ bool osc_view_find(struct osc_tui *t, struct osc_view *v, int dir);
 
 /* Lines describing event ev: fields, run, kernel facts and its args pretty-printed. */
 void osc_detail_event(struct osc_tui *t, uint32_t ev, struct osc_lines *out);
-/* Start of the trace (first event's ts), the origin of the start_us columns. */
-int64_t osc_trace_origin(const struct osc_trace *tr);
 
 /* What the table view is opened with: its level; for K, the events it may hold. */
 struct osc_table_arg {

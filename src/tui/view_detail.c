@@ -18,11 +18,6 @@ static const struct osc_column detail_cols[] = {
 	{ "value", 10, OSC_ALIGN_LEFT, false, OSC_STAT_NAME },
 };
 
-int64_t osc_trace_origin(const struct osc_trace *tr)
-{
-	return tr->nr_events ? tr->events[0].ts : 0;
-}
-
 static void add_us(struct osc_lines *out, const char *field, int64_t ns)
 {
 	char buf[64];

@@ -29,6 +29,7 @@
 #include "opscope/analysis/trace_cache.h"
 #include "opscope/base/alloc.h"
 #include "opscope/export/timeline_draw.h"
+#include "cli_line.h"
 #include "display.h"
 #include "view.h"
 
@@ -48,6 +49,8 @@ struct tl_view {
 	char *label;         /* what is marked ("aten::mm"), NULL when nothing */
 	size_t **marked;     /* per lane: indexes of its marked intervals, ascending */
 	size_t *nr_marked;
+	uint32_t *own;       /* the row's own events, by start (the cursor goes to the first) */
+	size_t nr_own;
 	int label_w;         /* columns of the lane names at the last draw */
 	struct osc_tl_cell *cells; /* one lane's cells, reused */
 	struct osc_tl_glyph *glyphs; /* one line's glyphs, reused */
@@ -59,6 +62,13 @@ struct tl_view {
 static int cmp_size(const void *a, const void *b)
 {
 	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int cmp_event(const void *a, const void *b) /* model order is start order */
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
 
 	return x < y ? -1 : x > y;
 }
@@ -144,6 +154,10 @@ static void tl_open(struct osc_tui *t, struct osc_view *v, const void *arg)
 	if (a && a->nr) {
 		tv->label = osc_xstrdup(a->label ? a->label : "");
 		mark_events(tv, &t->trace, a->events, a->nr);
+		tv->own = osc_xreallocarray(NULL, a->nr, sizeof(*tv->own));
+		memcpy(tv->own, a->events, a->nr * sizeof(*tv->own));
+		tv->nr_own = a->nr;
+		qsort(tv->own, tv->nr_own, sizeof(*tv->own), cmp_event);
 	}
 	list_rows(tv);
 	v->priv = tv;
@@ -160,85 +174,42 @@ static void tl_close(struct osc_view *v)
 	free(tv->folded);
 	free(tv->rows);
 	free(tv->label);
+	free(tv->own);
 	free(tv->cells);
 	free(tv->glyphs);
 	free(tv);
 }
 
 /*
- * The window of the selected runs: from the first one's start to the last
- * one's end, or to the end of the last event in them when later (kernels
- * run after the step that launched them). No run: the whole trace.
+ * Put the cursor on the first of the row's own events (not their launches)
+ * starting in the window, on its lane.
  */
-static void runs_window(struct osc_tui *t, const struct osc_timeline *tl, int64_t *from,
-			int64_t *to)
+static void go_to_first_own(struct osc_tui *t, struct tl_view *tv, struct osc_view *v)
 {
-	const struct osc_trace *tr = &t->trace;
-	bool any = false;
+	size_t lane, index;
 
-	*from = tl->from;
-	*to = tl->to;
-	for (size_t r = 0; r < t->runs.nr; r++) {
-		const struct osc_run *run = &t->runs.runs[r];
+	for (size_t i = 0; i < tv->nr_own; i++) {
+		const struct osc_event *e = &t->trace.events[tv->own[i]];
 
-		if (!t->sel.on || r >= t->sel.nr_runs || !t->sel.on[r])
+		if (e->ts < tv->from || e->ts >= tv->to ||
+		    !osc_tl_find(tv->tl, &t->trace, tv->own[i], &lane, &index))
 			continue;
-		if (!any || run->ts < *from)
-			*from = run->ts;
-		if (!any || run->ts + run->dur > *to)
-			*to = run->ts + run->dur;
-		any = true;
-	}
-	if (!any) {
-		*from = tl->from;
-		*to = tl->to;
+		tv->cursor = e->ts;
+		for (size_t r = 0; r < tv->nr_rows; r++)
+			if (tv->rows[r] == lane)
+				v->cur = r;
 		return;
 	}
-	for (size_t i = 0; i < tr->nr_events && t->runs.run_of; i++) {
-		uint32_t r = t->runs.run_of[i];
-		int64_t end = tr->events[i].ts + tr->events[i].dur;
-
-		if (r != OSC_NONE && r < t->sel.nr_runs && t->sel.on[r] && end > *to)
-			*to = end;
-	}
-	if (*to <= *from)
-		*to = *from + 1;
-}
-
-/* Put the cursor on the earliest marked event in the window, on its lane. */
-static void go_to_first_mark(struct tl_view *tv, struct osc_view *v)
-{
-	size_t best_lane = SIZE_MAX;
-
-	for (size_t l = 0; l < tv->tl->nr_lanes; l++) {
-		const struct osc_tl_lane *lane = &tv->tl->lanes[l];
-
-		for (size_t i = 0; i < tv->nr_marked[l]; i++) {
-			int64_t s = lane->start[tv->marked[l][i]];
-
-			if (s < tv->from || s >= tv->to)
-				continue;
-			if (best_lane == SIZE_MAX || s < tv->cursor) {
-				tv->cursor = s;
-				best_lane = l;
-			}
-			break; /* marks are ascending: the lane's first in the window */
-		}
-	}
-	for (size_t r = 0; r < tv->nr_rows; r++)
-		if (tv->rows[r] == best_lane)
-			v->cur = r;
 }
 
 static void tl_build(struct osc_tui *t, struct osc_view *v)
 {
 	struct tl_view *tv = v->priv;
 
-	runs_window(t, tv->tl, &tv->from, &tv->to);
+	osc_tl_runs_window(&t->trace, tv->tl, &t->runs, &t->sel, &tv->from, &tv->to);
 	tv->cell = 0; /* fit at the next draw */
 	tv->cursor = tv->from;
-	if (tv->label)
-		go_to_first_mark(tv, v);
+	go_to_first_own(t, tv, v);
 }
 
 /* ---- the table (x, and the rows j/k move over) ------------------------------ */
@@ -615,7 +586,7 @@ static void tl_bases(struct osc_tui *t, struct osc_view *v, char *buf, size_t si
 		osc_tl_short_time(tv->t0 - osc_trace_origin(&t->trace), from, sizeof(from));
 		osc_tl_short_time(window_end(tv) - tv->t0, span, sizeof(span));
 	}
-	snprintf(buf, size, "window %s + %s (times from the trace's start)", from, span);
+	snprintf(buf, size, "window %s +%s", from, span);
 	if (tv->tl->too_deep)
 		snprintf(buf + strlen(buf), size - strlen(buf), "; %llu events deeper than %d lanes "
 			 "not drawn", (unsigned long long)tv->tl->too_deep, OSC_TL_MAX_DEPTH);
@@ -668,6 +639,29 @@ unsigned osc_timeline_open(struct osc_tui *t)
 	return OSC_R_REDRAW;
 }
 
+/*
+ * `opscope timeline --format csv` over the window shown: the same lanes
+ * unless some are folded or cut by top-N (then none).
+ */
+static char *tl_command(struct osc_tui *t, struct osc_view *v)
+{
+	struct tl_view *tv = v->priv;
+	int64_t origin = osc_trace_origin(&t->trace);
+	char from[64], to[64];
+	char *line;
+
+	if (tv->nr_rows != tv->tl->nr_lanes || v->topn || !tv->cell)
+		return NULL;
+	snprintf(from, sizeof(from), "%.3f", (double)(tv->t0 - origin) / 1e3);
+	snprintf(to, sizeof(to), "%.3f", (double)(window_end(tv) - origin) / 1e3);
+	line = osc_xstrdup("opscope timeline");
+	if (t->args->path)
+		line = osc_cli_line_arg(line, t->args->path);
+	line = osc_cli_line_arg(osc_cli_line_arg(line, "--from"), from);
+	line = osc_cli_line_arg(osc_cli_line_arg(line, "--to"), to);
+	return osc_cli_line_arg(osc_cli_line_arg(line, "--format"), "csv");
+}
+
 const struct osc_view_ops osc_view_timeline = {
 	.name = "timeline",
 	.open = tl_open,
@@ -680,5 +674,6 @@ const struct osc_view_ops osc_view_timeline = {
 	.bases = tl_bases,
 	.export_name = tl_export_name,
 	.row_event = tl_row_event,
+	.command = tl_command,
 	.canvas = tl_canvas,
 };

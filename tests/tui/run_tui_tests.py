@@ -38,7 +38,9 @@ SAMPLES = os.path.join(ROOT, "samples")
 UPDATE = os.environ.get("OPSCOPE_UPDATE_EXPECTED") == "1"
 
 SIZES = [(80, 24), (132, 40)]
-ASCII_SCRIPTS = ["basic", "kineto", "filter", "tree"]
+ASCII_SCRIPTS = ["basic", "kineto", "filter", "tree", "timeline"]
+# Scripts drawn at a third, wide size too (UTF-8 and, if in ASCII_SCRIPTS, C).
+WIDE_SCRIPTS = {"timeline": (200, 50)}
 TERMS = ["screen", "tmux-256color", "linux", "vt100"]
 
 passed = 0
@@ -123,6 +125,10 @@ def check_screens():
         modes = [(c, l, False) for c, l in SIZES]
         if name in ASCII_SCRIPTS:
             modes.append((80, 24, True))
+        if name in WIDE_SCRIPTS:
+            wide = WIDE_SCRIPTS[name]
+            modes += [(wide[0], wide[1], False)] + ([(wide[0], wide[1], True)]
+                                                   if name in ASCII_SCRIPTS else [])
         for cols, lines, ascii_mode in modes:
             tag = "%s.%dx%d%s" % (name, cols, lines, ".ascii" if ascii_mode else "")
             rc, err, d, dumps = run_script(script, cols, lines, ascii_mode)
@@ -406,6 +412,28 @@ def check_export_gpu():
         report(rc == 0 and read(d, "t.csv") == want and want.count(b"\n") > 2,
                "gpu view after %d Tab: x equals gpu %s" % (tabs, " ".join(args)), title + err)
         shutil.rmtree(d, ignore_errors=True)
+
+
+def check_export_timeline():
+    """The timeline's x writes what the status line's `opscope timeline` command prints,
+    after zooming and moving; folded lanes have no command."""
+    kineto = os.path.join(SAMPLES, "kineto-sampled-rank0.json.gz")
+    for keys in (["V"], ["V", "+", "+", "L", "l"], ["3", "V", "-"]):
+        rc, err, d, dumps = run_keys(kineto, keys + ["x", "t.csv", "y", ":dump shown"])
+        shown = shown_command(dumps.get("shown") or "")
+        got = read(d, "t.csv")
+        report(rc == 0 and shown is not None and shown[:2] == ["opscope", "timeline"] and
+               command_csv(shown, d) == got and got.count(b"\n") > 20,
+               "timeline export %s: the status line's command prints the same CSV" % " ".join(keys),
+               (dumps.get("shown") or "") + err)
+        shutil.rmtree(d, ignore_errors=True)
+    rc, err, d, dumps = run_keys(kineto, ["V", "c", "x", "t.csv", "y", ":dump shown"])
+    got = read(d, "t.csv")
+    report(rc == 0 and shown_command(dumps.get("shown") or "") is None and
+           got.count(b"\n") == 10,
+           "timeline export with a process folded: its lanes left out, no command",
+           (dumps.get("shown") or "") + err + repr(got[:200]))
+    shutil.rmtree(d, ignore_errors=True)
 
 
 def check_name_style_kept():
@@ -802,6 +830,7 @@ def main():
     check_export_busy()
     check_export_compare()
     check_export_gpu()
+    check_export_timeline()
     check_name_style_kept()
     check_export_tree()
     check_terms()

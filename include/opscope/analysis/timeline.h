@@ -30,6 +30,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "opscope/model/runs.h"
 #include "opscope/model/trace.h"
 
 #define OSC_TL_MAX_DEPTH 64 /* lanes per thread at most */
@@ -107,6 +108,16 @@ void osc_tl_cells(const struct osc_tl_lane *l, int64_t t0, int64_t width, size_t
 /* The lane of event ev and its index there; false when the event is not drawn. */
 bool osc_tl_find(const struct osc_timeline *tl, const struct osc_trace *t, uint32_t ev,
 		 size_t *lane, size_t *index);
+
+/*
+ * The window of the selected runs (sel of r; NULL or none selected: the
+ * drawn events' extent): from the first one's start to the last one's end,
+ * or to the end of the last event assigned to them when later (kernels run
+ * after the step that launched them). *to > *from.
+ */
+void osc_tl_runs_window(const struct osc_trace *t, const struct osc_timeline *tl,
+			const struct osc_runs *r, const struct osc_runsel *sel, int64_t *from,
+			int64_t *to);
 
 /* Name of lane l ("thread 4037 main", "stream 7", "  depth 2"), into buf. */
 void osc_tl_lane_name(const struct osc_timeline *tl, const struct osc_trace *t, size_t l,

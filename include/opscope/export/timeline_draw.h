@@ -5,9 +5,10 @@
  *
  * A lane's cell shows the share of its time the lane is busy: eighth blocks
  * (U+258F to U+2588) when utf8, else ' ', '-' (under 1/2), '=' (under 7/8
- * rounded), '#'; a busy cell shows at least the thinnest mark. Where four or
+ * rounded), '#'; a busy cell shows at least the thinnest mark. Where eight or
  * more full cells in a row stand for one event (timeline.h's osc_tl_cell
- * `shown`), its name is written over them. A device's union lane shows its
+ * `shown`), its name is written over them (cut in the middle when longer),
+ * and over three or more when it fits whole. A device's union lane shows its
  * idle cells (busy 0: the GPU did nothing then) as a middle dot ('.').
  */
 #ifndef OPSCOPE_TIMELINE_DRAW_H

@@ -247,6 +247,12 @@ struct osc_trace {
  */
 #define OSC_MAX_EVENTS ((size_t)UINT32_MAX - 1)
 
+/* Start of the trace (its first event's ts): the origin of start_us columns and timelines. */
+static inline int64_t osc_trace_origin(const struct osc_trace *tr)
+{
+	return tr->nr_events ? tr->events[0].ts : 0;
+}
+
 /* Set up an empty trace (format UNKNOWN, no events). */
 void osc_trace_init(struct osc_trace *t);
 /* Free everything the trace owns. */

@@ -377,3 +377,36 @@ void osc_tl_lane_name(const struct osc_timeline *tl, const struct osc_trace *t, 
 		snprintf(buf, size, " %s %s", l->device ? "stream" : "thread",
 			 osc_strtab_get(&t->strs, th->tid));
 }
+
+void osc_tl_runs_window(const struct osc_trace *t, const struct osc_timeline *tl,
+			const struct osc_runs *r, const struct osc_runsel *sel, int64_t *from,
+			int64_t *to)
+{
+	bool any = false;
+
+	*from = tl->from;
+	*to = tl->to;
+	for (size_t i = 0; sel && sel->on && i < r->nr && i < sel->nr_runs; i++) {
+		const struct osc_run *run = &r->runs[i];
+
+		if (!sel->on[i])
+			continue;
+		if (!any || run->ts < *from)
+			*from = run->ts;
+		if (!any || run->ts + run->dur > *to)
+			*to = run->ts + run->dur;
+		any = true;
+	}
+	for (size_t i = 0; any && r->run_of && i < t->nr_events; i++) {
+		int64_t end = t->events[i].ts + t->events[i].dur;
+
+		if (end > *to && osc_runsel_has_event(sel, r, (uint32_t)i))
+			*to = end;
+	}
+	if (!any) {
+		*from = tl->from;
+		*to = tl->to;
+	}
+	if (*to <= *from)
+		*to = *from + 1;
+}

@@ -9,7 +9,8 @@
 #include "opscope/export/timeline_draw.h"
 
 #define TICK_EVERY 16 /* ruler: a time every this many cells */
-#define MIN_NAME 4    /* full cells of one event before its name is written */
+#define MIN_NAME 8    /* full cells of one event for its name, cut, to be written */
+#define MIN_WHOLE 3   /* (or this many, when the whole name fits) */
 
 static const char *const eighths[9] = {
 	" ",
@@ -151,9 +152,15 @@ void osc_tl_draw_lane(const struct osc_trace *t, const struct osc_names *names,
 		while (end < w->width && cells[x].shown != OSC_TL_NONE &&
 		       cells[end].shown == cells[x].shown && cells[end].busy == w->cell)
 			end++;
-		if (end - x >= MIN_NAME)
-			osc_tl_put_text(out + x, end - x, osc_tl_event_name(t, names, l->ev[cells[x].shown]),
-					cells[x].marked ? OSC_TL_LOOK_MARKED_NAME : OSC_TL_LOOK_NAME, utf8);
+		if (end - x >= MIN_WHOLE) {
+			const char *name = osc_tl_event_name(t, names, l->ev[cells[x].shown]);
+
+			if (end - x >= MIN_NAME || osc_text_width(name, strlen(name), utf8) <= end - x)
+				osc_tl_put_text(out + x, end - x, name,
+						cells[x].marked ? OSC_TL_LOOK_MARKED_NAME
+								: OSC_TL_LOOK_NAME,
+						utf8);
+		}
 		x = end > x ? end : x + 1;
 	}
 }
