@@ -11,7 +11,8 @@
  * Tab: breakdown, 100 longest gaps, launches per kernel and per op),
  * osc_agg_sort by several
  * columns, a run selection change (a new runsel, then the op level again)
- * and a filter change (a new filter, then the op level again). Prints one
+ * and a filter change (a new filter, then the op level again), and the
+ * timeline's (V) frames and marks. Prints one
  * line per measurement, "<what> <milliseconds>", best of REPEATS (default
  * 3); a line ends in " SLOW" above the TUI's 50 ms budget. -l LEVEL only
  * aggregates at that level, REPEATS times (for a profiler: perf record -g).
@@ -27,7 +28,9 @@
 #include "opscope/analysis/aggregate.h"
 #include "opscope/analysis/gpu.h"
 #include "opscope/load/load.h"
+#include "opscope/analysis/timeline.h"
 #include "opscope/analysis/trace_cache.h"
+#include "opscope/export/timeline_draw.h"
 
 #define BUDGET_MS 50.0
 
@@ -191,6 +194,79 @@ static void filter_change(struct ctx *c, const char *spec)
 	osc_agg_release(&agg);
 }
 
+/* Draw every lane of the timeline over [from, to) in `width` cells, REPEATS times: best ms. */
+static double time_frame(struct ctx *c, const struct osc_timeline *tl, int64_t from, int64_t to,
+			 size_t width)
+{
+	struct osc_tl_cell *cells = calloc(width, sizeof(*cells));
+	struct osc_tl_glyph *glyphs = calloc(width, sizeof(*glyphs));
+	struct osc_tl_window w = { from, (to - from + (int64_t)width - 1) / (int64_t)width, width };
+	double best = 1e30;
+
+	for (int r = 0; r < c->repeats; r++) {
+		double t0 = now_ms(), ms;
+
+		for (size_t l = 0; l < tl->nr_lanes; l++)
+			osc_tl_draw_lane(&c->t, NULL, tl, l, &w, NULL, 0, true, cells, glyphs);
+		ms = now_ms() - t0;
+		best = ms < best ? ms : best;
+	}
+	free(cells);
+	free(glyphs);
+	return best;
+}
+
+/*
+ * The timeline (V): its lanes built once, then a frame of every lane in 200
+ * cells over the selected runs, a 1/1000 of them and 1 µs; the runs' window
+ * (a run change); finding the lanes of the members of the op with the most
+ * instances (what marking a row does).
+ */
+static void timeline(struct ctx *c)
+{
+	double t0 = now_ms();
+	const struct osc_timeline *tl = osc_trace_timeline(&c->t);
+	int64_t from, to, span;
+	struct osc_agg agg = { 0 };
+	char label[96];
+	size_t best = 0;
+	double ms;
+
+	line_out("timeline lanes (once, at the first V)", NULL, now_ms() - t0, false);
+	printf("# %zu lanes in %zu groups\n", tl->nr_lanes, tl->nr_groups);
+	t0 = now_ms();
+	osc_tl_runs_window(&c->t, tl, &c->runs, &c->sel, &from, &to);
+	report("timeline runs' window", NULL, now_ms() - t0);
+	span = to - from;
+	snprintf(label, sizeof(label), "%zu lanes x 200 cells, the runs", tl->nr_lanes);
+	report("timeline frame", label, time_frame(c, tl, from, to, 200));
+	snprintf(label, sizeof(label), "%zu lanes x 200 cells, 1/1000", tl->nr_lanes);
+	report("timeline frame", label, time_frame(c, tl, from + span / 2, from + span / 2 + span / 1000,
+						   200));
+	snprintf(label, sizeof(label), "%zu lanes x 200 cells, 1 us", tl->nr_lanes);
+	report("timeline frame", label, time_frame(c, tl, from + span / 3, from + span / 3 + 1000, 200));
+	time_aggregate(c, OSC_LEVEL_OP, &agg);
+	for (size_t i = 0; i < agg.nr; i++)
+		if (agg.rows[i].nr > agg.rows[best].nr)
+			best = i;
+	if (agg.nr) {
+		const uint32_t *m = agg.members + agg.rows[best].first;
+
+		size_t **marked, *nr_marked;
+
+		t0 = now_ms();
+		osc_tl_mark(tl, &c->t, m, agg.rows[best].nr, &marked, &nr_marked);
+		ms = now_ms() - t0;
+		for (size_t l = 0; l < tl->nr_lanes; l++)
+			free(marked[l]);
+		free(marked);
+		free(nr_marked);
+		snprintf(label, sizeof(label), "(%zu instances)", agg.rows[best].nr);
+		report("timeline marks of an op row", label, ms);
+	}
+	osc_agg_release(&agg);
+}
+
 int main(int argc, char **argv)
 {
 	struct ctx c;
@@ -271,6 +347,7 @@ int main(int argc, char **argv)
 	filter_change(&c, "aten::*");
 	filter_change(&c, "re:conv|gemm");
 	filter_change(&c, "");
+	timeline(&c);
 done:
 	osc_filter_release(&c.filter);
 	osc_runsel_release(&c.sel);

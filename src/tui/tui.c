@@ -270,6 +270,7 @@ static void *warm_thread(void *arg)
 		nanosleep(&(struct timespec){ 0, WARM_POLL_NS }, NULL);
 	osc_trace_cache_warm(&t->trace);
 	osc_trace_categories(&t->trace, t->args->categories); /* with the user's rules */
+	osc_trace_timeline(&t->trace); /* the first V does not wait */
 	atomic_store(&t->warm_done, true);
 	return NULL;
 }

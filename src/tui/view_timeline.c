@@ -59,29 +59,11 @@ struct tl_view {
 
 /* ---- marks ---------------------------------------------------------------- */
 
-static int cmp_size(const void *a, const void *b)
-{
-	size_t x = *(const size_t *)a, y = *(const size_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static int cmp_event(const void *a, const void *b) /* model order is start order */
 {
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
 
 	return x < y ? -1 : x > y;
-}
-
-static void mark_event(struct tl_view *tv, const struct osc_trace *t, uint32_t ev)
-{
-	size_t lane, index;
-
-	if (ev == OSC_NONE || !osc_tl_find(tv->tl, t, ev, &lane, &index))
-		return;
-	tv->marked[lane] = osc_xreallocarray(tv->marked[lane], tv->nr_marked[lane] + 1,
-					     sizeof(**tv->marked));
-	tv->marked[lane][tv->nr_marked[lane]++] = index;
 }
 
 /* The runtime call that launched device event ev, or OSC_NONE. */
@@ -99,26 +81,21 @@ static uint32_t launch_of(const struct osc_trace *t, uint32_t ev)
 static void mark_events(struct tl_view *tv, const struct osc_trace *t, const uint32_t *ev,
 			size_t n)
 {
+	uint32_t *all = osc_xreallocarray(NULL, 3 * n, sizeof(*all));
 	const uint32_t *launchers = NULL;
+	size_t k = 0;
 
 	for (size_t i = 0; i < n; i++) {
-		mark_event(tv, t, ev[i]);
+		all[k++] = ev[i];
 		if (!osc_kind_is_device(t->events[ev[i]].kind))
 			continue;
 		if (!launchers)
 			launchers = osc_trace_launchers(t);
-		mark_event(tv, t, launch_of(t, ev[i]));
-		mark_event(tv, t, launchers[ev[i]]);
+		all[k++] = launch_of(t, ev[i]);
+		all[k++] = launchers[ev[i]];
 	}
-	for (size_t l = 0; l < tv->tl->nr_lanes; l++) { /* ascending, once each */
-		size_t k = 0;
-
-		qsort(tv->marked[l], tv->nr_marked[l], sizeof(**tv->marked), cmp_size);
-		for (size_t i = 0; i < tv->nr_marked[l]; i++)
-			if (!k || tv->marked[l][k - 1] != tv->marked[l][i])
-				tv->marked[l][k++] = tv->marked[l][i];
-		tv->nr_marked[l] = k;
-	}
+	osc_tl_mark(tv->tl, t, all, k, &tv->marked, &tv->nr_marked);
+	free(all);
 }
 
 /* ---- lanes shown ---------------------------------------------------------- */
@@ -149,8 +126,6 @@ static void tl_open(struct osc_tui *t, struct osc_view *v, const void *arg)
 	tv->tl = osc_trace_timeline(&t->trace);
 	tv->folded = osc_xcalloc(tv->tl->nr_groups + 1, sizeof(*tv->folded));
 	tv->rows = osc_xcalloc(tv->tl->nr_lanes + 1, sizeof(*tv->rows));
-	tv->marked = osc_xcalloc(tv->tl->nr_lanes + 1, sizeof(*tv->marked));
-	tv->nr_marked = osc_xcalloc(tv->tl->nr_lanes + 1, sizeof(*tv->nr_marked));
 	if (a && a->nr) {
 		tv->label = osc_xstrdup(a->label ? a->label : "");
 		mark_events(tv, &t->trace, a->events, a->nr);
@@ -159,6 +134,8 @@ static void tl_open(struct osc_tui *t, struct osc_view *v, const void *arg)
 		tv->nr_own = a->nr;
 		qsort(tv->own, tv->nr_own, sizeof(*tv->own), cmp_event);
 	}
+	else
+		osc_tl_mark(tv->tl, &t->trace, NULL, 0, &tv->marked, &tv->nr_marked);
 	list_rows(tv);
 	v->priv = tv;
 }
@@ -620,7 +597,7 @@ unsigned osc_timeline_open(struct osc_tui *t)
 	char buf[1024];
 	uint32_t ev;
 
-	if (v->ops == &osc_view_timeline)
+	if (v->ops == &osc_view_timeline || osc_tui_warming(t, "the timeline"))
 		return OSC_R_REDRAW;
 	if (v->tab.nr_rows && v->ops == &osc_view_table) {
 		a.nr = osc_table_view_members(v, v->cur, &a.events);
@@ -629,12 +606,8 @@ unsigned osc_timeline_open(struct osc_tui *t)
 		a.events = &ev;
 		a.nr = 1;
 	}
-	if (a.nr) {
-		if (osc_trace_has_device(&t->trace) &&
-		    osc_tui_warming(t, "marking a row's kernels and launches"))
-			return OSC_R_REDRAW;
+	if (a.nr)
 		a.label = v->tab.cell(v->tab.ctx, v->cur, v->ops->flex_col, buf, sizeof(buf));
-	}
 	osc_view_push(t, &osc_view_timeline, &a);
 	return OSC_R_REDRAW;
 }

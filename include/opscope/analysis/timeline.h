@@ -119,6 +119,15 @@ void osc_tl_runs_window(const struct osc_trace *t, const struct osc_timeline *tl
 			const struct osc_runs *r, const struct osc_runsel *sel, int64_t *from,
 			int64_t *to);
 
+/*
+ * Mark events ev[0 .. n) (any order, repeats allowed): per lane l of tl,
+ * (*marked)[l] gets the indexes of its marked intervals, ascending, and
+ * (*nr_marked)[l] their number (new arrays: free each list, then both).
+ * One pass over the lanes: O(events drawn + n).
+ */
+void osc_tl_mark(const struct osc_timeline *tl, const struct osc_trace *t, const uint32_t *ev,
+		 size_t n, size_t ***marked, size_t **nr_marked);
+
 /* Name of lane l ("thread 4037 main", "stream 7", "  depth 2"), into buf. */
 void osc_tl_lane_name(const struct osc_timeline *tl, const struct osc_trace *t, size_t l,
 		      char *buf, size_t size);

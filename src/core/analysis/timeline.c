@@ -410,3 +410,29 @@ void osc_tl_runs_window(const struct osc_trace *t, const struct osc_timeline *tl
 	if (*to <= *from)
 		*to = *from + 1;
 }
+
+void osc_tl_mark(const struct osc_timeline *tl, const struct osc_trace *t, const uint32_t *ev,
+		 size_t n, size_t ***marked, size_t **nr_marked)
+{
+	uint8_t *on = osc_xcalloc(t->nr_events ? t->nr_events : 1, 1);
+
+	*marked = osc_xcalloc(tl->nr_lanes + 1, sizeof(**marked));
+	*nr_marked = osc_xcalloc(tl->nr_lanes + 1, sizeof(**nr_marked));
+	for (size_t i = 0; i < n; i++)
+		if (ev[i] < t->nr_events)
+			on[ev[i]] = 1;
+	for (size_t l = 0; l < tl->nr_lanes; l++) {
+		const struct osc_tl_lane *lane = &tl->lanes[l];
+		size_t k = 0;
+
+		for (size_t i = 0; lane->ev && i < lane->nr; i++)
+			k += on[lane->ev[i]];
+		if (!k)
+			continue;
+		(*marked)[l] = osc_xreallocarray(NULL, k, sizeof(***marked));
+		for (size_t i = 0; i < lane->nr; i++)
+			if (on[lane->ev[i]])
+				(*marked)[l][(*nr_marked)[l]++] = i;
+	}
+	free(on);
+}
