@@ -362,6 +362,8 @@ static const enum osc_style look_style[] = {
 /* Copy glyphs g[0 .. n) into line y of c from column x, in their looks' styles. */
 static void put_glyphs(struct osc_canvas *c, int y, int x, const struct osc_tl_glyph *g, size_t n)
 {
+	if (y < 0 || y >= c->height || x < 0)
+		return;
 	for (size_t i = 0; i < n && x + (int)i < c->width; i++) {
 		struct osc_canvas_cell *cell = &c->cells[(size_t)y * (size_t)c->width + (size_t)x + i];
 
@@ -376,11 +378,11 @@ static void put_text(struct osc_tui *t, struct tl_view *tv, struct osc_canvas *c
 {
 	size_t n;
 
-	if (width <= 0)
+	if (width <= 0 || y < 0 || y >= c->height)
 		return;
 	n = osc_tl_put_text(tv->glyphs, (size_t)width, s, OSC_TL_LOOK_EMPTY, t->utf8);
 	put_glyphs(c, y, x, tv->glyphs, n);
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n && x + (int)i < c->width; i++)
 		c->cells[(size_t)y * (size_t)c->width + (size_t)x + i].style = (unsigned char)style;
 }
 
