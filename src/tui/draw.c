@@ -254,6 +254,17 @@ static void draw_table(struct osc_tui *t, struct osc_view *v, int y, int h, bool
 	char buf[4096], bar[BAR_WIDTH * 3 + 1];
 
 	v->height = rows ? rows : 1;
+	if (!nc) { /* no columns yet: a big table's first answer is still being computed */
+		attrset(osc_display_attr(OSC_STYLE_HINT));
+		if (rows)
+			put_cell(y + 1, 0, "(computing...)", (size_t)COLS, OSC_ALIGN_LEFT, t->utf8);
+		attrset(A_NORMAL);
+		if (out) {
+			memset(out, 0, sizeof(*out));
+			out->first_shown = 1;
+		}
+		return;
+	}
 	if (v->cur < v->top)
 		v->top = v->cur;
 	if (v->cur >= v->top + rows)

@@ -547,6 +547,17 @@ def check_export_busy():
     shutil.rmtree(d, ignore_errors=True)
 
 
+def check_first_answer_pending():
+    """A new table whose first answer is still computed (a 5M-event trace; here its
+    worker held by :jobs hold) draws "(computing...)", not a crash on no columns."""
+    trace = os.path.join(SAMPLES, "kineto-sampled-rank0.json.gz")
+    rc, err, d, dumps = run_keys(trace, [":jobs hold", "K", ":dump pending"])
+    report(rc == 0 and "(computing...)" in (dumps.get("pending") or ""),
+           "a table without its first answer yet draws and waits",
+           "rc=%d %s %s" % (rc, err, dumps.get("pending")))
+    shutil.rmtree(d, ignore_errors=True)
+
+
 def check_export_path():
     """The path level exports what `report --by path` prints; K's kernel table is
     not a report (the status line says so)."""
@@ -828,6 +839,7 @@ def main():
     check_export_runs()
     check_export_path()
     check_export_busy()
+    check_first_answer_pending()
     check_export_compare()
     check_export_gpu()
     check_export_timeline()
