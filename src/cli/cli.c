@@ -873,3 +873,45 @@ enum osc_status osc_cli_write_view(const struct osc_cli_view *v, const struct os
 	osc_table_constant_release(&ctx);
 	return st;
 }
+
+bool osc_cli_trace_option(int id, const char *arg, struct osc_cli_trace_args *a,
+			  enum osc_status *st, struct osc_error *err)
+{
+	*st = OSC_OK;
+	switch (id) {
+	case OSC_CLI_OPERAND:
+		if (a->v.path)
+			*st = osc_error_set(err, OSC_USAGE, arg, OSC_NO_OFFSET, NULL,
+					    "unexpected argument: one trace at a time");
+		a->v.path = arg;
+		return true;
+	case OSC_TOPT_RUNS:
+		a->runs = arg;
+		return true;
+	case OSC_TOPT_RUN_RANGE:
+		a->v.run_range = arg;
+		return true;
+	case OSC_TOPT_WHOLE_TRACE:
+		a->v.whole_trace = true;
+		return true;
+	case OSC_TOPT_OUTPUT:
+		a->output = arg;
+		return true;
+	case OSC_TOPT_FORCE:
+		a->flags |= OSC_WRITE_REPLACE;
+		return true;
+	case OSC_TOPT_MAX_INPUT:
+		*st = osc_cli_parse_size(arg, &a->v.max_input, err);
+		return true;
+	case OSC_TOPT_THREADS:
+		*st = osc_cli_parse_threads(arg, "--threads", err);
+		return true;
+	case OSC_TOPT_NO_CONFIG: /* main.c read no configuration */
+		return true;
+	case OSC_TOPT_HELP:
+		a->help = true;
+		return true;
+	default:
+		return false;
+	}
+}

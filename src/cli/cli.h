@@ -208,6 +208,62 @@ int osc_optable_run(struct osc_cli_view *v);
  */
 int osc_diff_run(struct osc_cli_view *v);
 
+/*
+ * ---- commands over one trace that are no table view (slice, timeline) ----
+ * Their shared options: ids from OSC_TOPT_RUNS on (a command's own ids
+ * start after OSC_TOPT_END), table rows (OSC_CLI_TRACE_OPTIONS, after the
+ * command's own), and their parsing.
+ */
+enum {
+	OSC_TOPT_RUNS = 1,
+	OSC_TOPT_RUN_RANGE,
+	OSC_TOPT_WHOLE_TRACE,
+	OSC_TOPT_OUTPUT,
+	OSC_TOPT_FORCE,
+	OSC_TOPT_MAX_INPUT,
+	OSC_TOPT_THREADS,
+	OSC_TOPT_NO_CONFIG,
+	OSC_TOPT_HELP,
+	OSC_TOPT_END,
+};
+
+/* The rows of the shared options for mode (runs_help: what --runs picks). */
+#define OSC_CLI_TRACE_RUN_OPTIONS(mode, runs_help)                                          \
+	{ OSC_TOPT_RUNS, "runs", 'r', "SPEC", runs_help, mode },                              \
+	{ OSC_TOPT_RUN_RANGE, "run-range", 0, "RE[/N]",                                       \
+	  "runs are the NVTX ranges named by RE (the Nth only with /N)", mode },              \
+	{ OSC_TOPT_WHOLE_TRACE, "whole-trace", 'W', NULL,                                     \
+	  "one run spanning the whole trace (run markers ignored)", mode }
+#define OSC_CLI_TRACE_OUTPUT_OPTIONS(mode, output_help)                                     \
+	{ OSC_TOPT_OUTPUT, "output", 'o', "FILE", output_help, mode },                        \
+	{ OSC_TOPT_FORCE, "force", 0, NULL,                                                   \
+	  "replace an existing output file (keeping its mode, through a symlink)", mode },    \
+	{ OSC_TOPT_MAX_INPUT, "max-input", 0, "SIZE",                                         \
+	  "gz, zst or stdin may expand to SIZE at most, e.g. 64G (0: no limit; default 4x RAM)", \
+	  mode },                                                                             \
+	{ OSC_TOPT_THREADS, "threads", 'j', "N",                                              \
+	  "use at most N threads (0, the default: every CPU this process may use)", mode },   \
+	{ OSC_TOPT_NO_CONFIG, "no-config", 0, NULL,                                           \
+	  "ignore the configuration file (~/.config/opscope/config)", mode },                 \
+	{ OSC_TOPT_HELP, "help", 'h', NULL, "show this help and exit", mode }
+
+/* What the shared options and the operand set. */
+struct osc_cli_trace_args {
+	struct osc_cli_view v; /* path, run_range, whole_trace, max_input: osc_cli_open's */
+	const char *runs;
+	const char *output;
+	unsigned flags;        /* OSC_WRITE_REPLACE (--force) */
+	bool help;
+};
+
+/*
+ * Take id (from osc_cli_next: a shared option, or the operand: one trace)
+ * into a. Returns true when id was one of those, with *st the outcome
+ * (OSC_USAGE for a second trace), false for a command's own option.
+ */
+bool osc_cli_trace_option(int id, const char *arg, struct osc_cli_trace_args *a,
+			  enum osc_status *st, struct osc_error *err);
+
 /* ---- loading and output ---- */
 
 /*

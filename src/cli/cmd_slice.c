@@ -13,57 +13,29 @@
 #include "cli.h"
 
 enum {
-	OPT_RUNS = 1,
-	OPT_RUN_RANGE,
-	OPT_WHOLE_TRACE,
-	OPT_FILTER,
+	OPT_FILTER = OSC_TOPT_END,
 	OPT_REGEX,
 	OPT_OPS,
-	OPT_OUTPUT,
-	OPT_FORCE,
-	OPT_MAX_INPUT,
-	OPT_THREADS,
-	OPT_NO_CONFIG,
-	OPT_HELP,
 };
 
 #define SLICE 1u
 
 static const struct osc_cli_option slice_options[] = {
-	{ OPT_RUNS, "runs", 'r', "SPEC", "runs to keep (default: all but an ORT warm-up run 0)",
-	  SLICE },
-	{ OPT_RUN_RANGE, "run-range", 0, "RE[/N]",
-	  "runs are the NVTX ranges named by RE (the Nth only with /N)", SLICE },
-	{ OPT_WHOLE_TRACE, "whole-trace", 'W', NULL,
-	  "one run spanning the whole trace (run markers ignored)", SLICE },
+	OSC_CLI_TRACE_RUN_OPTIONS(SLICE, "runs to keep (default: all but an ORT warm-up run 0)"),
 	{ OPT_FILTER, "filter", 'f', "PAT",
 	  "only ops matching PAT (exact or wildcard; repeatable), what they nest and launch",
 	  SLICE },
 	{ OPT_REGEX, "regex", 'e', "RE", "keep only ops matching the regex RE, as --filter", SLICE },
 	{ OPT_OPS, "ops", 0, "CATS",
 	  "ops are the events of these categories (for what ops launched; default: ops)", SLICE },
-	{ OPT_OUTPUT, "output", 'o', "FILE",
-	  "write to FILE (atomically; gzip when it ends in .gz) instead of stdout", SLICE },
-	{ OPT_FORCE, "force", 0, NULL,
-	  "replace an existing output file (keeping its mode, through a symlink)", SLICE },
-	{ OPT_MAX_INPUT, "max-input", 0, "SIZE",
-	  "gz, zst or stdin may expand to SIZE at most, e.g. 64G (0: no limit; default 4x RAM)",
-	  SLICE },
-	{ OPT_THREADS, "threads", 'j', "N",
-	  "use at most N threads (0, the default: every CPU this process may use)", SLICE },
-	{ OPT_NO_CONFIG, "no-config", 0, NULL,
-	  "ignore the configuration file (~/.config/opscope/config)", SLICE },
-	{ OPT_HELP, "help", 'h', NULL, "show this help and exit", SLICE },
+	OSC_CLI_TRACE_OUTPUT_OPTIONS(SLICE,
+		"write to FILE (atomically; gzip when it ends in .gz) instead of stdout"),
 	{ 0, NULL, 0, NULL, NULL, 0 },
 };
 
 struct slice_args {
-	struct osc_cli_view v;   /* the fields osc_cli_open reads */
-	const char *runs;
+	struct osc_cli_trace_args a; /* the options every one-trace command has */
 	struct osc_filter filter;
-	const char *output;
-	unsigned flags;
-	bool help;
 };
 
 static void print_help(void)
@@ -97,51 +69,19 @@ static enum osc_status parse(struct slice_args *a, int argc, char **argv, struct
 	osc_cli_parser_init(&p, argc, argv);
 	while ((id = osc_cli_next(&p, slice_options, SLICE, err)) != OSC_CLI_DONE) {
 		st = OSC_OK;
-		switch (id) {
-		case OSC_CLI_ERROR:
+		if (id == OSC_CLI_ERROR)
 			return err->code;
-		case OSC_CLI_OPERAND:
-			if (a->v.path)
-				return osc_error_set(err, OSC_USAGE, p.arg, OSC_NO_OFFSET, NULL,
-						     "unexpected argument: one trace at a time");
-			a->v.path = p.arg;
-			break;
-		case OPT_RUNS:
-			a->runs = p.arg;
-			break;
-		case OPT_RUN_RANGE:
-			a->v.run_range = p.arg;
-			break;
-		case OPT_WHOLE_TRACE:
-			a->v.whole_trace = true;
-			break;
-		case OPT_FILTER:
-			osc_filter_add_pattern(&a->filter, p.arg);
-			break;
-		case OPT_REGEX:
-			st = osc_filter_set_regex(&a->filter, p.arg, err);
-			break;
-		case OPT_OPS:
-			a->v.ops = p.arg;
-			break;
-		case OPT_OUTPUT:
-			a->output = p.arg;
-			break;
-		case OPT_FORCE:
-			a->flags |= OSC_WRITE_REPLACE;
-			break;
-		case OPT_MAX_INPUT:
-			st = osc_cli_parse_size(p.arg, &a->v.max_input, err);
-			break;
-		case OPT_THREADS:
-			st = osc_cli_parse_threads(p.arg, "--threads", err);
-			break;
-		case OPT_NO_CONFIG: /* main.c read no configuration */
-			break;
-		default:
-			a->help = true;
-			return OSC_OK;
+		if (osc_cli_trace_option(id, p.arg, &a->a, &st, err)) {
+			if (st != OSC_OK || a->a.help)
+				return st;
+			continue;
 		}
+		if (id == OPT_FILTER)
+			osc_filter_add_pattern(&a->filter, p.arg);
+		else if (id == OPT_REGEX)
+			st = osc_filter_set_regex(&a->filter, p.arg, err);
+		else if (id == OPT_OPS)
+			a->a.v.ops = p.arg;
 		if (st != OSC_OK)
 			return st;
 	}
@@ -180,14 +120,15 @@ static enum osc_status run(struct slice_args *a, struct osc_error *err)
 	char *text = NULL;
 
 	osc_trace_init(&t);
-	st = osc_cli_open(&a->v, a->v.path, a->runs, &t, &r, &sel, err);
+	st = osc_cli_open(&a->a.v, a->a.v.path, a->a.runs, &t, &r, &sel, err);
 	if (st == OSC_OK) {
-		struct write_arg w = { &t, NULL, a->output && ends_with(a->output, ".gz"), &stats };
+		struct write_arg w = { &t, NULL, a->a.output && ends_with(a->a.output, ".gz"),
+				       &stats };
 
 		keep = osc_xmalloc(t.nr_events ? t.nr_events : 1);
 		osc_slice_select(&t, &r, &sel, &a->filter, keep);
 		w.keep = keep;
-		st = osc_write_file(a->output, a->flags, write_fn, &w, err);
+		st = osc_write_file(a->a.output, a->a.flags, write_fn, &w, err);
 		if (st == OSC_OK)
 			st = osc_cli_check_args(&t, err);
 	}
@@ -216,7 +157,7 @@ int osc_cmd_slice(int argc, char **argv)
 	osc_filter_init(&a.filter);
 	osc_error_clear(&err);
 	st = parse(&a, argc, argv, &err);
-	if (st == OSC_OK && a.help)
+	if (st == OSC_OK && a.a.help)
 		print_help();
 	else if (st == OSC_OK)
 		st = run(&a, &err);

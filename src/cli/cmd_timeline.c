@@ -17,19 +17,10 @@
 #include "cli.h"
 
 enum {
-	OPT_RUNS = 1,
-	OPT_RUN_RANGE,
-	OPT_WHOLE_TRACE,
-	OPT_FROM,
+	OPT_FROM = OSC_TOPT_END,
 	OPT_TO,
 	OPT_WIDTH,
 	OPT_FORMAT,
-	OPT_OUTPUT,
-	OPT_FORCE,
-	OPT_MAX_INPUT,
-	OPT_THREADS,
-	OPT_NO_CONFIG,
-	OPT_HELP,
 };
 
 #define TIMELINE 1u
@@ -37,12 +28,7 @@ enum {
 #define DEFAULT_CELLS 100
 
 static const struct osc_cli_option timeline_options[] = {
-	{ OPT_RUNS, "runs", 'r', "SPEC", "runs to draw (default: all but an ORT warm-up run 0)",
-	  TIMELINE },
-	{ OPT_RUN_RANGE, "run-range", 0, "RE[/N]",
-	  "runs are the NVTX ranges named by RE (the Nth only with /N)", TIMELINE },
-	{ OPT_WHOLE_TRACE, "whole-trace", 'W', NULL,
-	  "one run spanning the whole trace (run markers ignored)", TIMELINE },
+	OSC_CLI_TRACE_RUN_OPTIONS(TIMELINE, "runs to draw (default: all but an ORT warm-up run 0)"),
 	{ OPT_FROM, "from", 0, "US", "window start, µs from the trace's start (default: the runs')",
 	  TIMELINE },
 	{ OPT_TO, "to", 0, "US", "window end, µs from the trace's start (default: the runs')",
@@ -51,32 +37,17 @@ static const struct osc_cli_option timeline_options[] = {
 	{ OPT_FORMAT, "format", 'F', "FMT",
 	  "table, csv, tsv, json or markdown: the lanes' events and busy time instead of the "
 	  "drawing", TIMELINE },
-	{ OPT_OUTPUT, "output", 'o', "FILE", "write to FILE (atomically) instead of stdout",
-	  TIMELINE },
-	{ OPT_FORCE, "force", 0, NULL,
-	  "replace an existing output file (keeping its mode, through a symlink)", TIMELINE },
-	{ OPT_MAX_INPUT, "max-input", 0, "SIZE",
-	  "gz, zst or stdin may expand to SIZE at most, e.g. 64G (0: no limit; default 4x RAM)",
-	  TIMELINE },
-	{ OPT_THREADS, "threads", 'j', "N",
-	  "use at most N threads (0, the default: every CPU this process may use)", TIMELINE },
-	{ OPT_NO_CONFIG, "no-config", 0, NULL,
-	  "ignore the configuration file (~/.config/opscope/config)", TIMELINE },
-	{ OPT_HELP, "help", 'h', NULL, "show this help and exit", TIMELINE },
+	OSC_CLI_TRACE_OUTPUT_OPTIONS(TIMELINE, "write to FILE (atomically) instead of stdout"),
 	{ 0, NULL, 0, NULL, NULL, 0 },
 };
 
 struct timeline_args {
-	struct osc_cli_view v; /* the fields osc_cli_open reads */
-	const char *runs;
+	struct osc_cli_trace_args a; /* the options every one-trace command has */
 	double from_us, to_us;
 	bool has_from, has_to;
 	size_t width;
 	bool table;            /* --format given: the lanes' table */
 	enum osc_export_format format;
-	const char *output;
-	unsigned flags;
-	bool help;
 };
 
 static void print_help(void)
@@ -124,24 +95,14 @@ static enum osc_status parse(struct timeline_args *a, int argc, char **argv,
 	osc_cli_parser_init(&p, argc, argv);
 	while ((id = osc_cli_next(&p, timeline_options, TIMELINE, err)) != OSC_CLI_DONE) {
 		st = OSC_OK;
-		switch (id) {
-		case OSC_CLI_ERROR:
+		if (id == OSC_CLI_ERROR)
 			return err->code;
-		case OSC_CLI_OPERAND:
-			if (a->v.path)
-				return osc_error_set(err, OSC_USAGE, p.arg, OSC_NO_OFFSET, NULL,
-						     "unexpected argument: one trace at a time");
-			a->v.path = p.arg;
-			break;
-		case OPT_RUNS:
-			a->runs = p.arg;
-			break;
-		case OPT_RUN_RANGE:
-			a->v.run_range = p.arg;
-			break;
-		case OPT_WHOLE_TRACE:
-			a->v.whole_trace = true;
-			break;
+		if (osc_cli_trace_option(id, p.arg, &a->a, &st, err)) {
+			if (st != OSC_OK || a->a.help)
+				return st;
+			continue;
+		}
+		switch (id) {
 		case OPT_FROM:
 			st = parse_us(p.arg, "--from", &a->from_us, err);
 			a->has_from = true;
@@ -157,27 +118,10 @@ static enum osc_status parse(struct timeline_args *a, int argc, char **argv,
 						     "'%s' is not a number of cells from 1 to 100000",
 						     p.arg);
 			break;
-		case OPT_FORMAT:
+		default: /* OPT_FORMAT */
 			st = osc_export_format_parse(p.arg, &a->format, err);
 			a->table = true;
 			break;
-		case OPT_OUTPUT:
-			a->output = p.arg;
-			break;
-		case OPT_FORCE:
-			a->flags |= OSC_WRITE_REPLACE;
-			break;
-		case OPT_MAX_INPUT:
-			st = osc_cli_parse_size(p.arg, &a->v.max_input, err);
-			break;
-		case OPT_THREADS:
-			st = osc_cli_parse_threads(p.arg, "--threads", err);
-			break;
-		case OPT_NO_CONFIG: /* main.c read no configuration */
-			break;
-		default:
-			a->help = true;
-			return OSC_OK;
 		}
 		if (st != OSC_OK)
 			return st;
@@ -273,7 +217,7 @@ static enum osc_status run(struct timeline_args *a, struct osc_error *err)
 
 	osc_trace_init(&t);
 	osc_names_init(&names);
-	st = osc_cli_open(&a->v, a->v.path, a->runs, &t, &r, &sel, err);
+	st = osc_cli_open(&a->a.v, a->a.v.path, a->a.runs, &t, &r, &sel, err);
 	if (st == OSC_OK)
 		st = osc_cli_names(&names, &t, OSC_NAMES_DEMANGLED, NULL, !a->table, err);
 	if (st == OSC_OK) {
@@ -285,7 +229,7 @@ static enum osc_status run(struct timeline_args *a, struct osc_error *err)
 		if (st == OSC_OK && a->table) {
 			const char *keys[] = { "trace", "runs", "window_from_us", "window_to_us" };
 			char from_text[64], to_text[64];
-			const char *values[] = { osc_cli_input_name(a->v.path), runs_text, from_text,
+			const char *values[] = { osc_cli_input_name(a->a.v.path), runs_text, from_text,
 						 to_text };
 			struct osc_export_meta meta = { keys, values, 4, NULL };
 			struct osc_tl_table tt;
@@ -300,14 +244,14 @@ static enum osc_status run(struct timeline_args *a, struct osc_error *err)
 				lanes[i] = i;
 			tt = (struct osc_tl_table){ &t, tl, lanes, tl->nr_lanes, from, to };
 			osc_tl_table(&tt, &table);
-			st = osc_cli_write_table(a->output, a->format, &table, &meta, a->flags, err);
+			st = osc_cli_write_table(a->a.output, a->format, &table, &meta, a->a.flags, err);
 		} else if (st == OSC_OK) {
 			size_t n = a->width ? a->width : DEFAULT_CELLS;
 			int64_t cell = (to - from + (int64_t)n - 1) / (int64_t)n;
 			struct draw_arg d = { &t, tl, &names, { from, cell > 0 ? cell : 1, n },
 					      runs_text, osc_locale_is_utf8() };
 
-			st = osc_write_file(a->output, a->flags, draw_fn, &d, err);
+			st = osc_write_file(a->a.output, a->a.flags, draw_fn, &d, err);
 		}
 	}
 	free(lanes);
@@ -328,7 +272,7 @@ int osc_cmd_timeline(int argc, char **argv)
 	memset(&a, 0, sizeof(a));
 	osc_error_clear(&err);
 	st = parse(&a, argc, argv, &err);
-	if (st == OSC_OK && a.help)
+	if (st == OSC_OK && a.a.help)
 		print_help();
 	else if (st == OSC_OK)
 		st = run(&a, &err);

@@ -41,21 +41,6 @@ GOLDEN = [
 ]
 
 
-def golden(res, name, args, update):
-    p = testlib.run(args)
-    path = os.path.join(testlib.EXPECTED, name + ".out")
-    if p.rc != 0:
-        res.fail(name, p.describe())
-        return
-    if update:
-        with open(path, "wb") as f:
-            f.write(p.out)
-        res.ok(name + " (written)")
-        return
-    want = open(path, "rb").read() if os.path.exists(path) else None
-    res.check(name, [] if want == p.out else ["stdout differs from %s" % os.path.relpath(path)])
-
-
 def values(text):
     return sum(int(line.rsplit(" ", 1)[1]) for line in text.splitlines())
 
@@ -145,7 +130,7 @@ def main():
     update = "--update" in sys.argv[1:]
     res = testlib.Results()
     for name, args in GOLDEN:
-        golden(res, name, args, update)
+        testlib.golden_stdout(res, name, args, update)
     for trace in (ORT, TORCH, "samples/ort-resnet18-opt.json", KINETO, KINETO21, ROCM):
         sums(res, trace)
     sums(res, KINETO21, ["--runs", "2"])

@@ -34,21 +34,6 @@ GOLDEN = [
 ]
 
 
-def golden(res, name, args, env, update):
-    p = testlib.run(args, **env)
-    path = os.path.join(testlib.EXPECTED, name + ".out")
-    if p.rc != 0:
-        res.fail(name, p.describe())
-        return
-    if update:
-        with open(path, "wb") as f:
-            f.write(p.out)
-        res.ok(name + " (written)")
-        return
-    want = open(path, "rb").read() if os.path.exists(path) else None
-    res.check(name, [] if want == p.out else ["stdout differs from %s" % os.path.relpath(path)])
-
-
 def table(trace, lo, hi):
     p = testlib.run(["timeline", "-F", "csv", "--from", str(lo), "--to", str(hi), trace])
     if p.rc != 0:
@@ -116,7 +101,7 @@ def main():
     update = "--update" in sys.argv
     res = testlib.Results()
     for name, args, env in GOLDEN:
-        golden(res, name, args, env, update)
+        testlib.golden_stdout(res, name, args, update, **env)
     for trace in SAMPLES:
         recomputed(res, trace, os.path.basename(trace))
     for path in testlib.shared_traces(res, SHARED):

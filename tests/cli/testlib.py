@@ -104,6 +104,22 @@ def run(args, stdin=None, timeout=120, cwd=ROOT, **envextra):
         return Proc(None, e.stdout or b"", e.stderr or b"", timed_out=True)
 
 
+def golden_stdout(res, name, args, update, **envextra):
+    """stdout of `opscope args` against tests/cli/expected/NAME.out (update: rewrite it)."""
+    p = run(args, **envextra)
+    path = os.path.join(EXPECTED, name + ".out")
+    if p.rc != 0:
+        res.fail(name, p.describe())
+        return
+    if update:
+        with open(path, "wb") as f:
+            f.write(p.out)
+        res.ok(name + " (written)")
+        return
+    want = open(path, "rb").read() if os.path.exists(path) else None
+    res.check(name, [] if want == p.out else ["stdout differs from %s" % os.path.relpath(path)])
+
+
 class Results:
     def __init__(self):
         self.passed = self.failed = self.skipped = 0
