@@ -285,12 +285,21 @@ static enum osc_status build_report(struct report *r, struct osc_cli_view *v,
 	/* Numbers sort descending, text (names, shapes) ascending, unless --asc. */
 	descending = !v->asc && sort->numeric;
 	osc_agg_sort(&r->agg, &r->trace, sort->stat, descending);
-	osc_agg_truncate(&r->agg, top);
 	r->runs_text = osc_runsel_describe(&r->sel, &r->runs);
 	r->runs_json = osc_cli_runs_json(&r->sel, &r->runs, r->runs_text);
 	r->filter_text = osc_filter_describe(&v->filter);
 	r->sort_text = osc_xasprintf("%s %s", sort->title,
 				     descending ? "descending" : "ascending");
+	if (v->histogram || v->matrix) {
+		struct osc_report_base b = {
+			.trace = &r->trace, .runs = &r->runs, .sel = &r->sel, .agg = &r->agg,
+			.names = &r->names, .runs_text = r->runs_text, .runs_json = r->runs_json,
+			.filter_text = r->filter_text, .sort_text = r->sort_text,
+		};
+
+		return v->histogram ? osc_report_histogram(&b, v, err) : osc_report_matrix(&b, v, err);
+	}
+	osc_agg_truncate(&r->agg, top);
 	r->rows_text = osc_xasprintf("%zu of %zu", r->agg.nr, total);
 	r->rows_json = osc_cli_rows_json(r->agg.nr, total, "");
 	return write_report(r, v, err);

@@ -131,7 +131,7 @@ static void make_columns(struct osc_matrix *m)
 	for (size_t j = 0; j < m->nr_runs; j++) {
 		m->titles[j] = osc_xasprintf("run%u_us", m->run[j]);
 		m->cols[OSC_MATRIX_COL_RUNS + j] = (struct osc_column){
-			m->titles[j], 6, OSC_ALIGN_RIGHT, true, OSC_STAT_TOTAL };
+			m->titles[j], 6, OSC_ALIGN_RIGHT, true, OSC_STAT_TOTAL_PER_RUN };
 	}
 }
 
