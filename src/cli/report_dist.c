@@ -15,9 +15,6 @@
 #include "opscope/export/chart.h"
 #include "cli.h"
 
-/* Rows of a matrix when --top is not given, every format. */
-#define MATRIX_DEFAULT_TOP 10
-
 /* The text of row r's name column (the demangled kernel name, the whole path...). */
 static const char *row_name(const struct osc_report_base *b, size_t r, char *buf, size_t size)
 {
@@ -161,7 +158,7 @@ enum osc_status osc_report_matrix(const struct osc_report_base *b, const struct 
 	struct osc_export_meta meta = { keys, values, 10, json };
 	enum osc_measure m = v->measure != OSC_MEASURE_NR ? v->measure
 							  : osc_matrix_default_measure(b->agg);
-	size_t top = v->top_set ? v->top : MATRIX_DEFAULT_TOP;
+	size_t top = v->top_set ? v->top : OSC_MATRIX_DEFAULT_TOP;
 	struct osc_matrix mx;
 	struct osc_table table = { 0 };
 	char median[32], slow[64], *rows, *rows_json;

@@ -238,6 +238,11 @@ static unsigned inst_action(struct osc_tui *t, struct osc_view *v, enum osc_acti
 	struct inst_view *iv = v->priv;
 	struct osc_lines lines = { 0 };
 
+	if (a == OSC_ACT_HISTOGRAM) { /* the same instances in bins */
+		osc_view_push(t, &osc_view_histogram,
+			      &(struct osc_instances_arg){ iv->parent, iv->key, iv->path });
+		return OSC_R_REDRAW;
+	}
 	if (a != OSC_ACT_ENTER)
 		return OSC_R_UNHANDLED;
 	if (!v->tab.nr_rows)

@@ -36,6 +36,9 @@
 
 struct osc_column;
 
+/* Rows of a matrix when no top-N is asked for (report --matrix, the TUI's P). */
+#define OSC_MATRIX_DEFAULT_TOP 10
+
 struct osc_matrix {
 	enum osc_level level;
 	enum osc_measure measure; /* OSC_MEASURE_SELF or OSC_MEASURE_DEVICE */
