@@ -133,7 +133,7 @@ static void hist_title(struct osc_tui *t, struct osc_view *v, char *buf, size_t 
 		 (unsigned long long)hv->h.count, mn, mx, hv->h.log ? ", log" : "");
 }
 
-/* The percentiles lead the line under the title (min and max are in it). */
+/* The percentiles (us, as the title) lead the line under the title: min and max are in it. */
 static void hist_bases(struct osc_tui *t, struct osc_view *v, char *buf, size_t size)
 {
 	struct hist_view *hv = v->priv;
@@ -143,7 +143,7 @@ static void hist_bases(struct osc_tui *t, struct osc_view *v, char *buf, size_t 
 	osc_format_us(hv->h.p50, p50, sizeof(p50));
 	osc_format_us(hv->h.p90, p90, sizeof(p90));
 	osc_format_us(hv->h.p99, p99, sizeof(p99));
-	snprintf(buf, size, "p50 %s p90 %s p99 %s us", p50, p90, p99);
+	snprintf(buf, size, "p50 %s p90 %s p99 %s", p50, p90, p99);
 }
 
 static void hist_detail(struct osc_tui *t, struct osc_view *v, size_t row, struct osc_lines *out)

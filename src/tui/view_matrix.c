@@ -142,7 +142,7 @@ static void matrix_bases(struct osc_tui *t, struct osc_view *v, char *buf, size_
 	}
 	osc_format_us(mv->m.median, median, sizeof(median));
 	osc_matrix_cell(&mv->m, mv->m.nr_rows + 1, OSC_MATRIX_COL_SLOW_PCT, pct, sizeof(pct));
-	snprintf(buf, size, "median run %s us, slowest %u (%s%s%%)", median,
+	snprintf(buf, size, "median %s us; run %u %s%s%%", median,
 		 mv->m.run[mv->m.slow], pct[0] == '-' ? "" : "+", pct);
 }
 
