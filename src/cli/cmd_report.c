@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "opscope/analysis/matrix.h"
 #include "opscope/analysis/module.h"
 #include "opscope/analysis/trace_cache.h"
 #include "opscope/base/alloc.h"
@@ -271,7 +272,13 @@ static enum osc_status build_report(struct report *r, struct osc_cli_view *v,
 		fprintf(stderr, "opscope: note: no rows in the selected runs, but %llu events "
 			"lie outside every run: --whole-trace takes them all\n",
 			(unsigned long long)r->runs.outside);
-	sort = sort_column(&r->agg, v->sort);
+	/* a matrix's rows: the top of its measure, unless --sort says otherwise */
+	if (v->matrix && v->sort == OSC_STAT_NR && !osc_level_is_device(v->level))
+		sort = sort_column(&r->agg, (v->measure != OSC_MEASURE_NR ? v->measure
+					     : osc_matrix_default_measure(&r->agg)) == OSC_MEASURE_SELF
+					    ? OSC_STAT_SELF : OSC_STAT_DEVICE);
+	else
+		sort = sort_column(&r->agg, v->sort);
 	if (v->percent_limit >= 0) {
 		enum osc_stat share = share_of(sort->stat, v->level);
 
