@@ -123,7 +123,12 @@ enum osc_status osc_report_histogram(const struct osc_report_base *b,
 	osc_format_us(h.mean, nums[6], sizeof(nums[6]));
 	for (int i = 0; i < 7; i++)
 		values[9 + i] = nums[i];
-	values[16] = h.log ? "edges on 1-2-5 x 10^k ns (then decades) from <= min to > max"
+	if (h.log) { /* no width: the log bins widen */
+		memmove(&keys[9], &keys[10], 7 * sizeof(keys[0]));
+		memmove(&values[9], &values[10], 6 * sizeof(values[0]));
+		meta.nr--;
+	}
+	values[meta.nr - 1] = h.log ? "edges on 1-2-5 x 10^k ns (then decades) from <= min to > max"
 			   : "Freedman-Diaconis width rounded up to 1-2-5 x 10^k ns, edges at "
 			     "its multiples";
 	/* the text table draws the bars too; the files hold the numbers (as the TUI's x) */
@@ -183,9 +188,10 @@ enum osc_status osc_report_matrix(const struct osc_report_base *b, const struct 
 		: "device_us (device events the ops launched themselves)";
 	osc_format_us(mx.median, median, sizeof(median));
 	values[8] = median;
-	if (mx.nr_runs)
+	if (mx.nr_runs) {
 		snprintf(slow, sizeof(slow), "%u", mx.run[mx.slow]);
-	else
+		json[9] = slow;
+	} else
 		snprintf(slow, sizeof(slow), "none");
 	values[9] = slow;
 	table.cols = osc_matrix_columns(&mx, &table.nr_cols);
