@@ -2,8 +2,9 @@
  * view_histogram.c - the histogram of one row's instance durations (D from
  * a table row or its instances): a line per bin with its edges in us, its
  * count and share, and a bar against the fullest bin (eighth blocks in
- * UTF-8, '#' otherwise). The bins follow histogram.h's rule; the bases line
- * gives min, p50, p90, p99 and max. x writes the numbers without the bars:
+ * UTF-8, '#' otherwise). The bins follow histogram.h's rule; the title gives
+ * min and max, the line under it p50, p90 and p99; the median's bin and
+ * p99's stand out. x writes the numbers without the bars:
  * the CSV of `opscope report --histogram NAME` (at the op, kernel and path
  * levels, where a name is a row).
  */
@@ -104,16 +105,23 @@ static void hist_export_table(struct osc_tui *t, struct osc_view *v, struct osc_
 	out->nr_cols = OSC_HIST_COL_NR;
 }
 
-/* The bin of the median stands out. */
+/* Whether bin `row` holds the value v (the last bin holds max). */
+static bool bin_holds(const struct hist_view *hv, size_t row, double v)
+{
+	const struct osc_hist_bin *b = &hv->h.bins[row];
+
+	return v >= (double)b->lo && (v < (double)b->hi || row + 1 == hv->h.nr);
+}
+
+/* The bins of the median and of p99 stand out. */
 static enum osc_mark hist_mark(struct osc_tui *t, struct osc_view *v, size_t row)
 {
 	struct hist_view *hv = v->priv;
-	const struct osc_hist_bin *b = &hv->h.bins[row];
-	bool last = row + 1 == hv->h.nr;
 
 	(void)t;
-	return hv->h.p50 >= (double)b->lo && (hv->h.p50 < (double)b->hi || last)
-		       ? OSC_MARK_MEDIAN : OSC_MARK_NONE;
+	if (bin_holds(hv, row, hv->h.p50))
+		return OSC_MARK_MEDIAN;
+	return bin_holds(hv, row, hv->h.p99) ? OSC_MARK_MAX : OSC_MARK_NONE;
 }
 
 /* The row's name as the report's name column shows it (and --histogram takes it). */

@@ -5,8 +5,9 @@
  * then the runs' totals and each run against the median run. The slowest
  * cell of each line is highlighted. Rows and order are the table's (its
  * sort and top-N, else the first OSC_MATRIX_DEFAULT_TOP); the measure is
- * matrix.h's default (device time on a GPU trace, else self time). x writes
- * the CSV of `opscope report --matrix` with the same options.
+ * self time when the table is sorted by self time, else matrix.h's default
+ * (device time on a GPU trace, else self time). x writes the CSV of
+ * `opscope report --matrix` with the same options.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,7 @@ struct matrix_view {
 	struct osc_matrix m;
 	size_t total_rows;  /* rows of the level before the cut */
 	char error[600];    /* why there is no matrix, or "" */
+	bool device;        /* the trace has device events (the default measure) */
 };
 
 static void matrix_open(struct osc_tui *t, struct osc_view *v, const void *arg)
@@ -40,6 +42,23 @@ static void matrix_close(struct osc_view *v)
 
 	osc_matrix_release(&mv->m);
 	free(mv);
+}
+
+/*
+ * The measure: self time when the table is sorted by a self-time column (its
+ * rows are the top of it), else matrix.h's default.
+ */
+static enum osc_measure matrix_measure(const struct matrix_view *mv, const struct osc_agg *a)
+{
+	enum osc_stat s = mv->arg.sort;
+	enum osc_measure m;
+	enum osc_dist_stat d;
+
+	if (!osc_level_is_device(mv->arg.level) &&
+	    (s == OSC_STAT_SELF || s == OSC_STAT_SELF_PCT || s == OSC_STAT_SELF_CUM_PCT ||
+	     s == OSC_STAT_SELF_PER_RUN || (osc_stat_is_dist(s, &m, &d) && m == OSC_MEASURE_SELF)))
+		return OSC_MEASURE_SELF;
+	return osc_matrix_default_measure(a);
 }
 
 static size_t matrix_top(const struct matrix_view *mv)
@@ -66,12 +85,13 @@ static void matrix_build(struct osc_tui *t, struct osc_view *v)
 	struct osc_error err;
 
 	osc_matrix_release(&mv->m);
+	mv->device = osc_trace_has_device(&t->trace);
 	mv->error[0] = '\0';
 	osc_aggregate(&t->trace, &t->runs, &q, &agg);
 	osc_agg_sort(&agg, &t->trace, s, mv->arg.desc);
 	mv->total_rows = agg.nr;
 	if (osc_matrix_build(&t->trace, &t->runs, &t->sel, &agg, &t->names, matrix_top(mv),
-			     osc_matrix_default_measure(&agg), &mv->m, &err) != OSC_OK)
+			     matrix_measure(mv, &agg), &mv->m, &err) != OSC_OK)
 		snprintf(mv->error, sizeof(mv->error), "(%s)", err.message);
 	osc_agg_release(&agg);
 }
@@ -206,6 +226,8 @@ static char *matrix_command(struct osc_tui *t, struct osc_view *v)
 		return NULL;
 	line = osc_cli_line_start(t, "report", NULL, mv->arg.level);
 	line = osc_cli_line_arg(line, "--matrix");
+	if (mv->m.measure == OSC_MEASURE_SELF && mv->device) /* not the default */
+		line = osc_cli_line_arg(osc_cli_line_arg(line, "--measure"), "self");
 	return osc_cli_line_order(line, col,
 				  mv->arg.sort == osc_level_default_sort(
 					  mv->arg.level, osc_trace_has_device(&t->trace)),

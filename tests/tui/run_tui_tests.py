@@ -419,6 +419,10 @@ def check_export_dist():
         ("kineto-sampled-rank0.json.gz", "3\n:sort count\n:top 3\nD\nx\nhist.csv\nq\nP\nx\n"
          "matrix.csv\ny\n:dump matrix-command\n",
          [("matrix.csv", ["--by", "kernel", "--matrix", "--sort", "count", "--top", "3"])]),
+        # sorted by self time: the matrix adds self time too
+        ("kineto-sampled-rank0.json.gz", ":sort self\nP\nx\nmatrix.csv\ny\n:dump matrix-command\n",
+         [("matrix.csv", ["--by", "op", "--matrix", "--measure", "self", "--sort", "self",
+                          "--top", "10"])]),
     ]
     for trace, keys, files in cases:
         d = tempfile.mkdtemp(prefix="opscope-tui-")
@@ -434,7 +438,8 @@ def check_export_dist():
             report(got and got == want, "export dist %s: x in %s equals report %s" %
                    (trace, name, " ".join(args)), "got %r\nwant %r" % (got[:300], want[:300]))
         for dump, want in (("hist-command", "--histogram Conv --format csv"),
-                           ("matrix-command", "--matrix")):
+                           ("matrix-command", "--matrix --measure self" if "self" in keys
+                            else "--matrix")):
             if dump in dumps:
                 shown = view_command(dumps.get(dump))
                 report(want in shown, "export dist %s: y shows %s" % (trace, want), shown)
