@@ -86,10 +86,16 @@ enum osc_status osc_report_histogram(const struct osc_report_base *b,
 	struct osc_table table = { 0 };
 	enum osc_status st;
 
-	for (size_t r = 0; r < a->nr; r++)
+	if (a->level == OSC_LEVEL_RUN)
+		return osc_error_set(err, OSC_USAGE, "--histogram", OSC_NO_OFFSET, NULL,
+				     "a run row is no set of instances (--matrix shows the runs)");
+	for (size_t r = 0; r < a->nr; r++) {
 		if (!strcmp(row_name(b, r, buf, sizeof(buf)), v->histogram) ||
-		    !strcmp(osc_trace_str(b->trace, a->rows[r].key), v->histogram))
-			n += a->rows[r].nr, nrows++;
+		    !strcmp(osc_trace_str(b->trace, a->rows[r].key), v->histogram)) {
+			n += a->rows[r].nr;
+			nrows++;
+		}
+	}
 	if (!nrows)
 		return no_such_row(b, v->histogram, err);
 	dur = osc_xmalloc((n ? n : 1) * sizeof(*dur));

@@ -109,6 +109,7 @@ def main():
     # Bad input: one line on stderr, exit 2.
     for args, what in ((["--histogram", "NoSuchOp"], "no op row named"),
                        (["--by", "run", "--matrix"], "no matrix at the run level"),
+                       (["--by", "run", "--histogram", "1: model_run"], "no set of instances"),
                        (["--by", "kernel", "--matrix", "--measure", "self"], "no self time"),
                        (["--bins", "3"], "needs --histogram"),
                        (["--histogram", "Conv", "--bins", "0"], "not a number of bins"),
