@@ -4,7 +4,8 @@
  * that run's excess over the median, then its time in each selected run;
  * then the runs' totals and each run against the median run. The slowest
  * cell of each line is highlighted. Rows and order are the table's (its
- * sort and top-N, else the first OSC_MATRIX_DEFAULT_TOP); the measure is
+ * sort and top-N, else the first OSC_MATRIX_DEFAULT_TOP; t here asks for
+ * another number of rows); the measure is
  * self time when the table is sorted by self time, else matrix.h's default
  * (device time on a GPU trace, else self time). x writes the CSV of
  * `opscope report --matrix` with the same options.
@@ -107,7 +108,17 @@ static void matrix_table(struct osc_tui *t, struct osc_view *v, struct osc_table
 	static const struct osc_column none[1] = { { "name", 16, OSC_ALIGN_LEFT, false,
 						     OSC_STAT_NAME } };
 
-	(void)t;
+	/*
+	 * t (top-N) asks for that many rows of the level: the matrix is built
+	 * again with them, and its total lines stay (a cut of the table would
+	 * drop them and leave totals of rows no longer shown).
+	 */
+	if (v->topn) {
+		mv->arg.top = v->topn;
+		v->topn = 0;
+		matrix_build(t, v);
+		v->rev++; /* the pane follows */
+	}
 	*out = (struct osc_table){
 		.cols = mv->m.cols ? mv->m.cols : none,
 		.nr_cols = mv->m.cols ? mv->m.nr_cols : 1,
