@@ -288,6 +288,9 @@ struct osc_instances_arg {
 	struct osc_view *parent;
 	osc_str key;
 	const char *path; /* path level: the row's whole call path (copied), else NULL */
+	bool range;       /* only the instances lasting [lo, hi) ns (a histogram's bin) */
+	bool closed;      /* ... [lo, hi]: the last bin */
+	int64_t lo, hi;
 };
 
 /*

@@ -4,7 +4,8 @@
  * count and share, and a bar against the fullest bin (eighth blocks in
  * UTF-8, '#' otherwise). The bins follow histogram.h's rule; the title gives
  * min and max, the line under it p50, p90 and p99; the median's bin and
- * p99's stand out. x writes the numbers without the bars:
+ * p99's stand out; Enter lists a bin's instances. x writes the numbers
+ * without the bars:
  * the CSV of `opscope report --histogram NAME` (at the op, kernel and path
  * levels, where a name is a row).
  */
@@ -173,6 +174,25 @@ static void hist_detail(struct osc_tui *t, struct osc_view *v, size_t row, struc
 	osc_lines_add(out, OSC_MARK_NONE, "p75_us", buf);
 }
 
+/* Enter: the instances of the bin (the outliers of the last bins, say). */
+static unsigned hist_action(struct osc_tui *t, struct osc_view *v, enum osc_action a)
+{
+	struct hist_view *hv = v->priv;
+	const struct osc_hist_bin *b;
+
+	if (a != OSC_ACT_ENTER)
+		return OSC_R_UNHANDLED;
+	if (!v->tab.nr_rows)
+		return OSC_R_REDRAW;
+	b = &hv->h.bins[v->cur];
+	osc_view_push(t, &osc_view_instances,
+		      &(struct osc_instances_arg){ .parent = hv->parent, .key = hv->key,
+						   .path = hv->path, .range = true,
+						   .closed = v->cur + 1 == hv->h.nr,
+						   .lo = b->lo, .hi = b->hi });
+	return OSC_R_REDRAW;
+}
+
 static const char *hist_export_name(struct osc_tui *t, struct osc_view *v)
 {
 	(void)t;
@@ -215,6 +235,7 @@ const struct osc_view_ops osc_view_histogram = {
 	.flex_col = COL_BAR,
 	.empty = hist_empty,
 	.mark = hist_mark,
+	.action = hist_action,
 	.title = hist_title,
 	.bases = hist_bases,
 	.bases_first = true,

@@ -697,8 +697,9 @@ static unsigned table_action(struct osc_tui *t, struct osc_view *v, enum osc_act
 			? osc_xstrdup(osc_strtab_get(&tv->agg.paths, tv->drill.path))
 			: NULL;
 		osc_view_push(t, a == OSC_ACT_ENTER ? &osc_view_instances : &osc_view_histogram,
-			      &(struct osc_instances_arg){ v, tv->agg.rows[v->cur].key,
-							   tv->drill_path });
+			      &(struct osc_instances_arg){ .parent = v,
+							   .key = tv->agg.rows[v->cur].key,
+							   .path = tv->drill_path });
 		return OSC_R_REDRAW;
 	case OSC_ACT_MATRIX:
 		if (tv->only) {
