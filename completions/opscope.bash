@@ -1,9 +1,9 @@
 # bash completion for opscope(1)
 #
-# Commands, options and the values of --by, --format and --match are read from
-# the --help of the opscope being completed, column names for --columns and
-# --sort from `opscope --complete-columns LEVEL`: the completion follows the
-# binary and cannot drift from it. TRACE and FILE arguments complete as files.
+# Commands, options and the values of --by, --format, --match, --scale and
+# --measure are read from the --help of the opscope being completed, column
+# names for --columns and --sort from `opscope --complete-columns LEVEL`: the
+# completion follows the binary and cannot drift from it. TRACE and FILE arguments complete as files.
 
 # The --help of `$1 [$2]`, cached per binary and command for the shell's life.
 _opscope_help()
@@ -77,7 +77,7 @@ _opscope()
 	case " ${argopts[*]} " in
 	*" $prev "*)
 		case $prev in
-		--by | --format | --match)
+		--by | --format | --match | --scale | --measure)
 			COMPREPLY=($(compgen -W "$(_opscope_values "${prev#--}" "$help")" -- "$cur"))
 			;;
 		--columns | --sort)

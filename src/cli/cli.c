@@ -17,6 +17,7 @@
 #include "opscope/base/threads.h"
 #include "opscope/load/load.h"
 #include "opscope/export/outfile.h"
+#include "opscope/analysis/histogram.h"
 #include "opscope/analysis/trace_cache.h"
 #include "cli.h"
 #include "config.h"
@@ -64,6 +65,11 @@ enum {
 	OPT_TRACE_COLUMN,
 	OPT_PERCENT_LIMIT,
 	OPT_NO_CONFIG,
+	OPT_HISTOGRAM,
+	OPT_BINS,
+	OPT_SCALE,
+	OPT_MATRIX,
+	OPT_MEASURE,
 };
 
 #define VIEW (OSC_MODE_REPORT | OSC_MODE_TUI | OSC_MODE_DEFAULT | OSC_MODE_DIFF | OSC_MODE_WHATIF)
@@ -117,6 +123,19 @@ const struct osc_cli_option osc_cli_view_options[] = {
 	{ OPT_PERCENT_LIMIT, "percent-limit", 0, "P",
 	  "report: drop the rows under P % of the sorted measure's base (self, device)",
 	  OSC_MODE_REPORT },
+	{ OPT_HISTOGRAM, "histogram", 0, "NAME",
+	  "report: the histogram of the durations of the rows named NAME instead",
+	  OSC_MODE_REPORT },
+	{ OPT_BINS, "bins", 0, "N", "report --histogram: at most N bins (default: 16)",
+	  OSC_MODE_REPORT },
+	{ OPT_SCALE, "scale", 0, "HOW",
+	  "report --histogram: auto (default), linear or log",
+	  OSC_MODE_REPORT },
+	{ OPT_MATRIX, "matrix", 0, NULL,
+	  "report: the top rows' device (else self) time per run, against the median run",
+	  OSC_MODE_REPORT },
+	{ OPT_MEASURE, "measure", 0, "M",
+	  "report --matrix: self or device", OSC_MODE_REPORT },
 	{ OPT_ASC, "asc", 0, NULL, "sort ascending (numbers sort descending by default)", REPORT },
 	{ OPT_FORMAT, "format", 'F', "FMT",
 	  "output format: table (default), csv, tsv, json or markdown",
@@ -577,6 +596,31 @@ static enum osc_status view_option(struct osc_cli_view *v, int id, const char *a
 	case OPT_MIN_CHANGE:
 		v->changed = true; /* a threshold asks for changed rows */
 		return parse_percent(arg, "--min-change", &v->min_change, err);
+	case OPT_HISTOGRAM:
+		v->histogram = arg;
+		return OSC_OK;
+	case OPT_BINS:
+		if (parse_count(arg, "--bins", &v->bins, err) != OSC_OK)
+			return err->code;
+		if (v->bins < 1 || v->bins > OSC_HIST_MAX_BINS)
+			return osc_error_set(err, OSC_USAGE, "--bins", OSC_NO_OFFSET, NULL,
+					     "not a number of bins from 1 to %d: '%s'",
+					     OSC_HIST_MAX_BINS, arg);
+		return OSC_OK;
+	case OPT_SCALE:
+		return osc_hist_scale_parse(arg, &v->scale, err);
+	case OPT_MATRIX:
+		v->matrix = true;
+		return OSC_OK;
+	case OPT_MEASURE:
+		if (!strcmp(arg, "self") || !strcmp(arg, "self_us"))
+			v->measure = OSC_MEASURE_SELF;
+		else if (!strcmp(arg, "device") || !strcmp(arg, "device_us"))
+			v->measure = OSC_MEASURE_DEVICE;
+		else
+			return osc_error_set(err, OSC_USAGE, "--measure", OSC_NO_OFFSET, NULL,
+					     "unknown measure '%s' (valid: self, device)", arg);
+		return OSC_OK;
 	case OPT_PERCENT_LIMIT:
 		return parse_percent(arg, "--percent-limit", &v->percent_limit, err);
 	case OPT_CHANGED:
@@ -642,6 +686,7 @@ enum osc_status osc_cli_view_parse(struct osc_cli_view *v, int argc, char **argv
 	v->short_kernel = 10000;
 	v->format = OSC_EXPORT_TABLE;
 	v->percent_limit = -1;
+	v->measure = OSC_MEASURE_NR;
 	osc_filter_init(&v->filter);
 	osc_categories_init(&v->categories);
 	osc_cli_parser_init(&p, argc, argv);
@@ -666,6 +711,15 @@ enum osc_status osc_cli_view_parse(struct osc_cli_view *v, int argc, char **argv
 			if (o->id == id && !(o->modes & OSC_MODE_TUI))
 				v->report_only = true;
 	}
+	if (v->histogram && v->matrix)
+		return osc_error_set(err, OSC_USAGE, "--matrix", OSC_NO_OFFSET, NULL,
+				     "one of --histogram and --matrix at a time");
+	if ((v->bins || v->scale != OSC_HIST_AUTO) && !v->histogram)
+		return osc_error_set(err, OSC_USAGE, v->bins ? "--bins" : "--scale", OSC_NO_OFFSET,
+				     NULL, "needs --histogram NAME");
+	if (v->measure != OSC_MEASURE_NR && !v->matrix)
+		return osc_error_set(err, OSC_USAGE, "--measure", OSC_NO_OFFSET, NULL,
+				     "needs --matrix");
 	if (v->trace_column && v->format == OSC_EXPORT_TABLE)
 		return osc_error_set(err, OSC_USAGE, "--trace-column", OSC_NO_OFFSET, NULL,
 				     "needs --format csv, tsv, json or markdown");

@@ -18,6 +18,7 @@
 #include "opscope/analysis/category.h"
 #include "opscope/analysis/demangle.h"
 #include "opscope/analysis/diff.h"
+#include "opscope/analysis/histogram.h"
 #include "opscope/export/export.h"
 #include "opscope/model/filter.h"
 #include "opscope/model/runs.h"
@@ -159,6 +160,11 @@ struct osc_cli_view {
 	bool changed;                /* --changed or --min-change (diff) */
 	double min_change;           /* --min-change percent (diff) */
 	double percent_limit;        /* --percent-limit percent (report; < 0: none) */
+	const char *histogram;       /* --histogram NAME (report): that row's histogram */
+	size_t bins;                 /* --bins N (report --histogram), 0: the default */
+	enum osc_hist_scale scale;   /* --scale (report --histogram) */
+	bool matrix;                 /* --matrix (report): the top rows' time per run */
+	enum osc_measure measure;    /* --measure (report --matrix); OSC_MEASURE_NR: default */
 	const char **speedups;       /* --speedup RULE (whatif), in order */
 	size_t nr_speedups, alloc_speedups;
 	const char *speedup_csv;     /* --speedup-csv FILE (whatif) */
@@ -198,6 +204,26 @@ typedef int (*osc_cli_view_fn)(struct osc_cli_view *v);
  */
 int osc_cli_view_main(int argc, char **argv, unsigned mode, void (*help)(void),
 		      osc_cli_view_fn run);
+
+/*
+ * What report --histogram and --matrix start from: the report's aggregate
+ * (sorted, --percent-limit applied, not cut to --top) and its texts.
+ */
+struct osc_report_base {
+	const struct osc_trace *trace;
+	const struct osc_runs *runs;
+	const struct osc_runsel *sel;
+	const struct osc_agg *agg;
+	const struct osc_names *names;
+	const char *runs_text, *runs_json, *filter_text, *sort_text;
+};
+
+/* report --histogram NAME: the bins of the rows named NAME (report_dist.c). */
+enum osc_status osc_report_histogram(const struct osc_report_base *b,
+				     const struct osc_cli_view *v, struct osc_error *err);
+/* report --matrix: the top rows' time per run (report_dist.c). */
+enum osc_status osc_report_matrix(const struct osc_report_base *b, const struct osc_cli_view *v,
+				  struct osc_error *err);
 
 /* `opscope report --by op-instance`: Neural Engine's per-op table. Exit status. */
 int osc_optable_run(struct osc_cli_view *v);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "opscope/analysis/matrix.h"
 #include "opscope/analysis/module.h"
 #include "opscope/analysis/trace_cache.h"
 #include "opscope/base/alloc.h"
@@ -271,7 +272,13 @@ static enum osc_status build_report(struct report *r, struct osc_cli_view *v,
 		fprintf(stderr, "opscope: note: no rows in the selected runs, but %llu events "
 			"lie outside every run: --whole-trace takes them all\n",
 			(unsigned long long)r->runs.outside);
-	sort = sort_column(&r->agg, v->sort);
+	/* a matrix's rows: the top of its measure, unless --sort says otherwise */
+	if (v->matrix && v->sort == OSC_STAT_NR && !osc_level_is_device(v->level))
+		sort = sort_column(&r->agg, (v->measure != OSC_MEASURE_NR ? v->measure
+					     : osc_matrix_default_measure(&r->agg)) == OSC_MEASURE_SELF
+					    ? OSC_STAT_SELF : OSC_STAT_DEVICE);
+	else
+		sort = sort_column(&r->agg, v->sort);
 	if (v->percent_limit >= 0) {
 		enum osc_stat share = share_of(sort->stat, v->level);
 
@@ -285,12 +292,21 @@ static enum osc_status build_report(struct report *r, struct osc_cli_view *v,
 	/* Numbers sort descending, text (names, shapes) ascending, unless --asc. */
 	descending = !v->asc && sort->numeric;
 	osc_agg_sort(&r->agg, &r->trace, sort->stat, descending);
-	osc_agg_truncate(&r->agg, top);
 	r->runs_text = osc_runsel_describe(&r->sel, &r->runs);
 	r->runs_json = osc_cli_runs_json(&r->sel, &r->runs, r->runs_text);
 	r->filter_text = osc_filter_describe(&v->filter);
 	r->sort_text = osc_xasprintf("%s %s", sort->title,
 				     descending ? "descending" : "ascending");
+	if (v->histogram || v->matrix) {
+		struct osc_report_base b = {
+			.trace = &r->trace, .runs = &r->runs, .sel = &r->sel, .agg = &r->agg,
+			.names = &r->names, .runs_text = r->runs_text, .runs_json = r->runs_json,
+			.filter_text = r->filter_text, .sort_text = r->sort_text,
+		};
+
+		return v->histogram ? osc_report_histogram(&b, v, err) : osc_report_matrix(&b, v, err);
+	}
+	osc_agg_truncate(&r->agg, top);
 	r->rows_text = osc_xasprintf("%zu of %zu", r->agg.nr, total);
 	r->rows_json = osc_cli_rows_json(r->agg.nr, total, "");
 	return write_report(r, v, err);

@@ -95,6 +95,10 @@
 	  "Compare: merged table, or split (old and new lines)")                            \
 	_(BARS, "bars", "B", "Show or hide the bar chart of time per row")                   \
 	_(WHATIF, "whatif", "W", "What-if view: projected time with faster ops")             \
+	_(HISTOGRAM, "histogram", "D",                                                       \
+	  "Histogram of the row's instance durations: bins, their edges and counts")        \
+	_(MATRIX, "matrix", "P",                                                             \
+	  "Per-run matrix of the level's top rows: the slow run and its op")               \
 	_(SET_FACTOR, "set-factor", "=", "What-if: set the speedup factor of the row")      \
 	_(WARNINGS, "warnings", "!",                                                         \
 	  "Load warnings (truncated input, unmatched B/E) and events outside every run")    \

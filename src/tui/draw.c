@@ -184,10 +184,13 @@ static void put_scrolled(int y, int x, const char *s, size_t hoff, size_t width,
 
 /* Draw the cells of one line (titles are never scrolled). */
 static void draw_row(struct osc_view *v, const struct layout *l, int y, char **cells,
-		     const char *bar, bool title, bool utf8)
+		     const char *bar, bool title, bool utf8, const enum osc_mark *marks)
 {
 	int x = 0;
+	attr_t attr;
+	short pair;
 
+	attr_get(&attr, &pair, NULL);
 	for (size_t c = 0; c < l->nr_cols; c++) {
 		const struct osc_column *col = &v->tab.cols[c];
 		size_t w;
@@ -195,10 +198,14 @@ static void draw_row(struct osc_view *v, const struct layout *l, int y, char **c
 		if (!l->shown[c])
 			continue;
 		w = l->width[c];
+		if (marks && marks[c] != OSC_MARK_NONE) /* one cell stands out (cell_mark) */
+			attrset(osc_display_attr(mark_style(marks[c])));
 		if (c == v->ops->flex_col)
 			put_scrolled(y, x, cells[c], title ? 0 : v->hoff, w, utf8);
 		else
 			put_cell(y, x, cells[c], w, col->align, utf8);
+		if (marks && marks[c] != OSC_MARK_NONE)
+			attr_set(attr, pair, NULL);
 		x += (int)w;
 		if (x < COLS)
 			mvaddch(y, x++, ' ');
@@ -252,6 +259,7 @@ static void draw_table(struct osc_tui *t, struct osc_view *v, int y, int h, bool
 	char ***cells, *titles[64], *sorted_title = NULL;
 	struct layout l;
 	char buf[4096], bar[BAR_WIDTH * 3 + 1];
+	enum osc_mark *marks = osc_xcalloc(nc ? nc : 1, sizeof(*marks));
 
 	v->height = rows ? rows : 1;
 	if (!nc) { /* no columns yet: a big table's first answer is still being computed */
@@ -304,7 +312,7 @@ static void draw_table(struct osc_tui *t, struct osc_view *v, int y, int h, bool
 	if (sorted_title && v->sort_col < nc && v->sort_col < 64)
 		titles[v->sort_col] = sorted_title;
 	attrset(osc_display_attr(OSC_STYLE_TITLE));
-	draw_row(v, &l, y, titles, "time", true, t->utf8);
+	draw_row(v, &l, y, titles, "time", true, t->utf8, NULL);
 	if (!v->tab.nr_rows && rows) {
 		snprintf(buf, sizeof(buf), "(no rows: nothing of this kind in the selected runs, or "
 			 "the filter hides it)");
@@ -332,7 +340,11 @@ static void draw_table(struct osc_tui *t, struct osc_view *v, int y, int h, bool
 		if (l.bars)
 			osc_chart_bar(v->ops->bar(t, v, v->top + r), BAR_WIDTH, t->utf8, bar,
 				      sizeof(bar));
-		draw_row(v, &l, line, cells[r], l.bars ? bar : NULL, false, t->utf8);
+		if (v->ops->cell_mark)
+			for (size_t c = 0; c < nc; c++)
+				marks[c] = v->ops->cell_mark(t, v, v->top + r, c);
+		draw_row(v, &l, line, cells[r], l.bars ? bar : NULL, false, t->utf8,
+			 v->ops->cell_mark ? marks : NULL);
 	}
 	attrset(A_NORMAL);
 	for (size_t r = 0; r < n; r++) {
@@ -341,6 +353,7 @@ static void draw_table(struct osc_tui *t, struct osc_view *v, int y, int h, bool
 		free(cells[r]);
 	}
 	free(cells);
+	free(marks);
 	free(sorted_title);
 	free(l.shown);
 	free(l.width);

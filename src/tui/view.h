@@ -102,6 +102,8 @@ struct osc_view_ops {
 	 * string; NULL (or a NULL op) when there is none.
 	 */
 	char *(*command)(struct osc_tui *t, struct osc_view *v);
+	/* optional: the highlight of one cell (the matrix's slowest run), else the row's */
+	enum osc_mark (*cell_mark)(struct osc_tui *t, struct osc_view *v, size_t row, size_t col);
 	/*
 	 * optional: the folded stacks x writes to a file named *.folded, for
 	 * flame graph tools (flame.h); release them with osc_flame_release.
@@ -129,7 +131,9 @@ struct osc_view_ops {
 	_(warnings)      \
 	_(message)       \
 	_(modules)       \
-	_(timeline)
+	_(timeline)      \
+	_(histogram)     \
+	_(matrix)
 
 #define OSC_VIEW_DECLARE(name) extern const struct osc_view_ops osc_view_##name;
 OSC_VIEW_LIST(OSC_VIEW_DECLARE)
@@ -304,6 +308,9 @@ struct osc_instances_arg {
 	struct osc_view *parent;
 	osc_str key;
 	const char *path; /* path level: the row's whole call path (copied), else NULL */
+	bool range;       /* only the instances lasting [lo, hi) ns (a histogram's bin) */
+	bool closed;      /* ... [lo, hi]: the last bin */
+	int64_t lo, hi;
 };
 
 /*
@@ -312,6 +319,17 @@ struct osc_instances_arg {
  */
 const struct osc_agg_row *osc_table_view_row(struct osc_tui *t, struct osc_view *v, osc_str key,
 					     const uint32_t **members);
+
+/*
+ * What the matrix view is opened with (view_matrix.c): the level, the
+ * table's order and its top-N (0: the matrix's default).
+ */
+struct osc_matrix_arg {
+	enum osc_level level;
+	enum osc_stat sort;
+	bool desc;
+	size_t top;
+};
 
 /* What the runs view shows and selects (NULL arg: the TUI's own runs). */
 struct osc_runs_side {

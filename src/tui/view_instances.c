@@ -2,7 +2,8 @@
  * view_instances.c - the instances (member events) of one aggregate row.
  *
  * Sorted by duration (slowest first) by default; the fastest, median and
- * slowest instances are highlighted whatever the sort order. The title names
+ * slowest instances are highlighted whatever the sort order. Opened from a
+ * histogram's bin (Enter there), it holds the instances of that bin only. The title names
  * the row (a path row by its whole path); kernel names are in the TUI's
  * name style (m).
  */
@@ -32,6 +33,8 @@ struct inst_view {
 	size_t n;
 	uint32_t min_ev, med_ev, max_ev;
 	int64_t origin;
+	bool range, closed;  /* a histogram bin's instances only: [lo, hi) or [lo, hi] */
+	int64_t lo, hi;
 	size_t order_col;    /* the order ev[] is in now */
 	bool order_desc;
 };
@@ -45,6 +48,10 @@ static void inst_open(struct osc_tui *t, struct osc_view *v, const void *arg)
 	iv->parent = a->parent;
 	iv->key = a->key;
 	iv->path = a->path ? osc_xstrdup(a->path) : NULL;
+	iv->range = a->range;
+	iv->closed = a->closed;
+	iv->lo = a->lo;
+	iv->hi = a->hi;
 	iv->origin = osc_trace_origin(&t->trace);
 	v->priv = iv;
 	v->sort_col = COL_DUR;
@@ -129,11 +136,16 @@ static void inst_build(struct osc_tui *t, struct osc_view *v)
 	const struct osc_agg_row *row = osc_table_view_row(t, iv->parent, iv->key, &members);
 
 	free(iv->ev);
-	iv->n = row ? row->nr : 0;
-	iv->ev = osc_xmalloc((iv->n ? iv->n : 1) * sizeof(*iv->ev));
+	iv->n = 0;
+	iv->ev = osc_xmalloc((row && row->nr ? row->nr : 1) * sizeof(*iv->ev));
+	for (size_t i = 0; row && i < row->nr; i++) {
+		int64_t d = t->trace.events[members[i]].dur;
+
+		if (!iv->range || (d >= iv->lo && (d < iv->hi || (iv->closed && d == iv->hi))))
+			iv->ev[iv->n++] = members[i];
+	}
 	if (!iv->n)
 		return;
-	memcpy(iv->ev, members, iv->n * sizeof(*iv->ev));
 	sort_events(t, iv->ev, iv->n, COL_DUR, false);
 	iv->min_ev = iv->ev[0];
 	iv->med_ev = iv->ev[(iv->n - 1) / 2];
@@ -221,9 +233,16 @@ static enum osc_mark inst_mark(struct osc_tui *t, struct osc_view *v, size_t row
 static void inst_title(struct osc_tui *t, struct osc_view *v, char *buf, size_t size)
 {
 	struct inst_view *iv = v->priv;
+	char lo[32], hi[32];
 
-	snprintf(buf, size, "instances of %s (%zu)",
-		 iv->path ? iv->path : osc_names_get(&t->names, &t->trace, iv->key), iv->n);
+	if (iv->range) {
+		osc_format_us_int(iv->lo, lo, sizeof(lo));
+		osc_format_us_int(iv->hi, hi, sizeof(hi));
+	}
+	snprintf(buf, size, "instances of %s (%zu%s%s%s%s%s)",
+		 iv->path ? iv->path : osc_names_get(&t->names, &t->trace, iv->key), iv->n,
+		 iv->range ? " in [" : "", iv->range ? lo : "", iv->range ? ", " : "",
+		 iv->range ? hi : "", iv->range ? (iv->closed ? "] us" : ") us") : "");
 }
 
 static void inst_detail(struct osc_tui *t, struct osc_view *v, size_t row, struct osc_lines *out)
@@ -238,6 +257,12 @@ static unsigned inst_action(struct osc_tui *t, struct osc_view *v, enum osc_acti
 	struct inst_view *iv = v->priv;
 	struct osc_lines lines = { 0 };
 
+	if (a == OSC_ACT_HISTOGRAM) { /* the same instances in bins */
+		osc_view_push(t, &osc_view_histogram,
+			      &(struct osc_instances_arg){ .parent = iv->parent, .key = iv->key,
+							   .path = iv->path });
+		return OSC_R_REDRAW;
+	}
 	if (a != OSC_ACT_ENTER)
 		return OSC_R_UNHANDLED;
 	if (!v->tab.nr_rows)

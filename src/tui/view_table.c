@@ -683,16 +683,35 @@ static unsigned table_action(struct osc_tui *t, struct osc_view *v, enum osc_act
 	case OSC_ACT_ESCAPE:
 		return level_back(t, v);
 	case OSC_ACT_ENTER:
+	case OSC_ACT_HISTOGRAM:
 		if (!v->tab.nr_rows)
 			return OSC_R_REDRAW;
+		if (a == OSC_ACT_HISTOGRAM && tv->level == OSC_LEVEL_RUN) {
+			osc_tui_message(t, OSC_MSG_INFO, "D: a run is no set of instances "
+					"(P shows the top rows per run)");
+			return OSC_R_REDRAW;
+		}
 		tv->drill = tv->agg.rows[v->cur];
 		free(tv->drill_path);
 		tv->drill_path = tv->agg.keys & OSC_KEY_PATH
 			? osc_xstrdup(osc_strtab_get(&tv->agg.paths, tv->drill.path))
 			: NULL;
-		osc_view_push(t, &osc_view_instances,
-			      &(struct osc_instances_arg){ v, tv->agg.rows[v->cur].key,
-							   tv->drill_path });
+		osc_view_push(t, a == OSC_ACT_ENTER ? &osc_view_instances : &osc_view_histogram,
+			      &(struct osc_instances_arg){ .parent = v,
+							   .key = tv->agg.rows[v->cur].key,
+							   .path = tv->drill_path });
+		return OSC_R_REDRAW;
+	case OSC_ACT_MATRIX:
+		if (tv->only) {
+			osc_tui_message(t, OSC_MSG_INFO, "P: the matrix is of a whole level "
+					"(q, then P)");
+			return OSC_R_REDRAW;
+		}
+		if (!osc_level_is_device(tv->level) && osc_tui_warming(t, "the matrix"))
+			return OSC_R_REDRAW;
+		osc_view_push(t, &osc_view_matrix,
+			      &(struct osc_matrix_arg){ tv->level, v->tab.cols[v->sort_col].stat,
+							v->sort_desc, v->topn });
 		return OSC_R_REDRAW;
 	default:
 		return OSC_R_UNHANDLED;

@@ -59,6 +59,19 @@ CASES = [
     ("help", ["--help"], {}),
     ("version", ["--version"], {}),
     ("report-help", ["report", "--help"], {}),
+    # histograms and run x row matrices (their numbers: run_dist_tests.py)
+    ("hist-ort-conv", ["report", "--histogram", "Conv", ORT], {"COLUMNS": "100"}),
+    ("hist-kineto21-kernel-log-json", ["report", "--by", "kernel", "--histogram",
+                                       "volta_scudnn_128x64_stridedB_splitK_xregs_large_nn_v1",
+                                       "--scale", "log", "--format", "json", KINETO21], {}),
+    ("hist-torch-bins-csv", ["report", "--histogram", "aten::conv2d", "--bins", "4", "-F", "csv",
+                             TORCH], {}),
+    ("matrix-ort", ["report", "--matrix", ORT], {"COLUMNS": "120"}),
+    ("matrix-kineto-csv", ["report", "--matrix", "--top", "5", "-F", "csv", KINETO], {}),
+    ("matrix-kineto21-kernel-md", ["report", "--by", "kernel", "--matrix", "--top", "3",
+                                   "--short-names", "-F", "markdown", KINETO21], {}),
+    ("matrix-torch-self-json", ["report", "--matrix", "--measure", "self", "--top", "3",
+                                "-F", "json", TORCH], {}),
     ("info-ort", ["info", ORT], {}),
     ("info-riscv", ["info", RISCV], {}),
     ("info-torch", ["info", TORCH], {}),
@@ -139,7 +152,7 @@ CASES = [
 
 # Options that take a value, to rebuild a report's selection for recompute.
 VALUE_OPTS = {"--by", "--runs", "--filter", "--regex", "--top", "--sort", "--format", "-o",
-              "--demangler", "--run-range"}
+              "--demangler", "--run-range", "--histogram", "--bins", "--scale", "--measure"}
 
 
 def parse_report_args(args):
@@ -340,9 +353,11 @@ def default_sort(header):
 
 
 def find_rows(doc):
-    """The list of row objects (dicts with name and count) anywhere in doc."""
+    """The list of row objects (dicts with name and count, or a histogram's bin
+    and count, or a matrix's name and median_us) anywhere in doc."""
     if isinstance(doc, list) and doc and all(isinstance(x, dict) for x in doc) \
-            and "name" in doc[0] and "count" in doc[0]:
+            and ("name" in doc[0] or "bin" in doc[0]) and \
+            ("count" in doc[0] or "median_us" in doc[0]):
         return doc
     items = doc.values() if isinstance(doc, dict) else doc if isinstance(doc, list) else []
     for v in items:
@@ -359,7 +374,7 @@ def check_json(args, text):
         return ["output is not JSON: %s" % e]
     rows = find_rows(doc)
     if rows is None:
-        return ["no list of row objects with name and count in the JSON"]
+        return ["no list of row objects in the JSON"]
     csv_args = [a for a in args]
     csv_args[csv_args.index("--format") + 1] = "csv"
     p = testlib.run(csv_args)
@@ -373,9 +388,11 @@ def check_json(args, text):
                 probs.append("JSON row %r lacks %s" % (cr[0][:40], col))
                 continue
             jv = jr[col]
-            if col == "name":
+            if cv == "":  # no value: null
+                ok = jv is None
+            elif col == "name":
                 ok = jv == cv
-            elif col in ("count", "kernels", "ops", "events"):
+            elif col in ("count", "kernels", "ops", "events", "bin", "slow_run"):
                 ok = jv == int(cv)
             elif col.endswith("_pct"):
                 ok = isinstance(jv, (int, float)) and abs(jv - float(cv)) <= 0.0051

@@ -83,7 +83,9 @@ def main():
         res.check("options of %s" % (cmd or "opscope"),
                   [] if len(longs) > 3 else ["--help lists %r" % longs])
         expect(res, words, longs)
-    expect(res, ["report", "--b"], ["--by"])
+    expect(res, ["report", "--b"], ["--bins", "--by"])
+    expect(res, ["report", "--scale", ""], ["auto", "linear", "log"])
+    expect(res, ["report", "--measure", "d"], ["device"])
     # levels: those a bad --by lists as valid
     m = re.search(r"valid: ([^)]*)", out("report", "--by", "nosuch"))
     levels = m.group(1).split(", ") if m else ["<no list>"]

@@ -38,7 +38,7 @@ SAMPLES = os.path.join(ROOT, "samples")
 UPDATE = os.environ.get("OPSCOPE_UPDATE_EXPECTED") == "1"
 
 SIZES = [(80, 24), (132, 40)]
-ASCII_SCRIPTS = ["basic", "kineto", "filter", "tree", "timeline"]
+ASCII_SCRIPTS = ["basic", "kineto", "filter", "tree", "timeline", "histogram", "matrix"]
 # Scripts drawn at a third, wide size too (UTF-8 and, if in ASCII_SCRIPTS, C).
 WIDE_SCRIPTS = {"timeline": (200, 50)}
 TERMS = ["screen", "tmux-256color", "linux", "vt100"]
@@ -434,6 +434,42 @@ def check_export_timeline():
            "timeline export with a process folded: its lanes left out, no command",
            (dumps.get("shown") or "") + err + repr(got[:200]))
     shutil.rmtree(d, ignore_errors=True)
+def check_export_dist():
+    """x in the histogram and matrix views writes report --histogram's and --matrix's CSV."""
+    cases = [
+        ("ort-resnet18-opt.json", "D\nx\nhist.csv\ny\n:dump hist-command\nq\nq\nP\nx\nmatrix.csv\n"
+         "y\n:dump matrix-command\n",
+         [("hist.csv", ["--by", "op", "--histogram", "Conv"]),
+          ("matrix.csv", ["--by", "op", "--matrix", "--top", "10"])]),
+        # a GPU trace: device time; the kernel level, sorted by count, top 3
+        ("kineto-sampled-rank0.json.gz", "3\n:sort count\n:top 3\nD\nx\nhist.csv\nq\nP\nx\n"
+         "matrix.csv\ny\n:dump matrix-command\n",
+         [("matrix.csv", ["--by", "kernel", "--matrix", "--sort", "count", "--top", "3"])]),
+        # sorted by self time: the matrix adds self time too
+        ("kineto-sampled-rank0.json.gz", ":sort self\nP\nx\nmatrix.csv\ny\n:dump matrix-command\n",
+         [("matrix.csv", ["--by", "op", "--matrix", "--measure", "self", "--sort", "self",
+                          "--top", "10"])]),
+    ]
+    for trace, keys, files in cases:
+        d = tempfile.mkdtemp(prefix="opscope-tui-")
+        s = os.path.join(d, "x.script")
+        with open(s, "w") as f:
+            f.write("# trace: %s\n%s" % (trace, keys))
+        rc, err, _, dumps = run_script(s, 80, 24, cwd=d)
+        report(rc == 0, "export dist %s exit" % trace, err)
+        for name, args in files:
+            path = os.path.join(d, name)
+            got = open(path, "rb").read() if os.path.exists(path) else b""
+            want = report_csv(os.path.join(SAMPLES, trace), *args)
+            report(got and got == want, "export dist %s: x in %s equals report %s" %
+                   (trace, name, " ".join(args)), "got %r\nwant %r" % (got[:300], want[:300]))
+        for dump, want in (("hist-command", "--histogram Conv --format csv"),
+                           ("matrix-command", "--matrix --measure self" if "self" in keys
+                            else "--matrix")):
+            if dump in dumps:
+                shown = view_command(dumps.get(dump))
+                report(want in shown, "export dist %s: y shows %s" % (trace, want), shown)
+        shutil.rmtree(d, ignore_errors=True)
 
 
 def check_name_style_kept():
@@ -843,6 +879,7 @@ def main():
     check_export_compare()
     check_export_gpu()
     check_export_timeline()
+    check_export_dist()
     check_name_style_kept()
     check_export_tree()
     check_terms()
