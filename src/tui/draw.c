@@ -259,7 +259,7 @@ static void draw_table(struct osc_tui *t, struct osc_view *v, int y, int h, bool
 	char ***cells, *titles[64], *sorted_title = NULL;
 	struct layout l;
 	char buf[4096], bar[BAR_WIDTH * 3 + 1];
-	enum osc_mark *marks = osc_xcalloc(nc ? nc : 1, sizeof(*marks));
+	enum osc_mark *marks;
 
 	v->height = rows ? rows : 1;
 	if (!nc) { /* no columns yet: a big table's first answer is still being computed */
@@ -273,6 +273,7 @@ static void draw_table(struct osc_tui *t, struct osc_view *v, int y, int h, bool
 		}
 		return;
 	}
+	marks = osc_xcalloc(nc, sizeof(*marks));
 	if (v->cur < v->top)
 		v->top = v->cur;
 	if (v->cur >= v->top + rows)
