@@ -128,7 +128,12 @@ void osc_tl_runs_window(const struct osc_trace *t, const struct osc_timeline *tl
 void osc_tl_mark(const struct osc_timeline *tl, const struct osc_trace *t, const uint32_t *ev,
 		 size_t n, size_t ***marked, size_t **nr_marked);
 
-/* Name of lane l ("thread 4037 main", "stream 7", "  depth 2"), into buf. */
+/*
+ * Name of lane l into buf: a union lane its process ("GPU 0" for a device),
+ * a thread its name without a leading "thread " (Kineto's "thread 4037
+ * (python3.8)" becomes " 4037 (python3.8)"), else "thread TID" / "stream
+ * TID"; a deeper lane "  +DEPTH".
+ */
 void osc_tl_lane_name(const struct osc_timeline *tl, const struct osc_trace *t, size_t l,
 		      char *buf, size_t size);
 

@@ -371,6 +371,8 @@ void osc_tl_lane_name(const struct osc_timeline *tl, const struct osc_trace *t, 
 	}
 	th = &t->threads[l->thread];
 	name = osc_strtab_get(&t->strs, th->thread_name);
+	if (!strncmp(name, "thread ", 7)) /* Kineto's "thread 4037 (python3.8)": the tid leads */
+		name += 7;
 	if (*name)
 		snprintf(buf, size, " %s", name);
 	else
