@@ -6,7 +6,7 @@
 #
 #   -t SECONDS  time per target (default 180)
 #   -j JOBS     parallel fuzzing jobs per target (default 1)
-#   TARGET      chrome, sqlite, pipeline, options (default: all)
+#   TARGET      chrome, sqlite, pipeline, options, config (default: all)
 #
 # Builds build-fuzz/ with CC=clang -Dfuzz=true, seeds each target's corpus
 # (bench/out/fuzz-corpus/<target>, git-ignored) from $OPSCOPE_SHARED/traces
@@ -17,7 +17,7 @@
 # fuzz_chrome (trace-event JSON), fuzz_sqlite (nsys and nvprof databases),
 # fuzz_pipeline (a loaded trace through every level, tree, kernels, what-if
 # and diff) and fuzz_options (--runs, --speedup and its CSV, --filter,
-# --regex, --run-range). Crashes, leaks, UB and timeouts are written to
+# --regex, --run-range) and fuzz_config (the configuration file). Crashes, leaks, UB and timeouts are written to
 # tests/data/crashers/ as <target>-crash-<sha1>; the test suite replays
 # every file there through its target (replay_<target>), so commit each one
 # together with its fix. Prints each target's executions and findings;
@@ -36,7 +36,7 @@ while getopts t:j:h opt; do
 	esac
 done
 shift $((OPTIND - 1))
-targets=${*:-chrome sqlite pipeline options}
+targets=${*:-chrome sqlite pipeline options config}
 
 build="$root/build-fuzz"
 if [ ! -f "$build/build.ninja" ]; then
@@ -77,6 +77,14 @@ seed() {
 			printf "$s" >"$2/seed-$i"
 			i=$((i + 1))
 		done ;;
+	config)
+		i=0
+		for s in 'level = kernel\nsort = self\n' 'names = short\ncolor = off\nmouse = off\n' \
+			'# c\n\nbind x quit\nbind <C-x> none\nbind <F5> move-down\n' 'bind <Lt> help\n' \
+			'level = nope\n' 'bind <Nope> quit\n'; do
+			printf "$s" >"$2/seed-$i"
+			i=$((i + 1))
+		done ;;
 	sqlite)
 		cp "$root/samples/"*.sql.gz "$2/" 2>/dev/null || true
 		python3 - "$2" "$shared" <<'PY'
@@ -107,7 +115,7 @@ PY
 for target in $targets; do
 	corpus="$root/bench/out/fuzz-corpus/$target"
 	mkdir -p "$corpus"
-	if [ -d "$shared" ] || [ "$target" = options ]; then seed "$target" "$corpus"; fi
+	if [ -d "$shared" ] || [ "$target" = options ] || [ "$target" = config ]; then seed "$target" "$corpus"; fi
 	echo "fuzz: $target for ${secs}s ($(ls "$corpus" | wc -l) inputs in the corpus)" >&2
 	log="$root/bench/out/fuzz-$target.log"
 	before=$(ls "$crashers" | grep -c "^$target-" || true)
