@@ -77,14 +77,15 @@ struct osc_library {
 	const char *name;   /* "zlib", "zstd", ... */
 	char version[32];   /* as the library reports it at run time; "" when not built in */
 	const char *reads;  /* what it is used for, e.g. "gzip traces" */
+	const char *without; /* what happens without it, e.g. "refused: built without it" */
 };
 
 /*
  * Fill out[0..OSC_NR_LIBRARIES) with the libraries of this build, in a fixed
  * order: json-c, PCRE2, zlib, zstd (version "" without OPSCOPE_HAVE_ZSTD),
- * SQLite.
+ * SQLite, ISA-L (version "" without OPSCOPE_HAVE_ISAL).
  */
-#define OSC_NR_LIBRARIES 5
+#define OSC_NR_LIBRARIES 6
 void osc_load_libraries(struct osc_library out[OSC_NR_LIBRARIES]);
 
 #endif
