@@ -30,10 +30,10 @@
 #include "base/mapguard.h"
 
 #define CHUNK ((size_t)4 << 20)     /* streaming window growth step */
-#define SPOOL_MAP_MIN ((size_t)256 << 20) /* least reservation of the spool (address space only) */
+#define SPOOL_MAP_MIN ((size_t)256 << 20) /* least reservation of the spool (address space) */
 #define SPOOL_RATIO 16               /* spool reserved per compressed byte of a file */
 #define READ_CHUNK ((size_t)1 << 20) /* compressed bytes per read() */
-#define READ_BACK 16                 /* bytes of the previous read kept before the next */
+#define READ_BACK 8                  /* bytes of the previous read kept before the next */
 #define GZ_BLOCK ((size_t)2 << 20)   /* decompressed bytes per hand-over (publication) */
 #define POLL_MS 100                  /* how often a wait for a pipe looks at cancel */
 #define SLOW_MS 1000                 /* a pipe silent this long is said to be slow */
@@ -505,7 +505,7 @@ static bool feed(struct osc_input *in, const char *subject, struct osc_error *er
 		in->avail_in = n;
 		return true;
 	}
-	/* The last bytes taken stay just before the new ones: ISA-L backs up into them. */
+	/* The last bytes taken stay just before the new ones (isal_check_failed reads them). */
 	size_t back = (size_t)(in->next_in - in->rbuf) < READ_BACK ?
 			      (size_t)(in->next_in - in->rbuf) : READ_BACK;
 
@@ -582,12 +582,12 @@ static const char *isal_msg(int rc)
 /*
  * The member's trailer (CRC-32, then length) does not match: say which as
  * zlib does, at the byte zlib stops at (after the CRC when it is wrong), so
- * both inflaters give the same error. The trailer is the 8 bytes before
- * those ISA-L holds in its bit buffer.
+ * both inflaters give the same error. The trailer is the 8 bytes just taken
+ * (feed keeps them readable across reads).
  */
 static bool isal_check_failed(struct osc_input *in, const struct inflate_state *s)
 {
-	const unsigned char *t = in->next_in - s->read_in_length / 8 - 8;
+	const unsigned char *t = in->next_in - 8;
 	uint32_t crc = (uint32_t)t[0] | (uint32_t)t[1] << 8 | (uint32_t)t[2] << 16 |
 		       (uint32_t)t[3] << 24;
 	bool bad_crc = crc != s->crc;
@@ -621,15 +621,9 @@ static bool isal_step(struct osc_input *in, char *out, size_t cap, size_t *done)
 		decoder_fail(in, isal_msg(rc));
 		return false;
 	}
-	if (s->block_state == ISAL_BLOCK_FINISH) {
-		/* It read whole bytes past the member's trailer into its bit
-		   buffer: they are the next member's (or trailing data). */
-		size_t back = (size_t)s->read_in_length / 8;
-
-		in->next_in -= back;
-		in->avail_in += back;
+	/* At the end of a member it gives back what it read past the trailer. */
+	if (s->block_state == ISAL_BLOCK_FINISH)
 		in->z_done = true;
-	}
 	return true;
 #else
 	(void)out;
