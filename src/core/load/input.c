@@ -577,7 +577,6 @@ static const char *isal_msg(int rc)
 		return "corrupt gzip data";
 	}
 }
-#endif
 
 /*
  * The member's trailer (CRC-32, then length) does not match: say which as
@@ -598,6 +597,7 @@ static bool isal_check_failed(struct osc_input *in, const struct inflate_state *
 	decoder_fail(in, bad_crc ? "incorrect data check" : "incorrect length check");
 	return false;
 }
+#endif
 
 /* One gzip step by ISA-L, as inflate_step. */
 static bool isal_step(struct osc_input *in, char *out, size_t cap, size_t *done)
@@ -614,6 +614,7 @@ static bool isal_step(struct osc_input *in, char *out, size_t cap, size_t *done)
 	rc = isal_inflate(s);
 	in->next_in = s->next_in;
 	in->avail_in = s->avail_in;
+	in->member_out += cap - s->avail_out - *done;
 	*done = cap - s->avail_out;
 	if (rc == ISAL_INCORRECT_CHECKSUM && s->block_state == ISAL_BLOCK_FINISH)
 		return isal_check_failed(in, s);
@@ -632,6 +633,49 @@ static bool isal_step(struct osc_input *in, char *out, size_t cap, size_t *done)
 	decoder_fail(in, "ISA-L is not built in");
 	return false;
 #endif
+}
+
+/*
+ * Where a file is cut, ISA-L stops a few bits short (it decodes only what its
+ * bit buffer holds whole), zlib at the last whole symbol. So that a cut file
+ * keeps the same bytes with both, zlib inflates the cut member again and what
+ * it gives past ISA-L's bytes is added to out (a cut file only: a pipe
+ * cannot be read twice).
+ */
+static void isal_cut_tail(struct osc_input *in, char *out, size_t cap, size_t *done)
+{
+	z_stream zs;
+	unsigned char buf[1 << 16];
+	const unsigned char *p = in->src + in->member_at;
+	size_t left = in->src_len - in->member_at;
+	uint64_t skip = in->member_out;
+
+	memset(&zs, 0, sizeof(zs));
+	if (inflateInit2(&zs, 15 + 16) != Z_OK)
+		return;
+	while (*done < cap) {
+		size_t n, from, k;
+		int rc;
+
+		if (!zs.avail_in && left) {
+			zs.next_in = (unsigned char *)p;
+			zs.avail_in = (uInt)(left < READ_CHUNK * 64 ? left : READ_CHUNK * 64);
+			p += zs.avail_in;
+			left -= zs.avail_in;
+		}
+		zs.next_out = buf;
+		zs.avail_out = sizeof(buf);
+		rc = inflate(&zs, Z_NO_FLUSH);
+		n = sizeof(buf) - zs.avail_out;
+		from = skip < n ? (size_t)skip : n;
+		skip -= from;
+		k = n - from < cap - *done ? n - from : cap - *done;
+		memcpy(out + *done, buf + from, k);
+		*done += k;
+		if (rc != Z_OK || (!n && !zs.avail_in && !left))
+			break;
+	}
+	inflateEnd(&zs);
 }
 
 /* One zstd step, as inflate_step. */
@@ -684,6 +728,8 @@ static enum osc_status inflate_into(struct osc_input *in, char *out, size_t cap,
 				if (done > before || in->z_done)
 					continue;
 			}
+			if (!in->z_done && in->isal && in->src)
+				isal_cut_tail(in, out, cap, &done);
 			if (!in->z_done) {
 				decoder_fail(in, in->codec == OSC_CODEC_ZSTD ? "zstd data ends early"
 									    : "gzip data ends early");
@@ -704,6 +750,9 @@ static enum osc_status inflate_into(struct osc_input *in, char *out, size_t cap,
 				isal_inflate_reset(in->isal);
 				in->isal->crc_flag = ISAL_GZIP;
 #endif
+				if (in->src)
+					in->member_at = (size_t)(in->next_in - in->src);
+				in->member_out = 0;
 			} else if (in->codec == OSC_CODEC_GZIP) {
 				inflateReset(&in->zs);
 			}

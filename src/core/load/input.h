@@ -98,6 +98,8 @@ struct osc_input {
 	enum osc_inflater inflater; /* gzip's */
 	z_stream zs;         /* gzip by zlib */
 	struct inflate_state *isal; /* gzip by ISA-L, NULL if not */
+	size_t member_at;    /* where ISA-L's current member starts in src */
+	uint64_t member_out; /* and the bytes it gave for it so far */
 	struct ZSTD_DCtx_s *zd; /* zstd */
 	bool z_live, z_done; /* the decoder is set up; it ended a member (frame) */
 	bool z_end;          /* the decoder reached the end (or gave up) */
