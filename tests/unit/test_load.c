@@ -1432,6 +1432,37 @@ Test(load, gzip_spool_grows, .timeout = 240)
 	free(z);
 }
 
+/*
+ * Data after the trace in the same member: the parser is done while the
+ * decoder still inflates into memory the trace keeps (args refer to it).
+ */
+Test(load, gzip_data_after_the_trace, .timeout = 120)
+{
+	const size_t junk = (size_t)64 << 20;
+	size_t len = strlen(kineto_text) + junk, zlen;
+	char *s = malloc(len), path[] = "/tmp/opscope-junk-XXXXXX";
+	unsigned char *z = malloc(len / 100);
+
+	memcpy(s, kineto_text, strlen(kineto_text));
+	memset(s + strlen(kineto_text), 'x', junk);
+	zlen = gzip(s, len, z, len / 100);
+	write_file(path, z, zlen);
+	for (size_t i = 0; i < NR_INFLATERS; i++) {
+		use_inflater(i);
+		osc_trace_release(&t);
+		osc_trace_init(&t);
+		cr_assert_eq(osc_load(path, NULL, &t, &err), OSC_OK, "%s", err.message);
+		cr_assert_eq(t.nr_events, 8);
+		cr_assert_eq(t.warnings[OSC_WARN_TRAILING_DATA].count, 1);
+		/* the args are read from the kept memory after the load */
+		cr_assert(strstr(osc_trace_args(&t, (uint32_t)(find("aten::logit_backward") - t.events)),
+				 "\"External id\":41538"));
+	}
+	unlink(path);
+	free(s);
+	free(z);
+}
+
 struct pipe_writer {
 	int fd;
 	const unsigned char *p;

@@ -506,10 +506,11 @@ static bool feed(struct osc_input *in, const char *subject, struct osc_error *er
 		return true;
 	}
 	/* The last bytes taken stay just before the new ones (isal_check_failed reads them). */
-	size_t back = (size_t)(in->next_in - in->rbuf) < READ_BACK ?
-			      (size_t)(in->next_in - in->rbuf) : READ_BACK;
+	size_t back = (size_t)(in->next_in - in->rbuf) - in->rbuf_from;
 
+	back = back < READ_BACK ? back : READ_BACK;
 	memmove(in->rbuf + READ_BACK - back, in->next_in - back, back);
+	in->rbuf_from = READ_BACK - back;
 	r = read_some(in, in->rbuf + READ_BACK, in->rbuf_alloc);
 	if (r < 0) {
 		*st = read_error(subject, (int64_t)in->z_read, err);
@@ -1068,6 +1069,9 @@ bool osc_input_detach_map(struct osc_input *in, void **map, size_t *len,
 		long page = sysconf(_SC_PAGESIZE);
 		size_t keep = in->spool_len;
 
+		/* The parser may be done before the decoder (data after the trace):
+		   it writes no more into the spool once stopped. */
+		gz_stop(in);
 		/* Keep only the pages that hold bytes (in place, nothing moves). */
 		if (page > 0 && (keep += (size_t)page - keep % (size_t)page) < in->spool_cap &&
 		    mremap(in->spool, in->spool_cap, keep, 0) != MAP_FAILED)

@@ -107,8 +107,10 @@ struct osc_input {
 	struct gz_pipe *pipe; /* the inflating thread, once started */
 	char *buf;           /* streaming window storage */
 	size_t buf_alloc;
-	unsigned char *rbuf; /* compressed read buffer for fd sources */
+	unsigned char *rbuf; /* compressed read buffer for fd sources: READ_BACK bytes of
+				the previous read, then rbuf_alloc */
 	size_t rbuf_alloc;
+	size_t rbuf_from;    /* where its bytes of the stream start */
 	char *spool;         /* anonymous memory holding the decompressed bytes (or
 				standard input): spool_cap reserved, spool_len there */
 	size_t spool_cap, spool_len;
