@@ -140,15 +140,17 @@ enum osc_status osc_input_more(struct osc_input *in, size_t keep, const char *su
 
 /*
  * Bytes [from, to) of a stable window (offsets into it) are parsed (by a
- * helper thread): their whole pages are given back. Safe from any thread.
+ * helper thread): the whole pages of a mapped file are given back (the
+ * spool's are kept: they are the only copy). Safe from any thread.
  */
 void osc_input_release(const struct osc_input *in, size_t from, size_t to);
 
-/* Bytes of the window before upto are parsed: mapped pages may be given back. */
+/* Bytes of the window before upto are parsed: a mapped file's pages may be given back. */
 void osc_input_consumed(struct osc_input *in, size_t upto);
 
 /*
- * Hand the mapping of a plain mapped file or of the spool to the caller
+ * Hand the mapping of a plain mapped file or of the spool (trimmed to its
+ * bytes; its decoder is stopped first) to the caller
  * (which munmaps *len bytes at *map), so uncompressed offsets stay readable
  * after osc_input_close; *guard gets the watch of a mapped file (NULL for
  * the spool, which no other program writes), which the caller frees before
