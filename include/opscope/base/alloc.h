@@ -23,12 +23,6 @@ void osc_set_die_hook(void (*hook)(void));
  */
 void osc_set_oom_subject(const char *subject);
 
-/*
- * Exit as the wrappers do when size bytes cannot be had (for memory taken
- * some other way, e.g. mmap or mremap).
- */
-void osc_out_of_memory(size_t size) __attribute__((noreturn));
-
 /* malloc/calloc/realloc/strdup that abort on failure; size 0 is allowed. */
 void *osc_xmalloc(size_t size);
 void *osc_xcalloc(size_t nmemb, size_t size);

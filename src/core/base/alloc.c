@@ -23,7 +23,7 @@ void osc_set_oom_subject(const char *subject)
 }
 
 /* Any thread may get here: the first one prints and exits, without atexit handlers. */
-void osc_out_of_memory(size_t size)
+static void out_of_memory(size_t size)
 {
 	struct osc_error err;
 	char line[2048];
@@ -42,7 +42,7 @@ void *osc_xmalloc(size_t size)
 	void *p = malloc(size ? size : 1);
 
 	if (!p)
-		osc_out_of_memory(size);
+		out_of_memory(size);
 	return p;
 }
 
@@ -51,7 +51,7 @@ void *osc_xcalloc(size_t nmemb, size_t size)
 	void *p = calloc(nmemb ? nmemb : 1, size ? size : 1);
 
 	if (!p)
-		osc_out_of_memory(nmemb * size);
+		out_of_memory(nmemb * size);
 	return p;
 }
 
@@ -60,14 +60,14 @@ void *osc_xrealloc(void *ptr, size_t size)
 	void *p = realloc(ptr, size ? size : 1);
 
 	if (!p)
-		osc_out_of_memory(size);
+		out_of_memory(size);
 	return p;
 }
 
 void *osc_xreallocarray(void *ptr, size_t nmemb, size_t size)
 {
 	if (size && nmemb > SIZE_MAX / size)
-		osc_out_of_memory(SIZE_MAX);
+		out_of_memory(SIZE_MAX);
 	return osc_xrealloc(ptr, nmemb * size);
 }
 

@@ -47,7 +47,10 @@
  * When the reservation is full the thread asks for room (want_room) and waits
  * for the parser's next osc_input_more, which moves it (mremap). Without a
  * spool (a buffer input, or no memory could be reserved) blocks are handed
- * over one at a time, double buffered. The thread owns zs, isal, zd, the z_*
+ * over one at a time, double buffered; so are the rest of them when the spool
+ * cannot grow (past half the memory, where a file on a bigger disk used to
+ * take it: no_room), the bytes spooled so far staying for the args that
+ * refer to them. The thread owns zs, isal, zd, the z_*
  * fields and z_read while it runs; the lock orders everything it publishes.
  */
 struct gz_block {
@@ -67,6 +70,7 @@ struct gz_pipe {
 	char *mem;            /* the spool as the thread sees it (moved under the lock) */
 	size_t cap;           /* its reserved bytes */
 	bool want_room;       /* the thread waits for a larger spool */
+	bool no_room;         /* it will not come: hand blocks over instead */
 	size_t spooled;       /* bytes decompressed into the spool */
 	uint64_t spooled_read; /* compressed bytes read for them */
 	bool spool_end;       /* the stream ended with every byte spooled */
@@ -140,38 +144,64 @@ static void spool_open(struct osc_input *in, size_t hint)
 	in->stable = true;
 }
 
+/* The most the spool grows to: half the memory (at least 1 GB). */
+static size_t spool_limit(void)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+	size_t half = pages > 0 && size > 0 ? (size_t)pages / 2 * (size_t)size : 0;
+
+	return half > ((size_t)1 << 30) ? half : (size_t)1 << 30;
+}
+
 /*
  * Make the spool hold at least need bytes; it may move (the window follows).
- * Running out of address space is running out of memory.
+ * False when it cannot (spool_limit, or no address space left).
  */
-static void spool_grow(struct osc_input *in, size_t need)
+static bool spool_grow(struct osc_input *in, size_t need)
 {
 	size_t cap = in->spool_cap;
 	void *map;
 
 	while (cap < need)
 		cap *= 2;
+	if (cap > spool_limit())
+		return false;
 	map = mremap(in->spool, in->spool_cap, cap, MREMAP_MAYMOVE);
 	if (map == MAP_FAILED)
-		osc_out_of_memory(cap);
+		return false;
 #ifdef MADV_HUGEPAGE
 	madvise((char *)map + in->spool_cap, cap - in->spool_cap, MADV_HUGEPAGE);
 #endif
 	in->spool = map;
 	in->spool_cap = cap;
 	in->data = in->spool + in->base;
+	return true;
+}
+
+/*
+ * The spool cannot take more: the window goes on in a buffer (args are
+ * copied from then on). What was spooled stays for the offsets handed out.
+ */
+static void spool_give_up(struct osc_input *in)
+{
+	in->stable = false;
+	in->buf_alloc = in->len + CHUNK;
+	in->buf = osc_xmalloc(in->buf_alloc);
+	memcpy(in->buf, in->data, in->len);
+	in->data = in->buf;
 }
 
 /* Append n uncompressed bytes to the window (the spool or the buffer). */
 static void window_append(struct osc_input *in, const char *p, size_t n)
 {
 	if (in->stable && in->spool) {
-		if (in->spool_len + n > in->spool_cap)
-			spool_grow(in, in->spool_len + n);
-		memcpy(in->spool + in->spool_len, p, n);
-		in->spool_len += n;
-		in->len += n;
-		return;
+		if (in->spool_len + n <= in->spool_cap || spool_grow(in, in->spool_len + n)) {
+			memcpy(in->spool + in->spool_len, p, n);
+			in->spool_len += n;
+			in->len += n;
+			return;
+		}
+		spool_give_up(in);
 	}
 	if (in->buf_alloc - in->len < n) {
 		/* Geometric: a window that keeps growing (a database read whole,
@@ -772,21 +802,23 @@ static enum osc_status inflate_into(struct osc_input *in, char *out, size_t cap,
 
 /*
  * Where the thread decompresses its next block: the spool's free end (after
- * waiting for room), else b's buffer. Called with the lock held; *room is 0
- * when told to stop.
+ * waiting for room), else b's buffer (*spool false from then on). Called with
+ * the lock held; *room is 0 when told to stop.
  */
-static char *gz_out(struct gz_pipe *gp, struct gz_block *b, bool spool, size_t *room)
+static char *gz_out(struct gz_pipe *gp, struct gz_block *b, bool *spool, size_t *room)
 {
-	if (!spool) {
+	while (*spool && gp->spooled == gp->cap && !gp->stop && !gp->no_room) {
+		gp->want_room = true;
+		pthread_cond_broadcast(&gp->cond);
+		pthread_cond_wait(&gp->cond, &gp->lock);
+	}
+	if (*spool && gp->spooled == gp->cap && gp->no_room)
+		*spool = false;
+	if (!*spool) {
 		while (gp->nfull == 2 && !gp->stop)
 			pthread_cond_wait(&gp->cond, &gp->lock);
 		*room = gp->stop ? 0 : GZ_BLOCK;
 		return b->p;
-	}
-	while (gp->spooled == gp->cap && !gp->stop) {
-		gp->want_room = true;
-		pthread_cond_broadcast(&gp->cond);
-		pthread_cond_wait(&gp->cond, &gp->lock);
 	}
 	*room = gp->stop ? 0 : gp->cap - gp->spooled < GZ_BLOCK ? gp->cap - gp->spooled : GZ_BLOCK;
 	return gp->mem + gp->spooled;
@@ -805,7 +837,7 @@ static void *gz_thread(void *arg)
 		char *out;
 
 		pthread_mutex_lock(&gp->lock);
-		out = gz_out(gp, b, spool, &room);
+		out = gz_out(gp, b, &spool, &room);
 		pthread_mutex_unlock(&gp->lock);
 		if (!room)
 			break;
@@ -917,11 +949,16 @@ static enum osc_status gz_next(struct osc_input *in, const char *subject, struct
 				return gz_take_spooled(in, gp, err);
 			if (gp->want_room) {
 				/* The thread waits (it writes nothing): the spool may move. */
-				spool_grow(in, gp->cap + 1);
-				gp->mem = in->spool;
-				gp->cap = in->spool_cap;
+				if (spool_grow(in, gp->cap + 1)) {
+					gp->mem = in->spool;
+					gp->cap = in->spool_cap;
+				} else {
+					gp->no_room = true;
+					spool_give_up(in);
+				}
 				gp->want_room = false;
 				pthread_cond_broadcast(&gp->cond);
+				continue;
 			}
 		} else if (gp->nfull) {
 			break;
