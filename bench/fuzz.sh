@@ -8,6 +8,9 @@
 #   -j JOBS     parallel fuzzing jobs per target (default 1)
 #   TARGET      chrome, sqlite, pipeline, options, config (default: all)
 #
+# gzip inputs are inflated by ISA-L when built with it: OPSCOPE_INFLATE=zlib
+# in the environment fuzzes zlib's inflater instead.
+#
 # Builds build-fuzz/ with CC=clang -Dfuzz=true, seeds each target's corpus
 # (bench/out/fuzz-corpus/<target>, git-ignored) from $OPSCOPE_SHARED/traces
 # (default: ../shared next to the checkout; skipped when absent) and
@@ -32,7 +35,7 @@ while getopts t:j:h opt; do
 	case $opt in
 	t) secs=$OPTARG ;;
 	j) jobs=$OPTARG ;;
-	*) sed -n '2,24s/^# \{0,1\}//p' "$0"; exit 2 ;;
+	*) sed -n '2,27s/^# \{0,1\}//p' "$0"; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -50,7 +53,7 @@ mkdir -p "$crashers"
 status=0
 cd "$root" # libFuzzer's jobs write fuzz-N.log here (git-ignored)
 # Seed a corpus: the small real traces for chrome (and zstd copies of the
-# plain samples); for sqlite, trimmed copies
+# plain samples, and gzip copies in two members, cut mid-event); for sqlite, trimmed copies
 # of the real databases (schema and the first rows of every table) and the
 # bundled gzip'd nvprof sample.
 seed() {
@@ -58,6 +61,12 @@ seed() {
 	chrome)
 		find "$shared" "$root/samples" -type f \( -name '*.json' -o -name '*.json.gz' \) \
 			-size -300k -exec cp {} "$2/" \;
+		# two gzip members (the inflaters' member and trailer handling)
+		for f in "$root/samples/"*.json; do
+			n=$(($(wc -c <"$f") / 2))
+			{ head -c "$n" "$f" | gzip -c; tail -c +"$((n + 1))" "$f" | gzip -c; } \
+				>"$2/$(basename "$f").2.gz"
+		done
 		# zstd frames too, when the zstd command is there
 		if command -v zstd >/dev/null; then
 			for f in "$root/samples/"*.json; do

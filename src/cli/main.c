@@ -74,9 +74,10 @@ static void print_version(void)
 	puts("opscope " OPSCOPE_VERSION "\n"
 	     "built with:");
 	for (int i = 0; i < OSC_NR_LIBRARIES; i++)
-		printf("  %-7s %-9s %s%s\n", libs[i].name,
+		printf("  %-7s %-9s %s%s%s%s\n", libs[i].name,
 		       libs[i].version[0] ? libs[i].version : "no", libs[i].reads,
-		       libs[i].version[0] ? "" : " (refused: built without it)");
+		       libs[i].version[0] ? "" : " (", libs[i].version[0] ? "" : libs[i].without,
+		       libs[i].version[0] ? "" : ")");
 }
 
 static int run_tui(const struct osc_cli_view *v)

@@ -4,10 +4,11 @@
  * osc_load() opens a path ("-" is standard input), sniffs gzip by its magic
  * bytes (never by the name), picks a loader by probing the first bytes of the
  * (uncompressed) content, and streams the input through it: no whole-file
- * DOM, no whole-file copy in memory (plain files are mapped; gzip and
- * standard input are spooled to an unlinked temporary file in $TMPDIR, else
- * /tmp, which is mapped, or streamed through memory when none can be
- * written). Loaders are small ops structs registered in one table (load.c).
+ * DOM (plain files are mapped; gzip, zstd and standard input are
+ * decompressed or copied into anonymous memory, which the trace keeps for
+ * the args it refers to, or streamed through a buffer when none can be
+ * reserved; gzip by ISA-L or zlib, see input.h). Loaders are small ops
+ * structs registered in one table (load.c).
  *
  * Errors: OSC_IO (missing file, directory, read error), OSC_EMPTY, OSC_BINARY,
  * OSC_NOT_JSON, OSC_NOT_TRACE, OSC_GZIP, OSC_TRUNCATED (nothing complete could
@@ -77,14 +78,15 @@ struct osc_library {
 	const char *name;   /* "zlib", "zstd", ... */
 	char version[32];   /* as the library reports it at run time; "" when not built in */
 	const char *reads;  /* what it is used for, e.g. "gzip traces" */
+	const char *without; /* what happens without it, e.g. "refused: built without it" */
 };
 
 /*
  * Fill out[0..OSC_NR_LIBRARIES) with the libraries of this build, in a fixed
  * order: json-c, PCRE2, zlib, zstd (version "" without OPSCOPE_HAVE_ZSTD),
- * SQLite.
+ * SQLite, ISA-L (version "" without OPSCOPE_HAVE_ISAL).
  */
-#define OSC_NR_LIBRARIES 5
+#define OSC_NR_LIBRARIES 6
 void osc_load_libraries(struct osc_library out[OSC_NR_LIBRARIES]);
 
 #endif

@@ -1,7 +1,9 @@
 /*
- * input.c - mapped files, and gzip, zstd or standard input spooled to a
- * mapped temporary file (else streamed through memory), as one byte window.
+ * input.c - mapped files, and gzip, zstd or standard input decompressed
+ * (copied) into anonymous memory (else streamed through a buffer), as one
+ * byte window.
  */
+#define _GNU_SOURCE /* mremap */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -18,6 +20,9 @@
 #include <zstd.h>
 #include <zstd_errors.h>
 #endif
+#ifdef OPSCOPE_HAVE_ISAL
+#include <isa-l/igzip_lib.h>
+#endif
 
 #include "opscope/base/alloc.h"
 #include "opscope/base/suggest.h"
@@ -25,21 +30,28 @@
 #include "base/mapguard.h"
 
 #define CHUNK ((size_t)4 << 20)     /* streaming window growth step */
-#define SPOOL_MAP_MIN ((size_t)256 << 20) /* first mapping of the spool (address space only) */
+#define SPOOL_MAP_MIN ((size_t)256 << 20) /* least reservation of the spool (address space) */
+#define SPOOL_RATIO 16               /* spool reserved per compressed byte of a file */
 #define READ_CHUNK ((size_t)1 << 20) /* compressed bytes per read() */
-#define GZ_BLOCK ((size_t)2 << 20)   /* decompressed bytes per hand-over */
+#define READ_BACK 8                  /* bytes of the previous read kept before the next */
+#define GZ_BLOCK ((size_t)2 << 20)   /* decompressed bytes per hand-over (publication) */
 #define POLL_MS 100                  /* how often a wait for a pipe looks at cancel */
 #define SLOW_MS 1000                 /* a pipe silent this long is said to be slow */
 
 /*
- * gzip is inflated on its own thread. With a spool, the thread appends each
- * block to the spool file itself and publishes how many bytes are there: the
- * window grows over them without a hand-over, so inflation runs ahead of
- * parsing and the events left when it ends can be parsed on all cores.
- * Without a spool (a buffer input, or once the spool file cannot be written)
- * blocks are handed over one at a time, double buffered. The thread owns zs,
- * the gzip_* fields and z_read while it runs; the lock orders everything it
- * publishes.
+ * gzip and zstd are decompressed on their own thread. With a spool (anonymous
+ * memory, the "spool" fields of the input), the thread decompresses straight
+ * into it, a block at a time, and publishes how many bytes are there: the
+ * window grows over them without a copy or a hand-over, so decompression runs
+ * ahead of parsing and the events left when it ends are parsed on all cores.
+ * When the reservation is full the thread asks for room (want_room) and waits
+ * for the parser's next osc_input_more, which moves it (mremap). Without a
+ * spool (a buffer input, or no memory could be reserved) blocks are handed
+ * over one at a time, double buffered; so are the rest of them when the spool
+ * cannot grow (past half the memory, where a file on a bigger disk used to
+ * take it: no_room), the bytes spooled so far staying for the args that
+ * refer to them. The thread owns zs, isal, zd, the z_*
+ * fields and z_read while it runs; the lock orders everything it publishes.
  */
 struct gz_block {
 	char *p;
@@ -55,7 +67,11 @@ struct gz_pipe {
 	pthread_cond_t cond;
 	struct gz_block blk[2];
 	unsigned head, nfull; /* next block to read, blocks ready */
-	size_t spooled;       /* bytes in the spool file */
+	char *mem;            /* the spool as the thread sees it (moved under the lock) */
+	size_t cap;           /* its reserved bytes */
+	bool want_room;       /* the thread waits for a larger spool */
+	bool no_room;         /* it will not come: hand blocks over instead */
+	size_t spooled;       /* bytes decompressed into the spool */
 	uint64_t spooled_read; /* compressed bytes read for them */
 	bool spool_end;       /* the stream ended with every byte spooled */
 	enum osc_status spool_st; /* and how */
@@ -102,40 +118,45 @@ static void init_common(struct osc_input *in)
 {
 	memset(in, 0, sizeof(*in));
 	in->fd = -1;
-	in->spool_fd = -1;
 }
 
-/* ---- the spool: an unlinked temporary file, mapped ----------------------- */
+/* ---- the spool: anonymous memory, reserved large, grown by mremap ------- */
 
-static void spool_open(struct osc_input *in)
+/*
+ * Reserve the spool: at least hint bytes of address space (MAP_NORESERVE:
+ * pages are taken as bytes land in them). Without it the window streams.
+ */
+static void spool_open(struct osc_input *in, size_t hint)
 {
-	const char *dir = getenv("TMPDIR");
-	char path[4096];
-	void *map;
-	int fd;
+	size_t cap = hint > SPOOL_MAP_MIN ? hint : SPOOL_MAP_MIN;
+	void *map = mmap(NULL, cap, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 
-	if (!dir || !*dir)
-		dir = "/tmp";
-	if (snprintf(path, sizeof(path), "%s/opscope-XXXXXX", dir) >= (int)sizeof(path))
+	if (map == MAP_FAILED)
 		return;
-	fd = mkstemp(path);
-	if (fd < 0)
-		return;
-	unlink(path);
-	/* Mapping beyond the end of the file is allowed; only what is written is read. */
-	map = mmap(NULL, SPOOL_MAP_MIN, PROT_READ, MAP_SHARED, fd, 0);
-	if (map == MAP_FAILED) {
-		close(fd);
-		return;
-	}
-	in->spool_fd = fd;
+#ifdef MADV_HUGEPAGE
+	/* Fewer page faults for a window written once from end to end. */
+	madvise(map, cap, MADV_HUGEPAGE);
+#endif
 	in->spool = map;
-	in->spool_cap = SPOOL_MAP_MIN;
+	in->spool_cap = cap;
 	in->data = map;
 	in->stable = true;
 }
 
-/* Map the spool again, larger (it may move: the window follows). */
+/* The most the spool grows to: half the memory (at least 1 GB). */
+static size_t spool_limit(void)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+	size_t half = pages > 0 && size > 0 ? (size_t)pages / 2 * (size_t)size : 0;
+
+	return half > ((size_t)1 << 30) ? half : (size_t)1 << 30;
+}
+
+/*
+ * Make the spool hold at least need bytes; it may move (the window follows).
+ * False when it cannot (spool_limit, or no address space left).
+ */
 static bool spool_grow(struct osc_input *in, size_t need)
 {
 	size_t cap = in->spool_cap;
@@ -143,38 +164,23 @@ static bool spool_grow(struct osc_input *in, size_t need)
 
 	while (cap < need)
 		cap *= 2;
-	map = mmap(NULL, cap, PROT_READ, MAP_SHARED, in->spool_fd, 0);
+	if (cap > spool_limit())
+		return false;
+	map = mremap(in->spool, in->spool_cap, cap, MREMAP_MAYMOVE);
 	if (map == MAP_FAILED)
 		return false;
-	munmap(in->spool, in->spool_cap);
+#ifdef MADV_HUGEPAGE
+	madvise((char *)map + in->spool_cap, cap - in->spool_cap, MADV_HUGEPAGE);
+#endif
 	in->spool = map;
 	in->spool_cap = cap;
 	in->data = in->spool + in->base;
 	return true;
 }
 
-/* Write all of p[0..n) at the end of the spool. */
-static bool spool_write(struct osc_input *in, const char *p, size_t n)
-{
-	if (in->spool_len + n > in->spool_cap && !spool_grow(in, in->spool_len + n))
-		return false;
-	while (n) {
-		ssize_t w = pwrite(in->spool_fd, p, n, (off_t)in->spool_len);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return false;
-		p += w;
-		n -= (size_t)w;
-		in->spool_len += (size_t)w;
-	}
-	return true;
-}
-
 /*
- * The spool cannot take more (disk full): the window goes on in memory. What
- * was written stays mapped for the offsets already handed out.
+ * The spool cannot take more: the window goes on in a buffer (args are
+ * copied from then on). What was spooled stays for the offsets handed out.
  */
 static void spool_give_up(struct osc_input *in)
 {
@@ -189,16 +195,12 @@ static void spool_give_up(struct osc_input *in)
 static void window_append(struct osc_input *in, const char *p, size_t n)
 {
 	if (in->stable && in->spool) {
-		size_t before = in->spool_len;
-
-		if (spool_write(in, p, n)) {
+		if (in->spool_len + n <= in->spool_cap || spool_grow(in, in->spool_len + n)) {
+			memcpy(in->spool + in->spool_len, p, n);
+			in->spool_len += n;
 			in->len += n;
 			return;
 		}
-		/* A partial write is in the spool already: the rest goes in memory. */
-		in->len += in->spool_len - before;
-		p += in->spool_len - before;
-		n -= in->spool_len - before;
 		spool_give_up(in);
 	}
 	if (in->buf_alloc - in->len < n) {
@@ -225,13 +227,41 @@ static enum osc_status too_big(const struct osc_input *in, const char *subject,
 			     (unsigned long long)in->max_len);
 }
 
+enum osc_inflater osc_input_inflater(void)
+{
+	const char *e = getenv("OPSCOPE_INFLATE");
+
+	if (e && !strcmp(e, "zlib"))
+		return OSC_INFLATE_ZLIB;
+#ifdef OPSCOPE_HAVE_ISAL
+	return OSC_INFLATE_ISAL;
+#else
+	return OSC_INFLATE_ZLIB;
+#endif
+}
+
+/* Set up gzip's inflater (ISA-L's or zlib's); false when it cannot start. */
+static bool start_inflater(struct osc_input *in)
+{
+	in->inflater = osc_input_inflater();
+#ifdef OPSCOPE_HAVE_ISAL
+	if (in->inflater == OSC_INFLATE_ISAL) {
+		in->isal = osc_xmalloc(sizeof(*in->isal));
+		isal_inflate_init(in->isal);
+		in->isal->crc_flag = ISAL_GZIP; /* header parsed, CRC and length checked */
+		return true;
+	}
+#endif
+	return inflateInit2(&in->zs, 15 + 16) == Z_OK;
+}
+
 /* Set up the decoder of codec c (not NONE) over the compressed bytes src[0..n). */
 static void start_decoder(struct osc_input *in, enum osc_codec c, const unsigned char *src,
 			  size_t n)
 {
 	in->codec = c;
 	if (c == OSC_CODEC_GZIP)
-		in->z_live = inflateInit2(&in->zs, 15 + 16) == Z_OK;
+		in->z_live = start_inflater(in);
 #ifdef OPSCOPE_HAVE_ZSTD
 	else
 		in->z_live = (in->zd = ZSTD_createDCtx()) != NULL;
@@ -317,7 +347,7 @@ static enum osc_status open_stream(struct osc_input *in, const char *path, struc
 
 	/* Sniff the magic from the first bytes, then hand them to the right path. */
 	in->rbuf_alloc = READ_CHUNK;
-	in->rbuf = osc_xmalloc(in->rbuf_alloc);
+	in->rbuf = osc_xmalloc(READ_BACK + in->rbuf_alloc);
 	while (got < 4) {
 		ssize_t r = read_some(in, in->rbuf + got, in->rbuf_alloc - got);
 
@@ -328,7 +358,7 @@ static enum osc_status open_stream(struct osc_input *in, const char *path, struc
 		got += (size_t)r;
 	}
 	in->file_read = got;
-	spool_open(in);
+	spool_open(in, 0);
 	if (sniff(in->rbuf, got) != OSC_CODEC_NONE) {
 		start_decoder(in, sniff(in->rbuf, got), in->rbuf, got);
 		in->z_read = got; /* the compressed bytes read so far */
@@ -472,7 +502,8 @@ enum osc_status osc_input_open(struct osc_input *in, const char *path,
 	if (sniff(in->map, in->map_len) != OSC_CODEC_NONE) {
 		in->src = in->map;
 		in->src_len = in->map_len;
-		spool_open(in);
+		spool_open(in, in->map_len > SIZE_MAX / SPOOL_RATIO ? SIZE_MAX / 2 :
+						   in->map_len * SPOOL_RATIO);
 		start_decoder(in, sniff(in->map, in->map_len), in->map, 0);
 		return OSC_OK;
 	}
@@ -504,7 +535,13 @@ static bool feed(struct osc_input *in, const char *subject, struct osc_error *er
 		in->avail_in = n;
 		return true;
 	}
-	r = read_some(in, in->rbuf, in->rbuf_alloc);
+	/* The last bytes taken stay just before the new ones (isal_check_failed reads them). */
+	size_t back = (size_t)(in->next_in - in->rbuf) - in->rbuf_from;
+
+	back = back < READ_BACK ? back : READ_BACK;
+	memmove(in->rbuf + READ_BACK - back, in->next_in - back, back);
+	in->rbuf_from = READ_BACK - back;
+	r = read_some(in, in->rbuf + READ_BACK, in->rbuf_alloc);
 	if (r < 0) {
 		*st = read_error(subject, (int64_t)in->z_read, err);
 		return false;
@@ -512,7 +549,7 @@ static bool feed(struct osc_input *in, const char *subject, struct osc_error *er
 	if (!r)
 		return false;
 	in->z_read += (uint64_t)r;
-	in->next_in = in->rbuf;
+	in->next_in = in->rbuf + READ_BACK;
 	in->avail_in = (size_t)r;
 	return true;
 }
@@ -548,6 +585,128 @@ static bool inflate_step(struct osc_input *in, char *out, size_t cap, size_t *do
 		return false;
 	}
 	return true;
+}
+
+#ifdef OPSCOPE_HAVE_ISAL
+/* ISA-L's error codes in zlib's words, so both inflaters say the same. */
+static const char *isal_msg(int rc)
+{
+	switch (rc) {
+	case ISAL_INCORRECT_CHECKSUM: /* of the header (isal_check_failed: the trailer's) */
+		return "header crc mismatch";
+	case ISAL_INVALID_WRAPPER:
+		return "incorrect header check";
+	case ISAL_UNSUPPORTED_METHOD:
+		return "unknown compression method";
+	case ISAL_INVALID_LOOKBACK:
+		return "invalid distance too far back";
+	case ISAL_INVALID_SYMBOL:
+		return "invalid code";
+	case ISAL_INVALID_BLOCK:
+		return "invalid block";
+	default:
+		return "corrupt gzip data";
+	}
+}
+
+/*
+ * The member's trailer (CRC-32, then length) does not match: say which as
+ * zlib does, at the byte zlib stops at (after the CRC when it is wrong), so
+ * both inflaters give the same error. The trailer is the 8 bytes just taken
+ * (feed keeps them readable across reads).
+ */
+static bool isal_check_failed(struct osc_input *in, const struct inflate_state *s)
+{
+	const unsigned char *t = in->next_in - 8;
+	uint32_t crc = (uint32_t)t[0] | (uint32_t)t[1] << 8 | (uint32_t)t[2] << 16 |
+		       (uint32_t)t[3] << 24;
+	bool bad_crc = crc != s->crc;
+
+	in->z_check_failed = true;
+	in->avail_in += (size_t)(in->next_in - (t + (bad_crc ? 4 : 8)));
+	in->next_in = t + (bad_crc ? 4 : 8);
+	decoder_fail(in, bad_crc ? "incorrect data check" : "incorrect length check");
+	return false;
+}
+#endif
+
+/* One gzip step by ISA-L, as inflate_step. */
+static bool isal_step(struct osc_input *in, char *out, size_t cap, size_t *done)
+{
+#ifdef OPSCOPE_HAVE_ISAL
+	struct inflate_state *s = in->isal;
+	int rc;
+
+	/* feed() hands out at most 64 MB of input, and out is a block */
+	s->next_in = (uint8_t *)in->next_in;
+	s->avail_in = (uint32_t)in->avail_in;
+	s->next_out = (uint8_t *)out + *done;
+	s->avail_out = (uint32_t)(cap - *done);
+	rc = isal_inflate(s);
+	in->next_in = s->next_in;
+	in->avail_in = s->avail_in;
+	in->member_out += cap - s->avail_out - *done;
+	*done = cap - s->avail_out;
+	if (rc == ISAL_INCORRECT_CHECKSUM && s->block_state == ISAL_BLOCK_FINISH)
+		return isal_check_failed(in, s);
+	if (rc < 0) {
+		decoder_fail(in, isal_msg(rc));
+		return false;
+	}
+	/* At the end of a member it gives back what it read past the trailer. */
+	if (s->block_state == ISAL_BLOCK_FINISH)
+		in->z_done = true;
+	return true;
+#else
+	(void)out;
+	(void)cap;
+	(void)done;
+	decoder_fail(in, "ISA-L is not built in");
+	return false;
+#endif
+}
+
+/*
+ * Where a file is cut, ISA-L stops a few bits short (it decodes only what its
+ * bit buffer holds whole), zlib at the last whole symbol. So that a cut file
+ * keeps the same bytes with both, zlib inflates the cut member again and what
+ * it gives past ISA-L's bytes is added to out (a cut file only: a pipe
+ * cannot be read twice).
+ */
+static void isal_cut_tail(struct osc_input *in, char *out, size_t cap, size_t *done)
+{
+	z_stream zs;
+	unsigned char buf[1 << 16];
+	const unsigned char *p = in->src + in->member_at;
+	size_t left = in->src_len - in->member_at;
+	uint64_t skip = in->member_out;
+
+	memset(&zs, 0, sizeof(zs));
+	if (inflateInit2(&zs, 15 + 16) != Z_OK)
+		return;
+	while (*done < cap) {
+		size_t n, from, k;
+		int rc;
+
+		if (!zs.avail_in && left) {
+			zs.next_in = (unsigned char *)p;
+			zs.avail_in = (uInt)(left < READ_CHUNK * 64 ? left : READ_CHUNK * 64);
+			p += zs.avail_in;
+			left -= zs.avail_in;
+		}
+		zs.next_out = buf;
+		zs.avail_out = sizeof(buf);
+		rc = inflate(&zs, Z_NO_FLUSH);
+		n = sizeof(buf) - zs.avail_out;
+		from = skip < n ? (size_t)skip : n;
+		skip -= from;
+		k = n - from < cap - *done ? n - from : cap - *done;
+		memcpy(out + *done, buf + from, k);
+		*done += k;
+		if (rc != Z_OK || (!n && !zs.avail_in && !left))
+			break;
+	}
+	inflateEnd(&zs);
 }
 
 /* One zstd step, as inflate_step. */
@@ -600,6 +759,8 @@ static enum osc_status inflate_into(struct osc_input *in, char *out, size_t cap,
 				if (done > before || in->z_done)
 					continue;
 			}
+			if (!in->z_done && in->isal && in->src)
+				isal_cut_tail(in, out, cap, &done);
 			if (!in->z_done) {
 				decoder_fail(in, in->codec == OSC_CODEC_ZSTD ? "zstd data ends early"
 									    : "gzip data ends early");
@@ -615,11 +776,22 @@ static enum osc_status inflate_into(struct osc_input *in, char *out, size_t cap,
 				in->z_end = true;
 				break;
 			}
-			if (in->codec == OSC_CODEC_GZIP)
+			if (in->codec == OSC_CODEC_GZIP && in->isal) {
+#ifdef OPSCOPE_HAVE_ISAL
+				isal_inflate_reset(in->isal);
+				in->isal->crc_flag = ISAL_GZIP;
+#endif
+				if (in->src)
+					in->member_at = (size_t)(in->next_in - in->src);
+				in->member_out = 0;
+			} else if (in->codec == OSC_CODEC_GZIP) {
 				inflateReset(&in->zs);
+			}
 			in->z_done = false;
 		}
-		if (!(in->codec == OSC_CODEC_ZSTD ? zstd_step : inflate_step)(in, out, cap, &done))
+		if (!(in->codec == OSC_CODEC_ZSTD ? zstd_step :
+		      in->isal		       ? isal_step :
+						 inflate_step)(in, out, cap, &done))
 			break;
 	}
 	*got = done;
@@ -628,42 +800,28 @@ static enum osc_status inflate_into(struct osc_input *in, char *out, size_t cap,
 	return OSC_OK;
 }
 
-/* pwrite all of p[0..n) at off; returns the bytes written. */
-static size_t write_at(int fd, const char *p, size_t n, size_t off)
+/*
+ * Where the thread decompresses its next block: the spool's free end (after
+ * waiting for room), else b's buffer (*spool false from then on). Called with
+ * the lock held; *room is 0 when told to stop.
+ */
+static char *gz_out(struct gz_pipe *gp, struct gz_block *b, bool *spool, size_t *room)
 {
-	size_t done = 0;
-
-	while (done < n) {
-		ssize_t w = pwrite(fd, p + done, n - done, (off_t)(off + done));
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			break;
-		done += (size_t)w;
+	while (*spool && gp->spooled == gp->cap && !gp->stop && !gp->no_room) {
+		gp->want_room = true;
+		pthread_cond_broadcast(&gp->cond);
+		pthread_cond_wait(&gp->cond, &gp->lock);
 	}
-	return done;
-}
-
-/* Spool one inflated block; false (the rest of it left in b) when it failed. */
-static bool gz_spool(struct osc_input *in, struct gz_pipe *gp, struct gz_block *b)
-{
-	size_t done = write_at(in->spool_fd, b->p, b->len, gp->spooled);
-
-	pthread_mutex_lock(&gp->lock);
-	gp->spooled += done;
-	if (done == b->len) {
-		gp->spooled_read = b->file_read;
-		gp->spool_end = b->last;
-		gp->spool_st = b->st;
+	if (*spool && gp->spooled == gp->cap && gp->no_room)
+		*spool = false;
+	if (!*spool) {
+		while (gp->nfull == 2 && !gp->stop)
+			pthread_cond_wait(&gp->cond, &gp->lock);
+		*room = gp->stop ? 0 : GZ_BLOCK;
+		return b->p;
 	}
-	pthread_cond_broadcast(&gp->cond);
-	pthread_mutex_unlock(&gp->lock);
-	if (done == b->len)
-		return true;
-	memmove(b->p, b->p + done, b->len - done);
-	b->len -= done;
-	return false;
+	*room = gp->stop ? 0 : gp->cap - gp->spooled < GZ_BLOCK ? gp->cap - gp->spooled : GZ_BLOCK;
+	return gp->mem + gp->spooled;
 }
 
 static void *gz_thread(void *arg)
@@ -675,36 +833,35 @@ static void *gz_thread(void *arg)
 
 	for (;;) {
 		struct gz_block *b = &gp->blk[tail];
-
-		bool stop;
+		size_t room;
+		char *out;
 
 		pthread_mutex_lock(&gp->lock);
-		while (gp->nfull == 2 && !gp->stop)
-			pthread_cond_wait(&gp->cond, &gp->lock);
-		stop = gp->stop;
+		out = gz_out(gp, b, &spool, &room);
 		pthread_mutex_unlock(&gp->lock);
-		if (stop)
+		if (!room)
 			break;
-		b->st = inflate_into(in, b->p, GZ_BLOCK, &b->len, gp->subject, &gp->err);
+		b->st = inflate_into(in, out, room, &b->len, gp->subject, &gp->err);
 		b->file_read = in->z_read;
 		in->inflated += b->len;
 		if (b->st == OSC_OK && in->max_len && in->inflated > in->max_len)
 			b->st = too_big(in, gp->subject, &gp->err); /* stop inflating here */
 		b->last = in->z_end || b->st != OSC_OK;
-		if (spool && gz_spool(in, gp, b)) {
-			if (b->last)
-				break;
-			continue;
-		}
-		/* No spool (any more): hand the block over. */
-		spool = false;
 		pthread_mutex_lock(&gp->lock);
-		gp->nfull++;
+		if (spool) {
+			/* Publish the bytes: the window grows over them where they are. */
+			gp->spooled += b->len;
+			gp->spooled_read = b->file_read;
+			gp->spool_end = b->last;
+			gp->spool_st = b->st;
+		} else {
+			gp->nfull++;
+			tail ^= 1;
+		}
 		pthread_cond_broadcast(&gp->cond);
 		pthread_mutex_unlock(&gp->lock);
 		if (b->last)
 			break;
-		tail ^= 1;
 	}
 	return NULL;
 }
@@ -716,6 +873,8 @@ static void gz_start(struct osc_input *in, const char *subject)
 	for (int i = 0; i < 2; i++)
 		gp->blk[i].p = osc_xmalloc(GZ_BLOCK);
 	gp->subject = subject;
+	gp->mem = in->spool;
+	gp->cap = in->spool_cap;
 	pthread_mutex_init(&gp->lock, NULL);
 	pthread_cond_init(&gp->cond, NULL);
 	in->pipe = gp;
@@ -755,15 +914,11 @@ static enum osc_status gz_take_spooled(struct osc_input *in, struct gz_pipe *gp,
 				       struct osc_error *err)
 {
 	size_t n = gp->spooled;
-	bool end = gp->spool_end && !gp->nfull;
+	bool end = gp->spool_end;
 	enum osc_status st = gp->spool_st;
 
 	in->file_read = gp->spooled_read;
 	pthread_mutex_unlock(&gp->lock);
-	if (n > in->spool_cap && !spool_grow(in, n))
-		return osc_error_set(err, OSC_IO, gp->subject, (int64_t)in->spool_len, NULL,
-				     "cannot map the temporary copy of the input: %s",
-				     strerror(errno));
 	in->len += n - in->spool_len;
 	in->spool_len = n;
 	if (end) {
@@ -775,7 +930,7 @@ static enum osc_status gz_take_spooled(struct osc_input *in, struct gz_pipe *gp,
 	return OSC_OK;
 }
 
-/* More inflated bytes into the window: spooled ones, or the next block. */
+/* More decompressed bytes into the window: spooled ones, or the next block. */
 static enum osc_status gz_next(struct osc_input *in, const char *subject, struct osc_error *err)
 {
 	struct gz_pipe *gp = in->pipe;
@@ -789,11 +944,25 @@ static enum osc_status gz_next(struct osc_input *in, const char *subject, struct
 		return gz_inline(in, subject, err);
 	pthread_mutex_lock(&gp->lock);
 	for (;;) {
-		if (in->stable && in->spool &&
-		    (gp->spooled > in->spool_len || (gp->spool_end && !gp->nfull)))
-			return gz_take_spooled(in, gp, err);
-		if (gp->nfull)
+		if (in->stable && in->spool) {
+			if (gp->spooled > in->spool_len || gp->spool_end)
+				return gz_take_spooled(in, gp, err);
+			if (gp->want_room) {
+				/* The thread waits (it writes nothing): the spool may move. */
+				if (spool_grow(in, gp->cap + 1)) {
+					gp->mem = in->spool;
+					gp->cap = in->spool_cap;
+				} else {
+					gp->no_room = true;
+					spool_give_up(in);
+				}
+				gp->want_room = false;
+				pthread_cond_broadcast(&gp->cond);
+				continue;
+			}
+		} else if (gp->nfull) {
 			break;
+		}
 		pthread_cond_wait(&gp->cond, &gp->lock);
 	}
 	pthread_mutex_unlock(&gp->lock);
@@ -804,8 +973,6 @@ static enum osc_status gz_next(struct osc_input *in, const char *subject, struct
 			*err = gp->err;
 		return st;
 	}
-	if (in->stable && in->spool)
-		spool_give_up(in);
 	window_append(in, b->p, b->len);
 	in->file_read = b->file_read;
 	in->eof = b->last;
@@ -898,9 +1065,10 @@ enum osc_status osc_input_more(struct osc_input *in, size_t keep, const char *su
 void osc_input_release(const struct osc_input *in, size_t from, size_t to)
 {
 	long page = sysconf(_SC_PAGESIZE);
-	const char *map = in->spool ? in->spool : (const char *)in->map;
+	const char *map = (const char *)in->map;
 
-	if (!in->stable || page <= 0)
+	/* The spool's bytes are their only copy: later views read args there. */
+	if (!in->stable || in->spool || page <= 0)
 		return;
 	from += (size_t)in->base + (size_t)page - 1;
 	from -= from % (size_t)page;
@@ -926,8 +1094,6 @@ static void release_pages(char *map, size_t *released, size_t done)
 
 void osc_input_consumed(struct osc_input *in, size_t upto)
 {
-	if (in->spool && in->stable)
-		release_pages(in->spool, &in->spool_released, (size_t)in->base + upto);
 	if (in->map)
 		release_pages(in->map, &in->map_released,
 			      in->codec ? (size_t)in->file_read : (size_t)in->base + upto);
@@ -937,6 +1103,16 @@ bool osc_input_detach_map(struct osc_input *in, void **map, size_t *len,
 			  struct osc_mapguard **guard)
 {
 	if (in->spool) {
+		long page = sysconf(_SC_PAGESIZE);
+		size_t keep = in->spool_len;
+
+		/* The parser may be done before the decoder (data after the trace):
+		   it writes no more into the spool once stopped. */
+		gz_stop(in);
+		/* Keep only the pages that hold bytes (in place, nothing moves). */
+		if (page > 0 && (keep += (size_t)page - keep % (size_t)page) < in->spool_cap &&
+		    mremap(in->spool, in->spool_cap, keep, 0) != MAP_FAILED)
+			in->spool_cap = keep;
 		*map = in->spool;
 		*len = in->spool_cap;
 		*guard = NULL;
@@ -961,8 +1137,9 @@ bool osc_input_shrunk(const struct osc_input *in, uint64_t *size)
 void osc_input_close(struct osc_input *in)
 {
 	gz_stop(in);
-	if (in->z_live && in->codec == OSC_CODEC_GZIP)
+	if (in->z_live && in->codec == OSC_CODEC_GZIP && !in->isal)
 		inflateEnd(&in->zs);
+	free(in->isal);
 #ifdef OPSCOPE_HAVE_ZSTD
 	ZSTD_freeDCtx(in->zd);
 #endif
@@ -973,8 +1150,6 @@ void osc_input_close(struct osc_input *in)
 		close(in->fd);
 	if (in->spool)
 		munmap(in->spool, in->spool_cap);
-	if (in->spool_fd >= 0)
-		close(in->spool_fd);
 	free(in->buf);
 	free(in->rbuf);
 	init_common(in);

@@ -3,14 +3,19 @@
  *
  * Plain files are mapped whole (the window is the file, eof at once) and the
  * pages already parsed are given back to the kernel as parsing moves on.
- * gzip and zstd (sniffed by their magic bytes, decompressed on their own
- * thread a block ahead) and standard input are spooled: each block is appended to an
- * unlinked temporary file (in $TMPDIR, else /tmp) that is mapped, so their
+ * gzip and zstd (sniffed by their magic bytes) are decompressed on their own
+ * thread straight into anonymous memory (reserved large, grown by mremap)
+ * while the parser reads what is there; standard input is copied there. Those
  * bytes keep stable offsets like a mapped file's (args are kept as byte
- * ranges, not copies) and parsed pages are given back the same way. Where no
- * temporary file can be made or written, they stream through a chunked
- * buffer instead: osc_input_more() drops the bytes before `keep` and appends
- * more, so the whole decompressed file is never held.
+ * ranges, not copies, and read by later views), so that memory is kept for
+ * the life of the trace (osc_input_detach_map) and its pages are not given
+ * back. No temporary file is written. Where that memory cannot be reserved, or for a
+ * buffer input, they stream through a chunked buffer instead:
+ * osc_input_more() drops the bytes before `keep` and appends more, so the
+ * whole decompressed input is never held (args are copied then).
+ *
+ * gzip is inflated by ISA-L when built with it (OPSCOPE_HAVE_ISAL), else by
+ * zlib; OPSCOPE_INFLATE=zlib|isal picks one at run time (tests compare them).
  */
 #ifndef OPSCOPE_INPUT_H
 #define OPSCOPE_INPUT_H
@@ -23,16 +28,29 @@
 #include "opscope/base/status.h"
 
 struct ZSTD_DCtx_s;
+struct inflate_state;
 
 /* How the input is compressed (sniffed by magic bytes). */
 enum osc_codec {
 	OSC_CODEC_NONE,
-	OSC_CODEC_GZIP, /* one or more gzip members (zlib) */
+	OSC_CODEC_GZIP, /* one or more gzip members (ISA-L or zlib) */
 	OSC_CODEC_ZSTD, /* one or more zstd frames (libzstd, when built with it) */
 };
 
 /* "gzip", "zstd", or NULL for OSC_CODEC_NONE. */
 const char *osc_codec_name(enum osc_codec c);
+
+/* Which library inflates gzip. */
+enum osc_inflater {
+	OSC_INFLATE_ZLIB,
+	OSC_INFLATE_ISAL, /* only when built with OPSCOPE_HAVE_ISAL */
+};
+
+/*
+ * The inflater gzip inputs opened from now on use: OPSCOPE_INFLATE ("zlib"
+ * or "isal") when set to one built in, else ISA-L when built in, else zlib.
+ */
+enum osc_inflater osc_input_inflater(void);
 
 /* What a read from a pipe, FIFO or terminal does while nothing comes. */
 struct osc_input_wait {
@@ -57,8 +75,9 @@ struct osc_input {
 	bool z_cut;          /* z_bad because the stream stops early (a cut file): what
 				decoded is exact, like the start of a cut plain file */
 	char z_msg[128];     /* why, when z_bad */
-	bool stable;         /* the window is a mapping (file or spool): offsets stay
-				readable after parsing, osc_input_detach_map hands it over */
+	bool stable;         /* the window is a mapping (file or decompressed memory):
+				offsets stay readable after parsing, osc_input_detach_map
+				hands it over */
 	uint64_t max_len;    /* set by the caller: uncompressed bytes of compressed or
 				standard input allowed (a gzip bomb stops there, OSC_RANGE);
 				0: any */
@@ -76,7 +95,11 @@ struct osc_input {
 	size_t src_len;
 	const unsigned char *next_in; /* the compressed bytes the decoder has next */
 	size_t avail_in;     /* how many */
-	z_stream zs;         /* gzip */
+	enum osc_inflater inflater; /* gzip's */
+	z_stream zs;         /* gzip by zlib */
+	struct inflate_state *isal; /* gzip by ISA-L, NULL if not */
+	size_t member_at;    /* where ISA-L's current member starts in src */
+	uint64_t member_out; /* and the bytes it gave for it so far */
 	struct ZSTD_DCtx_s *zd; /* zstd */
 	bool z_live, z_done; /* the decoder is set up; it ended a member (frame) */
 	bool z_end;          /* the decoder reached the end (or gave up) */
@@ -84,11 +107,13 @@ struct osc_input {
 	struct gz_pipe *pipe; /* the inflating thread, once started */
 	char *buf;           /* streaming window storage */
 	size_t buf_alloc;
-	unsigned char *rbuf; /* compressed read buffer for fd sources */
+	unsigned char *rbuf; /* compressed read buffer for fd sources: READ_BACK bytes of
+				the previous read, then rbuf_alloc */
 	size_t rbuf_alloc;
-	int spool_fd;        /* the temporary file, -1 if none */
-	char *spool;         /* its mapping (spool_cap bytes, spool_len written) */
-	size_t spool_cap, spool_len, spool_released;
+	size_t rbuf_from;    /* where its bytes of the stream start */
+	char *spool;         /* anonymous memory holding the decompressed bytes (or
+				standard input): spool_cap reserved, spool_len there */
+	size_t spool_cap, spool_len;
 };
 
 /*
@@ -115,15 +140,17 @@ enum osc_status osc_input_more(struct osc_input *in, size_t keep, const char *su
 
 /*
  * Bytes [from, to) of a stable window (offsets into it) are parsed (by a
- * helper thread): their whole pages are given back. Safe from any thread.
+ * helper thread): the whole pages of a mapped file are given back (the
+ * spool's are kept: they are the only copy). Safe from any thread.
  */
 void osc_input_release(const struct osc_input *in, size_t from, size_t to);
 
-/* Bytes of the window before upto are parsed: mapped pages may be given back. */
+/* Bytes of the window before upto are parsed: a mapped file's pages may be given back. */
 void osc_input_consumed(struct osc_input *in, size_t upto);
 
 /*
- * Hand the mapping of a plain mapped file or of the spool to the caller
+ * Hand the mapping of a plain mapped file or of the spool (trimmed to its
+ * bytes; its decoder is stopped first) to the caller
  * (which munmaps *len bytes at *map), so uncompressed offsets stay readable
  * after osc_input_close; *guard gets the watch of a mapped file (NULL for
  * the spool, which no other program writes), which the caller frees before

@@ -13,6 +13,9 @@
 #ifdef OPSCOPE_HAVE_ZSTD
 #include <zstd.h>
 #endif
+#ifdef OPSCOPE_HAVE_ISAL
+#include <isa-l.h>
+#endif
 
 #include "opscope/load/load.h"
 
@@ -22,6 +25,7 @@ static void set(struct osc_library *l, const char *name, const char *version, co
 	/* the first word: PCRE2 adds its release date */
 	snprintf(l->version, sizeof(l->version), "%.*s", (int)strcspn(version, " "), version);
 	l->reads = reads;
+	l->without = "refused: built without it";
 }
 
 void osc_load_libraries(struct osc_library out[OSC_NR_LIBRARIES])
@@ -38,4 +42,15 @@ void osc_load_libraries(struct osc_library out[OSC_NR_LIBRARIES])
 	set(&out[3], "zstd", "", "zstd traces");
 #endif
 	set(&out[4], "SQLite", sqlite3_libversion(), "nvprof and Nsight Systems databases");
+	/* ISA-L has no run-time version call: the headers' */
+#ifdef OPSCOPE_HAVE_ISAL
+	char isal[32];
+
+	snprintf(isal, sizeof(isal), "%d.%d.%d", ISAL_MAJOR_VERSION, ISAL_MINOR_VERSION,
+		 ISAL_PATCH_VERSION);
+	set(&out[5], "ISA-L", isal, "gzip traces, inflated faster");
+#else
+	set(&out[5], "ISA-L", "", "gzip traces, inflated faster");
+#endif
+	out[5].without = "zlib inflates: built without it";
 }

@@ -1225,7 +1225,6 @@ static void shard_init(struct par *par, size_t i, const char *start)
 	sh->in.eof = true;
 	sh->in.stable = m->in->stable;
 	sh->in.fd = -1;
-	sh->in.spool_fd = -1;
 	ch = sh->ch = osc_xcalloc(1, sizeof(*ch));
 	ch->lc = m->lc;
 	ch->t = &sh->t;
