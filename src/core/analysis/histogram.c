@@ -14,6 +14,7 @@
 #include "opscope/analysis/histogram.h"
 #include "opscope/base/alloc.h"
 #include "opscope/base/sat.h"
+#include "base/stats.h"
 
 static const char *const scale_names[OSC_HIST_SCALE_NR] = {
 #define OSC_HIST_SCALE_NAME(name, text) text,
@@ -44,17 +45,6 @@ static int cmp_i64(const void *pa, const void *pb)
 	int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
 
 	return (a > b) - (a < b);
-}
-
-/* Percentile q of sorted s[0..n), n > 0: linear between closest ranks. */
-static double quantile(const int64_t *s, size_t n, double q)
-{
-	double h = (double)(n - 1) * q;
-	size_t i = (size_t)h;
-
-	if (i + 1 >= n)
-		return (double)s[n - 1];
-	return (double)s[i] + (h - (double)i) * ((double)s[i + 1] - (double)s[i]);
 }
 
 /* The largest nice value (1, 2 or 5 x 10^k) that fits in int64. */
@@ -182,8 +172,8 @@ static void log_bins(const int64_t *s, size_t n, size_t max_bins, struct osc_his
 void osc_hist_build(const int64_t *v, size_t n, size_t max_bins, enum osc_hist_scale scale,
 		    struct osc_hist *out)
 {
+	struct osc_stats st;
 	int64_t *s;
-	double sum = 0;
 
 	memset(out, 0, sizeof(*out));
 	if (!n)
@@ -191,18 +181,17 @@ void osc_hist_build(const int64_t *v, size_t n, size_t max_bins, enum osc_hist_s
 	max_bins = max_bins < 1 ? 1 : max_bins > OSC_HIST_MAX_BINS ? OSC_HIST_MAX_BINS : max_bins;
 	s = osc_xmalloc(n * sizeof(*s));
 	memcpy(s, v, n * sizeof(*s));
+	osc_stats_compute(s, n, &st); /* the statistics report's columns give */
 	qsort(s, n, sizeof(*s), cmp_i64);
-	for (size_t i = 0; i < n; i++)
-		sum += (double)s[i];
-	out->count = n;
-	out->min = s[0];
-	out->max = s[n - 1];
-	out->mean = sum / (double)n;
-	out->p25 = quantile(s, n, 0.25);
-	out->p50 = quantile(s, n, 0.50);
-	out->p75 = quantile(s, n, 0.75);
-	out->p90 = quantile(s, n, 0.90);
-	out->p99 = quantile(s, n, 0.99);
+	out->count = st.count;
+	out->min = st.min;
+	out->max = st.max;
+	out->mean = st.mean;
+	out->p25 = osc_stats_percentile_sorted(s, n, 0.25);
+	out->p50 = st.p50;
+	out->p75 = osc_stats_percentile_sorted(s, n, 0.75);
+	out->p90 = st.p90;
+	out->p99 = st.p99;
 	if (scale == OSC_HIST_AUTO)
 		scale = out->min >= 1 && (double)out->max >= 100.0 * (double)out->min
 			? OSC_HIST_LOG : OSC_HIST_LINEAR;

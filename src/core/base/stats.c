@@ -87,15 +87,29 @@ static void select_kth(int64_t *v, size_t lo, size_t hi, size_t k)
  * Percentile q of v[0..n), with v[0..*from) already known to be no greater
  * than the rest; advances *from so the next (larger) q selects less.
  */
-static double percentile(int64_t *v, size_t n, double q, size_t *from)
+/* The fractional rank of percentile q among n values: its whole part in *i. */
+static double rank_of(size_t n, double q, size_t *i)
 {
 	double rank = (double)(n - 1) * q;
-	size_t i = (size_t)floor(rank);
-	double t = rank - (double)i;
+
+	*i = (size_t)floor(rank);
+	if (*i >= n)
+		*i = n - 1;
+	return rank - floor(rank);
+}
+
+/* The value at fractional rank i + t, between the i-th and (i+1)-th smallest. */
+static double lerp(int64_t at, int64_t next, double t)
+{
+	return t == 0 ? (double)at : (double)at + ((double)next - (double)at) * t;
+}
+
+static double percentile(int64_t *v, size_t n, double q, size_t *from)
+{
+	size_t i;
+	double t = rank_of(n, q, &i);
 	int64_t next;
 
-	if (i >= n)
-		i = n - 1;
 	select_kth(v, *from, n, i);
 	*from = i;
 	if (t == 0 || i + 1 >= n)
@@ -104,7 +118,15 @@ static double percentile(int64_t *v, size_t n, double q, size_t *from)
 	for (size_t j = i + 2; j < n; j++)
 		if (v[j] < next)
 			next = v[j];
-	return (double)v[i] + ((double)next - (double)v[i]) * t;
+	return lerp(v[i], next, t);
+}
+
+double osc_stats_percentile_sorted(const int64_t *s, size_t n, double q)
+{
+	size_t i;
+	double t = rank_of(n, q, &i);
+
+	return i + 1 >= n ? (double)s[i] : lerp(s[i], s[i + 1], t);
 }
 
 void osc_stats_compute(int64_t *v, size_t n, struct osc_stats *out)

@@ -25,4 +25,10 @@ struct osc_stats {
  */
 void osc_stats_compute(int64_t *v, size_t n, struct osc_stats *out);
 
+/*
+ * Percentile q (0..1) of sorted s[0..n), n > 0, by osc_stats_compute's rule
+ * (for the percentiles it does not give, e.g. a histogram's quartiles).
+ */
+double osc_stats_percentile_sorted(const int64_t *s, size_t n, double q);
+
 #endif
