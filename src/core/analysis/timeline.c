@@ -89,6 +89,13 @@ static int cmp_thread(const void *pa, const void *pb)
 	return a->thread < b->thread ? -1 : a->thread > b->thread;
 }
 
+/* Whether keys[k] (sorted) starts a group: a process, device ones apart. */
+static bool starts_group(const struct osc_trace *t, const struct thread_key *keys, size_t k)
+{
+	return !k || keys[k].device != keys[k - 1].device ||
+	       t->threads[keys[k].thread].pid != t->threads[keys[k - 1].thread].pid;
+}
+
 /* Turn the events of f into lane l's starts and prefix sums (takes f's events). */
 static void lane_from_fill(const struct osc_trace *t, struct lane_fill *f, struct osc_tl_lane *l)
 {
@@ -164,8 +171,7 @@ void osc_timeline_build(const struct osc_trace *t, struct osc_timeline *out)
 			keys[nk++] = (struct thread_key){ (uint32_t)i, t, th[i].device };
 	qsort(keys, nk, sizeof(*keys), cmp_thread);
 	for (size_t k = 0; k < nk; k++) {
-		bool new_group = !k || keys[k].device != keys[k - 1].device ||
-				 t->threads[keys[k].thread].pid != t->threads[keys[k - 1].thread].pid;
+		bool new_group = starts_group(t, keys, k);
 
 		nl += th[keys[k].thread].nr_depth + new_group;
 		out->nr_groups += new_group;
@@ -177,8 +183,7 @@ void osc_timeline_build(const struct osc_trace *t, struct osc_timeline *out)
 		struct thread_fill *f = &th[keys[k].thread];
 		struct osc_tl_group *g;
 
-		if (!k || keys[k].device != keys[k - 1].device ||
-		    t->threads[keys[k].thread].pid != t->threads[keys[k - 1].thread].pid) {
+		if (starts_group(t, keys, k)) {
 			g = &out->groups[out->nr_groups++];
 			*g = (struct osc_tl_group){ keys[k].thread, (uint32_t)out->nr_lanes, 0,
 						    keys[k].device };
