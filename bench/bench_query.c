@@ -200,7 +200,7 @@ static double time_frame(struct ctx *c, const struct osc_timeline *tl, int64_t f
 {
 	struct osc_tl_cell *cells = calloc(width, sizeof(*cells));
 	struct osc_tl_glyph *glyphs = calloc(width, sizeof(*glyphs));
-	struct osc_tl_window w = { from, (to - from + (int64_t)width - 1) / (int64_t)width, width };
+	struct osc_tl_window w = osc_tl_window_fit(from, to, width);
 	double best = 1e30;
 
 	for (int r = 0; r < c->repeats; r++) {

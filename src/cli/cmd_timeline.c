@@ -246,10 +246,10 @@ static enum osc_status run(struct timeline_args *a, struct osc_error *err)
 			osc_tl_table(&tt, &table);
 			st = osc_cli_write_table(a->a.output, a->format, &table, &meta, a->a.flags, err);
 		} else if (st == OSC_OK) {
-			size_t n = a->width ? a->width : DEFAULT_CELLS;
-			int64_t cell = (to - from + (int64_t)n - 1) / (int64_t)n;
-			struct draw_arg d = { &t, tl, &names, { from, cell > 0 ? cell : 1, n },
-					      runs_text, osc_locale_is_utf8() };
+			struct draw_arg d = {
+				&t, tl, &names,
+				osc_tl_window_fit(from, to, a->width ? a->width : DEFAULT_CELLS),
+				runs_text, osc_locale_is_utf8() };
 
 			st = osc_write_file(a->a.output, a->a.flags, draw_fn, &d, err);
 		}

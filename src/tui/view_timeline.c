@@ -38,7 +38,6 @@
 #define MIN_STRIP 8  /* cells of time at least */
 
 struct tl_view {
-	struct osc_tui *tui;
 	const struct osc_timeline *tl;
 	int64_t from, to;    /* the selected runs' window */
 	int64_t t0, cell;    /* first time drawn, ns per cell (0: fit the window at the next draw) */
@@ -49,7 +48,7 @@ struct tl_view {
 	char *label;         /* what is marked ("aten::mm"), NULL when nothing */
 	size_t **marked;     /* per lane: indexes of its marked intervals, ascending */
 	size_t *nr_marked;
-	uint32_t *own;       /* the row's own events, by start (the cursor goes to the first) */
+	uint32_t *own;       /* the row's own events (the cursor goes to the first in the window) */
 	size_t nr_own;
 	int label_w;         /* columns of the lane names at the last draw */
 	struct osc_tl_cell *cells; /* one lane's cells, reused */
@@ -58,13 +57,6 @@ struct tl_view {
 };
 
 /* ---- marks ---------------------------------------------------------------- */
-
-static int cmp_event(const void *a, const void *b) /* model order is start order */
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-
-	return x < y ? -1 : x > y;
-}
 
 /* The runtime call that launched device event ev, or OSC_NONE. */
 static uint32_t launch_of(const struct osc_trace *t, uint32_t ev)
@@ -115,6 +107,15 @@ static const struct osc_tl_lane *row_lane(const struct tl_view *tv, size_t row)
 	return &tv->tl->lanes[tv->rows[row]];
 }
 
+/* The row showing lane `lane`, or 0 when it is folded away. */
+static size_t row_of(const struct tl_view *tv, size_t lane)
+{
+	for (size_t r = 0; r < tv->nr_rows; r++)
+		if (tv->rows[r] == lane)
+			return r;
+	return 0;
+}
+
 /* ---- open, build ------------------------------------------------------------ */
 
 static void tl_open(struct osc_tui *t, struct osc_view *v, const void *arg)
@@ -122,7 +123,6 @@ static void tl_open(struct osc_tui *t, struct osc_view *v, const void *arg)
 	const struct osc_timeline_arg *a = arg;
 	struct tl_view *tv = osc_xcalloc(1, sizeof(*tv));
 
-	tv->tui = t;
 	tv->tl = osc_trace_timeline(&t->trace);
 	tv->folded = osc_xcalloc(tv->tl->nr_groups + 1, sizeof(*tv->folded));
 	tv->rows = osc_xcalloc(tv->tl->nr_lanes + 1, sizeof(*tv->rows));
@@ -132,10 +132,9 @@ static void tl_open(struct osc_tui *t, struct osc_view *v, const void *arg)
 		tv->own = osc_xreallocarray(NULL, a->nr, sizeof(*tv->own));
 		memcpy(tv->own, a->events, a->nr * sizeof(*tv->own));
 		tv->nr_own = a->nr;
-		qsort(tv->own, tv->nr_own, sizeof(*tv->own), cmp_event);
-	}
-	else
+	} else {
 		osc_tl_mark(tv->tl, &t->trace, NULL, 0, &tv->marked, &tv->nr_marked);
+	}
 	list_rows(tv);
 	v->priv = tv;
 }
@@ -165,17 +164,25 @@ static void go_to_first_own(struct osc_tui *t, struct tl_view *tv, struct osc_vi
 {
 	size_t lane, index;
 
-	for (size_t i = 0; i < tv->nr_own; i++) {
-		const struct osc_event *e = &t->trace.events[tv->own[i]];
+	/* the earliest one at or after `least` (model order is start order) */
+	for (uint32_t least = 0;;) {
+		uint32_t first = OSC_NONE;
 
-		if (e->ts < tv->from || e->ts >= tv->to ||
-		    !osc_tl_find(tv->tl, &t->trace, tv->own[i], &lane, &index))
-			continue;
-		tv->cursor = e->ts;
-		for (size_t r = 0; r < tv->nr_rows; r++)
-			if (tv->rows[r] == lane)
-				v->cur = r;
-		return;
+		for (size_t i = 0; i < tv->nr_own; i++) {
+			const struct osc_event *e = &t->trace.events[tv->own[i]];
+
+			if (tv->own[i] >= least && tv->own[i] < first && e->ts >= tv->from &&
+			    e->ts < tv->to)
+				first = tv->own[i];
+		}
+		if (first == OSC_NONE)
+			return;
+		if (osc_tl_find(tv->tl, &t->trace, first, &lane, &index)) {
+			tv->cursor = t->trace.events[first].ts;
+			v->cur = row_of(tv, lane);
+			return;
+		}
+		least = first + 1;
 	}
 }
 
@@ -207,7 +214,7 @@ static void tl_table(struct osc_tui *t, struct osc_view *v, struct osc_table *ou
 
 /* ---- moving in time ------------------------------------------------------------ */
 
-/* Keep the cursor on screen, moving the window by whole pages' worth as little as needed. */
+/* Keep the cursor on screen, moving the window as little as needed. */
 static void follow_cursor(struct tl_view *tv)
 {
 	int64_t span = tv->cell * tv->width;
@@ -218,17 +225,16 @@ static void follow_cursor(struct tl_view *tv)
 		tv->t0 = tv->cursor - span + tv->cell;
 }
 
+/* The strip is `width` cells now; not yet fitted, it shows the runs' window. */
 static void fit(struct tl_view *tv, int width)
 {
-	int64_t span = tv->to - tv->from;
+	struct osc_tl_window w = osc_tl_window_fit(tv->from, tv->to, (size_t)width);
 
 	tv->width = width;
 	if (tv->cell)
 		return;
-	tv->cell = (span + width - 1) / width;
-	if (tv->cell < 1)
-		tv->cell = 1;
-	tv->t0 = tv->from;
+	tv->cell = w.cell;
+	tv->t0 = w.t0;
 	follow_cursor(tv);
 }
 
@@ -272,11 +278,7 @@ static void fold(struct tl_view *tv, struct osc_view *v, bool all, bool on)
 		if (all || i == g)
 			tv->folded[i] = on;
 	list_rows(tv);
-	v->cur = 0;
-	for (size_t r = 0; r < tv->nr_rows; r++)
-		if (tv->rows[r] == tv->tl->groups[g].first_lane)
-			v->cur = r;
-	v->rev++;
+	v->cur = row_of(tv, tv->tl->groups[g].first_lane);
 }
 
 static void open_detail(struct osc_tui *t, struct osc_view *v)
@@ -359,8 +361,12 @@ static const enum osc_style look_style[] = {
 	[OSC_TL_LOOK_RULER] = OSC_STYLE_TITLE,
 };
 
-/* Copy glyphs g[0 .. n) into line y of c from column x, in their looks' styles. */
-static void put_glyphs(struct osc_canvas *c, int y, int x, const struct osc_tl_glyph *g, size_t n)
+/*
+ * Copy glyphs g[0 .. n) into line y of c from column x, in style, or
+ * (OSC_STYLE_NR) in their looks' styles.
+ */
+static void put_glyphs(struct osc_canvas *c, int y, int x, const struct osc_tl_glyph *g, size_t n,
+		       enum osc_style style)
 {
 	if (y < 0 || y >= c->height || x < 0)
 		return;
@@ -368,7 +374,7 @@ static void put_glyphs(struct osc_canvas *c, int y, int x, const struct osc_tl_g
 		struct osc_canvas_cell *cell = &c->cells[(size_t)y * (size_t)c->width + (size_t)x + i];
 
 		memcpy(cell->glyph, g[i].glyph, sizeof(cell->glyph));
-		cell->style = (unsigned char)look_style[g[i].look];
+		cell->style = (unsigned char)(style == OSC_STYLE_NR ? look_style[g[i].look] : style);
 	}
 }
 
@@ -381,9 +387,7 @@ static void put_text(struct osc_tui *t, struct tl_view *tv, struct osc_canvas *c
 	if (width <= 0 || y < 0 || y >= c->height)
 		return;
 	n = osc_tl_put_text(tv->glyphs, (size_t)width, s, OSC_TL_LOOK_EMPTY, t->utf8);
-	put_glyphs(c, y, x, tv->glyphs, n);
-	for (size_t i = 0; i < n && x + (int)i < c->width; i++)
-		c->cells[(size_t)y * (size_t)c->width + (size_t)x + i].style = (unsigned char)style;
+	put_glyphs(c, y, x, tv->glyphs, n, style);
 }
 
 static struct osc_canvas_cell *at(struct osc_canvas *c, int y, int x)
@@ -396,6 +400,14 @@ static struct osc_tl_window window_of(const struct tl_view *tv)
 	return (struct osc_tl_window){ tv->t0, tv->cell, (size_t)tv->width };
 }
 
+/* The screen column of the cursor, or -1 when it is outside the window. */
+static int cursor_x(const struct tl_view *tv)
+{
+	if (tv->cursor < tv->t0 || tv->cursor >= window_end(tv))
+		return -1;
+	return tv->label_w + (int)((tv->cursor - tv->t0) / tv->cell);
+}
+
 /* The ruler, with the cell's time in the label column and the cursor's column marked. */
 static void draw_ruler(struct osc_tui *t, struct tl_view *tv, struct osc_canvas *c)
 {
@@ -406,60 +418,63 @@ static void draw_ruler(struct osc_tui *t, struct tl_view *tv, struct osc_canvas 
 	snprintf(text, sizeof(text), "cell %s", cell);
 	put_text(t, tv, c, 0, 0, tv->label_w - 1, text, OSC_STYLE_TITLE);
 	osc_tl_draw_ruler(&w, osc_trace_origin(&t->trace), t->utf8, tv->glyphs);
-	put_glyphs(c, 0, tv->label_w, tv->glyphs, w.width);
-	if (tv->cursor >= tv->t0 && tv->cursor < window_end(tv)) {
-		struct osc_canvas_cell *x = at(c, 0, tv->label_w + (int)((tv->cursor - tv->t0) / tv->cell));
-
-		strcpy(x->glyph, t->utf8 ? "\xe2\x96\xbc" : "v");
-		x->style = OSC_STYLE_CURSOR;
+	put_glyphs(c, 0, tv->label_w, tv->glyphs, w.width, OSC_STYLE_NR);
+	if (cursor_x(tv) >= 0) {
+		strcpy(at(c, 0, cursor_x(tv))->glyph, t->utf8 ? "\xe2\x96\xbc" : "v");
+		at(c, 0, cursor_x(tv))->style = OSC_STYLE_CURSOR;
 	}
 }
 
-/* The events linked to the one under the cursor: a kernel's launch and op. */
-static void linked_events(struct osc_tui *t, struct tl_view *tv, size_t cur_row, uint32_t out[2])
+/* An event linked to the one under the cursor: its lane and index there. */
+struct linked {
+	size_t lane, index;
+};
+
+/*
+ * The events linked to the one under the cursor (a kernel's launch and op)
+ * into out; returns how many are drawn.
+ */
+static size_t linked_events(struct osc_tui *t, struct tl_view *tv, size_t cur_row,
+			    struct linked out[2])
 {
 	const struct osc_tl_lane *l = row_lane(tv, cur_row);
-	size_t i = l->ev ? osc_tl_at(l, tv->cursor) : OSC_TL_NONE;
+	size_t i = l->ev ? osc_tl_at(l, tv->cursor) : OSC_TL_NONE, n = 0;
+	uint32_t ev[2];
 
-	out[0] = out[1] = OSC_NONE;
 	if (i == OSC_TL_NONE || !osc_kind_is_device(t->trace.events[l->ev[i]].kind))
-		return;
+		return 0;
 	if (t->warming && !atomic_load(&t->warm_done))
-		return; /* the links are still being built: no wait on a keypress */
-	out[0] = launch_of(&t->trace, l->ev[i]);
-	out[1] = osc_trace_launchers(&t->trace)[l->ev[i]];
+		return 0; /* the links are still being built: no wait on a keypress */
+	ev[0] = launch_of(&t->trace, l->ev[i]);
+	ev[1] = osc_trace_launchers(&t->trace)[l->ev[i]];
+	for (int k = 0; k < 2; k++)
+		if (ev[k] != OSC_NONE && osc_tl_find(tv->tl, &t->trace, ev[k], &out[n].lane,
+						     &out[n].index))
+			n++;
+	return n;
 }
 
-/* One lane's strip on line y. */
+/* One lane's strip on line y; the cells of linked[0 .. nr_linked) on it in their style. */
 static void draw_lane(struct osc_tui *t, struct tl_view *tv, struct osc_canvas *c, int y,
-		      size_t lane, bool is_cur, const uint32_t linked[2])
+		      size_t lane, bool is_cur, const struct linked *linked, size_t nr_linked)
 {
-	const struct osc_tl_lane *l = &tv->tl->lanes[lane];
 	struct osc_tl_window w = window_of(tv);
 
 	osc_tl_draw_lane(&t->trace, &t->names, tv->tl, lane, &w, tv->marked[lane],
 			 tv->nr_marked[lane], t->utf8, tv->cells, tv->glyphs);
-	put_glyphs(c, y, tv->label_w, tv->glyphs, w.width);
-	for (int k = 0; k < 2; k++) { /* a kernel's launch and op: their cells linked */
-		size_t ln, idx, lo, n;
-
-		if (linked[k] == OSC_NONE || !osc_tl_find(tv->tl, &t->trace, linked[k], &ln, &idx) ||
-		    ln != lane)
+	put_glyphs(c, y, tv->label_w, tv->glyphs, w.width, OSC_STYLE_NR);
+	for (size_t k = 0; k < nr_linked; k++) {
+		if (linked[k].lane != lane)
 			continue;
-		n = osc_tl_range(l, tv->t0, window_end(tv), &lo);
-		if (idx < lo || idx >= lo + n)
-			continue;
-		for (int x = 0; x < tv->width; x++) {
-			int64_t a = tv->t0 + (int64_t)x * tv->cell;
-
-			if (l->start[idx] < a + tv->cell &&
-			    (osc_tl_end(l, idx) > a || l->start[idx] >= a))
+		/* the cells it overlaps: those it marks, by the marks' own rule */
+		osc_tl_cells(&tv->tl->lanes[lane], w.t0, w.cell, w.width, &linked[k].index, 1,
+			     tv->cells);
+		for (int x = 0; x < tv->width; x++)
+			if (tv->cells[x].marked)
 				at(c, y, tv->label_w + x)->style = OSC_STYLE_LINKED;
-		}
 	}
-	if (is_cur && tv->cursor >= tv->t0 && tv->cursor < window_end(tv))
-		at(c, y, tv->label_w + (int)((tv->cursor - tv->t0) / tv->cell))->style =
-			OSC_STYLE_CURSOR;
+	if (is_cur && cursor_x(tv) >= 0)
+		at(c, y, cursor_x(tv))->style = OSC_STYLE_CURSOR;
 }
 
 /* The last line: the cursor's time, lane and event. */
@@ -498,7 +513,8 @@ static void tl_canvas(struct osc_tui *t, struct osc_view *v, struct osc_canvas *
 {
 	struct tl_view *tv = v->priv;
 	int lanes = c->height - 2;
-	uint32_t linked[2] = { OSC_NONE, OSC_NONE };
+	struct linked linked[2];
+	size_t nr_linked = 0;
 
 	tv->glyphs = osc_xreallocarray(tv->glyphs, (size_t)c->width + 1, sizeof(*tv->glyphs));
 	tv->label_w = c->width / 6 < MIN_LABEL ? MIN_LABEL : c->width / 6 > MAX_LABEL ? MAX_LABEL
@@ -518,7 +534,7 @@ static void tl_canvas(struct osc_tui *t, struct osc_view *v, struct osc_canvas *
 		v->top = v->cur - (size_t)lanes + 1;
 	draw_ruler(t, tv, c);
 	if (tv->nr_rows)
-		linked_events(t, tv, v->cur, linked);
+		nr_linked = linked_events(t, tv, v->cur, linked);
 	for (int r = 0; r < lanes && v->top + (size_t)r < tv->nr_rows; r++) {
 		size_t row = v->top + (size_t)r, lane = tv->rows[row];
 		const struct osc_tl_lane *l = &tv->tl->lanes[lane];
@@ -535,7 +551,7 @@ static void tl_canvas(struct osc_tui *t, struct osc_view *v, struct osc_canvas *
 		put_text(t, tv, c, 1 + r, 0, tv->label_w - 1, label,
 			 row == v->cur ? OSC_STYLE_CURSOR
 			 : l->thread == OSC_NONE ? OSC_STYLE_HEADING : OSC_STYLE_NORMAL);
-		draw_lane(t, tv, c, 1 + r, lane, row == v->cur, linked);
+		draw_lane(t, tv, c, 1 + r, lane, row == v->cur, linked, nr_linked);
 	}
 	draw_info(t, tv, v, c, c->height - 1);
 }

@@ -45,6 +45,12 @@ struct osc_tl_window {
 };
 
 /*
+ * The window of `width` cells from `from` over [from, to): cells of
+ * ceil((to - from) / width) ns, at least 1.
+ */
+struct osc_tl_window osc_tl_window_fit(int64_t from, int64_t to, size_t width);
+
+/*
  * Lane `lane` of tl (built from t; kernel names through names, NULL: as
  * written) over window w into out[0 .. w->width), with marked[0 ..
  * nr_marked) its marked intervals (timeline.h). scratch: w->width cells.

@@ -110,6 +110,13 @@ const char *osc_tl_event_name(const struct osc_trace *t, const struct osc_names 
 	return osc_strtab_get(&t->strs, e->name);
 }
 
+struct osc_tl_window osc_tl_window_fit(int64_t from, int64_t to, size_t width)
+{
+	int64_t cell = width ? (to - from + (int64_t)width - 1) / (int64_t)width : 1;
+
+	return (struct osc_tl_window){ from, cell > 0 ? cell : 1, width };
+}
+
 void osc_tl_draw_ruler(const struct osc_tl_window *w, int64_t origin, bool utf8,
 		       struct osc_tl_glyph *out)
 {
