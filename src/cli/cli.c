@@ -70,6 +70,8 @@ enum {
 	OPT_SCALE,
 	OPT_MATRIX,
 	OPT_MEASURE,
+	OPT_SPLIT,
+	OPT_STRAGGLER,
 };
 
 #define VIEW (OSC_MODE_REPORT | OSC_MODE_TUI | OSC_MODE_DEFAULT | OSC_MODE_DIFF | OSC_MODE_WHATIF)
@@ -78,7 +80,14 @@ enum {
 
 const struct osc_cli_option osc_cli_view_options[] = {
 	{ OPT_BY, "by", 'b', "LEVEL",
-	  "op (default), shape, kernel, dims, mapping, run, path, category or module", VIEW },
+	  "op (default), shape, kernel, dims, mapping, run, path, category or module; "
+	  "rank for a job", VIEW },
+	{ OPT_SPLIT, "split", 0, "rank",
+	  "a job: every rank's rows of the level (not their spread across ranks)",
+	  OSC_MODE_REPORT | OSC_MODE_DEFAULT },
+	{ OPT_STRAGGLER, "straggler", 0, "K",
+	  "a job's --by rank: flag ranks beyond K times the median (default 1.10)",
+	  OSC_MODE_REPORT | OSC_MODE_DEFAULT },
 	{ OPT_RUNS, "runs", 'r', "SPEC", "runs to use (default: all but an ORT warm-up run 0)",
 	  VIEW | OSC_MODE_GPU },
 	{ OPT_RUN_RANGE, "run-range", 0, "RE[/N]",
@@ -487,9 +496,24 @@ static enum osc_status view_option(struct osc_cli_view *v, int id, const char *a
 {
 	switch (id) {
 	case OPT_BY:
-		/* Not an aggregation level: a table of its own (optable.h). */
+		/* Not aggregation levels: tables of their own (optable.h, ranks.h). */
 		v->op_instance = !strcmp(arg, "op-instance");
-		return v->op_instance ? OSC_OK : osc_level_parse(arg, &v->level, err);
+		v->by_rank = !strcmp(arg, "rank");
+		return v->op_instance || v->by_rank ? OSC_OK : osc_level_parse(arg, &v->level, err);
+	case OPT_SPLIT:
+		v->split_rank = !strcmp(arg, "rank");
+		return v->split_rank ? OSC_OK : osc_error_set(err, OSC_USAGE, "--split", OSC_NO_OFFSET,
+							     NULL, "unknown key '%s' (valid: rank)", arg);
+	case OPT_STRAGGLER: {
+		char *end;
+
+		errno = 0;
+		v->straggler = strtod(arg, &end);
+		if (errno || end == arg || *end || !(v->straggler >= 1) || v->straggler > 1000)
+			return osc_error_set(err, OSC_USAGE, "--straggler", OSC_NO_OFFSET, NULL,
+					     "not a factor from 1 to 1000: '%s'", arg);
+		return OSC_OK;
+	}
 	case OPT_RUNS:
 		v->runs = arg;
 		return OSC_OK;
@@ -694,13 +718,16 @@ enum osc_status osc_cli_view_parse(struct osc_cli_view *v, int argc, char **argv
 		if (id == OSC_CLI_ERROR)
 			return err->code;
 		if (id == OSC_CLI_OPERAND) {
-			/* A second trace is the other side of a compare. */
-			if (v->other || (v->path && !(mode & (OSC_MODE_DIFF | OSC_MODE_DEFAULT))))
+			if (v->path && !(mode & (OSC_MODE_DIFF | OSC_MODE_DEFAULT | OSC_MODE_REPORT |
+						  OSC_MODE_GPU)))
 				return osc_error_set(err, OSC_USAGE, p.arg, OSC_NO_OFFSET, NULL,
-						     "unexpected argument: %s",
-						     v->other ? "two traces at most"
-							      : "one trace at a time");
-			*(v->path ? &v->other : &v->path) = p.arg;
+						     "unexpected argument: one trace at a time");
+			if (v->nr_inputs == 2 && (mode & OSC_MODE_DIFF))
+				return osc_error_set(err, OSC_USAGE, p.arg, OSC_NO_OFFSET, NULL,
+						     "unexpected argument: two traces at most");
+			OSC_GROW(v->inputs, v->nr_inputs + 1, v->alloc_inputs);
+			v->inputs[v->nr_inputs++] = p.arg;
+			v->path = v->inputs[0];
 			continue;
 		}
 		if (view_option(v, id, p.arg, err) != OSC_OK)
@@ -711,6 +738,13 @@ enum osc_status osc_cli_view_parse(struct osc_cli_view *v, int argc, char **argv
 			if (o->id == id && !(o->modes & OSC_MODE_TUI))
 				v->report_only = true;
 	}
+	/* A second trace is the other side of a compare; three or more are a job's ranks. */
+	if (v->nr_inputs == 2 && (mode & (OSC_MODE_DIFF | OSC_MODE_DEFAULT)))
+		v->other = v->inputs[1];
+	if ((v->by_rank || v->split_rank) && v->other)
+		return osc_error_set(err, OSC_USAGE, v->by_rank ? "--by" : "--split", OSC_NO_OFFSET,
+				     NULL, "two traces are a compare: give a job's ranks with "
+				     "'opscope report A B' or a directory");
 	if (v->histogram && v->matrix)
 		return osc_error_set(err, OSC_USAGE, "--matrix", OSC_NO_OFFSET, NULL,
 				     "one of --histogram and --matrix at a time");
@@ -730,6 +764,7 @@ enum osc_status osc_cli_view_parse(struct osc_cli_view *v, int argc, char **argv
 
 void osc_cli_view_release(struct osc_cli_view *v)
 {
+	free(v->inputs);
 	free(v->filters);
 	free(v->speedups);
 	osc_filter_release(&v->filter);
@@ -765,7 +800,7 @@ static void print_note(const char *kind, const char *name, const char *text)
 	fprintf(stderr, "opscope: %s%s\n", kind, line);
 }
 
-static void print_warnings(const struct osc_trace *t, const char *name)
+void osc_cli_print_warnings(const struct osc_trace *t, const char *name)
 {
 	for (int w = 0; w < OSC_WARN_COUNT; w++) {
 		char line[256];
@@ -861,7 +896,7 @@ enum osc_status osc_cli_load(const char *path, uint64_t max_input, struct osc_tr
 				     err);
 	}
 	if (st == OSC_OK)
-		print_warnings(t, osc_cli_input_name(path));
+		osc_cli_print_warnings(t, osc_cli_input_name(path));
 	return st;
 }
 

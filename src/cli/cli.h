@@ -47,6 +47,7 @@ int osc_cmd_gpu(int argc, char **argv);
 int osc_cmd_flame(int argc, char **argv);
 int osc_cmd_timeline(int argc, char **argv);
 int osc_cmd_slice(int argc, char **argv);
+int osc_cmd_summary(int argc, char **argv);
 
 /* ---- option parsing ---- */
 
@@ -128,6 +129,11 @@ int osc_cli_fail(const struct osc_error *err);
 struct osc_cli_view {
 	const char *path;            /* NULL: the bundled sample */
 	const char *other;           /* second trace: compare path (base) with it */
+	const char **inputs;         /* every trace or directory given, in order (path first) */
+	size_t nr_inputs, alloc_inputs;
+	bool by_rank;                /* --by rank: the rank table of a job */
+	bool split_rank;             /* --split rank: every rank's rows of a job */
+	double straggler;            /* --straggler K: the straggler rule's k, 0: default */
 	enum osc_level level;        /* --by */
 	bool op_instance;            /* --by op-instance: one row per op instance (report) */
 	const char *runs;            /* --runs, NULL for the default */
@@ -194,6 +200,23 @@ void osc_cli_view_release(struct osc_cli_view *v);
 
 /* `opscope report` on a parsed view: load, aggregate, export. Exit status. */
 int osc_report_run(struct osc_cli_view *v);
+
+/*
+ * Whether v is about a distributed job (job.h): several inputs that are no
+ * compare, a directory, or a summary file.
+ */
+bool osc_cli_view_is_job(const struct osc_cli_view *v);
+
+/* `opscope report` on a job: the rank table, a level across ranks, or split by rank. */
+int osc_ranks_run(struct osc_cli_view *v);
+
+/*
+ * Load the job of v's inputs (v->inputs: files and directories) into job
+ * (job.h) with v's loading options, a progress line per input on stderr.
+ */
+struct osc_job;
+enum osc_status osc_cli_load_job(const struct osc_cli_view *v, struct osc_job *job,
+				 struct osc_error *err);
 
 /* A command's work once its options are parsed; returns the exit status. */
 typedef int (*osc_cli_view_fn)(struct osc_cli_view *v);
@@ -300,6 +323,9 @@ bool osc_cli_trace_option(int id, const char *arg, struct osc_cli_trace_args *a,
  */
 enum osc_status osc_cli_load(const char *path, uint64_t max_input, struct osc_trace *t,
 			     struct osc_error *err);
+
+/* Print t's load warnings on stderr, one line each, naming the input name. */
+void osc_cli_print_warnings(const struct osc_trace *t, const char *name);
 
 /*
  * --max-input SIZE: bytes with an optional K, M, G or T (powers of 1024); 0

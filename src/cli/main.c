@@ -33,6 +33,8 @@ static const struct osc_cli_command commands[] = {
 	{ "timeline", osc_cmd_timeline, "the selected runs drawn as lanes of time" },
 	{ "flame", osc_cmd_flame, "folded stacks of the call tree for flame graph tools" },
 	{ "slice", osc_cmd_slice, "write the selected runs as a Chrome trace other tools open" },
+	{ "summary", osc_cmd_summary,
+	  "reduce each rank's trace to a summary file a job can be opened from" },
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -120,6 +120,9 @@ void osc_format_us_int(int64_t ns, char *buf, size_t size);
 /* Format a percentage with 2 decimals, rounded half away from zero ("12.35"). */
 void osc_format_pct(double pct, char *buf, size_t size);
 
+/* Format a ratio with 3 decimals ("1.234"); "" when it is NaN (unknown). */
+void osc_format_ratio(double x, char *buf, size_t size);
+
 /* ---- display width of UTF-8 text (used by the text table and the TUI) ---- */
 
 /*

@@ -19,6 +19,7 @@ enum osc_rank_source {
 	OSC_RANK_NONE,             /* no rank known */
 	OSC_RANK_DISTRIBUTED_INFO, /* the trace's distributedInfo */
 	OSC_RANK_FILE_NAME,        /* "rankN" or "workerN" in its file name */
+	OSC_RANK_INPUT_ORDER,      /* its place among a job's inputs (job.h) */
 };
 
 struct osc_rank {
@@ -36,7 +37,7 @@ struct osc_rank {
  */
 void osc_trace_rank(const struct osc_trace *t, const char *path, struct osc_rank *out);
 
-/* "distributedInfo", "file name" or "none". */
+/* "distributedInfo", "file name", "input order" or "none". */
 const char *osc_rank_source_name(enum osc_rank_source s);
 
 #endif

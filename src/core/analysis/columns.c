@@ -458,6 +458,14 @@ void osc_format_pct(double pct, char *buf, size_t size)
 		format_special(pct, 2, 1.0, buf, size);
 }
 
+void osc_format_ratio(double x, char *buf, size_t size)
+{
+	if (isnan(x))
+		buf[0] = '\0';
+	else
+		snprintf(buf, size, "%.3f", x);
+}
+
 /* Integer ns never go through a double: exact for the whole int64 range. */
 void osc_format_us_int(int64_t ns, char *buf, size_t size)
 {

@@ -799,15 +799,6 @@ bool osc_diff_col_parse(const char *s, enum osc_diff_col *out)
 	return true;
 }
 
-/* A ratio with 3 decimals; "" when undefined (the base has no time). */
-static void format_ratio(double v, char *buf, size_t size)
-{
-	if (isnan(v))
-		snprintf(buf, size, "%s", "");
-	else
-		snprintf(buf, size, "%.3f", v);
-}
-
 const char *osc_diff_cell(const struct osc_diff *d, size_t row, size_t col, char *buf,
 			  size_t size)
 {
@@ -846,7 +837,7 @@ const char *osc_diff_cell(const struct osc_diff *d, size_t row, size_t col, char
 			osc_format_pct(r->delta_pct, buf, size);
 		break;
 	case OSC_DIFF_RATIO:
-		format_ratio(r->ratio, buf, size);
+		osc_format_ratio(r->ratio, buf, size);
 		break;
 	case OSC_DIFF_BASE_SELF:
 	case OSC_DIFF_OTHER_SELF:

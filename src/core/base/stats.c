@@ -129,6 +129,21 @@ double osc_stats_percentile_sorted(const int64_t *s, size_t n, double q)
 	return i + 1 >= n ? (double)s[i] : lerp(s[i], s[i + 1], t);
 }
 
+static int double_order(const void *pa, const void *pb)
+{
+	double a = *(const double *)pa, b = *(const double *)pb;
+
+	return a < b ? -1 : a > b;
+}
+
+double osc_stats_median(double *v, size_t n)
+{
+	if (!n)
+		return 0;
+	qsort(v, n, sizeof(*v), double_order);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 void osc_stats_compute(int64_t *v, size_t n, struct osc_stats *out)
 {
 	double sq = 0;

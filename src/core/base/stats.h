@@ -31,4 +31,7 @@ void osc_stats_compute(int64_t *v, size_t n, struct osc_stats *out);
  */
 double osc_stats_percentile_sorted(const int64_t *s, size_t n, double q);
 
+/* Median of v[0..n) (sorted in place): the middle value, the mean of the middle two for even n; 0 for none. */
+double osc_stats_median(double *v, size_t n);
+
 #endif

@@ -10,6 +10,7 @@ const char *osc_rank_source_name(enum osc_rank_source s)
 {
 	return s == OSC_RANK_DISTRIBUTED_INFO ? "distributedInfo" :
 	       s == OSC_RANK_FILE_NAME        ? "file name" :
+	       s == OSC_RANK_INPUT_ORDER      ? "input order" :
 						"none";
 }
 

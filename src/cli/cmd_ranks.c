@@ -1,0 +1,244 @@
+/*
+ * cmd_ranks.c - `opscope report` on a distributed job (job.h): the inputs
+ * loaded into rank summaries with a progress line each, then the rank table
+ * (--by rank), every rank's rows (--split rank) or a level's rows across
+ * the ranks (ranks.h).
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "opscope/analysis/job.h"
+#include "opscope/analysis/ranks.h"
+#include "opscope/base/alloc.h"
+#include "opscope/load/summary_file.h"
+#include "cli.h"
+
+/* Whether path is a directory or a summary file: a job even alone. */
+static bool job_input(const char *path)
+{
+	struct stat sb;
+	char head[64];
+	int fd;
+	ssize_t got;
+
+	if (!strcmp(path, "-") || stat(path, &sb))
+		return false;
+	if (S_ISDIR(sb.st_mode))
+		return true;
+	fd = open(path, O_RDONLY);
+	got = fd >= 0 ? read(fd, head, sizeof(head)) : -1;
+	if (fd >= 0)
+		close(fd);
+	return got > 0 && osc_summary_sniff(head, (size_t)got);
+}
+
+bool osc_cli_view_is_job(const struct osc_cli_view *v)
+{
+	if (v->other)
+		return false;
+	return v->nr_inputs > 1 || (v->nr_inputs == 1 && job_input(v->inputs[0]));
+}
+
+/* A line on stderr as each input is done: which rank, what it held, how long it took. */
+static void say_loaded(const struct osc_job_progress *p, void *userdata)
+{
+	const struct osc_summary *s = p->rank;
+	char rank[64];
+
+	(void)userdata;
+	if (s->rank.source == OSC_RANK_NONE)
+		snprintf(rank, sizeof(rank), "rank by input order");
+	else
+		snprintf(rank, sizeof(rank), "rank %lld (%s)", (long long)s->rank.rank,
+			 osc_rank_source_name(s->rank.source));
+	if (p->trace)
+		osc_cli_print_warnings(p->trace, p->path);
+	fprintf(stderr, "opscope: [%zu/%zu] %s: %s: %llu events, %zu runs, %.2f s\n", p->done,
+		p->nr, osc_cli_input_name(p->path), rank, (unsigned long long)s->events,
+		s->nr_runs, p->seconds);
+}
+
+/* Options of a single trace's table that a job's tables do not have. */
+static enum osc_status check_job_options(const struct osc_cli_view *v, struct osc_error *err)
+{
+	const char *bad = v->histogram ? "--histogram" : v->matrix ? "--matrix" :
+			  v->columns ? "--columns" : v->sort_arg ? "--sort" :
+			  v->percent_limit >= 0 ? "--percent-limit" : v->op_instance ? "--by" :
+			  v->trace_column ? "--trace-column" : v->regex ? "--regex" : NULL;
+
+	if (bad)
+		return osc_error_set(err, OSC_USAGE, bad, OSC_NO_OFFSET, NULL,
+				     "not with a job's ranks (a job's tables have their own order "
+				     "and columns)");
+	if (v->by_rank && v->split_rank)
+		return osc_error_set(err, OSC_USAGE, "--split", OSC_NO_OFFSET, NULL,
+				     "not with --by rank (the rank table has a row per rank)");
+	if (v->straggler > 0 && !v->by_rank)
+		return osc_error_set(err, OSC_USAGE, "--straggler", OSC_NO_OFFSET, NULL,
+				     "needs --by rank");
+	return OSC_OK;
+}
+
+/* The tables a job prints, and which one this is. */
+struct ranks_out {
+	const struct osc_job *job;
+	struct osc_rank_table table;
+	struct osc_rank_dist dist;
+	struct osc_rank_split split;
+	const struct osc_filter *filter; /* rows kept by name (dist and split) */
+	size_t *keep;                    /* the rows shown, after the filter and --top */
+	size_t nr_keep, nr_all;
+	enum { RANK_TABLE, RANK_DIST, RANK_SPLIT } what;
+};
+
+static const char *cell(const void *ctx, size_t row, size_t col, char *buf, size_t size)
+{
+	const struct ranks_out *o = ctx;
+	size_t r = o->keep[row];
+
+	switch (o->what) {
+	case RANK_TABLE:
+		return osc_rank_table_cell(o->job, &o->table, r, col, buf, size);
+	case RANK_DIST:
+		return osc_rank_dist_cell(o->job, &o->dist, r, col, buf, size);
+	default:
+		return osc_rank_split_cell(o->job, &o->split, r, col, buf, size);
+	}
+}
+
+/* The rows kept: those whose name passes the filter, the first `top` (0: all). */
+static void keep_rows(struct ranks_out *o, size_t top)
+{
+	size_t n = o->what == RANK_TABLE ? o->table.nr : o->what == RANK_DIST ? o->dist.nr
+									     : o->split.nr;
+
+	o->nr_all = n;
+	o->keep = osc_xmalloc((n ? n : 1) * sizeof(*o->keep));
+	for (size_t i = 0; i < n; i++) {
+		const char *name = o->what == RANK_DIST ? o->dist.rows[i].key :
+				   o->what == RANK_SPLIT ? o->split.rows[i].key : NULL;
+
+		if (name && !osc_filter_match(o->filter, name, strlen(name)))
+			continue;
+		if (top && o->nr_keep == top && o->what != RANK_SPLIT)
+			break;
+		o->keep[o->nr_keep++] = i;
+	}
+	if (o->what == RANK_SPLIT && top) { /* --top: per rank */
+		size_t out = 0, run = 0;
+
+		for (size_t k = 0; k < o->nr_keep; k++) {
+			size_t i = o->keep[k];
+
+			run = k && o->split.rows[i].index == o->split.rows[o->keep[k - 1]].index
+				      ? run + 1 : 0;
+			if (run < top)
+				o->keep[out++] = i;
+		}
+		o->nr_keep = out;
+	}
+}
+
+static enum osc_status write_ranks(struct ranks_out *o, const struct osc_cli_view *v,
+				   const struct osc_rank_runs *runs, struct osc_error *err)
+{
+	char ranks[32], rows[64], what[160];
+	const char *keys[] = { "ranks", "runs", "table", "rows" };
+	const char *values[] = { ranks, runs->text, what, rows };
+	struct osc_export_meta meta = { keys, values, 4, NULL };
+	struct osc_table t = { .cell = cell, .ctx = o, .nr_rows = o->nr_keep };
+
+	snprintf(ranks, sizeof(ranks), "%zu", o->job->nr);
+	snprintf(rows, sizeof(rows), "%zu of %zu", o->nr_keep, o->nr_all);
+	if (o->what == RANK_TABLE) {
+		snprintf(what, sizeof(what), "one row per rank; flags beyond %.2fx the median",
+			 o->table.k);
+		t.cols = osc_rank_table_columns(&t.nr_cols);
+	} else if (o->what == RANK_DIST) {
+		snprintf(what, sizeof(what), "%s rows across ranks: %s", osc_level_name(v->level),
+			 o->dist.measure == OSC_MEASURE_SELF ? "self time" :
+			 o->dist.measure == OSC_MEASURE_DEVICE ? "device time launched" :
+								  "device time");
+		t.cols = osc_rank_dist_columns(&t.nr_cols);
+	} else {
+		snprintf(what, sizeof(what), "%s rows of every rank", osc_level_name(v->level));
+		t.cols = osc_rank_split_columns(&t.nr_cols);
+	}
+	return osc_cli_write_view(v, &t, &meta, err);
+}
+
+enum osc_status osc_cli_load_job(const struct osc_cli_view *v, struct osc_job *job,
+				 struct osc_error *err)
+{
+	struct osc_job_opts jo = {
+		.max_input = v->max_input, .ops = v->ops, .categories = &v->categories,
+		.runs = { .range = v->run_range, .whole = v->whole_trace },
+		.progress = say_loaded,
+	};
+	char **paths = NULL;
+	size_t nr = 0;
+	enum osc_status st = osc_job_expand(v->inputs, v->nr_inputs, &paths, &nr, err);
+
+	if (st == OSC_OK)
+		st = osc_job_load((const char *const *)paths, nr, &jo, job, err);
+	for (size_t i = 0; i < nr; i++)
+		free(paths[i]);
+	free(paths);
+	return st;
+}
+
+/* Load the job of v's inputs, then print the table v asks for. */
+static enum osc_status ranks_report(struct osc_cli_view *v, struct osc_job *job,
+				    struct osc_rank_runs *runs, struct ranks_out *o,
+				    struct osc_error *err)
+{
+	enum osc_status st = check_job_options(v, err);
+
+	if (st == OSC_OK)
+		st = osc_cli_load_job(v, job, err);
+	if (st == OSC_OK)
+		st = osc_rank_runs_parse(job, v->runs, runs, err);
+	if (st != OSC_OK)
+		return st;
+	o->job = job;
+	o->filter = &v->filter;
+	if (v->by_rank) {
+		o->what = RANK_TABLE;
+		osc_rank_table(job, runs, v->straggler, &o->table);
+	} else if (v->split_rank) {
+		o->what = RANK_SPLIT;
+		osc_rank_split(job, runs, v->level, &o->split);
+	} else {
+		o->what = RANK_DIST;
+		osc_rank_dist(job, runs, v->level, &o->dist);
+	}
+	keep_rows(o, v->top);
+	if (o->what == RANK_TABLE && o->table.nr_flagged)
+		fprintf(stderr, "opscope: %zu of %zu ranks flagged (see the flags column)\n",
+			o->table.nr_flagged, o->table.nr);
+	return write_ranks(o, v, runs, err);
+}
+
+int osc_ranks_run(struct osc_cli_view *v)
+{
+	struct osc_job job = { 0 };
+	struct osc_rank_runs runs = { 0 };
+	struct ranks_out o;
+	struct osc_error err;
+	enum osc_status st;
+
+	memset(&o, 0, sizeof(o));
+	osc_error_clear(&err);
+	st = ranks_report(v, &job, &runs, &o, &err);
+	free(o.keep);
+	osc_rank_table_release(&o.table);
+	osc_rank_dist_release(&o.dist);
+	osc_rank_split_release(&o.split);
+	osc_rank_runs_release(&runs);
+	osc_job_release(&job);
+	return st == OSC_OK ? OSC_EXIT_OK : osc_cli_fail(&err);
+}

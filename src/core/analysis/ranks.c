@@ -1,0 +1,315 @@
+/*
+ * ranks.c - each rank's selected runs, and the rank table with its
+ * stragglers (ranks.h).
+ */
+#include "opscope/analysis/ranks.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "opscope/base/alloc.h"
+#include "opscope/base/sat.h"
+#include "base/stats.h"
+
+enum osc_status osc_rank_runs_parse(const struct osc_job *j, const char *spec,
+				    struct osc_rank_runs *out, struct osc_error *err)
+{
+	out->nr = j->nr;
+	out->sel = osc_xcalloc(j->nr ? j->nr : 1, sizeof(*out->sel));
+	out->text = NULL;
+	for (size_t i = 0; i < j->nr; i++) {
+		const struct osc_summary *s = &j->ranks[i];
+		bool warmup = s->format == OSC_FORMAT_ORT && s->nr_runs > 1;
+		struct osc_error inner;
+		enum osc_status st = osc_runsel_parse(spec, s->nr_runs, warmup, &out->sel[i], &inner);
+
+		if (st != OSC_OK) {
+			osc_rank_runs_release(out);
+			return osc_error_set(err, st, s->path, OSC_NO_OFFSET, "--runs",
+					     "rank %lld: %s", (long long)s->rank.rank, inner.message);
+		}
+	}
+	out->text = osc_xasprintf("runs %s of each rank (%s)", spec ? spec : "all but an ORT warm-up",
+				  j->nr ? osc_summary_str(&j->ranks[0], j->ranks[0].run_source) : "none");
+	return OSC_OK;
+}
+
+void osc_rank_runs_release(struct osc_rank_runs *r)
+{
+	for (size_t i = 0; i < r->nr; i++)
+		osc_runsel_release(&r->sel[i]);
+	free(r->sel);
+	free(r->text);
+	memset(r, 0, sizeof(*r));
+}
+
+static int by_key(const void *pa, const void *pb)
+{
+	const struct osc_sum_row *a = pa, *b = pb;
+
+	return a->key < b->key ? -1 : a->key > b->key;
+}
+
+struct osc_sum_row *osc_rank_rows(const struct osc_summary *s, const struct osc_runsel *sel,
+				  enum osc_level l, size_t *nr)
+{
+	size_t n = 0, alloc = 0, out = 0;
+	struct osc_sum_row *k = NULL;
+
+	for (uint32_t run = 0; run < s->nr_runs; run++) {
+		size_t first, m = sel->on[run] ? osc_summary_rows_of(s, l, run, &first) : 0;
+
+		for (size_t i = first; m && i < first + m; i++) {
+			OSC_GROW(k, n + 1, alloc);
+			k[n++] = s->rows[i];
+		}
+	}
+	if (n > 1)
+		qsort(k, n, sizeof(*k), by_key);
+	for (size_t i = 0; i < n;) {
+		struct osc_sum_row sum = k[i];
+
+		for (i++; i < n && k[i].key == sum.key; i++) {
+			sum.count += k[i].count;
+			sum.kernels += k[i].kernels;
+			sum.total = osc_sat_add(sum.total, k[i].total);
+			sum.self = osc_sat_add(sum.self, k[i].self);
+			sum.dev = osc_sat_add(sum.dev, k[i].dev);
+			sum.dev_total = osc_sat_add(sum.dev_total, k[i].dev_total);
+			sum.min = k[i].min < sum.min ? k[i].min : sum.min;
+			sum.max = k[i].max > sum.max ? k[i].max : sum.max;
+		}
+		sum.run = OSC_NONE;
+		k[out++] = sum;
+	}
+	*nr = out;
+	return k;
+}
+
+/* The kernel with the most device time over the selected runs of s (ties: the first by text). */
+static void top_kernel(const struct osc_summary *s, const struct osc_runsel *sel,
+		       struct osc_rank_row *row)
+{
+	size_t nr;
+	struct osc_sum_row *k = osc_rank_rows(s, sel, OSC_LEVEL_KERNEL, &nr);
+
+	for (size_t i = 0; i < nr; i++) {
+		const char *name = osc_summary_str(s, k[i].key);
+
+		if (!row->top_kernel || k[i].total > row->top_kernel_time ||
+		    (k[i].total == row->top_kernel_time && strcmp(name, row->top_kernel) < 0)) {
+			row->top_kernel = name;
+			row->top_kernel_time = k[i].total;
+		}
+	}
+	free(k);
+}
+
+/* x over the median m: NaN when m is 0. */
+static double over(double x, double m)
+{
+	return m > 0 ? x / m : NAN;
+}
+
+/* One rank's sums over its selected runs. */
+static void rank_row(const struct osc_summary *s, const struct osc_runsel *sel,
+		     struct osc_rank_row *row)
+{
+	for (uint32_t run = 0; run < s->nr_runs; run++) {
+		const struct osc_sum_run *r = &s->runs[run];
+
+		if (!sel->on[run])
+			continue;
+		row->nr_runs++;
+		row->wall = osc_sat_add(row->wall, r->wall);
+		row->host_busy = osc_sat_add(row->host_busy, r->host_busy);
+		row->device_time = osc_sat_add(row->device_time, r->device_time);
+		row->busy = osc_sat_add(row->busy, r->busy);
+		row->idle = osc_sat_add(row->idle, r->idle);
+		for (int c = 0; c < OSC_SUM_CATS; c++)
+			row->cat[c] = osc_sat_add(row->cat[c], r->cat[c]);
+		row->exposed_comm = osc_sat_add(row->exposed_comm, r->exposed_comm);
+	}
+	row->step = row->nr_runs ? (double)row->wall / (double)row->nr_runs : 0;
+	top_kernel(s, sel, row);
+}
+
+/* The work of a rank for the straggler rule: device compute, or host busy without a device. */
+static int64_t work_of(const struct osc_summary *s, const struct osc_rank_row *r)
+{
+	return s->has_device ? r->cat[0] : r->host_busy;
+}
+
+void osc_rank_table(const struct osc_job *j, const struct osc_rank_runs *runs, double k,
+		    struct osc_rank_table *out)
+{
+	size_t n = j->nr;
+	double *v = osc_xcalloc(n ? n : 1, sizeof(*v));
+	double m_step, m_work, m_comm;
+
+	out->k = k > 0 ? k : OSC_STRAGGLER_K;
+	out->nr = n;
+	out->nr_flagged = 0;
+	out->rows = osc_xcalloc(n ? n : 1, sizeof(*out->rows));
+	for (size_t i = 0; i < n; i++) {
+		out->rows[i].index = i;
+		rank_row(&j->ranks[i], &runs->sel[i], &out->rows[i]);
+	}
+	for (size_t i = 0; i < n; i++)
+		v[i] = out->rows[i].step;
+	m_step = osc_stats_median(v, n);
+	for (size_t i = 0; i < n; i++)
+		v[i] = (double)work_of(&j->ranks[i], &out->rows[i]);
+	m_work = osc_stats_median(v, n);
+	for (size_t i = 0; i < n; i++)
+		v[i] = (double)out->rows[i].cat[1];
+	m_comm = osc_stats_median(v, n);
+	free(v);
+	for (size_t i = 0; i < n; i++) {
+		struct osc_rank_row *r = &out->rows[i];
+
+		r->step_x = over(r->step, m_step);
+		r->work_x = over((double)work_of(&j->ranks[i], r), m_work);
+		r->comm_x = over((double)r->cat[1], m_comm);
+		r->flags = (r->step_x > out->k ? OSC_RANK_SLOW_STEP : 0) |
+			   (r->work_x > out->k ? OSC_RANK_STRAGGLER : 0) |
+			   (r->comm_x > out->k ? OSC_RANK_WAITS : 0);
+		out->nr_flagged += r->flags != 0;
+	}
+}
+
+void osc_rank_table_release(struct osc_rank_table *t)
+{
+	free(t->rows);
+	memset(t, 0, sizeof(*t));
+}
+
+const char *osc_rank_flags_text(unsigned flags, char *buf, size_t size)
+{
+	static const char *const words[] = { "slow step", "straggler", "waits" };
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (int b = 0; b < 3; b++)
+		if (flags & (1u << b))
+			len += (size_t)snprintf(buf + len, len < size ? size - len : 0, "%s%s",
+						len ? ", " : "", words[b]);
+	return buf;
+}
+
+/*
+ * X-macro: the rank table's columns (id, title, width, align, numeric, stat).
+ * The table does not sort: the stat only says which columns a narrow text
+ * table drops first (export_text.c's drop order: the rank, step, compute,
+ * comm and flags stay).
+ */
+#define RANK_COLS(_)                                                               \
+	_(RANK, "rank", 4, OSC_ALIGN_RIGHT, true, NAME)                            \
+	_(WORLD, "world_size", 5, OSC_ALIGN_RIGHT, true, MIN)                      \
+	_(RUNS, "runs", 4, OSC_ALIGN_RIGHT, true, MIN)                             \
+	_(STEP, "step_us", 10, OSC_ALIGN_RIGHT, true, WALL)                        \
+	_(STEP_X, "step_x_median", 6, OSC_ALIGN_RIGHT, true, SELF_PCT)             \
+	_(BUSY_PCT, "busy_pct_of_wall", 6, OSC_ALIGN_RIGHT, true, MEAN)            \
+	_(COMPUTE, "compute_us", 10, OSC_ALIGN_RIGHT, true, SELF)                  \
+	_(WORK_X, "work_x_median", 6, OSC_ALIGN_RIGHT, true, SELF_PCT)             \
+	_(COMM, "comm_us", 10, OSC_ALIGN_RIGHT, true, DEVICE)                      \
+	_(COMM_X, "comm_x_median", 6, OSC_ALIGN_RIGHT, true, SELF_PCT)             \
+	_(EXPOSED, "exposed_comm_us", 10, OSC_ALIGN_RIGHT, true, TOTAL)            \
+	_(MEMCPY, "memcpy_us", 9, OSC_ALIGN_RIGHT, true, KERNELS)                  \
+	_(IDLE, "idle_us", 10, OSC_ALIGN_RIGHT, true, MEAN)                        \
+	_(WALL, "wall_us", 10, OSC_ALIGN_RIGHT, true, TOTAL)                       \
+	_(HOST_BUSY, "host_busy_us", 10, OSC_ALIGN_RIGHT, true, KERNELS)           \
+	_(FLAGS, "flags", 9, OSC_ALIGN_LEFT, false, HOST_BUSY)                     \
+	_(TOP, "top_kernel", 16, OSC_ALIGN_LEFT, false, STDDEV)                    \
+	_(TOP_US, "top_kernel_us", 10, OSC_ALIGN_RIGHT, true, STDDEV)              \
+	_(TRACE, "trace", 12, OSC_ALIGN_LEFT, false, COUNT_PER_RUN)
+
+enum {
+#define RANK_COL_ENUM(id, title, w, a, num, stat) RC_##id,
+	RANK_COLS(RANK_COL_ENUM)
+#undef RANK_COL_ENUM
+	RC_NR
+};
+
+const struct osc_column *osc_rank_table_columns(size_t *nr)
+{
+	static const struct osc_column cols[] = {
+#define RANK_COL_DEF(id, title, w, a, num, stat) { title, w, a, num, OSC_STAT_##stat },
+		RANK_COLS(RANK_COL_DEF)
+#undef RANK_COL_DEF
+	};
+
+	*nr = RC_NR;
+	return cols;
+}
+
+const char *osc_rank_table_cell(const struct osc_job *j, const struct osc_rank_table *t,
+				size_t row, size_t col, char *buf, size_t size)
+{
+	const struct osc_rank_row *r = &t->rows[row];
+	const struct osc_summary *s = &j->ranks[r->index];
+
+	buf[0] = '\0';
+	switch (col) {
+	case RC_RANK:
+		snprintf(buf, size, "%lld", (long long)s->rank.rank);
+		break;
+	case RC_WORLD:
+		if (s->rank.world_size >= 0)
+			snprintf(buf, size, "%lld", (long long)s->rank.world_size);
+		break;
+	case RC_RUNS:
+		snprintf(buf, size, "%zu", r->nr_runs);
+		break;
+	case RC_STEP:
+		osc_format_us(r->step, buf, size);
+		break;
+	case RC_STEP_X:
+		osc_format_ratio(r->step_x, buf, size);
+		break;
+	case RC_BUSY_PCT:
+		if (r->wall > 0)
+			osc_format_pct(100.0 * (double)r->busy / (double)r->wall, buf, size);
+		break;
+	case RC_COMPUTE:
+		osc_format_us_int(r->cat[0], buf, size);
+		break;
+	case RC_WORK_X:
+		osc_format_ratio(r->work_x, buf, size);
+		break;
+	case RC_COMM:
+		osc_format_us_int(r->cat[1], buf, size);
+		break;
+	case RC_COMM_X:
+		osc_format_ratio(r->comm_x, buf, size);
+		break;
+	case RC_EXPOSED:
+		osc_format_us_int(r->exposed_comm, buf, size);
+		break;
+	case RC_MEMCPY:
+		osc_format_us_int(r->cat[2], buf, size);
+		break;
+	case RC_IDLE:
+		osc_format_us_int(r->idle, buf, size);
+		break;
+	case RC_WALL:
+		osc_format_us_int(r->wall, buf, size);
+		break;
+	case RC_HOST_BUSY:
+		osc_format_us_int(r->host_busy, buf, size);
+		break;
+	case RC_FLAGS:
+		return osc_rank_flags_text(r->flags, buf, size);
+	case RC_TOP:
+		return r->top_kernel ? r->top_kernel : buf;
+	case RC_TOP_US:
+		if (r->top_kernel)
+			osc_format_us_int(r->top_kernel_time, buf, size);
+		break;
+	case RC_TRACE:
+		return s->path;
+	}
+	return buf;
+}

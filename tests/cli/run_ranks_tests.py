@@ -1,0 +1,177 @@
+#!/usr/bin/env python3
+"""Tests of `opscope report` on a distributed job (issue 18: input, rank level,
+rank key, stragglers).
+
+- every cell of the rank table (--by rank), of the op and kernel rows across
+  ranks and of --split rank equals tests/tools/recompute_ranks.py (written
+  from the trace format and ranks.h's definitions) on the two real ranks in
+  tests/data/ranks and on a 4-rank job grown from them
+  (tests/tools/make_ranks.py: ranks said by distributedInfo or the file
+  name, a directory with a file that is not a trace, a straggler);
+- the straggler rank is flagged, and nothing with --straggler 3;
+- ranks by input order when nothing says them; a progress line per input;
+- `opscope A B` stays a compare; --top and --filter on the job's rows;
+- bad input: the same rank twice, an empty directory, a directory holding
+  a file that is not a trace, a job option without a job, a bad --split or
+  --straggler, --runs beyond a rank's runs, an option a job has no use
+  for: exit 2 with one line naming the file or the option.
+
+Prints "N passed, M failed" last; exits 1 on any failure.
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import testlib  # noqa: E402
+
+TOOLS = os.path.join(testlib.ROOT, "tests", "tools")
+PAIR = [os.path.join(testlib.ROOT, "tests", "data", "ranks", "sampled_rank-%d.json.gz" % i)
+        for i in (0, 1)]
+JOB4 = ["rank0.json", "worker_1.json", "trace-rank-2.json.gz", "rank3.json"]
+TABLES = [(["--by", "rank"], ["--by", "rank"]), (["--by", "op"], ["--by", "op"]),
+          (["--by", "kernel"], ["--by", "kernel"]), (["--split", "rank"], ["--split-op"]),
+          (["--by", "rank", "--runs", "1"], ["--by", "rank", "--runs", "1"]),
+          (["--by", "op", "--runs", "0"], ["--by", "op", "--runs", "0"])]
+
+
+def recompute(args, traces):
+    p = subprocess.run([sys.executable, os.path.join(TOOLS, "recompute_ranks.py")] + args +
+                       traces, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    return p.returncode, p.stdout.decode().splitlines()
+
+
+def csv_lines(args, inputs):
+    p = testlib.run(["report", "-F", "csv"] + args + inputs)
+    return p, p.text.splitlines() if p.rc == 0 else []
+
+
+def check_recomputed(res, name, inputs, traces):
+    for ours, theirs in TABLES:
+        rc, want = recompute(theirs, traces)
+        p, got = csv_lines(ours, inputs)
+        probs = [] if rc == 0 and got == want and len(got) > 1 else [
+            "%s\nwant %s\ngot  %s" % (p.describe(), want[:3], got[:3])]
+        res.check("recomputed %s: %s" % (name, " ".join(ours)), probs)
+
+
+def one_error_line(p, *words):
+    """Exit 2 and one error line (besides the inputs' progress lines) holding words."""
+    lines = [l for l in p.err_lines if not l.startswith("opscope: [")]
+    if p.rc != 2 or len(lines) != 1 or not all(w in lines[0] for w in words):
+        return ["want exit 2 and one line with %s; %s" % (words, p.describe())]
+    return []
+
+
+def main():
+    res = testlib.Results()
+    tmp = tempfile.mkdtemp(prefix="opscope-ranks-")
+    try:
+        job = os.path.join(tmp, "job")
+        subprocess.run([sys.executable, os.path.join(TOOLS, "make_ranks.py"), job] + PAIR,
+                       check=True)
+        check_recomputed(res, "two real ranks", PAIR, PAIR)
+        check_recomputed(res, "a directory of 4 ranks", [job],
+                         [os.path.join(job, f) for f in JOB4])
+
+        p, got = csv_lines(["--by", "rank"], [job])
+        flags = {line.split(",")[0]: "straggler" in line for line in got[1:]}
+        res.check("the straggler (rank 2) flagged, no other",
+                  [] if flags == {"0": False, "1": False, "2": True, "3": False}
+                  else ["flags %s; %s" % (flags, p.describe())])
+        res.check("a note says how many ranks are flagged",
+                  [] if any("1 of 4 ranks flagged" in l for l in p.err_lines) else [p.describe()])
+        p, got = csv_lines(["--by", "rank", "--straggler", "3"], [job])
+        res.check("--straggler 3: nothing flagged",
+                  [] if p.rc == 0 and not any("straggler" in l for l in got[1:])
+                  else [p.describe()])
+        p = testlib.run(["report", "--by", "rank", job])
+        lines = [l for l in p.err_lines if l.startswith("opscope: [")]
+        res.check("a progress line per input, saying where each rank came from",
+                  [] if len(lines) == 4 and any("rank 1 (file name)" in l for l in lines) and
+                  any("rank 2 (distributedInfo)" in l for l in lines) else [p.describe()])
+
+        # ranks by input order: nothing in the trace or its name says them
+        plain = []
+        for i, src in enumerate(reversed(PAIR)):
+            dst = os.path.join(tmp, "t%s.json.gz" % "ab"[i])
+            shutil.copy(src, dst)
+            plain.append(dst)
+        orderless = os.path.join(tmp, "orderless")
+        os.mkdir(orderless)
+        for i, name in enumerate(["first.json", "second.json"]):
+            subprocess.run([sys.executable, "-c",
+                            "import gzip,json,sys; d=json.loads(gzip.open(sys.argv[1]).read());"
+                            "d.pop('distributedInfo',None); open(sys.argv[2],'w').write(json.dumps(d))",
+                            PAIR[1 - i], os.path.join(orderless, name)], check=True)
+        p, got = csv_lines(["--by", "rank"], [os.path.join(orderless, "second.json"),
+                                              os.path.join(orderless, "first.json")])
+        res.check("ranks by input order when nothing says them",
+                  [] if len(got) == 3 and got[1].startswith("0,") and
+                  got[1].endswith("second.json") and got[2].endswith("first.json")
+                  else [str(got[:3]), p.describe()])
+        p = testlib.run(["report", "--by", "rank", os.path.join(orderless, "first.json"),
+                         os.path.join(orderless, "second.json")])
+        res.check("the progress line says input order",
+                  [] if any("input order" in l for l in p.err_lines) else [p.describe()])
+
+        # a compare stays a compare
+        p = testlib.run(["-F", "csv"] + PAIR)
+        res.check("`opscope A B` compares two traces",
+                  [] if p.rc == 0 and "delta" in p.text.splitlines()[0] else [p.describe()])
+        # --top and --filter keep the job's rows
+        p, got = csv_lines(["--by", "kernel", "--top", "3"], PAIR)
+        res.check("--top 3 keeps three rows", [] if len(got) == 4 else [p.describe()])
+        p, got = csv_lines(["--by", "op", "--filter", "c10d::*"], PAIR)
+        res.check("--filter keeps the rows whose name matches",
+                  [] if len(got) > 1 and all(l.startswith("c10d::") for l in got[1:])
+                  else [str(got[:3]), p.describe()])
+        p, got = csv_lines(["--split", "rank", "--top", "2"], PAIR)
+        res.check("--split rank --top 2: two rows per rank",
+                  [] if [l.split(",")[1] for l in got[1:]] == ["0", "0", "1", "1"]
+                  else [str(got), p.describe()])
+        p = testlib.run(["report", "-F", "json", "--by", "rank"] + PAIR)
+        probs = [p.describe()] if p.rc else []
+        if not probs:
+            rows = json.loads(p.text)["rows"]
+            if not (rows[0]["rank"] == 0 and isinstance(rows[1]["step_us"], float)):
+                probs.append("json rows %s" % rows[:2])
+        res.check("json: numbers as numbers", probs)
+
+        # bad input
+        p = testlib.run(["report", "--by", "rank", PAIR[0], PAIR[0]])
+        res.check("the same rank twice", one_error_line(p, "rank 0", "one trace per rank"))
+        empty = os.path.join(tmp, "empty")
+        os.mkdir(empty)
+        p = testlib.run(["report", empty])
+        res.check("an empty directory", one_error_line(p, empty, "no trace or summary"))
+        bad = os.path.join(tmp, "bad")
+        os.mkdir(bad)
+        shutil.copy(PAIR[0], bad)
+        with open(os.path.join(bad, "broken.json"), "w") as f:
+            f.write("this is not json\n")
+        p = testlib.run(["report", bad])
+        res.check("a directory holding a file that is not a trace",
+                  one_error_line(p, "broken.json"))
+        p = testlib.run(["report", "--by", "rank", PAIR[0]])
+        res.check("--by rank on one trace", one_error_line(p, "--by", "needs a job"))
+        p = testlib.run(["report", "--split", "thread"] + PAIR)
+        res.check("--split with another key", one_error_line(p, "--split", "thread"))
+        p = testlib.run(["report", "--by", "rank", "--straggler", "0.5"] + PAIR)
+        res.check("--straggler below 1", one_error_line(p, "--straggler"))
+        p = testlib.run(["report", "--by", "rank", "--runs", "5"] + PAIR)
+        res.check("--runs beyond a rank's runs", one_error_line(p, "sampled_rank-", "--runs"))
+        p = testlib.run(["report", "--sort", "count"] + PAIR)
+        res.check("an option a job has no use for", one_error_line(p, "--sort", "job"))
+        p = testlib.run(["diff", PAIR[0], PAIR[1], PAIR[0]])
+        res.check("diff takes two traces at most", one_error_line(p, "two traces at most"))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return res.finish()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
