@@ -76,30 +76,11 @@
 
 #include "opscope/analysis/roofline.h"
 #include "opscope/model/filter.h"
+#include "opscope/model/level.h"
 #include "opscope/model/runs.h"
 #include "opscope/base/status.h"
 #include "opscope/model/trace.h"
 
-/* X-macro: aggregation levels with their --by name. */
-#define OSC_LEVEL_LIST(_)    \
-	_(OP, "op")          \
-	_(SHAPE, "shape")    \
-	_(KERNEL, "kernel")  \
-	_(DIMS, "dims")      \
-	_(MAPPING, "mapping") \
-	_(RUN, "run")        \
-	_(PATH, "path")       \
-	_(CATEGORY, "category") \
-	_(MODULE, "module")
-
-enum osc_level {
-#define OSC_LEVEL_ENUM(name, text) OSC_LEVEL_##name,
-	OSC_LEVEL_LIST(OSC_LEVEL_ENUM)
-#undef OSC_LEVEL_ENUM
-	OSC_LEVEL_COUNT
-};
-
-const char *osc_level_name(enum osc_level l);
 /* Level by --by name; OSC_USAGE (subject "--by", listing the valid names) if unknown. */
 enum osc_status osc_level_parse(const char *name, enum osc_level *out, struct osc_error *err);
 

@@ -10,6 +10,7 @@
 #ifndef OPSCOPE_RANK_H
 #define OPSCOPE_RANK_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "opscope/model/trace.h"
@@ -20,6 +21,7 @@ enum osc_rank_source {
 	OSC_RANK_DISTRIBUTED_INFO, /* the trace's distributedInfo */
 	OSC_RANK_FILE_NAME,        /* "rankN" or "workerN" in its file name */
 	OSC_RANK_INPUT_ORDER,      /* its place among a job's inputs (job.h) */
+	OSC_RANK_SOURCE_COUNT
 };
 
 struct osc_rank {
@@ -39,5 +41,8 @@ void osc_trace_rank(const struct osc_trace *t, const char *path, struct osc_rank
 
 /* "distributedInfo", "file name", "input order" or "none". */
 const char *osc_rank_source_name(enum osc_rank_source s);
+
+/* The source whose osc_rank_source_name is name; false when none is. */
+bool osc_rank_source_from_name(const char *name, enum osc_rank_source *out);
 
 #endif

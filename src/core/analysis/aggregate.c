@@ -39,12 +39,6 @@
 /* How many briefs ahead the scan fetches a kernel's launching op. */
 #define PREFETCH_AHEAD 16
 
-static const char *const level_names[] = {
-#define OSC_LEVEL_NAME(name, text) text,
-	OSC_LEVEL_LIST(OSC_LEVEL_NAME)
-#undef OSC_LEVEL_NAME
-};
-
 /* What each level groups and whether its events are device kernels. */
 static const struct {
 	unsigned keys;
@@ -61,13 +55,6 @@ static const struct {
 	[OSC_LEVEL_MODULE] = { OSC_KEY_MODULE, false },
 };
 
-const char *osc_level_name(enum osc_level l)
-{
-	if ((unsigned)l >= OSC_LEVEL_COUNT)
-		return "unknown";
-	return level_names[l];
-}
-
 unsigned osc_level_keys(enum osc_level l)
 {
 	return (unsigned)l < OSC_LEVEL_COUNT ? level_info[l].keys : OSC_KEY_NAME;
@@ -80,20 +67,20 @@ bool osc_level_is_device(enum osc_level l)
 
 enum osc_status osc_level_parse(const char *name, enum osc_level *out, struct osc_error *err)
 {
+	const char *names[OSC_LEVEL_COUNT];
 	char valid[128] = "";
 	size_t len = 0;
 	const char *meant;
 
+	if (osc_level_from_name(name, out))
+		return OSC_OK;
 	for (int l = 0; l < OSC_LEVEL_COUNT; l++) {
-		if (!strcmp(name, level_names[l])) {
-			*out = (enum osc_level)l;
-			return OSC_OK;
-		}
+		names[l] = osc_level_name((enum osc_level)l);
+		if (len < sizeof(valid))
+			len += (size_t)snprintf(valid + len, sizeof(valid) - len, "%s%s",
+						l ? ", " : "", names[l]);
 	}
-	for (int l = 0; l < OSC_LEVEL_COUNT && len < sizeof(valid); l++)
-		len += (size_t)snprintf(valid + len, sizeof(valid) - len, "%s%s", l ? ", " : "",
-					level_names[l]);
-	meant = osc_suggest(name, level_names, OSC_LEVEL_COUNT);
+	meant = osc_suggest(name, names, OSC_LEVEL_COUNT);
 	return osc_error_set(err, OSC_USAGE, "--by", OSC_NO_OFFSET, NULL,
 			     "unknown level '%s' (%s%s%svalid: %s)", name,
 			     meant ? "did you mean " : "", meant ? meant : "", meant ? "? " : "",

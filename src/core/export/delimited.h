@@ -18,6 +18,13 @@ struct osc_delimited {
 	void (*put)(FILE *out, const char *s, unsigned flags);
 };
 
+/*
+ * Write s as one CSV field (export_csv.c): quoted, its quotes doubled, when
+ * it holds a comma, quote, CR or LF; flags as the export's
+ * (OSC_EXPORT_CSV_SAFE: a formula a spreadsheet would run is defused).
+ */
+void osc_csv_field(FILE *out, const char *s, unsigned flags);
+
 /* The exporter ops of a dialect: begin with the dialect, then row and end. */
 void osc_delimited_begin(const struct osc_delimited *d, FILE *out, const struct osc_table *t,
 			 unsigned flags, void **state);

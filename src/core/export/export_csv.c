@@ -5,7 +5,7 @@
  * On a terminal the fields are shown as the text table shows them (unsafe
  * characters as '?'); with OSC_EXPORT_CSV_SAFE a field a spreadsheet would
  * evaluate as a formula gets a leading quote. The header and records are
- * delimited.c's, shared with TSV.
+ * delimited.c's, shared with TSV; the field writer is the summary files' too.
  */
 #include <stdbool.h>
 #include <stdlib.h>
@@ -24,7 +24,7 @@ static bool is_number(const char *s)
 	return !*end && !strpbrk(s, "xXnNiI"); /* not hex, nan or inf */
 }
 
-static void put_field(FILE *out, const char *s, unsigned flags)
+void osc_csv_field(FILE *out, const char *s, unsigned flags)
 {
 	if ((flags & OSC_EXPORT_CSV_SAFE) && *s && strchr("=+-@\t\r", *s) && !is_number(s)) {
 		/* Quoted, so that the quote mark is the cell's first character. */
@@ -44,7 +44,7 @@ static void put_field(FILE *out, const char *s, unsigned flags)
 	putc('"', out);
 }
 
-static const struct osc_delimited csv = { ',', put_field };
+static const struct osc_delimited csv = { ',', osc_csv_field };
 
 static void csv_begin(FILE *out, const struct osc_table *t, const struct osc_export_meta *m,
 		      int width, unsigned flags, void **state)

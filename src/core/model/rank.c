@@ -14,6 +14,17 @@ const char *osc_rank_source_name(enum osc_rank_source s)
 						"none";
 }
 
+bool osc_rank_source_from_name(const char *name, enum osc_rank_source *out)
+{
+	for (int s = 0; s < OSC_RANK_SOURCE_COUNT; s++) {
+		if (!strcmp(name, osc_rank_source_name((enum osc_rank_source)s))) {
+			*out = (enum osc_rank_source)s;
+			return true;
+		}
+	}
+	return false;
+}
+
 /* A whole number from 0 to 2^31 - 1 in member key of o, else -1. */
 static int64_t whole(struct json_object *o, const char *key)
 {
