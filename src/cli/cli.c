@@ -80,10 +80,10 @@ enum {
 
 const struct osc_cli_option osc_cli_view_options[] = {
 	{ OPT_BY, "by", 'b', "LEVEL",
-	  "op (default), shape, kernel, dims, mapping, run, path, category or module; "
-	  "rank for a job", VIEW },
+	  "op (default), shape, kernel, dims, mapping, run, path, category or module", VIEW },
 	{ OPT_SPLIT, "split", 0, "rank",
-	  "a job: every rank's rows of the level (not their spread across ranks)",
+	  "a job's ranks: every rank's rows of the level, not their spread (--by rank: "
+	  "a row per rank)",
 	  OSC_MODE_REPORT | OSC_MODE_DEFAULT },
 	{ OPT_STRAGGLER, "straggler", 0, "K",
 	  "a job's --by rank: flag ranks beyond K times the median (default 1.10)",

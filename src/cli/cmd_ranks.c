@@ -29,6 +29,8 @@ static bool job_input(const char *path)
 		return false;
 	if (S_ISDIR(sb.st_mode))
 		return true;
+	if (!S_ISREG(sb.st_mode))
+		return false; /* a FIFO is read once, by the loader */
 	fd = open(path, O_RDONLY);
 	got = fd >= 0 ? read(fd, head, sizeof(head)) : -1;
 	if (fd >= 0)

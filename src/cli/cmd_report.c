@@ -24,6 +24,7 @@
 static void print_help(void)
 {
 	puts("usage: opscope report [OPTIONS] [TRACE]\n"
+	     "       opscope report [OPTIONS] DIR|TRACE...   (a distributed job, below)\n"
 	     "\n"
 	     "Aggregate the events of TRACE over the selected runs, one row per op (or\n"
 	     "kernel, shape, call path, ... see --by) name. Ops show their self time\n"
@@ -34,6 +35,10 @@ static void print_help(void)
 	     "header). C++ kernel names are shown demangled.\n"
 	     "TRACE is a trace file (plain, gzip or zstd) or - for standard input; without\n"
 	     "it the bundled sample trace is used.\n"
+	     "A directory, several traces or summary files are a distributed job, one\n"
+	     "trace per rank: --by rank prints a row per rank with its step, GPU breakdown\n"
+	     "and straggler flags; another level shows each row's spread across the ranks\n"
+	     "(min, median, max and their ranks); --split rank every rank's rows.\n"
 	     "\n"
 	     "options:");
 	osc_cli_print_options(stdout, osc_cli_view_options, OSC_MODE_REPORT);

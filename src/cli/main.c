@@ -132,6 +132,8 @@ static int default_mode(int argc, char **argv)
 		print_version();
 	if (v.help || v.version) {
 		rc = OSC_EXIT_OK;
+	} else if (osc_cli_view_is_job(&v)) {
+		rc = osc_report_run(&v); /* a job's tables: the explorer opens one trace */
 	} else if (v.script || (!v.report_only && isatty(STDOUT_FILENO))) {
 		/* The TUI loads the trace itself, with a progress bar. */
 		rc = run_tui(&v);

@@ -175,7 +175,7 @@ def option_cases(ort):
     c.append(("negative --top", ["report", "--top", "-3", ort], ["--top"], []))
     c.append(("unknown --sort column", ["report", "--sort", "median", ort], ["median"], []))
     c.append(("missing argument to --runs", ["report", ort, "--runs"], ["--runs"], []))
-    c.append(("two files to report", ["report", ort, ort], [], []))
+    c.append(("one file twice as a job's ranks", ["report", ort, ort], ["given twice"], []))
     return c
 
 

@@ -141,8 +141,46 @@ def main():
                 probs.append("json rows %s" % rows[:2])
         res.check("json: numbers as numbers", probs)
 
+        # summaries: the same tables from the summary files as from the traces
+        sums = os.path.join(tmp, "sums")
+        p = testlib.run(["summary", "-o", sums, job])
+        made = sorted(os.listdir(sums)) if os.path.isdir(sums) else []
+        res.check("opscope summary -o DIR: one NAME.csv per trace",
+                  [] if p.rc == 0 and made == ["rank0.csv", "rank3.csv", "trace-rank-2.csv",
+                                               "worker_1.csv"] else [str(made), p.describe()])
+        for args in (["--by", "rank"], ["--by", "op"], ["--by", "kernel"], ["--by", "mapping"],
+                     ["--split", "rank", "--by", "shape"], ["--by", "path", "--runs", "1"]):
+            pa, a_lines = csv_lines(args, [job])
+            pb, b_lines = csv_lines(args, [sums])
+            if args[1] == "rank":  # the trace column names the input as given
+                a_lines = [l.rsplit(",", 1)[0] for l in a_lines]
+                b_lines = [l.rsplit(",", 1)[0] for l in b_lines]
+            res.check("from summaries as from traces: " + " ".join(args),
+                      [] if a_lines == b_lines and len(a_lines) > 1 else
+                      [pa.describe(), pb.describe(), str(a_lines[:2]), str(b_lines[:2])])
+        one = os.path.join(tmp, "one.csv")
+        p = testlib.run(["summary", "-o", one, PAIR[0]])
+        p2 = testlib.run(["summary", PAIR[0]])
+        res.check("one trace: -o FILE, or standard output",
+                  [] if p.rc == 0 and p2.rc == 0 and open(one, "rb").read() == p2.out
+                  else [p.describe(), p2.describe()])
+        p = testlib.run(["report", "--by", "rank", one, os.path.join(sums, "rank3.csv")])
+        res.check("summary files given one by one are a job",
+                  [] if p.rc == 0 and len(p.text.splitlines()) > 4 else [p.describe()])
+        p = testlib.run(["summary"] + PAIR)
+        res.check("summary: several traces need -o DIR", one_error_line(p, "-o", "directory"))
+        p = testlib.run(["summary", "--runs", "1", PAIR[0]])
+        res.check("summary: no --runs", one_error_line(p, "--runs", "every run"))
+        p = testlib.run(["summary", "-o", one, PAIR[0]])
+        res.check("summary: an existing file is kept without --force",
+                  [] if p.rc == 2 else [p.describe()])
+
         # bad input
         p = testlib.run(["report", "--by", "rank", PAIR[0], PAIR[0]])
+        res.check("the same file twice", one_error_line(p, "given twice", "one trace per rank"))
+        twin = os.path.join(tmp, "twin_rank0.json.gz")
+        shutil.copy(PAIR[0], twin)
+        p = testlib.run(["report", "--by", "rank", PAIR[0], twin])
         res.check("the same rank twice", one_error_line(p, "rank 0", "one trace per rank"))
         empty = os.path.join(tmp, "empty")
         os.mkdir(empty)

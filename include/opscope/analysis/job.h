@@ -58,9 +58,9 @@ struct osc_job_opts {
 
 /*
  * Expand inputs (files and directories, as given) into the files of the job,
- * in order: *paths (free each and the array) and *nr. OSC_IO for a missing
- * input; OSC_EMPTY (subject: the directory) for a directory without a
- * trace or summary file.
+ * in order: *paths (free each and the array) and *nr. OSC_IO for an
+ * unreadable directory; OSC_EMPTY (subject: the directory) for a directory
+ * without a trace or summary file; OSC_USAGE for a file given twice.
  */
 enum osc_status osc_job_expand(const char *const *inputs, size_t n, char ***paths, size_t *nr,
 			       struct osc_error *err);

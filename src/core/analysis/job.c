@@ -113,6 +113,26 @@ static enum osc_status expand_dir(const char *dir, char ***paths, size_t *nr, si
 	return OSC_OK;
 }
 
+/* OSC_USAGE when two of paths[0 .. n) are the same file (a rank given twice). */
+static enum osc_status check_twice(char *const *paths, size_t n, struct osc_error *err)
+{
+	struct stat *sb = osc_xcalloc(n ? n : 1, sizeof(*sb));
+	enum osc_status st = OSC_OK;
+
+	for (size_t i = 0; i < n && st == OSC_OK; i++) {
+		if (stat(paths[i], &sb[i]) || !S_ISREG(sb[i].st_mode))
+			continue;
+		for (size_t k = 0; k < i && st == OSC_OK; k++)
+			if (S_ISREG(sb[k].st_mode) && sb[k].st_dev == sb[i].st_dev &&
+			    sb[k].st_ino == sb[i].st_ino)
+				st = osc_error_set(err, OSC_USAGE, paths[i], OSC_NO_OFFSET, NULL,
+						   "given twice (also as %s): one trace per rank",
+						   paths[k]);
+	}
+	free(sb);
+	return st;
+}
+
 enum osc_status osc_job_expand(const char *const *inputs, size_t n, char ***paths, size_t *nr,
 			       struct osc_error *err)
 {
@@ -131,6 +151,8 @@ enum osc_status osc_job_expand(const char *const *inputs, size_t n, char ***path
 		OSC_GROW(*paths, *nr + 1, alloc);
 		(*paths)[(*nr)++] = osc_xstrdup(inputs[i]);
 	}
+	if (st == OSC_OK)
+		st = check_twice(*paths, *nr, err);
 	if (st != OSC_OK) {
 		for (size_t i = 0; i < *nr; i++)
 			free((*paths)[i]);
@@ -192,13 +214,14 @@ static uint64_t load_cost(const char *path)
 {
 	unsigned char head[16] = { 0 };
 	struct stat sb;
-	int fd = open(path, O_RDONLY);
+	int fd = -1;
 	ssize_t got = -1;
 	uint64_t size = 0;
 
-	if (fd >= 0 && !fstat(fd, &sb) && S_ISREG(sb.st_mode)) {
+	if (!stat(path, &sb) && S_ISREG(sb.st_mode)) { /* a FIFO is opened by its loader only */
 		size = (uint64_t)sb.st_size;
-		got = read(fd, head, sizeof(head));
+		fd = open(path, O_RDONLY);
+		got = fd >= 0 ? read(fd, head, sizeof(head)) : -1;
 	}
 	if (fd >= 0)
 		close(fd);
@@ -240,11 +263,12 @@ static double now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* Whether path is a summary file (by its first bytes). */
+/* Whether path is a regular file that starts as a summary file does (a FIFO is not read here). */
 static bool is_summary_file(const char *path)
 {
 	char head[64];
-	int fd = open(path, O_RDONLY);
+	struct stat sb;
+	int fd = !stat(path, &sb) && S_ISREG(sb.st_mode) ? open(path, O_RDONLY) : -1;
 	ssize_t got = fd >= 0 ? read(fd, head, sizeof(head)) : -1;
 
 	if (fd >= 0)
