@@ -205,7 +205,7 @@ static enum osc_status split(struct reader *r, const char **next)
 				p++;
 			f.len = (size_t)(p - f.p);
 		}
-		if (memchr(f.p, 0, f.len) || (p < r->end && !*p))
+		if ((was_quoted && memchr(f.p, 0, f.len)) || (p < r->end && !*p))
 			return fail(r, OSC_NOT_TRACE, c, "a NUL byte");
 		if (c < OSC_SUMCOL_NR)
 			r->f[c] = f;
