@@ -6,7 +6,7 @@
 #
 #   -t SECONDS  time per target (default 180)
 #   -j JOBS     parallel fuzzing jobs per target (default 1)
-#   TARGET      chrome, sqlite, pipeline, options, config (default: all)
+#   TARGET      chrome, sqlite, pipeline, options, config, summary (default: all)
 #
 # gzip inputs are inflated by ISA-L when built with it: OPSCOPE_INFLATE=zlib
 # in the environment fuzzes zlib's inflater instead.
@@ -20,7 +20,9 @@
 # fuzz_chrome (trace-event JSON), fuzz_sqlite (nsys and nvprof databases),
 # fuzz_pipeline (a loaded trace through every level, tree, kernels, what-if
 # and diff) and fuzz_options (--runs, --speedup and its CSV, --filter,
-# --regex, --run-range) and fuzz_config (the configuration file). Crashes, leaks, UB and timeouts are written to
+# --regex, --run-range), fuzz_config (the configuration file) and
+# fuzz_summary (summary files, from a few hand-written ones and
+# tests/data/ranks/*.csv). Crashes, leaks, UB and timeouts are written to
 # tests/data/crashers/ as <target>-crash-<sha1>; the test suite replays
 # every file there through its target (replay_<target>), so commit each one
 # together with its fix. Prints each target's executions and findings;
@@ -35,11 +37,11 @@ while getopts t:j:h opt; do
 	case $opt in
 	t) secs=$OPTARG ;;
 	j) jobs=$OPTARG ;;
-	*) sed -n '2,27s/^# \{0,1\}//p' "$0"; exit 2 ;;
+	*) sed -n '2,29s/^# \{0,1\}//p' "$0"; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
-targets=${*:-chrome sqlite pipeline options config}
+targets=${*:-chrome sqlite pipeline options config summary}
 
 build="$root/build-fuzz"
 if [ ! -f "$build/build.ninja" ]; then
@@ -94,6 +96,23 @@ seed() {
 			printf "$s" >"$2/seed-$i"
 			i=$((i + 1))
 		done ;;
+	summary)
+		cp "$root/tests/data/ranks/"*.csv "$2/" 2>/dev/null || true
+		h=format,table,trace,rank,world_size,run,level,name,text,count,kernels,ts_ns,wall_ns
+		h=$h,dur_ns,total_ns,self_ns,device_ns,device_total_ns,min_ns,max_ns,busy_ns,idle_ns
+		h=$h,compute_ns,comm_ns,memcpy_ns,memset_ns,exposed_comm_ns,host_busy_ns
+		h=$h,device_time_ns,bytes,group,group_size,seq,host_ts_ns
+		meta=opscope-summary-1,meta,t.json,0,2,,
+		e25=,,,,,,,,,,,,,,,,,,,,,,,,,
+		run='opscope-summary-1,run,t.json,0,2,0,,"Profiler
+Step#1",,5,,-1,20,,,,,,,,9,11,4,3,2,1,0,7,6,,,,,'
+		row='opscope-summary-1,row,t.json,0,2,0,op,"a,""b""",,3,1,,,,30,20,10,10,1,9,,,,,,,,,,,,,,'
+		call=opscope-summary-1,call,t.json,0,2,,,allreduce,Float,,,5,,2,,,,,,,,,,,,,,,
+		printf '%s\n' "$h" "$meta,rank_source,distributedInfo$e25" "$meta,backend,nccl$e25" \
+			"$meta,has_device,true$e25" "$run" "$row" "$call,1.5e+09,\"pg,0\",2,0,99" \
+			>"$2/seed-0"
+		printf '%s\r\n' "$h" "$call,,,-1,4294967295,-9223372036854775808" >"$2/seed-1"
+		printf '%s\n' "$h" "$run" "$row" | gzip -c >"$2/seed-2.gz" ;;
 	sqlite)
 		cp "$root/samples/"*.sql.gz "$2/" 2>/dev/null || true
 		python3 - "$2" "$shared" <<'PY'
@@ -124,7 +143,8 @@ PY
 for target in $targets; do
 	corpus="$root/bench/out/fuzz-corpus/$target"
 	mkdir -p "$corpus"
-	if [ -d "$shared" ] || [ "$target" = options ] || [ "$target" = config ]; then seed "$target" "$corpus"; fi
+	if [ -d "$shared" ] || [ "$target" = options ] || [ "$target" = config ] ||
+		[ "$target" = summary ]; then seed "$target" "$corpus"; fi
 	echo "fuzz: $target for ${secs}s ($(ls "$corpus" | wc -l) inputs in the corpus)" >&2
 	log="$root/bench/out/fuzz-$target.log"
 	before=$(ls "$crashers" | grep -c "^$target-" || true)

@@ -567,9 +567,11 @@ Test(summary_file, files)
 	expect_same(&a, &b);
 	osc_summary_release(&b);
 	unlink(path);
+	osc_summary_init(&b);
 	cr_expect_eq(osc_summary_read(path, &b, &err), OSC_IO);
 	cr_expect_str_eq(err.subject, path);
 	cr_expect_null(b.path);
+	osc_summary_release(&b);
 	osc_summary_release(&a);
 }
 

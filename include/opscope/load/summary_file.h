@@ -142,7 +142,7 @@ bool osc_summary_sniff(const void *data, size_t len);
  * the header), OSC_TRUNCATED (the last line ends inside a field or before its
  * last one), OSC_NOT_TRACE (not a summary, another version, a second rank, a
  * bad field, a row or call of a run no run line has).
- * On failure s is released to empty.
+ * On failure s is released (osc_summary_release).
  */
 enum osc_status osc_summary_read(const char *path, struct osc_summary *s,
 				 struct osc_error *err);

@@ -105,7 +105,7 @@ struct osc_summary {
 
 /* Set up an empty summary. */
 void osc_summary_init(struct osc_summary *s);
-/* Free what s owns (s is left empty). */
+/* Free what s owns; s holds nothing then (init it again before reuse; releasing it again is fine). */
 void osc_summary_release(struct osc_summary *s);
 
 /* Intern text in s's table. */

@@ -18,6 +18,7 @@
  *   a quoted field or before its last column is OSC_TRUNCATED.
  * - Two row lines of one (level, run, name) are an error without an offset
  *   (found once the rows are sorted).
+ * - A text is at most 4 GiB (the string table's lengths are 32-bit).
  */
 #include <math.h>
 #include <stdarg.h>
@@ -205,7 +206,7 @@ static enum osc_status split(struct reader *r, const char **next)
 				p++;
 			f.len = (size_t)(p - f.p);
 		}
-		if (memchr(f.p, 0, f.len) || (p < r->end && !*p))
+		if ((was_quoted && memchr(f.p, 0, f.len)) || (p < r->end && !*p))
 			return fail(r, OSC_NOT_TRACE, c, "a NUL byte");
 		if (c < OSC_SUMCOL_NR)
 			r->f[c] = f;
@@ -297,6 +298,8 @@ static enum osc_status get_str(struct reader *r, enum osc_sum_column c, osc_str 
 	size_t len, before = r->s->strs.count;
 	const char *p = text_of(r, c, &len);
 
+	if (len > UINT32_MAX) /* the string table's limit */
+		return fail(r, OSC_NOT_TRACE, c, "a text longer than 4 GiB");
 	*out = osc_strtab_intern(&r->s->strs, p, len);
 	if (r->s->strs.count > before && !is_utf8(osc_summary_str(r->s, *out)))
 		return bad_value(r, c, "not UTF-8");
