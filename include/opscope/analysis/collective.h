@@ -23,7 +23,7 @@
  *   bytes and bandwidths are unknown (NaN), its time still counts; a call
  *   that launched no device work has t = 0 and no bandwidth.
  * Which rank entered a collective first, and the skew across ranks, need
- * every rank's trace: not here.
+ * every rank's calls: collective_skew.h.
  */
 #ifndef OPSCOPE_COLLECTIVE_H
 #define OPSCOPE_COLLECTIVE_H
