@@ -35,6 +35,7 @@ static bool summarise(const char *path, struct osc_summary *s)
 	osc_trace_init(&t);
 	if (osc_load(path, NULL, &t, &err) != OSC_OK) {
 		fprintf(stderr, "dump_skew: %s: %s\n", path, err.message);
+		osc_trace_release(&t);
 		return false;
 	}
 	osc_runs_detect(&t, &runs);

@@ -105,7 +105,7 @@ struct osc_summary {
 
 /* Set up an empty summary. */
 void osc_summary_init(struct osc_summary *s);
-/* Free what s owns (s is left empty). */
+/* Free what s owns (s is left zeroed: osc_summary_init it before use again). */
 void osc_summary_release(struct osc_summary *s);
 
 /* Intern text in s's table. */

@@ -24,7 +24,7 @@ void osc_summary_release(struct osc_summary *s)
 	free(s->rows);
 	free(s->calls);
 	osc_strtab_release(&s->strs);
-	osc_summary_init(s);
+	memset(s, 0, sizeof(*s)); /* not osc_summary_init: its string table allocates */
 }
 
 uint32_t osc_summary_add_run(struct osc_summary *s, const struct osc_sum_run *r)
