@@ -25,7 +25,7 @@ static const char *cell(const void *p, size_t row, size_t col, char *buf, size_t
 	return osc_skew_cell(c->ranks, c->skew, row, col, buf, size);
 }
 
-/* The calls of the trace at path into s (set up); false (and a line on stderr) when it cannot be loaded. */
+/* The calls of the trace at path into s (set up); false, with a line on stderr, when unreadable. */
 static bool summarise(const char *path, struct osc_summary *s)
 {
 	struct osc_trace t;

@@ -53,7 +53,8 @@ static void build(struct osc_summary s[3])
 		osc_summary_init(&s[r]);
 		s[r].rank.rank = r < 2 ? 7 + r : -1;
 		for (int k = 0; k < 2; k++)
-			osc_summary_add_run(&s[r], &(struct osc_sum_run){ .ts = k * 500, .wall = 500 });
+			osc_summary_add_run(&s[r],
+					    &(struct osc_sum_run){ .ts = k * 500, .wall = 500 });
 	}
 	for (size_t i = 0; i < FX_LEN(hand); i++) {
 		const struct hand_call *h = &hand[i];
@@ -256,7 +257,8 @@ Test(collective_skew, calls_of_a_trace)
  * "Collective name") whose SendRecv kernel is a call of stream 9. Rank 1's
  * first allreduce is two kernels: [1010, 1030) and [1035, 1050).
  */
-#define SENDRECV "ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclDevComm*, unsigned long, ncclWork*)"
+#define SENDRECV \
+	"ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclDevComm*, unsigned long, ncclWork*)"
 Test(collective_skew, hand_ranks)
 {
 	struct osc_summary s[3];

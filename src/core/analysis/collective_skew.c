@@ -176,8 +176,9 @@ void osc_collective_skew(const struct osc_summary *const *ranks, size_t nr,
 					group_ranks++;
 				}
 		}
-		for (j = i + 1; j < n && e[j].seq == e[i].seq && !strcmp(e[j].group, e[i].group); j++)
-			;
+		for (j = i + 1; j < n && e[j].seq == e[i].seq; j++)
+			if (strcmp(e[j].group, e[i].group))
+				break;
 		OSC_GROW(out->calls, out->nr + 1, calls_alloc);
 		c = &out->calls[out->nr++];
 		figure(&e[i], j - i, c);
@@ -308,6 +309,7 @@ const char *osc_skew_sum_cell(const struct osc_skew *s, size_t row, size_t col, 
 			      size_t size)
 {
 	const struct osc_skew_sum *u = &s->sums[row];
+	int64_t time;
 
 	buf[0] = '\0';
 	switch (col) {
@@ -323,8 +325,8 @@ const char *osc_skew_sum_cell(const struct osc_skew *s, size_t row, size_t col, 
 	case S_SKEW:
 	case S_TRANSFER:
 	case S_WAIT:
-		osc_format_us_int(col == S_SKEW ? u->skew : col == S_TRANSFER ? u->transfer : u->wait,
-				  buf, size);
+		time = col == S_SKEW ? u->skew : col == S_TRANSFER ? u->transfer : u->wait;
+		osc_format_us_int(time, buf, size);
 		break;
 	case S_BUSBW:
 		bw_text(u->busbw, buf, size);
