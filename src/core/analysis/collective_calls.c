@@ -28,15 +28,23 @@ static struct osc_sum_call *add(struct gather *g)
 	return c;
 }
 
+/* End of e, saturated (a trace may hold any times). */
+static int64_t end_of(const struct osc_event *e)
+{
+	int64_t end;
+
+	return __builtin_add_overflow(e->ts, e->dur, &end) ? INT64_MAX : end;
+}
+
 /* Widen c's device work by device event e. */
 static void take(struct osc_sum_call *c, const struct osc_event *e)
 {
-	int64_t end = c->ts < 0 ? e->ts : c->ts + c->dur;
+	int64_t end = c->ts < 0 ? end_of(e) : c->ts + c->dur;
 
 	if (c->ts < 0 || e->ts < c->ts)
 		c->ts = e->ts;
-	if (osc_event_end(e) > end)
-		end = osc_event_end(e);
+	if (end_of(e) > end)
+		end = end_of(e);
 	c->dur = end - c->ts;
 }
 
