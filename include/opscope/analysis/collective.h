@@ -23,11 +23,12 @@
  *   bytes and bandwidths are unknown (NaN), its time still counts; a call
  *   that launched no device work has t = 0 and no bandwidth.
  * Which rank entered a collective first, and the skew across ranks, need
- * every rank's trace: not here.
+ * every rank's calls: collective_skew.h.
  */
 #ifndef OPSCOPE_COLLECTIVE_H
 #define OPSCOPE_COLLECTIVE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -48,6 +49,23 @@ struct osc_collectives {
 	struct osc_collective_row *rows; /* by time, descending; ties by name */
 	size_t nr;
 };
+
+/* What c10d recorded of one call: the args of its record_param_comms op. */
+struct osc_collective_args {
+	char name[40];       /* "Collective name" */
+	char dtype[24];      /* "dtype" as recorded, "" when absent */
+	char group[64];      /* "Process Group Name", "" when absent */
+	int64_t group_size;  /* "Group size", -1 when absent */
+	double bytes;        /* S (above), NaN when unknown */
+};
+
+/*
+ * Read the args of event ev of t (a record_param_comms op) into a; *buf and
+ * *alloc as osc_trace_args_into. False when it has no "Collective name"
+ * (older traces): not a call.
+ */
+bool osc_collective_args_read(const struct osc_trace *t, uint32_t ev, char **buf, size_t *alloc,
+			      struct osc_collective_args *a);
 
 /*
  * The collectives of the record_param_comms ops in the selected runs (sel

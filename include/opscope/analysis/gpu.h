@@ -88,6 +88,9 @@ enum osc_gpu_wait {
 
 const char *osc_gpu_wait_name(enum osc_gpu_wait w);
 
+/* True for the name of a communication kernel: it holds "nccl" or "rccl", any case. */
+bool osc_gpu_is_comm(const char *kernel_name);
+
 struct osc_gpu_query {
 	const struct osc_runs *runs;
 	const struct osc_runsel *sel; /* NULL: every run */

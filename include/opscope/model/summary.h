@@ -62,7 +62,8 @@ struct osc_sum_call {
 	osc_str name;        /* "Collective name" (allreduce, ...), else the kernel's name */
 	osc_str dtype;       /* "dtype" as recorded, "" when absent */
 	osc_str group;       /* the process group: "Process Group Name", else the
-				group size as text, else "" */
+				group size as text, else ""; "stream N" for a
+				kernel without an op (collective_skew.h) */
 	int64_t group_size;  /* "Group size", -1 when absent */
 	double bytes;        /* S of the call (collective.h), NaN when unknown */
 	int64_t ts, dur;     /* its device work: first start, and end - first start;

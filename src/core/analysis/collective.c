@@ -78,6 +78,25 @@ static double call_bytes(const char *name, const char *dtype, int64_t in, int64_
 	return size && n >= 0 ? (double)n * size : NAN;
 }
 
+bool osc_collective_args_read(const struct osc_trace *t, uint32_t ev, char **buf, size_t *alloc,
+			      struct osc_collective_args *a)
+{
+	struct json_object *args = json_tokener_parse(osc_trace_args_into(t, ev, buf, alloc));
+	const char *name = member_str(args, "Collective name");
+	bool call = *name != '\0';
+
+	if (call) {
+		snprintf(a->name, sizeof(a->name), "%s", name);
+		snprintf(a->dtype, sizeof(a->dtype), "%s", member_str(args, "dtype"));
+		snprintf(a->group, sizeof(a->group), "%s", member_str(args, "Process Group Name"));
+		a->group_size = member_int(args, "Group size");
+		a->bytes = call_bytes(name, a->dtype, member_int(args, "In msg nelems"),
+				      member_int(args, "Out msg nelems"));
+	}
+	json_object_put(args);
+	return call;
+}
+
 /* The row of (name, dtype, group, bytes) in out, added when new. */
 static struct osc_collective_row *row_of(struct osc_collectives *out, size_t *alloc,
 					 const char *name, const char *dtype, int64_t group,
@@ -124,24 +143,16 @@ void osc_collectives(const struct osc_trace *t, const struct osc_runs *runs,
 	memset(out, 0, sizeof(*out));
 	for (size_t j = 0; rpc != OSC_STR_NONE && j < nb; j++) {
 		uint32_t ev = b[j].event, n = tree->node_of[ev];
-		struct json_object *args;
+		struct osc_collective_args a;
 		struct osc_collective_row *r;
-		const char *name;
 
 		if (b[j].name != rpc || n == OSC_NONE || (sel && !osc_runsel_has_event(sel, runs, ev)))
 			continue;
-		args = json_tokener_parse(osc_trace_args_into(t, ev, &buf, &buf_alloc));
-		name = member_str(args, "Collective name");
-		if (*name) {
-			const char *dtype = member_str(args, "dtype");
-
-			r = row_of(out, &alloc, name, dtype, member_int(args, "Group size"),
-				   call_bytes(name, dtype, member_int(args, "In msg nelems"),
-					      member_int(args, "Out msg nelems")));
+		if (osc_collective_args_read(t, ev, &buf, &buf_alloc, &a)) {
+			r = row_of(out, &alloc, a.name, a.dtype, a.group_size, a.bytes);
 			r->count++;
 			r->time = osc_sat_add(r->time, cost[n].dev_total);
 		}
-		json_object_put(args);
 	}
 	free(buf);
 	if (out->nr)

@@ -103,17 +103,19 @@ static int64_t end_of(const struct osc_event *e)
 	return __builtin_add_overflow(e->ts, e->dur, &end) ? INT64_MAX : end;
 }
 
+bool osc_gpu_is_comm(const char *kernel_name)
+{
+	return strcasestr(kernel_name, "nccl") || strcasestr(kernel_name, "rccl");
+}
+
 /* The category of device event e. */
 static enum osc_gpu_cat category(const struct osc_trace *t, const struct osc_event *e)
 {
-	const char *name;
-
 	if (e->kind == OSC_KIND_MEMCPY)
 		return OSC_GPU_MEMCPY;
 	if (e->kind == OSC_KIND_MEMSET)
 		return OSC_GPU_MEMSET;
-	name = osc_trace_str(t, e->name);
-	return strcasestr(name, "nccl") || strcasestr(name, "rccl") ? OSC_GPU_COMM : OSC_GPU_COMPUTE;
+	return osc_gpu_is_comm(osc_trace_str(t, e->name)) ? OSC_GPU_COMM : OSC_GPU_COMPUTE;
 }
 
 /* The direction of copy e, from its name. */
