@@ -194,7 +194,8 @@ const char *osc_diff_cell(const struct osc_diff *d, size_t row, size_t col, char
  * Text of aggregate row r with every key it is grouped by ("op > " when
  * keyed by the launching op, the key, " SHAPES" when keyed by shape,
  * " bX,Y,Z,gX,Y,Z" by dims, the whole $$-joined call path at the path level,
- * the category name at the category level)
+ * the category name at the category level, the module's path at the
+ * module level)
  * into buf, so that rows of two traces pair on all
  * their keys. Returns buf.
  */

@@ -1,10 +1,18 @@
 /*
  * summary_build.h - reduce a loaded trace to its rank summary (summary.h).
  *
- * Rows: for every level but run, one aggregate per run (aggregate.h, that
- * run alone selected, no filter), so a row of run j is exactly the row
- * `opscope report --by LEVEL --runs j` prints: the same count and sums, and
- * device events in the run of their launching op. Runs: each run's window,
+ * Rows: for every level but run, the rows of one aggregate over every run
+ * (aggregate.h, no filter), each split by the run of its members (an op in
+ * its run, a device event in the run runs.h gives it), so a row of run j
+ * is the row `opscope report --by LEVEL --runs j` prints: the same count
+ * and sums (tests/unit/test_summary_build.c checks it level by level), at
+ * the cost of one aggregate per level, not one per run. Two rows differ
+ * from report's where ops and their work cross runs: a path keeps the
+ * ancestors an op has in other runs (report --runs j starts its paths in
+ * run j), and a mapping row keeps a kernel whose op's (op, shapes) has
+ * instances in other runs only. The module level is aggregated run by run
+ * (its device time comes from other events), once per run. Runs: each
+ * run's window,
  * events, host_busy and device_time (the aggregate's bases), and the GPU
  * breakdown (gpu.h) of the rank's device in the window. Calls: the
  * collective calls (collective_skew.h).

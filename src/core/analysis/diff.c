@@ -17,6 +17,7 @@
 
 #include "opscope/base/alloc.h"
 #include "opscope/analysis/diff.h"
+#include "opscope/analysis/module.h"
 #include "opscope/analysis/category.h"
 #include "opscope/analysis/trace_cache.h"
 #include "base/stats.h"
@@ -365,6 +366,8 @@ const char *osc_agg_label_names(const struct osc_trace *t, const struct osc_agg 
 		puts_(&o, osc_strtab_get(&agg->paths, r->path));
 	else if (agg->keys & OSC_KEY_CATEGORY)
 		puts_(&o, osc_category_name(r->category));
+	else if ((agg->keys & OSC_KEY_MODULE) && agg->modules && r->module != OSC_NONE)
+		puts_(&o, osc_module_path(agg->modules, r->module)); /* ReLU_0 is in many blocks */
 	else if (osc_level_is_device(agg->level)) /* a kernel name, as the report shows it */
 		puts_(&o, osc_names_get(names, t, r->key));
 	else

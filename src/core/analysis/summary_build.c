@@ -6,7 +6,10 @@
 
 #include "opscope/analysis/aggregate.h"
 #include "opscope/analysis/diff.h"
+#include "opscope/analysis/collective_skew.h"
 #include "opscope/analysis/gpu.h"
+#include "opscope/analysis/module.h"
+#include "opscope/base/sat.h"
 #include "opscope/analysis/trace_cache.h"
 #include "opscope/base/alloc.h"
 
@@ -71,40 +74,206 @@ static void add_runs(const struct osc_trace *t, const struct osc_runs *runs,
 	osc_gpu_release(&g);
 }
 
-/* One aggregate of level l over run j alone; its rows into s, the bases into the run. */
-static void add_level_run(const struct osc_trace *t, const struct osc_runs *runs,
-			  const struct osc_categories *categories, enum osc_level l,
-			  struct osc_runsel *sel, uint32_t j, struct osc_summary *s)
+/* What a level's rows are split by run with, and where they go. */
+struct splitter {
+	const struct osc_trace *t;
+	const struct osc_runs *runs;
+	const struct osc_calltree *tree;  /* host levels: the ops' nodes and costs */
+	const struct osc_op_cost *cost;
+	struct osc_sum_row *acc;          /* per run: the row being summed */
+	uint8_t *on;                      /* per run: it has a share of the row */
+	uint32_t *touched;                /* those runs, in order */
+	size_t nr_touched;
+	struct osc_summary *s;
+};
+
+/* The sums of run for the row being split, marked as having a share of it. */
+static struct osc_sum_row *share(struct splitter *x, uint32_t run)
 {
-	struct osc_query q = { .level = l, .runs = sel, .categories = categories };
+	if (!x->on[run]) {
+		x->on[run] = 1;
+		x->touched[x->nr_touched++] = run;
+		x->acc[run].min = INT64_MAX;
+	}
+	return &x->acc[run];
+}
+
+/* Add member ev of a row to its run's sums (aggregate.h's measures of one event). */
+static void add_member(struct splitter *x, bool device, uint32_t ev)
+{
+	uint32_t run = x->runs->run_of[ev];
+	const struct osc_event *e = &x->t->events[ev];
+	struct osc_sum_row *r;
+
+	if (run == OSC_NONE)
+		return;
+	r = share(x, run);
+	r->count++;
+	r->total = osc_sat_add(r->total, e->dur);
+	r->min = e->dur < r->min ? e->dur : r->min;
+	r->max = e->dur > r->max ? e->dur : r->max;
+	if (device) {
+		r->dev = r->total; /* a device event's own time is its device time */
+	} else if (x->tree->node_of[ev] != OSC_NONE) {
+		const struct osc_op_cost *c = &x->cost[x->tree->node_of[ev]];
+
+		r->self = osc_sat_add(r->self, c->self);
+		r->dev = osc_sat_add(r->dev, c->dev);
+		r->dev_total = osc_sat_add(r->dev_total, c->dev_total);
+		r->kernels += c->kernels;
+	}
+}
+
+/* Emit the runs' shares as rows of level l keyed key, and clear them. */
+static void emit(struct splitter *x, enum osc_level l, osc_str key)
+{
+	for (size_t k = 0; k < x->nr_touched; k++) {
+		uint32_t run = x->touched[k];
+		struct osc_sum_row *r = &x->acc[run];
+
+		if (!r->count)
+			r->min = 0;
+		r->level = (uint8_t)l;
+		r->run = run;
+		r->key = key;
+		osc_summary_add_row(x->s, r);
+		memset(r, 0, sizeof(*r));
+		x->on[run] = 0;
+	}
+	x->nr_touched = 0;
+}
+
+/*
+ * Category c's device time and events per run: the device events of that
+ * category, each in the run of its launching op, or its own (aggregate.h),
+ * whether or not the category has ops in the run.
+ */
+static void category_device(struct splitter *x, const uint8_t *cat, uint32_t c)
+{
+	static const enum osc_kind kinds[] = { OSC_KIND_KERNEL, OSC_KIND_MEMCPY, OSC_KIND_MEMSET };
+	const uint32_t *op = osc_trace_launchers(x->t);
+
+	for (size_t k = 0; k < x->nr_touched; k++) { /* the ops' own device time goes */
+		x->acc[x->touched[k]].dev = 0;
+		x->acc[x->touched[k]].kernels = 0;
+	}
+	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+		size_t nb;
+		const struct osc_brief *b = osc_trace_briefs(x->t, kinds[k], &nb);
+
+		for (size_t j = 0; j < nb; j++) {
+			uint32_t ev = b[j].event, from = op[ev] != OSC_NONE ? op[ev] : ev;
+			uint32_t run = x->runs->run_of[from];
+			struct osc_sum_row *r;
+
+			if (cat[ev] != c || run == OSC_NONE)
+				continue;
+			r = share(x, run);
+			r->dev = osc_sat_add(r->dev, b[j].dur);
+			r->kernels++;
+		}
+	}
+}
+
+/*
+ * The rows of level l per run: one aggregate over every run, each row's
+ * members split by their run (each op, and each device event, in the run
+ * runs.h gives it: report --runs J's rule), so the cost is one aggregate,
+ * not one per run. A category takes its device time from its device events
+ * (category_device).
+ */
+static void add_level(struct splitter *x, const struct osc_categories *categories,
+		      enum osc_level l)
+{
+	struct osc_query q = { .level = l, .categories = categories };
 	struct osc_agg a;
 	char *label = osc_xmalloc(LABEL_MAX);
+	bool device = osc_level_is_device(l);
+	const uint8_t *cat = l == OSC_LEVEL_CATEGORY ? osc_trace_categories(x->t, categories)
+						     : NULL;
 
-	osc_aggregate(t, runs, &q, &a);
-	if (l == OSC_LEVEL_OP) { /* the bases are the same at every host level */
-		s->runs[j].host_busy = a.host_busy;
-		s->runs[j].device_time = a.device_time;
-	}
+	osc_aggregate(x->t, x->runs, &q, &a);
 	for (size_t i = 0; i < a.nr; i++) {
 		const struct osc_agg_row *r = &a.rows[i];
-		struct osc_sum_row row = {
-			.level = (uint8_t)l, .run = j,
-			.key = osc_summary_intern(s, osc_agg_label(t, &a, r, label, LABEL_MAX)),
-			.count = r->count, .kernels = r->kernels, .total = r->total,
-			.self = r->self, .dev = r->dev, .dev_total = r->dev_total,
-			.min = r->min, .max = r->max,
-		};
+		osc_str key = osc_summary_intern(x->s, osc_agg_label(x->t, &a, r, label, LABEL_MAX));
 
-		osc_summary_add_row(s, &row);
+		for (size_t m = 0; m < r->nr; m++)
+			add_member(x, device, a.members[r->first + m]);
+		if (cat)
+			category_device(x, cat, r->category);
+		emit(x, l, key);
 	}
 	osc_agg_release(&a);
 	free(label);
 }
 
+/*
+ * Module level: module instances nest and take device time from other
+ * events (module.h), so each run is aggregated on its own (a cost per run;
+ * traces recorded with modules are short). A trace without modules has no
+ * row.
+ */
+static void add_module_level(struct splitter *x, const struct osc_categories *categories)
+{
+	struct osc_runsel sel = { .nr_runs = x->runs->nr, .nr_on = 1 };
+	char *label;
+
+	if (!osc_trace_modules(x->t)->nr_inst)
+		return;
+	label = osc_xmalloc(LABEL_MAX);
+	sel.on = osc_xcalloc(x->runs->nr ? x->runs->nr : 1, 1);
+	for (uint32_t j = 0; j < x->runs->nr; j++) {
+		struct osc_query q = { .level = OSC_LEVEL_MODULE, .runs = &sel,
+				       .categories = categories };
+		struct osc_agg a;
+
+		sel.on[j] = 1;
+		osc_aggregate(x->t, x->runs, &q, &a);
+		for (size_t i = 0; i < a.nr; i++) {
+			const struct osc_agg_row *r = &a.rows[i];
+			struct osc_sum_row row = {
+				.level = OSC_LEVEL_MODULE, .run = j,
+				.key = osc_summary_intern(x->s, osc_agg_label(x->t, &a, r, label,
+									      LABEL_MAX)),
+				.count = r->count, .kernels = r->kernels, .total = r->total,
+				.self = r->self, .dev = r->dev, .dev_total = r->dev_total,
+				.min = r->min, .max = r->max,
+			};
+
+			osc_summary_add_row(x->s, &row);
+		}
+		osc_agg_release(&a);
+		sel.on[j] = 0;
+	}
+	free(sel.on);
+	free(label);
+}
+
+/* Each run's bases (aggregate.h): the run level's self (host busy) and device time. */
+static void add_bases(const struct osc_trace *t, const struct osc_runs *runs,
+		      struct osc_summary *s)
+{
+	struct osc_query q = { .level = OSC_LEVEL_RUN };
+	struct osc_agg a;
+
+	osc_aggregate(t, runs, &q, &a);
+	for (size_t i = 0; i < a.nr; i++)
+		if (a.rows[i].run < s->nr_runs) {
+			s->runs[a.rows[i].run].host_busy = a.rows[i].self;
+			s->runs[a.rows[i].run].device_time = a.rows[i].dev;
+		}
+	osc_agg_release(&a);
+}
+
 void osc_summary_build(const struct osc_trace *t, const struct osc_runs *runs,
 		       const struct osc_categories *categories, struct osc_summary *out)
 {
-	struct osc_runsel sel = { .nr_runs = runs->nr, .nr_on = 1 };
+	size_t n = runs->nr ? runs->nr : 1;
+	struct splitter x = {
+		.t = t, .runs = runs, .tree = osc_trace_host_tree(t), .cost = osc_trace_op_costs(t),
+		.acc = osc_xcalloc(n, sizeof(*x.acc)), .on = osc_xcalloc(n, 1),
+		.touched = osc_xcalloc(n, sizeof(*x.touched)), .s = out,
+	};
 
 	out->source = OSC_SUM_FROM_TRACE;
 	out->path = osc_xstrdup(t->path ? t->path : "");
@@ -116,14 +285,15 @@ void osc_summary_build(const struct osc_trace *t, const struct osc_runs *runs,
 	out->has_device = osc_trace_has_device(t);
 	out->run_source = osc_summary_intern(out, osc_run_source_name(runs->source));
 	add_runs(t, runs, out);
-	sel.on = osc_xcalloc(runs->nr ? runs->nr : 1, 1);
-	for (uint32_t j = 0; j < runs->nr; j++) {
-		sel.on[j] = 1;
-		for (int l = 0; l < OSC_LEVEL_COUNT; l++)
-			if (l != OSC_LEVEL_RUN)
-				add_level_run(t, runs, categories, (enum osc_level)l, &sel, j, out);
-		sel.on[j] = 0;
-	}
-	free(sel.on);
+	add_bases(t, runs, out);
+	for (int l = 0; l < OSC_LEVEL_COUNT; l++)
+		if (l == OSC_LEVEL_MODULE)
+			add_module_level(&x, categories);
+		else if (l != OSC_LEVEL_RUN)
+			add_level(&x, categories, (enum osc_level)l);
+	free(x.acc);
+	free(x.on);
+	free(x.touched);
+	osc_summary_add_calls(t, runs, out);
 	osc_summary_sort(out);
 }
