@@ -91,6 +91,13 @@ const char *osc_gpu_wait_name(enum osc_gpu_wait w);
 /* True for the name of a communication kernel: it holds "nccl" or "rccl", any case. */
 bool osc_gpu_is_comm(const char *kernel_name);
 
+/*
+ * osc_gpu_is_comm of t's string name, remembered in memo (t->strs.count
+ * bytes, zeroed by the caller): a trace repeats a few hundred long kernel
+ * names over millions of kernels, so each name is looked at once.
+ */
+bool osc_gpu_name_is_comm(const struct osc_trace *t, osc_str name, uint8_t *memo);
+
 struct osc_gpu_query {
 	const struct osc_runs *runs;
 	const struct osc_runsel *sel; /* NULL: every run */

@@ -107,6 +107,7 @@ static void device_work(const struct osc_trace *t, const struct osc_runs *runs,
 {
 	const struct osc_calltree *tree = osc_trace_host_tree(t);
 	const struct osc_correlation *corr = osc_trace_correlation(t);
+	uint8_t *comm = osc_xcalloc(t->strs.count ? t->strs.count : 1, 1);
 
 	for (size_t i = 0; i < corr->nr_devs; i++) {
 		const struct osc_event *e = &t->events[corr->devs[i].event];
@@ -119,7 +120,7 @@ static void device_work(const struct osc_trace *t, const struct osc_runs *runs,
 			take(&g->calls[call], e);
 			continue;
 		}
-		if (e->kind != OSC_KIND_KERNEL || !osc_gpu_is_comm(osc_trace_str(t, e->name)))
+		if (e->kind != OSC_KIND_KERNEL || !osc_gpu_name_is_comm(t, e->name, comm))
 			continue;
 		c = add(g);
 		c->name = osc_summary_intern(s, osc_trace_str(t, e->name));
@@ -131,6 +132,7 @@ static void device_work(const struct osc_trace *t, const struct osc_runs *runs,
 		c->run = runs->run_of[corr->devs[i].event];
 		take(c, e);
 	}
+	free(comm);
 }
 
 /* Calls by host_ts; ties by device start, group and name (qsort is not stable). */

@@ -108,14 +108,22 @@ bool osc_gpu_is_comm(const char *kernel_name)
 	return strcasestr(kernel_name, "nccl") || strcasestr(kernel_name, "rccl");
 }
 
-/* The category of device event e. */
-static enum osc_gpu_cat category(const struct osc_trace *t, const struct osc_event *e)
+bool osc_gpu_name_is_comm(const struct osc_trace *t, osc_str name, uint8_t *memo)
+{
+	if (!memo[name]) /* 0: not looked at yet, 1: no, 2: yes */
+		memo[name] = osc_gpu_is_comm(osc_trace_str(t, name)) ? 2 : 1;
+	return memo[name] == 2;
+}
+
+/* The category of device event e (comm: osc_gpu_name_is_comm's memo). */
+static enum osc_gpu_cat category(const struct osc_trace *t, const struct osc_event *e,
+				 uint8_t *comm)
 {
 	if (e->kind == OSC_KIND_MEMCPY)
 		return OSC_GPU_MEMCPY;
 	if (e->kind == OSC_KIND_MEMSET)
 		return OSC_GPU_MEMSET;
-	return osc_gpu_is_comm(osc_trace_str(t, e->name)) ? OSC_GPU_COMM : OSC_GPU_COMPUTE;
+	return osc_gpu_name_is_comm(t, e->name, comm) ? OSC_GPU_COMM : OSC_GPU_COMPUTE;
 }
 
 /* The direction of copy e, from its name. */
@@ -155,8 +163,9 @@ static struct group *group_of(struct group **g, size_t *n, size_t *alloc, uint32
 	return &(*g)[*of];
 }
 
-/* Add device event i of t to group g: its event list and spans. */
-static void group_add(struct group *g, const struct osc_trace *t, uint32_t i)
+/* Add device event i of t, of category cat, to group g: its event list and spans. */
+static void group_add(struct group *g, const struct osc_trace *t, uint32_t i,
+		      enum osc_gpu_cat cat)
 {
 	const struct osc_event *e = &t->events[i];
 	size_t was = g->alloc;
@@ -168,7 +177,7 @@ static void group_add(struct group *g, const struct osc_trace *t, uint32_t i)
 	g->reach[g->nr] = g->nr && g->reach[g->nr - 1] > end_of(e) ? g->reach[g->nr - 1]
 								   : end_of(e);
 	g->nr++;
-	span_add(&g->set[category(t, e)], e->ts, end_of(e));
+	span_add(&g->set[cat], e->ts, end_of(e));
 	if (e->kind == OSC_KIND_MEMCPY)
 		span_add(&g->set[COPY + direction(t, e)], e->ts, end_of(e));
 	span_add(&g->set[ALL], e->ts, end_of(e));
@@ -185,6 +194,7 @@ static void build_groups(const struct osc_trace *t, struct group **streams, size
 	size_t n = t->nr_threads ? t->nr_threads : 1, sa = 0, da = 0;
 	uint32_t *stream_of = osc_xmalloc(n * sizeof(*stream_of));
 	uint32_t *device_of = osc_xmalloc(n * sizeof(*device_of));
+	uint8_t *comm = osc_xcalloc(t->strs.count ? t->strs.count : 1, 1);
 
 	*streams = *devices = NULL;
 	*ns = *nd = 0;
@@ -195,19 +205,22 @@ static void build_groups(const struct osc_trace *t, struct group **streams, size
 	for (size_t i = 0; i < t->nr_events; i++) {
 		const struct osc_event *e = &t->events[i];
 		osc_str pid;
+		enum osc_gpu_cat cat;
 
 		if (!osc_kind_is_device(e->kind) || e->ph != OSC_PH_COMPLETE)
 			continue;
+		cat = category(t, e, comm);
 		pid = t->threads[e->thread].pid;
 		if (device_of[e->thread] == OSC_NONE) /* another stream of a known device? */
 			for (size_t k = 0; k < *nd; k++)
 				if ((*devices)[k].device == pid)
 					device_of[e->thread] = (uint32_t)k;
 		group_add(group_of(streams, ns, &sa, &stream_of[e->thread], pid, e->thread), t,
-			  (uint32_t)i);
+			  (uint32_t)i, cat);
 		group_add(group_of(devices, nd, &da, &device_of[e->thread], pid, OSC_NONE), t,
-			  (uint32_t)i);
+			  (uint32_t)i, cat);
 	}
+	free(comm);
 	for (size_t i = 0; i < *ns; i++)
 		derived_sets(&(*streams)[i]);
 	for (size_t k = 0; k < *nd; k++)
