@@ -72,6 +72,7 @@ enum {
 	OPT_MEASURE,
 	OPT_SPLIT,
 	OPT_STRAGGLER,
+	OPT_PER_CALL,
 };
 
 #define VIEW (OSC_MODE_REPORT | OSC_MODE_TUI | OSC_MODE_DEFAULT | OSC_MODE_DIFF | OSC_MODE_WHATIF)
@@ -177,6 +178,9 @@ const struct osc_cli_option osc_cli_view_options[] = {
 	  "gpu --launches: only the rows with short kernels, most short time first", OSC_MODE_GPU },
 	{ OPT_COLLECTIVES, "collectives", 0, NULL,
 	  "gpu: the collectives (record_param_comms) instead: size, time, algbw, busbw",
+	  OSC_MODE_GPU },
+	{ OPT_PER_CALL, "per-call", 0, NULL,
+	  "gpu --collectives on a job's ranks: a row per call matched across the ranks",
 	  OSC_MODE_GPU },
 	{ OPT_SCRIPT, "script", 0, "FILE", "run the TUI on the scripted keys in FILE (for tests)",
 	  OSC_MODE_TUI | OSC_MODE_DEFAULT },
@@ -500,6 +504,9 @@ static enum osc_status view_option(struct osc_cli_view *v, int id, const char *a
 		v->op_instance = !strcmp(arg, "op-instance");
 		v->by_rank = !strcmp(arg, "rank");
 		return v->op_instance || v->by_rank ? OSC_OK : osc_level_parse(arg, &v->level, err);
+	case OPT_PER_CALL:
+		v->per_call = true;
+		return OSC_OK;
 	case OPT_SPLIT:
 		v->split_rank = !strcmp(arg, "rank");
 		return v->split_rank ? OSC_OK : osc_error_set(err, OSC_USAGE, "--split", OSC_NO_OFFSET,

@@ -134,6 +134,7 @@ struct osc_cli_view {
 	bool by_rank;                /* --by rank: the rank table of a job */
 	bool split_rank;             /* --split rank: every rank's rows of a job */
 	double straggler;            /* --straggler K: the straggler rule's k, 0: default */
+	bool per_call;               /* --per-call (gpu --collectives, a job): a row per call */
 	enum osc_level level;        /* --by */
 	bool op_instance;            /* --by op-instance: one row per op instance (report) */
 	const char *runs;            /* --runs, NULL for the default */
@@ -209,6 +210,9 @@ bool osc_cli_view_is_job(const struct osc_cli_view *v);
 
 /* `opscope report` on a job: the rank table, a level across ranks, or split by rank. */
 int osc_ranks_run(struct osc_cli_view *v);
+
+/* `opscope gpu --collectives` on a job: the calls matched across the ranks (collective_skew.h). */
+int osc_ranks_collectives_run(struct osc_cli_view *v);
 
 /*
  * Load the job of v's inputs (v->inputs: files and directories) into job

@@ -143,6 +143,16 @@ static int run_gpu(struct osc_cli_view *v)
 
 	memset(&j, 0, sizeof(j));
 	osc_error_clear(&err);
+	if (osc_cli_view_is_job(v) && v->collectives)
+		return osc_ranks_collectives_run(v);
+	if (osc_cli_view_is_job(v) || v->per_call) {
+		osc_error_set(&err, OSC_USAGE, v->per_call ? "--per-call" : v->inputs[1 % v->nr_inputs],
+			      OSC_NO_OFFSET, NULL, v->per_call ?
+			      "needs --collectives and a job's ranks (a directory or several traces)"
+			      : "a job's ranks: gpu --collectives matches their calls; "
+				"report --by rank has each rank's GPU breakdown");
+		return osc_cli_fail(&err);
+	}
 	osc_trace_init(&j.trace);
 	st = build_gpu(&j, v, &err);
 	free(j.runs_text);

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "opscope/analysis/collective_skew.h"
 #include "opscope/analysis/job.h"
 #include "opscope/analysis/ranks.h"
 #include "opscope/base/alloc.h"
@@ -240,6 +241,75 @@ int osc_ranks_run(struct osc_cli_view *v)
 	osc_rank_table_release(&o.table);
 	osc_rank_dist_release(&o.dist);
 	osc_rank_split_release(&o.split);
+	osc_rank_runs_release(&runs);
+	osc_job_release(&job);
+	return st == OSC_OK ? OSC_EXIT_OK : osc_cli_fail(&err);
+}
+
+/* The skew tables (collective_skew.h) as an osc_table. */
+struct skew_out {
+	const struct osc_summary **ranks;
+	struct osc_skew skew;
+	bool per_call;
+};
+
+static const char *skew_cell(const void *ctx, size_t row, size_t col, char *buf, size_t size)
+{
+	const struct skew_out *o = ctx;
+
+	return o->per_call ? osc_skew_cell(o->ranks, &o->skew, row, col, buf, size)
+			   : osc_skew_sum_cell(&o->skew, row, col, buf, size);
+}
+
+static enum osc_status collectives(struct osc_cli_view *v, struct osc_job *job,
+				   struct osc_rank_runs *runs, struct skew_out *o,
+				   struct osc_error *err)
+{
+	const uint8_t **on;
+	char ranks[32];
+	const char *keys[] = { "ranks", "runs", "table" };
+	const char *values[] = { ranks, NULL, NULL };
+	struct osc_export_meta meta = { keys, values, 3, NULL };
+	struct osc_table t = { .cell = skew_cell, .ctx = o };
+	enum osc_status st = osc_cli_load_job(v, job, err);
+
+	if (st == OSC_OK)
+		st = osc_rank_runs_parse(job, v->runs, runs, err);
+	if (st != OSC_OK)
+		return st;
+	o->ranks = osc_xcalloc(job->nr ? job->nr : 1, sizeof(*o->ranks));
+	on = osc_xcalloc(job->nr ? job->nr : 1, sizeof(*on));
+	for (size_t i = 0; i < job->nr; i++) {
+		o->ranks[i] = &job->ranks[i];
+		on[i] = runs->sel[i].on;
+	}
+	osc_collective_skew(o->ranks, job->nr, on, &o->skew);
+	free(on);
+	if (!o->skew.nr)
+		fprintf(stderr, "opscope: note: the selected runs hold no collective call\n");
+	snprintf(ranks, sizeof(ranks), "%zu", job->nr);
+	values[1] = runs->text;
+	values[2] = o->per_call ? "one row per call, matched across the ranks by group and order"
+				: "calls summed per group and collective";
+	t.cols = o->per_call ? osc_skew_columns(&t.nr_cols) : osc_skew_sum_columns(&t.nr_cols);
+	t.nr_rows = o->per_call ? o->skew.nr : o->skew.nr_sums;
+	if (v->top && v->top < t.nr_rows)
+		t.nr_rows = v->top;
+	return osc_cli_write_view(v, &t, &meta, err);
+}
+
+int osc_ranks_collectives_run(struct osc_cli_view *v)
+{
+	struct osc_job job = { 0 };
+	struct osc_rank_runs runs = { 0 };
+	struct skew_out o = { .per_call = v->per_call };
+	struct osc_error err;
+	enum osc_status st;
+
+	osc_error_clear(&err);
+	st = collectives(v, &job, &runs, &o, &err);
+	osc_skew_release(&o.skew);
+	free(o.ranks);
 	osc_rank_runs_release(&runs);
 	osc_job_release(&job);
 	return st == OSC_OK ? OSC_EXIT_OK : osc_cli_fail(&err);

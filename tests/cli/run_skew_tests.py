@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Tests of the collective skew across ranks (collective_skew.h).
 
-Every cell of the per-call table that tests/tools/dump_skew.c prints (the C
-code: load, runs, osc_summary_add_calls, osc_collective_skew) equals
+Every cell of the per-call table that `opscope gpu --collectives --per-call
+-F csv` prints for a job's ranks (load, runs, osc_summary_add_calls,
+osc_collective_skew) equals
 tests/tools/recompute_skew.py (written from the trace format) on:
 - tests/data/ranks-hand (three ranks whose figures test_collective_skew.c
   also checks by hand);
@@ -13,13 +14,16 @@ tests/tools/recompute_skew.py (written from the trace format) on:
 - single ranks of the collection with "Collective name" args: HTA's
   nccl_parser_config (with "Process Group Name") and ns_resolution_trace
   (groups by "Group size").
-A trace that cannot be loaded: exit 2 with one line.
+A single rank is a job as a directory of one trace. A trace that cannot be
+loaded: exit 2 with one line naming it.
 
 Prints "N passed, M failed" last; exits 1 on any failure.
 """
+import csv
 import os
-import subprocess
+import shutil
 import sys
+import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
@@ -34,9 +38,19 @@ SINGLE = ["hta/nccl_parser_config/nccl_data.json.gz",
 
 
 def dump(paths):
-    exe = os.environ.get("DUMP_SKEW") or os.path.join(testlib.ROOT, "build", "tests", "dump_skew")
-    p = subprocess.run([exe] + paths, capture_output=True, timeout=300)
-    return p.returncode, p.stdout.decode().splitlines(), p.stderr.decode()
+    """The per-call CSV of the job of paths (one trace: a directory holding it)."""
+    tmp = None
+    if len(paths) == 1:
+        tmp = tempfile.mkdtemp(prefix="opscope-skew-")
+        os.symlink(paths[0], os.path.join(tmp, os.path.basename(paths[0])))
+        paths = [tmp]
+    try:
+        p = testlib.run(["gpu", "--collectives", "--per-call", "-F", "csv"] + paths, timeout=300)
+    finally:
+        if tmp:
+            shutil.rmtree(tmp)
+    err = "\n".join(l for l in p.err_lines if not l.startswith("opscope: [")) + "\n"
+    return p.rc, p.text.splitlines(), err.lstrip("\n")
 
 
 def compare(res, name, paths):
@@ -64,6 +78,26 @@ def main():
         compare(res, "recomputed: hta/trace_filter sampled ranks 0 and 1", found)
     for p in testlib.shared_traces(res, SINGLE):
         compare(res, "recomputed: " + os.path.relpath(p, testlib.SHARED), [p])
+    # the sums per (group, collective) add up the recomputed calls
+    calls = list(csv.reader(recompute_skew.csv_lines(recompute_skew.table(HAND))))[1:]
+    want = {}
+    for c in calls:
+        w = want.setdefault((c[0], c[2]), [0, 0, 0.0])
+        w[0] += 1
+        w[1] += int(c[5] != "0")
+        w[2] += float(c[8]) if c[8] else 0.0
+    p = testlib.run(["gpu", "--collectives", "-F", "csv"] + HAND)
+    got = {}
+    for f in list(csv.reader(p.text.splitlines()))[1:]:
+        got[(f[0], f[1])] = [int(f[2]), int(f[3]), float(f[4])]
+    res.check("the sums per group and collective add up the calls",
+              [] if p.rc == 0 and got == want else ["want %s got %s" % (want, got), p.describe()])
+    p = testlib.run(["gpu", "--per-call"] + HAND)
+    res.check("--per-call without --collectives: exit 2",
+              [] if p.rc == 2 and "--per-call" in p.err_lines[-1] else [p.describe()])
+    p = testlib.run(["gpu"] + HAND)
+    res.check("gpu on a job without --collectives: exit 2 saying what to use",
+              [] if p.rc == 2 and "report --by rank" in p.err_lines[-1] else [p.describe()])
     rc, got, err = dump([HAND[0], os.path.join(testlib.ROOT, "tests", "data", "no-such.json")])
     res.check("a trace that cannot be loaded: exit 2, one line",
               [] if rc == 2 and not got and err.count("\n") == 1 else
