@@ -17,6 +17,7 @@
 #include "opscope/load/load.h"
 #include "cli.h"
 #include "config.h"
+#include "opscope/analysis/job.h"
 #include "tui.h"
 
 static const struct osc_cli_command commands[] = {
@@ -82,7 +83,7 @@ static void print_version(void)
 		       libs[i].version[0] ? "" : ")");
 }
 
-static int run_tui(const struct osc_cli_view *v)
+static int run_tui(const struct osc_cli_view *v, const struct osc_job *job)
 {
 	struct osc_tui_args a = {
 		.path = v->path,
@@ -110,9 +111,36 @@ static int run_tui(const struct osc_cli_view *v)
 		.sort = v->sort,
 		.no_color = osc_cli_config.no_color,
 		.no_mouse = osc_cli_config.no_mouse,
+		.job = job,
+		.job_inputs = v->inputs,
+		.nr_job_inputs = v->nr_inputs,
+		.straggler = v->straggler,
 	};
 
 	return osc_tui_main(&a);
+}
+
+/*
+ * A job on a terminal: its ranks loaded here (a progress line each, before
+ * the screen opens), then the explorer on its ranks view; the report where
+ * the terminal cannot show it.
+ */
+static int run_job_tui(struct osc_cli_view *v)
+{
+	struct osc_job job = { 0 };
+	struct osc_error err;
+	int rc;
+
+	osc_error_clear(&err);
+	if (v->split_rank || v->by_rank) /* a table of the job's asked for: print it */
+		return osc_report_run(v);
+	if (osc_cli_load_job(v, &job, &err) != OSC_OK)
+		return osc_cli_fail(&err);
+	rc = run_tui(v, &job);
+	osc_job_release(&job);
+	if (rc == OSC_TUI_NO_TERMINAL)
+		rc = osc_report_run(v);
+	return rc;
 }
 
 static int default_mode(int argc, char **argv)
@@ -133,10 +161,11 @@ static int default_mode(int argc, char **argv)
 	if (v.help || v.version) {
 		rc = OSC_EXIT_OK;
 	} else if (osc_cli_view_is_job(&v)) {
-		rc = osc_report_run(&v); /* a job's tables: the explorer opens one trace */
+		rc = (v.script || (!v.report_only && isatty(STDOUT_FILENO))) ? run_job_tui(&v)
+									     : osc_report_run(&v);
 	} else if (v.script || (!v.report_only && isatty(STDOUT_FILENO))) {
 		/* The TUI loads the trace itself, with a progress bar. */
-		rc = run_tui(&v);
+		rc = run_tui(&v, NULL);
 		if (rc == OSC_TUI_NO_TERMINAL) /* TERM=dumb, no terminfo: the batch output */
 			rc = v.other ? osc_diff_run(&v) : osc_report_run(&v);
 	} else {

@@ -58,7 +58,10 @@
 	  "GPU view: busy, idle and why, per run, device and stream")                       \
 	_(TIMELINE, "timeline", "V",                                                         \
 	  "Timeline of the selected runs: lanes per thread and stream, the row marked")     \
-	_(TOGGLE_RUN, "toggle-run", "<Space>", "Runs view: select or unselect a run")      \
+	_(TOGGLE_RUN, "toggle-run", "<Space>",                                               \
+	  "Runs view: select or unselect a run; ranks view: mark the base of a compare")   \
+	_(COMPARE_RANKS, "compare-ranks", "b",                                               \
+	  "Ranks view: compare the rank marked with Space (base) with this one")            \
 	_(SELECT_RANGE, "select-range", "v",                                                 \
 	  "Runs view: select from the last toggled run")                \
 	_(SELECT_ALL, "select-all", "a", "Runs view: select every run")                      \

@@ -1,5 +1,8 @@
 /* display.c - curses setup, colours and terminal restoration. */
 #include <curses.h>
+#include <errno.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <term.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,6 +58,37 @@ static void set_signals(void)
 		if (!sigaction(fatal[i], NULL, &old) && old.sa_handler != SIG_IGN)
 			sigaction(fatal[i], &sa, NULL);
 	}
+}
+
+int osc_display_run(char *const argv[])
+{
+	struct sigaction ign, old_int, old_quit;
+	int status = -1, saved = 0;
+	pid_t pid;
+
+	memset(&ign, 0, sizeof(ign));
+	ign.sa_handler = SIG_IGN;
+	sigemptyset(&ign.sa_mask);
+	def_prog_mode();
+	endwin();
+	sigaction(SIGINT, &ign, &old_int);
+	sigaction(SIGQUIT, &ign, &old_quit);
+	pid = fork();
+	if (pid == 0) {
+		signal(SIGINT, SIG_DFL);
+		signal(SIGQUIT, SIG_DFL);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	saved = errno;
+	while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGQUIT, &old_quit, NULL);
+	reset_prog_mode();
+	refresh();
+	errno = saved;
+	return pid < 0 ? -1 : status;
 }
 
 static bool want_color = true, want_mouse = true;

@@ -61,6 +61,14 @@ void osc_display_options(bool color, bool mouse);
 
 /* Restore the terminal (idempotent; also called from signal handlers). */
 void osc_display_close(void);
+/*
+ * Hand the terminal to the program argv (argv[0]: its path) until it exits,
+ * then take the screen back (a rank's own explorer from the ranks view).
+ * Ctrl-C and Ctrl-\ go to the program, not to the explorer. Returns its
+ * wait status, or -1 when it could not start (errno set).
+ */
+int osc_display_run(char *const argv[]);
+
 /* Attributes of a style (colours unless NO_COLOR is set or the terminal has none). */
 int osc_display_attr(enum osc_style s);
 

@@ -577,6 +577,12 @@ static void header_line(struct osc_tui *t, const char *title, const char *sort, 
 	if (!strcmp(file, "-"))
 		file = "stdin";
 	snprintf(tail, sizeof(tail), "%s%s%s", title, *sort ? " | " : "", sort);
+	if (!*file) { /* a job's explorer: no trace to name */
+		cut = osc_fit_text(tail, width, t->utf8);
+		snprintf(line, size, "%s", cut);
+		free(cut);
+		return;
+	}
 	file_w = osc_text_width(file, strlen(file), t->utf8);
 	tail_w = osc_text_width(tail, strlen(tail), t->utf8);
 	if (file_w + 3 + tail_w <= width) {

@@ -365,7 +365,8 @@ int osc_tui_main(const struct osc_tui_args *args)
 		return ds == OSC_DISPLAY_NO_TERMINAL ? OSC_TUI_NO_TERMINAL : 2;
 	}
 	osc_trace_init(&t.trace);
-	st = osc_loading_run(&t, &err, &interrupted);
+	/* a job's explorer holds its ranks' summaries (loaded by the caller), no trace */
+	st = args->job ? OSC_OK : osc_loading_run(&t, &err, &interrupted);
 	if (st != OSC_OK) {
 		osc_display_close();
 		osc_script_free(script);
@@ -379,14 +380,17 @@ int osc_tui_main(const struct osc_tui_args *args)
 	if (*note)
 		osc_tui_message(&t, OSC_MSG_INFO, "%s", note);
 	apply_args(&t);
-	if (!args->path) /* `opscope` alone: say how to open one's own trace */
+	if (!args->path && !args->job) /* `opscope` alone: say how to open one's own trace */
 		osc_tui_note(&t, OSC_MSG_INFO,
 			     "bundled sample: opscope TRACE opens yours; ? for keys");
 	start_warming(&t);
-	osc_view_push(&t, &osc_view_table,
-		      &(struct osc_table_arg){ .level = level,
-					       .has_sort = args->sort != OSC_STAT_NR,
-					       .sort = args->sort });
+	if (args->job)
+		osc_view_push(&t, &osc_view_ranks, NULL);
+	else
+		osc_view_push(&t, &osc_view_table,
+			      &(struct osc_table_arg){ .level = level,
+						       .has_sort = args->sort != OSC_STAT_NR,
+						       .sort = args->sort });
 	if (args->other) /* opscope BASE OTHER: compare over the base's table */
 		osc_view_push(&t, &osc_view_diff,
 			      &(struct osc_diff_view_arg){ args->other,

@@ -15,6 +15,8 @@
 #include "opscope/analysis/demangle.h"
 #include "opscope/analysis/diff.h"
 
+struct osc_job;
+
 struct osc_categories;
 
 struct osc_tui_args {
@@ -42,6 +44,15 @@ struct osc_tui_args {
 	enum osc_stat sort;         /* initial sort of the first table, OSC_STAT_NR: its default */
 	bool no_color;              /* no colours (a configuration's color = off, as NO_COLOR) */
 	bool no_mouse;              /* ignore the mouse (mouse = off): the terminal keeps it */
+	/*
+	 * A distributed job (job.h, loaded by the caller) instead of a trace:
+	 * the explorer opens on its ranks view, and a rank's own explorer, or a
+	 * compare of two ranks, runs as a child opscope on the ranks' traces.
+	 */
+	const struct osc_job *job;
+	const char *const *job_inputs; /* the job's inputs as given, for the command lines */
+	size_t nr_job_inputs;
+	double straggler;           /* --straggler K of the rank table, 0: the default */
 };
 
 /*

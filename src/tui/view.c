@@ -313,10 +313,14 @@ void osc_view_describe(struct osc_tui *t, struct osc_view *v, char *buf, size_t 
 			snprintf(buf + n, size - (size_t)n, "%stop %zu", n ? ", " : "", v->topn);
 		return;
 	}
-	runs = osc_runsel_describe(&t->sel, &t->runs);
-	filter = osc_filter_describe(&t->filter);
 	if (v->ops->bases)
 		v->ops->bases(t, v, bases, sizeof(bases));
+	if (v->ops->bases_only) {
+		snprintf(buf, size, "%s", bases);
+		return;
+	}
+	runs = osc_runsel_describe(&t->sel, &t->runs);
+	filter = osc_filter_describe(&t->filter);
 	if (*bases && v->ops->bases_first)
 		snprintf(buf, size, "%s | %s | filter: %s", bases, runs, *filter ? filter : "none");
 	else

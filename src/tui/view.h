@@ -87,6 +87,7 @@ struct osc_view_ops {
 	/* optional: the bases of the view's percentages, shown after the runs and filter */
 	void (*bases)(struct osc_tui *t, struct osc_view *v, char *buf, size_t size);
 	bool bases_first; /* the bases lead that line (a what-if projection) */
+	bool bases_only;  /* the bases are that line: the view has no trace's runs or filter */
 	/* Detail of a row for the detail pane (NULL: none). */
 	void (*detail)(struct osc_tui *t, struct osc_view *v, size_t row, struct osc_lines *out);
 	/* Name used in export file names and the `report --by` level ("op"). */
@@ -133,7 +134,8 @@ struct osc_view_ops {
 	_(modules)       \
 	_(timeline)      \
 	_(histogram)     \
-	_(matrix)
+	_(matrix)        \
+	_(ranks)
 
 #define OSC_VIEW_DECLARE(name) extern const struct osc_view_ops osc_view_##name;
 OSC_VIEW_LIST(OSC_VIEW_DECLARE)

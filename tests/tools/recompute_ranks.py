@@ -149,12 +149,12 @@ def rank_table(ranks, k):
         cx = x["comm"] / mc if mc > 0 else None
         flags = [name for name, v in (("slow step", sx), ("straggler", wx), ("waits", cx))
                  if v is not None and v > k]
-        out.append([str(x["rank"]), "" if x["world"] is None else str(x["world"]),
-                    str(x["runs"]), us(x["step"]), ratio(sx),
+        out.append([str(x["rank"]), us(x["step"]), ratio(sx), us(x["compute"]), ratio(wx),
+                    us(x["comm"]), ratio(cx), ", ".join(flags),
                     pct(100.0 * x["busy"] / x["wall"]) if x["wall"] > 0 else "",
-                    us(x["compute"]), ratio(wx), us(x["comm"]), ratio(cx), us(x["exposed"]),
-                    us(x["memcpy"]), us(x["idle"]), us(x["wall"]), us(x["host_busy"]),
-                    ", ".join(flags), x["top"] or "",
+                    us(x["exposed"]), us(x["idle"]), us(x["memcpy"]), us(x["wall"]),
+                    us(x["host_busy"]), "" if x["world"] is None else str(x["world"]),
+                    str(x["runs"]), x["top"] or "",
                     us(x["top_us"]) if x["top"] is not None else "", x_path(x, ranks)])
     return RANK_COLUMNS, out
 
@@ -163,9 +163,9 @@ def x_path(x, ranks):
     return [r.path for r in ranks if r.rank == x["rank"]][0]
 
 
-RANK_COLUMNS = ["rank", "world_size", "runs", "step_us", "step_x_median", "busy_pct_of_wall",
-                "compute_us", "work_x_median", "comm_us", "comm_x_median", "exposed_comm_us",
-                "memcpy_us", "idle_us", "wall_us", "host_busy_us", "flags", "top_kernel",
+RANK_COLUMNS = ["rank", "step_us", "step_x_median", "compute_us", "work_x_median", "comm_us",
+                "comm_x_median", "flags", "busy_pct_of_wall", "exposed_comm_us", "idle_us",
+                "memcpy_us", "wall_us", "host_busy_us", "world_size", "runs", "top_kernel",
                 "top_kernel_us", "trace"]
 DIST_COLUMNS = ["name", "ranks", "count", "total_us", "mean_per_rank_us", "min_us", "min_rank",
                 "median_us", "max_us", "max_rank", "spread_pct_of_median", "max_x_median"]

@@ -69,7 +69,8 @@ def traces(tmp):
     out = [("kineto-cuda", os.path.join(SAMPLES, "kineto-sampled-rank0.json.gz")),
            ("rocm", os.path.join(SAMPLES, "rocm-torch-compile-triton.json.gz")),
            ("ort", os.path.join(SAMPLES, "ort-cnn-opt.json")),
-           ("nvprof", os.path.join(SAMPLES, "nvprof-lstm-pyprof.sql.gz"))]
+           ("nvprof", os.path.join(SAMPLES, "nvprof-lstm-pyprof.sql.gz")),
+           ("job", os.path.join(ROOT, "tests", "data", "ranks"))]  # the ranks view
     shared = os.path.join(SHARED, "nvfuser", "report1.sqlite")
     if os.path.exists(shared):
         out.append(("nsys", shared))
@@ -129,7 +130,9 @@ def run_one(trace, script, cols, lines, utf8, d):
                            capture_output=True, timeout=TIMEOUT)
     except subprocess.TimeoutExpired:
         return "hang (no exit in %d s)" % TIMEOUT, 0
-    err = p.stderr.decode("utf-8", "replace")
+    # a job's inputs each print a progress line before the screen opens
+    err = "".join(l for l in p.stderr.decode("utf-8", "replace").splitlines(True)
+                  if not re.match(r"opscope: \[\d+/\d+\] ", l))
     timing = os.path.join(d, "timing.txt")
     handled = sum(1 for _ in open(timing)) if os.path.exists(timing) else 0
     if p.returncode != 0 or err.strip():

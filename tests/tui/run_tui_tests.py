@@ -77,12 +77,13 @@ def env_for(cols, lines, ascii_mode, term="xterm-256color"):
 
 
 def script_trace(script):
+    """The script's input: "# trace: FILE" (of samples/), or "# job: DIR" (of tests/data/)."""
     with open(script, encoding="utf-8") as f:
         for line in f:
-            m = re.match(r"#\s*trace:\s*(\S+)", line)
+            m = re.match(r"#\s*(trace|job):\s*(\S+)", line)
             if m:
-                return os.path.join("samples", m.group(1))
-    raise SystemExit("%s: no '# trace:' line" % script)
+                return os.path.join("samples" if m.group(1) == "trace" else "data", m.group(2))
+    raise SystemExit("%s: no '# trace:' or '# job:' line" % script)
 
 
 def script_others(script):
@@ -99,6 +100,7 @@ def run_script(script, cols, lines, ascii_mode=False, term="xterm-256color", cwd
     # path (the export message) do not depend on where the checkout is.
     if not os.path.exists(os.path.join(d, "samples")):
         os.symlink(SAMPLES, os.path.join(d, "samples"))
+        os.symlink(os.path.join(ROOT, "tests", "data"), os.path.join(d, "data"))
     p = subprocess.run([opscope(), "--script", script, script_trace(script)] +
                        script_others(script), cwd=d,
                        env=env_for(cols, lines, ascii_mode, term), capture_output=True,
@@ -111,7 +113,10 @@ def run_script(script, cols, lines, ascii_mode=False, term="xterm-256color", cwd
                 path = os.path.join(d, m.group(1))
                 dumps[m.group(1)] = open(path, encoding="utf-8").read() \
                     if os.path.exists(path) else None
-    return p.returncode, p.stderr.decode("utf-8", "replace"), d, dumps
+    # a job's inputs each print a progress line before the screen opens
+    err = "".join(l for l in p.stderr.decode("utf-8", "replace").splitlines(True)
+                  if not re.match(r"opscope: \[\d+/\d+\] ", l))
+    return p.returncode, err, d, dumps
 
 
 def normalise(text):
@@ -164,9 +169,9 @@ def check_export():
     op = os.path.join(d, "opscope-ort-resnet18-opt-op.csv")
     got = open(op, "rb").read() if os.path.exists(op) else b""
     report(got == report_csv(trace, "--by", "op"), "export: x equals report --by op csv")
-    # Only the exports, the dumps and the samples link: no temporary file left.
+    # Only the exports, the dumps and the input links: no temporary file left.
     dumped = set(dumps)
-    left = [f for f in os.listdir(d) if f not in dumped and f != "samples" and
+    left = [f for f in os.listdir(d) if f not in dumped and f not in ("samples", "data") and
             not f.endswith(".csv")]
     report(os.listdir(d) and not left and
            not [f for f in os.listdir(d) if re.match(r".*\.csv\..", f)],
@@ -224,12 +229,28 @@ def run_keys(trace, keys, options=(), cols=200, lines=24, env=None):
         m = re.match(r":dump\s+(\S+)", k)
         if m and os.path.exists(os.path.join(d, m.group(1))):
             dumps[m.group(1)] = open(os.path.join(d, m.group(1)), encoding="utf-8").read()
-    return p.returncode, p.stderr.decode("utf-8", "replace"), d, dumps
+    # a job's inputs each print a progress line before the screen opens
+    err = "".join(l for l in p.stderr.decode("utf-8", "replace").splitlines(True)
+                  if not re.match(r"opscope: \[\d+/\d+\] ", l))
+    return p.returncode, err, d, dumps
 
 
 def read(d, name):
     path = os.path.join(d, name)
     return open(path, "rb").read() if os.path.exists(path) else b""
+
+
+def check_export_ranks():
+    """x on a job's ranks view writes what `opscope report --by rank` prints for the job."""
+    script = os.path.join(SCRIPTS, "ranks.script")
+    rc, err, d, dumps = run_script(script, 80, 24)
+    out = os.path.join(d, "opscope-trace-ranks.csv")
+    got = open(out, "rb").read() if os.path.exists(out) else b""
+    p = subprocess.run([opscope(), "report", "--by", "rank", "data/ranks", "--format", "csv"],
+                       capture_output=True, env=env_for(80, 24, False), cwd=d)
+    report(rc == 0 and got and got == p.stdout, "ranks: x equals report --by rank csv",
+           "rc=%d %r vs %r" % (rc, got[:200], p.stdout[:200]))
+    shutil.rmtree(d, ignore_errors=True)
 
 
 def check_export_names():
@@ -871,6 +892,7 @@ def main():
     check_signals()
     check_screens()
     check_export()
+    check_export_ranks()
     check_export_names()
     check_export_runs()
     check_export_path()

@@ -143,6 +143,7 @@ Test(ranks, split_percentages_of_each_rank)
 	cr_expect_float_eq(s.rows[1].self_pct, 100, 1e-9, "of its own rank's host busy time");
 	cr_expect_float_eq(s.rows[0].dev_pct, 100, 1e-9);
 	osc_rank_split_release(&s);
+	osc_rank_runs_release(&runs);
 	/* a selection beyond a rank's runs names the rank's file */
 	cr_expect_eq(osc_rank_runs_parse(&j, "3", &runs, &err), OSC_RANGE);
 	cr_expect_str_eq(err.subject, "r5.json");

@@ -105,6 +105,8 @@ void osc_rank_table(const struct osc_job *j, const struct osc_rank_runs *runs, d
 		    struct osc_rank_table *out);
 void osc_rank_table_release(struct osc_rank_table *t);
 const struct osc_column *osc_rank_table_columns(size_t *nr);
+/* The rank table's column of long text, the one a narrow screen shrinks: top_kernel. */
+#define OSC_RANK_COL_TOP_KERNEL 16
 const char *osc_rank_table_cell(const struct osc_job *j, const struct osc_rank_table *t,
 				size_t row, size_t col, char *buf, size_t size);
 /* The flags of a row in words: "straggler, waits", or "". */

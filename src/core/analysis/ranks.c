@@ -201,27 +201,28 @@ const char *osc_rank_flags_text(unsigned flags, char *buf, size_t size)
 
 /*
  * X-macro: the rank table's columns (id, title, width, align, numeric, stat).
+ * The straggler's story first (the explorer shows columns from the left).
  * The table does not sort: the stat only says which columns a narrow text
  * table drops first (export_text.c's drop order: the rank, step, compute,
  * comm and flags stay).
  */
 #define RANK_COLS(_)                                                               \
 	_(RANK, "rank", 4, OSC_ALIGN_RIGHT, true, NAME)                            \
-	_(WORLD, "world_size", 5, OSC_ALIGN_RIGHT, true, MIN)                      \
-	_(RUNS, "runs", 4, OSC_ALIGN_RIGHT, true, MIN)                             \
 	_(STEP, "step_us", 10, OSC_ALIGN_RIGHT, true, WALL)                        \
 	_(STEP_X, "step_x_median", 6, OSC_ALIGN_RIGHT, true, SELF_PCT)             \
-	_(BUSY_PCT, "busy_pct_of_wall", 6, OSC_ALIGN_RIGHT, true, MEAN)            \
 	_(COMPUTE, "compute_us", 10, OSC_ALIGN_RIGHT, true, SELF)                  \
 	_(WORK_X, "work_x_median", 6, OSC_ALIGN_RIGHT, true, SELF_PCT)             \
 	_(COMM, "comm_us", 10, OSC_ALIGN_RIGHT, true, DEVICE)                      \
 	_(COMM_X, "comm_x_median", 6, OSC_ALIGN_RIGHT, true, SELF_PCT)             \
+	_(FLAGS, "flags", 9, OSC_ALIGN_LEFT, false, HOST_BUSY)                     \
+	_(BUSY_PCT, "busy_pct_of_wall", 6, OSC_ALIGN_RIGHT, true, MEAN)            \
 	_(EXPOSED, "exposed_comm_us", 10, OSC_ALIGN_RIGHT, true, TOTAL)            \
-	_(MEMCPY, "memcpy_us", 9, OSC_ALIGN_RIGHT, true, KERNELS)                  \
 	_(IDLE, "idle_us", 10, OSC_ALIGN_RIGHT, true, MEAN)                        \
+	_(MEMCPY, "memcpy_us", 9, OSC_ALIGN_RIGHT, true, KERNELS)                  \
 	_(WALL, "wall_us", 10, OSC_ALIGN_RIGHT, true, TOTAL)                       \
 	_(HOST_BUSY, "host_busy_us", 10, OSC_ALIGN_RIGHT, true, KERNELS)           \
-	_(FLAGS, "flags", 9, OSC_ALIGN_LEFT, false, HOST_BUSY)                     \
+	_(WORLD, "world_size", 5, OSC_ALIGN_RIGHT, true, MIN)                      \
+	_(RUNS, "runs", 4, OSC_ALIGN_RIGHT, true, MIN)                             \
 	_(TOP, "top_kernel", 16, OSC_ALIGN_LEFT, false, STDDEV)                    \
 	_(TOP_US, "top_kernel_us", 10, OSC_ALIGN_RIGHT, true, STDDEV)              \
 	_(TRACE, "trace", 12, OSC_ALIGN_LEFT, false, COUNT_PER_RUN)
@@ -232,6 +233,8 @@ enum {
 #undef RANK_COL_ENUM
 	RC_NR
 };
+
+_Static_assert(RC_TOP == OSC_RANK_COL_TOP_KERNEL, "ranks.h names the top_kernel column");
 
 const struct osc_column *osc_rank_table_columns(size_t *nr)
 {
