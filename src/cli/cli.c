@@ -73,6 +73,7 @@ enum {
 	OPT_SPLIT,
 	OPT_STRAGGLER,
 	OPT_PER_CALL,
+	OPT_RANKS,
 };
 
 #define VIEW (OSC_MODE_REPORT | OSC_MODE_TUI | OSC_MODE_DEFAULT | OSC_MODE_DIFF | OSC_MODE_WHATIF)
@@ -179,6 +180,9 @@ const struct osc_cli_option osc_cli_view_options[] = {
 	{ OPT_COLLECTIVES, "collectives", 0, NULL,
 	  "gpu: the collectives (record_param_comms) instead: size, time, algbw, busbw",
 	  OSC_MODE_GPU },
+	{ OPT_RANKS, "ranks", 0, "LIST",
+	  "a job: only these ranks, e.g. 0,3,8-15 (default: every rank)",
+	  OSC_MODE_REPORT | OSC_MODE_DEFAULT | OSC_MODE_GPU | OSC_MODE_TUI },
 	{ OPT_PER_CALL, "per-call", 0, NULL,
 	  "gpu --collectives on a job's ranks: a row per call matched across the ranks",
 	  OSC_MODE_GPU },
@@ -504,6 +508,9 @@ static enum osc_status view_option(struct osc_cli_view *v, int id, const char *a
 		v->op_instance = !strcmp(arg, "op-instance");
 		v->by_rank = !strcmp(arg, "rank");
 		return v->op_instance || v->by_rank ? OSC_OK : osc_level_parse(arg, &v->level, err);
+	case OPT_RANKS:
+		v->ranks = arg;
+		return OSC_OK;
 	case OPT_PER_CALL:
 		v->per_call = true;
 		return OSC_OK;

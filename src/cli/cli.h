@@ -135,6 +135,7 @@ struct osc_cli_view {
 	bool split_rank;             /* --split rank: every rank's rows of a job */
 	double straggler;            /* --straggler K: the straggler rule's k, 0: default */
 	bool per_call;               /* --per-call (gpu --collectives, a job): a row per call */
+	const char *ranks;           /* --ranks LIST: a job's ranks to keep, NULL: all */
 	enum osc_level level;        /* --by */
 	bool op_instance;            /* --by op-instance: one row per op instance (report) */
 	const char *runs;            /* --runs, NULL for the default */

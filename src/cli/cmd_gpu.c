@@ -145,9 +145,10 @@ static int run_gpu(struct osc_cli_view *v)
 	osc_error_clear(&err);
 	if (osc_cli_view_is_job(v) && v->collectives)
 		return osc_ranks_collectives_run(v);
-	if (osc_cli_view_is_job(v) || v->per_call) {
-		osc_error_set(&err, OSC_USAGE, v->per_call ? "--per-call" : v->inputs[1 % v->nr_inputs],
-			      OSC_NO_OFFSET, NULL, v->per_call ?
+	if (osc_cli_view_is_job(v) || v->per_call || v->ranks) {
+		osc_error_set(&err, OSC_USAGE, v->per_call ? "--per-call" : v->ranks ? "--ranks"
+						    : v->inputs[1 % v->nr_inputs],
+			      OSC_NO_OFFSET, NULL, v->per_call || v->ranks ?
 			      "needs --collectives and a job's ranks (a directory or several traces)"
 			      : "a job's ranks: gpu --collectives matches their calls; "
 				"report --by rank has each rank's GPU breakdown");

@@ -188,6 +188,8 @@ enum osc_status osc_cli_load_job(const struct osc_cli_view *v, struct osc_job *j
 
 	if (st == OSC_OK)
 		st = osc_job_load((const char *const *)paths, nr, &jo, job, err);
+	if (st == OSC_OK && v->ranks)
+		st = osc_job_keep_ranks(job, v->ranks, err);
 	for (size_t i = 0; i < nr; i++)
 		free(paths[i]);
 	free(paths);

@@ -115,6 +115,7 @@ static int run_tui(const struct osc_cli_view *v, const struct osc_job *job)
 		.job_inputs = v->inputs,
 		.nr_job_inputs = v->nr_inputs,
 		.straggler = v->straggler,
+		.ranks = v->ranks,
 	};
 
 	return osc_tui_main(&a);

@@ -53,6 +53,7 @@ struct osc_tui_args {
 	const char *const *job_inputs; /* the job's inputs as given, for the command lines */
 	size_t nr_job_inputs;
 	double straggler;           /* --straggler K of the rank table, 0: the default */
+	const char *ranks;          /* --ranks LIST the job was cut to, NULL: all */
 };
 
 /*

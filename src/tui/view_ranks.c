@@ -218,7 +218,7 @@ static const char *ranks_export_name(struct osc_tui *t, struct osc_view *v)
 	return "ranks";
 }
 
-/* `opscope report --by rank [--straggler K] [--runs SPEC] INPUTS -F csv`: the CSV x writes. */
+/* `opscope report --by rank [--straggler K] [--runs SPEC] [--ranks LIST] INPUTS -F csv`: x's CSV. */
 static char *ranks_command(struct osc_tui *t, struct osc_view *v)
 {
 	const struct osc_tui_args *a = t->args;
@@ -233,6 +233,8 @@ static char *ranks_command(struct osc_tui *t, struct osc_view *v)
 	}
 	if (a->runs)
 		line = osc_cli_line_arg(osc_cli_line_arg(line, "--runs"), a->runs);
+	if (a->ranks)
+		line = osc_cli_line_arg(osc_cli_line_arg(line, "--ranks"), a->ranks);
 	for (size_t i = 0; i < a->nr_job_inputs; i++)
 		line = osc_cli_line_arg(line, a->job_inputs[i]);
 	return osc_cli_line_arg(osc_cli_line_arg(line, "-F"), "csv");

@@ -118,6 +118,21 @@ def main():
         res.check("the progress line says input order",
                   [] if any("input order" in l for l in p.err_lines) else [p.describe()])
 
+        # --ranks keeps some ranks: the tables of those ranks' files alone
+        sub = [os.path.join(job, f) for f in ("worker_1.json", "trace-rank-2.json.gz")]
+        for ours, theirs in TABLES[:3]:
+            rc, want = recompute(theirs, sub)
+            p, got = csv_lines(ours + ["--ranks", "1-2"], [job])
+            res.check("--ranks 1-2: %s as of those two ranks alone" % " ".join(ours),
+                      [] if rc == 0 and got == want and len(got) > 1 else
+                      ["%s\nwant %s\ngot  %s" % (p.describe(), want[:2], got[:2])])
+        p = testlib.run(["report", "--ranks", "0,9", job])
+        res.check("--ranks with a rank the job lacks", one_error_line(p, "--ranks", "rank 9"))
+        p = testlib.run(["report", "--ranks", "1-", job])
+        res.check("--ranks not a list", one_error_line(p, "--ranks", "not a list"))
+        p = testlib.run(["report", "--ranks", "1", PAIR[0]])
+        res.check("--ranks without a job", one_error_line(p, "--ranks", "needs a job"))
+
         # a compare stays a compare
         p = testlib.run(["-F", "csv"] + PAIR)
         res.check("`opscope A B` compares two traces",

@@ -75,6 +75,13 @@ enum osc_status osc_job_load(const char *const *paths, size_t n, const struct os
 void osc_job_release(struct osc_job *j);
 
 /*
+ * Keep the ranks of j that list names (--ranks): rank numbers and ranges,
+ * comma-separated ("0,3,8-15"). OSC_USAGE (subject "--ranks") for a bad
+ * list, OSC_RANGE for a rank the job does not have; j is unchanged then.
+ */
+enum osc_status osc_job_keep_ranks(struct osc_job *j, const char *list, struct osc_error *err);
+
+/*
  * Rank order of summaries s[0 .. n): sources as above, then sorted by rank.
  * OSC_USAGE naming both files when two have the same rank.
  */

@@ -417,3 +417,87 @@ void osc_job_release(struct osc_job *j)
 	j->ranks = NULL;
 	j->nr = 0;
 }
+
+/* The next "N" or "N-M" of a --ranks list at *p into [*lo, *hi]; false when malformed. */
+static bool next_range(const char **p, int64_t *lo, int64_t *hi)
+{
+	char *end;
+	long long a, b;
+
+	if (!isdigit((unsigned char)**p))
+		return false;
+	a = strtoll(*p, &end, 10);
+	b = a;
+	if (*end == '-') {
+		if (!isdigit((unsigned char)end[1]))
+			return false;
+		b = strtoll(end + 1, &end, 10);
+	}
+	if (b < a || (*end && *end != ','))
+		return false;
+	*lo = a;
+	*hi = b;
+	*p = *end ? end + 1 : end;
+	return true;
+}
+
+/* The index of rank r in j (ranks sorted), or SIZE_MAX. */
+static size_t index_of_rank(const struct osc_job *j, int64_t r)
+{
+	size_t lo = 0, hi = j->nr;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (j->ranks[mid].rank.rank < r)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < j->nr && j->ranks[lo].rank.rank == r ? lo : SIZE_MAX;
+}
+
+enum osc_status osc_job_keep_ranks(struct osc_job *j, const char *list, struct osc_error *err)
+{
+	uint8_t *keep = osc_xcalloc(j->nr ? j->nr : 1, 1);
+	const char *p = list;
+	size_t out = 0;
+
+	while (*p) {
+		int64_t lo, hi;
+
+		if (!next_range(&p, &lo, &hi)) {
+			free(keep);
+			return osc_error_set(err, OSC_USAGE, "--ranks", OSC_NO_OFFSET, NULL,
+					     "not a list of ranks: '%s' (e.g. 0,3,8-15)", list);
+		}
+		for (int64_t r = lo; r <= hi; r++) {
+			size_t i = index_of_rank(j, r);
+
+			if (i == SIZE_MAX) {
+				free(keep);
+				return osc_error_set(err, OSC_RANGE, "--ranks", OSC_NO_OFFSET, NULL,
+						     "rank %lld is not in the job (%zu ranks, %lld to "
+						     "%lld)", (long long)r, j->nr,
+						     j->nr ? (long long)j->ranks[0].rank.rank : 0LL,
+						     j->nr ? (long long)j->ranks[j->nr - 1].rank.rank
+							   : 0LL);
+			}
+			keep[i] = 1; /* a range wider than the job ends at its first missing rank */
+		}
+	}
+	if (!*list) {
+		free(keep);
+		return osc_error_set(err, OSC_USAGE, "--ranks", OSC_NO_OFFSET, NULL,
+				     "an empty list of ranks");
+	}
+	for (size_t i = 0; i < j->nr; i++) {
+		if (keep[i])
+			j->ranks[out++] = j->ranks[i];
+		else
+			osc_summary_release(&j->ranks[i]);
+	}
+	j->nr = out;
+	free(keep);
+	return OSC_OK;
+}
