@@ -29,6 +29,13 @@ struct osc_column {
 };
 
 /*
+ * An entry of a column table from an X-macro row (id, title, width, align,
+ * numeric, stat): the tables of ranks.h use it.
+ */
+#define OSC_COLUMN_DEF(id, title, width, align, numeric, stat) \
+	{ title, width, align, numeric, OSC_STAT_##stat },
+
+/*
  * The columns a level shows by default: the name (op, kernel, run or path),
  * the key columns of the level, then its measures and statistics (see
  * aggregate.h). device: the trace has device events, so the host levels

@@ -160,11 +160,7 @@ enum {
 
 const struct osc_column *osc_rank_dist_columns(size_t *nr)
 {
-	static const struct osc_column cols[] = {
-#define DIST_COL_DEF(id, title, w, a, num, stat) { title, w, a, num, OSC_STAT_##stat },
-		DIST_COLS(DIST_COL_DEF)
-#undef DIST_COL_DEF
-	};
+	static const struct osc_column cols[] = { DIST_COLS(OSC_COLUMN_DEF) };
 
 	*nr = DC_NR;
 	return cols;
@@ -317,11 +313,7 @@ enum {
 
 const struct osc_column *osc_rank_split_columns(size_t *nr)
 {
-	static const struct osc_column cols[] = {
-#define SPLIT_COL_DEF(id, title, w, a, num, stat) { title, w, a, num, OSC_STAT_##stat },
-		SPLIT_COLS(SPLIT_COL_DEF)
-#undef SPLIT_COL_DEF
-	};
+	static const struct osc_column cols[] = { SPLIT_COLS(OSC_COLUMN_DEF) };
 
 	*nr = SC_NR;
 	return cols;

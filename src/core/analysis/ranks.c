@@ -238,11 +238,7 @@ _Static_assert(RC_TOP == OSC_RANK_COL_TOP_KERNEL, "ranks.h names the top_kernel 
 
 const struct osc_column *osc_rank_table_columns(size_t *nr)
 {
-	static const struct osc_column cols[] = {
-#define RANK_COL_DEF(id, title, w, a, num, stat) { title, w, a, num, OSC_STAT_##stat },
-		RANK_COLS(RANK_COL_DEF)
-#undef RANK_COL_DEF
-	};
+	static const struct osc_column cols[] = { RANK_COLS(OSC_COLUMN_DEF) };
 
 	*nr = RC_NR;
 	return cols;
