@@ -217,11 +217,12 @@ int osc_ranks_collectives_run(struct osc_cli_view *v);
 
 /*
  * Load the job of v's inputs (v->inputs: files and directories) into job
- * (job.h) with v's loading options, a progress line per input on stderr.
+ * (job.h) with v's loading options, a progress line per input on stderr;
+ * keep_runs: the runs each summary keeps (osc_job_opts), NULL: every run.
  */
 struct osc_job;
-enum osc_status osc_cli_load_job(const struct osc_cli_view *v, struct osc_job *job,
-				 struct osc_error *err);
+enum osc_status osc_cli_load_job(const struct osc_cli_view *v, const char *keep_runs,
+				 struct osc_job *job, struct osc_error *err);
 
 /* A command's work once its options are parsed; returns the exit status. */
 typedef int (*osc_cli_view_fn)(struct osc_cli_view *v);

@@ -174,11 +174,12 @@ static enum osc_status write_ranks(struct ranks_out *o, const struct osc_cli_vie
 	return osc_cli_write_view(v, &t, &meta, err);
 }
 
-enum osc_status osc_cli_load_job(const struct osc_cli_view *v, struct osc_job *job,
-				 struct osc_error *err)
+enum osc_status osc_cli_load_job(const struct osc_cli_view *v, const char *keep_runs,
+				 struct osc_job *job, struct osc_error *err)
 {
 	struct osc_job_opts jo = {
 		.max_input = v->max_input, .ops = v->ops, .categories = &v->categories,
+		.keep_runs = keep_runs,
 		.runs = { .range = v->run_range, .whole = v->whole_trace },
 		.progress = say_loaded,
 	};
@@ -204,7 +205,7 @@ static enum osc_status ranks_report(struct osc_cli_view *v, struct osc_job *job,
 	enum osc_status st = check_job_options(v, err);
 
 	if (st == OSC_OK)
-		st = osc_cli_load_job(v, job, err);
+		st = osc_cli_load_job(v, NULL, job, err);
 	if (st == OSC_OK)
 		st = osc_rank_runs_parse(job, v->runs, runs, err);
 	if (st != OSC_OK)
@@ -273,7 +274,7 @@ static enum osc_status collectives(struct osc_cli_view *v, struct osc_job *job,
 	const char *values[] = { ranks, NULL, NULL };
 	struct osc_export_meta meta = { keys, values, 3, NULL };
 	struct osc_table t = { .cell = skew_cell, .ctx = o };
-	enum osc_status st = osc_cli_load_job(v, job, err);
+	enum osc_status st = osc_cli_load_job(v, NULL, job, err);
 
 	if (st == OSC_OK)
 		st = osc_rank_runs_parse(job, v->runs, runs, err);

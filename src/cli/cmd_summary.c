@@ -20,8 +20,8 @@
 #define SUMMARY 1u
 
 static const struct osc_cli_option summary_options[] = {
-	OSC_CLI_TRACE_RUN_OPTIONS(SUMMARY, "not here: a summary keeps every run (select them "
-				  "when reading it)"),
+	OSC_CLI_TRACE_RUN_OPTIONS(SUMMARY, "the runs each summary keeps (default: every run; "
+				  "select among them when reading it)"),
 	OSC_CLI_TRACE_OUTPUT_OPTIONS(SUMMARY, "the summary file (one trace; default: stdout), or "
 				     "a directory for several"),
 	{ 0, NULL, 0, NULL, NULL, 0 },
@@ -38,7 +38,8 @@ static void print_help(void)
 	     "rank, then open the directory of summaries as a job: 'opscope report --by rank\n"
 	     "DIR'. With several traces (or a directory) each summary goes into the\n"
 	     "directory -o names, as NAME.csv for the trace NAME.json[.gz|.zst] or\n"
-	     "NAME.sqlite.\n"
+	     "NAME.sqlite. A summary holds every level's rows for each run it keeps: a\n"
+	     "trace of hundreds of steps makes a large one, --runs keeps some (--runs -8:).\n"
 	     "\n"
 	     "options:");
 	osc_cli_print_options(stdout, summary_options, SUMMARY);
@@ -72,10 +73,6 @@ static enum osc_status parse(struct summary_args *a, int argc, char **argv,
 		osc_cli_trace_option(id, p.arg, &a->a, &st, err);
 		if (st != OSC_OK || a->a.help)
 			return st;
-		if (a->a.runs)
-			return osc_error_set(err, OSC_USAGE, "--runs", OSC_NO_OFFSET, NULL,
-					     "a summary keeps every run: select runs when reading "
-					     "it (opscope report --runs)");
 	}
 	if (!a->nr)
 		return osc_error_set(err, OSC_USAGE, "summary", OSC_NO_OFFSET, NULL,
@@ -171,7 +168,7 @@ int osc_cmd_summary(int argc, char **argv)
 		a.a.v.inputs = a.inputs;
 		a.a.v.nr_inputs = a.nr;
 		many = a.nr > 1 || (!stat(a.inputs[0], &sb) && S_ISDIR(sb.st_mode));
-		st = osc_cli_load_job(&a.a.v, &job, &err);
+		st = osc_cli_load_job(&a.a.v, a.a.runs, &job, &err);
 		if (st == OSC_OK)
 			st = write_all(&a, &job, many, &err);
 	}

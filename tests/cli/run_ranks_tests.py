@@ -184,8 +184,21 @@ def main():
                   [] if p.rc == 0 and len(p.text.splitlines()) > 4 else [p.describe()])
         p = testlib.run(["summary"] + PAIR)
         res.check("summary: several traces need -o DIR", one_error_line(p, "-o", "directory"))
-        p = testlib.run(["summary", "--runs", "1", PAIR[0]])
-        res.check("summary: no --runs", one_error_line(p, "--runs", "every run"))
+        # summary --runs keeps those runs only: the job's tables as with --runs on the traces
+        kept = os.path.join(tmp, "kept")
+        p = testlib.run(["summary", "--runs", "1", "-o", kept] + PAIR)
+        probs = [] if p.rc == 0 else [p.describe()]
+        for args in (["--by", "op"], ["--by", "kernel"], ["--split", "rank", "--by", "path"]):
+            pa, want = csv_lines(args + ["--runs", "1"], PAIR)
+            pb, got = csv_lines(args, [kept])
+            if not (want == got and len(got) > 1):
+                probs.append("%s: %s %s" % (" ".join(args), want[:2], got[:2]))
+        rows = [l for l in open(os.path.join(kept, "sampled_rank-0.csv")) if l.startswith("opscope-summary-1,run,")]
+        if len(rows) != 1:
+            probs.append("%d run lines, want 1" % len(rows))
+        res.check("summary --runs 1 keeps run 1 alone", probs)
+        p = testlib.run(["summary", "--runs", "7", PAIR[0]])
+        res.check("summary: --runs beyond the runs", one_error_line(p, "--runs", "sampled_rank-0"))
         p = testlib.run(["summary", "-o", one, PAIR[0]])
         res.check("summary: an existing file is kept without --force",
                   [] if p.rc == 2 else [p.describe()])

@@ -99,7 +99,7 @@ Test(summary_build, every_level_and_run_as_report_runs_j)
 		cr_assert_eq(osc_load(path, NULL, &t, &err), OSC_OK, "%s", path);
 		osc_runs_detect(&t, &runs);
 		osc_summary_init(&s);
-		osc_summary_build(&t, &runs, NULL, &s);
+		osc_summary_build(&t, &runs, NULL, NULL, &s);
 		cr_expect_eq(s.nr_runs, runs.nr);
 		for (int l = 0; l < OSC_LEVEL_COUNT; l++)
 			for (uint32_t j = 0; l != OSC_LEVEL_RUN && l != traces[i].apart && j < runs.nr;
@@ -140,7 +140,7 @@ Test(summary_build, the_documented_exceptions)
 		cr_assert_eq(osc_load(path, NULL, &t, &err), OSC_OK, "%s", path);
 		osc_runs_detect(&t, &runs);
 		osc_summary_init(&s[i]);
-		osc_summary_build(&t, &runs, NULL, &s[i]);
+		osc_summary_build(&t, &runs, NULL, NULL, &s[i]);
 		osc_runs_release(&runs);
 		osc_trace_release(&t);
 	}

@@ -47,6 +47,8 @@ struct osc_job_opts {
 	uint64_t max_input;              /* osc_load_opts.max_input */
 	struct osc_runs_opts runs;       /* how runs are found in each trace */
 	const char *ops;                 /* osc_trace_select_ops's categories, NULL: as loaded */
+	const char *keep_runs;           /* a runs.h spec of each trace's runs to keep in its
+					    summary (osc_summary_build), NULL: every run */
 	const struct osc_categories *categories; /* the user's category rules, or NULL */
 	/* Called as each input is done, one call at a time, from a loading thread. */
 	void (*progress)(const struct osc_job_progress *p, void *userdata);

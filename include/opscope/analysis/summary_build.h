@@ -27,10 +27,15 @@
 
 /*
  * The summary of t (its runs) into out (osc_summary_init'ed, empty): path
- * and trace are t->path, rank osc_trace_rank's. categories: the user's
- * category rules (NULL: the built-in table). Only reads t and runs.
+ * and trace are t->path, rank osc_trace_rank's. sel: the runs to keep
+ * (NULL: every run); the summary's runs are those, renumbered from 0, and
+ * only their rows and calls are kept (a call's seq stays its place among
+ * the whole trace's calls of its group, so ranks still match). categories:
+ * the user's category rules (NULL: the built-in table). Only reads t and
+ * runs.
  */
 void osc_summary_build(const struct osc_trace *t, const struct osc_runs *runs,
-		       const struct osc_categories *categories, struct osc_summary *out);
+		       const struct osc_runsel *sel, const struct osc_categories *categories,
+		       struct osc_summary *out);
 
 #endif

@@ -276,6 +276,19 @@ static bool is_summary_file(const char *path)
 	return got > 0 && osc_summary_sniff(head, (size_t)got);
 }
 
+/* The runs of t that spec keeps into sel; an error names t's file. */
+static enum osc_status keep_runs(const struct osc_trace *t, const struct osc_runs *runs,
+				 const char *spec, struct osc_runsel *sel, struct osc_error *err)
+{
+	struct osc_error inner;
+	enum osc_status st = osc_runsel_parse(spec, runs->nr, runs->warmup, sel, &inner);
+
+	if (st != OSC_OK)
+		return osc_error_set(err, st, t->path, OSC_NO_OFFSET, "--runs", "%s",
+				     inner.message);
+	return OSC_OK;
+}
+
 /* Load one input into its summary; the trace (if any) is passed to progress, then freed. */
 static enum osc_status load_one(struct loader *L, size_t i, struct osc_error *err)
 {
@@ -283,6 +296,7 @@ static enum osc_status load_one(struct loader *L, size_t i, struct osc_error *er
 	struct osc_summary *s = &L->out[i];
 	struct osc_trace t;
 	struct osc_runs runs = { 0 };
+	struct osc_runsel sel = { 0 };
 	struct osc_load_opts lo = { .max_input = o->max_input, .cancel = &L->cancel };
 	double start = now();
 	enum osc_status st;
@@ -297,8 +311,10 @@ static enum osc_status load_one(struct loader *L, size_t i, struct osc_error *er
 			st = osc_trace_select_ops(&t, o->ops, err);
 		if (st == OSC_OK)
 			st = osc_runs_detect_opts(&t, &o->runs, &runs, err);
+		if (st == OSC_OK && o->keep_runs)
+			st = keep_runs(&t, &runs, o->keep_runs, &sel, err);
 		if (st == OSC_OK)
-			osc_summary_build(&t, &runs, o->categories, s);
+			osc_summary_build(&t, &runs, o->keep_runs ? &sel : NULL, o->categories, s);
 	}
 	if (st == OSC_OK && o->progress) {
 		struct osc_job_progress p = { .nr = L->n, .path = L->paths[i], .rank = s,
@@ -310,6 +326,7 @@ static enum osc_status load_one(struct loader *L, size_t i, struct osc_error *er
 		o->progress(&p, o->userdata);
 		pthread_mutex_unlock(&L->lock);
 	}
+	osc_runsel_release(&sel);
 	osc_runs_release(&runs);
 	osc_trace_release(&t);
 	return st;

@@ -39,9 +39,9 @@ static osc_str busiest_device(const struct osc_gpu *g)
 	return best;
 }
 
-/* The runs of t with their windows and the GPU breakdown of the busiest device. */
+/* The kept runs of t with their windows and the GPU breakdown of the busiest device. */
 static void add_runs(const struct osc_trace *t, const struct osc_runs *runs,
-		     struct osc_summary *s)
+		     const uint32_t *kept, struct osc_summary *s)
 {
 	struct osc_gpu_query q = { .runs = runs, .kernel_wait = KERNEL_WAIT_NS };
 	struct osc_gpu g;
@@ -55,16 +55,17 @@ static void add_runs(const struct osc_trace *t, const struct osc_runs *runs,
 					  .ts = r->ts, .wall = r->dur, .events = r->nr_events,
 					  .idle = r->dur };
 
-		osc_summary_add_run(s, &sr);
+		if (kept[i] != OSC_NONE)
+			osc_summary_add_run(s, &sr);
 	}
 	for (size_t i = 0; i < g.nr; i++) {
 		const struct osc_gpu_row *r = &g.rows[i];
 		struct osc_sum_run *sr;
 
-		if (r->run == OSC_NONE || r->run >= s->nr_runs || r->thread != OSC_NONE ||
-		    r->device != device)
+		if (r->run == OSC_NONE || r->run >= runs->nr || kept[r->run] == OSC_NONE ||
+		    r->thread != OSC_NONE || r->device != device)
 			continue;
-		sr = &s->runs[r->run];
+		sr = &s->runs[kept[r->run]];
 		sr->busy = r->busy;
 		sr->idle = r->wall - r->busy;
 		for (int c = 0; c < OSC_SUM_CATS; c++)
@@ -78,6 +79,8 @@ static void add_runs(const struct osc_trace *t, const struct osc_runs *runs,
 struct splitter {
 	const struct osc_trace *t;
 	const struct osc_runs *runs;
+	const uint32_t *kept;             /* per run of the trace: its index in the summary,
+					     or OSC_NONE when it is not kept */
 	const struct osc_calltree *tree;  /* host levels: the ops' nodes and costs */
 	const struct osc_op_cost *cost;
 	struct osc_sum_row *acc;          /* per run: the row being summed */
@@ -105,7 +108,7 @@ static void add_member(struct splitter *x, bool device, uint32_t ev)
 	const struct osc_event *e = &x->t->events[ev];
 	struct osc_sum_row *r;
 
-	if (run == OSC_NONE)
+	if (run == OSC_NONE || (run = x->kept[run]) == OSC_NONE)
 		return;
 	r = share(x, run);
 	r->count++;
@@ -166,7 +169,7 @@ static void category_device(struct splitter *x, const uint8_t *cat, uint32_t c)
 			uint32_t run = x->runs->run_of[from];
 			struct osc_sum_row *r;
 
-			if (cat[ev] != c || run == OSC_NONE)
+			if (cat[ev] != c || run == OSC_NONE || (run = x->kept[run]) == OSC_NONE)
 				continue;
 			r = share(x, run);
 			r->dev = osc_sat_add(r->dev, b[j].dur);
@@ -227,12 +230,14 @@ static void add_module_level(struct splitter *x, const struct osc_categories *ca
 				       .categories = categories };
 		struct osc_agg a;
 
+		if (x->kept[j] == OSC_NONE)
+			continue;
 		sel.on[j] = 1;
 		osc_aggregate(x->t, x->runs, &q, &a);
 		for (size_t i = 0; i < a.nr; i++) {
 			const struct osc_agg_row *r = &a.rows[i];
 			struct osc_sum_row row = {
-				.level = OSC_LEVEL_MODULE, .run = j,
+				.level = OSC_LEVEL_MODULE, .run = x->kept[j],
 				.key = osc_summary_intern(x->s, osc_agg_label(x->t, &a, r, label,
 									      LABEL_MAX)),
 				.count = r->count, .kernels = r->kernels, .total = r->total,
@@ -249,32 +254,55 @@ static void add_module_level(struct splitter *x, const struct osc_categories *ca
 	free(label);
 }
 
-/* Each run's bases (aggregate.h): the run level's self (host busy) and device time. */
+/* Each kept run's bases (aggregate.h): the run level's self (host busy) and device time. */
 static void add_bases(const struct osc_trace *t, const struct osc_runs *runs,
-		      struct osc_summary *s)
+		      const uint32_t *kept, struct osc_summary *s)
 {
 	struct osc_query q = { .level = OSC_LEVEL_RUN };
 	struct osc_agg a;
 
 	osc_aggregate(t, runs, &q, &a);
-	for (size_t i = 0; i < a.nr; i++)
-		if (a.rows[i].run < s->nr_runs) {
-			s->runs[a.rows[i].run].host_busy = a.rows[i].self;
-			s->runs[a.rows[i].run].device_time = a.rows[i].dev;
+	for (size_t i = 0; i < a.nr; i++) {
+		uint32_t run = a.rows[i].run < runs->nr ? kept[a.rows[i].run] : OSC_NONE;
+
+		if (run != OSC_NONE) {
+			s->runs[run].host_busy = a.rows[i].self;
+			s->runs[run].device_time = a.rows[i].dev;
 		}
+	}
 	osc_agg_release(&a);
 }
 
-void osc_summary_build(const struct osc_trace *t, const struct osc_runs *runs,
-		       const struct osc_categories *categories, struct osc_summary *out)
+/* The calls in kept runs, their runs renumbered (seq stays the whole trace's). */
+static void keep_calls(const uint32_t *kept, size_t nr_runs, struct osc_summary *s)
 {
-	size_t n = runs->nr ? runs->nr : 1;
+	size_t out = 0;
+
+	for (size_t i = 0; i < s->nr_calls; i++) {
+		struct osc_sum_call *c = &s->calls[i];
+
+		if (c->run == OSC_NONE || c->run >= nr_runs || kept[c->run] == OSC_NONE)
+			continue;
+		c->run = kept[c->run];
+		s->calls[out++] = *c;
+	}
+	s->nr_calls = out;
+}
+
+void osc_summary_build(const struct osc_trace *t, const struct osc_runs *runs,
+		       const struct osc_runsel *sel, const struct osc_categories *categories,
+		       struct osc_summary *out)
+{
+	size_t n = runs->nr ? runs->nr : 1, nr_kept = 0;
+	uint32_t *kept = osc_xmalloc(n * sizeof(*kept));
 	struct splitter x = {
-		.t = t, .runs = runs, .tree = osc_trace_host_tree(t), .cost = osc_trace_op_costs(t),
-		.acc = osc_xcalloc(n, sizeof(*x.acc)), .on = osc_xcalloc(n, 1),
-		.touched = osc_xcalloc(n, sizeof(*x.touched)), .s = out,
+		.t = t, .runs = runs, .kept = kept, .tree = osc_trace_host_tree(t),
+		.cost = osc_trace_op_costs(t), .acc = osc_xcalloc(n, sizeof(*x.acc)),
+		.on = osc_xcalloc(n, 1), .touched = osc_xcalloc(n, sizeof(*x.touched)), .s = out,
 	};
 
+	for (size_t i = 0; i < runs->nr; i++)
+		kept[i] = !sel || (i < sel->nr_runs && sel->on[i]) ? (uint32_t)nr_kept++ : OSC_NONE;
 	out->source = OSC_SUM_FROM_TRACE;
 	out->path = osc_xstrdup(t->path ? t->path : "");
 	out->trace = osc_xstrdup(out->path);
@@ -284,8 +312,8 @@ void osc_summary_build(const struct osc_trace *t, const struct osc_runs *runs,
 	out->input_bytes = t->input_bytes;
 	out->has_device = osc_trace_has_device(t);
 	out->run_source = osc_summary_intern(out, osc_run_source_name(runs->source));
-	add_runs(t, runs, out);
-	add_bases(t, runs, out);
+	add_runs(t, runs, kept, out);
+	add_bases(t, runs, kept, out);
 	for (int l = 0; l < OSC_LEVEL_COUNT; l++)
 		if (l == OSC_LEVEL_MODULE)
 			add_module_level(&x, categories);
@@ -295,5 +323,7 @@ void osc_summary_build(const struct osc_trace *t, const struct osc_runs *runs,
 	free(x.on);
 	free(x.touched);
 	osc_summary_add_calls(t, runs, out);
+	keep_calls(kept, runs->nr, out);
+	free(kept);
 	osc_summary_sort(out);
 }
