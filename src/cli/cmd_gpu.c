@@ -145,13 +145,16 @@ static int run_gpu(struct osc_cli_view *v)
 	osc_error_clear(&err);
 	if (osc_cli_view_is_job(v) && v->collectives)
 		return osc_ranks_collectives_run(v);
-	if (osc_cli_view_is_job(v) || v->per_call || v->ranks) {
-		osc_error_set(&err, OSC_USAGE, v->per_call ? "--per-call" : v->ranks ? "--ranks"
-						    : v->inputs[1 % v->nr_inputs],
-			      OSC_NO_OFFSET, NULL, v->per_call || v->ranks ?
-			      "needs --collectives and a job's ranks (a directory or several traces)"
-			      : "a job's ranks: gpu --collectives matches their calls; "
-				"report --by rank has each rank's GPU breakdown");
+	if (v->per_call || v->ranks) {
+		osc_error_set(&err, OSC_USAGE, v->per_call ? "--per-call" : "--ranks", OSC_NO_OFFSET,
+			      NULL, "needs --collectives and a job's ranks (a directory or several "
+			      "traces)");
+		return osc_cli_fail(&err);
+	}
+	if (osc_cli_view_is_job(v)) {
+		osc_error_set(&err, OSC_USAGE, v->path, OSC_NO_OFFSET, NULL,
+			      "a job's ranks: gpu --collectives matches their calls; report --by "
+			      "rank has each rank's GPU breakdown");
 		return osc_cli_fail(&err);
 	}
 	osc_trace_init(&j.trace);

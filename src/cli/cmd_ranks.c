@@ -4,12 +4,10 @@
  * (--by rank), every rank's rows (--split rank) or a level's rows across
  * the ranks (ranks.h).
  */
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "opscope/analysis/collective_skew.h"
 #include "opscope/analysis/job.h"
@@ -22,21 +20,10 @@
 static bool job_input(const char *path)
 {
 	struct stat sb;
-	char head[64];
-	int fd;
-	ssize_t got;
 
 	if (!strcmp(path, "-") || stat(path, &sb))
 		return false;
-	if (S_ISDIR(sb.st_mode))
-		return true;
-	if (!S_ISREG(sb.st_mode))
-		return false; /* a FIFO is read once, by the loader */
-	fd = open(path, O_RDONLY);
-	got = fd >= 0 ? read(fd, head, sizeof(head)) : -1;
-	if (fd >= 0)
-		close(fd);
-	return got > 0 && osc_summary_sniff(head, (size_t)got);
+	return S_ISDIR(sb.st_mode) || osc_summary_is_file(path);
 }
 
 bool osc_cli_view_is_job(const struct osc_cli_view *v)

@@ -82,24 +82,31 @@ static int compare_run(const struct osc_trace *t, const struct osc_runs *runs,
 	return bad;
 }
 
-Test(summary_build, every_level_and_run_as_report_runs_j)
+/* Load rel (from the source root) with its runs and build its summary of every run. */
+static void load_and_build(const char *rel, struct osc_trace *t, struct osc_runs *runs,
+			   struct osc_summary *s)
 {
 	const char *root = getenv("OPSCOPE_SOURCE_ROOT");
+	char path[4096];
+	struct osc_error err;
 
+	snprintf(path, sizeof(path), "%s/%s", root ? root : ".", rel);
+	osc_trace_init(t);
+	cr_assert_eq(osc_load(path, NULL, t, &err), OSC_OK, "%s", path);
+	osc_runs_detect(t, runs);
+	osc_summary_init(s);
+	osc_summary_build(t, runs, NULL, NULL, s);
+}
+
+Test(summary_build, every_level_and_run_as_report_runs_j)
+{
 	for (size_t i = 0; i < sizeof(traces) / sizeof(traces[0]); i++) {
-		char path[4096];
 		struct osc_trace t;
 		struct osc_runs runs;
 		struct osc_summary s;
-		struct osc_error err;
 		int bad = 0;
 
-		snprintf(path, sizeof(path), "%s/%s", root ? root : ".", traces[i].path);
-		osc_trace_init(&t);
-		cr_assert_eq(osc_load(path, NULL, &t, &err), OSC_OK, "%s", path);
-		osc_runs_detect(&t, &runs);
-		osc_summary_init(&s);
-		osc_summary_build(&t, &runs, NULL, NULL, &s);
+		load_and_build(traces[i].path, &t, &runs, &s);
 		cr_expect_eq(s.nr_runs, runs.nr);
 		for (int l = 0; l < OSC_LEVEL_COUNT; l++)
 			for (uint32_t j = 0; l != OSC_LEVEL_RUN && l != traces[i].apart && j < runs.nr;
@@ -112,7 +119,7 @@ Test(summary_build, every_level_and_run_as_report_runs_j)
 	}
 }
 
-/* The rows of level l of s over every run, summed per key: count and total. */
+/* The events of the rows of level l keyed key in s, over every run. */
 static uint64_t level_count(const struct osc_summary *s, enum osc_level l, const char *key)
 {
 	uint64_t n = 0;
@@ -125,22 +132,14 @@ static uint64_t level_count(const struct osc_summary *s, enum osc_level l, const
 
 Test(summary_build, the_documented_exceptions)
 {
-	const char *root = getenv("OPSCOPE_SOURCE_ROOT");
 	const char *files[] = { "tests/data/measures-runs.json", "tests/data/measures-flow.json" };
 	struct osc_summary s[2];
 
 	for (int i = 0; i < 2; i++) {
-		char path[4096];
 		struct osc_trace t;
 		struct osc_runs runs;
-		struct osc_error err;
 
-		snprintf(path, sizeof(path), "%s/%s", root ? root : ".", files[i]);
-		osc_trace_init(&t);
-		cr_assert_eq(osc_load(path, NULL, &t, &err), OSC_OK, "%s", path);
-		osc_runs_detect(&t, &runs);
-		osc_summary_init(&s[i]);
-		osc_summary_build(&t, &runs, NULL, NULL, &s[i]);
+		load_and_build(files[i], &t, &runs, &s[i]);
 		osc_runs_release(&runs);
 		osc_trace_release(&t);
 	}

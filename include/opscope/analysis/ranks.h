@@ -141,6 +141,7 @@ struct osc_rank_split_row {
 	const char *key;
 	uint64_t count, kernels;
 	int64_t total, self, dev, dev_total, min, max;
+	int64_t value;       /* the level's measure (as the distribution's): the order in a rank */
 	double self_pct, dev_pct;
 };
 

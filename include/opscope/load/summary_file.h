@@ -133,6 +133,12 @@ const char *osc_summary_meta_name(enum osc_sum_meta m);
 bool osc_summary_sniff(const void *data, size_t len);
 
 /*
+ * Whether path is a regular file whose first bytes osc_summary_sniff takes
+ * (a FIFO or a directory is never opened: a FIFO is read once, by its loader).
+ */
+bool osc_summary_is_file(const char *path);
+
+/*
  * Read the summary file at path ("-": standard input; gzip and zstd are
  * decompressed as load.h's inputs) into s (osc_summary_init'ed, empty); its
  * rows and calls sorted (osc_summary_sort), source OSC_SUM_FROM_FILE, path

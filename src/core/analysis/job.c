@@ -263,19 +263,6 @@ static double now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* Whether path is a regular file that starts as a summary file does (a FIFO is not read here). */
-static bool is_summary_file(const char *path)
-{
-	char head[64];
-	struct stat sb;
-	int fd = !stat(path, &sb) && S_ISREG(sb.st_mode) ? open(path, O_RDONLY) : -1;
-	ssize_t got = fd >= 0 ? read(fd, head, sizeof(head)) : -1;
-
-	if (fd >= 0)
-		close(fd);
-	return got > 0 && osc_summary_sniff(head, (size_t)got);
-}
-
 /* The runs of t that spec keeps into sel; an error names t's file. */
 static enum osc_status keep_runs(const struct osc_trace *t, const struct osc_runs *runs,
 				 const char *spec, struct osc_runsel *sel, struct osc_error *err)
@@ -300,7 +287,7 @@ static enum osc_status load_one(struct loader *L, size_t i, struct osc_error *er
 	struct osc_load_opts lo = { .max_input = o->max_input, .cancel = &L->cancel };
 	double start = now();
 	enum osc_status st;
-	bool summary = is_summary_file(L->paths[i]);
+	bool summary = osc_summary_is_file(L->paths[i]);
 
 	osc_trace_init(&t);
 	if (summary) {

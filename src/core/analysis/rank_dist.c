@@ -221,20 +221,14 @@ const char *osc_rank_dist_cell(const struct osc_job *j, const struct osc_rank_di
 /* ---- split: every rank's rows ---- */
 
 /* Within a rank: by the level's measure, descending, ties by key text. */
-static _Thread_local enum osc_measure split_measure;
-
 static int split_order(const void *pa, const void *pb)
 {
 	const struct osc_rank_split_row *a = pa, *b = pb;
-	int64_t va = split_measure == OSC_MEASURE_HOST ? a->total :
-		     split_measure == OSC_MEASURE_DEVICE ? a->dev : a->self;
-	int64_t vb = split_measure == OSC_MEASURE_HOST ? b->total :
-		     split_measure == OSC_MEASURE_DEVICE ? b->dev : b->self;
 
 	if (a->index != b->index)
 		return a->index < b->index ? -1 : 1;
-	if (va != vb)
-		return va > vb ? -1 : 1;
+	if (a->value != b->value)
+		return a->value > b->value ? -1 : 1;
 	return strcmp(a->key, b->key);
 }
 
@@ -242,6 +236,7 @@ void osc_rank_split(const struct osc_job *j, const struct osc_rank_runs *runs, e
 		    struct osc_rank_split *out)
 {
 	size_t alloc = 0;
+	enum osc_measure m = measure_of(j, l);
 
 	memset(out, 0, sizeof(*out));
 	out->level = l;
@@ -265,7 +260,7 @@ void osc_rank_split(const struct osc_job *j, const struct osc_rank_runs *runs, e
 				.index = i, .key = osc_summary_str(s, r->key), .count = r->count,
 				.kernels = r->kernels, .total = r->total, .self = r->self,
 				.dev = r->dev, .dev_total = r->dev_total, .min = r->min,
-				.max = r->max,
+				.max = r->max, .value = value_of(r, m),
 				.self_pct = base.host_busy > 0 ? 100.0 * (double)r->self /
 								 (double)base.host_busy : NAN,
 				.dev_pct = base.device_time > 0 ? 100.0 * (double)r->dev /
@@ -274,7 +269,6 @@ void osc_rank_split(const struct osc_job *j, const struct osc_rank_runs *runs, e
 		}
 		free(rows);
 	}
-	split_measure = measure_of(j, l);
 	if (out->nr > 1)
 		qsort(out->rows, out->nr, sizeof(*out->rows), split_order);
 }

@@ -26,14 +26,12 @@ static osc_str busiest_device(const struct osc_gpu *g)
 
 	for (size_t i = 0; i < g->nr; i++) {
 		const struct osc_gpu_row *r = &g->rows[i];
-		uint64_t n = 0;
 
 		if (r->run != OSC_NONE || r->thread != OSC_NONE)
 			continue; /* the selection's device rows hold every run's events */
-		n = r->events;
-		if (best == OSC_STR_NONE || n > most) {
+		if (best == OSC_STR_NONE || r->events > most) {
 			best = r->device;
-			most = n;
+			most = r->events;
 		}
 	}
 	return best;

@@ -20,11 +20,14 @@
  *   (found once the rows are sorted).
  * - A text is at most 4 GiB (the string table's lengths are 32-bit).
  */
+#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "opscope/base/alloc.h"
 #include "opscope/load/load.h"
@@ -71,6 +74,18 @@ const char *osc_summary_meta_name(enum osc_sum_meta m)
 bool osc_summary_sniff(const void *data, size_t len)
 {
 	return len >= strlen(HEADER_START) && !memcmp(data, HEADER_START, strlen(HEADER_START));
+}
+
+bool osc_summary_is_file(const char *path)
+{
+	char head[64];
+	struct stat sb;
+	int fd = !stat(path, &sb) && S_ISREG(sb.st_mode) ? open(path, O_RDONLY) : -1;
+	ssize_t got = fd >= 0 ? read(fd, head, sizeof(head)) : -1;
+
+	if (fd >= 0)
+		close(fd);
+	return got > 0 && osc_summary_sniff(head, (size_t)got);
 }
 
 #define COL(c) ((uint64_t)1 << OSC_SUMCOL_##c)
