@@ -31,7 +31,8 @@ enum osc_status osc_rank_runs_parse(const struct osc_job *j, const char *spec,
 					     "rank %lld: %s", (long long)s->rank.rank, inner.message);
 		}
 	}
-	out->text = osc_xasprintf("runs %s of each rank (%s)", spec ? spec : "all but an ORT warm-up",
+	out->text = osc_xasprintf("%s%s of each rank (%s)", spec ? "runs " : "the default runs",
+				  spec ? spec : "",
 				  j->nr ? osc_summary_str(&j->ranks[0], j->ranks[0].run_source) : "none");
 	return OSC_OK;
 }
