@@ -733,7 +733,7 @@ enum osc_status osc_cli_view_parse(struct osc_cli_view *v, int argc, char **argv
 			return err->code;
 		if (id == OSC_CLI_OPERAND) {
 			if (v->path && !(mode & (OSC_MODE_DIFF | OSC_MODE_DEFAULT | OSC_MODE_REPORT |
-						  OSC_MODE_GPU)))
+						  OSC_MODE_GPU | OSC_MODE_INFO)))
 				return osc_error_set(err, OSC_USAGE, p.arg, OSC_NO_OFFSET, NULL,
 						     "unexpected argument: one trace at a time");
 			if (v->nr_inputs == 2 && (mode & OSC_MODE_DIFF))

@@ -215,6 +215,9 @@ int osc_ranks_run(struct osc_cli_view *v);
 /* `opscope gpu --collectives` on a job: the calls matched across the ranks (collective_skew.h). */
 int osc_ranks_collectives_run(struct osc_cli_view *v);
 
+/* `opscope info` on a job: one row per rank, and the ranks against the world size. */
+int osc_ranks_info_run(struct osc_cli_view *v);
+
 /*
  * Load the job of v's inputs (v->inputs: files and directories) into job
  * (job.h) with v's loading options, a progress line per input on stderr;

@@ -52,11 +52,16 @@ static const char *show_id(struct shown *sh, int slot, const char *s)
 static void print_help(void)
 {
 	puts("usage: opscope info [OPTIONS] [TRACE]\n"
+	     "       opscope info [OPTIONS] DIR | TRACE TRACE...\n"
 	     "\n"
 	     "Describe TRACE: format, file and uncompressed size, events by kind, category\n"
 	     "and phase, time span, processes and threads, GPUs, kernel streams, the runs\n"
 	     "found and the load warnings. TRACE is a file (plain, gzip or zstd) or - for\n"
 	     "standard input; without it the bundled sample trace is used.\n"
+	     "\n"
+	     "A job's ranks (a directory, several traces, or summary files) give one row\n"
+	     "per rank: its rank and where that came from, format, events, runs, collective\n"
+	     "calls and input; the header says which ranks of the world size are missing.\n"
 	     "\n"
 	     "options:");
 	osc_cli_print_options(stdout, osc_cli_view_options, OSC_MODE_INFO);
@@ -680,6 +685,12 @@ int osc_cmd_info(int argc, char **argv)
 		osc_cli_view_release(&v);
 		print_help();
 		return OSC_EXIT_OK;
+	}
+	if (osc_cli_view_is_job(&v)) {
+		int rc = osc_ranks_info_run(&v);
+
+		osc_cli_view_release(&v);
+		return rc;
 	}
 	if (v.format != OSC_EXPORT_TABLE && v.format != OSC_EXPORT_JSON) {
 		osc_error_set(&err, OSC_USAGE, "--format", OSC_NO_OFFSET, NULL,

@@ -11,6 +11,7 @@
 
 #include "opscope/analysis/collective_skew.h"
 #include "opscope/analysis/job.h"
+#include "opscope/analysis/job_info.h"
 #include "opscope/analysis/ranks.h"
 #include "opscope/base/alloc.h"
 #include "opscope/load/summary_file.h"
@@ -301,6 +302,34 @@ int osc_ranks_collectives_run(struct osc_cli_view *v)
 	osc_skew_release(&o.skew);
 	free(o.ranks);
 	osc_rank_runs_release(&runs);
+	osc_job_release(&job);
+	return st == OSC_OK ? OSC_EXIT_OK : osc_cli_fail(&err);
+}
+
+static const char *info_cell(const void *ctx, size_t row, size_t col, char *buf, size_t size)
+{
+	return osc_job_info_cell(ctx, row, col, buf, size);
+}
+
+int osc_ranks_info_run(struct osc_cli_view *v)
+{
+	struct osc_job job = { 0 };
+	struct osc_error err;
+	char ranks[512];
+	const char *keys[] = { "ranks" };
+	const char *values[] = { ranks };
+	struct osc_export_meta meta = { keys, values, 1, NULL };
+	struct osc_table t = { .cell = info_cell, .ctx = &job };
+	enum osc_status st;
+
+	osc_error_clear(&err);
+	st = osc_cli_load_job(v, NULL, &job, &err);
+	if (st == OSC_OK) {
+		osc_job_world_text(&job, ranks, sizeof(ranks));
+		t.cols = osc_job_info_columns(&t.nr_cols);
+		t.nr_rows = job.nr;
+		st = osc_cli_write_view(v, &t, &meta, &err);
+	}
 	osc_job_release(&job);
 	return st == OSC_OK ? OSC_EXIT_OK : osc_cli_fail(&err);
 }

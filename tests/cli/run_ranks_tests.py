@@ -8,6 +8,9 @@ rank key, stragglers).
   tests/data/ranks and on a 4-rank job grown from them
   (tests/tools/make_ranks.py: ranks said by distributedInfo or the file
   name, a directory with a file that is not a trace, a straggler);
+- `opscope info` of a job: the world line (missing ranks, differing world
+  sizes) and each rank's world size, rank source, runs and runs' windows
+  equal the recomputation; events as `info TRACE` says;
 - the straggler rank is flagged, and nothing with --straggler 3;
 - ranks by input order when nothing says them; a progress line per input;
 - `opscope A B` stays a compare; --top and --filter on the job's rows;
@@ -18,6 +21,7 @@ rank key, stragglers).
 
 Prints "N passed, M failed" last; exits 1 on any failure.
 """
+import csv
 import json
 import os
 import shutil
@@ -58,6 +62,21 @@ def check_recomputed(res, name, inputs, traces):
         res.check("recomputed %s: %s" % (name, " ".join(ours)), probs)
 
 
+def check_info(res, name, inputs, traces):
+    """`opscope info` of a job: the world line and the recomputed columns of each rank."""
+    rc, want = recompute(["--info"], traces)
+    p = testlib.run(["info"] + inputs)
+    q, got = testlib.run(["info", "-F", "csv"] + inputs), []
+    if q.rc == 0:
+        rows = list(csv.reader(q.text.splitlines()))
+        idx = [rows[0].index(c) for c in want[1].split(",")] if rows else []
+        got = [",".join(r[i] for i in idx) for r in rows[1:]]
+    probs = [] if rc == 0 and p.rc == 0 and p.text.splitlines()[:1] == want[:1] and \
+        got == want[2:] and got else ["want %s\ngot %s %s\n%s" % (want, p.text.splitlines()[:1],
+                                                                 got, q.describe())]
+    res.check("info of %s: the world line and each rank" % name, probs)
+
+
 def one_error_line(p, *words):
     """Exit 2 and one error line (besides the inputs' progress lines) holding words."""
     lines = [l for l in p.err_lines if not l.startswith("opscope: [")]
@@ -76,6 +95,20 @@ def main():
         check_recomputed(res, "two real ranks", PAIR, PAIR)
         check_recomputed(res, "a directory of 4 ranks", [job],
                          [os.path.join(job, f) for f in JOB4])
+        check_info(res, "two real ranks", PAIR, PAIR)
+        check_info(res, "a directory of 4 ranks", [job], [os.path.join(job, f) for f in JOB4])
+        wide = os.path.join(tmp, "wide-rank-5.json")
+        subprocess.run([sys.executable, "-c",
+                        "import gzip,json,sys; d=json.loads(gzip.open(sys.argv[1]).read());"
+                        "d['distributedInfo'].update(rank=5, world_size=16);"
+                        "open(sys.argv[2],'w').write(json.dumps(d))", PAIR[1], wide], check=True)
+        check_info(res, "ranks of two world sizes", [PAIR[0], wide], [PAIR[0], wide])
+        p = testlib.run(["info"] + PAIR)
+        one = testlib.run(["info", PAIR[0]])
+        events = [l.split()[1] for l in one.text.splitlines() if l.startswith("events:")]
+        got = [l.split() for l in p.text.splitlines()[3:]]
+        res.check("info of a job: a rank's events as info of its trace says",
+                  [] if events and got and events[0] in got[0] else [p.describe(), one.describe()])
 
         p, got = csv_lines(["--by", "rank"], [job])
         flags = {line.split(",")[0]: "straggler" in line for line in got[1:]}

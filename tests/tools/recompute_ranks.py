@@ -7,7 +7,7 @@ C code. Standard library only; each rank's numbers come from the other
 recomputations (recompute_measures.Measures: op rows and the bases;
 recompute.Trace: kernel rows; recompute_gpu.Gpu: the GPU breakdown).
 
-    recompute_ranks.py (--by rank | --by op | --by kernel | --split-op)
+    recompute_ranks.py (--by rank | --by op | --by kernel | --split-op | --info)
                        [--runs SPEC] [--straggler K] TRACE...
 
 prints the CSV of `opscope report -F csv` with the same arguments:
@@ -31,7 +31,11 @@ prints the CSV of `opscope report -F csv` with the same arguments:
 - --split-op: every rank's op rows: count, total, self, device,
   device_total, kernels, min, max and the percentages of the rank's
   host_busy and device time; by rank, then by the measure above
-  descending, ties by name.
+  descending, ties by name;
+- --info: the job's ranks against the world size most ranks state (missing
+  ranks as ranges, or the world sizes when they differ), then per rank
+  its world size, where its rank came from, its runs and their windows
+  summed.
 """
 import argparse
 import csv
@@ -81,24 +85,25 @@ def top_level(path):
 
 
 def rank_of(path, index):
+    """(rank, world size or None, where the rank came from)."""
     info = top_level(path).get("distributedInfo")
     if isinstance(info, dict):
         r = info.get("rank")
         if isinstance(r, int) and not isinstance(r, bool) and 0 <= r < 2 ** 31:
             w = info.get("world_size")
-            return r, (w if isinstance(w, int) and w > 0 else None)
+            return r, (w if isinstance(w, int) and w > 0 else None), "distributedInfo"
     base = os.path.basename(path)
     for word in ("rank", "worker"):
         found = re.findall(word + r"[-_]?(\d+)", base)
         if found:
-            return int(found[-1]), None
-    return index, None
+            return int(found[-1]), None, "file name"
+    return index, None, "input order"
 
 
 class Rank:
     def __init__(self, path, index, runs):
         self.path = path
-        self.rank, self.world = rank_of(path, index)
+        self.rank, self.world, self.rank_from = rank_of(path, index)
         self.m = recompute_measures.Measures(path)
         self.g = recompute_gpu.Gpu(path)
         self.t = recompute.Trace(path)
@@ -227,10 +232,51 @@ def split_ops(ranks):
     return SPLIT_COLUMNS, out
 
 
+INFO_COLUMNS = ["rank", "world_size", "rank_from", "runs", "runs_wall_us"]
+
+
+def info_table(ranks):
+    """`opscope info` of a job: the columns above, every run's window summed."""
+    rows = []
+    for r in ranks:
+        wins = r.g.windows("all")
+        rows.append([r.rank, "" if r.world is None else r.world, r.rank_from, len(wins),
+                     us(sum(w for _, _, _, w in wins))])
+    return INFO_COLUMNS, rows
+
+
+def world_text(ranks):
+    """The job's ranks against the world size most ranks state (job_info.h)."""
+    sizes = [r.world for r in ranks if r.world is not None]
+    if not sizes:
+        return "%d; no world size recorded" % len(ranks)
+    world = max(sorted(set(sizes), key=sizes.index), key=sizes.count)
+    text = "%d of world size %d" % (len(ranks), world)
+    if len(set(sizes)) > 1:
+        parts = []
+        for w in sorted(set(r.world for r in ranks), key=[x.world for x in ranks].index):
+            n = sum(1 for x in ranks if x.world == w)
+            parts.append("%s (%d rank%s)" % ("none" if w is None else w, n, "" if n == 1 else "s"))
+        return text + "; world sizes differ: " + ", ".join(parts)
+    have = {r.rank for r in ranks}
+    gaps, r = [], 0
+    while r < world:
+        if r in have:
+            r += 1
+            continue
+        end = r
+        while end < world and end not in have:
+            end += 1
+        gaps.append("%d-%d" % (r, end - 1) if end - r > 1 else "%d" % r)
+        r = end
+    return text + ("; missing " + ", ".join(gaps) if gaps else "")
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--by", choices=["rank", "op", "kernel"])
     ap.add_argument("--split-op", action="store_true")
+    ap.add_argument("--info", action="store_true")
     ap.add_argument("--runs")
     ap.add_argument("--straggler", type=float, default=STRAGGLER_K)
     ap.add_argument("traces", nargs="+")
@@ -241,7 +287,10 @@ def main(argv=None):
         print("recompute_ranks: %s" % e, file=sys.stderr)
         return 2
     ranks.sort(key=lambda r: r.rank)
-    if a.split_op:
+    if a.info:
+        print("# ranks: " + world_text(ranks))
+        cols, rows = info_table(ranks)
+    elif a.split_op:
         cols, rows = split_ops(ranks)
     elif a.by == "rank":
         cols, rows = rank_table(ranks, a.straggler)
