@@ -65,6 +65,10 @@ static enum osc_status check_job_options(const struct osc_cli_view *v, struct os
 		return osc_error_set(err, OSC_USAGE, bad, OSC_NO_OFFSET, NULL,
 				     "not with a job's ranks (a job's tables have their own order "
 				     "and columns)");
+	if (!v->by_rank && v->level == OSC_LEVEL_RUN)
+		return osc_error_set(err, OSC_USAGE, "--by", OSC_NO_OFFSET, NULL,
+				     "run: a job's rank table (--by rank) has each rank's runs "
+				     "summed; a rank's own runs are in its trace's report");
 	if (v->by_rank && v->split_rank)
 		return osc_error_set(err, OSC_USAGE, "--split", OSC_NO_OFFSET, NULL,
 				     "not with --by rank (the rank table has a row per rank)");

@@ -59,9 +59,9 @@
 	_(TIMELINE, "timeline", "V",                                                         \
 	  "Timeline of the selected runs: lanes per thread and stream, the row marked")     \
 	_(TOGGLE_RUN, "toggle-run", "<Space>",                                               \
-	  "Runs view: select or unselect a run; ranks view: mark the base of a compare")   \
+	  "Runs view: select or unselect a run; ranks view: mark a rank (b, 1-9)")   \
 	_(COMPARE_RANKS, "compare-ranks", "b",                                               \
-	  "Ranks view: compare the rank marked with Space (base) with this one")            \
+	  "Ranks view: compare this rank with the lowest marked one (base)")            \
 	_(SELECT_RANGE, "select-range", "v",                                                 \
 	  "Runs view: select from the last toggled run")                \
 	_(SELECT_ALL, "select-all", "a", "Runs view: select every run")                      \
@@ -95,7 +95,7 @@
 	_(CHANGED_ONLY, "changed-only", "o", "Compare: show only the rows that changed")     \
 	_(OTHER_RUNS, "other-runs", "O", "Compare: pick the other trace's runs")            \
 	_(COMPARE_LAYOUT, "compare-layout", "|",                                             \
-	  "Compare: merged table, or split (old and new lines)")                            \
+	  "Compare: merged or split lines; a job's level: spread or each rank's rows")                            \
 	_(BARS, "bars", "B", "Show or hide the bar chart of time per row")                   \
 	_(WHATIF, "whatif", "W", "What-if view: projected time with faster ops")             \
 	_(HISTOGRAM, "histogram", "D",                                                       \

@@ -217,13 +217,26 @@ static unsigned export_to(struct osc_tui *t, const char *answer)
 	return export_write(t, path, false);
 }
 
-/* opscope-<trace basename without extensions>-<view>.csv */
+/*
+ * opscope-<trace basename without extensions>-<view>.csv; a job's: its
+ * directory's (or its one input's) basename, else "job".
+ */
 static char *default_export_name(struct osc_tui *t)
 {
 	struct osc_view *v = osc_tui_top(t);
-	const char *path = t->trace.path ? t->trace.path : "trace";
-	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
-	char *stem = osc_xstrdup(*base && strcmp(base, "-") ? base : "stdin"), *dot, *name;
+	const struct osc_tui_args *a = t->args;
+	char *path = osc_xstrdup(t->trace.path ? t->trace.path :
+				 a->job && a->nr_job_inputs == 1 ? a->job_inputs[0] :
+				 a->job ? "job" : "trace");
+	size_t len = strlen(path);
+	const char *base;
+	char *stem, *dot, *name;
+
+	while (len > 1 && path[len - 1] == '/')
+		path[--len] = '\0';
+	base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	stem = osc_xstrdup(*base && strcmp(base, "-") ? base : "stdin");
+	free(path);
 
 	while ((dot = strrchr(stem, '.')) && dot != stem &&
 	       (!strcmp(dot, ".gz") || !strcmp(dot, ".json")))

@@ -154,6 +154,17 @@ void osc_view_resort(struct osc_tui *t, struct osc_view *v)
 	load_table(t, v);
 }
 
+enum osc_level osc_view_level_of_action(enum osc_action a)
+{
+	static const enum osc_level levels[] = {
+		OSC_LEVEL_OP, OSC_LEVEL_SHAPE, OSC_LEVEL_KERNEL, OSC_LEVEL_DIMS,
+		OSC_LEVEL_MAPPING, OSC_LEVEL_RUN, OSC_LEVEL_PATH, OSC_LEVEL_CATEGORY,
+		OSC_LEVEL_MODULE,
+	};
+
+	return levels[a - OSC_ACT_LEVEL_OP];
+}
+
 void osc_view_select(struct osc_view *v, size_t row)
 {
 	if (v->tab.nr_rows == 0)

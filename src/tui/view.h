@@ -135,7 +135,8 @@ struct osc_view_ops {
 	_(timeline)      \
 	_(histogram)     \
 	_(matrix)        \
-	_(ranks)
+	_(ranks)         \
+	_(rank_rows)
 
 #define OSC_VIEW_DECLARE(name) extern const struct osc_view_ops osc_view_##name;
 OSC_VIEW_LIST(OSC_VIEW_DECLARE)
@@ -279,6 +280,9 @@ unsigned osc_view_action(struct osc_tui *t, struct osc_view *v, enum osc_action 
 /* Select row (clamped) and keep it visible. */
 void osc_view_select(struct osc_view *v, size_t row);
 
+/* The level of a number key's action (OSC_ACT_LEVEL_OP .. OSC_ACT_LEVEL_MODULE). */
+enum osc_level osc_view_level_of_action(enum osc_action a);
+
 /* Find the next (dir 1) or previous (dir -1) row matching t->find; false if none. */
 bool osc_view_find(struct osc_tui *t, struct osc_view *v, int dir);
 
@@ -294,6 +298,18 @@ struct osc_table_arg {
 	char *label;   /* what `only` holds, for the title (the view takes it over) */
 	bool has_sort; /* sort by `sort` (if the level has it) rather than the default */
 	enum osc_stat sort;
+};
+
+/*
+ * What a job's level view (view_rank_rows.c) is opened with: the level, the
+ * ranks shown (per rank of the job; copied), and the key of the one row shown
+ * on every rank (copied), NULL: the level's rows across the ranks.
+ */
+struct osc_rank_rows_arg {
+	enum osc_level level;
+	const bool *chosen;
+	const char *key;
+	bool split; /* every rank's rows rather than their spread (ignored with a key) */
 };
 
 /* The level of a table view. */

@@ -471,12 +471,6 @@ static void diff_detail(struct osc_tui *t, struct osc_view *v, size_t row, struc
 	add_sparks(out, t, dv, r);
 }
 
-/* The levels of the number keys, in the order of their actions. */
-static const enum osc_level level_of_action[] = {
-	OSC_LEVEL_OP, OSC_LEVEL_SHAPE, OSC_LEVEL_KERNEL, OSC_LEVEL_DIMS, OSC_LEVEL_MAPPING,
-	OSC_LEVEL_RUN, OSC_LEVEL_PATH, OSC_LEVEL_CATEGORY,
-};
-
 static unsigned diff_action(struct osc_tui *t, struct osc_view *v, enum osc_action a)
 {
 	struct diff_view *dv = v->priv;
@@ -499,7 +493,7 @@ static unsigned diff_action(struct osc_tui *t, struct osc_view *v, enum osc_acti
 	case OSC_ACT_LEVEL_RUN:
 	case OSC_ACT_LEVEL_PATH:
 	case OSC_ACT_LEVEL_CATEGORY:
-		dv->level = level_of_action[a - OSC_ACT_LEVEL_OP];
+		dv->level = osc_view_level_of_action(a);
 		break;
 	case OSC_ACT_OTHER_RUNS:
 		if (!dv->loaded)

@@ -457,12 +457,6 @@ static void table_detail(struct osc_tui *t, struct osc_view *v, size_t row, stru
 	osc_detail_event(t, median_event(&t->trace, ev, r->nr), out);
 }
 
-/* The levels of the number keys, in the order of their actions. */
-static const enum osc_level level_of_action[] = {
-	OSC_LEVEL_OP, OSC_LEVEL_SHAPE, OSC_LEVEL_KERNEL, OSC_LEVEL_DIMS, OSC_LEVEL_MAPPING,
-	OSC_LEVEL_RUN, OSC_LEVEL_PATH, OSC_LEVEL_CATEGORY, OSC_LEVEL_MODULE,
-};
-
 /* Row x is the row Enter opened: the key and every component of the level. */
 static bool is_drill(const struct table_view *tv, const struct osc_agg_row *x)
 {
@@ -667,7 +661,7 @@ static unsigned table_action(struct osc_tui *t, struct osc_view *v, enum osc_act
 	case OSC_ACT_LEVEL_PATH:
 	case OSC_ACT_LEVEL_CATEGORY:
 	case OSC_ACT_LEVEL_MODULE:
-		return switch_level(t, v, level_of_action[a - OSC_ACT_LEVEL_OP]);
+		return switch_level(t, v, osc_view_level_of_action(a));
 	case OSC_ACT_KERNELS:
 		return open_kernels(t, v);
 	case OSC_ACT_TREE: /* the module level: the module tree, at the selected module */

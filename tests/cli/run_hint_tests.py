@@ -53,7 +53,8 @@ def main():
         (["report", os.path.join(d, "zzz.json")], "%s/zzz.json: no such file" % d),
         # a directory is a job's ranks: its traces load, the empty one is the error
         (["report", d], "%s/step.json.gz: byte 0: empty file" % d),
-        (["info", empty], "%s: is a directory: opscope takes one trace file" % empty),
+        (["tree", empty], "%s: is a directory: opscope takes one trace file" % empty),
+        (["info", empty], "%s: no trace or summary file in the directory" % empty),
         (["report", "--runs", "50", ORT], "--runs: run 50 out of range: the trace has 11 runs "
          "(0-10)"),
     ]

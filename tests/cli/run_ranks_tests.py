@@ -261,6 +261,8 @@ def main():
         res.check("--split with another key", one_error_line(p, "--split", "thread"))
         p = testlib.run(["report", "--by", "rank", "--straggler", "0.5"] + PAIR)
         res.check("--straggler below 1", one_error_line(p, "--straggler"))
+        p = testlib.run(["report", "--by", "run", job])
+        res.check("--by run on a job", one_error_line(p, "--by", "run", "--by rank"))
         p = testlib.run(["report", "--by", "rank", "--runs", "5"] + PAIR)
         res.check("--runs beyond a rank's runs", one_error_line(p, "sampled_rank-", "--runs"))
         p = testlib.run(["report", "--sort", "count"] + PAIR)

@@ -244,12 +244,32 @@ def check_export_ranks():
     """x on a job's ranks view writes what `opscope report --by rank` prints for the job."""
     script = os.path.join(SCRIPTS, "ranks.script")
     rc, err, d, dumps = run_script(script, 80, 24)
-    out = os.path.join(d, "opscope-trace-ranks.csv")
+    out = os.path.join(d, "opscope-ranks-ranks.csv")
     got = open(out, "rb").read() if os.path.exists(out) else b""
     p = subprocess.run([opscope(), "report", "--by", "rank", "data/ranks", "--format", "csv"],
                        capture_output=True, env=env_for(80, 24, False), cwd=d)
     report(rc == 0 and got and got == p.stdout, "ranks: x equals report --by rank csv",
            "rc=%d %r vs %r" % (rc, got[:200], p.stdout[:200]))
+    shutil.rmtree(d, ignore_errors=True)
+
+
+def check_export_rank_rows():
+    """x on a job's level views (the spread across rank 0, marked, and every rank's
+    rows) writes what `opscope report --by kernel [--split rank] --ranks 0` prints."""
+    d = tempfile.mkdtemp(prefix="opscope-tui-")
+    s = os.path.join(d, "x.script")
+    with open(s, "w") as f:
+        f.write("# job: ranks\n<Space>\n3\nx\nlevel.csv\n|\nx\nsplit.csv\n")
+    rc, err, _, _ = run_script(s, 80, 24, cwd=d)
+    for name, args in (("level.csv", ["--by", "kernel"]),
+                       ("split.csv", ["--split", "rank", "--by", "kernel"])):
+        p = subprocess.run([opscope(), "report"] + args + ["--ranks", "0", "data/ranks",
+                                                           "-F", "csv"],
+                           capture_output=True, env=env_for(80, 24, False), cwd=d)
+        got = read(d, name)
+        report(rc == 0 and p.returncode == 0 and got and got == p.stdout,
+               "ranks: x on %s equals report %s --ranks 0" % (name, " ".join(args)),
+               "rc=%d %r vs %r" % (rc, got[:200], p.stdout[:200]))
     shutil.rmtree(d, ignore_errors=True)
 
 
@@ -893,6 +913,7 @@ def main():
     check_screens()
     check_export()
     check_export_ranks()
+    check_export_rank_rows()
     check_export_names()
     check_export_runs()
     check_export_path()
