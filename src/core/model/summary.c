@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "opscope/base/alloc.h"
+#include "base/radix.h"
 
 void osc_summary_init(struct osc_summary *s)
 {
@@ -48,18 +49,59 @@ size_t osc_summary_add_call(struct osc_summary *s, const struct osc_sum_call *c)
 	return s->nr_calls++;
 }
 
-/* qsort has no context argument: the summary being sorted (one sort at a time per thread). */
+/* qsort has no context argument: the summary whose key ids are being ordered. */
 static _Thread_local const struct osc_summary *sorting;
 
-static int row_order(const void *pa, const void *pb)
+static int key_text_order(const void *pa, const void *pb)
 {
-	const struct osc_sum_row *a = pa, *b = pb;
+	return strcmp(osc_summary_str(sorting, *(const osc_str *)pa),
+		      osc_summary_str(sorting, *(const osc_str *)pb));
+}
 
-	if (a->level != b->level)
-		return a->level < b->level ? -1 : 1;
-	if (a->run != b->run)
-		return a->run < b->run ? -1 : 1;
-	return strcmp(osc_summary_str(sorting, a->key), osc_summary_str(sorting, b->key));
+/*
+ * Order the rows by (level, run, key text): the distinct keys are sorted by
+ * text once, then the rows by their key's place and, stably, by (level,
+ * run): two radix sorts instead of a string comparison per step over rows
+ * that repeat a key in every run.
+ */
+static void sort_rows(struct osc_summary *s)
+{
+	size_t n = s->nr_rows, nr_keys = 0;
+	uint32_t *place = osc_xmalloc(s->strs.count * sizeof(*place));
+	osc_str *keys = osc_xmalloc(s->strs.count * sizeof(*keys));
+	uint64_t *k = osc_xmalloc(2 * n * sizeof(*k));
+	uint32_t *idx = osc_xmalloc(2 * n * sizeof(*idx));
+	struct osc_sum_row *sorted;
+
+	memset(place, 0xff, s->strs.count * sizeof(*place));
+	for (size_t i = 0; i < n; i++)
+		if (place[s->rows[i].key] == UINT32_MAX) {
+			place[s->rows[i].key] = 0;
+			keys[nr_keys++] = s->rows[i].key;
+		}
+	sorting = s;
+	qsort(keys, nr_keys, sizeof(*keys), key_text_order);
+	sorting = NULL;
+	for (size_t i = 0; i < nr_keys; i++)
+		place[keys[i]] = (uint32_t)i;
+	for (size_t i = 0; i < n; i++) {
+		k[i] = place[s->rows[i].key];
+		idx[i] = (uint32_t)i;
+	}
+	osc_radix_sort(k, idx, k + n, idx + n, n);
+	for (size_t i = 0; i < n; i++)
+		k[i] = (uint64_t)s->rows[idx[i]].level << 32 | s->rows[idx[i]].run;
+	osc_radix_sort(k, idx, k + n, idx + n, n);
+	sorted = osc_xmalloc(n * sizeof(*sorted));
+	for (size_t i = 0; i < n; i++)
+		sorted[i] = s->rows[idx[i]];
+	free(s->rows);
+	s->rows = sorted;
+	s->alloc_rows = n;
+	free(place);
+	free(keys);
+	free(k);
+	free(idx);
 }
 
 /* Calls by host_ts; ties by their index (qsort is not stable): seq within a group. */
@@ -76,12 +118,10 @@ static int call_order(const void *pa, const void *pb)
 
 void osc_summary_sort(struct osc_summary *s)
 {
-	sorting = s;
 	if (s->nr_rows > 1)
-		qsort(s->rows, s->nr_rows, sizeof(*s->rows), row_order);
+		sort_rows(s);
 	if (s->nr_calls > 1)
 		qsort(s->calls, s->nr_calls, sizeof(*s->calls), call_order);
-	sorting = NULL;
 }
 
 size_t osc_summary_rows_of(const struct osc_summary *s, unsigned level, uint32_t run,
