@@ -221,11 +221,18 @@ int osc_ranks_info_run(struct osc_cli_view *v);
 /*
  * Load the job of v's inputs (v->inputs: files and directories) into job
  * (job.h) with v's loading options, a progress line per input on stderr;
- * keep_runs: the runs each summary keeps (osc_job_opts), NULL: every run.
+ * keep_runs: the runs each summary keeps (osc_job_opts), NULL: every run;
+ * skip_levels: the levels the summaries of traces leave out, for a table
+ * that reads only some (osc_job_opts), 0: none.
  */
 struct osc_job;
 enum osc_status osc_cli_load_job(const struct osc_cli_view *v, const char *keep_runs,
-				 struct osc_job *job, struct osc_error *err);
+				 unsigned skip_levels, struct osc_job *job,
+				 struct osc_error *err);
+
+/* Every level as a skip_levels mask, and every one but l. */
+#define OSC_CLI_ALL_LEVELS ((1u << OSC_LEVEL_COUNT) - 1)
+#define OSC_CLI_ALL_LEVELS_BUT(l) (OSC_CLI_ALL_LEVELS & ~(1u << (l)))
 
 /* A command's work once its options are parsed; returns the exit status. */
 typedef int (*osc_cli_view_fn)(struct osc_cli_view *v);

@@ -167,11 +167,12 @@ static enum osc_status write_ranks(struct ranks_out *o, const struct osc_cli_vie
 }
 
 enum osc_status osc_cli_load_job(const struct osc_cli_view *v, const char *keep_runs,
-				 struct osc_job *job, struct osc_error *err)
+				 unsigned skip_levels, struct osc_job *job,
+				 struct osc_error *err)
 {
 	struct osc_job_opts jo = {
 		.max_input = v->max_input, .ops = v->ops, .categories = &v->categories,
-		.keep_runs = keep_runs,
+		.keep_runs = keep_runs, .skip_levels = skip_levels,
 		.runs = { .range = v->run_range, .whole = v->whole_trace },
 		.progress = say_loaded,
 	};
@@ -196,8 +197,11 @@ static enum osc_status ranks_report(struct osc_cli_view *v, struct osc_job *job,
 {
 	enum osc_status st = check_job_options(v, err);
 
+	/* the rank table reads the kernel level (its top kernel); the others their level */
 	if (st == OSC_OK)
-		st = osc_cli_load_job(v, NULL, job, err);
+		st = osc_cli_load_job(v, NULL,
+				      OSC_CLI_ALL_LEVELS_BUT(v->by_rank ? OSC_LEVEL_KERNEL : v->level),
+				      job, err);
 	if (st == OSC_OK)
 		st = osc_rank_runs_parse(job, v->runs, runs, err);
 	if (st != OSC_OK)
@@ -266,7 +270,7 @@ static enum osc_status collectives(struct osc_cli_view *v, struct osc_job *job,
 	const char *values[] = { ranks, NULL, NULL };
 	struct osc_export_meta meta = { keys, values, 3, NULL };
 	struct osc_table t = { .cell = skew_cell, .ctx = o };
-	enum osc_status st = osc_cli_load_job(v, NULL, job, err);
+	enum osc_status st = osc_cli_load_job(v, NULL, OSC_CLI_ALL_LEVELS, job, err);
 
 	if (st == OSC_OK)
 		st = osc_rank_runs_parse(job, v->runs, runs, err);
@@ -327,7 +331,7 @@ int osc_ranks_info_run(struct osc_cli_view *v)
 	enum osc_status st;
 
 	osc_error_clear(&err);
-	st = osc_cli_load_job(v, NULL, &job, &err);
+	st = osc_cli_load_job(v, NULL, OSC_CLI_ALL_LEVELS, &job, &err);
 	if (st == OSC_OK) {
 		osc_job_world_text(&job, ranks, sizeof(ranks));
 		t.cols = osc_job_info_columns(&t.nr_cols);

@@ -168,7 +168,7 @@ int osc_cmd_summary(int argc, char **argv)
 		a.a.v.inputs = a.inputs;
 		a.a.v.nr_inputs = a.nr;
 		many = a.nr > 1 || (!stat(a.inputs[0], &sb) && S_ISDIR(sb.st_mode));
-		st = osc_cli_load_job(&a.a.v, a.a.runs, &job, &err);
+		st = osc_cli_load_job(&a.a.v, a.a.runs, 0, &job, &err);
 		if (st == OSC_OK)
 			st = write_all(&a, &job, many, &err);
 	}

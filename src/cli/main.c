@@ -135,7 +135,7 @@ static int run_job_tui(struct osc_cli_view *v)
 	osc_error_clear(&err);
 	if (v->split_rank || v->by_rank) /* a table of the job's asked for: print it */
 		return osc_report_run(v);
-	if (osc_cli_load_job(v, NULL, &job, &err) != OSC_OK)
+	if (osc_cli_load_job(v, NULL, 0, &job, &err) != OSC_OK)
 		return osc_cli_fail(&err);
 	rc = run_tui(v, &job);
 	osc_job_release(&job);

@@ -50,6 +50,8 @@ struct osc_job_opts {
 	const char *keep_runs;           /* a runs.h spec of each trace's runs to keep in its
 					    summary (osc_summary_build), NULL: every run */
 	const struct osc_categories *categories; /* the user's category rules, or NULL */
+	unsigned skip_levels;            /* levels the summaries of traces leave out
+					    (osc_summary_build's skip), 0: none */
 	/* Called as each input is done, one call at a time, from a loading thread. */
 	void (*progress)(const struct osc_job_progress *p, void *userdata);
 	void *userdata;

@@ -31,11 +31,12 @@
  * (NULL: every run); the summary's runs are those, renumbered from 0, and
  * only their rows and calls are kept (a call's seq stays its place among
  * the whole trace's calls of its group, so ranks still match). categories:
- * the user's category rules (NULL: the built-in table). Only reads t and
- * runs.
+ * the user's category rules (NULL: the built-in table). skip: levels
+ * (1 << enum osc_level) left without rows, for a caller that reads only
+ * some (out->skipped says which; 0: every level). Only reads t and runs.
  */
 void osc_summary_build(const struct osc_trace *t, const struct osc_runs *runs,
 		       const struct osc_runsel *sel, const struct osc_categories *categories,
-		       struct osc_summary *out);
+		       unsigned skip, struct osc_summary *out);
 
 #endif

@@ -95,6 +95,8 @@ struct osc_summary {
 	uint64_t input_bytes;    /* the trace's uncompressed bytes */
 	bool has_device;         /* the trace has device events */
 	osc_str run_source;      /* where the runs came from (runs.h's names) */
+	unsigned skipped;        /* levels (1 << enum osc_level) built without rows
+				    (summary_build.h), 0 for a whole summary */
 	struct osc_strtab strs;
 	struct osc_sum_run *runs;
 	size_t nr_runs, alloc_runs;

@@ -301,7 +301,8 @@ static enum osc_status load_one(struct loader *L, size_t i, struct osc_error *er
 		if (st == OSC_OK && o->keep_runs)
 			st = keep_runs(&t, &runs, o->keep_runs, &sel, err);
 		if (st == OSC_OK)
-			osc_summary_build(&t, &runs, o->keep_runs ? &sel : NULL, o->categories, s);
+			osc_summary_build(&t, &runs, o->keep_runs ? &sel : NULL, o->categories,
+					  o->skip_levels, s);
 	}
 	if (st == OSC_OK && o->progress) {
 		struct osc_job_progress p = { .nr = L->n, .path = L->paths[i], .rank = s,

@@ -289,7 +289,7 @@ static void keep_calls(const uint32_t *kept, size_t nr_runs, struct osc_summary 
 
 void osc_summary_build(const struct osc_trace *t, const struct osc_runs *runs,
 		       const struct osc_runsel *sel, const struct osc_categories *categories,
-		       struct osc_summary *out)
+		       unsigned skip, struct osc_summary *out)
 {
 	size_t n = runs->nr ? runs->nr : 1, nr_kept = 0;
 	uint32_t *kept = osc_xmalloc(n * sizeof(*kept));
@@ -312,8 +312,11 @@ void osc_summary_build(const struct osc_trace *t, const struct osc_runs *runs,
 	out->run_source = osc_summary_intern(out, osc_run_source_name(runs->source));
 	add_runs(t, runs, kept, out);
 	add_bases(t, runs, kept, out);
+	out->skipped = skip;
 	for (int l = 0; l < OSC_LEVEL_COUNT; l++)
-		if (l == OSC_LEVEL_MODULE)
+		if (skip & (1u << l))
+			continue;
+		else if (l == OSC_LEVEL_MODULE)
 			add_module_level(&x, categories);
 		else if (l != OSC_LEVEL_RUN)
 			add_level(&x, categories, (enum osc_level)l);
