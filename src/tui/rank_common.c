@@ -25,11 +25,12 @@ const char *osc_rank_trace(struct osc_tui *t, const struct osc_summary *s)
 	return NULL;
 }
 
-unsigned osc_rank_explore(struct osc_tui *t, const char *trace, const char *other)
+unsigned osc_rank_explore(struct osc_tui *t, const char *trace, const char *other,
+			  const char *by)
 {
 	char self[4096];
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	char *argv[8];
+	char *argv[10];
 	int argc = 0, status;
 
 	self[n > 0 ? n : 0] = '\0';
@@ -38,15 +39,20 @@ unsigned osc_rank_explore(struct osc_tui *t, const char *trace, const char *othe
 		argv[argc++] = (char *)"--runs";
 		argv[argc++] = (char *)t->args->runs;
 	}
+	if (by) {
+		argv[argc++] = (char *)"--by";
+		argv[argc++] = (char *)by;
+	}
 	argv[argc++] = (char *)"--";
 	argv[argc++] = (char *)trace;
 	if (other)
 		argv[argc++] = (char *)other;
 	argv[argc] = NULL;
 	if (t->script) {
-		osc_tui_message(t, OSC_MSG_INFO, "runs: opscope%s%s -- %s%s%s",
+		osc_tui_message(t, OSC_MSG_INFO, "runs: opscope%s%s%s%s -- %s%s%s",
 				t->args->runs ? " --runs " : "", t->args->runs ? t->args->runs : "",
-				trace, other ? " " : "", other ? other : "");
+				by ? " --by " : "", by ? by : "", trace, other ? " " : "",
+				other ? other : "");
 		return OSC_R_REDRAW;
 	}
 	status = osc_display_run(argv);

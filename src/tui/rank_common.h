@@ -15,11 +15,13 @@
 const char *osc_rank_trace(struct osc_tui *t, const struct osc_summary *s);
 
 /*
- * Run `opscope [--runs SPEC] -- TRACE [OTHER]` in this terminal and come
- * back when it quits (a script only says the command: its keys are this
- * explorer's). Returns the reaction.
+ * Run `opscope [--runs SPEC] [--by LEVEL] -- TRACE [OTHER]` in this
+ * terminal and come back when it quits (a script only says the command: its
+ * keys are this explorer's); by: the level it opens at, NULL: its default.
+ * Returns the reaction.
  */
-unsigned osc_rank_explore(struct osc_tui *t, const char *trace, const char *other);
+unsigned osc_rank_explore(struct osc_tui *t, const char *trace, const char *other,
+			  const char *by);
 
 /*
  * "opscope report ARGS [--runs SPEC] [--ranks LIST] INPUTS -F csv" (a new

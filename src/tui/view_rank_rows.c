@@ -3,7 +3,7 @@
  * (ranks.h): each row's spread over the ranks (HTA's distribution), every
  * rank's rows (| flips between the two), or one row on each rank (Enter on
  * a spread row), its slowest and fastest rank highlighted. Enter on a rank's
- * row opens that rank's own explorer. The level keys change the level.
+ * row opens that rank's own explorer at the level. The level keys change the level.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -255,7 +255,7 @@ static unsigned enter(struct osc_tui *t, struct osc_view *v, struct rank_rows_vi
 		return OSC_R_REDRAW;
 	}
 	trace = osc_rank_trace(t, &rv->sub.ranks[rv->rows.rows[rv->keep[v->cur]].index]);
-	return trace ? osc_rank_explore(t, trace, NULL) : OSC_R_REDRAW;
+	return trace ? osc_rank_explore(t, trace, NULL, osc_level_name(rv->level)) : OSC_R_REDRAW;
 }
 
 static unsigned rank_rows_action(struct osc_tui *t, struct osc_view *v, enum osc_action a)

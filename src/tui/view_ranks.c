@@ -129,7 +129,7 @@ static unsigned compare_ranks(struct osc_tui *t, struct osc_view *v, struct rank
 	}
 	base = osc_rank_trace(t, &rv->job->ranks[rv->table.rows[b].index]);
 	trace = base ? osc_rank_trace(t, &rv->job->ranks[rv->table.rows[v->cur].index]) : NULL;
-	return trace ? osc_rank_explore(t, base, trace) : OSC_R_REDRAW;
+	return trace ? osc_rank_explore(t, base, trace, NULL) : OSC_R_REDRAW;
 }
 
 /* A level key: the level's rows across the marked ranks (every rank when none is). */
@@ -165,7 +165,7 @@ static unsigned ranks_action(struct osc_tui *t, struct osc_view *v, enum osc_act
 		return OSC_R_REDRAW;
 	case OSC_ACT_ENTER:
 		trace = osc_rank_trace(t, &rv->job->ranks[rv->table.rows[v->cur].index]);
-		return trace ? osc_rank_explore(t, trace, NULL) : OSC_R_REDRAW;
+		return trace ? osc_rank_explore(t, trace, NULL, NULL) : OSC_R_REDRAW;
 	case OSC_ACT_TOGGLE_RUN:
 		rv->marked[v->cur] = !rv->marked[v->cur];
 		rv->nr_marked += rv->marked[v->cur] ? 1 : (size_t)-1;
