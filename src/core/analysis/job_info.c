@@ -111,27 +111,33 @@ const char *osc_job_info_cell(const struct osc_job *j, size_t row, size_t col, c
 	return buf;
 }
 
+/* How many ranks state rank i's world size; false when a rank before i states it too. */
+static bool first_of_world(const struct osc_job *j, size_t i, size_t *n)
+{
+	int64_t w = j->ranks[i].rank.world_size;
+	bool first = true;
+
+	*n = 0;
+	for (size_t k = 0; k < j->nr; k++) {
+		*n += j->ranks[k].rank.world_size == w;
+		first &= !(k < i && j->ranks[k].rank.world_size == w);
+	}
+	return first;
+}
+
 /* The world size most ranks state (-1 when none states one), and how many distinct ones. */
 static int64_t common_world(const struct osc_job *j, size_t *distinct)
 {
 	int64_t best = -1;
-	size_t best_n = 0;
+	size_t best_n = 0, n;
 
 	*distinct = 0;
 	for (size_t i = 0; i < j->nr; i++) {
-		int64_t w = j->ranks[i].rank.world_size;
-		size_t n = 0, earlier = 0;
-
-		if (w < 0)
+		if (j->ranks[i].rank.world_size < 0 || !first_of_world(j, i, &n))
 			continue;
-		for (size_t k = 0; k < j->nr; k++) {
-			n += j->ranks[k].rank.world_size == w;
-			earlier += k < i && j->ranks[k].rank.world_size == w;
-		}
-		if (!earlier)
-			(*distinct)++;
+		(*distinct)++;
 		if (n > best_n) {
-			best = w;
+			best = j->ranks[i].rank.world_size;
 			best_n = n;
 		}
 	}
@@ -188,16 +194,11 @@ static void missing_ranks(const struct osc_job *j, int64_t world, char *buf, siz
 static void world_sizes(const struct osc_job *j, char *buf, size_t size, size_t *len)
 {
 	append(buf, size, len, "; world sizes differ:");
-	for (size_t i = 0; i < j->nr; i++) {
+	for (size_t i = 0, n; i < j->nr; i++) {
 		int64_t w = j->ranks[i].rank.world_size;
-		size_t n = 0, earlier = 0;
 		char piece[64];
 
-		for (size_t k = 0; k < j->nr; k++) {
-			n += j->ranks[k].rank.world_size == w;
-			earlier += k < i && j->ranks[k].rank.world_size == w;
-		}
-		if (earlier)
+		if (!first_of_world(j, i, &n))
 			continue;
 		if (w < 0)
 			snprintf(piece, sizeof(piece), " none (%zu rank%s)", n, n == 1 ? "" : "s");
