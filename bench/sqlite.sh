@@ -15,8 +15,7 @@
 # of `sqlite3 DB` running the SELECTs the nsys loader runs (same tables,
 # columns and StringIds joins, every value read by an aggregate, so no time
 # goes to printing rows), then the issue's ratios: opscope wall over
-# sqlite3 wall, and
-# opscope peak RSS over the database's size.
+# sqlite3 wall, and opscope peak RSS over the database's size.
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
