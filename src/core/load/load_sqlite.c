@@ -119,7 +119,9 @@ static enum osc_status open_db(struct sq *q, unsigned char *data, size_t len)
 		return osc_error_set(lc->err, OSC_TRUNCATED, lc->name, (int64_t)len, NULL,
 				     "SQLite database cut short inside its %d-byte header",
 				     HEADER_LEN);
-	if (sqlite3_open_v2(":memory:", &q->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
+	/* one thread uses the connection: no mutex around every sqlite3_column_* call */
+	if (sqlite3_open_v2(":memory:", &q->db,
+			    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
 			    NULL) != SQLITE_OK)
 		return osc_error_set(lc->err, OSC_SQLITE, lc->name, OSC_NO_OFFSET, NULL,
 				     "cannot open an SQLite connection");
@@ -236,6 +238,7 @@ static enum osc_status load(struct osc_load_ctx *lc)
 	sqlite3_close(q.db);
 	free(copy);
 	free(q.threads);
+	sq_ids_release(&q.ids);
 	free(q.scratch);
 	if (st == OSC_OK)
 		osc_trace_sort(lc->t);
