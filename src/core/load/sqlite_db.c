@@ -101,9 +101,13 @@ int sq_step(struct sq *q, sqlite3_stmt *st, const char *table)
 	int rc = sqlite3_step(st);
 
 	if (rc == SQLITE_ROW) {
-		if (!(++q->rows % TICK_ROWS) && osc_load_tick(q->lc, q->rows) != OSC_OK)
-			return SQLITE_INTERRUPT;
-		return rc;
+		if (++q->rows % TICK_ROWS)
+			return rc;
+		/* The pages of a mapped file read so far are in the page cache: not
+		   ours to hold (a later read maps them again). Peak memory then
+		   counts the model, not the database too. */
+		osc_input_release(&q->lc->in, 0, q->lc->in.len);
+		return osc_load_tick(q->lc, q->rows) == OSC_OK ? rc : SQLITE_INTERRUPT;
 	}
 	if (rc != SQLITE_DONE)
 		sq_error(q, table);
