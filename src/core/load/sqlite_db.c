@@ -116,7 +116,11 @@ int sq_step(struct sq *q, sqlite3_stmt *st, const char *table)
 
 int64_t sq_int(sqlite3_stmt *st, int col, int64_t def)
 {
-	return sqlite3_column_type(st, col) == SQLITE_NULL ? def : sqlite3_column_int64(st, col);
+	/* One column fetch, not two (type, then value): the value is unprotected,
+	   which is safe on a connection only this thread uses (load_sqlite.c). */
+	sqlite3_value *v = sqlite3_column_value(st, col);
+
+	return sqlite3_value_type(v) == SQLITE_NULL ? def : sqlite3_value_int64(v);
 }
 
 /* ---- strings ---- */
