@@ -7,7 +7,8 @@
  * The input layer hands over the bytes (a mapped plain file, or gzip and
  * standard input read whole); SQLite reads them in place through
  * sqlite3_deserialize, read-only, so a compressed or piped database needs no
- * temporary file and a plain one is not copied.
+ * temporary file and a plain one is not copied; the mapped file's pages are
+ * given back as rows are read (sq_step), so they do not add to peak memory.
  *
  * Limits:
  * - gzip'd and piped databases are held whole in memory while loading.
