@@ -1,8 +1,8 @@
 /*
  * load_nsys.c - Nsight Systems SQLite exports (`nsys export --type sqlite`).
  *
- * Tables read: CUPTI_ACTIVITY_KIND_RUNTIME (CUDA runtime and driver calls,
- * names in StringIds), _KERNEL, _MEMCPY, _MEMSET, NVTX_EVENTS (push/pop and
+ * Tables read: StringIds (once, sqlite_ids.c: every name column is an id
+ * into it), CUPTI_ACTIVITY_KIND_RUNTIME (CUDA runtime and driver calls), _KERNEL, _MEMCPY, _MEMSET, NVTX_EVENTS (push/pop and
  * start/end ranges, marks, domain names), ThreadNames, PROCESSES, and for
  * `info` only TARGET_INFO_GPU names, the NvDriverVersion and
  * CudaDriverVersion rows of TARGET_INFO_SYSTEM_ENV (no other row of that
@@ -74,9 +74,8 @@ static enum osc_status read_calls(struct sq *q, struct api_calls *c)
 	int rc;
 
 	cols_sql = sq_columns(q, table, "r", cols, 4);
-	st = sq_prepare(q, table, "SELECT %s, s.value FROM %s r LEFT JOIN StringIds s ON s.id = %s",
-			cols_sql, table,
-			sq_has_column(q, table, "nameId") ? "r.nameId" : "NULL");
+	st = sq_prepare(q, table, "SELECT %s, %s FROM %s r", cols_sql,
+			sq_has_column(q, table, "nameId") ? "r.nameId" : "NULL", table);
 	free(cols_sql);
 	if (!st)
 		return q->lc->err->code;
@@ -85,8 +84,9 @@ static enum osc_status read_calls(struct sq *q, struct api_calls *c)
 		c->v[c->nr++] = (struct api_call){
 			.start = sq_int(st, 0, 0), .end = sq_int(st, 1, 0),
 			.gtid = sq_int(st, 2, 0), .corr = sq_int(st, 3, OSC_NO_ID),
-			.name = sq_intern_col(q, st, 4),
 		};
+		if (!sq_id_str(q, st, 4, &c->v[c->nr - 1].name))
+			c->v[c->nr - 1].name = OSC_STR_EMPTY;
 	}
 	sqlite3_finalize(st);
 	return rc == SQLITE_DONE ? OSC_OK : q->lc->err->code;
@@ -272,10 +272,8 @@ static enum osc_status nvtx(struct sq *q)
 	if (status != OSC_OK)
 		goto out;
 	c = sq_columns(q, table, "n", cols, 6);
-	st = sq_prepare(q, table,
-			"SELECT %s, s.value FROM %s n LEFT JOIN StringIds s ON s.id = %s "
-			"WHERE n.eventType IN (%lld, %lld, %lld)",
-			c, table, sq_has_column(q, table, "textId") ? "n.textId" : "NULL",
+	st = sq_prepare(q, table, "SELECT %s, %s FROM %s n WHERE n.eventType IN (%lld, %lld, %lld)",
+			c, sq_has_column(q, table, "textId") ? "n.textId" : "NULL", table,
 			(long long)ty.mark, (long long)ty.push_pop, (long long)ty.start_end);
 	free(c);
 	if (!st) {
@@ -289,8 +287,10 @@ static enum osc_status nvtx(struct sq *q)
 		const char *args = domain_args(&dom, sq_int(st, 4, 0));
 
 		e.thread = host_thread(q, sq_int(st, 3, 0));
-		e.name = sqlite3_column_type(st, 5) != SQLITE_NULL ? sq_intern_col(q, st, 5)
-								    : sq_intern_col(q, st, 6);
+		if (sqlite3_column_type(st, 5) != SQLITE_NULL)
+			e.name = sq_intern_col(q, st, 5);
+		else if (!sq_id_str(q, st, 6, &e.name))
+			e.name = OSC_STR_EMPTY;
 		if (type == ty.mark) {
 			e.ph = OSC_PH_INSTANT;
 			e.kind = OSC_KIND_ANNOTATION;
@@ -381,24 +381,29 @@ static void meta(struct sq *q)
 	sq_set_meta(q, m);
 }
 
+/* A kernel's name: its demangled name's text, else its short name's. */
+static osc_str kernel_name(struct sq *q, sqlite3_stmt *st, int col)
+{
+	osc_str s;
+
+	return sq_id_str(q, st, col, &s) || sq_id_str(q, st, col + 1, &s) ? s : OSC_STR_EMPTY;
+}
+
 enum osc_status osc_load_nsys(struct sq *q)
 {
-	static const char kernel_name[] = "COALESCE(d.value, s.value)";
+	static const char table[] = "CUPTI_ACTIVITY_KIND_KERNEL";
+	static const char *const name_cols[] = { "demangledName", "shortName" };
 	enum osc_status st;
-	char *joins;
+	char *cols;
 
 	q->t->format = OSC_FORMAT_NSYS;
-	st = runtime(q);
+	st = sq_ids_load(q);
+	if (st == OSC_OK)
+		st = runtime(q);
 	if (st == OSC_OK) {
-		joins = osc_xasprintf(
-			"LEFT JOIN StringIds d ON d.id = %s LEFT JOIN StringIds s ON s.id = %s",
-			sq_has_column(q, "CUPTI_ACTIVITY_KIND_KERNEL", "demangledName")
-				? "k.demangledName"
-				: "NULL",
-			sq_has_column(q, "CUPTI_ACTIVITY_KIND_KERNEL", "shortName") ? "k.shortName"
-										    : "NULL");
-		st = sq_load_kernels(q, "CUPTI_ACTIVITY_KIND_KERNEL", kernel_name, joins);
-		free(joins);
+		cols = sq_columns(q, table, "k", name_cols, 2);
+		st = sq_load_kernels(q, table, cols, "", kernel_name);
+		free(cols);
 	}
 	if (st == OSC_OK)
 		st = sq_load_copies(q);

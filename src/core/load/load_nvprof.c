@@ -338,9 +338,11 @@ enum osc_status osc_load_nvprof(struct sq *q)
 	if (st == OSC_OK)
 		st = api(q, "CUPTI_ACTIVITY_KIND_DRIVER", true);
 	if (st == OSC_OK)
-		st = sq_load_kernels(q, "CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL", name, joins);
+		st = sq_load_kernels(q, "CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL", name, joins,
+				     sq_intern_col);
 	if (st == OSC_OK)
-		st = sq_load_kernels(q, "CUPTI_ACTIVITY_KIND_KERNEL", name, joins);
+		st = sq_load_kernels(q, "CUPTI_ACTIVITY_KIND_KERNEL", name, joins,
+				     sq_intern_col);
 	if (st == OSC_OK)
 		st = sq_load_copies(q);
 	if (st == OSC_OK)

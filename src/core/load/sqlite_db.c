@@ -101,9 +101,13 @@ int sq_step(struct sq *q, sqlite3_stmt *st, const char *table)
 	int rc = sqlite3_step(st);
 
 	if (rc == SQLITE_ROW) {
-		if (!(++q->rows % TICK_ROWS) && osc_load_tick(q->lc, q->rows) != OSC_OK)
-			return SQLITE_INTERRUPT;
-		return rc;
+		if (++q->rows % TICK_ROWS)
+			return rc;
+		/* The pages of a mapped file read so far are in the page cache: not
+		   ours to hold (a later read maps them again). Peak memory then
+		   counts the model, not the database too. */
+		osc_input_release(&q->lc->in, 0, q->lc->in.len);
+		return osc_load_tick(q->lc, q->rows) == OSC_OK ? rc : SQLITE_INTERRUPT;
 	}
 	if (rc != SQLITE_DONE)
 		sq_error(q, table);
@@ -112,7 +116,11 @@ int sq_step(struct sq *q, sqlite3_stmt *st, const char *table)
 
 int64_t sq_int(sqlite3_stmt *st, int col, int64_t def)
 {
-	return sqlite3_column_type(st, col) == SQLITE_NULL ? def : sqlite3_column_int64(st, col);
+	/* One column fetch, not two (type, then value): the value is unprotected,
+	   which is safe on a connection only this thread uses (load_sqlite.c). */
+	sqlite3_value *v = sqlite3_column_value(st, col);
+
+	return sqlite3_value_type(v) == SQLITE_NULL ? def : sqlite3_value_int64(v);
 }
 
 /* ---- strings ---- */
@@ -319,28 +327,62 @@ uint32_t sq_add(struct sq *q, struct osc_event *e, int64_t start, int64_t end,
 	return osc_trace_add_event(q->t, e, args, args_len);
 }
 
-void sq_add_device(struct sq *q, struct osc_event *e, const struct sq_device *d)
+/* Append s (a literal) at p. */
+#define PUT(p, s) (memcpy((p), (s), sizeof(s) - 1), (p) + sizeof(s) - 1)
+
+/* Append v in decimal at p (at most 20 bytes); return the end. printf costs
+   a tenth of a kernel row's load time. */
+static char *put_int(char *p, int64_t v)
+{
+	char tmp[20];
+	uint64_t u = v < 0 ? -(uint64_t)v : (uint64_t)v;
+	size_t n = 0;
+
+	if (v < 0)
+		*p++ = '-';
+	do
+		tmp[n++] = (char)('0' + u % 10);
+	while (u /= 10);
+	while (n)
+		*p++ = tmp[--n];
+	return p;
+}
+
+/* The args text of a device event: its correlation id and facts, as JSON. */
+static size_t device_args(char *buf, const struct sq_device *d, enum osc_kind kind)
 {
 	const struct osc_kernel *k = &d->k;
-	int n;
+	char *p = buf;
 
+	p = put_int(PUT(p, "{\"correlation\":"), d->corr);
+	p = put_int(PUT(p, ",\"device\":"), k->device);
+	p = put_int(PUT(p, ",\"stream\":"), k->stream);
+	if (kind != OSC_KIND_KERNEL) {
+		p = put_int(PUT(p, ",\"bytes\":"), k->bytes);
+		*p++ = '}';
+		return (size_t)(p - buf);
+	}
+	for (int i = 0; i < 2; i++) {
+		const int32_t *v = i ? k->block : k->grid;
+
+		p = put_int(i ? PUT(p, ",\"block\":[") : PUT(p, ",\"grid\":["), v[0]);
+		p = put_int(PUT(p, ","), v[1]);
+		p = put_int(PUT(p, ","), v[2]);
+		*p++ = ']';
+	}
+	p = put_int(PUT(p, ",\"registers per thread\":"), k->registers);
+	p = put_int(PUT(p, ",\"shared memory\":"), k->shared_mem);
+	*p++ = '}';
+	return (size_t)(p - buf);
+}
+
+void sq_add_device(struct sq *q, struct osc_event *e, const struct sq_device *d)
+{
 	e->corr = d->corr;
-	e->thread = sq_stream(q, k->device, k->stream);
-	e->kernel = osc_trace_add_kernel(q->t, k);
+	e->thread = sq_stream(q, d->k.device, d->k.stream);
+	e->kernel = osc_trace_add_kernel(q->t, &d->k);
 	OSC_GROW(q->scratch, 512, q->scratch_alloc);
-	if (e->kind == OSC_KIND_KERNEL)
-		n = snprintf(q->scratch, q->scratch_alloc,
-			     "{\"correlation\":%lld,\"device\":%d,\"stream\":%d,"
-			     "\"grid\":[%d,%d,%d],\"block\":[%d,%d,%d],"
-			     "\"registers per thread\":%d,\"shared memory\":%lld}",
-			     (long long)d->corr, k->device, k->stream, k->grid[0], k->grid[1],
-			     k->grid[2], k->block[0], k->block[1], k->block[2], k->registers,
-			     (long long)k->shared_mem);
-	else
-		n = snprintf(q->scratch, q->scratch_alloc,
-			     "{\"correlation\":%lld,\"device\":%d,\"stream\":%d,\"bytes\":%lld}",
-			     (long long)d->corr, k->device, k->stream, (long long)k->bytes);
-	sq_add(q, e, d->start, d->end, q->scratch, n > 0 ? (size_t)n : 0);
+	sq_add(q, e, d->start, d->end, q->scratch, device_args(q->scratch, d, e->kind));
 }
 
 /* Memcpy name from CUPTI's copyKind ("Memcpy HtoD"). */
@@ -380,7 +422,7 @@ static const char *const kernel_cols[] = {
 };
 
 enum osc_status sq_load_kernels(struct sq *q, const char *table, const char *name_expr,
-				const char *joins)
+				const char *joins, sq_name_fn *name)
 {
 	char *cols;
 	sqlite3_stmt *st;
@@ -413,7 +455,7 @@ enum osc_status sq_load_kernels(struct sq *q, const char *table, const char *nam
 					 sqlite3_column_type(st, 13) == SQLITE_NULL
 				 ? -1
 				 : sq_int(st, 12, 0) + sq_int(st, 13, 0);
-		e.name = sq_intern_col(q, st, 14);
+		e.name = name(q, st, 14);
 		sq_add_device(q, &e, &d);
 	}
 	sqlite3_finalize(st);

@@ -18,6 +18,14 @@ struct sq_thread_slot {
 	uint32_t idx; /* index in trace->threads, OSC_NONE: empty slot */
 };
 
+/* nsys's StringIds, id -> text (sqlite_ids.c). */
+struct sq_ids {
+	struct sq_id *v; /* open addressing, size a power of two */
+	size_t size, used;
+	char *text;      /* the texts, back to back */
+	size_t text_len, text_alloc;
+};
+
 struct sq {
 	struct osc_load_ctx *lc;
 	struct osc_trace *t;
@@ -27,6 +35,7 @@ struct sq {
 	size_t threads_size, threads_used;
 	char *scratch;                 /* UTF-8 repair and args text */
 	size_t scratch_alloc;
+	struct sq_ids ids;             /* StringIds, once sq_ids_load read it */
 	osc_str cat_kernel, cat_memcpy, cat_memset, cat_runtime, cat_driver, cat_nvtx;
 };
 
@@ -65,6 +74,20 @@ int sq_step(struct sq *q, sqlite3_stmt *st, const char *table);
 osc_str sq_intern_col(struct sq *q, sqlite3_stmt *st, int col);
 /* Intern s[0..len), repairing bad UTF-8. */
 osc_str sq_intern(struct sq *q, const char *s, size_t len);
+
+/*
+ * Read the StringIds table into q->ids (the whole table, once); fills the
+ * load error when it cannot be read.
+ */
+enum osc_status sq_ids_load(struct sq *q);
+/*
+ * The text of StringIds whose id is column col of the current row, into
+ * *out (interned, bad UTF-8 repaired and counted as sq_intern does); false
+ * when col is NULL or names no row (a LEFT JOIN's NULL).
+ */
+bool sq_id_str(struct sq *q, sqlite3_stmt *st, int col, osc_str *out);
+/* Free the map; it reads as empty afterwards. */
+void sq_ids_release(struct sq_ids *m);
 
 /* Integer column, or def when it is NULL. */
 int64_t sq_int(sqlite3_stmt *st, int col, int64_t def);
@@ -112,13 +135,16 @@ struct json_object *sq_gpu_names(struct sq *q, const char *table, const char *co
  */
 void sq_set_meta(struct sq *q, struct json_object *meta);
 
+/* The name of the current row's kernel, from its columns col onward. */
+typedef osc_str sq_name_fn(struct sq *q, sqlite3_stmt *st, int col);
+
 /*
  * Read a CUPTI kernel table (both schemas name the columns alike), if it
- * exists. name_expr is the SQL of the kernel name over alias k and the
- * tables joined by joins.
+ * exists. name_expr is the SQL of the columns name reads the kernel name
+ * from, over alias k and the tables joined by joins.
  */
 enum osc_status sq_load_kernels(struct sq *q, const char *table, const char *name_expr,
-				const char *joins);
+				const char *joins, sq_name_fn *name);
 /* Read the CUPTI memcpy and memset tables (both schemas name them alike), where they exist. */
 enum osc_status sq_load_copies(struct sq *q);
 
