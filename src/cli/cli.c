@@ -182,7 +182,8 @@ const struct osc_cli_option osc_cli_view_options[] = {
 	  OSC_MODE_GPU },
 	{ OPT_RANKS, "ranks", 0, "LIST",
 	  "a job: only these ranks, e.g. 0,3,8-15 (default: every rank)",
-	  OSC_MODE_REPORT | OSC_MODE_DEFAULT | OSC_MODE_GPU | OSC_MODE_TUI },
+	  OSC_MODE_REPORT | OSC_MODE_DEFAULT | OSC_MODE_GPU | OSC_MODE_INFO |
+		  OSC_MODE_TUI },
 	{ OPT_PER_CALL, "per-call", 0, NULL,
 	  "gpu --collectives on a job's ranks: a row per call matched across the ranks",
 	  OSC_MODE_GPU },

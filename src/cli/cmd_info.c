@@ -692,6 +692,12 @@ int osc_cmd_info(int argc, char **argv)
 		osc_cli_view_release(&v);
 		return rc;
 	}
+	if (v.ranks) {
+		osc_error_set(&err, OSC_USAGE, "--ranks", OSC_NO_OFFSET, NULL,
+			      "needs a job's ranks: a directory, several traces or summary files");
+		osc_cli_view_release(&v);
+		return osc_cli_fail(&err);
+	}
 	if (v.format != OSC_EXPORT_TABLE && v.format != OSC_EXPORT_JSON) {
 		osc_error_set(&err, OSC_USAGE, "--format", OSC_NO_OFFSET, NULL,
 			      "info writes text or json, not '%s'",

@@ -103,6 +103,12 @@ def main():
                         "d['distributedInfo'].update(rank=5, world_size=16);"
                         "open(sys.argv[2],'w').write(json.dumps(d))", PAIR[1], wide], check=True)
         check_info(res, "ranks of two world sizes", [PAIR[0], wide], [PAIR[0], wide])
+        p, got = testlib.run(["info", "-F", "csv", "--ranks", "1", job]), []
+        res.check("info --ranks 1 of a job: rank 1 alone",
+                  [] if p.rc == 0 and [l.split(",")[0] for l in p.text.splitlines()[1:]] == ["1"]
+                  else [p.describe()])
+        p = testlib.run(["info", "--ranks", "1", PAIR[0]])
+        res.check("info --ranks of one trace", one_error_line(p, "--ranks", "needs a job"))
         p = testlib.run(["info"] + PAIR)
         one = testlib.run(["info", PAIR[0]])
         events = [l.split()[1] for l in one.text.splitlines() if l.startswith("events:")]
