@@ -96,3 +96,15 @@ Test(nccl_kernel, merge)
 			 "an unknown kernel beside a known one");
 	cr_expect_str_eq(osc_nccl_merge(osc_nccl_merge(NULL, ""), ""), "");
 }
+
+Test(nccl_kernel, take)
+{
+	struct osc_nccl_kernel acc = { NULL, NULL };
+
+	osc_nccl_take(&acc, "at::native::vectorized_elementwise_kernel");
+	cr_expect_null(acc.algorithm, "not an NCCL kernel: nothing taken");
+	osc_nccl_take(&acc, "ncclDevKernel_AllReduce_Sum_f32_RING_LL(x)");
+	osc_nccl_take(&acc, "ncclDevKernel_AllReduce_Sum_f32_RING_SIMPLE(x)");
+	cr_expect_str_eq(acc.algorithm, "RING");
+	cr_expect_str_eq(acc.protocol, OSC_NCCL_MIXED);
+}

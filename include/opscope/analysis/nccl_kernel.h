@@ -42,4 +42,11 @@ bool osc_nccl_kernel_parse(const char *name, struct osc_nccl_kernel *out);
  */
 const char *osc_nccl_merge(const char *acc, const char *v);
 
+/*
+ * Fold kernel name into acc, what a call's kernels say (both fields NULL
+ * before its first NCCL kernel): nothing when it is not an NCCL/RCCL kernel
+ * (a copy or a cast the call also launched), else each field merged.
+ */
+void osc_nccl_take(struct osc_nccl_kernel *acc, const char *name);
+
 #endif

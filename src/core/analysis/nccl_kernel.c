@@ -76,3 +76,13 @@ const char *osc_nccl_merge(const char *acc, const char *v)
 		return v;
 	return strcmp(acc, v) ? OSC_NCCL_MIXED : acc;
 }
+
+void osc_nccl_take(struct osc_nccl_kernel *acc, const char *name)
+{
+	struct osc_nccl_kernel k;
+
+	if (!osc_nccl_kernel_parse(name, &k))
+		return;
+	acc->algorithm = osc_nccl_merge(acc->algorithm, k.algorithm);
+	acc->protocol = osc_nccl_merge(acc->protocol, k.protocol);
+}
