@@ -4,9 +4,10 @@
  *
  * NCCL names its kernels by what they run (NCCL_KERN_NAME in collectives.h
  * up to 2.18, src/device/generate.py from 2.19; RCCL follows):
- *   ncclKernel_<coll>_<ALGO>_<PROTO>_<redop>_<type>   ncclKernel_AllReduce_RING_LL_Sum_float
+ *   ncclKernel_<coll>_<ALGO>_<PROTO>_<redop>_<type>
+ *       ncclKernel_AllReduce_RING_LL_Sum_float
  *   ncclDevKernel_<coll>[_<redop>_<type>]_<ALGO>_<PROTO>
- *                                  ncclDevKernel_AllReduce_Sum_f32_RING_LL, ncclDevKernel_AllGather_RING_LL
+ *       ncclDevKernel_AllReduce_Sum_f32_RING_LL, ncclDevKernel_AllGather_RING_LL
  * then, as a trace records it, "(" and the parameters.
  * ALGO is one of TREE, RING, COLLNET_DIRECT, COLLNET_CHAIN, NVLS, NVLS_TREE,
  * PAT (ncclAlgoStr); PROTO one of LL, LL128, SIMPLE (ncclProtoStr).

@@ -8,6 +8,10 @@ static const char *const algorithms[] = {
 	"COLLNET_DIRECT", "COLLNET_CHAIN", "NVLS_TREE", "NVLS", "TREE", "RING", "PAT",
 };
 static const char *const protocols[] = { "LL128", "LL", "SIMPLE" };
+/* NCCL up to 2.18, and from 2.19 (RCCL likewise). */
+static const char *const prefixes[] = { "ncclKernel_", "ncclDevKernel_" };
+
+#define NR(a) (sizeof(a) / sizeof((a)[0]))
 
 /* The name's end: its "(" or its NUL. */
 static const char *name_end(const char *p)
@@ -17,7 +21,7 @@ static const char *name_end(const char *p)
 	return paren ? paren : p + strlen(p);
 }
 
-/* Whether word is the whole '_'-separated token(s) at p (ending at end or a '_'). */
+/* After word when it is the whole '_'-separated token(s) at p (then end or '_'), else NULL. */
 static const char *token(const char *p, const char *end, const char *word)
 {
 	size_t n = strlen(word);
@@ -27,7 +31,7 @@ static const char *token(const char *p, const char *end, const char *word)
 	return p + n;
 }
 
-/* The first of words[0 .. nr) at p; *next after it. */
+/* The first of words[0 .. nr) that is the token(s) at p, NULL if none; *next after it. */
 static const char *match(const char *p, const char *end, const char *const *words, size_t nr,
 			 const char **next)
 {
@@ -40,14 +44,14 @@ static const char *match(const char *p, const char *end, const char *const *word
 bool osc_nccl_kernel_parse(const char *name, struct osc_nccl_kernel *out)
 {
 	const char *p = name ? name : "", *end;
+	size_t i = 0;
 
 	out->algorithm = out->protocol = "";
-	if (!strncmp(p, "ncclKernel_", 11))
-		p += 11;
-	else if (!strncmp(p, "ncclDevKernel_", 14))
-		p += 14;
-	else
+	while (i < NR(prefixes) && strncmp(p, prefixes[i], strlen(prefixes[i])))
+		i++;
+	if (i == NR(prefixes))
 		return false;
+	p += strlen(prefixes[i]);
 	end = name_end(p);
 	if (p == end || *p == '_')
 		return false; /* no collective */
@@ -56,11 +60,10 @@ bool osc_nccl_kernel_parse(const char *name, struct osc_nccl_kernel *out)
 		const char *after, *next, *algo, *proto;
 
 		p++;
-		algo = match(p, end, algorithms, sizeof(algorithms) / sizeof(algorithms[0]), &after);
+		algo = match(p, end, algorithms, NR(algorithms), &after);
 		if (!algo || after == end)
 			continue;
-		proto = match(after + 1, end, protocols, sizeof(protocols) / sizeof(protocols[0]),
-			      &next);
+		proto = match(after + 1, end, protocols, NR(protocols), &next);
 		if (proto) {
 			out->algorithm = algo;
 			out->protocol = proto;
