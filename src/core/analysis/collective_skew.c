@@ -213,9 +213,10 @@ void osc_skew_release(struct osc_skew *s)
 
 /* ---- tables ---- */
 
-enum { K_GROUP, K_SEQ, K_NAME, K_MB, K_ALGO, K_PROTO, K_RANKS, K_MISSING, K_FIRST, K_LAST, K_SKEW, K_TRANSFER,
-       K_WAIT, K_WAITED, K_BUSBW, K_NR };
-enum { S_GROUP, S_NAME, S_ALGO, S_PROTO, S_COUNT, S_INCOMPLETE, S_SKEW, S_TRANSFER, S_WAIT, S_BUSBW, S_NR };
+enum { K_GROUP, K_SEQ, K_NAME, K_MB, K_ALGO, K_PROTO, K_RANKS, K_MISSING, K_FIRST, K_LAST,
+       K_SKEW, K_TRANSFER, K_WAIT, K_WAITED, K_BUSBW, K_NR };
+enum { S_GROUP, S_NAME, S_ALGO, S_PROTO, S_COUNT, S_INCOMPLETE, S_SKEW, S_TRANSFER, S_WAIT,
+       S_BUSBW, S_NR };
 
 #define NUM(title) { title, 8, OSC_ALIGN_RIGHT, true, OSC_STAT_NAME }
 #define ALGO { "algorithm", 9, OSC_ALIGN_LEFT, false, OSC_STAT_NAME }
