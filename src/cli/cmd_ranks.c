@@ -289,7 +289,7 @@ static enum osc_status collectives(struct osc_cli_view *v, struct osc_job *job,
 	snprintf(ranks, sizeof(ranks), "%zu", job->nr);
 	values[1] = runs->text;
 	values[2] = o->per_call ? "one row per call, matched across the ranks by group and order"
-				: "calls summed per group and collective";
+				: "calls summed per group, collective, algorithm and protocol";
 	t.cols = o->per_call ? osc_skew_columns(&t.nr_cols) : osc_skew_sum_columns(&t.nr_cols);
 	t.nr_rows = o->per_call ? o->skew.nr : o->skew.nr_sums;
 	if (v->top && v->top < t.nr_rows)

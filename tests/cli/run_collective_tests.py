@@ -2,11 +2,14 @@
 """Tests of `opscope gpu --collectives`.
 
 - tests/data/collectives-hand.json, worked out by hand: two allreduce calls
-  of 1000 floats in a group of 4, 10 us of kernel each: S = 4000 B, algbw =
-  8000 B / 20000 ns = 0.400 GB/s, busbw = 0.400 x 2(4-1)/4 = 0.600; one
+  of 1000 floats in a group of 4, 10 us of kernel each, one by NCCL's RING
+  LL and one by TREE LL128 (their kernels' names), so two rows: S = 4000 B,
+  algbw = 4000 B / 10000 ns = 0.400 GB/s, busbw = 0.400 x 2(4-1)/4 = 0.600; one
   _allgather_base of 100 -> 400 bf16 elements, 2 us: S = 800 B (the
-  output), algbw 0.400, busbw 0.400 x 3/4 = 0.300; a broadcast of an unknown
-  dtype: no size, no bandwidth, its time kept; a wait without device work.
+  output), algbw 0.400, busbw 0.400 x 3/4 = 0.300, RING SIMPLE (an
+  ncclKernel_ name of NCCL <= 2.18); a broadcast of an unknown dtype by
+  ncclDevKernel_Generic: no size, no bandwidth, no algorithm or protocol,
+  its time kept; a wait without device work.
 - every cell equals tests/tools/recompute_collectives.py (written from the
   trace format) on the hand trace and on the collection's traces with
   collectives (--whole-trace; skipped when ../shared is absent);
@@ -29,11 +32,12 @@ SHARED = ["hta/nccl_parser_config/nccl_data.json.gz",
           "tracelens/mi300/resnet_act_checkpoint.json.gz",
           "tracelens/b200/eager_trace.json.gz"]
 HAND_ROWS = [
-    "collective,dtype,group_size,msg_mb,count,device_us,algbw_gbs,busbw_gbs",
-    "allreduce,Float,4,0.004000,2,20.000,0.400,0.600",
-    "_allgather_base,BFloat16,4,0.000800,1,2.000,0.400,0.300",
-    "broadcast,Quux,4,,1,1.000,,",
-    "wait,Byte,1,0.000000,1,0.000,,",
+    "collective,dtype,group_size,msg_mb,algorithm,protocol,count,device_us,algbw_gbs,busbw_gbs",
+    "allreduce,Float,4,0.004000,RING,LL,1,10.000,0.400,0.600",
+    "allreduce,Float,4,0.004000,TREE,LL128,1,10.000,0.400,0.600",
+    "_allgather_base,BFloat16,4,0.000800,RING,SIMPLE,1,2.000,0.400,0.300",
+    "broadcast,Quux,4,,,,1,1.000,,",
+    "wait,Byte,1,0.000000,,,1,0.000,,",
 ]
 
 
@@ -64,8 +68,9 @@ def main():
     probs = [p.describe()] if p.rc else []
     if not probs:
         rows = json.loads(p.text)["rows"]
-        if not (rows[0]["busbw_gbs"] == 0.6 and rows[0]["count"] == 2 and
-                rows[2]["algbw_gbs"] is None):
+        if not (rows[0]["busbw_gbs"] == 0.6 and rows[0]["count"] == 1 and
+                rows[0]["algorithm"] == "RING" and rows[3]["protocol"] == "" and
+                rows[3]["algbw_gbs"] is None):
             probs.append("json rows %s" % rows[:3])
     res.check("json: numbers as numbers, unknown as null", probs)
     return res.finish()

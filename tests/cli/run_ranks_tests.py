@@ -13,6 +13,9 @@ rank key, stragglers).
   equal the recomputation; events as `info TRACE` says;
 - the straggler rank is flagged, and nothing with --straggler 3;
 - ranks by input order when nothing says them; a progress line per input;
+- summary files: the same tables from them as from the traces (report's
+  levels, and gpu --collectives with and without --per-call, NCCL's
+  algorithm and protocol included);
 - `opscope A B` stays a compare; --top and --filter on the job's rows;
 - bad input: the same rank twice, an empty directory, a directory holding
   a file that is not a trace, a job option without a job, a bad --split or
@@ -211,6 +214,15 @@ def main():
                 b_lines = [l.rsplit(",", 1)[0] for l in b_lines]
             res.check("from summaries as from traces: " + " ".join(args),
                       [] if a_lines == b_lines and len(a_lines) > 1 else
+                      [pa.describe(), pb.describe(), str(a_lines[:2]), str(b_lines[:2])])
+        # the collectives of the job (calls with NCCL's algorithm and protocol) likewise
+        for args in (["--collectives"], ["--collectives", "--per-call"]):
+            pa = testlib.run(["gpu", "-F", "csv"] + args + [job])
+            pb = testlib.run(["gpu", "-F", "csv"] + args + [sums])
+            a_lines, b_lines = pa.text.splitlines(), pb.text.splitlines()
+            res.check("from summaries as from traces: gpu " + " ".join(args),
+                      [] if pa.rc == 0 and a_lines == b_lines and len(a_lines) > 1 and
+                      "algorithm,protocol" in a_lines[0] and ",RING,SIMPLE," in pa.text else
                       [pa.describe(), pb.describe(), str(a_lines[:2]), str(b_lines[:2])])
         one = os.path.join(tmp, "one.csv")
         p = testlib.run(["summary", "-o", one, PAIR[0]])

@@ -14,6 +14,7 @@ tests/tools/recompute_skew.py (written from the trace format) on:
 - single ranks of the collection with "Collective name" args: HTA's
   nccl_parser_config (with "Process Group Name") and ns_resolution_trace
   (groups by "Group size").
+The algorithm and protocol of each call, and the sums' keys, included.
 A single rank is a job as a directory of one trace. A trace that cannot be
 loaded: exit 2 with one line naming it.
 
@@ -78,19 +79,25 @@ def main():
         compare(res, "recomputed: hta/trace_filter sampled ranks 0 and 1", found)
     for p in testlib.shared_traces(res, SINGLE):
         compare(res, "recomputed: " + os.path.relpath(p, testlib.SHARED), [p])
-    # the sums per (group, collective) add up the recomputed calls
-    calls = list(csv.reader(recompute_skew.csv_lines(recompute_skew.table(HAND))))[1:]
+    # the sums per (group, collective, algorithm, protocol) add up the recomputed calls
+    rows = list(csv.reader(recompute_skew.csv_lines(recompute_skew.table(HAND))))
+    col = {name: i for i, name in enumerate(rows[0])}
     want = {}
-    for c in calls:
-        w = want.setdefault((c[0], c[2]), [0, 0, 0.0])
+    for c in rows[1:]:
+        w = want.setdefault((c[col["group"]], c[col["collective"]], c[col["algorithm"]],
+                             c[col["protocol"]]), [0, 0, 0.0])
         w[0] += 1
-        w[1] += int(c[5] != "0")
-        w[2] += float(c[8]) if c[8] else 0.0
+        w[1] += int(c[col["missing_ranks"]] != "0")
+        w[2] += float(c[col["skew_us"]]) if c[col["skew_us"]] else 0.0
     p = testlib.run(["gpu", "--collectives", "-F", "csv"] + HAND)
     got = {}
-    for f in list(csv.reader(p.text.splitlines()))[1:]:
-        got[(f[0], f[1])] = [int(f[2]), int(f[3]), float(f[4])]
-    res.check("the sums per group and collective add up the calls",
+    sums = list(csv.reader(p.text.splitlines()))
+    col = {name: i for i, name in enumerate(sums[0])} if sums else {}
+    for f in sums[1:]:
+        got[(f[col["group"]], f[col["collective"]], f[col["algorithm"]],
+             f[col["protocol"]])] = [int(f[col["count"]]), int(f[col["incomplete"]]),
+                                     float(f[col["skew_us"]])]
+    res.check("the sums per group, collective, algorithm and protocol add up the calls",
               [] if p.rc == 0 and got == want else ["want %s got %s" % (want, got), p.describe()])
     p = testlib.run(["gpu", "--per-call"] + HAND)
     res.check("--per-call without --collectives: exit 2",

@@ -20,7 +20,10 @@ Written from the trace format (not from opscope's C code):
   seq) are one call: skew = last start - first start, transfer = the
   shortest dur, wait = longest - shortest (at the first rank with it),
   busbw = S / transfer x NCCL's factor; missing = ranks with calls of the
-  group but not this one. A rank is shown by distributedInfo's rank, else
+  group but not this one; algorithm and protocol: each rank's from the
+  names of its call's kernels (recompute_collectives.py's grammar and
+  rule), then the ranks' values merged by the same rule (all alike, else
+  "mixed"). A rank is shown by distributedInfo's rank, else
   its position. Rows by group text, then seq.
 
     recompute_skew.py RANK0_TRACE RANK1_TRACE ...   # prints the CSV
@@ -38,7 +41,7 @@ import recompute_collectives as rc  # noqa: E402  (dtype sizes, NCCL's factors)
 
 DEVICE = {"kernel", "gpu_memcpy", "gpu_memset"}
 RUNTIME = {"cuda_runtime", "cuda_driver", "hip_runtime", "hip_driver", "runtime"}
-COLUMNS = ["group", "seq", "collective", "msg_mb", "ranks", "missing_ranks", "first_rank",
+COLUMNS = ["group", "seq", "collective", "msg_mb", "algorithm", "protocol", "ranks", "missing_ranks", "first_rank",
            "last_rank", "skew_us", "transfer_us", "wait_us", "waited_rank", "busbw_gbs"]
 
 
@@ -74,7 +77,7 @@ def calls_of(doc):
         calls.append({"group": group, "name": name, "n": n, "host": ns(e["ts"]),
                       "end": ns(e["ts"]) + ns(e["dur"]), "thread": (e["pid"], e["tid"]),
                       "bytes": nel * size if size and isinstance(nel, int) and nel >= 0 else None,
-                      "ts": -1, "dur": 0})
+                      "ts": -1, "dur": 0, "kernels": []})
     ops = list(calls)
     launch = {}
     for e in ev:
@@ -99,8 +102,10 @@ def calls_of(doc):
                 continue
             stream = a.get("stream") if isinstance(a.get("stream"), int) else e.get("tid")
             owner = {"group": "stream %s" % stream, "name": name, "n": -1, "bytes": None,
-                     "host": ns(e["ts"]), "ts": -1, "dur": 0}
+                     "host": ns(e["ts"]), "ts": -1, "dur": 0, "kernels": []}
             calls.append(owner)
+        if e.get("cat") == "kernel":
+            owner["kernels"].append(e.get("name", ""))
         start, end = ns(e["ts"]), ns(e["ts"]) + ns(e["dur"])
         if owner["ts"] < 0:
             owner["ts"], owner["dur"] = start, end - start
@@ -136,9 +141,13 @@ def table(paths):
         have = by_id[(group, seq)]
         first = have[0][1]
         work = [(r, c) for r, c in have if c["ts"] >= 0]
+        algo = proto = None
+        for r, c in have:
+            a, p = rc.merge_kernels(c["kernels"])
+            algo, proto = rc.merge(algo, a), rc.merge(proto, p)
         row = [group, str(seq), first["name"],
                "%.6f" % (first["bytes"] / 1e6) if first["bytes"] is not None else "",
-               str(len(have)), str(len(group_ranks[group]) - len(have))]
+               algo, proto, str(len(have)), str(len(group_ranks[group]) - len(have))]
         if work:
             f = min(work, key=lambda x: (x[1]["ts"], x[0]))
             last = min(work, key=lambda x: (-x[1]["ts"], x[0]))

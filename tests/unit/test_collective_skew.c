@@ -15,6 +15,9 @@
  *   seq 0 _allgather_base 800 B, n 2 (run 1): rank 0 [1000, +10) rank 1
  *     [990, +12): rank 1 first, skew 10, transfer 10, wait 2 at rank 1,
  *     busbw 800 / 10 x 1/2 = 40
+ * NCCL's choices (algorithm, protocol): the first allreduce RING LL on ranks
+ * 0 and 1 but RING SIMPLE on rank 2 (protocol "mixed"), the second TREE LL,
+ * the allgather RING LL128, the barrier none; the sums split the allreduces.
  * With only run 0 of rank 0 counted: "dp" has rank 1 alone (skew 0,
  * transfer 12, busbw 33.333); the barrier misses rank 0, the second
  * allreduce ranks 0 and 1.
@@ -33,19 +36,20 @@ struct hand_call {
 	uint32_t seq, run;
 	double bytes;
 	int64_t group_size, ts, dur;
+	const char *algorithm, *protocol;
 };
 
 static const struct hand_call hand[] = {
-	{ 0, "tp", "allreduce", 0, 0, 4000, 3, 100, 50 },
-	{ 1, "tp", "allreduce", 0, 0, 4000, 3, 110, 40 },
-	{ 2, "tp", "allreduce", 0, 0, 4000, 3, 130, 20 },
-	{ 0, "tp", "barrier", 1, 1, 0, 3, -1, 0 },
-	{ 1, "tp", "barrier", 1, 1, 0, 3, -1, 0 },
-	{ 2, "tp", "barrier", 1, 1, 0, 3, -1, 0 },
-	{ 0, "tp", "allreduce", 2, 1, NAN, 3, 300, 10 },
-	{ 2, "tp", "allreduce", 2, 1, NAN, 3, 305, 4 },
-	{ 0, "dp", "_allgather_base", 0, 1, 800, 2, 1000, 10 },
-	{ 1, "dp", "_allgather_base", 0, 1, 800, 2, 990, 12 },
+	{ 0, "tp", "allreduce", 0, 0, 4000, 3, 100, 50, "RING", "LL" },
+	{ 1, "tp", "allreduce", 0, 0, 4000, 3, 110, 40, "RING", "LL" },
+	{ 2, "tp", "allreduce", 0, 0, 4000, 3, 130, 20, "RING", "SIMPLE" },
+	{ 0, "tp", "barrier", 1, 1, 0, 3, -1, 0, "", "" },
+	{ 1, "tp", "barrier", 1, 1, 0, 3, -1, 0, "", "" },
+	{ 2, "tp", "barrier", 1, 1, 0, 3, -1, 0, "", "" },
+	{ 0, "tp", "allreduce", 2, 1, NAN, 3, 300, 10, "TREE", "LL" },
+	{ 2, "tp", "allreduce", 2, 1, NAN, 3, 305, 4, "TREE", "LL" },
+	{ 0, "dp", "_allgather_base", 0, 1, 800, 2, 1000, 10, "RING", "LL128" },
+	{ 1, "dp", "_allgather_base", 0, 1, 800, 2, 990, 12, "RING", "LL128" },
 };
 static void build(struct osc_summary s[3])
 {
@@ -64,6 +68,8 @@ static void build(struct osc_summary s[3])
 			.group = osc_summary_intern(x, h->group), .group_size = h->group_size,
 			.bytes = h->bytes, .ts = h->ts, .dur = h->dur, .host_ts = h->ts,
 			.run = h->run, .seq = h->seq,
+			.algorithm = osc_summary_intern(x, h->algorithm),
+			.protocol = osc_summary_intern(x, h->protocol),
 		};
 		osc_summary_add_call(x, &c);
 	}
@@ -122,7 +128,8 @@ Test(collective_skew, columns_say_their_units)
 {
 	size_t n;
 	const struct osc_column *c = osc_skew_columns(&n);
-	const char *want[] = { "group", "seq", "collective", "msg_mb", "ranks", "missing_ranks",
+	const char *want[] = { "group", "seq", "collective", "msg_mb", "algorithm", "protocol",
+			       "ranks", "missing_ranks",
 			       "first_rank", "last_rank", "skew_us", "transfer_us", "wait_us",
 			       "waited_rank", "busbw_gbs" };
 
@@ -139,15 +146,16 @@ Test(collective_skew, hand_summaries)
 	const struct osc_summary *ranks[3] = { &s[0], &s[1], &s[2] };
 	struct osc_skew k;
 	const char *calls[] = {
-		"dp,0,_allgather_base,0.000800,2,0,8,7,0.010,0.010,0.002,8,40.000",
-		"tp,0,allreduce,0.004000,3,0,7,2,0.030,0.020,0.030,7,266.667",
-		"tp,1,barrier,0.000000,3,0,,,,,,,",
-		"tp,2,allreduce,,2,1,7,2,0.005,0.004,0.006,7,",
+		"dp,0,_allgather_base,0.000800,RING,LL128,2,0,8,7,0.010,0.010,0.002,8,40.000",
+		"tp,0,allreduce,0.004000,RING,mixed,3,0,7,2,0.030,0.020,0.030,7,266.667",
+		"tp,1,barrier,0.000000,,,3,0,,,,,,,",
+		"tp,2,allreduce,,TREE,LL,2,1,7,2,0.005,0.004,0.006,7,",
 	};
 	const char *sums[] = {
-		"dp,_allgather_base,1,0,0.010,0.010,0.002,40.000",
-		"tp,allreduce,2,1,0.035,0.024,0.036,266.667",
-		"tp,barrier,1,0,0.000,0.000,0.000,",
+		"dp,_allgather_base,RING,LL128,1,0,0.010,0.010,0.002,40.000",
+		"tp,allreduce,RING,mixed,1,0,0.030,0.020,0.030,266.667",
+		"tp,allreduce,TREE,LL,1,1,0.005,0.004,0.006,",
+		"tp,barrier,,,1,0,0.000,0.000,0.000,",
 	};
 
 	build(s);
@@ -169,10 +177,10 @@ Test(collective_skew, run_selection)
 	const uint8_t *const run_on[3] = { first_run, NULL, NULL };
 	struct osc_skew k;
 	const char *calls[] = {
-		"dp,0,_allgather_base,0.000800,1,0,8,8,0.000,0.012,0.000,8,33.333",
-		"tp,0,allreduce,0.004000,3,0,7,2,0.030,0.020,0.030,7,266.667",
-		"tp,1,barrier,0.000000,2,1,,,,,,,",
-		"tp,2,allreduce,,1,2,2,2,0.000,0.004,0.000,2,",
+		"dp,0,_allgather_base,0.000800,RING,LL128,1,0,8,8,0.000,0.012,0.000,8,33.333",
+		"tp,0,allreduce,0.004000,RING,mixed,3,0,7,2,0.030,0.020,0.030,7,266.667",
+		"tp,1,barrier,0.000000,,,2,1,,,,,,,",
+		"tp,2,allreduce,,TREE,LL,1,2,2,2,0.000,0.004,0.000,2,",
 	};
 
 	build(s);
@@ -214,7 +222,8 @@ static void summarise(const char *rel, struct osc_summary *s)
 /*
  * tests/data/collectives-hand.json (see tests/cli/run_collective_tests.py):
  * no "Process Group Name", so the group is the group size; the wait
- * launched nothing.
+ * launched nothing; the kernels' names say RING LL, TREE LL128 and RING
+ * SIMPLE (the older ncclKernel_ form), the broadcast's (Generic) nothing.
  */
 Test(collective_skew, calls_of_a_trace)
 {
@@ -224,12 +233,13 @@ Test(collective_skew, calls_of_a_trace)
 		uint32_t seq;
 		double bytes;
 		int64_t ts, dur, host_ts;
+		const char *algorithm, *protocol;
 	} want[] = {
-		{ "allreduce", "4", 0, 4000, 120000, 10000, 100000 },
-		{ "allreduce", "4", 1, 4000, 220000, 10000, 200000 },
-		{ "_allgather_base", "4", 2, 800, 320000, 2000, 300000 },
-		{ "wait", "1", 0, 0, -1, 0, 400000 },
-		{ "broadcast", "4", 3, NAN, 520000, 1000, 500000 },
+		{ "allreduce", "4", 0, 4000, 120000, 10000, 100000, "RING", "LL" },
+		{ "allreduce", "4", 1, 4000, 220000, 10000, 200000, "TREE", "LL128" },
+		{ "_allgather_base", "4", 2, 800, 320000, 2000, 300000, "RING", "SIMPLE" },
+		{ "wait", "1", 0, 0, -1, 0, 400000, "", "" },
+		{ "broadcast", "4", 3, NAN, 520000, 1000, 500000, "", "" },
 	};
 
 	summarise("tests/data/collectives-hand.json", &s);
@@ -247,6 +257,8 @@ Test(collective_skew, calls_of_a_trace)
 		cr_expect_eq(c->host_ts, want[i].host_ts, "call %zu", i);
 		cr_expect_eq(c->run, 0, "call %zu", i);
 		cr_expect_eq(c->group_size, i == 3 ? 1 : 4, "call %zu", i);
+		cr_expect_str_eq(osc_summary_str(&s, c->algorithm), want[i].algorithm, "call %zu", i);
+		cr_expect_str_eq(osc_summary_str(&s, c->protocol), want[i].protocol, "call %zu", i);
 	}
 	osc_summary_release(&s);
 }
@@ -267,18 +279,18 @@ Test(collective_skew, hand_ranks)
 	const uint8_t *const run_on[3] = { second_run, second_run, second_run };
 	struct osc_skew k;
 	const char *calls[] = {
-		"0,0,allreduce,0.004000,3,0,0,2,30.000,20.000,30.000,0,0.267",
-		"0,1,allreduce,0.008000,3,0,0,2,50.000,50.000,50.000,0,0.213",
-		"0,2,barrier,0.000000,3,0,,,,,,,",
-		"0,3,allreduce,,2,1,0,1,2.000,6.000,2.000,0,",
-		"1,0,_allgather_base,0.000400,2,0,0,1,4.000,6.000,4.000,0,0.033",
-		"stream 9,0," SENDRECV ",,3,0,0,2,20.000,10.000,20.000,0,",
+		"0,0,allreduce,0.004000,RING,LL,3,0,0,2,30.000,20.000,30.000,0,0.267",
+		"0,1,allreduce,0.008000,RING,LL,3,0,0,2,50.000,50.000,50.000,0,0.213",
+		"0,2,barrier,0.000000,,,3,0,,,,,,,",
+		"0,3,allreduce,,RING,LL,2,1,0,1,2.000,6.000,2.000,0,",
+		"1,0,_allgather_base,0.000400,RING,LL,2,0,0,1,4.000,6.000,4.000,0,0.033",
+		"stream 9,0," SENDRECV ",,RING,SIMPLE,3,0,0,2,20.000,10.000,20.000,0,",
 	};
 	const char *sums[] = {
-		"0,allreduce,3,1,82.000,76.000,82.000,0.240",
-		"0,barrier,1,0,0.000,0.000,0.000,",
-		"1,_allgather_base,1,0,4.000,6.000,4.000,0.033",
-		"stream 9," SENDRECV ",1,0,20.000,10.000,20.000,",
+		"0,allreduce,RING,LL,3,1,82.000,76.000,82.000,0.240",
+		"0,barrier,,,1,0,0.000,0.000,0.000,",
+		"1,_allgather_base,RING,LL,1,0,4.000,6.000,4.000,0.033",
+		"stream 9," SENDRECV ",RING,SIMPLE,1,0,20.000,10.000,20.000,",
 	};
 
 	summarise("tests/data/ranks-hand/rank0.json", &s[0]);

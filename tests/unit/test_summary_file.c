@@ -82,6 +82,9 @@ static void hostile(struct osc_summary *s)
 	calls[1].name = osc_summary_intern(s, "ncclDevKernel_AllGather_RING_LL(x, y)");
 	calls[1].dtype = osc_summary_intern(s, "Float");
 	calls[1].group = osc_summary_intern(s, "8");
+	calls[1].algorithm = osc_summary_intern(s, "RING");
+	calls[1].protocol = osc_summary_intern(s, "LL");
+	calls[0].algorithm = osc_summary_intern(s, "mixed");
 	calls[2].name = calls[1].name;
 	calls[2].dtype = OSC_STR_EMPTY;
 	calls[2].group = OSC_STR_EMPTY;
@@ -135,6 +138,9 @@ static void expect_same(const struct osc_summary *a, const struct osc_summary *b
 		cr_expect_str_eq(osc_summary_str(b, y->name), osc_summary_str(a, x->name));
 		cr_expect_str_eq(osc_summary_str(b, y->dtype), osc_summary_str(a, x->dtype));
 		cr_expect_str_eq(osc_summary_str(b, y->group), osc_summary_str(a, x->group));
+		cr_expect_str_eq(osc_summary_str(b, y->algorithm),
+				 osc_summary_str(a, x->algorithm));
+		cr_expect_str_eq(osc_summary_str(b, y->protocol), osc_summary_str(a, x->protocol));
 		cr_expect(isnan(x->bytes) ? isnan(y->bytes) : x->bytes == y->bytes, "call %zu", i);
 		cr_expect(x->group_size == y->group_size && x->ts == y->ts && x->dur == y->dur &&
 			  x->host_ts == y->host_ts && x->run == y->run && x->seq == y->seq,
@@ -179,13 +185,15 @@ Test(summary_file, header_and_empty_rank)
 				 "kernels,ts_ns,wall_ns,dur_ns,total_ns,self_ns,device_ns,"
 				 "device_total_ns,min_ns,max_ns,busy_ns,idle_ns,compute_ns,"
 				 "comm_ns,memcpy_ns,memset_ns,exposed_comm_ns,host_busy_ns,"
-				 "device_time_ns,bytes,group,group_size,seq,host_ts_ns\n"
+				 "device_time_ns,bytes,group,group_size,seq,host_ts_ns,algorithm,"
+				 "protocol\n"
 				 "opscope-summary-1,meta,,,,,,rank_source,none,",
 			  strlen("format,table,trace,rank,world_size,run,level,name,text,count,"
 				 "kernels,ts_ns,wall_ns,dur_ns,total_ns,self_ns,device_ns,"
 				 "device_total_ns,min_ns,max_ns,busy_ns,idle_ns,compute_ns,"
 				 "comm_ns,memcpy_ns,memset_ns,exposed_comm_ns,host_busy_ns,"
-				 "device_time_ns,bytes,group,group_size,seq,host_ts_ns\n"
+				 "device_time_ns,bytes,group,group_size,seq,host_ts_ns,algorithm,"
+				 "protocol\n"
 				 "opscope-summary-1,meta,,,,,,rank_source,none,")),
 		  "%s", text);
 	cr_expect(osc_summary_sniff(text, len));
@@ -366,10 +374,10 @@ Test(summary_file, header)
 			   "\"wall\" where version 1 has wall_ns");
 	expect_field_error(NULL, OSC_SUMCOL_LEVEL, NULL, OSC_NOT_TRACE, "level",
 			   "\"name\" where version 1 has level");
-	expect_field_error(NULL, OSC_SUMCOL_HOST_TS, NULL, OSC_NOT_TRACE, "host_ts_ns",
-			   "ends before column host_ts_ns");
-	expect_field_error(NULL, OSC_SUMCOL_HOST_TS, "host_ts_ns,extra", OSC_NOT_TRACE, "",
-			   "35 columns");
+	expect_field_error(NULL, OSC_SUMCOL_PROTOCOL, NULL, OSC_NOT_TRACE, "protocol",
+			   "ends before column protocol");
+	expect_field_error(NULL, OSC_SUMCOL_PROTOCOL, "protocol,extra", OSC_NOT_TRACE, "",
+			   "37 columns");
 }
 
 Test(summary_file, other_version)
@@ -399,14 +407,14 @@ Test(summary_file, field_count)
 	char *cut;
 	int64_t at;
 
-	expect_field_error("row", OSC_SUMCOL_HOST_TS, NULL, OSC_NOT_TRACE, "host_ts_ns",
-			   "33 fields, expected 34");
-	expect_field_error("row", OSC_SUMCOL_HOST_TS, ",", OSC_NOT_TRACE, "", "35 fields");
+	expect_field_error("row", OSC_SUMCOL_PROTOCOL, NULL, OSC_NOT_TRACE, "protocol",
+			   "35 fields, expected 36");
+	expect_field_error("row", OSC_SUMCOL_PROTOCOL, ",", OSC_NOT_TRACE, "", "37 fields");
 	/* a last line cut short, without its LF */
 	cut = malloc(len + 64);
 	strcpy(cut, text);
 	strcat(cut, "opscope-summary-1,row,t.json");
-	expect_error(cut, strlen(cut), OSC_TRUNCATED, (int64_t)len, "rank", "ends after 3 of 34");
+	expect_error(cut, strlen(cut), OSC_TRUNCATED, (int64_t)len, "rank", "ends after 3 of 36");
 	/* ... or inside a quoted field */
 	strcpy(cut + len, "opscope-summary-1,call,\"t.json");
 	expect_error(cut, strlen(cut), OSC_TRUNCATED, (int64_t)len, "trace",
@@ -416,6 +424,53 @@ Test(summary_file, field_count)
 	/* a blank line is a line of one field */
 	text = with_field("call", OSC_SUMCOL_FORMAT, "\nopscope-summary-1", &at);
 	expect_error(text, strlen(text), OSC_NOT_TRACE, at, "table", "1 fields");
+	free(text);
+}
+
+/* The base text as the first files of version 1 were: no algorithm and protocol columns. */
+static char *first_files_text(void)
+{
+	char *text = base_text(), *out = malloc(strlen(text) + 1), *o = out;
+
+	for (char *line = text, *end; *line; line = end + 1) {
+		char *cut;
+
+		end = strchr(line, '\n');
+		*end = '\0';
+		cut = strrchr(line, ',');
+		*cut = '\0';
+		cut = strrchr(line, ',');
+		*cut = '\0';
+		o += sprintf(o, "%s\n", line);
+	}
+	free(text);
+	return out;
+}
+
+Test(summary_file, first_files_without_algorithm)
+{
+	char *text = first_files_text(), bad[8192];
+	struct osc_summary s;
+	struct osc_error err;
+	size_t at, nl;
+
+	osc_summary_init(&s);
+	cr_assert_eq(osc_summary_read_buffer("old.csv", text, strlen(text), &s, &err), OSC_OK,
+		     "%s", err.message);
+	cr_assert_eq(s.nr_calls, 1);
+	cr_expect_str_eq(osc_summary_str(&s, s.calls[0].name), "allreduce");
+	cr_expect_eq(s.calls[0].host_ts, 105);
+	cr_expect_str_eq(osc_summary_str(&s, s.calls[0].algorithm), "");
+	cr_expect_str_eq(osc_summary_str(&s, s.calls[0].protocol), "");
+	osc_summary_release(&s);
+	/* its lines have the header's count: a new line in an old file is an error */
+	at = (size_t)(strstr(text, ",call,") - text);
+	while (text[at - 1] != '\n')
+		at--;
+	nl = at + strcspn(text + at, "\n");
+	cr_assert_lt(strlen(text) + 3, sizeof(bad));
+	snprintf(bad, sizeof(bad), "%.*s,,%s", (int)nl, text, text + nl);
+	expect_error(bad, strlen(bad), OSC_NOT_TRACE, (int64_t)at, "", "36 fields, expected 34");
 	free(text);
 }
 

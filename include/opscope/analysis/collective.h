@@ -17,8 +17,13 @@
  * - algbw = S / t; busbw = algbw x f(n): allreduce 2(n-1)/n; allgather,
  *   reduce_scatter and alltoall (n-1)/n; broadcast, reduce, send, recv 1;
  *   n = Group size;
- * - rows group the calls by (collective, dtype, S, n); a row's algbw and
- *   busbw are its total bytes over its total time (GB/s = 10^9 B/s);
+ * - algorithm and protocol, what NCCL chose for a call, as the names of
+ *   the NCCL/RCCL kernels it launched say (nccl_kernel.h): "" when they do
+ *   not say (ncclDevKernel_Generic, RCCL's usual kernel) or it launched
+ *   none, "mixed" when its kernels disagree;
+ * - rows group the calls by (collective, dtype, S, n, algorithm, protocol);
+ *   a row's algbw and busbw are its total bytes over its total time
+ *   (GB/s = 10^9 B/s);
  * - a call whose dtype or sizes are missing or unknown has no S: its row's
  *   bytes and bandwidths are unknown (NaN), its time still counts; a call
  *   that launched no device work has t = 0 and no bandwidth.
@@ -32,6 +37,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "opscope/analysis/calltree.h"
 #include "opscope/analysis/columns.h"
 #include "opscope/model/runs.h"
 #include "opscope/model/trace.h"
@@ -41,6 +47,8 @@ struct osc_collective_row {
 	char dtype[24];    /* "dtype" as recorded ("Float", "BFloat16", ...) */
 	int64_t group;     /* "Group size", -1 when missing */
 	double bytes;      /* S of one call, NaN when unknown */
+	char algorithm[16]; /* NCCL's, "" when unknown, "mixed" (above) */
+	char protocol[8];
 	uint64_t count;
 	int64_t time;      /* the calls' device time, ns */
 };
@@ -66,6 +74,14 @@ struct osc_collective_args {
  */
 bool osc_collective_args_read(const struct osc_trace *t, uint32_t ev, char **buf, size_t *alloc,
 			      struct osc_collective_args *a);
+
+/*
+ * The call that owns host-tree node n (OSC_NONE: none): the mark of the
+ * innermost node from n up to its root whose mark is not OSC_NONE (the
+ * calls' nodes marked); OSC_NONE when there is none. A kernel belongs to
+ * the call that owns the op that launched it.
+ */
+uint32_t osc_collective_owner(const struct osc_calltree *tree, const uint32_t *mark, uint32_t n);
 
 /*
  * The collectives of the record_param_comms ops in the selected runs (sel

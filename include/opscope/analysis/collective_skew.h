@@ -35,9 +35,14 @@
  * - busbw = S / transfer x NCCL's factor (collective.h), GB/s;
  * - missing = ranks that have calls of the group (in the selected runs) but
  *   not this one: a call on only some ranks is kept, with what it has.
- * The sums per (group, collective) add the calls' skew, wait and transfer;
- * their busbw is the mean of the calls' (TraceLens's summary reports the
- * mean of per-call bus bandwidths likewise).
+ * - algorithm, protocol = what NCCL chose for the call (collective.h), the
+ *   ranks' merged (nccl_kernel.h's osc_nccl_merge: NCCL picks the same on
+ *   every rank, so "mixed" means the ranks' kernels disagree; "" when
+ *   their kernels do not say).
+ * The sums per (group, collective, algorithm, protocol) add the calls'
+ * skew, wait and transfer; their busbw is the mean of the calls'
+ * (TraceLens's summary reports the mean of per-call bus bandwidths
+ * likewise).
  */
 #ifndef OPSCOPE_COLLECTIVE_SKEW_H
 #define OPSCOPE_COLLECTIVE_SKEW_H
@@ -60,6 +65,7 @@ void osc_summary_add_calls(const struct osc_trace *t, const struct osc_runs *run
 /* One call matched across the ranks. */
 struct osc_skew_call {
 	const char *group, *name; /* the text of the first rank that has it */
+	const char *algorithm, *protocol; /* the ranks' merged (above) */
 	uint32_t seq;
 	double bytes;            /* S, NaN when unknown */
 	int64_t group_size;      /* -1 when unknown */
@@ -70,9 +76,9 @@ struct osc_skew_call {
 	int64_t skew, transfer, wait; /* ns; -1 when no rank has device work for it */
 };
 
-/* The calls of one (group, collective), summed. */
+/* The calls of one (group, collective, algorithm, protocol), summed. */
 struct osc_skew_sum {
-	const char *group, *name;
+	const char *group, *name, *algorithm, *protocol;
 	uint64_t count;          /* calls */
 	uint64_t incomplete;     /* calls with missing ranks */
 	int64_t skew, transfer, wait; /* sums over the calls with device work, ns */
@@ -82,7 +88,7 @@ struct osc_skew_sum {
 struct osc_skew {
 	struct osc_skew_call *calls; /* by group text, then seq */
 	size_t nr;
-	struct osc_skew_sum *sums;   /* by group text, then name */
+	struct osc_skew_sum *sums;   /* by group text, name, algorithm, protocol */
 	size_t nr_sums;
 };
 
@@ -106,7 +112,7 @@ const struct osc_column *osc_skew_columns(size_t *nr);
 const char *osc_skew_cell(const struct osc_summary *const *ranks, const struct osc_skew *s,
 			  size_t row, size_t col, char *buf, size_t size);
 
-/* The per-(group, collective) table's columns, and its cells. */
+/* The per-(group, collective, algorithm, protocol) table's columns, and its cells. */
 const struct osc_column *osc_skew_sum_columns(size_t *nr);
 const char *osc_skew_sum_cell(const struct osc_skew *s, size_t row, size_t col, char *buf,
 			      size_t size);

@@ -12,7 +12,7 @@
  *   ts_ns,wall_ns,dur_ns,total_ns,self_ns,device_ns,device_total_ns,min_ns,
  *   max_ns,busy_ns,idle_ns,compute_ns,comm_ns,memcpy_ns,memset_ns,
  *   exposed_comm_ns,host_busy_ns,device_time_ns,bytes,group,group_size,seq,
- *   host_ts_ns
+ *   host_ts_ns,algorithm,protocol
  *
  * - format: "opscope-summary-1" on every line (a reader refuses another);
  * - table: meta, run, row or call; trace, rank, world_size on every line
@@ -26,7 +26,10 @@
  * - row: run (a run line's index), level (level.h's --by name, never
  *   "run"), name (the row's keys as text), count, kernels, total_ns ... max_ns;
  * - call: run (empty outside every run), name, text (dtype), group,
- *   group_size, bytes, ts_ns, dur_ns, seq, host_ts_ns.
+ *   group_size, bytes, ts_ns, dur_ns, seq, host_ts_ns, algorithm and
+ *   protocol (NCCL's, summary.h; empty when unknown).
+ * algorithm and protocol came later: a file whose header ends at host_ts_ns
+ * (every line with OSC_SUMCOL_FIRST_NR fields) is read with both empty.
  * Integers are exact decimals (int64; count, kernels and events uint64);
  * bytes has up to 17 significant digits, empty when unknown.
  * One file holds one rank. Lines may come in any order; unknown meta names
@@ -80,7 +83,9 @@
 	_(GROUP, "group")                  \
 	_(GROUP_SIZE, "group_size")        \
 	_(SEQ, "seq")                      \
-	_(HOST_TS, "host_ts_ns")
+	_(HOST_TS, "host_ts_ns")           \
+	_(ALGORITHM, "algorithm")          \
+	_(PROTOCOL, "protocol")
 
 /* A column; COMPUTE .. MEMSET are osc_sum_run.cat[0 .. OSC_SUM_CATS) in order. */
 enum osc_sum_column {
@@ -89,6 +94,9 @@ enum osc_sum_column {
 #undef OSC_SUMCOL_ENUM
 	OSC_SUMCOL_NR
 };
+
+/* The columns of the first files of version 1: those before algorithm. */
+#define OSC_SUMCOL_FIRST_NR OSC_SUMCOL_ALGORITHM
 
 /* X-macro: the tables (kinds of line), with their names. */
 #define OSC_SUMTAB_LIST(_) \

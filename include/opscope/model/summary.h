@@ -66,6 +66,10 @@ struct osc_sum_call {
 				kernel without an op (collective_skew.h) */
 	int64_t group_size;  /* "Group size", -1 when absent */
 	double bytes;        /* S of the call (collective.h), NaN when unknown */
+	osc_str algorithm;   /* NCCL's algorithm and protocol, from the names of its
+				kernels (nccl_kernel.h): "" when they do not say,
+				"mixed" when its kernels disagree */
+	osc_str protocol;
 	int64_t ts, dur;     /* its device work: first start, and end - first start;
 				ts on the rank's own clock; -1 / 0 when it launched none */
 	int64_t host_ts;     /* when the host op began (the call was issued); the kernel's

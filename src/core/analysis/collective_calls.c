@@ -7,13 +7,18 @@
 #include "opscope/analysis/collective.h"
 #include "opscope/analysis/collective_skew.h"
 #include "opscope/analysis/gpu.h"
+#include "opscope/analysis/nccl_kernel.h"
 #include "opscope/analysis/trace_cache.h"
 #include "opscope/base/alloc.h"
 
-/* The calls being gathered, and per host-tree node the call it is (or OSC_NONE). */
+/*
+ * The calls being gathered, per call what its kernels' names say so far,
+ * and per host-tree node the call it is (or OSC_NONE).
+ */
 struct gather {
 	struct osc_sum_call *calls;
-	size_t nr, alloc;
+	struct osc_nccl_kernel *nccl;
+	size_t nr, alloc, alloc_nccl;
 	uint32_t *call_of_node;
 };
 
@@ -22,6 +27,8 @@ static struct osc_sum_call *add(struct gather *g)
 	struct osc_sum_call *c;
 
 	OSC_GROW(g->calls, g->nr + 1, g->alloc);
+	OSC_GROW(g->nccl, g->nr + 1, g->alloc_nccl);
+	g->nccl[g->nr] = (struct osc_nccl_kernel){ NULL, NULL };
 	c = &g->calls[g->nr++];
 	memset(c, 0, sizeof(*c));
 	c->ts = -1;
@@ -36,9 +43,11 @@ static int64_t end_of(const struct osc_event *e)
 	return __builtin_add_overflow(e->ts, e->dur, &end) ? INT64_MAX : end;
 }
 
-/* Widen c's device work by device event e. */
-static void take(struct osc_sum_call *c, const struct osc_event *e)
+/* Widen call i's device work by device event e of t. */
+static void take(const struct osc_trace *t, struct gather *g, uint32_t i,
+		 const struct osc_event *e)
 {
+	struct osc_sum_call *c = &g->calls[i];
 	int64_t end = c->ts < 0 ? end_of(e) : c->ts + c->dur;
 
 	if (c->ts < 0 || e->ts < c->ts)
@@ -46,6 +55,8 @@ static void take(struct osc_sum_call *c, const struct osc_event *e)
 	if (end_of(e) > end)
 		end = end_of(e);
 	c->dur = end - c->ts;
+	if (e->kind == OSC_KIND_KERNEL)
+		osc_nccl_take(&g->nccl[i], osc_trace_str(t, e->name));
 }
 
 /* A call per record_param_comms op with a "Collective name". */
@@ -111,13 +122,11 @@ static void device_work(const struct osc_trace *t, const struct osc_runs *runs,
 
 	for (size_t i = 0; i < corr->nr_devs; i++) {
 		const struct osc_event *e = &t->events[corr->devs[i].event];
-		uint32_t n = corr->devs[i].node, call = OSC_NONE;
+		uint32_t call = osc_collective_owner(tree, g->call_of_node, corr->devs[i].node);
 		struct osc_sum_call *c;
 
-		for (; n != OSC_NONE && call == OSC_NONE; n = tree->nodes[n].parent)
-			call = g->call_of_node[n];
 		if (call != OSC_NONE) {
-			take(&g->calls[call], e);
+			take(t, g, call, e);
 			continue;
 		}
 		if (e->kind != OSC_KIND_KERNEL || !osc_gpu_name_is_comm(t, e->name, comm))
@@ -130,7 +139,7 @@ static void device_work(const struct osc_trace *t, const struct osc_runs *runs,
 		c->bytes = NAN;
 		c->host_ts = e->ts;
 		c->run = runs->run_of[corr->devs[i].event];
-		take(c, e);
+		take(t, g, (uint32_t)(g->nr - 1), e);
 	}
 	free(comm);
 }
@@ -168,6 +177,12 @@ void osc_summary_add_calls(const struct osc_trace *t, const struct osc_runs *run
 	op_calls(t, runs, s, &g);
 	if (osc_trace_has_device(t))
 		device_work(t, runs, s, &g);
+	for (size_t i = 0; i < g.nr; i++) {
+		const struct osc_nccl_kernel *k = &g.nccl[i];
+
+		g.calls[i].algorithm = osc_summary_intern(s, k->algorithm ? k->algorithm : "");
+		g.calls[i].protocol = osc_summary_intern(s, k->protocol ? k->protocol : "");
+	}
 	if (g.nr > 1)
 		qsort(g.calls, g.nr, sizeof(*g.calls), by_host_ts);
 	for (size_t i = 0; i < g.nr; i++) {
@@ -184,5 +199,6 @@ void osc_summary_add_calls(const struct osc_trace *t, const struct osc_runs *run
 	}
 	free(seq);
 	free(g.calls);
+	free(g.nccl);
 	free(g.call_of_node);
 }

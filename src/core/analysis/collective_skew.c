@@ -6,6 +6,7 @@
 
 #include "opscope/analysis/collective.h"
 #include "opscope/analysis/collective_skew.h"
+#include "opscope/analysis/nccl_kernel.h"
 #include "opscope/base/alloc.h"
 #include "opscope/base/sat.h"
 
@@ -45,8 +46,9 @@ static int64_t span(int64_t from, int64_t to)
 	return __builtin_sub_overflow(to, from, &d) ? (to > from ? INT64_MAX : INT64_MIN) : d;
 }
 
-/* The figures of the call held by e[0 .. n) (one per rank) into out. */
-static void figure(const struct entry *e, size_t n, struct osc_skew_call *out)
+/* The figures of the call held by e[0 .. n) (one per rank) of ranks into out. */
+static void figure(const struct osc_summary *const *ranks, const struct entry *e, size_t n,
+		   struct osc_skew_call *out)
 {
 	int64_t first_ts = 0, last_ts = 0, min_dur = 0, max_dur = 0;
 	bool any = false;
@@ -61,6 +63,10 @@ static void figure(const struct entry *e, size_t n, struct osc_skew_call *out)
 	out->skew = out->transfer = out->wait = -1;
 	for (size_t i = 0; i < n; i++) {
 		const struct osc_sum_call *c = e[i].call;
+		const struct osc_summary *s = ranks[e[i].rank];
+
+		out->algorithm = osc_nccl_merge(out->algorithm, osc_summary_str(s, c->algorithm));
+		out->protocol = osc_nccl_merge(out->protocol, osc_summary_str(s, c->protocol));
 
 		if (c->ts < 0)
 			continue;
@@ -94,10 +100,14 @@ static int sum_order(const void *pa, const void *pb)
 	const struct osc_skew_sum *a = pa, *b = pb;
 	int c = strcmp(a->group, b->group);
 
-	return c ? c : strcmp(a->name, b->name);
+	if (!c)
+		c = strcmp(a->name, b->name);
+	if (!c)
+		c = strcmp(a->algorithm, b->algorithm);
+	return c ? c : strcmp(a->protocol, b->protocol);
 }
 
-/* Add up the calls per (group, name) into s->sums. */
+/* Add up the calls per (group, name, algorithm, protocol) into s->sums. */
 static void add_up(struct osc_skew *s)
 {
 	size_t alloc = 0, group_start = 0;
@@ -112,14 +122,18 @@ static void add_up(struct osc_skew *s)
 		if (i && strcmp(c->group, s->calls[i - 1].group))
 			group_start = s->nr_sums;
 		for (k = group_start; k < s->nr_sums; k++)
-			if (!strcmp(s->sums[k].name, c->name))
+			if (!strcmp(s->sums[k].name, c->name) &&
+			    !strcmp(s->sums[k].algorithm, c->algorithm) &&
+			    !strcmp(s->sums[k].protocol, c->protocol))
 				break;
 		if (k == s->nr_sums) {
 			size_t a = alloc;
 
 			OSC_GROW(s->sums, s->nr_sums + 1, alloc);
 			OSC_GROW(nr_bw, s->nr_sums + 1, a);
-			s->sums[k] = (struct osc_skew_sum){ .group = c->group, .name = c->name };
+			s->sums[k] = (struct osc_skew_sum){ .group = c->group, .name = c->name,
+							    .algorithm = c->algorithm,
+							    .protocol = c->protocol };
 			nr_bw[k] = 0;
 			s->nr_sums++;
 		}
@@ -181,7 +195,7 @@ void osc_collective_skew(const struct osc_summary *const *ranks, size_t nr,
 				break;
 		OSC_GROW(out->calls, out->nr + 1, calls_alloc);
 		c = &out->calls[out->nr++];
-		figure(&e[i], j - i, c);
+		figure(ranks, &e[i], j - i, c);
 		c->name = osc_summary_str(ranks[e[i].rank], e[i].call->name);
 		c->missing = group_ranks > c->ranks ? group_ranks - c->ranks : 0;
 	}
@@ -199,16 +213,21 @@ void osc_skew_release(struct osc_skew *s)
 
 /* ---- tables ---- */
 
-enum { K_GROUP, K_SEQ, K_NAME, K_MB, K_RANKS, K_MISSING, K_FIRST, K_LAST, K_SKEW, K_TRANSFER,
-       K_WAIT, K_WAITED, K_BUSBW, K_NR };
-enum { S_GROUP, S_NAME, S_COUNT, S_INCOMPLETE, S_SKEW, S_TRANSFER, S_WAIT, S_BUSBW, S_NR };
+enum { K_GROUP, K_SEQ, K_NAME, K_MB, K_ALGO, K_PROTO, K_RANKS, K_MISSING, K_FIRST, K_LAST,
+       K_SKEW, K_TRANSFER, K_WAIT, K_WAITED, K_BUSBW, K_NR };
+enum { S_GROUP, S_NAME, S_ALGO, S_PROTO, S_COUNT, S_INCOMPLETE, S_SKEW, S_TRANSFER, S_WAIT,
+       S_BUSBW, S_NR };
 
 #define NUM(title) { title, 8, OSC_ALIGN_RIGHT, true, OSC_STAT_NAME }
+#define ALGO { "algorithm", 9, OSC_ALIGN_LEFT, false, OSC_STAT_NAME }
+#define PROTO { "protocol", 8, OSC_ALIGN_LEFT, false, OSC_STAT_NAME }
 static const struct osc_column call_columns[K_NR] = {
 	[K_GROUP] = { "group", 8, OSC_ALIGN_LEFT, false, OSC_STAT_NAME },
 	[K_SEQ] = NUM("seq"),
 	[K_NAME] = { "collective", 12, OSC_ALIGN_LEFT, false, OSC_STAT_NAME },
 	[K_MB] = NUM("msg_mb"),
+	[K_ALGO] = ALGO,
+	[K_PROTO] = PROTO,
 	[K_RANKS] = NUM("ranks"),
 	[K_MISSING] = NUM("missing_ranks"),
 	[K_FIRST] = NUM("first_rank"),
@@ -222,6 +241,8 @@ static const struct osc_column call_columns[K_NR] = {
 static const struct osc_column sum_columns[S_NR] = {
 	[S_GROUP] = { "group", 8, OSC_ALIGN_LEFT, false, OSC_STAT_NAME },
 	[S_NAME] = { "collective", 12, OSC_ALIGN_LEFT, false, OSC_STAT_NAME },
+	[S_ALGO] = ALGO,
+	[S_PROTO] = PROTO,
 	[S_COUNT] = NUM("count"),
 	[S_INCOMPLETE] = NUM("incomplete"),
 	[S_SKEW] = NUM("skew_us"),
@@ -230,6 +251,8 @@ static const struct osc_column sum_columns[S_NR] = {
 	[S_BUSBW] = NUM("mean_busbw_gbs"),
 };
 #undef NUM
+#undef ALGO
+#undef PROTO
 
 const struct osc_column *osc_skew_columns(size_t *nr)
 {
@@ -275,6 +298,10 @@ const char *osc_skew_cell(const struct osc_summary *const *ranks, const struct o
 		return c->group;
 	case K_NAME:
 		return c->name;
+	case K_ALGO:
+		return c->algorithm;
+	case K_PROTO:
+		return c->protocol;
 	case K_SEQ:
 		snprintf(buf, size, "%u", c->seq);
 		break;
@@ -317,6 +344,10 @@ const char *osc_skew_sum_cell(const struct osc_skew *s, size_t row, size_t col, 
 		return u->group;
 	case S_NAME:
 		return u->name;
+	case S_ALGO:
+		return u->algorithm;
+	case S_PROTO:
+		return u->protocol;
 	case S_COUNT:
 	case S_INCOMPLETE:
 		snprintf(buf, size, "%llu",

@@ -135,6 +135,8 @@ static void put_call(FILE *out, const struct osc_summary *s, const struct osc_su
 	l.f[OSC_SUMCOL_NAME] = osc_summary_str(s, call->name);
 	l.f[OSC_SUMCOL_TEXT] = osc_summary_str(s, call->dtype);
 	l.f[OSC_SUMCOL_GROUP] = osc_summary_str(s, call->group);
+	l.f[OSC_SUMCOL_ALGORITHM] = osc_summary_str(s, call->algorithm);
+	l.f[OSC_SUMCOL_PROTOCOL] = osc_summary_str(s, call->protocol);
 	set_i64(&l, OSC_SUMCOL_GROUP_SIZE, call->group_size);
 	if (!isnan(call->bytes)) {
 		snprintf(l.num[OSC_SUMCOL_BYTES], sizeof(l.num[0]), "%.17g", call->bytes);

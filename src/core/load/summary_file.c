@@ -102,7 +102,7 @@ static const uint64_t table_columns[OSC_SUMTAB_NR] = {
 			   COL(DEVICE_TOTAL) | COL(MIN) | COL(MAX),
 	[OSC_SUMTAB_CALL] = EVERY_LINE | COL(RUN) | COL(NAME) | COL(TEXT) | COL(GROUP) |
 			    COL(GROUP_SIZE) | COL(BYTES) | COL(TS) | COL(DUR) | COL(SEQ) |
-			    COL(HOST_TS),
+			    COL(HOST_TS) | COL(ALGORITHM) | COL(PROTOCOL),
 };
 
 /* A field: bytes of the input, inside the quotes when quoted. */
@@ -123,7 +123,8 @@ struct reader {
 	const char *data, *end;
 	const char *line;    /* the line being read */
 	struct span f[OSC_SUMCOL_NR];
-	size_t nr_fields;    /* of the line, OSC_SUMCOL_NR or not */
+	size_t nr_fields;    /* of the line, nr_cols or not */
+	size_t nr_cols;      /* the header's: OSC_SUMCOL_NR or OSC_SUMCOL_FIRST_NR */
 	bool unended;        /* the line is the last and has no LF */
 	struct osc_summary *s;
 	struct osc_error *err;
@@ -198,15 +199,18 @@ static const char *quoted(struct reader *r, const char *p, struct span *f)
 }
 
 /*
- * Cut the line at r->line into fields: r->f gets the first OSC_SUMCOL_NR,
- * r->nr_fields counts them all, *next gets where the next line starts (the
- * end of the input when this one has no LF: r->unended).
+ * Cut the line at r->line into fields: r->f gets the first OSC_SUMCOL_NR
+ * (empty past the line's last), r->nr_fields counts them all, *next gets
+ * where the next line starts (the end of the input when this one has no
+ * LF: r->unended).
  */
 static enum osc_status split(struct reader *r, const char **next)
 {
 	const char *p = r->line;
 
 	r->nr_fields = 0;
+	for (int c = 0; c < OSC_SUMCOL_NR; c++)
+		r->f[c] = (struct span){ p, 0, false };
 	for (;;) {
 		struct span f = { p, 0, false };
 		bool was_quoted = p < r->end && *p == '"';
@@ -247,15 +251,15 @@ static enum osc_status check_count(struct reader *r)
 {
 	size_t nr = r->nr_fields;
 
-	if (nr == OSC_SUMCOL_NR)
+	if (nr == r->nr_cols)
 		return OSC_OK;
-	if (nr > OSC_SUMCOL_NR)
-		return fail(r, OSC_NOT_TRACE, OSC_SUMCOL_NR, "%zu fields, expected %d", nr,
-			    OSC_SUMCOL_NR);
+	if (nr > r->nr_cols)
+		return fail(r, OSC_NOT_TRACE, OSC_SUMCOL_NR, "%zu fields, expected %zu", nr,
+			    r->nr_cols);
 	if (r->unended)
-		return fail(r, OSC_TRUNCATED, nr, "the file ends after %zu of %d fields", nr,
-			    OSC_SUMCOL_NR);
-	return fail(r, OSC_NOT_TRACE, nr, "%zu fields, expected %d", nr, OSC_SUMCOL_NR);
+		return fail(r, OSC_TRUNCATED, nr, "the file ends after %zu of %zu fields", nr,
+			    r->nr_cols);
+	return fail(r, OSC_NOT_TRACE, nr, "%zu fields, expected %zu", nr, r->nr_cols);
 }
 
 /* Column c's text, its doubled quotes undone (valid until the next call). */
@@ -462,8 +466,9 @@ static enum osc_status check_format(struct reader *r)
 }
 
 /*
- * The header: the columns of version 1 in their order. When it differs and
- * the first record is of another version, that is the error.
+ * The header: the columns of version 1 in their order (all, or the first
+ * OSC_SUMCOL_FIRST_NR: r->nr_cols). When it differs and the first record
+ * is of another version, that is the error.
  */
 static enum osc_status check_header(struct reader *r, const char **next)
 {
@@ -474,8 +479,10 @@ static enum osc_status check_header(struct reader *r, const char **next)
 		return st;
 	while (c < nr && is(r, c, column_names[c]))
 		c++;
-	if (c == OSC_SUMCOL_NR && r->nr_fields == OSC_SUMCOL_NR)
+	if (c == r->nr_fields && (c == OSC_SUMCOL_NR || c == OSC_SUMCOL_FIRST_NR)) {
+		r->nr_cols = c;
 		return OSC_OK;
+	}
 	if (*next < r->end) {
 		const char *p = *next;
 		struct span first = { p, 0, false };
@@ -686,6 +693,8 @@ static enum osc_status read_call(struct reader *r)
 	    (st = get_str(r, OSC_SUMCOL_NAME, &call.name)) != OSC_OK ||
 	    (st = get_str(r, OSC_SUMCOL_TEXT, &call.dtype)) != OSC_OK ||
 	    (st = get_str(r, OSC_SUMCOL_GROUP, &call.group)) != OSC_OK ||
+	    (st = get_str(r, OSC_SUMCOL_ALGORITHM, &call.algorithm)) != OSC_OK ||
+	    (st = get_str(r, OSC_SUMCOL_PROTOCOL, &call.protocol)) != OSC_OK ||
 	    (st = get_bytes(r, &call.bytes)) != OSC_OK ||
 	    (st = get_u64(r, OSC_SUMCOL_SEQ, UINT32_MAX, &seq)) != OSC_OK ||
 	    (st = get_ints(r, ints, sizeof(ints) / sizeof(ints[0]))) != OSC_OK)
