@@ -338,10 +338,10 @@ static void names(struct sq *q)
 		while (sqlite3_step(st) == SQLITE_ROW) {
 			int64_t pid = pid_of(sq_int(st, 0, 0));
 
-			for (size_t i = 0; i < q->threads_size; i++)
-				if (q->threads[i].idx != OSC_NONE && q->threads[i].key >= 0 &&
-				    pid_of(q->threads[i].key) == pid)
-					q->t->threads[q->threads[i].idx].process_name =
+			for (size_t i = 0; i < q->threads.size; i++)
+				if (q->threads.vals[i] != OSC_I64MAP_EMPTY && q->threads.keys[i] >= 0 &&
+				    pid_of(q->threads.keys[i]) == pid)
+					q->t->threads[q->threads.vals[i]].process_name =
 						sq_intern_col(q, st, 1);
 		}
 		sqlite3_finalize(st);

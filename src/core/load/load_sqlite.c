@@ -238,7 +238,7 @@ static enum osc_status load(struct osc_load_ctx *lc)
 	}
 	sqlite3_close(q.db);
 	free(copy);
-	free(q.threads);
+	osc_i64map_release(&q.threads);
 	sq_ids_release(&q.ids);
 	free(q.scratch);
 	if (st == OSC_OK)

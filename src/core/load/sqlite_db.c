@@ -238,50 +238,21 @@ struct json_object *sq_gpu_names(struct sq *q, const char *table, const char *co
 
 /* ---- threads ---- */
 
-static size_t slot_of(const struct sq *q, int64_t key)
-{
-	size_t mask = q->threads_size - 1;
-	size_t i = (size_t)(((uint64_t)key * 0x9e3779b97f4a7c15ull) >> 32) & mask;
-
-	while (q->threads[i].idx != OSC_NONE && q->threads[i].key != key)
-		i = (i + 1) & mask;
-	return i;
-}
-
-static void threads_grow(struct sq *q)
-{
-	struct sq_thread_slot *old = q->threads;
-	size_t old_size = q->threads_size;
-
-	q->threads_size = old_size ? old_size * 2 : 64;
-	q->threads = osc_xmalloc(q->threads_size * sizeof(*q->threads));
-	for (size_t i = 0; i < q->threads_size; i++)
-		q->threads[i].idx = OSC_NONE;
-	for (size_t i = 0; i < old_size; i++)
-		if (old[i].idx != OSC_NONE)
-			q->threads[slot_of(q, old[i].key)] = old[i];
-	free(old);
-}
-
 static uint32_t thread_named(struct sq *q, int64_t key, const char *pid, const char *tid)
 {
-	size_t s;
+	uint32_t *idx = osc_i64map_slot(&q->threads, key);
 
-	if (2 * (q->threads_used + 1) > q->threads_size)
-		threads_grow(q);
-	s = slot_of(q, key);
-	if (q->threads[s].idx == OSC_NONE) {
-		q->threads[s].key = key;
-		q->threads[s].idx = osc_trace_thread(q->t, sq_intern(q, pid, strlen(pid)),
-						     sq_intern(q, tid, strlen(tid)));
-		q->threads_used++;
-	}
-	return q->threads[s].idx;
+	if (*idx == OSC_I64MAP_EMPTY)
+		*idx = osc_trace_thread(q->t, sq_intern(q, pid, strlen(pid)),
+					sq_intern(q, tid, strlen(tid)));
+	return *idx;
 }
 
 uint32_t sq_thread_find(const struct sq *q, int64_t key)
 {
-	return q->threads_size ? q->threads[slot_of(q, key)].idx : OSC_NONE;
+	uint32_t idx = osc_i64map_get(&q->threads, key);
+
+	return idx == OSC_I64MAP_EMPTY ? OSC_NONE : idx;
 }
 
 uint32_t sq_thread(struct sq *q, int64_t key, int64_t pid, int64_t tid)

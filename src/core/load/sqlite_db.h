@@ -11,17 +11,14 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "base/i64map.h"
 #include "load/load_internal.h"
-
-struct sq_thread_slot {
-	int64_t key;  /* the file's own thread key (globalTid, pid << 32 | tid ...) */
-	uint32_t idx; /* index in trace->threads, OSC_NONE: empty slot */
-};
 
 /* nsys's StringIds, id -> text (sqlite_ids.c). */
 struct sq_ids {
-	struct sq_id *v; /* open addressing, size a power of two */
-	size_t size, used;
+	struct osc_i64map index; /* id -> entry in v */
+	struct sq_id *v;
+	size_t nr, alloc;
 	char *text;      /* the texts, back to back */
 	size_t text_len, text_alloc;
 };
@@ -31,8 +28,8 @@ struct sq {
 	struct osc_trace *t;
 	sqlite3 *db;
 	uint64_t rows;                 /* rows read, for progress and cancel */
-	struct sq_thread_slot *threads; /* key -> thread, open addressing */
-	size_t threads_size, threads_used;
+	struct osc_i64map threads;     /* the file's own thread key (globalTid, pid << 32 |
+					  tid, ...) -> index in trace->threads */
 	char *scratch;                 /* UTF-8 repair and args text */
 	size_t scratch_alloc;
 	struct sq_ids ids;             /* StringIds, once sq_ids_load read it */

@@ -18,35 +18,10 @@
 enum { ID_NEW, ID_OK, ID_BAD_UTF8, ID_NULL };
 
 struct sq_id {
-	int64_t id;
 	uint32_t off, len; /* text in sq_ids.text */
 	osc_str str;       /* interned on first use */
 	uint8_t state;     /* ID_* */
-	bool used;         /* the slot holds an id */
 };
-
-static size_t id_slot(const struct sq_ids *m, int64_t id)
-{
-	size_t mask = m->size - 1;
-	size_t i = (size_t)(((uint64_t)id * 0x9e3779b97f4a7c15ull) >> 32) & mask;
-
-	while (m->v[i].used && m->v[i].id != id)
-		i = (i + 1) & mask;
-	return i;
-}
-
-static void ids_grow(struct sq_ids *m)
-{
-	struct sq_id *old = m->v;
-	size_t old_size = m->size;
-
-	m->size = old_size ? old_size * 2 : 256;
-	m->v = osc_xcalloc(m->size, sizeof(*m->v));
-	for (size_t i = 0; i < old_size; i++)
-		if (old[i].used)
-			m->v[id_slot(m, old[i].id)] = old[i];
-	free(old);
-}
 
 enum osc_status sq_ids_load(struct sq *q)
 {
@@ -58,19 +33,19 @@ enum osc_status sq_ids_load(struct sq *q)
 		return q->lc->err->code;
 	while ((rc = sq_step(q, st, "StringIds")) == SQLITE_ROW) {
 		const char *s = (const char *)sqlite3_column_text(st, 1);
-		size_t len = (size_t)sqlite3_column_bytes(st, 1), i;
+		size_t len = (size_t)sqlite3_column_bytes(st, 1);
+		uint32_t *entry;
 
-		if (sqlite3_column_type(st, 0) != SQLITE_INTEGER)
+		if (sqlite3_column_type(st, 0) != SQLITE_INTEGER || len > UINT32_MAX - m->text_len ||
+		    m->nr >= OSC_I64MAP_EMPTY)
 			continue;
-		if (2 * (m->used + 1) > m->size)
-			ids_grow(m);
-		i = id_slot(m, sqlite3_column_int64(st, 0));
-		if (m->v[i].used || len > UINT32_MAX - m->text_len)
+		entry = osc_i64map_slot(&m->index, sqlite3_column_int64(st, 0));
+		if (*entry != OSC_I64MAP_EMPTY)
 			continue;
-		m->v[i] = (struct sq_id){ .id = sqlite3_column_int64(st, 0), .used = true,
-					  .off = (uint32_t)m->text_len, .len = (uint32_t)len,
-					  .state = s ? ID_NEW : ID_NULL };
-		m->used++;
+		*entry = (uint32_t)m->nr;
+		OSC_GROW(m->v, m->nr + 1, m->alloc);
+		m->v[m->nr++] = (struct sq_id){ .off = (uint32_t)m->text_len, .len = (uint32_t)len,
+						.state = s ? ID_NEW : ID_NULL };
 		OSC_GROW(m->text, m->text_len + len, m->text_alloc);
 		if (len)
 			memcpy(m->text + m->text_len, s, len);
@@ -84,11 +59,13 @@ bool sq_id_str(struct sq *q, sqlite3_stmt *st, int col, osc_str *out)
 {
 	struct sq_ids *m = &q->ids;
 	struct sq_id *e;
+	uint32_t i;
 
-	if (!m->size || sqlite3_column_type(st, col) != SQLITE_INTEGER)
+	if (sqlite3_column_type(st, col) != SQLITE_INTEGER ||
+	    (i = osc_i64map_get(&m->index, sqlite3_column_int64(st, col))) == OSC_I64MAP_EMPTY)
 		return false;
-	e = &m->v[id_slot(m, sqlite3_column_int64(st, col))];
-	if (!e->used || e->state == ID_NULL)
+	e = &m->v[i];
+	if (e->state == ID_NULL)
 		return false;
 	if (e->state == ID_NEW) {
 		uint64_t bad = q->t->warnings[OSC_WARN_BAD_UTF8].count;
@@ -105,6 +82,7 @@ bool sq_id_str(struct sq *q, sqlite3_stmt *st, int col, osc_str *out)
 
 void sq_ids_release(struct sq_ids *m)
 {
+	osc_i64map_release(&m->index);
 	free(m->v);
 	free(m->text);
 	*m = (struct sq_ids){ 0 };
