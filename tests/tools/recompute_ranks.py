@@ -34,8 +34,8 @@ prints the CSV of `opscope report -F csv` with the same arguments:
   descending, ties by name;
 - --info: the job's ranks against the world size most ranks state (missing
   ranks as ranges, or the world sizes when they differ), then per rank
-  its world size, where its rank came from, its runs and their windows
-  summed.
+  its world size, where its rank came from, its runs and the time their
+  windows cover (their union: NVTX ranges may nest).
 """
 import argparse
 import csv
@@ -235,13 +235,25 @@ def split_ops(ranks):
 INFO_COLUMNS = ["rank", "world_size", "rank_from", "runs", "runs_wall_us"]
 
 
+def covered(wins):
+    """The time the windows [(_, _, start, length)] cover together: their union."""
+    total, start, end = 0, None, None
+    for a, length in sorted((s, n) for _, _, s, n in wins):
+        if end is None or a > end:
+            total += (end - start) if end is not None else 0
+            start, end = a, a + length
+        else:
+            end = max(end, a + length)
+    return total + ((end - start) if end is not None else 0)
+
+
 def info_table(ranks):
-    """`opscope info` of a job: the columns above, every run's window summed."""
+    """`opscope info` of a job: the columns above, the union of every run's window."""
     rows = []
     for r in ranks:
         wins = r.g.windows("all")
         rows.append([r.rank, "" if r.world is None else r.world, r.rank_from, len(wins),
-                     us(sum(w for _, _, _, w in wins))])
+                     us(covered(wins))])
     return INFO_COLUMNS, rows
 
 

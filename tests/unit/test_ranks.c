@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "opscope/analysis/job.h"
+#include "opscope/analysis/job_info.h"
 #include "opscope/analysis/ranks.h"
 
 /* A rank with one run of `wall` ns: compute and comm busy times, one op and one kernel row. */
@@ -164,6 +165,44 @@ static void release_three(struct osc_summary s[3])
 {
 	for (int i = 0; i < 3; i++)
 		osc_summary_release(&s[i]);
+}
+
+/* The index of info's column named title. */
+static size_t info_column(const char *title)
+{
+	size_t n;
+	const struct osc_column *c = osc_job_info_columns(&n);
+
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(c[i].title, title))
+			return i;
+	cr_assert_fail("no column %s", title);
+	return n;
+}
+
+Test(ranks, info_covers_nested_runs_once)
+{
+	struct osc_job j;
+	char buf[128];
+	/* NVTX-like runs: [1000, 1100) holds [1050, 1120)'s start; [2000, 2010) alone */
+	const struct osc_sum_run extra[] = { { .ts = 1050, .wall = 70 }, { .ts = 2000, .wall = 10 } };
+
+	job_init(&j, 2);
+	add_rank(&j, 0, 100, 40, 20, "aten::mm", 60, 50);
+	j.ranks[0].runs[0].ts = 1000;
+	for (size_t i = 0; i < 2; i++)
+		osc_summary_add_run(&j.ranks[0], &extra[i]);
+	add_rank(&j, 2, 100, 40, 20, "aten::mm", 60, 50);
+	j.ranks[1].rank.world_size = 8;
+	/* the union: 1000 .. 1120 and 2000 .. 2010, 130 ns; not 180 */
+	cr_assert_str_eq(osc_job_info_cell(&j, 0, info_column("runs_wall_us"), buf, sizeof(buf)),
+			 "0.130");
+	cr_assert_str_eq(osc_job_info_cell(&j, 0, info_column("runs"), buf, sizeof(buf)), "3");
+	cr_assert_str_eq(osc_job_world_text(&j, buf, sizeof(buf)),
+			 "2 of world size 4; world sizes differ: 4 (1 rank), 8 (1 rank)");
+	j.ranks[1].rank.world_size = 4;
+	cr_assert_str_eq(osc_job_world_text(&j, buf, sizeof(buf)), "2 of world size 4; missing 1, 3");
+	osc_job_release(&j);
 }
 
 Test(ranks, order_by_source_and_duplicates)
