@@ -169,7 +169,6 @@ static struct osc_nccl_kernel *kernels_of(const struct osc_trace *t, const struc
 static int by_time(const void *a, const void *b)
 {
 	const struct osc_collective_row *x = a, *y = b;
-
 	int c;
 
 	if (x->time != y->time)
