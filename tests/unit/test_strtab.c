@@ -88,3 +88,50 @@ Test(strtab, long_strings_bigger_than_a_chunk)
 	cr_assert_eq(osc_strtab_intern(&st, big, sizeof(big)), a);
 	cr_assert_str_eq(osc_strtab_get(&st, b), "short");
 }
+
+/* The reference order, written from the definition: memcmp, then length. */
+static int ref_cmp(const void *pa, const void *pb)
+{
+	osc_str a = *(const osc_str *)pa, b = *(const osc_str *)pb;
+	size_t la = osc_strtab_len(&st, a), lb = osc_strtab_len(&st, b);
+	int c = memcmp(osc_strtab_get(&st, a), osc_strtab_get(&st, b), la < lb ? la : lb);
+
+	return c ? c : (la > lb) - (la < lb);
+}
+
+Test(strtab, sort_orders_as_memcmp_then_length)
+{
+	enum { N = 20000 };
+	static osc_str ids[2 * N + 8], want[2 * N + 8];
+	/* prefixes share 0, 7, 8, 9 and 40 bytes; bytes past 127 and NULs inside */
+	static const char *const stems[] = { "", "aten::c", "aten::co", "aten::con",
+					     "aten::convolution_backward_input_and_w", "\xc3\xa9" };
+	size_t n = 0;
+	unsigned seed = 7;
+	char buf[128];
+
+	for (int i = 0; i < N; i++) {
+		const char *stem = stems[(unsigned)i % 6];
+		size_t len = strlen(stem), extra;
+
+		seed = seed * 1103515245u + 12345u;
+		extra = (seed >> 16) % 12;
+		memcpy(buf, stem, len);
+		for (size_t j = 0; j < extra; j++) {
+			seed = seed * 1103515245u + 12345u;
+			buf[len + j] = (char)((seed >> 16) % 5 == 0 ? '\0' : 'a' + (seed >> 20) % 4);
+		}
+		ids[n] = osc_strtab_intern(&st, buf, len + extra);
+		ids[n + 1] = ids[n]; /* duplicates sort next to each other */
+		n += 2;
+	}
+	ids[n++] = osc_strtab_intern(&st, "a", 1);
+	ids[n++] = osc_strtab_intern(&st, "a\0", 2);
+	ids[n++] = osc_strtab_intern(&st, "a\0\0\0\0\0\0\0\0", 9);
+	ids[n++] = OSC_STR_EMPTY;
+	memcpy(want, ids, n * sizeof(*ids));
+	qsort(want, n, sizeof(*want), ref_cmp);
+	osc_strtab_sort(&st, ids, n);
+	for (size_t i = 0; i < n; i++)
+		cr_assert_eq(ref_cmp(&ids[i], &want[i]), 0, "position %zu", i);
+}

@@ -56,6 +56,12 @@ osc_str osc_strtab_intern(struct osc_strtab *t, const char *s, size_t len);
 /* Id of s[0..len) if interned, else OSC_STR_NONE. */
 osc_str osc_strtab_find(const struct osc_strtab *t, const char *s, size_t len);
 
+/*
+ * Sort ids[0..n) (distinct or not) by their strings' bytes: memcmp order,
+ * a string before the longer ones it begins. Reads t only.
+ */
+void osc_strtab_sort(const struct osc_strtab *t, osc_str *ids, size_t n);
+
 /* Bytes of an id (NUL-terminated). */
 static inline const char *osc_strtab_get(const struct osc_strtab *t, osc_str id)
 {
