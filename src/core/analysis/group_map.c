@@ -58,8 +58,11 @@ void osc_group_map_direct(struct osc_group_map *m, unsigned direct_key, size_t n
 
 static uint32_t add(struct osc_group_map *m, const struct osc_group_key *k)
 {
+	size_t alloc = m->alloc;
+
 	OSC_GROW(m->keys, m->nr + 1, m->alloc);
-	m->count = osc_xreallocarray(m->count, m->alloc, sizeof(*m->count));
+	if (m->alloc != alloc || !m->count) /* count grows with keys, not on every add */
+		m->count = osc_xreallocarray(m->count, m->alloc, sizeof(*m->count));
 	m->keys[m->nr] = *k;
 	m->count[m->nr] = 0;
 	return (uint32_t)m->nr++;
