@@ -9,7 +9,7 @@
  * loading), then times what the TUI does on a key press: osc_aggregate
  * at every level (the default runs, no filter), the GPU view's tables (G and
  * Tab: breakdown, 100 longest gaps, launches per kernel and per op),
- * osc_agg_sort by several
+ * osc_agg_order (the TUI's sort) by several
  * columns, a run selection change (a new runsel, then the op level again)
  * and a filter change (a new filter, then the op level again), and the
  * timeline's (V) frames and marks. Prints one
@@ -75,6 +75,7 @@ static double time_aggregate(struct ctx *c, enum osc_level level, struct osc_agg
 		.runs = &c->sel,
 		.filter = osc_filter_is_empty(&c->filter) ? NULL : &c->filter,
 		.roofline = level == OSC_LEVEL_SHAPE, /* as the TUI's shape table */
+		.in_place = true, /* as the TUI's tables */
 	};
 	double best = 0;
 
@@ -149,7 +150,7 @@ static void sorts(struct ctx *c)
 		for (size_t i = 0; i < sizeof(by) / sizeof(by[0]); i++) {
 			double t0 = now_ms();
 
-			osc_agg_sort(&agg, &c->t, by[i], true);
+			osc_agg_order(&agg, &c->t, by[i], true);
 			snprintf(label, sizeof(label), "%s by %s (%zu rows)", osc_level_name(level),
 				 names[i], agg.nr);
 			report("sort", label, now_ms() - t0);
@@ -336,6 +337,9 @@ int main(int argc, char **argv)
 	t0 = now_ms();
 	osc_trace_call_works(&c.t);
 	line_out("roofline work of conv/attention calls (once)", NULL, now_ms() - t0, false);
+	t0 = now_ms();
+	osc_trace_text_order(&c.t);
+	line_out("strings in byte order (once)", NULL, now_ms() - t0, false);
 	c.repeats = repeats;
 	levels(&c);
 	gpu(&c);

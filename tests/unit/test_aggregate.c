@@ -48,10 +48,11 @@ static double row_pct(const struct osc_agg *a, const struct osc_agg_row *r)
 	return a->host_busy ? 100.0 * (double)r->self / (double)a->host_busy : 0;
 }
 
-/* Its cumulative form. */
-static double row_cum(const struct osc_agg *a, const struct osc_agg_row *r)
+/* Its cumulative form, at the row shown i-th. */
+static double row_cum(const struct osc_agg *a, size_t i)
 {
-	return osc_level_is_device(a->level) ? r->dev_cum_pct : r->self_cum_pct;
+	return osc_agg_value(a, i, osc_level_is_device(a->level) ? OSC_STAT_DEVICE_CUM_PCT
+								  : OSC_STAT_SELF_CUM_PCT);
 }
 
 /* durations 4, 1, 3, 2 (listed out of order): by hand, as numpy computes them */
@@ -79,7 +80,7 @@ Test(aggregate, stats_of_one_to_four)
 	cr_expect_float_eq(r->p99, 3.97, EPS); /* rank 2.97 */
 	cr_expect_float_eq(r->stddev, 1.2909944487358056, EPS); /* sqrt(5/3) */
 	cr_expect_float_eq(row_pct(&a, r), 100, EPS);
-	cr_expect_float_eq(row_cum(&a, r), 100, EPS);
+	cr_expect_float_eq(row_cum(&a, 0), 100, EPS);
 	cr_expect_eq(a.grand_total, 10);
 	cr_expect_eq(a.level, OSC_LEVEL_OP);
 	/* members are in ts order: durations 1, 2, 3, 4 */
@@ -178,8 +179,8 @@ Test(aggregate, op_level_groups_host_ops_by_op_key)
 	cr_expect_eq(conv->count, 2);
 	cr_expect_eq(conv->total, 40);
 	cr_expect_float_eq(row_pct(&a, conv), 200.0 / 3, EPS);
-	cr_expect_float_eq(row_cum(&a, conv), 200.0 / 3, EPS);
-	cr_expect_float_eq(row_cum(&a, &a.rows[1]), 100, EPS);
+	cr_expect_float_eq(row_cum(&a, 0), 200.0 / 3, EPS);
+	cr_expect_float_eq(row_cum(&a, 1), 100, EPS);
 	cr_expect_eq(a.grand_total, 60);
 	cr_expect_eq(a.nr_members, 3);
 	cr_assert_eq(conv->nr, 2);
@@ -315,9 +316,9 @@ Test(aggregate, default_order_is_self_then_name)
 	fx_build(&t, OSC_FORMAT_CHROME, ties, FX_LEN(ties));
 	aggregate(&t, OSC_LEVEL_OP, &a);
 	expect_order(&t, &a, "d a b c");
-	cr_expect_float_eq(row_cum(&a, &a.rows[0]), 50, EPS);
-	cr_expect_float_eq(row_cum(&a, &a.rows[1]), 200.0 / 3, EPS);
-	cr_expect_float_eq(row_cum(&a, &a.rows[3]), 100, EPS);
+	cr_expect_float_eq(row_cum(&a, 0), 50, EPS);
+	cr_expect_float_eq(row_cum(&a, 1), 200.0 / 3, EPS);
+	cr_expect_float_eq(row_cum(&a, 3), 100, EPS);
 	osc_agg_release(&a);
 	osc_trace_release(&t);
 }
@@ -333,9 +334,9 @@ Test(aggregate, sort_by_statistics)
 	osc_agg_sort(&a, &t, OSC_STAT_COUNT, true);
 	expect_order(&t, &a, "c a b d"); /* 3, 2, then 1 and 1 by name */
 	/* cum_pct follows the new order: 10/60, 20/60, 30/60, 60/60 */
-	cr_expect_float_eq(row_cum(&a, &a.rows[0]), 100.0 / 6, EPS);
-	cr_expect_float_eq(row_cum(&a, &a.rows[2]), 50, EPS);
-	cr_expect_float_eq(row_cum(&a, &a.rows[3]), 100, EPS);
+	cr_expect_float_eq(row_cum(&a, 0), 100.0 / 6, EPS);
+	cr_expect_float_eq(row_cum(&a, 2), 50, EPS);
+	cr_expect_float_eq(row_cum(&a, 3), 100, EPS);
 	cr_expect_float_eq(row_pct(&a, &a.rows[0]), 100.0 / 6, EPS);
 
 	osc_agg_sort(&a, &t, OSC_STAT_COUNT, false);
@@ -395,7 +396,7 @@ Test(aggregate, truncate_keeps_pct)
 	osc_agg_truncate(&a, 2);
 	expect_order(&t, &a, "d a");
 	cr_expect_float_eq(row_pct(&a, &a.rows[0]), 50, EPS);
-	cr_expect_float_eq(row_cum(&a, &a.rows[1]), 200.0 / 3, EPS);
+	cr_expect_float_eq(row_cum(&a, 1), 200.0 / 3, EPS);
 	cr_expect_eq(a.grand_total, 60);
 	osc_agg_release(&a);
 	osc_trace_release(&t);
@@ -500,6 +501,94 @@ Test(aggregate, matches_a_sorting_reference)
 	osc_trace_release(&t);
 }
 
+/* Names by memcmp, a prefix first: the order aggregate.h promises. */
+static int ref_names(const struct osc_trace *t, osc_str a, osc_str b)
+{
+	size_t la = osc_strtab_len(&t->strs, a), lb = osc_strtab_len(&t->strs, b);
+	int c = memcmp(osc_trace_str(t, a), osc_trace_str(t, b), la < lb ? la : lb);
+
+	return c ? c : (la > lb) - (la < lb);
+}
+
+/*
+ * osc_agg_order on 5000 kernel rows, against a comparison written from
+ * aggregate.h: the statistic (reversed when descending), ties by name
+ * ascending; names share 8 and more bytes, hold NUL bytes and bytes past
+ * 127, and one is "unknown". The cumulative percentages follow the order,
+ * and osc_agg_sort moves the rows into it.
+ */
+Test(aggregate, order_matches_a_comparison_reference)
+{
+	enum { N = 20000, NAMES = 5000 };
+	static const enum osc_stat by[] = { OSC_STAT_NAME, OSC_STAT_COUNT, OSC_STAT_TOTAL,
+					    OSC_STAT_MEAN, OSC_STAT_MIN, OSC_STAT_P99,
+					    OSC_STAT_DEVICE_PCT };
+	struct osc_trace t;
+	struct osc_agg a;
+	uint32_t th;
+	uint64_t x = 88172645463325252ull;
+
+	osc_trace_init(&t);
+	th = osc_trace_thread(&t, fx_str(&t, "1"), fx_str(&t, "1"));
+	for (int i = 0; i < N; i++) {
+		struct osc_event e = {.ts = i, .corr = OSC_NO_ID, .ext_id = OSC_NO_ID,
+				      .thread = th, .kernel = OSC_NONE, .kind = OSC_KIND_KERNEL};
+		char name[64];
+		int n, k;
+
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17; /* xorshift64 */
+		k = (int)(x % NAMES);
+		n = k == 0 ? snprintf(name, sizeof(name), "unknown")
+			   : snprintf(name, sizeof(name), "%s%d", k % 3 ? "void at::native::k" :
+				      "\xc3\xa9l", k / 7);
+		if (k % 5 == 0)
+			name[n++] = '\0', name[n++] = (char)('a' + k % 4); /* a NUL inside */
+		e.dur = (int64_t)((x >> 20) % 6) - 2; /* many ties, means below 0 */
+		e.name = e.op = osc_trace_intern(&t, name, (size_t)n);
+		osc_trace_add_event(&t, &e, NULL, 0);
+	}
+	osc_trace_sort(&t);
+	aggregate(&t, OSC_LEVEL_KERNEL, &a);
+	cr_assert_gt(a.nr, 1000);
+	for (size_t b = 0; b < 2 * sizeof(by) / sizeof(by[0]); b++) {
+		enum osc_stat s = by[b / 2];
+		bool desc = b % 2;
+		double cum = 0;
+
+		osc_agg_order(&a, &t, s, desc);
+		for (size_t i = 0; i < a.nr; i++) {
+			const struct osc_agg_row *r = osc_agg_row_at(&a, i);
+
+			cum = fmin(100, cum + row_pct(&a, r));
+			cr_assert_float_eq(row_cum(&a, i), cum, 1e-9, "cum at %zu", i);
+			if (i) {
+				const struct osc_agg_row *q = osc_agg_row_at(&a, i - 1);
+				double u = osc_agg_value(&a, i - 1, s), v = osc_agg_value(&a, i, s);
+				int c = s == OSC_STAT_NAME ? ref_names(&t, q->key, r->key)
+							  : (u > v) - (u < v);
+
+				c = desc ? -c : c;
+				cr_assert(c < 0 || (c == 0 && ref_names(&t, q->key, r->key) < 0),
+					  "stat %d %s: rows %zu and %zu out of order", (int)s,
+					  desc ? "desc" : "asc", i - 1, i);
+			}
+		}
+	}
+	{
+		osc_str *shown = malloc(a.nr * sizeof(*shown));
+
+		for (size_t i = 0; i < a.nr; i++)
+			shown[i] = osc_agg_row_at(&a, i)->key;
+		osc_agg_sort(&a, &t, OSC_STAT_DEVICE_PCT, true);
+		cr_assert_null(a.order);
+		for (size_t i = 0; i < a.nr; i++)
+			cr_assert_eq(a.rows[i].key, shown[i], "row %zu moved elsewhere", i);
+		free(shown);
+	}
+	osc_agg_release(&a);
+	osc_trace_release(&t);
+}
+
 /*
  * Durations already in order (the usual shape of a warm-up-free row) once
  * made fixed-place pivots quadratic: 0 .. 100000 ascending, then descending,
@@ -574,7 +663,7 @@ static void check_agg(const struct osc_trace *t, const struct osc_agg *a, bool h
 	cr_expect_eq(a->grand_total, grand);
 	cr_expect_leq(pct, 100 + 1e-6);
 	if (a->nr)
-		cr_expect_float_eq(row_cum(a, &a->rows[a->nr - 1]), pct, 1e-6);
+		cr_expect_float_eq(row_cum(a, a->nr - 1), pct, 1e-6);
 	if (a->nr && a->level == OSC_LEVEL_OP && !has_filter)
 		cr_expect_float_eq(pct, 100, 1e-6, "self times add up to the host busy time");
 }

@@ -139,9 +139,9 @@ Test(columns, agg_cells)
 		.p99 = 1999.95,
 		.stddev = 0.4,
 		.self = 12375,
-		.self_cum_pct = 99.995,
 	};
-	struct osc_agg a = { .rows = &row, .nr = 1, .host_busy = 100000 };
+	double cum[2] = { 99.995, 0 }; /* self_cum_pct, device_cum_pct */
+	struct osc_agg a = { .rows = &row, .nr = 1, .host_busy = 100000, .cum_pct = cum };
 	static const char *const want[] = { "Conv", "3", "9007199254740.993", "1.235",
 					    "-1.500", "2.000", "1.000", "2.000", "2.000",
 					    "0.000", "12.375", "12.38", NULL };

@@ -273,8 +273,9 @@ Test(export, agg_table_csv)
 	struct osc_trace t;
 	struct osc_agg_row r = { .count = 2, .total = 3000, .min = 1000, .max = 2000,
 				 .mean = 1500, .p50 = 1500, .p90 = 1900, .p99 = 1990,
-				 .stddev = 707.10678, .self = 2500, .self_cum_pct = 100 };
-	struct osc_agg a = { .rows = &r, .nr = 1, .host_busy = 2500 };
+				 .stddev = 707.10678, .self = 2500 };
+	double cum[2] = { 100, 0 }; /* self_cum_pct, device_cum_pct */
+	struct osc_agg a = { .rows = &r, .nr = 1, .host_busy = 2500, .cum_pct = cum };
 	struct osc_agg_table_ctx ctx = { .trace = &t, .agg = &a };
 	struct osc_table table;
 	struct osc_error err;

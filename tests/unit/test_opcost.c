@@ -133,9 +133,9 @@ Test(opcost, op_level_measures_and_bases)
 	cr_expect_eq(r->self, 100);
 	cr_expect_eq(r->dev, 0);
 	cr_expect_eq(r->dev_total, 200);
-	cr_expect_float_eq(agg.rows[0].dev_cum_pct, 50, 1e-9);
-	cr_expect_float_eq(agg.rows[2].dev_cum_pct, 75, 1e-9, "the stray kernel is 25 %%");
-	cr_expect_float_eq(agg.rows[2].self_cum_pct, 100, 1e-9);
+	cr_expect_float_eq(osc_agg_value(&agg, 0, OSC_STAT_DEVICE_CUM_PCT), 50, 1e-9);
+	cr_expect_float_eq(osc_agg_value(&agg, 2, OSC_STAT_DEVICE_CUM_PCT), 75, 1e-9, "the stray kernel is 25 %%");
+	cr_expect_float_eq(osc_agg_value(&agg, 2, OSC_STAT_SELF_CUM_PCT), 100, 1e-9);
 	osc_agg_release(&agg);
 	osc_runsel_release(&sel);
 	osc_runs_release(&runs);

@@ -120,7 +120,6 @@ struct osc_agg_row {
 	uint64_t kernels;  /* device events counted in dev */
 	int64_t dev_busy;  /* run level: device busy time within the window, ns */
 	uint64_t events;   /* run level: the run's events (osc_run.nr_events) */
-	double self_cum_pct, dev_cum_pct; /* percent, in the current row order */
 	uint32_t id;       /* the row's index before any sort (agg->dist) */
 	size_t first, nr;        /* members: agg->members[first .. first+nr), by ts */
 	osc_str shape;     /* shape, mapping (OSC_KEY_SHAPE): input shapes, or OSC_AGG_UNKNOWN */
@@ -190,6 +189,9 @@ struct osc_query {
 	bool roofline;
 	/* with roofline: the peaks of the percentages (roofline.h), NULL for none */
 	const struct osc_peak *peak;
+	/* leave the rows in place, in the default order by osc_agg_order (read
+	   them with osc_agg_row_at): a million rows are not moved */
+	bool in_place;
 };
 
 struct osc_agg {
@@ -215,7 +217,20 @@ struct osc_agg {
 	struct osc_column *own_cols;   /* cols when chosen (osc_agg_choose_columns) */
 	bool roofline;       /* rows hold their work (osc_query.roofline) */
 	struct osc_peak peak; /* roofline: the peaks of the *_pct (label "none": none) */
+	/* The display order (osc_agg_order): the row shown i-th is rows[order[i]]
+	   (osc_agg_row_at); NULL: rows[i] itself (osc_agg_sort) */
+	uint32_t *order;
+	double *cum_pct;     /* per shown row i: self_cum_pct at 2i, device_cum_pct at 2i + 1 */
+	uint32_t *identity;  /* private: per row id, its place when ties are broken */
+	size_t nr_identity;  /* private: nr when identity was built (else built again) */
+	uint32_t *path_place; /* private: path level, per path id its place in byte order */
 };
+
+/* The row shown i-th (osc_agg_order), i < a->nr. */
+static inline const struct osc_agg_row *osc_agg_row_at(const struct osc_agg *a, size_t i)
+{
+	return &a->rows[a->order ? a->order[i] : i];
+}
 
 /*
  * Roofline (roofline.h): each row's work, the sum over its members of
@@ -236,7 +251,7 @@ bool osc_level_is_device(enum osc_level l);
 
 /*
  * Aggregate t per q into out (rows sorted by osc_agg_default_sort, descending;
- * ties by name).
+ * ties by name; only in a->order when q->in_place).
  * runs is needed when q->runs is set. Only reads t, runs and q (the filter's
  * regex is matched with private match data), so it may run on a worker
  * thread while other threads read the same inputs.
@@ -345,19 +360,30 @@ enum osc_stat osc_level_default_sort(enum osc_level l, bool device);
 enum osc_stat osc_agg_default_sort(const struct osc_agg *a);
 
 /*
- * Reorder rows by a statistic (names compare bytewise; ties by run, path,
- * name, shape, op, dims) and recompute the *_cum_pct in the new order.
+ * Order the rows by a statistic (names compare bytewise; ties by run, path,
+ * category, module, name, shape, op, dims) and recompute the *_cum_pct in
+ * the new order, without moving them: a->order says the order
+ * (osc_agg_row_at). Radix sorts on the strings' places in the trace's
+ * byte order (trace_cache.h), built once: a few passes over integers, fast
+ * enough for a keypress on a million rows.
  * Sorting by a *_CUM_PCT sorts by its measure; by a text statistic (SHAPE,
  * DIMS, OP) sorts by that text; by NAME at the path level sorts by the path;
  * by NAME at the module level, or by MODULE, in the module hierarchy's
  * preorder (module.h's rank: parents before children, in order of first
  * appearance), so an ascending sort reads as the tree.
  */
+void osc_agg_order(struct osc_agg *a, const struct osc_trace *t, enum osc_stat by,
+		   bool descending);
+
+/*
+ * osc_agg_order, then move the rows into that order (a->order NULL, rows[i]
+ * the i-th): for code that reads a->rows in order.
+ */
 void osc_agg_sort(struct osc_agg *a, const struct osc_trace *t, enum osc_stat by,
 		  bool descending);
 
 /*
- * Value of a numeric statistic of row r, as its column shows it: ns for
+ * Value of a numeric statistic of the row shown r-th, as its column shows it: ns for
  * times (per-run values divided by nr_runs), percent, or a count. 0 for text.
  */
 double osc_agg_value(const struct osc_agg *a, size_t r, enum osc_stat s);
@@ -378,7 +404,10 @@ static inline bool osc_stat_is_roofline(enum osc_stat s)
 double osc_agg_roofline_value(const struct osc_agg *a, const struct osc_agg_row *r,
 			      enum osc_stat s);
 
-/* Keep the first n rows (n == 0 keeps all). Percentages are unchanged. */
+/*
+ * Keep the first n rows shown (n == 0 keeps all), moved into that order.
+ * Percentages are unchanged.
+ */
 void osc_agg_truncate(struct osc_agg *a, size_t n);
 
 #endif

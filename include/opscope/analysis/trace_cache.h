@@ -134,10 +134,20 @@ struct osc_timeline;
  */
 const struct osc_timeline *osc_trace_timeline(const struct osc_trace *t);
 
+/* The trace's strings in byte order (osc_strtab_sort). */
+struct osc_text_order {
+	osc_str *sorted; /* every string id, in order */
+	uint32_t *place; /* per string id: its index in sorted */
+	size_t nr;       /* the strings (the loaders intern them all before any query) */
+};
+
+/* The trace's strings in byte order, sorted once (the sort of text columns). */
+const struct osc_text_order *osc_trace_text_order(const struct osc_trace *t);
+
 /*
  * Build the briefs of host ops and kernels, the host tree and paths, the
  * correlation, the launchers, the op costs, the GPU index, the module
- * hierarchy and the calls' roofline work now (e.g. on a spare thread right
+ * hierarchy, the calls' roofline work and the strings' order now (e.g. on a spare thread right
  * after loading, so the first answer that needs them does not wait). The
  * categories need the user's rules: warm them with osc_trace_categories.
  */

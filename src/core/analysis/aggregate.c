@@ -1183,7 +1183,10 @@ void osc_aggregate(const struct osc_trace *t, const struct osc_runs *runs,
 	if (q->roofline && (c.keys & OSC_KEY_NAME) && !c.device)
 		osc_agg_roofline(t, out, q->peak);
 	osc_agg_default_columns(out);
-	osc_agg_sort(out, t, osc_agg_default_sort(out), true);
+	if (q->in_place)
+		osc_agg_order(out, t, osc_agg_default_sort(out), true);
+	else
+		osc_agg_sort(out, t, osc_agg_default_sort(out), true);
 }
 
 void osc_agg_release(struct osc_agg *a)
@@ -1193,6 +1196,10 @@ void osc_agg_release(struct osc_agg *a)
 	for (int m = 0; m < OSC_MEASURE_NR; m++)
 		free(a->dist[m]);
 	free(a->own_cols);
+	free(a->order);
+	free(a->cum_pct);
+	free(a->identity);
+	free(a->path_place);
 	osc_strtab_release(&a->paths);
 	memset(a, 0, sizeof(*a));
 }

@@ -10,64 +10,8 @@
 #include "opscope/analysis/aggregate.h"
 #include "opscope/analysis/module.h"
 #include "opscope/base/alloc.h"
-
-struct sort_ctx {
-	const struct osc_trace *t;
-	const struct osc_agg *a;
-	enum osc_stat by;
-	bool descending;
-};
-
-static int cmp_num(double x, double y)
-{
-	if (isnan(x) || isnan(y)) /* unknown (an empty cell) below every number */
-		return !!isnan(y) - !!isnan(x);
-	return (x > y) - (x < y);
-}
-
-/* Text of a key string; OSC_AGG_UNKNOWN reads "unknown", as profile_explorer writes it. */
-static const char *key_text(const struct osc_trace *t, osc_str s, size_t *len)
-{
-	if (s == OSC_AGG_UNKNOWN) {
-		*len = 7;
-		return "unknown";
-	}
-	*len = osc_strtab_len(&t->strs, s);
-	return osc_trace_str(t, s);
-}
-
-static int cmp_names(const struct osc_trace *t, osc_str a, osc_str b)
-{
-	size_t la, lb;
-	const char *x = key_text(t, a, &la), *y = key_text(t, b, &lb);
-	int c = memcmp(x, y, la < lb ? la : lb);
-
-	return c ? (c > 0) - (c < 0) : (la > lb) - (la < lb);
-}
-
-/* Path level: the paths' bytes; 0 at other levels. */
-static int cmp_paths(const struct osc_agg *a, const struct osc_agg_row *x,
-		     const struct osc_agg_row *y)
-{
-	size_t lx, ly;
-	int c;
-
-	if (!(a->keys & OSC_KEY_PATH))
-		return 0;
-	lx = osc_strtab_len(&a->paths, x->path);
-	ly = osc_strtab_len(&a->paths, y->path);
-	c = memcmp(osc_strtab_get(&a->paths, x->path), osc_strtab_get(&a->paths, y->path),
-		   lx < ly ? lx : ly);
-	return c ? (c > 0) - (c < 0) : (lx > ly) - (lx < ly);
-}
-
-static int cmp_dims(const struct osc_agg_row *x, const struct osc_agg_row *y)
-{
-	for (int i = 0; i < 6; i++)
-		if (x->dims[i] != y->dims[i])
-			return (x->dims[i] > y->dims[i]) - (x->dims[i] < y->dims[i]);
-	return 0;
-}
+#include "opscope/analysis/trace_cache.h"
+#include "base/radix.h"
 
 enum osc_stat osc_stat_dist(enum osc_measure m, enum osc_dist_stat d)
 {
@@ -178,10 +122,6 @@ static double row_value(const struct osc_agg *a, const struct osc_agg_row *x, en
 		return pct_of(x->self, a->host_busy);
 	case OSC_STAT_DEVICE_PCT:
 		return pct_of(x->dev, a->device_time);
-	case OSC_STAT_SELF_CUM_PCT:
-		return x->self_cum_pct;
-	case OSC_STAT_DEVICE_CUM_PCT:
-		return x->dev_cum_pct;
 	case OSC_STAT_COUNT_PER_RUN:
 		return (double)x->count / runs;
 	case OSC_STAT_TOTAL_PER_RUN:
@@ -217,7 +157,9 @@ static double row_value(const struct osc_agg *a, const struct osc_agg_row *x, en
 
 double osc_agg_value(const struct osc_agg *a, size_t r, enum osc_stat s)
 {
-	return row_value(a, &a->rows[r], s);
+	if (s == OSC_STAT_SELF_CUM_PCT || s == OSC_STAT_DEVICE_CUM_PCT)
+		return !a->cum_pct ? 0 : a->cum_pct[2 * r + (s == OSC_STAT_DEVICE_CUM_PCT)];
+	return row_value(a, osc_agg_row_at(a, r), s);
 }
 
 /* The integer behind a statistic, for exact comparison; false for the rest. */
@@ -260,174 +202,321 @@ static bool int_value(const struct osc_agg_row *x, enum osc_stat s, int64_t *v)
 	}
 }
 
-/* Rows by their category's name, bytewise. */
-static int cmp_categories(const struct osc_agg_row *x, const struct osc_agg_row *y)
-{
-	return x->category == y->category ? 0 :
-	       strcmp(osc_category_name(x->category), osc_category_name(y->category));
-}
 
 /*
- * Rows by their module in the hierarchy's preorder (module.h: parents
- * before children, children in order of first appearance); rows without one
- * first.
+ * The order of rows by text or identity is a radix sort on places: each
+ * string's place in the trace's byte order (trace_cache.h), each path's in
+ * the aggregate's, each category's by its name, each module's in the
+ * hierarchy's preorder. No string is compared while sorting rows, so a
+ * level of a million distinct names sorts in a few passes over integers.
  */
-static int cmp_modules(const struct osc_agg *a, const struct osc_agg_row *x,
-		       const struct osc_agg_row *y)
-{
-	uint32_t u, v;
+struct places {
+	const uint32_t *text;  /* per trace string id: its place */
+	uint32_t unknown;      /* OSC_AGG_UNKNOWN's: right after any string "unknown" */
+	uint32_t category[OSC_CAT_NR]; /* by name, bytewise */
+};
 
-	if (x->module == y->module || !a->modules)
-		return 0;
-	if (x->module == OSC_NONE || y->module == OSC_NONE)
-		return x->module == OSC_NONE ? -1 : 1;
-	u = a->modules->rank[x->module];
-	v = a->modules->rank[y->module];
-	return (u > v) - (u < v);
+/*
+ * A trace string's place, doubled so that OSC_AGG_UNKNOWN, which reads
+ * "unknown", has one of its own (places.unknown).
+ */
+static uint32_t text_place(const struct places *p, osc_str s)
+{
+	return s == OSC_AGG_UNKNOWN ? p->unknown : 2 * p->text[s] + 2;
 }
 
-/* Compare by one statistic; 0 when equal (the identity decides then). */
-static int cmp_stat(const struct sort_ctx *c, const struct osc_agg_row *x,
-		    const struct osc_agg_row *y)
+/* The strings of o whose bytes are at most "unknown": 2 * that + 1 is OSC_AGG_UNKNOWN's place. */
+static uint32_t unknown_place(const struct osc_trace *t, const struct osc_text_order *o)
 {
-	int64_t u, v;
+	size_t lo = 0, hi = o->nr;
 
-	switch (c->by) {
-	case OSC_STAT_NAME:
-		if (c->a->keys & OSC_KEY_PATH)
-			return cmp_paths(c->a, x, y);
-		if (c->a->keys & OSC_KEY_CATEGORY)
-			return cmp_categories(x, y);
-		if (c->a->keys & OSC_KEY_MODULE)
-			return cmp_modules(c->a, x, y);
-		return cmp_names(c->t, x->key, y->key);
-	case OSC_STAT_CATEGORY:
-		return cmp_categories(x, y);
-	case OSC_STAT_MODULE:
-		return cmp_modules(c->a, x, y);
-	case OSC_STAT_SHAPE:
-		return cmp_names(c->t, x->shape, y->shape);
-	case OSC_STAT_OP:
-		return cmp_names(c->t, x->op, y->op);
-	case OSC_STAT_DIMS:
-		return cmp_dims(x, y);
-	default:
-		if (int_value(x, c->by, &u) && int_value(y, c->by, &v))
-			return (u > v) - (u < v);
-		/* a derived value: rows are in the same aggregate */
-		return cmp_num(row_value(c->a, x, c->by), row_value(c->a, y, c->by));
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2, len = osc_strtab_len(&t->strs, o->sorted[mid]);
+		int c = memcmp(osc_trace_str(t, o->sorted[mid]), "unknown", len < 7 ? len : 7);
+
+		if (c < 0 || (!c && len <= 7))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return (uint32_t)(2 * lo + 1);
+}
+
+static void places_init(struct places *p, const struct osc_trace *t)
+{
+	const struct osc_text_order *o = osc_trace_text_order(t);
+
+	p->text = o->place;
+	p->unknown = unknown_place(t, o);
+	for (uint32_t c = 0; c < OSC_CAT_NR; c++) {
+		p->category[c] = 0;
+		for (uint32_t d = 0; d < OSC_CAT_NR; d++)
+			p->category[c] += strcmp(osc_category_name(d), osc_category_name(c)) < 0;
 	}
 }
 
-/* The order of rows equal in the statistic: run, path, category, module, name, shape, op, dims. */
-static int cmp_identity(const struct sort_ctx *c, const struct osc_agg_row *x,
-			const struct osc_agg_row *y)
+/* A module's place: rows without one first, then the hierarchy's preorder. */
+static uint32_t module_place(const struct osc_agg *a, uint32_t module)
 {
-	int r;
-
-	if (x->run != y->run)
-		return (x->run > y->run) - (x->run < y->run);
-	if ((r = cmp_paths(c->a, x, y)) || (r = cmp_categories(x, y)) ||
-	    (r = cmp_modules(c->a, x, y)) ||
-	    (r = cmp_names(c->t, x->key, y->key)) ||
-	    (r = cmp_names(c->t, x->shape, y->shape)) || (r = cmp_names(c->t, x->op, y->op)) ||
-	    (r = cmp_dims(x, y)))
-		return r;
-	return (x->key > y->key) - (x->key < y->key);
+	return module == OSC_NONE || !a->modules ? 0 : a->modules->rank[module] + 1;
 }
 
-/* Total order: the statistic (reversed when descending), then the identity. */
-static int cmp_rows(const struct sort_ctx *c, const struct osc_agg_row *x,
-		    const struct osc_agg_row *y)
+/* A path's place at the path level (in a->path_place); 0 at the others. */
+static uint32_t path_place(const struct osc_agg *a, osc_str path)
 {
-	int r = cmp_stat(c, x, y);
-
-	if (r)
-		return c->descending ? -r : r;
-	return cmp_identity(c, x, y);
+	return a->keys & OSC_KEY_PATH ? a->path_place[path] : 0;
 }
 
-/* What is sorted: a row's index and, for a numeric statistic, its value. */
-struct sort_item {
-	double v;
-	uint32_t row;
-};
-
-/* Whether the rows sort by a number (the value is compared first, the rows on ties). */
-static bool numeric(enum osc_stat s)
+/* An int32 as a uint32 of the same order. */
+static uint32_t int_place(int32_t v)
 {
-	return s != OSC_STAT_NAME && s != OSC_STAT_CATEGORY && s != OSC_STAT_MODULE &&
-	       s != OSC_STAT_SHAPE && s != OSC_STAT_OP && s != OSC_STAT_DIMS;
-}
-
-static int cmp_items(const struct sort_ctx *c, const struct sort_item *x,
-		     const struct sort_item *y)
-{
-	const struct osc_agg_row *u = &c->a->rows[x->row], *v = &c->a->rows[y->row];
-	int r;
-
-	if (!numeric(c->by))
-		return cmp_rows(c, u, v);
-	/* values as doubles: exact below 2^53 ns (104 days) */
-	r = cmp_num(x->v, y->v);
-	return r ? (c->descending ? -r : r) : cmp_identity(c, u, v);
+	return (uint32_t)v ^ 0x80000000u;
 }
 
 /*
- * Merge sort of indices and values (16 bytes each, not whole rows, which
- * 1M-row levels would move 20 times): qsort has no context argument in C11.
+ * The identity of a row as IDENTITY_WORDS keys, the first the most
+ * significant: run, path, category, module, name, shape, op, dims, and the
+ * name's id (for a string "unknown" beside OSC_AGG_UNKNOWN).
  */
-static void merge_sort(const struct sort_ctx *c, struct sort_item *v, size_t n,
-		       struct sort_item *tmp)
-{
-	size_t mid = n / 2, i = 0, j = mid, k = 0;
+#define IDENTITY_WORDS 7
 
-	if (n < 2)
+static uint64_t identity_word(const struct osc_agg *a, const struct places *p,
+			      const struct osc_agg_row *x, int w)
+{
+	switch (w) {
+	case 0:
+		return (uint64_t)x->run << 32 | path_place(a, x->path);
+	case 1:
+		return (uint64_t)p->category[x->category] << 32 | module_place(a, x->module);
+	case 2:
+		return (uint64_t)text_place(p, x->key) << 32 | text_place(p, x->shape);
+	case 3:
+		return (uint64_t)text_place(p, x->op) << 32 | int_place(x->dims[0]);
+	case 4:
+		return (uint64_t)int_place(x->dims[1]) << 32 | int_place(x->dims[2]);
+	case 5:
+		return (uint64_t)int_place(x->dims[3]) << 32 | int_place(x->dims[4]);
+	default:
+		return (uint64_t)int_place(x->dims[5]) << 32 | x->key;
+	}
+}
+
+/* Scratch of a radix sort of n rows: keys and row indices, twice (radix.h). */
+struct rows_scratch {
+	uint64_t *k;
+	uint32_t *idx;
+	size_t n;
+};
+
+static void scratch_init(struct rows_scratch *s, size_t n)
+{
+	s->n = n;
+	s->k = osc_xmalloc(2 * (n ? n : 1) * sizeof(*s->k));
+	s->idx = osc_xmalloc(2 * (n ? n : 1) * sizeof(*s->idx));
+}
+
+static void scratch_release(struct rows_scratch *s)
+{
+	free(s->k);
+	free(s->idx);
+}
+
+/* Sort s->idx stably by the keys in s->k (one per entry). */
+static void scratch_sort(struct rows_scratch *s)
+{
+	osc_radix_sort(s->k, s->idx, s->k + s->n, s->idx + s->n, s->n);
+}
+
+/* The path level: each path's place in the byte order of a->paths. */
+static void place_paths(struct osc_agg *a)
+{
+	size_t n = a->paths.count;
+	osc_str *sorted = osc_xmalloc((n ? n : 1) * sizeof(*sorted));
+
+	a->path_place = osc_xmalloc((n ? n : 1) * sizeof(*a->path_place));
+	for (size_t i = 0; i < n; i++)
+		sorted[i] = (osc_str)i;
+	osc_strtab_sort(&a->paths, sorted, n);
+	for (size_t i = 0; i < n; i++)
+		a->path_place[sorted[i]] = (uint32_t)i;
+	free(sorted);
+}
+
+/*
+ * a->identity: per row id, the row's place in the identity order. Words
+ * that every row shares are skipped; the others are read once, in row
+ * order, then sorted from the least significant on.
+ */
+static void place_identities(struct osc_agg *a, const struct places *p)
+{
+	size_t n = a->nr, nr_ids = 0;
+	uint64_t *word[IDENTITY_WORDS] = { 0 };
+	uint64_t first[IDENTITY_WORDS];
+	struct rows_scratch s;
+	bool varies[IDENTITY_WORDS] = { false };
+
+	if ((a->keys & OSC_KEY_PATH) && !a->path_place)
+		place_paths(a);
+	for (int w = 0; w < IDENTITY_WORDS && n; w++)
+		first[w] = identity_word(a, p, &a->rows[0], w);
+	for (size_t r = 0; r < n; r++) {
+		if (a->rows[r].id >= nr_ids)
+			nr_ids = (size_t)a->rows[r].id + 1;
+		for (int w = 0; w < IDENTITY_WORDS; w++)
+			varies[w] = varies[w] || identity_word(a, p, &a->rows[r], w) != first[w];
+	}
+	for (int w = 0; w < IDENTITY_WORDS; w++) {
+		if (!varies[w])
+			continue;
+		word[w] = osc_xmalloc(n * sizeof(*word[w]));
+		for (size_t r = 0; r < n; r++)
+			word[w][r] = identity_word(a, p, &a->rows[r], w);
+	}
+	scratch_init(&s, n);
+	for (size_t r = 0; r < n; r++)
+		s.idx[r] = (uint32_t)r;
+	for (int w = IDENTITY_WORDS - 1; w >= 0; w--) {
+		if (!word[w])
+			continue;
+		for (size_t i = 0; i < n; i++)
+			s.k[i] = word[w][s.idx[i]];
+		scratch_sort(&s);
+		free(word[w]);
+	}
+	a->identity = osc_xmalloc((nr_ids ? nr_ids : 1) * sizeof(*a->identity));
+	for (size_t i = 0; i < n; i++)
+		a->identity[a->rows[s.idx[i]].id] = (uint32_t)i;
+	a->nr_identity = n;
+	scratch_release(&s);
+}
+
+/*
+ * A double as a key of the same order; unknown (NaN: an empty cell) below
+ * every number, -0 as 0.
+ */
+static uint64_t double_key(double v)
+{
+	uint64_t bits;
+
+	if (isnan(v))
+		return 0;
+	if (v == 0)
+		v = 0;
+	memcpy(&bits, &v, sizeof(bits));
+	return bits >> 63 ? ~bits : bits | (uint64_t)1 << 63;
+}
+
+/* The key of row x by a statistic other than DIMS, ascending. */
+static uint64_t stat_key(const struct osc_agg *a, const struct places *p,
+			 const struct osc_agg_row *x, enum osc_stat by)
+{
+	int64_t v;
+
+	switch (by) {
+	case OSC_STAT_NAME:
+		if (a->keys & OSC_KEY_PATH)
+			return path_place(a, x->path);
+		if (a->keys & OSC_KEY_CATEGORY)
+			return p->category[x->category];
+		if (a->keys & OSC_KEY_MODULE)
+			return module_place(a, x->module);
+		return text_place(p, x->key);
+	case OSC_STAT_CATEGORY:
+		return p->category[x->category];
+	case OSC_STAT_MODULE:
+		return module_place(a, x->module);
+	case OSC_STAT_SHAPE:
+		return text_place(p, x->shape);
+	case OSC_STAT_OP:
+		return text_place(p, x->op);
+	default: /* values as doubles where not integers: exact below 2^53 ns (104 days) */
+		return int_value(x, by, &v) ? osc_radix_key(v) : double_key(row_value(a, x, by));
+	}
+}
+
+/* Keys of the dims, three words, the first the most significant. */
+static uint64_t dims_key(const struct osc_agg_row *x, int w)
+{
+	return (uint64_t)int_place(x->dims[2 * w]) << 32 | int_place(x->dims[2 * w + 1]);
+}
+
+/* The running *_cum_pct in display order (order[i] the row shown i-th; NULL: in place). */
+static void add_up(struct osc_agg *a, const uint32_t *order)
+{
+	double self = 0, dev = 0;
+
+	free(a->cum_pct);
+	a->cum_pct = osc_xmalloc(2 * (a->nr ? a->nr : 1) * sizeof(*a->cum_pct));
+	for (size_t i = 0; i < a->nr; i++) {
+		const struct osc_agg_row *x = &a->rows[order ? order[i] : i];
+
+		self = fmin(100, self + pct_of(x->self, a->host_busy));
+		dev = fmin(100, dev + pct_of(x->dev, a->device_time));
+		a->cum_pct[2 * i] = self;
+		a->cum_pct[2 * i + 1] = dev;
+	}
+}
+
+void osc_agg_order(struct osc_agg *a, const struct osc_trace *t, enum osc_stat by, bool descending)
+{
+	size_t n = a->nr;
+	uint64_t flip = descending ? UINT64_MAX : 0;
+	struct places p;
+	struct rows_scratch s;
+
+	places_init(&p, t);
+	if (!a->identity || a->nr_identity != n) { /* built, and for the same rows */
+		free(a->identity);
+		place_identities(a, &p);
+	}
+	scratch_init(&s, n);
+	/* rows in identity order, then stably by the statistic */
+	for (size_t r = 0; r < n; r++) {
+		uint32_t at = a->identity[a->rows[r].id];
+
+		s.idx[at] = (uint32_t)r;
+		if (by != OSC_STAT_DIMS)
+			s.k[at] = stat_key(a, &p, &a->rows[r], by) ^ flip;
+	}
+	if (by != OSC_STAT_DIMS)
+		scratch_sort(&s);
+	for (int w = 2; w >= 0 && by == OSC_STAT_DIMS; w--) {
+		for (size_t i = 0; i < n; i++)
+			s.k[i] = dims_key(&a->rows[s.idx[i]], w) ^ flip;
+		scratch_sort(&s);
+	}
+	free(a->order);
+	a->order = osc_xrealloc(s.idx, (n ? n : 1) * sizeof(*a->order));
+	free(s.k);
+	add_up(a, a->order);
+}
+
+/* Move the rows into their display order, so that rows[i] is the row shown i-th. */
+static void apply_order(struct osc_agg *a)
+{
+	struct osc_agg_row *rows;
+
+	if (!a->order)
 		return;
-	merge_sort(c, v, mid, tmp);
-	merge_sort(c, v + mid, n - mid, tmp);
-	while (i < mid && j < n)
-		tmp[k++] = cmp_items(c, &v[j], &v[i]) < 0 ? v[j++] : v[i++];
-	while (i < mid)
-		tmp[k++] = v[i++];
-	while (j < n)
-		tmp[k++] = v[j++];
-	memcpy(v, tmp, n * sizeof(*v));
+	rows = osc_xmalloc((a->nr ? a->nr : 1) * sizeof(*rows));
+	for (size_t i = 0; i < a->nr; i++)
+		rows[i] = a->rows[a->order[i]];
+	free(a->rows);
+	a->rows = rows;
+	free(a->order);
+	a->order = NULL;
 }
 
 void osc_agg_sort(struct osc_agg *a, const struct osc_trace *t, enum osc_stat by, bool descending)
 {
-	struct sort_ctx c = {.t = t, .a = a, .by = by, .descending = descending};
-	size_t n = a->nr ? a->nr : 1;
-	struct sort_item *item = osc_xmalloc(n * sizeof(*item)), *tmp = osc_xmalloc(n * sizeof(*tmp));
-	struct osc_agg_row *rows = osc_xmalloc(n * sizeof(*rows));
-	double self = 0, dev = 0;
-
-	for (size_t r = 0; r < a->nr; r++) {
-		int64_t u;
-
-		item[r].row = (uint32_t)r;
-		item[r].v = !numeric(by) ? 0 : int_value(&a->rows[r], by, &u) ? (double)u :
-					row_value(a, &a->rows[r], by);
-	}
-	merge_sort(&c, item, a->nr, tmp);
-	for (size_t r = 0; r < a->nr; r++)
-		rows[r] = a->rows[item[r].row];
-	if (a->nr) /* rows is NULL at an empty level */
-		memcpy(a->rows, rows, a->nr * sizeof(*rows));
-	free(rows);
-	free(tmp);
-	free(item);
-	for (size_t r = 0; r < a->nr; r++) {
-		self = fmin(100, self + pct_of(a->rows[r].self, a->host_busy));
-		dev = fmin(100, dev + pct_of(a->rows[r].dev, a->device_time));
-		a->rows[r].self_cum_pct = self;
-		a->rows[r].dev_cum_pct = dev;
-	}
+	osc_agg_order(a, t, by, descending);
+	apply_order(a);
 }
 
 void osc_agg_truncate(struct osc_agg *a, size_t n)
 {
-	if (n && n < a->nr)
-		a->nr = n;
+	if (!n || n >= a->nr)
+		return;
+	apply_order(a);
+	a->nr = n;
 }

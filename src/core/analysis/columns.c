@@ -557,7 +557,7 @@ const char *osc_agg_cell_names(const struct osc_trace *t, const struct osc_agg *
 			       const struct osc_names *names, size_t row, size_t col, char *buf,
 			       size_t size)
 {
-	const struct osc_agg_row *r = &a->rows[row];
+	const struct osc_agg_row *r = osc_agg_row_at(a, row);
 	enum osc_stat s;
 
 	if (size == 0)

@@ -27,7 +27,7 @@
 struct osc_trace_cache {
 	struct osc_trace_derived derived; /* first: the trace's handle on the cache */
 	pthread_mutex_t briefs_lock, tree_lock, paths_lock, corr_lock, launchers_lock, costs_lock,
-		device_lock, cat_lock, work_lock, timeline_lock;
+		device_lock, cat_lock, work_lock, timeline_lock, text_lock;
 	int has_device;                           /* -1 until counted */
 	struct osc_catsel ops;                    /* what the ops are (osc_trace_select_ops) */
 	struct osc_brief *briefs[OSC_KIND_COUNT]; /* per kind, NULL until built */
@@ -53,6 +53,8 @@ struct osc_trace_cache {
 	struct osc_modules modules;               /* the nn.Module hierarchy */
 	bool have_timeline;
 	struct osc_timeline timeline;             /* lanes of the events by time */
+	struct osc_text_order text;               /* the strings in byte order, sorted NULL
+						     until built */
 };
 
 static void cache_drop(struct osc_trace_derived *d);
@@ -74,6 +76,7 @@ static struct osc_trace_cache *cache_new(void)
 	pthread_mutex_init(&c->cat_lock, NULL);
 	pthread_mutex_init(&c->work_lock, NULL);
 	pthread_mutex_init(&c->timeline_lock, NULL);
+	pthread_mutex_init(&c->text_lock, NULL);
 	c->has_device = -1;
 	c->ops.kinds = OSC_CATSEL_HOST_DEFAULT;
 	return c;
@@ -112,6 +115,9 @@ static void drop(struct osc_trace_cache *c)
 	if (c->have_timeline)
 		osc_timeline_release(&c->timeline);
 	c->have_timeline = false;
+	free(c->text.sorted);
+	free(c->text.place);
+	c->text = (struct osc_text_order){ 0 };
 	c->have_tree = c->have_paths = c->have_corr = c->have_spans = false;
 	c->has_device = -1;
 	free(c->ops.also); /* the frames that launch device work: found again */
@@ -138,6 +144,7 @@ static void cache_free(struct osc_trace_derived *d)
 	pthread_mutex_destroy(&c->cat_lock);
 	pthread_mutex_destroy(&c->work_lock);
 	pthread_mutex_destroy(&c->timeline_lock);
+	pthread_mutex_destroy(&c->text_lock);
 	osc_catsel_release(&c->ops);
 	free(c);
 }
@@ -556,6 +563,27 @@ const struct osc_timeline *osc_trace_timeline(const struct osc_trace *t)
 	return out;
 }
 
+const struct osc_text_order *osc_trace_text_order(const struct osc_trace *t)
+{
+	struct osc_trace_cache *c = cache_of(t);
+	struct osc_text_order *o = &c->text;
+
+	pthread_mutex_lock(&c->text_lock);
+	if (!o->sorted) {
+		o->nr = t->strs.count;
+		o->sorted = osc_xmalloc(o->nr * sizeof(*o->sorted));
+		o->place = osc_xmalloc(o->nr * sizeof(*o->place));
+		for (size_t i = 0; i < o->nr; i++)
+			o->sorted[i] = (osc_str)i;
+		osc_strtab_sort(&t->strs, o->sorted, o->nr);
+		for (size_t i = 0; i < o->nr; i++)
+			o->place[o->sorted[i]] = (uint32_t)i;
+	}
+	mark_used(t);
+	pthread_mutex_unlock(&c->text_lock);
+	return o;
+}
+
 void osc_trace_cache_warm(const struct osc_trace *t)
 {
 	size_t nr;
@@ -569,4 +597,5 @@ void osc_trace_cache_warm(const struct osc_trace *t)
 		osc_trace_gpu_index(t);
 	osc_trace_modules(t);
 	osc_trace_call_works(t);
+	osc_trace_text_order(t);
 }
