@@ -335,6 +335,10 @@ unsigned osc_command_run(struct osc_tui *t, const char *line)
 		atomic_store(&t->jobs_held, true);
 		return OSC_R_REDRAW;
 	}
+	if (!strcmp(name, "jobs") && t->script && !strcmp(arg, "go")) {
+		osc_table_view_settle(t, osc_tui_top(t)); /* the held table comes in */
+		return OSC_R_REDRAW;
+	}
 	if (!strcmp(name, "quit"))
 		return OSC_R_QUIT;
 	if (!strcmp(name, "sort") && *arg) {

@@ -148,9 +148,11 @@ static double now_ms(void)
 
 /*
  * OPSCOPE_TUI_TIMING=FILE appends, per input, the milliseconds from reading
- * it to the end of the redraw (the latency a user sees).
+ * it to the end of the redraw (the latency a user sees), and for a table
+ * computed in the background, to the redraw that shows it (what the input
+ * asked for: "KEY, shown").
  */
-static void log_timing(FILE *f, const struct osc_input *in, double ms)
+static void log_timing(FILE *f, const struct osc_input *in, double ms, bool shown)
 {
 	char name[64];
 
@@ -160,7 +162,7 @@ static void log_timing(FILE *f, const struct osc_input *in, double ms)
 		osc_key_name(in->key, name, sizeof(name));
 	else
 		snprintf(name, sizeof(name), "%.40s", in->kind == OSC_IN_COMMAND ? in->text : "line");
-	fprintf(f, "%8.2f ms  %s\n", ms, name);
+	fprintf(f, "%8.2f ms  %s%s\n", ms, name, shown ? ", shown" : "");
 }
 
 static void main_loop(struct osc_tui *t, struct osc_script *script)
@@ -170,9 +172,13 @@ static void main_loop(struct osc_tui *t, struct osc_script *script)
 	const char *timing_path = getenv("OPSCOPE_TUI_TIMING");
 	FILE *timing = timing_path && *timing_path ? fopen(timing_path, "a") : NULL;
 	double start = 0;
+	struct osc_input asked = { .kind = OSC_IN_NONE }; /* the last input, for its table */
 
+	if (timing) /* each line as soon as it is known, for a watcher */
+		setvbuf(timing, NULL, _IOLBF, 0);
 	for (;;) {
 		bool busy;
+		unsigned swaps = t->swaps;
 
 		if (r & OSC_R_QUIT)
 			break;
@@ -183,12 +189,17 @@ static void main_loop(struct osc_tui *t, struct osc_script *script)
 			osc_draw_screen(t);
 		}
 		if (in.kind != OSC_IN_NONE)
-			log_timing(timing, &in, now_ms() - start);
+			log_timing(timing, &in, now_ms() - start, false);
+		else if (t->swaps != swaps && asked.kind != OSC_IN_NONE)
+			log_timing(timing, &asked, now_ms() - start, true);
+		if (in.kind != OSC_IN_NONE)
+			asked = in;
 		if (script)
 			osc_script_next(script, t->prompt.active, &in);
 		else
 			osc_input_read(busy ? 20 : 200, &in);
-		start = now_ms();
+		if (in.kind != OSC_IN_NONE)
+			start = now_ms();
 		if (in.kind == OSC_IN_END)
 			break;
 		if (in.kind == OSC_IN_NONE) {

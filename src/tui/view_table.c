@@ -15,6 +15,7 @@
  * call (correlate.h's links, up the instance tree); on a mapping row, of the
  * row's own kernels.
  */
+#include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -68,6 +69,8 @@ struct table_view {
 				  /* osc_agg_table's cells (table_cell shows them) */
 	char *label;              /* what only holds */
 	struct osc_peak peak;     /* the roofline columns' peaks (table_peak) */
+	double bar_top;           /* what table_bar divides by; 0 until worked out */
+	osc_str select;           /* a level's row to select when its rows come in, or NONE */
 	bool peak_known;          /* peak was worked out */
 };
 
@@ -115,6 +118,7 @@ static void table_open(struct osc_tui *t, struct osc_view *v, const void *arg)
 	tv->ctx.trace = &t->trace;
 	tv->ctx.agg = &tv->agg;
 	tv->ctx.names = &t->names;
+	tv->select = OSC_STR_NONE;
 	v->priv = tv;
 	v->sort_col = column_of(t, tv->level, a->has_sort ? a->sort : OSC_STAT_NR);
 	v->sort_desc = true;
@@ -168,6 +172,7 @@ static bool job_start(struct osc_tui *t, struct table_view *tv)
 		/* the level where shapes define the work (roofline.h) */
 		.roofline = tv->level == OSC_LEVEL_SHAPE,
 		.peak = table_peak(t, tv),
+		.in_place = true, /* read through osc_agg_row_at */
 	};
 	atomic_store(&j->done, false);
 	j->again = false;
@@ -238,6 +243,7 @@ static void table_build(struct osc_tui *t, struct osc_view *v)
 		/* the level where shapes define the work (roofline.h) */
 		.roofline = tv->level == OSC_LEVEL_SHAPE,
 		.peak = table_peak(t, tv),
+		.in_place = true, /* read through osc_agg_row_at */
 	};
 
 	if (tv->job.running) {
@@ -249,7 +255,37 @@ static void table_build(struct osc_tui *t, struct osc_view *v)
 		return;
 	osc_agg_release(&tv->agg);
 	osc_aggregate(&t->trace, &t->runs, &q, &tv->agg);
+	tv->bar_top = 0;
 	note_outside(t, tv);
+}
+
+/*
+ * Where the first row keyed `key` is shown, SIZE_MAX if none: the rows are
+ * read in place, then the order (a million rows read in display order would
+ * be a million cache misses).
+ */
+static size_t shown_place(const struct osc_agg *a, osc_str key)
+{
+	uint8_t *hit = osc_xcalloc(a->nr ? a->nr : 1, 1);
+	size_t i = 0;
+
+	for (size_t r = 0; r < a->nr; r++)
+		hit[r] = a->rows[r].key == key;
+	while (i < a->nr && !hit[a->order ? a->order[i] : i])
+		i++;
+	free(hit);
+	return i < a->nr ? i : SIZE_MAX;
+}
+
+/* Select the row shown_place finds for tv->select, once the level's rows are in. */
+static void select_pending(struct osc_view *v)
+{
+	struct table_view *tv = v->priv;
+	size_t row;
+
+	if (tv->select != OSC_STR_NONE && (row = shown_place(&tv->agg, tv->select)) < v->tab.nr_rows)
+		osc_view_select(v, row);
+	tv->select = OSC_STR_NONE;
 }
 
 bool osc_table_view_busy(struct osc_view *v)
@@ -280,6 +316,7 @@ bool osc_table_view_poll(struct osc_tui *t, struct osc_view *v)
 		return false;
 	osc_agg_release(&tv->agg);
 	job_finish(&tv->job, &tv->agg);
+	tv->bar_top = 0;
 	note_outside(t, tv);
 	if (tv->job.again)
 		job_start(t, tv);
@@ -287,6 +324,8 @@ bool osc_table_view_poll(struct osc_tui *t, struct osc_view *v)
 	v->widths = NULL;
 	v->nr_widths = 0;
 	osc_view_resort(t, v);
+	if (!tv->job.running)
+		select_pending(v);
 	return true;
 }
 
@@ -296,8 +335,10 @@ static void table_sort(struct osc_tui *t, struct osc_view *v)
 	size_t nr;
 	const struct osc_column *cols = level_columns(t, tv->level, &nr);
 
-	osc_agg_sort(&tv->agg, &t->trace, cols[v->sort_col < nr ? v->sort_col : 0].stat,
-		     v->sort_desc);
+	if (tv->job.running) /* the rows coming in are sorted then (osc_table_view_poll) */
+		return;
+	osc_agg_order(&tv->agg, &t->trace, cols[v->sort_col < nr ? v->sort_col : 0].stat,
+		      v->sort_desc);
 }
 
 /*
@@ -422,25 +463,25 @@ static uint32_t median_event(const struct osc_trace *tr, const uint32_t *ev, siz
 	return res;
 }
 
-/* The bar chart: the row's total against the largest row's. */
 /* The row's leading measure (its default sort: device, self or total time) against the largest. */
 static double table_bar(struct osc_tui *t, struct osc_view *v, size_t row)
 {
 	struct table_view *tv = v->priv;
 	enum osc_stat by = osc_agg_default_sort(&tv->agg);
-	double top = 1;
 
 	(void)t;
-	for (size_t i = 0; i < tv->agg.nr; i++)
-		if (osc_agg_value(&tv->agg, i, by) > top)
-			top = osc_agg_value(&tv->agg, i, by);
-	return osc_agg_value(&tv->agg, row, by) / top;
+	if (!tv->bar_top) { /* once per aggregate: a million rows are read for it */
+		tv->bar_top = 1;
+		for (size_t i = 0; i < tv->agg.nr; i++)
+			tv->bar_top = fmax(tv->bar_top, osc_agg_value(&tv->agg, i, by));
+	}
+	return osc_agg_value(&tv->agg, row, by) / tv->bar_top;
 }
 
 static void table_detail(struct osc_tui *t, struct osc_view *v, size_t row, struct osc_lines *out)
 {
 	struct table_view *tv = v->priv;
-	const struct osc_agg_row *r = &tv->agg.rows[row];
+	const struct osc_agg_row *r = osc_agg_row_at(&tv->agg, row);
 	const uint32_t *ev = tv->agg.members + r->first;
 	char buf[4096];
 
@@ -482,12 +523,9 @@ static void show_level(struct osc_tui *t, struct osc_view *v, enum osc_level l, 
 	v->built_gen = t->gen - 1;
 	v->cur = v->top = v->hoff = v->colskip = 0;
 	osc_view_refresh(t, v);
-	for (size_t i = 0; i < v->tab.nr_rows && key != OSC_STR_NONE; i++) {
-		if (tv->agg.rows[i].key == key) {
-			osc_view_select(v, i);
-			break;
-		}
-	}
+	tv->select = key;
+	if (!tv->job.running)
+		select_pending(v);
 }
 
 /*
@@ -503,7 +541,7 @@ static unsigned switch_level(struct osc_tui *t, struct osc_view *v, enum osc_lev
 	size_t nr;
 	const struct osc_column *cols = level_columns(t, tv->level, &nr);
 	enum osc_stat sort = cols[v->sort_col < nr ? v->sort_col : 0].stat;
-	osc_str name = v->tab.nr_rows ? tv->agg.rows[v->cur].key : OSC_STR_NONE;
+	osc_str name = v->tab.nr_rows ? osc_agg_row_at(&tv->agg, v->cur)->key : OSC_STR_NONE;
 
 	if (l == tv->level)
 		return OSC_R_REDRAW;
@@ -628,7 +666,7 @@ static unsigned open_kernels(struct osc_tui *t, struct osc_view *v)
 	}
 	if (!osc_level_is_device(tv->level) && osc_tui_warming(t, "K"))
 		return OSC_R_REDRAW;
-	r = &tv->agg.rows[v->cur];
+	r = osc_agg_row_at(&tv->agg, v->cur);
 	name = tv->agg.keys & OSC_KEY_PATH ? osc_strtab_get(&tv->agg.paths, r->path)
 	       : tv->agg.keys & OSC_KEY_MODULE && r->module != OSC_NONE
 		? osc_module_path(tv->agg.modules, r->module)
@@ -668,7 +706,8 @@ static unsigned table_action(struct osc_tui *t, struct osc_view *v, enum osc_act
 		if (tv->level != OSC_LEVEL_MODULE)
 			return OSC_R_UNHANDLED;
 		{
-			uint32_t node = v->tab.nr_rows ? tv->agg.rows[v->cur].module : OSC_NONE;
+			uint32_t node = v->tab.nr_rows ? osc_agg_row_at(&tv->agg, v->cur)->module
+							: OSC_NONE;
 
 			osc_view_push(t, &osc_view_modules, &node);
 		}
@@ -685,14 +724,14 @@ static unsigned table_action(struct osc_tui *t, struct osc_view *v, enum osc_act
 					"(P shows the top rows per run)");
 			return OSC_R_REDRAW;
 		}
-		tv->drill = tv->agg.rows[v->cur];
+		tv->drill = *osc_agg_row_at(&tv->agg, v->cur);
 		free(tv->drill_path);
 		tv->drill_path = tv->agg.keys & OSC_KEY_PATH
 			? osc_xstrdup(osc_strtab_get(&tv->agg.paths, tv->drill.path))
 			: NULL;
 		osc_view_push(t, a == OSC_ACT_ENTER ? &osc_view_instances : &osc_view_histogram,
 			      &(struct osc_instances_arg){ .parent = v,
-							   .key = tv->agg.rows[v->cur].key,
+							   .key = tv->drill.key,
 							   .path = tv->drill_path });
 		return OSC_R_REDRAW;
 	case OSC_ACT_MATRIX:
@@ -716,7 +755,7 @@ static unsigned table_action(struct osc_tui *t, struct osc_view *v, enum osc_act
 static uint32_t table_row_event(struct osc_tui *t, struct osc_view *v, size_t row)
 {
 	struct table_view *tv = v->priv;
-	const struct osc_agg_row *r = &tv->agg.rows[row];
+	const struct osc_agg_row *r = osc_agg_row_at(&tv->agg, row);
 
 	return r->nr ? median_event(&t->trace, tv->agg.members + r->first, r->nr) : OSC_NONE;
 }
@@ -757,8 +796,8 @@ size_t osc_table_view_members(struct osc_view *v, size_t row, const uint32_t **m
 
 	if (row >= tv->agg.nr || osc_table_view_busy(v))
 		return 0;
-	*members = tv->agg.members + tv->agg.rows[row].first;
-	return tv->agg.rows[row].nr;
+	*members = tv->agg.members + osc_agg_row_at(&tv->agg, row)->first;
+	return osc_agg_row_at(&tv->agg, row)->nr;
 }
 
 /* The `opscope report` command printing the same CSV as the table. */

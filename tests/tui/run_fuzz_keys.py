@@ -134,7 +134,8 @@ def run_one(trace, script, cols, lines, utf8, d):
     err = "".join(l for l in p.stderr.decode("utf-8", "replace").splitlines(True)
                   if not re.match(r"opscope: \[\d+/\d+\] ", l))
     timing = os.path.join(d, "timing.txt")
-    handled = sum(1 for _ in open(timing)) if os.path.exists(timing) else 0
+    handled = (sum(1 for l in open(timing) if not l.rstrip().endswith(", shown"))
+               if os.path.exists(timing) else 0)
     if p.returncode != 0 or err.strip():
         return "exit %d: %s" % (p.returncode, err[-3000:]), handled
     return None, handled

@@ -635,6 +635,22 @@ def check_first_answer_pending():
     shutil.rmtree(d, ignore_errors=True)
 
 
+def check_level_flip_in_background():
+    """A level computed in the background (its worker held by :jobs hold, then
+    let go) selects the row of the name selected before, as one computed at
+    once does."""
+    trace = os.path.join(SAMPLES, "kineto-sampled-rank0.json.gz")
+    keys = [":find aten::addmm", "2", ":jobs go", ":dump b"]
+    rc, err, d, now = run_keys(trace, keys)
+    shutil.rmtree(d, ignore_errors=True)
+    rc2, err2, d, held = run_keys(trace, [":jobs hold"] + keys)
+    shutil.rmtree(d, ignore_errors=True)
+    a, b = position(now.get("b")), position(held.get("b"))
+    report(rc == 0 and rc2 == 0 and a is not None and a > 1 and a == b,
+           "a level flip computed in the background selects the same row",
+           "rc=%d/%d %s%s at %s vs %s" % (rc, rc2, err, err2, a, b))
+
+
 def check_export_path():
     """The path level exports what `report --by path` prints; K's kernel table is
     not a report (the status line says so)."""
@@ -919,6 +935,7 @@ def main():
     check_export_path()
     check_export_busy()
     check_first_answer_pending()
+    check_level_flip_in_background()
     check_export_compare()
     check_export_gpu()
     check_export_timeline()
