@@ -49,15 +49,6 @@ size_t osc_summary_add_call(struct osc_summary *s, const struct osc_sum_call *c)
 	return s->nr_calls++;
 }
 
-/* qsort has no context argument: the summary whose key ids are being ordered. */
-static _Thread_local const struct osc_summary *sorting;
-
-static int key_text_order(const void *pa, const void *pb)
-{
-	return strcmp(osc_summary_str(sorting, *(const osc_str *)pa),
-		      osc_summary_str(sorting, *(const osc_str *)pb));
-}
-
 /*
  * Order the rows by (level, run, key text): the distinct keys are sorted by
  * text once, then the rows by their key's place and, stably, by (level,
@@ -79,9 +70,7 @@ static void sort_rows(struct osc_summary *s)
 			place[s->rows[i].key] = 0;
 			keys[nr_keys++] = s->rows[i].key;
 		}
-	sorting = s;
-	qsort(keys, nr_keys, sizeof(*keys), key_text_order);
-	sorting = NULL;
+	osc_strtab_sort(&s->strs, keys, nr_keys);
 	for (size_t i = 0; i < nr_keys; i++)
 		place[keys[i]] = (uint32_t)i;
 	for (size_t i = 0; i < n; i++) {
