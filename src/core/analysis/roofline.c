@@ -627,12 +627,14 @@ static const struct {
 /* The ops[] row of op, or -1. */
 static int find_op(const char *op, size_t n)
 {
-	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
-		size_t len = strlen(ops[i].name);
+	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]) && n; i++) {
+		size_t len;
 
-		if (memcmp(ops[i].name, op, len < n ? len : n))
+		if (ops[i].name[0] != op[0]) /* most names fail here, before strlen */
 			continue;
-		if (len == n || (ops[i].inplace && n == len + 1 && op[len] == '_'))
+		len = strlen(ops[i].name);
+		if ((len == n || (ops[i].inplace && n == len + 1 && op[len] == '_')) &&
+		    !memcmp(ops[i].name, op, len))
 			return (int)i;
 	}
 	return -1;
