@@ -197,7 +197,7 @@ static void main_loop(struct osc_tui *t, struct osc_script *script)
 		if (script)
 			osc_script_next(script, t->prompt.active, &in);
 		else
-			osc_input_read(busy ? 20 : 200, &in);
+			osc_input_read(busy ? 4 : 200, &in); /* a table computed: shown soon */
 		if (in.kind != OSC_IN_NONE)
 			start = now_ms();
 		if (in.kind == OSC_IN_END)

@@ -185,6 +185,19 @@ static bool job_start(struct osc_tui *t, struct table_view *tv)
 	return true;
 }
 
+/*
+ * Give the worker JOB_WAIT_MS: rows done by then come in with the frame
+ * that answers the key (the main loop polls before drawing), not a poll
+ * later after a frame of the old rows.
+ */
+#define JOB_WAIT_MS 25
+
+static void job_wait_briefly(struct table_job *j)
+{
+	for (int ms = 0; ms < JOB_WAIT_MS && !atomic_load(&j->done); ms++)
+		nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
+}
+
 static void table_close(struct osc_view *v)
 {
 	struct table_view *tv = v->priv;
@@ -251,8 +264,10 @@ static void table_build(struct osc_tui *t, struct osc_view *v)
 		return;
 	}
 	if ((t->jobs_async || (!t->script && t->trace.nr_events >= OSC_ASYNC_MIN_EVENTS)) &&
-	    job_start(t, tv))
+	    job_start(t, tv)) {
+		job_wait_briefly(&tv->job);
 		return;
+	}
 	osc_agg_release(&tv->agg);
 	osc_aggregate(&t->trace, &t->runs, &q, &tv->agg);
 	tv->bar_top = 0;

@@ -932,6 +932,9 @@ void osc_agg_roofline(const struct osc_trace *t, struct osc_agg *a, const struct
 {
 	struct work_memo memo = { 0 };
 	const struct osc_call_works *calls = NULL;
+	/* keyed by op and shape: every member of a row has the row's (no event read) */
+	bool row_keyed = (a->keys & (OSC_KEY_NAME | OSC_KEY_SHAPE)) ==
+			 (OSC_KEY_NAME | OSC_KEY_SHAPE);
 
 	a->roofline = true;
 	if (peak)
@@ -942,11 +945,13 @@ void osc_agg_roofline(const struct osc_trace *t, struct osc_agg *a, const struct
 		struct osc_agg_row *row = &a->rows[r];
 		double flops = 0, bytes = 0;
 		int dtype = -1;
+		const struct memo_slot *of_row = row_keyed && row->nr
+			? memo_get(&memo, t, row->key, row->shape) : NULL;
 
 		for (size_t i = 0; i < row->nr && !isnan(flops); i++) {
 			uint32_t ev = a->members[row->first + i];
-			const struct osc_event *e = &t->events[ev];
-			const struct memo_slot *s = memo_get(&memo, t, e->op, e->shape);
+			const struct memo_slot *s = of_row ? of_row
+				: memo_get(&memo, t, t->events[ev].op, t->events[ev].shape);
 			const struct osc_call_work *cw = NULL;
 			struct osc_work w = s->w;
 
