@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "opscope/analysis/aggregate.h"
+#include "opscope/analysis/diff.h"
 #include "opscope/analysis/gpu.h"
 #include "opscope/load/load.h"
 #include "opscope/analysis/timeline.h"
@@ -157,6 +158,32 @@ static void sorts(struct ctx *c)
 		}
 	}
 	osc_agg_release(&agg);
+}
+
+/*
+ * The compare view (:compare TRACE): the trace against itself at the op
+ * level, rows paired by each way of matching (M), best of the repeats.
+ */
+static void compare(struct ctx *c)
+{
+	const struct osc_diff_side side = { &c->t, &c->runs, &c->sel, NULL };
+
+	for (int m = 0; m < OSC_MATCH_COUNT; m++) {
+		struct osc_diff_query q = { .level = OSC_LEVEL_OP, .match = (enum osc_match)m };
+		double best = 0;
+
+		for (int i = 0; i < c->repeats; i++) {
+			struct osc_diff d;
+			double t0 = now_ms(), ms;
+
+			osc_diff(&side, &side, &q, &d);
+			ms = now_ms() - t0;
+			osc_diff_release(&d);
+			if (!i || ms < best)
+				best = ms;
+		}
+		report("compare op by", osc_match_name((enum osc_match)m), best);
+	}
 }
 
 /* A new run selection as the runs view makes it, then the op table again. */
@@ -345,6 +372,7 @@ int main(int argc, char **argv)
 	gpu(&c);
 	c.repeats = repeats;
 	sorts(&c);
+	compare(&c);
 	run_change(&c, "0");
 	run_change(&c, "1:3");
 	run_change(&c, NULL);

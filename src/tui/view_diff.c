@@ -505,14 +505,19 @@ static unsigned diff_action(struct osc_tui *t, struct osc_view *v, enum osc_acti
 	case OSC_ACT_COMPARE_MATCH:
 		dv->match = (dv->match + 1) % OSC_MATCH_COUNT;
 		break;
-	case OSC_ACT_CHANGED_ONLY:
+	case OSC_ACT_CHANGED_ONLY: /* the same rows, some hidden: no new comparison */
 		dv->changed = !dv->changed;
-		break;
-	case OSC_ACT_COMPARE_LAYOUT:
+		osc_diff_changed_only(&dv->diff, dv->changed, CHANGED_PCT);
+		v->cur = v->top = v->hoff = 0;
+		osc_view_resort(t, v);
+		return OSC_R_REDRAW;
+	case OSC_ACT_COMPARE_LAYOUT: /* the same rows, drawn otherwise */
 		dv->split = !dv->split;
 		v->sort_col = dv->split ? S_TOTAL : OSC_DIFF_DELTA;
 		v->sort_desc = true;
-		break;
+		v->cur = v->top = v->hoff = 0;
+		osc_view_resort(t, v);
+		return OSC_R_REDRAW;
 	case OSC_ACT_ENTER:
 		r = current(v, v->cur);
 		if (!r)

@@ -221,7 +221,9 @@ const char *osc_shape_compact(const char *shape, char *buf, size_t size);
  * first 3 characters of the provider without "ExecutionProvider"; the
  * brackets are left out without a provider; "->out" without output shapes),
  * into buf. Output shapes come from the event's args (ORT
- * output_type_shape, Neural Engine output_type/output_shape). Returns buf.
+ * output_type_shape, Neural Engine output_type/output_shape), read in
+ * those formats and generic chrome traces only (Kineto and the others write
+ * none: an op's label is then one per op and shape). Returns buf.
  */
 const char *osc_diff_label(const struct osc_trace *t, uint32_t ev, char *buf, size_t size);
 

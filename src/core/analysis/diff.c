@@ -17,6 +17,8 @@
 
 #include "opscope/base/alloc.h"
 #include "opscope/analysis/diff.h"
+#include "base/i64map.h"
+#include "base/radix.h"
 #include "opscope/analysis/module.h"
 #include "opscope/analysis/category.h"
 #include "opscope/analysis/trace_cache.h"
@@ -217,10 +219,20 @@ static void ne_shapes(struct out *o, const char *types, const char *shapes)
 	}
 }
 
+/*
+ * The formats whose args may hold output shapes (osc_diff_label): ORT's,
+ * Neural Engine's, and generic chrome traces, which may be either.
+ */
+static bool outputs_in_args(const struct osc_trace *t)
+{
+	return t->format == OSC_FORMAT_ORT || t->format == OSC_FORMAT_NEURAL_ENGINE ||
+	       t->format == OSC_FORMAT_CHROME;
+}
+
 /* Output shapes of ev from its args, in the model's shape syntax; "" when none. */
 static void output_shapes(const struct osc_trace *t, uint32_t ev, struct out *o)
 {
-	const char *args = t->args_off ? osc_trace_args(t, ev) : "";
+	const char *args = t->args_off && outputs_in_args(t) ? osc_trace_args(t, ev) : "";
 	struct json_object *root, *v, *types;
 
 	if (!strstr(args, "output_"))
@@ -285,25 +297,37 @@ struct run_ev {
 	uint32_t run, ev;
 };
 
-static int cmp_run_ev(const void *a, const void *b)
+/*
+ * Sort the pairs (k[i], v[i]) of n by k (radix.h; scratch allocated here):
+ * the member lists of a million events, where qsort would compare 20M times.
+ */
+static void sort_pairs(uint64_t *k, uint32_t *v, size_t n)
 {
-	const struct run_ev *x = a, *y = b;
+	uint64_t *k2 = osc_xmalloc((n ? n : 1) * sizeof(*k2));
+	uint32_t *v2 = osc_xmalloc((n ? n : 1) * sizeof(*v2));
 
-	if (x->run != y->run)
-		return (x->run > y->run) - (x->run < y->run);
-	return (x->ev > y->ev) - (x->ev < y->ev);
+	osc_radix_sort(k, v, k2, v2, n);
+	free(k2);
+	free(v2);
 }
 
 /* Events of agg ordered by (run, model order); a run of OSC_NONE sorts last. */
 static struct run_ev *by_run(const struct osc_diff_side *s, const struct osc_agg *agg)
 {
-	struct run_ev *v = osc_xmalloc((agg->nr_members ? agg->nr_members : 1) * sizeof(*v));
+	size_t n = agg->nr_members;
+	struct run_ev *v = osc_xmalloc((n ? n : 1) * sizeof(*v));
+	uint64_t *k = osc_xmalloc((n ? n : 1) * sizeof(*k));
+	uint32_t *ev = osc_xmalloc((n ? n : 1) * sizeof(*ev));
 
-	for (size_t i = 0; i < agg->nr_members; i++) {
-		v[i].ev = agg->members[i];
-		v[i].run = s->runs ? s->runs->run_of[v[i].ev] : 0;
+	for (size_t i = 0; i < n; i++) {
+		ev[i] = agg->members[i];
+		k[i] = (uint64_t)(s->runs ? s->runs->run_of[ev[i]] : 0) << 32 | ev[i];
 	}
-	qsort(v, agg->nr_members, sizeof(*v), cmp_run_ev);
+	sort_pairs(k, ev, n);
+	for (size_t i = 0; i < n; i++)
+		v[i] = (struct run_ev){ (uint32_t)(k[i] >> 32), ev[i] };
+	free(k);
+	free(ev);
 	return v;
 }
 
@@ -384,12 +408,33 @@ const char *osc_agg_label_names(const struct osc_trace *t, const struct osc_agg 
 	return buf;
 }
 
+/*
+ * The id of event ev's osc_diff_label in d->keys. Where no args are read
+ * (outputs_in_args) and there is no provider, the label is one per (op,
+ * shape): made once, then found in *memo.
+ */
+static osc_str label_of(struct osc_diff *d, const struct osc_trace *t, uint32_t ev,
+			struct osc_i64map *memo)
+{
+	const struct osc_event *e = &t->events[ev];
+	char label[4096];
+	uint32_t *slot;
+
+	if (outputs_in_args(t) || e->provider != OSC_STR_EMPTY)
+		return intern(d, osc_diff_label(t, ev, label, sizeof(label)));
+	slot = osc_i64map_slot(memo, (int64_t)e->op << 32 | e->shape);
+	if (*slot == OSC_I64MAP_EMPTY)
+		*slot = intern(d, osc_diff_label(t, ev, label, sizeof(label)));
+	return *slot;
+}
+
 static void label_events(struct osc_diff *d, const struct osc_diff_side *s,
 			 const struct osc_agg *agg, enum osc_match match, struct labelled *out)
 {
 	char label[4096], occ_label[4200];
 	struct run_ev *v;
 	struct occ occ = { 0 };
+	struct osc_i64map labels = { 0 }, occurrences = { 0 };
 
 	out->nr = agg->nr_members;
 	out->ev = osc_xmalloc((out->nr ? out->nr : 1) * sizeof(*out->ev));
@@ -410,28 +455,27 @@ static void label_events(struct osc_diff *d, const struct osc_diff_side *s,
 	}
 	v = by_run(s, agg);
 	for (size_t i = 0; i < out->nr; i++) {
-		osc_str id;
+		osc_str id = label_of(d, s->trace, v[i].ev, &labels);
 
-		osc_diff_label(s->trace, v[i].ev, label, sizeof(label));
-		id = intern(d, label);
 		if (match == OSC_MATCH_OCCURRENCE) {
-			snprintf(occ_label, sizeof(occ_label), "%s[%u]", label,
-				 next_occurrence(&occ, id, v[i].run));
-			id = intern(d, occ_label);
+			uint32_t n = next_occurrence(&occ, id, v[i].run);
+			uint32_t *slot = osc_i64map_slot(&occurrences, (int64_t)id << 32 | n);
+
+			if (*slot == OSC_I64MAP_EMPTY) { /* "label[n]": once per label and n */
+				snprintf(occ_label, sizeof(occ_label), "%s[%u]",
+					 osc_strtab_get(&d->keys, id), n);
+				*slot = intern(d, occ_label);
+			}
+			id = *slot;
 		}
 		out->ev[i] = v[i].ev;
 		out->lab[i] = id;
 	}
+	osc_i64map_release(&labels);
+	osc_i64map_release(&occurrences);
 	free(occ.run);
 	free(occ.seen);
 	free(v);
-}
-
-static int cmp_u32(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-
-	return (x > y) - (x < y);
 }
 
 /* What add_member reads of one side's trace. */
@@ -476,7 +520,6 @@ static void group(struct osc_diff *d, const struct osc_diff_side *side[2],
 {
 	size_t nkeys = d->keys.count, alloc = 0;
 	uint32_t *row_of = osc_xmalloc((nkeys ? nkeys : 1) * sizeof(*row_of));
-	size_t *cursor[2];
 
 	for (size_t k = 0; k < nkeys; k++)
 		row_of[k] = OSC_NONE;
@@ -493,26 +536,28 @@ static void group(struct osc_diff *d, const struct osc_diff_side *side[2],
 			d->rows[row_of[k]].side[s].nr++;
 		}
 	for (int s = 0; s < 2; s++) {
-		size_t pos = 0;
+		size_t pos = 0, n = lab[s].nr;
 		struct side_costs costs = side_costs(side[s]->trace, d->level);
+		uint64_t *k = osc_xmalloc((n ? n : 1) * sizeof(*k));
 
-		cursor[s] = osc_xmalloc((d->nr ? d->nr : 1) * sizeof(*cursor[s]));
 		for (size_t r = 0; r < d->nr; r++) {
 			d->rows[r].side[s].first = pos;
-			cursor[s][r] = pos;
 			pos += d->rows[r].side[s].nr;
 		}
-		d->nr_members[s] = lab[s].nr;
-		d->members[s] = osc_xmalloc((lab[s].nr ? lab[s].nr : 1) * sizeof(uint32_t));
-		for (size_t i = 0; i < lab[s].nr; i++)
-			d->members[s][cursor[s][row_of[lab[s].lab[i]]]++] = lab[s].ev[i];
+		/* members by row, each row's in model order (by ts) as in an aggregate */
+		d->nr_members[s] = n;
+		d->members[s] = osc_xmalloc((n ? n : 1) * sizeof(uint32_t));
+		for (size_t i = 0; i < n; i++) {
+			d->members[s][i] = lab[s].ev[i];
+			k[i] = (uint64_t)row_of[lab[s].lab[i]] << 32 | lab[s].ev[i];
+		}
+		sort_pairs(k, d->members[s], n);
+		free(k);
 		for (size_t r = 0; r < d->nr; r++) {
 			struct osc_diff_stat *st = &d->rows[r].side[s];
 
 			__int128 exact = 0; /* the mean stays exact when total saturates */
 
-			/* Members in model order (by ts), as in an aggregate. */
-			qsort(d->members[s] + st->first, st->nr, sizeof(uint32_t), cmp_u32);
 			for (size_t i = 0; i < st->nr; i++) {
 				add_member(&costs, d->members[s][st->first + i], st);
 				exact += side[s]->trace->events[d->members[s][st->first + i]].dur;
@@ -521,7 +566,6 @@ static void group(struct osc_diff *d, const struct osc_diff_side *side[2],
 			st->mean = st->count ? (double)exact / (double)st->count : 0;
 			d->grand_total[s] = osc_sat_add(d->grand_total[s], st->total);
 		}
-		free(cursor[s]);
 	}
 	free(row_of);
 }
@@ -743,20 +787,22 @@ static bool changed(const struct osc_diff_row *r, double min_pct)
 
 void osc_diff_changed_only(struct osc_diff *d, bool on, double min_pct)
 {
-	size_t kept = 0;
+	size_t kept = 0, other = 0;
+	struct osc_diff_row *rest;
 
 	d->nr = d->nr_all;
 	if (!on)
 		return;
 	/* Stable partition: kept rows first, in their order, the others after. */
+	rest = osc_xmalloc((d->nr_all ? d->nr_all : 1) * sizeof(*rest));
 	for (size_t r = 0; r < d->nr_all; r++) {
-		if (changed(&d->rows[r], min_pct)) {
-			struct osc_diff_row row = d->rows[r];
-
-			memmove(&d->rows[kept + 1], &d->rows[kept], (r - kept) * sizeof(row));
-			d->rows[kept++] = row;
-		}
+		if (changed(&d->rows[r], min_pct))
+			d->rows[kept++] = d->rows[r];
+		else
+			rest[other++] = d->rows[r];
 	}
+	memcpy(d->rows + kept, rest, other * sizeof(*rest));
+	free(rest);
 	d->nr = kept;
 }
 
