@@ -27,6 +27,7 @@
 
 #include "opscope/analysis/aggregate.h"
 #include "opscope/analysis/diff.h"
+#include "opscope/analysis/whatif.h"
 #include "opscope/analysis/gpu.h"
 #include "opscope/load/load.h"
 #include "opscope/analysis/timeline.h"
@@ -184,6 +185,54 @@ static void compare(struct ctx *c)
 		}
 		report("compare op by", osc_match_name((enum osc_match)m), best);
 	}
+}
+
+/*
+ * The what-if view (W): the projection of the op and kernel levels with no
+ * rule, with one wildcard rule, and with a table of 100 shape rules that
+ * match nothing (each event tested against all), best of the repeats each.
+ */
+static void whatif(struct ctx *c)
+{
+	struct osc_agg agg = { 0 };
+	struct osc_error err;
+	char label[64];
+
+	for (int l = 0; l < 2; l++) {
+		enum osc_level level = l ? OSC_LEVEL_KERNEL : OSC_LEVEL_OP;
+
+		time_aggregate(c, level, &agg);
+		for (int k = 0; k < 3; k++) {
+			static const char *const what[] = { "no rule", "rule *e*=2",
+							    "100 shape rules" };
+			struct osc_speedups s;
+			double best = 0;
+
+			osc_speedups_init(&s);
+			if (k == 1)
+				osc_speedups_set(&s, "*e*", "", 2, &err);
+			for (int r = 0; k == 2 && r < 100; r++) {
+				char shape[32];
+
+				snprintf(shape, sizeof(shape), "(%dx7x7)", r + 1);
+				osc_speedups_set(&s, "*", shape, 2, &err);
+			}
+			for (int i = 0; i < c->repeats; i++) {
+				struct osc_whatif w;
+				double t0 = now_ms(), ms;
+
+				osc_whatif(&c->t, &agg, &s, &w);
+				ms = now_ms() - t0;
+				osc_whatif_release(&w);
+				if (!i || ms < best)
+					best = ms;
+			}
+			osc_speedups_release(&s);
+			snprintf(label, sizeof(label), "%s, %s", osc_level_name(level), what[k]);
+			report("whatif", label, best);
+		}
+	}
+	osc_agg_release(&agg);
 }
 
 /* A new run selection as the runs view makes it, then the op table again. */
@@ -373,6 +422,7 @@ int main(int argc, char **argv)
 	c.repeats = repeats;
 	sorts(&c);
 	compare(&c);
+	whatif(&c);
 	run_change(&c, "0");
 	run_change(&c, "1:3");
 	run_change(&c, NULL);

@@ -59,6 +59,7 @@ static void whatif_build(struct osc_tui *t, struct osc_view *v)
 		.level = wv->level,
 		.runs = &t->sel,
 		.filter = osc_filter_is_empty(&t->filter) ? NULL : &t->filter,
+		.in_place = true, /* the rows are shown in osc_whatif_sort's order */
 	};
 
 	osc_whatif_release(&wv->w);

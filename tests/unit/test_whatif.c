@@ -246,3 +246,59 @@ Test(whatif, csv_table)
 	unlink(path);
 	cr_expect_eq(osc_speedups_read_csv(&s, path, &err), OSC_IO);
 }
+
+/*
+ * Past a handful of rules each (row, name, op, shape) is matched once and
+ * remembered: the answers must be those of the rules tested per event. A
+ * alternates two shapes that two rules tell apart; B is filtered out of the
+ * rows, so it matches by its op name, and C nested in it takes B's factor;
+ * E nested in D, which no rule names, keeps its time.
+ */
+Test(whatif, many_rules_per_event_and_node)
+{
+	static const struct fx_event ev[] = {
+		FX("A", HOST_OP, 0, 40),   FX("A", HOST_OP, 100, 40), FX("A", HOST_OP, 200, 40),
+		FX("B", HOST_OP, 300, 100), FX("C", HOST_OP, 310, 20), FX("D", HOST_OP, 500, 50),
+		FX("E", HOST_OP, 510, 10),
+	};
+	static const char *const rules[] = { "A@4x4=4", "*@8x8=2", "B=10" };
+	struct osc_trace t;
+	struct osc_filter filter;
+	struct osc_query q = { .level = OSC_LEVEL_OP, .filter = &filter };
+	struct osc_agg agg;
+	struct osc_error err;
+
+	fx_build(&t, OSC_FORMAT_NEURAL_ENGINE, ev, FX_LEN(ev));
+	t.events[0].shape = t.events[2].shape = fx_str(&t, "fp32(8x8)");
+	t.events[1].shape = t.events[3].shape = fx_str(&t, "fp32(4x4)");
+	osc_filter_init(&filter);
+	osc_filter_add_pattern(&filter, "A");
+	osc_filter_add_pattern(&filter, "C");
+	osc_filter_add_pattern(&filter, "E");
+	osc_aggregate(&t, NULL, &q, &agg);
+	for (size_t fillers = 0; fillers <= 9; fillers += 9) { /* 3 rules, then 12 */
+		struct osc_speedups s;
+		struct osc_whatif w;
+
+		osc_speedups_init(&s);
+		for (size_t i = 0; i < fillers; i++) {
+			char rule[32];
+
+			snprintf(rule, sizeof(rule), "Z%zu@%zux%zu=5", i, i, i);
+			cr_assert_eq(osc_speedups_parse(&s, rule, &err), OSC_OK);
+		}
+		for (size_t i = 0; i < FX_LEN(rules); i++)
+			cr_assert_eq(osc_speedups_parse(&s, rules[i], &err), OSC_OK);
+		osc_whatif(&t, &agg, &s, &w);
+		cr_expect_float_eq(row_named(&w, "A")->projected, 40 / 2.0 + 40 / 4.0 + 40 / 2.0,
+				   1e-9, "%zu rules", s.nr);
+		cr_expect_float_eq(row_named(&w, "C")->projected, 20 / 10.0, 1e-9, "%zu rules",
+				   s.nr);
+		cr_expect_float_eq(row_named(&w, "E")->projected, 10, 1e-9, "%zu rules", s.nr);
+		osc_whatif_release(&w);
+		osc_speedups_release(&s);
+	}
+	osc_agg_release(&agg);
+	osc_filter_release(&filter);
+	osc_trace_release(&t);
+}

@@ -1,10 +1,10 @@
 /*
  * whatif.c - speedup rules and the projected latency.
  *
- * Rules are few (a handful typed by a user, or a CSV table of shapes), so
- * each event is tested against them in order; the label of a row and the
- * compact form of an event's shapes are computed once per row and per
- * event.
+ * Rules are tested in order, once per row and distinct (name, op, shape)
+ * of its events (rule_memo): a CSV table of shapes may hold hundreds, and
+ * the events of a row repeat a few names and shapes. The label of a row is
+ * computed once per row.
  */
 #include <errno.h>
 #include <math.h>
@@ -18,6 +18,7 @@
 #include "opscope/base/sat.h"
 #include "opscope/analysis/trace_cache.h"
 #include "opscope/analysis/whatif.h"
+#include "base/i64map.h"
 
 #define LABEL_SIZE 4096
 
@@ -187,10 +188,14 @@ static bool shape_matches(const struct osc_trace *t, uint32_t ev, const char *wa
 	return false;
 }
 
-static double event_factor(const struct osc_speedups *s, const struct osc_trace *t,
-			   const char *label, uint32_t ev)
+/*
+ * The index of the first rule of s before limit that ev (in a row labelled
+ * label) matches; limit for none.
+ */
+static size_t first_rule(const struct osc_speedups *s, const struct osc_trace *t,
+			 const char *label, uint32_t ev, size_t limit)
 {
-	for (size_t i = 0; i < s->nr; i++) {
+	for (size_t i = 0; i < limit; i++) {
 		const struct osc_speedup *r = &s->v[i];
 
 		if (!osc_filter_match(&r->match, label, strlen(label)) &&
@@ -198,9 +203,110 @@ static double event_factor(const struct osc_speedups *s, const struct osc_trace 
 			continue;
 		if (*r->shape && !shape_matches(t, ev, r->shape))
 			continue;
-		return r->factor;
+		return i;
 	}
-	return 1;
+	return limit;
+}
+
+/*
+ * The first rule of s that every event labelled label matches: by the
+ * label, with no shape; s->nr for none. No event needs a later rule.
+ */
+static size_t label_rule(const struct osc_speedups *s, const char *label)
+{
+	for (size_t i = 0; i < s->nr; i++)
+		if (!*s->v[i].shape && osc_filter_match(&s->v[i].match, label, strlen(label)))
+			return i;
+	return s->nr;
+}
+
+static double event_factor(const struct osc_speedups *s, const struct osc_trace *t,
+			   const char *label, uint32_t ev)
+{
+	size_t i = first_rule(s, t, label, ev, s->nr);
+
+	return i < s->nr ? s->v[i].factor : 1;
+}
+
+/*
+ * first_rule once per (row, name, op, shape) where it can: the events of a
+ * row repeat a few of those. The last event's answer is reused when the
+ * next has the same; past MEMO_MIN_RULES rules (a CSV table of shapes) a
+ * map keeps every answer: dense ids of (name, op) pairs, then of (pair,
+ * shape) triples, key the rule per row. Three lookups cost about what
+ * testing a few rules does.
+ */
+#define MEMO_MIN_RULES 8
+
+struct rule_memo {
+	const struct osc_speedups *s;
+	const struct osc_trace *t;
+	uint32_t label_row;            /* the row label_rule is of (NO_ROW at first) */
+	size_t label_rule;             /* label_rule of its label; s->nr for NO_ROW */
+	uint32_t row;                  /* the last answer's row (NO_ROW at first) */
+	osc_str name, op, shape;       /* and its event's strings */
+	uint32_t rule;                 /* and its rule */
+	struct osc_i64map pairs, triples, rules;
+	uint32_t nr_pairs, nr_triples;
+};
+
+#define NO_ROW UINT32_MAX /* a node outside the rows: its label is its op */
+
+/* The dense id of key in *map, the next of *nr when new. */
+static uint32_t dense_id(struct osc_i64map *map, int64_t key, uint32_t *nr)
+{
+	uint32_t *slot = osc_i64map_slot(map, key);
+
+	if (*slot == OSC_I64MAP_EMPTY)
+		*slot = (*nr)++;
+	return *slot;
+}
+
+/* first_rule of ev in row (NO_ROW: labelled by its op), through the map. */
+static uint32_t mapped_rule(struct rule_memo *m, uint32_t row, const char *label, uint32_t ev)
+{
+	const struct osc_event *e = &m->t->events[ev];
+	uint32_t pair, triple, *rule;
+
+	if (m->s->nr < MEMO_MIN_RULES)
+		return (uint32_t)first_rule(m->s, m->t, label, ev, m->label_rule);
+	pair = dense_id(&m->pairs, (int64_t)e->name << 32 | e->op, &m->nr_pairs);
+	triple = dense_id(&m->triples, (int64_t)pair << 32 | e->shape, &m->nr_triples);
+	rule = osc_i64map_slot(&m->rules, (int64_t)row << 32 | triple);
+	if (*rule == OSC_I64MAP_EMPTY)
+		*rule = (uint32_t)first_rule(m->s, m->t, label, ev, m->label_rule);
+	return *rule;
+}
+
+/* event_factor of ev in row (NO_ROW: labelled by its op) through m. */
+static double memo_factor(struct rule_memo *m, uint32_t row, const char *label, uint32_t ev)
+{
+	const struct osc_event *e = &m->t->events[ev];
+
+	if (!m->s->nr)
+		return 1;
+	if (row != m->label_row) {
+		m->label_row = row;
+		m->label_rule = row == NO_ROW ? m->s->nr : label_rule(m->s, label);
+	}
+	if (m->label_rule == 0) /* the row's label decides: no event read */
+		return m->s->v[0].factor;
+	/* NO_ROW's label differs with the op, which is compared */
+	if (row != m->row || e->name != m->name || e->op != m->op || e->shape != m->shape) {
+		m->rule = mapped_rule(m, row, label, ev);
+		m->row = row;
+		m->name = e->name;
+		m->op = e->op;
+		m->shape = e->shape;
+	}
+	return m->rule < m->s->nr ? m->s->v[m->rule].factor : 1;
+}
+
+static void rule_memo_release(struct rule_memo *m)
+{
+	osc_i64map_release(&m->pairs);
+	osc_i64map_release(&m->triples);
+	osc_i64map_release(&m->rules);
 }
 
 double osc_speedups_factor(const struct osc_speedups *s, const struct osc_trace *t,
@@ -221,13 +327,18 @@ void osc_whatif(const struct osc_trace *t, const struct osc_agg *agg,
  * Host levels: per node of the host tree, the factor its self time is
  * divided by: that of the innermost rule around it. A row's events match
  * rules by the row's label too; every other node by its op key or name.
+ * NULL when there is no rule (every factor 1).
  */
-static double *node_factors(const struct osc_trace *t, const struct osc_calltree *tree,
-			    const struct osc_whatif *w, const struct osc_speedups *s)
+static double *node_factors(const struct osc_calltree *tree, const struct osc_whatif *w,
+			    struct rule_memo *m)
 {
+	const struct osc_trace *t = w->trace;
 	const struct osc_agg *agg = w->agg;
-	double *f = osc_xmalloc((tree->nr ? tree->nr : 1) * sizeof(*f));
+	double *f;
 
+	if (!m->s->nr)
+		return NULL;
+	f = osc_xmalloc((tree->nr ? tree->nr : 1) * sizeof(*f));
 	for (size_t n = 0; n < tree->nr; n++)
 		f[n] = 0; /* not decided yet */
 	for (size_t r = 0; r < agg->nr; r++) {
@@ -237,7 +348,7 @@ static double *node_factors(const struct osc_trace *t, const struct osc_calltree
 			uint32_t ev = agg->members[ar->first + i], n = tree->node_of[ev];
 
 			if (n != OSC_NONE)
-				f[n] = event_factor(s, t, w->labels[r], ev);
+				f[n] = memo_factor(m, (uint32_t)r, w->labels[r], ev);
 		}
 	}
 	/* parents come before their children */
@@ -245,7 +356,7 @@ static double *node_factors(const struct osc_trace *t, const struct osc_calltree
 		uint32_t ev = tree->nodes[n].event, p = tree->nodes[n].parent;
 
 		if (f[n] == 0)
-			f[n] = event_factor(s, t, osc_trace_str(t, t->events[ev].op), ev);
+			f[n] = memo_factor(m, NO_ROW, osc_trace_str(t, t->events[ev].op), ev);
 		if (f[n] == 1 && p != OSC_NONE)
 			f[n] = f[p];
 	}
@@ -253,7 +364,7 @@ static double *node_factors(const struct osc_trace *t, const struct osc_calltree
 }
 
 /* Project row r: its events' time (self time at the host levels) through their factors. */
-static void project_row(struct osc_whatif *w, const struct osc_speedups *s, size_t r,
+static void project_row(struct osc_whatif *w, struct rule_memo *m, size_t r,
 			const struct osc_calltree *tree, const struct osc_op_cost *cost,
 			const double *factor)
 {
@@ -268,8 +379,12 @@ static void project_row(struct osc_whatif *w, const struct osc_speedups *s, size
 		uint32_t ev = agg->members[ar->first + i];
 		uint32_t n = tree ? tree->node_of[ev] : OSC_NONE;
 		int64_t time = w->device ? w->trace->events[ev].dur : n != OSC_NONE ? cost[n].self : 0;
-		double f = w->device ? (s->nr ? event_factor(s, w->trace, w->labels[r], ev) : 1)
-				     : n != OSC_NONE ? factor[n] : 1;
+		double f = 1;
+
+		if (w->device)
+			f = memo_factor(m, (uint32_t)r, w->labels[r], ev);
+		else if (n != OSC_NONE && factor)
+			f = factor[n];
 
 		row->total = osc_sat_add(row->total, time);
 		exact += (double)time;
@@ -291,6 +406,10 @@ void osc_whatif_names(const struct osc_trace *t, const struct osc_agg *agg,
 	const struct osc_calltree *tree = NULL;
 	const struct osc_op_cost *cost = NULL;
 	double *factor = NULL, saved = 0;
+	struct rule_memo memo = {
+		.s = s, .t = t, .label_row = NO_ROW, .label_rule = s->nr, .row = NO_ROW,
+		.name = OSC_STR_NONE,
+	};
 
 	memset(out, 0, sizeof(*out));
 	out->trace = t;
@@ -309,13 +428,14 @@ void osc_whatif_names(const struct osc_trace *t, const struct osc_agg *agg,
 	if (!out->device) {
 		tree = osc_trace_host_tree(t);
 		cost = osc_trace_op_costs(t);
-		factor = node_factors(t, tree, out, s);
+		factor = node_factors(tree, out, &memo);
 	}
 	for (size_t r = 0; r < agg->nr; r++) {
-		project_row(out, s, r, tree, cost, factor);
+		project_row(out, &memo, r, tree, cost, factor);
 		saved += out->rows[r].saved;
 	}
 	free(factor);
+	rule_memo_release(&memo);
 	/* Sums that saturated (OSC_WARN_HUGE_SUMS) must not make a share over 100 %
 	   or a time below zero. */
 	for (size_t r = 0; r < out->nr; r++)
