@@ -167,7 +167,7 @@ static unsigned export_write(struct osc_tui *t, const char *path, bool replace)
 	if (v->ops->folded && is_folded_name(path))
 		return folded_write(t, v, path, replace);
 	/* "updating...": the rows on screen are not the report's yet. */
-	osc_table_view_settle(t, v);
+	osc_view_settle(t, v);
 	tab = v->tab;
 	if (v->ops->export_table) { /* plain text for the rows drawn */
 		v->ops->export_table(t, v, &tab);
@@ -336,7 +336,7 @@ unsigned osc_command_run(struct osc_tui *t, const char *line)
 		return OSC_R_REDRAW;
 	}
 	if (!strcmp(name, "jobs") && t->script && !strcmp(arg, "go")) {
-		osc_table_view_settle(t, osc_tui_top(t)); /* the held table comes in */
+		osc_view_settle(t, osc_tui_top(t)); /* the held table comes in */
 		return OSC_R_REDRAW;
 	}
 	if (!strcmp(name, "quit"))

@@ -127,13 +127,13 @@ static bool poll_jobs(struct osc_tui *t, unsigned *r)
 	bool busy = false;
 
 	for (size_t i = 0; i < t->depth; i++) {
-		if (osc_table_view_poll(t, t->stack[i])) {
+		if (osc_view_poll(t, t->stack[i])) {
 			t->swaps++;
 			for (size_t k = i + 1; k < t->depth; k++)
 				t->stack[k]->built_gen = t->gen - 1;
 			*r |= OSC_R_REDRAW;
 		}
-		busy |= osc_table_view_busy(t->stack[i]);
+		busy |= osc_view_busy(t->stack[i]);
 	}
 	return busy;
 }

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "opscope/base/alloc.h"
 #include "view.h"
@@ -347,4 +348,25 @@ const char *osc_trace_basename(const struct osc_trace *tr)
 	const char *slash = strrchr(p, '/');
 
 	return slash && slash[1] ? slash + 1 : p;
+}
+
+bool osc_view_busy(struct osc_view *v)
+{
+	return v->ops->busy && v->ops->busy(v);
+}
+
+bool osc_view_poll(struct osc_tui *t, struct osc_view *v)
+{
+	return v->ops->poll && v->ops->poll(t, v);
+}
+
+void osc_view_settle(struct osc_tui *t, struct osc_view *v)
+{
+	atomic_store(&t->jobs_held, false);
+	while (osc_view_busy(v)) {
+		if (osc_view_poll(t, v))
+			t->swaps++;
+		else
+			nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
+	}
 }

@@ -116,6 +116,10 @@ struct osc_view_ops {
 	 * whose rows j/k move over.
 	 */
 	void (*canvas)(struct osc_tui *t, struct osc_view *v, struct osc_canvas *c);
+	/* optional: whether rows are computed on a worker now (view_job.h) */
+	bool (*busy)(struct osc_view *v);
+	/* optional: take in the rows of a finished worker; true when they came in */
+	bool (*poll)(struct osc_tui *t, struct osc_view *v);
 };
 
 /* X-macro: every view. */
@@ -369,18 +373,18 @@ unsigned osc_diff_view_runs(struct osc_tui *t, const char *spec);
 /* Flip run 0 (the warm-up run) in the selection. */
 unsigned osc_runs_toggle_warmup(struct osc_tui *t);
 
-/* True while table view v computes a new aggregate on its worker thread. */
-bool osc_table_view_busy(struct osc_view *v);
+/* True while view v computes new rows on its worker thread (view_job.h). */
+bool osc_view_busy(struct osc_view *v);
 /*
- * Wait until table view v holds the aggregate of the current data (a held
- * worker is let go), so that what is exported is what the view will show.
+ * Swap in the rows of v's finished worker (re-sorted); true when v changed.
+ * Views above v must then rebuild (they may read its rows).
  */
-void osc_table_view_settle(struct osc_tui *t, struct osc_view *v);
+bool osc_view_poll(struct osc_tui *t, struct osc_view *v);
 /*
- * Swap in the aggregate of a finished worker (re-sorted); true when v changed.
- * Views above v must then rebuild (they read its rows).
+ * Wait until view v holds the rows of the current data (a held worker is
+ * let go), so that what is exported is what the view will show.
  */
-bool osc_table_view_poll(struct osc_tui *t, struct osc_view *v);
+void osc_view_settle(struct osc_tui *t, struct osc_view *v);
 
 /* Header texts: part 0 the runs and filter, part 1 the sort and top-N ("" if none). */
 void osc_view_describe(struct osc_tui *t, struct osc_view *v, char *buf, size_t size, int part);

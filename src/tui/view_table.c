@@ -6,8 +6,8 @@
  * Sorting reuses the aggregate (osc_agg_sort); top-N only shortens the table.
  *
  * On big traces a new aggregate (other runs, filter or level) is computed on
- * a worker thread from private copies of the run selection and the filter,
- * while the view keeps showing the old one; osc_table_view_poll() swaps it in.
+ * a worker thread (view_job.h) while the view keeps showing the old one;
+ * table_poll swaps it in.
  * Scripts always aggregate synchronously, so their screens are deterministic.
  *
  * K on an op, shape, run or path row opens a kernel table of the kernels
@@ -16,11 +16,8 @@
  * row's own kernels.
  */
 #include <math.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "opscope/base/alloc.h"
 #include "opscope/analysis/calltree.h"
@@ -32,19 +29,15 @@
 #include "opscope/analysis/trace_cache.h"
 #include "cli_line.h"
 #include "view.h"
+#include "view_job.h"
 
+/* A level's aggregate on a worker (view_job.h). */
 struct table_job {
-	pthread_t thread;
-	atomic_bool *held;   /* the TUI's jobs_held: wait while set */
-	bool running;        /* a thread was started and not joined */
-	atomic_bool done;    /* set by the thread when agg is complete */
-	bool again;          /* the data changed again meanwhile: recompute after */
+	struct osc_view_job job;
 	const struct osc_trace *trace;
 	const struct osc_runs *runs;
-	struct osc_runsel sel;     /* private copies: the UI may change its own */
-	struct osc_filter filter;
-	struct osc_query q;
-	struct osc_agg agg;        /* the result */
+	struct osc_query q; /* over job's copies of the selection and filter */
+	struct osc_agg agg; /* the result */
 };
 
 /* A level left for another (1-7, Tab), to come back to with q: levels are a stack. */
@@ -124,24 +117,17 @@ static void table_open(struct osc_tui *t, struct osc_view *v, const void *arg)
 	v->sort_desc = true;
 }
 
-static void *job_thread(void *arg)
+static void job_work(void *arg)
 {
 	struct table_job *j = arg;
 
-	while (atomic_load(j->held))
-		nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
 	osc_aggregate(j->trace, j->runs, &j->q, &j->agg);
-	atomic_store(&j->done, true);
-	return NULL;
 }
 
 /* Wait for a running job and free its copies; returns its aggregate in *out. */
 static void job_finish(struct table_job *j, struct osc_agg *out)
 {
-	pthread_join(j->thread, NULL);
-	j->running = false;
-	osc_runsel_release(&j->sel);
-	osc_filter_release(&j->filter);
+	osc_view_job_join(&j->job);
 	*out = j->agg;
 	memset(&j->agg, 0, sizeof(j->agg));
 }
@@ -149,24 +135,13 @@ static void job_finish(struct table_job *j, struct osc_agg *out)
 static bool job_start(struct osc_tui *t, struct table_view *tv)
 {
 	struct table_job *j = &tv->job;
-	struct osc_error err;
 
 	j->trace = &t->trace;
 	j->runs = &t->runs;
-	j->held = &t->jobs_held;
-	j->sel = t->sel;
-	j->sel.on = osc_xmalloc(t->sel.nr_runs ? t->sel.nr_runs : 1);
-	memcpy(j->sel.on, t->sel.on, t->sel.nr_runs);
-	j->sel.spec = osc_xstrdup(t->sel.spec ? t->sel.spec : "default");
-	osc_filter_init(&j->filter);
-	for (size_t i = 0; i < t->filter.nr_patterns; i++)
-		osc_filter_add_pattern(&j->filter, t->filter.patterns[i]);
-	if (t->filter.re_text)
-		osc_filter_set_regex(&j->filter, t->filter.re_text, &err);
 	j->q = (struct osc_query){
 		.level = tv->level,
-		.runs = &j->sel,
-		.filter = osc_filter_is_empty(&j->filter) || tv->only ? NULL : &j->filter,
+		.runs = &j->job.sel,
+		.filter = osc_filter_is_empty(&t->filter) || tv->only ? NULL : &j->job.filter,
 		.only = tv->only,
 		.categories = t->args->categories,
 		/* the level where shapes define the work (roofline.h) */
@@ -174,28 +149,7 @@ static bool job_start(struct osc_tui *t, struct table_view *tv)
 		.peak = table_peak(t, tv),
 		.in_place = true, /* read through osc_agg_row_at */
 	};
-	atomic_store(&j->done, false);
-	j->again = false;
-	if (pthread_create(&j->thread, NULL, job_thread, j)) {
-		osc_runsel_release(&j->sel);
-		osc_filter_release(&j->filter);
-		return false;
-	}
-	j->running = true;
-	return true;
-}
-
-/*
- * Give the worker JOB_WAIT_MS: rows done by then come in with the frame
- * that answers the key (the main loop polls before drawing), not a poll
- * later after a frame of the old rows.
- */
-#define JOB_WAIT_MS 25
-
-static void job_wait_briefly(struct table_job *j)
-{
-	for (int ms = 0; ms < JOB_WAIT_MS && !atomic_load(&j->done); ms++)
-		nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
+	return osc_view_job_start(t, &j->job, job_work, j);
 }
 
 static void table_close(struct osc_view *v)
@@ -203,8 +157,8 @@ static void table_close(struct osc_view *v)
 	struct table_view *tv = v->priv;
 	struct osc_agg stale;
 
-	if (tv->job.running) {
-		atomic_store(tv->job.held, false); /* a script's held job: closing lets it go */
+	if (tv->job.job.running) {
+		atomic_store(tv->job.job.held, false); /* a script's held job: closing lets it go */
 		job_finish(&tv->job, &stale);
 		osc_agg_release(&stale);
 	}
@@ -259,13 +213,12 @@ static void table_build(struct osc_tui *t, struct osc_view *v)
 		.in_place = true, /* read through osc_agg_row_at */
 	};
 
-	if (tv->job.running) {
-		tv->job.again = true;
+	if (tv->job.job.running) {
+		tv->job.job.again = true;
 		return;
 	}
-	if ((t->jobs_async || (!t->script && t->trace.nr_events >= OSC_ASYNC_MIN_EVENTS)) &&
-	    job_start(t, tv)) {
-		job_wait_briefly(&tv->job);
+	if (osc_view_jobs_wanted(t) && job_start(t, tv)) {
+		osc_view_job_wait_briefly(&tv->job.job);
 		return;
 	}
 	osc_agg_release(&tv->agg);
@@ -303,43 +256,30 @@ static void select_pending(struct osc_view *v)
 	tv->select = OSC_STR_NONE;
 }
 
-bool osc_table_view_busy(struct osc_view *v)
+static bool table_busy(struct osc_view *v)
 {
 	struct table_view *tv = v->priv;
 
-	return v->ops == &osc_view_table && tv->job.running;
+	return tv->job.job.running;
 }
 
-void osc_table_view_settle(struct osc_tui *t, struct osc_view *v)
+static bool table_poll(struct osc_tui *t, struct osc_view *v)
 {
 	struct table_view *tv = v->priv;
 
-	atomic_store(&t->jobs_held, false);
-	while (osc_table_view_busy(v)) {
-		if (!atomic_load(&tv->job.done))
-			nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
-		else if (osc_table_view_poll(t, v))
-			t->swaps++;
-	}
-}
-
-bool osc_table_view_poll(struct osc_tui *t, struct osc_view *v)
-{
-	struct table_view *tv = v->priv;
-
-	if (v->ops != &osc_view_table || !tv->job.running || !atomic_load(&tv->job.done))
+	if (!osc_view_job_finished(&tv->job.job))
 		return false;
 	osc_agg_release(&tv->agg);
 	job_finish(&tv->job, &tv->agg);
 	tv->bar_top = 0;
 	note_outside(t, tv);
-	if (tv->job.again)
+	if (tv->job.job.again)
 		job_start(t, tv);
 	free(v->widths);
 	v->widths = NULL;
 	v->nr_widths = 0;
 	osc_view_resort(t, v);
-	if (!tv->job.running)
+	if (!tv->job.job.running)
 		select_pending(v);
 	return true;
 }
@@ -350,7 +290,7 @@ static void table_sort(struct osc_tui *t, struct osc_view *v)
 	size_t nr;
 	const struct osc_column *cols = level_columns(t, tv->level, &nr);
 
-	if (tv->job.running) /* the rows coming in are sorted then (osc_table_view_poll) */
+	if (tv->job.job.running) /* the rows coming in are sorted then (table_poll) */
 		return;
 	osc_agg_order(&tv->agg, &t->trace, cols[v->sort_col < nr ? v->sort_col : 0].stat,
 		      v->sort_desc);
@@ -403,7 +343,7 @@ static void table_title(struct osc_tui *t, struct osc_view *v, char *buf, size_t
 	(void)t;
 	snprintf(buf, size, "%s table%s%s (%zu rows%s%s%s)", osc_level_name(tv->level),
 		 tv->label ? ": " : "", tv->label ? tv->label : "", v->tab.nr_rows,
-		 tv->job.running ? ", updating..." : "", tv->nr_back ? "; q: back to " : "",
+		 tv->job.job.running ? ", updating..." : "", tv->nr_back ? "; q: back to " : "",
 		 tv->nr_back ? osc_level_name(tv->back[tv->nr_back - 1].level) : "");
 }
 
@@ -539,7 +479,7 @@ static void show_level(struct osc_tui *t, struct osc_view *v, enum osc_level l, 
 	v->cur = v->top = v->hoff = v->colskip = 0;
 	osc_view_refresh(t, v);
 	tv->select = key;
-	if (!tv->job.running)
+	if (!tv->job.job.running)
 		select_pending(v);
 }
 
@@ -809,7 +749,7 @@ size_t osc_table_view_members(struct osc_view *v, size_t row, const uint32_t **m
 {
 	struct table_view *tv = v->priv;
 
-	if (row >= tv->agg.nr || osc_table_view_busy(v))
+	if (row >= tv->agg.nr || table_busy(v))
 		return 0;
 	*members = tv->agg.members + osc_agg_row_at(&tv->agg, row)->first;
 	return osc_agg_row_at(&tv->agg, row)->nr;
@@ -847,4 +787,6 @@ const struct osc_view_ops osc_view_table = {
 	.row_event = table_row_event,
 	.bar = table_bar,
 	.command = table_command,
+	.busy = table_busy,
+	.poll = table_poll,
 };

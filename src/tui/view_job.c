@@ -1,0 +1,93 @@
+/* view_job.c - a view's rows computed on a worker thread (view_job.h). */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "opscope/base/alloc.h"
+#include "view.h"
+#include "view_job.h"
+
+/*
+ * Give the worker JOB_WAIT_MS: rows done by then come in with the frame
+ * that answers the key (the main loop polls before drawing), not a poll
+ * later after a frame of the old rows.
+ */
+#define JOB_WAIT_MS 25
+
+static void sleep_ms(long ms)
+{
+	nanosleep(&(struct timespec){ 0, ms * 1000000 }, NULL);
+}
+
+bool osc_view_jobs_wanted(const struct osc_tui *t)
+{
+	return t->jobs_async || (!t->script && t->trace.nr_events >= OSC_ASYNC_MIN_EVENTS);
+}
+
+static void *job_thread(void *arg)
+{
+	struct osc_view_job *j = arg;
+
+	while (atomic_load(j->held))
+		sleep_ms(1);
+	j->work(j->arg);
+	atomic_store(&j->done, true);
+	return NULL;
+}
+
+/* j's copies of t's run selection and filter. */
+static void copy_selection(struct osc_tui *t, struct osc_view_job *j)
+{
+	struct osc_error err;
+
+	j->sel = t->sel;
+	j->sel.on = osc_xmalloc(t->sel.nr_runs ? t->sel.nr_runs : 1);
+	memcpy(j->sel.on, t->sel.on, t->sel.nr_runs);
+	j->sel.spec = osc_xstrdup(t->sel.spec ? t->sel.spec : "default");
+	osc_filter_init(&j->filter);
+	for (size_t i = 0; i < t->filter.nr_patterns; i++)
+		osc_filter_add_pattern(&j->filter, t->filter.patterns[i]);
+	if (t->filter.re_text)
+		osc_filter_set_regex(&j->filter, t->filter.re_text, &err);
+}
+
+static void release_selection(struct osc_view_job *j)
+{
+	osc_runsel_release(&j->sel);
+	osc_filter_release(&j->filter);
+}
+
+bool osc_view_job_start(struct osc_tui *t, struct osc_view_job *j, void (*work)(void *),
+			void *arg)
+{
+	j->held = &t->jobs_held;
+	j->work = work;
+	j->arg = arg;
+	copy_selection(t, j);
+	atomic_store(&j->done, false);
+	j->again = false;
+	if (pthread_create(&j->thread, NULL, job_thread, j)) {
+		release_selection(j);
+		return false;
+	}
+	j->running = true;
+	return true;
+}
+
+void osc_view_job_wait_briefly(struct osc_view_job *j)
+{
+	for (int ms = 0; ms < JOB_WAIT_MS && !atomic_load(&j->done); ms++)
+		sleep_ms(1);
+}
+
+bool osc_view_job_finished(struct osc_view_job *j)
+{
+	return j->running && atomic_load(&j->done);
+}
+
+void osc_view_job_join(struct osc_view_job *j)
+{
+	pthread_join(j->thread, NULL);
+	j->running = false;
+	release_selection(j);
+}

@@ -1,0 +1,49 @@
+/*
+ * view_job.h - a view's rows computed on a worker thread, from private
+ * copies of the run selection and the filter, while the view keeps showing
+ * its old rows; the view's poll op swaps the new ones in (view.h).
+ */
+#ifndef OPSCOPE_TUI_VIEW_JOB_H
+#define OPSCOPE_TUI_VIEW_JOB_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+
+#include "opscope/model/filter.h"
+#include "opscope/model/runs.h"
+
+struct osc_tui;
+
+struct osc_view_job {
+	pthread_t thread;
+	atomic_bool *held;       /* the TUI's jobs_held: wait while set */
+	bool running;            /* a thread was started and not joined */
+	atomic_bool done;        /* set by the thread when work returned */
+	bool again;              /* the data changed again meanwhile: start anew after */
+	void (*work)(void *arg); /* what the thread runs */
+	void *arg;
+	struct osc_runsel sel;   /* copies of the UI's, for work to read */
+	struct osc_filter filter;
+};
+
+/* Whether t's views compute on workers: on big traces, or a script's :jobs hold. */
+bool osc_view_jobs_wanted(const struct osc_tui *t);
+
+/*
+ * Copy t's run selection and filter into j, then run work(arg) on a new
+ * thread. false when no thread could start (nothing is left running).
+ */
+bool osc_view_job_start(struct osc_tui *t, struct osc_view_job *j, void (*work)(void *),
+			void *arg);
+
+/* Wait a few ms for j: rows done by then come with the frame answering the key. */
+void osc_view_job_wait_briefly(struct osc_view_job *j);
+
+/* Whether j is running and its work has returned (join it, then take the result). */
+bool osc_view_job_finished(struct osc_view_job *j);
+
+/* Wait for j's thread and free its copies; again keeps its value. */
+void osc_view_job_join(struct osc_view_job *j);
+
+#endif
