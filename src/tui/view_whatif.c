@@ -6,9 +6,13 @@
  * '=' sets the factor of the selected row (a rule on the row's exact label;
  * 1 removes it), and ':speedups FILE' adds the rules of a CSV file as
  * `opscope whatif --speedup-csv` reads it; the rules stay while the view is
- * open, across levels (Tab), runs and filter changes. The cells are osc_whatif_cell's, the same as
- * `opscope whatif`, so an export equals its CSV; kernel names are in the
- * TUI's name style (m), as rules match them.
+ * open, across levels (Tab), runs and filter changes. The cells are
+ * osc_whatif_cell's, the same as `opscope whatif`, so an export equals its
+ * CSV; kernel names are in the TUI's name style (m), as rules match them.
+ *
+ * On big traces the projection is computed on a worker (view_job.h) from
+ * copies of the rules, the selection and the filter, the old rows shown
+ * meanwhile, as the table does.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,14 +23,61 @@
 #include "cli_line.h"
 #include "prompt.h"
 #include "view.h"
+#include "view_job.h"
+
+/* A projection: an aggregate and the what-if over it (w points into agg). */
+struct projection {
+	struct osc_agg agg;
+	struct osc_whatif w;
+};
+
+/* A projection computed on a worker (view_job.h) from copies of what it reads. */
+struct whatif_job {
+	struct osc_view_job job;
+	const struct osc_trace *trace;
+	const struct osc_runs *runs;
+	struct osc_query q;         /* over job's copies of the selection and filter */
+	struct osc_speedups rules;  /* a copy: '=' may change the view's meanwhile */
+	struct osc_names names;     /* the TUI's, sharing its tables, in one style */
+	struct projection *out;     /* the result */
+};
 
 struct whatif_view {
 	enum osc_level level;
-	struct osc_agg agg;
 	struct osc_speedups rules;
-	struct osc_whatif w;
-	enum osc_name_style style; /* the name style of the labels */
+	struct projection *p;      /* the projection shown */
+	struct whatif_job job;
+	enum osc_name_style style; /* the name style of the labels asked for last */
 };
+
+/* Add the rules of from to to (a rule of the same pattern and shape is replaced). */
+static void add_rules(struct osc_speedups *to, const struct osc_speedups *from)
+{
+	struct osc_error err;
+
+	for (size_t i = 0; i < from->nr; i++)
+		osc_speedups_set(to, from->v[i].pattern, from->v[i].shape, from->v[i].factor, &err);
+}
+
+static struct projection *project(const struct osc_trace *t, const struct osc_runs *runs,
+				  const struct osc_query *q, const struct osc_names *names,
+				  const struct osc_speedups *rules)
+{
+	struct projection *p = osc_xcalloc(1, sizeof(*p));
+
+	osc_aggregate(t, runs, q, &p->agg);
+	osc_whatif_names(t, &p->agg, names, rules, &p->w);
+	return p;
+}
+
+static void projection_free(struct projection *p)
+{
+	if (!p)
+		return;
+	osc_whatif_release(&p->w);
+	osc_agg_release(&p->agg);
+	free(p);
+}
 
 static void whatif_open(struct osc_tui *t, struct osc_view *v, const void *arg)
 {
@@ -37,36 +88,111 @@ static void whatif_open(struct osc_tui *t, struct osc_view *v, const void *arg)
 	if (wv->level == OSC_LEVEL_MODULE) /* no what-if rows by module */
 		wv->level = OSC_LEVEL_OP;
 	osc_speedups_init(&wv->rules);
+	wv->p = osc_xcalloc(1, sizeof(*wv->p)); /* no rows until the first projection */
 	v->priv = wv;
 	v->sort_col = OSC_WHATIF_TOTAL;
 	v->sort_desc = true;
+}
+
+/* Wait for a running job and free what it copied; its projection is left in out. */
+static void job_finish(struct whatif_job *j)
+{
+	osc_view_job_join(&j->job);
+	osc_speedups_release(&j->rules);
 }
 
 static void whatif_close(struct osc_view *v)
 {
 	struct whatif_view *wv = v->priv;
 
-	osc_whatif_release(&wv->w);
-	osc_agg_release(&wv->agg);
+	if (wv->job.job.running) {
+		atomic_store(wv->job.job.held, false); /* a script's held job: closing lets it go */
+		job_finish(&wv->job);
+		projection_free(wv->job.out);
+	}
+	projection_free(wv->p);
 	osc_speedups_release(&wv->rules);
 	free(wv);
+}
+
+/* The query of the what-if rows over the selection sel and the filter f. */
+static struct osc_query whatif_query(const struct whatif_view *wv, const struct osc_runsel *sel,
+				     const struct osc_filter *f)
+{
+	return (struct osc_query){
+		.level = wv->level,
+		.runs = sel,
+		.filter = osc_filter_is_empty(f) ? NULL : f,
+		.in_place = true, /* the rows are shown in osc_whatif_sort's order */
+	};
+}
+
+static void job_work(void *arg)
+{
+	struct whatif_job *j = arg;
+
+	j->out = project(j->trace, j->runs, &j->q, &j->names, &j->rules);
+}
+
+static bool job_start(struct osc_tui *t, struct whatif_view *wv)
+{
+	struct whatif_job *j = &wv->job;
+
+	j->trace = &t->trace;
+	j->runs = &t->runs;
+	j->q = whatif_query(wv, &j->job.sel, &j->job.filter);
+	osc_speedups_init(&j->rules);
+	add_rules(&j->rules, &wv->rules);
+	j->names = t->names;
+	j->out = NULL;
+	if (osc_view_job_start(t, &j->job, job_work, j))
+		return true;
+	osc_speedups_release(&j->rules);
+	return false;
 }
 
 static void whatif_build(struct osc_tui *t, struct osc_view *v)
 {
 	struct whatif_view *wv = v->priv;
-	struct osc_query q = {
-		.level = wv->level,
-		.runs = &t->sel,
-		.filter = osc_filter_is_empty(&t->filter) ? NULL : &t->filter,
-		.in_place = true, /* the rows are shown in osc_whatif_sort's order */
-	};
+	struct osc_query q = whatif_query(wv, &t->sel, &t->filter);
 
-	osc_whatif_release(&wv->w);
-	osc_agg_release(&wv->agg);
-	osc_aggregate(&t->trace, &t->runs, &q, &wv->agg);
-	osc_whatif_names(&t->trace, &wv->agg, &t->names, &wv->rules, &wv->w);
 	wv->style = t->names.style;
+	if (wv->job.job.running) {
+		wv->job.job.again = true;
+		return;
+	}
+	if (osc_view_jobs_wanted(t) && job_start(t, wv)) {
+		osc_view_job_wait_briefly(&wv->job.job);
+		return;
+	}
+	projection_free(wv->p);
+	wv->p = project(&t->trace, &t->runs, &q, &t->names, &wv->rules);
+}
+
+static bool whatif_busy(struct osc_view *v)
+{
+	struct whatif_view *wv = v->priv;
+
+	return wv->job.job.running;
+}
+
+static bool whatif_poll(struct osc_tui *t, struct osc_view *v)
+{
+	struct whatif_view *wv = v->priv;
+
+	if (!osc_view_job_finished(&wv->job.job))
+		return false;
+	job_finish(&wv->job);
+	projection_free(wv->p);
+	wv->p = wv->job.out;
+	wv->job.out = NULL;
+	if (wv->job.job.again)
+		job_start(t, wv);
+	free(v->widths);
+	v->widths = NULL;
+	v->nr_widths = 0;
+	osc_view_resort(t, v);
+	return true;
 }
 
 static void whatif_sort(struct osc_tui *t, struct osc_view *v)
@@ -74,7 +200,8 @@ static void whatif_sort(struct osc_tui *t, struct osc_view *v)
 	struct whatif_view *wv = v->priv;
 
 	(void)t;
-	osc_whatif_sort(&wv->w, (enum osc_whatif_col)v->sort_col, v->sort_desc);
+	if (!wv->job.job.running) /* the rows coming in are sorted then (whatif_poll) */
+		osc_whatif_sort(&wv->p->w, (enum osc_whatif_col)v->sort_col, v->sort_desc);
 }
 
 static const char *whatif_cell(const void *ctx, size_t row, size_t col, char *buf, size_t size)
@@ -90,10 +217,11 @@ static void whatif_table(struct osc_tui *t, struct osc_view *v, struct osc_table
 		whatif_build(t, v);
 		whatif_sort(t, v);
 	}
-	out->cols = osc_whatif_columns(osc_level_is_device(wv->level), &out->nr_cols);
-	out->nr_rows = wv->w.nr;
+	/* the columns of the rows shown, which may be another level's until the job's come */
+	out->cols = osc_whatif_columns(wv->p->w.device, &out->nr_cols);
+	out->nr_rows = wv->p->w.nr;
 	out->cell = whatif_cell;
-	out->ctx = &wv->w;
+	out->ctx = &wv->p->w;
 }
 
 static enum osc_mark whatif_mark(struct osc_tui *t, struct osc_view *v, size_t row)
@@ -101,7 +229,7 @@ static enum osc_mark whatif_mark(struct osc_tui *t, struct osc_view *v, size_t r
 	struct whatif_view *wv = v->priv;
 
 	(void)t;
-	return wv->w.rows[row].factor != 1 ? OSC_MARK_ON : OSC_MARK_NONE;
+	return wv->p->w.rows[row].factor != 1 ? OSC_MARK_ON : OSC_MARK_NONE;
 }
 
 static double whatif_bar(struct osc_tui *t, struct osc_view *v, size_t row)
@@ -109,7 +237,7 @@ static double whatif_bar(struct osc_tui *t, struct osc_view *v, size_t row)
 	struct whatif_view *wv = v->priv;
 
 	(void)t;
-	return wv->w.rows[row].pct / 100.0;
+	return wv->p->w.rows[row].pct / 100.0;
 }
 
 static void whatif_title(struct osc_tui *t, struct osc_view *v, char *buf, size_t size)
@@ -117,7 +245,8 @@ static void whatif_title(struct osc_tui *t, struct osc_view *v, char *buf, size_
 	struct whatif_view *wv = v->priv;
 
 	(void)t;
-	snprintf(buf, size, "what-if %s (%zu rules)", osc_level_name(wv->level), wv->rules.nr);
+	snprintf(buf, size, "what-if %s (%zu rules%s)", osc_level_name(wv->level), wv->rules.nr,
+		 wv->job.job.running ? ", updating..." : "");
 }
 
 /* The projection, with its bases, after the runs and filter. */
@@ -126,7 +255,10 @@ static void whatif_bases(struct osc_tui *t, struct osc_view *v, char *buf, size_
 	struct whatif_view *wv = v->priv;
 
 	(void)t;
-	osc_whatif_summary(&wv->w, buf, size);
+	if (!wv->p->w.trace) /* the first projection is being computed */
+		snprintf(buf, size, "projecting...");
+	else
+		osc_whatif_summary(&wv->p->w, buf, size);
 }
 
 static const char *whatif_export_name(struct osc_tui *t, struct osc_view *v)
@@ -178,9 +310,9 @@ static unsigned whatif_action(struct osc_tui *t, struct osc_view *v, enum osc_ac
 	case OSC_ACT_SET_FACTOR:
 		if (!v->tab.nr_rows)
 			return OSC_R_REDRAW;
-		name = wv->w.labels[wv->w.rows[v->cur].agg_row];
+		name = wv->p->w.labels[wv->p->w.rows[v->cur].agg_row];
 		snprintf(label, sizeof(label), "speedup of '%s' (1 removes): ", name);
-		snprintf(now, sizeof(now), "%g", wv->w.rows[v->cur].factor);
+		snprintf(now, sizeof(now), "%g", wv->p->w.rows[v->cur].factor);
 		osc_prompt_open(t, label, now, false, factor_done, name);
 		return OSC_R_REDRAW;
 	default:
@@ -246,9 +378,7 @@ unsigned osc_whatif_view_load(struct osc_tui *t, const char *path)
 		osc_speedups_release(&add);
 		return OSC_R_REDRAW;
 	}
-	for (size_t i = 0; i < add.nr; i++)
-		osc_speedups_set(&wv->rules, add.v[i].pattern, add.v[i].shape, add.v[i].factor,
-				 &err);
+	add_rules(&wv->rules, &add);
 	osc_tui_message(t, OSC_MSG_INFO, "%zu speedup rule%s from %s", add.nr,
 			add.nr == 1 ? "" : "s", path);
 	osc_speedups_release(&add);
@@ -273,4 +403,6 @@ const struct osc_view_ops osc_view_whatif = {
 	.export_name = whatif_export_name,
 	.bar = whatif_bar,
 	.command = whatif_command,
+	.busy = whatif_busy,
+	.poll = whatif_poll,
 };

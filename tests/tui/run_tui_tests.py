@@ -651,6 +651,27 @@ def check_level_flip_in_background():
            "rc=%d/%d %s%s at %s vs %s" % (rc, rc2, err, err2, a, b))
 
 
+def check_whatif_in_background():
+    """The what-if view computed in the background (held by :jobs hold): the
+    old rows stay, marked updating, while it runs; once let go, the screen
+    and its export are those of the view computed at once."""
+    trace = os.path.join(SAMPLES, "kineto-sampled-rank0.json.gz")
+    keys = ["W", "<Tab>", ":dump w", "x", "w.csv"]
+    rc, err, d, now = run_keys(trace, keys)
+    want = read(d, "w.csv")
+    shutil.rmtree(d, ignore_errors=True)
+    rc2, err2, d, held = run_keys(trace, [":jobs hold", "W", ":dump u", "<Tab>", ":jobs go"]
+                                  + keys[2:])
+    got = read(d, "w.csv")
+    shutil.rmtree(d, ignore_errors=True)
+    waiting = held.get("u") or ""
+    report(rc == 0 and rc2 == 0 and "updating..." in waiting and "projecting..." in waiting,
+           "what-if held in the background: updating, no rows yet", err + err2 + waiting)
+    report(now.get("w") and now.get("w") == held.get("w") and want and want == got,
+           "what-if computed in the background: the same screen and export",
+           "%s\n---\n%s" % (now.get("w"), held.get("w")))
+
+
 def check_export_path():
     """The path level exports what `report --by path` prints; K's kernel table is
     not a report (the status line says so)."""
@@ -936,6 +957,7 @@ def main():
     check_export_busy()
     check_first_answer_pending()
     check_level_flip_in_background()
+    check_whatif_in_background()
     check_export_compare()
     check_export_gpu()
     check_export_timeline()

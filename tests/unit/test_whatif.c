@@ -302,3 +302,57 @@ Test(whatif, many_rules_per_event_and_node)
 	osc_filter_release(&filter);
 	osc_trace_release(&t);
 }
+
+/* The order osc_whatif_sort promises: the column, then the label, then the row. */
+static int reference_cmp(const struct osc_whatif *w, const struct osc_whatif_row *x,
+			 const struct osc_whatif_row *y, enum osc_whatif_col by, bool desc)
+{
+	double a = by == OSC_WHATIF_COUNT	? (double)x->count
+		   : by == OSC_WHATIF_FACTOR	? x->factor
+		   : by == OSC_WHATIF_PROJECTED ? x->projected
+		   : by == OSC_WHATIF_SAVED	? x->saved
+						: (double)x->total;
+	double b = by == OSC_WHATIF_COUNT	? (double)y->count
+		   : by == OSC_WHATIF_FACTOR	? y->factor
+		   : by == OSC_WHATIF_PROJECTED ? y->projected
+		   : by == OSC_WHATIF_SAVED	? y->saved
+						: (double)y->total;
+	int c = by == OSC_WHATIF_NAME ? 0 : (a > b) - (a < b);
+
+	if (c)
+		return desc ? -c : c;
+	c = strcmp(w->labels[x->agg_row], w->labels[y->agg_row]);
+	if (c)
+		return by == OSC_WHATIF_NAME && desc ? -c : c;
+	return (x->agg_row > y->agg_row) - (x->agg_row < y->agg_row);
+}
+
+/* Ties, a slowdown (negative saved), shared prefixes: every column both ways. */
+Test(whatif, sort_matches_a_comparison)
+{
+	static const struct fx_event ev[] = {
+		FX("ab", HOST_OP, 0, 30),  FX("a", HOST_OP, 100, 30),  FX("b", HOST_OP, 200, 10),
+		FX("b", HOST_OP, 300, 20), FX("abc", HOST_OP, 400, 5), FX("c", HOST_OP, 500, 30),
+		FX("d", HOST_OP, 600, 0),
+	};
+	static const char *const rules[] = { "a=0.5", "c=3", "ab=2" };
+	struct osc_trace t;
+	struct osc_agg agg;
+	struct osc_speedups s;
+	struct osc_whatif w;
+
+	fx_build(&t, OSC_FORMAT_CHROME, ev, FX_LEN(ev));
+	project(&t, rules, FX_LEN(rules), &agg, &s, &w);
+	cr_assert_eq(w.nr, 6);
+	for (int col = 0; col < OSC_WHATIF_COL_COUNT; col++)
+		for (int desc = 0; desc < 2; desc++) {
+			osc_whatif_sort(&w, (enum osc_whatif_col)col, desc);
+			for (size_t i = 1; i < w.nr; i++)
+				cr_expect(reference_cmp(&w, &w.rows[i - 1], &w.rows[i],
+							(enum osc_whatif_col)col, desc) < 0,
+					  "column %d %s: %s before %s", col, desc ? "desc" : "asc",
+					  w.labels[w.rows[i - 1].agg_row],
+					  w.labels[w.rows[i].agg_row]);
+		}
+	done(&t, &agg, &s, &w);
+}

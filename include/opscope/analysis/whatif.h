@@ -115,6 +115,7 @@ struct osc_whatif {
 	size_t nr;
 	char **labels;         /* per aggregate row: osc_agg_label_names */
 	size_t nr_labels;      /* the aggregate's rows (nr may be cut to a top N) */
+	uint32_t *label_rank;  /* per aggregate row: its label's place in byte order */
 	const struct osc_trace *trace;
 	const struct osc_agg *agg;
 	bool device;           /* a device level: durations, else self times */

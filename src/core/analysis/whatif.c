@@ -19,6 +19,7 @@
 #include "opscope/analysis/trace_cache.h"
 #include "opscope/analysis/whatif.h"
 #include "base/i64map.h"
+#include "base/radix.h"
 
 #define LABEL_SIZE 4096
 
@@ -398,6 +399,38 @@ static void project_row(struct osc_whatif *w, struct rule_memo *m, size_t r,
 	row->factor = row->projected > 0 ? exact / row->projected : 1;
 }
 
+struct labelled_row {
+	const char *label;
+	uint32_t row;
+};
+
+static int cmp_labels(const void *a, const void *b)
+{
+	const struct labelled_row *x = a, *y = b;
+	int c = strcmp(x->label, y->label);
+
+	return c ? c : (x->row > y->row) - (x->row < y->row);
+}
+
+/* w->label_rank: the rows' labels in byte order, equal labels one place. */
+static void rank_labels(struct osc_whatif *w)
+{
+	size_t n = w->nr_labels;
+	struct labelled_row *by = osc_xmalloc((n ? n : 1) * sizeof(*by));
+	uint32_t place = 0;
+
+	w->label_rank = osc_xmalloc((n ? n : 1) * sizeof(*w->label_rank));
+	for (size_t r = 0; r < n; r++)
+		by[r] = (struct labelled_row){ w->labels[r], (uint32_t)r };
+	qsort(by, n, sizeof(*by), cmp_labels);
+	for (size_t i = 0; i < n; i++) {
+		if (i && strcmp(by[i].label, by[i - 1].label))
+			place++;
+		w->label_rank[by[i].row] = place;
+	}
+	free(by);
+}
+
 void osc_whatif_names(const struct osc_trace *t, const struct osc_agg *agg,
 		      const struct osc_names *names, const struct osc_speedups *s,
 		      struct osc_whatif *out)
@@ -425,6 +458,7 @@ void osc_whatif_names(const struct osc_trace *t, const struct osc_agg *agg,
 	for (size_t r = 0; r < agg->nr; r++)
 		out->labels[r] = osc_xstrdup(
 			osc_agg_label_names(t, agg, names, &agg->rows[r], label, sizeof(label)));
+	rank_labels(out);
 	if (!out->device) {
 		tree = osc_trace_host_tree(t);
 		cost = osc_trace_op_costs(t);
@@ -458,6 +492,7 @@ void osc_whatif_release(struct osc_whatif *w)
 	for (size_t r = 0; r < w->nr_labels; r++)
 		free(w->labels[r]);
 	free(w->labels);
+	free(w->label_rank);
 	free(w->rows);
 	memset(w, 0, sizeof(*w));
 }
@@ -521,41 +556,52 @@ static double col_value(const struct osc_whatif_row *r, enum osc_whatif_col by)
 	}
 }
 
-struct sort_item {
-	double v;
-	int dir;
-	bool by_name;
-	const char *name;
-	struct osc_whatif_row row;
-};
-
-static int cmp_items(const void *a, const void *b)
+/* A double as an unsigned key of the same order (0 and -0 alike). */
+static uint64_t double_key(double v)
 {
-	const struct sort_item *x = a, *y = b;
-	int c = 0;
+	uint64_t bits;
 
-	if (!x->by_name)
-		c = ((x->v > y->v) - (x->v < y->v)) * x->dir;
-	if (!c)
-		c = strcmp(x->name, y->name) * (x->by_name ? x->dir : 1);
-	return c ? c : (x->row.agg_row > y->row.agg_row) - (x->row.agg_row < y->row.agg_row);
+	if (v == 0)
+		v = 0;
+	memcpy(&bits, &v, sizeof(bits));
+	return bits >> 63 ? ~bits : bits | (uint64_t)1 << 63;
 }
 
+/*
+ * By the column (descending: larger first), then the label in byte order,
+ * then the aggregate row: two stable radix sorts, the last key first.
+ */
 void osc_whatif_sort(struct osc_whatif *w, enum osc_whatif_col by, bool descending)
 {
-	struct sort_item *v = osc_xmalloc((w->nr ? w->nr : 1) * sizeof(*v));
+	size_t n = w->nr, size = n ? n : 1;
+	uint64_t *k = osc_xmalloc(size * sizeof(*k)), *k2 = osc_xmalloc(size * sizeof(*k2));
+	uint32_t *idx = osc_xmalloc(size * sizeof(*idx)), *idx2 = osc_xmalloc(size * sizeof(*idx2));
+	struct osc_whatif_row *rows = osc_xmalloc(size * sizeof(*rows));
+	bool name_desc = by == OSC_WHATIF_NAME && descending;
 
-	for (size_t r = 0; r < w->nr; r++) {
-		v[r].v = col_value(&w->rows[r], by);
-		v[r].dir = descending ? -1 : 1;
-		v[r].by_name = by == OSC_WHATIF_NAME;
-		v[r].name = w->labels[w->rows[r].agg_row];
-		v[r].row = w->rows[r];
+	for (size_t r = 0; r < n; r++) {
+		uint32_t rank = w->label_rank[w->rows[r].agg_row];
+
+		idx[r] = (uint32_t)r;
+		k[r] = (uint64_t)(name_desc ? ~rank : rank) << 32 | w->rows[r].agg_row;
 	}
-	qsort(v, w->nr, sizeof(*v), cmp_items);
-	for (size_t r = 0; r < w->nr; r++)
-		w->rows[r] = v[r].row;
-	free(v);
+	osc_radix_sort(k, idx, k2, idx2, n);
+	if (by != OSC_WHATIF_NAME) {
+		for (size_t i = 0; i < n; i++) {
+			uint64_t key = double_key(col_value(&w->rows[idx[i]], by));
+
+			k[i] = descending ? ~key : key;
+		}
+		osc_radix_sort(k, idx, k2, idx2, n);
+	}
+	for (size_t i = 0; i < n; i++)
+		rows[i] = w->rows[idx[i]];
+	free(w->rows);
+	w->rows = rows;
+	free(k);
+	free(k2);
+	free(idx);
+	free(idx2);
 }
 
 const char *osc_whatif_cell(const struct osc_whatif *w, size_t row, size_t col, char *buf,
