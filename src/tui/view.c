@@ -148,6 +148,14 @@ void osc_view_refresh(struct osc_tui *t, struct osc_view *v)
 	load_table(t, v);
 }
 
+void osc_view_rows_replaced(struct osc_tui *t, struct osc_view *v)
+{
+	free(v->widths);
+	v->widths = NULL;
+	v->nr_widths = 0;
+	osc_view_resort(t, v);
+}
+
 void osc_view_resort(struct osc_tui *t, struct osc_view *v)
 {
 	v->ops->sort(t, v);

@@ -277,6 +277,8 @@ void osc_view_init(struct osc_tui *t, struct osc_view *v, const struct osc_view_
 void osc_view_refresh(struct osc_tui *t, struct osc_view *v);
 /* Re-sort and refresh the table (keeps the selection on the same row index). */
 void osc_view_resort(struct osc_tui *t, struct osc_view *v);
+/* The same after new rows came in (a worker's): column widths are fitted anew. */
+void osc_view_rows_replaced(struct osc_tui *t, struct osc_view *v);
 
 /* Generic actions (moves, sort, top-N, scrolling, find) on v. */
 unsigned osc_view_action(struct osc_tui *t, struct osc_view *v, enum osc_action a);

@@ -275,10 +275,7 @@ static bool table_poll(struct osc_tui *t, struct osc_view *v)
 	note_outside(t, tv);
 	if (tv->job.job.again)
 		job_start(t, tv);
-	free(v->widths);
-	v->widths = NULL;
-	v->nr_widths = 0;
-	osc_view_resort(t, v);
+	osc_view_rows_replaced(t, v);
 	if (!tv->job.job.running)
 		select_pending(v);
 	return true;

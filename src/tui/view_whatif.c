@@ -188,10 +188,7 @@ static bool whatif_poll(struct osc_tui *t, struct osc_view *v)
 	wv->job.out = NULL;
 	if (wv->job.job.again)
 		job_start(t, wv);
-	free(v->widths);
-	v->widths = NULL;
-	v->nr_widths = 0;
-	osc_view_resort(t, v);
+	osc_view_rows_replaced(t, v);
 	return true;
 }
 

@@ -435,6 +435,13 @@ static double ref_percentile(const int64_t *sorted, size_t n, double q)
 	return (double)sorted[lo] + (double)(sorted[hi] - sorted[lo]) * (rank - (double)lo);
 }
 
+/* A kernel event at ts on thread th, to be given a name and a duration. */
+static struct osc_event kernel_at(uint32_t th, int64_t ts)
+{
+	return (struct osc_event){ .ts = ts, .corr = OSC_NO_ID, .ext_id = OSC_NO_ID, .thread = th,
+				   .kernel = OSC_NONE, .kind = OSC_KIND_KERNEL };
+}
+
 /*
  * Thousands of events over a few keys with heavy duplication (the case where
  * selection-based percentiles go wrong), checked against sorting.
@@ -452,8 +459,7 @@ Test(aggregate, matches_a_sorting_reference)
 	osc_trace_init(&t);
 	th = osc_trace_thread(&t, fx_str(&t, "1"), fx_str(&t, "1"));
 	for (int i = 0; i < N; i++) {
-		struct osc_event e = {.ts = i, .corr = OSC_NO_ID, .ext_id = OSC_NO_ID,
-				      .thread = th, .kernel = OSC_NONE, .kind = OSC_KIND_KERNEL};
+		struct osc_event e = kernel_at(th, i);
 		char name[8];
 		int k;
 
@@ -531,8 +537,7 @@ Test(aggregate, order_matches_a_comparison_reference)
 	osc_trace_init(&t);
 	th = osc_trace_thread(&t, fx_str(&t, "1"), fx_str(&t, "1"));
 	for (int i = 0; i < N; i++) {
-		struct osc_event e = {.ts = i, .corr = OSC_NO_ID, .ext_id = OSC_NO_ID,
-				      .thread = th, .kernel = OSC_NONE, .kind = OSC_KIND_KERNEL};
+		struct osc_event e = kernel_at(th, i);
 		char name[64];
 		int n, k;
 
