@@ -435,6 +435,13 @@ static double ref_percentile(const int64_t *sorted, size_t n, double q)
 	return (double)sorted[lo] + (double)(sorted[hi] - sorted[lo]) * (rank - (double)lo);
 }
 
+/* Set up t empty with one thread; returns the thread. */
+static uint32_t one_thread_trace(struct osc_trace *t)
+{
+	osc_trace_init(t);
+	return osc_trace_thread(t, fx_str(t, "1"), fx_str(t, "1"));
+}
+
 /* A kernel event at ts on thread th, to be given a name and a duration. */
 static struct osc_event kernel_at(uint32_t th, int64_t ts)
 {
@@ -456,8 +463,7 @@ Test(aggregate, matches_a_sorting_reference)
 	uint32_t th;
 	uint64_t x = 88172645463325252ull;
 
-	osc_trace_init(&t);
-	th = osc_trace_thread(&t, fx_str(&t, "1"), fx_str(&t, "1"));
+	th = one_thread_trace(&t);
 	for (int i = 0; i < N; i++) {
 		struct osc_event e = kernel_at(th, i);
 		char name[8];
@@ -534,8 +540,7 @@ Test(aggregate, order_matches_a_comparison_reference)
 	uint32_t th;
 	uint64_t x = 88172645463325252ull;
 
-	osc_trace_init(&t);
-	th = osc_trace_thread(&t, fx_str(&t, "1"), fx_str(&t, "1"));
+	th = one_thread_trace(&t);
 	for (int i = 0; i < N; i++) {
 		struct osc_event e = kernel_at(th, i);
 		char name[64];
