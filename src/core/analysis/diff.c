@@ -422,7 +422,7 @@ static osc_str label_of(struct osc_diff *d, const struct osc_trace *t, uint32_t 
 
 	if (outputs_in_args(t) || e->provider != OSC_STR_EMPTY)
 		return intern(d, osc_diff_label(t, ev, label, sizeof(label)));
-	slot = osc_i64map_slot(memo, (int64_t)e->op << 32 | e->shape);
+	slot = osc_i64map_slot(memo, osc_i64map_pair(e->op, e->shape));
 	if (*slot == OSC_I64MAP_EMPTY)
 		*slot = intern(d, osc_diff_label(t, ev, label, sizeof(label)));
 	return *slot;
@@ -459,7 +459,7 @@ static void label_events(struct osc_diff *d, const struct osc_diff_side *s,
 
 		if (match == OSC_MATCH_OCCURRENCE) {
 			uint32_t n = next_occurrence(&occ, id, v[i].run);
-			uint32_t *slot = osc_i64map_slot(&occurrences, (int64_t)id << 32 | n);
+			uint32_t *slot = osc_i64map_slot(&occurrences, osc_i64map_pair(id, n));
 
 			if (*slot == OSC_I64MAP_EMPTY) { /* "label[n]": once per label and n */
 				snprintf(occ_label, sizeof(occ_label), "%s[%u]",

@@ -271,9 +271,9 @@ static uint32_t mapped_rule(struct rule_memo *m, uint32_t row, const char *label
 
 	if (m->s->nr < MEMO_MIN_RULES)
 		return (uint32_t)first_rule(m->s, m->t, label, ev, m->label_rule);
-	pair = dense_id(&m->pairs, (int64_t)e->name << 32 | e->op, &m->nr_pairs);
-	triple = dense_id(&m->triples, (int64_t)pair << 32 | e->shape, &m->nr_triples);
-	rule = osc_i64map_slot(&m->rules, (int64_t)row << 32 | triple);
+	pair = dense_id(&m->pairs, osc_i64map_pair(e->name, e->op), &m->nr_pairs);
+	triple = dense_id(&m->triples, osc_i64map_pair(pair, e->shape), &m->nr_triples);
+	rule = osc_i64map_slot(&m->rules, osc_i64map_pair(row, triple));
 	if (*rule == OSC_I64MAP_EMPTY)
 		*rule = (uint32_t)first_rule(m->s, m->t, label, ev, m->label_rule);
 	return *rule;

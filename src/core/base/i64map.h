@@ -17,6 +17,12 @@ struct osc_i64map {
 	size_t size, used; /* slots (a power of two, or 0), slots in use */
 };
 
+/* The key of a pair of 32-bit ids: hi in the high half (no signed shift). */
+static inline int64_t osc_i64map_pair(uint32_t hi, uint32_t lo)
+{
+	return (int64_t)((uint64_t)hi << 32 | lo);
+}
+
 /* The value of key, or OSC_I64MAP_EMPTY when the map has none. */
 uint32_t osc_i64map_get(const struct osc_i64map *m, int64_t key);
 
