@@ -22,9 +22,20 @@
 #include "opscope/analysis/trace_cache.h"
 #include "cli_line.h"
 #include "view.h"
+#include "view_job.h"
 
 /* 'o' hides '=' rows whose total moved by less than this (timing noise). */
 #define CHANGED_PCT 10.0
+
+/* A comparison computed on a worker (view_job.h) from copies of what it reads. */
+struct diff_job {
+	struct osc_view_job job;          /* with copies of the base's selection and filter */
+	struct osc_diff_side base, other;
+	struct osc_runsel other_sel;      /* a copy: O may change the view's meanwhile */
+	struct osc_names names[2];        /* each side's, sharing its tables, in one style */
+	struct osc_diff_query q;
+	struct osc_diff out;              /* the result */
+};
 
 struct diff_view {
 	char *path;                   /* the other trace, as given */
@@ -40,6 +51,7 @@ struct diff_view {
 	bool changed, split;
 	bool refused;                 /* the sides select different numbers of runs */
 	struct osc_runs_side side;    /* the other's runs, for the runs view (O) */
+	struct diff_job job;
 };
 
 /* The split layout's columns (its own sort keys map to the diff's). */
@@ -91,10 +103,22 @@ static void diff_open(struct osc_tui *t, struct osc_view *v, const void *arg)
 	dv->loaded = true;
 }
 
+/* Wait for a running job and free what it copied; its comparison is left in out. */
+static void job_finish(struct diff_job *j)
+{
+	osc_view_job_join(&j->job);
+	osc_runsel_release(&j->other_sel);
+}
+
 static void diff_close(struct osc_view *v)
 {
 	struct diff_view *dv = v->priv;
 
+	if (dv->job.job.running) {
+		atomic_store(dv->job.job.held, false); /* a script's held job: closing lets it go */
+		job_finish(&dv->job);
+		osc_diff_release(&dv->job.out);
+	}
 	osc_diff_release(&dv->diff);
 	osc_runsel_release(&dv->sel);
 	osc_runs_release(&dv->runs);
@@ -104,25 +128,53 @@ static void diff_close(struct osc_view *v)
 	free(dv);
 }
 
+/* The query of the compare rows over the base's filter f. */
+static struct osc_diff_query diff_query(const struct osc_tui *t, const struct diff_view *dv,
+					const struct osc_filter *f)
+{
+	return (struct osc_diff_query){
+		.level = dv->level,
+		.match = dv->match,
+		.filter = osc_filter_is_empty(f) ? NULL : f,
+		.categories = t->args->categories,
+	};
+}
+
+static void job_work(void *arg)
+{
+	struct diff_job *j = arg;
+
+	osc_diff(&j->base, &j->other, &j->q, &j->out);
+}
+
+static bool job_start(struct osc_tui *t, struct diff_view *dv)
+{
+	struct diff_job *j = &dv->job;
+
+	j->names[0] = t->names;
+	j->names[1] = dv->names;
+	osc_runsel_copy(&j->other_sel, &dv->sel);
+	j->base = (struct osc_diff_side){ &t->trace, &t->runs, &j->job.sel, &j->names[0] };
+	j->other = (struct osc_diff_side){ &dv->other, &dv->runs, &j->other_sel, &j->names[1] };
+	j->q = diff_query(t, dv, &j->job.filter);
+	memset(&j->out, 0, sizeof(j->out));
+	if (osc_view_job_start(t, &j->job, job_work, j))
+		return true;
+	osc_runsel_release(&j->other_sel);
+	return false;
+}
+
 static void diff_build(struct osc_tui *t, struct osc_view *v)
 {
 	struct diff_view *dv = v->priv;
 	const struct osc_diff_side base = { &t->trace, &t->runs, &t->sel, &t->names };
 	const struct osc_diff_side other = { &dv->other, &dv->runs, &dv->sel, &dv->names };
-	struct osc_diff_query q = {
-		.level = dv->level,
-		.match = dv->match,
-		.filter = osc_filter_is_empty(&t->filter) ? NULL : &t->filter,
-		.categories = t->args->categories,
-	};
+	struct osc_diff_query q = diff_query(t, dv, &t->filter);
 	char note[256];
 
-	osc_diff_release(&dv->diff);
 	dv->style = dv->names.style = t->names.style;
 	if (!dv->loaded)
 		return;
-	osc_diff(&base, &other, &q, &dv->diff);
-	osc_diff_changed_only(&dv->diff, dv->changed, CHANGED_PCT);
 	/*
 	 * Totals of 3 runs against 10 differ by the runs, not the code: no row
 	 * is shown until both sides select as many (R, O).
@@ -135,6 +187,41 @@ static void diff_build(struct osc_tui *t, struct osc_view *v)
 				"the base's runs, O the other's", t->sel.nr_on,
 				t->sel.nr_on == 1 ? "" : "s", dv->sel.nr_on);
 	}
+	if (dv->job.job.running) {
+		dv->job.job.again = true;
+		return;
+	}
+	if (osc_view_jobs_wanted(t) && job_start(t, dv)) {
+		osc_view_job_wait_briefly(&dv->job.job);
+		return;
+	}
+	osc_diff_release(&dv->diff);
+	osc_diff(&base, &other, &q, &dv->diff);
+	osc_diff_changed_only(&dv->diff, dv->changed, CHANGED_PCT);
+}
+
+static bool diff_busy(struct osc_view *v)
+{
+	struct diff_view *dv = v->priv;
+
+	return dv->job.job.running;
+}
+
+static bool diff_poll(struct osc_tui *t, struct osc_view *v)
+{
+	struct diff_view *dv = v->priv;
+
+	if (!osc_view_job_finished(&dv->job.job))
+		return false;
+	job_finish(&dv->job);
+	osc_diff_release(&dv->diff);
+	dv->diff = dv->job.out;
+	memset(&dv->job.out, 0, sizeof(dv->job.out));
+	osc_diff_changed_only(&dv->diff, dv->changed, CHANGED_PCT);
+	if (dv->job.job.again)
+		job_start(t, dv);
+	osc_view_rows_replaced(t, v);
+	return true;
 }
 
 static enum osc_diff_col split_to_diff(size_t col, bool base)
@@ -162,6 +249,8 @@ static void diff_sort(struct osc_tui *t, struct osc_view *v)
 	struct diff_view *dv = v->priv;
 
 	(void)t;
+	if (dv->job.job.running) /* the rows coming in are sorted then (diff_poll) */
+		return;
 	/* Split rows sort by the other side's value (the one that changed). */
 	osc_diff_sort(&dv->diff,
 		      dv->split ? split_to_diff(v->sort_col, false) : (enum osc_diff_col)v->sort_col,
@@ -315,17 +404,17 @@ static void diff_title(struct osc_tui *t, struct osc_view *v, char *buf, size_t 
 	if (dv->changed)
 		snprintf(buf, size,
 			 "compare %s by %s with %s (%zu of %zu rows changed >= %g%%: %llu -, %llu +, "
-			 "%llu =%s)",
+			 "%llu =%s%s)",
 			 osc_level_name(dv->level), osc_match_name(dv->match),
 			 osc_trace_basename(&dv->other), dv->diff.nr, dv->diff.nr_all, CHANGED_PCT,
 			 (unsigned long long)n[0], (unsigned long long)n[1], (unsigned long long)n[2],
-			 dv->split ? ", split" : "");
+			 dv->split ? ", split" : "", dv->job.job.running ? ", updating..." : "");
 	else
-		snprintf(buf, size, "compare %s by %s with %s (%zu rows: %llu -, %llu +, %llu =%s)",
+		snprintf(buf, size, "compare %s by %s with %s (%zu rows: %llu -, %llu +, %llu =%s%s)",
 			 osc_level_name(dv->level), osc_match_name(dv->match),
 			 osc_trace_basename(&dv->other), dv->diff.nr, (unsigned long long)n[0],
 			 (unsigned long long)n[1], (unsigned long long)n[2],
-			 dv->split ? ", split" : "");
+			 dv->split ? ", split" : "", dv->job.job.running ? ", updating..." : "");
 }
 
 static void diff_empty(struct osc_tui *t, struct osc_view *v, char *buf, size_t size)
@@ -601,4 +690,6 @@ const struct osc_view_ops osc_view_diff = {
 	.export_name = diff_export_name,
 	.bar = diff_bar,
 	.command = diff_command,
+	.busy = diff_busy,
+	.poll = diff_poll,
 };

@@ -40,10 +40,7 @@ static void copy_selection(struct osc_tui *t, struct osc_view_job *j)
 {
 	struct osc_error err;
 
-	j->sel = t->sel;
-	j->sel.on = osc_xmalloc(t->sel.nr_runs ? t->sel.nr_runs : 1);
-	memcpy(j->sel.on, t->sel.on, t->sel.nr_runs);
-	j->sel.spec = osc_xstrdup(t->sel.spec ? t->sel.spec : "default");
+	osc_runsel_copy(&j->sel, &t->sel);
 	osc_filter_init(&j->filter);
 	for (size_t i = 0; i < t->filter.nr_patterns; i++)
 		osc_filter_add_pattern(&j->filter, t->filter.patterns[i]);

@@ -672,6 +672,27 @@ def check_whatif_in_background():
            "%s\n---\n%s" % (now.get("w"), held.get("w")))
 
 
+def check_compare_in_background():
+    """A compare level computed in the background (held by :jobs hold): the old
+    rows stay, marked updating; once let go, screen and export are those of
+    the level computed at once."""
+    trace = os.path.join(SAMPLES, "kineto-sampled-rank0.json.gz")
+    keys = [":dump c", "x", "c.csv"]
+    rc, err, d, now = run_keys(trace, ["2"] + keys, [trace])
+    want = read(d, "c.csv")
+    shutil.rmtree(d, ignore_errors=True)
+    rc2, err2, d, held = run_keys(trace, [":jobs hold", "2", ":dump u", ":jobs go"] + keys,
+                                  [trace])
+    got = read(d, "c.csv")
+    shutil.rmtree(d, ignore_errors=True)
+    waiting = held.get("u") or ""
+    report(rc == 0 and rc2 == 0 and "updating..." in waiting,
+           "compare held in the background: the old rows, updating", err + err2 + waiting)
+    report(now.get("c") and now.get("c") == held.get("c") and want and want == got,
+           "compare computed in the background: the same screen and export",
+           "%s\n---\n%s" % (now.get("c"), held.get("c")))
+
+
 def check_export_path():
     """The path level exports what `report --by path` prints; K's kernel table is
     not a report (the status line says so)."""
@@ -958,6 +979,7 @@ def main():
     check_first_answer_pending()
     check_level_flip_in_background()
     check_whatif_in_background()
+    check_compare_in_background()
     check_export_compare()
     check_export_gpu()
     check_export_timeline()

@@ -324,6 +324,14 @@ void osc_runsel_release(struct osc_runsel *s)
 	memset(s, 0, sizeof(*s));
 }
 
+void osc_runsel_copy(struct osc_runsel *to, const struct osc_runsel *from)
+{
+	*to = *from;
+	to->on = osc_xmalloc(from->nr_runs ? from->nr_runs : 1);
+	memcpy(to->on, from->on, from->nr_runs);
+	to->spec = osc_xstrdup(from->spec ? from->spec : "default");
+}
+
 /* Segments shown before the description elides the middle of a long list. */
 #define DESCRIBE_HEAD 6
 
