@@ -390,22 +390,6 @@ static void place_identities(struct osc_agg *a, const struct places *p)
 	scratch_release(&s);
 }
 
-/*
- * A double as a key of the same order; unknown (NaN: an empty cell) below
- * every number, -0 as 0.
- */
-static uint64_t double_key(double v)
-{
-	uint64_t bits;
-
-	if (isnan(v))
-		return 0;
-	if (v == 0)
-		v = 0;
-	memcpy(&bits, &v, sizeof(bits));
-	return bits >> 63 ? ~bits : bits | (uint64_t)1 << 63;
-}
-
 /* The key of row x by a statistic other than DIMS, ascending. */
 static uint64_t stat_key(const struct osc_agg *a, const struct places *p,
 			 const struct osc_agg_row *x, enum osc_stat by)
@@ -430,7 +414,8 @@ static uint64_t stat_key(const struct osc_agg *a, const struct places *p,
 	case OSC_STAT_OP:
 		return text_place(p, x->op);
 	default: /* values as doubles where not integers: exact below 2^53 ns (104 days) */
-		return int_value(x, by, &v) ? osc_radix_key(v) : double_key(row_value(a, x, by));
+		return int_value(x, by, &v) ? osc_radix_key(v)
+					    : osc_radix_double_key(row_value(a, x, by));
 	}
 }
 

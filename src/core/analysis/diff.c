@@ -297,20 +297,6 @@ struct run_ev {
 	uint32_t run, ev;
 };
 
-/*
- * Sort the pairs (k[i], v[i]) of n by k (radix.h; scratch allocated here):
- * the member lists of a million events, where qsort would compare 20M times.
- */
-static void sort_pairs(uint64_t *k, uint32_t *v, size_t n)
-{
-	uint64_t *k2 = osc_xmalloc((n ? n : 1) * sizeof(*k2));
-	uint32_t *v2 = osc_xmalloc((n ? n : 1) * sizeof(*v2));
-
-	osc_radix_sort(k, v, k2, v2, n);
-	free(k2);
-	free(v2);
-}
-
 /* Events of agg ordered by (run, model order); a run of OSC_NONE sorts last. */
 static struct run_ev *by_run(const struct osc_diff_side *s, const struct osc_agg *agg)
 {
@@ -323,7 +309,7 @@ static struct run_ev *by_run(const struct osc_diff_side *s, const struct osc_agg
 		ev[i] = agg->members[i];
 		k[i] = (uint64_t)(s->runs ? s->runs->run_of[ev[i]] : 0) << 32 | ev[i];
 	}
-	sort_pairs(k, ev, n);
+	osc_radix_sort_pairs(k, ev, n);
 	for (size_t i = 0; i < n; i++)
 		v[i] = (struct run_ev){ (uint32_t)(k[i] >> 32), ev[i] };
 	free(k);
@@ -551,7 +537,7 @@ static void group(struct osc_diff *d, const struct osc_diff_side *side[2],
 			d->members[s][i] = lab[s].ev[i];
 			k[i] = (uint64_t)row_of[lab[s].lab[i]] << 32 | lab[s].ev[i];
 		}
-		sort_pairs(k, d->members[s], n);
+		osc_radix_sort_pairs(k, d->members[s], n);
 		free(k);
 		for (size_t r = 0; r < d->nr; r++) {
 			struct osc_diff_stat *st = &d->rows[r].side[s];

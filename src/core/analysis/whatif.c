@@ -556,17 +556,6 @@ static double col_value(const struct osc_whatif_row *r, enum osc_whatif_col by)
 	}
 }
 
-/* A double as an unsigned key of the same order (0 and -0 alike). */
-static uint64_t double_key(double v)
-{
-	uint64_t bits;
-
-	if (v == 0)
-		v = 0;
-	memcpy(&bits, &v, sizeof(bits));
-	return bits >> 63 ? ~bits : bits | (uint64_t)1 << 63;
-}
-
 /*
  * By the column (descending: larger first), then the label in byte order,
  * then the aggregate row: two stable radix sorts, the last key first.
@@ -574,8 +563,8 @@ static uint64_t double_key(double v)
 void osc_whatif_sort(struct osc_whatif *w, enum osc_whatif_col by, bool descending)
 {
 	size_t n = w->nr, size = n ? n : 1;
-	uint64_t *k = osc_xmalloc(size * sizeof(*k)), *k2 = osc_xmalloc(size * sizeof(*k2));
-	uint32_t *idx = osc_xmalloc(size * sizeof(*idx)), *idx2 = osc_xmalloc(size * sizeof(*idx2));
+	uint64_t *k = osc_xmalloc(size * sizeof(*k));
+	uint32_t *idx = osc_xmalloc(size * sizeof(*idx));
 	struct osc_whatif_row *rows = osc_xmalloc(size * sizeof(*rows));
 	bool name_desc = by == OSC_WHATIF_NAME && descending;
 
@@ -585,23 +574,21 @@ void osc_whatif_sort(struct osc_whatif *w, enum osc_whatif_col by, bool descendi
 		idx[r] = (uint32_t)r;
 		k[r] = (uint64_t)(name_desc ? ~rank : rank) << 32 | w->rows[r].agg_row;
 	}
-	osc_radix_sort(k, idx, k2, idx2, n);
+	osc_radix_sort_pairs(k, idx, n);
 	if (by != OSC_WHATIF_NAME) {
 		for (size_t i = 0; i < n; i++) {
-			uint64_t key = double_key(col_value(&w->rows[idx[i]], by));
+			uint64_t key = osc_radix_double_key(col_value(&w->rows[idx[i]], by));
 
 			k[i] = descending ? ~key : key;
 		}
-		osc_radix_sort(k, idx, k2, idx2, n);
+		osc_radix_sort_pairs(k, idx, n);
 	}
 	for (size_t i = 0; i < n; i++)
 		rows[i] = w->rows[idx[i]];
 	free(w->rows);
 	w->rows = rows;
 	free(k);
-	free(k2);
 	free(idx);
-	free(idx2);
 }
 
 const char *osc_whatif_cell(const struct osc_whatif *w, size_t row, size_t col, char *buf,

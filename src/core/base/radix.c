@@ -1,4 +1,5 @@
 /* radix.c - a stable LSD radix sort of 64-bit keys with 32-bit payloads (radix.h). */
+#include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,4 +55,26 @@ void osc_radix_sort(uint64_t *k, uint32_t *idx, uint64_t *k2, uint32_t *idx2, si
 		memcpy(idx2, idx, n * sizeof(*idx));
 	}
 	free(count);
+}
+
+void osc_radix_sort_pairs(uint64_t *k, uint32_t *idx, size_t n)
+{
+	uint64_t *k2 = osc_xmalloc((n ? n : 1) * sizeof(*k2));
+	uint32_t *idx2 = osc_xmalloc((n ? n : 1) * sizeof(*idx2));
+
+	osc_radix_sort(k, idx, k2, idx2, n);
+	free(k2);
+	free(idx2);
+}
+
+uint64_t osc_radix_double_key(double v)
+{
+	uint64_t bits;
+
+	if (isnan(v))
+		return 0;
+	if (v == 0)
+		v = 0;
+	memcpy(&bits, &v, sizeof(bits));
+	return bits >> 63 ? ~bits : bits | (uint64_t)1 << 63;
 }

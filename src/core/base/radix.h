@@ -14,10 +14,19 @@
  */
 void osc_radix_sort(uint64_t *k, uint32_t *idx, uint64_t *k2, uint32_t *idx2, size_t n);
 
+/* osc_radix_sort with its scratch allocated (and freed) here. */
+void osc_radix_sort_pairs(uint64_t *k, uint32_t *idx, size_t n);
+
 /* A signed key as an unsigned one of the same order. */
 static inline uint64_t osc_radix_key(int64_t v)
 {
 	return (uint64_t)v ^ ((uint64_t)1 << 63);
 }
+
+/*
+ * A double as a key of the same order; NaN (an unknown value, an empty
+ * cell) below every number, -0 as 0.
+ */
+uint64_t osc_radix_double_key(double v);
 
 #endif
