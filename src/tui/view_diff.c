@@ -135,7 +135,7 @@ static struct osc_diff_query diff_query(const struct osc_tui *t, const struct di
 	return (struct osc_diff_query){
 		.level = dv->level,
 		.match = dv->match,
-		.filter = osc_filter_is_empty(f) ? NULL : f,
+		.filter = f, /* empty: none (diff.h) */
 		.categories = t->args->categories,
 	};
 }

@@ -122,7 +122,7 @@ static struct osc_query whatif_query(const struct whatif_view *wv, const struct 
 	return (struct osc_query){
 		.level = wv->level,
 		.runs = sel,
-		.filter = osc_filter_is_empty(f) ? NULL : f,
+		.filter = f, /* empty: none (aggregate.h) */
 		.in_place = true, /* the rows are shown in osc_whatif_sort's order */
 	};
 }

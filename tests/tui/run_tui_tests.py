@@ -654,14 +654,15 @@ def check_level_flip_in_background():
 def check_whatif_in_background():
     """The what-if view computed in the background (held by :jobs hold): the
     old rows stay, marked updating, while it runs; once let go, the screen
-    and its export are those of the view computed at once."""
+    and its export (filtered, another level) are those of the view computed
+    at once."""
     trace = os.path.join(SAMPLES, "kineto-sampled-rank0.json.gz")
-    keys = ["W", "<Tab>", ":dump w", "x", "w.csv"]
+    keys = ["W", ":filter aten::*", "<Tab>", ":dump w", "x", "w.csv"]
     rc, err, d, now = run_keys(trace, keys)
     want = read(d, "w.csv")
     shutil.rmtree(d, ignore_errors=True)
-    rc2, err2, d, held = run_keys(trace, [":jobs hold", "W", ":dump u", "<Tab>", ":jobs go"]
-                                  + keys[2:])
+    rc2, err2, d, held = run_keys(trace, [":jobs hold", "W", ":dump u", ":filter aten::*",
+                                          "<Tab>", ":jobs go"] + keys[3:])
     got = read(d, "w.csv")
     shutil.rmtree(d, ignore_errors=True)
     waiting = held.get("u") or ""
@@ -674,15 +675,15 @@ def check_whatif_in_background():
 
 def check_compare_in_background():
     """A compare level computed in the background (held by :jobs hold): the old
-    rows stay, marked updating; once let go, screen and export are those of
-    the level computed at once."""
+    rows stay, marked updating; once let go, screen and export (filtered)
+    are those of the level computed at once."""
     trace = os.path.join(SAMPLES, "kineto-sampled-rank0.json.gz")
     keys = [":dump c", "x", "c.csv"]
-    rc, err, d, now = run_keys(trace, ["2"] + keys, [trace])
+    rc, err, d, now = run_keys(trace, [":filter aten::*", "2"] + keys, [trace])
     want = read(d, "c.csv")
     shutil.rmtree(d, ignore_errors=True)
-    rc2, err2, d, held = run_keys(trace, [":jobs hold", "2", ":dump u", ":jobs go"] + keys,
-                                  [trace])
+    rc2, err2, d, held = run_keys(trace, [":jobs hold", "2", ":dump u", ":filter aten::*",
+                                          ":jobs go"] + keys, [trace])
     got = read(d, "c.csv")
     shutil.rmtree(d, ignore_errors=True)
     waiting = held.get("u") or ""
