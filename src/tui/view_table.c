@@ -117,6 +117,24 @@ static void table_open(struct osc_tui *t, struct osc_view *v, const void *arg)
 	v->sort_desc = true;
 }
 
+/* The query of the table's rows over the selection sel and the filter f. */
+static struct osc_query table_query(struct osc_tui *t, struct table_view *tv,
+				    const struct osc_runsel *sel, const struct osc_filter *f)
+{
+	return (struct osc_query){
+		.level = tv->level,
+		.runs = sel,
+		/* the kernels of a row: the row passed the filter, they need not */
+		.filter = tv->only ? NULL : f, /* empty: none (aggregate.h) */
+		.only = tv->only,
+		.categories = t->args->categories,
+		/* the level where shapes define the work (roofline.h) */
+		.roofline = tv->level == OSC_LEVEL_SHAPE,
+		.peak = table_peak(t, tv),
+		.in_place = true, /* read through osc_agg_row_at */
+	};
+}
+
 static void job_work(void *arg)
 {
 	struct table_job *j = arg;
@@ -138,17 +156,7 @@ static bool job_start(struct osc_tui *t, struct table_view *tv)
 
 	j->trace = &t->trace;
 	j->runs = &t->runs;
-	j->q = (struct osc_query){
-		.level = tv->level,
-		.runs = &j->job.sel,
-		.filter = osc_filter_is_empty(&t->filter) || tv->only ? NULL : &j->job.filter,
-		.only = tv->only,
-		.categories = t->args->categories,
-		/* the level where shapes define the work (roofline.h) */
-		.roofline = tv->level == OSC_LEVEL_SHAPE,
-		.peak = table_peak(t, tv),
-		.in_place = true, /* read through osc_agg_row_at */
-	};
+	j->q = table_query(t, tv, &j->job.sel, &j->job.filter);
 	return osc_view_job_start(t, &j->job, job_work, j);
 }
 
@@ -200,18 +208,7 @@ static void note_outside(struct osc_tui *t, const struct table_view *tv)
 static void table_build(struct osc_tui *t, struct osc_view *v)
 {
 	struct table_view *tv = v->priv;
-	struct osc_query q = {
-		.level = tv->level,
-		.runs = &t->sel,
-		/* the kernels of a row: the row passed the filter, they need not */
-		.filter = osc_filter_is_empty(&t->filter) || tv->only ? NULL : &t->filter,
-		.only = tv->only,
-		.categories = t->args->categories,
-		/* the level where shapes define the work (roofline.h) */
-		.roofline = tv->level == OSC_LEVEL_SHAPE,
-		.peak = table_peak(t, tv),
-		.in_place = true, /* read through osc_agg_row_at */
-	};
+	struct osc_query q = table_query(t, tv, &t->sel, &t->filter);
 
 	if (tv->job.job.running) {
 		tv->job.job.again = true;
