@@ -135,3 +135,25 @@ Test(strtab, sort_orders_as_memcmp_then_length)
 	for (size_t i = 0; i < n; i++)
 		cr_assert_eq(ref_cmp(&ids[i], &want[i]), 0, "position %zu", i);
 }
+
+/* Places: every id once, in the order the reference comparison gives. */
+Test(strtab, places_follow_the_byte_order)
+{
+	static const char *const words[] = { "mm", "addmm", "", "add", "a\0b", "a", "zz", "add_" };
+	osc_str *sorted;
+	uint32_t *place;
+
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		osc_strtab_intern(&st, words[i], i == 4 ? 3 : strlen(words[i]));
+	place = osc_strtab_places(&st, &sorted);
+	for (size_t i = 0; i < st.count; i++) {
+		cr_assert_eq(place[sorted[i]], i);
+		if (i)
+			cr_expect_lt(ref_cmp(&sorted[i - 1], &sorted[i]), 0, "place %zu", i);
+	}
+	free(sorted);
+	free(place);
+	place = osc_strtab_places(&st, NULL);
+	cr_expect_eq(place[osc_strtab_find(&st, "zz", 2)], st.count - 1);
+	free(place);
+}

@@ -62,6 +62,13 @@ osc_str osc_strtab_find(const struct osc_strtab *t, const char *s, size_t len);
  */
 void osc_strtab_sort(const struct osc_strtab *t, osc_str *ids, size_t n);
 
+/*
+ * Per id of t, its place in the byte order of every string of t, a new
+ * array of t->count; every id in that order into *sorted (a new array)
+ * unless sorted is NULL.
+ */
+uint32_t *osc_strtab_places(const struct osc_strtab *t, osc_str **sorted);
+
 /* Bytes of an id (NUL-terminated). */
 static inline const char *osc_strtab_get(const struct osc_strtab *t, osc_str id)
 {

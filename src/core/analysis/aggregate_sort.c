@@ -327,21 +327,6 @@ static void scratch_sort(struct rows_scratch *s)
 	osc_radix_sort(s->k, s->idx, s->k + s->n, s->idx + s->n, s->n);
 }
 
-/* The path level: each path's place in the byte order of a->paths. */
-static void place_paths(struct osc_agg *a)
-{
-	size_t n = a->paths.count;
-	osc_str *sorted = osc_xmalloc((n ? n : 1) * sizeof(*sorted));
-
-	a->path_place = osc_xmalloc((n ? n : 1) * sizeof(*a->path_place));
-	for (size_t i = 0; i < n; i++)
-		sorted[i] = (osc_str)i;
-	osc_strtab_sort(&a->paths, sorted, n);
-	for (size_t i = 0; i < n; i++)
-		a->path_place[sorted[i]] = (uint32_t)i;
-	free(sorted);
-}
-
 /*
  * a->identity: per row id, the row's place in the identity order. Words
  * that every row shares are skipped; the others are read once, in row
@@ -355,8 +340,8 @@ static void place_identities(struct osc_agg *a, const struct places *p)
 	struct rows_scratch s;
 	bool varies[IDENTITY_WORDS] = { false };
 
-	if ((a->keys & OSC_KEY_PATH) && !a->path_place)
-		place_paths(a);
+	if ((a->keys & OSC_KEY_PATH) && !a->path_place) /* each path's place in a->paths */
+		a->path_place = osc_strtab_places(&a->paths, NULL);
 	for (int w = 0; w < IDENTITY_WORDS && n; w++)
 		first[w] = identity_word(a, p, &a->rows[0], w);
 	for (size_t r = 0; r < n; r++) {

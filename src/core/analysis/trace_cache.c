@@ -571,13 +571,7 @@ const struct osc_text_order *osc_trace_text_order(const struct osc_trace *t)
 	pthread_mutex_lock(&c->text_lock);
 	if (!o->sorted) {
 		o->nr = t->strs.count;
-		o->sorted = osc_xmalloc(o->nr * sizeof(*o->sorted));
-		o->place = osc_xmalloc(o->nr * sizeof(*o->place));
-		for (size_t i = 0; i < o->nr; i++)
-			o->sorted[i] = (osc_str)i;
-		osc_strtab_sort(&t->strs, o->sorted, o->nr);
-		for (size_t i = 0; i < o->nr; i++)
-			o->place[o->sorted[i]] = (uint32_t)i;
+		o->place = osc_strtab_places(&t->strs, &o->sorted);
 	}
 	mark_used(t);
 	pthread_mutex_unlock(&c->text_lock);

@@ -119,3 +119,21 @@ void osc_strtab_sort(const struct osc_strtab *t, osc_str *ids, size_t n)
 	free(k);
 	free(idx);
 }
+
+uint32_t *osc_strtab_places(const struct osc_strtab *t, osc_str **sorted)
+{
+	size_t n = t->count;
+	osc_str *ids = osc_xmalloc((n ? n : 1) * sizeof(*ids));
+	uint32_t *place = osc_xmalloc((n ? n : 1) * sizeof(*place));
+
+	for (size_t i = 0; i < n; i++)
+		ids[i] = (osc_str)i;
+	osc_strtab_sort(t, ids, n);
+	for (size_t i = 0; i < n; i++)
+		place[ids[i]] = (uint32_t)i;
+	if (sorted)
+		*sorted = ids;
+	else
+		free(ids);
+	return place;
+}
