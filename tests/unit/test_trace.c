@@ -134,29 +134,40 @@ Test(trace, names)
 }
 
 /*
- * k sorted runs of equal events and near-equal ones (as a file parsed in
- * parts, each part sorted, leaves them): the result is the stable sort,
+ * k sorted runs of per_run events, equal and near-equal ones (as a file
+ * parsed in parts, each part sorted, or a database read table by table
+ * leaves them): the result is the stable sort, with each event's args,
  * whether the runs are merged (up to 64) or radix sorted (more).
  */
-static void expect_stable_sort_of_runs(int k)
+static void expect_stable_sort_of_runs(int k, int per_run)
 {
-	char name[32];
-	int per_run = 600 / k + 1, idx = 0;
+	char name[32], args[48];
+	int idx = 0;
 
 	for (int r = 0; r < k; r++)
 		for (int i = 0; i < per_run; i++, idx++) {
 			snprintf(name, sizeof(name), "e%d", idx);
-			add(i / 3, (i % 3 == 2) ? 9 : r % 2, name, NULL);
+			snprintf(args, sizeof(args), "{\"i\":%d}", idx);
+			/* per start: the longer one first, so each run is sorted */
+			add(i / 3, (i % 3 == 0) ? 9 : r % 2, name, args);
 		}
+	cr_assert_eq(t.unsorted, k > 1);
 	osc_trace_sort(&t);
 	cr_assert_eq(t.nr_events, (size_t)idx);
-	for (size_t i = 1; i < t.nr_events; i++) {
-		const struct osc_event *p = &t.events[i - 1], *e = &t.events[i];
-		int pi = atoi(osc_trace_str(&t, p->name) + 1), ei = atoi(osc_trace_str(&t, e->name) + 1);
+	for (size_t i = 0; i < t.nr_events; i++) {
+		const struct osc_event *e = &t.events[i];
+		int ei = atoi(osc_trace_str(&t, e->name) + 1);
 
-		cr_assert(p->ts < e->ts || (p->ts == e->ts && p->dur > e->dur) ||
-				  (p->ts == e->ts && p->dur == e->dur && pi < ei),
-			  "%d runs: e%d before e%d", k, pi, ei);
+		snprintf(args, sizeof(args), "{\"i\":%d}", ei);
+		cr_assert_str_eq(osc_trace_args(&t, (uint32_t)i), args);
+		if (i) {
+			const struct osc_event *p = &t.events[i - 1];
+			int pi = atoi(osc_trace_str(&t, p->name) + 1);
+
+			cr_assert(p->ts < e->ts || (p->ts == e->ts && p->dur > e->dur) ||
+					  (p->ts == e->ts && p->dur == e->dur && pi < ei),
+				  "%d runs: e%d before e%d", k, pi, ei);
+		}
 	}
 }
 
@@ -167,8 +178,14 @@ Test(trace, sort_of_sorted_runs_is_stable)
 	for (size_t i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
 		osc_trace_release(&t);
 		osc_trace_init(&t);
-		expect_stable_sort_of_runs(runs[i]);
+		expect_stable_sort_of_runs(runs[i], 600 / runs[i] + 1);
 	}
+}
+
+/* Runs big enough for the merge to split over two threads and give pages back. */
+Test(trace, sort_of_a_few_big_runs_is_stable)
+{
+	expect_stable_sort_of_runs(3, 100000);
 }
 
 /* Event idx of a test part: ties on purpose (few distinct starts and durations). */

@@ -31,4 +31,13 @@ uint32_t osc_run_merge_next(struct osc_run_merge *m);
 
 void osc_run_merge_release(struct osc_run_merge *m);
 
+/*
+ * Put t's events, nr runs each sorted in model order starting at start[]
+ * (start[nr] == t->nr_events), in model order: merged into a new table as
+ * osc_trace_merge_parts merges parts, the old one given back as the merge
+ * consumes it (no permutation of the table in place, whose every step is a
+ * cache miss, and never two copies of it).
+ */
+void osc_trace_merge_runs(struct osc_trace *t, const size_t *start, size_t nr);
+
 #endif

@@ -289,36 +289,15 @@ static size_t sorted_runs(const struct osc_event *ev, size_t n, size_t *start)
 	return nr;
 }
 
-/*
- * src[i]: the index of the event that goes to i, by merging the nr sorted
- * runs starting at start[] (run_merge.h: the stable sort's result). The
- * loader merges the parts of a file it sorted on their cores itself
- * (osc_trace_merge_parts); what is left here is a few runs at most.
- */
-static uint32_t *merge_order(const struct osc_event *ev, size_t n, const size_t *start, size_t nr)
-{
-	uint32_t *src = osc_xreallocarray(NULL, n, sizeof(*src));
-	const struct osc_event *base[MAX_MERGE_RUNS];
-	struct osc_run_merge m;
-	uint32_t r;
-
-	for (size_t k = 0; k < nr; k++)
-		base[k] = ev;
-	osc_run_merge_init(&m, nr, base, start, start + 1);
-	for (size_t i = 0; (r = osc_run_merge_next(&m)) != UINT32_MAX; i++)
-		src[i] = (uint32_t)(m.at[r] - 1);
-	osc_run_merge_release(&m);
-	return src;
-}
-
 #define PREFETCH_AHEAD 8 /* cycle links fetched ahead while permuting */
 
 /*
- * The model order: a merge of the sorted runs when there are few, else the
- * radix sort. Applied in place by following the permutation's cycles, so
- * the event table is never held twice (it is the biggest allocation). Each
- * step of a cycle is a cache miss that depends on the one before: the events
- * a few links ahead are prefetched so the misses overlap.
+ * The model order: a merge of the sorted runs when there are few (a loader
+ * that appends table after table), else the radix sort, applied in place by
+ * following the permutation's cycles, so the event table is never held
+ * twice (it is the biggest allocation). Each step of a cycle is a cache
+ * miss that depends on the one before: the events a few links ahead are
+ * prefetched so the misses overlap.
  */
 void osc_trace_sort(struct osc_trace *t)
 {
@@ -332,7 +311,11 @@ void osc_trace_sort(struct osc_trace *t)
 	runs = n ? sorted_runs(t->events, n, start) : 1;
 	if (runs == 1)
 		return;
-	src = runs ? merge_order(t->events, n, start, runs) : model_order(t->events, n);
+	if (runs) {
+		osc_trace_merge_runs(t, start, runs);
+		return;
+	}
+	src = model_order(t->events, n);
 	for (i = 0; i < n; i++) {
 		struct osc_event ev;
 		uint64_t off;

@@ -94,7 +94,8 @@ static void merge_half(void *arg, size_t h)
 		struct osc_event *e = &x->t->events[dst];
 
 		*e = p->events[i];
-		osc_trace_part_remap(p, e);
+		if (p->str) /* runs of one table (osc_trace_merge_runs) keep their ids */
+			osc_trace_part_remap(p, e);
 		x->t->args_off[dst++] = p->args_off[i];
 		if (m.at[r] - released[r] >= RELEASE_STEP || m.at[r] == x->to[r]) {
 			give_back(p->events, sizeof(*p->events), released[r], m.at[r]);
@@ -161,7 +162,8 @@ void osc_trace_part_release(struct osc_trace_part *p)
 	memset(p, 0, sizeof(*p));
 }
 
-void osc_trace_merge_parts(struct osc_trace *t, struct osc_trace_part *parts, size_t nr)
+/* Append parts[0 .. nr) to t in model order (osc_trace_merge_parts, the parts kept). */
+static void merge_into(struct osc_trace *t, const struct osc_trace_part *parts, size_t nr)
 {
 	size_t total = 0, keep, halves = 1, first = t->nr_events;
 	size_t *from = osc_xcalloc(nr ? nr : 1, sizeof(*from));
@@ -195,9 +197,33 @@ void osc_trace_merge_parts(struct osc_trace *t, struct osc_trace_part *parts, si
 	if (keep && first && osc_event_before(&t->events[first], &t->events[first - 1]))
 		t->unsorted = true;
 	t->nr_events += keep;
-	for (size_t r = 0; r < nr; r++)
-		osc_trace_part_release(&parts[r]);
 	free(from);
 	free(cut);
 	free(to);
+}
+
+void osc_trace_merge_parts(struct osc_trace *t, struct osc_trace_part *parts, size_t nr)
+{
+	merge_into(t, parts, nr);
+	for (size_t r = 0; r < nr; r++)
+		osc_trace_part_release(&parts[r]);
+}
+
+void osc_trace_merge_runs(struct osc_trace *t, const size_t *start, size_t nr)
+{
+	struct osc_event *events = t->events;
+	uint64_t *args_off = t->args_off;
+	struct osc_trace_part *runs = osc_xcalloc(nr ? nr : 1, sizeof(*runs));
+
+	for (size_t r = 0; r < nr; r++)
+		runs[r] = (struct osc_trace_part){ .events = events + start[r],
+						   .args_off = args_off + start[r],
+						   .nr = start[r + 1] - start[r] };
+	t->events = NULL;
+	t->args_off = NULL;
+	t->nr_events = t->alloc_events = 0;
+	merge_into(t, runs, nr);
+	free(runs);
+	free(events);
+	free(args_off);
 }
