@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "opscope/export/gather.h"
+#include "opscope/base/threads.h"
 #include "opscope/load/load.h"
 #include "opscope/model/runs.h"
 
@@ -465,7 +466,9 @@ static size_t sample_db(void)
 
 /*
  * 64 zero bytes in a table's page: the queries still run, but rows come back
- * with start 0 (the trace spanned 50 years). quick_check finds the damage.
+ * with start 0 (the trace spanned 50 years). quick_check finds the damage,
+ * whether it runs beside the reading (two threads) or before it (one): its
+ * verdict replaces the rows read meanwhile.
  */
 Test(load_sqlite, a_damaged_database_is_an_error)
 {
@@ -473,21 +476,31 @@ Test(load_sqlite, a_damaged_database_is_an_error)
 
 	cr_assert_eq(sample_db(), 806912);
 	zero_bytes(724085, 64);
-	cr_assert_eq(load(), OSC_SQLITE);
-	osc_error_format(&err, line, sizeof(line));
-	cr_assert(strstr(line, "damaged SQLite database (quick_check: On tree page"), "%s", line);
-	cr_assert_eq(t.nr_events, 0);
+	for (size_t cap = 1; cap <= 2; cap++) {
+		osc_threads_cap(cap);
+		cr_assert_eq(load(), OSC_SQLITE, "%zu threads", cap);
+		osc_error_format(&err, line, sizeof(line));
+		cr_assert(strstr(line, "damaged SQLite database (quick_check: On tree page"),
+			  "%zu threads: %s", cap, line);
+		cr_assert_eq(t.nr_events, 0);
+	}
+	osc_threads_cap(0);
 }
 
-/* Cut short (a killed writer): an error at the cut, with both sizes. */
+/* Cut short (a killed writer): an error at the cut, with both sizes, on one thread or two. */
 Test(load_sqlite, a_database_cut_short_is_an_error_at_the_cut)
 {
 	size_t len = sample_db();
 
 	cr_assert_eq(truncate(path, (off_t)len / 2), 0);
-	cr_assert_eq(load(), OSC_TRUNCATED);
-	cr_assert_eq(err.offset, (int64_t)len / 2);
-	cr_assert(strstr(err.message, "cut short (403456 of 806912 bytes)"), "%s", err.message);
+	for (size_t cap = 1; cap <= 2; cap++) {
+		osc_threads_cap(cap);
+		cr_assert_eq(load(), OSC_TRUNCATED, "%zu threads", cap);
+		cr_assert_eq(err.offset, (int64_t)len / 2);
+		cr_assert(strstr(err.message, "cut short (403456 of 806912 bytes)"), "%s",
+			  err.message);
+	}
+	osc_threads_cap(0);
 }
 
 /* A WAL database with a -wal file of changes beside it: said to be unread. */

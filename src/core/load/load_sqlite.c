@@ -15,9 +15,12 @@
  * - A database in WAL mode is copied once to read it as a rollback-journal
  *   file (SQLite cannot deserialize WAL mode); its -wal file is not read
  *   (OSC_WARN_WAL_IGNORED when one with changes lies beside it).
- * - PRAGMA quick_check runs first: a database cut short or written over
- *   (a profiler killed mid-write) would read back rows of zeros. One cut
- *   short whose missing pages no table uses loads (OSC_WARN_DB_SHORT).
+ * - PRAGMA quick_check vets the whole database: one cut short or written
+ *   over (a profiler killed mid-write) would read back rows of zeros. It
+ *   runs on a second core beside the reading, on a connection of its own
+ *   over the same bytes (first, alone, when one thread is allowed); its
+ *   verdict wins over whatever the reading found. One cut short whose
+ *   missing pages no table uses loads (OSC_WARN_DB_SHORT).
  * - A row without a start time (0, negative or NULL: what a damaged row
  *   reads as) is skipped (OSC_WARN_BAD_TIME); 0 is never a real start
  *   (nvprof's clock counts from the epoch, nsys's from the session start).
@@ -34,6 +37,8 @@
 #include <string.h>
 
 #include "opscope/base/alloc.h"
+#include "opscope/base/threads.h"
+#include "base/parallel.h"
 #include "load/load_sqlite.h"
 
 #define MAGIC "SQLite format 3"
@@ -110,6 +115,24 @@ static enum osc_status cut_short(struct sq *q, const unsigned char *data, size_t
 			     (unsigned long long)header_size(data), why);
 }
 
+/*
+ * A connection of its own (one thread uses it: no mutex around every
+ * sqlite3_column_* call) reading data in place, read-only, with the
+ * defences on and the load's cancel checked. SQLITE_CANTOPEN: no connection.
+ */
+static int connect(struct osc_load_ctx *lc, unsigned char *data, size_t len, sqlite3 **db)
+{
+	if (sqlite3_open_v2(":memory:", db,
+			    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+			    NULL) != SQLITE_OK)
+		return SQLITE_CANTOPEN;
+	sqlite3_db_config(*db, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL);
+	sqlite3_db_config(*db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, NULL);
+	sqlite3_progress_handler(*db, PROGRESS_OPS, check_cancel, lc);
+	return sqlite3_deserialize(*db, "main", data, (sqlite3_int64)len, (sqlite3_int64)len,
+				   SQLITE_DESERIALIZE_READONLY);
+}
+
 static enum osc_status open_db(struct sq *q, unsigned char *data, size_t len)
 {
 	struct osc_load_ctx *lc = q->lc;
@@ -120,17 +143,10 @@ static enum osc_status open_db(struct sq *q, unsigned char *data, size_t len)
 		return osc_error_set(lc->err, OSC_TRUNCATED, lc->name, (int64_t)len, NULL,
 				     "SQLite database cut short inside its %d-byte header",
 				     HEADER_LEN);
-	/* one thread uses the connection: no mutex around every sqlite3_column_* call */
-	if (sqlite3_open_v2(":memory:", &q->db,
-			    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
-			    NULL) != SQLITE_OK)
+	rc = connect(lc, data, len, &q->db);
+	if (rc == SQLITE_CANTOPEN)
 		return osc_error_set(lc->err, OSC_SQLITE, lc->name, OSC_NO_OFFSET, NULL,
 				     "cannot open an SQLite connection");
-	sqlite3_db_config(q->db, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL);
-	sqlite3_db_config(q->db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, NULL);
-	sqlite3_progress_handler(q->db, PROGRESS_OPS, check_cancel, lc);
-	rc = sqlite3_deserialize(q->db, "main", data, (sqlite3_int64)len, (sqlite3_int64)len,
-				 SQLITE_DESERIALIZE_READONLY);
 	if (rc != SQLITE_OK)
 		return sq_error(q, NULL);
 	/* reading the schema finds most damage: "file is not a database", "malformed" */
@@ -144,42 +160,109 @@ static enum osc_status open_db(struct sq *q, unsigned char *data, size_t len)
 	return lc->err->code;
 }
 
-/*
- * PRAGMA quick_check: a database cut short or written over reads back rows
- * of zeros (pages past the end read as empty). len: the bytes there are.
- */
-static enum osc_status check_db(struct sq *q, const unsigned char *data, size_t len)
-{
-	struct osc_load_ctx *lc = q->lc;
-	uint64_t want = header_size(data);
-	sqlite3_stmt *st = NULL;
-	int rc = sqlite3_prepare_v2(q->db, "PRAGMA quick_check(1)", -1, &st, NULL);
-	const char *res = NULL;
-	char why[256];
-	enum osc_status status = OSC_OK;
+/* PRAGMA quick_check's answer (load_sqlite.c's limits). */
+struct db_check {
+	struct osc_load_ctx *lc;
+	unsigned char *data;
+	size_t len;
+	bool ok;          /* it answered "ok" */
+	bool cancelled;   /* the load was cancelled while it ran */
+	char why[256];    /* otherwise: the last line of its answer, or SQLite's error */
+};
 
+/*
+ * Run quick_check over c's bytes on a connection of its own (safe on any
+ * thread: it touches nothing of the load but the cancel flag it reads).
+ */
+static void quick_check(struct db_check *c)
+{
+	sqlite3 *db = NULL;
+	sqlite3_stmt *st = NULL;
+	const char *res = NULL;
+	int rc = connect(c->lc, c->data, c->len, &db);
+
+	if (rc == SQLITE_OK)
+		rc = sqlite3_prepare_v2(db, "PRAGMA quick_check(1)", -1, &st, NULL);
 	if (rc == SQLITE_OK)
 		rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW)
 		res = (const char *)sqlite3_column_text(st, 0);
-
-	if (rc == SQLITE_INTERRUPT) {
-		status = sq_error(q, NULL);
-	} else if (!res || strcmp(res, "ok")) {
-		/* "*** in database main ***\nOn tree page 177 cell 22: ...": its last line */
-		if (res && strrchr(res, '\n'))
-			res = strrchr(res, '\n') + 1;
-		snprintf(why, sizeof(why), "%s", res ? res : sqlite3_errmsg(q->db));
-		if (want > len)
-			status = cut_short(q, data, len, why);
-		else
-			status = osc_error_set(lc->err, OSC_SQLITE, lc->name, OSC_NO_OFFSET, NULL,
-					       "damaged SQLite database (quick_check: %s)", why);
-	} else if (want > len) {
-		osc_trace_warn(q->t, OSC_WARN_DB_SHORT, (int64_t)len);
-	}
+	c->ok = res && !strcmp(res, "ok");
+	c->cancelled = rc == SQLITE_INTERRUPT;
+	/* "*** in database main ***\nOn tree page 177 cell 22: ...": its last line */
+	if (res && strrchr(res, '\n'))
+		res = strrchr(res, '\n') + 1;
+	snprintf(c->why, sizeof(c->why), "%s",
+		 res ? res : db ? sqlite3_errmsg(db) : "cannot open an SQLite connection");
 	sqlite3_finalize(st);
-	return status;
+	sqlite3_close(db);
+}
+
+/* The load's status from c's answer: a damaged or cut database is the error. */
+static enum osc_status check_verdict(struct sq *q, const struct db_check *c)
+{
+	struct osc_load_ctx *lc = q->lc;
+	uint64_t want = header_size(c->data);
+
+	if (c->cancelled)
+		return osc_error_set(lc->err, OSC_CANCELLED, lc->name, OSC_NO_OFFSET, NULL,
+				     "load cancelled");
+	if (!c->ok && want > c->len)
+		return cut_short(q, c->data, c->len, c->why);
+	if (!c->ok)
+		return osc_error_set(lc->err, OSC_SQLITE, lc->name, OSC_NO_OFFSET, NULL,
+				     "damaged SQLite database (quick_check: %s)", c->why);
+	if (want > c->len)
+		osc_trace_warn(q->t, OSC_WARN_DB_SHORT, (int64_t)c->len);
+	return OSC_OK;
+}
+
+/* Hand the open database to the reader of its schema. */
+static enum osc_status read_db(struct sq *q)
+{
+	if (is_nsys(q))
+		return osc_load_nsys(q);
+	if (is_nvprof(q))
+		return osc_load_nvprof(q);
+	return osc_error_set(q->lc->err, OSC_NOT_TRACE, q->lc->name, OSC_NO_OFFSET, NULL,
+			     "an SQLite database without nvprof or Nsight Systems tables");
+}
+
+/* The reading and the check, side by side. */
+struct checked_read {
+	struct sq *q;
+	struct db_check check;
+	enum osc_status st;
+};
+
+static void checked_read_piece(void *arg, size_t i)
+{
+	struct checked_read *r = arg;
+
+	if (i == 0)
+		r->st = read_db(r->q);
+	else
+		quick_check(&r->check);
+}
+
+/*
+ * Read the database while quick_check vets it on another core (check first,
+ * then read, on one); the check's verdict wins over the reading's status.
+ */
+static enum osc_status read_checked(struct sq *q, unsigned char *data, size_t len)
+{
+	struct checked_read r = { .q = q, .check = { .lc = q->lc, .data = data, .len = len } };
+	enum osc_status verdict;
+
+	if (osc_threads() > 1) {
+		osc_parallel_run(2, checked_read_piece, &r);
+	} else {
+		quick_check(&r.check);
+		if (r.check.ok)
+			r.st = read_db(q);
+	}
+	verdict = check_verdict(q, &r.check);
+	return verdict != OSC_OK ? verdict : r.st;
 }
 
 /* A WAL database with a -wal file beside it: its changes are not read, say so. */
@@ -225,17 +308,7 @@ static enum osc_status load(struct osc_load_ctx *lc)
 	q.cat_nvtx = osc_trace_intern(q.t, "nvtx", 4);
 	st = open_db(&q, data, len);
 	if (st == OSC_OK)
-		st = check_db(&q, data, len);
-	if (st == OSC_OK) {
-		if (is_nsys(&q))
-			st = osc_load_nsys(&q);
-		else if (is_nvprof(&q))
-			st = osc_load_nvprof(&q);
-		else
-			st = osc_error_set(lc->err, OSC_NOT_TRACE, lc->name, OSC_NO_OFFSET, NULL,
-					   "an SQLite database without nvprof or Nsight Systems "
-					   "tables");
-	}
+		st = read_checked(&q, data, len);
 	sqlite3_close(q.db);
 	free(copy);
 	osc_i64map_release(&q.threads);

@@ -257,8 +257,11 @@ uint32_t sq_thread_find(const struct sq *q, int64_t key)
 
 uint32_t sq_thread(struct sq *q, int64_t key, int64_t pid, int64_t tid)
 {
+	uint32_t known = sq_thread_find(q, key);
 	char p[24], t[24];
 
+	if (known != OSC_NONE) /* the names are formatted once per thread, not per row */
+		return known;
 	snprintf(p, sizeof(p), "%lld", (long long)pid);
 	snprintf(t, sizeof(t), "%lld", (long long)tid);
 	return thread_named(q, key, p, t);
@@ -269,8 +272,11 @@ uint32_t sq_stream(struct sq *q, int64_t device, int64_t stream)
 	/* bit 63 keeps device keys apart from host thread keys */
 	int64_t key = (int64_t)((uint64_t)1 << 63 | ((uint64_t)device & 0x7fffffff) << 32 |
 				(uint32_t)stream);
+	uint32_t known = sq_thread_find(q, key);
 	char p[32], t[32];
 
+	if (known != OSC_NONE)
+		return known;
 	snprintf(p, sizeof(p), "GPU %lld", (long long)device);
 	snprintf(t, sizeof(t), "stream %lld", (long long)stream);
 	return thread_named(q, key, p, t);
