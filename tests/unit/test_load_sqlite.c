@@ -503,6 +503,39 @@ Test(load_sqlite, a_database_cut_short_is_an_error_at_the_cut)
 	osc_threads_cap(0);
 }
 
+/*
+ * A load cancelled from the start (the TUI's Esc while loading): the schema is
+ * read in fewer VM steps than a cancel check takes, then quick_check or the
+ * reading sees the flag. Cancelled with no events, whether quick_check runs
+ * before the reading or beside it (where either may stop first).
+ */
+Test(load_sqlite, a_cancelled_load_is_cancelled)
+{
+	char sql[sizeof(nvprof_db) + 512];
+	volatile int cancel = 1;
+	struct osc_load_opts opts = { .cancel = &cancel };
+
+	snprintf(sql, sizeof(sql), "%s%s", nvprof_db,
+		 "WITH RECURSIVE n(i) AS (SELECT 10 UNION ALL SELECT i + 1 FROM n WHERE i < 200000)"
+		 " INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME SELECT i, 211, 1583978808645121310 + i,"
+		 " 1583978808645121320 + i, 7, 452974336, i, 0 FROM n;");
+	make_db(sql);
+	for (size_t cap = 1; cap <= 2; cap++) {
+		osc_threads_cap(cap);
+		osc_trace_release(&t);
+		osc_trace_init(&t);
+		cr_assert_eq(osc_load(path, &opts, &t, &err), OSC_CANCELLED, "%zu threads: %s",
+			     cap, err.message);
+		cr_assert_eq(t.nr_events, 0);
+	}
+	cancel = 0;
+	osc_trace_release(&t);
+	osc_trace_init(&t);
+	cr_assert_eq(osc_load(path, &opts, &t, &err), OSC_OK, "%s", err.message);
+	cr_assert_eq(t.nr_events, 200000 - 10 + 1 + 4, "the generated rows, the sample's 4");
+	osc_threads_cap(0);
+}
+
 /* A WAL database with a -wal file of changes beside it: said to be unread. */
 Test(load_sqlite, an_unread_wal_file_is_a_warning)
 {
