@@ -1,5 +1,6 @@
 /* test_category.c - the built-in category table, user rule files and their errors. */
 #include <criterion/criterion.h>
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -135,4 +136,104 @@ Test(category, load_file)
 	osc_categories_release(&u);
 	unlink(path);
 	cr_expect_eq(osc_categories_load(&u, path, &err), OSC_IO);
+}
+
+/*
+ * The plain loop of category.h, written from its definition: the first user
+ * rule of the kind that matches, else the first built-in one; a pattern with
+ * * ? or [ is an fnmatch wildcard, any other matches the whole name only.
+ */
+static const char *plain_match(const struct osc_categories *u, enum osc_cat_kind k,
+			       const char *name)
+{
+	size_t nb;
+	const struct osc_cat_rule *b = osc_category_builtin(&nb);
+	size_t nu = u ? u->nr : 0;
+
+	for (size_t i = 0; i < nu + nb; i++) {
+		const struct osc_cat_rule *r = i < nu ? &u->rules[i] : &b[i - nu];
+		bool wild = strpbrk(r->pattern, "*?[") != NULL;
+
+		if (r->kind == k && (wild ? !fnmatch(r->pattern, name, 0) : !strcmp(r->pattern, name)))
+			return osc_category_name((enum osc_category)r->cat);
+	}
+	return "other";
+}
+
+static uint32_t rng_next(uint32_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 17;
+	*s ^= *s << 5;
+	return *s;
+}
+
+/*
+ * A name near pattern p: each * replaced by a piece (maybe empty), each ?
+ * by a byte, a bracket kept or dropped, and now and then a byte changed or
+ * the name cut, so that names just inside and just outside a rule appear.
+ */
+static void name_near(const char *p, uint32_t *s, char *out, size_t size)
+{
+	static const char *const pieces[] = { "", "x", "_", "aten::", "gemm", "Attention",
+					      "nccl", "::", "kernel<", "Backward", "[", "*" };
+	size_t n = 0;
+
+	for (; *p && n + 16 < size; p++) {
+		const char *piece = NULL;
+		char one[2] = { *p, 0 };
+
+		if (*p == '*')
+			piece = pieces[rng_next(s) % (sizeof(pieces) / sizeof(pieces[0]))];
+		else if (*p == '?')
+			one[0] = (char)('a' + rng_next(s) % 26);
+		else if (*p == '[' && rng_next(s) % 2)
+			one[0] = p[1] ? p[1] : 'x';
+		piece = piece ? piece : one;
+		n += (size_t)snprintf(out + n, size - n, "%s", piece);
+	}
+	out[n] = '\0';
+	if (n && rng_next(s) % 4 == 0)
+		out[rng_next(s) % n] = (char)('A' + rng_next(s) % 58);
+	if (n && rng_next(s) % 5 == 0)
+		out[rng_next(s) % n] = '\0';
+}
+
+/* osc_category_match (the indexed rules) against the plain loop on names near every rule. */
+static void match_like_plain_loop(const struct osc_categories *u)
+{
+	size_t nb;
+	const struct osc_cat_rule *b = osc_category_builtin(&nb);
+	size_t nu = u ? u->nr : 0, checked = 0;
+	uint32_t seed = 2463534242u;
+	char name[256];
+
+	for (int round = 0; round < 20; round++) {
+		for (size_t i = 0; i < nu + nb; i++) {
+			name_near(i < nu ? u->rules[i].pattern : b[i - nu].pattern, &seed, name,
+				  sizeof(name));
+			for (int k = 0; k < 2; k++, checked++)
+				cr_assert_str_eq(cat(u, (enum osc_cat_kind)k, name),
+						 plain_match(u, (enum osc_cat_kind)k, name),
+						 "%s (kind %d)", name, k);
+		}
+	}
+	cr_expect_gt(checked, 8000);
+}
+
+Test(category, index_matches_the_plain_loop)
+{
+	struct osc_categories u;
+	struct osc_error err;
+
+	match_like_plain_loop(NULL);
+	osc_categories_init(&u);
+	cr_assert_eq(osc_categories_parse(&u,
+					  "reduce op \\*lit*\nnorm op a?c\nGEMM kernel [ab]x*\n"
+					  "triton kernel *\\[x*\nCONV_fwd op x\\\nSDPA_fwd op ?*z\n"
+					  "communication kernel [!n]ccl*\nmemcpy/memset op [[:upper:]]*s\n",
+					  "rules.txt", &err),
+		     OSC_OK, "%s", err.message);
+	match_like_plain_loop(&u);
+	osc_categories_release(&u);
 }

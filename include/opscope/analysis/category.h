@@ -88,6 +88,9 @@ enum osc_status osc_categories_load(struct osc_categories *c, const char *path,
 enum osc_status osc_categories_parse(struct osc_categories *c, const char *text,
 				     const char *subject, struct osc_error *err);
 
+/* The built-in rules, in order (*nr of them). */
+const struct osc_cat_rule *osc_category_builtin(size_t *nr);
+
 /*
  * The category of name[0 .. len) as a `kind` name: the first user rule of
  * that kind that matches (user may be NULL), else the first built-in one,

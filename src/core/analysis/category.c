@@ -16,7 +16,7 @@
 
 #include "opscope/analysis/category.h"
 #include "opscope/base/alloc.h"
-#include "opscope/model/filter.h"
+#include "analysis/category_index.h"
 
 static const char *const cat_names[] = {
 #define OSC_CATEGORY_NAME(name, text) text,
@@ -244,36 +244,42 @@ enum osc_status osc_categories_load(struct osc_categories *c, const char *path,
 	return st;
 }
 
-static enum osc_category match_rules(const struct osc_cat_rule *r, size_t nr,
-				     enum osc_cat_kind kind, const char *name, size_t len)
+const struct osc_cat_rule *osc_category_builtin(size_t *nr)
 {
-	for (size_t i = 0; i < nr; i++)
-		if (r[i].kind == kind && osc_pattern_match(r[i].pattern, name, len))
-			return (enum osc_category)r[i].cat;
-	return OSC_CAT_NR;
+	*nr = sizeof(builtin) / sizeof(builtin[0]);
+	return builtin;
+}
+
+/* The user's rules and the built-in ones, indexed (category_index.h). */
+static void index_rules(struct osc_cat_index *x, const struct osc_categories *user)
+{
+	size_t nr;
+	const struct osc_cat_rule *b = osc_category_builtin(&nr);
+
+	osc_cat_index_init(x, user, b, nr);
 }
 
 enum osc_category osc_category_match(const struct osc_categories *user, enum osc_cat_kind kind,
 				     const char *name, size_t len)
 {
-	enum osc_category c = OSC_CAT_NR;
+	struct osc_cat_index x;
+	enum osc_category c;
 
-	if (user)
-		c = match_rules(user->rules, user->nr, kind, name, len);
-	if (c == OSC_CAT_NR)
-		c = match_rules(builtin, sizeof(builtin) / sizeof(builtin[0]), kind, name, len);
-	return c == OSC_CAT_NR ? OSC_CAT_OTHER : c;
+	index_rules(&x, user);
+	c = osc_cat_index_match(&x, kind, name, len);
+	osc_cat_index_release(&x);
+	return c;
 }
 
 /* The category of interned string s as a `kind` name, through a per-string memo. */
-static uint8_t memo_match(const struct osc_trace *t, const struct osc_categories *user,
+static uint8_t memo_match(const struct osc_trace *t, const struct osc_cat_index *x,
 			  enum osc_cat_kind kind, uint8_t *memo, osc_str s)
 {
 	if (s >= t->strs.count) /* OSC_STR_NONE: no name */
 		return OSC_CAT_OTHER;
 	if (memo[s] == UINT8_MAX)
-		memo[s] = (uint8_t)osc_category_match(user, kind, osc_strtab_get(&t->strs, s),
-						      osc_strtab_len(&t->strs, s));
+		memo[s] = (uint8_t)osc_cat_index_match(x, kind, osc_strtab_get(&t->strs, s),
+						       osc_strtab_len(&t->strs, s));
 	return memo[s];
 }
 
@@ -285,7 +291,9 @@ void osc_categorize(const struct osc_trace *t, const uint32_t *launcher,
 	uint32_t *slot = NULL;      /* per event: its row in acc, for ops named other */
 	int64_t (*acc)[OSC_CAT_NR] = NULL;
 	size_t nacc = 0, acc_alloc = 0;
+	struct osc_cat_index x;
 
+	index_rules(&x, user);
 	memset(op_memo, UINT8_MAX, ns);
 	memset(k_memo, UINT8_MAX, ns);
 	/* ops by name first: the device events read their launcher's */
@@ -295,9 +303,9 @@ void osc_categorize(const struct osc_trace *t, const uint32_t *launcher,
 		out[i] = OSC_CAT_OTHER;
 		if (e->kind != OSC_KIND_HOST_OP)
 			continue;
-		out[i] = memo_match(t, user, OSC_CAT_KIND_OP, op_memo, e->op);
+		out[i] = memo_match(t, &x, OSC_CAT_KIND_OP, op_memo, e->op);
 		if (out[i] == OSC_CAT_OTHER && e->name != e->op)
-			out[i] = memo_match(t, user, OSC_CAT_KIND_OP, op_memo, e->name);
+			out[i] = memo_match(t, &x, OSC_CAT_KIND_OP, op_memo, e->name);
 	}
 	for (size_t i = 0; i < t->nr_events; i++) {
 		const struct osc_event *e = &t->events[i];
@@ -306,7 +314,7 @@ void osc_categorize(const struct osc_trace *t, const uint32_t *launcher,
 
 		if (!osc_kind_is_device(e->kind))
 			continue;
-		own = memo_match(t, user, OSC_CAT_KIND_KERNEL, k_memo, e->name);
+		own = memo_match(t, &x, OSC_CAT_KIND_KERNEL, k_memo, e->name);
 		if (l == OSC_NONE) {
 			out[i] = own;
 			continue;
@@ -342,4 +350,5 @@ void osc_categorize(const struct osc_trace *t, const uint32_t *launcher,
 	free(acc);
 	free(op_memo);
 	free(k_memo);
+	osc_cat_index_release(&x);
 }
