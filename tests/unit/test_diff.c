@@ -1,6 +1,7 @@
 /* test_diff.c - pairing rows of two traces, labels, sorting and the changed-only filter. */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "opscope/analysis/diff.h"
@@ -135,6 +136,66 @@ Test(diff, name_match_classifies_and_computes)
 	/* Members point at the right side's events. */
 	cr_expect_eq(r->side[1].nr, 1);
 	cr_expect_eq(p.t[1].events[p.d.members[1][r->side[1].first]].dur, 7);
+	release(&p);
+}
+
+/* The row of d holding event ev on side s (by its members). */
+static const struct osc_diff_row *row_holding(const struct osc_diff *d, int s, uint32_t ev)
+{
+	for (size_t r = 0; r < d->nr; r++)
+		for (size_t i = 0; i < d->rows[r].side[s].nr; i++)
+			if (d->members[s][d->rows[r].side[s].first + i] == ev)
+				return &d->rows[r];
+	cr_assert_fail("no row holds event %u", ev);
+	return NULL;
+}
+
+/* Side s of row r: its members' ts, in order, and its figures. */
+static void expect_side(const struct pair *p, const struct osc_diff_row *r, int s,
+			const char *ts, int64_t total, int64_t self)
+{
+	char got[256] = "";
+
+	for (size_t i = 0; i < r->side[s].nr; i++)
+		snprintf(got + strlen(got), sizeof(got) - strlen(got), "%s%lld", i ? " " : "",
+			 (long long)p->t[s].events[p->d.members[s][r->side[s].first + i]].ts);
+	cr_expect_str_eq(got, ts);
+	cr_expect_eq(r->side[s].count, r->side[s].nr);
+	cr_expect_eq(r->side[s].total, total, "%lld", (long long)r->side[s].total);
+	cr_expect_eq(r->side[s].self, self, "%lld", (long long)r->side[s].self);
+	cr_expect_float_eq(r->side[s].mean, (double)total / (double)r->side[s].nr, 1e-9);
+}
+
+/*
+ * A row's members come in model order with its figures whether a row is one
+ * of the aggregate's (op level) or gathers several with the same label
+ * (shape level: "A" with shapes "B C" and "A B" with shape "C" both read
+ * "A B C"). Self time: total less the X nested inside.
+ */
+Test(diff, rows_whole_or_gathered_have_their_members_figures)
+{
+	static const struct dx ev[] = {
+		SHAPED("A", 0, 100, "B C", NULL),   SHAPED("X", 10, 30, "", NULL),
+		SHAPED("A B", 200, 50, "C", NULL),  SHAPED("X", 210, 20, "", NULL),
+		SHAPED("A", 300, 40, "B C", NULL),
+	};
+	struct pair p;
+
+	compare_at(&p, OSC_LEVEL_OP, ev, FX_LEN(ev), ev, FX_LEN(ev), OSC_MATCH_NAME);
+	cr_assert_eq(p.d.nr, 3);
+	for (int s = 0; s < 2; s++) {
+		expect_side(&p, row_holding(&p.d, s, 0), s, "0 300", 140, 110);
+		expect_side(&p, row_holding(&p.d, s, 1), s, "10 210", 50, 50);
+		expect_side(&p, row_holding(&p.d, s, 2), s, "200", 50, 30);
+	}
+	release(&p);
+	compare_at(&p, OSC_LEVEL_SHAPE, ev, FX_LEN(ev), ev, FX_LEN(ev), OSC_MATCH_NAME);
+	cr_assert_eq(p.d.nr, 2);
+	for (int s = 0; s < 2; s++) {
+		expect_side(&p, row_holding(&p.d, s, 0), s, "0 200 300", 190, 140);
+		expect_side(&p, row_holding(&p.d, s, 1), s, "10 210", 50, 50);
+	}
+	cr_expect_eq(p.d.grand_total[0], 240);
 	release(&p);
 }
 

@@ -286,11 +286,17 @@ const char *osc_diff_label(const struct osc_trace *t, uint32_t ev, char *buf, si
 
 /* ---- pairing ------------------------------------------------------------ */
 
-/* The selected events of one side with their label ids. */
+/*
+ * The selected events of one side with their label ids: per event (ev,
+ * lab), or, when the labels are those of agg's rows (name match), per row
+ * (row_lab) until group needs them per event (by_event).
+ */
 struct labelled {
 	uint32_t *ev;
 	osc_str *lab;
 	size_t nr;
+	const struct osc_agg *agg;
+	osc_str *row_lab; /* per row of agg, or NULL */
 };
 
 struct run_ev {
@@ -422,23 +428,17 @@ static void label_events(struct osc_diff *d, const struct osc_diff_side *s,
 	struct occ occ = { 0 };
 	struct osc_i64map labels = { 0 }, occurrences = { 0 };
 
-	out->nr = agg->nr_members;
-	out->ev = osc_xmalloc((out->nr ? out->nr : 1) * sizeof(*out->ev));
-	out->lab = osc_xmalloc((out->nr ? out->nr : 1) * sizeof(*out->lab));
+	*out = (struct labelled){ .nr = agg->nr_members, .agg = agg };
 	if (match == OSC_MATCH_NAME || agg->level == OSC_LEVEL_CATEGORY) {
-		size_t k = 0;
-
-		for (size_t r = 0; r < agg->nr; r++) {
-			osc_str id = intern(d, osc_agg_label_names(s->trace, agg, s->names,
-							       &agg->rows[r], label, sizeof(label)));
-
-			for (size_t i = 0; i < agg->rows[r].nr; i++, k++) {
-				out->ev[k] = agg->members[agg->rows[r].first + i];
-				out->lab[k] = id;
-			}
-		}
+		out->row_lab = osc_xmalloc((agg->nr ? agg->nr : 1) * sizeof(*out->row_lab));
+		for (size_t r = 0; r < agg->nr; r++)
+			out->row_lab[r] = intern(d, osc_agg_label_names(s->trace, agg, s->names,
+									&agg->rows[r], label,
+									sizeof(label)));
 		return;
 	}
+	out->ev = osc_xmalloc((out->nr ? out->nr : 1) * sizeof(*out->ev));
+	out->lab = osc_xmalloc((out->nr ? out->nr : 1) * sizeof(*out->lab));
 	v = by_run(s, agg);
 	for (size_t i = 0; i < out->nr; i++) {
 		osc_str id = label_of(d, s->trace, v[i].ev, &labels);
@@ -500,58 +500,155 @@ static void add_member(const struct side_costs *c, uint32_t ev, struct osc_diff_
 	st->dev = osc_sat_add(st->dev, c->cost[n].dev);
 }
 
-/* Rows for every label id seen on either side, members placed per side. */
+/* The labels of rows as labels of their members, in row order. */
+static void by_event(struct labelled *l)
+{
+	const struct osc_agg *agg = l->agg;
+	size_t k = 0;
+
+	l->ev = osc_xmalloc((l->nr ? l->nr : 1) * sizeof(*l->ev));
+	l->lab = osc_xmalloc((l->nr ? l->nr : 1) * sizeof(*l->lab));
+	for (size_t r = 0; r < agg->nr; r++)
+		for (size_t i = 0; i < agg->rows[r].nr; i++, k++) {
+			l->ev[k] = agg->members[agg->rows[r].first + i];
+			l->lab[k] = l->row_lab[r];
+		}
+}
+
+/* The diff row of label k on side s, made when new; count n more members there. */
+static uint32_t count_in(struct osc_diff *d, uint32_t *row_of, size_t *alloc, osc_str k, int s,
+			 size_t n)
+{
+	if (row_of[k] == OSC_NONE) {
+		OSC_GROW(d->rows, d->nr + 1, *alloc);
+		memset(&d->rows[d->nr], 0, sizeof(d->rows[d->nr]));
+		d->rows[d->nr].key = k;
+		row_of[k] = (uint32_t)d->nr++;
+	}
+	d->rows[row_of[k]].side[s].nr += n;
+	return row_of[k];
+}
+
+/*
+ * Count side s's members into their rows (made in the order their labels
+ * are first seen). True when its rows are whole rows of its aggregate: each
+ * diff row holds at most one.
+ */
+static bool count_side(struct osc_diff *d, uint32_t *row_of, size_t *alloc,
+		       const struct labelled *l, int s)
+{
+	bool whole = true;
+
+	if (!l->row_lab) {
+		for (size_t i = 0; i < l->nr; i++)
+			count_in(d, row_of, alloc, l->lab[i], s, 1);
+		return false;
+	}
+	for (size_t r = 0; r < l->agg->nr; r++) {
+		const struct osc_agg_row *ar = &l->agg->rows[r];
+		size_t had;
+
+		if (!ar->nr)
+			continue;
+		had = row_of[l->row_lab[r]] == OSC_NONE
+			      ? 0 : d->rows[row_of[l->row_lab[r]]].side[s].nr;
+		count_in(d, row_of, alloc, l->row_lab[r], s, ar->nr);
+		whole = whole && !had;
+	}
+	return whole;
+}
+
+/*
+ * Levels whose rows' total, self and device time are the sums of their
+ * members' (the run, category and module levels add time no member has).
+ */
+static bool sums_of_members(enum osc_level l)
+{
+	return l != OSC_LEVEL_RUN && l != OSC_LEVEL_CATEGORY && l != OSC_LEVEL_MODULE;
+}
+
+/* Side s from whole rows of its aggregate: their members and figures as they are. */
+static void place_rows(struct osc_diff *d, const uint32_t *row_of, const struct labelled *l,
+		       int s)
+{
+	for (size_t r = 0; r < l->agg->nr; r++) {
+		const struct osc_agg_row *ar = &l->agg->rows[r];
+		struct osc_diff_stat *st;
+
+		if (!ar->nr)
+			continue;
+		st = &d->rows[row_of[l->row_lab[r]]].side[s];
+		memcpy(d->members[s] + st->first, l->agg->members + ar->first,
+		       ar->nr * sizeof(*d->members[s]));
+		st->count = ar->nr;
+		st->total = ar->total;
+		st->mean = ar->mean;
+		st->self = ar->self;
+		st->dev = ar->dev;
+	}
+}
+
+/* Side s event by event: members by row, each row's in model order, and their figures. */
+static void place_events(struct osc_diff *d, const struct osc_diff_side *side,
+			 const uint32_t *row_of, const struct labelled *l, int s)
+{
+	size_t n = l->nr;
+	struct side_costs costs = side_costs(side->trace, d->level);
+	uint64_t *k = osc_xmalloc((n ? n : 1) * sizeof(*k));
+
+	for (size_t i = 0; i < n; i++) {
+		d->members[s][i] = l->ev[i];
+		k[i] = (uint64_t)row_of[l->lab[i]] << 32 | l->ev[i];
+	}
+	osc_radix_sort_pairs(k, d->members[s], n);
+	free(k);
+	for (size_t r = 0; r < d->nr; r++) {
+		struct osc_diff_stat *st = &d->rows[r].side[s];
+		__int128 exact = 0; /* the mean stays exact when total saturates */
+
+		for (size_t i = 0; i < st->nr; i++) {
+			add_member(&costs, d->members[s][st->first + i], st);
+			exact += side->trace->events[d->members[s][st->first + i]].dur;
+		}
+		st->count = st->nr;
+		st->mean = st->count ? (double)exact / (double)st->count : 0;
+	}
+}
+
+/*
+ * Rows for every label id seen on either side, members placed per side.
+ * Where a side's rows are whole rows of its aggregate, their figures are
+ * the aggregate's (the same sums); else they are summed member by member.
+ */
 static void group(struct osc_diff *d, const struct osc_diff_side *side[2],
 		  struct labelled lab[2])
 {
 	size_t nkeys = d->keys.count, alloc = 0;
 	uint32_t *row_of = osc_xmalloc((nkeys ? nkeys : 1) * sizeof(*row_of));
+	bool whole[2];
 
 	for (size_t k = 0; k < nkeys; k++)
 		row_of[k] = OSC_NONE;
 	for (int s = 0; s < 2; s++)
-		for (size_t i = 0; i < lab[s].nr; i++) {
-			osc_str k = lab[s].lab[i];
-
-			if (row_of[k] == OSC_NONE) {
-				OSC_GROW(d->rows, d->nr + 1, alloc);
-				memset(&d->rows[d->nr], 0, sizeof(d->rows[d->nr]));
-				d->rows[d->nr].key = k;
-				row_of[k] = (uint32_t)d->nr++;
-			}
-			d->rows[row_of[k]].side[s].nr++;
-		}
+		whole[s] = count_side(d, row_of, &alloc, &lab[s], s) && sums_of_members(d->level);
 	for (int s = 0; s < 2; s++) {
-		size_t pos = 0, n = lab[s].nr;
-		struct side_costs costs = side_costs(side[s]->trace, d->level);
-		uint64_t *k = osc_xmalloc((n ? n : 1) * sizeof(*k));
+		size_t pos = 0;
 
 		for (size_t r = 0; r < d->nr; r++) {
 			d->rows[r].side[s].first = pos;
 			pos += d->rows[r].side[s].nr;
 		}
-		/* members by row, each row's in model order (by ts) as in an aggregate */
-		d->nr_members[s] = n;
-		d->members[s] = osc_xmalloc((n ? n : 1) * sizeof(uint32_t));
-		for (size_t i = 0; i < n; i++) {
-			d->members[s][i] = lab[s].ev[i];
-			k[i] = (uint64_t)row_of[lab[s].lab[i]] << 32 | lab[s].ev[i];
+		d->nr_members[s] = lab[s].nr;
+		d->members[s] = osc_xmalloc((lab[s].nr ? lab[s].nr : 1) * sizeof(uint32_t));
+		if (whole[s]) {
+			place_rows(d, row_of, &lab[s], s);
+		} else {
+			if (!lab[s].ev)
+				by_event(&lab[s]);
+			place_events(d, side[s], row_of, &lab[s], s);
 		}
-		osc_radix_sort_pairs(k, d->members[s], n);
-		free(k);
-		for (size_t r = 0; r < d->nr; r++) {
-			struct osc_diff_stat *st = &d->rows[r].side[s];
-
-			__int128 exact = 0; /* the mean stays exact when total saturates */
-
-			for (size_t i = 0; i < st->nr; i++) {
-				add_member(&costs, d->members[s][st->first + i], st);
-				exact += side[s]->trace->events[d->members[s][st->first + i]].dur;
-			}
-			st->count = st->nr;
-			st->mean = st->count ? (double)exact / (double)st->count : 0;
-			d->grand_total[s] = osc_sat_add(d->grand_total[s], st->total);
-		}
+		for (size_t r = 0; r < d->nr; r++)
+			d->grand_total[s] = osc_sat_add(d->grand_total[s], d->rows[r].side[s].total);
 	}
 	free(row_of);
 }
@@ -638,6 +735,7 @@ void osc_diff(const struct osc_diff_side *base, const struct osc_diff_side *othe
 	for (int s = 0; s < 2; s++) {
 		free(lab[s].ev);
 		free(lab[s].lab);
+		free(lab[s].row_lab);
 		osc_agg_release(&agg[s]);
 	}
 	finish_rows(out);
