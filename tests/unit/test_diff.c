@@ -21,12 +21,12 @@ struct dx {
 	{ (op), OSC_KIND_HOST_OP, (ts), (dur), (shape), "CPUExecutionProvider", (args) }
 #define RUN(ts, dur) { "model_run", OSC_KIND_RUN, (ts), (dur), "", "", NULL }
 
-static void build(struct osc_trace *t, const struct dx *ev, size_t n)
+static void build(struct osc_trace *t, enum osc_format format, const struct dx *ev, size_t n)
 {
 	uint32_t thread;
 
 	osc_trace_init(t);
-	t->format = OSC_FORMAT_ORT;
+	t->format = format;
 	thread = osc_trace_thread(t, fx_str(t, "1"), fx_str(t, "1"));
 	for (size_t i = 0; i < n; i++) {
 		struct osc_event e = {
@@ -47,19 +47,28 @@ struct pair {
 	struct osc_diff d;
 };
 
-static void compare_at(struct pair *p, enum osc_level level, const struct dx *a, size_t na,
-		       const struct dx *b, size_t nb, enum osc_match match)
+/* Traces a and b in format, compared at level. */
+static void compare_as(struct pair *p, enum osc_format format, enum osc_level level,
+		       const struct dx *a, size_t na, const struct dx *b, size_t nb,
+		       enum osc_match match)
 {
 	struct osc_diff_side s[2];
 	struct osc_diff_query q = { .level = level, .match = match };
 
-	build(&p->t[0], a, na);
-	build(&p->t[1], b, nb);
+	build(&p->t[0], format, a, na);
+	build(&p->t[1], format, b, nb);
 	for (int i = 0; i < 2; i++) {
 		osc_runs_detect(&p->t[i], &p->runs[i]);
 		s[i] = (struct osc_diff_side){ &p->t[i], &p->runs[i], NULL, NULL };
 	}
 	osc_diff(&s[0], &s[1], &q, &p->d);
+}
+
+/* ORT traces a and b compared at level. */
+static void compare_at(struct pair *p, enum osc_level level, const struct dx *a, size_t na,
+		       const struct dx *b, size_t nb, enum osc_match match)
+{
+	compare_as(p, OSC_FORMAT_ORT, level, a, na, b, nb, match);
 }
 
 static void compare(struct pair *p, const struct dx *a, size_t na, const struct dx *b, size_t nb,
@@ -199,6 +208,53 @@ Test(diff, rows_whole_or_gathered_have_their_members_figures)
 	release(&p);
 }
 
+/*
+ * Shape match where labels are made per (op, shape) (no output shapes read:
+ * not ORT): float and float32 read "f" alike, so two pairs share a row; a
+ * provider splits a pair. Each row has its own members, in model order.
+ */
+Test(diff, shape_labels_of_pairs_gathered_and_split_by_provider)
+{
+	static const struct dx base[] = {
+		SHAPED("Conv", 0, 10, "float(2x3)", NULL),
+		{ "Conv", OSC_KIND_HOST_OP, 20, 20, "float(2x3)", "", NULL },
+		SHAPED("Conv", 50, 30, "float32(2x3)", NULL),
+		SHAPED("Conv", 90, 5, "float(4)", NULL),
+	};
+	static const struct dx same[] = {
+		SHAPED("Conv", 0, 10, "float(2x3)", NULL),
+		SHAPED("Conv", 50, 30, "float32(2x3)", NULL),
+		SHAPED("Conv", 90, 5, "float(4)", NULL),
+	};
+	struct pair p;
+
+	for (int level = 0; level < 2; level++) {
+		compare_as(&p, OSC_FORMAT_KINETO, level ? OSC_LEVEL_SHAPE : OSC_LEVEL_OP, base,
+			   FX_LEN(base), base, FX_LEN(base), OSC_MATCH_SHAPE);
+		cr_assert_eq(p.d.nr, 3);
+		for (int s = 0; s < 2; s++) {
+			expect_side(&p, row_named(&p.d, "[CPU]Conv(f-2x3)"), s, "0 50", 40, 40);
+			expect_side(&p, row_named(&p.d, "Conv(f-2x3)"), s, "20", 20, 20);
+			expect_side(&p, row_named(&p.d, "[CPU]Conv(f-4)"), s, "90", 5, 5);
+		}
+		release(&p);
+	}
+	compare_as(&p, OSC_FORMAT_KINETO, OSC_LEVEL_OP, same, FX_LEN(same), base, FX_LEN(base),
+		   OSC_MATCH_SHAPE);
+	cr_assert_eq(p.d.nr, 3);
+	expect_side(&p, row_named(&p.d, "[CPU]Conv(f-2x3)"), 0, "0 50", 40, 40);
+	expect_side(&p, row_named(&p.d, "[CPU]Conv(f-2x3)"), 1, "0 50", 40, 40);
+	cr_expect_eq(row_named(&p.d, "Conv(f-2x3)")->status, '+');
+	release(&p);
+	/* one pair a row on the other side */
+	compare_as(&p, OSC_FORMAT_KINETO, OSC_LEVEL_OP, same, FX_LEN(same), same + 1,
+		   FX_LEN(same) - 1, OSC_MATCH_SHAPE);
+	cr_assert_eq(p.d.nr, 2);
+	expect_side(&p, row_named(&p.d, "[CPU]Conv(f-2x3)"), 1, "50", 30, 30);
+	expect_side(&p, row_named(&p.d, "[CPU]Conv(f-4)"), 1, "90", 5, 5);
+	release(&p);
+}
+
 /* Same op, two shapes: two rows; output shapes come from the ORT args. */
 Test(diff, shape_match_splits_by_shape_and_labels_compactly)
 {
@@ -280,7 +336,7 @@ Test(diff, ne_output_shapes_in_labels)
 	struct osc_trace t;
 	char buf[256];
 
-	build(&t, ev, FX_LEN(ev));
+	build(&t, OSC_FORMAT_ORT, ev, FX_LEN(ev));
 	cr_expect_str_eq(osc_diff_label(&t, 0, buf, sizeof(buf)),
 			 "InnerProduct(f-64x1024,f-256x1024)->f-64x256");
 	osc_trace_release(&t);
@@ -429,8 +485,8 @@ Test(diff, kernel_rows_pair_on_names_as_shown)
 	struct osc_diff_side s[2];
 	struct osc_error err;
 
-	build(&p.t[0], base, FX_LEN(base));
-	build(&p.t[1], other, FX_LEN(other));
+	build(&p.t[0], OSC_FORMAT_ORT, base, FX_LEN(base));
+	build(&p.t[1], OSC_FORMAT_ORT, other, FX_LEN(other));
 	for (int i = 0; i < 2; i++) {
 		osc_runs_detect(&p.t[i], &p.runs[i]);
 		osc_names_init(&names[i]);

@@ -420,6 +420,41 @@ static osc_str label_of(struct osc_diff *d, const struct osc_trace *t, uint32_t 
 	return *slot;
 }
 
+/*
+ * Shape match where the label of a host op is made of its op, shapes and
+ * provider only (no output shapes are read): the sides are aggregated by
+ * (op, shape) pairs, and a row's label is its first member's.
+ */
+static bool pair_rows(const struct osc_trace *t, enum osc_level level, enum osc_match match)
+{
+	return match == OSC_MATCH_SHAPE && !outputs_in_args(t) &&
+	       (level == OSC_LEVEL_OP || level == OSC_LEVEL_SHAPE);
+}
+
+/*
+ * The labels of agg's rows of (op, shape) pairs (pair_rows) into out; false,
+ * with none, when a row's members have different providers.
+ */
+static bool label_pairs(struct osc_diff *d, const struct osc_trace *t, const struct osc_agg *agg,
+			struct labelled *out)
+{
+	char label[4096];
+
+	for (size_t r = 0; r < agg->nr; r++) {
+		const uint32_t *m = agg->members + agg->rows[r].first;
+
+		for (size_t i = 1; i < agg->rows[r].nr; i++)
+			if (t->events[m[i]].provider != t->events[m[0]].provider)
+				return false;
+	}
+	out->row_lab = osc_xcalloc(agg->nr ? agg->nr : 1, sizeof(*out->row_lab));
+	for (size_t r = 0; r < agg->nr; r++)
+		if (agg->rows[r].nr)
+			out->row_lab[r] = intern(d, osc_diff_label(t, agg->members[agg->rows[r].first],
+								   label, sizeof(label)));
+	return true;
+}
+
 static void label_events(struct osc_diff *d, const struct osc_diff_side *s,
 			 const struct osc_agg *agg, enum osc_match match, struct labelled *out)
 {
@@ -437,6 +472,8 @@ static void label_events(struct osc_diff *d, const struct osc_diff_side *s,
 									sizeof(label)));
 		return;
 	}
+	if (pair_rows(s->trace, agg->level, match) && label_pairs(d, s->trace, agg, out))
+		return;
 	out->ev = osc_xmalloc((out->nr ? out->nr : 1) * sizeof(*out->ev));
 	out->lab = osc_xmalloc((out->nr ? out->nr : 1) * sizeof(*out->lab));
 	v = by_run(s, agg);
@@ -725,6 +762,9 @@ void osc_diff(const struct osc_diff_side *base, const struct osc_diff_side *othe
 	for (int s = 0; s < 2; s++) {
 		struct osc_query aq = { .level = q->level, .runs = side[s]->sel, .filter = q->filter,
 					.categories = q->categories };
+
+		if (pair_rows(side[s]->trace, q->level, q->match))
+			aq.keys = OSC_KEY_NAME | OSC_KEY_SHAPE;
 
 		osc_aggregate(side[s]->trace, side[s]->runs, &aq, &agg[s]);
 		label_events(out, side[s], &agg[s], q->match, &lab[s]);
