@@ -365,7 +365,7 @@ Test(diff, changed_only_and_back)
 	release(&p);
 }
 
-/* Ratio sorts NaN (no base time) below every number; ties go by name. */
+/* Ratio sorts NaN (no base time) below every number; ties go by name, ascending. */
 Test(diff, sort_by_ratio_and_side)
 {
 	static const struct dx base[] = { OP("A", 0, 10), OP("B", 20, 10), OP("D", 40, 10) };
@@ -380,6 +380,10 @@ Test(diff, sort_by_ratio_and_side)
 	expect_order(&p.d, "C D B A");
 	osc_diff_sort(&p.d, OSC_DIFF_SIDE, false);
 	expect_order(&p.d, "D A B C");
+	osc_diff_sort(&p.d, OSC_DIFF_SIDE, true);
+	expect_order(&p.d, "C A B D"); /* ties by name, ascending either way */
+	osc_diff_sort(&p.d, OSC_DIFF_NAME, true);
+	expect_order(&p.d, "D C B A");
 	cr_expect(osc_diff_col_parse("delta", &col) && col == OSC_DIFF_DELTA);
 	cr_expect(osc_diff_col_parse("base_total_us", &col) && col == OSC_DIFF_BASE_TOTAL);
 	cr_expect(!osc_diff_col_parse("p50", &col));

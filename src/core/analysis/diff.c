@@ -760,8 +760,9 @@ void osc_diff(const struct osc_diff_side *base, const struct osc_diff_side *othe
 	out->level = q->level;
 	out->match = q->match;
 	for (int s = 0; s < 2; s++) {
+		/* rows in place: the order of the diff's rows is osc_diff_sort's alone */
 		struct osc_query aq = { .level = q->level, .runs = side[s]->sel, .filter = q->filter,
-					.categories = q->categories };
+					.categories = q->categories, .in_place = true };
 
 		if (pair_rows(side[s]->trace, q->level, q->match))
 			aq.keys = OSC_KEY_NAME | OSC_KEY_SHAPE;
@@ -814,37 +815,6 @@ void osc_diff_release(struct osc_diff *d)
 
 /* ---- sorting and the changed-only filter -------------------------------- */
 
-struct sort_item {
-	double v;         /* the column's value (unused by name) */
-	int dir;          /* 1 ascending, -1 descending */
-	bool by_name;
-	const char *name;
-	struct osc_diff_row row;
-};
-
-/* NaN compares below every number. */
-static int cmp_values(double x, double y)
-{
-	if (isnan(x) || isnan(y))
-		return isnan(x) == isnan(y) ? 0 : isnan(x) ? -1 : 1;
-	return (x > y) - (x < y);
-}
-
-static int cmp_items(const void *a, const void *b)
-{
-	const struct sort_item *x = a, *y = b;
-	int c;
-
-	if (x->by_name) {
-		c = strcmp(x->name, y->name) * x->dir;
-	} else {
-		c = cmp_values(x->v, y->v) * x->dir;
-		if (!c)
-			c = strcmp(x->name, y->name);
-	}
-	return c ? c : (x->row.key > y->row.key) - (x->row.key < y->row.key);
-}
-
 static double col_value(const struct osc_diff_row *r, enum osc_diff_col by)
 {
 	switch (by) {
@@ -883,21 +853,41 @@ static double col_value(const struct osc_diff_row *r, enum osc_diff_col by)
 	}
 }
 
+/*
+ * By the column's value (NaN below every number, -0 as 0) in direction,
+ * ties by name ascending; by name: the names in direction. Names are
+ * distinct (one row per key), so this is a total order: two radix passes,
+ * by the names' places in byte order, then stably by the value. Only the
+ * rows kept (d->nr) are sorted.
+ */
 void osc_diff_sort(struct osc_diff *d, enum osc_diff_col by, bool descending)
 {
-	struct sort_item *v = osc_xmalloc((d->nr ? d->nr : 1) * sizeof(*v));
+	size_t n = d->nr;
+	uint32_t *place = osc_strtab_places(&d->keys, NULL), *idx;
+	uint64_t *k = osc_xmalloc((n ? n : 1) * sizeof(*k));
+	uint64_t name_flip = by == OSC_DIFF_NAME && descending ? UINT64_MAX : 0;
+	struct osc_diff_row *rows;
 
-	for (size_t r = 0; r < d->nr; r++) {
-		v[r].v = col_value(&d->rows[r], by);
-		v[r].dir = descending ? -1 : 1;
-		v[r].by_name = by == OSC_DIFF_NAME;
-		v[r].name = osc_diff_key(d, &d->rows[r]);
-		v[r].row = d->rows[r];
+	idx = osc_xmalloc((n ? n : 1) * sizeof(*idx));
+	for (size_t r = 0; r < n; r++) {
+		idx[r] = (uint32_t)r;
+		k[r] = place[d->rows[r].key] ^ name_flip;
 	}
-	qsort(v, d->nr, sizeof(*v), cmp_items);
-	for (size_t r = 0; r < d->nr; r++)
-		d->rows[r] = v[r].row;
-	free(v);
+	osc_radix_sort_pairs(k, idx, n);
+	if (by != OSC_DIFF_NAME) {
+		for (size_t i = 0; i < n; i++)
+			k[i] = osc_radix_double_key(col_value(&d->rows[idx[i]], by)) ^
+			       (descending ? UINT64_MAX : 0);
+		osc_radix_sort_pairs(k, idx, n);
+	}
+	rows = osc_xmalloc((n ? n : 1) * sizeof(*rows));
+	for (size_t i = 0; i < n; i++)
+		rows[i] = d->rows[idx[i]];
+	memcpy(d->rows, rows, n * sizeof(*rows)); /* the rows past nr stay (changed only) */
+	free(rows);
+	free(idx);
+	free(k);
+	free(place);
 }
 
 static bool changed(const struct osc_diff_row *r, double min_pct)
