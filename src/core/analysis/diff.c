@@ -4,10 +4,15 @@
  * Both sides are aggregated with osc_aggregate (so runs, filter and level
  * mean what they mean in a report); each selected event then gets a label id
  * in the diff's own string table: its row key (name match) or its shape
- * label (shape and occurrence match). Grouping by label id is a counting
- * sort, as in aggregate.c. Occurrence numbers are assigned after ordering
+ * label (shape and occurrence match). Grouping by label id is a radix sort
+ * of the members by (row, model order). Occurrence numbers are assigned after ordering
  * the events by (run, model order), so "the k-th in its run" does not depend
  * on how runs interleave in the file.
+ *
+ * Where the labels are per row of the aggregate (name match, and shape
+ * match of host ops aggregated by (op, shape)), no event is labelled: a diff
+ * row that is one row of its side's aggregate takes that row's members and
+ * figures as they are, which on a million events is most of the work saved.
  */
 #include <json-c/json.h>
 #include <math.h>
@@ -288,8 +293,9 @@ const char *osc_diff_label(const struct osc_trace *t, uint32_t ev, char *buf, si
 
 /*
  * The selected events of one side with their label ids: per event (ev,
- * lab), or, when the labels are those of agg's rows (name match), per row
- * (row_lab) until group needs them per event (by_event).
+ * lab), or, when the labels are those of agg's rows (name match; shape
+ * match by pairs, label_pairs), per row (row_lab) until group needs them
+ * per event (by_event).
  */
 struct labelled {
 	uint32_t *ev;
@@ -552,8 +558,8 @@ static void by_event(struct labelled *l)
 		}
 }
 
-/* The diff row of label k on side s, made when new; count n more members there. */
-static uint32_t count_in(struct osc_diff *d, uint32_t *row_of, size_t *alloc, osc_str k, int s,
+/* Count n more members of side s in the diff row of label k, made when new. */
+static void count_in(struct osc_diff *d, uint32_t *row_of, size_t *alloc, osc_str k, int s,
 			 size_t n)
 {
 	if (row_of[k] == OSC_NONE) {
@@ -563,7 +569,6 @@ static uint32_t count_in(struct osc_diff *d, uint32_t *row_of, size_t *alloc, os
 		row_of[k] = (uint32_t)d->nr++;
 	}
 	d->rows[row_of[k]].side[s].nr += n;
-	return row_of[k];
 }
 
 /*
