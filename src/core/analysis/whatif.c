@@ -207,8 +207,11 @@ static bool shape_matches(struct event_shape *sh, const char *want)
 static size_t first_rule(const struct osc_speedups *s, const struct osc_trace *t,
 			 const char *label, uint32_t ev, size_t limit)
 {
-	struct event_shape sh = { .text = osc_trace_str(t, t->events[ev].shape) };
+	struct event_shape sh; /* not zeroed: compact is 4 KiB, and this runs per event */
 	size_t len = strlen(label);
+
+	sh.text = osc_trace_str(t, t->events[ev].shape);
+	sh.compacted = false;
 
 	for (size_t i = 0; i < limit; i++) {
 		const struct osc_speedup *r = &s->v[i];
