@@ -47,9 +47,11 @@ static void add_entry(struct osc_cat_index *x, const struct osc_cat_rule *r, siz
 {
 	struct osc_cat_entry *e = &x->rules[x->nr++];
 
-	*e = (struct osc_cat_entry){ .pattern = r->pattern, .cat = r->cat };
+	*e = (struct osc_cat_entry){ .pattern = r->pattern, .cat = r->cat,
+				     .bucket = (uint16_t)((r->kind ? 257 : 0) +
+							  first_bucket(r->pattern)) };
 	entry_needs(e, r->pattern);
-	count[(r->kind ? 257 : 0) + first_bucket(r->pattern)]++;
+	count[e->bucket]++;
 }
 
 void osc_cat_index_init(struct osc_cat_index *x, const struct osc_categories *user,
@@ -72,11 +74,8 @@ void osc_cat_index_init(struct osc_cat_index *x, const struct osc_categories *us
 		}
 		x->start[k][257] = at;
 	}
-	for (size_t i = 0; i < x->nr; i++) {
-		const struct osc_cat_rule *r = i < nuser ? &user->rules[i] : &builtin[i - nuser];
-
-		x->list[fill[(r->kind ? 257 : 0) + first_bucket(r->pattern)]++] = (uint32_t)i;
-	}
+	for (size_t i = 0; i < x->nr; i++)
+		x->list[fill[x->rules[i].bucket]++] = (uint32_t)i;
 }
 
 void osc_cat_index_release(struct osc_cat_index *x)

@@ -23,6 +23,7 @@
 struct osc_cat_entry {
 	const char *pattern;
 	uint8_t cat;        /* enum osc_category */
+	uint16_t bucket;    /* kind * 257 + first byte (256: any): its list (start) */
 	size_t min_len;     /* no shorter name matches */
 	uint64_t need[4];   /* bytes every match holds, one bit each */
 };
