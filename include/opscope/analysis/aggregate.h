@@ -192,6 +192,9 @@ struct osc_query {
 	/* leave the rows in place, in the default order by osc_agg_order (read
 	   them with osc_agg_row_at): a million rows are not moved */
 	bool in_place;
+	/* leave the rows in place and in no order (no a->order, no cumulative
+	   column), for a caller that orders them its own way (diff.c) */
+	bool unordered;
 };
 
 struct osc_agg {

@@ -1185,7 +1185,7 @@ void osc_aggregate(const struct osc_trace *t, const struct osc_runs *runs,
 	osc_agg_default_columns(out);
 	if (q->in_place)
 		osc_agg_order(out, t, osc_agg_default_sort(out), true);
-	else
+	else if (!q->unordered)
 		osc_agg_sort(out, t, osc_agg_default_sort(out), true);
 }
 

@@ -5,9 +5,9 @@
  * mean what they mean in a report); each selected event then gets a label id
  * in the diff's own string table: its row key (name match) or its shape
  * label (shape and occurrence match). Grouping by label id is a radix sort
- * of the members by (row, model order). Occurrence numbers are assigned after ordering
- * the events by (run, model order), so "the k-th in its run" does not depend
- * on how runs interleave in the file.
+ * of the members by (row, model order). Occurrence numbers are assigned
+ * after ordering the events by (run, model order), so "the k-th in its run"
+ * does not depend on how runs interleave in the file.
  *
  * Where the labels are per row of the aggregate (name match, and shape
  * match of host ops aggregated by (op, shape)), no event is labelled: a diff
@@ -765,9 +765,9 @@ void osc_diff(const struct osc_diff_side *base, const struct osc_diff_side *othe
 	out->level = q->level;
 	out->match = q->match;
 	for (int s = 0; s < 2; s++) {
-		/* rows in place: the order of the diff's rows is osc_diff_sort's alone */
+		/* the order of the diff's rows is osc_diff_sort's alone */
 		struct osc_query aq = { .level = q->level, .runs = side[s]->sel, .filter = q->filter,
-					.categories = q->categories, .in_place = true };
+					.categories = q->categories, .unordered = true };
 
 		if (pair_rows(side[s]->trace, q->level, q->match))
 			aq.keys = OSC_KEY_NAME | OSC_KEY_SHAPE;
