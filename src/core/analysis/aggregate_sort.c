@@ -212,6 +212,7 @@ static bool int_value(const struct osc_agg_row *x, enum osc_stat s, int64_t *v)
  */
 struct places {
 	const uint32_t *text;  /* per trace string id: its place */
+	size_t nr_text;        /* the trace's strings */
 	uint32_t unknown;      /* OSC_AGG_UNKNOWN's: right after any string "unknown" */
 	uint32_t category[OSC_CAT_NR]; /* by name, bytewise */
 };
@@ -247,6 +248,7 @@ static void places_init(struct places *p, const struct osc_trace *t)
 	const struct osc_text_order *o = osc_trace_text_order(t);
 
 	p->text = o->place;
+	p->nr_text = o->nr;
 	p->unknown = unknown_place(t, o);
 	for (uint32_t c = 0; c < OSC_CAT_NR; c++) {
 		p->category[c] = 0;
@@ -328,9 +330,53 @@ static void scratch_sort(struct rows_scratch *s)
 }
 
 /*
+ * a->identity when the rows differ only by name (every other identity word
+ * and the shape alike): no two names have one place, so the identity order
+ * is the names' order, and a row's place in it is the number of rows whose
+ * name comes before. The names' places are marked in a bitmap, counted per
+ * 64 places, and each row's is looked up: no sort. False, with nothing set,
+ * when two rows share a name (then the name's id breaks the tie).
+ */
+static bool place_by_name(struct osc_agg *a, const struct places *p, size_t nr_ids)
+{
+	size_t span = 2 * p->nr_text + 3, nr_words = span / 64 + 1;
+	uint64_t *seen = osc_xcalloc(nr_words, sizeof(*seen));
+	uint32_t *before = osc_xmalloc(nr_words * sizeof(*before)), sum = 0;
+
+	for (size_t r = 0; r < a->nr; r++) {
+		uint32_t at = text_place(p, a->rows[r].key);
+		uint64_t bit = 1ull << (at % 64);
+
+		if (seen[at / 64] & bit) {
+			free(seen);
+			free(before);
+			return false;
+		}
+		seen[at / 64] |= bit;
+	}
+	for (size_t w = 0; w < nr_words; w++) {
+		before[w] = sum;
+		sum += (uint32_t)__builtin_popcountll(seen[w]);
+	}
+	a->identity = osc_xmalloc((nr_ids ? nr_ids : 1) * sizeof(*a->identity));
+	for (size_t r = 0; r < a->nr; r++) {
+		uint32_t at = text_place(p, a->rows[r].key);
+
+		a->identity[a->rows[r].id] =
+			before[at / 64] +
+			(uint32_t)__builtin_popcountll(seen[at / 64] & ((1ull << (at % 64)) - 1));
+	}
+	a->nr_identity = a->nr;
+	free(seen);
+	free(before);
+	return true;
+}
+
+/*
  * a->identity: per row id, the row's place in the identity order. Words
  * that every row shares are skipped; the others are read once, in row
- * order, then sorted from the least significant on.
+ * order, then sorted from the least significant on (unless place_by_name
+ * serves).
  */
 static void place_identities(struct osc_agg *a, const struct places *p)
 {
@@ -338,7 +384,7 @@ static void place_identities(struct osc_agg *a, const struct places *p)
 	uint64_t *word[IDENTITY_WORDS] = { 0 };
 	uint64_t first[IDENTITY_WORDS];
 	struct rows_scratch s;
-	bool varies[IDENTITY_WORDS] = { false };
+	bool varies[IDENTITY_WORDS] = { false }, shape_varies = false;
 
 	if ((a->keys & OSC_KEY_PATH) && !a->path_place) /* each path's place in a->paths */
 		a->path_place = osc_strtab_places(&a->paths, NULL);
@@ -349,7 +395,11 @@ static void place_identities(struct osc_agg *a, const struct places *p)
 			nr_ids = (size_t)a->rows[r].id + 1;
 		for (int w = 0; w < IDENTITY_WORDS; w++)
 			varies[w] = varies[w] || identity_word(a, p, &a->rows[r], w) != first[w];
+		shape_varies = shape_varies || a->rows[r].shape != a->rows[0].shape;
 	}
+	if (!varies[0] && !varies[1] && !varies[3] && !varies[4] && !varies[5] && !shape_varies &&
+	    place_by_name(a, p, nr_ids))
+		return;
 	for (int w = 0; w < IDENTITY_WORDS; w++) {
 		if (!varies[w])
 			continue;
