@@ -1,9 +1,11 @@
 /* test_whatif.c - speedup rules, the projection, the Amdahl ceiling and the CSV table. */
 #include <criterion/criterion.h>
+#include <fnmatch.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "opscope/analysis/diff.h"
 #include "opscope/analysis/whatif.h"
 #include "trace_fixture.h"
 
@@ -300,6 +302,106 @@ Test(whatif, many_rules_per_event_and_node)
 	}
 	osc_agg_release(&agg);
 	osc_filter_release(&filter);
+	osc_trace_release(&t);
+}
+
+/*
+ * whatif.h's shape test, written from its words: the event's shapes, their
+ * compact form, or the dims of one input: text after a '(' followed by ')'.
+ */
+static bool ref_shape(const char *text, const char *want)
+{
+	char compact[4096];
+	size_t n = strlen(want);
+
+	if (!*want || !strcmp(text, want) ||
+	    !strcmp(osc_shape_compact(text, compact, sizeof(compact)), want))
+		return true;
+	for (const char *p = text; *p; p++)
+		if (*p == '(' && !strncmp(p + 1, want, n) && p[1 + n] == ')')
+			return true;
+	return false;
+}
+
+/*
+ * With a table of rules (past 8, looked up by shape) and with its first
+ * rules only, every row's projection equals one made from the first rule
+ * that the event's name (fnmatch) and shape match. The shapes hold empty
+ * inputs, nested parentheses, no parentheses and none at all; the rules
+ * hold shapes that span inputs ("1x2),f(3x4"), one shape under two
+ * patterns, and rules without a shape between them.
+ */
+Test(whatif, shape_table_matches_the_definition)
+{
+	static const char *const shapes[] = {
+		"fp32(1024x256),fp32(256x256),fp32(256)", "fp32(256x256)", "Double(),float(2x3)",
+		"((1x7x7))", "f(1x2),f(3x4),f(5x6)", "", "no parens", "(a(b)c)",
+		"float(2x3),float(2x3)",
+	};
+	static const char *const names[] = { "Conv", "MatMul", "Add" };
+	static const char *const rules[][3] = {
+		{ "MatMul", "256x256", "2" },
+		{ "*", "f-1024x256,f-256x256,f-256", "47" }, /* compact */
+		{ "*", "(1x7x7)", "3" },
+		{ "A*", "", "5" },
+		{ "*", "fp32(256x256)", "31" }, /* the whole text */
+		{ "*", "1x2),f(3x4", "7" },
+		{ "Conv", "", "11" },
+		{ "*", "a(b", "29" },
+		{ "*", "b", "13" },
+		{ "*", "2x3", "19" },
+		{ "M*", "2x3", "23" },
+		{ "*", "", "37" },
+		{ "*", "5x6", "41" },
+		{ "Add", "1x2", "43" },
+	};
+	struct fx_event ev[FX_LEN(shapes) * FX_LEN(names)];
+	struct osc_trace t;
+	struct osc_query q = { .level = OSC_LEVEL_OP };
+	struct osc_agg agg;
+	struct osc_error err;
+
+	for (size_t i = 0; i < FX_LEN(ev); i++)
+		ev[i] = (struct fx_event)FX(names[i % FX_LEN(names)], HOST_OP, (int64_t)i * 100,
+					    10 + (int64_t)i);
+	fx_build(&t, OSC_FORMAT_NEURAL_ENGINE, ev, FX_LEN(ev));
+	for (size_t i = 0; i < FX_LEN(ev); i++)
+		t.events[i].shape = fx_str(&t, shapes[i / FX_LEN(names)]);
+	osc_aggregate(&t, NULL, &q, &agg);
+	for (size_t nr = 3; nr <= FX_LEN(rules); nr += FX_LEN(rules) - 3) {
+		struct osc_speedups s;
+		struct osc_whatif w;
+		size_t fired = 0;
+
+		osc_speedups_init(&s);
+		for (size_t k = 0; k < nr; k++)
+			cr_assert_eq(osc_speedups_set(&s, rules[k][0], rules[k][1],
+						      atof(rules[k][2]), &err), OSC_OK);
+		osc_whatif(&t, &agg, &s, &w);
+		for (size_t n = 0; n < FX_LEN(names); n++) {
+			double want = 0;
+
+			for (size_t i = n; i < FX_LEN(ev); i += FX_LEN(names)) {
+				double f = 1;
+
+				for (size_t k = 0; k < nr; k++) {
+					if (!fnmatch(rules[k][0], names[n], 0) &&
+					    ref_shape(shapes[i / FX_LEN(names)], rules[k][1])) {
+						f = atof(rules[k][2]);
+						break;
+					}
+				}
+				fired += f != 1;
+				want += (double)ev[i].dur / f;
+			}
+			cr_expect_float_eq(row_named(&w, names[n])->projected, want, 1e-9,
+					   "%s, %zu rules", names[n], nr);
+		}
+		cr_expect_gt(fired, 5);
+		osc_whatif_release(&w);
+		osc_speedups_release(&s);
+	}
+	osc_agg_release(&agg);
 	osc_trace_release(&t);
 }
 

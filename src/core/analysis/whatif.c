@@ -3,8 +3,10 @@
  *
  * Rules are tested in order, once per row and distinct (name, op, shape)
  * of its events (rule_memo): a CSV table of shapes may hold hundreds, and
- * the events of a row repeat a few names and shapes. The label of a row is
- * computed once per row.
+ * the events of a row repeat a few names and shapes. With such a table an
+ * event's shape is looked up among the rules' (shape_index), and only the
+ * rules it finds, and those without a shape, are tested. The label of a
+ * row is computed once per row.
  */
 #include <errno.h>
 #include <math.h>
@@ -200,6 +202,13 @@ static bool shape_matches(struct event_shape *sh, const char *want)
 	return false;
 }
 
+/* Rule r matches ev, in a row labelled label (of length len), by its pattern. */
+static bool pattern_matches(const struct osc_speedup *r, const struct osc_trace *t,
+			    const char *label, size_t len, uint32_t ev)
+{
+	return osc_filter_match(&r->match, label, len) || osc_filter_match_event(&r->match, t, ev);
+}
+
 /*
  * The index of the first rule of s before limit that ev (in a row labelled
  * label) matches; limit for none.
@@ -219,10 +228,161 @@ static size_t first_rule(const struct osc_speedups *s, const struct osc_trace *t
 		/* the shapes first: cheaper than the patterns, and most rules of a table fail there */
 		if (*r->shape && !shape_matches(&sh, r->shape))
 			continue;
-		if (!osc_filter_match(&r->match, label, len) &&
-		    !osc_filter_match_event(&r->match, t, ev))
+		if (pattern_matches(r, t, label, len, ev))
+			return i;
+	}
+	return limit;
+}
+
+/*
+ * The rules' shapes indexed, so that a table of shape rules costs a few
+ * lookups per event, not a test of every rule. shape_matches holds when the
+ * rule's shape is the event's text, its compact form, or the text between
+ * a '(' of the event's and a ')' after it: each of those is looked up. A
+ * shape with no ')' can only be the text up to the first ')'; the few that
+ * hold one (they span inputs) are looked up at every later ')' too, or,
+ * when an event has more of those places than there are such rules, tested
+ * one by one. Rules with no shape are kept aside.
+ */
+struct shape_index {
+	struct osc_strtab texts; /* the distinct shapes of the rules */
+	uint32_t *first, *next;  /* per text id, its first rule; per rule, the next of its text */
+	uint32_t *aside;         /* the rules with no shape, in order */
+	size_t nr_aside;
+	uint32_t *spanning;      /* the rules whose shape holds a ')' */
+	size_t nr_spanning;
+	uint32_t *hits;          /* scratch: one event's rules found by shape */
+	size_t hits_alloc;
+};
+
+static void shape_index_build(struct shape_index *x, const struct osc_speedups *s)
+{
+	memset(x, 0, sizeof(*x));
+	osc_strtab_init(&x->texts); /* id 0 is "", which no rule with a shape has */
+	x->first = osc_xmalloc((s->nr + 1) * sizeof(*x->first));
+	x->first[OSC_STR_EMPTY] = UINT32_MAX;
+	x->next = osc_xmalloc((s->nr ? s->nr : 1) * sizeof(*x->next));
+	x->aside = osc_xmalloc((s->nr ? s->nr : 1) * sizeof(*x->aside));
+	x->spanning = osc_xmalloc((s->nr ? s->nr : 1) * sizeof(*x->spanning));
+	for (size_t i = s->nr; i-- > 0;) { /* backwards: each text's list ends up in order */
+		const char *shape = s->v[i].shape;
+		osc_str id;
+
+		x->next[i] = UINT32_MAX;
+		if (!*shape)
 			continue;
-		return i;
+		id = osc_strtab_intern(&x->texts, shape, strlen(shape));
+		if (id == x->texts.count - 1) /* new */
+			x->first[id] = UINT32_MAX;
+		x->next[i] = x->first[id];
+		x->first[id] = (uint32_t)i;
+	}
+	for (size_t i = 0; i < s->nr; i++) {
+		if (!*s->v[i].shape)
+			x->aside[x->nr_aside++] = (uint32_t)i;
+		else if (strchr(s->v[i].shape, ')'))
+			x->spanning[x->nr_spanning++] = (uint32_t)i;
+	}
+}
+
+static void shape_index_release(struct shape_index *x)
+{
+	osc_strtab_release(&x->texts);
+	free(x->first);
+	free(x->next);
+	free(x->aside);
+	free(x->spanning);
+	free(x->hits);
+}
+
+/* Add the rules of shape text[0..len) to x->hits (n of them so far); returns the new count. */
+static size_t add_hits(struct shape_index *x, const char *text, size_t len, size_t n)
+{
+	osc_str id = osc_strtab_find(&x->texts, text, len);
+
+	for (uint32_t i = id != OSC_STR_NONE ? x->first[id] : UINT32_MAX; i != UINT32_MAX;
+	     i = x->next[i]) {
+		OSC_GROW(x->hits, n + 1, x->hits_alloc);
+		x->hits[n++] = i;
+	}
+	return n;
+}
+
+/* Add the spanning rules that sh matches to x->hits (n so far); returns the new count. */
+static size_t spanning_hits(const struct osc_speedups *s, struct shape_index *x,
+			    struct event_shape *sh, size_t n)
+{
+	size_t opens = 0, closes = 0;
+
+	for (const char *p = sh->text; *p; p++)
+		opens += *p == '(', closes += *p == ')';
+	if (opens * closes > x->nr_spanning) { /* fewer tests than lookups */
+		for (size_t k = 0; k < x->nr_spanning; k++) {
+			if (shape_matches(sh, s->v[x->spanning[k]].shape)) {
+				OSC_GROW(x->hits, n + 1, x->hits_alloc);
+				x->hits[n++] = x->spanning[k];
+			}
+		}
+		return n;
+	}
+	for (const char *p = sh->text; (p = strchr(p, '(')); p++) {
+		const char *q = strchr(p + 1, ')');
+
+		while (q && (q = strchr(q + 1, ')'))) /* past the first: shapes holding a ')' */
+			n = add_hits(x, p + 1, (size_t)(q - p - 1), n);
+	}
+	return n;
+}
+
+/* The rules that sh's shape matches, in x->hits ascending and distinct; returns how many. */
+static size_t shape_hits(const struct osc_speedups *s, struct shape_index *x,
+			 struct event_shape *sh)
+{
+	size_t n = 0, kept = 0;
+
+	n = add_hits(x, sh->text, strlen(sh->text), n);
+	osc_shape_compact(sh->text, sh->compact, sizeof(sh->compact));
+	sh->compacted = true;
+	n = add_hits(x, sh->compact, strlen(sh->compact), n);
+	for (const char *p = sh->text, *q; (p = strchr(p, '(')); p++)
+		if ((q = strchr(p + 1, ')')))
+			n = add_hits(x, p + 1, (size_t)(q - p - 1), n);
+	if (x->nr_spanning)
+		n = spanning_hits(s, x, sh, n);
+	for (size_t i = 1; i < n; i++) { /* a few: insertion sort */
+		uint32_t v = x->hits[i];
+		size_t j = i;
+
+		for (; j > 0 && x->hits[j - 1] > v; j--)
+			x->hits[j] = x->hits[j - 1];
+		x->hits[j] = v;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (!kept || x->hits[i] != x->hits[kept - 1])
+			x->hits[kept++] = x->hits[i];
+	return kept;
+}
+
+/* first_rule through x: the rules with no shape and the event's hits, merged in order. */
+static size_t first_rule_indexed(struct shape_index *x, const struct osc_speedups *s,
+				 const struct osc_trace *t, const char *label, uint32_t ev,
+				 size_t limit)
+{
+	struct event_shape sh; /* not zeroed, as in first_rule */
+	size_t len = strlen(label), nr_hits, a = 0, h = 0;
+
+	sh.text = osc_trace_str(t, t->events[ev].shape);
+	sh.compacted = false;
+	nr_hits = x->texts.count > 1 ? shape_hits(s, x, &sh) : 0;
+	while (a < x->nr_aside || h < nr_hits) {
+		size_t i = h == nr_hits || (a < x->nr_aside && x->aside[a] < x->hits[h])
+				   ? x->aside[a++]
+				   : x->hits[h++];
+
+		if (i >= limit)
+			break;
+		if (pattern_matches(&s->v[i], t, label, len, ev))
+			return i;
 	}
 	return limit;
 }
@@ -267,6 +427,8 @@ struct rule_memo {
 	uint32_t rule;                 /* and its rule */
 	struct osc_i64map pairs, triples, rules;
 	uint32_t nr_pairs, nr_triples;
+	struct shape_index shapes;     /* past MEMO_MIN_RULES rules (built at the first ask) */
+	bool indexed;
 };
 
 #define NO_ROW UINT32_MAX /* a node outside the rows: its label is its op */
@@ -289,11 +451,16 @@ static uint32_t mapped_rule(struct rule_memo *m, uint32_t row, const char *label
 
 	if (m->s->nr < MEMO_MIN_RULES)
 		return (uint32_t)first_rule(m->s, m->t, label, ev, m->label_rule);
+	if (!m->indexed) {
+		shape_index_build(&m->shapes, m->s);
+		m->indexed = true;
+	}
 	pair = dense_id(&m->pairs, osc_i64map_pair(e->name, e->op), &m->nr_pairs);
 	triple = dense_id(&m->triples, osc_i64map_pair(pair, e->shape), &m->nr_triples);
 	rule = osc_i64map_slot(&m->rules, osc_i64map_pair(row, triple));
 	if (*rule == OSC_I64MAP_EMPTY)
-		*rule = (uint32_t)first_rule(m->s, m->t, label, ev, m->label_rule);
+		*rule = (uint32_t)first_rule_indexed(&m->shapes, m->s, m->t, label, ev,
+						     m->label_rule);
 	return *rule;
 }
 
@@ -326,6 +493,8 @@ static void rule_memo_release(struct rule_memo *m)
 	osc_i64map_release(&m->pairs);
 	osc_i64map_release(&m->triples);
 	osc_i64map_release(&m->rules);
+	if (m->indexed)
+		shape_index_release(&m->shapes);
 }
 
 double osc_speedups_factor(const struct osc_speedups *s, const struct osc_trace *t,
