@@ -409,22 +409,29 @@ static double event_factor(const struct osc_speedups *s, const struct osc_trace 
 
 /*
  * first_rule once per (row, name, op, shape) where it can: the events of a
- * row repeat a few of those. The last event's answer is reused when the
- * next has the same; past MEMO_MIN_RULES rules (a CSV table of shapes) a
- * map keeps every answer: dense ids of (name, op) pairs, then of (pair,
- * shape) triples, key the rule per row. Three lookups cost about what
- * testing a few rules does.
+ * row repeat a few of those, in turn (a layer's shapes). The last answers
+ * are kept in a small table by a hash of those four (RECENT entries, one
+ * per hash: a lookup reads one); past MEMO_MIN_RULES rules (a CSV table of
+ * shapes) a map keeps every answer: dense ids of (name, op) pairs, then of
+ * (pair, shape) triples, key the rule per row. Three lookups cost about
+ * what testing a few rules does.
  */
 #define MEMO_MIN_RULES 8
+#define RECENT 256 /* a power of two */
+
+/* An answer of first_rule: the rule of an event of row with these strings. */
+struct recent_rule {
+	uint32_t row;
+	osc_str name, op, shape;
+	uint32_t rule;                 /* UINT32_MAX: no answer here yet */
+};
 
 struct rule_memo {
 	const struct osc_speedups *s;
 	const struct osc_trace *t;
 	uint32_t label_row;            /* the row label_rule is of (NO_ROW at first) */
 	size_t label_rule;             /* label_rule of its label; s->nr for NO_ROW */
-	uint32_t row;                  /* the last answer's row (NO_ROW at first) */
-	osc_str name, op, shape;       /* and its event's strings */
-	uint32_t rule;                 /* and its rule */
+	struct recent_rule recent[RECENT];
 	struct osc_i64map pairs, triples, rules;
 	uint32_t nr_pairs, nr_triples;
 	struct shape_index shapes;     /* past MEMO_MIN_RULES rules (built at the first ask) */
@@ -468,6 +475,7 @@ static uint32_t mapped_rule(struct rule_memo *m, uint32_t row, const char *label
 static double memo_factor(struct rule_memo *m, uint32_t row, const char *label, uint32_t ev)
 {
 	const struct osc_event *e = &m->t->events[ev];
+	struct recent_rule *r;
 
 	if (!m->s->nr)
 		return 1;
@@ -478,14 +486,14 @@ static double memo_factor(struct rule_memo *m, uint32_t row, const char *label, 
 	if (m->label_rule == 0) /* the row's label decides: no event read */
 		return m->s->v[0].factor;
 	/* NO_ROW's label differs with the op, which is compared */
-	if (row != m->row || e->name != m->name || e->op != m->op || e->shape != m->shape) {
-		m->rule = mapped_rule(m, row, label, ev);
-		m->row = row;
-		m->name = e->name;
-		m->op = e->op;
-		m->shape = e->shape;
-	}
-	return m->rule < m->s->nr ? m->s->v[m->rule].factor : 1;
+	r = &m->recent[(row * 0x9e3779b97f4a7c15ull + e->name * 0xc2b2ae3d27d4eb4full +
+			e->op * 0x165667b19e3779f9ull + e->shape * 0xd6e8feb86659fd93ull) >>
+		       56 & (RECENT - 1)];
+	if (r->rule == UINT32_MAX || row != r->row || e->name != r->name || e->op != r->op ||
+	    e->shape != r->shape)
+		*r = (struct recent_rule){ row, e->name, e->op, e->shape,
+					   mapped_rule(m, row, label, ev) };
+	return r->rule < m->s->nr ? m->s->v[r->rule].factor : 1;
 }
 
 static void rule_memo_release(struct rule_memo *m)
@@ -627,10 +635,10 @@ void osc_whatif_names(const struct osc_trace *t, const struct osc_agg *agg,
 	const struct osc_op_cost *cost = NULL;
 	double *factor = NULL, saved = 0;
 	struct rule_memo memo = {
-		.s = s, .t = t, .label_row = NO_ROW, .label_rule = s->nr, .row = NO_ROW,
-		.name = OSC_STR_NONE,
+		.s = s, .t = t, .label_row = NO_ROW, .label_rule = s->nr,
 	};
 
+	memset(memo.recent, 0xff, sizeof(memo.recent)); /* no answer yet */
 	memset(out, 0, sizeof(*out));
 	out->trace = t;
 	out->agg = agg;
