@@ -826,7 +826,11 @@ void osc_peak_describe(const struct osc_peak *p, char *buf, size_t size)
 
 /* ---- the rows of an aggregate ---- */
 
-/* A memo of osc_work_of per (op, shape) pair: open addressing, grown at half full. */
+/*
+ * A memo of osc_work_of per (op, shape) pair: open addressing, grown at half
+ * full. An op without a formula has no work whatever its shapes: it is
+ * known per op (a level of a million distinct names holds no pair).
+ */
 struct work_memo {
 	struct memo_slot {
 		uint64_t key; /* op << 32 | shape, + 1 (0: empty) */
@@ -835,6 +839,7 @@ struct work_memo {
 		bool per_call; /* the work needs each call's args (osc_work_needs_args) */
 	} *slots;
 	size_t cap, nr;
+	uint8_t *formula; /* per op string id: 0 not looked at yet, 1 none, 2 one */
 };
 
 static struct memo_slot *memo_slot(struct work_memo *m, uint64_t key)
@@ -849,12 +854,22 @@ static struct memo_slot *memo_slot(struct work_memo *m, uint64_t key)
 static const struct memo_slot *memo_get(struct work_memo *m, const struct osc_trace *t,
 					 osc_str op, osc_str shape)
 {
+	static const struct memo_slot none; /* no work known */
 	uint64_t key = ((uint64_t)op << 32 | shape) + 1;
 	struct memo_slot *s;
 
+	if (op >= t->strs.count)
+		return &none;
+	if (!m->formula)
+		m->formula = osc_xcalloc(t->strs.count, 1);
+	if (!m->formula[op])
+		m->formula[op] = find_op(osc_trace_str(t, op), osc_strtab_len(&t->strs, op)) < 0
+					 ? 1 : 2;
+	if (m->formula[op] == 1)
+		return &none;
 	if (2 * (m->nr + 1) > m->cap) {
 		struct work_memo g = { osc_xcalloc(m->cap ? 2 * m->cap : 64, sizeof(*g.slots)),
-				       m->cap ? 2 * m->cap : 64, m->nr };
+				       m->cap ? 2 * m->cap : 64, m->nr, m->formula };
 
 		for (size_t i = 0; i < m->cap; i++)
 			if (m->slots[i].key)
@@ -974,6 +989,7 @@ void osc_agg_roofline(const struct osc_trace *t, struct osc_agg *a, const struct
 		row->work_dtype = dtype < 0 ? OSC_DTYPE_UNKNOWN : (uint8_t)dtype;
 	}
 	free(memo.slots);
+	free(memo.formula);
 }
 
 /* The time the rates divide by, ns: device_total, or total without device events. */
