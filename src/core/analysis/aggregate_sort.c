@@ -330,21 +330,24 @@ static void scratch_sort(struct rows_scratch *s)
 }
 
 /*
- * a->identity when the rows differ only by name (every other identity word
- * and the shape alike): no two names have one place, so the identity order
- * is the names' order, and a row's place in it is the number of rows whose
- * name comes before. The names' places are marked in a bitmap, counted per
- * 64 places, and each row's is looked up: no sort. False, with nothing set,
- * when two rows share a name (then the name's id breaks the tie).
+ * a->identity when one field decides it: the name, when the run, path,
+ * category and module (the more significant words) are alike; the path, at
+ * the path level, when the run is. No two rows may share the field's place
+ * (then the less significant words break the tie): the identity order is
+ * the places' order, and a row's place in it is the number of rows whose
+ * place comes before. The places are marked in a bitmap, counted per 64,
+ * and each row's is looked up: no sort. False, with nothing set, when two
+ * rows share a place.
  */
-static bool place_by_name(struct osc_agg *a, const struct places *p, size_t nr_ids)
+static bool place_by_field(struct osc_agg *a, const struct places *p, size_t nr_ids, bool path)
 {
-	size_t span = 2 * p->nr_text + 3, nr_words = span / 64 + 1;
+	size_t span = path ? a->paths.count : 2 * p->nr_text + 3, nr_words = span / 64 + 1;
 	uint64_t *seen = osc_xcalloc(nr_words, sizeof(*seen));
 	uint32_t *before = osc_xmalloc(nr_words * sizeof(*before)), sum = 0;
 
 	for (size_t r = 0; r < a->nr; r++) {
-		uint32_t at = text_place(p, a->rows[r].key);
+		const struct osc_agg_row *x = &a->rows[r];
+		uint32_t at = path ? path_place(a, x->path) : text_place(p, x->key);
 		uint64_t bit = 1ull << (at % 64);
 
 		if (seen[at / 64] & bit) {
@@ -360,9 +363,10 @@ static bool place_by_name(struct osc_agg *a, const struct places *p, size_t nr_i
 	}
 	a->identity = osc_xmalloc((nr_ids ? nr_ids : 1) * sizeof(*a->identity));
 	for (size_t r = 0; r < a->nr; r++) {
-		uint32_t at = text_place(p, a->rows[r].key);
+		const struct osc_agg_row *x = &a->rows[r];
+		uint32_t at = path ? path_place(a, x->path) : text_place(p, x->key);
 
-		a->identity[a->rows[r].id] =
+		a->identity[x->id] =
 			before[at / 64] +
 			(uint32_t)__builtin_popcountll(seen[at / 64] & ((1ull << (at % 64)) - 1));
 	}
@@ -375,7 +379,7 @@ static bool place_by_name(struct osc_agg *a, const struct places *p, size_t nr_i
 /*
  * a->identity: per row id, the row's place in the identity order. Words
  * that every row shares are skipped; the others are read once, in row
- * order, then sorted from the least significant on (unless place_by_name
+ * order, then sorted from the least significant on (unless place_by_field
  * serves).
  */
 static void place_identities(struct osc_agg *a, const struct places *p)
@@ -384,7 +388,7 @@ static void place_identities(struct osc_agg *a, const struct places *p)
 	uint64_t *word[IDENTITY_WORDS] = { 0 };
 	uint64_t first[IDENTITY_WORDS];
 	struct rows_scratch s;
-	bool varies[IDENTITY_WORDS] = { false }, shape_varies = false;
+	bool varies[IDENTITY_WORDS] = { false }, run_varies = false;
 
 	if ((a->keys & OSC_KEY_PATH) && !a->path_place) /* each path's place in a->paths */
 		a->path_place = osc_strtab_places(&a->paths, NULL);
@@ -395,10 +399,10 @@ static void place_identities(struct osc_agg *a, const struct places *p)
 			nr_ids = (size_t)a->rows[r].id + 1;
 		for (int w = 0; w < IDENTITY_WORDS; w++)
 			varies[w] = varies[w] || identity_word(a, p, &a->rows[r], w) != first[w];
-		shape_varies = shape_varies || a->rows[r].shape != a->rows[0].shape;
+		run_varies = run_varies || a->rows[r].run != a->rows[0].run;
 	}
-	if (!varies[0] && !varies[1] && !varies[3] && !varies[4] && !varies[5] && !shape_varies &&
-	    place_by_name(a, p, nr_ids))
+	if ((a->keys & OSC_KEY_PATH) ? !run_varies && place_by_field(a, p, nr_ids, true)
+				     : !varies[0] && !varies[1] && place_by_field(a, p, nr_ids, false))
 		return;
 	for (int w = 0; w < IDENTITY_WORDS; w++) {
 		if (!varies[w])
