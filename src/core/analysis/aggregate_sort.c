@@ -464,21 +464,31 @@ static uint64_t dims_key(const struct osc_agg_row *x, int w)
 	return (uint64_t)int_place(x->dims[2 * w]) << 32 | int_place(x->dims[2 * w + 1]);
 }
 
-/* The running *_cum_pct in display order (order[i] the row shown i-th; NULL: in place). */
+/*
+ * The running *_cum_pct in display order (order[i] the row shown i-th; NULL:
+ * in place). The rows' shares are read in row order first, then added up in
+ * display order from that small table: a million wide rows read in display
+ * order would be a million cache misses.
+ */
 static void add_up(struct osc_agg *a, const uint32_t *order)
 {
-	double self = 0, dev = 0;
+	double self = 0, dev = 0, *share = osc_xmalloc(2 * (a->nr ? a->nr : 1) * sizeof(*share));
 
+	for (size_t r = 0; r < a->nr; r++) {
+		share[2 * r] = pct_of(a->rows[r].self, a->host_busy);
+		share[2 * r + 1] = pct_of(a->rows[r].dev, a->device_time);
+	}
 	free(a->cum_pct);
 	a->cum_pct = osc_xmalloc(2 * (a->nr ? a->nr : 1) * sizeof(*a->cum_pct));
 	for (size_t i = 0; i < a->nr; i++) {
-		const struct osc_agg_row *x = &a->rows[order ? order[i] : i];
+		const double *x = &share[2 * (order ? order[i] : i)];
 
-		self = fmin(100, self + pct_of(x->self, a->host_busy));
-		dev = fmin(100, dev + pct_of(x->dev, a->device_time));
+		self = fmin(100, self + x[0]);
+		dev = fmin(100, dev + x[1]);
 		a->cum_pct[2 * i] = self;
 		a->cum_pct[2 * i + 1] = dev;
 	}
+	free(share);
 }
 
 void osc_agg_order(struct osc_agg *a, const struct osc_trace *t, enum osc_stat by, bool descending)
