@@ -580,10 +580,13 @@ const struct osc_text_order *osc_trace_text_order(const struct osc_trace *t)
 
 void osc_trace_cache_warm(const struct osc_trace *t)
 {
+	/* the kinds every table reads: the ops, and the device events of the bases */
+	static const enum osc_kind kinds[] = { OSC_KIND_HOST_OP, OSC_KIND_KERNEL, OSC_KIND_MEMCPY,
+					       OSC_KIND_MEMSET };
 	size_t nr;
 
-	osc_trace_briefs(t, OSC_KIND_HOST_OP, &nr);
-	osc_trace_briefs(t, OSC_KIND_KERNEL, &nr);
+	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
+		osc_trace_briefs(t, kinds[k], &nr);
 	osc_trace_host_paths(t);
 	osc_trace_launchers(t);
 	osc_trace_op_costs(t);
