@@ -430,7 +430,8 @@ int main(int argc, char **argv)
 	line_out("op costs (once)", NULL, now_ms() - t0, false);
 	t0 = now_ms();
 	osc_trace_gpu_index(&c.t);
-	line_out("gpu index (once)", NULL, now_ms() - t0, false);
+	osc_trace_device_spans(&c.t, &nr);
+	line_out("gpu index and busy spans (once)", NULL, now_ms() - t0, false);
 	t0 = now_ms();
 	osc_trace_modules(&c.t);
 	line_out("module hierarchy (once)", NULL, now_ms() - t0, false);

@@ -147,11 +147,11 @@ const struct osc_text_order *osc_trace_text_order(const struct osc_trace *t);
 /*
  * Build the briefs of host ops and device events (kernels, memcpy, memset:
  * every table's device-time base reads them), the host tree and paths, the
- * correlation, the launchers, the op costs, the GPU index, the module
- * hierarchy, the calls' roofline work and the strings' order now (e.g. on a
- * spare thread right after loading, so the first answer that needs them
- * does not wait). The
- * categories need the user's rules: warm them with osc_trace_categories.
+ * correlation, the launchers, the op costs, the GPU index and the device's
+ * busy spans, the module hierarchy, the calls' roofline work and the
+ * strings' order now (e.g. on a spare thread right after loading, so the
+ * first answer that needs them does not wait). The categories need the
+ * user's rules: warm them with osc_trace_categories.
  */
 void osc_trace_cache_warm(const struct osc_trace *t);
 

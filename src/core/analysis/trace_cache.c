@@ -590,8 +590,10 @@ void osc_trace_cache_warm(const struct osc_trace *t)
 	osc_trace_host_paths(t);
 	osc_trace_launchers(t);
 	osc_trace_op_costs(t);
-	if (osc_trace_has_device(t))
+	if (osc_trace_has_device(t)) {
 		osc_trace_gpu_index(t);
+		osc_trace_device_spans(t, &nr);
+	}
 	osc_trace_modules(t);
 	osc_trace_call_works(t);
 	osc_trace_text_order(t);
