@@ -376,6 +376,15 @@ static void scan_release(struct scan *sc)
 	osc_group_map_release(&sc->map);
 }
 
+/* The number of briefs of kind k. */
+static size_t nr_briefs(const struct osc_trace *t, enum osc_kind k)
+{
+	size_t nr;
+
+	osc_trace_briefs(t, k, &nr);
+	return nr;
+}
+
 /*
  * Mapping: count the selected host ops per (op key, shapes) into c->ops,
  * keyed as op_key makes them (kernels look their launcher's pair up there).
@@ -1127,7 +1136,7 @@ void osc_aggregate(const struct osc_trace *t, const struct osc_runs *runs,
 	device_by_run(&c, c.cost && out->has_device ? osc_trace_launchers(t) : NULL, &dr);
 	bases(&c, &dr, out);
 	out->nr_runs = runs_holding_events(&c);
-	if (c.keys & OSC_KEY_OP)
+	if ((c.keys & OSC_KEY_OP) && c.device && nr_briefs(t, OSC_KIND_KERNEL)) /* else no row */
 		count_ops(&c);
 	if (c.keys & OSC_KEY_PATH)
 		path_nodes(&c);
