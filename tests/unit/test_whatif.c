@@ -435,7 +435,7 @@ Test(whatif, sort_matches_a_comparison)
 	static const struct fx_event ev[] = {
 		FX("ab", HOST_OP, 0, 30),  FX("a", HOST_OP, 100, 30),  FX("b", HOST_OP, 200, 10),
 		FX("b", HOST_OP, 300, 20), FX("abc", HOST_OP, 400, 5), FX("c", HOST_OP, 500, 30),
-		FX("d", HOST_OP, 600, 0),
+		FX("d", HOST_OP, 600, 0), FX("b", HOST_OP, 700, 20),
 	};
 	static const char *const rules[] = { "a=0.5", "c=3", "ab=2" };
 	struct osc_trace t;
@@ -444,8 +444,10 @@ Test(whatif, sort_matches_a_comparison)
 	struct osc_whatif w;
 
 	fx_build(&t, OSC_FORMAT_CHROME, ev, FX_LEN(ev));
+	/* a name with a NUL inside: its label reads "b", one place with b's */
+	t.events[7].name = t.events[7].op = osc_trace_intern(&t, "b\0x", 3);
 	project(&t, rules, FX_LEN(rules), &agg, &s, &w);
-	cr_assert_eq(w.nr, 6);
+	cr_assert_eq(w.nr, 7);
 	for (int col = 0; col < OSC_WHATIF_COL_COUNT; col++)
 		for (int desc = 0; desc < 2; desc++) {
 			osc_whatif_sort(&w, (enum osc_whatif_col)col, desc);

@@ -607,13 +607,40 @@ static int cmp_labels(const void *a, const void *b)
 	return c ? c : (x->row > y->row) - (x->row < y->row);
 }
 
+/*
+ * w->label_rank from the trace's strings in byte order (trace_cache.h), when
+ * each label is its row's name as the trace holds it (a host level keyed by
+ * name only) and holds no NUL byte (then strcmp's order is the bytes'
+ * order): no string is compared. False, with nothing set, otherwise.
+ */
+static bool rank_by_text(struct osc_whatif *w)
+{
+	const struct osc_agg *agg = w->agg;
+	const struct osc_trace *t = w->trace;
+	const struct osc_text_order *o;
+
+	if (agg->keys != OSC_KEY_NAME || w->device)
+		return false;
+	for (size_t r = 0; r < w->nr_labels; r++)
+		if (strlen(w->labels[r]) != osc_strtab_len(&t->strs, agg->rows[r].key))
+			return false; /* a NUL inside, or cut to the label's size */
+	o = osc_trace_text_order(t);
+	w->label_rank = osc_xmalloc((w->nr_labels ? w->nr_labels : 1) * sizeof(*w->label_rank));
+	for (size_t r = 0; r < w->nr_labels; r++)
+		w->label_rank[r] = o->place[agg->rows[r].key];
+	return true;
+}
+
 /* w->label_rank: the rows' labels in byte order, equal labels one place. */
 static void rank_labels(struct osc_whatif *w)
 {
 	size_t n = w->nr_labels;
-	struct labelled_row *by = osc_xmalloc((n ? n : 1) * sizeof(*by));
+	struct labelled_row *by;
 	uint32_t place = 0;
 
+	if (rank_by_text(w))
+		return;
+	by = osc_xmalloc((n ? n : 1) * sizeof(*by));
 	w->label_rank = osc_xmalloc((n ? n : 1) * sizeof(*w->label_rank));
 	for (size_t r = 0; r < n; r++)
 		by[r] = (struct labelled_row){ w->labels[r], (uint32_t)r };
