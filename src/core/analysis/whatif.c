@@ -417,7 +417,8 @@ static double event_factor(const struct osc_speedups *s, const struct osc_trace 
  * what testing a few rules does.
  */
 #define MEMO_MIN_RULES 8
-#define RECENT 256 /* a power of two */
+#define RECENT_BITS 8
+#define RECENT (1u << RECENT_BITS)
 
 /* An answer of first_rule: the rule of an event of row with these strings. */
 struct recent_rule {
@@ -488,7 +489,7 @@ static double memo_factor(struct rule_memo *m, uint32_t row, const char *label, 
 	/* NO_ROW's label differs with the op, which is compared */
 	r = &m->recent[(row * 0x9e3779b97f4a7c15ull + e->name * 0xc2b2ae3d27d4eb4full +
 			e->op * 0x165667b19e3779f9ull + e->shape * 0xd6e8feb86659fd93ull) >>
-		       56 & (RECENT - 1)];
+		       (64 - RECENT_BITS)];
 	if (r->rule == UINT32_MAX || row != r->row || e->name != r->name || e->op != r->op ||
 	    e->shape != r->shape)
 		*r = (struct recent_rule){ row, e->name, e->op, e->shape,
