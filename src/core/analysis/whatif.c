@@ -411,10 +411,13 @@ static double event_factor(const struct osc_speedups *s, const struct osc_trace 
  * first_rule once per (row, name, op, shape) where it can: the events of a
  * row repeat a few of those, in turn (a layer's shapes). The last answers
  * are kept in a small table by a hash of those four (RECENT entries, one
- * per hash: a lookup reads one); past MEMO_MIN_RULES rules (a CSV table of
- * shapes) a map keeps every answer: dense ids of (name, op) pairs, then of
- * (pair, shape) triples, key the rule per row. Three lookups cost about
- * what testing a few rules does.
+ * per hash: a lookup reads one). Past MEMO_MIN_RULES rules the shapes are
+ * indexed (shape_index), and when MEMO_MIN_RULES or more rules have no
+ * shape (each event tests them all) a map keeps every answer: dense ids of
+ * (name, op) pairs, then of (pair, shape) triples, key the rule per row.
+ * Three lookups cost about what testing a few rules does; a table of shape
+ * rules alone is cheaper looked up again than mapped (a million distinct
+ * events would fill the maps for nothing).
  */
 #define MEMO_MIN_RULES 8
 #define RECENT_BITS 8
@@ -451,7 +454,7 @@ static uint32_t dense_id(struct osc_i64map *map, int64_t key, uint32_t *nr)
 	return *slot;
 }
 
-/* first_rule of ev in row (NO_ROW: labelled by its op), through the map. */
+/* first_rule of ev in row (NO_ROW: labelled by its op), through the index and the map. */
 static uint32_t mapped_rule(struct rule_memo *m, uint32_t row, const char *label, uint32_t ev)
 {
 	const struct osc_event *e = &m->t->events[ev];
@@ -463,6 +466,9 @@ static uint32_t mapped_rule(struct rule_memo *m, uint32_t row, const char *label
 		shape_index_build(&m->shapes, m->s);
 		m->indexed = true;
 	}
+	if (m->shapes.nr_aside < MEMO_MIN_RULES) /* a few patterns per event: no map */
+		return (uint32_t)first_rule_indexed(&m->shapes, m->s, m->t, label, ev,
+						    m->label_rule);
 	pair = dense_id(&m->pairs, osc_i64map_pair(e->name, e->op), &m->nr_pairs);
 	triple = dense_id(&m->triples, osc_i64map_pair(pair, e->shape), &m->nr_triples);
 	rule = osc_i64map_slot(&m->rules, osc_i64map_pair(row, triple));
