@@ -333,11 +333,16 @@ static ssize_t read_some(struct osc_input *in, void *buf, size_t n)
 	return r;
 }
 
+enum osc_status osc_load_cancelled(struct osc_error *err, const char *subject, int64_t offset)
+{
+	return osc_error_set(err, OSC_CANCELLED, subject, offset, NULL, "load cancelled");
+}
+
 /* The status of a failed read_some: cancelled or an I/O error. */
 static enum osc_status read_error(const char *subject, int64_t offset, struct osc_error *err)
 {
 	if (errno == ECANCELED)
-		return osc_error_set(err, OSC_CANCELLED, subject, offset, NULL, "load cancelled");
+		return osc_load_cancelled(err, subject, offset);
 	return osc_error_set(err, OSC_IO, subject, offset, NULL, "%s", strerror(errno));
 }
 

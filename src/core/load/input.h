@@ -167,4 +167,11 @@ bool osc_input_shrunk(const struct osc_input *in, uint64_t *size);
 
 void osc_input_close(struct osc_input *in);
 
+/*
+ * The error of a load stopped by its cancel flag (or a read the flag
+ * interrupted): OSC_CANCELLED, "load cancelled", naming subject at offset
+ * (OSC_NO_OFFSET: none). One wording for every loader.
+ */
+enum osc_status osc_load_cancelled(struct osc_error *err, const char *subject, int64_t offset);
+
 #endif

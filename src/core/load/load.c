@@ -80,8 +80,7 @@ static void progress(struct osc_load_ctx *ctx)
 enum osc_status osc_load_tick(struct osc_load_ctx *ctx, uint64_t offset)
 {
 	if (ctx->opts->cancel && *ctx->opts->cancel)
-		return osc_error_set(ctx->err, OSC_CANCELLED, ctx->name, (int64_t)offset, NULL,
-				     "load cancelled");
+		return osc_load_cancelled(ctx->err, ctx->name, (int64_t)offset);
 	if (offset >= ctx->next_progress) {
 		ctx->next_progress = offset + PROGRESS_STEP;
 		progress(ctx);

@@ -205,8 +205,7 @@ static enum osc_status check_verdict(struct sq *q, const struct db_check *c)
 	uint64_t want = header_size(c->data);
 
 	if (c->cancelled)
-		return osc_error_set(lc->err, OSC_CANCELLED, lc->name, OSC_NO_OFFSET, NULL,
-				     "load cancelled");
+		return osc_load_cancelled(lc->err, lc->name, OSC_NO_OFFSET);
 	if (!c->ok && want > c->len)
 		return cut_short(q, c->data, c->len, c->why);
 	if (!c->ok)

@@ -69,8 +69,7 @@ char *sq_columns(struct sq *q, const char *table, const char *alias, const char 
 enum osc_status sq_error(struct sq *q, const char *table)
 {
 	if (sqlite3_errcode(q->db) == SQLITE_INTERRUPT)
-		return osc_error_set(q->lc->err, OSC_CANCELLED, q->lc->name, OSC_NO_OFFSET, NULL,
-				     "load cancelled");
+		return osc_load_cancelled(q->lc->err, q->lc->name, OSC_NO_OFFSET);
 	return osc_error_set(q->lc->err, OSC_SQLITE, q->lc->name, OSC_NO_OFFSET, NULL,
 			     "cannot read %s: %s", table ? table : "the database",
 			     sqlite3_errmsg(q->db));
