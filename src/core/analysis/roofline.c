@@ -640,12 +640,17 @@ static int find_op(const char *op, size_t n)
 	return -1;
 }
 
+/* The ops[] row i's formula reads the call's args (concrete inputs), not its shapes only. */
+static bool formula_needs_args(int i)
+{
+	return ops[i].formula == F_CONV || ops[i].formula == F_SDPA || ops[i].formula == F_FLASH;
+}
+
 bool osc_work_needs_args(const char *op, size_t op_len)
 {
 	int i = find_op(op, op_len);
 
-	return i >= 0 && (ops[i].formula == F_CONV || ops[i].formula == F_SDPA ||
-			  ops[i].formula == F_FLASH);
+	return i >= 0 && formula_needs_args(i);
 }
 
 bool osc_work_of(const char *op, size_t op_len, const char *shape, size_t shape_len,
@@ -659,7 +664,7 @@ bool osc_work_of(const char *op, size_t op_len, const char *shape, size_t shape_
 	memset(out, 0, sizeof(*out));
 	if (i < 0 || (nr = parse_args(shape, shape_len, args_of)) <= 0)
 		return false;
-	if (osc_work_needs_args(op, op_len) && !(ci = concrete_inputs(args, &root))) {
+	if (formula_needs_args(i) && !(ci = concrete_inputs(args, &root))) {
 		json_object_put(root);
 		return false;
 	}
@@ -826,6 +831,21 @@ void osc_peak_describe(const struct osc_peak *p, char *buf, size_t size)
 
 /* ---- the rows of an aggregate ---- */
 
+/* What an op's work is made from: nothing (no formula), its shapes, or each call's args. */
+enum work_need { NEED_NOTHING = 1, NEED_SHAPES, NEED_ARGS };
+
+/* The work_need of op (an id of t's strings), looked up once per op in memo (0: not yet). */
+static enum work_need work_need_of(const struct osc_trace *t, uint8_t *memo, osc_str op)
+{
+	if (!memo[op]) {
+		int i = find_op(osc_trace_str(t, op), osc_strtab_len(&t->strs, op));
+
+		memo[op] = (uint8_t)(i < 0 ? NEED_NOTHING : formula_needs_args(i) ? NEED_ARGS
+										: NEED_SHAPES);
+	}
+	return (enum work_need)memo[op];
+}
+
 /*
  * A memo of osc_work_of per (op, shape) pair: open addressing, grown at half
  * full. An op without a formula has no work whatever its shapes: it is
@@ -839,7 +859,7 @@ struct work_memo {
 		bool per_call; /* the work needs each call's args (osc_work_needs_args) */
 	} *slots;
 	size_t cap, nr;
-	uint8_t *formula; /* per op string id: 0 not looked at yet, 1 none, 2 one */
+	uint8_t *need; /* per op string id: its work_need (work_need_of) */
 };
 
 static struct memo_slot *memo_slot(struct work_memo *m, uint64_t key)
@@ -857,19 +877,18 @@ static const struct memo_slot *memo_get(struct work_memo *m, const struct osc_tr
 	static const struct memo_slot none; /* no work known */
 	uint64_t key = ((uint64_t)op << 32 | shape) + 1;
 	struct memo_slot *s;
+	enum work_need need;
 
 	if (op >= t->strs.count)
 		return &none;
-	if (!m->formula)
-		m->formula = osc_xcalloc(t->strs.count, 1);
-	if (!m->formula[op])
-		m->formula[op] = find_op(osc_trace_str(t, op), osc_strtab_len(&t->strs, op)) < 0
-					 ? 1 : 2;
-	if (m->formula[op] == 1)
+	if (!m->need)
+		m->need = osc_xcalloc(t->strs.count, 1);
+	need = work_need_of(t, m->need, op);
+	if (need == NEED_NOTHING)
 		return &none;
 	if (2 * (m->nr + 1) > m->cap) {
 		struct work_memo g = { osc_xcalloc(m->cap ? 2 * m->cap : 64, sizeof(*g.slots)),
-				       m->cap ? 2 * m->cap : 64, m->nr, m->formula };
+				       m->cap ? 2 * m->cap : 64, m->nr, m->need };
 
 		for (size_t i = 0; i < m->cap; i++)
 			if (m->slots[i].key)
@@ -880,7 +899,7 @@ static const struct memo_slot *memo_get(struct work_memo *m, const struct osc_tr
 	s = memo_slot(m, key);
 	if (!s->key) {
 		s->key = key;
-		s->per_call = osc_work_needs_args(osc_trace_str(t, op), osc_strtab_len(&t->strs, op));
+		s->per_call = need == NEED_ARGS;
 		s->known = !s->per_call &&
 			   osc_work_of(osc_trace_str(t, op), osc_strtab_len(&t->strs, op),
 				       osc_trace_str(t, shape), osc_strtab_len(&t->strs, shape),
@@ -892,8 +911,7 @@ static const struct memo_slot *memo_get(struct work_memo *m, const struct osc_tr
 
 void osc_call_works_build(const struct osc_trace *t, struct osc_call_works *out)
 {
-	/* per op key: 0 not looked at yet, 1 its work needs no args, 2 it does */
-	uint8_t *needs = osc_xcalloc(t->strs.count ? t->strs.count : 1, 1);
+	uint8_t *need = osc_xcalloc(t->strs.count ? t->strs.count : 1, 1); /* work_need_of's */
 	char *buf = NULL;
 	size_t nb, alloc = 0, cap = 0;
 	const struct osc_brief *b = osc_trace_briefs(t, OSC_KIND_HOST_OP, &nb);
@@ -903,12 +921,8 @@ void osc_call_works_build(const struct osc_trace *t, struct osc_call_works *out)
 		const struct osc_event *e = &t->events[b[j].event];
 		struct osc_call_work *cw;
 
-		if (e->op >= t->strs.count) /* no op key: no work known */
-			continue;
-		if (!needs[e->op])
-			needs[e->op] = osc_work_needs_args(osc_trace_str(t, e->op),
-							   osc_strtab_len(&t->strs, e->op)) ? 2 : 1;
-		if (needs[e->op] == 1)
+		/* no op key: no work known; a call's args are read only where they count */
+		if (e->op >= t->strs.count || work_need_of(t, need, e->op) != NEED_ARGS)
 			continue;
 		OSC_GROW(out->v, out->nr + 1, cap);
 		cw = &out->v[out->nr++];
@@ -918,7 +932,7 @@ void osc_call_works_build(const struct osc_trace *t, struct osc_call_works *out)
 					osc_strtab_len(&t->strs, e->shape),
 					osc_trace_args_into(t, b[j].event, &buf, &alloc), &cw->w);
 	}
-	free(needs);
+	free(need);
 	free(buf);
 }
 
@@ -989,7 +1003,7 @@ void osc_agg_roofline(const struct osc_trace *t, struct osc_agg *a, const struct
 		row->work_dtype = dtype < 0 ? OSC_DTYPE_UNKNOWN : (uint8_t)dtype;
 	}
 	free(memo.slots);
-	free(memo.formula);
+	free(memo.need);
 }
 
 /* The time the rates divide by, ns: device_total, or total without device events. */
