@@ -181,19 +181,30 @@ struct event_shape {
 	bool compacted;
 };
 
+/* The shapes of event ev (compacted only when asked). */
+static void event_shape_of(const struct osc_trace *t, uint32_t ev, struct event_shape *sh)
+{
+	sh->text = osc_trace_str(t, t->events[ev].shape);
+	sh->compacted = false; /* the rest is not zeroed: compact is 4 KiB, made per event */
+}
+
+/* The compact form of sh's shapes, made the first time. */
+static const char *compact_of(struct event_shape *sh)
+{
+	if (!sh->compacted) {
+		osc_shape_compact(sh->text, sh->compact, sizeof(sh->compact));
+		sh->compacted = true;
+	}
+	return sh->compact;
+}
+
 /* True when want names the shapes of sh, their compact form, or one input's dims. */
 static bool shape_matches(struct event_shape *sh, const char *want)
 {
 	const char *p;
 	size_t n = strlen(want);
 
-	if (!strcmp(sh->text, want))
-		return true;
-	if (!sh->compacted) {
-		osc_shape_compact(sh->text, sh->compact, sizeof(sh->compact));
-		sh->compacted = true;
-	}
-	if (!strcmp(sh->compact, want))
+	if (!strcmp(sh->text, want) || !strcmp(compact_of(sh), want))
 		return true;
 	/* "(256x256)" inside "fp32(1024x256),fp32(256x256)". */
 	for (p = sh->text; (p = strchr(p, '(')); p++)
@@ -216,11 +227,10 @@ static bool pattern_matches(const struct osc_speedup *r, const struct osc_trace 
 static size_t first_rule(const struct osc_speedups *s, const struct osc_trace *t,
 			 const char *label, uint32_t ev, size_t limit)
 {
-	struct event_shape sh; /* not zeroed: compact is 4 KiB, and this runs per event */
+	struct event_shape sh;
 	size_t len = strlen(label);
 
-	sh.text = osc_trace_str(t, t->events[ev].shape);
-	sh.compacted = false;
+	event_shape_of(t, ev, &sh);
 
 	for (size_t i = 0; i < limit; i++) {
 		const struct osc_speedup *r = &s->v[i];
@@ -295,16 +305,22 @@ static void shape_index_release(struct shape_index *x)
 	free(x->hits);
 }
 
+/* Add rule i to x->hits (n of them so far); returns the new count. */
+static size_t add_hit(struct shape_index *x, uint32_t i, size_t n)
+{
+	OSC_GROW(x->hits, n + 1, x->hits_alloc);
+	x->hits[n] = i;
+	return n + 1;
+}
+
 /* Add the rules of shape text[0..len) to x->hits (n of them so far); returns the new count. */
 static size_t add_hits(struct shape_index *x, const char *text, size_t len, size_t n)
 {
 	osc_str id = osc_strtab_find(&x->texts, text, len);
 
 	for (uint32_t i = id != OSC_STR_NONE ? x->first[id] : UINT32_MAX; i != UINT32_MAX;
-	     i = x->next[i]) {
-		OSC_GROW(x->hits, n + 1, x->hits_alloc);
-		x->hits[n++] = i;
-	}
+	     i = x->next[i])
+		n = add_hit(x, i, n);
 	return n;
 }
 
@@ -317,12 +333,9 @@ static size_t spanning_hits(const struct osc_speedups *s, struct shape_index *x,
 	for (const char *p = sh->text; *p; p++)
 		opens += *p == '(', closes += *p == ')';
 	if (opens * closes > x->nr_spanning) { /* fewer tests than lookups */
-		for (size_t k = 0; k < x->nr_spanning; k++) {
-			if (shape_matches(sh, s->v[x->spanning[k]].shape)) {
-				OSC_GROW(x->hits, n + 1, x->hits_alloc);
-				x->hits[n++] = x->spanning[k];
-			}
-		}
+		for (size_t k = 0; k < x->nr_spanning; k++)
+			if (shape_matches(sh, s->v[x->spanning[k]].shape))
+				n = add_hit(x, x->spanning[k], n);
 		return n;
 	}
 	for (const char *p = sh->text; (p = strchr(p, '(')); p++) {
@@ -338,12 +351,11 @@ static size_t spanning_hits(const struct osc_speedups *s, struct shape_index *x,
 static size_t shape_hits(const struct osc_speedups *s, struct shape_index *x,
 			 struct event_shape *sh)
 {
+	const char *compact = compact_of(sh);
 	size_t n = 0, kept = 0;
 
 	n = add_hits(x, sh->text, strlen(sh->text), n);
-	osc_shape_compact(sh->text, sh->compact, sizeof(sh->compact));
-	sh->compacted = true;
-	n = add_hits(x, sh->compact, strlen(sh->compact), n);
+	n = add_hits(x, compact, strlen(compact), n);
 	for (const char *p = sh->text, *q; (p = strchr(p, '(')); p++)
 		if ((q = strchr(p + 1, ')')))
 			n = add_hits(x, p + 1, (size_t)(q - p - 1), n);
@@ -368,11 +380,10 @@ static size_t first_rule_indexed(struct shape_index *x, const struct osc_speedup
 				 const struct osc_trace *t, const char *label, uint32_t ev,
 				 size_t limit)
 {
-	struct event_shape sh; /* not zeroed, as in first_rule */
+	struct event_shape sh;
 	size_t len = strlen(label), nr_hits, a = 0, h = 0;
 
-	sh.text = osc_trace_str(t, t->events[ev].shape);
-	sh.compacted = false;
+	event_shape_of(t, ev, &sh);
 	nr_hits = x->texts.count > 1 ? shape_hits(s, x, &sh) : 0;
 	while (a < x->nr_aside || h < nr_hits) {
 		size_t i = h == nr_hits || (a < x->nr_aside && x->aside[a] < x->hits[h])
