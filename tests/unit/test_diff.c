@@ -148,15 +148,23 @@ Test(diff, name_match_classifies_and_computes)
 	release(&p);
 }
 
-/* The row of d holding event ev on side s (by its members). */
-static const struct osc_diff_row *row_holding(const struct osc_diff *d, int s, uint32_t ev)
+/* The row of d holding event ev on side s (by its members), or NULL. */
+static const struct osc_diff_row *row_holding_maybe(const struct osc_diff *d, int s, uint32_t ev)
 {
 	for (size_t r = 0; r < d->nr; r++)
 		for (size_t i = 0; i < d->rows[r].side[s].nr; i++)
 			if (d->members[s][d->rows[r].side[s].first + i] == ev)
 				return &d->rows[r];
-	cr_assert_fail("no row holds event %u", ev);
 	return NULL;
+}
+
+/* The row of d holding event ev on side s (by its members). */
+static const struct osc_diff_row *row_holding(const struct osc_diff *d, int s, uint32_t ev)
+{
+	const struct osc_diff_row *r = row_holding_maybe(d, s, ev);
+
+	cr_assert(r, "no row holds event %u", ev);
+	return r;
 }
 
 /* Side s of row r: its members' ts, in order, and its figures. */
@@ -305,6 +313,85 @@ Test(diff, occurrence_restarts_every_run)
 	cr_expect_eq(r->status, '+');
 	cr_expect_eq(r->side[1].total, 7);
 	release(&p);
+}
+
+/*
+ * Side s of p's occurrence diff against the definition (diff.h): each host
+ * op of the trace (model order) is in the row "label[n]", n the number of
+ * earlier host ops with its label in its run, and a row's members are in
+ * model order.
+ */
+static void expect_occurrences(const struct pair *p, int s)
+{
+	const struct osc_trace *t = &p->t[s];
+	size_t placed = 0;
+
+	for (uint32_t ev = 0; ev < t->nr_events; ev++) {
+		char label[256], key[300];
+		const struct osc_diff_row *r;
+		uint32_t n = 0, at = 0, run = p->runs[s].run_of[ev];
+
+		if (t->events[ev].kind != OSC_KIND_HOST_OP)
+			continue;
+		osc_diff_label(t, ev, label, sizeof(label));
+		for (uint32_t e = 0; e < ev; e++) {
+			char other[256];
+
+			if (t->events[e].kind == OSC_KIND_HOST_OP && p->runs[s].run_of[e] == run &&
+			    !strcmp(osc_diff_label(t, e, other, sizeof(other)), label))
+				n++;
+		}
+		snprintf(key, sizeof(key), "%s[%u]", label, n);
+		r = row_holding(&p->d, s, ev);
+		cr_expect_str_eq(osc_diff_key(&p->d, r), key, "event %u", ev);
+		for (uint32_t e = 0; e < ev; e++)
+			at += row_holding_maybe(&p->d, s, e) == r;
+		cr_expect_eq(p->d.members[s][r->side[s].first + at], ev, "event %u in order", ev);
+		placed++;
+	}
+	cr_expect_eq(p->d.nr_members[s], placed);
+}
+
+/*
+ * Occurrence match of traces whose labels are per (op, shape) (not ORT):
+ * two runs and ops outside both, a label two (op, shape) pairs share (float
+ * and float32 read "f") and, in the third trace, a provider that splits a
+ * pair. Each side is checked against the definition, as both sides.
+ */
+Test(diff, occurrences_by_row_match_the_definition)
+{
+	static const struct dx plain[] = {
+		RUN(0, 100),
+		SHAPED("Conv", 10, 5, "float(2x3)", NULL),
+		SHAPED("Relu", 20, 1, "float(2x3)", NULL),
+		SHAPED("Conv", 30, 6, "float(2x3)", NULL),
+		SHAPED("Conv", 40, 7, "float(4)", NULL),
+		RUN(100, 100),
+		SHAPED("Conv", 110, 8, "float(2x3)", NULL),
+		SHAPED("Relu", 120, 2, "float(2x3)", NULL),
+		SHAPED("Conv", 130, 9, "float(4)", NULL),
+		SHAPED("Conv", 140, 3, "float(2x3)", NULL),
+		SHAPED("Conv", 250, 4, "float(2x3)", NULL),
+		SHAPED("Conv", 260, 2, "float(2x3)", NULL),
+	};
+	struct dx shared[FX_LEN(plain)], split[FX_LEN(plain)];
+	const struct dx *traces[] = { plain, shared, split };
+	struct pair p;
+
+	memcpy(shared, plain, sizeof(plain));
+	shared[3].shape = "float32(2x3)"; /* "Conv(f-2x3)" in two rows */
+	shared[9].shape = "float32(2x3)";
+	memcpy(split, plain, sizeof(plain));
+	split[6].provider = ""; /* one Conv(float(2x3)) without its provider */
+	for (size_t a = 0; a < FX_LEN(traces); a++) {
+		for (size_t b = 0; b < FX_LEN(traces); b++) {
+			compare_as(&p, OSC_FORMAT_KINETO, OSC_LEVEL_OP, traces[a], FX_LEN(plain),
+				   traces[b], FX_LEN(plain), OSC_MATCH_OCCURRENCE);
+			expect_occurrences(&p, 0);
+			expect_occurrences(&p, 1);
+			release(&p);
+		}
+	}
 }
 
 Test(diff, compact_shapes_for_every_type)

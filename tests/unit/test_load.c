@@ -1217,11 +1217,12 @@ static char *shard_trace(size_t events, size_t *len)
 		const char *sep = i ? ",\n  " : "  ";
 
 		switch (i % 7) {
-		case 0:
+		case 0: /* a provider only late in the file (has_providers from a later shard) */
 			n += (size_t)snprintf(s + n, cap - n,
 				"%s{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::op%zu\",\"pid\":1,"
 				"\"tid\":%zu,\"ts\":%zu.5,\"dur\":3,\"args\":{\"External id\":%zu,\n"
-				"    \"l\":[{\"a\":1},\n    {\"b\":\"x\"}]}}", sep, i % 13, i % 3, i, i);
+				"    \"l\":[{\"a\":1},\n    {\"b\":\"x\"}]%s}}", sep, i % 13, i % 3, i, i,
+				i + 7 >= events ? ",\"provider\":\"CPUExecutionProvider\"" : "");
 			break;
 		case 1:
 			n += (size_t)snprintf(s + n, cap - n,
@@ -1272,6 +1273,7 @@ static void expect_same_model(const struct osc_trace *a, const struct osc_trace 
 	cr_assert_eq(a->nr_threads, b->nr_threads);
 	cr_assert_eq(a->nr_metadata, b->nr_metadata);
 	cr_assert_eq(a->format, b->format);
+	cr_assert_eq(a->has_providers, b->has_providers);
 	cr_assert_str_eq(a->meta_json, b->meta_json);
 	for (int w = 0; w < OSC_WARN_COUNT; w++) {
 		cr_assert_eq(a->warnings[w].count, b->warnings[w].count, "warning %d", w);
@@ -1310,6 +1312,7 @@ static void expect_same_model(const struct osc_trace *a, const struct osc_trace 
 		cr_assert_str_eq(osc_trace_str(a, x->cat), osc_trace_str(b, y->cat));
 		cr_assert_str_eq(osc_trace_str(a, x->op), osc_trace_str(b, y->op));
 		cr_assert_str_eq(osc_trace_str(a, x->shape), osc_trace_str(b, y->shape));
+		cr_assert_str_eq(osc_trace_str(a, x->provider), osc_trace_str(b, y->provider));
 		snprintf(args, sizeof(args), "%s", osc_trace_args(a, (uint32_t)i));
 		cr_assert_str_eq(args, osc_trace_args(b, (uint32_t)i), "event %zu", i);
 		/* the threads' reader renders the same text into its own buffer */
@@ -1340,6 +1343,7 @@ Test(load, parallel_matches_sequential, .timeout = 120)
 	cr_assert_eq(osc_load_buffer("seq.json.gz", z, zlen, NULL, &seq, &err), OSC_OK);
 	cr_assert_null(seq.args_src);
 	cr_assert_gt(t.warnings[OSC_WARN_UNESCAPED_QUOTE].count, 0);
+	cr_assert(t.has_providers);
 	expect_same_model(&t, &seq);
 	osc_trace_release(&seq);
 	unlink(path);

@@ -213,6 +213,7 @@ struct osc_trace {
 					      something (set once, atomically) */
 	bool derived_used;             /* private: derived holds something */
 	bool unsorted;                 /* private: an event was added before an earlier one */
+	bool has_providers;            /* an event has a provider (an ORT execution provider) */
 	struct osc_kernel *kernels;
 	size_t nr_kernels, alloc_kernels;
 	struct osc_thread *threads;

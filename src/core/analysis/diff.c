@@ -23,6 +23,7 @@
 #include "opscope/base/alloc.h"
 #include "opscope/analysis/diff.h"
 #include "base/i64map.h"
+#include "base/parallel.h"
 #include "base/radix.h"
 #include "opscope/analysis/module.h"
 #include "opscope/analysis/category.h"
@@ -303,6 +304,7 @@ struct labelled {
 	size_t nr;
 	const struct osc_agg *agg;
 	osc_str *row_lab; /* per row of agg, or NULL */
+	bool model_order; /* ev holds each label's members in model order */
 };
 
 struct run_ev {
@@ -329,32 +331,39 @@ static struct run_ev *by_run(const struct osc_diff_side *s, const struct osc_agg
 	return v;
 }
 
-/* Per label id: the run it was last seen in and how often there. */
-struct occ {
-	uint32_t *run, *seen;
+/* Per index: the stamp it was last counted under, and how often under it. */
+struct tally {
+	uint32_t *stamp, *seen;
 	size_t alloc;
 };
 
-static uint32_t next_occurrence(struct occ *c, osc_str lab, uint32_t run)
+/* How often index was counted under stamp before this time (a new stamp starts at 0). */
+static uint32_t tally_next(struct tally *c, size_t index, uint32_t stamp)
 {
-	if (lab >= c->alloc) {
+	if (index >= c->alloc) {
 		size_t n = c->alloc ? c->alloc : 64;
 
-		while (n <= lab)
+		while (n <= index)
 			n *= 2;
-		c->run = osc_xreallocarray(c->run, n, sizeof(*c->run));
+		c->stamp = osc_xreallocarray(c->stamp, n, sizeof(*c->stamp));
 		c->seen = osc_xreallocarray(c->seen, n, sizeof(*c->seen));
 		for (size_t i = c->alloc; i < n; i++) {
-			c->run[i] = OSC_NONE;
+			c->stamp[i] = OSC_NONE;
 			c->seen[i] = 0;
 		}
 		c->alloc = n;
 	}
-	if (c->run[lab] != run) {
-		c->run[lab] = run;
-		c->seen[lab] = 0;
+	if (c->stamp[index] != stamp) {
+		c->stamp[index] = stamp;
+		c->seen[index] = 0;
 	}
-	return c->seen[lab]++;
+	return c->seen[index]++;
+}
+
+static void tally_release(struct tally *c)
+{
+	free(c->stamp);
+	free(c->seen);
 }
 
 static osc_str intern(struct osc_diff *d, const char *s)
@@ -427,14 +436,14 @@ static osc_str label_of(struct osc_diff *d, const struct osc_trace *t, uint32_t 
 }
 
 /*
- * Shape match where the label of a host op is made of its op, shapes and
- * provider only (no output shapes are read): the sides are aggregated by
- * (op, shape) pairs, and a row's label is its first member's.
+ * Shape and occurrence match where the label of a host op is made of its
+ * op, shapes and provider only (no output shapes are read): the sides are
+ * aggregated by (op, shape) pairs, and a row's label is its first member's.
  */
 static bool pair_rows(const struct osc_trace *t, enum osc_level level, enum osc_match match)
 {
-	return match == OSC_MATCH_SHAPE && !outputs_in_args(t) &&
-	       (level == OSC_LEVEL_OP || level == OSC_LEVEL_SHAPE);
+	return (match == OSC_MATCH_SHAPE || match == OSC_MATCH_OCCURRENCE) &&
+	       !outputs_in_args(t) && (level == OSC_LEVEL_OP || level == OSC_LEVEL_SHAPE);
 }
 
 /*
@@ -446,7 +455,7 @@ static bool label_pairs(struct osc_diff *d, const struct osc_trace *t, const str
 {
 	char label[4096];
 
-	for (size_t r = 0; r < agg->nr; r++) {
+	for (size_t r = 0; t->has_providers && r < agg->nr; r++) {
 		const uint32_t *m = agg->members + agg->rows[r].first;
 
 		for (size_t i = 1; i < agg->rows[r].nr; i++)
@@ -461,12 +470,80 @@ static bool label_pairs(struct osc_diff *d, const struct osc_trace *t, const str
 	return true;
 }
 
+/* The id of "label[n]" in d->keys, made once per (label, n) and then found in *memo. */
+static osc_str occurrence_label(struct osc_diff *d, struct osc_i64map *memo, osc_str label,
+				uint32_t n)
+{
+	uint32_t *slot = osc_i64map_slot(memo, osc_i64map_pair(label, n));
+	char occ_label[4200];
+
+	if (*slot == OSC_I64MAP_EMPTY) {
+		snprintf(occ_label, sizeof(occ_label), "%s[%u]", osc_strtab_get(&d->keys, label),
+			 n);
+		*slot = intern(d, occ_label);
+	}
+	return *slot;
+}
+
+/*
+ * Occurrence match over rows labelled by label_pairs: a row's members are
+ * in model order, so the k-th of a label in a run is counted row by row,
+ * with no event labelled on its own and nothing sorted; the members come
+ * out grouped by row, each label's in model order. False, with nothing
+ * done, when two rows share a label (their members would have to merge).
+ */
+static bool occurrences_by_row(struct osc_diff *d, const struct osc_diff_side *s,
+			       const struct osc_agg *agg, struct labelled *out)
+{
+	size_t nr_runs = s->runs ? s->runs->nr : 0, k = 0;
+	uint8_t *taken = osc_xcalloc(d->keys.count + 1, 1);
+	struct tally per_run = { 0 }; /* stamped by row; outside every run: nr_runs */
+	struct osc_i64map memo = { 0 };
+	osc_str *by_n = NULL; /* this row's "label[n]" ids, by n */
+	size_t by_n_alloc = 0;
+
+	for (size_t r = 0; r < agg->nr; r++) {
+		if (agg->rows[r].nr && taken[out->row_lab[r]]++) {
+			free(taken);
+			return false;
+		}
+	}
+	free(taken);
+	out->ev = osc_xmalloc((out->nr ? out->nr : 1) * sizeof(*out->ev));
+	out->lab = osc_xmalloc((out->nr ? out->nr : 1) * sizeof(*out->lab));
+	for (size_t r = 0; r < agg->nr; r++) {
+		const uint32_t *m = agg->members + agg->rows[r].first;
+		size_t nr_made = 0;
+
+		for (size_t i = 0; i < agg->rows[r].nr; i++, k++) {
+			uint32_t run = s->runs ? s->runs->run_of[m[i]] : 0;
+			uint32_t n = tally_next(&per_run, run == OSC_NONE ? nr_runs : run,
+						(uint32_t)r);
+
+			if (n >= nr_made) { /* n is at most nr_made: counts go up by one */
+				OSC_GROW(by_n, n + 1, by_n_alloc);
+				by_n[n] = occurrence_label(d, &memo, out->row_lab[r], n);
+				nr_made = n + 1;
+			}
+			out->ev[k] = m[i];
+			out->lab[k] = by_n[n];
+		}
+	}
+	free(out->row_lab);
+	out->row_lab = NULL;
+	out->model_order = true;
+	osc_i64map_release(&memo);
+	tally_release(&per_run);
+	free(by_n);
+	return true;
+}
+
 static void label_events(struct osc_diff *d, const struct osc_diff_side *s,
 			 const struct osc_agg *agg, enum osc_match match, struct labelled *out)
 {
-	char label[4096], occ_label[4200];
+	char label[4096];
 	struct run_ev *v;
-	struct occ occ = { 0 };
+	struct tally per_label = { 0 }; /* stamped by run */
 	struct osc_i64map labels = { 0 }, occurrences = { 0 };
 
 	*out = (struct labelled){ .nr = agg->nr_members, .agg = agg };
@@ -478,32 +555,27 @@ static void label_events(struct osc_diff *d, const struct osc_diff_side *s,
 									sizeof(label)));
 		return;
 	}
-	if (pair_rows(s->trace, agg->level, match) && label_pairs(d, s->trace, agg, out))
-		return;
+	if (pair_rows(s->trace, agg->level, match) && label_pairs(d, s->trace, agg, out)) {
+		if (match != OSC_MATCH_OCCURRENCE || occurrences_by_row(d, s, agg, out))
+			return;
+		free(out->row_lab);
+		out->row_lab = NULL;
+	}
 	out->ev = osc_xmalloc((out->nr ? out->nr : 1) * sizeof(*out->ev));
 	out->lab = osc_xmalloc((out->nr ? out->nr : 1) * sizeof(*out->lab));
 	v = by_run(s, agg);
 	for (size_t i = 0; i < out->nr; i++) {
 		osc_str id = label_of(d, s->trace, v[i].ev, &labels);
 
-		if (match == OSC_MATCH_OCCURRENCE) {
-			uint32_t n = next_occurrence(&occ, id, v[i].run);
-			uint32_t *slot = osc_i64map_slot(&occurrences, osc_i64map_pair(id, n));
-
-			if (*slot == OSC_I64MAP_EMPTY) { /* "label[n]": once per label and n */
-				snprintf(occ_label, sizeof(occ_label), "%s[%u]",
-					 osc_strtab_get(&d->keys, id), n);
-				*slot = intern(d, occ_label);
-			}
-			id = *slot;
-		}
+		if (match == OSC_MATCH_OCCURRENCE)
+			id = occurrence_label(d, &occurrences, id,
+					      tally_next(&per_label, id, v[i].run));
 		out->ev[i] = v[i].ev;
 		out->lab[i] = id;
 	}
 	osc_i64map_release(&labels);
 	osc_i64map_release(&occurrences);
-	free(occ.run);
-	free(occ.seen);
+	tally_release(&per_label);
 	free(v);
 }
 
@@ -636,14 +708,25 @@ static void place_events(struct osc_diff *d, const struct osc_diff_side *side,
 {
 	size_t n = l->nr;
 	struct side_costs costs = side_costs(side->trace, d->level);
-	uint64_t *k = osc_xmalloc((n ? n : 1) * sizeof(*k));
 
-	for (size_t i = 0; i < n; i++) {
-		d->members[s][i] = l->ev[i];
-		k[i] = (uint64_t)row_of[l->lab[i]] << 32 | l->ev[i];
+	if (l->model_order) { /* a stable scatter by row keeps model order */
+		for (size_t r = 0; r < d->nr; r++)
+			d->rows[r].side[s].count = 0;
+		for (size_t i = 0; i < n; i++) {
+			struct osc_diff_stat *st = &d->rows[row_of[l->lab[i]]].side[s];
+
+			d->members[s][st->first + st->count++] = l->ev[i];
+		}
+	} else {
+		uint64_t *k = osc_xmalloc((n ? n : 1) * sizeof(*k));
+
+		for (size_t i = 0; i < n; i++) {
+			d->members[s][i] = l->ev[i];
+			k[i] = (uint64_t)row_of[l->lab[i]] << 32 | l->ev[i];
+		}
+		osc_radix_sort_pairs(k, d->members[s], n);
+		free(k);
 	}
-	osc_radix_sort_pairs(k, d->members[s], n);
-	free(k);
 	for (size_t r = 0; r < d->nr; r++) {
 		struct osc_diff_stat *st = &d->rows[r].side[s];
 		__int128 exact = 0; /* the mean stays exact when total saturates */
@@ -657,8 +740,43 @@ static void place_events(struct osc_diff *d, const struct osc_diff_side *side,
 	}
 }
 
+/* What place_side needs: the diff, both sides, their labels, and where labels go. */
+struct placing {
+	struct osc_diff *d;
+	const struct osc_diff_side *const *side;
+	struct labelled *lab;
+	const uint32_t *row_of;
+	bool whole[2];
+};
+
+/* Place side s's members in their rows and sum their figures. */
+static void place_side(void *arg, size_t s)
+{
+	struct placing *p = arg;
+	struct osc_diff *d = p->d;
+	struct labelled *l = &p->lab[s];
+	size_t pos = 0;
+
+	for (size_t r = 0; r < d->nr; r++) {
+		d->rows[r].side[s].first = pos;
+		pos += d->rows[r].side[s].nr;
+	}
+	d->nr_members[s] = l->nr;
+	d->members[s] = osc_xmalloc((l->nr ? l->nr : 1) * sizeof(uint32_t));
+	if (p->whole[s]) {
+		place_rows(d, p->row_of, l, (int)s);
+	} else {
+		if (!l->ev)
+			by_event(l);
+		place_events(d, p->side[s], p->row_of, l, (int)s);
+	}
+	for (size_t r = 0; r < d->nr; r++)
+		d->grand_total[s] = osc_sat_add(d->grand_total[s], d->rows[r].side[s].total);
+}
+
 /*
- * Rows for every label id seen on either side, members placed per side.
+ * Rows for every label id seen on either side, members placed per side (the
+ * two sides on two threads: each writes only its own half of a row).
  * Where a side's rows are whole rows of its aggregate, their figures are
  * the aggregate's (the same sums); else they are summed member by member.
  */
@@ -667,31 +785,18 @@ static void group(struct osc_diff *d, const struct osc_diff_side *side[2],
 {
 	size_t nkeys = d->keys.count, alloc = 0;
 	uint32_t *row_of = osc_xmalloc((nkeys ? nkeys : 1) * sizeof(*row_of));
-	bool whole[2];
+	struct placing p = { .d = d, .side = side, .lab = lab, .row_of = row_of };
 
 	for (size_t k = 0; k < nkeys; k++)
 		row_of[k] = OSC_NONE;
 	for (int s = 0; s < 2; s++)
-		whole[s] = count_side(d, row_of, &alloc, &lab[s], s) && sums_of_members(d->level);
-	for (int s = 0; s < 2; s++) {
-		size_t pos = 0;
-
-		for (size_t r = 0; r < d->nr; r++) {
-			d->rows[r].side[s].first = pos;
-			pos += d->rows[r].side[s].nr;
-		}
-		d->nr_members[s] = lab[s].nr;
-		d->members[s] = osc_xmalloc((lab[s].nr ? lab[s].nr : 1) * sizeof(uint32_t));
-		if (whole[s]) {
-			place_rows(d, row_of, &lab[s], s);
-		} else {
-			if (!lab[s].ev)
-				by_event(&lab[s]);
-			place_events(d, side[s], row_of, &lab[s], s);
-		}
-		for (size_t r = 0; r < d->nr; r++)
-			d->grand_total[s] = osc_sat_add(d->grand_total[s], d->rows[r].side[s].total);
-	}
+		p.whole[s] = count_side(d, row_of, &alloc, &lab[s], s) &&
+			     sums_of_members(d->level);
+	if (osc_threads() > 1)
+		osc_parallel_run(2, place_side, &p);
+	else
+		for (size_t s = 0; s < 2; s++)
+			place_side(&p, s);
 	free(row_of);
 }
 

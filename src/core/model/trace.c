@@ -132,6 +132,7 @@ static size_t new_event(struct osc_trace *t, const struct osc_event *ev)
 		t->unsorted = true;
 	t->events[i] = *ev;
 	t->args_off[i] = 0;
+	t->has_providers |= ev->provider != OSC_STR_EMPTY;
 	if (ev->thread < t->nr_threads)
 		t->threads[ev->thread].nr_events++;
 	t->nr_events++;

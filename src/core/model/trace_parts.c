@@ -46,6 +46,7 @@ void osc_trace_take_part(struct osc_trace *t, struct osc_trace *s, osc_str *str,
 	for (size_t i = 0; i < s->nr_threads; i++)
 		if (thread[i] < t->nr_threads)
 			t->threads[thread[i]].nr_events += s->threads[i].nr_events;
+	t->has_providers |= s->has_providers;
 	*out = (struct osc_trace_part){ .events = s->events, .args_off = s->args_off,
 					.nr = s->nr_events, .str = str, .thread = thread,
 					.kernel_base = kernel_base };
