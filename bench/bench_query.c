@@ -1,7 +1,7 @@
 /*
  * bench_query.c - how long the TUI's answers take on a big trace.
  *
- *   bench_query [-r REPEATS] [-l LEVEL | -c] TRACE
+ *   bench_query [-r REPEATS] [-l LEVEL | -v compare|whatif] TRACE
  *
  * Loads TRACE, builds what the trace caches once (trace_cache.h: the host
  * tree with the correlation, the launchers and the op costs, which the TUI
@@ -17,7 +17,7 @@
  * line per measurement, "<what> <milliseconds>", best of REPEATS (default
  * 3); a line ends in " SLOW" above the TUI's 50 ms budget. -l LEVEL only
  * aggregates at that level, REPEATS times (for a profiler: perf record -g);
- * -c times only the compare view, after the caches are built.
+ * -v VIEW times only that view (compare or whatif), after the caches are built.
  * Built with -Dbench=true (bench/meson.build).
  */
 #include <stdbool.h>
@@ -370,17 +370,17 @@ int main(int argc, char **argv)
 	int opt, repeats = 3;
 	size_t nr;
 	const char *only = NULL;
-	bool compare_only = false;
+	const char *view = NULL;
 	enum osc_level level;
 	double t0, ms;
 
-	while ((opt = getopt(argc, argv, "r:l:c")) != -1) {
+	while ((opt = getopt(argc, argv, "r:l:v:")) != -1) {
 		if (opt == 'r')
 			repeats = atoi(optarg) > 0 ? atoi(optarg) : 1;
 		else if (opt == 'l')
 			only = optarg;
-		else if (opt == 'c')
-			compare_only = true;
+		else if (opt == 'v' && (!strcmp(optarg, "compare") || !strcmp(optarg, "whatif")))
+			view = optarg;
 		else
 			goto usage;
 	}
@@ -449,8 +449,11 @@ int main(int argc, char **argv)
 	osc_trace_text_order(&c.t);
 	line_out("strings in byte order (once)", NULL, now_ms() - t0, false);
 	c.repeats = repeats;
-	if (compare_only) {
-		compare(&c);
+	if (view) {
+		if (!strcmp(view, "compare"))
+			compare(&c);
+		else
+			whatif(&c);
 		goto done;
 	}
 	levels(&c);
@@ -473,6 +476,6 @@ done:
 	osc_trace_release(&c.t);
 	return 0;
 usage:
-	fprintf(stderr, "usage: bench_query [-r REPEATS] [-l LEVEL | -c] TRACE\n");
+	fprintf(stderr, "usage: bench_query [-r REPEATS] [-l LEVEL | -v compare|whatif] TRACE\n");
 	return 2;
 }
