@@ -67,10 +67,14 @@ Test(whatif, one_rule_amdahl)
 	cr_expect_float_eq(w.speedup, 400.0 / 350.0, 1e-12);
 	cr_expect_float_eq(w.ceiling, 400.0 / 300.0, 1e-12);
 	r = row_named(&w, "A");
+	cr_expect_eq(r->count, 2);
+	cr_expect_eq(r->total, 100);
 	cr_expect_float_eq(r->projected, 50.0, 1e-9);
 	cr_expect_float_eq(r->saved, 50.0, 1e-9);
 	cr_expect_float_eq(r->factor, 2.0, 1e-12);
 	r = row_named(&w, "B");
+	cr_expect_eq(r->count, 1);
+	cr_expect_eq(r->total, 300);
 	cr_expect_float_eq(r->factor, 1.0, 1e-12);
 	cr_expect_float_eq(r->pct, 75.0, 1e-9);
 	cr_expect_str_eq(osc_whatif_summary(&w, buf, sizeof(buf)),

@@ -420,18 +420,18 @@ static double event_factor(const struct osc_speedups *s, const struct osc_trace 
 
 /*
  * first_rule once per (row, name, op, shape) where it can: the events of a
- * row repeat a few of those, in turn (a layer's shapes). The last answers
- * are kept in a small table by a hash of those four (RECENT entries, one
- * per hash: a lookup reads one). Past MEMO_MIN_RULES rules the shapes are
- * indexed (shape_index), and when MEMO_MIN_RULES or more rules have no
- * shape (each event tests them all) a map keeps every answer: dense ids of
- * (name, op) pairs, then of (pair, shape) triples, key the rule per row.
- * Three lookups cost about what testing a few rules does; a table of shape
- * rules alone is cheaper looked up again than mapped (a million distinct
- * events would fill the maps for nothing).
+ * model step repeat a few thousand of those, in turn (its layers' ops and
+ * shapes). The last answers are kept in a table by a hash of those four
+ * (RECENT entries, one per hash: a lookup reads one). Past MEMO_MIN_RULES
+ * rules the shapes are indexed (shape_index), and when MEMO_MIN_RULES or
+ * more rules have no shape (each event tests them all) a map keeps every
+ * answer: dense ids of (name, op) pairs, then of (pair, shape) triples, key
+ * the rule per row. Three lookups cost about what testing a few rules does;
+ * a table of shape rules alone is cheaper looked up again than mapped (a
+ * million distinct events would fill the maps for nothing).
  */
 #define MEMO_MIN_RULES 8
-#define RECENT_BITS 8
+#define RECENT_BITS 12
 #define RECENT (1u << RECENT_BITS)
 
 /* An answer of first_rule: the rule of an event of row with these strings. */
@@ -444,9 +444,9 @@ struct recent_rule {
 struct rule_memo {
 	const struct osc_speedups *s;
 	const struct osc_trace *t;
-	uint32_t label_row;            /* the row label_rule is of (NO_ROW at first) */
-	size_t label_rule;             /* label_rule of its label; s->nr for NO_ROW */
-	struct recent_rule recent[RECENT];
+	uint32_t *row_rule;            /* per row: label_rule of its label, or UINT32_MAX
+					  before its first ask (rows meet in any order) */
+	struct recent_rule *recent;    /* RECENT of them */
 	struct osc_i64map pairs, triples, rules;
 	uint32_t nr_pairs, nr_triples;
 	struct shape_index shapes;     /* past MEMO_MIN_RULES rules (built at the first ask) */
@@ -465,44 +465,49 @@ static uint32_t dense_id(struct osc_i64map *map, int64_t key, uint32_t *nr)
 	return *slot;
 }
 
-/* first_rule of ev in row (NO_ROW: labelled by its op), through the index and the map. */
-static uint32_t mapped_rule(struct rule_memo *m, uint32_t row, const char *label, uint32_t ev)
+/*
+ * first_rule of ev in row (NO_ROW: labelled by its op), through the index
+ * and the map; limit: the row's label_rule.
+ */
+static uint32_t mapped_rule(struct rule_memo *m, uint32_t row, const char *label, uint32_t ev,
+			    size_t limit)
 {
 	const struct osc_event *e = &m->t->events[ev];
 	uint32_t pair, triple, *rule;
 
 	if (m->s->nr < MEMO_MIN_RULES)
-		return (uint32_t)first_rule(m->s, m->t, label, ev, m->label_rule);
+		return (uint32_t)first_rule(m->s, m->t, label, ev, limit);
 	if (!m->indexed) {
 		shape_index_build(&m->shapes, m->s);
 		m->indexed = true;
 	}
 	if (m->shapes.nr_aside < MEMO_MIN_RULES) /* a few patterns per event: no map */
-		return (uint32_t)first_rule_indexed(&m->shapes, m->s, m->t, label, ev,
-						    m->label_rule);
+		return (uint32_t)first_rule_indexed(&m->shapes, m->s, m->t, label, ev, limit);
 	pair = dense_id(&m->pairs, osc_i64map_pair(e->name, e->op), &m->nr_pairs);
 	triple = dense_id(&m->triples, osc_i64map_pair(pair, e->shape), &m->nr_triples);
 	rule = osc_i64map_slot(&m->rules, osc_i64map_pair(row, triple));
 	if (*rule == OSC_I64MAP_EMPTY)
-		*rule = (uint32_t)first_rule_indexed(&m->shapes, m->s, m->t, label, ev,
-						     m->label_rule);
+		*rule = (uint32_t)first_rule_indexed(&m->shapes, m->s, m->t, label, ev, limit);
 	return *rule;
 }
 
 /* event_factor of ev in row (NO_ROW: labelled by its op) through m. */
 static double memo_factor(struct rule_memo *m, uint32_t row, const char *label, uint32_t ev)
 {
-	const struct osc_event *e = &m->t->events[ev];
+	const struct osc_event *e;
 	struct recent_rule *r;
+	size_t limit = m->s->nr;
 
 	if (!m->s->nr)
 		return 1;
-	if (row != m->label_row) {
-		m->label_row = row;
-		m->label_rule = row == NO_ROW ? m->s->nr : label_rule(m->s, label);
+	if (row != NO_ROW) {
+		if (m->row_rule[row] == UINT32_MAX)
+			m->row_rule[row] = (uint32_t)label_rule(m->s, label);
+		limit = m->row_rule[row];
 	}
-	if (m->label_rule == 0) /* the row's label decides: no event read */
+	if (limit == 0) /* the row's label decides: no event read */
 		return m->s->v[0].factor;
+	e = &m->t->events[ev];
 	/* NO_ROW's label differs with the op, which is compared */
 	r = &m->recent[(row * 0x9e3779b97f4a7c15ull + e->name * 0xc2b2ae3d27d4eb4full +
 			e->op * 0x165667b19e3779f9ull + e->shape * 0xd6e8feb86659fd93ull) >>
@@ -510,12 +515,14 @@ static double memo_factor(struct rule_memo *m, uint32_t row, const char *label, 
 	if (r->rule == UINT32_MAX || row != r->row || e->name != r->name || e->op != r->op ||
 	    e->shape != r->shape)
 		*r = (struct recent_rule){ row, e->name, e->op, e->shape,
-					   mapped_rule(m, row, label, ev) };
+					   mapped_rule(m, row, label, ev, limit) };
 	return r->rule < m->s->nr ? m->s->v[r->rule].factor : 1;
 }
 
 static void rule_memo_release(struct rule_memo *m)
 {
+	free(m->recent);
+	free(m->row_rule);
 	osc_i64map_release(&m->pairs);
 	osc_i64map_release(&m->triples);
 	osc_i64map_release(&m->rules);
@@ -537,79 +544,89 @@ void osc_whatif(const struct osc_trace *t, const struct osc_agg *agg,
 	osc_whatif_names(t, agg, NULL, s, out);
 }
 
+#define PREFETCH_AHEAD 32 /* nodes */
+
+/* A row's sums while its members are projected (one line per member touched). */
+struct row_sum {
+	int64_t total;       /* saturating, as the row shows it */
+	double exact;        /* unsaturated: what projected is made of */
+	double projected;
+	double device_saved; /* host levels: its members' device time saved */
+};
+
+/* Add time of a member, divided by its factor f, to its row's sums and to w's. */
+static void add_time(struct osc_whatif *w, struct row_sum *sum, int64_t time, double f)
+{
+	sum->total = osc_sat_add(sum->total, time);
+	sum->exact += (double)time;
+	sum->projected += (double)time / f;
+	if (f != 1)
+		w->affected = osc_sat_add(w->affected, time);
+}
+
 /*
- * Host levels: per node of the host tree, the factor its self time is
- * divided by: that of the innermost rule around it. A row's events match
- * rules by the row's label too; every other node by its op key or name.
- * NULL when there is no rule (every factor 1).
+ * Host levels: every node of the host tree in model order (parents before
+ * children), so the tree, the costs and the events are read in order, not
+ * once per member at random. A node's factor (its self time is divided by
+ * it) is that of the innermost rule around it: a row's events match rules
+ * by the row's label too, every other node by its op key or name. A
+ * member's self time goes to its row.
  */
-static double *node_factors(const struct osc_calltree *tree, const struct osc_whatif *w,
-			    struct rule_memo *m)
+static void project_host(struct osc_whatif *w, struct rule_memo *m, struct row_sum *sum)
 {
 	const struct osc_trace *t = w->trace;
 	const struct osc_agg *agg = w->agg;
-	double *f;
+	const struct osc_calltree *tree = osc_trace_host_tree(t);
+	const struct osc_op_cost *cost = osc_trace_op_costs(t);
+	uint32_t *row_of = osc_xmalloc((t->nr_events ? t->nr_events : 1) * sizeof(*row_of));
+	double *f = m->s->nr ? osc_xmalloc((tree->nr ? tree->nr : 1) * sizeof(*f)) : NULL;
 
-	if (!m->s->nr)
-		return NULL;
-	f = osc_xmalloc((tree->nr ? tree->nr : 1) * sizeof(*f));
-	for (size_t n = 0; n < tree->nr; n++)
-		f[n] = 0; /* not decided yet */
+	for (size_t i = 0; i < t->nr_events; i++)
+		row_of[i] = OSC_NONE;
+	for (size_t r = 0; r < agg->nr; r++)
+		for (size_t i = 0; i < agg->rows[r].nr; i++)
+			row_of[agg->members[agg->rows[r].first + i]] = (uint32_t)r;
+	for (size_t n = 0; n < tree->nr; n++) {
+		uint32_t ev = tree->nodes[n].event, p = tree->nodes[n].parent, r = row_of[ev];
+		double fn = 1;
+
+		if (f) {
+			size_t ahead = n + PREFETCH_AHEAD < tree->nr ? n + PREFETCH_AHEAD : n;
+
+			/* memo_factor reads the event's strings */
+			__builtin_prefetch(&t->events[tree->nodes[ahead].event]);
+			fn = r != OSC_NONE ? memo_factor(m, r, w->labels[r], ev)
+					   : memo_factor(m, NO_ROW,
+							 osc_trace_str(t, t->events[ev].op), ev);
+			if (fn == 1 && p != OSC_NONE)
+				fn = f[p];
+			f[n] = fn;
+		}
+		if (r == OSC_NONE)
+			continue;
+		add_time(w, &sum[r], cost[n].self, fn);
+		if (fn != 1)
+			sum[r].device_saved += (double)cost[n].dev - (double)cost[n].dev / fn;
+	}
+	free(f);
+	free(row_of);
+}
+
+/* Device levels: each row's events, their durations through their factors. */
+static void project_device(struct osc_whatif *w, struct rule_memo *m, struct row_sum *sum)
+{
+	const struct osc_agg *agg = w->agg;
+
 	for (size_t r = 0; r < agg->nr; r++) {
 		const struct osc_agg_row *ar = &agg->rows[r];
 
 		for (size_t i = 0; i < ar->nr; i++) {
-			uint32_t ev = agg->members[ar->first + i], n = tree->node_of[ev];
+			uint32_t ev = agg->members[ar->first + i];
 
-			if (n != OSC_NONE)
-				f[n] = memo_factor(m, (uint32_t)r, w->labels[r], ev);
+			add_time(w, &sum[r], w->trace->events[ev].dur,
+				 memo_factor(m, (uint32_t)r, w->labels[r], ev));
 		}
 	}
-	/* parents come before their children */
-	for (size_t n = 0; n < tree->nr; n++) {
-		uint32_t ev = tree->nodes[n].event, p = tree->nodes[n].parent;
-
-		if (f[n] == 0)
-			f[n] = memo_factor(m, NO_ROW, osc_trace_str(t, t->events[ev].op), ev);
-		if (f[n] == 1 && p != OSC_NONE)
-			f[n] = f[p];
-	}
-	return f;
-}
-
-/* Project row r: its events' time (self time at the host levels) through their factors. */
-static void project_row(struct osc_whatif *w, struct rule_memo *m, size_t r,
-			const struct osc_calltree *tree, const struct osc_op_cost *cost,
-			const double *factor)
-{
-	const struct osc_agg *agg = w->agg;
-	const struct osc_agg_row *ar = &agg->rows[r];
-	struct osc_whatif_row *row = &w->rows[r];
-	double exact = 0; /* the row's time unsaturated: what projected is made of */
-
-	row->agg_row = r;
-	row->count = ar->count;
-	for (size_t i = 0; i < ar->nr; i++) {
-		uint32_t ev = agg->members[ar->first + i];
-		uint32_t n = tree ? tree->node_of[ev] : OSC_NONE;
-		int64_t time = w->device ? w->trace->events[ev].dur : n != OSC_NONE ? cost[n].self : 0;
-		double f = 1;
-
-		if (w->device)
-			f = memo_factor(m, (uint32_t)r, w->labels[r], ev);
-		else if (n != OSC_NONE && factor)
-			f = factor[n];
-
-		row->total = osc_sat_add(row->total, time);
-		exact += (double)time;
-		row->projected += (double)time / f;
-		if (f != 1)
-			w->affected = osc_sat_add(w->affected, time);
-		if (!w->device && n != OSC_NONE && f != 1)
-			w->device_saved += (double)cost[n].dev - (double)cost[n].dev / f;
-	}
-	row->saved = exact - row->projected;
-	row->factor = row->projected > 0 ? exact / row->projected : 1;
 }
 
 struct labelled_row {
@@ -676,14 +693,12 @@ void osc_whatif_names(const struct osc_trace *t, const struct osc_agg *agg,
 		      struct osc_whatif *out)
 {
 	char label[LABEL_SIZE];
-	const struct osc_calltree *tree = NULL;
-	const struct osc_op_cost *cost = NULL;
-	double *factor = NULL, saved = 0;
-	struct rule_memo memo = {
-		.s = s, .t = t, .label_row = NO_ROW, .label_rule = s->nr,
-	};
+	double saved = 0;
+	struct row_sum *sum;
+	struct rule_memo memo = { .s = s, .t = t };
 
-	memset(memo.recent, 0xff, sizeof(memo.recent)); /* no answer yet */
+	memo.recent = osc_xmalloc(RECENT * sizeof(*memo.recent));
+	memset(memo.recent, 0xff, RECENT * sizeof(*memo.recent)); /* no answer yet */
 	memset(out, 0, sizeof(*out));
 	out->trace = t;
 	out->agg = agg;
@@ -699,16 +714,26 @@ void osc_whatif_names(const struct osc_trace *t, const struct osc_agg *agg,
 		out->labels[r] = osc_xstrdup(
 			osc_agg_label_names(t, agg, names, &agg->rows[r], label, sizeof(label)));
 	rank_labels(out);
-	if (!out->device) {
-		tree = osc_trace_host_tree(t);
-		cost = osc_trace_op_costs(t);
-		factor = node_factors(tree, out, &memo);
-	}
+	memo.row_rule = osc_xmalloc((agg->nr ? agg->nr : 1) * sizeof(*memo.row_rule));
+	memset(memo.row_rule, 0xff, (agg->nr ? agg->nr : 1) * sizeof(*memo.row_rule));
+	sum = osc_xcalloc(agg->nr ? agg->nr : 1, sizeof(*sum));
+	if (out->device)
+		project_device(out, &memo, sum);
+	else
+		project_host(out, &memo, sum);
 	for (size_t r = 0; r < agg->nr; r++) {
-		project_row(out, &memo, r, tree, cost, factor);
-		saved += out->rows[r].saved;
+		struct osc_whatif_row *row = &out->rows[r];
+
+		row->agg_row = r;
+		row->count = agg->rows[r].count;
+		row->total = sum[r].total;
+		row->projected = sum[r].projected;
+		row->saved = sum[r].exact - sum[r].projected;
+		row->factor = sum[r].projected > 0 ? sum[r].exact / sum[r].projected : 1;
+		saved += row->saved;
+		out->device_saved += sum[r].device_saved;
 	}
-	free(factor);
+	free(sum);
 	rule_memo_release(&memo);
 	/* Sums that saturated (OSC_WARN_HUGE_SUMS) must not make a share over 100 %
 	   or a time below zero. */
