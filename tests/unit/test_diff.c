@@ -353,6 +353,27 @@ static void expect_occurrences(const struct pair *p, int s)
 }
 
 /*
+ * Run level: a row's members are the ops of its runs, and both runs read
+ * "model_run": one row of both runs' ops (Relu in Conv, and a Relu), summed
+ * member by member: total 40 + 10 + 30, self 30 + 10 + 30.
+ */
+Test(diff, run_rows_sum_the_ops_of_their_runs)
+{
+	static const struct dx ev[] = {
+		RUN(0, 100),   OP("Conv", 10, 40), OP("Relu", 20, 10),
+		RUN(100, 150), OP("Relu", 110, 30),
+	};
+	struct pair p;
+
+	compare_at(&p, OSC_LEVEL_RUN, ev, FX_LEN(ev), ev, FX_LEN(ev), OSC_MATCH_NAME);
+	cr_assert_eq(p.d.nr, 1);
+	for (int s = 0; s < 2; s++)
+		expect_side(&p, &p.d.rows[0], s, "10 20 110", 80, 70);
+	cr_expect_eq(p.d.rows[0].side[0].dev, 0);
+	release(&p);
+}
+
+/*
  * Occurrence match of traces whose labels are per (op, shape) (not ORT):
  * two runs and ops outside both, a label two (op, shape) pairs share (float
  * and float32 read "f") and, in the third trace, a provider that splits a

@@ -702,6 +702,58 @@ static void place_rows(struct osc_diff *d, const uint32_t *row_of, const struct 
 	}
 }
 
+/* A diff row's sums of one side, kept apart until every member is counted. */
+struct member_sum {
+	int64_t total, self, dev;
+	__int128 exact; /* the mean stays exact when total saturates */
+};
+
+/*
+ * Side s's figures (add_member's) summed over the host tree in model order,
+ * so the tree, the costs and the durations are read in order, not once per
+ * member at random. False, with nothing set, without a tree or when a
+ * member is not one of its nodes.
+ */
+static bool sum_by_tree(struct osc_diff *d, const struct side_costs *c, const uint32_t *row_of,
+			const struct labelled *l, int s)
+{
+	const struct osc_calltree *tree = c->tree;
+	uint32_t *row_of_event;
+	struct member_sum *sum;
+	size_t seen = 0;
+
+	if (!tree)
+		return false;
+	row_of_event = osc_xmalloc((c->t->nr_events ? c->t->nr_events : 1) * sizeof(uint32_t));
+	sum = osc_xcalloc(d->nr ? d->nr : 1, sizeof(*sum));
+	for (size_t i = 0; i < c->t->nr_events; i++)
+		row_of_event[i] = OSC_NONE;
+	for (size_t i = 0; i < l->nr; i++)
+		row_of_event[l->ev[i]] = row_of[l->lab[i]];
+	for (size_t n = 0; n < tree->nr; n++) {
+		uint32_t r = row_of_event[tree->nodes[n].event];
+
+		if (r == OSC_NONE)
+			continue;
+		seen++;
+		sum[r].total = osc_sat_add(sum[r].total, tree->nodes[n].dur);
+		sum[r].exact += tree->nodes[n].dur;
+		sum[r].self = osc_sat_add(sum[r].self, c->cost[n].self);
+		sum[r].dev = osc_sat_add(sum[r].dev, c->cost[n].dev);
+	}
+	for (size_t r = 0; seen == l->nr && r < d->nr; r++) {
+		struct osc_diff_stat *st = &d->rows[r].side[s];
+
+		st->total = sum[r].total;
+		st->self = sum[r].self;
+		st->dev = sum[r].dev;
+		st->mean = st->nr ? (double)sum[r].exact / (double)st->nr : 0;
+	}
+	free(sum);
+	free(row_of_event);
+	return seen == l->nr;
+}
+
 /* Side s event by event: members by row, each row's in model order, and their figures. */
 static void place_events(struct osc_diff *d, const struct osc_diff_side *side,
 			 const uint32_t *row_of, const struct labelled *l, int s)
@@ -727,17 +779,20 @@ static void place_events(struct osc_diff *d, const struct osc_diff_side *side,
 		osc_radix_sort_pairs(k, d->members[s], n);
 		free(k);
 	}
-	for (size_t r = 0; r < d->nr; r++) {
-		struct osc_diff_stat *st = &d->rows[r].side[s];
-		__int128 exact = 0; /* the mean stays exact when total saturates */
+	if (!sum_by_tree(d, &costs, row_of, l, s)) {
+		for (size_t r = 0; r < d->nr; r++) {
+			struct osc_diff_stat *st = &d->rows[r].side[s];
+			__int128 exact = 0; /* the mean stays exact when total saturates */
 
-		for (size_t i = 0; i < st->nr; i++) {
-			add_member(&costs, d->members[s][st->first + i], st);
-			exact += side->trace->events[d->members[s][st->first + i]].dur;
+			for (size_t i = 0; i < st->nr; i++) {
+				add_member(&costs, d->members[s][st->first + i], st);
+				exact += side->trace->events[d->members[s][st->first + i]].dur;
+			}
+			st->mean = st->nr ? (double)exact / (double)st->nr : 0;
 		}
-		st->count = st->nr;
-		st->mean = st->count ? (double)exact / (double)st->count : 0;
 	}
+	for (size_t r = 0; r < d->nr; r++)
+		d->rows[r].side[s].count = d->rows[r].side[s].nr;
 }
 
 /* What place_side needs: the diff, both sides, their labels, and where labels go. */
