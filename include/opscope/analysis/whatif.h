@@ -114,6 +114,7 @@ struct osc_whatif {
 	struct osc_whatif_row *rows; /* one per aggregate row */
 	size_t nr;
 	char **labels;         /* per aggregate row: osc_agg_label_names */
+	char *label_text;      /* private: the labels' bytes */
 	size_t nr_labels;      /* the aggregate's rows (nr may be cut to a top N) */
 	uint32_t *label_rank;  /* per aggregate row: its label's place in byte order */
 	const struct osc_trace *trace;

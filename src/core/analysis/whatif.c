@@ -688,11 +688,33 @@ static void rank_labels(struct osc_whatif *w)
 	free(by);
 }
 
+/* w->labels: each aggregate row's osc_agg_label_names, in one block of text. */
+static void make_labels(struct osc_whatif *w, const struct osc_names *names)
+{
+	const struct osc_agg *agg = w->agg;
+	size_t *at = osc_xmalloc((agg->nr ? agg->nr : 1) * sizeof(*at)), used = 0, alloc = 0;
+	char label[LABEL_SIZE];
+
+	for (size_t r = 0; r < agg->nr; r++) {
+		const char *l = osc_agg_label_names(w->trace, agg, names, &agg->rows[r], label,
+						    sizeof(label));
+		size_t len = strlen(l);
+
+		OSC_GROW(w->label_text, used + len + 1, alloc);
+		memcpy(w->label_text + used, l, len + 1);
+		at[r] = used;
+		used += len + 1;
+	}
+	w->labels = osc_xmalloc((agg->nr ? agg->nr : 1) * sizeof(*w->labels));
+	for (size_t r = 0; r < agg->nr; r++)
+		w->labels[r] = w->label_text + at[r];
+	free(at);
+}
+
 void osc_whatif_names(const struct osc_trace *t, const struct osc_agg *agg,
 		      const struct osc_names *names, const struct osc_speedups *s,
 		      struct osc_whatif *out)
 {
-	char label[LABEL_SIZE];
 	double saved = 0;
 	struct row_sum *sum;
 	struct rule_memo memo = { .s = s, .t = t };
@@ -709,10 +731,7 @@ void osc_whatif_names(const struct osc_trace *t, const struct osc_agg *agg,
 	out->wall = out->device ? 0 : agg->wall;
 	out->device_time = out->device ? 0 : agg->device_time;
 	out->rows = osc_xcalloc(agg->nr ? agg->nr : 1, sizeof(*out->rows));
-	out->labels = osc_xcalloc(agg->nr ? agg->nr : 1, sizeof(*out->labels));
-	for (size_t r = 0; r < agg->nr; r++)
-		out->labels[r] = osc_xstrdup(
-			osc_agg_label_names(t, agg, names, &agg->rows[r], label, sizeof(label)));
+	make_labels(out, names);
 	rank_labels(out);
 	memo.row_rule = osc_xmalloc((agg->nr ? agg->nr : 1) * sizeof(*memo.row_rule));
 	memset(memo.row_rule, 0xff, (agg->nr ? agg->nr : 1) * sizeof(*memo.row_rule));
@@ -754,9 +773,8 @@ void osc_whatif_names(const struct osc_trace *t, const struct osc_agg *agg,
 
 void osc_whatif_release(struct osc_whatif *w)
 {
-	for (size_t r = 0; r < w->nr_labels; r++)
-		free(w->labels[r]);
 	free(w->labels);
+	free(w->label_text);
 	free(w->label_rank);
 	free(w->rows);
 	memset(w, 0, sizeof(*w));
