@@ -13,6 +13,11 @@
  * match of host ops aggregated by (op, shape)), no event is labelled: a diff
  * row that is one row of its side's aggregate takes that row's members and
  * figures as they are, which on a million events is most of the work saved.
+ * Occurrence match over such rows counts each row's members in their runs
+ * row by row (a row's members are in model order) and scatters them to
+ * their diff rows, with no sort. Figures summed member by member are summed
+ * over the host tree in model order at the host levels. The two sides are
+ * placed on two threads.
  */
 #include <json-c/json.h>
 #include <math.h>
