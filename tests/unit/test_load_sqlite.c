@@ -161,6 +161,43 @@ Test(load_sqlite, nvprof_events)
 	cr_assert(strstr(t.meta_json, "Tesla V100"));
 }
 
+/* The events of each progress report, in order. */
+struct progress_log {
+	uint64_t events[64];
+	size_t nr;
+};
+
+static void log_progress(const struct osc_load_progress *p, void *userdata)
+{
+	struct progress_log *log = userdata;
+
+	if (log->nr < 64)
+		log->events[log->nr++] = p->events;
+}
+
+/*
+ * SQLite is read row by row, not byte by byte: progress comes every so many
+ * rows (64Ki), so a database of 200k runtime calls reports as it goes, with
+ * more events each time, then once at the end with all of them.
+ */
+Test(load_sqlite, progress_every_so_many_rows)
+{
+	struct progress_log log = { 0 };
+	struct osc_load_opts opts = { .progress = log_progress, .userdata = &log };
+
+	make_db(nvprof_db);
+	make_db("WITH RECURSIVE c(x) AS (SELECT 2 UNION ALL SELECT x + 1 FROM c WHERE x < 200001)"
+		" INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME SELECT x, 211,"
+		" 1583978808645121310 + x * 100, 1583978808645121320 + x * 100, 7, 452974336,"
+		" 1000 + x, 0 FROM c;");
+	cr_assert_eq(osc_load(path, &opts, &t, &err), OSC_OK, "%s", err.message);
+	cr_assert_geq(log.nr, 4, "%zu reports", log.nr);
+	for (size_t i = 1; i + 1 < log.nr; i++)
+		cr_expect_gt(log.events[i], log.events[i - 1], "report %zu", i);
+	cr_expect_eq(log.events[log.nr - 1], t.nr_events);
+	cr_expect_gt(t.nr_events, 200000u);
+}
+
 Test(load_sqlite, nvprof_run_range_and_gather)
 {
 	struct osc_runs_opts o = { .range = "^inner$/0" };

@@ -79,12 +79,18 @@ static void progress(struct osc_load_ctx *ctx)
 
 enum osc_status osc_load_tick(struct osc_load_ctx *ctx, uint64_t offset)
 {
+	if (offset < ctx->next_progress)
+		return osc_load_step(ctx, offset, false);
+	ctx->next_progress = offset + PROGRESS_STEP;
+	return osc_load_step(ctx, offset, true);
+}
+
+enum osc_status osc_load_step(struct osc_load_ctx *ctx, uint64_t at, bool report)
+{
 	if (ctx->opts->cancel && *ctx->opts->cancel)
-		return osc_load_cancelled(ctx->err, ctx->name, (int64_t)offset);
-	if (offset >= ctx->next_progress) {
-		ctx->next_progress = offset + PROGRESS_STEP;
+		return osc_load_cancelled(ctx->err, ctx->name, (int64_t)at);
+	if (report)
 		progress(ctx);
-	}
 	return OSC_OK;
 }
 

@@ -47,6 +47,13 @@ bool osc_head_is_binary(const unsigned char *head, size_t len);
  */
 enum osc_status osc_load_tick(struct osc_load_ctx *ctx, uint64_t offset);
 
+/*
+ * The same for loaders that count rows, not bytes (SQLite), every so many
+ * rows: checks the cancel flag (at: where, for its error) and, when report,
+ * reports progress now.
+ */
+enum osc_status osc_load_step(struct osc_load_ctx *ctx, uint64_t at, bool report);
+
 /* Final progress report. */
 void osc_load_report(struct osc_load_ctx *ctx);
 

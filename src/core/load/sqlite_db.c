@@ -106,7 +106,7 @@ int sq_step(struct sq *q, sqlite3_stmt *st, const char *table)
 		   ours to hold (a later read maps them again). Peak memory then
 		   counts the model, not the database too. */
 		osc_input_release(&q->lc->in, 0, q->lc->in.len);
-		return osc_load_tick(q->lc, q->rows) == OSC_OK ? rc : SQLITE_INTERRUPT;
+		return osc_load_step(q->lc, q->rows, true) == OSC_OK ? rc : SQLITE_INTERRUPT;
 	}
 	if (rc != SQLITE_DONE)
 		sq_error(q, table);
