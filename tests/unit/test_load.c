@@ -1378,6 +1378,7 @@ Test(load, gzip_spooled_matches_plain, .timeout = 240)
 	write_file(plain, s, len);
 	write_file(gz, z, zlen);
 	cr_assert_eq(osc_load(plain, NULL, &t, &err), OSC_OK, "%s", err.message);
+	cr_assert(t.args_map_file);
 	for (size_t i = 0; i < NR_INFLATERS; i++) {
 		use_inflater(i);
 		osc_trace_init(&spooled);
@@ -1385,6 +1386,10 @@ Test(load, gzip_spooled_matches_plain, .timeout = 240)
 		cr_assert_str_eq(spooled.compression, "gzip");
 		cr_assert_eq(spooled.input_bytes, len);
 		cr_assert_eq(spooled.file_bytes, zlen);
+		cr_assert_not(spooled.args_map_file);
+		/* the file's pages come back when read; the spool's must stay */
+		osc_trace_args_give_back(&t);
+		osc_trace_args_give_back(&spooled);
 		expect_same_model(&t, &spooled);
 		osc_trace_release(&spooled);
 		osc_trace_init(&streamed);

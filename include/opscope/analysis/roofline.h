@@ -151,8 +151,9 @@ struct osc_call_works {
 
 /*
  * Work out every such call of t's host ops once (reading each one's args
- * into a buffer of its own: safe beside other readers of t). Release with
- * osc_call_works_release; trace_cache.h keeps one per trace.
+ * into a buffer of its own: safe beside other readers of t; the file's
+ * pages read are given back as it goes, osc_trace_args_give_back). Release
+ * with osc_call_works_release; trace_cache.h keeps one per trace.
  */
 void osc_call_works_build(const struct osc_trace *t, struct osc_call_works *out);
 void osc_call_works_release(struct osc_call_works *w);

@@ -206,6 +206,7 @@ struct osc_trace {
 				 into, or NULL; the trace owns the mapping (args_map) */
 	void *args_map;
 	size_t args_map_len;
+	bool args_map_file;  /* private: args_map maps the user's file, not a spool */
 	struct osc_mapguard *args_guard; /* private: watches args_map when it is the
 					    user's file, which may change (mapguard.h) */
 	struct osc_args_view *args_view; /* private: text handed out by osc_trace_args */
@@ -379,6 +380,15 @@ const char *osc_trace_args(const struct osc_trace *t, uint32_t ev);
  */
 const char *osc_trace_args_into(const struct osc_trace *t, uint32_t ev, char **buf,
 				size_t *alloc);
+
+/*
+ * Give back the pages of the trace file that reading args mapped in, after
+ * reading the args of many events: they stay in the page cache and the next
+ * read maps them again, but no longer count as the process's memory.
+ * Nothing for a spool (gzip, standard input), whose pages are the only copy.
+ * Safe while other threads read args (they map the pages again).
+ */
+void osc_trace_args_give_back(const struct osc_trace *t);
 
 /*
  * Whether args kept by reference can no longer be read: the trace file they

@@ -909,6 +909,9 @@ static const struct memo_slot *memo_get(struct work_memo *m, const struct osc_tr
 	return s;
 }
 
+/* Calls whose args are read between two give-backs of the file's pages. */
+#define GIVE_BACK_CALLS 4096
+
 void osc_call_works_build(const struct osc_trace *t, struct osc_call_works *out)
 {
 	uint8_t *need = osc_xcalloc(t->strs.count ? t->strs.count : 1, 1); /* work_need_of's */
@@ -931,7 +934,10 @@ void osc_call_works_build(const struct osc_trace *t, struct osc_call_works *out)
 					osc_trace_str(t, e->shape),
 					osc_strtab_len(&t->strs, e->shape),
 					osc_trace_args_into(t, b[j].event, &buf, &alloc), &cw->w);
+		if (!(out->nr % GIVE_BACK_CALLS)) /* the pages of the file read so far */
+			osc_trace_args_give_back(t);
 	}
+	osc_trace_args_give_back(t);
 	free(need);
 	free(buf);
 }

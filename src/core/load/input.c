@@ -1105,8 +1105,9 @@ void osc_input_consumed(struct osc_input *in, size_t upto)
 }
 
 bool osc_input_detach_map(struct osc_input *in, void **map, size_t *len,
-			  struct osc_mapguard **guard)
+			  struct osc_mapguard **guard, bool *file)
 {
+	*file = !in->spool;
 	if (in->spool) {
 		long page = sysconf(_SC_PAGESIZE);
 		size_t keep = in->spool_len;

@@ -154,10 +154,12 @@ void osc_input_consumed(struct osc_input *in, size_t upto);
  * (which munmaps *len bytes at *map), so uncompressed offsets stay readable
  * after osc_input_close; *guard gets the watch of a mapped file (NULL for
  * the spool, which no other program writes), which the caller frees before
- * unmapping. False when the input is not stable.
+ * unmapping; *file whether it maps the file (its pages can be given back:
+ * the spool's bytes are their only copy). False when the input is not
+ * stable.
  */
 bool osc_input_detach_map(struct osc_input *in, void **map, size_t *len,
-			  struct osc_mapguard **guard);
+			  struct osc_mapguard **guard, bool *file);
 
 /*
  * Whether the mapped file shrank while it was read (the bytes read past its

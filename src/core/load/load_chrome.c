@@ -1818,7 +1818,8 @@ static enum osc_status chrome_load(struct osc_load_ctx *lc)
 		finish(ch);
 		if (ch->used_refs && osc_input_detach_map(in, &ch->t->args_map,
 							  &ch->t->args_map_len,
-							  &ch->t->args_guard))
+							  &ch->t->args_guard,
+							  &ch->t->args_map_file))
 			ch->t->args_src = ch->t->args_map;
 	}
 	chrome_release(ch);

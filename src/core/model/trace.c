@@ -376,6 +376,12 @@ const char *osc_trace_args_into(const struct osc_trace *t, uint32_t ev, char **b
 	return osc_mapguard_faulted(t->args_guard) ? "" : *buf;
 }
 
+void osc_trace_args_give_back(const struct osc_trace *t)
+{
+	if (t->args_map && t->args_map_file)
+		madvise(t->args_map, t->args_map_len, MADV_DONTNEED);
+}
+
 const char *osc_trace_args(const struct osc_trace *t, uint32_t ev)
 {
 	struct osc_args_view *v = t->args_view;
