@@ -519,6 +519,17 @@ static double memo_factor(struct rule_memo *m, uint32_t row, const char *label, 
 	return r->rule < m->s->nr ? m->s->v[r->rule].factor : 1;
 }
 
+/* m for the rules s over t's aggregate of nr_rows rows: no answer yet. */
+static void rule_memo_init(struct rule_memo *m, const struct osc_speedups *s,
+			   const struct osc_trace *t, size_t nr_rows)
+{
+	*m = (struct rule_memo){ .s = s, .t = t };
+	m->row_rule = osc_xmalloc((nr_rows ? nr_rows : 1) * sizeof(*m->row_rule));
+	memset(m->row_rule, 0xff, (nr_rows ? nr_rows : 1) * sizeof(*m->row_rule));
+	m->recent = osc_xmalloc(RECENT * sizeof(*m->recent));
+	memset(m->recent, 0xff, RECENT * sizeof(*m->recent));
+}
+
 static void rule_memo_release(struct rule_memo *m)
 {
 	free(m->recent);
@@ -717,10 +728,8 @@ void osc_whatif_names(const struct osc_trace *t, const struct osc_agg *agg,
 {
 	double saved = 0;
 	struct row_sum *sum;
-	struct rule_memo memo = { .s = s, .t = t };
+	struct rule_memo memo;
 
-	memo.recent = osc_xmalloc(RECENT * sizeof(*memo.recent));
-	memset(memo.recent, 0xff, RECENT * sizeof(*memo.recent)); /* no answer yet */
 	memset(out, 0, sizeof(*out));
 	out->trace = t;
 	out->agg = agg;
@@ -733,8 +742,7 @@ void osc_whatif_names(const struct osc_trace *t, const struct osc_agg *agg,
 	out->rows = osc_xcalloc(agg->nr ? agg->nr : 1, sizeof(*out->rows));
 	make_labels(out, names);
 	rank_labels(out);
-	memo.row_rule = osc_xmalloc((agg->nr ? agg->nr : 1) * sizeof(*memo.row_rule));
-	memset(memo.row_rule, 0xff, (agg->nr ? agg->nr : 1) * sizeof(*memo.row_rule));
+	rule_memo_init(&memo, s, t, agg->nr);
 	sum = osc_xcalloc(agg->nr ? agg->nr : 1, sizeof(*sum));
 	if (out->device)
 		project_device(out, &memo, sum);
