@@ -12,7 +12,7 @@ set -eu
 cd "$(dirname "$0")/.."
 
 PACKAGES="meson ninja-build pkg-config gcc libncurses-dev libjson-c-dev libpcre2-dev
-zlib1g-dev libzstd-dev zstd libisal-dev libsqlite3-dev libcriterion-dev libiberty-dev python3 man-db"
+zlib1g-dev libzstd-dev zstd libisal-dev libsqlite3-dev libcriterion-dev libiberty-dev python3 man-db mandoc"
 
 install_missing() {
 	missing=""
