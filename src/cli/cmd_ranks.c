@@ -210,7 +210,9 @@ static enum osc_status ranks_report(struct osc_cli_view *v, struct osc_job *job,
 	o->filter = &v->filter;
 	if (v->by_rank) {
 		o->what = RANK_TABLE;
-		osc_rank_table(job, runs, v->straggler, &o->table);
+		st = osc_rank_table(job, runs, v->straggler, &o->table, err);
+		if (st != OSC_OK)
+			return st;
 	} else if (v->split_rank) {
 		o->what = RANK_SPLIT;
 		osc_rank_split(job, runs, v->level, &o->split);

@@ -48,7 +48,10 @@ static void ranks_open(struct osc_tui *t, struct osc_view *v, const void *arg)
 		osc_tui_note(t, OSC_MSG_ERROR, "%s (each rank's default runs used)", msg);
 		osc_rank_runs_parse(rv->job, NULL, &rv->runs, &err);
 	}
-	osc_rank_table(rv->job, &rv->runs, t->args->straggler, &rv->table);
+	if (osc_rank_table(rv->job, &rv->runs, t->args->straggler, &rv->table, &err) != OSC_OK) {
+		osc_error_format(&err, msg, sizeof(msg));
+		osc_tui_note(t, OSC_MSG_ERROR, "%s", msg);
+	}
 	if (rv->table.nr_flagged)
 		osc_tui_note(t, OSC_MSG_INFO, "%zu of %zu ranks flagged (highlighted)",
 			     rv->table.nr_flagged, rv->table.nr);

@@ -156,6 +156,26 @@ HAND_GAPS = [
 ]
 HAND_TRACE = "tests/data/gpu-hand.json"
 
+# tests/data/gpu-nested.json: runs that nest and overlap. ProfilerStep#1
+# [0,100) holds #2 [20,60); #3 [100,150) touches #1 and overlaps #4
+# [140,170). Device 0: stream 7 gemm [10,30), relu [40,50), add [110,120),
+# mul [160,165) (launched at 150); stream 20 NCCL [25,45). The selection's
+# spans are [0,100) (run 0's window: #2 counts no second time) and
+# [100,170) (#3 and #4 merged): wall 170, not the windows' 220; busy 40 + 15;
+# in [100,170) the gap [120,160) before mul is a host wait, [100,110) and
+# [165,170) other; comm overlap [25,30) and [40,45).
+NESTED_TRACE = "tests/data/gpu-nested.json"
+NESTED = [
+    ([], """
+selection,0,all,170.000,55.000,32.35,115.000,45.000,20.000,0.000,0.000,0.000,0.000,0.000,0.000,10.000,0.000,50.00,40.000,0.000,75.000,5
+selection,0,7,170.000,45.000,26.47,125.000,45.000,0.000,0.000,0.000,0.000,0.000,0.000,0.000,0.000,0.000,0.00,40.000,0.000,85.000,4
+selection,0,20,170.000,20.000,11.76,150.000,0.000,20.000,0.000,0.000,0.000,0.000,0.000,0.000,20.000,0.000,0.00,0.000,0.000,150.000,1
+""", False),
+    (["--runs", "1:3"], """
+selection,0,all,90.000,40.000,44.44,50.000,30.000,20.000,0.000,0.000,0.000,0.000,0.000,0.000,10.000,0.000,50.00,0.000,0.000,50.000,3
+""", False),
+]
+
 
 def parse_csv(text):
     rows = list(csv.reader(io.StringIO(text)))
@@ -398,15 +418,15 @@ def cases_for(label, path, kernel_waits, res):
     return cases
 
 
-def hand_cases(res):
-    """The literals: recompute must give them (checked here), and so must
-    opscope (the returned cases)."""
-    gpu = rg.Gpu(os.path.join(testlib.ROOT, HAND_TRACE))
-    whole = rg.Gpu(os.path.join(testlib.ROOT, HAND_TRACE), whole=True)
+def hand_row_cases(res, trace, literals):
+    """The row literals of trace: recompute must give them (checked here),
+    and so must opscope (the returned cases)."""
+    gpu = rg.Gpu(os.path.join(testlib.ROOT, trace))
+    whole = rg.Gpu(os.path.join(testlib.ROOT, trace), whole=True)
     cases = []
-    for args, text, complete in HAND:
+    for args, text, complete in literals:
         want = literal(text)
-        name = "hand %s %s" % (HAND_TRACE, " ".join(args) or "(default runs)")
+        name = "hand %s %s" % (trace, " ".join(args) or "(default runs)")
         runs = args[args.index("--runs") + 1] if "--runs" in args else None
         kw = int(args[args.index("--kernel-wait") + 1]) if "--kernel-wait" in args \
             else rg.DEFAULT_KERNEL_WAIT
@@ -415,8 +435,18 @@ def hand_cases(res):
                                                       ("recompute", "by hand")))
         if complete:
             res.check(name + " (literal invariants)", invariants(want))
-        cases.append((name + " (opscope)", args + [HAND_TRACE], "rows", want,
+        cases.append((name + " (opscope)", args + [trace], "rows", want,
                       {"complete": complete, "sides": ("opscope", "by hand")}))
+    return cases
+
+
+def hand_cases(res):
+    """The literals: recompute must give them (checked here), and so must
+    opscope (the returned cases)."""
+    cases = []
+    for trace, literals in ((HAND_TRACE, HAND), (NESTED_TRACE, NESTED)):
+        cases += hand_row_cases(res, trace, literals)
+    gpu = rg.Gpu(os.path.join(testlib.ROOT, HAND_TRACE))
     for args, text in HAND_GAPS:
         want = literal(text)
         n = int(args[args.index("--gaps") + 1])
@@ -434,7 +464,8 @@ def hand_cases(res):
 
 def main():
     res = testlib.Results()
-    traces = [("tests/data/gpu-hand.json", HAND_TRACE, (0, 5000))]
+    traces = [("tests/data/gpu-hand.json", HAND_TRACE, (0, 5000)),
+              ("tests/data/gpu-nested.json", NESTED_TRACE, ())]
     for f in SAMPLE_TRACES:
         if os.path.exists(testlib.sample(f)):
             traces.append(("samples/" + f, "samples/" + f, ()))

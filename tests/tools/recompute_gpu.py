@@ -48,8 +48,11 @@ Rules implemented here:
   launch started at or after the gap's start, else other; leading gaps and
   the trailing gap [cursor, W's end) are other; then cursor = max(cursor,
   the event's end). The three sum to idle;
-- selection rows: the sums of the runs' rows per (device, stream), pcts of
-  the sums; every row of a device or stream that has a device event anywhere
+- selection rows: per (device, stream), the sums of the rows of the
+  selection's spans, pcts of the sums: the selected windows sorted by start,
+  a window starting before the span so far ends joins it (its end the
+  furthest end), else it starts a new span (windows that only touch stay
+  two); each span is measured as a window of its own; every row of a device or stream that has a device event anywhere
   in the trace is printed for every selected run;
 - gaps: the device rows' between gaps of every selected run, longest first:
   run, the next event's stream "pid/tid", at_us (gap start - run start),
@@ -258,6 +261,7 @@ class Gpu:
         between gap, longest first."""
         rows, gaps = [], []
         total = {}
+        spans = []
         for r, name, start, wall in self.windows(runs):
             for key in self.rows_of:
                 dev, stream = key
@@ -266,6 +270,13 @@ class Gpu:
                 x.update({"run": name, "device": dev,
                           "stream": "all" if stream is None else stream})
                 rows.append(x)
+            if spans and start < spans[-1][1]:
+                spans[-1][1] = max(spans[-1][1], start + wall)
+            else:
+                spans.append([start, start + wall])
+        for a, b in spans:
+            for key in self.rows_of:
+                x = self.row(key, a, b, kernel_wait)
                 t = total.setdefault(key, {k: 0 for k in NUM_KEYS})
                 for k in NUM_KEYS:
                     t[k] += x[k]

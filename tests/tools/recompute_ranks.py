@@ -15,9 +15,11 @@ prints the CSV of `opscope report -F csv` with the same arguments:
   the last "rank" (else "worker") in the file name, else the trace's place
   among the arguments; the rows ordered by rank;
 - --by rank: per rank over its selected runs (recompute.parse_runs, the ORT
-  warm-up rule): runs, wall (windows summed), step = wall / runs, the GPU
-  breakdown of the device with the most device events (busy, compute,
-  comm, memcpy, exposed comm, idle, summed over the runs), host_busy, the
+  warm-up rule): runs, wall (the length of the union of the runs' windows:
+  nested runs count once), step = wall / spans (the union's stretches,
+  windows that only touch kept apart), the GPU breakdown of the device with
+  the most device events (recompute_gpu's selection row: busy, compute,
+  comm, memcpy, exposed comm, idle over the spans), host_busy, the
   kernel with the most device time (ties: the first name), and the ratios
   to the median over ranks (the mean of the middle two for an even count)
   of step, work (compute, or host_busy without device events) and comm;
@@ -113,7 +115,13 @@ class Rank:
 
     def table_row(self):
         wins = self.g.windows(self.runs)
-        wall = sum(w for _, _, _, w in wins)
+        spans = []
+        for _, _, start, length in sorted(wins, key=lambda w: w[2]):
+            if spans and start < spans[-1][1]:
+                spans[-1][1] = max(spans[-1][1], start + length)
+            else:
+                spans.append([start, start + length])
+        wall = sum(b - a for a, b in spans)
         host_busy, device_time = self.m.bases(self.runs)
         devices = {}
         for (dev, stream), evs in self.g.rows_of.items():
@@ -130,7 +138,7 @@ class Rank:
             if top is None or kernels[name] > kernels[top]:
                 top = name
         return {"rank": self.rank, "world": self.world, "runs": len(wins), "wall": wall,
-                "step": wall / len(wins) if wins else 0.0, "busy": b["busy"],
+                "step": wall / len(spans) if spans else 0.0, "busy": b["busy"],
                 "compute": b["compute"], "comm": b["comm"], "memcpy": b["memcpy"],
                 "exposed": b["exposed_comm"], "idle": wall - b["busy"],
                 "host_busy": host_busy, "top": top,

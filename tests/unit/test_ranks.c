@@ -64,7 +64,7 @@ Test(ranks, table_medians_and_flags)
 	add_rank(&j, 2, 100, 60, 10, "a", 50, 70);
 	add_rank(&j, 3, 130, 40, 20, "b", 50, 60);
 	cr_assert_eq(osc_rank_runs_parse(&j, NULL, &runs, &err), OSC_OK);
-	osc_rank_table(&j, &runs, 0, &t);
+	cr_assert_eq(osc_rank_table(&j, &runs, 0, &t, &err), OSC_OK);
 	cr_expect_float_eq(t.k, OSC_STRAGGLER_K, 1e-12);
 	cr_expect_eq(t.rows[3].flags, OSC_RANK_SLOW_STEP, "1.3 x the median step");
 	cr_expect_eq(t.rows[2].flags, OSC_RANK_STRAGGLER, "1.5 x the median work");
@@ -78,8 +78,60 @@ Test(ranks, table_medians_and_flags)
 	cr_expect_str_eq(t.rows[0].top_kernel, "gemm");
 	osc_rank_table_release(&t);
 	/* a larger k flags nothing: 1.5 is not beyond 1.5 */
-	osc_rank_table(&j, &runs, 1.5, &t);
+	cr_assert_eq(osc_rank_table(&j, &runs, 1.5, &t, &err), OSC_OK);
 	cr_expect_eq(t.nr_flagged, 0);
+	osc_rank_table_release(&t);
+	osc_rank_runs_release(&runs);
+	osc_job_release(&j);
+}
+
+/* Add a run [ts, ts + wall) to rank s with busy time busy (all compute) and host busy self. */
+static void add_run(struct osc_summary *s, int64_t ts, int64_t wall, int64_t busy, int64_t self)
+{
+	struct osc_sum_run run = { .ts = ts, .wall = wall, .busy = busy, .idle = wall - busy,
+				   .host_busy = self, .device_time = busy, .cat = { busy } };
+
+	run.name = osc_summary_intern(s, "range");
+	osc_summary_add_run(s, &run);
+}
+
+Test(ranks, nested_runs_count_once)
+{
+	struct osc_job j;
+	struct osc_rank_runs runs;
+	struct osc_rank_table t;
+	struct osc_error err;
+
+	job_init(&j, 1);
+	/* run 0 of add_rank: [0, 100), busy 60; run 1 [20, 60) nested in it, busy 30;
+	   run 2 [100, 150) touching it, busy 10 */
+	add_rank(&j, 0, 100, 40, 20, "a", 50, 60);
+	add_run(&j.ranks[0], 20, 40, 30, 5);
+	add_run(&j.ranks[0], 100, 50, 10, 7);
+	cr_assert_eq(osc_rank_runs_parse(&j, "all", &runs, &err), OSC_OK);
+	cr_assert_eq(osc_rank_table(&j, &runs, 0, &t, &err), OSC_OK);
+	cr_expect_eq(t.rows[0].wall, 150, "run 1 adds no wall time: %lld", (long long)t.rows[0].wall);
+	cr_expect_eq(t.rows[0].busy, 70);
+	cr_expect_eq(t.rows[0].idle, 80);
+	cr_expect_eq(t.rows[0].cat[0], 50);
+	cr_expect_eq(t.rows[0].host_busy, 62, "host busy over every run");
+	cr_expect_eq(t.rows[0].nr_runs, 3);
+	cr_expect_float_eq(t.rows[0].step, 75, 1e-9, "two spans");
+	osc_rank_table_release(&t);
+	osc_rank_runs_release(&runs);
+	/* run 3 [140, 170) overlaps run 2 without either holding the other */
+	add_run(&j.ranks[0], 140, 30, 5, 1);
+	cr_assert_eq(osc_rank_runs_parse(&j, "all", &runs, &err), OSC_OK);
+	cr_expect_eq(osc_rank_table(&j, &runs, 0, &t, &err), OSC_USAGE);
+	cr_expect(strstr(err.message, "runs 2 (range) and 3 (range) overlap"), "%s", err.message);
+	cr_expect_str_eq(err.subject, "r0.json");
+	cr_expect_eq(t.nr, 0);
+	osc_rank_runs_release(&runs);
+	/* without run 2 the rest nest or do not touch */
+	cr_assert_eq(osc_rank_runs_parse(&j, "[0, 1, 3]", &runs, &err), OSC_OK);
+	cr_assert_eq(osc_rank_table(&j, &runs, 0, &t, &err), OSC_OK);
+	cr_expect_eq(t.rows[0].wall, 130);
+	cr_expect_eq(t.rows[0].busy, 65);
 	osc_rank_table_release(&t);
 	osc_rank_runs_release(&runs);
 	osc_job_release(&j);

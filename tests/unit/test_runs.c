@@ -249,10 +249,18 @@ Test(runs, nested_and_overlapping_windows)
 	struct osc_trace t;
 	struct osc_runs r;
 
+	struct osc_runsel sel;
+	struct osc_error err;
+
 	detect(ev, FX_LEN(ev), OSC_FORMAT_CHROME, &t, &r);
 	cr_assert_eq(r.nr, 3);
 	check_assignment(&t, &r, want, FX_LEN(want));
 	check_counts(&t, &r);
+	/* wall time: A and C overlap, B nests: one span [0, 150) */
+	cr_expect_eq(osc_runsel_wall(&r, NULL), 150);
+	cr_assert_eq(osc_runsel_parse("[1, 2]", r.nr, false, &sel, &err), OSC_OK);
+	cr_expect_eq(osc_runsel_wall(&r, &sel), 80, "B and C apart: 20 + 60");
+	osc_runsel_release(&sel);
 	osc_runs_release(&r);
 	osc_trace_release(&t);
 }
@@ -601,4 +609,34 @@ Test(runs, real_shared_kineto_ns_resolution)
 	check_counts(&t, &r);
 	osc_runs_release(&r);
 	osc_trace_release(&t);
+}
+
+/* Windows merged into spans: [from, to), the covering run and the count of each. */
+Test(runs, spans_merge_overlapping_windows)
+{
+	/* 0 [0,10) and 1 [0,20) start together (the longer one covers); 2 [5,15)
+	   nests; 3 [20,30) only touches; 4 [30,40) touches 3 while 5 [35,50)
+	   overlaps 4 without nesting (no cover); 6 [60,60) is empty */
+	struct osc_run_span s[] = {
+		{ 0, 10, 0, 1 }, { 0, 20, 1, 1 }, { 5, 15, 2, 1 }, { 20, 30, 3, 1 },
+		{ 30, 40, 4, 1 }, { 35, 50, 5, 1 }, { 60, 60, 6, 1 },
+	};
+	const struct osc_run_span want[] = {
+		{ 0, 20, 1, 3 }, { 20, 30, 3, 1 }, { 30, 50, OSC_NONE, 2 }, { 60, 60, 6, 1 },
+	};
+	size_t n = osc_run_spans_merge(s, sizeof(s) / sizeof(s[0]));
+
+	cr_assert_eq(n, sizeof(want) / sizeof(want[0]));
+	for (size_t i = 0; i < n; i++) {
+		cr_expect_eq(s[i].from, want[i].from, "span %zu", i);
+		cr_expect_eq(s[i].to, want[i].to, "span %zu", i);
+		cr_expect_eq(s[i].cover, want[i].cover, "span %zu", i);
+		cr_expect_eq(s[i].nr, want[i].nr, "span %zu", i);
+	}
+	/* the longer first: it covers still */
+	struct osc_run_span t[] = { { 0, 20, 1, 1 }, { 0, 10, 0, 1 } };
+
+	cr_expect_eq(osc_run_spans_merge(t, 2), 1);
+	cr_expect_eq(t[0].cover, 1);
+	cr_expect_eq(t[0].nr, 2);
 }

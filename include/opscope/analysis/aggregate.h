@@ -205,7 +205,7 @@ struct osc_agg {
 	int64_t grand_total; /* sum of row totals, ns */
 	int64_t host_busy;   /* base of self_pct, ns (see the definitions) */
 	int64_t device_time; /* base of device_pct, ns */
-	int64_t wall;        /* the selected runs' windows, summed, ns (0: no runs) */
+	int64_t wall;        /* the selected runs' wall time: their spans (runs.h), ns (0: none) */
 	bool has_device;     /* the trace has device events: device columns shown */
 	struct osc_dist *dist[OSC_MEASURE_NR]; /* per row id, the measures asked in
 						  q->dists (NULL for the rest and HOST) */

@@ -28,7 +28,8 @@
  *   else other (a wait on another stream or an event); the idle time before
  *   the first and after the last event of W is other. The three add up to
  *   the stream's idle time.
- * The selection's rows add up its runs' rows.
+ * The selection's rows are those of its spans (runs.h), summed: runs whose
+ * windows overlap (nested NVTX ranges) are measured once, as one window.
  */
 #ifndef OPSCOPE_GPU_H
 #define OPSCOPE_GPU_H

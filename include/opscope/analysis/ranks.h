@@ -9,12 +9,17 @@
  *
  * Definitions (tests/tools/recompute_ranks.py recomputes them from the
  * traces), over each rank's selected runs:
- * - rank table: wall = the runs' windows summed; step = wall / runs; busy,
- *   idle, compute, comm, memcpy, exposed comm = the GPU breakdown's (gpu.h)
- *   of the rank's device, summed over the runs (each a union within its own
- *   window, so they add up); busy_pct = 100 * busy / wall; host_busy and
- *   device_time as aggregate.h; top kernel = the kernel level's row with the
- *   most device time over the runs;
+ * - rank table: wall = the selected runs' spans (runs.h) summed, so a run
+ *   nested in another selected run (nested NVTX ranges) adds no time; step
+ *   = wall / spans (one span a run where runs do not overlap); busy, idle,
+ *   compute, comm, memcpy, exposed comm = the GPU breakdown's (gpu.h) of the
+ *   rank's device, summed over the spans, each span's those of the run whose
+ *   window it is (a union within that window, so they add up); runs that
+ *   overlap without one holding the other are an error (the summary keeps
+ *   each run's figures, not their shared time's); busy_pct = 100 * busy /
+ *   wall; host_busy and device_time as aggregate.h, summed over every
+ *   selected run (an event is in one run); top kernel = the kernel level's
+ *   row with the most device time over the runs;
  * - stragglers: each rank's step, its work (device compute time, or
  *   host_busy on a rank without device events) and its comm time over the
  *   median of the ranks (x_median). A rank is flagged "slow step" when its
@@ -100,9 +105,13 @@ struct osc_rank_table {
 	size_t nr_flagged;   /* rows with a flag */
 };
 
-/* The rank table of j's selected runs with k (0: OSC_STRAGGLER_K) into out. */
-void osc_rank_table(const struct osc_job *j, const struct osc_rank_runs *runs, double k,
-		    struct osc_rank_table *out);
+/*
+ * The rank table of j's selected runs with k (0: OSC_STRAGGLER_K) into out.
+ * OSC_USAGE, out empty, naming the rank's file, when two of a rank's
+ * selected runs overlap without one holding the other (see wall above).
+ */
+enum osc_status osc_rank_table(const struct osc_job *j, const struct osc_rank_runs *runs,
+			       double k, struct osc_rank_table *out, struct osc_error *err);
 void osc_rank_table_release(struct osc_rank_table *t);
 const struct osc_column *osc_rank_table_columns(size_t *nr);
 /* The rank table's column of long text, the one a narrow screen shrinks: top_kernel. */

@@ -120,6 +120,31 @@ static inline bool osc_runsel_has_event(const struct osc_runsel *s,
 }
 
 /*
+ * A stretch of time that selected runs cover: runs whose windows overlap
+ * (one starts before the other ends; windows that only touch stay apart)
+ * make one span. A selection's wall time is the sum of its spans, never of
+ * its runs' windows, which nest when runs are nested NVTX ranges.
+ */
+struct osc_run_span {
+	int64_t from, to; /* [from, to), ns */
+	uint32_t cover;   /* the run whose window is the whole span, OSC_NONE if none */
+	uint32_t nr;      /* runs in the span */
+};
+
+/*
+ * Merge s[0..n), each one run's window (nr 1, cover that run) sorted by
+ * from, into spans, in place; returns how many spans there are.
+ */
+size_t osc_run_spans_merge(struct osc_run_span *s, size_t n);
+
+/* The spans of the runs of r that sel selects (NULL: every run): a new array of *n. */
+struct osc_run_span *osc_runsel_spans(const struct osc_runs *r, const struct osc_runsel *sel,
+				      size_t *n);
+
+/* The selected runs' wall time: their spans summed, ns (sel NULL: every run). */
+int64_t osc_runsel_wall(const struct osc_runs *r, const struct osc_runsel *sel);
+
+/*
  * Human description into a new string, e.g.
  * "runs 1-10 of 11 (model_run, warm-up run 0 skipped)" or "runs 0,2,5 of 8 (ProfilerStep)".
  */

@@ -701,13 +701,13 @@ static void run_device_release(struct run_device *d)
 /*
  * The device-time base of the percentages (aggregate.h), over the selected
  * runs and unfiltered (from dr), and the runs' wall time. (The host busy
- * time comes from the scan of the host ops.)
+ * time comes from the scan of the host ops.) The wall time is the runs'
+ * spans (runs.h): nested runs count once.
  */
 static void bases(const struct agg_ctx *c, const struct run_device *dr, struct osc_agg *out)
 {
-	for (size_t r = 0; c->runs && r < c->runs->nr; r++)
-		if (!c->sel || (r < c->sel->nr_runs && c->sel->on[r]))
-			out->wall = osc_sat_add(out->wall, c->runs->runs[r].dur);
+	if (c->runs)
+		out->wall = osc_runsel_wall(c->runs, c->sel);
 	for (size_t r = 0; r <= dr->nr_runs; r++)
 		if (!c->sel || (r < c->sel->nr_runs && r < dr->nr_runs && c->sel->on[r]))
 			out->device_time = osc_sat_add(out->device_time, dr->time[r]);

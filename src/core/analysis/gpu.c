@@ -292,6 +292,7 @@ struct walk {
 	const struct osc_calltree *tree;
 	struct osc_gpu *out;
 	uint32_t run;
+	bool gaps;      /* keep the gaps (the runs' walks, not the selection's) */
 };
 
 /*
@@ -345,7 +346,7 @@ static void gap(struct walk *w, const struct group *s, struct osc_gpu_row *r, in
 	else if (between && l && l->ts >= from)
 		g.why = OSC_GPU_WAIT_HOST;
 	r->wait[g.why] = osc_sat_add(r->wait[g.why], dur);
-	if (between && s->thread == OSC_NONE && next != OSC_NONE) {
+	if (w->gaps && between && s->thread == OSC_NONE && next != OSC_NONE) {
 		g.thread = w->t->events[next].thread;
 		keep_gap(w, &g, l);
 	}
@@ -410,17 +411,78 @@ static struct osc_gpu_row *new_row(struct osc_gpu *o, size_t *alloc, uint32_t ru
 	return &o->rows[o->nr++];
 }
 
+/* The rows of window [from, to) for run (OSC_NONE: the selection), per device, then its streams. */
+static void window_rows(struct walk *w, const struct osc_gpu_index *x, int64_t from, int64_t to,
+			size_t *alloc)
+{
+	for (size_t k = 0; k < x->nr_devices; k++) {
+		const struct group *d = &x->devices[k];
+		struct osc_gpu_row *dev = new_row(w->out, alloc, w->run, d);
+
+		measure(d, from, to, dev);
+		idle_walk(w, d, from, to, dev);
+		for (size_t i = 0; i < x->nr_streams; i++) {
+			const struct group *s = &x->streams[i];
+			struct osc_gpu_row *row;
+
+			if (s->device != d->device)
+				continue;
+			row = new_row(w->out, alloc, w->run, s);
+			measure(s, from, to, row);
+			idle_walk(w, s, from, to, row);
+		}
+	}
+}
+
+/*
+ * The selection's rows (after the runs' rows, block rows each), summed over
+ * its spans (runs.h): a span that is one run's window adds that run's rows;
+ * a span of runs that overlap is measured as a window of its own, so time
+ * two selected runs share counts once.
+ */
+static void selection_rows(struct walk *w, const struct osc_gpu_index *x, const uint32_t *block_of,
+			   size_t block, size_t *alloc)
+{
+	size_t nr_spans, first = w->out->nr;
+	struct osc_run_span *spans = osc_runsel_spans(w->q->runs, w->q->sel, &nr_spans);
+
+	w->run = OSC_NONE;
+	w->gaps = false;
+	for (size_t i = 0; i < block; i++) {
+		struct group g = { .device = w->out->rows[i].device,
+				   .thread = w->out->rows[i].thread };
+
+		new_row(w->out, alloc, OSC_NONE, &g);
+	}
+	for (size_t k = 0; k < nr_spans; k++) {
+		struct osc_gpu *o = w->out;
+		size_t at = o->nr;
+		const struct osc_gpu_row *add;
+
+		if (spans[k].cover != OSC_NONE) {
+			add = &o->rows[(size_t)block_of[spans[k].cover] * block];
+		} else {
+			window_rows(w, x, spans[k].from, spans[k].to, alloc);
+			o->nr = at; /* measured past the end, then dropped */
+			add = &o->rows[at];
+		}
+		for (size_t i = 0; i < block; i++)
+			add_row(&o->rows[first + i], &add[i]);
+	}
+	free(spans);
+}
+
 void osc_gpu_breakdown(const struct osc_trace *t, const struct osc_gpu_query *q,
 		       struct osc_gpu *out)
 {
 	const struct osc_gpu_index *x = osc_trace_gpu_index(t);
-	const struct group *s = x->streams, *d = x->devices;
-	size_t ns = x->nr_streams, nd = x->nr_devices, alloc = 0, first;
-	struct walk w = { .t = t, .q = q, .out = out };
+	struct walk w = { .t = t, .q = q, .out = out, .gaps = true };
+	uint32_t *block_of = osc_xcalloc(q->runs->nr ? q->runs->nr : 1, sizeof(*block_of));
+	size_t alloc = 0, nr_blocks = 0;
 
 	memset(out, 0, sizeof(*out));
 	out->gaps = osc_xcalloc(q->nr_gaps ? q->nr_gaps : 1, sizeof(*out->gaps));
-	if (ns) {
+	if (x->nr_streams) {
 		w.corr = osc_trace_correlation(t);
 		w.tree = osc_trace_host_tree(t);
 	}
@@ -430,37 +492,12 @@ void osc_gpu_breakdown(const struct osc_trace *t, const struct osc_gpu_query *q,
 		if (q->sel && (r >= q->sel->nr_runs || !q->sel->on[r]))
 			continue;
 		w.run = (uint32_t)r;
-		for (size_t k = 0; k < nd; k++) {
-			struct osc_gpu_row *dev = new_row(out, &alloc, (uint32_t)r, &d[k]);
-
-			measure(&d[k], from, to, dev);
-			idle_walk(&w, &d[k], from, to, dev);
-			for (size_t i = 0; i < ns; i++) {
-				struct osc_gpu_row *row;
-
-				if (s[i].device != d[k].device)
-					continue;
-				row = new_row(out, &alloc, (uint32_t)r, &s[i]);
-				measure(&s[i], from, to, row);
-				idle_walk(&w, &s[i], from, to, row);
-			}
-		}
+		block_of[r] = (uint32_t)nr_blocks++;
+		window_rows(&w, x, from, to, &alloc);
 	}
-	/* the selection: per device and stream, the sum of its runs' rows */
-	first = out->nr;
-	for (size_t i = 0; i < first; i++) {
-		size_t j = first;
-
-		while (j < out->nr && (out->rows[j].device != out->rows[i].device ||
-				       out->rows[j].thread != out->rows[i].thread))
-			j++;
-		if (j == out->nr) {
-			struct group g = { .device = out->rows[i].device, .thread = out->rows[i].thread };
-
-			new_row(out, &alloc, OSC_NONE, &g);
-		}
-		add_row(&out->rows[j], &out->rows[i]);
-	}
+	if (nr_blocks)
+		selection_rows(&w, x, block_of, out->nr / nr_blocks, &alloc);
+	free(block_of);
 }
 
 void osc_gpu_release(struct osc_gpu *g)

@@ -114,27 +114,98 @@ static double over(double x, double m)
 	return m > 0 ? x / m : NAN;
 }
 
-/* One rank's sums over its selected runs. */
-static void rank_row(const struct osc_summary *s, const struct osc_runsel *sel,
-		     struct osc_rank_row *row)
+/* The name of run r of s ("?" for none). */
+static const char *run_name(const struct osc_summary *s, uint32_t r)
 {
-	for (uint32_t run = 0; run < s->nr_runs; run++) {
-		const struct osc_sum_run *r = &s->runs[run];
+	return r < s->nr_runs ? osc_summary_str(s, s->runs[r].name) : "?";
+}
 
+/* Two selected runs of s in span that overlap without one holding the other, into *a and *b. */
+static void overlapping_runs(const struct osc_summary *s, const struct osc_runsel *sel,
+			     const struct osc_run_span *span, uint32_t *a, uint32_t *b)
+{
+	*a = *b = OSC_NONE;
+	for (uint32_t i = 0; i < s->nr_runs && *b == OSC_NONE; i++) {
+		int64_t from = s->runs[i].ts, to = osc_sat_add(from, s->runs[i].wall);
+
+		if (!sel->on[i] || from < span->from || from >= span->to)
+			continue;
+		for (uint32_t j = 0; j < s->nr_runs; j++) {
+			int64_t jf = s->runs[j].ts, jt = osc_sat_add(jf, s->runs[j].wall);
+
+			if (j != i && sel->on[j] && jf < from && jt > from && jt < to) {
+				*a = j;
+				*b = i;
+				break;
+			}
+		}
+	}
+}
+
+static int by_from(const void *pa, const void *pb)
+{
+	const struct osc_run_span *a = pa, *b = pb;
+
+	return a->from < b->from ? -1 : a->from > b->from;
+}
+
+/* The spans (runs.h) of the selected runs of s: a new array of *n. */
+static struct osc_run_span *rank_spans(const struct osc_summary *s, const struct osc_runsel *sel,
+				       size_t *n)
+{
+	struct osc_run_span *span = osc_xcalloc(s->nr_runs ? s->nr_runs : 1, sizeof(*span));
+	size_t k = 0;
+
+	for (uint32_t run = 0; run < s->nr_runs; run++)
+		if (sel->on[run])
+			span[k++] = (struct osc_run_span){
+				.from = s->runs[run].ts,
+				.to = osc_sat_add(s->runs[run].ts, s->runs[run].wall),
+				.cover = run, .nr = 1 };
+	qsort(span, k, sizeof(*span), by_from);
+	*n = osc_run_spans_merge(span, k);
+	return span;
+}
+
+/*
+ * One rank's sums over its selected runs: host busy and device time over
+ * every run (each event is in one run), the window's figures over the
+ * runs' spans, each the run whose window it is. False, with *a and *b two
+ * of its runs, when runs overlap without one holding the other: the
+ * summary cannot tell their shared time apart.
+ */
+static bool rank_row(const struct osc_summary *s, const struct osc_runsel *sel,
+		     struct osc_rank_row *row, uint32_t *a, uint32_t *b)
+{
+	size_t nr_spans;
+	struct osc_run_span *span = rank_spans(s, sel, &nr_spans);
+
+	for (uint32_t run = 0; run < s->nr_runs; run++) {
 		if (!sel->on[run])
 			continue;
 		row->nr_runs++;
+		row->host_busy = osc_sat_add(row->host_busy, s->runs[run].host_busy);
+		row->device_time = osc_sat_add(row->device_time, s->runs[run].device_time);
+	}
+	for (size_t k = 0; k < nr_spans; k++) {
+		const struct osc_sum_run *r = span[k].cover != OSC_NONE ? &s->runs[span[k].cover] : NULL;
+
+		if (!r) {
+			overlapping_runs(s, sel, &span[k], a, b);
+			free(span);
+			return false;
+		}
 		row->wall = osc_sat_add(row->wall, r->wall);
-		row->host_busy = osc_sat_add(row->host_busy, r->host_busy);
-		row->device_time = osc_sat_add(row->device_time, r->device_time);
 		row->busy = osc_sat_add(row->busy, r->busy);
 		row->idle = osc_sat_add(row->idle, r->idle);
 		for (int c = 0; c < OSC_SUM_CATS; c++)
 			row->cat[c] = osc_sat_add(row->cat[c], r->cat[c]);
 		row->exposed_comm = osc_sat_add(row->exposed_comm, r->exposed_comm);
 	}
-	row->step = row->nr_runs ? (double)row->wall / (double)row->nr_runs : 0;
+	row->step = nr_spans ? (double)row->wall / (double)nr_spans : 0;
+	free(span);
 	top_kernel(s, sel, row);
+	return true;
 }
 
 /* The work of a rank for the straggler rule: device compute, or host busy without a device. */
@@ -143,11 +214,11 @@ static int64_t work_of(const struct osc_summary *s, const struct osc_rank_row *r
 	return s->has_device ? r->cat[0] : r->host_busy;
 }
 
-void osc_rank_table(const struct osc_job *j, const struct osc_rank_runs *runs, double k,
-		    struct osc_rank_table *out)
+enum osc_status osc_rank_table(const struct osc_job *j, const struct osc_rank_runs *runs,
+			       double k, struct osc_rank_table *out, struct osc_error *err)
 {
 	size_t n = j->nr;
-	double *v = osc_xcalloc(n ? n : 1, sizeof(*v));
+	double *v;
 	double m_step, m_work, m_comm;
 
 	out->k = k > 0 ? k : OSC_STRAGGLER_K;
@@ -155,9 +226,22 @@ void osc_rank_table(const struct osc_job *j, const struct osc_rank_runs *runs, d
 	out->nr_flagged = 0;
 	out->rows = osc_xcalloc(n ? n : 1, sizeof(*out->rows));
 	for (size_t i = 0; i < n; i++) {
+		const struct osc_summary *s = &j->ranks[i];
+		uint32_t a, b;
+
 		out->rows[i].index = i;
-		rank_row(&j->ranks[i], &runs->sel[i], &out->rows[i]);
+		if (!rank_row(s, &runs->sel[i], &out->rows[i], &a, &b)) {
+			osc_rank_table_release(out);
+			return osc_error_set(err, OSC_USAGE, s->path, OSC_NO_OFFSET, "--runs",
+					     "rank %lld: runs %u (%s) and %u (%s) overlap "
+					     "without one holding the other, so its summary "
+					     "cannot tell their shared GPU time apart: select "
+					     "runs that nest or do not overlap",
+					     (long long)s->rank.rank, a, run_name(s, a), b,
+					     run_name(s, b));
+		}
 	}
+	v = osc_xcalloc(n ? n : 1, sizeof(*v));
 	for (size_t i = 0; i < n; i++)
 		v[i] = out->rows[i].step;
 	m_step = osc_stats_median(v, n);
@@ -179,6 +263,7 @@ void osc_rank_table(const struct osc_job *j, const struct osc_rank_runs *runs, d
 			   (r->comm_x > out->k ? OSC_RANK_WAITS : 0);
 		out->nr_flagged += r->flags != 0;
 	}
+	return OSC_OK;
 }
 
 void osc_rank_table_release(struct osc_rank_table *t)
