@@ -137,6 +137,9 @@ struct osc_run_span {
  */
 size_t osc_run_spans_merge(struct osc_run_span *s, size_t n);
 
+/* The spans s[0..n) summed: the time they cover, ns. */
+int64_t osc_run_spans_wall(const struct osc_run_span *s, size_t n);
+
 /* The spans of the runs of r that sel selects (NULL: every run): a new array of *n. */
 struct osc_run_span *osc_runsel_spans(const struct osc_runs *r, const struct osc_runsel *sel,
 				      size_t *n);

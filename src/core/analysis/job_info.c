@@ -55,40 +55,17 @@ static const char *const source_names[] = {
 #undef OSC_SUM_SOURCE_TEXT
 };
 
-static int by_start(const void *pa, const void *pb)
-{
-	const int64_t *a = pa, *b = pb;
-
-	return (a[0] > b[0]) - (a[0] < b[0]);
-}
-
 /*
- * The time the runs cover: the union of their windows (NVTX ranges may nest
- * or overlap, so the windows are never simply added).
+ * The time the runs cover: their spans (runs.h; NVTX ranges may nest or
+ * overlap, so the windows are never simply added).
  */
 static int64_t runs_wall(const struct osc_summary *s)
 {
-	int64_t (*w)[2] = osc_xmalloc((s->nr_runs ? s->nr_runs : 1) * sizeof(*w));
-	int64_t covered = 0, start = 0, end = INT64_MIN;
+	size_t n;
+	struct osc_run_span *span = osc_summary_spans(s, NULL, &n);
+	int64_t covered = osc_run_spans_wall(span, n);
 
-	for (size_t i = 0; i < s->nr_runs; i++) {
-		w[i][0] = s->runs[i].ts;
-		w[i][1] = osc_sat_add(s->runs[i].ts, s->runs[i].wall);
-	}
-	qsort(w, s->nr_runs, sizeof(*w), by_start);
-	for (size_t i = 0; i < s->nr_runs; i++) {
-		if (w[i][0] > end) { /* a new stretch: the last one is done */
-			if (end > start)
-				covered = osc_sat_add(covered, end - start);
-			start = w[i][0];
-			end = w[i][1];
-		} else if (w[i][1] > end) {
-			end = w[i][1];
-		}
-	}
-	if (end > start)
-		covered = osc_sat_add(covered, end - start);
-	free(w);
+	free(span);
 	return covered;
 }
 

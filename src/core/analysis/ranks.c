@@ -142,31 +142,6 @@ static void overlapping_runs(const struct osc_summary *s, const struct osc_runse
 	}
 }
 
-static int by_from(const void *pa, const void *pb)
-{
-	const struct osc_run_span *a = pa, *b = pb;
-
-	return a->from < b->from ? -1 : a->from > b->from;
-}
-
-/* The spans (runs.h) of the selected runs of s: a new array of *n. */
-static struct osc_run_span *rank_spans(const struct osc_summary *s, const struct osc_runsel *sel,
-				       size_t *n)
-{
-	struct osc_run_span *span = osc_xcalloc(s->nr_runs ? s->nr_runs : 1, sizeof(*span));
-	size_t k = 0;
-
-	for (uint32_t run = 0; run < s->nr_runs; run++)
-		if (sel->on[run])
-			span[k++] = (struct osc_run_span){
-				.from = s->runs[run].ts,
-				.to = osc_sat_add(s->runs[run].ts, s->runs[run].wall),
-				.cover = run, .nr = 1 };
-	qsort(span, k, sizeof(*span), by_from);
-	*n = osc_run_spans_merge(span, k);
-	return span;
-}
-
 /*
  * One rank's sums over its selected runs: host busy and device time over
  * every run (each event is in one run), the window's figures over the
@@ -178,7 +153,7 @@ static bool rank_row(const struct osc_summary *s, const struct osc_runsel *sel,
 		     struct osc_rank_row *row, uint32_t *a, uint32_t *b)
 {
 	size_t nr_spans;
-	struct osc_run_span *span = rank_spans(s, sel, &nr_spans);
+	struct osc_run_span *span = osc_summary_spans(s, sel->on, &nr_spans);
 
 	for (uint32_t run = 0; run < s->nr_runs; run++) {
 		if (!sel->on[run])

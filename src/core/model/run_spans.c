@@ -55,14 +55,21 @@ static int64_t span_len(const struct osc_run_span *s)
 	return __builtin_sub_overflow(s->to, s->from, &len) ? INT64_MAX : len;
 }
 
-int64_t osc_runsel_wall(const struct osc_runs *r, const struct osc_runsel *sel)
+int64_t osc_run_spans_wall(const struct osc_run_span *s, size_t n)
 {
-	size_t n;
-	struct osc_run_span *s = osc_runsel_spans(r, sel, &n);
 	int64_t wall = 0;
 
 	for (size_t i = 0; i < n; i++)
 		wall = osc_sat_add(wall, span_len(&s[i]));
+	return wall;
+}
+
+int64_t osc_runsel_wall(const struct osc_runs *r, const struct osc_runsel *sel)
+{
+	size_t n;
+	struct osc_run_span *s = osc_runsel_spans(r, sel, &n);
+	int64_t wall = osc_run_spans_wall(s, n);
+
 	free(s);
 	return wall;
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "opscope/base/alloc.h"
+#include "opscope/base/sat.h"
 #include "base/radix.h"
 
 void osc_summary_init(struct osc_summary *s)
@@ -132,4 +133,27 @@ size_t osc_summary_rows_of(const struct osc_summary *s, unsigned level, uint32_t
 		end++;
 	*first = lo;
 	return end - lo;
+}
+
+static int by_from(const void *pa, const void *pb)
+{
+	const struct osc_run_span *a = pa, *b = pb;
+
+	return a->from < b->from ? -1 : a->from > b->from;
+}
+
+struct osc_run_span *osc_summary_spans(const struct osc_summary *s, const uint8_t *on, size_t *n)
+{
+	struct osc_run_span *span = osc_xcalloc(s->nr_runs ? s->nr_runs : 1, sizeof(*span));
+	size_t k = 0;
+
+	for (uint32_t run = 0; run < s->nr_runs; run++)
+		if (!on || on[run])
+			span[k++] = (struct osc_run_span){
+				.from = s->runs[run].ts,
+				.to = osc_sat_add(s->runs[run].ts, s->runs[run].wall),
+				.cover = run, .nr = 1 };
+	qsort(span, k, sizeof(*span), by_from);
+	*n = osc_run_spans_merge(span, k);
+	return span;
 }
