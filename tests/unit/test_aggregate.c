@@ -1062,6 +1062,36 @@ Test(aggregate, only_mask)
 	osc_trace_release(&t);
 }
 
+/*
+ * q with sums_only gives full's rows and members, with the same count,
+ * total, min, max, mean, self and device time, and zero percentiles.
+ */
+static void expect_sums_only_agree(const struct osc_trace *t, const struct osc_runs *runs,
+				   const struct osc_query *q, const struct osc_agg *full,
+				   const char *rel)
+{
+	struct osc_query sq = *q;
+	struct osc_agg a;
+
+	sq.sums_only = true;
+	osc_aggregate(t, runs, &sq, &a);
+	cr_assert_eq(a.nr, full->nr, "%s %s", rel, osc_level_name(q->level));
+	cr_assert_eq(a.nr_members, full->nr_members);
+	cr_expect(!a.nr_members ||
+		  !memcmp(a.members, full->members, a.nr_members * sizeof(*a.members)));
+	cr_expect_eq(a.host_busy, full->host_busy);
+	for (size_t r = 0; r < a.nr; r++) {
+		const struct osc_agg_row *x = &a.rows[r], *y = &full->rows[r];
+
+		cr_expect(x->count == y->count && x->total == y->total && x->min == y->min &&
+			  x->max == y->max && x->mean == y->mean && x->self == y->self &&
+			  x->dev == y->dev && x->key == y->key && x->first == y->first,
+			  "%s: level %s row %zu differs", rel, osc_level_name(q->level), r);
+		cr_expect(x->p50 == 0 && x->p90 == 0 && x->p99 == 0 && x->stddev == 0);
+	}
+	osc_agg_release(&a);
+}
+
 /* Every level of trace rel on 2, 3 and 7 threads equals the one-thread answer. */
 static void expect_same_on_threads(const char *rel, const char *filter)
 {
@@ -1107,6 +1137,7 @@ static void expect_same_on_threads(const char *rel, const char *filter)
 				     rel, osc_level_name(q.level));
 			osc_agg_release(&many);
 		}
+		expect_sums_only_agree(&t, &runs, &q, &one, rel);
 		osc_agg_release(&one);
 	}
 	osc_filter_release(&f);

@@ -195,6 +195,11 @@ struct osc_query {
 	/* leave the rows in place and in no order (no a->order, no cumulative
 	   column), for a caller that orders them its own way (diff.c) */
 	bool unordered;
+	/* rows' count, total, min, max, mean, self and device time only: no
+	   percentiles, standard deviation or distributions, and of the bases
+	   only host_busy (device_time, wall and nr_runs left 0), for a
+	   caller that reads no more (diff.c) */
+	bool sums_only;
 };
 
 struct osc_agg {

@@ -519,6 +519,7 @@ struct stats_job {
 	bool device;                    /* a device level: device time = total */
 	const struct osc_op_cost *cost; /* the members' costs when dists asks for any */
 	unsigned dists;                 /* 1 << measure: distributions to compute */
+	bool sums_only;                 /* osc_stats_sums, not osc_stats_compute */
 	int64_t *scratch[OSC_MAX_THREADS]; /* per thread: one row's values of a measure */
 	size_t cut[OSC_MAX_THREADS + 1];
 };
@@ -560,7 +561,10 @@ static void stats_rows(void *arg, size_t i)
 		struct osc_agg_row *row = &j->out->rows[r];
 		struct osc_stats s;
 
-		osc_stats_compute(j->dur + row->first, row->nr, &s);
+		if (j->sums_only)
+			osc_stats_sums(j->dur + row->first, row->nr, &s);
+		else
+			osc_stats_compute(j->dur + row->first, row->nr, &s);
 		row->count = s.count;
 		row->total = s.total;
 		row->min = s.min;
@@ -579,11 +583,12 @@ static void stats_rows(void *arg, size_t i)
 }
 
 /* dur, cost: the members' durations and costs, in members order (reordered here). */
-static void compute_stats(int64_t *dur, const struct osc_op_cost *cost, unsigned dists,
+static void compute_stats(int64_t *dur, const struct osc_op_cost *cost, const struct osc_query *q,
 			  bool device, struct osc_agg *out, size_t threads)
 {
 	struct stats_job j = { .out = out, .dur = dur, .device = device, .cost = cost,
-			       .dists = cost ? dists : 0 };
+			       .dists = cost && !q->sums_only ? q->dists : 0,
+			       .sums_only = q->sums_only };
 	size_t r = 0;
 
 	for (int m = OSC_MEASURE_SELF; m < OSC_MEASURE_NR; m++)
@@ -1133,9 +1138,13 @@ void osc_aggregate(const struct osc_trace *t, const struct osc_runs *runs,
 			c.cat = own_cat;
 		}
 	}
-	device_by_run(&c, c.cost && out->has_device ? osc_trace_launchers(t) : NULL, &dr);
-	bases(&c, &dr, out);
-	out->nr_runs = runs_holding_events(&c);
+	memset(&dr, 0, sizeof(dr));
+	if (!q->sums_only || c.keys == OSC_KEY_RUN)
+		device_by_run(&c, c.cost && out->has_device ? osc_trace_launchers(t) : NULL, &dr);
+	if (!q->sums_only) {
+		bases(&c, &dr, out);
+		out->nr_runs = runs_holding_events(&c);
+	}
 	if ((c.keys & OSC_KEY_OP) && c.device && nr_briefs(t, OSC_KIND_KERNEL)) /* else no row */
 		count_ops(&c);
 	if (c.keys & OSC_KEY_PATH)
@@ -1158,7 +1167,7 @@ void osc_aggregate(const struct osc_trace *t, const struct osc_runs *runs,
 					     sizeof(*row_of));
 
 		module_rows(&c, out->modules, row_of, out, &dur);
-		compute_stats(dur, NULL, 0, false, out, 1);
+		compute_stats(dur, NULL, q, false, out, 1);
 		module_device(&c, out->modules, row_of, out);
 		out->host_busy = module_busy(&c);
 		free(row_of);
@@ -1169,7 +1178,7 @@ void osc_aggregate(const struct osc_trace *t, const struct osc_runs *runs,
 		group_rows(&c, &sc, out, &dur, &cost);
 		if (c.keys & OSC_KEY_PATH)
 			path_texts(&c, &sc.map, out);
-		compute_stats(dur, cost, q->dists, c.device, out, sc.nr);
+		compute_stats(dur, cost, q, c.device, out, sc.nr);
 		out->host_busy = sc.busy;
 		scan_release(&sc);
 		free(dur);

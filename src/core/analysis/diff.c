@@ -35,6 +35,9 @@
 #include "opscope/analysis/trace_cache.h"
 #include "base/stats.h"
 
+/* Members ahead whose run or tree node is fetched early: they are random reads. */
+#define PREFETCH_AHEAD 32
+
 static const char *const match_names[] = {
 #define OSC_MATCH_TEXT(name, text) text,
 	OSC_MATCH_LIST(OSC_MATCH_TEXT)
@@ -521,9 +524,12 @@ static bool occurrences_by_row(struct osc_diff *d, const struct osc_diff_side *s
 		size_t nr_made = 0;
 
 		for (size_t i = 0; i < agg->rows[r].nr; i++, k++) {
-			uint32_t run = s->runs ? s->runs->run_of[m[i]] : 0;
-			uint32_t n = tally_next(&per_run, run == OSC_NONE ? nr_runs : run,
-						(uint32_t)r);
+			uint32_t run, n;
+
+			if (s->runs && i + PREFETCH_AHEAD < agg->rows[r].nr)
+				__builtin_prefetch(&s->runs->run_of[m[i + PREFETCH_AHEAD]]);
+			run = s->runs ? s->runs->run_of[m[i]] : 0;
+			n = tally_next(&per_run, run == OSC_NONE ? nr_runs : run, (uint32_t)r);
 
 			if (n >= nr_made) { /* n is at most nr_made: counts go up by one */
 				OSC_GROW(by_n, n + 1, by_n_alloc);
@@ -723,20 +729,29 @@ static bool sum_by_tree(struct osc_diff *d, const struct side_costs *c, const ui
 			const struct labelled *l, int s)
 {
 	const struct osc_calltree *tree = c->tree;
-	uint32_t *row_of_event;
+	uint32_t *row_of_node;
 	struct member_sum *sum;
 	size_t seen = 0;
 
 	if (!tree)
 		return false;
-	row_of_event = osc_xmalloc((c->t->nr_events ? c->t->nr_events : 1) * sizeof(uint32_t));
+	row_of_node = osc_xmalloc((tree->nr ? tree->nr : 1) * sizeof(*row_of_node));
+	for (size_t n = 0; n < tree->nr; n++)
+		row_of_node[n] = OSC_NONE;
+	for (size_t i = 0; i < l->nr; i++) {
+		uint32_t n = tree->node_of[l->ev[i]];
+
+		if (i + PREFETCH_AHEAD < l->nr)
+			__builtin_prefetch(&tree->node_of[l->ev[i + PREFETCH_AHEAD]]);
+		if (n == OSC_NONE) {
+			free(row_of_node);
+			return false;
+		}
+		row_of_node[n] = row_of[l->lab[i]];
+	}
 	sum = osc_xcalloc(d->nr ? d->nr : 1, sizeof(*sum));
-	for (size_t i = 0; i < c->t->nr_events; i++)
-		row_of_event[i] = OSC_NONE;
-	for (size_t i = 0; i < l->nr; i++)
-		row_of_event[l->ev[i]] = row_of[l->lab[i]];
 	for (size_t n = 0; n < tree->nr; n++) {
-		uint32_t r = row_of_event[tree->nodes[n].event];
+		uint32_t r = row_of_node[n];
 
 		if (r == OSC_NONE)
 			continue;
@@ -755,7 +770,7 @@ static bool sum_by_tree(struct osc_diff *d, const struct side_costs *c, const ui
 		st->mean = st->nr ? (double)sum[r].exact / (double)st->nr : 0;
 	}
 	free(sum);
-	free(row_of_event);
+	free(row_of_node);
 	return seen == l->nr;
 }
 
@@ -932,7 +947,8 @@ void osc_diff(const struct osc_diff_side *base, const struct osc_diff_side *othe
 	for (int s = 0; s < 2; s++) {
 		/* the order of the diff's rows is osc_diff_sort's alone */
 		struct osc_query aq = { .level = q->level, .runs = side[s]->sel, .filter = q->filter,
-					.categories = q->categories, .unordered = true };
+					.categories = q->categories, .unordered = true,
+					.sums_only = true };
 
 		if (pair_rows(side[s]->trace, q->level, q->match))
 			aq.keys = OSC_KEY_NAME | OSC_KEY_SHAPE;

@@ -144,11 +144,9 @@ double osc_stats_median(double *v, size_t n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-void osc_stats_compute(int64_t *v, size_t n, struct osc_stats *out)
+void osc_stats_sums(const int64_t *v, size_t n, struct osc_stats *out)
 {
-	double sq = 0;
 	__int128 sum = 0; /* n int64 values: exact for any n below 2^64 */
-	size_t from = 0;
 
 	memset(out, 0, sizeof(*out));
 	if (!n)
@@ -164,6 +162,16 @@ void osc_stats_compute(int64_t *v, size_t n, struct osc_stats *out)
 			out->max = v[i];
 	}
 	out->mean = (double)sum / (double)n;
+}
+
+void osc_stats_compute(int64_t *v, size_t n, struct osc_stats *out)
+{
+	double sq = 0;
+	size_t from = 0;
+
+	osc_stats_sums(v, n, out);
+	if (!n)
+		return;
 	for (size_t i = 0; i < n && n > 1; i++) {
 		double d = (double)v[i] - out->mean;
 

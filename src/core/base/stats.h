@@ -25,6 +25,9 @@ struct osc_stats {
  */
 void osc_stats_compute(int64_t *v, size_t n, struct osc_stats *out);
 
+/* Only count, total, min, max and mean of v[0..n) (the rest zero); v is left as it is. */
+void osc_stats_sums(const int64_t *v, size_t n, struct osc_stats *out);
+
 /*
  * Percentile q (0..1) of sorted s[0..n), n > 0, by osc_stats_compute's rule
  * (for the percentiles it does not give, e.g. a histogram's quartiles).
