@@ -933,29 +933,47 @@ static void finish_rows(struct osc_diff *d)
 	d->nr_all = d->nr;
 }
 
+/* What aggregate_side needs: both sides, the query, and where their aggregates go. */
+struct aggregating {
+	const struct osc_diff_side *const *side;
+	const struct osc_diff_query *q;
+	struct osc_agg *agg;
+};
+
+/* Side s's aggregate: the rows its labels come from (the two sides on two threads). */
+static void aggregate_side(void *arg, size_t s)
+{
+	struct aggregating *a = arg;
+	const struct osc_diff_side *side = a->side[s];
+	/* the order of the diff's rows is osc_diff_sort's alone */
+	struct osc_query aq = { .level = a->q->level, .runs = side->sel, .filter = a->q->filter,
+				.categories = a->q->categories, .unordered = true,
+				.sums_only = true };
+
+	if (pair_rows(side->trace, a->q->level, a->q->match))
+		aq.keys = OSC_KEY_NAME | OSC_KEY_SHAPE;
+	osc_aggregate(side->trace, side->runs, &aq, &a->agg[s]);
+}
+
 void osc_diff(const struct osc_diff_side *base, const struct osc_diff_side *other,
 	      const struct osc_diff_query *q, struct osc_diff *out)
 {
 	const struct osc_diff_side *side[2] = { base, other };
 	struct labelled lab[2];
 	struct osc_agg agg[2];
+	struct aggregating a = { .side = side, .q = q, .agg = agg };
 
 	memset(out, 0, sizeof(*out));
 	osc_strtab_init(&out->keys);
 	out->level = q->level;
 	out->match = q->match;
-	for (int s = 0; s < 2; s++) {
-		/* the order of the diff's rows is osc_diff_sort's alone */
-		struct osc_query aq = { .level = q->level, .runs = side[s]->sel, .filter = q->filter,
-					.categories = q->categories, .unordered = true,
-					.sums_only = true };
-
-		if (pair_rows(side[s]->trace, q->level, q->match))
-			aq.keys = OSC_KEY_NAME | OSC_KEY_SHAPE;
-
-		osc_aggregate(side[s]->trace, side[s]->runs, &aq, &agg[s]);
+	if (osc_threads() > 1)
+		osc_parallel_run(2, aggregate_side, &a);
+	else
+		for (size_t s = 0; s < 2; s++)
+			aggregate_side(&a, s);
+	for (int s = 0; s < 2; s++)
 		label_events(out, side[s], &agg[s], q->match, &lab[s]);
-	}
 	group(out, side, lab);
 	if (q->level == OSC_LEVEL_CATEGORY)
 		category_rows(out, agg);
