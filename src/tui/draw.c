@@ -693,7 +693,9 @@ void osc_draw_loading(const char *name, const struct osc_load_progress *p, bool 
 	attrset(A_BOLD);
 	put_cell(y, (COLS - w) / 2, line, (size_t)w, OSC_ALIGN_LEFT, utf8);
 	attrset(A_NORMAL);
-	if (p->bytes_total)
+	if (p->rows_total) /* a database: SQLite reads its file where it likes */
+		frac = (double)p->rows_read / (double)p->rows_total;
+	else if (p->bytes_total)
 		frac = (double)p->bytes_read / (double)p->bytes_total;
 	if (frac > 1)
 		frac = 1;
@@ -710,6 +712,10 @@ void osc_draw_loading(const char *name, const struct osc_load_progress *p, bool 
 	if (p->waiting)
 		snprintf(line, sizeof(line), "%s, waiting for data: nothing came for a second "
 			 "(a pipe or FIFO with no writer?)", done);
+	else if (p->rows_total)
+		snprintf(line, sizeof(line), "%llu of about %llu rows, %llu events, %.1f s",
+			 (unsigned long long)p->rows_read, (unsigned long long)p->rows_total,
+			 (unsigned long long)p->events, p->elapsed);
 	else if (p->bytes_total)
 		snprintf(line, sizeof(line), "%s of %s, %llu events, %.1f s", done, total,
 			 (unsigned long long)p->events, p->elapsed);

@@ -163,7 +163,7 @@ Test(load_sqlite, nvprof_events)
 
 /* The events of each progress report, in order. */
 struct progress_log {
-	uint64_t events[64];
+	uint64_t events[64], rows_read[64], rows_total[64];
 	size_t nr;
 };
 
@@ -171,14 +171,17 @@ static void log_progress(const struct osc_load_progress *p, void *userdata)
 {
 	struct progress_log *log = userdata;
 
-	if (log->nr < 64)
+	if (log->nr < 64) {
+		log->rows_read[log->nr] = p->rows_read;
+		log->rows_total[log->nr] = p->rows_total;
 		log->events[log->nr++] = p->events;
+	}
 }
 
 /*
  * SQLite is read row by row, not byte by byte: progress comes every so many
  * rows (64Ki), so a database of 200k runtime calls reports as it goes, with
- * more events each time, then once at the end with all of them.
+ * more events and rows each time, then once at the end with all of them.
  */
 Test(load_sqlite, progress_every_so_many_rows)
 {
@@ -196,6 +199,17 @@ Test(load_sqlite, progress_every_so_many_rows)
 		cr_expect_gt(log.events[i], log.events[i - 1], "report %zu", i);
 	cr_expect_eq(log.events[log.nr - 1], t.nr_events);
 	cr_expect_gt(t.nr_events, 200000u);
+	/* rows read against the tables' rows (the runtime table's 200,000 and the
+	   fixture's few), known from the first report on: the bar's fraction,
+	   which ends within a few rows of 1 */
+	cr_expect_geq(log.rows_total[0], 200001u);
+	cr_expect_leq(log.rows_total[0], 200050u);
+	for (size_t i = 1; i < log.nr; i++) {
+		cr_expect_eq(log.rows_total[i], log.rows_total[0], "report %zu", i);
+		cr_expect_gt(log.rows_read[i], log.rows_read[i - 1], "report %zu", i);
+	}
+	cr_expect_leq(log.rows_total[0] - 10, log.rows_read[log.nr - 1]);
+	cr_expect_leq(log.rows_read[log.nr - 1], log.rows_total[0] + 10);
 }
 
 Test(load_sqlite, nvprof_run_range_and_gather)

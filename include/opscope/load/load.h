@@ -35,6 +35,11 @@ struct osc_load_progress {
 	uint64_t bytes_read;  /* bytes read from the file so far (compressed for .gz) */
 	uint64_t bytes_total; /* file size, 0 when unknown (stdin, pipes) */
 	uint64_t events;      /* events kept so far */
+	/* a database (nvprof, nsys): rows read so far, and about how many the
+	   tables it reads hold (their largest rowids; 0 when unknown or not a
+	   database): bytes_read says nothing there, as SQLite reads the
+	   mapped file where it likes */
+	uint64_t rows_read, rows_total;
 	double elapsed;       /* seconds since the load began */
 	bool waiting;         /* a pipe or FIFO (standard input too) sent nothing for a
 				 second: its writer is slow, or none has opened it yet */

@@ -70,6 +70,8 @@ static void progress(struct osc_load_ctx *ctx)
 		.bytes_read = mapped ? parsed : ctx->in.file_read,
 		.bytes_total = ctx->in.file_size,
 		.events = ctx->t->nr_events,
+		.rows_read = ctx->rows_read,
+		.rows_total = ctx->rows_total,
 		.elapsed = now() - ctx->start,
 	};
 

@@ -21,6 +21,7 @@ struct osc_load_ctx {
 	double start;         /* monotonic seconds at the start */
 	uint64_t next_progress; /* input offset of the next progress report */
 	uint64_t parsed;      /* uncompressed bytes parsed so far, when the loader says */
+	uint64_t rows_read, rows_total; /* a database's (osc_load_progress) */
 };
 
 /*

@@ -393,10 +393,14 @@ enum osc_status osc_load_nsys(struct sq *q)
 {
 	static const char table[] = "CUPTI_ACTIVITY_KIND_KERNEL";
 	static const char *const name_cols[] = { "demangledName", "shortName" };
+	static const char *const read[] = { "StringIds", "CUPTI_ACTIVITY_KIND_RUNTIME", table,
+					    "CUPTI_ACTIVITY_KIND_MEMCPY",
+					    "CUPTI_ACTIVITY_KIND_MEMSET", "NVTX_EVENTS" };
 	enum osc_status st;
 	char *cols;
 
 	q->t->format = OSC_FORMAT_NSYS;
+	sq_expect_rows(q, read, sizeof(read) / sizeof(read[0]));
 	st = sq_ids_load(q);
 	if (st == OSC_OK)
 		st = runtime(q);

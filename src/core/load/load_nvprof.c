@@ -331,9 +331,16 @@ static void meta(struct sq *q)
 enum osc_status osc_load_nvprof(struct sq *q)
 {
 	static const char name[] = "s.value", joins[] = "LEFT JOIN StringTable s ON s._id_ = k.name";
+	static const char *const read[] = {
+		"CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_DRIVER",
+		"CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL", "CUPTI_ACTIVITY_KIND_KERNEL",
+		"CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET",
+		"CUPTI_ACTIVITY_KIND_MARKER",
+	};
 	enum osc_status st;
 
 	q->t->format = OSC_FORMAT_NVPROF;
+	sq_expect_rows(q, read, sizeof(read) / sizeof(read[0]));
 	st = api(q, "CUPTI_ACTIVITY_KIND_RUNTIME", false);
 	if (st == OSC_OK)
 		st = api(q, "CUPTI_ACTIVITY_KIND_DRIVER", true);

@@ -308,6 +308,7 @@ static enum osc_status load(struct osc_load_ctx *lc)
 	st = open_db(&q, data, len);
 	if (st == OSC_OK)
 		st = read_checked(&q, data, len);
+	lc->rows_read = q.rows; /* the final report's */
 	sqlite3_close(q.db);
 	free(copy);
 	osc_i64map_release(&q.threads);

@@ -39,6 +39,23 @@ bool sq_has_table(struct sq *q, const char *table)
 		      NULL);
 }
 
+void sq_expect_rows(struct sq *q, const char *const *tables, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		sqlite3_stmt *st = NULL;
+		char *sql;
+
+		if (!sq_has_table(q, tables[i]))
+			continue;
+		sql = osc_xasprintf("SELECT max(rowid) FROM \"%s\"", tables[i]);
+		if (sqlite3_prepare_v2(q->db, sql, -1, &st, NULL) == SQLITE_OK &&
+		    sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 0) > 0)
+			q->lc->rows_total += (uint64_t)sqlite3_column_int64(st, 0);
+		sqlite3_finalize(st);
+		free(sql);
+	}
+}
+
 bool sq_has_column(struct sq *q, const char *table, const char *column)
 {
 	return sq_has_table(q, table) &&
@@ -106,6 +123,7 @@ int sq_step(struct sq *q, sqlite3_stmt *st, const char *table)
 		   ours to hold (a later read maps them again). Peak memory then
 		   counts the model, not the database too. */
 		osc_input_release(&q->lc->in, 0, q->lc->in.len);
+		q->lc->rows_read = q->rows;
 		return osc_load_step(q->lc, q->rows, true) == OSC_OK ? rc : SQLITE_INTERRUPT;
 	}
 	if (rc != SQLITE_DONE)

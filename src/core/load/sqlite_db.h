@@ -38,6 +38,12 @@ struct sq {
 
 /* True when the database has a table (not a view) of that name. */
 bool sq_has_table(struct sq *q, const char *table);
+/*
+ * Add about how many rows the tables (those the database has) hold to the
+ * load's rows_total, from their largest rowids (no scan), for its progress.
+ */
+void sq_expect_rows(struct sq *q, const char *const *tables, size_t n);
+
 /* True when table has a column of that name. */
 bool sq_has_column(struct sq *q, const char *table, const char *column);
 
