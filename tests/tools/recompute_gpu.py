@@ -52,8 +52,9 @@ Rules implemented here:
   selection's spans, pcts of the sums: the selected windows sorted by start,
   a window starting before the span so far ends joins it (its end the
   furthest end), else it starts a new span (windows that only touch stay
-  two); each span is measured as a window of its own; every row of a device or stream that has a device event anywhere
-  in the trace is printed for every selected run;
+  two); each span is measured as a window of its own; every row of a
+  device or stream that has a device event anywhere in the trace is
+  printed for every selected run;
 - gaps: the device rows' between gaps of every selected run, longest first:
   run, the next event's stream "pid/tid", at_us (gap start - run start),
   gap_us, cause, the next event's name, and host_op: the innermost op

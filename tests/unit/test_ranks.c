@@ -110,7 +110,7 @@ Test(ranks, nested_runs_count_once)
 	add_run(&j.ranks[0], 100, 50, 10, 7);
 	cr_assert_eq(osc_rank_runs_parse(&j, "all", &runs, &err), OSC_OK);
 	cr_assert_eq(osc_rank_table(&j, &runs, 0, &t, &err), OSC_OK);
-	cr_expect_eq(t.rows[0].wall, 150, "run 1 adds no wall time: %lld", (long long)t.rows[0].wall);
+	cr_expect_eq(t.rows[0].wall, 150, "run 1 adds no wall: %lld", (long long)t.rows[0].wall);
 	cr_expect_eq(t.rows[0].busy, 70);
 	cr_expect_eq(t.rows[0].idle, 80);
 	cr_expect_eq(t.rows[0].cat[0], 50);

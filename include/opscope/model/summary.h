@@ -136,7 +136,10 @@ size_t osc_summary_add_call(struct osc_summary *s, const struct osc_sum_call *c)
 /* Sort the rows by (level, run, key text) and the calls by host_ts (stable). */
 void osc_summary_sort(struct osc_summary *s);
 
-/* The spans (runs.h) of the runs of s that on selects (per run; NULL: every run): a new array of *n. */
+/*
+ * The spans (runs.h) of the runs of s that on selects (per run; NULL: every
+ * run): a new array of *n.
+ */
 struct osc_run_span *osc_summary_spans(const struct osc_summary *s, const uint8_t *on, size_t *n);
 
 /* The rows of (level, run): *first and the count returned (binary search; rows sorted). */

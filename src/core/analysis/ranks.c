@@ -163,13 +163,14 @@ static bool rank_row(const struct osc_summary *s, const struct osc_runsel *sel,
 		row->device_time = osc_sat_add(row->device_time, s->runs[run].device_time);
 	}
 	for (size_t k = 0; k < nr_spans; k++) {
-		const struct osc_sum_run *r = span[k].cover != OSC_NONE ? &s->runs[span[k].cover] : NULL;
+		const struct osc_sum_run *r;
 
-		if (!r) {
+		if (span[k].cover == OSC_NONE) {
 			overlapping_runs(s, sel, &span[k], a, b);
 			free(span);
 			return false;
 		}
+		r = &s->runs[span[k].cover];
 		row->wall = osc_sat_add(row->wall, r->wall);
 		row->busy = osc_sat_add(row->busy, r->busy);
 		row->idle = osc_sat_add(row->idle, r->idle);
