@@ -117,10 +117,10 @@ void osc_detail_event(struct osc_tui *t, uint32_t ev, struct osc_lines *out)
 	add_module(out, tr, ev);
 	add_str(out, tr, "shape", e->shape);
 	add_str(out, tr, "provider", e->provider);
-	if (e->corr != OSC_NO_ID)
-		add_int(out, "correlation", e->corr);
-	if (e->ext_id != OSC_NO_ID)
-		add_int(out, "external_id", e->ext_id);
+	if (e->corr_id != OSC_ID_NONE)
+		add_int(out, "correlation", osc_trace_id_value(tr, e->corr_id));
+	if (e->ext != OSC_ID_NONE)
+		add_int(out, "external_id", osc_trace_id_value(tr, e->ext));
 	if (e->kernel != OSC_NONE && e->kernel < tr->nr_kernels)
 		add_kernel(out, &tr->kernels[e->kernel]);
 	if (osc_trace_args_lost(tr)) {

@@ -445,7 +445,8 @@ static uint32_t one_thread_trace(struct osc_trace *t)
 /* A kernel event at ts on thread th, to be given a name and a duration. */
 static struct osc_event kernel_at(uint32_t th, int64_t ts)
 {
-	return (struct osc_event){ .ts = ts, .corr = OSC_NO_ID, .ext_id = OSC_NO_ID, .thread = th,
+	return (struct osc_event){ .ts = ts, .corr_id = OSC_ID_NONE, .ext = OSC_ID_NONE,
+				   .thread = th,
 				   .kernel = OSC_NONE, .kind = OSC_KIND_KERNEL };
 }
 
@@ -617,7 +618,8 @@ Test(aggregate, sorted_durations)
 		th = osc_trace_thread(&t, fx_str(&t, "1"), fx_str(&t, "1"));
 		for (int i = 0; i < N; i++) {
 			struct osc_event e = {.ts = i, .dur = desc ? N - 1 - i : i,
-					      .corr = OSC_NO_ID, .ext_id = OSC_NO_ID, .thread = th,
+					      .corr_id = OSC_ID_NONE, .ext = OSC_ID_NONE,
+					      .thread = th,
 					      .kernel = OSC_NONE, .kind = OSC_KIND_HOST_OP};
 
 			e.name = e.op = fx_str(&t, "op");

@@ -30,7 +30,8 @@ static void build(struct osc_trace *t, enum osc_format format, const struct dx *
 	thread = osc_trace_thread(t, fx_str(t, "1"), fx_str(t, "1"));
 	for (size_t i = 0; i < n; i++) {
 		struct osc_event e = {
-			.ts = ev[i].ts, .dur = ev[i].dur, .corr = OSC_NO_ID, .ext_id = OSC_NO_ID,
+			.ts = ev[i].ts, .dur = ev[i].dur, .corr_id = OSC_ID_NONE,
+			.ext = OSC_ID_NONE,
 			.name = fx_str(t, ev[i].op), .op = fx_str(t, ev[i].op),
 			.shape = fx_str(t, ev[i].shape), .provider = fx_str(t, ev[i].provider),
 			.thread = thread, .kernel = OSC_NONE, .ph = OSC_PH_COMPLETE,

@@ -171,7 +171,7 @@ Test(load, kineto_object)
 	cr_assert_eq(e->ts, 1712195495505583123LL);
 	cr_assert_eq(e->dur, 27000);
 	cr_assert_eq(e->kind, OSC_KIND_HOST_OP);
-	cr_assert_eq(e->ext_id, 41538);
+	cr_assert_eq(osc_trace_id_value(&t, e->ext), 41538);
 	cr_assert_str_eq(S(e->op), "aten::logit_backward");
 	cr_assert_str_eq(S(e->shape), "float(2048x1),float(2048x1),Scalar()");
 	cr_assert_str_eq(S(t.threads[e->thread].process_name), "trainer");
@@ -179,11 +179,11 @@ Test(load, kineto_object)
 	cr_assert_eq(find("ProfilerStep#551")->kind, OSC_KIND_RUN);
 	e = find("cudaLaunchKernel");
 	cr_assert_eq(e->kind, OSC_KIND_RUNTIME);
-	cr_assert_eq(e->corr, 7041582);
+	cr_assert_eq(osc_trace_id_value(&t, e->corr_id), 7041582);
 	cr_assert_eq(e->kernel, OSC_NONE);
 	e = find("void vectorized_elementwise_kernel<4>()");
 	cr_assert_eq(e->kind, OSC_KIND_KERNEL);
-	cr_assert_eq(e->corr, 7041582);
+	cr_assert_eq(osc_trace_id_value(&t, e->corr_id), 7041582);
 	cr_assert_neq(e->kernel, OSC_NONE);
 	k = &t.kernels[e->kernel];
 	cr_assert_eq(k->grid[0], 16);
@@ -206,7 +206,7 @@ Test(load, kineto_object)
 		if (t.events[i].kind != OSC_KIND_FLOW)
 			continue;
 		flows++;
-		cr_assert_eq(t.events[i].corr, 7041582);
+		cr_assert_eq(osc_trace_id_value(&t, t.events[i].corr_id), 7041582);
 		cr_assert(t.events[i].ph == OSC_PH_FLOW_START || t.events[i].ph == OSC_PH_FLOW_END);
 	}
 	cr_assert_eq(flows, 2);
@@ -220,7 +220,7 @@ Test(load, kineto_object)
 				      "\"distributedInfo\":{\"rank\":0}}");
 	/* args are kept minified. */
 	for (uint32_t i = 0; i < t.nr_events; i++)
-		if (t.events[i].ext_id == 41538)
+		if (osc_trace_id_value(&t, t.events[i].ext) == 41538)
 			cr_assert_str_eq(osc_trace_args(&t, i),
 					 "{\"External id\":41538,\"Input Dims\":[[2048,1],[2048,1],[]],"
 					 "\"Input type\":[\"float\",\"float\",\"Scalar\"]}");
@@ -238,7 +238,7 @@ Test(load, kineto_2021_names)
 		"\"ts\":13,\"dur\":1}]");
 	cr_assert_eq(t.format, OSC_FORMAT_KINETO);
 	cr_assert_eq(find("aten::add")->kind, OSC_KIND_HOST_OP);
-	cr_assert_eq(find("aten::add")->ext_id, 3);
+	cr_assert_eq(osc_trace_id_value(&t, find("aten::add")->ext), 3);
 	cr_assert_str_eq(S(find("aten::add")->shape), "(1)");
 	cr_assert_eq(find("cudaLaunchKernel")->kind, OSC_KIND_RUNTIME);
 	cr_assert_eq(find("k")->kind, OSC_KIND_KERNEL);
@@ -1193,7 +1193,7 @@ Test(load, kineto_2021_external_id_spellings, .timeout = 60)
 
 		lower += lo;
 		upper += up;
-		cr_assert_eq(lo || up, t.events[i].ext_id != OSC_NO_ID, "event %u: %s", i, args);
+		cr_assert_eq(lo || up, t.events[i].ext != OSC_ID_NONE, "event %u: %s", i, args);
 	}
 	cr_assert_gt(lower, 10000);
 	cr_assert_gt(upper, 10000);
@@ -1205,7 +1205,8 @@ Test(load, kineto_2021_external_id_spellings, .timeout = 60)
  * A trace big enough to be cut into shards, with the things a cut must not
  * break: args holding pretty-printed arrays of objects (cut candidates inside
  * an event), B/E pairs across shards, metadata late in the file, kernels,
- * escapes, non-ASCII and repaired quotes (args copied, not referenced).
+ * escapes, non-ASCII and repaired quotes (args copied, not referenced),
+ * ids beyond 31 bits (each shard codes its own, osc_trace_id).
  */
 static char *shard_trace(size_t events, size_t *len)
 {
@@ -1220,8 +1221,9 @@ static char *shard_trace(size_t events, size_t *len)
 		case 0: /* a provider only late in the file (has_providers from a later shard) */
 			n += (size_t)snprintf(s + n, cap - n,
 				"%s{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::op%zu\",\"pid\":1,"
-				"\"tid\":%zu,\"ts\":%zu.5,\"dur\":3,\"args\":{\"External id\":%zu,\n"
-				"    \"l\":[{\"a\":1},\n    {\"b\":\"x\"}]%s}}", sep, i % 13, i % 3, i, i,
+				"\"tid\":%zu,\"ts\":%zu.5,\"dur\":3,\"args\":{\"External id\":%lld,\n"
+				"    \"l\":[{\"a\":1},\n    {\"b\":\"x\"}]%s}}", sep, i % 13, i % 3, i,
+				i % 2 ? (long long)i : -(long long)i, /* ids past 31 bits too */
 				i + 7 >= events ? ",\"provider\":\"CPUExecutionProvider\"" : "");
 			break;
 		case 1:
@@ -1237,8 +1239,9 @@ static char *shard_trace(size_t events, size_t *len)
 			n += (size_t)snprintf(s + n, cap - n,
 				"%s{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\\u00e9%zu\",\"pid\":0,"
 				"\"tid\":7,\"ts\":%zu,\"dur\":2,\"args\":{\"grid\":[1,2,3],"
-				"\"block\":[4,1,1],\"stream\":7,\"correlation\":%zu,\"s\":\"\xc3\xa9\"}}",
-				sep, i % 5, i, i);
+				"\"block\":[4,1,1],\"stream\":7,\"correlation\":%llu,\"s\":\"\xc3\xa9\"}}",
+				sep, i % 5, i,
+				i % 2 ? (unsigned long long)i : 5000000000ull + i % 1000);
 			break;
 		case 4:
 			n += (size_t)snprintf(s + n, cap - n,
@@ -1293,8 +1296,8 @@ static void expect_same_model(const struct osc_trace *a, const struct osc_trace 
 
 		cr_assert_eq(x->ts, y->ts, "event %zu", i);
 		cr_assert_eq(x->dur, y->dur, "event %zu", i);
-		cr_assert_eq(x->corr, y->corr);
-		cr_assert_eq(x->ext_id, y->ext_id);
+		cr_assert_eq(osc_trace_id_value(a, x->corr_id), osc_trace_id_value(b, y->corr_id));
+		cr_assert_eq(osc_trace_id_value(a, x->ext), osc_trace_id_value(b, y->ext));
 		cr_assert_eq(x->thread, y->thread);
 		cr_assert_eq(x->kind, y->kind);
 		cr_assert_eq(x->flags, y->flags);
@@ -1344,6 +1347,18 @@ Test(load, parallel_matches_sequential, .timeout = 120)
 	cr_assert_null(seq.args_src);
 	cr_assert_gt(t.warnings[OSC_WARN_UNESCAPED_QUOTE].count, 0);
 	cr_assert(t.has_providers);
+	/* each op's External id and each kernel's correlation, as written (their
+	   ts say which event of shard_trace they are) */
+	for (size_t i = 0; i < t.nr_events; i++) {
+		const struct osc_event *e = &t.events[i];
+		long long n = (long long)(e->ts / 1000);
+
+		if (e->kind == OSC_KIND_HOST_OP && e->ts % 1000 == 500)
+			cr_assert_eq(osc_trace_id_value(&t, e->ext), n % 2 ? n : -n, "op %lld", n);
+		if (e->kind == OSC_KIND_KERNEL)
+			cr_assert_eq(osc_trace_id_value(&t, e->corr_id),
+				     n % 2 ? n : 5000000000ll + n % 1000, "kernel %lld", n);
+	}
 	expect_same_model(&t, &seq);
 	osc_trace_release(&seq);
 	unlink(path);

@@ -138,8 +138,8 @@ Test(load_sqlite, nvprof_events)
 	cr_assert_eq(t.warnings[OSC_WARN_UNMATCHED_BEGIN].count, 1);
 	rt = find(OSC_KIND_RUNTIME, "cudaLaunchKernel_v7000");
 	k = find(OSC_KIND_KERNEL, "_Z6kernelPf");
-	cr_assert_eq(rt->corr, 5);
-	cr_assert_eq(k->corr, 5);
+	cr_assert_eq(osc_trace_id_value(&t, rt->corr_id), 5);
+	cr_assert_eq(osc_trace_id_value(&t, k->corr_id), 5);
 	/* exact epoch ns: no microsecond round trip */
 	cr_assert_eq(k->ts, 1583978808645121500LL);
 	cr_assert_eq(k->dur, 400);
@@ -313,7 +313,7 @@ Test(load_sqlite, nsys_events)
 	cr_assert_eq(t.warnings[OSC_WARN_UNMATCHED_BEGIN].count, 1);
 	rt = find(OSC_KIND_RUNTIME, "cudaLaunchKernel_v7000");
 	k = find(OSC_KIND_KERNEL, "void k<int>(int)");
-	cr_assert_eq(k->corr, rt->corr);
+	cr_assert_eq(k->corr_id, rt->corr_id);
 	cr_assert_eq(t.kernels[k->kernel].registers, 18);
 	fwd = find(OSC_KIND_HOST_OP, "Batch-0 Forward");
 	op = find(OSC_KIND_HOST_OP, "Gemm.0()");
@@ -395,7 +395,7 @@ static const struct osc_event *call_of(int64_t corr)
 	for (size_t i = 0; i < t.nr_events; i++) {
 		const struct osc_event *e = &t.events[i];
 
-		if (e->kind != OSC_KIND_RUNTIME || e->corr != corr ||
+		if (e->kind != OSC_KIND_RUNTIME || osc_trace_id_value(&t, e->corr_id) != corr ||
 		    strcmp(osc_trace_str(&t, t.threads[e->thread].pid), "50556"))
 			continue;
 		cr_assert_null(found, "two events of correlation id %lld", (long long)corr);

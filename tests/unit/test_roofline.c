@@ -372,7 +372,7 @@ Test(roofline, row_sums_calls_that_differ_in_stride)
 	thread = osc_trace_thread(&t, osc_trace_intern(&t, "1", 1), osc_trace_intern(&t, "1", 1));
 	for (int i = 0; i < 4; i++) {
 		struct osc_event e = {
-			.ts = 10 * i, .dur = 5, .corr = OSC_NO_ID, .ext_id = OSC_NO_ID,
+			.ts = 10 * i, .dur = 5, .corr_id = OSC_ID_NONE, .ext = OSC_ID_NONE,
 			.name = osc_trace_intern(&t, "aten::conv2d", 12),
 			.op = osc_trace_intern(&t, "aten::conv2d", 12),
 			.shape = i < 3 ? osc_trace_intern(&t, shape, strlen(shape))

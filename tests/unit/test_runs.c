@@ -453,8 +453,8 @@ static void many_runs(bool reversed)
 	t.format = OSC_FORMAT_KINETO;
 	th = osc_trace_thread(&t, fx_str(&t, "1"), fx_str(&t, "1"));
 	for (int i = STEPS - 1; i >= 0; i--) {
-		struct osc_event e = {.ts = 100 * i, .dur = 60, .corr = OSC_NO_ID,
-				      .ext_id = OSC_NO_ID, .thread = th, .kernel = OSC_NONE,
+		struct osc_event e = {.ts = 100 * i, .dur = 60, .corr_id = OSC_ID_NONE,
+				      .ext = OSC_ID_NONE, .thread = th, .kernel = OSC_NONE,
 				      .kind = OSC_KIND_RUN};
 
 		snprintf(name, sizeof(name), "ProfilerStep#%d", i);
@@ -462,8 +462,9 @@ static void many_runs(bool reversed)
 		osc_trace_add_event(&t, &e, NULL, 0);
 	}
 	for (int ts = 0; ts < SPAN; ts += 7) {
-		struct osc_event e = {.ts = ts, .dur = 2, .corr = reversed ? SPAN - ts : ts + 1,
-				      .ext_id = OSC_NO_ID,
+		struct osc_event e = {.ts = ts, .dur = 2,
+				      .corr_id = (osc_id)(reversed ? SPAN - ts : ts + 1),
+				      .ext = OSC_ID_NONE,
 				      .thread = th, .kernel = OSC_NONE, .kind = OSC_KIND_RUNTIME};
 
 		e.name = e.op = fx_str(&t, "launch");
@@ -519,10 +520,11 @@ static void check_launches(const struct osc_trace *t, const struct osc_runs *r)
 	for (size_t k = 0; k < t->nr_events; k++) {
 		const struct osc_event *e = &t->events[k];
 
-		if (!osc_kind_is_device(e->kind) || e->corr == OSC_NO_ID)
+		if (!osc_kind_is_device(e->kind) || e->corr_id == OSC_ID_NONE)
 			continue;
 		for (size_t l = 0; l < t->nr_events; l++) {
-			if (t->events[l].kind != OSC_KIND_RUNTIME || t->events[l].corr != e->corr)
+			if (t->events[l].kind != OSC_KIND_RUNTIME ||
+			    t->events[l].corr_id != e->corr_id)
 				continue;
 			cr_assert_eq(r->run_of[k], r->run_of[l], "kernel %zu in run %d, launch %zu in %d",
 				     k, (int)r->run_of[k], l, (int)r->run_of[l]);

@@ -62,7 +62,8 @@ static int flow(const struct osc_trace *t, const uint8_t *keep, int64_t fid)
 	int got = 0;
 
 	for (size_t i = 0; i < t->nr_events; i++)
-		if (t->events[i].kind == OSC_KIND_FLOW && t->events[i].corr == fid && keep[i])
+		if (t->events[i].kind == OSC_KIND_FLOW && keep[i] &&
+		    osc_trace_id_value(t, t->events[i].corr_id) == fid)
 			got |= t->events[i].ph == OSC_PH_FLOW_START ? 1 : 2;
 	return got;
 }

@@ -28,8 +28,8 @@ static uint32_t add(int64_t ts, int64_t dur, const char *name, const char *args)
 	e.ts = ts;
 	e.dur = dur;
 	e.name = osc_trace_intern(&t, name, strlen(name));
-	e.corr = OSC_NO_ID;
-	e.ext_id = OSC_NO_ID;
+	e.corr_id = OSC_ID_NONE;
+	e.ext = OSC_ID_NONE;
 	e.kernel = OSC_NONE;
 	e.thread = osc_trace_thread(&t, osc_trace_intern(&t, "1", 1), osc_trace_intern(&t, "2", 1));
 	return osc_trace_add_event(&t, &e, args, args ? strlen(args) : 0);
@@ -41,6 +41,32 @@ Test(trace, init_is_empty)
 	cr_assert_eq(t.format, OSC_FORMAT_UNKNOWN);
 	cr_assert_str_eq(t.meta_json, "");
 	cr_assert_eq(t.warnings[OSC_WARN_TRUNCATED].count, 0);
+}
+
+/* Ids in 32 bits: those in [0, 2^31) as they are, the others coded once each, all given back. */
+Test(trace, ids_are_coded_and_given_back)
+{
+	static const int64_t ids[] = { 0, 7, 2147483647, 2147483648, -1, 140225578680512,
+				       INT64_MAX, INT64_MIN + 1 };
+	osc_id code[sizeof(ids) / sizeof(ids[0])];
+
+	cr_assert_eq(sizeof(struct osc_event), 56);
+	cr_expect_eq(osc_trace_id(&t, OSC_NO_ID), OSC_ID_NONE);
+	cr_expect_eq(osc_trace_id_value(&t, OSC_ID_NONE), OSC_NO_ID);
+	for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
+		code[i] = osc_trace_id(&t, ids[i]);
+		cr_expect_neq(code[i], OSC_ID_NONE, "id %lld", (long long)ids[i]);
+		cr_expect_eq(osc_trace_id_value(&t, code[i]), ids[i], "id %lld", (long long)ids[i]);
+	}
+	cr_expect_eq(code[1], 7, "a small id is its own code");
+	cr_expect_eq(code[2], 2147483647);
+	cr_expect(code[3] & OSC_ID_WIDE, "2^31 is wide");
+	cr_expect_eq(t.nr_wide_ids, 5);
+	/* the same id, the same code; a new one, a new code */
+	cr_expect_eq(osc_trace_id(&t, 140225578680512), code[5]);
+	cr_expect_eq(osc_trace_id(&t, -1), code[4]);
+	cr_expect_neq(osc_trace_id(&t, -2), code[4]);
+	cr_expect_eq(t.nr_wide_ids, 6);
 }
 
 Test(trace, args_are_stored_per_event)
@@ -200,8 +226,8 @@ static void add_to(struct osc_trace *tr, int idx)
 	e.ts = (int64_t)((unsigned)idx * 2654435761u % 5000u);
 	e.dur = idx % 4;
 	e.name = osc_trace_intern(tr, name, strlen(name));
-	e.corr = OSC_NO_ID;
-	e.ext_id = OSC_NO_ID;
+	e.corr_id = OSC_ID_NONE;
+	e.ext = OSC_ID_NONE;
 	e.kernel = OSC_NONE;
 	e.thread = osc_trace_thread(tr, osc_trace_intern(tr, "1", 1),
 				    osc_trace_intern(tr, idx % 2 ? "odd" : "even", idx % 2 ? 3 : 4));

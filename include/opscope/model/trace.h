@@ -29,6 +29,17 @@
 #define OSC_NONE UINT32_MAX /* "no index" for uint32_t references */
 #define OSC_NO_ID INT64_MIN /* "absent" for correlation / external ids */
 
+/*
+ * A correlation, external or flow id as an event keeps it, in 32 bits: the
+ * id itself when it lies in [0, 2^31) (most do: they count up from 0),
+ * else OSC_ID_WIDE | its place among the trace's wide ids (osc_trace_id).
+ * Equal ids of one trace have equal codes, so codes compare and hash as
+ * the ids do; osc_trace_id_value gives the id back.
+ */
+typedef uint32_t osc_id;
+#define OSC_ID_NONE UINT32_MAX  /* no id (OSC_NO_ID) */
+#define OSC_ID_WIDE 0x80000000u /* the rest is an index into the wide ids */
+
 /* X-macro: input formats, with the name `opscope info` prints. */
 #define OSC_FORMAT_LIST(_)                                    \
 	_(UNKNOWN, "unknown")                                 \
@@ -100,13 +111,13 @@ enum {
 	OSC_EVF_NEG_DUR = 1 << 2,   /* negative dur in the file (stored as 0) */
 };
 
-/* One event: 64 bytes. */
+/* One event: 56 bytes. */
 struct osc_event {
 	int64_t ts;       /* start, ns, on the trace's own clock */
 	int64_t dur;      /* ns, >= 0; 0 for instants and flows */
-	int64_t corr;     /* correlation id (Kineto args.correlation, ORT correlation_id,
-			     flow id for s/t/f), or OSC_NO_ID */
-	int64_t ext_id;   /* Kineto args."External id", or OSC_NO_ID */
+	osc_id corr_id;   /* correlation id (Kineto args.correlation, ORT correlation_id,
+			     flow id for s/t/f), or OSC_ID_NONE */
+	osc_id ext;       /* Kineto args."External id", or OSC_ID_NONE */
 	osc_str name;     /* event name */
 	osc_str cat;      /* category ("" if absent) */
 	osc_str op;       /* op-level key: ORT args.op_name, NE op type, else name */
@@ -229,6 +240,9 @@ struct osc_trace {
 	struct osc_warning warnings[OSC_WARN_COUNT];
 	char *meta_json;        /* top-level keys other than traceEvents, as one JSON
 				   object text (may be ""), for `info`/detail views */
+	int64_t *wide_ids;      /* the ids that osc_id codes as OSC_ID_WIDE | index */
+	size_t nr_wide_ids, alloc_wide_ids;
+	struct osc_i64map *wide_map; /* private: id -> index into wide_ids */
 };
 
 /*
@@ -272,6 +286,17 @@ static inline const char *osc_trace_str(const struct osc_trace *t, osc_str id)
 	return osc_strtab_get(&t->strs, id);
 }
 
+/* The code events of t keep for id v (OSC_NO_ID: OSC_ID_NONE). */
+osc_id osc_trace_id(struct osc_trace *t, int64_t v);
+
+/* The id a code of t stands for (OSC_ID_NONE: OSC_NO_ID). */
+static inline int64_t osc_trace_id_value(const struct osc_trace *t, osc_id id)
+{
+	if (id == OSC_ID_NONE)
+		return OSC_NO_ID;
+	return id & OSC_ID_WIDE ? t->wide_ids[id & ~OSC_ID_WIDE] : (int64_t)id;
+}
+
 /*
  * Append an event (copied) with the raw JSON text of its args (args may be
  * NULL or empty). Returns its index. Invalidates pointers into t->events.
@@ -300,9 +325,16 @@ struct osc_trace_part {
 	osc_str *str;           /* the whole's id for the part's string id */
 	uint32_t *thread;       /* the whole's index for the part's thread */
 	uint32_t kernel_base;   /* added to kernel indices */
+	osc_id *wide;           /* the whole's code for the part's wide id i (OSC_ID_WIDE | i) */
 };
 
-/* Renumber e, an event of p, from p's string, thread and kernel ids to the whole's. */
+/* The whole's code for id, a code of part p. */
+static inline osc_id osc_trace_part_id(const struct osc_trace_part *p, osc_id id)
+{
+	return id != OSC_ID_NONE && (id & OSC_ID_WIDE) ? p->wide[id & ~OSC_ID_WIDE] : id;
+}
+
+/* Renumber e, an event of p, from p's string, thread, kernel and wide ids to the whole's. */
 static inline void osc_trace_part_remap(const struct osc_trace_part *p, struct osc_event *e)
 {
 	e->name = p->str[e->name];
@@ -313,6 +345,8 @@ static inline void osc_trace_part_remap(const struct osc_trace_part *p, struct o
 	e->thread = p->thread[e->thread];
 	if (e->kernel != OSC_NONE)
 		e->kernel += p->kernel_base;
+	e->corr_id = osc_trace_part_id(p, e->corr_id);
+	e->ext = osc_trace_part_id(p, e->ext);
 }
 
 /*

@@ -164,16 +164,16 @@ static void collect(struct ctx *x, const struct osc_catsel *launch,
 
 		out->launch_of[i] = out->dev_of[i] = OSC_NONE;
 		if (node != OSC_NONE) {
-			if (e->ext_id != OSC_NO_ID)
-				table_add(&x->node_by_ext, e->ext_id, 0, node);
-			if (e->corr != OSC_NO_ID)
-				table_add(&x->node_by_corr, e->corr, 0, node);
+			if (e->ext != OSC_ID_NONE)
+				table_add(&x->node_by_ext, e->ext, 0, node);
+			if (e->corr_id != OSC_ID_NONE)
+				table_add(&x->node_by_corr, e->corr_id, 0, node);
 			if (t->format == OSC_FORMAT_ORT)
 				table_add(&x->node_by_op, e->op, e->ts, node);
 		}
-		if (e->kind == OSC_KIND_FLOW && e->corr != OSC_NO_ID) {
+		if (e->kind == OSC_KIND_FLOW && e->corr_id != OSC_ID_NONE) {
 			if (e->ph == OSC_PH_FLOW_START)
-				table_add(&x->flow_start, e->corr, 0, (uint32_t)i);
+				table_add(&x->flow_start, e->corr_id, 0, (uint32_t)i);
 			else if (e->ph == OSC_PH_FLOW_END)
 				table_add(&x->flow_end, e->thread, e->ts, (uint32_t)i);
 		}
@@ -191,8 +191,8 @@ static void collect(struct ctx *x, const struct osc_catsel *launch,
 			out->launches[out->nr_launches++] = (struct osc_launch_link){
 				.event = (uint32_t)i, .node = OSC_NONE,
 			};
-			if (e->corr != OSC_NO_ID)
-				table_add(&x->launch_by_corr, e->corr, 0, l);
+			if (e->corr_id != OSC_ID_NONE)
+				table_add(&x->launch_by_corr, e->corr_id, 0, l);
 			table_add(&x->launch_by_time, e->thread, e->ts, l);
 		}
 	}
@@ -221,7 +221,7 @@ static void link_launches(struct ctx *x)
 	for (size_t l = 0; l < x->out->nr_launches; l++) {
 		struct osc_launch_link *ll = &x->out->launches[l];
 		const struct osc_event *e = &x->t->events[ll->event];
-		uint32_t node = e->ext_id != OSC_NO_ID ? table_get(&x->node_by_ext, e->ext_id)
+		uint32_t node = e->ext != OSC_ID_NONE ? table_get(&x->node_by_ext, e->ext)
 						       : OSC_NONE;
 
 		if (node != OSC_NONE) {
@@ -295,13 +295,13 @@ static void link_device(struct ctx *x, struct osc_dev_link *d)
 	const struct osc_event *e = &x->t->events[d->event];
 	size_t f;
 
-	if (e->corr != OSC_NO_ID) {
-		d->launch = table_get(&x->launch_by_corr, e->corr);
+	if (e->corr_id != OSC_ID_NONE) {
+		d->launch = table_get(&x->launch_by_corr, e->corr_id);
 		if (d->launch != OSC_NONE) {
 			d->method = OSC_LINK_CORRELATION;
 			return;
 		}
-		d->node = table_get(&x->node_by_corr, e->corr);
+		d->node = table_get(&x->node_by_corr, e->corr_id);
 		if (d->node != OSC_NONE) {
 			d->method = OSC_LINK_CORRELATION;
 			return;
@@ -311,7 +311,7 @@ static void link_device(struct ctx *x, struct osc_dev_link *d)
 	for (; f < x->flow_end.nr && x->flow_end.e[f].key == e->thread &&
 	       x->flow_end.e[f].key2 == e->ts;
 	     f++) {
-		d->launch = launch_of_flow(x, x->t->events[x->flow_end.e[f].val].corr);
+		d->launch = launch_of_flow(x, x->t->events[x->flow_end.e[f].val].corr_id);
 		if (d->launch != OSC_NONE) {
 			d->method = OSC_LINK_FLOW;
 			return;
@@ -457,8 +457,8 @@ static void relink(const struct osc_trace *t, const struct osc_calltree *old,
 			ll->node = new->node_of[old->nodes[ll->node].event];
 			continue;
 		}
-		for (size_t f = 0; e->ext_id != OSC_NO_ID && f < nr; f++)
-			if (t->events[new->nodes[framed[f]].event].ext_id == e->ext_id) {
+		for (size_t f = 0; e->ext != OSC_ID_NONE && f < nr; f++)
+			if (t->events[new->nodes[framed[f]].event].ext == e->ext) {
 				ll->node = framed[f];
 				ll->method = OSC_LINK_EXTERNAL_ID;
 				break;

@@ -102,7 +102,7 @@ static void keep_groups(const struct osc_trace *t, const size_t *first, const st
 
 		if (e->kind != OSC_KIND_FLOW)
 			continue;
-		fl[nf++] = (struct flow_key){ e->cat, e->corr, (uint32_t)i };
+		fl[nf++] = (struct flow_key){ e->cat, e->corr_id, (uint32_t)i };
 		lo = first[e->thread];
 		hi = first[e->thread + 1];
 		while (lo < hi) { /* past the last window starting at or before ts */

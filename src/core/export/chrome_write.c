@@ -278,9 +278,9 @@ static void event(struct sink *k, const struct osc_trace *t, uint32_t i, uint64_
 		puts_(k, ",\"dur\":");
 		put_us(k, e->dur);
 	}
-	if (e->ph >= OSC_PH_FLOW_START && e->ph <= OSC_PH_FLOW_END && e->corr != OSC_NO_ID) {
+	if (e->ph >= OSC_PH_FLOW_START && e->ph <= OSC_PH_FLOW_END && e->corr_id != OSC_ID_NONE) {
 		puts_(k, ",\"id\":");
-		put_i64(k, e->corr);
+		put_i64(k, osc_trace_id_value(t, e->corr_id));
 	}
 	if (e->ph == OSC_PH_FLOW_END)
 		puts_(k, ",\"bp\":\"e\"");

@@ -58,9 +58,9 @@ static void index_build(const struct osc_trace *t, struct index *ix)
 	for (size_t i = 0; i < t->nr_events; i++) {
 		const struct osc_event *e = &t->events[i];
 
-		if (e->kind == OSC_KIND_KERNEL && e->corr != OSC_NO_ID)
+		if (e->kind == OSC_KIND_KERNEL && e->corr_id != OSC_ID_NONE)
 			ix->nr_kernels++;
-		else if (e->kind == OSC_KIND_RUNTIME && e->corr != OSC_NO_ID &&
+		else if (e->kind == OSC_KIND_RUNTIME && e->corr_id != OSC_ID_NONE &&
 			 e->thread < t->nr_threads)
 			ix->first[e->thread + 1]++;
 	}
@@ -75,9 +75,10 @@ static void index_build(const struct osc_trace *t, struct index *ix)
 	for (size_t i = 0; i < t->nr_events; i++) {
 		const struct osc_event *e = &t->events[i];
 
-		if (e->kind == OSC_KIND_KERNEL && e->corr != OSC_NO_ID)
-			ix->kernels[ix->nr_kernels++] = (struct corr_kernel){ e->corr, (uint32_t)i };
-		else if (e->kind == OSC_KIND_RUNTIME && e->corr != OSC_NO_ID &&
+		if (e->kind == OSC_KIND_KERNEL && e->corr_id != OSC_ID_NONE)
+			ix->kernels[ix->nr_kernels++] =
+				(struct corr_kernel){ e->corr_id, (uint32_t)i };
+		else if (e->kind == OSC_KIND_RUNTIME && e->corr_id != OSC_ID_NONE &&
 			 e->thread < t->nr_threads)
 			ix->launches[fill[e->thread]++] = (uint32_t)i; /* events are in ts order */
 	}
@@ -156,8 +157,8 @@ static struct json_object *op_kernels(const struct osc_trace *t, const struct in
 			break;
 		if (osc_event_end(l) > end)
 			continue;
-		for (size_t k = first_kernel(ix, l->corr);
-		     k < ix->nr_kernels && ix->kernels[k].corr == l->corr; k++) {
+		for (size_t k = first_kernel(ix, l->corr_id);
+		     k < ix->nr_kernels && ix->kernels[k].corr == l->corr_id; k++) {
 			OSC_GROW(*buf, n + 1, *alloc);
 			(*buf)[n++] = ix->kernels[k].ev;
 		}

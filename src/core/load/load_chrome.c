@@ -273,11 +273,12 @@ static bool val_num(struct chrome *ch, const struct js_val *v, int scale, int64_
 	return r != JS_NUM_BAD;
 }
 
-static int64_t val_id(struct chrome *ch, const struct js_val *v)
+/* The code of an id (trace.h's osc_id), OSC_ID_NONE when absent or not a number. */
+static osc_id val_id(struct chrome *ch, const struct js_val *v)
 {
 	int64_t x;
 
-	return val_num(ch, v, 0, &x) ? x : OSC_NO_ID;
+	return val_num(ch, v, 0, &x) ? osc_trace_id(ch->t, x) : OSC_ID_NONE;
 }
 
 static int32_t val_i32(struct chrome *ch, const struct js_val *v)
@@ -862,8 +863,8 @@ static void process_event(struct chrome *ch, const struct js_event *ev, int64_t 
 	}
 	e.thread = thread_of(ch, pid, tid);
 	e.ph = phase_of(ph);
-	e.corr = OSC_NO_ID;
-	e.ext_id = OSC_NO_ID;
+	e.corr_id = OSC_ID_NONE;
+	e.ext = OSC_ID_NONE;
 	e.kernel = OSC_NONE;
 	e.name = intern_val(ch, &f[JF_NAME]);
 	if (ph == 'E') {
@@ -890,11 +891,11 @@ static void process_event(struct chrome *ch, const struct js_event *ev, int64_t 
 	e.provider = intern_val(ch, &a[JA_PROVIDER]);
 	e.shape = render_shape(ch, a);
 	if (e.ph >= OSC_PH_FLOW_START && e.ph <= OSC_PH_FLOW_END)
-		e.corr = val_id(ch, f[JF_ID].type ? &f[JF_ID] : &f[JF_BIND_ID]);
+		e.corr_id = val_id(ch, f[JF_ID].type ? &f[JF_ID] : &f[JF_BIND_ID]);
 	else
-		e.corr = val_id(ch, a[JA_CORRELATION].type ? &a[JA_CORRELATION] :
+		e.corr_id = val_id(ch, a[JA_CORRELATION].type ? &a[JA_CORRELATION] :
 							       &a[JA_CORRELATION_ID]);
-	e.ext_id = val_id(ch, &a[JA_EXTERNAL_ID]);
+	e.ext = val_id(ch, &a[JA_EXTERNAL_ID]);
 	if (e.ph == OSC_PH_COMPLETE && osc_kind_is_device(TR_KIND(traits(ch, e.cat))))
 		kernel_facts(ch, a, &e);
 	if (ph == 'B') {

@@ -151,12 +151,12 @@ static void add_calls(struct sq *q, const struct api_calls *c)
 {
 	for (size_t i = 0; i < c->nr; i++) {
 		const struct api_call *x = &c->v[i];
-		struct osc_event e = { .kind = OSC_KIND_RUNTIME, .ext_id = OSC_NO_ID };
+		struct osc_event e = { .kind = OSC_KIND_RUNTIME, .ext = OSC_ID_NONE };
 		const char *name = osc_trace_str(q->t, x->name);
 
 		if (x->repeat)
 			continue;
-		e.corr = x->corr;
+		e.corr_id = osc_trace_id(q->t, x->corr);
 		e.thread = host_thread(q, x->gtid);
 		e.name = x->name;
 		/* cuLaunchKernel is the driver API, cudaLaunchKernel the runtime */
@@ -281,7 +281,8 @@ static enum osc_status nvtx(struct sq *q)
 		goto out;
 	}
 	while ((rc = sq_step(q, st, table)) == SQLITE_ROW) {
-		struct osc_event e = { .cat = q->cat_nvtx, .corr = OSC_NO_ID, .ext_id = OSC_NO_ID,
+		struct osc_event e = { .cat = q->cat_nvtx, .corr_id = OSC_ID_NONE,
+				       .ext = OSC_ID_NONE,
 				       .kernel = OSC_NONE };
 		int64_t type = sq_int(st, 2, 0), start = sq_int(st, 0, 0);
 		const char *args = domain_args(&dom, sq_int(st, 4, 0));

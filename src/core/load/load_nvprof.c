@@ -171,12 +171,12 @@ static enum osc_status api(struct sq *q, const char *table, bool driver)
 	if (!st)
 		return q->lc->err->code;
 	while ((rc = sq_step(q, st, table)) == SQLITE_ROW) {
-		struct osc_event e = { .kind = OSC_KIND_RUNTIME, .ext_id = OSC_NO_ID,
+		struct osc_event e = { .kind = OSC_KIND_RUNTIME, .ext = OSC_ID_NONE,
 				       .cat = driver ? q->cat_driver : q->cat_runtime };
 
 		e.name = api_name(q, sq_int(st, 0, -1), driver);
 		e.thread = host_thread(q, sq_int(st, 3, 0), sq_int(st, 4, 0));
-		e.corr = sq_int(st, 5, OSC_NO_ID);
+		e.corr_id = osc_trace_id(q->t, sq_int(st, 5, OSC_NO_ID));
 		sq_add(q, &e, sq_int(st, 1, 0), sq_int(st, 2, 0), NULL, 0);
 	}
 	sqlite3_finalize(st);
@@ -258,7 +258,8 @@ static enum osc_status markers(struct sq *q)
 		return q->lc->err->code;
 	while ((rc = sq_step(q, st, table)) == SQLITE_ROW) {
 		int64_t flags = sq_int(st, 0, 0), ts = sq_int(st, 1, 0), id = sq_int(st, 2, 0);
-		struct osc_event e = { .cat = q->cat_nvtx, .corr = OSC_NO_ID, .ext_id = OSC_NO_ID };
+		struct osc_event e = { .cat = q->cat_nvtx, .corr_id = OSC_ID_NONE,
+				       .ext = OSC_ID_NONE };
 
 		if (flags & 4) { /* end */
 			if (r.open && r.id == id)

@@ -372,7 +372,7 @@ static size_t device_args(char *buf, const struct sq_device *d, enum osc_kind ki
 
 void sq_add_device(struct sq *q, struct osc_event *e, const struct sq_device *d)
 {
-	e->corr = d->corr;
+	e->corr_id = osc_trace_id(q->t, d->corr);
 	e->thread = sq_stream(q, d->k.device, d->k.stream);
 	e->kernel = osc_trace_add_kernel(q->t, &d->k);
 	OSC_GROW(q->scratch, 512, q->scratch_alloc);
@@ -431,7 +431,7 @@ enum osc_status sq_load_kernels(struct sq *q, const char *table, const char *nam
 		return q->lc->err->code;
 	while ((rc = sq_step(q, st, table)) == SQLITE_ROW) {
 		struct osc_event e = { .cat = q->cat_kernel, .kind = OSC_KIND_KERNEL,
-				       .ext_id = OSC_NO_ID };
+				       .ext = OSC_ID_NONE };
 		struct sq_device d = {
 			.start = sq_int(st, 0, 0), .end = sq_int(st, 1, 0),
 			.corr = sq_int(st, 4, OSC_NO_ID),
@@ -475,7 +475,7 @@ static enum osc_status load_copy_table(struct sq *q, const char *table, enum osc
 	if (!st)
 		return q->lc->err->code;
 	while ((rc = sq_step(q, st, table)) == SQLITE_ROW) {
-		struct osc_event e = { .kind = (uint8_t)kind, .ext_id = OSC_NO_ID };
+		struct osc_event e = { .kind = (uint8_t)kind, .ext = OSC_ID_NONE };
 		struct sq_device d = {
 			.start = sq_int(st, 0, 0), .end = sq_int(st, 1, 0),
 			.corr = sq_int(st, 4, OSC_NO_ID),

@@ -411,9 +411,9 @@ static void by_start(void *arg, size_t i)
 			hint = k;
 		a->out->run_of[e] = k == SIZE_MAX ? OSC_NONE : a->tl->owner[k];
 		a->has_device |= osc_kind_is_device(ev->kind);
-		if (ev->kind == OSC_KIND_RUNTIME && ev->corr != OSC_NO_ID) {
+		if (ev->kind == OSC_KIND_RUNTIME && ev->corr_id != OSC_ID_NONE) {
 			OSC_GROW(a->launches, a->nr_launches + 1, a->alloc_launches);
-			a->launches[a->nr_launches].corr = ev->corr;
+			a->launches[a->nr_launches].corr = ev->corr_id;
 			a->launches[a->nr_launches++].run = a->out->run_of[e];
 		}
 	}
@@ -430,8 +430,8 @@ static void by_launch(void *arg, size_t i)
 	for (size_t e = a->from; e < a->to; e++) {
 		const struct osc_event *ev = &a->t->events[e];
 
-		if (a->cm && osc_kind_is_device(ev->kind) && ev->corr != OSC_NO_ID) {
-			uint32_t run = corr_lookup(a->cm, ev->corr, &at);
+		if (a->cm && osc_kind_is_device(ev->kind) && ev->corr_id != OSC_ID_NONE) {
+			uint32_t run = corr_lookup(a->cm, ev->corr_id, &at);
 
 			if (run != CORR_ABSENT)
 				run_of[e] = run;

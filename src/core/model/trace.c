@@ -7,6 +7,7 @@
 #include "opscope/base/alloc.h"
 #include "opscope/base/status.h"
 #include "opscope/model/trace.h"
+#include "base/i64map.h"
 #include "base/json_scan.h"
 #include "base/mapguard.h"
 #include "base/radix.h"
@@ -104,7 +105,34 @@ void osc_trace_release(struct osc_trace *t)
 	free(t->args_view);
 	if (t->derived)
 		t->derived->free(t->derived);
+	free(t->wide_ids);
+	if (t->wide_map)
+		osc_i64map_release(t->wide_map);
+	free(t->wide_map);
 	memset(t, 0, sizeof(*t));
+}
+
+osc_id osc_trace_id(struct osc_trace *t, int64_t v)
+{
+	uint32_t *slot;
+
+	if (v == OSC_NO_ID)
+		return OSC_ID_NONE;
+	if (v >= 0 && v < (int64_t)OSC_ID_WIDE)
+		return (osc_id)v;
+	if (!t->wide_map)
+		t->wide_map = osc_xcalloc(1, sizeof(*t->wide_map));
+	slot = osc_i64map_slot(t->wide_map, v);
+	if (*slot == OSC_I64MAP_EMPTY) {
+		/* codes stay below OSC_ID_NONE: 2^31 - 1 wide ids at most (beyond any
+		   trace that fits in memory; past them an id reads as absent) */
+		if (t->nr_wide_ids >= (size_t)(OSC_ID_WIDE - 1))
+			return OSC_ID_NONE;
+		*slot = (uint32_t)t->nr_wide_ids;
+		OSC_GROW(t->wide_ids, t->nr_wide_ids + 1, t->alloc_wide_ids);
+		t->wide_ids[t->nr_wide_ids++] = v;
+	}
+	return OSC_ID_WIDE | *slot;
 }
 
 void osc_trace_reserve(struct osc_trace *t, size_t n)

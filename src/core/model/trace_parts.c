@@ -50,6 +50,9 @@ void osc_trace_take_part(struct osc_trace *t, struct osc_trace *s, osc_str *str,
 	*out = (struct osc_trace_part){ .events = s->events, .args_off = s->args_off,
 					.nr = s->nr_events, .str = str, .thread = thread,
 					.kernel_base = kernel_base };
+	out->wide = osc_xmalloc((s->nr_wide_ids ? s->nr_wide_ids : 1) * sizeof(*out->wide));
+	for (size_t i = 0; i < s->nr_wide_ids; i++)
+		out->wide[i] = osc_trace_id(t, s->wide_ids[i]);
 	s->events = NULL;
 	s->args_off = NULL;
 	s->nr_events = s->alloc_events = 0;
@@ -160,6 +163,7 @@ void osc_trace_part_release(struct osc_trace_part *p)
 	free(p->args_off);
 	free(p->str);
 	free(p->thread);
+	free(p->wide);
 	memset(p, 0, sizeof(*p));
 }
 
