@@ -158,22 +158,31 @@ HAND_TRACE = "tests/data/gpu-hand.json"
 
 # tests/data/gpu-nested.json: runs that nest and overlap. ProfilerStep#1
 # [0,100) holds #2 [20,60); #3 [100,150) touches #1 and overlaps #4
-# [140,170). Device 0: stream 7 gemm [10,30), relu [40,50), add [110,120),
-# mul [160,165) (launched at 150); stream 20 NCCL [25,45). The selection's
-# spans are [0,100) (run 0's window: #2 counts no second time) and
-# [100,170) (#3 and #4 merged): wall 170, not the windows' 220; busy 40 + 15;
-# in [100,170) the gap [120,160) before mul is a host wait, [100,110) and
-# [165,170) other; comm overlap [25,30) and [40,45).
+# [140,170). Device 0: stream 7 gemm [10,30), relu [40,50), late [55,58)
+# (launched at 52), add [110,120), mul [160,165) (launched at 150); stream
+# 20 NCCL [25,45). The selection's spans are [0,100) (run 0's window: #2
+# counts no second time) and [100,170) (#3 and #4 merged): wall 170, not
+# the windows' 220; busy 43 + 15. In [0,100) the gap [50,55) before late is
+# a host wait, [0,10) and [58,100) other; in [100,170) the gap [120,160)
+# before mul is a host wait, [100,110) and [165,170) other; comm overlap
+# [25,30) and [40,45). Each gap is listed once, under the latest-starting
+# run holding its start: [50,55) under #2 (at 30), not #1 too.
 NESTED_TRACE = "tests/data/gpu-nested.json"
 NESTED = [
     ([], """
-selection,0,all,170.000,55.000,32.35,115.000,45.000,20.000,0.000,0.000,0.000,0.000,0.000,0.000,10.000,0.000,50.00,40.000,0.000,75.000,5
-selection,0,7,170.000,45.000,26.47,125.000,45.000,0.000,0.000,0.000,0.000,0.000,0.000,0.000,0.000,0.000,0.00,40.000,0.000,85.000,4
+selection,0,all,170.000,58.000,34.12,112.000,48.000,20.000,0.000,0.000,0.000,0.000,0.000,0.000,10.000,0.000,50.00,45.000,0.000,67.000,6
+selection,0,7,170.000,48.000,28.24,122.000,48.000,0.000,0.000,0.000,0.000,0.000,0.000,0.000,0.000,0.000,0.00,45.000,0.000,77.000,5
 selection,0,20,170.000,20.000,11.76,150.000,0.000,20.000,0.000,0.000,0.000,0.000,0.000,0.000,20.000,0.000,0.00,0.000,0.000,150.000,1
 """, False),
     (["--runs", "1:3"], """
-selection,0,all,90.000,40.000,44.44,50.000,30.000,20.000,0.000,0.000,0.000,0.000,0.000,0.000,10.000,0.000,50.00,0.000,0.000,50.000,3
+selection,0,all,90.000,43.000,47.78,47.000,33.000,20.000,0.000,0.000,0.000,0.000,0.000,0.000,10.000,0.000,50.00,5.000,0.000,42.000,4
 """, False),
+]
+NESTED_GAPS = [
+    (["--gaps", "10"], """
+2: ProfilerStep#3,0/7,20.000,40.000,host wait,mul_kernel,
+1: ProfilerStep#2,0/7,30.000,5.000,host wait,late_kernel,
+"""),
 ]
 
 
@@ -446,18 +455,26 @@ def hand_cases(res):
     cases = []
     for trace, literals in ((HAND_TRACE, HAND), (NESTED_TRACE, NESTED)):
         cases += hand_row_cases(res, trace, literals)
-    gpu = rg.Gpu(os.path.join(testlib.ROOT, HAND_TRACE))
-    for args, text in HAND_GAPS:
+    for trace, literals in ((HAND_TRACE, HAND_GAPS), (NESTED_TRACE, NESTED_GAPS)):
+        cases += hand_gap_cases(res, trace, literals)
+    return cases
+
+
+def hand_gap_cases(res, trace, literals):
+    """The gap literals of trace, as hand_row_cases."""
+    gpu = rg.Gpu(os.path.join(testlib.ROOT, trace))
+    cases = []
+    for args, text in literals:
         want = literal(text)
         n = int(args[args.index("--gaps") + 1])
-        name = "hand %s %s" % (HAND_TRACE, " ".join(args))
+        name = "hand %s %s" % (trace, " ".join(args))
         runs = args[args.index("--runs") + 1] if "--runs" in args else None
         kw = int(args[args.index("--kernel-wait") + 1]) if "--kernel-wait" in args \
             else rg.DEFAULT_KERNEL_WAIT
         _, mine = expected(gpu, runs, kw)
         res.check(name + " (recompute)", compare_gaps(mine[:n], want, n,
                                                       ("recompute", "by hand")))
-        cases.append((name + " (opscope)", args + [HAND_TRACE], "gaps", want,
+        cases.append((name + " (opscope)", args + [trace], "gaps", want,
                       {"n": n, "sides": ("opscope", "by hand")}))
     return cases
 

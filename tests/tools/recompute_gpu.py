@@ -55,8 +55,10 @@ Rules implemented here:
   two); each span is measured as a window of its own; every row of a
   device or stream that has a device event anywhere in the trace is
   printed for every selected run;
-- gaps: the device rows' between gaps of every selected run, longest first:
-  run, the next event's stream "pid/tid", at_us (gap start - run start),
+- gaps: the device rows' between gaps of every span (walked as a window),
+  longest first, each the gap of the selected run holding its start (the
+  latest-starting, the shorter of equal starts: as events): run, the next
+  event's stream "pid/tid", at_us (gap start - run start),
   gap_us, cause, the next event's name, and host_op: the innermost op
   (recompute.py's op-level events, recompute_tree.innermost_at) of the
   thread of the next event's launch whose window holds the gap's start
@@ -263,11 +265,11 @@ class Gpu:
         rows, gaps = [], []
         total = {}
         spans = []
-        for r, name, start, wall in self.windows(runs):
+        wins = self.windows(runs)
+        for r, name, start, wall in wins:
             for key in self.rows_of:
                 dev, stream = key
-                x = self.row(key, start, start + wall, kernel_wait,
-                             gaps if stream is None else None, name)
+                x = self.row(key, start, start + wall, kernel_wait)
                 x.update({"run": name, "device": dev,
                           "stream": "all" if stream is None else stream})
                 rows.append(x)
@@ -277,10 +279,14 @@ class Gpu:
                 spans.append([start, start + wall])
         for a, b in spans:
             for key in self.rows_of:
-                x = self.row(key, a, b, kernel_wait)
+                x = self.row(key, a, b, kernel_wait, gaps if key[1] is None else None)
                 t = total.setdefault(key, {k: 0 for k in NUM_KEYS})
                 for k in NUM_KEYS:
                     t[k] += x[k]
+        for g in gaps:  # the run holding the gap's start: the latest start, then the shortest
+            owner = max((w for w in wins if w[2] <= g["start"] < w[2] + w[3]),
+                        key=lambda w: (w[2], -w[3]))
+            g["run"], g["at"] = owner[1], g["start"] - owner[2]
         for (dev, stream), t in total.items():
             t.update({"run": "selection", "device": dev,
                       "stream": "all" if stream is None else stream})

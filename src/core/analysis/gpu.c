@@ -292,8 +292,28 @@ struct walk {
 	const struct osc_calltree *tree;
 	struct osc_gpu *out;
 	uint32_t run;
-	bool gaps;      /* keep the gaps (the runs' walks, not the selection's) */
+	bool gaps;      /* list this walk's gaps (each gap is walked by one window that lists it) */
+	bool overlap;   /* some selected runs overlap (a span of several): owner_run */
 };
+
+/*
+ * With runs that overlap: the selected run a gap starting at ts belongs to,
+ * as an event starting there would (runs.h: the latest-starting run whose
+ * window holds it; the later of the runs' order on equal starts).
+ */
+static uint32_t owner_run(const struct walk *w, int64_t ts)
+{
+	const struct osc_runs *runs = w->q->runs;
+
+	for (size_t r = runs->nr; r-- > 0;) {
+		const struct osc_run *run = &runs->runs[r];
+
+		if (run->ts <= ts && ts < osc_sat_add(run->ts, run->dur) &&
+		    (!w->q->sel || (r < w->q->sel->nr_runs && w->q->sel->on[r])))
+			return (uint32_t)r;
+	}
+	return w->run;
+}
 
 /*
  * Keep gap among the q->nr_gaps longest (out->gaps longest first), with the
@@ -307,6 +327,8 @@ static void keep_gap(struct walk *w, struct osc_gpu_gap *gap, const struct osc_e
 
 	if (!w->q->nr_gaps || (o->nr_gaps == w->q->nr_gaps && gap->dur <= o->gaps[at - 1].dur))
 		return;
+	if (w->overlap)
+		gap->run = owner_run(w, gap->ts);
 	n = l ? osc_calltree_find(w->tree, w->t, l->thread, gap->ts) : OSC_NONE;
 	gap->op = n != OSC_NONE ? w->tree->nodes[n].event : OSC_NONE;
 	if (o->nr_gaps < w->q->nr_gaps)
@@ -438,16 +460,15 @@ static void window_rows(struct walk *w, const struct osc_gpu_index *x, int64_t f
  * The selection's rows (after the runs' rows, block rows each), summed over
  * its spans (runs.h): a span that is one run's window adds that run's rows;
  * a span of runs that overlap is measured as a window of its own, so time
- * two selected runs share counts once.
+ * two selected runs share counts once, and its gaps are listed.
  */
-static void selection_rows(struct walk *w, const struct osc_gpu_index *x, const uint32_t *block_of,
-			   size_t block, size_t *alloc)
+static void selection_rows(struct walk *w, const struct osc_gpu_index *x,
+			   const struct osc_run_span *spans, size_t nr_spans,
+			   const uint32_t *block_of, size_t block, size_t *alloc)
 {
-	size_t nr_spans, first = w->out->nr;
-	struct osc_run_span *spans = osc_runsel_spans(w->q->runs, w->q->sel, &nr_spans);
+	size_t first = w->out->nr;
 
 	w->run = OSC_NONE;
-	w->gaps = false;
 	for (size_t i = 0; i < block; i++) {
 		struct group g = { .device = w->out->rows[i].device,
 				   .thread = w->out->rows[i].thread };
@@ -461,7 +482,7 @@ static void selection_rows(struct walk *w, const struct osc_gpu_index *x, const 
 
 		if (spans[k].cover != OSC_NONE) {
 			add = &o->rows[(size_t)block_of[spans[k].cover] * block];
-		} else {
+		} else { /* its gaps are listed from here: no run's window holds them all */
 			window_rows(w, x, spans[k].from, spans[k].to, alloc);
 			o->nr = at; /* measured past the end, then dropped */
 			add = &o->rows[at];
@@ -469,16 +490,18 @@ static void selection_rows(struct walk *w, const struct osc_gpu_index *x, const 
 		for (size_t i = 0; i < block; i++)
 			add_row(&o->rows[first + i], &add[i]);
 	}
-	free(spans);
 }
 
 void osc_gpu_breakdown(const struct osc_trace *t, const struct osc_gpu_query *q,
 		       struct osc_gpu *out)
 {
 	const struct osc_gpu_index *x = osc_trace_gpu_index(t);
-	struct walk w = { .t = t, .q = q, .out = out, .gaps = true };
+	struct walk w = { .t = t, .q = q, .out = out };
 	uint32_t *block_of = osc_xcalloc(q->runs->nr ? q->runs->nr : 1, sizeof(*block_of));
-	size_t alloc = 0, nr_blocks = 0;
+	/* per run: its walk lists its gaps (its window is a whole span) */
+	uint8_t *lists = osc_xcalloc(q->runs->nr ? q->runs->nr : 1, 1);
+	size_t alloc = 0, nr_blocks = 0, nr_spans;
+	struct osc_run_span *spans = osc_runsel_spans(q->runs, q->sel, &nr_spans);
 
 	memset(out, 0, sizeof(*out));
 	out->gaps = osc_xcalloc(q->nr_gaps ? q->nr_gaps : 1, sizeof(*out->gaps));
@@ -486,17 +509,26 @@ void osc_gpu_breakdown(const struct osc_trace *t, const struct osc_gpu_query *q,
 		w.corr = osc_trace_correlation(t);
 		w.tree = osc_trace_host_tree(t);
 	}
+	for (size_t k = 0; k < nr_spans; k++) {
+		w.overlap |= spans[k].nr > 1;
+		if (spans[k].cover != OSC_NONE)
+			lists[spans[k].cover] = 1;
+	}
 	for (size_t r = 0; r < q->runs->nr; r++) {
 		int64_t from = q->runs->runs[r].ts, to = osc_sat_add(from, q->runs->runs[r].dur);
 
 		if (q->sel && (r >= q->sel->nr_runs || !q->sel->on[r]))
 			continue;
 		w.run = (uint32_t)r;
+		w.gaps = lists[r];
 		block_of[r] = (uint32_t)nr_blocks++;
 		window_rows(&w, x, from, to, &alloc);
 	}
+	w.gaps = true;
 	if (nr_blocks)
-		selection_rows(&w, x, block_of, out->nr / nr_blocks, &alloc);
+		selection_rows(&w, x, spans, nr_spans, block_of, out->nr / nr_blocks, &alloc);
+	free(spans);
+	free(lists);
 	free(block_of);
 }
 
