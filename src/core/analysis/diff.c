@@ -493,19 +493,62 @@ static osc_str occurrence_label(struct osc_diff *d, struct osc_i64map *memo, osc
 	return *slot;
 }
 
+/* The occurrence numbers of a side's members (number_occurrences). */
+struct occurrences {
+	uint32_t *n;      /* per member of the aggregate (members order): the k-th of
+			     its row in its run, from 0 */
+	uint32_t *nr;     /* per row: its largest n + 1 (0 for an empty row) */
+};
+
 /*
- * Occurrence match over rows labelled by label_pairs: a row's members are
- * in model order, so the k-th of a label in a run is counted row by row,
- * with no event labelled on its own and nothing sorted; the members come
+ * The occurrence of each member of agg among its row's in its run: a row's
+ * members are in model order, so counting row by row needs no sort and no
+ * label (the two sides count on two threads, as they aggregate).
+ */
+static void number_occurrences(const struct osc_diff_side *s, const struct osc_agg *agg,
+			       struct occurrences *o)
+{
+	size_t nr_runs = s->runs ? s->runs->nr : 0;
+	struct tally per_run = { 0 }; /* stamped by row; outside every run: nr_runs */
+
+	o->n = osc_xmalloc((agg->nr_members ? agg->nr_members : 1) * sizeof(*o->n));
+	o->nr = osc_xcalloc(agg->nr ? agg->nr : 1, sizeof(*o->nr));
+	for (size_t r = 0; r < agg->nr; r++) {
+		const struct osc_agg_row *row = &agg->rows[r];
+		const uint32_t *m = agg->members + row->first;
+
+		for (size_t i = 0; i < row->nr; i++) {
+			uint32_t run, n;
+
+			if (s->runs && i + PREFETCH_AHEAD < row->nr)
+				__builtin_prefetch(&s->runs->run_of[m[i + PREFETCH_AHEAD]]);
+			run = s->runs ? s->runs->run_of[m[i]] : 0;
+			n = tally_next(&per_run, run == OSC_NONE ? nr_runs : run, (uint32_t)r);
+			o->n[row->first + i] = n;
+			if (n + 1 > o->nr[r])
+				o->nr[r] = n + 1;
+		}
+	}
+	tally_release(&per_run);
+}
+
+static void occurrences_release(struct occurrences *o)
+{
+	free(o->n);
+	free(o->nr);
+}
+
+/*
+ * Occurrence match over rows labelled by label_pairs, with their members'
+ * numbers (o): each member gets the label "row label[n]"; the members come
  * out grouped by row, each label's in model order. False, with nothing
  * done, when two rows share a label (their members would have to merge).
  */
-static bool occurrences_by_row(struct osc_diff *d, const struct osc_diff_side *s,
-			       const struct osc_agg *agg, struct labelled *out)
+static bool occurrences_by_row(struct osc_diff *d, const struct osc_agg *agg,
+			       const struct occurrences *o, struct labelled *out)
 {
-	size_t nr_runs = s->runs ? s->runs->nr : 0, k = 0;
+	size_t k = 0;
 	uint8_t *taken = osc_xcalloc(d->keys.count + 1, 1);
-	struct tally per_run = { 0 }; /* stamped by row; outside every run: nr_runs */
 	struct osc_i64map memo = { 0 };
 	osc_str *by_n = NULL; /* this row's "label[n]" ids, by n */
 	size_t by_n_alloc = 0;
@@ -520,37 +563,31 @@ static bool occurrences_by_row(struct osc_diff *d, const struct osc_diff_side *s
 	out->ev = osc_xmalloc((out->nr ? out->nr : 1) * sizeof(*out->ev));
 	out->lab = osc_xmalloc((out->nr ? out->nr : 1) * sizeof(*out->lab));
 	for (size_t r = 0; r < agg->nr; r++) {
-		const uint32_t *m = agg->members + agg->rows[r].first;
-		size_t nr_made = 0;
+		const struct osc_agg_row *row = &agg->rows[r];
 
-		for (size_t i = 0; i < agg->rows[r].nr; i++, k++) {
-			uint32_t run, n;
-
-			if (s->runs && i + PREFETCH_AHEAD < agg->rows[r].nr)
-				__builtin_prefetch(&s->runs->run_of[m[i + PREFETCH_AHEAD]]);
-			run = s->runs ? s->runs->run_of[m[i]] : 0;
-			n = tally_next(&per_run, run == OSC_NONE ? nr_runs : run, (uint32_t)r);
-
-			if (n >= nr_made) { /* n is at most nr_made: counts go up by one */
-				OSC_GROW(by_n, n + 1, by_n_alloc);
-				by_n[n] = occurrence_label(d, &memo, out->row_lab[r], n);
-				nr_made = n + 1;
-			}
-			out->ev[k] = m[i];
-			out->lab[k] = by_n[n];
+		OSC_GROW(by_n, o->nr[r], by_n_alloc);
+		for (uint32_t n = 0; n < o->nr[r]; n++)
+			by_n[n] = occurrence_label(d, &memo, out->row_lab[r], n);
+		for (size_t i = 0; i < row->nr; i++, k++) {
+			out->ev[k] = agg->members[row->first + i];
+			out->lab[k] = by_n[o->n[row->first + i]];
 		}
 	}
 	free(out->row_lab);
 	out->row_lab = NULL;
 	out->model_order = true;
 	osc_i64map_release(&memo);
-	tally_release(&per_run);
 	free(by_n);
 	return true;
 }
 
+/*
+ * Label side s's members (agg's rows) for match into out; occ: their
+ * occurrence numbers when the match is by occurrence over (op, shape) rows.
+ */
 static void label_events(struct osc_diff *d, const struct osc_diff_side *s,
-			 const struct osc_agg *agg, enum osc_match match, struct labelled *out)
+			 const struct osc_agg *agg, enum osc_match match,
+			 const struct occurrences *occ, struct labelled *out)
 {
 	char label[4096];
 	struct run_ev *v;
@@ -567,7 +604,7 @@ static void label_events(struct osc_diff *d, const struct osc_diff_side *s,
 		return;
 	}
 	if (pair_rows(s->trace, agg->level, match) && label_pairs(d, s->trace, agg, out)) {
-		if (match != OSC_MATCH_OCCURRENCE || occurrences_by_row(d, s, agg, out))
+		if (match != OSC_MATCH_OCCURRENCE || occurrences_by_row(d, agg, occ, out))
 			return;
 		free(out->row_lab);
 		out->row_lab = NULL;
@@ -938,9 +975,13 @@ struct aggregating {
 	const struct osc_diff_side *const *side;
 	const struct osc_diff_query *q;
 	struct osc_agg *agg;
+	struct occurrences occ[2]; /* by occurrence over (op, shape) rows; else empty */
 };
 
-/* Side s's aggregate: the rows its labels come from (the two sides on two threads). */
+/*
+ * Side s's aggregate: the rows its labels come from, with their members'
+ * occurrence numbers where the match needs them (the two sides on two threads).
+ */
 static void aggregate_side(void *arg, size_t s)
 {
 	struct aggregating *a = arg;
@@ -953,6 +994,8 @@ static void aggregate_side(void *arg, size_t s)
 	if (pair_rows(side->trace, a->q->level, a->q->match))
 		aq.keys = OSC_KEY_NAME | OSC_KEY_SHAPE;
 	osc_aggregate(side->trace, side->runs, &aq, &a->agg[s]);
+	if (aq.keys && a->q->match == OSC_MATCH_OCCURRENCE)
+		number_occurrences(side, &a->agg[s], &a->occ[s]);
 }
 
 void osc_diff(const struct osc_diff_side *base, const struct osc_diff_side *other,
@@ -973,7 +1016,7 @@ void osc_diff(const struct osc_diff_side *base, const struct osc_diff_side *othe
 		for (size_t s = 0; s < 2; s++)
 			aggregate_side(&a, s);
 	for (int s = 0; s < 2; s++)
-		label_events(out, side[s], &agg[s], q->match, &lab[s]);
+		label_events(out, side[s], &agg[s], q->match, &a.occ[s], &lab[s]);
 	group(out, side, lab);
 	if (q->level == OSC_LEVEL_CATEGORY)
 		category_rows(out, agg);
@@ -981,6 +1024,7 @@ void osc_diff(const struct osc_diff_side *base, const struct osc_diff_side *othe
 		free(lab[s].ev);
 		free(lab[s].lab);
 		free(lab[s].row_lab);
+		occurrences_release(&a.occ[s]);
 		osc_agg_release(&agg[s]);
 	}
 	finish_rows(out);
