@@ -641,4 +641,12 @@ Test(runs, spans_merge_overlapping_windows)
 	cr_expect_eq(osc_run_spans_merge(t, 2), 1);
 	cr_expect_eq(t[0].cover, 1);
 	cr_expect_eq(t[0].nr, 2);
+	/* windows in any order (a summary file's runs): sorted first */
+	struct osc_run_span u[] = { { 30, 40, 2, 1 }, { 0, 10, 0, 1 }, { 5, 35, 1, 1 } };
+
+	cr_expect_eq(osc_run_spans_merge(u, 3), 1);
+	cr_expect_eq(u[0].from, 0);
+	cr_expect_eq(u[0].to, 40);
+	cr_expect_eq(u[0].cover, OSC_NONE);
+	cr_expect_eq(u[0].nr, 3);
 }

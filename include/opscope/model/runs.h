@@ -132,8 +132,8 @@ struct osc_run_span {
 };
 
 /*
- * Merge s[0..n), each one run's window (nr 1, cover that run) sorted by
- * from, into spans, in place; returns how many spans there are.
+ * Merge s[0..n), each one run's window (nr 1, cover that run) in any order,
+ * into spans sorted by from, in place; returns how many spans there are.
  */
 size_t osc_run_spans_merge(struct osc_run_span *s, size_t n);
 

@@ -768,7 +768,6 @@ static bool sum_by_tree(struct osc_diff *d, const struct side_costs *c, const ui
 	const struct osc_calltree *tree = c->tree;
 	uint32_t *row_of_node;
 	struct member_sum *sum;
-	size_t seen = 0;
 
 	if (!tree)
 		return false;
@@ -792,13 +791,12 @@ static bool sum_by_tree(struct osc_diff *d, const struct side_costs *c, const ui
 
 		if (r == OSC_NONE)
 			continue;
-		seen++;
 		sum[r].total = osc_sat_add(sum[r].total, tree->nodes[n].dur);
 		sum[r].exact += tree->nodes[n].dur;
 		sum[r].self = osc_sat_add(sum[r].self, c->cost[n].self);
 		sum[r].dev = osc_sat_add(sum[r].dev, c->cost[n].dev);
 	}
-	for (size_t r = 0; seen == l->nr && r < d->nr; r++) {
+	for (size_t r = 0; r < d->nr; r++) {
 		struct osc_diff_stat *st = &d->rows[r].side[s];
 
 		st->total = sum[r].total;
@@ -808,7 +806,7 @@ static bool sum_by_tree(struct osc_diff *d, const struct side_costs *c, const ui
 	}
 	free(sum);
 	free(row_of_node);
-	return seen == l->nr;
+	return true;
 }
 
 /* Side s event by event: members by row, each row's in model order, and their figures. */
@@ -850,6 +848,16 @@ static void place_events(struct osc_diff *d, const struct osc_diff_side *side,
 	}
 	for (size_t r = 0; r < d->nr; r++)
 		d->rows[r].side[s].count = d->rows[r].side[s].nr;
+}
+
+/* fn(arg, s) for both sides s: on two threads, or one after the other with -j 1. */
+static void on_both_sides(void (*fn)(void *arg, size_t s), void *arg)
+{
+	if (osc_threads() > 1)
+		osc_parallel_run(2, fn, arg);
+	else
+		for (size_t s = 0; s < 2; s++)
+			fn(arg, s);
 }
 
 /* What place_side needs: the diff, both sides, their labels, and where labels go. */
@@ -904,11 +912,7 @@ static void group(struct osc_diff *d, const struct osc_diff_side *side[2],
 	for (int s = 0; s < 2; s++)
 		p.whole[s] = count_side(d, row_of, &alloc, &lab[s], s) &&
 			     sums_of_members(d->level);
-	if (osc_threads() > 1)
-		osc_parallel_run(2, place_side, &p);
-	else
-		for (size_t s = 0; s < 2; s++)
-			place_side(&p, s);
+	on_both_sides(place_side, &p);
 	free(row_of);
 }
 
@@ -1010,11 +1014,7 @@ void osc_diff(const struct osc_diff_side *base, const struct osc_diff_side *othe
 	osc_strtab_init(&out->keys);
 	out->level = q->level;
 	out->match = q->match;
-	if (osc_threads() > 1)
-		osc_parallel_run(2, aggregate_side, &a);
-	else
-		for (size_t s = 0; s < 2; s++)
-			aggregate_side(&a, s);
+	on_both_sides(aggregate_side, &a);
 	for (int s = 0; s < 2; s++)
 		label_events(out, side[s], &agg[s], q->match, &a.occ[s], &lab[s]);
 	group(out, side, lab);

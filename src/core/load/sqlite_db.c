@@ -44,13 +44,17 @@ void sq_expect_rows(struct sq *q, const char *const *tables, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		sqlite3_stmt *st = NULL;
 		char *sql;
+		int64_t rows;
 
 		if (!sq_has_table(q, tables[i]))
 			continue;
 		sql = osc_xasprintf("SELECT max(rowid) FROM \"%s\"", tables[i]);
-		if (sqlite3_prepare_v2(q->db, sql, -1, &st, NULL) == SQLITE_OK &&
-		    sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 0) > 0)
-			q->lc->rows_total += (uint64_t)sqlite3_column_int64(st, 0);
+		rows = sqlite3_prepare_v2(q->db, sql, -1, &st, NULL) == SQLITE_OK &&
+				       sqlite3_step(st) == SQLITE_ROW
+			       ? sq_int(st, 0, 0)
+			       : 0;
+		if (rows > 0)
+			q->lc->rows_total += (uint64_t)rows;
 		sqlite3_finalize(st);
 		free(sql);
 	}

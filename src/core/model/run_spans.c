@@ -8,10 +8,18 @@
 #include "opscope/base/sat.h"
 #include "opscope/model/runs.h"
 
+static int by_from(const void *pa, const void *pb)
+{
+	const struct osc_run_span *a = pa, *b = pb;
+
+	return a->from < b->from ? -1 : a->from > b->from;
+}
+
 size_t osc_run_spans_merge(struct osc_run_span *s, size_t n)
 {
 	size_t out = 0;
 
+	qsort(s, n, sizeof(*s), by_from); /* runs come sorted; a summary file's may not */
 	for (size_t i = 0; i < n; i++) {
 		struct osc_run_span *span = out ? &s[out - 1] : NULL;
 

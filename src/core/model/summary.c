@@ -135,13 +135,6 @@ size_t osc_summary_rows_of(const struct osc_summary *s, unsigned level, uint32_t
 	return end - lo;
 }
 
-static int by_from(const void *pa, const void *pb)
-{
-	const struct osc_run_span *a = pa, *b = pb;
-
-	return a->from < b->from ? -1 : a->from > b->from;
-}
-
 struct osc_run_span *osc_summary_spans(const struct osc_summary *s, const uint8_t *on, size_t *n)
 {
 	struct osc_run_span *span = osc_xcalloc(s->nr_runs ? s->nr_runs : 1, sizeof(*span));
@@ -153,7 +146,6 @@ struct osc_run_span *osc_summary_spans(const struct osc_summary *s, const uint8_
 				.from = s->runs[run].ts,
 				.to = osc_sat_add(s->runs[run].ts, s->runs[run].wall),
 				.cover = run, .nr = 1 };
-	qsort(span, k, sizeof(*span), by_from);
 	*n = osc_run_spans_merge(span, k);
 	return span;
 }
