@@ -126,6 +126,8 @@ Test(ranks, nested_runs_count_once)
 	cr_expect(strstr(err.message, "runs 2 (range) and 3 (range) overlap"), "%s", err.message);
 	cr_expect_str_eq(err.subject, "r0.json");
 	cr_expect_eq(t.nr, 0);
+	cr_expect_float_eq(t.k, OSC_STRAGGLER_K, 1e-12, "the title's k stays");
+	osc_rank_table_release(&t);
 	osc_rank_runs_release(&runs);
 	/* without run 2 the rest nest or do not touch */
 	cr_assert_eq(osc_rank_runs_parse(&j, "[0, 1, 3]", &runs, &err), OSC_OK);

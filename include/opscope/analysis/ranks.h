@@ -107,7 +107,7 @@ struct osc_rank_table {
 
 /*
  * The rank table of j's selected runs with k (0: OSC_STRAGGLER_K) into out.
- * OSC_USAGE, out empty, naming the rank's file, when two of a rank's
+ * OSC_USAGE, out without rows (its k set), naming the rank's file, when two of a rank's
  * selected runs overlap without one holding the other (see wall above).
  */
 enum osc_status osc_rank_table(const struct osc_job *j, const struct osc_rank_runs *runs,

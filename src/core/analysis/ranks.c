@@ -207,7 +207,9 @@ enum osc_status osc_rank_table(const struct osc_job *j, const struct osc_rank_ru
 
 		out->rows[i].index = i;
 		if (!rank_row(s, &runs->sel[i], &out->rows[i], &a, &b)) {
-			osc_rank_table_release(out);
+			free(out->rows); /* no rows; k stays, for the view's title */
+			out->rows = NULL;
+			out->nr = 0;
 			return osc_error_set(err, OSC_USAGE, s->path, OSC_NO_OFFSET, "--runs",
 					     "rank %lld: runs %u (%s) and %u (%s) overlap "
 					     "without one holding the other, so its summary "
