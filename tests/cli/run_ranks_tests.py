@@ -283,6 +283,17 @@ def main():
         res.check("--by run on a job", one_error_line(p, "--by", "run", "--by rank"))
         p = testlib.run(["report", "--by", "rank", "--runs", "5"] + PAIR)
         res.check("--runs beyond a rank's runs", one_error_line(p, "sampled_rank-", "--runs"))
+        # runs that overlap without nesting: a summary cannot split their shared time
+        nested = os.path.join(testlib.ROOT, "tests", "data", "gpu-nested.json")
+        overlap = [os.path.join(tmp, "rank%d.json" % r) for r in (0, 1)]
+        for path in overlap:
+            shutil.copy(nested, path)
+        p = testlib.run(["report", "--by", "rank"] + overlap)
+        res.check("--by rank over runs that overlap",
+                  one_error_line(p, "rank0.json", "--runs", "runs 2 (ProfilerStep#3) and 3"))
+        p = testlib.run(["report", "--by", "rank", "--runs", "0:3", "-F", "csv"] + overlap)
+        res.check("--by rank over nested runs", [] if p.rc == 0 and "\n0,75.000," in p.text
+                  else ["want rank 0's step 75.000 (wall 150 over 2 spans); " + p.describe()])
         p = testlib.run(["report", "--sort", "count"] + PAIR)
         res.check("an option a job has no use for", one_error_line(p, "--sort", "job"))
         p = testlib.run(["diff", PAIR[0], PAIR[1], PAIR[0]])
