@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "opscope/export/gather.h"
+#include "opscope/base/alloc.h"
 #include "opscope/base/threads.h"
 #include "opscope/load/load.h"
 #include "opscope/model/runs.h"
@@ -606,4 +607,124 @@ Test(load_sqlite, an_unread_wal_file_is_a_warning)
 	unlink(wal);
 	load_ok();
 	cr_assert_eq(t.warnings[OSC_WARN_WAL_IGNORED].count, 0);
+}
+
+/* nsys2022_db's schema with many generated calls, kernels and names (see below). */
+static void make_big_nsys_db(void)
+{
+	make_db(nsys2022_db);
+	/* 9: invalid UTF-8; ids 1, 5 and 9 name the calls, 77 names none */
+	make_db("INSERT INTO StringIds VALUES (9, CAST(x'62ff61' AS TEXT));"
+		/* 60,000 calls on three threads; every 7th call repeated by a shorter row */
+		"WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 60000)"
+		" INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME SELECT 1000 + x * 10, 1005 + x * 10, 1,"
+		" 282323165693308 + x % 3, 100 + x, CASE x % 4 WHEN 0 THEN 1 WHEN 1 THEN 5"
+		" WHEN 2 THEN 9 ELSE 77 END, 0, NULL FROM c;"
+		"INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME SELECT start + 1, end - 1, 1, globalTid,"
+		" correlationId, nameId, 0, NULL FROM CUPTI_ACTIVITY_KIND_RUNTIME"
+		" WHERE correlationId >= 100 AND correlationId % 7 = 0;"
+		/* a kernel for every 5th call */
+		"WITH RECURSIVE c(x) AS (SELECT 5 UNION ALL SELECT x + 5 FROM c WHERE x < 60000)"
+		" INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL SELECT 1008 + x * 10, 1009 + x * 10, 0,"
+		" 7 + x % 2, 100 + x, 2, 3, 18, 1, 1, 1, 128, 1, 1, 0, 0 FROM c;");
+}
+
+/* An event as text: its times, kind, names, thread and correlation id. */
+static char *event_text(const struct osc_trace *tr, size_t i)
+{
+	const struct osc_event *e = &tr->events[i];
+	const struct osc_thread *th = &tr->threads[e->thread];
+
+	return osc_xasprintf("%lld %lld %d %s|%s|%s/%s %lld", (long long)e->ts,
+			     (long long)e->dur, e->kind, osc_trace_str(tr, e->name),
+			     osc_trace_str(tr, e->cat), osc_trace_str(tr, th->pid),
+			     osc_trace_str(tr, th->tid),
+			     (long long)osc_trace_id_value(tr, e->corr_id));
+}
+
+/*
+ * nsys's API rows are read on a connection beside the load when two threads
+ * may run (then added after the other tables): the trace is the one a
+ * single thread reads, event for event, thread for thread, with the same
+ * warnings; the repeats and bad names count as the rows say.
+ */
+Test(load_sqlite, nsys_api_rows_read_beside_read_as_on_one_thread)
+{
+	struct osc_trace one;
+	size_t calls = 0;
+
+	make_big_nsys_db();
+	osc_threads_cap(1);
+	load_ok();
+	one = t;
+	osc_trace_init(&t); /* load() releases t: keep the first load in one */
+	osc_threads_cap(2);
+	load_ok();
+	osc_threads_cap(0);
+	cr_assert_eq(t.nr_events, one.nr_events);
+	for (size_t i = 0; i < t.nr_events; i++) {
+		char *a = event_text(&one, i), *b = event_text(&t, i);
+
+		cr_assert_str_eq(b, a, "event %zu", i);
+		free(a);
+		free(b);
+		calls += t.events[i].kind == OSC_KIND_RUNTIME;
+	}
+	cr_assert_eq(t.nr_threads, one.nr_threads);
+	for (size_t i = 0; i < t.nr_threads; i++)
+		cr_assert_str_eq(osc_trace_str(&t, t.threads[i].tid),
+				 osc_trace_str(&one, one.threads[i].tid), "thread %zu", i);
+	for (int w = 0; w < OSC_WARN_COUNT; w++)
+		cr_assert_eq(t.warnings[w].count, one.warnings[w].count, "warning %d", w);
+	/* nsys2022_db's 5 calls (3 repeats) and the 60,000 generated (8,571 repeats) */
+	cr_assert_eq(calls, 5 + 60000);
+	cr_assert_eq(t.warnings[OSC_WARN_REPEATED_CALL].count, 3 + 8571);
+	/* a row naming 9 counts once, repeated or not: 15,000 calls and 2,142 repeats */
+	cr_assert_eq(t.warnings[OSC_WARN_BAD_UTF8].count, 15000 + 2142);
+	osc_trace_release(&one);
+}
+
+/*
+ * The progress of an nsys load counts the rows read beside it too: the last
+ * report gives every row read, on one thread or two.
+ */
+Test(load_sqlite, nsys_progress_counts_rows_read_beside)
+{
+	make_big_nsys_db();
+	for (size_t cap = 1; cap <= 2; cap++) {
+		struct progress_log log = { 0 };
+		struct osc_load_opts opts = { .progress = log_progress, .userdata = &log };
+
+		osc_threads_cap(cap);
+		osc_trace_release(&t);
+		osc_trace_init(&t);
+		cr_assert_eq(osc_load(path, &opts, &t, &err), OSC_OK, "%s", err.message);
+		cr_assert_geq(log.nr, 1);
+		for (size_t i = 1; i < log.nr; i++)
+			cr_expect_geq(log.rows_read[i], log.rows_read[i - 1], "report %zu", i);
+		/* 68,571 + 8 API rows, 12,000 + 3 kernels, 5 + 1 StringIds, 1 NVTX row,
+		   and the schema's count */
+		cr_expect_eq(log.rows_read[log.nr - 1], 68579 + 12003 + 6 + 1 + 1,
+			     "%zu threads: %llu", cap,
+			     (unsigned long long)log.rows_read[log.nr - 1]);
+	}
+	osc_threads_cap(0);
+}
+
+/* An nsys load cancelled from the start: cancelled, whichever thread reads the API rows. */
+Test(load_sqlite, a_cancelled_nsys_load_is_cancelled)
+{
+	volatile int cancel = 1;
+	struct osc_load_opts opts = { .cancel = &cancel };
+
+	make_big_nsys_db();
+	for (size_t cap = 1; cap <= 2; cap++) {
+		osc_threads_cap(cap);
+		osc_trace_release(&t);
+		osc_trace_init(&t);
+		cr_assert_eq(osc_load(path, &opts, &t, &err), OSC_CANCELLED, "%zu threads: %s",
+			     cap, err.message);
+		cr_assert_eq(t.nr_events, 0);
+	}
+	osc_threads_cap(0);
 }

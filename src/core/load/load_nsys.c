@@ -19,6 +19,11 @@
  * call), the first of them on a tie; the others are counted in
  * OSC_WARN_REPEATED_CALL. Rows without a correlationId are all kept.
  *
+ * The API rows, the biggest table, are read on a connection of their own on
+ * the core beside the load when there is one (load_sqlite.c: before its
+ * quick_check), while the load reads the other tables; they are added last,
+ * so the trace (events, strings, thread order) is the same on one thread.
+ *
  * Limits:
  * - The runtime rows are held in memory (48 bytes each) until the rows
  *   repeating a call are known.
@@ -29,12 +34,17 @@
  *   sampling, synchronization and graphics tables.
  */
 #include <json-c/json.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "opscope/base/alloc.h"
 #include "load/load_sqlite.h"
+
+#define SIDE_POLL_NS 100000 /* how often the load looks whether the API rows are read */
+#define SIDE_POLLS_PER_REPORT 500 /* progress while it waits for them: every 50 ms */
 
 /* NVTX event types (ENUM_NSYS_EVENT_TYPE), read from the file when it has the enum. */
 struct nvtx_types {
@@ -54,8 +64,9 @@ static uint32_t host_thread(struct sq *q, int64_t gtid)
 /* A CUDA API row, held until the rows repeating its call are known. */
 struct api_call {
 	int64_t start, end, gtid, corr;
-	osc_str name;
-	bool repeat; /* another row of the same call is kept instead */
+	int64_t name;  /* its StringIds id */
+	bool named;    /* name holds one (not NULL) */
+	bool repeat;   /* another row of the same call is kept instead */
 };
 
 struct api_calls {
@@ -65,7 +76,11 @@ struct api_calls {
 	size_t nslots;   /* power of two, more than twice nr */
 };
 
-static enum osc_status read_calls(struct sq *q, struct api_calls *c)
+/*
+ * The rows of CUDA API calls, read on rq's connection: the load's, or one
+ * beside it (so the rows only hold the names' ids; add_calls looks them up).
+ */
+static enum osc_status read_calls(struct sq *rq, struct api_calls *c)
 {
 	static const char table[] = "CUPTI_ACTIVITY_KIND_RUNTIME";
 	static const char *const cols[] = { "start", "end", "globalTid", "correlationId" };
@@ -73,23 +88,25 @@ static enum osc_status read_calls(struct sq *q, struct api_calls *c)
 	sqlite3_stmt *st;
 	int rc;
 
-	cols_sql = sq_columns(q, table, "r", cols, 4);
-	st = sq_prepare(q, table, "SELECT %s, %s FROM %s r", cols_sql,
-			sq_has_column(q, table, "nameId") ? "r.nameId" : "NULL", table);
+	if (!sq_has_table(rq, table))
+		return OSC_OK;
+	cols_sql = sq_columns(rq, table, "r", cols, 4);
+	st = sq_prepare(rq, table, "SELECT %s, %s FROM %s r", cols_sql,
+			sq_has_column(rq, table, "nameId") ? "r.nameId" : "NULL", table);
 	free(cols_sql);
 	if (!st)
-		return q->lc->err->code;
-	while ((rc = sq_step(q, st, table)) == SQLITE_ROW) {
+		return rq->lc->err->code;
+	while ((rc = sq_step(rq, st, table)) == SQLITE_ROW) {
 		OSC_GROW(c->v, c->nr + 1, c->alloc);
 		c->v[c->nr++] = (struct api_call){
 			.start = sq_int(st, 0, 0), .end = sq_int(st, 1, 0),
 			.gtid = sq_int(st, 2, 0), .corr = sq_int(st, 3, OSC_NO_ID),
+			.name = sqlite3_column_int64(st, 4),
+			.named = sqlite3_column_type(st, 4) == SQLITE_INTEGER,
 		};
-		if (!sq_id_str(q, st, 4, &c->v[c->nr - 1].name))
-			c->v[c->nr - 1].name = OSC_STR_EMPTY;
 	}
 	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? OSC_OK : q->lc->err->code;
+	return rc == SQLITE_DONE ? OSC_OK : rq->lc->err->code;
 }
 
 /* A row's span as sq_add stores it (0 when negative or beyond 64 bits). */
@@ -152,13 +169,16 @@ static void add_calls(struct sq *q, const struct api_calls *c)
 	for (size_t i = 0; i < c->nr; i++) {
 		const struct api_call *x = &c->v[i];
 		struct osc_event e = { .kind = OSC_KIND_RUNTIME, .ext = OSC_ID_NONE };
-		const char *name = osc_trace_str(q->t, x->name);
+		const char *name;
 
+		/* looked up for every row, as reading the rows with their names would */
+		if (!x->named || !sq_id_lookup(q, x->name, &e.name))
+			e.name = OSC_STR_EMPTY;
 		if (x->repeat)
 			continue;
+		name = osc_trace_str(q->t, e.name);
 		e.corr_id = osc_trace_id(q->t, x->corr);
 		e.thread = host_thread(q, x->gtid);
-		e.name = x->name;
 		/* cuLaunchKernel is the driver API, cudaLaunchKernel the runtime */
 		e.cat = strncmp(name, "cu", 2) || !strncmp(name, "cuda", 4) ? q->cat_runtime
 									    : q->cat_driver;
@@ -166,21 +186,86 @@ static void add_calls(struct sq *q, const struct api_calls *c)
 	}
 }
 
-/* CUDA runtime and driver calls, one event per call (see the top comment). */
+/* What the reading of the API rows beside the load has come to. */
+enum { SIDE_WAITING, SIDE_READING, SIDE_DONE };
+
+struct nsys_side {
+	struct osc_load_ctx lc; /* the load's name and options, with err */
+	struct osc_error err;
+	struct sq q;            /* its own connection, without the trace (never touched) */
+	struct api_calls calls;
+	enum osc_status st;
+	_Atomic int state;      /* SIDE_*: one thread claims the reading */
+	_Atomic uint64_t rows;  /* rows read so far */
+};
+
+struct nsys_side *osc_nsys_side_new(struct sq *q, unsigned char *data, size_t len)
+{
+	struct nsys_side *s = osc_xcalloc(1, sizeof(*s));
+
+	s->lc = (struct osc_load_ctx){ .name = q->lc->name, .err = &s->err, .opts = q->lc->opts };
+	s->q = (struct sq){ .lc = &s->lc, .beside = true, .side_rows = &s->rows };
+	if (sq_connect(&s->lc, data, len, &s->q.db) != SQLITE_OK) {
+		osc_nsys_side_free(s);
+		return NULL;
+	}
+	q->side_rows = &s->rows;
+	return s;
+}
+
+void osc_nsys_side_read(struct nsys_side *s)
+{
+	int waiting = SIDE_WAITING;
+
+	if (!atomic_compare_exchange_strong(&s->state, &waiting, SIDE_READING))
+		return;
+	s->st = read_calls(&s->q, &s->calls);
+	atomic_store(&s->rows, s->q.rows);
+	atomic_store(&s->state, SIDE_DONE);
+}
+
+void osc_nsys_side_free(struct nsys_side *s)
+{
+	if (!s)
+		return;
+	sqlite3_close(s->q.db);
+	free(s->calls.v);
+	free(s);
+}
+
+/*
+ * CUDA runtime and driver calls, one event per call (see the top comment):
+ * the rows read beside the load when they are (waiting for the thread that
+ * reads them), else here.
+ */
 static enum osc_status runtime(struct sq *q)
 {
-	struct api_calls c = { 0 };
+	struct nsys_side *side = q->nsys_side;
+	struct api_calls own = { 0 }, *c = side ? &side->calls : &own;
 	enum osc_status st;
 
-	if (!sq_has_table(q, "CUPTI_ACTIVITY_KIND_RUNTIME"))
-		return OSC_OK;
-	st = read_calls(q, &c);
-	if (st == OSC_OK) {
-		mark_repeats(q, &c);
-		add_calls(q, &c);
+	if (side) {
+		osc_nsys_side_read(side); /* here, unless the thread beside took it */
+		for (unsigned n = 1; atomic_load(&side->state) != SIDE_DONE; n++) {
+			nanosleep(&(struct timespec){ 0, SIDE_POLL_NS }, NULL);
+			if (n % SIDE_POLLS_PER_REPORT == 0) { /* its rows move the bar */
+				q->lc->rows_read = q->rows + atomic_load(&side->rows);
+				osc_load_report(q->lc);
+			}
+		}
+		st = side->st;
+		if (st != OSC_OK)
+			*q->lc->err = side->err;
+	} else {
+		st = read_calls(q, c);
 	}
-	free(c.slots);
-	free(c.v);
+	if (st == OSC_OK) {
+		mark_repeats(q, c);
+		add_calls(q, c);
+	}
+	free(c->slots);
+	c->slots = NULL;
+	free(own.v);
 	return st;
 }
 
@@ -403,8 +488,6 @@ enum osc_status osc_load_nsys(struct sq *q)
 	q->t->format = OSC_FORMAT_NSYS;
 	sq_expect_rows(q, read, sizeof(read) / sizeof(read[0]));
 	st = sq_ids_load(q);
-	if (st == OSC_OK)
-		st = runtime(q);
 	if (st == OSC_OK) {
 		cols = sq_columns(q, table, "k", name_cols, 2);
 		st = sq_load_kernels(q, table, cols, "", kernel_name);
@@ -414,6 +497,8 @@ enum osc_status osc_load_nsys(struct sq *q)
 		st = sq_load_copies(q);
 	if (st == OSC_OK)
 		st = nvtx(q);
+	if (st == OSC_OK) /* last: its rows may still be being read beside the others */
+		st = runtime(q);
 	if (st != OSC_OK)
 		return st;
 	names(q);

@@ -43,7 +43,6 @@
 
 #define MAGIC "SQLite format 3"
 #define HEADER_LEN 100          /* bytes of SQLite's database header */
-#define PROGRESS_OPS 10000      /* VM steps between cancel checks */
 
 static bool probe(const unsigned char *head, size_t len)
 {
@@ -66,13 +65,6 @@ static bool is_nvprof(struct sq *q)
 	       (sq_has_table(q, "CUPTI_ACTIVITY_KIND_RUNTIME") ||
 		sq_has_table(q, "CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL") ||
 		sq_has_table(q, "CUPTI_ACTIVITY_KIND_MARKER"));
-}
-
-static int check_cancel(void *arg)
-{
-	const struct osc_load_ctx *lc = arg;
-
-	return lc->opts->cancel && *lc->opts->cancel;
 }
 
 /* Read the rest of a streamed input (gzip, stdin) into the window. */
@@ -115,24 +107,6 @@ static enum osc_status cut_short(struct sq *q, const unsigned char *data, size_t
 			     (unsigned long long)header_size(data), why);
 }
 
-/*
- * A connection of its own (one thread uses it: no mutex around every
- * sqlite3_column_* call) reading data in place, read-only, with the
- * defences on and the load's cancel checked. SQLITE_CANTOPEN: no connection.
- */
-static int connect(struct osc_load_ctx *lc, unsigned char *data, size_t len, sqlite3 **db)
-{
-	if (sqlite3_open_v2(":memory:", db,
-			    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
-			    NULL) != SQLITE_OK)
-		return SQLITE_CANTOPEN;
-	sqlite3_db_config(*db, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL);
-	sqlite3_db_config(*db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, NULL);
-	sqlite3_progress_handler(*db, PROGRESS_OPS, check_cancel, lc);
-	return sqlite3_deserialize(*db, "main", data, (sqlite3_int64)len, (sqlite3_int64)len,
-				   SQLITE_DESERIALIZE_READONLY);
-}
-
 static enum osc_status open_db(struct sq *q, unsigned char *data, size_t len)
 {
 	struct osc_load_ctx *lc = q->lc;
@@ -143,7 +117,7 @@ static enum osc_status open_db(struct sq *q, unsigned char *data, size_t len)
 		return osc_error_set(lc->err, OSC_TRUNCATED, lc->name, (int64_t)len, NULL,
 				     "SQLite database cut short inside its %d-byte header",
 				     HEADER_LEN);
-	rc = connect(lc, data, len, &q->db);
+	rc = sq_connect(lc, data, len, &q->db);
 	if (rc == SQLITE_CANTOPEN)
 		return osc_error_set(lc->err, OSC_SQLITE, lc->name, OSC_NO_OFFSET, NULL,
 				     "cannot open an SQLite connection");
@@ -179,7 +153,7 @@ static void quick_check(struct db_check *c)
 	sqlite3 *db = NULL;
 	sqlite3_stmt *st = NULL;
 	const char *res = NULL;
-	int rc = connect(c->lc, c->data, c->len, &db);
+	int rc = sq_connect(c->lc, c->data, c->len, &db);
 
 	if (rc == SQLITE_OK)
 		rc = sqlite3_prepare_v2(db, "PRAGMA quick_check(1)", -1, &st, NULL);
@@ -238,15 +212,20 @@ static void checked_read_piece(void *arg, size_t i)
 {
 	struct checked_read *r = arg;
 
-	if (i == 0)
+	if (i == 0) {
 		r->st = read_db(r->q);
-	else
+	} else {
+		if (r->q->nsys_side)
+			osc_nsys_side_read(r->q->nsys_side);
 		quick_check(&r->check);
+	}
 }
 
 /*
  * Read the database while quick_check vets it on another core (check first,
  * then read, on one); the check's verdict wins over the reading's status.
+ * nsys's API rows are read on that core too, before the check, while the
+ * load reads the other tables.
  */
 static enum osc_status read_checked(struct sq *q, unsigned char *data, size_t len)
 {
@@ -254,7 +233,14 @@ static enum osc_status read_checked(struct sq *q, unsigned char *data, size_t le
 	enum osc_status verdict;
 
 	if (osc_threads() > 1) {
+		if (is_nsys(q))
+			q->nsys_side = osc_nsys_side_new(q, data, len);
 		osc_parallel_run(2, checked_read_piece, &r);
+		if (q->side_rows)
+			q->rows += atomic_load(q->side_rows);
+		q->side_rows = NULL;
+		osc_nsys_side_free(q->nsys_side);
+		q->nsys_side = NULL;
 	} else {
 		quick_check(&r.check);
 		if (r.check.ok)

@@ -11,4 +11,14 @@
 enum osc_status osc_load_nsys(struct sq *q);
 enum osc_status osc_load_nvprof(struct sq *q);
 
+/*
+ * nsys: its CUDA API rows (the biggest table) read on a connection of their
+ * own over data, by whichever thread claims the reading first: the one
+ * beside the load (osc_nsys_side_read), or the load when it needs the rows.
+ * Set it as q->nsys_side before osc_load_nsys; NULL when no connection opens.
+ */
+struct nsys_side *osc_nsys_side_new(struct sq *q, unsigned char *data, size_t len);
+void osc_nsys_side_read(struct nsys_side *s);
+void osc_nsys_side_free(struct nsys_side *s);
+
 #endif

@@ -15,6 +15,7 @@
 #include "load/sqlite_db.h"
 
 #define TICK_ROWS ((uint64_t)1 << 16)
+#define PROGRESS_OPS 10000 /* VM steps between cancel checks */
 
 /* ---- schema questions ---- */
 
@@ -85,6 +86,26 @@ char *sq_columns(struct sq *q, const char *table, const char *alias, const char 
 	return s;
 }
 
+static int check_cancel(void *arg)
+{
+	const struct osc_load_ctx *lc = arg;
+
+	return lc->opts->cancel && *lc->opts->cancel;
+}
+
+int sq_connect(struct osc_load_ctx *lc, unsigned char *data, size_t len, sqlite3 **db)
+{
+	if (sqlite3_open_v2(":memory:", db,
+			    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+			    NULL) != SQLITE_OK)
+		return SQLITE_CANTOPEN;
+	sqlite3_db_config(*db, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL);
+	sqlite3_db_config(*db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, NULL);
+	sqlite3_progress_handler(*db, PROGRESS_OPS, check_cancel, lc);
+	return sqlite3_deserialize(*db, "main", data, (sqlite3_int64)len, (sqlite3_int64)len,
+				   SQLITE_DESERIALIZE_READONLY);
+}
+
 /* ---- statements ---- */
 
 enum osc_status sq_error(struct sq *q, const char *table)
@@ -123,11 +144,15 @@ int sq_step(struct sq *q, sqlite3_stmt *st, const char *table)
 	if (rc == SQLITE_ROW) {
 		if (++q->rows % TICK_ROWS)
 			return rc;
+		if (q->beside) {
+			atomic_store(q->side_rows, q->rows);
+			return rc;
+		}
 		/* The pages of a mapped file read so far are in the page cache: not
 		   ours to hold (a later read maps them again). Peak memory then
 		   counts the model, not the database too. */
 		osc_input_release(&q->lc->in, 0, q->lc->in.len);
-		q->lc->rows_read = q->rows;
+		q->lc->rows_read = q->rows + (q->side_rows ? atomic_load(q->side_rows) : 0);
 		return osc_load_step(q->lc, q->rows, true) == OSC_OK ? rc : SQLITE_INTERRUPT;
 	}
 	if (rc != SQLITE_DONE)

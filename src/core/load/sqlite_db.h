@@ -8,6 +8,7 @@
 #define OPSCOPE_SQLITE_DB_H
 
 #include <sqlite3.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -34,7 +35,22 @@ struct sq {
 	size_t scratch_alloc;
 	struct sq_ids ids;             /* StringIds, once sq_ids_load read it */
 	osc_str cat_kernel, cat_memcpy, cat_memset, cat_runtime, cat_driver, cat_nvtx;
+	/*
+	 * A connection read beside the load, on another thread (beside: sq_step
+	 * only counts its rows, into *side_rows, and reports nothing), or the
+	 * load's own, adding *side_rows to the rows it reports (NULL: none).
+	 */
+	bool beside;
+	_Atomic uint64_t *side_rows;
+	struct nsys_side *nsys_side; /* nsys's API rows read beside the load, or NULL */
 };
+
+/*
+ * Open *db on data in place, read-only, with the defences on and lc's cancel
+ * checked (one thread uses it: no mutex around every sqlite3_column_* call).
+ * SQLITE_CANTOPEN: no connection; else SQLite's code for the deserialize.
+ */
+int sq_connect(struct osc_load_ctx *lc, unsigned char *data, size_t len, sqlite3 **db);
 
 /* True when the database has a table (not a view) of that name. */
 bool sq_has_table(struct sq *q, const char *table);
@@ -89,6 +105,8 @@ enum osc_status sq_ids_load(struct sq *q);
  * when col is NULL or names no row (a LEFT JOIN's NULL).
  */
 bool sq_id_str(struct sq *q, sqlite3_stmt *st, int col, osc_str *out);
+/* The same for StringIds id (a column read earlier as an integer). */
+bool sq_id_lookup(struct sq *q, int64_t id, osc_str *out);
 /* Free the map; it reads as empty afterwards. */
 void sq_ids_release(struct sq_ids *m);
 

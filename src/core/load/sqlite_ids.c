@@ -57,12 +57,17 @@ enum osc_status sq_ids_load(struct sq *q)
 
 bool sq_id_str(struct sq *q, sqlite3_stmt *st, int col, osc_str *out)
 {
+	return sqlite3_column_type(st, col) == SQLITE_INTEGER &&
+	       sq_id_lookup(q, sqlite3_column_int64(st, col), out);
+}
+
+bool sq_id_lookup(struct sq *q, int64_t id, osc_str *out)
+{
 	struct sq_ids *m = &q->ids;
 	struct sq_id *e;
-	uint32_t i;
+	uint32_t i = osc_i64map_get(&m->index, id);
 
-	if (sqlite3_column_type(st, col) != SQLITE_INTEGER ||
-	    (i = osc_i64map_get(&m->index, sqlite3_column_int64(st, col))) == OSC_I64MAP_EMPTY)
+	if (i == OSC_I64MAP_EMPTY)
 		return false;
 	e = &m->v[i];
 	if (e->state == ID_NULL)
