@@ -555,6 +555,19 @@ Test(load_sqlite, a_database_cut_short_is_an_error_at_the_cut)
 	osc_threads_cap(0);
 }
 
+/* The database at path loads as cancelled, with no events, on one thread and on two. */
+static void expect_cancelled(const struct osc_load_opts *opts)
+{
+	for (size_t cap = 1; cap <= 2; cap++) {
+		osc_threads_cap(cap);
+		osc_trace_release(&t);
+		osc_trace_init(&t);
+		cr_assert_eq(osc_load(path, opts, &t, &err), OSC_CANCELLED, "%zu threads: %s",
+			     cap, err.message);
+		cr_assert_eq(t.nr_events, 0);
+	}
+}
+
 /*
  * A load cancelled from the start (the TUI's Esc while loading): the schema is
  * read in fewer VM steps than a cancel check takes, then quick_check or the
@@ -572,14 +585,7 @@ Test(load_sqlite, a_cancelled_load_is_cancelled)
 		 " INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME SELECT i, 211, 1583978808645121310 + i,"
 		 " 1583978808645121320 + i, 7, 452974336, i, 0 FROM n;");
 	make_db(sql);
-	for (size_t cap = 1; cap <= 2; cap++) {
-		osc_threads_cap(cap);
-		osc_trace_release(&t);
-		osc_trace_init(&t);
-		cr_assert_eq(osc_load(path, &opts, &t, &err), OSC_CANCELLED, "%zu threads: %s",
-			     cap, err.message);
-		cr_assert_eq(t.nr_events, 0);
-	}
+	expect_cancelled(&opts);
 	cancel = 0;
 	osc_trace_release(&t);
 	osc_trace_init(&t);
@@ -718,13 +724,6 @@ Test(load_sqlite, a_cancelled_nsys_load_is_cancelled)
 	struct osc_load_opts opts = { .cancel = &cancel };
 
 	make_big_nsys_db();
-	for (size_t cap = 1; cap <= 2; cap++) {
-		osc_threads_cap(cap);
-		osc_trace_release(&t);
-		osc_trace_init(&t);
-		cr_assert_eq(osc_load(path, &opts, &t, &err), OSC_CANCELLED, "%zu threads: %s",
-			     cap, err.message);
-		cr_assert_eq(t.nr_events, 0);
-	}
+	expect_cancelled(&opts);
 	osc_threads_cap(0);
 }
