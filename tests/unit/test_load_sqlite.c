@@ -652,7 +652,9 @@ static char *event_text(const struct osc_trace *tr, size_t i)
  * nsys's API rows are read on a connection beside the load when two threads
  * may run (then added after the other tables): the trace is the one a
  * single thread reads, event for event, thread for thread, with the same
- * warnings; the repeats and bad names count as the rows say.
+ * warnings; the repeats and bad names count as the rows say, and the
+ * threads are numbered as the calls first name them, as when the calls
+ * were read first.
  */
 Test(load_sqlite, nsys_api_rows_read_beside_read_as_on_one_thread)
 {
@@ -676,10 +678,19 @@ Test(load_sqlite, nsys_api_rows_read_beside_read_as_on_one_thread)
 		free(b);
 		calls += t.events[i].kind == OSC_KIND_RUNTIME;
 	}
+	/* numbered as the calls first name them (rows in table order), then the streams */
 	cr_assert_eq(t.nr_threads, one.nr_threads);
-	for (size_t i = 0; i < t.nr_threads; i++)
-		cr_assert_str_eq(osc_trace_str(&t, t.threads[i].tid),
-				 osc_trace_str(&one, one.threads[i].tid), "thread %zu", i);
+	cr_assert_eq(t.nr_threads, 6);
+	for (size_t i = 0; i < t.nr_threads; i++) {
+		static const char *const want[] = { "50556/50556", "50557/50556", "50556/50557",
+						    "50556/50558", "GPU 0/stream 7", "GPU 0/stream 8" };
+		char *got = osc_xasprintf("%s/%s", osc_trace_str(&t, t.threads[i].pid),
+					  osc_trace_str(&t, t.threads[i].tid));
+
+		cr_assert_str_eq(got, want[i], "thread %zu", i);
+		cr_assert_eq(t.threads[i].nr_events, one.threads[i].nr_events, "thread %zu", i);
+		free(got);
+	}
 	for (int w = 0; w < OSC_WARN_COUNT; w++)
 		cr_assert_eq(t.warnings[w].count, one.warnings[w].count, "warning %d", w);
 	/* nsys2022_db's 5 calls (3 repeats) and the 60,000 generated (8,571 repeats) */

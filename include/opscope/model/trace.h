@@ -383,6 +383,11 @@ uint32_t osc_trace_add_kernel(struct osc_trace *t, const struct osc_kernel *k);
 
 /* Index of the thread (pid, tid), added if new. */
 uint32_t osc_trace_thread(struct osc_trace *t, osc_str pid, osc_str tid);
+/*
+ * Renumber the threads: thread order[i] becomes thread i (order holds every
+ * index once), and the events follow. For loaders, before anything reads t.
+ */
+void osc_trace_order_threads(struct osc_trace *t, const uint32_t *order);
 
 /* Count a warning at a byte offset (the first offset is kept). */
 void osc_trace_warn(struct osc_trace *t, enum osc_warn w, int64_t offset);

@@ -21,8 +21,9 @@
  *
  * The API rows, the biggest table, are read on a connection of their own on
  * the core beside the load when there is one (load_sqlite.c: before its
- * quick_check), while the load reads the other tables; they are added last,
- * so the trace (events, strings, thread order) is the same on one thread.
+ * quick_check), while the load reads the other tables; they are added last
+ * (on one thread too), and the threads are then numbered as the calls name
+ * them first (callers_first), as when the calls were read first.
  *
  * Limits:
  * - The runtime rows are held in memory (48 bytes each) until the rows
@@ -475,6 +476,33 @@ static osc_str kernel_name(struct sq *q, sqlite3_stmt *st, int col)
 	return sq_id_str(q, st, col, &s) || sq_id_str(q, st, col + 1, &s) ? s : OSC_STR_EMPTY;
 }
 
+/*
+ * Number the threads as reading the API rows first would: those the calls
+ * (the events from `calls` on) run on, in the order they first appear, then
+ * the others (streams, NVTX-only threads) in the order they were made.
+ */
+static void callers_first(struct osc_trace *t, size_t calls)
+{
+	size_t n = t->nr_threads, k = 0;
+	uint32_t *order = osc_xmalloc((n ? n : 1) * sizeof(*order));
+	uint8_t *placed = osc_xcalloc(n ? n : 1, 1);
+
+	for (size_t i = calls; i < t->nr_events && k < n; i++) {
+		uint32_t th = t->events[i].thread;
+
+		if (th < n && !placed[th]) {
+			placed[th] = 1;
+			order[k++] = th;
+		}
+	}
+	for (uint32_t th = 0; th < n; th++)
+		if (!placed[th])
+			order[k++] = th;
+	osc_trace_order_threads(t, order);
+	free(placed);
+	free(order);
+}
+
 enum osc_status osc_load_nsys(struct sq *q)
 {
 	static const char table[] = "CUPTI_ACTIVITY_KIND_KERNEL";
@@ -483,6 +511,7 @@ enum osc_status osc_load_nsys(struct sq *q)
 					    "CUPTI_ACTIVITY_KIND_MEMCPY",
 					    "CUPTI_ACTIVITY_KIND_MEMSET", "NVTX_EVENTS" };
 	enum osc_status st;
+	size_t calls;
 	char *cols;
 
 	q->t->format = OSC_FORMAT_NSYS;
@@ -497,11 +526,13 @@ enum osc_status osc_load_nsys(struct sq *q)
 		st = sq_load_copies(q);
 	if (st == OSC_OK)
 		st = nvtx(q);
+	calls = q->t->nr_events;
 	if (st == OSC_OK) /* last: its rows may still be being read beside the others */
 		st = runtime(q);
 	if (st != OSC_OK)
 		return st;
 	names(q);
 	meta(q);
+	callers_first(q->t, calls);
 	return OSC_OK;
 }

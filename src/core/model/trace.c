@@ -213,6 +213,24 @@ uint32_t osc_trace_thread(struct osc_trace *t, osc_str pid, osc_str tid)
 	return (uint32_t)t->nr_threads++;
 }
 
+void osc_trace_order_threads(struct osc_trace *t, const uint32_t *order)
+{
+	size_t n = t->nr_threads;
+	struct osc_thread *was = osc_xmalloc((n ? n : 1) * sizeof(*was));
+	uint32_t *to = osc_xmalloc((n ? n : 1) * sizeof(*to));
+
+	memcpy(was, t->threads, n * sizeof(*was));
+	for (size_t i = 0; i < n; i++) {
+		t->threads[i] = was[order[i]];
+		to[order[i]] = (uint32_t)i;
+	}
+	for (size_t i = 0; i < t->nr_events; i++)
+		if (t->events[i].thread < n)
+			t->events[i].thread = to[t->events[i].thread];
+	free(to);
+	free(was);
+}
+
 void osc_trace_warn(struct osc_trace *t, enum osc_warn w, int64_t offset)
 {
 	struct osc_warning *wa;
