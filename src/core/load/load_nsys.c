@@ -250,7 +250,7 @@ static enum osc_status runtime(struct sq *q)
 		for (unsigned n = 1; atomic_load(&side->state) != SIDE_DONE; n++) {
 			nanosleep(&(struct timespec){ 0, SIDE_POLL_NS }, NULL);
 			if (n % SIDE_POLLS_PER_REPORT == 0) { /* its rows move the bar */
-				q->lc->rows_read = q->rows + atomic_load(&side->rows);
+				q->lc->rows_read = sq_rows_read(q);
 				osc_load_report(q->lc);
 			}
 		}

@@ -236,8 +236,7 @@ static enum osc_status read_checked(struct sq *q, unsigned char *data, size_t le
 		if (is_nsys(q))
 			q->nsys_side = osc_nsys_side_new(q, data, len);
 		osc_parallel_run(2, checked_read_piece, &r);
-		if (q->side_rows)
-			q->rows += atomic_load(q->side_rows);
+		q->rows = sq_rows_read(q);
 		q->side_rows = NULL;
 		osc_nsys_side_free(q->nsys_side);
 		q->nsys_side = NULL;

@@ -152,12 +152,17 @@ int sq_step(struct sq *q, sqlite3_stmt *st, const char *table)
 		   ours to hold (a later read maps them again). Peak memory then
 		   counts the model, not the database too. */
 		osc_input_release(&q->lc->in, 0, q->lc->in.len);
-		q->lc->rows_read = q->rows + (q->side_rows ? atomic_load(q->side_rows) : 0);
+		q->lc->rows_read = sq_rows_read(q);
 		return osc_load_step(q->lc, q->rows, true) == OSC_OK ? rc : SQLITE_INTERRUPT;
 	}
 	if (rc != SQLITE_DONE)
 		sq_error(q, table);
 	return rc;
+}
+
+uint64_t sq_rows_read(struct sq *q)
+{
+	return q->rows + (q->side_rows ? atomic_load(q->side_rows) : 0);
 }
 
 int64_t sq_int(sqlite3_stmt *st, int col, int64_t def)

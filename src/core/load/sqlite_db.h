@@ -89,6 +89,9 @@ sqlite3_stmt *sq_prepare(struct sq *q, const char *table, const char *fmt, ...)
  */
 int sq_step(struct sq *q, sqlite3_stmt *st, const char *table);
 
+/* The rows q's load has read: its own, and those read beside it so far. */
+uint64_t sq_rows_read(struct sq *q);
+
 /* Intern column col of the current row as text (NULL: ""), repairing bad UTF-8. */
 osc_str sq_intern_col(struct sq *q, sqlite3_stmt *st, int col);
 /* Intern s[0..len), repairing bad UTF-8. */
