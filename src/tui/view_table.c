@@ -38,6 +38,7 @@ struct table_job {
 	const struct osc_runs *runs;
 	struct osc_query q; /* over job's copies of the selection and filter */
 	struct osc_agg agg; /* the result */
+	unsigned gen;       /* the tui->gen of those copies */
 };
 
 /* A level left for another (1-7, Tab), to come back to with q: levels are a stack. */
@@ -48,11 +49,30 @@ struct level_state {
 	osc_str key; /* the selected row's name */
 };
 
+/*
+ * A level's rows, kept when the view leaves the level for another, and shown
+ * again at once on coming back while the runs and the filter stay: a flip
+ * back on a million rows takes no new aggregate. Kept rows are dropped, the
+ * least recently left first, past KEPT_BYTES.
+ */
+struct kept_rows {
+	struct osc_agg agg;
+	unsigned gen;       /* the tui->gen the rows were built for */
+	unsigned long left; /* when the level was left: tv->leaves then */
+	bool has;
+};
+
+#define KEPT_BYTES ((size_t)512 << 20)
+
 struct table_view {
 	enum osc_level level;
 	struct level_state back[OSC_LEVEL_COUNT]; /* distinct levels, the last left on top */
 	size_t nr_back;
+	struct kept_rows kept[OSC_LEVEL_COUNT];
+	unsigned long leaves; /* levels left so far */
 	struct osc_agg agg;
+	bool rows_made;       /* agg was built (not yet: empty) ... */
+	unsigned rows_gen;    /* ... for the runs and filter of this tui->gen */
 	struct osc_agg_table_ctx ctx;
 	struct table_job job;
 	struct osc_agg_row drill; /* the row Enter opened (its identity, for the instances) */
@@ -157,6 +177,7 @@ static bool job_start(struct osc_tui *t, struct table_view *tv)
 	j->trace = &t->trace;
 	j->runs = &t->runs;
 	j->q = table_query(t, tv, &j->job.sel, &j->job.filter);
+	j->gen = t->gen;
 	return osc_view_job_start(t, &j->job, job_work, j);
 }
 
@@ -171,6 +192,8 @@ static void table_close(struct osc_view *v)
 		osc_agg_release(&stale);
 	}
 	osc_agg_release(&tv->agg);
+	for (int l = 0; l < OSC_LEVEL_COUNT; l++)
+		osc_agg_release(&tv->kept[l].agg);
 	free(tv->drill_path);
 	free(tv->only);
 	free(tv->label);
@@ -205,10 +228,67 @@ static void note_outside(struct osc_tui *t, const struct table_view *tv)
 				osc_level_is_device(tv->level) ? "kernels lie" : "ops lie");
 }
 
+/* Drop the kept rows of level l. */
+static void drop_kept(struct table_view *tv, enum osc_level l)
+{
+	osc_agg_release(&tv->kept[l].agg);
+	tv->kept[l].has = false;
+}
+
+/*
+ * The rows shown make way for others: keep them when they are a level's own
+ * for the current runs and filter, then drop the least recently left kept
+ * rows until the rest fit in KEPT_BYTES; else free them. Kept rows of other
+ * runs or another filter are dropped.
+ */
+static void retire_rows(struct osc_tui *t, struct table_view *tv)
+{
+	enum osc_level l = tv->agg.level;
+	size_t bytes = 0;
+
+	for (int k = 0; k < OSC_LEVEL_COUNT; k++)
+		if (tv->kept[k].has && tv->kept[k].gen != t->gen)
+			drop_kept(tv, (enum osc_level)k);
+	if (!tv->rows_made || tv->rows_gen != t->gen || tv->only) {
+		osc_agg_release(&tv->agg);
+		tv->rows_made = false;
+		return;
+	}
+	drop_kept(tv, l);
+	tv->kept[l] = (struct kept_rows){ tv->agg, t->gen, ++tv->leaves, true };
+	memset(&tv->agg, 0, sizeof(tv->agg));
+	tv->rows_made = false;
+	for (int k = 0; k < OSC_LEVEL_COUNT; k++)
+		bytes += tv->kept[k].has ? osc_agg_bytes(&tv->kept[k].agg) : 0;
+	while (bytes > KEPT_BYTES) {
+		int oldest = -1;
+
+		for (int k = 0; k < OSC_LEVEL_COUNT; k++)
+			if (tv->kept[k].has &&
+			    (oldest < 0 || tv->kept[k].left < tv->kept[oldest].left))
+				oldest = k;
+		bytes -= osc_agg_bytes(&tv->kept[oldest].agg);
+		drop_kept(tv, (enum osc_level)oldest);
+	}
+}
+
+/* Our rows are now agg, built for the runs and filter of tui->gen gen. */
+static void take_rows(struct osc_tui *t, struct table_view *tv, struct osc_agg *agg, unsigned gen)
+{
+	retire_rows(t, tv);
+	tv->agg = *agg;
+	memset(agg, 0, sizeof(*agg));
+	tv->rows_made = true;
+	tv->rows_gen = gen;
+	tv->bar_top = 0;
+	note_outside(t, tv);
+}
+
 static void table_build(struct osc_tui *t, struct osc_view *v)
 {
 	struct table_view *tv = v->priv;
 	struct osc_query q = table_query(t, tv, &t->sel, &t->filter);
+	struct osc_agg made;
 
 	if (tv->job.job.running) {
 		tv->job.job.again = true;
@@ -218,10 +298,8 @@ static void table_build(struct osc_tui *t, struct osc_view *v)
 		osc_view_job_wait_briefly(&tv->job.job);
 		return;
 	}
-	osc_agg_release(&tv->agg);
-	osc_aggregate(&t->trace, &t->runs, &q, &tv->agg);
-	tv->bar_top = 0;
-	note_outside(t, tv);
+	osc_aggregate(&t->trace, &t->runs, &q, &made);
+	take_rows(t, tv, &made, t->gen);
 }
 
 /*
@@ -263,13 +341,12 @@ static bool table_busy(struct osc_view *v)
 static bool table_poll(struct osc_tui *t, struct osc_view *v)
 {
 	struct table_view *tv = v->priv;
+	struct osc_agg made;
 
 	if (!osc_view_job_finished(&tv->job.job))
 		return false;
-	osc_agg_release(&tv->agg);
-	job_finish(&tv->job, &tv->agg);
-	tv->bar_top = 0;
-	note_outside(t, tv);
+	job_finish(&tv->job, &made);
+	take_rows(t, tv, &made, tv->job.gen);
 	if (tv->job.job.again)
 		job_start(t, tv);
 	osc_view_rows_replaced(t, v);
@@ -460,6 +537,21 @@ static bool is_drill(const struct table_view *tv, const struct osc_agg_row *x)
 	       !memcmp(x->dims, y->dims, sizeof(x->dims));
 }
 
+/* Show level l's kept rows, when they are for the current runs and filter. */
+static bool show_kept(struct osc_tui *t, struct osc_view *v, enum osc_level l)
+{
+	struct table_view *tv = v->priv;
+	struct kept_rows k = tv->kept[l];
+
+	if (!k.has || k.gen != t->gen || tv->job.job.running)
+		return false;
+	memset(&tv->kept[l], 0, sizeof(tv->kept[l]));
+	take_rows(t, tv, &k.agg, k.gen);
+	v->built_gen = t->gen;
+	osc_view_rows_replaced(t, v);
+	return true;
+}
+
 /* Show level l sorted by statistic `sort` (or its default), the row named key selected. */
 static void show_level(struct osc_tui *t, struct osc_view *v, enum osc_level l, enum osc_stat sort,
 		       bool desc, osc_str key)
@@ -469,9 +561,11 @@ static void show_level(struct osc_tui *t, struct osc_view *v, enum osc_level l, 
 	tv->level = l;
 	v->sort_col = column_of(t, l, sort);
 	v->sort_desc = desc;
-	v->built_gen = t->gen - 1;
 	v->cur = v->top = v->hoff = v->colskip = 0;
-	osc_view_refresh(t, v);
+	if (!show_kept(t, v, l)) {
+		v->built_gen = t->gen - 1;
+		osc_view_refresh(t, v);
+	}
 	tv->select = key;
 	if (!tv->job.job.running)
 		select_pending(v);

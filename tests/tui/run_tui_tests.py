@@ -651,6 +651,24 @@ def check_level_flip_in_background():
            "rc=%d/%d %s%s at %s vs %s" % (rc, rc2, err, err2, a, b))
 
 
+def check_level_back_kept():
+    """A level the view left comes back at once (its rows kept, no new
+    aggregate: its worker held by :jobs hold never runs), the same screen as
+    computed; after a filter change it is computed again."""
+    trace = os.path.join(SAMPLES, "kineto-sampled-rank0.json.gz")
+    rc, err, d, now = run_keys(trace, [":find aten::addmm", "2", "1", ":dump op"])
+    shutil.rmtree(d, ignore_errors=True)
+    rc2, err2, d, held = run_keys(trace, [":find aten::addmm", ":jobs hold", "2", ":jobs go",
+                                          ":jobs hold", "1", ":dump op", ":filter aten::mm",
+                                          ":jobs go", ":jobs hold", "2", ":dump f"])
+    shutil.rmtree(d, ignore_errors=True)
+    back, again = held.get("op") or "", held.get("f") or ""
+    report(rc == 0 and rc2 == 0 and "updating" not in back and back == now.get("op"),
+           "a level left comes back at once, as computed",
+           "%s%s\n%s\n---\n%s" % (err, err2, now.get("op"), back))
+    report("updating" in again, "a level left is computed again after a filter change", again)
+
+
 def check_whatif_in_background():
     """The what-if view computed in the background (held by :jobs hold): the
     old rows stay, marked updating, while it runs; once let go, the screen
@@ -979,6 +997,7 @@ def main():
     check_export_busy()
     check_first_answer_pending()
     check_level_flip_in_background()
+    check_level_back_kept()
     check_whatif_in_background()
     check_compare_in_background()
     check_export_compare()

@@ -528,7 +528,8 @@ static int ref_names(const struct osc_trace *t, osc_str a, osc_str b)
  * aggregate.h: the statistic (reversed when descending), ties by name
  * ascending; names share 8 and more bytes, hold NUL bytes and bytes past
  * 127, and one is "unknown". The cumulative percentages follow the order,
- * and osc_agg_sort moves the rows into it.
+ * an order by what it is already by is kept (the same direction only), and
+ * osc_agg_sort moves the rows into it.
  */
 Test(aggregate, order_matches_a_comparison_reference)
 {
@@ -587,7 +588,10 @@ Test(aggregate, order_matches_a_comparison_reference)
 	}
 	{
 		osc_str *shown = malloc(a.nr * sizeof(*shown));
+		const uint32_t *order = a.order;
 
+		osc_agg_order(&a, &t, OSC_STAT_DEVICE_PCT, true); /* the order it has: kept */
+		cr_assert_eq(a.order, order, "an order by what it is by was made again");
 		for (size_t i = 0; i < a.nr; i++)
 			shown[i] = osc_agg_row_at(&a, i)->key;
 		osc_agg_sort(&a, &t, OSC_STAT_DEVICE_PCT, true);

@@ -228,6 +228,8 @@ struct osc_agg {
 	/* The display order (osc_agg_order): the row shown i-th is rows[order[i]]
 	   (osc_agg_row_at); NULL: rows[i] itself (osc_agg_sort) */
 	uint32_t *order;
+	int order_by;        /* with order: the enum osc_stat and direction it is by */
+	bool order_desc;
 	double *cum_pct;     /* per shown row i: self_cum_pct at 2i, device_cum_pct at 2i + 1 */
 	uint32_t *identity;  /* private: per row id, its place when ties are broken */
 	size_t nr_identity;  /* private: nr when identity was built (else built again) */
@@ -267,6 +269,9 @@ bool osc_level_is_device(enum osc_level l);
 void osc_aggregate(const struct osc_trace *t, const struct osc_runs *runs,
 		   const struct osc_query *q, struct osc_agg *out);
 void osc_agg_release(struct osc_agg *a);
+
+/* About the bytes a holds (rows, members, order, distributions, paths): for caches' budgets. */
+size_t osc_agg_bytes(const struct osc_agg *a);
 
 /* X-macro: the distribution statistics of one measure, with their title stem. */
 #define OSC_DIST_LIST(_)   \
@@ -379,6 +384,7 @@ enum osc_stat osc_agg_default_sort(const struct osc_agg *a);
  * by NAME at the module level, or by MODULE, in the module hierarchy's
  * preorder (module.h's rank: parents before children, in order of first
  * appearance), so an ascending sort reads as the tree.
+ * An order already by `by` in that direction is kept as it is.
  */
 void osc_agg_order(struct osc_agg *a, const struct osc_trace *t, enum osc_stat by,
 		   bool descending);

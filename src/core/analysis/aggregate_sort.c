@@ -498,6 +498,8 @@ void osc_agg_order(struct osc_agg *a, const struct osc_trace *t, enum osc_stat b
 	struct places p;
 	struct rows_scratch s;
 
+	if (a->order && a->nr_identity == n && a->order_by == (int)by && a->order_desc == descending)
+		return;
 	places_init(&p, t);
 	if (!a->identity || a->nr_identity != n) { /* built, and for the same rows */
 		free(a->identity);
@@ -521,6 +523,8 @@ void osc_agg_order(struct osc_agg *a, const struct osc_trace *t, enum osc_stat b
 	}
 	free(a->order);
 	a->order = osc_xrealloc(s.idx, (n ? n : 1) * sizeof(*a->order));
+	a->order_by = (int)by;
+	a->order_desc = descending;
 	free(s.k);
 	add_up(a, a->order);
 }
