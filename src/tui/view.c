@@ -1,5 +1,4 @@
 /* view.c - the view stack and what every view does the same way. */
-#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -183,59 +182,79 @@ void osc_view_select(struct osc_view *v, size_t row)
 	v->cur = row;
 }
 
-/* Case-insensitive substring test (ASCII folding is enough for op names). */
-static bool contains(const char *hay, const char *needle)
+static inline unsigned char fold(unsigned char c)
 {
-	size_t n = strlen(needle);
+	return c >= 'A' && c <= 'Z' ? (unsigned char)(c + ('a' - 'A')) : c;
+}
 
-	for (; *hay; hay++) {
-		size_t i = 0;
+/*
+ * Case-insensitive substring test (ASCII folding is enough for op names):
+ * lower is the needle folded, n its length (a find tests a million rows).
+ */
+static bool contains(const char *hay, const char *lower, size_t n)
+{
+	if (!n)
+		return true;
+	for (const unsigned char *p = (const unsigned char *)hay; *p; p++) {
+		size_t i = 1;
 
-		while (i < n && hay[i] &&
-		       tolower((unsigned char)hay[i]) == tolower((unsigned char)needle[i]))
+		if (fold(*p) != (unsigned char)lower[0])
+			continue;
+		while (i < n && fold(p[i]) == (unsigned char)lower[i])
 			i++;
 		if (i == n)
 			return true;
 	}
-	return n == 0;
+	return false;
 }
 
-/* Which match row is of all the rows matching t->find (1-based), and how many there are. */
-static void match_rank(struct osc_tui *t, struct osc_view *v, size_t row, size_t *k, size_t *nr)
+/* t->find folded (contains), in out of size bytes; its length. */
+static size_t fold_find(const struct osc_tui *t, char *out, size_t size)
 {
-	char buf[4096];
+	size_t n = 0;
 
-	*k = *nr = 0;
-	for (size_t r = 0; r < v->tab.nr_rows; r++) {
-		if (contains(v->tab.cell(v->tab.ctx, r, v->ops->flex_col, buf, sizeof(buf)),
-			     t->find)) {
-			(*nr)++;
-			if (r == row)
-				*k = *nr;
-		}
-	}
+	for (; t->find[n] && n + 1 < size; n++)
+		out[n] = (char)fold((unsigned char)t->find[n]);
+	out[n] = '\0';
+	return n;
 }
+
+/* A row matching the find, and which match it is (1-based). */
+struct find_hit {
+	size_t row, k;
+};
 
 bool osc_view_find(struct osc_tui *t, struct osc_view *v, int dir)
 {
-	size_t n = v->tab.nr_rows, k, nr;
-	char buf[4096];
+	const struct find_hit none = { SIZE_MAX, 0 };
+	struct find_hit first = none, last = none, after = none, before = none, *hit;
+	size_t n = v->tab.nr_rows, nr = 0, len;
+	char buf[4096], lower[1024];
 
 	if (!t->find || !*t->find || n == 0)
 		return false;
-	for (size_t step = 1; step <= n; step++) {
-		size_t row = dir > 0 ? (v->cur + step) % n : (v->cur + n - step % n) % n;
-
-		v->tab.cell(v->tab.ctx, row, v->ops->flex_col, buf, sizeof(buf));
-		if (contains(buf, t->find)) {
-			osc_view_select(v, row);
-			match_rank(t, v, row, &k, &nr);
-			osc_tui_message(t, OSC_MSG_INFO, "'%s': match %zu of %zu (n next, N previous)",
-					t->find, k, nr);
-			return true;
-		}
+	len = fold_find(t, lower, sizeof(lower));
+	/* one pass: the next match either way (wrapping round) and how many there are */
+	for (size_t r = 0; r < n; r++) {
+		if (!contains(v->tab.cell(v->tab.ctx, r, v->ops->flex_col, buf, sizeof(buf)), lower,
+			      len))
+			continue;
+		last = (struct find_hit){ r, ++nr };
+		if (first.row == SIZE_MAX)
+			first = last;
+		if (r > v->cur && after.row == SIZE_MAX)
+			after = last;
+		if (r < v->cur)
+			before = last;
 	}
-	return false;
+	if (!nr)
+		return false;
+	hit = dir > 0 ? (after.row != SIZE_MAX ? &after : &first)
+		      : (before.row != SIZE_MAX ? &before : &last);
+	osc_view_select(v, hit->row);
+	osc_tui_message(t, OSC_MSG_INFO, "'%s': match %zu of %zu (n next, N previous)", t->find,
+			hit->k, nr);
+	return true;
 }
 
 /* Cycle the sort column by step; text columns sort ascending first, numbers descending. */
