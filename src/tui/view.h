@@ -353,6 +353,9 @@ struct osc_matrix_arg {
 	enum osc_stat sort;
 	bool desc;
 	size_t top;
+	/* the table's rows of the level, in that order, for the runs and filter
+	   in force, or NULL: the first build reads them instead of aggregating */
+	const struct osc_agg *rows;
 };
 
 /* What the runs view shows and selects (NULL arg: the TUI's own runs). */

@@ -15,6 +15,7 @@
 
 #include "opscope/analysis/columns.h"
 #include "opscope/analysis/matrix.h"
+#include "opscope/analysis/roofline.h"
 #include "opscope/analysis/trace_cache.h"
 #include "opscope/base/alloc.h"
 #include "cli_line.h"
@@ -25,6 +26,7 @@ struct matrix_view {
 	struct osc_matrix m;
 	size_t total_rows;  /* rows of the level before the cut */
 	char error[600];    /* why there is no matrix, or "" */
+	struct osc_peak peak; /* the roofline columns' peaks, as the table's */
 	bool device;        /* the trace has device events (the default measure) */
 };
 
@@ -32,8 +34,8 @@ static void matrix_open(struct osc_tui *t, struct osc_view *v, const void *arg)
 {
 	struct matrix_view *mv = osc_xcalloc(1, sizeof(*mv));
 
-	(void)t;
 	mv->arg = *(const struct osc_matrix_arg *)arg;
+	osc_peak_for_trace(t->trace.meta_json, t->args->peak_tflops, t->args->peak_tbs, &mv->peak);
 	v->priv = mv;
 }
 
@@ -81,18 +83,25 @@ static void matrix_build(struct osc_tui *t, struct osc_view *v)
 		.category = s == OSC_STAT_CATEGORY,
 		.module = s == OSC_STAT_MODULE,
 		.roofline = mv->arg.level == OSC_LEVEL_SHAPE || osc_stat_is_roofline(s),
+		.peak = &mv->peak,
+		.in_place = true,
 	};
-	struct osc_agg agg;
+	struct osc_agg agg = { 0 };
+	const struct osc_agg *rows = mv->arg.rows;
 	struct osc_error err;
 
 	osc_matrix_release(&mv->m);
 	mv->device = osc_trace_has_device(&t->trace);
 	mv->error[0] = '\0';
-	osc_aggregate(&t->trace, &t->runs, &q, &agg);
-	osc_agg_sort(&agg, &t->trace, s, mv->arg.desc);
-	mv->total_rows = agg.nr;
-	if (osc_matrix_build(&t->trace, &t->runs, &t->sel, &agg, &t->names, matrix_top(mv),
-			     matrix_measure(mv, &agg), &mv->m, &err) != OSC_OK)
+	mv->arg.rows = NULL; /* the table's rows: valid while the matrix opens only */
+	if (!rows || !rows->order || rows->order_by != (int)s || rows->order_desc != mv->arg.desc) {
+		osc_aggregate(&t->trace, &t->runs, &q, &agg);
+		osc_agg_order(&agg, &t->trace, s, mv->arg.desc);
+		rows = &agg;
+	}
+	mv->total_rows = rows->nr;
+	if (osc_matrix_build(&t->trace, &t->runs, &t->sel, rows, &t->names, matrix_top(mv),
+			     matrix_measure(mv, rows), &mv->m, &err) != OSC_OK)
 		snprintf(mv->error, sizeof(mv->error), "(%s)", err.message);
 	osc_agg_release(&agg);
 }

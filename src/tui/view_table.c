@@ -272,6 +272,13 @@ static void retire_rows(struct osc_tui *t, struct table_view *tv)
 	}
 }
 
+/* Whether the rows shown are the level's own for the runs and filter in force. */
+static bool rows_current(const struct osc_tui *t, const struct table_view *tv)
+{
+	return tv->rows_made && tv->rows_gen == t->gen && !tv->job.job.running &&
+	       tv->agg.level == tv->level;
+}
+
 /* Our rows are now agg, built for the runs and filter of tui->gen gen. */
 static void take_rows(struct osc_tui *t, struct table_view *tv, struct osc_agg *agg, unsigned gen)
 {
@@ -787,7 +794,8 @@ static unsigned table_action(struct osc_tui *t, struct osc_view *v, enum osc_act
 			return OSC_R_REDRAW;
 		osc_view_push(t, &osc_view_matrix,
 			      &(struct osc_matrix_arg){ tv->level, v->tab.cols[v->sort_col].stat,
-							v->sort_desc, v->topn });
+							v->sort_desc, v->topn,
+							rows_current(t, tv) ? &tv->agg : NULL });
 		return OSC_R_REDRAW;
 	default:
 		return OSC_R_UNHANDLED;

@@ -490,6 +490,14 @@ def check_export_dist():
         ("kineto-sampled-rank0.json.gz", ":sort self\nP\nx\nmatrix.csv\ny\n:dump matrix-command\n",
          [("matrix.csv", ["--by", "op", "--matrix", "--measure", "self", "--sort", "self",
                           "--top", "10"])]),
+        # sorted by a roofline percentage (the trace's peaks): the table's rows
+        # and order, when it opens and when t builds it again
+        ("rocm-torch-compile-triton.json.gz", "2\n:sort peak_flops_pct\nP\nx\nmatrix.csv\n"
+         "t\n4\nx\nmatrix4.csv\n",
+         [("matrix.csv", ["--by", "shape", "--matrix", "--sort", "peak_flops_pct", "--top",
+                          "10"]),
+          ("matrix4.csv", ["--by", "shape", "--matrix", "--sort", "peak_flops_pct", "--top",
+                           "4"])]),
     ]
     for trace, keys, files in cases:
         d = tempfile.mkdtemp(prefix="opscope-tui-")

@@ -64,7 +64,7 @@ struct osc_matrix {
 enum osc_measure osc_matrix_default_measure(const struct osc_agg *a);
 
 /*
- * The matrix of the first `top` rows of a (0: all) over the runs selected
+ * The matrix of the first `top` rows shown of a (osc_agg_row_at; 0: all) over the runs selected
  * by sel (NULL: every run) of runs, in measure m, into out (set up here;
  * osc_matrix_release frees it; nothing of a is kept). Labels show kernel
  * names through names (NULL: as they are). OSC_USAGE (subject "--matrix")

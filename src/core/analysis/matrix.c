@@ -173,7 +173,7 @@ enum osc_status osc_matrix_build(const struct osc_trace *t, const struct osc_run
 	out->cell = osc_xcalloc(out->nr_rows * out->nr_runs + 1, sizeof(*out->cell));
 	out->label = osc_xcalloc(out->nr_rows ? out->nr_rows : 1, sizeof(*out->label));
 	for (size_t i = 0; i < out->nr_rows; i++) {
-		const struct osc_agg_row *row = &a->rows[i];
+		const struct osc_agg_row *row = osc_agg_row_at(a, i);
 		int64_t *cells = &out->cell[i * out->nr_runs];
 
 		out->label[i] = row_label(t, a, names, i);
