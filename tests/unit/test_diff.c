@@ -2,6 +2,7 @@
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "opscope/analysis/diff.h"
@@ -496,6 +497,67 @@ Test(diff, sort_by_ratio_and_side)
 	cr_expect(osc_diff_col_parse("delta", &col) && col == OSC_DIFF_DELTA);
 	cr_expect(osc_diff_col_parse("base_total_us", &col) && col == OSC_DIFF_BASE_TOTAL);
 	cr_expect(!osc_diff_col_parse("p50", &col));
+	release(&p);
+}
+
+/*
+ * 3000 rows with random times on both sides (many ties), sorted by several
+ * columns: every row keeps its own figures (those summed here from the
+ * input), and the order is the column's, ties by name ascending.
+ */
+Test(diff, sort_moves_whole_rows_into_order)
+{
+	enum { N = 3000 };
+	static struct dx base[N], other[N];
+	static char names[N][8];
+	static bool seen[N];
+	static const enum osc_diff_col by[] = { OSC_DIFF_DELTA, OSC_DIFF_BASE_TOTAL,
+						OSC_DIFF_OTHER_TOTAL, OSC_DIFF_NAME };
+	uint64_t x = 88172645463325252ull;
+	struct pair p;
+
+	for (int i = 0; i < N; i++) {
+		snprintf(names[i], sizeof(names[i]), "op%04d", i);
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17; /* xorshift64 */
+		base[i] = (struct dx)OP(names[i], 10 * i, (int64_t)(x % 9) + 1);
+		other[i] = (struct dx)OP(names[i], 10 * i, (int64_t)((x >> 8) % 9) + 1);
+	}
+	compare(&p, base, N, other, N, OSC_MATCH_NAME);
+	cr_assert_eq(p.d.nr, N);
+	for (size_t b = 0; b < 2 * sizeof(by) / sizeof(by[0]); b++) {
+		bool desc = b % 2;
+
+		osc_diff_sort(&p.d, by[b / 2], desc);
+		memset(seen, 0, sizeof(seen));
+		for (size_t r = 0; r < p.d.nr; r++) {
+			const struct osc_diff_row *row = &p.d.rows[r];
+			int k = atoi(osc_diff_key(&p.d, row) + 2);
+
+			cr_assert(!seen[k], "op%04d shown twice", k);
+			seen[k] = true;
+			cr_assert_eq(row->side[0].total, base[k].dur, "op%04d's base total", k);
+			cr_assert_eq(row->side[1].total, other[k].dur, "op%04d's other total", k);
+			cr_assert_eq(row->delta, other[k].dur - base[k].dur);
+			if (r) {
+				const struct osc_diff_row *q = &p.d.rows[r - 1];
+				int64_t u = by[b / 2] == OSC_DIFF_DELTA ? llabs(q->delta)
+					    : by[b / 2] == OSC_DIFF_BASE_TOTAL ? q->side[0].total
+					    : q->side[1].total;
+				int64_t v = by[b / 2] == OSC_DIFF_DELTA ? llabs(row->delta)
+					    : by[b / 2] == OSC_DIFF_BASE_TOTAL ? row->side[0].total
+					    : row->side[1].total;
+				int c = by[b / 2] == OSC_DIFF_NAME ? 0 : (u > v) - (u < v);
+				int names_cmp = strcmp(osc_diff_key(&p.d, q), osc_diff_key(&p.d, row));
+
+				if (by[b / 2] == OSC_DIFF_NAME && desc)
+					names_cmp = -names_cmp;
+				c = desc ? -c : c;
+				cr_assert(c < 0 || (c == 0 && names_cmp < 0),
+					  "column %d %s: rows %zu and %zu out of order", (int)by[b / 2],
+					  desc ? "desc" : "asc", r - 1, r);
+			}
+		}
+	}
 	release(&p);
 }
 

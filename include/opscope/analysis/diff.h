@@ -111,6 +111,8 @@ struct osc_diff {
 	enum osc_match match;
 	enum osc_measure total; /* what total is: HOST (the events' own durations), or at
 				   the category level DEVICE or SELF (see above) */
+	uint32_t *place;        /* private: per key its place in byte order, made by a sort */
+	size_t nr_place;        /* private: the keys it was made for */
 };
 
 /*

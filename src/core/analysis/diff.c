@@ -1058,6 +1058,7 @@ void osc_diff_release(struct osc_diff *d)
 	free(d->rows);
 	free(d->members[0]);
 	free(d->members[1]);
+	free(d->place);
 	memset(d, 0, sizeof(*d));
 }
 
@@ -1108,34 +1109,64 @@ static double col_value(const struct osc_diff_row *r, enum osc_diff_col by)
  * by the names' places in byte order, then stably by the value. Only the
  * rows kept (d->nr) are sorted.
  */
+/*
+ * Put rows[from[i]] at i for every i < n, in place (a million rows are not
+ * copied to a new array and back): each cycle of the permutation is walked
+ * once, and from[i] = i marks a place done.
+ */
+static void permute(struct osc_diff_row *rows, uint32_t *from, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct osc_diff_row first;
+		size_t j = i;
+
+		if (from[i] == i)
+			continue;
+		first = rows[i];
+		while (from[j] != i) {
+			size_t k = from[j];
+
+			rows[j] = rows[k];
+			from[j] = (uint32_t)j;
+			j = k;
+		}
+		rows[j] = first;
+		from[j] = (uint32_t)j;
+	}
+}
+
 void osc_diff_sort(struct osc_diff *d, enum osc_diff_col by, bool descending)
 {
 	size_t n = d->nr;
-	uint32_t *place = osc_strtab_places(&d->keys, NULL), *idx;
-	uint64_t *k = osc_xmalloc((n ? n : 1) * sizeof(*k));
+	uint32_t *idx;
+	uint64_t *k = osc_xmalloc((n ? n : 1) * sizeof(*k)), *value = NULL;
 	uint64_t name_flip = by == OSC_DIFF_NAME && descending ? UINT64_MAX : 0;
-	struct osc_diff_row *rows;
 
+	if (!d->place || d->nr_place != d->keys.count) { /* made once: sorts come with keys */
+		free(d->place);
+		d->place = osc_strtab_places(&d->keys, NULL);
+		d->nr_place = d->keys.count;
+	}
 	idx = osc_xmalloc((n ? n : 1) * sizeof(*idx));
+	if (by != OSC_DIFF_NAME) /* read in the rows' order: a row is read once, in turn */
+		value = osc_xmalloc((n ? n : 1) * sizeof(*value));
 	for (size_t r = 0; r < n; r++) {
 		idx[r] = (uint32_t)r;
-		k[r] = place[d->rows[r].key] ^ name_flip;
+		k[r] = d->place[d->rows[r].key] ^ name_flip;
+		if (value)
+			value[r] = osc_radix_double_key(col_value(&d->rows[r], by)) ^
+				   (descending ? UINT64_MAX : 0);
 	}
-	osc_radix_sort_pairs(k, idx, n);
-	if (by != OSC_DIFF_NAME) {
+	osc_radix_sort_pairs(k, idx, n); /* by name, then stably by the value */
+	if (value) {
 		for (size_t i = 0; i < n; i++)
-			k[i] = osc_radix_double_key(col_value(&d->rows[idx[i]], by)) ^
-			       (descending ? UINT64_MAX : 0);
+			k[i] = value[idx[i]];
 		osc_radix_sort_pairs(k, idx, n);
 	}
-	rows = osc_xmalloc((n ? n : 1) * sizeof(*rows));
-	for (size_t i = 0; i < n; i++)
-		rows[i] = d->rows[idx[i]];
-	memcpy(d->rows, rows, n * sizeof(*rows)); /* the rows past nr stay (changed only) */
-	free(rows);
+	permute(d->rows, idx, n); /* the rows past nr stay (changed only) */
+	free(value);
 	free(idx);
 	free(k);
-	free(place);
 }
 
 static bool changed(const struct osc_diff_row *r, double min_pct)
