@@ -260,7 +260,7 @@ static void diff_sort(struct osc_tui *t, struct osc_view *v)
 static const char *split_cell(const struct osc_diff *d, size_t line, size_t col, char *buf,
 			      size_t size)
 {
-	const struct osc_diff_row *r = &d->rows[line / 2];
+	const struct osc_diff_row *r = osc_diff_row_at(d, line / 2);
 	int s = (int)(line % 2);
 	const struct osc_diff_stat *st = &r->side[s];
 
@@ -349,7 +349,7 @@ static const struct osc_diff_row *current(struct osc_view *v, size_t row)
 	struct diff_view *dv = v->priv;
 	size_t r = dv->split ? row / 2 : row;
 
-	return r < dv->diff.nr ? &dv->diff.rows[r] : NULL;
+	return r < dv->diff.nr ? osc_diff_row_at(&dv->diff, r) : NULL;
 }
 
 static enum osc_mark diff_mark(struct osc_tui *t, struct osc_view *v, size_t row)
@@ -373,7 +373,7 @@ static double diff_bar(struct osc_tui *t, struct osc_view *v, size_t row)
 	if (!r)
 		return 0;
 	for (size_t i = 0; i < dv->diff.nr; i++) {
-		const struct osc_diff_row *x = &dv->diff.rows[i];
+		const struct osc_diff_row *x = osc_diff_row_at(&dv->diff, i);
 
 		if (x->side[0].total > top)
 			top = x->side[0].total;
@@ -390,7 +390,7 @@ static double diff_bar(struct osc_tui *t, struct osc_view *v, size_t row)
 static void diff_title(struct osc_tui *t, struct osc_view *v, char *buf, size_t size)
 {
 	struct diff_view *dv = v->priv;
-	uint64_t n[3] = { 0, 0, 0 };
+	const uint64_t *n = dv->diff.shown; /* the counts add up to the rows shown */
 
 	if (dv->refused) {
 		snprintf(buf, size, "compare %s with %s: NOT COMPARED, %zu runs against %zu",
@@ -398,9 +398,6 @@ static void diff_title(struct osc_tui *t, struct osc_view *v, char *buf, size_t 
 			 dv->sel.nr_on);
 		return;
 	}
-	/* the rows shown (o hides unchanged ones): the counts add up to them */
-	for (size_t i = 0; i < dv->diff.nr; i++)
-		n[dv->diff.rows[i].status == '-' ? 0 : dv->diff.rows[i].status == '+' ? 1 : 2]++;
 	if (dv->changed)
 		snprintf(buf, size,
 			 "compare %s by %s with %s (%zu of %zu rows changed >= %g%%: %llu -, %llu +, "

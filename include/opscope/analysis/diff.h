@@ -101,19 +101,28 @@ struct osc_diff_row {
 
 struct osc_diff {
 	struct osc_strtab keys;  /* row keys (labels) */
-	struct osc_diff_row *rows;
-	size_t nr, nr_all;       /* rows kept (see osc_diff_changed_only), rows in all */
+	struct osc_diff_row *rows; /* in the order made: read the shown ones with osc_diff_row_at */
+	size_t nr, nr_all;       /* rows shown (see osc_diff_changed_only), rows in all */
 	uint32_t *members[2];    /* event indices of each side, grouped by row */
 	size_t nr_members[2];
 	int64_t grand_total[2];  /* each side's sum of row totals, ns */
 	uint64_t count[3];       /* rows per status: '-', '+', '=' */
+	uint64_t shown[3];       /* the shown rows' (osc_diff_changed_only) */
 	enum osc_level level;
 	enum osc_match match;
 	enum osc_measure total; /* what total is: HOST (the events' own durations), or at
 				   the category level DEVICE or SELF (see above) */
-	uint32_t *place;        /* private: per key its place in byte order, made by a sort */
-	size_t nr_place;        /* private: the keys it was made for */
+	/* The display order (osc_diff_sort, osc_diff_changed_only): the row shown
+	   i-th is rows[order[i]], the shown first; NULL: rows[i] itself */
+	uint32_t *order;
+	uint32_t *by_name;      /* private: every row's index in key byte order (a sort makes it) */
 };
+
+/* The row shown i-th (i < d->nr_all; the first d->nr are shown). */
+static inline const struct osc_diff_row *osc_diff_row_at(const struct osc_diff *d, size_t i)
+{
+	return &d->rows[d->order ? d->order[i] : i];
+}
 
 /*
  * Compare base with other per q into out (out is set up here; release it
@@ -171,14 +180,15 @@ enum osc_diff_col {
 /*
  * Sort rows by a column (descending: largest first; NaN sorts as smallest;
  * the DELTA columns sort by their absolute value; names compare bytewise).
- * Ties by key text.
+ * Ties by key text. The rows stay where they are: d->order changes
+ * (osc_diff_row_at), so a million rows sort in a keypress.
  */
 void osc_diff_sort(struct osc_diff *d, enum osc_diff_col by, bool descending);
 
 /*
  * Keep only the changed rows ('-', '+', and '=' rows whose totals differ by
- * more than min_pct percent of the base) when on; all rows when off. Rows
- * are reordered by osc_diff_sort afterwards as usual.
+ * more than min_pct percent of the base) when on; all rows when off: the
+ * shown ones first in d->order, in their order. Sort afterwards as usual.
  */
 void osc_diff_changed_only(struct osc_diff *d, bool on, double min_pct);
 

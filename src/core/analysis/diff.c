@@ -972,6 +972,7 @@ static void finish_rows(struct osc_diff *d)
 		row->ratio = b ? (double)o / (double)b : NAN;
 	}
 	d->nr_all = d->nr;
+	memcpy(d->shown, d->count, sizeof(d->shown));
 }
 
 /* What aggregate_side needs: both sides, the query, and where their aggregates go. */
@@ -1058,7 +1059,8 @@ void osc_diff_release(struct osc_diff *d)
 	free(d->rows);
 	free(d->members[0]);
 	free(d->members[1]);
-	free(d->place);
+	free(d->order);
+	free(d->by_name);
 	memset(d, 0, sizeof(*d));
 }
 
@@ -1109,64 +1111,65 @@ static double col_value(const struct osc_diff_row *r, enum osc_diff_col by)
  * by the names' places in byte order, then stably by the value. Only the
  * rows kept (d->nr) are sorted.
  */
-/*
- * Put rows[from[i]] at i for every i < n, in place (a million rows are not
- * copied to a new array and back): each cycle of the permutation is walked
- * once, and from[i] = i marks a place done.
- */
-static void permute(struct osc_diff_row *rows, uint32_t *from, size_t n)
+/* Every row's index in the byte order of their keys (keys are unique to a row). */
+static uint32_t *rows_by_name(const struct osc_diff *d)
 {
-	for (size_t i = 0; i < n; i++) {
-		struct osc_diff_row first;
-		size_t j = i;
+	size_t n = d->nr_all;
+	uint32_t *place = osc_strtab_places(&d->keys, NULL);
+	uint32_t *idx = osc_xmalloc((n ? n : 1) * sizeof(*idx));
+	uint64_t *k = osc_xmalloc((n ? n : 1) * sizeof(*k));
 
-		if (from[i] == i)
-			continue;
-		first = rows[i];
-		while (from[j] != i) {
-			size_t k = from[j];
-
-			rows[j] = rows[k];
-			from[j] = (uint32_t)j;
-			j = k;
-		}
-		rows[j] = first;
-		from[j] = (uint32_t)j;
+	for (size_t r = 0; r < n; r++) {
+		idx[r] = (uint32_t)r;
+		k[r] = place[d->rows[r].key];
 	}
+	osc_radix_sort_pairs(k, idx, n);
+	free(k);
+	free(place);
+	return idx;
+}
+
+/* d->order, made the identity first when there is none. */
+static uint32_t *order_of(struct osc_diff *d)
+{
+	if (!d->order) {
+		d->order = osc_xmalloc((d->nr_all ? d->nr_all : 1) * sizeof(*d->order));
+		for (size_t i = 0; i < d->nr_all; i++)
+			d->order[i] = (uint32_t)i;
+	}
+	return d->order;
 }
 
 void osc_diff_sort(struct osc_diff *d, enum osc_diff_col by, bool descending)
 {
-	size_t n = d->nr;
-	uint32_t *idx;
-	uint64_t *k = osc_xmalloc((n ? n : 1) * sizeof(*k)), *value = NULL;
-	uint64_t name_flip = by == OSC_DIFF_NAME && descending ? UINT64_MAX : 0;
+	size_t n = d->nr, at = 0;
+	uint32_t *order = order_of(d);
+	uint32_t *idx = osc_xmalloc((n ? n : 1) * sizeof(*idx));
+	uint8_t *shown = osc_xcalloc(d->nr_all ? d->nr_all : 1, 1);
 
-	if (!d->place || d->nr_place != d->keys.count) { /* made once: sorts come with keys */
-		free(d->place);
-		d->place = osc_strtab_places(&d->keys, NULL);
-		d->nr_place = d->keys.count;
+	if (!d->by_name)
+		d->by_name = rows_by_name(d);
+	for (size_t i = 0; i < n; i++)
+		shown[order[i]] = 1;
+	/* the shown rows by name (ties of the other columns go by name, ascending) */
+	for (size_t i = 0; i < d->nr_all; i++) {
+		uint32_t r = d->by_name[by == OSC_DIFF_NAME && descending ? d->nr_all - 1 - i : i];
+
+		if (shown[r])
+			idx[at++] = r;
 	}
-	idx = osc_xmalloc((n ? n : 1) * sizeof(*idx));
-	if (by != OSC_DIFF_NAME) /* read in the rows' order: a row is read once, in turn */
-		value = osc_xmalloc((n ? n : 1) * sizeof(*value));
-	for (size_t r = 0; r < n; r++) {
-		idx[r] = (uint32_t)r;
-		k[r] = d->place[d->rows[r].key] ^ name_flip;
-		if (value)
-			value[r] = osc_radix_double_key(col_value(&d->rows[r], by)) ^
-				   (descending ? UINT64_MAX : 0);
-	}
-	osc_radix_sort_pairs(k, idx, n); /* by name, then stably by the value */
-	if (value) {
+	if (by != OSC_DIFF_NAME) { /* then stably by the column */
+		uint64_t *k = osc_xmalloc((n ? n : 1) * sizeof(*k));
+
 		for (size_t i = 0; i < n; i++)
-			k[i] = value[idx[i]];
+			k[i] = osc_radix_double_key(col_value(&d->rows[idx[i]], by)) ^
+			       (descending ? UINT64_MAX : 0);
 		osc_radix_sort_pairs(k, idx, n);
+		free(k);
 	}
-	permute(d->rows, idx, n); /* the rows past nr stay (changed only) */
-	free(value);
+	memcpy(order, idx, n * sizeof(*idx)); /* the rows past nr stay (changed only) */
+	free(shown);
 	free(idx);
-	free(k);
 }
 
 static bool changed(const struct osc_diff_row *r, double min_pct)
@@ -1181,20 +1184,27 @@ static bool changed(const struct osc_diff_row *r, double min_pct)
 void osc_diff_changed_only(struct osc_diff *d, bool on, double min_pct)
 {
 	size_t kept = 0, other = 0;
-	struct osc_diff_row *rest;
+	uint32_t *order, *rest;
 
 	d->nr = d->nr_all;
+	memcpy(d->shown, d->count, sizeof(d->shown));
 	if (!on)
 		return;
 	/* Stable partition: kept rows first, in their order, the others after. */
+	order = order_of(d);
 	rest = osc_xmalloc((d->nr_all ? d->nr_all : 1) * sizeof(*rest));
-	for (size_t r = 0; r < d->nr_all; r++) {
-		if (changed(&d->rows[r], min_pct))
-			d->rows[kept++] = d->rows[r];
-		else
-			rest[other++] = d->rows[r];
+	memset(d->shown, 0, sizeof(d->shown));
+	for (size_t i = 0; i < d->nr_all; i++) {
+		const struct osc_diff_row *row = &d->rows[order[i]];
+
+		if (changed(row, min_pct)) {
+			order[kept++] = order[i];
+			d->shown[row->status == '-' ? 0 : row->status == '+' ? 1 : 2]++;
+		} else {
+			rest[other++] = order[i];
+		}
 	}
-	memcpy(d->rows + kept, rest, other * sizeof(*rest));
+	memcpy(order + kept, rest, other * sizeof(*rest));
 	free(rest);
 	d->nr = kept;
 }
@@ -1244,7 +1254,7 @@ bool osc_diff_col_parse(const char *s, enum osc_diff_col *out)
 const char *osc_diff_cell(const struct osc_diff *d, size_t row, size_t col, char *buf,
 			  size_t size)
 {
-	const struct osc_diff_row *r = &d->rows[row];
+	const struct osc_diff_row *r = osc_diff_row_at(d, row);
 	const char *name;
 
 	if (!size)
