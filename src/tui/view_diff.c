@@ -46,6 +46,7 @@ struct diff_view {
 	enum osc_name_style style;    /* the name style the rows were paired in */
 	bool loaded;
 	struct osc_diff diff;
+	int64_t bar_top;              /* the largest side total of the rows shown; 0: not yet */
 	enum osc_level level;
 	enum osc_match match;
 	bool changed, split;
@@ -198,6 +199,7 @@ static void diff_build(struct osc_tui *t, struct osc_view *v)
 	osc_diff_release(&dv->diff);
 	osc_diff(&base, &other, &q, &dv->diff);
 	osc_diff_changed_only(&dv->diff, dv->changed, CHANGED_PCT);
+	dv->bar_top = 0;
 }
 
 static bool diff_busy(struct osc_view *v)
@@ -218,6 +220,7 @@ static bool diff_poll(struct osc_tui *t, struct osc_view *v)
 	dv->diff = dv->job.out;
 	memset(&dv->job.out, 0, sizeof(dv->job.out));
 	osc_diff_changed_only(&dv->diff, dv->changed, CHANGED_PCT);
+	dv->bar_top = 0;
 	if (dv->job.job.again)
 		job_start(t, dv);
 	osc_view_rows_replaced(t, v);
@@ -362,24 +365,28 @@ static enum osc_mark diff_mark(struct osc_tui *t, struct osc_view *v, size_t row
 	return r->status == '+' ? OSC_MARK_MAX : r->status == '-' ? OSC_MARK_MIN : OSC_MARK_NONE;
 }
 
-/* The bar: the row's larger side against the largest of all rows. */
+/* The bar: the row's larger side against the largest of all rows (worked out once). */
 static double diff_bar(struct osc_tui *t, struct osc_view *v, size_t row)
 {
 	struct diff_view *dv = v->priv;
 	const struct osc_diff_row *r = current(v, row);
-	int64_t top = 1;
+	int64_t top;
 
 	(void)t;
 	if (!r)
 		return 0;
-	for (size_t i = 0; i < dv->diff.nr; i++) {
-		const struct osc_diff_row *x = osc_diff_row_at(&dv->diff, i);
+	if (!dv->bar_top) {
+		dv->bar_top = 1;
+		for (size_t i = 0; i < dv->diff.nr; i++) {
+			const struct osc_diff_row *x = osc_diff_row_at(&dv->diff, i);
 
-		if (x->side[0].total > top)
-			top = x->side[0].total;
-		if (x->side[1].total > top)
-			top = x->side[1].total;
+			if (x->side[0].total > dv->bar_top)
+				dv->bar_top = x->side[0].total;
+			if (x->side[1].total > dv->bar_top)
+				dv->bar_top = x->side[1].total;
+		}
 	}
+	top = dv->bar_top;
 	if (dv->split)
 		return (double)r->side[row % 2].total / (double)top;
 	return (double)(r->side[0].total > r->side[1].total ? r->side[0].total
@@ -594,6 +601,7 @@ static unsigned diff_action(struct osc_tui *t, struct osc_view *v, enum osc_acti
 	case OSC_ACT_CHANGED_ONLY: /* the same rows, some hidden: no new comparison */
 		dv->changed = !dv->changed;
 		osc_diff_changed_only(&dv->diff, dv->changed, CHANGED_PCT);
+		dv->bar_top = 0;
 		v->cur = v->top = v->hoff = 0;
 		osc_view_resort(t, v);
 		return OSC_R_REDRAW;

@@ -677,6 +677,36 @@ def check_level_back_kept():
     report("updating" in again, "a level left is computed again after a filter change", again)
 
 
+def check_compare_bars_follow_rows():
+    """The compare view's bars (B) are drawn against the largest row shown: when
+    o hides it, they grow as in a view opened with o already on. The other
+    trace doubles every op but the one of the largest total, which o hides."""
+    import json
+    base = os.path.join(SAMPLES, "ort-resnet18-opt.json")
+    events = json.load(open(base))
+    total = {}
+    for e in events:
+        if e.get("cat") == "Node":
+            op = e.get("args", {}).get("op_name", e["name"])
+            total[op] = total.get(op, 0) + e["dur"]
+    top = max(total, key=total.get)
+    for e in events:
+        if e.get("cat") == "Node" and e.get("args", {}).get("op_name", e["name"]) != top:
+            e["dur"] *= 2
+    d = tempfile.mkdtemp(prefix="opscope-tui-")
+    other = os.path.join(d, "other.json")
+    json.dump(events, open(other, "w"))
+    rc, err, d1, late = run_keys(other, ["B", ":dump full", "o", ":dump o"], [base])
+    rc2, err2, d2, first = run_keys(other, ["o", "B", ":dump o"], [base])
+    for x in (d, d1, d2):
+        shutil.rmtree(x, ignore_errors=True)
+    shown = late.get("o") or ""
+    report(rc == 0 and rc2 == 0 and top in (late.get("full") or "") and
+           "\n%s " % top not in shown and shown == first.get("o"),
+           "compare bars follow the rows o shows", "%s%s%s\n---\n%s" %
+           (err, err2, shown, first.get("o")))
+
+
 def check_whatif_in_background():
     """The what-if view computed in the background (held by :jobs hold): the
     old rows stay, marked updating, while it runs; once let go, the screen
@@ -1006,6 +1036,7 @@ def main():
     check_first_answer_pending()
     check_level_flip_in_background()
     check_level_back_kept()
+    check_compare_bars_follow_rows()
     check_whatif_in_background()
     check_compare_in_background()
     check_export_compare()
