@@ -226,7 +226,7 @@ static enum osc_mark whatif_mark(struct osc_tui *t, struct osc_view *v, size_t r
 	struct whatif_view *wv = v->priv;
 
 	(void)t;
-	return wv->p->w.rows[row].factor != 1 ? OSC_MARK_ON : OSC_MARK_NONE;
+	return osc_whatif_row_at(&wv->p->w, row)->factor != 1 ? OSC_MARK_ON : OSC_MARK_NONE;
 }
 
 static double whatif_bar(struct osc_tui *t, struct osc_view *v, size_t row)
@@ -234,7 +234,7 @@ static double whatif_bar(struct osc_tui *t, struct osc_view *v, size_t row)
 	struct whatif_view *wv = v->priv;
 
 	(void)t;
-	return wv->p->w.rows[row].pct / 100.0;
+	return osc_whatif_row_at(&wv->p->w, row)->pct / 100.0;
 }
 
 static void whatif_title(struct osc_tui *t, struct osc_view *v, char *buf, size_t size)
@@ -307,9 +307,9 @@ static unsigned whatif_action(struct osc_tui *t, struct osc_view *v, enum osc_ac
 	case OSC_ACT_SET_FACTOR:
 		if (!v->tab.nr_rows)
 			return OSC_R_REDRAW;
-		name = wv->p->w.labels[wv->p->w.rows[v->cur].agg_row];
+		name = wv->p->w.labels[osc_whatif_row_at(&wv->p->w, v->cur)->agg_row];
 		snprintf(label, sizeof(label), "speedup of '%s' (1 removes): ", name);
-		snprintf(now, sizeof(now), "%g", wv->p->w.rows[v->cur].factor);
+		snprintf(now, sizeof(now), "%g", osc_whatif_row_at(&wv->p->w, v->cur)->factor);
 		osc_prompt_open(t, label, now, false, factor_done, name);
 		return OSC_R_REDRAW;
 	default:

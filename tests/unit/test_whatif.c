@@ -464,12 +464,14 @@ Test(whatif, sort_matches_a_comparison)
 	for (int col = 0; col < OSC_WHATIF_COL_COUNT; col++)
 		for (int desc = 0; desc < 2; desc++) {
 			osc_whatif_sort(&w, (enum osc_whatif_col)col, desc);
-			for (size_t i = 1; i < w.nr; i++)
-				cr_expect(reference_cmp(&w, &w.rows[i - 1], &w.rows[i],
-							(enum osc_whatif_col)col, desc) < 0,
+			for (size_t i = 1; i < w.nr; i++) {
+				const struct osc_whatif_row *a = osc_whatif_row_at(&w, i - 1);
+				const struct osc_whatif_row *b = osc_whatif_row_at(&w, i);
+
+				cr_expect(reference_cmp(&w, a, b, (enum osc_whatif_col)col, desc) < 0,
 					  "column %d %s: %s before %s", col, desc ? "desc" : "asc",
-					  w.labels[w.rows[i - 1].agg_row],
-					  w.labels[w.rows[i].agg_row]);
+					  w.labels[a->agg_row], w.labels[b->agg_row]);
+			}
 		}
 	done(&t, &agg, &s, &w);
 }

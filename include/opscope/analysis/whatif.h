@@ -111,8 +111,10 @@ struct osc_whatif_row {
 };
 
 struct osc_whatif {
-	struct osc_whatif_row *rows; /* one per aggregate row */
+	struct osc_whatif_row *rows; /* one per aggregate row: read them with osc_whatif_row_at */
 	size_t nr;
+	uint32_t *order;       /* the display order (osc_whatif_sort): the row shown i-th
+				  is rows[order[i]]; NULL: rows[i] */
 	char **labels;         /* per aggregate row: osc_agg_label_names */
 	char *label_text;      /* private: the labels' bytes */
 	size_t nr_labels;      /* the aggregate's rows (nr may be cut to a top N) */
@@ -131,6 +133,12 @@ struct osc_whatif {
 	double device_saved;   /* host levels: device time saved by the rules, ns */
 	size_t nr_runs;        /* runs the aggregate covers, for per-run values */
 };
+
+/* The row shown i-th (i < w->nr). */
+static inline const struct osc_whatif_row *osc_whatif_row_at(const struct osc_whatif *w, size_t i)
+{
+	return &w->rows[w->order ? w->order[i] : i];
+}
 
 /* Project agg (of t) with the rules into out. Keep t and agg alive while out is used. */
 void osc_whatif(const struct osc_trace *t, const struct osc_agg *agg,
@@ -169,7 +177,10 @@ enum osc_whatif_col {
 const struct osc_column *osc_whatif_columns(bool device, size_t *nr);
 /* Column by title (of either kind of level), with or without "_us"; false if none. */
 bool osc_whatif_col_parse(const char *s, enum osc_whatif_col *out);
-/* Sort rows by a column (names ascending bytewise when !descending; ties by name). */
+/*
+ * Sort rows by a column (names ascending bytewise when !descending; ties by
+ * name): w->order changes, the rows stay (osc_whatif_row_at).
+ */
 void osc_whatif_sort(struct osc_whatif *w, enum osc_whatif_col by, bool descending);
 /* Text of cell (row, col) into buf; returns buf or the row's label. */
 const char *osc_whatif_cell(const struct osc_whatif *w, size_t row, size_t col, char *buf,

@@ -785,6 +785,7 @@ void osc_whatif_release(struct osc_whatif *w)
 	free(w->label_text);
 	free(w->label_rank);
 	free(w->rows);
+	free(w->order);
 	memset(w, 0, sizeof(*w));
 }
 
@@ -854,38 +855,39 @@ static double col_value(const struct osc_whatif_row *r, enum osc_whatif_col by)
 void osc_whatif_sort(struct osc_whatif *w, enum osc_whatif_col by, bool descending)
 {
 	size_t n = w->nr, size = n ? n : 1;
-	uint64_t *k = osc_xmalloc(size * sizeof(*k));
+	uint64_t *k = osc_xmalloc(size * sizeof(*k)), *value = NULL;
 	uint32_t *idx = osc_xmalloc(size * sizeof(*idx));
-	struct osc_whatif_row *rows = osc_xmalloc(size * sizeof(*rows));
 	bool name_desc = by == OSC_WHATIF_NAME && descending;
 
+	if (by != OSC_WHATIF_NAME) /* read in the rows' order: a row is read once, in turn */
+		value = osc_xmalloc(size * sizeof(*value));
 	for (size_t r = 0; r < n; r++) {
 		uint32_t rank = w->label_rank[w->rows[r].agg_row];
 
 		idx[r] = (uint32_t)r;
 		k[r] = (uint64_t)(name_desc ? ~rank : rank) << 32 | w->rows[r].agg_row;
-	}
-	osc_radix_sort_pairs(k, idx, n);
-	if (by != OSC_WHATIF_NAME) {
-		for (size_t i = 0; i < n; i++) {
-			uint64_t key = osc_radix_double_key(col_value(&w->rows[idx[i]], by));
+		if (value) {
+			uint64_t key = osc_radix_double_key(col_value(&w->rows[r], by));
 
-			k[i] = descending ? ~key : key;
+			value[r] = descending ? ~key : key;
 		}
+	}
+	osc_radix_sort_pairs(k, idx, n); /* by name, then stably by the column */
+	if (value) {
+		for (size_t i = 0; i < n; i++)
+			k[i] = value[idx[i]];
 		osc_radix_sort_pairs(k, idx, n);
 	}
-	for (size_t i = 0; i < n; i++)
-		rows[i] = w->rows[idx[i]];
-	free(w->rows);
-	w->rows = rows;
+	free(w->order);
+	w->order = idx;
+	free(value);
 	free(k);
-	free(idx);
 }
 
 const char *osc_whatif_cell(const struct osc_whatif *w, size_t row, size_t col, char *buf,
 			    size_t size)
 {
-	const struct osc_whatif_row *r = &w->rows[row];
+	const struct osc_whatif_row *r = osc_whatif_row_at(w, row);
 
 	if (!size)
 		return buf;
