@@ -21,6 +21,7 @@
 #include "opscope/load/load.h"
 #include "opscope/analysis/trace_cache.h"
 #include "cli_line.h"
+#include "kept.h"
 #include "view.h"
 #include "view_job.h"
 
@@ -35,6 +36,7 @@ struct diff_job {
 	struct osc_names names[2];        /* each side's, sharing its tables, in one style */
 	struct osc_diff_query q;
 	struct osc_diff out;              /* the result */
+	unsigned gen, key;                /* the tui->gen and rows_key it is for */
 };
 
 struct diff_view {
@@ -46,6 +48,9 @@ struct diff_view {
 	enum osc_name_style style;    /* the name style the rows were paired in */
 	bool loaded;
 	struct osc_diff diff;
+	bool diff_made;               /* diff was built (not yet: empty) ... */
+	unsigned diff_gen, diff_key;  /* ... for this tui->gen and rows_key */
+	struct osc_kept kept;         /* comparisons left (kept.h), keyed by rows_key */
 	int64_t bar_top;              /* the largest side total of the rows shown; 0: not yet */
 	enum osc_level level;
 	enum osc_match match;
@@ -67,6 +72,20 @@ static const struct osc_column split_cols[S_NR] = {
 	{ "device_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_DEVICE },
 };
 
+/* Free a kept comparison (kept.h). */
+static void free_diff(void *d)
+{
+	osc_diff_release(d);
+	free(d);
+}
+
+/* What the rows are of besides the runs and filter: level, match mode, name style. */
+static unsigned rows_key(const struct osc_tui *t, const struct diff_view *dv)
+{
+	return ((unsigned)dv->level * OSC_MATCH_COUNT + (unsigned)dv->match) *
+		       OSC_NAME_STYLE_COUNT + (unsigned)t->names.style;
+}
+
 static void diff_open(struct osc_tui *t, struct osc_view *v, const void *arg)
 {
 	const struct osc_diff_view_arg *a = arg;
@@ -75,6 +94,7 @@ static void diff_open(struct osc_tui *t, struct osc_view *v, const void *arg)
 	char msg[1024];
 
 	v->priv = dv;
+	dv->kept.release = free_diff;
 	dv->path = osc_xstrdup(a->path);
 	/* no compare rows by module */
 	dv->level = a->level == OSC_LEVEL_MODULE ? OSC_LEVEL_OP : a->level;
@@ -121,6 +141,7 @@ static void diff_close(struct osc_view *v)
 		osc_diff_release(&dv->job.out);
 	}
 	osc_diff_release(&dv->diff);
+	osc_kept_release(&dv->kept);
 	osc_runsel_release(&dv->sel);
 	osc_runs_release(&dv->runs);
 	osc_names_release(&dv->names);
@@ -158,11 +179,38 @@ static bool job_start(struct osc_tui *t, struct diff_view *dv)
 	j->base = (struct osc_diff_side){ &t->trace, &t->runs, &j->job.sel, &j->names[0] };
 	j->other = (struct osc_diff_side){ &dv->other, &dv->runs, &j->other_sel, &j->names[1] };
 	j->q = diff_query(t, dv, &j->job.filter);
+	j->gen = t->gen;
+	j->key = rows_key(t, dv);
 	memset(&j->out, 0, sizeof(j->out));
 	if (osc_view_job_start(t, &j->job, job_work, j))
 		return true;
 	osc_runsel_release(&j->other_sel);
 	return false;
+}
+
+/*
+ * Our rows are now d, built for tui->gen gen and rows_key key; the rows shown
+ * before are kept (kept.h) when they are of the current runs and filter.
+ */
+static void take_diff(struct osc_tui *t, struct diff_view *dv, struct osc_diff *d, unsigned gen,
+		      unsigned key)
+{
+	if (dv->diff_made && dv->diff_gen == t->gen) {
+		struct osc_diff *kept = osc_xmalloc(sizeof(*kept));
+
+		*kept = dv->diff;
+		osc_kept_put(&dv->kept, dv->diff_key, t->gen, kept, osc_diff_bytes(kept));
+	} else {
+		osc_diff_release(&dv->diff);
+		osc_kept_forget(&dv->kept, t->gen);
+	}
+	dv->diff = *d;
+	memset(d, 0, sizeof(*d));
+	dv->diff_made = true;
+	dv->diff_gen = gen;
+	dv->diff_key = key;
+	osc_diff_changed_only(&dv->diff, dv->changed, CHANGED_PCT);
+	dv->bar_top = 0;
 }
 
 static void diff_build(struct osc_tui *t, struct osc_view *v)
@@ -171,6 +219,7 @@ static void diff_build(struct osc_tui *t, struct osc_view *v)
 	const struct osc_diff_side base = { &t->trace, &t->runs, &t->sel, &t->names };
 	const struct osc_diff_side other = { &dv->other, &dv->runs, &dv->sel, &dv->names };
 	struct osc_diff_query q = diff_query(t, dv, &t->filter);
+	struct osc_diff made;
 	char note[256];
 
 	dv->style = dv->names.style = t->names.style;
@@ -196,10 +245,8 @@ static void diff_build(struct osc_tui *t, struct osc_view *v)
 		osc_view_job_wait_briefly(&dv->job.job);
 		return;
 	}
-	osc_diff_release(&dv->diff);
-	osc_diff(&base, &other, &q, &dv->diff);
-	osc_diff_changed_only(&dv->diff, dv->changed, CHANGED_PCT);
-	dv->bar_top = 0;
+	osc_diff(&base, &other, &q, &made);
+	take_diff(t, dv, &made, t->gen, rows_key(t, dv));
 }
 
 static bool diff_busy(struct osc_view *v)
@@ -216,11 +263,7 @@ static bool diff_poll(struct osc_tui *t, struct osc_view *v)
 	if (!osc_view_job_finished(&dv->job.job))
 		return false;
 	job_finish(&dv->job);
-	osc_diff_release(&dv->diff);
-	dv->diff = dv->job.out;
-	memset(&dv->job.out, 0, sizeof(dv->job.out));
-	osc_diff_changed_only(&dv->diff, dv->changed, CHANGED_PCT);
-	dv->bar_top = 0;
+	take_diff(t, dv, &dv->job.out, dv->job.gen, dv->job.key);
 	if (dv->job.job.again)
 		job_start(t, dv);
 	osc_view_rows_replaced(t, v);
@@ -564,6 +607,24 @@ static void diff_detail(struct osc_tui *t, struct osc_view *v, size_t row, struc
 	add_sparks(out, t, dv, r);
 }
 
+/* Show the comparison kept for the level and match mode now asked, if any (kept.h). */
+static bool show_kept(struct osc_tui *t, struct osc_view *v)
+{
+	struct diff_view *dv = v->priv;
+	unsigned key = rows_key(t, dv);
+	struct osc_diff *kept = dv->job.job.running || !dv->loaded
+					? NULL : osc_kept_take(&dv->kept, key, t->gen);
+
+	if (!kept)
+		return false;
+	take_diff(t, dv, kept, t->gen, key);
+	free(kept);
+	dv->style = dv->names.style = t->names.style; /* the style it was built in (key) */
+	v->built_gen = t->gen;
+	osc_view_rows_replaced(t, v);
+	return true;
+}
+
 static unsigned diff_action(struct osc_tui *t, struct osc_view *v, enum osc_action a)
 {
 	struct diff_view *dv = v->priv;
@@ -625,9 +686,11 @@ static unsigned diff_action(struct osc_tui *t, struct osc_view *v, enum osc_acti
 	default:
 		return OSC_R_UNHANDLED;
 	}
-	v->built_gen = t->gen - 1;
 	v->cur = v->top = v->hoff = 0;
-	osc_view_refresh(t, v);
+	if (!show_kept(t, v)) {
+		v->built_gen = t->gen - 1;
+		osc_view_refresh(t, v);
+	}
 	return OSC_R_REDRAW;
 }
 

@@ -28,6 +28,7 @@
 #include "opscope/analysis/diff.h"
 #include "opscope/analysis/trace_cache.h"
 #include "cli_line.h"
+#include "kept.h"
 #include "view.h"
 #include "view_job.h"
 
@@ -49,27 +50,12 @@ struct level_state {
 	osc_str key; /* the selected row's name */
 };
 
-/*
- * A level's rows, kept when the view leaves the level for another, and shown
- * again at once on coming back while the runs and the filter stay: a flip
- * back on a million rows takes no new aggregate. Kept rows are dropped, the
- * least recently left first, past KEPT_BYTES.
- */
-struct kept_rows {
-	struct osc_agg agg;
-	unsigned gen;       /* the tui->gen the rows were built for */
-	unsigned long left; /* when the level was left: tv->leaves then */
-	bool has;
-};
-
-#define KEPT_BYTES ((size_t)512 << 20)
-
 struct table_view {
 	enum osc_level level;
 	struct level_state back[OSC_LEVEL_COUNT]; /* distinct levels, the last left on top */
 	size_t nr_back;
-	struct kept_rows kept[OSC_LEVEL_COUNT];
-	unsigned long leaves; /* levels left so far */
+	struct osc_kept kept; /* the rows of levels left (kept.h), keyed by level: a flip
+				 back on a million rows takes no new aggregate */
 	struct osc_agg agg;
 	bool rows_made;       /* agg was built (not yet: empty) ... */
 	unsigned rows_gen;    /* ... for the runs and filter of this tui->gen */
@@ -120,6 +106,13 @@ static size_t column_of(const struct osc_tui *t, enum osc_level l, enum osc_stat
 	return dflt;
 }
 
+/* Free a kept aggregate (kept.h). */
+static void free_agg(void *agg)
+{
+	osc_agg_release(agg);
+	free(agg);
+}
+
 static void table_open(struct osc_tui *t, struct osc_view *v, const void *arg)
 {
 	struct table_view *tv = osc_xcalloc(1, sizeof(*tv));
@@ -132,6 +125,7 @@ static void table_open(struct osc_tui *t, struct osc_view *v, const void *arg)
 	tv->ctx.agg = &tv->agg;
 	tv->ctx.names = &t->names;
 	tv->select = OSC_STR_NONE;
+	tv->kept.release = free_agg;
 	v->priv = tv;
 	v->sort_col = column_of(t, tv->level, a->has_sort ? a->sort : OSC_STAT_NR);
 	v->sort_desc = true;
@@ -192,8 +186,7 @@ static void table_close(struct osc_view *v)
 		osc_agg_release(&stale);
 	}
 	osc_agg_release(&tv->agg);
-	for (int l = 0; l < OSC_LEVEL_COUNT; l++)
-		osc_agg_release(&tv->kept[l].agg);
+	osc_kept_release(&tv->kept);
 	free(tv->drill_path);
 	free(tv->only);
 	free(tv->label);
@@ -228,48 +221,23 @@ static void note_outside(struct osc_tui *t, const struct table_view *tv)
 				osc_level_is_device(tv->level) ? "kernels lie" : "ops lie");
 }
 
-/* Drop the kept rows of level l. */
-static void drop_kept(struct table_view *tv, enum osc_level l)
-{
-	osc_agg_release(&tv->kept[l].agg);
-	tv->kept[l].has = false;
-}
-
 /*
- * The rows shown make way for others: keep them when they are a level's own
- * for the current runs and filter, then drop the least recently left kept
- * rows until the rest fit in KEPT_BYTES; else free them. Kept rows of other
- * runs or another filter are dropped.
+ * The rows shown make way for others: kept (kept.h) when they are a level's
+ * own for the current runs and filter, else freed.
  */
 static void retire_rows(struct osc_tui *t, struct table_view *tv)
 {
-	enum osc_level l = tv->agg.level;
-	size_t bytes = 0;
+	if (tv->rows_made && tv->rows_gen == t->gen && !tv->only) {
+		struct osc_agg *kept = osc_xmalloc(sizeof(*kept));
 
-	for (int k = 0; k < OSC_LEVEL_COUNT; k++)
-		if (tv->kept[k].has && tv->kept[k].gen != t->gen)
-			drop_kept(tv, (enum osc_level)k);
-	if (!tv->rows_made || tv->rows_gen != t->gen || tv->only) {
+		*kept = tv->agg;
+		osc_kept_put(&tv->kept, tv->agg.level, t->gen, kept, osc_agg_bytes(kept));
+	} else {
 		osc_agg_release(&tv->agg);
-		tv->rows_made = false;
-		return;
+		osc_kept_forget(&tv->kept, t->gen);
 	}
-	drop_kept(tv, l);
-	tv->kept[l] = (struct kept_rows){ tv->agg, t->gen, ++tv->leaves, true };
 	memset(&tv->agg, 0, sizeof(tv->agg));
 	tv->rows_made = false;
-	for (int k = 0; k < OSC_LEVEL_COUNT; k++)
-		bytes += tv->kept[k].has ? osc_agg_bytes(&tv->kept[k].agg) : 0;
-	while (bytes > KEPT_BYTES) {
-		int oldest = -1;
-
-		for (int k = 0; k < OSC_LEVEL_COUNT; k++)
-			if (tv->kept[k].has &&
-			    (oldest < 0 || tv->kept[k].left < tv->kept[oldest].left))
-				oldest = k;
-		bytes -= osc_agg_bytes(&tv->kept[oldest].agg);
-		drop_kept(tv, (enum osc_level)oldest);
-	}
 }
 
 /* Whether the rows shown are the level's own for the runs and filter in force. */
@@ -548,12 +516,12 @@ static bool is_drill(const struct table_view *tv, const struct osc_agg_row *x)
 static bool show_kept(struct osc_tui *t, struct osc_view *v, enum osc_level l)
 {
 	struct table_view *tv = v->priv;
-	struct kept_rows k = tv->kept[l];
+	struct osc_agg *kept = tv->job.job.running ? NULL : osc_kept_take(&tv->kept, l, t->gen);
 
-	if (!k.has || k.gen != t->gen || tv->job.job.running)
+	if (!kept)
 		return false;
-	memset(&tv->kept[l], 0, sizeof(tv->kept[l]));
-	take_rows(t, tv, &k.agg, k.gen);
+	take_rows(t, tv, kept, t->gen);
+	free(kept);
 	v->built_gen = t->gen;
 	osc_view_rows_replaced(t, v);
 	return true;

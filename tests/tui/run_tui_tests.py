@@ -677,6 +677,28 @@ def check_level_back_kept():
     report("updating" in again, "a level left is computed again after a filter change", again)
 
 
+def check_compare_back_kept():
+    """The compare view keeps the comparisons it leaves: back to a level or a
+    match mode, the rows come at once (its worker held by :jobs hold never
+    runs), the same screen as computed; after a filter change they are
+    compared again."""
+    trace = os.path.join(SAMPLES, "kineto-sampled-rank0.json.gz")
+    rc, err, d, now = run_keys(trace, ["2", "1", ":dump c", ":filter aten::*", "2", ":dump f"],
+                               [trace])
+    shutil.rmtree(d, ignore_errors=True)
+    rc2, err2, d, held = run_keys(trace, [":jobs hold", "2", ":jobs go", ":jobs hold", "1",
+                                          ":dump c", ":filter aten::*", ":jobs go", "2",
+                                          ":jobs go", ":dump f"], [trace])
+    shutil.rmtree(d, ignore_errors=True)
+    back, again = held.get("c") or "", held.get("f") or ""
+    report(rc == 0 and rc2 == 0 and "updating" not in back and back == now.get("c"),
+           "compare: a level left comes back at once, as computed",
+           "%s%s\n%s\n---\n%s" % (err, err2, now.get("c"), back))
+    report(again and again == now.get("f"),
+           "compare: a level left is compared again after a filter change",
+           "%s\n---\n%s" % (now.get("f"), again))
+
+
 def check_compare_bars_follow_rows():
     """The compare view's bars (B) are drawn against the largest row shown: when
     o hides it, they grow as in a view opened with o already on. The other
@@ -1037,6 +1059,7 @@ def main():
     check_level_flip_in_background()
     check_level_back_kept()
     check_compare_bars_follow_rows()
+    check_compare_back_kept()
     check_whatif_in_background()
     check_compare_in_background()
     check_export_compare()

@@ -118,6 +118,9 @@ struct osc_diff {
 	uint32_t *by_name;      /* private: every row's index in key byte order (a sort makes it) */
 };
 
+/* About the bytes d holds (rows, members, order, keys): for caches' budgets. */
+size_t osc_diff_bytes(const struct osc_diff *d);
+
 /* The row shown i-th (i < d->nr_all; the first d->nr are shown). */
 static inline const struct osc_diff_row *osc_diff_row_at(const struct osc_diff *d, size_t i)
 {

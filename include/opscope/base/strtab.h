@@ -50,6 +50,8 @@ int32_t osc_utf8_decode(const char *s, size_t *n);
 void osc_strtab_init(struct osc_strtab *t);
 /* Free everything; the table must be init'ed again before reuse. */
 void osc_strtab_release(struct osc_strtab *t);
+/* About the bytes t holds (its arrays, hash table and chunks): for caches' budgets. */
+size_t osc_strtab_bytes(const struct osc_strtab *t);
 
 /* Id of s[0..len) (which may hold NUL bytes), interning it if new. */
 osc_str osc_strtab_intern(struct osc_strtab *t, const char *s, size_t len);

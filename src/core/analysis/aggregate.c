@@ -1224,15 +1224,13 @@ void osc_agg_release(struct osc_agg *a)
 
 size_t osc_agg_bytes(const struct osc_agg *a)
 {
-	const struct osc_strtab *p = &a->paths;
 	size_t per_row = sizeof(*a->rows) + sizeof(*a->identity) +
 			 (a->order ? sizeof(*a->order) : 0) + (a->cum_pct ? 2 * sizeof(*a->cum_pct) : 0);
 	size_t bytes = a->nr * per_row + a->nr_members * sizeof(*a->members);
 
 	for (int m = 0; m < OSC_MEASURE_NR; m++)
 		bytes += a->dist[m] ? a->nr * sizeof(*a->dist[m]) : 0;
-	bytes += p->alloc * (sizeof(*p->ptrs) + sizeof(*p->lens) + sizeof(*p->hashes)) +
-		 p->nslots * sizeof(*p->slots) + p->nchunks * p->chunk_size;
-	return bytes + (a->path_place ? p->count * sizeof(*a->path_place) : 0);
+	bytes += osc_strtab_bytes(&a->paths);
+	return bytes + (a->path_place ? a->paths.count * sizeof(*a->path_place) : 0);
 }
 

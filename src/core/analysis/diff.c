@@ -1064,6 +1064,16 @@ void osc_diff_release(struct osc_diff *d)
 	memset(d, 0, sizeof(*d));
 }
 
+size_t osc_diff_bytes(const struct osc_diff *d)
+{
+	size_t per_row = sizeof(*d->rows) + (d->order ? sizeof(*d->order) : 0) +
+			 (d->by_name ? sizeof(*d->by_name) : 0);
+
+	return d->nr_all * per_row +
+	       (d->nr_members[0] + d->nr_members[1]) * sizeof(*d->members[0]) +
+	       osc_strtab_bytes(&d->keys);
+}
+
 /* ---- sorting and the changed-only filter -------------------------------- */
 
 static double col_value(const struct osc_diff_row *r, enum osc_diff_col by)

@@ -143,6 +143,14 @@ void osc_strtab_release(struct osc_strtab *t)
 	memset(t, 0, sizeof(*t));
 }
 
+size_t osc_strtab_bytes(const struct osc_strtab *t)
+{
+	size_t chunks = t->nchunks * t->chunk_size; /* the last chunk is the largest */
+
+	return t->alloc * (sizeof(*t->ptrs) + sizeof(*t->lens) + sizeof(*t->hashes)) +
+	       t->nslots * sizeof(*t->slots) + chunks;
+}
+
 osc_str osc_strtab_intern(struct osc_strtab *t, const char *s, size_t len)
 {
 	uint32_t h = hash_bytes(s, len);
