@@ -1,5 +1,6 @@
 /* kept.c - results a view has left, kept within a budget (kept.h). */
 #include <stdlib.h>
+#include <string.h>
 
 #include "opscope/base/alloc.h"
 #include "kept.h"
@@ -8,21 +9,15 @@
 static void drop(struct osc_kept *k, size_t i)
 {
 	k->release(k->v[i].result);
+	free(k->v[i].result);
 	k->v[i] = k->v[--k->nr];
 }
 
-void osc_kept_forget(struct osc_kept *k, unsigned gen)
-{
-	for (size_t i = k->nr; i-- > 0;)
-		if (k->v[i].gen != gen)
-			drop(k, i);
-}
-
-void osc_kept_put(struct osc_kept *k, unsigned key, unsigned gen, void *result, size_t bytes)
+/* Keep result under key in place of the one there, then fit the budget, the oldest first. */
+static void put(struct osc_kept *k, unsigned key, unsigned gen, void *result, size_t bytes)
 {
 	size_t total = bytes;
 
-	osc_kept_forget(k, gen);
 	for (size_t i = k->nr; i-- > 0;)
 		if (k->v[i].key == key)
 			drop(k, i);
@@ -30,7 +25,7 @@ void osc_kept_put(struct osc_kept *k, unsigned key, unsigned gen, void *result, 
 	k->v[k->nr++] = (struct osc_kept_entry){ result, bytes, key, gen, ++k->puts };
 	for (size_t i = 0; i + 1 < k->nr; i++)
 		total += k->v[i].bytes;
-	while (total > OSC_KEPT_BYTES) { /* the oldest first; the newest last of all */
+	while (total > OSC_KEPT_BYTES) { /* the newest last of all */
 		size_t oldest = 0;
 
 		for (size_t i = 1; i < k->nr; i++)
@@ -41,21 +36,34 @@ void osc_kept_put(struct osc_kept *k, unsigned key, unsigned gen, void *result, 
 	}
 }
 
-void *osc_kept_take(struct osc_kept *k, unsigned key, unsigned gen)
+void osc_kept_retire(struct osc_kept *k, bool keep, unsigned key, unsigned gen, void *shown,
+		     size_t size, size_t bytes)
+{
+	for (size_t i = k->nr; i-- > 0;) /* the runs or the filter changed since */
+		if (k->v[i].gen != gen)
+			drop(k, i);
+	if (keep)
+		put(k, key, gen, memcpy(osc_xmalloc(size), shown, size), bytes);
+	else
+		k->release(shown);
+	memset(shown, 0, size);
+}
+
+bool osc_kept_take(struct osc_kept *k, unsigned key, unsigned gen, void *out, size_t size)
 {
 	for (size_t i = 0; i < k->nr; i++) {
-		void *result = k->v[i].result;
-
 		if (k->v[i].key != key)
 			continue;
 		if (k->v[i].gen != gen) {
 			drop(k, i);
-			return NULL;
+			return false;
 		}
+		memcpy(out, k->v[i].result, size);
+		free(k->v[i].result);
 		k->v[i] = k->v[--k->nr];
-		return result;
+		return true;
 	}
-	return NULL;
+	return false;
 }
 
 void osc_kept_release(struct osc_kept *k)

@@ -3,38 +3,42 @@
  * show again at once when the view comes back to them while the runs and
  * the filter stay (the same tui->gen). Kept results take at most
  * OSC_KEPT_BYTES per view; those left longest ago are dropped first, and
- * those of another generation when a result is put or forgotten.
+ * those of another generation when a result is retired. A result is a
+ * struct moved in and out by value (its size given), freed by release.
  */
 #ifndef OPSCOPE_TUI_KEPT_H
 #define OPSCOPE_TUI_KEPT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #define OSC_KEPT_BYTES ((size_t)512 << 20)
 
 struct osc_kept_entry {
-	void *result;
+	void *result;       /* a copy of the struct */
 	size_t bytes;       /* about what it holds */
 	unsigned key;       /* what it is of (a level, a level and a match mode) */
 	unsigned gen;       /* the tui->gen it was built for */
-	unsigned long left; /* when it was put: its age */
+	unsigned long left; /* when it was kept: its age */
 };
 
 struct osc_kept {
 	struct osc_kept_entry *v;
 	size_t nr, alloc;
 	unsigned long puts;
-	void (*release)(void *result); /* frees a result */
+	void (*release)(void *result); /* frees what a result holds (not the struct) */
 };
 
-/* Keep result (of bytes, made for gen) under key, in place of the one there; see top. */
-void osc_kept_put(struct osc_kept *k, unsigned key, unsigned gen, void *result, size_t bytes);
+/*
+ * The result at shown (a struct of size bytes, holding about bytes) makes
+ * way for another: kept under key, in place of the one there, when keep (it
+ * was built for gen, the current one); else released. shown is zeroed.
+ */
+void osc_kept_retire(struct osc_kept *k, bool keep, unsigned key, unsigned gen, void *shown,
+		     size_t size, size_t bytes);
 
-/* Free the results kept for another gen than gen (the runs or the filter changed). */
-void osc_kept_forget(struct osc_kept *k, unsigned gen);
-
-/* The result kept under key for gen, taken out of k; NULL when none. */
-void *osc_kept_take(struct osc_kept *k, unsigned key, unsigned gen);
+/* Move the result kept under key for gen into out (size bytes); false when none. */
+bool osc_kept_take(struct osc_kept *k, unsigned key, unsigned gen, void *out, size_t size);
 
 /* Free every kept result. */
 void osc_kept_release(struct osc_kept *k);

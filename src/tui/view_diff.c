@@ -72,11 +72,10 @@ static const struct osc_column split_cols[S_NR] = {
 	{ "device_us", 9, OSC_ALIGN_RIGHT, true, OSC_STAT_DEVICE },
 };
 
-/* Free a kept comparison (kept.h). */
-static void free_diff(void *d)
+/* Free what a kept comparison holds (kept.h). */
+static void release_diff(void *d)
 {
 	osc_diff_release(d);
-	free(d);
 }
 
 /* What the rows are of besides the runs and filter: level, match mode, name style. */
@@ -94,7 +93,7 @@ static void diff_open(struct osc_tui *t, struct osc_view *v, const void *arg)
 	char msg[1024];
 
 	v->priv = dv;
-	dv->kept.release = free_diff;
+	dv->kept.release = release_diff;
 	dv->path = osc_xstrdup(a->path);
 	/* no compare rows by module */
 	dv->level = a->level == OSC_LEVEL_MODULE ? OSC_LEVEL_OP : a->level;
@@ -195,15 +194,8 @@ static bool job_start(struct osc_tui *t, struct diff_view *dv)
 static void take_diff(struct osc_tui *t, struct diff_view *dv, struct osc_diff *d, unsigned gen,
 		      unsigned key)
 {
-	if (dv->diff_made && dv->diff_gen == t->gen) {
-		struct osc_diff *kept = osc_xmalloc(sizeof(*kept));
-
-		*kept = dv->diff;
-		osc_kept_put(&dv->kept, dv->diff_key, t->gen, kept, osc_diff_bytes(kept));
-	} else {
-		osc_diff_release(&dv->diff);
-		osc_kept_forget(&dv->kept, t->gen);
-	}
+	osc_kept_retire(&dv->kept, dv->diff_made && dv->diff_gen == t->gen, dv->diff_key, t->gen,
+			&dv->diff, sizeof(dv->diff), osc_diff_bytes(&dv->diff));
 	dv->diff = *d;
 	memset(d, 0, sizeof(*d));
 	dv->diff_made = true;
@@ -612,13 +604,12 @@ static bool show_kept(struct osc_tui *t, struct osc_view *v)
 {
 	struct diff_view *dv = v->priv;
 	unsigned key = rows_key(t, dv);
-	struct osc_diff *kept = dv->job.job.running || !dv->loaded
-					? NULL : osc_kept_take(&dv->kept, key, t->gen);
+	struct osc_diff kept;
 
-	if (!kept)
+	if (dv->job.job.running || !dv->loaded ||
+	    !osc_kept_take(&dv->kept, key, t->gen, &kept, sizeof(kept)))
 		return false;
-	take_diff(t, dv, kept, t->gen, key);
-	free(kept);
+	take_diff(t, dv, &kept, t->gen, key);
 	dv->style = dv->names.style = t->names.style; /* the style it was built in (key) */
 	v->built_gen = t->gen;
 	osc_view_rows_replaced(t, v);

@@ -106,11 +106,10 @@ static size_t column_of(const struct osc_tui *t, enum osc_level l, enum osc_stat
 	return dflt;
 }
 
-/* Free a kept aggregate (kept.h). */
-static void free_agg(void *agg)
+/* Free what a kept aggregate holds (kept.h). */
+static void release_agg(void *agg)
 {
 	osc_agg_release(agg);
-	free(agg);
 }
 
 static void table_open(struct osc_tui *t, struct osc_view *v, const void *arg)
@@ -125,7 +124,7 @@ static void table_open(struct osc_tui *t, struct osc_view *v, const void *arg)
 	tv->ctx.agg = &tv->agg;
 	tv->ctx.names = &t->names;
 	tv->select = OSC_STR_NONE;
-	tv->kept.release = free_agg;
+	tv->kept.release = release_agg;
 	v->priv = tv;
 	v->sort_col = column_of(t, tv->level, a->has_sort ? a->sort : OSC_STAT_NR);
 	v->sort_desc = true;
@@ -227,16 +226,8 @@ static void note_outside(struct osc_tui *t, const struct table_view *tv)
  */
 static void retire_rows(struct osc_tui *t, struct table_view *tv)
 {
-	if (tv->rows_made && tv->rows_gen == t->gen && !tv->only) {
-		struct osc_agg *kept = osc_xmalloc(sizeof(*kept));
-
-		*kept = tv->agg;
-		osc_kept_put(&tv->kept, tv->agg.level, t->gen, kept, osc_agg_bytes(kept));
-	} else {
-		osc_agg_release(&tv->agg);
-		osc_kept_forget(&tv->kept, t->gen);
-	}
-	memset(&tv->agg, 0, sizeof(tv->agg));
+	osc_kept_retire(&tv->kept, tv->rows_made && tv->rows_gen == t->gen && !tv->only,
+			tv->agg.level, t->gen, &tv->agg, sizeof(tv->agg), osc_agg_bytes(&tv->agg));
 	tv->rows_made = false;
 }
 
@@ -516,12 +507,11 @@ static bool is_drill(const struct table_view *tv, const struct osc_agg_row *x)
 static bool show_kept(struct osc_tui *t, struct osc_view *v, enum osc_level l)
 {
 	struct table_view *tv = v->priv;
-	struct osc_agg *kept = tv->job.job.running ? NULL : osc_kept_take(&tv->kept, l, t->gen);
+	struct osc_agg kept;
 
-	if (!kept)
+	if (tv->job.job.running || !osc_kept_take(&tv->kept, l, t->gen, &kept, sizeof(kept)))
 		return false;
-	take_rows(t, tv, kept, t->gen);
-	free(kept);
+	take_rows(t, tv, &kept, t->gen);
 	v->built_gen = t->gen;
 	osc_view_rows_replaced(t, v);
 	return true;
