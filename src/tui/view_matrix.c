@@ -94,7 +94,7 @@ static void matrix_build(struct osc_tui *t, struct osc_view *v)
 	mv->device = osc_trace_has_device(&t->trace);
 	mv->error[0] = '\0';
 	mv->arg.rows = NULL; /* the table's rows: valid while the matrix opens only */
-	if (!rows || !rows->order || rows->order_by != (int)s || rows->order_desc != mv->arg.desc) {
+	if (!rows || !osc_agg_ordered_by(rows, s, mv->arg.desc)) {
 		osc_aggregate(&t->trace, &t->runs, &q, &agg);
 		osc_agg_order(&agg, &t->trace, s, mv->arg.desc);
 		rows = &agg;

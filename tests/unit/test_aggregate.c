@@ -528,8 +528,8 @@ static int ref_names(const struct osc_trace *t, osc_str a, osc_str b)
  * aggregate.h: the statistic (reversed when descending), ties by name
  * ascending; names share 8 and more bytes, hold NUL bytes and bytes past
  * 127, and one is "unknown". The cumulative percentages follow the order,
- * an order by what it is already by is kept (the same direction only), and
- * osc_agg_sort moves the rows into it.
+ * an order by what it is already by is kept (the same statistic and
+ * direction only), and osc_agg_sort moves the rows into it.
  */
 Test(aggregate, order_matches_a_comparison_reference)
 {
@@ -586,6 +586,11 @@ Test(aggregate, order_matches_a_comparison_reference)
 			}
 		}
 	}
+	osc_agg_order(&a, &t, OSC_STAT_NAME, true); /* another statistic, the same direction */
+	for (size_t i = 1; i < a.nr; i++)
+		cr_assert_gt(ref_names(&t, osc_agg_row_at(&a, i - 1)->key,
+				       osc_agg_row_at(&a, i)->key), 0, "by name desc at %zu", i);
+	osc_agg_order(&a, &t, OSC_STAT_DEVICE_PCT, true);
 	{
 		osc_str *shown = malloc(a.nr * sizeof(*shown));
 		const uint32_t *order = a.order;

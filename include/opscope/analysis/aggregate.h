@@ -389,6 +389,9 @@ enum osc_stat osc_agg_default_sort(const struct osc_agg *a);
 void osc_agg_order(struct osc_agg *a, const struct osc_trace *t, enum osc_stat by,
 		   bool descending);
 
+/* Whether a->order is by `by` in that direction (osc_agg_order), for its rows. */
+bool osc_agg_ordered_by(const struct osc_agg *a, enum osc_stat by, bool descending);
+
 /*
  * osc_agg_order, then move the rows into that order (a->order NULL, rows[i]
  * the i-th): for code that reads a->rows in order.

@@ -491,6 +491,12 @@ static void add_up(struct osc_agg *a, const uint32_t *order)
 	free(share);
 }
 
+bool osc_agg_ordered_by(const struct osc_agg *a, enum osc_stat by, bool descending)
+{
+	return a->order && a->nr_identity == a->nr && a->order_by == (int)by &&
+	       a->order_desc == descending;
+}
+
 void osc_agg_order(struct osc_agg *a, const struct osc_trace *t, enum osc_stat by, bool descending)
 {
 	size_t n = a->nr;
@@ -498,7 +504,7 @@ void osc_agg_order(struct osc_agg *a, const struct osc_trace *t, enum osc_stat b
 	struct places p;
 	struct rows_scratch s;
 
-	if (a->order && a->nr_identity == n && a->order_by == (int)by && a->order_desc == descending)
+	if (osc_agg_ordered_by(a, by, descending))
 		return;
 	places_init(&p, t);
 	if (!a->identity || a->nr_identity != n) { /* built, and for the same rows */

@@ -953,6 +953,12 @@ static void category_rows(struct osc_diff *d, const struct osc_agg agg[2])
 	}
 }
 
+/* Where a row of status '-', '+' or '=' is counted in d->count and d->shown. */
+static int status_slot(char status)
+{
+	return status == '-' ? 0 : status == '+' ? 1 : 2;
+}
+
 /* A row with time on a side is on that side, even with no op of its category there. */
 static bool side_has(const struct osc_diff_stat *st)
 {
@@ -966,7 +972,7 @@ static void finish_rows(struct osc_diff *d)
 		int64_t b = row->side[0].total, o = row->side[1].total;
 
 		row->status = !side_has(&row->side[1]) ? '-' : !side_has(&row->side[0]) ? '+' : '=';
-		d->count[row->status == '-' ? 0 : row->status == '+' ? 1 : 2]++;
+		d->count[status_slot(row->status)]++;
 		row->delta = o - b;
 		row->delta_pct = b ? 100.0 * (double)row->delta / (double)b : NAN;
 		row->ratio = b ? (double)o / (double)b : NAN;
@@ -1114,13 +1120,6 @@ static double col_value(const struct osc_diff_row *r, enum osc_diff_col by)
 	}
 }
 
-/*
- * By the column's value (NaN below every number, -0 as 0) in direction,
- * ties by name ascending; by name: the names in direction. Names are
- * distinct (one row per key), so this is a total order: two radix passes,
- * by the names' places in byte order, then stably by the value. Only the
- * rows kept (d->nr) are sorted.
- */
 /* Every row's index in the byte order of their keys (keys are unique to a row). */
 static uint32_t *rows_by_name(const struct osc_diff *d)
 {
@@ -1150,6 +1149,13 @@ static uint32_t *order_of(struct osc_diff *d)
 	return d->order;
 }
 
+/*
+ * By the column's value (NaN below every number, -0 as 0) in direction,
+ * ties by name ascending; by name: the names in direction. Names are
+ * distinct (one row per key), so this is a total order: the shown rows
+ * (d->nr) in name order (d->by_name, made once), then one radix pass,
+ * stably by the value, into d->order.
+ */
 void osc_diff_sort(struct osc_diff *d, enum osc_diff_col by, bool descending)
 {
 	size_t n = d->nr, at = 0;
@@ -1209,7 +1215,7 @@ void osc_diff_changed_only(struct osc_diff *d, bool on, double min_pct)
 
 		if (changed(row, min_pct)) {
 			order[kept++] = order[i];
-			d->shown[row->status == '-' ? 0 : row->status == '+' ? 1 : 2]++;
+			d->shown[status_slot(row->status)]++;
 		} else {
 			rest[other++] = order[i];
 		}
