@@ -131,10 +131,11 @@ static void print_kinds(const struct osc_trace *t, struct json_object *j)
 
 	for (size_t i = 0; i < t->nr_events; i++)
 		by_kind[t->events[i].kind < OSC_KIND_COUNT ? t->events[i].kind : 0]++;
+	by_kind[OSC_KIND_FLOW] += t->nr_flows;
 	if (j) {
 		struct json_object *kinds = json_object_new_object();
 
-		add(j, "total", u64(t->nr_events));
+		add(j, "total", u64(osc_trace_nr_written(t)));
 		add(j, "metadata", u64(t->nr_metadata));
 		for (int k = 0; k < OSC_KIND_COUNT; k++)
 			if (by_kind[k])
@@ -142,7 +143,7 @@ static void print_kinds(const struct osc_trace *t, struct json_object *j)
 		add(j, "by_kind", kinds);
 		return;
 	}
-	printf("events:       %zu (and %llu metadata events)\n  by kind:    ", t->nr_events,
+	printf("events:       %zu (and %llu metadata events)\n  by kind:    ", osc_trace_nr_written(t),
 	       (unsigned long long)t->nr_metadata);
 	for (int k = 0; k < OSC_KIND_COUNT; k++) {
 		if (!by_kind[k])
@@ -176,6 +177,8 @@ static void print_categories(const struct osc_trace *t, struct shown *sh, struct
 
 	for (size_t i = 0; i < t->nr_events; i++)
 		per_str[t->events[i].cat]++;
+	for (size_t i = 0; i < t->nr_flows; i++)
+		per_str[t->flows[i].cat]++;
 	for (size_t s = 0; s < t->strs.count; s++) {
 		if (!per_str[s])
 			continue;
@@ -240,18 +243,19 @@ static void print_span(const struct osc_trace *t, struct json_object *j)
 	char a[48], b[48], d[48];
 	int64_t first, last;
 
-	if (!t->nr_events) {
+	if (!osc_trace_nr_written(t)) {
 		if (j)
 			add(j, "time_span", NULL);
 		else
 			printf("time span:    none (no events)\n");
 		return;
 	}
-	first = t->events[0].ts; /* events are sorted by ts */
-	last = osc_event_end(&t->events[0]);
-	for (size_t i = 1; i < t->nr_events; i++)
+	first = last = osc_trace_origin(t); /* events and flows are sorted by ts */
+	for (size_t i = 0; i < t->nr_events; i++)
 		if (osc_event_end(&t->events[i]) > last)
 			last = osc_event_end(&t->events[i]);
+	if (t->nr_flows && t->flows[t->nr_flows - 1].ts > last)
+		last = t->flows[t->nr_flows - 1].ts;
 	osc_format_us_int(first, a, sizeof(a));
 	osc_format_us_int(last, b, sizeof(b));
 	if (j) {
@@ -492,7 +496,7 @@ static void json_runs(const struct osc_trace *t, const struct osc_runs *r, struc
 	struct json_object *runs = json_object_new_object(), *list = json_object_new_array();
 	struct osc_runsel sel;
 	struct osc_error err;
-	int64_t origin = t->nr_events ? t->events[0].ts : 0;
+	int64_t origin = osc_trace_origin(t);
 	char a[48], b[48];
 
 	add(runs, "source", json_object_new_string(osc_run_source_name(r->source)));
@@ -526,7 +530,7 @@ static void print_runs(const struct osc_trace *t, const struct osc_runs *r, stru
 {
 	struct osc_runsel sel;
 	struct osc_error err;
-	int64_t origin = t->nr_events ? t->events[0].ts : 0;
+	int64_t origin = osc_trace_origin(t);
 	char a[48], b[48];
 
 	printf("runs:         %zu (%s)\n", r->nr, osc_run_source_name(r->source));

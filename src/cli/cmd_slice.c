@@ -125,7 +125,7 @@ static enum osc_status run(struct slice_args *a, struct osc_error *err)
 		struct write_arg w = { &t, NULL, a->a.output && ends_with(a->a.output, ".gz"),
 				       &stats };
 
-		keep = osc_xmalloc(t.nr_events ? t.nr_events : 1);
+		keep = osc_xmalloc(osc_trace_nr_written(&t) ? osc_trace_nr_written(&t) : 1);
 		osc_slice_select(&t, &r, &sel, &a->filter, keep);
 		w.keep = keep;
 		st = osc_write_file(a->a.output, a->a.flags, write_fn, &w, err);
@@ -136,7 +136,7 @@ static enum osc_status run(struct slice_args *a, struct osc_error *err)
 		text = osc_runsel_describe(&sel, &r);
 		fprintf(stderr,
 			"opscope: using %s: %llu of %zu events, %llu metadata, %llu bytes\n",
-			text, (unsigned long long)stats.events, t.nr_events,
+			text, (unsigned long long)stats.events, osc_trace_nr_written(&t),
 			(unsigned long long)stats.metadata, (unsigned long long)stats.bytes);
 	}
 	free(text);

@@ -29,6 +29,18 @@ static void check_assignment(const struct osc_trace *t, const struct osc_runs *r
 }
 
 /* Invariant: nr_events per run and outside add up to the run_of table. */
+/* The run whose window holds ts, the latest to start (runs that do not nest), or r->nr. */
+static size_t run_at(const struct osc_runs *r, int64_t ts)
+{
+	size_t at = r->nr;
+
+	for (size_t i = 0; i < r->nr; i++)
+		if (r->runs[i].ts <= ts && ts < r->runs[i].ts + r->runs[i].dur)
+			at = i;
+	return at;
+}
+
+/* Each run's count: its events (run_of) and the flows starting in its window. */
 static void check_counts(const struct osc_trace *t, const struct osc_runs *r)
 {
 	uint64_t sum = r->outside;
@@ -38,13 +50,15 @@ static void check_counts(const struct osc_trace *t, const struct osc_runs *r)
 
 		for (size_t e = 0; e < t->nr_events; e++)
 			n += r->run_of[e] == i;
+		for (size_t f = 0; f < t->nr_flows; f++)
+			n += run_at(r, t->flows[f].ts) == i;
 		cr_expect_eq(r->runs[i].nr_events, n, "run %zu has %llu events, counted %llu", i,
 			     (unsigned long long)r->runs[i].nr_events, (unsigned long long)n);
 		sum += r->runs[i].nr_events;
 		if (i)
 			cr_expect_leq(r->runs[i - 1].ts, r->runs[i].ts, "runs sorted by ts");
 	}
-	cr_expect_eq(sum, t->nr_events);
+	cr_expect_eq(sum, osc_trace_nr_written(t));
 }
 
 /*

@@ -49,7 +49,7 @@ static void slice(const char *runs, const char *pattern, struct osc_trace *t, ui
 	osc_filter_init(&f);
 	if (pattern)
 		osc_filter_add_pattern(&f, pattern);
-	*keep = malloc(t->nr_events);
+	*keep = malloc(osc_trace_nr_written(t));
 	osc_slice_select(t, &r, &sel, &f, *keep);
 	osc_filter_release(&f);
 	osc_runsel_release(&sel);
@@ -61,10 +61,9 @@ static int flow(const struct osc_trace *t, const uint8_t *keep, int64_t fid)
 {
 	int got = 0;
 
-	for (size_t i = 0; i < t->nr_events; i++)
-		if (t->events[i].kind == OSC_KIND_FLOW && keep[i] &&
-		    osc_trace_id_value(t, t->events[i].corr_id) == fid)
-			got |= t->events[i].ph == OSC_PH_FLOW_START ? 1 : 2;
+	for (size_t i = 0; i < t->nr_flows; i++)
+		if (keep[t->nr_events + i] && osc_trace_id_value(t, t->flows[i].id) == fid)
+			got |= t->flows[i].ph == OSC_PH_FLOW_START ? 1 : 2;
 	return got;
 }
 

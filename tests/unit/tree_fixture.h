@@ -52,6 +52,7 @@ static inline void tx_build(struct osc_trace *t, enum osc_format format,
 		osc_trace_add_event(t, &e, NULL, 0);
 	}
 	osc_trace_sort(t);
+	osc_trace_split_flows(t); /* as a loader does */
 }
 
 /* The analysis of one fixture, with default category selections. */

@@ -38,7 +38,8 @@
 
 /*
  * keep[i] = 1 for the events of t to write for the runs sel of r, with the
- * filter f (NULL or empty: none); keep has t->nr_events entries. Returns
+ * filter f (NULL or empty: none); keep has osc_trace_nr_written(t) entries:
+ * the events, then the flows (keep[t->nr_events + f] for flow f). Returns
  * how many are kept.
  */
 uint64_t osc_slice_select(const struct osc_trace *t, const struct osc_runs *r,

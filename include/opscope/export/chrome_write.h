@@ -36,7 +36,8 @@ struct osc_chrome_stats {
 };
 
 /*
- * Write the events i of t with keep[i] set to out as above, gzip-compressed
+ * Write the events and flows of t that keep marks (osc_slice_select's
+ * layout: the events, then the flows), in model order, to out as above, gzip-compressed
  * when gzip. Errors: OSC_IO (subject "output") when writing fails; OSC_NOMEM
  * style aborts as everywhere. stats may be NULL.
  */

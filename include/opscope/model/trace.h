@@ -130,6 +130,21 @@ struct osc_event {
 	uint16_t flags;   /* OSC_EVF_* */
 };
 
+/*
+ * A flow event (ph s, t or f: Kineto's ac2g and fwdbwd arrows), kept apart
+ * from the events once a trace is loaded (osc_trace_split_flows): 32 bytes
+ * against an event's 64 with its args offset, and a third of a Kineto
+ * trace's events are flows. Its kind is OSC_KIND_FLOW; its dur is 0.
+ */
+struct osc_flow {
+	int64_t ts;      /* ns, on the trace's clock */
+	osc_id id;       /* flow id (id, else bind_id), or OSC_ID_NONE */
+	uint32_t thread; /* index into trace->threads */
+	uint32_t at;     /* its place in model order among the events and flows together */
+	osc_str name, cat;
+	uint8_t ph;      /* OSC_PH_FLOW_START, _STEP or _END */
+};
+
 /* Facts about a device event (kernel, memcpy, memset). Unknown values are -1. */
 struct osc_kernel {
 	int32_t grid[3], block[3];
@@ -240,6 +255,11 @@ struct osc_trace {
 	struct osc_warning warnings[OSC_WARN_COUNT];
 	char *meta_json;        /* top-level keys other than traceEvents, as one JSON
 				   object text (may be ""), for `info`/detail views */
+	struct osc_flow *flows; /* the flow events, in model order (osc_trace_split_flows) */
+	size_t nr_flows;
+	struct osc_flow_args *flow_args; /* the flows with args, by flow index */
+	size_t nr_flow_args;
+	size_t flows_in_events;  /* private: flow events still among the events */
 	int64_t *wide_ids;      /* the ids that osc_id codes as OSC_ID_WIDE | index */
 	size_t nr_wide_ids, alloc_wide_ids;
 	struct osc_i64map *wide_map; /* private: id -> index into wide_ids */
@@ -263,10 +283,29 @@ struct osc_trace {
  */
 #define OSC_MAX_EVENTS ((size_t)UINT32_MAX - 1)
 
-/* Start of the trace (its first event's ts): the origin of start_us columns and timelines. */
+/* The args of a flow that has some: args_off's encoding. */
+struct osc_flow_args {
+	uint32_t flow;
+	uint64_t off;
+};
+
+/*
+ * Start of the trace (its first event's or flow's ts): the origin of
+ * start_us columns and timelines.
+ */
 static inline int64_t osc_trace_origin(const struct osc_trace *tr)
 {
-	return tr->nr_events ? tr->events[0].ts : 0;
+	if (!tr->nr_flows)
+		return tr->nr_events ? tr->events[0].ts : 0;
+	if (!tr->nr_events || tr->flows[0].ts < tr->events[0].ts)
+		return tr->flows[0].ts;
+	return tr->events[0].ts;
+}
+
+/* Events as the file had them: the events and the flows. */
+static inline size_t osc_trace_nr_written(const struct osc_trace *tr)
+{
+	return tr->nr_events + tr->nr_flows;
 }
 
 /* Set up an empty trace (format UNKNOWN, no events). */
@@ -322,6 +361,7 @@ struct osc_trace_part {
 	struct osc_event *events;
 	uint64_t *args_off;     /* copies already count from the whole's args text */
 	size_t nr;
+	size_t nr_flows;        /* flow events among them */
 	osc_str *str;           /* the whole's id for the part's string id */
 	uint32_t *thread;       /* the whole's index for the part's thread */
 	uint32_t kernel_base;   /* added to kernel indices */
@@ -363,6 +403,7 @@ void osc_trace_take_part(struct osc_trace *t, struct osc_trace *s, osc_str *str,
  * Append the events of parts[0 .. nr) to t in model order, renumbered: a
  * stable merge where the earlier part wins ties, as the file order would
  * (so t stays sorted when it was and the parts follow it), on all cores.
+ * Into an empty t, the flows go straight to t->flows (osc_trace_split_flows).
  * The parts' memory is given back as the merge consumes it, so the event
  * table is never held twice; the parts are freed. Events beyond
  * OSC_MAX_EVENTS (the latest ones) are dropped and counted. Invalidates
@@ -401,6 +442,13 @@ void osc_trace_warn(struct osc_trace *t, enum osc_warn w, int64_t offset);
 void osc_trace_sort(struct osc_trace *t);
 
 /*
+ * Move the flow events (ph s, t, f) out of t->events into t->flows, in
+ * model order, each with its place among them all (osc_flow.at). Loaders
+ * call it once, after the sort; the events keep their order.
+ */
+void osc_trace_split_flows(struct osc_trace *t);
+
+/*
  * Minified JSON text of an event's args object ("" when it had none, or when
  * it was kept by reference and reading the file faulted: it shrank). The
  * text stays valid until the next osc_trace_args call on the same trace
@@ -419,6 +467,9 @@ const char *osc_trace_args(const struct osc_trace *t, uint32_t ev);
  */
 const char *osc_trace_args_into(const struct osc_trace *t, uint32_t ev, char **buf,
 				size_t *alloc);
+
+/* The args of flow f as osc_trace_args gives an event's ("" for none). */
+const char *osc_trace_flow_args(const struct osc_trace *t, uint32_t f);
 
 /*
  * Give back the pages of the trace file that reading args mapped in, after

@@ -132,8 +132,8 @@ struct ctx {
 	struct table node_by_corr;   /* correlation id -> node (ORT) */
 	struct table node_by_op;     /* (op name, ts) -> node (ORT) */
 	int64_t *op_reach;           /* per node_by_op entry: latest end of its op's up to it */
-	struct table flow_start;     /* flow id -> s event */
-	struct table flow_end;       /* (thread, ts) -> f event */
+	struct table flow_start;     /* flow id -> s flow (index into t->flows) */
+	struct table flow_end;       /* (thread, ts) -> f flow */
 };
 
 static int64_t end_of(const struct osc_event *e)
@@ -171,12 +171,6 @@ static void collect(struct ctx *x, const struct osc_catsel *launch,
 			if (t->format == OSC_FORMAT_ORT)
 				table_add(&x->node_by_op, e->op, e->ts, node);
 		}
-		if (e->kind == OSC_KIND_FLOW && e->corr_id != OSC_ID_NONE) {
-			if (e->ph == OSC_PH_FLOW_START)
-				table_add(&x->flow_start, e->corr_id, 0, (uint32_t)i);
-			else if (e->ph == OSC_PH_FLOW_END)
-				table_add(&x->flow_end, e->thread, e->ts, (uint32_t)i);
-		}
 		if (osc_catsel_has(device, e)) {
 			OSC_GROW(out->devs, out->nr_devs + 1, alloc_d);
 			out->dev_of[i] = (uint32_t)out->nr_devs;
@@ -195,6 +189,16 @@ static void collect(struct ctx *x, const struct osc_catsel *launch,
 				table_add(&x->launch_by_corr, e->corr_id, 0, l);
 			table_add(&x->launch_by_time, e->thread, e->ts, l);
 		}
+	}
+	for (size_t i = 0; i < t->nr_flows; i++) {
+		const struct osc_flow *f = &t->flows[i];
+
+		if (f->id == OSC_ID_NONE)
+			continue;
+		if (f->ph == OSC_PH_FLOW_START)
+			table_add(&x->flow_start, f->id, 0, (uint32_t)i);
+		else if (f->ph == OSC_PH_FLOW_END)
+			table_add(&x->flow_end, f->thread, f->ts, (uint32_t)i);
 	}
 	table_sort(&x->launch_by_corr);
 	table_sort(&x->launch_by_time);
@@ -238,13 +242,13 @@ static void link_launches(struct ctx *x)
 static uint32_t launch_of_flow(const struct ctx *x, int64_t fid)
 {
 	uint32_t s = table_get(&x->flow_start, fid);
-	const struct osc_event *se;
+	const struct osc_flow *se;
 	size_t i;
 	uint32_t l;
 
 	if (s == OSC_NONE)
 		return OSC_NONE;
-	se = &x->t->events[s];
+	se = &x->t->flows[s];
 	/* the last launch of that thread starting at or before the flow start */
 	i = table_upper(&x->launch_by_time, se->thread, se->ts);
 	if (!i || x->launch_by_time.e[i - 1].key != se->thread)
@@ -311,7 +315,7 @@ static void link_device(struct ctx *x, struct osc_dev_link *d)
 	for (; f < x->flow_end.nr && x->flow_end.e[f].key == e->thread &&
 	       x->flow_end.e[f].key2 == e->ts;
 	     f++) {
-		d->launch = launch_of_flow(x, x->t->events[x->flow_end.e[f].val].corr_id);
+		d->launch = launch_of_flow(x, x->t->flows[x->flow_end.e[f].val].id);
 		if (d->launch != OSC_NONE) {
 			d->method = OSC_LINK_FLOW;
 			return;

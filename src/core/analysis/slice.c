@@ -67,7 +67,7 @@ static int cmp_span(const void *a, const void *b)
 struct flow_key {
 	osc_str cat;
 	int64_t id;
-	uint32_t ev;
+	uint32_t ev; /* index into t->flows */
 };
 
 static int cmp_flow(const void *a, const void *b)
@@ -82,29 +82,21 @@ static int cmp_flow(const void *a, const void *b)
 }
 
 /*
- * keep[i] for each flow event: it lies within a kept window of its thread
- * (s, grouped per thread by first, ends made running maxima); then a flow
- * (cat, id) stays only when all its events do.
+ * keep for each flow (at t->nr_events + its index): it lies within a kept
+ * window of its thread (s, grouped per thread by first, ends made running
+ * maxima); then a flow (cat, id) stays only when all its events do.
  */
 static void keep_groups(const struct osc_trace *t, const size_t *first, const struct span *s,
 			uint8_t *keep)
 {
-	size_t nf = 0;
-	struct flow_key *fl;
+	struct flow_key *fl = osc_xmalloc(t->nr_flows * sizeof(*fl));
+	uint8_t *kf = keep + t->nr_events;
 
-	for (size_t i = 0; i < t->nr_events; i++)
-		nf += t->events[i].kind == OSC_KIND_FLOW;
-	fl = osc_xmalloc((nf ? nf : 1) * sizeof(*fl));
-	nf = 0;
-	for (size_t i = 0; i < t->nr_events; i++) {
-		const struct osc_event *e = &t->events[i];
-		size_t lo, hi;
+	for (size_t i = 0; i < t->nr_flows; i++) {
+		const struct osc_flow *e = &t->flows[i];
+		size_t lo = first[e->thread], hi = first[e->thread + 1];
 
-		if (e->kind != OSC_KIND_FLOW)
-			continue;
-		fl[nf++] = (struct flow_key){ e->cat, e->corr_id, (uint32_t)i };
-		lo = first[e->thread];
-		hi = first[e->thread + 1];
+		fl[i] = (struct flow_key){ e->cat, e->id, (uint32_t)i };
 		while (lo < hi) { /* past the last window starting at or before ts */
 			size_t mid = lo + (hi - lo) / 2;
 
@@ -113,17 +105,17 @@ static void keep_groups(const struct osc_trace *t, const size_t *first, const st
 			else
 				hi = mid;
 		}
-		keep[i] = lo > first[e->thread] && s[lo - 1].end >= e->ts;
+		kf[i] = lo > first[e->thread] && s[lo - 1].end >= e->ts;
 	}
-	qsort(fl, nf, sizeof(*fl), cmp_flow);
-	for (size_t a = 0, b; a < nf; a = b) {
+	qsort(fl, t->nr_flows, sizeof(*fl), cmp_flow);
+	for (size_t a = 0, b; a < t->nr_flows; a = b) {
 		bool all = true;
 
-		for (b = a; b < nf && fl[b].cat == fl[a].cat && fl[b].id == fl[a].id; b++)
-			all &= keep[fl[b].ev] != 0;
+		for (b = a; b < t->nr_flows && fl[b].cat == fl[a].cat && fl[b].id == fl[a].id; b++)
+			all &= kf[fl[b].ev] != 0;
 		if (!all)
 			for (size_t k = a; k < b; k++)
-				keep[fl[k].ev] = 0;
+				kf[fl[k].ev] = 0;
 	}
 	free(fl);
 }
@@ -136,21 +128,18 @@ static void keep_groups(const struct osc_trace *t, const size_t *first, const st
  */
 static void keep_flows(const struct osc_trace *t, uint8_t *keep)
 {
-	size_t nt = t->nr_threads ? t->nr_threads : 1, *first = osc_xcalloc(nt + 1, sizeof(*first));
+	size_t nt = t->nr_threads ? t->nr_threads : 1, *first;
 	struct span *s;
 	size_t *fill;
-	bool any = false;
 
+	if (!t->nr_flows)
+		return;
+	first = osc_xcalloc(nt + 1, sizeof(*first));
 	for (size_t i = 0; i < t->nr_events; i++) {
 		const struct osc_event *e = &t->events[i];
 
 		if (keep[i] && e->ph == OSC_PH_COMPLETE)
 			first[e->thread + 1]++;
-		any |= e->kind == OSC_KIND_FLOW;
-	}
-	if (!any) {
-		free(first);
-		return;
 	}
 	for (size_t i = 0; i < nt; i++)
 		first[i + 1] += first[i];
@@ -204,7 +193,7 @@ uint64_t osc_slice_select(const struct osc_trace *t, const struct osc_runs *r,
 	bool filtered = f && !osc_filter_is_empty(f);
 	uint64_t n = 0;
 
-	memset(keep, 0, t->nr_events);
+	memset(keep, 0, osc_trace_nr_written(t));
 	if (!filtered) {
 		for (size_t i = 0; i < t->nr_events; i++) {
 			const struct osc_event *e = &t->events[i];
@@ -262,7 +251,7 @@ uint64_t osc_slice_select(const struct osc_trace *t, const struct osc_runs *r,
 	if (!filtered)
 		keep_launches(t, r, sel, launcher, keep);
 	keep_flows(t, keep);
-	for (size_t i = 0; i < t->nr_events; i++)
+	for (size_t i = 0; i < osc_trace_nr_written(t); i++)
 		n += keep[i];
 	return n;
 }

@@ -306,7 +306,7 @@ void osc_summary_build(const struct osc_trace *t, const struct osc_runs *runs,
 	out->trace = osc_xstrdup(out->path);
 	osc_trace_rank(t, NULL, &out->rank);
 	out->format = t->format;
-	out->events = t->nr_events;
+	out->events = osc_trace_nr_written(t);
 	out->input_bytes = t->input_bytes;
 	out->has_device = osc_trace_has_device(t);
 	out->run_source = osc_summary_intern(out, osc_run_source_name(runs->source));

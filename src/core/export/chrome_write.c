@@ -176,6 +176,9 @@ static void metadata(struct sink *k, const struct osc_trace *t, const uint8_t *k
 	for (size_t i = 0; i < t->nr_events; i++)
 		if (keep[i])
 			used[t->events[i].thread] = 1;
+	for (size_t i = 0; i < t->nr_flows; i++)
+		if (keep[t->nr_events + i])
+			used[t->flows[i].thread] = 1;
 	for (size_t th = 0; th < t->nr_threads; th++) {
 		const struct osc_thread *x = &t->threads[th];
 		const char *pid = osc_trace_str(t, x->pid), *tid = osc_trace_str(t, x->tid);
@@ -250,44 +253,70 @@ static const char *phase_text(uint8_t ph)
 	}
 }
 
-static void event(struct sink *k, const struct osc_trace *t, uint32_t i, uint64_t *nr)
+/* What is written of an event or a flow. */
+struct record {
+	uint8_t ph;
+	uint16_t flags;
+	osc_str cat, name;
+	uint32_t thread;
+	int64_t ts, dur;
+	osc_id id;        /* a flow's id, else OSC_ID_NONE */
+	const char *args; /* "" for none */
+};
+
+static struct record event_record(const struct osc_trace *t, uint32_t i)
 {
 	const struct osc_event *e = &t->events[i];
-	const struct osc_thread *x = &t->threads[e->thread];
-	const char *ph = phase_text(e->ph), *args;
 
-	if (!ph)
-		return;
+	return (struct record){ .ph = e->ph, .flags = e->flags, .cat = e->cat, .name = e->name,
+				.thread = e->thread, .ts = e->ts, .dur = e->dur,
+				.id = OSC_ID_NONE, .args = osc_trace_args(t, i) };
+}
+
+static struct record flow_record(const struct osc_trace *t, uint32_t i)
+{
+	const struct osc_flow *f = &t->flows[i];
+
+	return (struct record){ .ph = f->ph, .cat = f->cat, .name = f->name,
+				.thread = f->thread, .ts = f->ts, .id = f->id,
+				.args = osc_trace_flow_args(t, i) };
+}
+
+static void record(struct sink *k, const struct osc_trace *t, const struct record *r,
+		   uint64_t *nr)
+{
+	const struct osc_thread *x = &t->threads[r->thread];
+	const char *ph = phase_text(r->ph);
+
 	sep(k, nr);
 	puts_(k, "{\"ph\":\"");
 	puts_(k, ph);
 	puts_(k, "\"");
-	if (*osc_trace_str(t, e->cat)) {
+	if (*osc_trace_str(t, r->cat)) {
 		puts_(k, ",\"cat\":");
-		put_string(k, osc_trace_str(t, e->cat));
+		put_string(k, osc_trace_str(t, r->cat));
 	}
 	puts_(k, ",\"name\":");
-	put_string(k, osc_trace_str(t, e->name));
+	put_string(k, osc_trace_str(t, r->name));
 	puts_(k, ",\"pid\":");
 	put_id(k, osc_trace_str(t, x->pid));
 	puts_(k, ",\"tid\":");
 	put_id(k, osc_trace_str(t, x->tid));
 	puts_(k, ",\"ts\":");
-	put_us(k, e->ts);
-	if (e->ph == OSC_PH_COMPLETE && !(e->flags & OSC_EVF_NO_DUR)) {
+	put_us(k, r->ts);
+	if (r->ph == OSC_PH_COMPLETE && !(r->flags & OSC_EVF_NO_DUR)) {
 		puts_(k, ",\"dur\":");
-		put_us(k, e->dur);
+		put_us(k, r->dur);
 	}
-	if (e->ph >= OSC_PH_FLOW_START && e->ph <= OSC_PH_FLOW_END && e->corr_id != OSC_ID_NONE) {
+	if (r->id != OSC_ID_NONE) {
 		puts_(k, ",\"id\":");
-		put_i64(k, osc_trace_id_value(t, e->corr_id));
+		put_i64(k, osc_trace_id_value(t, r->id));
 	}
-	if (e->ph == OSC_PH_FLOW_END)
+	if (r->ph == OSC_PH_FLOW_END)
 		puts_(k, ",\"bp\":\"e\"");
-	args = osc_trace_args(t, i);
-	if (*args) {
+	if (*r->args) {
 		puts_(k, ",\"args\":");
-		puts_(k, args);
+		puts_(k, r->args);
 	}
 	puts_(k, "}");
 }
@@ -311,11 +340,19 @@ enum osc_status osc_chrome_write(FILE *out, const struct osc_trace *t, const uin
 	}
 	puts_(k, "{\"traceEvents\":[");
 	metadata(k, t, keep, &nr, &st);
-	for (size_t i = 0; i < t->nr_events; i++) {
-		if (!keep[i])
+	for (size_t e = 0, f = 0; e < t->nr_events || f < t->nr_flows;) {
+		/* in model order: a flow takes its place among the events */
+		bool flow = f < t->nr_flows && t->flows[f].at == e + f;
+		struct record r;
+
+		if (!keep[flow ? t->nr_events + f : e] ||
+		    !phase_text(flow ? t->flows[f].ph : t->events[e].ph)) {
+			flow ? f++ : e++;
 			continue;
-		event(k, t, (uint32_t)i, &nr);
-		st.events += phase_text(t->events[i].ph) != NULL;
+		}
+		r = flow ? flow_record(t, (uint32_t)f++) : event_record(t, (uint32_t)e++);
+		record(k, t, &r, &nr);
+		st.events++;
 	}
 	puts_(k, "\n]");
 	/* the other top-level keys: meta_json is an object; splice its members in */

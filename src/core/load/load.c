@@ -291,6 +291,7 @@ static enum osc_status load(struct osc_load_ctx *ctx, const char *name,
 		if (ctx->in.z_cut)
 			osc_trace_warn(t, OSC_WARN_GZIP_CUT, (int64_t)t->input_bytes);
 		check_sums(t);
+		osc_trace_split_flows(t);
 		osc_load_report(ctx);
 	}
 	osc_input_close(&ctx->in);

@@ -133,12 +133,17 @@ static void whole_trace(const struct osc_trace *t, struct osc_runs *out)
 			hi = end;
 		out->run_of[i] = 0;
 	}
+	if (t->nr_flows) { /* in ts order; a flow lasts no time */
+		lo = !t->nr_events || t->flows[0].ts < lo ? t->flows[0].ts : lo;
+		hi = !t->nr_events || t->flows[t->nr_flows - 1].ts > hi ? t->flows[t->nr_flows - 1].ts
+									  : hi;
+	}
 	r->ts = lo;
 	if (hi <= lo || __builtin_sub_overflow(hi, lo, &r->dur))
 		r->dur = hi > lo ? INT64_MAX : 0;
 	r->name = OSC_STR_EMPTY;
 	r->event = OSC_NONE;
-	r->nr_events = t->nr_events;
+	r->nr_events = osc_trace_nr_written(t);
 	out->runs = r;
 	out->nr = 1;
 }
@@ -443,6 +448,24 @@ static void by_launch(void *arg, size_t i)
 	}
 }
 
+/* Count the flows in the runs their start falls in (flows launch nothing). */
+static void count_flows(const struct osc_trace *t, const struct timeline *tl,
+			struct osc_runs *out)
+{
+	size_t hint = 0;
+
+	for (size_t f = 0; f < t->nr_flows; f++) {
+		size_t k = timeline_find(tl, t->flows[f].ts, hint);
+		uint32_t run = k == SIZE_MAX ? OSC_NONE : tl->owner[k];
+
+		hint = k == SIZE_MAX ? hint : k;
+		if (run == OSC_NONE)
+			out->outside++;
+		else
+			out->runs[run].nr_events++;
+	}
+}
+
 /* run_of and the counts, in two passes over the events, each on all cores. */
 static void assign_events(const struct osc_trace *t, struct osc_runs *out)
 {
@@ -459,6 +482,7 @@ static void assign_events(const struct osc_trace *t, struct osc_runs *out)
 		a[i] = (struct assign_part){ .t = t, .out = out, .tl = &tl,
 					     .from = n * i / parts, .to = n * (i + 1) / parts };
 	osc_parallel_run(parts, by_start, a);
+	count_flows(t, &tl, out);
 	timeline_release(&tl);
 
 	/* a run's own event belongs to it even when a nested window starts at the same ts */

@@ -105,6 +105,8 @@ void osc_trace_release(struct osc_trace *t)
 	free(t->args_view);
 	if (t->derived)
 		t->derived->free(t->derived);
+	free(t->flows);
+	free(t->flow_args);
 	free(t->wide_ids);
 	if (t->wide_map)
 		osc_i64map_release(t->wide_map);
@@ -161,6 +163,7 @@ static size_t new_event(struct osc_trace *t, const struct osc_event *ev)
 	t->events[i] = *ev;
 	t->args_off[i] = 0;
 	t->has_providers |= ev->provider != OSC_STR_EMPTY;
+	t->flows_in_events += ev->ph >= OSC_PH_FLOW_START && ev->ph <= OSC_PH_FLOW_END;
 	if (ev->thread < t->nr_threads)
 		t->threads[ev->thread].nr_events++;
 	t->nr_events++;
@@ -346,13 +349,58 @@ static size_t sorted_runs(const struct osc_event *ev, size_t n, size_t *start)
  * miss that depends on the one before: the events a few links ahead are
  * prefetched so the misses overlap.
  */
+/*
+ * Put the flows back among the events, each at its place (osc_flow.at), for
+ * a sort of events added after they went apart; osc_trace_split_flows takes
+ * them out again. A flow comes back with only what it kept.
+ */
+static void join_flows(struct osc_trace *t)
+{
+	size_t n = t->nr_events + t->nr_flows, a = 0;
+	struct osc_event *ev = osc_xmalloc(n * sizeof(*ev));
+	uint64_t *off = osc_xmalloc(n * sizeof(*off));
+
+	for (size_t e = 0, f = 0; e + f < n;) {
+		const struct osc_flow *x = &t->flows[f];
+
+		if (f == t->nr_flows || x->at != e + f) {
+			ev[e + f] = t->events[e];
+			off[e + f] = t->args_off[e];
+			e++;
+			continue;
+		}
+		ev[e + f] = (struct osc_event){
+			.ts = x->ts, .corr_id = x->id, .ext = OSC_ID_NONE, .name = x->name,
+			.cat = x->cat, .op = x->name, .thread = x->thread, .kernel = OSC_NONE,
+			.ph = x->ph, .kind = OSC_KIND_FLOW,
+		};
+		off[e + f] = a < t->nr_flow_args && t->flow_args[a].flow == f ? t->flow_args[a++].off
+									       : 0;
+		f++;
+	}
+	free(t->events);
+	free(t->args_off);
+	free(t->flows);
+	free(t->flow_args);
+	t->events = ev;
+	t->args_off = off;
+	t->nr_events = t->alloc_events = n;
+	t->flows_in_events = t->nr_flows;
+	t->flows = NULL;
+	t->flow_args = NULL;
+	t->nr_flows = t->nr_flow_args = 0;
+}
+
 void osc_trace_sort(struct osc_trace *t)
 {
-	size_t n = t->nr_events, i, start[MAX_MERGE_RUNS + 1], runs;
+	size_t n, i, start[MAX_MERGE_RUNS + 1], runs;
 	uint32_t *src;
 
 	if (!t->unsorted)
 		return;
+	if (t->nr_flows)
+		join_flows(t);
+	n = t->nr_events;
 	osc_trace_drop_derived(t);
 	t->unsorted = false;
 	runs = n ? sorted_runs(t->events, n, start) : 1;
@@ -395,16 +443,46 @@ void osc_trace_sort(struct osc_trace *t)
 	free(src);
 }
 
-const char *osc_trace_args_into(const struct osc_trace *t, uint32_t ev, char **buf,
-				size_t *alloc)
+void osc_trace_split_flows(struct osc_trace *t)
 {
-	uint64_t off, len;
+	size_t n = t->flows_in_events, kept = 0, alloc_args = t->nr_flow_args;
+
+	if (!n)
+		return;
+	osc_trace_drop_derived(t);
+	t->flows = osc_xreallocarray(t->flows, t->nr_flows + n, sizeof(*t->flows));
+	for (size_t i = 0; i < t->nr_events; i++) {
+		const struct osc_event *e = &t->events[i];
+
+		if (e->ph < OSC_PH_FLOW_START || e->ph > OSC_PH_FLOW_END) {
+			t->events[kept] = *e;
+			t->args_off[kept++] = t->args_off[i];
+			continue;
+		}
+		if (t->args_off[i]) {
+			OSC_GROW(t->flow_args, t->nr_flow_args + 1, alloc_args);
+			t->flow_args[t->nr_flow_args++] = (struct osc_flow_args){
+				.flow = (uint32_t)t->nr_flows, .off = t->args_off[i],
+			};
+		}
+		t->flows[t->nr_flows++] = (struct osc_flow){
+			.ts = e->ts, .id = e->corr_id, .thread = e->thread, .at = (uint32_t)i,
+			.name = e->name, .cat = e->cat, .ph = e->ph,
+		};
+	}
+	t->flows_in_events = 0;
+	t->nr_events = t->alloc_events = kept;
+	t->events = osc_xreallocarray(t->events, kept ? kept : 1, sizeof(*t->events));
+	t->args_off = osc_xreallocarray(t->args_off, kept ? kept : 1, sizeof(*t->args_off));
+}
+
+/* The args text of an args offset (args_off's encoding) into *buf when by reference. */
+static const char *args_of(const struct osc_trace *t, uint64_t off, char **buf, size_t *alloc)
+{
+	uint64_t len;
 	struct js_val val;
 	bool bad = false;
 
-	if (ev >= t->nr_events || !t->args_off)
-		return "";
-	off = t->args_off[ev];
 	if (!(off & OSC_ARGS_REF_BIT))
 		return t->args_text + off;
 	len = (off >> 40) & (OSC_ARGS_REF_MAX_LEN - 1);
@@ -420,6 +498,33 @@ const char *osc_trace_args_into(const struct osc_trace *t, uint32_t ev, char **b
 	(*buf)[js_copy_minified(NULL, &val, *buf, &bad)] = '\0';
 	/* The file may have shrunk while it was read: zeros, not its args. */
 	return osc_mapguard_faulted(t->args_guard) ? "" : *buf;
+}
+
+const char *osc_trace_args_into(const struct osc_trace *t, uint32_t ev, char **buf,
+				size_t *alloc)
+{
+	if (ev >= t->nr_events || !t->args_off)
+		return "";
+	return args_of(t, t->args_off[ev], buf, alloc);
+}
+
+const char *osc_trace_flow_args(const struct osc_trace *t, uint32_t f)
+{
+	size_t lo = 0, hi = t->nr_flow_args;
+
+	while (lo < hi) { /* the first entry of a flow at or after f */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->flow_args[mid].flow < f)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == t->nr_flow_args || t->flow_args[lo].flow != f)
+		return "";
+	if (!t->args_view)
+		return t->flow_args[lo].off & OSC_ARGS_REF_BIT ? "" : t->args_text + t->flow_args[lo].off;
+	return args_of(t, t->flow_args[lo].off, &t->args_view->p, &t->args_view->alloc);
 }
 
 void osc_trace_args_give_back(const struct osc_trace *t)

@@ -48,14 +48,14 @@ void osc_trace_take_part(struct osc_trace *t, struct osc_trace *s, osc_str *str,
 			t->threads[thread[i]].nr_events += s->threads[i].nr_events;
 	t->has_providers |= s->has_providers;
 	*out = (struct osc_trace_part){ .events = s->events, .args_off = s->args_off,
-					.nr = s->nr_events, .str = str, .thread = thread,
-					.kernel_base = kernel_base };
+					.nr = s->nr_events, .nr_flows = s->flows_in_events,
+					.str = str, .thread = thread, .kernel_base = kernel_base };
 	out->wide = osc_xmalloc((s->nr_wide_ids ? s->nr_wide_ids : 1) * sizeof(*out->wide));
 	for (size_t i = 0; i < s->nr_wide_ids; i++)
 		out->wide[i] = osc_trace_id(t, s->wide_ids[i]);
 	s->events = NULL;
 	s->args_off = NULL;
-	s->nr_events = s->alloc_events = 0;
+	s->nr_events = s->alloc_events = s->flows_in_events = 0;
 }
 
 /* Give back the whole pages of base[from .. to) (elements of size bytes). */
@@ -69,14 +69,41 @@ static void give_back(void *base, size_t size, size_t from, size_t to)
 		madvise((void *)lo, hi - lo, MADV_DONTNEED);
 }
 
-/* One thread's share: parts[r] events [from[r], to[r]) to t->events[dst ...). */
+/*
+ * One thread's share: parts[r] events [from[r], to[r]) to t->events[dst ...),
+ * or when flows go apart, their flows to t->flows[fdst ...), the one at
+ * place `at` in the merge first.
+ */
 struct half {
 	struct osc_trace *t;
 	const struct osc_trace_part *parts;
 	size_t nr;
 	size_t *from, *to;
 	size_t dst;
+	bool apart;
+	size_t fdst, at;
+	struct osc_flow_args *args; /* the flows' args (flow indices of t->flows) */
+	size_t nr_args, alloc_args;
 };
+
+static bool is_flow(const struct osc_event *e)
+{
+	return e->ph >= OSC_PH_FLOW_START && e->ph <= OSC_PH_FLOW_END;
+}
+
+/* Flow e (remapped) with args off, to its place in t->flows. */
+static void put_flow(struct half *x, const struct osc_event *e, uint64_t off)
+{
+	if (off) {
+		OSC_GROW(x->args, x->nr_args + 1, x->alloc_args);
+		x->args[x->nr_args++] = (struct osc_flow_args){ .flow = (uint32_t)x->fdst,
+								.off = off };
+	}
+	x->t->flows[x->fdst++] = (struct osc_flow){
+		.ts = e->ts, .id = e->corr_id, .thread = e->thread, .at = (uint32_t)x->at,
+		.name = e->name, .cat = e->cat, .ph = e->ph,
+	};
+}
 
 static void merge_half(void *arg, size_t h)
 {
@@ -95,12 +122,17 @@ static void merge_half(void *arg, size_t h)
 	while ((r = osc_run_merge_next(&m)) != UINT32_MAX) {
 		const struct osc_trace_part *p = &x->parts[r];
 		size_t i = m.at[r] - 1;
-		struct osc_event *e = &x->t->events[dst];
+		struct osc_event e = p->events[i];
 
-		*e = p->events[i];
 		if (p->str) /* runs of one table (osc_trace_merge_runs) keep their ids */
-			osc_trace_part_remap(p, e);
-		x->t->args_off[dst++] = p->args_off[i];
+			osc_trace_part_remap(p, &e);
+		if (x->apart && is_flow(&e)) {
+			put_flow(x, &e, p->args_off[i]);
+		} else {
+			x->t->events[dst] = e;
+			x->t->args_off[dst++] = p->args_off[i];
+		}
+		x->at++;
 		if (m.at[r] - released[r] >= RELEASE_STEP || m.at[r] == x->to[r]) {
 			give_back(p->events, sizeof(*p->events), released[r], m.at[r]);
 			give_back(p->args_off, sizeof(*p->args_off), released[r], m.at[r]);
@@ -167,10 +199,29 @@ void osc_trace_part_release(struct osc_trace_part *p)
 	memset(p, 0, sizeof(*p));
 }
 
-/* Append parts[0 .. nr) to t in model order (osc_trace_merge_parts, the parts kept). */
-static void merge_into(struct osc_trace *t, const struct osc_trace_part *parts, size_t nr)
+/* Flow events of part p before its event cut: the shorter side is counted. */
+static size_t flows_before(const struct osc_trace_part *p, size_t cut)
 {
-	size_t total = 0, keep, halves = 1, first = t->nr_events;
+	size_t n = 0;
+
+	if (cut <= p->nr / 2) {
+		for (size_t i = 0; i < cut; i++)
+			n += is_flow(&p->events[i]);
+		return n;
+	}
+	for (size_t i = cut; i < p->nr; i++)
+		n += is_flow(&p->events[i]);
+	return p->nr_flows - n;
+}
+
+/*
+ * Append parts[0 .. nr) to t in model order (osc_trace_merge_parts, the
+ * parts kept); with apart, the flows to t->flows (t holds nothing yet).
+ */
+static void merge_into(struct osc_trace *t, const struct osc_trace_part *parts, size_t nr,
+		       bool apart)
+{
+	size_t total = 0, flows = 0, keep, halves = 1, first = t->nr_events;
 	size_t *from = osc_xcalloc(nr ? nr : 1, sizeof(*from));
 	size_t *cut = osc_xmalloc((nr ? nr : 1) * sizeof(*cut));
 	size_t *to = osc_xmalloc((nr ? nr : 1) * sizeof(*to));
@@ -179,6 +230,7 @@ static void merge_into(struct osc_trace *t, const struct osc_trace_part *parts, 
 	osc_trace_drop_derived(t);
 	for (size_t r = 0; r < nr; r++) {
 		total += parts[r].nr;
+		flows += parts[r].nr_flows;
 		to[r] = parts[r].nr;
 	}
 	keep = t->nr_events + total > OSC_MAX_EVENTS
@@ -186,22 +238,42 @@ static void merge_into(struct osc_trace *t, const struct osc_trace_part *parts, 
 		       : total;
 	for (size_t i = keep; i < total; i++)
 		osc_trace_warn(t, OSC_WARN_TOO_MANY_EVENTS, OSC_NO_OFFSET);
-	osc_trace_reserve(t, total);
+	apart = apart && flows && keep == total && !first && !t->nr_flows;
+	osc_trace_reserve(t, total - (apart ? flows : 0));
+	if (apart)
+		t->flows = osc_xmalloc(flows * sizeof(*t->flows));
 	h[0] = (struct half){ .t = t, .parts = parts, .nr = nr, .from = from, .to = to,
-			      .dst = first };
+			      .dst = first, .apart = apart };
 	if (total >= SPLIT_MIN && osc_threads() > 1 && keep == total) {
 		split(parts, nr, total, cut);
 		h[1] = h[0];
 		h[0].to = cut;
 		h[1].from = cut;
-		for (size_t r = 0; r < nr; r++)
-			h[1].dst += cut[r];
+		for (size_t r = 0; r < nr; r++) {
+			size_t f = apart ? flows_before(&parts[r], cut[r]) : 0;
+
+			h[1].dst += cut[r] - f;
+			h[1].fdst += f;
+			h[1].at += cut[r];
+		}
 		halves = 2;
 	}
 	osc_parallel_run(halves, merge_half, h);
 	if (keep && first && osc_event_before(&t->events[first], &t->events[first - 1]))
 		t->unsorted = true;
-	t->nr_events += keep;
+	t->nr_events += keep - (apart ? flows : 0);
+	t->flows_in_events += apart ? 0 : flows;
+	t->nr_flows = apart ? flows : t->nr_flows;
+	for (size_t i = 0; i < halves; i++) {
+		if (h[i].nr_args) {
+			t->flow_args = osc_xreallocarray(t->flow_args, t->nr_flow_args + h[i].nr_args,
+							 sizeof(*t->flow_args));
+			memcpy(t->flow_args + t->nr_flow_args, h[i].args,
+			       h[i].nr_args * sizeof(*h[i].args));
+			t->nr_flow_args += h[i].nr_args;
+		}
+		free(h[i].args);
+	}
 	free(from);
 	free(cut);
 	free(to);
@@ -209,7 +281,7 @@ static void merge_into(struct osc_trace *t, const struct osc_trace_part *parts, 
 
 void osc_trace_merge_parts(struct osc_trace *t, struct osc_trace_part *parts, size_t nr)
 {
-	merge_into(t, parts, nr);
+	merge_into(t, parts, nr, true);
 	for (size_t r = 0; r < nr; r++)
 		osc_trace_part_release(&parts[r]);
 }
@@ -219,6 +291,7 @@ void osc_trace_merge_runs(struct osc_trace *t, const size_t *start, size_t nr)
 	struct osc_event *events = t->events;
 	uint64_t *args_off = t->args_off;
 	struct osc_trace_part *runs = osc_xcalloc(nr ? nr : 1, sizeof(*runs));
+	size_t flows = t->flows_in_events;
 
 	for (size_t r = 0; r < nr; r++)
 		runs[r] = (struct osc_trace_part){ .events = events + start[r],
@@ -227,7 +300,8 @@ void osc_trace_merge_runs(struct osc_trace *t, const size_t *start, size_t nr)
 	t->events = NULL;
 	t->args_off = NULL;
 	t->nr_events = t->alloc_events = 0;
-	merge_into(t, runs, nr);
+	merge_into(t, runs, nr, false);
+	t->flows_in_events = flows;
 	free(runs);
 	free(events);
 	free(args_off);
