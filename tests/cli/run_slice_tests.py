@@ -136,9 +136,32 @@ def structure(res, trace, out, label):
             probs.append("flow %r has %s, in the input %s" % (k, sorted(phs),
                                                                sorted(orig_flows.get(k, ()))))
             break
+    probs += order_problems(events, sl["traceEvents"])
     if not checked:
         probs.append("no events")
     res.check(label, probs[:6])
+
+
+def order_problems(events, written):
+    """The slice's events (flows among them) in the model order: ts ascending,
+    dur descending, then the input's order (each written event matched to the
+    first input event of the same phase, name, pid, tid, ts and id)."""
+    def key(e):
+        return (e.get("ph"), e.get("name"), str(e.get("pid")), str(e.get("tid")),
+                ns(e.get("ts")), e.get("id"))
+    places = {}
+    for i, e in enumerate(events):
+        if isinstance(e, dict) and e.get("ph") not in ("M", "B", "E"):
+            places.setdefault(key(e), []).append(i)
+    seq = []
+    for e in written:
+        if e.get("ph") == "M" or not places.get(key(e)):
+            continue
+        seq.append((ns(e["ts"]), -ns(e.get("dur", 0)), places[key(e)].pop(0)))
+    if seq != sorted(seq):
+        first = next(i for i, (a, b) in enumerate(zip(seq, sorted(seq))) if a != b)
+        return ["events out of model order from written event %d" % first]
+    return []
 
 
 def filtered(res, tmp):

@@ -1121,7 +1121,8 @@ static int load_one(const char *path, const struct stat *sb, int type, struct FT
 	osc_error_format(&e, line, sizeof(line));
 	cr_expect_eq(st, OSC_OK, "%s", line);
 	/* only-begin-events.json keeps nothing: its B events are all unmatched. */
-	cr_expect(osc_trace_nr_written(&tr) + tr.nr_metadata + tr.warnings[OSC_WARN_UNMATCHED_BEGIN].count > 0,
+	cr_expect(osc_trace_nr_written(&tr) + tr.nr_metadata +
+			  tr.warnings[OSC_WARN_UNMATCHED_BEGIN].count > 0,
 		  "%s: nothing loaded", path);
 	uint64_t phases = 0;
 	for (int i = 0; i < 256; i++)
