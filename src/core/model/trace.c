@@ -445,12 +445,15 @@ void osc_trace_sort(struct osc_trace *t)
 
 void osc_trace_split_flows(struct osc_trace *t)
 {
-	size_t n = t->flows_in_events, kept = 0, alloc_args = t->nr_flow_args;
+	size_t kept = 0, alloc_args;
 
-	if (!n)
+	if (!t->flows_in_events)
 		return;
+	if (t->nr_flows) /* some went apart already: their places change */
+		join_flows(t);
 	osc_trace_drop_derived(t);
-	t->flows = osc_xreallocarray(t->flows, t->nr_flows + n, sizeof(*t->flows));
+	alloc_args = t->nr_flow_args;
+	t->flows = osc_xreallocarray(t->flows, t->flows_in_events, sizeof(*t->flows));
 	for (size_t i = 0; i < t->nr_events; i++) {
 		const struct osc_event *e = &t->events[i];
 
