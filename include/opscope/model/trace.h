@@ -104,6 +104,12 @@ static inline bool osc_kind_is_device(uint8_t kind)
 	return kind == OSC_KIND_KERNEL || kind == OSC_KIND_MEMCPY || kind == OSC_KIND_MEMSET;
 }
 
+/* True for the flow phases (s, t, f). */
+static inline bool osc_phase_is_flow(uint8_t ph)
+{
+	return ph >= OSC_PH_FLOW_START && ph <= OSC_PH_FLOW_END;
+}
+
 /* Event flags. */
 enum {
 	OSC_EVF_FROM_BE = 1 << 0,   /* built from a matched B/E pair */
@@ -300,6 +306,23 @@ static inline int64_t osc_trace_origin(const struct osc_trace *tr)
 	if (!tr->nr_events || tr->flows[0].ts < tr->events[0].ts)
 		return tr->flows[0].ts;
 	return tr->events[0].ts;
+}
+
+/*
+ * Walking the events and the flows together in model order, with e events
+ * and f flows taken: whether flow f comes next (else event e does).
+ */
+static inline bool osc_trace_flow_next(const struct osc_trace *tr, size_t e, size_t f)
+{
+	return f < tr->nr_flows && tr->flows[f].at == e + f;
+}
+
+/* Flow event e (a flow phase), at place `at` in model order, as a flow. */
+static inline struct osc_flow osc_flow_of(const struct osc_event *e, size_t at)
+{
+	return (struct osc_flow){ .ts = e->ts, .id = e->corr_id, .thread = e->thread,
+				  .at = (uint32_t)at, .name = e->name, .cat = e->cat,
+				  .ph = e->ph };
 }
 
 /* Events as the file had them: the events and the flows. */

@@ -342,7 +342,7 @@ enum osc_status osc_chrome_write(FILE *out, const struct osc_trace *t, const uin
 	metadata(k, t, keep, &nr, &st);
 	for (size_t e = 0, f = 0; e < t->nr_events || f < t->nr_flows;) {
 		/* in model order: a flow takes its place among the events */
-		bool flow = f < t->nr_flows && t->flows[f].at == e + f;
+		bool flow = osc_trace_flow_next(t, e, f);
 		struct record r;
 
 		if (!keep[flow ? t->nr_events + f : e] ||

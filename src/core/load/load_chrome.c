@@ -890,7 +890,7 @@ static void process_event(struct chrome *ch, const struct js_event *ev, int64_t 
 	e.op = a[JA_OP_NAME].type ? intern_val(ch, &a[JA_OP_NAME]) : e.name;
 	e.provider = intern_val(ch, &a[JA_PROVIDER]);
 	e.shape = render_shape(ch, a);
-	if (e.ph >= OSC_PH_FLOW_START && e.ph <= OSC_PH_FLOW_END)
+	if (osc_phase_is_flow(e.ph))
 		e.corr_id = val_id(ch, f[JF_ID].type ? &f[JF_ID] : &f[JF_BIND_ID]);
 	else
 		e.corr_id = val_id(ch, a[JA_CORRELATION].type ? &a[JA_CORRELATION] :
@@ -1661,7 +1661,7 @@ static uint8_t classify(enum osc_format fmt, const struct osc_event *e, uint32_t
 	bool complete = e->ph == OSC_PH_COMPLETE;
 	bool known = cls == CAT_KINETO || cls == CAT_SHARED;
 
-	if (e->ph >= OSC_PH_FLOW_START && e->ph <= OSC_PH_FLOW_END)
+	if (osc_phase_is_flow(e->ph))
 		return OSC_KIND_FLOW;
 	/* Kineto repeats ProfilerStep#N on the GPU timeline: only the host one is a run. */
 	if (complete && (tn & NT_STEP) && !(tc & TR_DEVICE_SIDE))

@@ -163,7 +163,7 @@ static size_t new_event(struct osc_trace *t, const struct osc_event *ev)
 	t->events[i] = *ev;
 	t->args_off[i] = 0;
 	t->has_providers |= ev->provider != OSC_STR_EMPTY;
-	t->flows_in_events += ev->ph >= OSC_PH_FLOW_START && ev->ph <= OSC_PH_FLOW_END;
+	t->flows_in_events += osc_phase_is_flow(ev->ph);
 	if (ev->thread < t->nr_threads)
 		t->threads[ev->thread].nr_events++;
 	t->nr_events++;
@@ -339,16 +339,6 @@ static size_t sorted_runs(const struct osc_event *ev, size_t n, size_t *start)
 	return nr;
 }
 
-#define PREFETCH_AHEAD 8 /* cycle links fetched ahead while permuting */
-
-/*
- * The model order: a merge of the sorted runs when there are few (a loader
- * that appends table after table), else the radix sort, applied in place by
- * following the permutation's cycles, so the event table is never held
- * twice (it is the biggest allocation). Each step of a cycle is a cache
- * miss that depends on the one before: the events a few links ahead are
- * prefetched so the misses overlap.
- */
 /*
  * Put the flows back among the events, each at its place (osc_flow.at), for
  * a sort of events added after they went apart; osc_trace_split_flows takes
@@ -363,7 +353,7 @@ static void join_flows(struct osc_trace *t)
 	for (size_t e = 0, f = 0; e + f < n;) {
 		const struct osc_flow *x = &t->flows[f];
 
-		if (f == t->nr_flows || x->at != e + f) {
+		if (!osc_trace_flow_next(t, e, f)) {
 			ev[e + f] = t->events[e];
 			off[e + f] = t->args_off[e];
 			e++;
@@ -391,6 +381,16 @@ static void join_flows(struct osc_trace *t)
 	t->nr_flows = t->nr_flow_args = 0;
 }
 
+#define PREFETCH_AHEAD 8 /* cycle links fetched ahead while permuting */
+
+/*
+ * The model order: a merge of the sorted runs when there are few (a loader
+ * that appends table after table), else the radix sort, applied in place by
+ * following the permutation's cycles, so the event table is never held
+ * twice (it is the biggest allocation). Each step of a cycle is a cache
+ * miss that depends on the one before: the events a few links ahead are
+ * prefetched so the misses overlap.
+ */
 void osc_trace_sort(struct osc_trace *t)
 {
 	size_t n, i, start[MAX_MERGE_RUNS + 1], runs;
@@ -457,7 +457,7 @@ void osc_trace_split_flows(struct osc_trace *t)
 	for (size_t i = 0; i < t->nr_events; i++) {
 		const struct osc_event *e = &t->events[i];
 
-		if (e->ph < OSC_PH_FLOW_START || e->ph > OSC_PH_FLOW_END) {
+		if (!osc_phase_is_flow(e->ph)) {
 			t->events[kept] = *e;
 			t->args_off[kept++] = t->args_off[i];
 			continue;
@@ -468,10 +468,7 @@ void osc_trace_split_flows(struct osc_trace *t)
 				.flow = (uint32_t)t->nr_flows, .off = t->args_off[i],
 			};
 		}
-		t->flows[t->nr_flows++] = (struct osc_flow){
-			.ts = e->ts, .id = e->corr_id, .thread = e->thread, .at = (uint32_t)i,
-			.name = e->name, .cat = e->cat, .ph = e->ph,
-		};
+		t->flows[t->nr_flows++] = osc_flow_of(e, i);
 	}
 	t->flows_in_events = 0;
 	t->nr_events = t->alloc_events = kept;
@@ -503,6 +500,19 @@ static const char *args_of(const struct osc_trace *t, uint64_t off, char **buf, 
 	return osc_mapguard_faulted(t->args_guard) ? "" : *buf;
 }
 
+/*
+ * The args text of an args offset for osc_trace_args and osc_trace_flow_args:
+ * by reference, rendered into the trace's buffer (none without one).
+ */
+static const char *args_shown(const struct osc_trace *t, uint64_t off)
+{
+	struct osc_args_view *v = t->args_view;
+
+	if (!v)
+		return off & OSC_ARGS_REF_BIT ? "" : t->args_text + off;
+	return args_of(t, off, &v->p, &v->alloc);
+}
+
 const char *osc_trace_args_into(const struct osc_trace *t, uint32_t ev, char **buf,
 				size_t *alloc)
 {
@@ -525,9 +535,7 @@ const char *osc_trace_flow_args(const struct osc_trace *t, uint32_t f)
 	}
 	if (lo == t->nr_flow_args || t->flow_args[lo].flow != f)
 		return "";
-	if (!t->args_view)
-		return t->flow_args[lo].off & OSC_ARGS_REF_BIT ? "" : t->args_text + t->flow_args[lo].off;
-	return args_of(t, t->flow_args[lo].off, &t->args_view->p, &t->args_view->alloc);
+	return args_shown(t, t->flow_args[lo].off);
 }
 
 void osc_trace_args_give_back(const struct osc_trace *t)
@@ -538,13 +546,9 @@ void osc_trace_args_give_back(const struct osc_trace *t)
 
 const char *osc_trace_args(const struct osc_trace *t, uint32_t ev)
 {
-	struct osc_args_view *v = t->args_view;
-
-	if (!v)
-		return ev < t->nr_events && t->args_off && !(t->args_off[ev] & OSC_ARGS_REF_BIT)
-			       ? t->args_text + t->args_off[ev]
-			       : "";
-	return osc_trace_args_into(t, ev, &v->p, &v->alloc);
+	if (ev >= t->nr_events || !t->args_off)
+		return "";
+	return args_shown(t, t->args_off[ev]);
 }
 
 bool osc_trace_args_lost(const struct osc_trace *t)

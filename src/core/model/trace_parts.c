@@ -86,11 +86,6 @@ struct half {
 	size_t nr_args, alloc_args;
 };
 
-static bool is_flow(const struct osc_event *e)
-{
-	return e->ph >= OSC_PH_FLOW_START && e->ph <= OSC_PH_FLOW_END;
-}
-
 /* Flow e (remapped) with args off, to its place in t->flows. */
 static void put_flow(struct half *x, const struct osc_event *e, uint64_t off)
 {
@@ -99,10 +94,7 @@ static void put_flow(struct half *x, const struct osc_event *e, uint64_t off)
 		x->args[x->nr_args++] = (struct osc_flow_args){ .flow = (uint32_t)x->fdst,
 								.off = off };
 	}
-	x->t->flows[x->fdst++] = (struct osc_flow){
-		.ts = e->ts, .id = e->corr_id, .thread = e->thread, .at = (uint32_t)x->at,
-		.name = e->name, .cat = e->cat, .ph = e->ph,
-	};
+	x->t->flows[x->fdst++] = osc_flow_of(e, x->at);
 }
 
 static void merge_half(void *arg, size_t h)
@@ -126,7 +118,7 @@ static void merge_half(void *arg, size_t h)
 
 		if (p->str) /* runs of one table (osc_trace_merge_runs) keep their ids */
 			osc_trace_part_remap(p, &e);
-		if (x->apart && is_flow(&e)) {
+		if (x->apart && osc_phase_is_flow(e.ph)) {
 			put_flow(x, &e, p->args_off[i]);
 		} else {
 			x->t->events[dst] = e;
@@ -206,11 +198,11 @@ static size_t flows_before(const struct osc_trace_part *p, size_t cut)
 
 	if (cut <= p->nr / 2) {
 		for (size_t i = 0; i < cut; i++)
-			n += is_flow(&p->events[i]);
+			n += osc_phase_is_flow(p->events[i].ph);
 		return n;
 	}
 	for (size_t i = cut; i < p->nr; i++)
-		n += is_flow(&p->events[i]);
+		n += osc_phase_is_flow(p->events[i].ph);
 	return p->nr_flows - n;
 }
 
