@@ -1330,10 +1330,7 @@ static void expect_same_model(const struct osc_trace *a, const struct osc_trace 
 			const struct osc_kernel *ka = &a->kernels[x->kernel];
 			const struct osc_kernel *kb = &b->kernels[y->kernel];
 
-			cr_assert_arr_eq(ka->grid, kb->grid, sizeof(ka->grid));
-			cr_assert_arr_eq(ka->block, kb->block, sizeof(ka->block));
-			cr_assert_eq(ka->stream, kb->stream);
-			cr_assert_eq(ka->bytes, kb->bytes);
+			cr_assert_arr_eq(ka, kb, sizeof(*ka), "event %zu", i);
 		}
 		cr_assert_str_eq(osc_trace_str(a, x->name), osc_trace_str(b, y->name));
 		cr_assert_str_eq(osc_trace_str(a, x->cat), osc_trace_str(b, y->cat));

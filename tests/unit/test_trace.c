@@ -127,6 +127,41 @@ Test(trace, sort_many_keeps_args_with_their_event)
 	}
 }
 
+/*
+ * Kernel facts are kept once per distinct set: equal facts get one index,
+ * facts that differ in any field (float and 64-bit ones too) another, and
+ * every index still reads back its own facts after the index has grown.
+ */
+Test(trace, kernel_facts_are_kept_once)
+{
+	enum { N = 5000 };
+	struct osc_kernel k = { .grid = { 1, 1, 1 }, .block = { 128, 1, 1 }, .stream = 7,
+				.device = 0, .registers = 32, .occupancy = 50.0f,
+				.shared_mem = 0, .bytes = -1 };
+	struct osc_kernel other = k;
+	uint32_t first = osc_trace_add_kernel(&t, &k), idx[N];
+
+	cr_assert_eq(osc_trace_add_kernel(&t, &k), first);
+	other.occupancy = 50.5f;
+	cr_assert_neq(osc_trace_add_kernel(&t, &other), first);
+	other = k;
+	other.bytes = (int64_t)1 << 40;
+	cr_assert_neq(osc_trace_add_kernel(&t, &other), first);
+	cr_assert_eq(t.nr_kernels, 3);
+	for (int i = 0; i < N; i++) {
+		other = k;
+		other.grid[0] = 1000 + i % (N / 2); /* each set of facts twice */
+		idx[i] = osc_trace_add_kernel(&t, &other);
+	}
+	cr_assert_eq(t.nr_kernels, 3 + N / 2);
+	for (int i = 0; i < N; i++) {
+		cr_assert_eq(idx[i], idx[i % (N / 2)], "facts %d", i);
+		cr_assert_eq(t.kernels[idx[i]].grid[0], 1000 + i % (N / 2));
+		cr_assert_eq(t.kernels[idx[i]].stream, 7);
+	}
+	cr_assert_eq(osc_trace_add_kernel(&t, &k), first);
+}
+
 Test(trace, threads_are_unique_per_pid_tid)
 {
 	osc_str p1 = osc_trace_intern(&t, "4037", 4), p2 = osc_trace_intern(&t, "Traces", 6);
@@ -264,7 +299,7 @@ Test(trace, merged_parts_equal_the_stable_sort)
 		for (size_t i = 0; i < part[p].nr_threads; i++)
 			thread[i] = osc_trace_thread(&t, str[part[p].threads[i].pid],
 						     str[part[p].threads[i].tid]);
-		osc_trace_take_part(&t, &part[p], str, thread, 0, &taken[p]);
+		osc_trace_take_part(&t, &part[p], str, thread, NULL, &taken[p]);
 		cr_assert_eq(part[p].nr_events, 0);
 		osc_trace_release(&part[p]);
 	}
@@ -310,7 +345,7 @@ Test(trace, merge_after_later_events_then_sort)
 	thread = malloc(sizeof(*thread));
 	str[0] = OSC_STR_EMPTY;
 	thread[0] = t.events[0].thread;
-	osc_trace_take_part(&t, &part, str, thread, 0, &taken);
+	osc_trace_take_part(&t, &part, str, thread, NULL, &taken);
 	osc_trace_release(&part);
 	osc_trace_merge_parts(&t, &taken, 1);
 	osc_trace_sort(&t);

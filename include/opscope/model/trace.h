@@ -151,12 +151,17 @@ struct osc_flow {
 	uint8_t ph;      /* OSC_PH_FLOW_START, _STEP or _END */
 };
 
-/* Facts about a device event (kernel, memcpy, memset). Unknown values are -1. */
+/*
+ * Facts about a device event (kernel, memcpy, memset). Unknown values are -1.
+ * A trace keeps each distinct set of facts once (osc_trace_add_kernel):
+ * launches of one kernel with one configuration share an entry. No padding,
+ * so equal facts are equal bytes.
+ */
 struct osc_kernel {
 	int32_t grid[3], block[3];
 	int32_t stream, device, registers;
-	int64_t shared_mem; /* bytes, static + dynamic where both are given */
 	float occupancy;    /* est. achieved occupancy %, -1 if absent */
+	int64_t shared_mem; /* bytes, static + dynamic where both are given */
 	int64_t bytes;      /* memcpy/memset bytes, -1 if absent */
 };
 
@@ -247,8 +252,10 @@ struct osc_trace {
 	bool derived_used;             /* private: derived holds something */
 	bool unsorted;                 /* private: an event was added before an earlier one */
 	bool has_providers;            /* an event has a provider (an ORT execution provider) */
-	struct osc_kernel *kernels;
+	struct osc_kernel *kernels; /* distinct facts, in the order first added */
 	size_t nr_kernels, alloc_kernels;
+	uint32_t *kernel_slots;  /* private: open-addressing index of kernels */
+	size_t kernel_slots_size; /* private: slots, a power of two, or 0 */
 	struct osc_thread *threads;
 	size_t nr_threads, alloc_threads;
 	enum osc_format format;
@@ -387,7 +394,7 @@ struct osc_trace_part {
 	size_t nr_flows;        /* flow events among them */
 	osc_str *str;           /* the whole's id for the part's string id */
 	uint32_t *thread;       /* the whole's index for the part's thread */
-	uint32_t kernel_base;   /* added to kernel indices */
+	uint32_t *kernel;       /* the whole's index for the part's kernel facts */
 	osc_id *wide;           /* the whole's code for the part's wide id i (OSC_ID_WIDE | i) */
 };
 
@@ -407,7 +414,7 @@ static inline void osc_trace_part_remap(const struct osc_trace_part *p, struct o
 	e->provider = p->str[e->provider];
 	e->thread = p->thread[e->thread];
 	if (e->kernel != OSC_NONE)
-		e->kernel += p->kernel_base;
+		e->kernel = p->kernel[e->kernel];
 	e->corr_id = osc_trace_part_id(p, e->corr_id);
 	e->ext = osc_trace_part_id(p, e->ext);
 }
@@ -415,12 +422,12 @@ static inline void osc_trace_part_remap(const struct osc_trace_part *p, struct o
 /*
  * Take over the events of s (sorted by osc_trace_sort) for a later merge
  * into t: str[id] is t's id for s's string id, thread[i] t's index for s's
- * thread i (both malloc'd, now the part's), kernel_base is added to kernel
- * indices (the caller appended s's kernels). s's copied args text is
- * appended to t now, and its per-thread counts added; s keeps no events.
+ * thread i, kernel[k] t's index for s's kernel facts k (all malloc'd, now
+ * the part's). s's copied args text is appended to t now, and its per-thread
+ * counts added; s keeps no events.
  */
 void osc_trace_take_part(struct osc_trace *t, struct osc_trace *s, osc_str *str,
-			 uint32_t *thread, uint32_t kernel_base, struct osc_trace_part *out);
+			 uint32_t *thread, uint32_t *kernel, struct osc_trace_part *out);
 
 /*
  * Append the events of parts[0 .. nr) to t in model order, renumbered: a
@@ -442,7 +449,10 @@ void osc_trace_part_release(struct osc_trace_part *p);
  */
 void osc_trace_drop_derived(struct osc_trace *t);
 
-/* Append kernel facts; returns the index to store in osc_event.kernel. */
+/*
+ * Index of kernel facts k in t->kernels (to store in osc_event.kernel),
+ * added if no entry has the same facts.
+ */
 uint32_t osc_trace_add_kernel(struct osc_trace *t, const struct osc_kernel *k);
 
 /* Index of the thread (pid, tid), added if new. */

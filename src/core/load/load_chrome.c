@@ -1273,7 +1273,7 @@ static void merge_shard(struct chrome *m, struct shard *sh, struct osc_trace_par
 	struct chrome *sc = sh->ch;
 	osc_str *map = osc_xreallocarray(NULL, s->strs.count, sizeof(*map));
 	uint32_t *tmap = osc_xreallocarray(NULL, s->nr_threads + 1, sizeof(*tmap));
-	uint32_t kbase = (uint32_t)t->nr_kernels;
+	uint32_t *kmap = osc_xreallocarray(NULL, s->nr_kernels + 1, sizeof(*kmap));
 
 	for (size_t id = 0; id < s->strs.count; id++)
 		map[id] = osc_trace_intern(t, s->strs.ptrs[id], s->strs.lens[id]);
@@ -1298,8 +1298,8 @@ static void merge_shard(struct chrome *m, struct shard *sh, struct osc_trace_par
 			proc_of(m, map[id])->sort = pr->sort;
 	}
 	for (size_t i = 0; i < s->nr_kernels; i++)
-		osc_trace_add_kernel(t, &s->kernels[i]);
-	osc_trace_take_part(t, s, map, tmap, kbase, part);
+		kmap[i] = osc_trace_add_kernel(t, &s->kernels[i]);
+	osc_trace_take_part(t, s, map, tmap, kmap, part);
 	for (size_t i = 0; i < sc->nr_pend; i++) {
 		struct pending *pe = &sc->pend[i];
 		const char *args = pe->args ? sc->be_args.p + pe->args : NULL;

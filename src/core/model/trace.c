@@ -7,6 +7,7 @@
 #include "opscope/base/alloc.h"
 #include "opscope/base/status.h"
 #include "opscope/model/trace.h"
+#include "base/hash.h"
 #include "base/i64map.h"
 #include "base/json_scan.h"
 #include "base/mapguard.h"
@@ -94,6 +95,7 @@ void osc_trace_release(struct osc_trace *t)
 	free(t->args_off);
 	free(t->args_text);
 	free(t->kernels);
+	free(t->kernel_slots);
 	free(t->threads);
 	free(t->path);
 	free(t->meta_json);
@@ -193,11 +195,55 @@ uint32_t osc_trace_add_event(struct osc_trace *t, const struct osc_event *ev,
 	return (uint32_t)i;
 }
 
+_Static_assert(sizeof(struct osc_kernel) == 56, "struct osc_kernel has padding");
+
+static uint64_t kernel_hash(const struct osc_kernel *k)
+{
+	uint64_t w[sizeof(*k) / 8], h = 0;
+
+	memcpy(w, k, sizeof(w));
+	for (size_t i = 0; i < sizeof(w) / 8; i++)
+		h = osc_mix64(h ^ w[i]);
+	return h;
+}
+
+/* The slot of facts k in t's index: its entry's, or the free one to take. */
+static uint32_t *kernel_slot(const struct osc_trace *t, const struct osc_kernel *k)
+{
+	size_t mask = t->kernel_slots_size - 1, i = kernel_hash(k) & mask;
+
+	while (t->kernel_slots[i] != OSC_NONE &&
+	       memcmp(&t->kernels[t->kernel_slots[i]], k, sizeof(*k)))
+		i = (i + 1) & mask;
+	return &t->kernel_slots[i];
+}
+
+/* Keep the index under half full: a new table of twice the slots. */
+static void kernel_slots_grow(struct osc_trace *t)
+{
+	size_t size = t->kernel_slots_size ? 2 * t->kernel_slots_size : 1024;
+
+	free(t->kernel_slots);
+	t->kernel_slots = osc_xreallocarray(NULL, size, sizeof(*t->kernel_slots));
+	memset(t->kernel_slots, 0xff, size * sizeof(*t->kernel_slots));
+	t->kernel_slots_size = size;
+	for (size_t i = 0; i < t->nr_kernels; i++)
+		*kernel_slot(t, &t->kernels[i]) = (uint32_t)i;
+}
+
 uint32_t osc_trace_add_kernel(struct osc_trace *t, const struct osc_kernel *k)
 {
-	OSC_GROW(t->kernels, t->nr_kernels + 1, t->alloc_kernels);
-	t->kernels[t->nr_kernels] = *k;
-	return (uint32_t)t->nr_kernels++;
+	uint32_t *slot;
+
+	if (2 * (t->nr_kernels + 1) > t->kernel_slots_size)
+		kernel_slots_grow(t);
+	slot = kernel_slot(t, k);
+	if (*slot == OSC_NONE) {
+		OSC_GROW(t->kernels, t->nr_kernels + 1, t->alloc_kernels);
+		t->kernels[t->nr_kernels] = *k;
+		*slot = (uint32_t)t->nr_kernels++;
+	}
+	return *slot;
 }
 
 uint32_t osc_trace_thread(struct osc_trace *t, osc_str pid, osc_str tid)

@@ -27,7 +27,7 @@
 #define RELEASE_STEP 16384      /* events consumed between two give-backs of a part */
 
 void osc_trace_take_part(struct osc_trace *t, struct osc_trace *s, osc_str *str,
-			 uint32_t *thread, uint32_t kernel_base, struct osc_trace_part *out)
+			 uint32_t *thread, uint32_t *kernel, struct osc_trace_part *out)
 {
 	size_t text = s->args_len > 1 ? s->args_len - 1 : 0;
 	uint64_t shift = t->args_len - 1; /* s's text offset o lands at o + shift */
@@ -49,7 +49,7 @@ void osc_trace_take_part(struct osc_trace *t, struct osc_trace *s, osc_str *str,
 	t->has_providers |= s->has_providers;
 	*out = (struct osc_trace_part){ .events = s->events, .args_off = s->args_off,
 					.nr = s->nr_events, .nr_flows = s->flows_in_events,
-					.str = str, .thread = thread, .kernel_base = kernel_base };
+					.str = str, .thread = thread, .kernel = kernel };
 	out->wide = osc_xmalloc((s->nr_wide_ids ? s->nr_wide_ids : 1) * sizeof(*out->wide));
 	for (size_t i = 0; i < s->nr_wide_ids; i++)
 		out->wide[i] = osc_trace_id(t, s->wide_ids[i]);
@@ -187,6 +187,7 @@ void osc_trace_part_release(struct osc_trace_part *p)
 	free(p->args_off);
 	free(p->str);
 	free(p->thread);
+	free(p->kernel);
 	free(p->wide);
 	memset(p, 0, sizeof(*p));
 }
