@@ -98,8 +98,8 @@ void osc_detail_event(struct osc_tui *t, uint32_t ev, struct osc_lines *out)
 		out->event = ev;
 	}
 	osc_lines_add(out, OSC_MARK_NONE, "name", osc_trace_str(tr, e->name));
-	if (e->op != e->name)
-		add_str(out, tr, "op", e->op);
+	if (osc_trace_op(tr, ev) != e->name)
+		add_str(out, tr, "op", osc_trace_op(tr, ev));
 	add_str(out, tr, "cat", e->cat);
 	osc_lines_add(out, OSC_MARK_NONE, "kind", osc_kind_name(e->kind));
 	add_us(out, "start_us", e->ts - osc_trace_origin(tr));
@@ -116,7 +116,7 @@ void osc_detail_event(struct osc_tui *t, uint32_t ev, struct osc_lines *out)
 	osc_lines_add(out, OSC_MARK_NONE, "thread", buf);
 	add_module(out, tr, ev);
 	add_str(out, tr, "shape", e->shape);
-	add_str(out, tr, "provider", e->provider);
+	add_str(out, tr, "provider", osc_trace_provider(tr, ev));
 	if (e->corr_id != OSC_ID_NONE)
 		add_int(out, "correlation", osc_trace_id_value(tr, e->corr_id));
 	if (e->ext != OSC_ID_NONE)

@@ -477,8 +477,8 @@ Test(aggregate, matches_a_sorting_reference)
 				     (int64_t)((x >> 20) % (uint64_t)(k * 10)) +
 					     ((x >> 40) % 100 == 0 ? 1000000 : 0);
 		snprintf(name, sizeof(name), "k%d", k);
-		e.name = e.op = fx_str(&t, name);
-		osc_trace_add_event(&t, &e, NULL, 0);
+		e.name = fx_str(&t, name);
+		osc_trace_add_event(&t, &e, NULL, NULL, 0);
 		durs[k][nr[k]++] = e.dur;
 	}
 	osc_trace_sort(&t);
@@ -556,8 +556,8 @@ Test(aggregate, order_matches_a_comparison_reference)
 		if (k % 5 == 0)
 			name[n++] = '\0', name[n++] = (char)('a' + k % 4); /* a NUL inside */
 		e.dur = (int64_t)((x >> 20) % 6) - 2; /* many ties, means below 0 */
-		e.name = e.op = osc_trace_intern(&t, name, (size_t)n);
-		osc_trace_add_event(&t, &e, NULL, 0);
+		e.name = osc_trace_intern(&t, name, (size_t)n);
+		osc_trace_add_event(&t, &e, NULL, NULL, 0);
 	}
 	osc_trace_sort(&t);
 	aggregate(&t, OSC_LEVEL_KERNEL, &a);
@@ -631,8 +631,8 @@ Test(aggregate, sorted_durations)
 					      .thread = th,
 					      .kernel = OSC_NONE, .kind = OSC_KIND_HOST_OP};
 
-			e.name = e.op = fx_str(&t, "op");
-			osc_trace_add_event(&t, &e, NULL, 0);
+			e.name = fx_str(&t, "op");
+			osc_trace_add_event(&t, &e, NULL, NULL, 0);
 		}
 		aggregate(&t, OSC_LEVEL_OP, &a);
 		cr_assert_eq(a.nr, 1);
@@ -671,7 +671,8 @@ static void check_agg(const struct osc_trace *t, const struct osc_agg *a, bool h
 			const struct osc_event *e = &t->events[a->members[i]];
 
 			cr_assert_eq(e->kind, kind);
-			cr_assert_eq(a->level == OSC_LEVEL_OP ? e->op : e->name, row->key);
+			cr_assert_eq(a->level == OSC_LEVEL_OP ? osc_trace_op(t, a->members[i]) : e->name,
+				     row->key);
 			total += e->dur;
 		}
 		cr_assert_eq(row->total, total);
@@ -803,9 +804,11 @@ Test(aggregate, shape_level)
 	conv = fx_str(&t, "Conv");
 	sa = fx_str(&t, "float(1x3)");
 	sb = fx_str(&t, "float(1x8)");
-	t.events[fx_find(&t, "c1")].op = conv;
-	t.events[fx_find(&t, "c2")].op = conv;
-	t.events[fx_find(&t, "c3")].op = conv;
+	if (!t.extras)
+		osc_trace_start_extras(&t);
+	t.extras[fx_find(&t, "c1")].op = conv;
+	t.extras[fx_find(&t, "c2")].op = conv;
+	t.extras[fx_find(&t, "c3")].op = conv;
 	t.events[fx_find(&t, "c1")].shape = sa;
 	t.events[fx_find(&t, "c2")].shape = sb;
 	t.events[fx_find(&t, "c3")].shape = sa;

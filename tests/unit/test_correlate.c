@@ -317,7 +317,8 @@ static uint32_t nearest_by_scan(const struct tx_analysis *a, const struct osc_ev
 		const struct osc_event *e = &a->t.events[a->c.nodes[n].event];
 		int64_t d = 0;
 
-		if (e->op != k->op)
+		if (osc_trace_op(&a->t, a->c.nodes[n].event) !=
+		    osc_trace_op(&a->t, (size_t)(k - a->t.events)))
 			continue;
 		if (k->ts < e->ts)
 			d = e->ts - k->ts;
@@ -376,7 +377,7 @@ Test(correlate, ort_op_name_random_against_scan)
 			enum osc_link method = want == OSC_NONE ? OSC_LINK_NONE : OSC_LINK_OP_NAME;
 
 			cr_assert_eq(l->node, want, "round %d: kernel at %lld (%s): %u, want %u",
-				     round, (long long)k->ts, osc_trace_str(&a.t, k->op),
+				     round, (long long)k->ts, osc_trace_str(&a.t, osc_trace_op(&a.t, l->event)),
 				     l->node, want);
 			cr_assert_eq(l->method, method);
 		}

@@ -33,12 +33,14 @@ static void build(struct osc_trace *t, enum osc_format format, const struct dx *
 		struct osc_event e = {
 			.ts = ev[i].ts, .dur = ev[i].dur, .corr_id = OSC_ID_NONE,
 			.ext = OSC_ID_NONE,
-			.name = fx_str(t, ev[i].op), .op = fx_str(t, ev[i].op),
-			.shape = fx_str(t, ev[i].shape), .provider = fx_str(t, ev[i].provider),
+			.name = fx_str(t, ev[i].op), .shape = fx_str(t, ev[i].shape),
 			.thread = thread, .kernel = OSC_NONE, .ph = OSC_PH_COMPLETE,
 			.kind = (uint8_t)ev[i].kind,
 		};
-		osc_trace_add_event(t, &e, ev[i].args, ev[i].args ? strlen(ev[i].args) : 0);
+		struct osc_event_extra x = { .op = e.name,
+					     .provider = fx_str(t, ev[i].provider) };
+
+		osc_trace_add_event(t, &e, &x, ev[i].args, ev[i].args ? strlen(ev[i].args) : 0);
 	}
 	osc_trace_sort(t);
 }

@@ -374,7 +374,6 @@ Test(roofline, row_sums_calls_that_differ_in_stride)
 		struct osc_event e = {
 			.ts = 10 * i, .dur = 5, .corr_id = OSC_ID_NONE, .ext = OSC_ID_NONE,
 			.name = osc_trace_intern(&t, "aten::conv2d", 12),
-			.op = osc_trace_intern(&t, "aten::conv2d", 12),
 			.shape = i < 3 ? osc_trace_intern(&t, shape, strlen(shape))
 				       : osc_trace_intern(&t, other, strlen(other)),
 			.thread = thread, .kernel = OSC_NONE, .ph = OSC_PH_COMPLETE,
@@ -386,7 +385,7 @@ Test(roofline, row_sums_calls_that_differ_in_stride)
 				 "\"[0, 0]\",\"[1, 1]\",\"1\"]}", strides[i]);
 		else
 			snprintf(args, sizeof(args), "{\"External id\":4}");
-		osc_trace_add_event(&t, &e, args, strlen(args));
+		osc_trace_add_event(&t, &e, NULL, args, strlen(args));
 	}
 	osc_trace_sort(&t);
 	for (int i = 0; i < 4; i++) {

@@ -472,8 +472,8 @@ static void many_runs(bool reversed)
 				      .kind = OSC_KIND_RUN};
 
 		snprintf(name, sizeof(name), "ProfilerStep#%d", i);
-		e.name = e.op = fx_str(&t, name);
-		osc_trace_add_event(&t, &e, NULL, 0);
+		e.name = fx_str(&t, name);
+		osc_trace_add_event(&t, &e, NULL, NULL, 0);
 	}
 	for (int ts = 0; ts < SPAN; ts += 7) {
 		struct osc_event e = {.ts = ts, .dur = 2,
@@ -481,12 +481,12 @@ static void many_runs(bool reversed)
 				      .ext = OSC_ID_NONE,
 				      .thread = th, .kernel = OSC_NONE, .kind = OSC_KIND_RUNTIME};
 
-		e.name = e.op = fx_str(&t, "launch");
-		osc_trace_add_event(&t, &e, NULL, 0);
+		e.name = fx_str(&t, "launch");
+		osc_trace_add_event(&t, &e, NULL, NULL, 0);
 		e.ts += 150;
 		e.kind = OSC_KIND_KERNEL;
-		e.name = e.op = fx_str(&t, "kernel");
-		osc_trace_add_event(&t, &e, NULL, 0);
+		e.name = fx_str(&t, "kernel");
+		osc_trace_add_event(&t, &e, NULL, NULL, 0);
 	}
 	osc_trace_sort(&t);
 	osc_runs_detect(&t, &r);

@@ -32,7 +32,7 @@ static uint32_t add(int64_t ts, int64_t dur, const char *name, const char *args)
 	e.ext = OSC_ID_NONE;
 	e.kernel = OSC_NONE;
 	e.thread = osc_trace_thread(&t, osc_trace_intern(&t, "1", 1), osc_trace_intern(&t, "2", 1));
-	return osc_trace_add_event(&t, &e, args, args ? strlen(args) : 0);
+	return osc_trace_add_event(&t, &e, NULL, args, args ? strlen(args) : 0);
 }
 
 Test(trace, init_is_empty)
@@ -50,7 +50,7 @@ Test(trace, ids_are_coded_and_given_back)
 				       INT64_MAX, INT64_MIN + 1 };
 	osc_id code[sizeof(ids) / sizeof(ids[0])];
 
-	cr_assert_eq(sizeof(struct osc_event), 56);
+	cr_assert_eq(sizeof(struct osc_event), 48);
 	cr_expect_eq(osc_trace_id(&t, OSC_NO_ID), OSC_ID_NONE);
 	cr_expect_eq(osc_trace_id_value(&t, OSC_ID_NONE), OSC_NO_ID);
 	for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
@@ -266,7 +266,7 @@ static void add_to(struct osc_trace *tr, int idx)
 	e.kernel = OSC_NONE;
 	e.thread = osc_trace_thread(tr, osc_trace_intern(tr, "1", 1),
 				    osc_trace_intern(tr, idx % 2 ? "odd" : "even", idx % 2 ? 3 : 4));
-	osc_trace_add_event(tr, &e, args, strlen(args));
+	osc_trace_add_event(tr, &e, NULL, args, strlen(args));
 }
 
 /*
@@ -320,6 +320,103 @@ Test(trace, merged_parts_equal_the_stable_sort)
 	osc_trace_release(&whole);
 }
 
+/*
+ * Event idx of the extras tests, named "e<idx>" at time ts: every third
+ * from idx 100 on has an op "op<idx>" and a provider "p<idx>" (so extras
+ * start after events without), every seventh is a flow.
+ */
+static void add_extra(struct osc_trace *tr, int idx, int64_t ts, bool extras)
+{
+	char name[32], op[32], prov[32];
+	struct osc_event e = { .ts = ts, .corr_id = OSC_ID_NONE, .ext = OSC_ID_NONE,
+			       .kernel = OSC_NONE };
+	struct osc_event_extra x;
+
+	snprintf(name, sizeof(name), "e%d", idx);
+	snprintf(op, sizeof(op), "op%d", idx);
+	snprintf(prov, sizeof(prov), "p%d", idx);
+	e.name = osc_trace_intern(tr, name, strlen(name));
+	e.ph = idx % 7 ? OSC_PH_COMPLETE : OSC_PH_FLOW_START;
+	e.thread = osc_trace_thread(tr, osc_trace_intern(tr, "1", 1), osc_trace_intern(tr, "1", 1));
+	x = (struct osc_event_extra){ .op = osc_trace_intern(tr, op, strlen(op)),
+				      .provider = osc_trace_intern(tr, prov, strlen(prov)) };
+	osc_trace_add_event(tr, &e, extras && idx >= 100 && idx % 3 == 0 ? &x : NULL, NULL, 0);
+}
+
+/*
+ * Every event of tr has the op and provider add_extra gave it, those from
+ * index `from` on added with extras; n events and flows in all.
+ */
+static void expect_extras(const struct osc_trace *tr, size_t n, int from)
+{
+	cr_assert_eq(tr->nr_events + tr->nr_flows, n);
+	cr_assert_not_null(tr->extras);
+	for (size_t i = 0; i < tr->nr_events; i++) {
+		int idx = atoi(osc_trace_str(tr, tr->events[i].name) + 1);
+		bool own = idx >= from && idx >= 100 && idx % 3 == 0;
+		char op[32], prov[32];
+
+		cr_assert(idx % 7, "a flow among the events");
+		snprintf(op, sizeof(op), own ? "op%d" : "e%d", idx);
+		snprintf(prov, sizeof(prov), own ? "p%d" : "", idx);
+		cr_assert_str_eq(osc_trace_str(tr, osc_trace_op(tr, i)), op, "event %zu", i);
+		cr_assert_str_eq(osc_trace_str(tr, osc_trace_provider(tr, i)), prov, "event %zu", i);
+	}
+	cr_assert(tr->has_providers);
+}
+
+/*
+ * Extras go with their events through the sort (the radix sort of shuffled
+ * events, the merge of a few sorted runs) and as the flows go apart.
+ */
+Test(trace, extras_follow_their_events)
+{
+	enum { N = 30000 };
+
+	for (int i = 0; i < N; i++)
+		add_extra(&t, i, (int64_t)((unsigned)i * 2654435761u % 100000u), true);
+	osc_trace_sort(&t);
+	osc_trace_split_flows(&t);
+	expect_extras(&t, N, 0);
+	osc_trace_release(&t);
+	osc_trace_init(&t);
+	for (int i = 0; i < N; i++) /* two sorted runs */
+		add_extra(&t, i, i < N / 2 ? 2 * i : 2 * (i - N / 2) + 1, true);
+	osc_trace_sort(&t);
+	osc_trace_split_flows(&t);
+	expect_extras(&t, N, 0);
+}
+
+/* Parts merged where only one has extras: the others' ops are their names. */
+Test(trace, merged_parts_keep_extras)
+{
+	enum { PARTS = 2, PER = 120000 };
+	struct osc_trace part[PARTS];
+	struct osc_trace_part taken[PARTS];
+
+	for (int p = 0; p < PARTS; p++) {
+		osc_trace_init(&part[p]);
+		for (int i = 0; i < PER; i++)
+			add_extra(&part[p], p * PER + i, (int64_t)(i * PARTS + p), p == 1);
+		osc_trace_sort(&part[p]);
+		cr_assert_eq(part[p].extras != NULL, p == 1);
+	}
+	for (int p = 0; p < PARTS; p++) {
+		osc_str *str = malloc(part[p].strs.count * sizeof(*str));
+		uint32_t *thread = malloc(sizeof(*thread));
+
+		for (size_t id = 0; id < part[p].strs.count; id++)
+			str[id] = osc_trace_intern(&t, osc_trace_str(&part[p], (osc_str)id),
+						   osc_strtab_len(&part[p].strs, (osc_str)id));
+		thread[0] = osc_trace_thread(&t, str[part[p].threads[0].pid],
+					     str[part[p].threads[0].tid]);
+		osc_trace_take_part(&t, &part[p], str, thread, NULL, &taken[p]);
+		osc_trace_release(&part[p]);
+	}
+	osc_trace_merge_parts(&t, taken, PARTS);
+	expect_extras(&t, PARTS * PER, PER);
+}
+
 /* Parts merged after events already there, overlapping them in time: the sort still orders all. */
 Test(trace, merge_after_later_events_then_sort)
 {
@@ -339,7 +436,7 @@ Test(trace, merge_after_later_events_then_sort)
 
 		e.ts = theirs[i];
 		e.name = e.thread = 0;
-		osc_trace_add_event(&part, &e, NULL, 0);
+		osc_trace_add_event(&part, &e, NULL, NULL, 0);
 	}
 	str = malloc(sizeof(*str));
 	thread = malloc(sizeof(*thread));

@@ -458,7 +458,9 @@ Test(whatif, sort_matches_a_comparison)
 
 	fx_build(&t, OSC_FORMAT_CHROME, ev, FX_LEN(ev));
 	/* a name with a NUL inside: its label reads "b", one place with b's */
-	t.events[7].name = t.events[7].op = osc_trace_intern(&t, "b\0x", 3);
+	t.events[7].name = osc_trace_intern(&t, "b\0x", 3);
+	if (t.extras)
+		t.extras[7].op = t.events[7].name;
 	project(&t, rules, FX_LEN(rules), &agg, &s, &w);
 	cr_assert_eq(w.nr, 7);
 	for (int col = 0; col < OSC_WHATIF_COL_COUNT; col++)

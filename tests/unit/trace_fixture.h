@@ -53,13 +53,14 @@ static inline void fx_build(struct osc_trace *t, enum osc_format format,
 			.corr_id = osc_trace_id(t, ev[i].corr ? ev[i].corr : OSC_NO_ID),
 			.ext = OSC_ID_NONE,
 			.name = fx_str(t, ev[i].name),
-			.op = fx_str(t, ev[i].op ? ev[i].op : ev[i].name),
 			.thread = thread,
 			.kernel = OSC_NONE,
 			.ph = OSC_PH_COMPLETE,
 			.kind = (uint8_t)ev[i].kind,
 		};
-		osc_trace_add_event(t, &e, NULL, 0);
+		struct osc_event_extra x = { .op = fx_str(t, ev[i].op ? ev[i].op : ev[i].name) };
+
+		osc_trace_add_event(t, &e, &x, NULL, 0);
 	}
 	osc_trace_sort(t);
 }

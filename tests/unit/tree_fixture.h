@@ -34,6 +34,7 @@ static inline void tx_build(struct osc_trace *t, enum osc_format format,
 	for (size_t i = 0; i < n; i++) {
 		char tid[16];
 		struct osc_event e;
+		struct osc_event_extra x;
 
 		snprintf(tid, sizeof(tid), "%d", ev[i].thread);
 		e = (struct osc_event){
@@ -43,13 +44,13 @@ static inline void tx_build(struct osc_trace *t, enum osc_format format,
 			.ext = osc_trace_id(t, ev[i].ext ? ev[i].ext : OSC_NO_ID),
 			.name = fx_str(t, ev[i].name),
 			.cat = fx_str(t, osc_kind_name(ev[i].kind)),
-			.op = fx_str(t, ev[i].op ? ev[i].op : ev[i].name),
 			.thread = osc_trace_thread(t, fx_str(t, "1"), fx_str(t, tid)),
 			.kernel = OSC_NONE,
 			.ph = (uint8_t)ev[i].ph,
 			.kind = (uint8_t)ev[i].kind,
 		};
-		osc_trace_add_event(t, &e, NULL, 0);
+		x = (struct osc_event_extra){ .op = fx_str(t, ev[i].op ? ev[i].op : ev[i].name) };
+		osc_trace_add_event(t, &e, &x, NULL, 0);
 	}
 	osc_trace_sort(t);
 	osc_trace_split_flows(t); /* as a loader does */

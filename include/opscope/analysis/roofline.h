@@ -16,7 +16,7 @@
  * call's Kineto "Concrete Inputs" (one string per argument, e.g. "[2, 2]"
  * for a stride, "True" for is_causal), read from its args when the work is
  * asked (osc_work_needs_args), not kept by the loader: a few ops need them,
- * and the event struct stays 56 bytes.
+ * and the event struct stays 48 bytes.
  *
  * Formulas per call (n(T) = elements of T, b(T) = its bytes):
  * - GEMM, A (M x K) times B (K x N):

@@ -117,7 +117,10 @@ enum {
 	OSC_EVF_NEG_DUR = 1 << 2,   /* negative dur in the file (stored as 0) */
 };
 
-/* One event: 56 bytes. */
+/*
+ * One event: 48 bytes. Its op-level key and execution provider, which only
+ * some formats have, are kept apart (struct osc_event_extra, osc_trace_op).
+ */
 struct osc_event {
 	int64_t ts;       /* start, ns, on the trace's own clock */
 	int64_t dur;      /* ns, >= 0; 0 for instants and flows */
@@ -126,9 +129,7 @@ struct osc_event {
 	osc_id ext;       /* Kineto args."External id", or OSC_ID_NONE */
 	osc_str name;     /* event name */
 	osc_str cat;      /* category ("" if absent) */
-	osc_str op;       /* op-level key: ORT args.op_name, NE op type, else name */
 	osc_str shape;    /* input shapes, e.g. "float(1x3x224x224),int64(4)"; "" if none */
-	osc_str provider; /* ORT execution provider ("" if none) */
 	uint32_t thread;  /* index into trace->threads */
 	uint32_t kernel;  /* index into trace->kernels for device events, else OSC_NONE */
 	uint8_t ph;       /* enum osc_phase */
@@ -137,9 +138,21 @@ struct osc_event {
 };
 
 /*
+ * What an event has beyond its record in the formats that have it: the
+ * op-level key where it is not the name (ORT args.op_name, an NE op type)
+ * and the ORT execution provider. A trace keeps them parallel to its events
+ * only once some event has one (osc_trace.extras), so a Kineto trace pays
+ * nothing for them.
+ */
+struct osc_event_extra {
+	osc_str op;       /* op-level key; the event's name when it has none of its own */
+	osc_str provider; /* ORT execution provider ("" if none) */
+};
+
+/*
  * A flow event (ph s, t or f: Kineto's ac2g and fwdbwd arrows), kept apart
  * from the events once a trace is loaded (osc_trace_split_flows): 32 bytes
- * against an event's 64 with its args offset, and a third of a Kineto
+ * against an event's 56 with its args offset, and a third of a Kineto
  * trace's events are flows. Its kind is OSC_KIND_FLOW; its dur is 0.
  */
 struct osc_flow {
@@ -252,6 +265,8 @@ struct osc_trace {
 	bool derived_used;             /* private: derived holds something */
 	bool unsorted;                 /* private: an event was added before an earlier one */
 	bool has_providers;            /* an event has a provider (an ORT execution provider) */
+	struct osc_event_extra *extras; /* parallel to events, or NULL: every event's op is
+					   its name and none has a provider */
 	struct osc_kernel *kernels; /* distinct facts, in the order first added */
 	size_t nr_kernels, alloc_kernels;
 	uint32_t *kernel_slots;  /* private: open-addressing index of kernels */
@@ -355,6 +370,18 @@ static inline const char *osc_trace_str(const struct osc_trace *t, osc_str id)
 	return osc_strtab_get(&t->strs, id);
 }
 
+/* The op-level key of event ev: its own (ORT, NE), else its name. */
+static inline osc_str osc_trace_op(const struct osc_trace *t, size_t ev)
+{
+	return t->extras ? t->extras[ev].op : t->events[ev].name;
+}
+
+/* The execution provider of event ev ("" if none). */
+static inline osc_str osc_trace_provider(const struct osc_trace *t, size_t ev)
+{
+	return t->extras ? t->extras[ev].provider : OSC_STR_EMPTY;
+}
+
 /* The code events of t keep for id v (OSC_NO_ID: OSC_ID_NONE). */
 osc_id osc_trace_id(struct osc_trace *t, int64_t v);
 
@@ -367,17 +394,27 @@ static inline int64_t osc_trace_id_value(const struct osc_trace *t, osc_id id)
 }
 
 /*
- * Append an event (copied) with the raw JSON text of its args (args may be
- * NULL or empty). Returns its index. Invalidates pointers into t->events.
+ * Append an event (copied) with its extra (NULL: its op is its name, no
+ * provider) and the raw JSON text of its args (args may be NULL or empty).
+ * Returns its index. Invalidates pointers into t->events and t->extras.
  */
 uint32_t osc_trace_add_event(struct osc_trace *t, const struct osc_event *ev,
-			     const char *args, size_t args_len);
+			     const struct osc_event_extra *extra, const char *args,
+			     size_t args_len);
 
 /*
- * Append an event whose args are OSC_ARGS_REF(off, len) in t->args_src (the
- * caller checked the limits). Invalidates pointers into t->events.
+ * Append an event with its extra (as osc_trace_add_event) whose args are
+ * OSC_ARGS_REF(off, len) in t->args_src (the caller checked the limits).
+ * Invalidates pointers into t->events and t->extras.
  */
-uint32_t osc_trace_add_event_ref(struct osc_trace *t, const struct osc_event *ev, uint64_t ref);
+uint32_t osc_trace_add_event_ref(struct osc_trace *t, const struct osc_event *ev,
+				 const struct osc_event_extra *extra, uint64_t ref);
+
+/*
+ * Keep extras for t's events from now on (t->extras), the events so far
+ * with none of their own: for a loader that sets ops after adding events.
+ */
+void osc_trace_start_extras(struct osc_trace *t);
 
 /* Make room for n more events without growing again. */
 void osc_trace_reserve(struct osc_trace *t, size_t n);
@@ -390,6 +427,7 @@ void osc_trace_reserve(struct osc_trace *t, size_t n);
 struct osc_trace_part {
 	struct osc_event *events;
 	uint64_t *args_off;     /* copies already count from the whole's args text */
+	struct osc_event_extra *extras; /* parallel to events, or NULL (as osc_trace.extras) */
 	size_t nr;
 	size_t nr_flows;        /* flow events among them */
 	osc_str *str;           /* the whole's id for the part's string id */
@@ -409,14 +447,20 @@ static inline void osc_trace_part_remap(const struct osc_trace_part *p, struct o
 {
 	e->name = p->str[e->name];
 	e->cat = p->str[e->cat];
-	e->op = p->str[e->op];
 	e->shape = p->str[e->shape];
-	e->provider = p->str[e->provider];
 	e->thread = p->thread[e->thread];
 	if (e->kernel != OSC_NONE)
 		e->kernel = p->kernel[e->kernel];
 	e->corr_id = osc_trace_part_id(p, e->corr_id);
 	e->ext = osc_trace_part_id(p, e->ext);
+}
+
+/* Renumber x, an extra of p, from p's string ids to the whole's. */
+static inline void osc_trace_part_remap_extra(const struct osc_trace_part *p,
+					      struct osc_event_extra *x)
+{
+	x->op = p->str[x->op];
+	x->provider = p->str[x->provider];
 }
 
 /*
@@ -467,7 +511,8 @@ void osc_trace_order_threads(struct osc_trace *t, const uint32_t *order);
 void osc_trace_warn(struct osc_trace *t, enum osc_warn w, int64_t offset);
 
 /*
- * Sort events into the model order (see invariants), carrying args_off along.
+ * Sort events into the model order (see invariants), carrying args_off and
+ * extras along.
  * Loaders call it once at the end. Nothing is done when every event was
  * added in order (the adding functions note it; events changed in place are
  * not noticed).

@@ -164,7 +164,7 @@ static bool make_key(const struct slice *s, const struct osc_brief *b, struct os
 		uint32_t l = launcher_of(c, ev);
 
 		if (l != OSC_NONE) {
-			op = c->t->events[l].op;
+			op = osc_trace_op(c->t, l);
 			shape = c->t->events[l].shape;
 		} else if (b->op != b->name) { /* an ORT kernel's own args.op_name */
 			op = b->op;

@@ -299,12 +299,13 @@ void osc_categorize(const struct osc_trace *t, const uint32_t *launcher,
 	/* ops by name first: the device events read their launcher's */
 	for (size_t i = 0; i < t->nr_events; i++) {
 		const struct osc_event *e = &t->events[i];
+		osc_str op = osc_trace_op(t, i);
 
 		out[i] = OSC_CAT_OTHER;
 		if (e->kind != OSC_KIND_HOST_OP)
 			continue;
-		out[i] = memo_match(t, &x, OSC_CAT_KIND_OP, op_memo, e->op);
-		if (out[i] == OSC_CAT_OTHER && e->name != e->op)
+		out[i] = memo_match(t, &x, OSC_CAT_KIND_OP, op_memo, op);
+		if (out[i] == OSC_CAT_OTHER && e->name != op)
 			out[i] = memo_match(t, &x, OSC_CAT_KIND_OP, op_memo, e->name);
 	}
 	for (size_t i = 0; i < t->nr_events; i++) {

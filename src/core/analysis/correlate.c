@@ -169,7 +169,7 @@ static void collect(struct ctx *x, const struct osc_catsel *launch,
 			if (e->corr_id != OSC_ID_NONE)
 				table_add(&x->node_by_corr, e->corr_id, 0, node);
 			if (t->format == OSC_FORMAT_ORT)
-				table_add(&x->node_by_op, e->op, e->ts, node);
+				table_add(&x->node_by_op, osc_trace_op(t, i), e->ts, node);
 		}
 		if (osc_catsel_has(device, e)) {
 			OSC_GROW(out->devs, out->nr_devs + 1, alloc_d);
@@ -322,7 +322,7 @@ static void link_device(struct ctx *x, struct osc_dev_link *d)
 		}
 	}
 	if (x->t->format == OSC_FORMAT_ORT) {
-		d->node = node_by_op(x, e->op, e->ts);
+		d->node = node_by_op(x, osc_trace_op(x->t, d->event), e->ts);
 		if (d->node != OSC_NONE)
 			d->method = OSC_LINK_OP_NAME;
 	}

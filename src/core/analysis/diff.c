@@ -270,7 +270,7 @@ static void output_shapes(const struct osc_trace *t, uint32_t ev, struct out *o)
 const char *osc_diff_label(const struct osc_trace *t, uint32_t ev, char *buf, size_t size)
 {
 	const struct osc_event *e = &t->events[ev];
-	const char *prov = osc_trace_str(t, e->provider);
+	const char *prov = osc_trace_str(t, osc_trace_provider(t, ev));
 	size_t plen = strlen(prov);
 	struct out o = { buf, size, 0 };
 	char outs[1024];
@@ -286,7 +286,7 @@ const char *osc_diff_label(const struct osc_trace *t, uint32_t ev, char *buf, si
 		put(&o, prov, plen);
 		put(&o, "]", 1);
 	}
-	puts_(&o, osc_trace_str(t, e->op));
+	puts_(&o, osc_trace_str(t, osc_trace_op(t, ev)));
 	put(&o, "(", 1);
 	compact(&o, osc_trace_str(t, e->shape));
 	put(&o, ")", 1);
@@ -435,9 +435,9 @@ static osc_str label_of(struct osc_diff *d, const struct osc_trace *t, uint32_t 
 	char label[4096];
 	uint32_t *slot;
 
-	if (outputs_in_args(t) || e->provider != OSC_STR_EMPTY)
+	if (outputs_in_args(t) || osc_trace_provider(t, ev) != OSC_STR_EMPTY)
 		return intern(d, osc_diff_label(t, ev, label, sizeof(label)));
-	slot = osc_i64map_slot(memo, osc_i64map_pair(e->op, e->shape));
+	slot = osc_i64map_slot(memo, osc_i64map_pair(osc_trace_op(t, ev), e->shape));
 	if (*slot == OSC_I64MAP_EMPTY)
 		*slot = intern(d, osc_diff_label(t, ev, label, sizeof(label)));
 	return *slot;
@@ -467,7 +467,7 @@ static bool label_pairs(struct osc_diff *d, const struct osc_trace *t, const str
 		const uint32_t *m = agg->members + agg->rows[r].first;
 
 		for (size_t i = 1; i < agg->rows[r].nr; i++)
-			if (t->events[m[i]].provider != t->events[m[0]].provider)
+			if (osc_trace_provider(t, m[i]) != osc_trace_provider(t, m[0]))
 				return false;
 	}
 	out->row_lab = osc_xcalloc(agg->nr ? agg->nr : 1, sizeof(*out->row_lab));

@@ -158,7 +158,8 @@ static bool has_weight(const char *type)
 static void fill_row(const struct osc_trace *t, uint32_t ev, struct osc_optable_row *r)
 {
 	const struct osc_event *e = &t->events[ev];
-	const char *name = osc_trace_str(t, e->name), *type = osc_trace_str(t, e->op);
+	const char *name = osc_trace_str(t, e->name);
+	const char *type = osc_trace_str(t, osc_trace_op(t, ev));
 	size_t nlen = strlen(name);
 	struct json_object *root = json_tokener_parse(t->args_off ? osc_trace_args(t, ev) : "");
 	struct json_object *v;

@@ -922,15 +922,16 @@ void osc_call_works_build(const struct osc_trace *t, struct osc_call_works *out)
 	memset(out, 0, sizeof(*out));
 	for (size_t j = 0; j < nb; j++) { /* briefs come in event order */
 		const struct osc_event *e = &t->events[b[j].event];
+		osc_str op = b[j].op;
 		struct osc_call_work *cw;
 
 		/* no op key: no work known; a call's args are read only where they count */
-		if (e->op >= t->strs.count || work_need_of(t, need, e->op) != NEED_ARGS)
+		if (op >= t->strs.count || work_need_of(t, need, op) != NEED_ARGS)
 			continue;
 		OSC_GROW(out->v, out->nr + 1, cap);
 		cw = &out->v[out->nr++];
 		cw->event = b[j].event;
-		cw->known = osc_work_of(osc_trace_str(t, e->op), osc_strtab_len(&t->strs, e->op),
+		cw->known = osc_work_of(osc_trace_str(t, op), osc_strtab_len(&t->strs, op),
 					osc_trace_str(t, e->shape),
 					osc_strtab_len(&t->strs, e->shape),
 					osc_trace_args_into(t, b[j].event, &buf, &alloc), &cw->w);
@@ -986,7 +987,7 @@ void osc_agg_roofline(const struct osc_trace *t, struct osc_agg *a, const struct
 		for (size_t i = 0; i < row->nr && !isnan(flops); i++) {
 			uint32_t ev = a->members[row->first + i];
 			const struct memo_slot *s = of_row ? of_row
-				: memo_get(&memo, t, t->events[ev].op, t->events[ev].shape);
+				: memo_get(&memo, t, osc_trace_op(t, ev), t->events[ev].shape);
 			const struct osc_call_work *cw = NULL;
 			struct osc_work w = s->w;
 

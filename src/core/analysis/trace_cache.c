@@ -258,7 +258,7 @@ static void fill_briefs(void *arg, size_t i)
 		if (!of_kind(p, k))
 			continue;
 		*b = (struct osc_brief){ .dur = e->dur, .event = (uint32_t)k, .name = e->name,
-					 .op = e->op, .op_shape = OSC_NONE };
+					 .op = osc_trace_op(p->t, k), .op_shape = OSC_NONE };
 		if (device)
 			b->kernel = e->kernel;
 		else

@@ -483,7 +483,7 @@ static uint32_t mapped_rule(struct rule_memo *m, uint32_t row, const char *label
 	}
 	if (m->shapes.nr_aside < MEMO_MIN_RULES) /* a few patterns per event: no map */
 		return (uint32_t)first_rule_indexed(&m->shapes, m->s, m->t, label, ev, limit);
-	pair = dense_id(&m->pairs, osc_i64map_pair(e->name, e->op), &m->nr_pairs);
+	pair = dense_id(&m->pairs, osc_i64map_pair(e->name, osc_trace_op(m->t, ev)), &m->nr_pairs);
 	triple = dense_id(&m->triples, osc_i64map_pair(pair, e->shape), &m->nr_triples);
 	rule = osc_i64map_slot(&m->rules, osc_i64map_pair(row, triple));
 	if (*rule == OSC_I64MAP_EMPTY)
@@ -496,6 +496,7 @@ static double memo_factor(struct rule_memo *m, uint32_t row, const char *label, 
 {
 	const struct osc_event *e;
 	struct recent_rule *r;
+	osc_str op;
 	size_t limit = m->s->nr;
 
 	if (!m->s->nr)
@@ -508,13 +509,14 @@ static double memo_factor(struct rule_memo *m, uint32_t row, const char *label, 
 	if (limit == 0) /* the row's label decides: no event read */
 		return m->s->v[0].factor;
 	e = &m->t->events[ev];
+	op = osc_trace_op(m->t, ev);
 	/* NO_ROW's label differs with the op, which is compared */
 	r = &m->recent[(row * 0x9e3779b97f4a7c15ull + e->name * 0xc2b2ae3d27d4eb4full +
-			e->op * 0x165667b19e3779f9ull + e->shape * 0xd6e8feb86659fd93ull) >>
+			op * 0x165667b19e3779f9ull + e->shape * 0xd6e8feb86659fd93ull) >>
 		       (64 - RECENT_BITS)];
-	if (r->rule == UINT32_MAX || row != r->row || e->name != r->name || e->op != r->op ||
+	if (r->rule == UINT32_MAX || row != r->row || e->name != r->name || op != r->op ||
 	    e->shape != r->shape)
-		*r = (struct recent_rule){ row, e->name, e->op, e->shape,
+		*r = (struct recent_rule){ row, e->name, op, e->shape,
 					   mapped_rule(m, row, label, ev, limit) };
 	return r->rule < m->s->nr ? m->s->v[r->rule].factor : 1;
 }
@@ -608,7 +610,7 @@ static void project_host(struct osc_whatif *w, struct rule_memo *m, struct row_s
 			__builtin_prefetch(&t->events[tree->nodes[ahead].event]);
 			fn = r != OSC_NONE ? memo_factor(m, r, w->labels[r], ev)
 					   : memo_factor(m, NO_ROW,
-							 osc_trace_str(t, t->events[ev].op), ev);
+							 osc_trace_str(t, osc_trace_op(t, ev)), ev);
 			if (fn == 1 && p != OSC_NONE)
 				fn = f[p];
 			f[n] = fn;

@@ -95,6 +95,7 @@ static void sb_addc(struct sbuf *b, char c)
 /* B or E event waiting for its partner. */
 struct pending {
 	struct osc_event ev; /* B: the whole event (dur 0); E: ts, thread and name */
+	struct osc_event_extra extra; /* B: its op and provider */
 	size_t args;         /* B: offset of its args in be_args, 0 for none */
 	int64_t offset;      /* byte offset, for warnings */
 	uint32_t seq;        /* file order */
@@ -762,8 +763,8 @@ static bool keep(struct chrome *ch, const struct osc_event *e, int64_t off)
  * text can be rendered later exactly as copy_args would now (ASCII, nothing
  * repaired), else as a copy.
  */
-static void add_event(struct chrome *ch, const struct osc_event *e, const struct js_val *args,
-		      int64_t off)
+static void add_event(struct chrome *ch, const struct osc_event *e,
+		      const struct osc_event_extra *x, const struct js_val *args, int64_t off)
 {
 	uint64_t at;
 
@@ -773,27 +774,28 @@ static void add_event(struct chrome *ch, const struct osc_event *e, const struct
 	    !(args->flags & (JS_F_HIGH | JS_F_REPAIR))) {
 		at = (uint64_t)offset_of(ch, args->p);
 		if (args_empty(args)) {
-			osc_trace_add_event(ch->t, e, NULL, 0);
+			osc_trace_add_event(ch->t, e, x, NULL, 0);
 			return;
 		}
 		if (at < OSC_ARGS_REF_MAX_OFF && args->len < OSC_ARGS_REF_MAX_LEN) {
-			osc_trace_add_event_ref(ch->t, e, OSC_ARGS_REF(at, args->len));
+			osc_trace_add_event_ref(ch->t, e, x, OSC_ARGS_REF(at, args->len));
 			ch->used_refs = true;
 			return;
 		}
 	}
 	at = copy_args(ch, args);
-	osc_trace_add_event(ch->t, e, ch->scratch.p, (size_t)at);
+	osc_trace_add_event(ch->t, e, x, ch->scratch.p, (size_t)at);
 }
 
-static void add_pending(struct chrome *ch, const struct osc_event *e, bool begin, int64_t off,
-			size_t args_len)
+static void add_pending(struct chrome *ch, const struct osc_event *e,
+			const struct osc_event_extra *x, bool begin, int64_t off, size_t args_len)
 {
 	struct pending *pe;
 
 	OSC_GROW(ch->pend, ch->nr_pend + 1, ch->alloc_pend);
 	pe = &ch->pend[ch->nr_pend];
 	pe->ev = *e;
+	pe->extra = x ? *x : (struct osc_event_extra){ .op = e->name };
 	pe->begin = begin;
 	pe->offset = off;
 	pe->seq = (uint32_t)ch->nr_pend++;
@@ -835,6 +837,7 @@ static void process_event(struct chrome *ch, const struct js_event *ev, int64_t 
 	struct osc_trace *t = ch->t;
 	const struct js_val *f = ev->f, *a = ev->a;
 	struct osc_event e;
+	struct osc_event_extra x;
 	osc_str pid, tid;
 	size_t args_len;
 	char ph;
@@ -868,7 +871,7 @@ static void process_event(struct chrome *ch, const struct js_event *ev, int64_t 
 	e.kernel = OSC_NONE;
 	e.name = intern_val(ch, &f[JF_NAME]);
 	if (ph == 'E') {
-		add_pending(ch, &e, false, off, 0);
+		add_pending(ch, &e, NULL, false, off, 0);
 		return;
 	}
 	e.cat = intern_val(ch, &f[JF_CAT]);
@@ -887,8 +890,8 @@ static void process_event(struct chrome *ch, const struct js_event *ev, int64_t 
 			osc_trace_warn(t, OSC_WARN_NEGATIVE_DUR, off);
 		}
 	}
-	e.op = a[JA_OP_NAME].type ? intern_val(ch, &a[JA_OP_NAME]) : e.name;
-	e.provider = intern_val(ch, &a[JA_PROVIDER]);
+	x.op = a[JA_OP_NAME].type ? intern_val(ch, &a[JA_OP_NAME]) : e.name;
+	x.provider = intern_val(ch, &a[JA_PROVIDER]);
 	e.shape = render_shape(ch, a);
 	if (osc_phase_is_flow(e.ph))
 		e.corr_id = val_id(ch, f[JF_ID].type ? &f[JF_ID] : &f[JF_BIND_ID]);
@@ -900,9 +903,9 @@ static void process_event(struct chrome *ch, const struct js_event *ev, int64_t 
 		kernel_facts(ch, a, &e);
 	if (ph == 'B') {
 		args_len = copy_args(ch, &f[JF_ARGS]);
-		add_pending(ch, &e, true, off, args_len);
+		add_pending(ch, &e, &x, true, off, args_len);
 	} else {
-		add_event(ch, &e, &f[JF_ARGS], off);
+		add_event(ch, &e, &x, &f[JF_ARGS], off);
 	}
 }
 
@@ -1308,7 +1311,9 @@ static void merge_shard(struct chrome *m, struct shard *sh, struct osc_trace_par
 		m->scratch.len = 0;
 		if (args)
 			sb_add(&m->scratch, args, strlen(args));
-		add_pending(m, &pe->ev, pe->begin, pe->offset, args ? m->scratch.len : 0);
+		osc_trace_part_remap_extra(part, &pe->extra);
+		add_pending(m, &pe->ev, &pe->extra, pe->begin, pe->offset,
+			    args ? m->scratch.len : 0);
 	}
 	merge_warnings(t, s);
 	m->nr_elems += sc->nr_elems;
@@ -1565,7 +1570,7 @@ static void add_pair(struct chrome *ch, const struct pending *b, int64_t end)
 	e.dur = end - e.ts;
 	e.flags |= OSC_EVF_FROM_BE;
 	if (keep(ch, &e, b->offset))
-		osc_trace_add_event(ch->t, &e, args, args ? strlen(args) : 0);
+		osc_trace_add_event(ch->t, &e, &b->extra, args, args ? strlen(args) : 0);
 }
 
 /*
@@ -1714,7 +1719,7 @@ static void classify_part(void *arg, size_t i)
 		e->kind = classify(t->format, e, tr[e->cat], tr[e->name]);
 		if (t->format == OSC_FORMAT_NEURAL_ENGINE && e->kind == OSC_KIND_HOST_OP &&
 		    e->cat != OSC_STR_EMPTY)
-			e->op = e->cat;
+			t->extras[k].op = e->cat;
 	}
 }
 
@@ -1726,6 +1731,8 @@ static void classify_all(struct chrome *ch)
 
 	for (size_t id = 0; id < ch->t->strs.count; id++)
 		traits(ch, (osc_str)id);
+	if (ch->t->format == OSC_FORMAT_NEURAL_ENGINE && !ch->t->extras)
+		osc_trace_start_extras(ch->t); /* its ops are categories */
 	osc_parallel_run(j.parts, classify_part, &j);
 }
 

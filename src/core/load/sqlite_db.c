@@ -348,11 +348,9 @@ uint32_t sq_add(struct sq *q, struct osc_event *e, int64_t start, int64_t end,
 		e->flags |= OSC_EVF_NEG_DUR;
 		osc_trace_warn(q->t, OSC_WARN_NEGATIVE_DUR, OSC_NO_OFFSET);
 	}
-	if (!e->op)
-		e->op = e->name;
 	if (!osc_kind_is_device(e->kind))
 		e->kernel = OSC_NONE;
-	return osc_trace_add_event(q->t, e, args, args_len);
+	return osc_trace_add_event(q->t, e, NULL, args, args_len);
 }
 
 /* Append s (a literal) at p. */

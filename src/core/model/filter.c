@@ -187,7 +187,7 @@ static bool names_pass(const struct osc_filter *f, pcre2_match_data *md,
 static bool event_passes(const struct osc_filter *f, pcre2_match_data *md,
 			 const struct osc_trace *t, uint32_t ev, uint8_t *memo)
 {
-	return names_pass(f, md, t, t->events[ev].name, t->events[ev].op, memo);
+	return names_pass(f, md, t, t->events[ev].name, osc_trace_op(t, ev), memo);
 }
 
 bool osc_filter_match_event(const struct osc_filter *f, const struct osc_trace *t, uint32_t ev)

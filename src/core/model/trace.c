@@ -93,6 +93,7 @@ void osc_trace_release(struct osc_trace *t)
 	osc_strtab_release(&t->strs);
 	free(t->events);
 	free(t->args_off);
+	free(t->extras);
 	free(t->args_text);
 	free(t->kernels);
 	free(t->kernel_slots);
@@ -149,10 +150,21 @@ void osc_trace_reserve(struct osc_trace *t, size_t n)
 		n = t->alloc_events + t->alloc_events / 2;
 	t->events = osc_xreallocarray(t->events, n, sizeof(*t->events));
 	t->args_off = osc_xreallocarray(t->args_off, n, sizeof(*t->args_off));
+	if (t->extras)
+		t->extras = osc_xreallocarray(t->extras, n, sizeof(*t->extras));
 	t->alloc_events = n;
 }
 
-static size_t new_event(struct osc_trace *t, const struct osc_event *ev)
+void osc_trace_start_extras(struct osc_trace *t)
+{
+	t->extras = osc_xreallocarray(NULL, t->alloc_events ? t->alloc_events : 1,
+				      sizeof(*t->extras));
+	for (size_t i = 0; i < t->nr_events; i++)
+		t->extras[i] = (struct osc_event_extra){ .op = t->events[i].name };
+}
+
+static size_t new_event(struct osc_trace *t, const struct osc_event *ev,
+			const struct osc_event_extra *extra)
 {
 	size_t i = t->nr_events;
 
@@ -164,7 +176,11 @@ static size_t new_event(struct osc_trace *t, const struct osc_event *ev)
 		t->unsorted = true;
 	t->events[i] = *ev;
 	t->args_off[i] = 0;
-	t->has_providers |= ev->provider != OSC_STR_EMPTY;
+	if (extra && !t->extras && (extra->op != ev->name || extra->provider != OSC_STR_EMPTY))
+		osc_trace_start_extras(t);
+	if (t->extras)
+		t->extras[i] = extra ? *extra : (struct osc_event_extra){ .op = ev->name };
+	t->has_providers |= extra && extra->provider != OSC_STR_EMPTY;
 	t->flows_in_events += osc_phase_is_flow(ev->ph);
 	if (ev->thread < t->nr_threads)
 		t->threads[ev->thread].nr_events++;
@@ -172,18 +188,20 @@ static size_t new_event(struct osc_trace *t, const struct osc_event *ev)
 	return i;
 }
 
-uint32_t osc_trace_add_event_ref(struct osc_trace *t, const struct osc_event *ev, uint64_t ref)
+uint32_t osc_trace_add_event_ref(struct osc_trace *t, const struct osc_event *ev,
+				 const struct osc_event_extra *extra, uint64_t ref)
 {
-	size_t i = new_event(t, ev);
+	size_t i = new_event(t, ev, extra);
 
 	t->args_off[i] = ref;
 	return (uint32_t)i;
 }
 
 uint32_t osc_trace_add_event(struct osc_trace *t, const struct osc_event *ev,
-			     const char *args, size_t args_len)
+			     const struct osc_event_extra *extra, const char *args,
+			     size_t args_len)
 {
-	size_t i = new_event(t, ev);
+	size_t i = new_event(t, ev, extra);
 
 	if (args && args_len) {
 		OSC_GROW(t->args_text, t->args_len + args_len + 1, t->args_alloc);
@@ -395,6 +413,7 @@ static void join_flows(struct osc_trace *t)
 	size_t n = t->nr_events + t->nr_flows, a = 0;
 	struct osc_event *ev = osc_xmalloc(n * sizeof(*ev));
 	uint64_t *off = osc_xmalloc(n * sizeof(*off));
+	struct osc_event_extra *extras = t->extras ? osc_xmalloc(n * sizeof(*extras)) : NULL;
 
 	for (size_t e = 0, f = 0; e + f < n;) {
 		const struct osc_flow *x = &t->flows[f];
@@ -402,24 +421,30 @@ static void join_flows(struct osc_trace *t)
 		if (!osc_trace_flow_next(t, e, f)) {
 			ev[e + f] = t->events[e];
 			off[e + f] = t->args_off[e];
+			if (extras)
+				extras[e + f] = t->extras[e];
 			e++;
 			continue;
 		}
 		ev[e + f] = (struct osc_event){
 			.ts = x->ts, .corr_id = x->id, .ext = OSC_ID_NONE, .name = x->name,
-			.cat = x->cat, .op = x->name, .thread = x->thread, .kernel = OSC_NONE,
+			.cat = x->cat, .thread = x->thread, .kernel = OSC_NONE,
 			.ph = x->ph, .kind = OSC_KIND_FLOW,
 		};
 		off[e + f] = a < t->nr_flow_args && t->flow_args[a].flow == f ? t->flow_args[a++].off
 									       : 0;
+		if (extras)
+			extras[e + f] = (struct osc_event_extra){ .op = x->name };
 		f++;
 	}
 	free(t->events);
 	free(t->args_off);
+	free(t->extras);
 	free(t->flows);
 	free(t->flow_args);
 	t->events = ev;
 	t->args_off = off;
+	t->extras = extras;
 	t->nr_events = t->alloc_events = n;
 	t->flows_in_events = t->nr_flows;
 	t->flows = NULL;
@@ -459,6 +484,7 @@ void osc_trace_sort(struct osc_trace *t)
 	src = model_order(t->events, n);
 	for (i = 0; i < n; i++) {
 		struct osc_event ev;
+		struct osc_event_extra extra = { 0 };
 		uint64_t off;
 		size_t j = i, ahead = i;
 
@@ -468,6 +494,8 @@ void osc_trace_sort(struct osc_trace *t)
 			ahead = src[ahead];
 		ev = t->events[i];
 		off = t->args_off[i];
+		if (t->extras)
+			extra = t->extras[i];
 		while (src[j] != i) {
 			size_t k = src[j];
 
@@ -479,11 +507,15 @@ void osc_trace_sort(struct osc_trace *t)
 			}
 			t->events[j] = t->events[k];
 			t->args_off[j] = t->args_off[k];
+			if (t->extras)
+				t->extras[j] = t->extras[k];
 			src[j] = (uint32_t)j;
 			j = k;
 		}
 		t->events[j] = ev;
 		t->args_off[j] = off;
+		if (t->extras)
+			t->extras[j] = extra;
 		src[j] = (uint32_t)j;
 	}
 	free(src);
@@ -505,6 +537,8 @@ void osc_trace_split_flows(struct osc_trace *t)
 
 		if (!osc_phase_is_flow(e->ph)) {
 			t->events[kept] = *e;
+			if (t->extras)
+				t->extras[kept] = t->extras[i];
 			t->args_off[kept++] = t->args_off[i];
 			continue;
 		}
@@ -520,6 +554,8 @@ void osc_trace_split_flows(struct osc_trace *t)
 	t->nr_events = t->alloc_events = kept;
 	t->events = osc_xreallocarray(t->events, kept ? kept : 1, sizeof(*t->events));
 	t->args_off = osc_xreallocarray(t->args_off, kept ? kept : 1, sizeof(*t->args_off));
+	if (t->extras)
+		t->extras = osc_xreallocarray(t->extras, kept ? kept : 1, sizeof(*t->extras));
 }
 
 /* The args text of an args offset (args_off's encoding) into *buf when by reference. */

@@ -48,13 +48,14 @@ void osc_trace_take_part(struct osc_trace *t, struct osc_trace *s, osc_str *str,
 			t->threads[thread[i]].nr_events += s->threads[i].nr_events;
 	t->has_providers |= s->has_providers;
 	*out = (struct osc_trace_part){ .events = s->events, .args_off = s->args_off,
-					.nr = s->nr_events, .nr_flows = s->flows_in_events,
+					.extras = s->extras, .nr = s->nr_events, .nr_flows = s->flows_in_events,
 					.str = str, .thread = thread, .kernel = kernel };
 	out->wide = osc_xmalloc((s->nr_wide_ids ? s->nr_wide_ids : 1) * sizeof(*out->wide));
 	for (size_t i = 0; i < s->nr_wide_ids; i++)
 		out->wide[i] = osc_trace_id(t, s->wide_ids[i]);
 	s->events = NULL;
 	s->args_off = NULL;
+	s->extras = NULL;
 	s->nr_events = s->alloc_events = s->flows_in_events = 0;
 }
 
@@ -97,6 +98,20 @@ static void put_flow(struct half *x, const struct osc_event *e, uint64_t off)
 	x->t->flows[x->fdst++] = osc_flow_of(e, x->at);
 }
 
+/* The extra of event i of part p, e (already renumbered) in the whole. */
+static struct osc_event_extra extra_of(const struct osc_trace_part *p, size_t i,
+				       const struct osc_event *e)
+{
+	struct osc_event_extra x = { .op = e->name };
+
+	if (p->extras) {
+		x = p->extras[i];
+		if (p->str)
+			osc_trace_part_remap_extra(p, &x);
+	}
+	return x;
+}
+
 static void merge_half(void *arg, size_t h)
 {
 	struct half *x = &((struct half *)arg)[h];
@@ -121,6 +136,8 @@ static void merge_half(void *arg, size_t h)
 		if (x->apart && osc_phase_is_flow(e.ph)) {
 			put_flow(x, &e, p->args_off[i]);
 		} else {
+			if (x->t->extras)
+				x->t->extras[dst] = extra_of(p, i, &e);
 			x->t->events[dst] = e;
 			x->t->args_off[dst++] = p->args_off[i];
 		}
@@ -128,6 +145,8 @@ static void merge_half(void *arg, size_t h)
 		if (m.at[r] - released[r] >= RELEASE_STEP || m.at[r] == x->to[r]) {
 			give_back(p->events, sizeof(*p->events), released[r], m.at[r]);
 			give_back(p->args_off, sizeof(*p->args_off), released[r], m.at[r]);
+			if (p->extras)
+				give_back(p->extras, sizeof(*p->extras), released[r], m.at[r]);
 			released[r] = m.at[r];
 		}
 	}
@@ -185,6 +204,7 @@ void osc_trace_part_release(struct osc_trace_part *p)
 {
 	free(p->events);
 	free(p->args_off);
+	free(p->extras);
 	free(p->str);
 	free(p->thread);
 	free(p->kernel);
@@ -233,6 +253,9 @@ static void merge_into(struct osc_trace *t, const struct osc_trace_part *parts, 
 		osc_trace_warn(t, OSC_WARN_TOO_MANY_EVENTS, OSC_NO_OFFSET);
 	apart = apart && flows && keep == total && !first && !t->nr_flows;
 	osc_trace_reserve(t, total - (apart ? flows : 0));
+	for (size_t r = 0; r < nr && !t->extras; r++)
+		if (parts[r].extras)
+			osc_trace_start_extras(t);
 	if (apart)
 		t->flows = osc_xmalloc(flows * sizeof(*t->flows));
 	h[0] = (struct half){ .t = t, .parts = parts, .nr = nr, .from = from, .to = to,
@@ -283,19 +306,23 @@ void osc_trace_merge_runs(struct osc_trace *t, const size_t *start, size_t nr)
 {
 	struct osc_event *events = t->events;
 	uint64_t *args_off = t->args_off;
+	struct osc_event_extra *extras = t->extras;
 	struct osc_trace_part *runs = osc_xcalloc(nr ? nr : 1, sizeof(*runs));
 	size_t flows = t->flows_in_events;
 
 	for (size_t r = 0; r < nr; r++)
 		runs[r] = (struct osc_trace_part){ .events = events + start[r],
 						   .args_off = args_off + start[r],
+						   .extras = extras ? extras + start[r] : NULL,
 						   .nr = start[r + 1] - start[r] };
 	t->events = NULL;
 	t->args_off = NULL;
+	t->extras = NULL;
 	t->nr_events = t->alloc_events = 0;
 	merge_into(t, runs, nr, false);
 	t->flows_in_events = flows;
 	free(runs);
 	free(events);
 	free(args_off);
+	free(extras);
 }
