@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "opscope/model/trace.h"
 
@@ -80,6 +81,90 @@ Test(trace, args_are_stored_per_event)
 	cr_assert_str_eq(osc_trace_args(&t, c), "{\"y\":[1,2]}");
 	cr_assert_str_eq(osc_trace_args(&t, 99), "");
 	cr_assert_eq(t.threads[0].nr_events, 3);
+}
+
+/*
+ * Args by reference anywhere in a mapped input of over 4 GiB (a sparse
+ * mapping: only the pages written are real): below 2^32, across it and
+ * past it, found again after the sort and after the flows go apart and
+ * come back. A place that lost its high bits would read another object.
+ */
+Test(trace, args_by_reference_past_4_gib)
+{
+	static const struct {
+		uint64_t at;
+		const char *text, *want;
+	} refs[] = {
+		{ 3, "{\"a\": 1}", "{\"a\":1}" },
+		{ ((uint64_t)1 << 32) - 4, "{\"b\":[2, 3]}", "{\"b\":[2,3]}" },
+		{ ((uint64_t)9 << 29) + 17, "{\"c\":\"x y\"}", "{\"c\":\"x y\"}" },
+		{ ((uint64_t)5 << 30) - 8, "{\"d\":4}", "{\"d\":4}" },
+	};
+	size_t len = (size_t)5 << 30, n = sizeof(refs) / sizeof(refs[0]);
+	char *map = mmap(NULL, len, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+	cr_assert_neq(map, MAP_FAILED);
+	for (size_t i = 0; i < n; i++)
+		memcpy(map + refs[i].at, refs[i].text, strlen(refs[i].text));
+	t.args_map = map;
+	t.args_map_len = len;
+	t.args_src = map;
+	for (size_t i = 0; i < n; i++) { /* latest first, the last one a flow */
+		struct osc_event e = { .ts = (int64_t)(n - i), .corr_id = OSC_ID_NONE,
+				       .ext = OSC_ID_NONE, .kernel = OSC_NONE,
+				       .ph = i == n - 1 ? OSC_PH_FLOW_START : OSC_PH_COMPLETE };
+		char name[8];
+
+		snprintf(name, sizeof(name), "%zu", i);
+		e.name = osc_trace_intern(&t, name, strlen(name));
+		osc_trace_add_event_ref(&t, &e, NULL, OSC_ARGS_REF(refs[i].at));
+	}
+	osc_trace_sort(&t);
+	for (size_t i = 0; i < t.nr_events; i++)
+		cr_assert_str_eq(osc_trace_args(&t, (uint32_t)i),
+				 refs[atoi(osc_trace_str(&t, t.events[i].name))].want);
+	osc_trace_split_flows(&t);
+	cr_assert_eq(t.nr_flows, 1);
+	cr_assert_str_eq(osc_trace_flow_args(&t, 0), refs[n - 1].want);
+	add(0, 1, "early", NULL); /* out of order: the sort puts the flow back among them */
+	osc_trace_sort(&t);
+	osc_trace_split_flows(&t);
+	cr_assert_str_eq(osc_trace_flow_args(&t, 0), refs[n - 1].want);
+	for (size_t i = 1; i < t.nr_events; i++)
+		cr_assert_str_eq(osc_trace_args(&t, (uint32_t)i),
+				 refs[atoi(osc_trace_str(&t, t.events[i].name))].want);
+	/* a part of a parallel load merged into an empty trace, the flow set apart */
+	{
+		struct osc_trace part, whole;
+		struct osc_trace_part taken;
+		osc_str *str;
+		uint32_t *thread = malloc(sizeof(*thread));
+
+		osc_trace_init(&part);
+		osc_trace_init(&whole);
+		whole.args_src = map; /* t owns the mapping */
+		whole.args_map_len = len;
+		for (size_t i = 0; i < n; i++) {
+			struct osc_event e = { .ts = (int64_t)i, .corr_id = OSC_ID_NONE,
+					       .ext = OSC_ID_NONE, .kernel = OSC_NONE,
+					       .ph = i == 2 ? OSC_PH_FLOW_END : OSC_PH_COMPLETE };
+
+			osc_trace_add_event_ref(&part, &e, NULL, OSC_ARGS_REF(refs[i].at));
+		}
+		osc_trace_thread(&part, OSC_STR_EMPTY, OSC_STR_EMPTY);
+		str = calloc(part.strs.count, sizeof(*str));
+		thread[0] = osc_trace_thread(&whole, OSC_STR_EMPTY, OSC_STR_EMPTY);
+		osc_trace_take_part(&whole, &part, str, thread, NULL, &taken);
+		osc_trace_release(&part);
+		osc_trace_merge_parts(&whole, &taken, 1);
+		cr_assert_eq(whole.nr_flows, 1);
+		cr_assert_str_eq(osc_trace_flow_args(&whole, 0), refs[2].want);
+		for (size_t i = 0; i < whole.nr_events; i++)
+			cr_assert_str_eq(osc_trace_args(&whole, (uint32_t)i),
+					 refs[i < 2 ? i : i + 1].want);
+		osc_trace_release(&whole);
+	}
 }
 
 /*

@@ -134,7 +134,8 @@ struct osc_event {
 	uint32_t kernel;  /* index into trace->kernels for device events, else OSC_NONE */
 	uint8_t ph;       /* enum osc_phase */
 	uint8_t kind;     /* enum osc_kind */
-	uint16_t flags;   /* OSC_EVF_* */
+	uint8_t flags;    /* OSC_EVF_* */
+	uint8_t args_hi;  /* private: bits 32-39 of its args place (osc_trace_args_place) */
 };
 
 /*
@@ -247,8 +248,8 @@ struct osc_trace {
 	struct osc_strtab strs;
 	struct osc_event *events;
 	size_t nr_events, alloc_events;
-	uint64_t *args_off;  /* parallel to events: offset into args_text, 0 = no args,
-				or OSC_ARGS_REF(off, len): bytes of args_src */
+	uint32_t *args_off;  /* parallel to events: the low 32 bits of each one's args
+				place (osc_trace_args_place) */
 	char *args_text;     /* NUL-separated raw JSON of args objects; byte 0 is "" */
 	size_t args_len, args_alloc;
 	const char *args_src; /* the mapped input (the file, or for gzip and stdin
@@ -294,16 +295,30 @@ struct osc_trace {
 };
 
 /*
- * Args kept by reference: a mapped input (or a spooled one) keeps each
- * event's args as a byte range of it instead of a copy (most of a Kineto
- * trace is args), and
- * osc_trace_args minifies the range when asked. Bit 63 marks a reference;
- * offsets below 2^40 and lengths below 2^23 fit, longer args are copied.
+ * An event's args place, 40 bits (the low 32 in args_off, the rest in the
+ * event's args_hi): 0 for no args, an offset into args_text for a copy, or
+ * OSC_ARGS_REF(off) for args kept by reference: a mapped input (or a
+ * spooled one) keeps each event's args as the object at byte off of it
+ * instead of a copy (most of a Kineto trace is args), and osc_trace_args
+ * finds its end and minifies it when asked. Offsets below 2^39 fit, past
+ * them args are copied.
  */
-#define OSC_ARGS_REF_BIT ((uint64_t)1 << 63)
-#define OSC_ARGS_REF_MAX_OFF ((uint64_t)1 << 40)
-#define OSC_ARGS_REF_MAX_LEN ((uint64_t)1 << 23)
-#define OSC_ARGS_REF(off, len) (OSC_ARGS_REF_BIT | (uint64_t)(len) << 40 | (uint64_t)(off))
+#define OSC_ARGS_REF_BIT ((uint64_t)1 << 39)
+#define OSC_ARGS_REF_MAX_OFF OSC_ARGS_REF_BIT
+#define OSC_ARGS_REF(off) (OSC_ARGS_REF_BIT | (uint64_t)(off))
+
+/* The args place of event ev of t. */
+static inline uint64_t osc_trace_args_place(const struct osc_trace *t, size_t ev)
+{
+	return (uint64_t)t->events[ev].args_hi << 32 | t->args_off[ev];
+}
+
+/* Give event e, whose low bits live at *lo, the args place `place`. */
+static inline void osc_event_args_set(struct osc_event *e, uint32_t *lo, uint64_t place)
+{
+	*lo = (uint32_t)place;
+	e->args_hi = (uint8_t)(place >> 32);
+}
 
 /*
  * Events are indexed by uint32_t and OSC_NONE is UINT32_MAX, so a trace holds
@@ -311,7 +326,7 @@ struct osc_trace {
  */
 #define OSC_MAX_EVENTS ((size_t)UINT32_MAX - 1)
 
-/* The args of a flow that has some: args_off's encoding. */
+/* The args of a flow that has some: its args place. */
 struct osc_flow_args {
 	uint32_t flow;
 	uint64_t off;
@@ -404,7 +419,7 @@ uint32_t osc_trace_add_event(struct osc_trace *t, const struct osc_event *ev,
 
 /*
  * Append an event with its extra (as osc_trace_add_event) whose args are
- * OSC_ARGS_REF(off, len) in t->args_src (the caller checked the limits).
+ * OSC_ARGS_REF(off) in t->args_src (the caller checked the limit).
  * Invalidates pointers into t->events and t->extras.
  */
 uint32_t osc_trace_add_event_ref(struct osc_trace *t, const struct osc_event *ev,
@@ -426,7 +441,7 @@ void osc_trace_reserve(struct osc_trace *t, size_t n);
  */
 struct osc_trace_part {
 	struct osc_event *events;
-	uint64_t *args_off;     /* copies already count from the whole's args text */
+	uint32_t *args_off;     /* copies already count from the whole's args text */
 	struct osc_event_extra *extras; /* parallel to events, or NULL (as osc_trace.extras) */
 	size_t nr;
 	size_t nr_flows;        /* flow events among them */

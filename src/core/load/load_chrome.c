@@ -777,8 +777,8 @@ static void add_event(struct chrome *ch, const struct osc_event *e,
 			osc_trace_add_event(ch->t, e, x, NULL, 0);
 			return;
 		}
-		if (at < OSC_ARGS_REF_MAX_OFF && args->len < OSC_ARGS_REF_MAX_LEN) {
-			osc_trace_add_event_ref(ch->t, e, x, OSC_ARGS_REF(at, args->len));
+		if (at < OSC_ARGS_REF_MAX_OFF) {
+			osc_trace_add_event_ref(ch->t, e, x, OSC_ARGS_REF(at));
 			ch->used_refs = true;
 			return;
 		}

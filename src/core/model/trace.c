@@ -175,7 +175,7 @@ static size_t new_event(struct osc_trace *t, const struct osc_event *ev,
 	if (i && osc_event_before(ev, &t->events[i - 1]))
 		t->unsorted = true;
 	t->events[i] = *ev;
-	t->args_off[i] = 0;
+	osc_event_args_set(&t->events[i], &t->args_off[i], 0);
 	if (extra && !t->extras && (extra->op != ev->name || extra->provider != OSC_STR_EMPTY))
 		osc_trace_start_extras(t);
 	if (t->extras)
@@ -193,7 +193,7 @@ uint32_t osc_trace_add_event_ref(struct osc_trace *t, const struct osc_event *ev
 {
 	size_t i = new_event(t, ev, extra);
 
-	t->args_off[i] = ref;
+	osc_event_args_set(&t->events[i], &t->args_off[i], ref);
 	return (uint32_t)i;
 }
 
@@ -203,11 +203,12 @@ uint32_t osc_trace_add_event(struct osc_trace *t, const struct osc_event *ev,
 {
 	size_t i = new_event(t, ev, extra);
 
-	if (args && args_len) {
+	/* a copy's place must not reach the reference bit: 512 GB of args text */
+	if (args && args_len && t->args_len + args_len < OSC_ARGS_REF_BIT) {
 		OSC_GROW(t->args_text, t->args_len + args_len + 1, t->args_alloc);
 		memcpy(t->args_text + t->args_len, args, args_len);
 		t->args_text[t->args_len + args_len] = '\0';
-		t->args_off[i] = t->args_len;
+		osc_event_args_set(&t->events[i], &t->args_off[i], t->args_len);
 		t->args_len += args_len + 1;
 	}
 	return (uint32_t)i;
@@ -412,7 +413,7 @@ static void join_flows(struct osc_trace *t)
 {
 	size_t n = t->nr_events + t->nr_flows, a = 0;
 	struct osc_event *ev = osc_xmalloc(n * sizeof(*ev));
-	uint64_t *off = osc_xmalloc(n * sizeof(*off));
+	uint32_t *off = osc_xmalloc(n * sizeof(*off));
 	struct osc_event_extra *extras = t->extras ? osc_xmalloc(n * sizeof(*extras)) : NULL;
 
 	for (size_t e = 0, f = 0; e + f < n;) {
@@ -431,8 +432,10 @@ static void join_flows(struct osc_trace *t)
 			.cat = x->cat, .thread = x->thread, .kernel = OSC_NONE,
 			.ph = x->ph, .kind = OSC_KIND_FLOW,
 		};
-		off[e + f] = a < t->nr_flow_args && t->flow_args[a].flow == f ? t->flow_args[a++].off
-									       : 0;
+		osc_event_args_set(&ev[e + f], &off[e + f],
+				   a < t->nr_flow_args && t->flow_args[a].flow == f
+					   ? t->flow_args[a++].off
+					   : 0);
 		if (extras)
 			extras[e + f] = (struct osc_event_extra){ .op = x->name };
 		f++;
@@ -485,7 +488,7 @@ void osc_trace_sort(struct osc_trace *t)
 	for (i = 0; i < n; i++) {
 		struct osc_event ev;
 		struct osc_event_extra extra = { 0 };
-		uint64_t off;
+		uint32_t off;
 		size_t j = i, ahead = i;
 
 		if (src[i] == i)
@@ -542,10 +545,10 @@ void osc_trace_split_flows(struct osc_trace *t)
 			t->args_off[kept++] = t->args_off[i];
 			continue;
 		}
-		if (t->args_off[i]) {
+		if (osc_trace_args_place(t, i)) {
 			OSC_GROW(t->flow_args, t->nr_flow_args + 1, alloc_args);
 			t->flow_args[t->nr_flow_args++] = (struct osc_flow_args){
-				.flow = (uint32_t)t->nr_flows, .off = t->args_off[i],
+				.flow = (uint32_t)t->nr_flows, .off = osc_trace_args_place(t, i),
 			};
 		}
 		t->flows[t->nr_flows++] = osc_flow_of(e, i);
@@ -558,23 +561,24 @@ void osc_trace_split_flows(struct osc_trace *t)
 		t->extras = osc_xreallocarray(t->extras, kept ? kept : 1, sizeof(*t->extras));
 }
 
-/* The args text of an args offset (args_off's encoding) into *buf when by reference. */
+/* The args text of an args place into *buf when by reference. */
 static const char *args_of(const struct osc_trace *t, uint64_t off, char **buf, size_t *alloc)
 {
-	uint64_t len;
+	struct js_ctx c = { .end = t->args_src + t->args_map_len, .eof = true };
+	const char *p;
 	struct js_val val;
 	bool bad = false;
 
 	if (!(off & OSC_ARGS_REF_BIT))
 		return t->args_text + off;
-	len = (off >> 40) & (OSC_ARGS_REF_MAX_LEN - 1);
-	off &= OSC_ARGS_REF_MAX_OFF - 1;
-	if (!t->args_src || osc_mapguard_faulted(t->args_guard))
+	off &= ~OSC_ARGS_REF_BIT;
+	if (!t->args_src || off >= t->args_map_len || osc_mapguard_faulted(t->args_guard))
+		return "";
+	/* The object's end, as the loader scanned it (nothing repaired in a reference). */
+	p = t->args_src + off;
+	if (js_scan_value(&c, &p, &val) != JS_OK || val.type != JS_OBJECT || c.repairs)
 		return "";
 	/* Rendered exactly as a loader copies args (js_copy_minified). */
-	val.p = t->args_src + off;
-	val.len = (size_t)len;
-	val.type = JS_OBJECT;
 	val.flags = 0;
 	OSC_GROW(*buf, JS_DECODE_MAX(val.len) + 1, *alloc);
 	(*buf)[js_copy_minified(NULL, &val, *buf, &bad)] = '\0';
@@ -600,7 +604,7 @@ const char *osc_trace_args_into(const struct osc_trace *t, uint32_t ev, char **b
 {
 	if (ev >= t->nr_events || !t->args_off)
 		return "";
-	return args_of(t, t->args_off[ev], buf, alloc);
+	return args_of(t, osc_trace_args_place(t, ev), buf, alloc);
 }
 
 const char *osc_trace_flow_args(const struct osc_trace *t, uint32_t f)
@@ -630,7 +634,7 @@ const char *osc_trace_args(const struct osc_trace *t, uint32_t ev)
 {
 	if (ev >= t->nr_events || !t->args_off)
 		return "";
-	return args_shown(t, t->args_off[ev]);
+	return args_shown(t, osc_trace_args_place(t, ev));
 }
 
 bool osc_trace_args_lost(const struct osc_trace *t)

@@ -38,10 +38,10 @@ void osc_trace_take_part(struct osc_trace *t, struct osc_trace *s, osc_str *str,
 		t->args_len += text;
 	}
 	for (size_t i = 0; i < s->nr_events; i++) {
-		uint64_t off = s->args_off[i];
+		uint64_t place = osc_trace_args_place(s, i);
 
-		if (off && !(off & OSC_ARGS_REF_BIT))
-			s->args_off[i] = off + shift;
+		if (place && !(place & OSC_ARGS_REF_BIT))
+			osc_event_args_set(&s->events[i], &s->args_off[i], place + shift);
 	}
 	for (size_t i = 0; i < s->nr_threads; i++)
 		if (thread[i] < t->nr_threads)
@@ -134,7 +134,7 @@ static void merge_half(void *arg, size_t h)
 		if (p->str) /* runs of one table (osc_trace_merge_runs) keep their ids */
 			osc_trace_part_remap(p, &e);
 		if (x->apart && osc_phase_is_flow(e.ph)) {
-			put_flow(x, &e, p->args_off[i]);
+			put_flow(x, &e, (uint64_t)e.args_hi << 32 | p->args_off[i]);
 		} else {
 			if (x->t->extras)
 				x->t->extras[dst] = extra_of(p, i, &e);
@@ -305,7 +305,7 @@ void osc_trace_merge_parts(struct osc_trace *t, struct osc_trace_part *parts, si
 void osc_trace_merge_runs(struct osc_trace *t, const size_t *start, size_t nr)
 {
 	struct osc_event *events = t->events;
-	uint64_t *args_off = t->args_off;
+	uint32_t *args_off = t->args_off;
 	struct osc_event_extra *extras = t->extras;
 	struct osc_trace_part *runs = osc_xcalloc(nr ? nr : 1, sizeof(*runs));
 	size_t flows = t->flows_in_events;
