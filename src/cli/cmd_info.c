@@ -178,7 +178,7 @@ static void print_categories(const struct osc_trace *t, struct shown *sh, struct
 	for (size_t i = 0; i < t->nr_events; i++)
 		per_str[t->events[i].cat]++;
 	for (size_t i = 0; i < t->nr_flows; i++)
-		per_str[t->flows[i].cat]++;
+		per_str[osc_trace_flow_name(t, &t->flows[i])->cat]++;
 	for (size_t s = 0; s < t->strs.count; s++) {
 		if (!per_str[s])
 			continue;

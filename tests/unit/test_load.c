@@ -215,8 +215,8 @@ Test(load, kineto_object)
 		const struct osc_flow *f = &t.flows[i];
 
 		cr_assert_eq(osc_trace_id_value(&t, f->id), 7041582);
-		cr_assert(f->ph == OSC_PH_FLOW_START || f->ph == OSC_PH_FLOW_END);
-		cr_assert_str_eq(S(f->cat), "ac2g");
+		cr_assert(osc_flow_ph(f) == OSC_PH_FLOW_START || osc_flow_ph(f) == OSC_PH_FLOW_END);
+		cr_assert_str_eq(S(osc_trace_flow_name(&t, f)->cat), "ac2g");
 	}
 	cr_assert_lt(t.flows[0].at, t.flows[1].at);
 	/* String pid next to numeric ones. */
@@ -1297,10 +1297,13 @@ static void expect_same_model(const struct osc_trace *a, const struct osc_trace 
 
 		cr_assert_eq(x->ts, y->ts, "flow %zu", i);
 		cr_assert_eq(x->at, y->at, "flow %zu", i);
-		cr_assert_eq(x->ph, y->ph, "flow %zu", i);
+		cr_assert_eq(osc_flow_ph(x), osc_flow_ph(y), "flow %zu", i);
 		cr_assert_eq(x->thread, y->thread, "flow %zu", i);
 		cr_assert_eq(osc_trace_id_value(a, x->id), osc_trace_id_value(b, y->id));
-		cr_assert_str_eq(osc_trace_str(a, x->name), osc_trace_str(b, y->name));
+		cr_assert_str_eq(osc_trace_str(a, osc_trace_flow_name(a, x)->name),
+				 osc_trace_str(b, osc_trace_flow_name(b, y)->name));
+		cr_assert_str_eq(osc_trace_str(a, osc_trace_flow_name(a, x)->cat),
+				 osc_trace_str(b, osc_trace_flow_name(b, y)->cat));
 		cr_assert_str_eq(osc_trace_flow_args(a, (uint32_t)i), osc_trace_flow_args(b, (uint32_t)i));
 	}
 	cr_assert_eq(a->nr_kernels, b->nr_kernels);

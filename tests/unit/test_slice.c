@@ -63,7 +63,7 @@ static int flow(const struct osc_trace *t, const uint8_t *keep, int64_t fid)
 
 	for (size_t i = 0; i < t->nr_flows; i++)
 		if (keep[t->nr_events + i] && osc_trace_id_value(t, t->flows[i].id) == fid)
-			got |= t->flows[i].ph == OSC_PH_FLOW_START ? 1 : 2;
+			got |= osc_flow_ph(&t->flows[i]) == OSC_PH_FLOW_START ? 1 : 2;
 	return got;
 }
 

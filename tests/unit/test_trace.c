@@ -408,7 +408,8 @@ Test(trace, merged_parts_equal_the_stable_sort)
 /*
  * Event idx of the extras tests, named "e<idx>" at time ts: every third
  * from idx 100 on has an op "op<idx>" and a provider "p<idx>" (so extras
- * start after events without), every seventh is a flow.
+ * start after events without), every seventh is a flow (of a phase and
+ * category that follow from idx).
  */
 static void add_extra(struct osc_trace *tr, int idx, int64_t ts, bool extras)
 {
@@ -421,7 +422,8 @@ static void add_extra(struct osc_trace *tr, int idx, int64_t ts, bool extras)
 	snprintf(op, sizeof(op), "op%d", idx);
 	snprintf(prov, sizeof(prov), "p%d", idx);
 	e.name = osc_trace_intern(tr, name, strlen(name));
-	e.ph = idx % 7 ? OSC_PH_COMPLETE : OSC_PH_FLOW_START;
+	e.ph = idx % 7 ? OSC_PH_COMPLETE : (uint8_t)(OSC_PH_FLOW_START + idx / 7 % 3);
+	e.cat = osc_trace_intern(tr, idx % 2 ? "odd" : "even", idx % 2 ? 3 : 4);
 	e.thread = osc_trace_thread(tr, osc_trace_intern(tr, "1", 1), osc_trace_intern(tr, "1", 1));
 	x = (struct osc_event_extra){ .op = osc_trace_intern(tr, op, strlen(op)),
 				      .provider = osc_trace_intern(tr, prov, strlen(prov)) };
@@ -446,6 +448,14 @@ static void expect_extras(const struct osc_trace *tr, size_t n, int from)
 		snprintf(prov, sizeof(prov), own ? "p%d" : "", idx);
 		cr_assert_str_eq(osc_trace_str(tr, osc_trace_op(tr, i)), op, "event %zu", i);
 		cr_assert_str_eq(osc_trace_str(tr, osc_trace_provider(tr, i)), prov, "event %zu", i);
+	}
+	for (size_t f = 0; f < tr->nr_flows; f++) { /* flows keep their name, cat and phase */
+		const struct osc_flow_name *nm = osc_trace_flow_name(tr, &tr->flows[f]);
+		int idx = atoi(osc_trace_str(tr, nm->name) + 1);
+
+		cr_assert_eq(idx % 7, 0, "flow %zu", f);
+		cr_assert_eq(osc_flow_ph(&tr->flows[f]), OSC_PH_FLOW_START + idx / 7 % 3);
+		cr_assert_str_eq(osc_trace_str(tr, nm->cat), idx % 2 ? "odd" : "even");
 	}
 	cr_assert(tr->has_providers);
 }

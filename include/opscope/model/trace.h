@@ -152,17 +152,23 @@ struct osc_event_extra {
 
 /*
  * A flow event (ph s, t or f: Kineto's ac2g and fwdbwd arrows), kept apart
- * from the events once a trace is loaded (osc_trace_split_flows): 32 bytes
- * against an event's 56 with its args offset, and a third of a Kineto
- * trace's events are flows. Its kind is OSC_KIND_FLOW; its dur is 0.
+ * from the events once a trace is loaded (osc_trace_split_flows): 24 bytes
+ * against an event's 52 with its args place, and a third of a Kineto
+ * trace's events are flows. Its name and category, the same for most flows
+ * of a trace, are kept once (osc_trace_flow_name), its phase beside them
+ * (osc_flow_ph). Its kind is OSC_KIND_FLOW; its dur is 0.
  */
 struct osc_flow {
 	int64_t ts;      /* ns, on the trace's clock */
 	osc_id id;       /* flow id (id, else bind_id), or OSC_ID_NONE */
 	uint32_t thread; /* index into trace->threads */
 	uint32_t at;     /* its place in model order among the events and flows together */
+	uint32_t label;  /* trace->flow_names[label >> 2]; phase OSC_PH_FLOW_START + (label & 3) */
+};
+
+/* The name and category of flows: each distinct pair once per trace. */
+struct osc_flow_name {
 	osc_str name, cat;
-	uint8_t ph;      /* OSC_PH_FLOW_START, _STEP or _END */
 };
 
 /*
@@ -286,6 +292,9 @@ struct osc_trace {
 				   object text (may be ""), for `info`/detail views */
 	struct osc_flow *flows; /* the flow events, in model order (osc_trace_split_flows) */
 	size_t nr_flows;
+	struct osc_flow_name *flow_names; /* the distinct names of the flow events */
+	size_t nr_flow_names, alloc_flow_names;
+	struct osc_i64map *flow_name_map; /* private: (name, cat) -> index into flow_names */
 	struct osc_flow_args *flow_args; /* the flows with args, by flow index */
 	size_t nr_flow_args;
 	size_t flows_in_events;  /* private: flow events still among the events */
@@ -354,13 +363,25 @@ static inline bool osc_trace_flow_next(const struct osc_trace *tr, size_t e, siz
 	return f < tr->nr_flows && tr->flows[f].at == e + f;
 }
 
-/* Flow event e (a flow phase), at place `at` in model order, as a flow. */
-static inline struct osc_flow osc_flow_of(const struct osc_event *e, size_t at)
+/* The name and category of flow f of t. */
+static inline const struct osc_flow_name *osc_trace_flow_name(const struct osc_trace *t,
+							    const struct osc_flow *f)
 {
-	return (struct osc_flow){ .ts = e->ts, .id = e->corr_id, .thread = e->thread,
-				  .at = (uint32_t)at, .name = e->name, .cat = e->cat,
-				  .ph = e->ph };
+	return &t->flow_names[f->label >> 2];
 }
+
+/* The phase of a flow: OSC_PH_FLOW_START, _STEP or _END. */
+static inline uint8_t osc_flow_ph(const struct osc_flow *f)
+{
+	return (uint8_t)(OSC_PH_FLOW_START + (f->label & 3));
+}
+
+/*
+ * Flow event e of t (a flow phase, whose name t keeps: every flow event
+ * added to t or to a part taken by it has it), at place `at` in model
+ * order, as a flow.
+ */
+struct osc_flow osc_flow_of(const struct osc_trace *t, const struct osc_event *e, size_t at);
 
 /* Events as the file had them: the events and the flows. */
 static inline size_t osc_trace_nr_written(const struct osc_trace *tr)

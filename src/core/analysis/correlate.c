@@ -195,9 +195,9 @@ static void collect(struct ctx *x, const struct osc_catsel *launch,
 
 		if (f->id == OSC_ID_NONE)
 			continue;
-		if (f->ph == OSC_PH_FLOW_START)
+		if (osc_flow_ph(f) == OSC_PH_FLOW_START)
 			table_add(&x->flow_start, f->id, 0, (uint32_t)i);
-		else if (f->ph == OSC_PH_FLOW_END)
+		else if (osc_flow_ph(f) == OSC_PH_FLOW_END)
 			table_add(&x->flow_end, f->thread, f->ts, (uint32_t)i);
 	}
 	table_sort(&x->launch_by_corr);

@@ -96,7 +96,7 @@ static void keep_groups(const struct osc_trace *t, const size_t *first, const st
 		const struct osc_flow *e = &t->flows[i];
 		size_t lo = first[e->thread], hi = first[e->thread + 1];
 
-		fl[i] = (struct flow_key){ e->cat, e->id, (uint32_t)i };
+		fl[i] = (struct flow_key){ osc_trace_flow_name(t, e)->cat, e->id, (uint32_t)i };
 		while (lo < hi) { /* past the last window starting at or before ts */
 			size_t mid = lo + (hi - lo) / 2;
 

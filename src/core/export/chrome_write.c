@@ -276,8 +276,9 @@ static struct record event_record(const struct osc_trace *t, uint32_t i)
 static struct record flow_record(const struct osc_trace *t, uint32_t i)
 {
 	const struct osc_flow *f = &t->flows[i];
+	const struct osc_flow_name *n = osc_trace_flow_name(t, f);
 
-	return (struct record){ .ph = f->ph, .cat = f->cat, .name = f->name,
+	return (struct record){ .ph = osc_flow_ph(f), .cat = n->cat, .name = n->name,
 				.thread = f->thread, .ts = f->ts, .id = f->id,
 				.args = osc_trace_flow_args(t, i) };
 }
@@ -346,7 +347,7 @@ enum osc_status osc_chrome_write(FILE *out, const struct osc_trace *t, const uin
 		struct record r;
 
 		if (!keep[flow ? t->nr_events + f : e] ||
-		    !phase_text(flow ? t->flows[f].ph : t->events[e].ph)) {
+		    !phase_text(flow ? osc_flow_ph(&t->flows[f]) : t->events[e].ph)) {
 			flow ? f++ : e++;
 			continue;
 		}

@@ -40,4 +40,10 @@ void osc_run_merge_release(struct osc_run_merge *m);
  */
 void osc_trace_merge_runs(struct osc_trace *t, const size_t *start, size_t nr);
 
+/*
+ * Keep the (name, cat) of a flow event of t, or of a part t takes, once
+ * (t->flow_names), for osc_flow_of.
+ */
+void osc_trace_keep_flow_name(struct osc_trace *t, osc_str name, osc_str cat);
+
 #endif

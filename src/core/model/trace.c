@@ -114,6 +114,10 @@ void osc_trace_release(struct osc_trace *t)
 	if (t->wide_map)
 		osc_i64map_release(t->wide_map);
 	free(t->wide_map);
+	if (t->flow_name_map)
+		osc_i64map_release(t->flow_name_map);
+	free(t->flow_name_map);
+	free(t->flow_names);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -163,6 +167,30 @@ void osc_trace_start_extras(struct osc_trace *t)
 		t->extras[i] = (struct osc_event_extra){ .op = t->events[i].name };
 }
 
+void osc_trace_keep_flow_name(struct osc_trace *t, osc_str name, osc_str cat)
+{
+	uint32_t *slot;
+
+	if (!t->flow_name_map)
+		t->flow_name_map = osc_xcalloc(1, sizeof(*t->flow_name_map));
+	slot = osc_i64map_slot(t->flow_name_map, osc_i64map_pair(name, cat));
+	if (*slot != OSC_I64MAP_EMPTY)
+		return;
+	/* fewer than 2^30 (a label's 30 bits): each needs strings of its own */
+	OSC_GROW(t->flow_names, t->nr_flow_names + 1, t->alloc_flow_names);
+	t->flow_names[t->nr_flow_names] = (struct osc_flow_name){ name, cat };
+	*slot = (uint32_t)t->nr_flow_names++;
+}
+
+struct osc_flow osc_flow_of(const struct osc_trace *t, const struct osc_event *e, size_t at)
+{
+	uint32_t name = osc_i64map_get(t->flow_name_map, osc_i64map_pair(e->name, e->cat));
+
+	return (struct osc_flow){ .ts = e->ts, .id = e->corr_id, .thread = e->thread,
+				  .at = (uint32_t)at,
+				  .label = name << 2 | (uint32_t)(e->ph - OSC_PH_FLOW_START) };
+}
+
 static size_t new_event(struct osc_trace *t, const struct osc_event *ev,
 			const struct osc_event_extra *extra)
 {
@@ -181,7 +209,10 @@ static size_t new_event(struct osc_trace *t, const struct osc_event *ev,
 	if (t->extras)
 		t->extras[i] = extra ? *extra : (struct osc_event_extra){ .op = ev->name };
 	t->has_providers |= extra && extra->provider != OSC_STR_EMPTY;
-	t->flows_in_events += osc_phase_is_flow(ev->ph);
+	if (osc_phase_is_flow(ev->ph)) {
+		t->flows_in_events++;
+		osc_trace_keep_flow_name(t, ev->name, ev->cat);
+	}
 	if (ev->thread < t->nr_threads)
 		t->threads[ev->thread].nr_events++;
 	t->nr_events++;
@@ -428,16 +459,17 @@ static void join_flows(struct osc_trace *t)
 			continue;
 		}
 		ev[e + f] = (struct osc_event){
-			.ts = x->ts, .corr_id = x->id, .ext = OSC_ID_NONE, .name = x->name,
-			.cat = x->cat, .thread = x->thread, .kernel = OSC_NONE,
-			.ph = x->ph, .kind = OSC_KIND_FLOW,
+			.ts = x->ts, .corr_id = x->id, .ext = OSC_ID_NONE,
+			.name = osc_trace_flow_name(t, x)->name,
+			.cat = osc_trace_flow_name(t, x)->cat, .thread = x->thread,
+			.kernel = OSC_NONE, .ph = osc_flow_ph(x), .kind = OSC_KIND_FLOW,
 		};
 		osc_event_args_set(&ev[e + f], &off[e + f],
 				   a < t->nr_flow_args && t->flow_args[a].flow == f
 					   ? t->flow_args[a++].off
 					   : 0);
 		if (extras)
-			extras[e + f] = (struct osc_event_extra){ .op = x->name };
+			extras[e + f] = (struct osc_event_extra){ .op = ev[e + f].name };
 		f++;
 	}
 	free(t->events);
@@ -551,7 +583,7 @@ void osc_trace_split_flows(struct osc_trace *t)
 				.flow = (uint32_t)t->nr_flows, .off = osc_trace_args_place(t, i),
 			};
 		}
-		t->flows[t->nr_flows++] = osc_flow_of(e, i);
+		t->flows[t->nr_flows++] = osc_flow_of(t, e, i);
 	}
 	t->flows_in_events = 0;
 	t->nr_events = t->alloc_events = kept;

@@ -46,6 +46,8 @@ void osc_trace_take_part(struct osc_trace *t, struct osc_trace *s, osc_str *str,
 	for (size_t i = 0; i < s->nr_threads; i++)
 		if (thread[i] < t->nr_threads)
 			t->threads[thread[i]].nr_events += s->threads[i].nr_events;
+	for (size_t i = 0; i < s->nr_flow_names; i++)
+		osc_trace_keep_flow_name(t, str[s->flow_names[i].name], str[s->flow_names[i].cat]);
 	t->has_providers |= s->has_providers;
 	*out = (struct osc_trace_part){ .events = s->events, .args_off = s->args_off,
 					.extras = s->extras, .nr = s->nr_events, .nr_flows = s->flows_in_events,
@@ -95,7 +97,7 @@ static void put_flow(struct half *x, const struct osc_event *e, uint64_t off)
 		x->args[x->nr_args++] = (struct osc_flow_args){ .flow = (uint32_t)x->fdst,
 								.off = off };
 	}
-	x->t->flows[x->fdst++] = osc_flow_of(e, x->at);
+	x->t->flows[x->fdst++] = osc_flow_of(x->t, e, x->at);
 }
 
 /* The extra of event i of part p, e (already renumbered) in the whole. */
