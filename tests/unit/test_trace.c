@@ -107,6 +107,11 @@ Test(trace, args_by_reference_past_4_gib)
 	cr_assert_neq(map, MAP_FAILED);
 	for (size_t i = 0; i < n; i++)
 		memcpy(map + refs[i].at, refs[i].text, strlen(refs[i].text));
+	add(0, 1, "no input", NULL); /* a reference with no input mapped reads as none */
+	osc_event_args_set(&t.events[0], &t.args_off[0], OSC_ARGS_REF(3));
+	cr_assert_str_eq(osc_trace_args(&t, 0), "");
+	osc_trace_release(&t);
+	osc_trace_init(&t);
 	t.args_map = map;
 	t.args_map_len = len;
 	t.args_src = map;

@@ -596,7 +596,7 @@ void osc_trace_split_flows(struct osc_trace *t)
 /* The args text of an args place into *buf when by reference. */
 static const char *args_of(const struct osc_trace *t, uint64_t off, char **buf, size_t *alloc)
 {
-	struct js_ctx c = { .end = t->args_src + t->args_map_len, .eof = true };
+	struct js_ctx c = { .eof = true };
 	const char *p;
 	struct js_val val;
 	bool bad = false;
@@ -606,6 +606,7 @@ static const char *args_of(const struct osc_trace *t, uint64_t off, char **buf, 
 	off &= ~OSC_ARGS_REF_BIT;
 	if (!t->args_src || off >= t->args_map_len || osc_mapguard_faulted(t->args_guard))
 		return "";
+	c.end = t->args_src + t->args_map_len;
 	/* The object's end, as the loader scanned it (nothing repaired in a reference). */
 	p = t->args_src + off;
 	if (js_scan_value(&c, &p, &val) != JS_OK || val.type != JS_OBJECT || c.repairs)
