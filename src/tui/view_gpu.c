@@ -72,8 +72,8 @@ static void sparkline(struct osc_tui *t, struct gpu_view *gv)
 		if (r < t->sel.nr_runs && !t->sel.on[r])
 			continue;
 		from = t->runs.runs[r].ts < from ? t->runs.runs[r].ts : from;
-		if (t->runs.runs[r].ts + t->runs.runs[r].dur > to)
-			to = t->runs.runs[r].ts + t->runs.runs[r].dur;
+		if (osc_sat_add(t->runs.runs[r].ts, t->runs.runs[r].dur) > to)
+			to = osc_sat_add(t->runs.runs[r].ts, t->runs.runs[r].dur);
 	}
 	if (!nr || to <= from)
 		return;

@@ -24,6 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "opscope/base/sat.h"
 #include "opscope/base/strtab.h"
 
 #define OSC_NONE UINT32_MAX /* "no index" for uint32_t references */
@@ -610,10 +611,10 @@ static inline bool osc_event_before(const struct osc_event *a, const struct osc_
 	return a->ts < b->ts || (a->ts == b->ts && a->dur > b->dur);
 }
 
-/* End of an event: ts + dur. */
+/* End of an event: ts + dur, clamped at INT64_MAX (a broken trace's dur may reach it). */
 static inline int64_t osc_event_end(const struct osc_event *e)
 {
-	return e->ts + e->dur;
+	return osc_sat_add(e->ts, e->dur);
 }
 
 #endif

@@ -90,15 +90,6 @@ const char *osc_catsel_describe(const struct osc_catsel *sel, char *buf, size_t 
 
 /* ---- the instance tree ---- */
 
-/* ts + dur without overflow: bad input may carry huge numbers. */
-static int64_t end_of(const struct osc_event *e)
-{
-	int64_t end;
-
-	if (__builtin_add_overflow(e->ts, e->dur, &end))
-		return INT64_MAX;
-	return end;
-}
 
 struct stack {
 	uint32_t *node;
@@ -137,19 +128,19 @@ static void place(struct osc_calltree *c, const struct osc_trace *t, struct stac
 	const struct osc_event *e = &t->events[c->nodes[n].event];
 	/* legacy PyTorch rounds ts and dur to µs apart: a child may end 1 µs late */
 	int64_t slack = t->format == OSC_FORMAT_PYTORCH_LEGACY ? 1000 : 0;
-	int64_t end = end_of(e), need = end < INT64_MIN + slack ? INT64_MIN : end - slack;
+	int64_t end = osc_event_end(e), need = end < INT64_MIN + slack ? INT64_MIN : end - slack;
 	uint32_t closer = n;
 	bool overlapped = false;
 
 	/* close the nodes that ended by e's start (zero-length ones included) */
-	while (s->depth && end_of(&t->events[c->nodes[s->node[s->depth - 1]].event]) <= e->ts)
+	while (s->depth && osc_event_end(&t->events[c->nodes[s->node[s->depth - 1]].event]) <= e->ts)
 		s->depth -= 2;
 	/* e starts inside the top: a node that ends before e needs is overlapped */
-	while (s->depth && end_of(&t->events[c->nodes[s->node[s->depth - 1]].event]) < need) {
+	while (s->depth && osc_event_end(&t->events[c->nodes[s->node[s->depth - 1]].event]) < need) {
 		s->depth -= 2;
 		overlapped = true;
 	}
-	if (s->depth && end_of(&t->events[c->nodes[s->node[s->depth - 1]].event]) < end)
+	if (s->depth && osc_event_end(&t->events[c->nodes[s->node[s->depth - 1]].event]) < end)
 		closer = s->node[s->depth - 1];
 	c->nr_overlaps += overlapped;
 	attach(c, last_child, last_root, e->thread, n,
@@ -169,7 +160,7 @@ static void advance(struct osc_calltree *c, const struct osc_trace *t, struct st
 {
 	while (s->depth) {
 		uint32_t top = s->node[s->depth - 1];
-		int64_t end = end_of(&t->events[c->nodes[top].event]);
+		int64_t end = osc_event_end(&t->events[c->nodes[top].event]);
 
 		if (end <= *now) {
 			s->depth--;
@@ -307,7 +298,7 @@ uint32_t osc_calltree_find(const struct osc_calltree *c, const struct osc_trace 
 		return OSC_NONE;
 	/* it, or the nearest ancestor still open at ts */
 	for (n = c->by_thread[lo - 1]; n != OSC_NONE; n = c->nodes[n].parent)
-		if (end_of(&t->events[c->nodes[n].event]) > ts)
+		if (osc_event_end(&t->events[c->nodes[n].event]) > ts)
 			return n;
 	return OSC_NONE;
 }

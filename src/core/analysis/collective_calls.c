@@ -36,24 +36,18 @@ static struct osc_sum_call *add(struct gather *g)
 }
 
 /* End of e, saturated (a trace may hold any times). */
-static int64_t end_of(const struct osc_event *e)
-{
-	int64_t end;
-
-	return __builtin_add_overflow(e->ts, e->dur, &end) ? INT64_MAX : end;
-}
 
 /* Widen call i's device work by device event e of t. */
 static void take(const struct osc_trace *t, struct gather *g, uint32_t i,
 		 const struct osc_event *e)
 {
 	struct osc_sum_call *c = &g->calls[i];
-	int64_t end = c->ts < 0 ? end_of(e) : c->ts + c->dur;
+	int64_t end = c->ts < 0 ? osc_event_end(e) : osc_sat_add(c->ts, c->dur);
 
 	if (c->ts < 0 || e->ts < c->ts)
 		c->ts = e->ts;
-	if (end_of(e) > end)
-		end = end_of(e);
+	if (osc_event_end(e) > end)
+		end = osc_event_end(e);
 	c->dur = end - c->ts;
 	if (e->kind == OSC_KIND_KERNEL)
 		osc_nccl_take(&g->nccl[i], osc_trace_str(t, e->name));

@@ -32,7 +32,7 @@ static bool in_runs(const struct osc_runs *r, const struct osc_runsel *sel, int6
 	while (lo--) {
 		const struct osc_run *run = &r->runs[lo];
 
-		if (run->ts + run->dur <= ts)
+		if (osc_sat_add(run->ts, run->dur) <= ts)
 			break; /* runs do not overlap: the earlier ones end earlier still */
 		if (lo < sel->nr_runs && sel->on[lo])
 			return true;

@@ -58,7 +58,7 @@ static void place_events(const struct osc_trace *t, struct thread_fill *th, uint
 			memset(&f->depth[d], 0, sizeof(*f->depth));
 			f->nr_depth++;
 		}
-		fill_add(&f->depth[d], (uint32_t)i, e->ts + e->dur);
+		fill_add(&f->depth[d], (uint32_t)i, osc_event_end(e));
 		f->used = true;
 		if (osc_kind_is_device(e->kind))
 			f->device = true;
@@ -123,7 +123,7 @@ static void build_unions(const struct osc_trace *t, const struct thread_fill *th
 	for (size_t i = 0; i < t->nr_events; i++) {
 		const struct osc_event *e = &t->events[i];
 		struct osc_tl_lane *l;
-		int64_t end = e->ts + e->dur;
+		int64_t end = osc_event_end(e);
 		uint32_t g;
 
 		if (!drawn(e) || e->thread >= t->nr_threads || !th[e->thread].used)
@@ -400,12 +400,12 @@ void osc_tl_runs_window(const struct osc_trace *t, const struct osc_timeline *tl
 			continue;
 		if (!any || run->ts < *from)
 			*from = run->ts;
-		if (!any || run->ts + run->dur > *to)
-			*to = run->ts + run->dur;
+		if (!any || osc_sat_add(run->ts, run->dur) > *to)
+			*to = osc_sat_add(run->ts, run->dur);
 		any = true;
 	}
 	for (size_t i = 0; any && r->run_of && i < t->nr_events; i++) {
-		int64_t end = t->events[i].ts + t->events[i].dur;
+		int64_t end = osc_event_end(&t->events[i]);
 
 		if (end > *to && osc_runsel_has_event(sel, r, (uint32_t)i))
 			*to = end;

@@ -35,15 +35,6 @@ const char *osc_run_source_name(enum osc_run_source s)
 	return source_names[s];
 }
 
-/* ts + dur without overflow: bad input may carry huge numbers. */
-static int64_t end_of(int64_t ts, int64_t dur)
-{
-	int64_t end;
-
-	if (__builtin_add_overflow(ts, dur, &end))
-		return dur > 0 ? INT64_MAX : INT64_MIN;
-	return end;
-}
 
 static bool has_prefix(const struct osc_trace *t, osc_str id, const char *prefix)
 {
@@ -125,7 +116,7 @@ static void whole_trace(const struct osc_trace *t, struct osc_runs *out)
 
 	for (size_t i = 0; i < t->nr_events; i++) {
 		const struct osc_event *e = &t->events[i];
-		int64_t end = end_of(e->ts, e->dur);
+		int64_t end = osc_event_end(e);
 
 		if (!i || e->ts < lo)
 			lo = e->ts;
@@ -188,7 +179,7 @@ static void timeline_build(const struct osc_runs *r, struct timeline *tl)
 
 	tl->bound = osc_xmalloc((r->nr ? 2 * r->nr : 1) * sizeof(*tl->bound));
 	for (size_t i = 0; i < r->nr; i++) {
-		ends[i].end = end_of(r->runs[i].ts, r->runs[i].dur);
+		ends[i].end = osc_sat_add(r->runs[i].ts, r->runs[i].dur);
 		ends[i].run = (uint32_t)i;
 		tl->bound[n++] = r->runs[i].ts;
 		tl->bound[n++] = ends[i].end;
