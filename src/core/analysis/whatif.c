@@ -420,9 +420,10 @@ static double event_factor(const struct osc_speedups *s, const struct osc_trace 
 
 /*
  * first_rule once per (row, name, op, shape) where it can: the events of a
- * model step repeat a few thousand of those, in turn (its layers' ops and
- * shapes). The last answers are kept in a table by a hash of those four
- * (RECENT entries, one per hash: a lookup reads one). Past MEMO_MIN_RULES
+ * model step repeat thousands to tens of thousands of those, in turn (its
+ * layers' ops and shapes). The last answers are kept in a table by a hash of
+ * those four (RECENT entries, one per hash: a lookup reads one; 2^12 of them
+ * missed on most nodes of kineto-1300MB's steps). Past MEMO_MIN_RULES
  * rules the shapes are indexed (shape_index), and when MEMO_MIN_RULES or
  * more rules have no shape (each event tests them all) a map keeps every
  * answer: dense ids of (name, op) pairs, then of (pair, shape) triples, key
@@ -431,7 +432,7 @@ static double event_factor(const struct osc_speedups *s, const struct osc_trace 
  * million distinct events would fill the maps for nothing).
  */
 #define MEMO_MIN_RULES 8
-#define RECENT_BITS 12
+#define RECENT_BITS 16
 #define RECENT (1u << RECENT_BITS)
 
 /* An answer of first_rule: the rule of an event of row with these strings. */
