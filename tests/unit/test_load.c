@@ -1236,10 +1236,12 @@ static char *shard_trace(size_t events, size_t *len)
 				i % 2 ? (long long)i : -(long long)i, /* ids past 31 bits too */
 				i + 7 >= events ? ",\"provider\":\"CPUExecutionProvider\"" : "");
 			break;
-		case 1:
+		case 1: /* begins, every other one with an op and a provider of its own */
 			n += (size_t)snprintf(s + n, cap - n,
 				"%s{\"ph\":\"B\",\"name\":\"range\",\"pid\":2,\"tid\":1,\"ts\":%zu,"
-				"\"args\":{\"k\":%zu}}", sep, i, i);
+				"\"args\":{\"k\":%zu%s%zu%s}}", sep, i, i,
+				i % 2 ? ",\"op_name\":\"Range" : ",\"n\":\"", i % 5,
+				i % 2 ? "\",\"provider\":\"RangeProvider\"" : "\"");
 			break;
 		case 2:
 			n += (size_t)snprintf(s + n, cap - n,
@@ -1360,7 +1362,7 @@ static void expect_same_model(const struct osc_trace *a, const struct osc_trace 
 /* Mapped and parsed on all cores (args by reference) == inflated in one pass. */
 Test(load, parallel_matches_sequential, .timeout = 120)
 {
-	size_t len, zlen;
+	size_t len, zlen, ranges;
 	char *s = shard_trace(120000, &len);
 	unsigned char *z = malloc(len + 1024);
 	char path[] = "/tmp/opscope-par-XXXXXX";
@@ -1379,6 +1381,11 @@ Test(load, parallel_matches_sequential, .timeout = 120)
 	cr_assert_null(seq.args_src);
 	cr_assert_gt(t.warnings[OSC_WARN_UNESCAPED_QUOTE].count, 0);
 	cr_assert(t.has_providers);
+	/* the begins' own ops, matched to their ends after the shards merge */
+	ranges = 0;
+	for (size_t i = 0; i < t.nr_events; i++)
+		ranges += !strncmp(S(osc_trace_op(&t, i)), "Range", 5);
+	cr_assert_gt(ranges, 1000);
 	/* each op's External id and each kernel's correlation, as written (their
 	   ts say which event of shard_trace they are) */
 	for (size_t i = 0; i < t.nr_events; i++) {
