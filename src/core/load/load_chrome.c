@@ -180,6 +180,7 @@ struct votes {
 enum state { ST_START, ST_OBJ_KEY, ST_OBJ_SEP, ST_ARR_ELEM, ST_ARR_SEP, ST_DONE, ST_END };
 
 struct chrome {
+	osc_str last[JF_COUNT];  /* per event field: the string it held last */
 	struct osc_load_ctx *lc;
 	struct osc_trace *t;
 	struct osc_input *in;
@@ -248,6 +249,25 @@ static osc_str intern_val(struct chrome *ch, const struct js_val *v)
 	if (bad)
 		osc_trace_warn(ch->t, OSC_WARN_BAD_UTF8, offset_of(ch, v->p));
 	return osc_trace_intern(ch->t, o, n);
+}
+
+/*
+ * intern_val of event field f, first compared with the string f held in the
+ * event before (consecutive events mostly share pid, tid and cat): a match
+ * costs one memcmp instead of a hash and a probe.
+ */
+static osc_str intern_field(struct chrome *ch, const struct js_val *v, enum js_field f)
+{
+	const struct osc_strtab *st = &ch->t->strs;
+	osc_str last = ch->last[f];
+	/* values interned as written (intern_val's cases without a decoding) */
+	bool as_is = v->type == JS_NUMBER || v->type == JS_LITERAL ||
+		     (v->type == JS_STRING && !(v->flags & (JS_F_ESC | JS_F_HIGH)));
+
+	if (as_is && last < st->count && osc_strtab_len(st, last) == v->len &&
+	    !memcmp(osc_strtab_get(st, last), v->p, v->len))
+		return last;
+	return ch->last[f] = intern_val(ch, v);
 }
 
 /* A number or a numeric string, times 10^scale; false when absent or bad. */
@@ -853,8 +873,8 @@ static void process_event(struct chrome *ch, const struct js_event *ev, int64_t 
 		return;
 	}
 	t->ph_counts[(unsigned char)ph]++;
-	pid = intern_val(ch, &f[JF_PID]);
-	tid = intern_val(ch, &f[JF_TID]);
+	pid = intern_field(ch, &f[JF_PID], JF_PID);
+	tid = intern_field(ch, &f[JF_TID], JF_TID);
 	if (ph == 'M') {
 		metadata(ch, ev, pid, tid);
 		return;
@@ -869,12 +889,12 @@ static void process_event(struct chrome *ch, const struct js_event *ev, int64_t 
 	e.corr_id = OSC_ID_NONE;
 	e.ext = OSC_ID_NONE;
 	e.kernel = OSC_NONE;
-	e.name = intern_val(ch, &f[JF_NAME]);
+	e.name = intern_field(ch, &f[JF_NAME], JF_NAME);
 	if (ph == 'E') {
 		add_pending(ch, &e, NULL, false, off, 0);
 		return;
 	}
-	e.cat = intern_val(ch, &f[JF_CAT]);
+	e.cat = intern_field(ch, &f[JF_CAT], JF_CAT);
 	if (ph == 'X') {
 		/* No dur (speedscope writes only tdur, a thread time): 0. */
 		if (!val_num(ch, &f[JF_DUR], 3, &e.dur)) {
