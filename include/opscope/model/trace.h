@@ -151,6 +151,12 @@ struct osc_event_extra {
 	osc_str provider; /* ORT execution provider ("" if none) */
 };
 
+/* The extra of event e when it has none of its own: its op is its name. */
+static inline struct osc_event_extra osc_event_no_extra(const struct osc_event *e)
+{
+	return (struct osc_event_extra){ .op = e->name };
+}
+
 /*
  * A flow event (ph s, t or f: Kineto's ac2g and fwdbwd arrows), kept apart
  * from the events once a trace is loaded (osc_trace_split_flows): 24 bytes
@@ -317,10 +323,16 @@ struct osc_trace {
 #define OSC_ARGS_REF_MAX_OFF OSC_ARGS_REF_BIT
 #define OSC_ARGS_REF(off) (OSC_ARGS_REF_BIT | (uint64_t)(off))
 
+/* The args place of event e whose low bits are lo (its args_off entry). */
+static inline uint64_t osc_event_args_place(const struct osc_event *e, uint32_t lo)
+{
+	return (uint64_t)e->args_hi << 32 | lo;
+}
+
 /* The args place of event ev of t. */
 static inline uint64_t osc_trace_args_place(const struct osc_trace *t, size_t ev)
 {
-	return (uint64_t)t->events[ev].args_hi << 32 | t->args_off[ev];
+	return osc_event_args_place(&t->events[ev], t->args_off[ev]);
 }
 
 /* Give event e, whose low bits live at *lo, the args place `place`. */

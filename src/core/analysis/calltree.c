@@ -90,7 +90,6 @@ const char *osc_catsel_describe(const struct osc_catsel *sel, char *buf, size_t 
 
 /* ---- the instance tree ---- */
 
-
 struct stack {
 	uint32_t *node;
 	size_t depth, alloc;

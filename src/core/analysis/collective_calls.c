@@ -35,19 +35,18 @@ static struct osc_sum_call *add(struct gather *g)
 	return c;
 }
 
-/* End of e, saturated (a trace may hold any times). */
-
 /* Widen call i's device work by device event e of t. */
 static void take(const struct osc_trace *t, struct gather *g, uint32_t i,
 		 const struct osc_event *e)
 {
 	struct osc_sum_call *c = &g->calls[i];
-	int64_t end = c->ts < 0 ? osc_event_end(e) : osc_sat_add(c->ts, c->dur);
+	int64_t e_end = osc_event_end(e); /* saturated: a trace may hold any times */
+	int64_t end = c->ts < 0 ? e_end : osc_sat_add(c->ts, c->dur);
 
 	if (c->ts < 0 || e->ts < c->ts)
 		c->ts = e->ts;
-	if (osc_event_end(e) > end)
-		end = osc_event_end(e);
+	if (e_end > end)
+		end = e_end;
 	c->dur = end - c->ts;
 	if (e->kind == OSC_KIND_KERNEL)
 		osc_nccl_take(&g->nccl[i], osc_trace_str(t, e->name));

@@ -815,7 +815,7 @@ static void add_pending(struct chrome *ch, const struct osc_event *e,
 	OSC_GROW(ch->pend, ch->nr_pend + 1, ch->alloc_pend);
 	pe = &ch->pend[ch->nr_pend];
 	pe->ev = *e;
-	pe->extra = x ? *x : (struct osc_event_extra){ .op = e->name };
+	pe->extra = x ? *x : osc_event_no_extra(e);
 	pe->begin = begin;
 	pe->offset = off;
 	pe->seq = (uint32_t)ch->nr_pend++;

@@ -35,7 +35,6 @@ const char *osc_run_source_name(enum osc_run_source s)
 	return source_names[s];
 }
 
-
 static bool has_prefix(const struct osc_trace *t, osc_str id, const char *prefix)
 {
 	size_t n = strlen(prefix);

@@ -164,7 +164,7 @@ void osc_trace_start_extras(struct osc_trace *t)
 	t->extras = osc_xreallocarray(NULL, t->alloc_events ? t->alloc_events : 1,
 				      sizeof(*t->extras));
 	for (size_t i = 0; i < t->nr_events; i++)
-		t->extras[i] = (struct osc_event_extra){ .op = t->events[i].name };
+		t->extras[i] = osc_event_no_extra(&t->events[i]);
 }
 
 void osc_trace_keep_flow_name(struct osc_trace *t, osc_str name, osc_str cat)
@@ -207,7 +207,7 @@ static size_t new_event(struct osc_trace *t, const struct osc_event *ev,
 	if (extra && !t->extras && (extra->op != ev->name || extra->provider != OSC_STR_EMPTY))
 		osc_trace_start_extras(t);
 	if (t->extras)
-		t->extras[i] = extra ? *extra : (struct osc_event_extra){ .op = ev->name };
+		t->extras[i] = extra ? *extra : osc_event_no_extra(ev);
 	t->has_providers |= extra && extra->provider != OSC_STR_EMPTY;
 	if (osc_phase_is_flow(ev->ph)) {
 		t->flows_in_events++;
@@ -469,7 +469,7 @@ static void join_flows(struct osc_trace *t)
 					   ? t->flow_args[a++].off
 					   : 0);
 		if (extras)
-			extras[e + f] = (struct osc_event_extra){ .op = ev[e + f].name };
+			extras[e + f] = osc_event_no_extra(&ev[e + f]);
 		f++;
 	}
 	free(t->events);
@@ -594,16 +594,16 @@ void osc_trace_split_flows(struct osc_trace *t)
 }
 
 /* The args text of an args place into *buf when by reference. */
-static const char *args_of(const struct osc_trace *t, uint64_t off, char **buf, size_t *alloc)
+static const char *args_of(const struct osc_trace *t, uint64_t place, char **buf, size_t *alloc)
 {
+	uint64_t off = place & ~OSC_ARGS_REF_BIT;
 	struct js_ctx c = { .eof = true };
 	const char *p;
 	struct js_val val;
 	bool bad = false;
 
-	if (!(off & OSC_ARGS_REF_BIT))
+	if (!(place & OSC_ARGS_REF_BIT))
 		return t->args_text + off;
-	off &= ~OSC_ARGS_REF_BIT;
 	if (!t->args_src || off >= t->args_map_len || osc_mapguard_faulted(t->args_guard))
 		return "";
 	c.end = t->args_src + t->args_map_len;
@@ -623,13 +623,13 @@ static const char *args_of(const struct osc_trace *t, uint64_t off, char **buf, 
  * The args text of an args offset for osc_trace_args and osc_trace_flow_args:
  * by reference, rendered into the trace's buffer (none without one).
  */
-static const char *args_shown(const struct osc_trace *t, uint64_t off)
+static const char *args_shown(const struct osc_trace *t, uint64_t place)
 {
 	struct osc_args_view *v = t->args_view;
 
 	if (!v)
-		return off & OSC_ARGS_REF_BIT ? "" : t->args_text + off;
-	return args_of(t, off, &v->p, &v->alloc);
+		return place & OSC_ARGS_REF_BIT ? "" : t->args_text + place;
+	return args_of(t, place, &v->p, &v->alloc);
 }
 
 const char *osc_trace_args_into(const struct osc_trace *t, uint32_t ev, char **buf,

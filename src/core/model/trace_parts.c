@@ -104,7 +104,7 @@ static void put_flow(struct half *x, const struct osc_event *e, uint64_t off)
 static struct osc_event_extra extra_of(const struct osc_trace_part *p, size_t i,
 				       const struct osc_event *e)
 {
-	struct osc_event_extra x = { .op = e->name };
+	struct osc_event_extra x = osc_event_no_extra(e);
 
 	if (p->extras) {
 		x = p->extras[i];
@@ -136,7 +136,7 @@ static void merge_half(void *arg, size_t h)
 		if (p->str) /* runs of one table (osc_trace_merge_runs) keep their ids */
 			osc_trace_part_remap(p, &e);
 		if (x->apart && osc_phase_is_flow(e.ph)) {
-			put_flow(x, &e, (uint64_t)e.args_hi << 32 | p->args_off[i]);
+			put_flow(x, &e, osc_event_args_place(&e, p->args_off[i]));
 		} else {
 			if (x->t->extras)
 				x->t->extras[dst] = extra_of(p, i, &e);
