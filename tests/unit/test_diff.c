@@ -325,8 +325,8 @@ Test(diff, occurrence_restarts_every_run)
 /*
  * Side s of p's occurrence diff against the definition (diff.h): each host
  * op of the trace (model order) is in the row "label[n]", n the number of
- * earlier host ops with its label in its run, and a row's members are in
- * model order.
+ * earlier host ops with its label in its run, a row's members are in
+ * model order, and its count and total are theirs.
  */
 static void expect_occurrences(const struct pair *p, int s)
 {
@@ -357,6 +357,15 @@ static void expect_occurrences(const struct pair *p, int s)
 		placed++;
 	}
 	cr_expect_eq(p->d.nr_members[s], placed);
+	for (size_t i = 0; i < p->d.nr; i++) { /* a row's figures are its members' */
+		const struct osc_diff_stat *st = &p->d.rows[i].side[s];
+		int64_t total = 0;
+
+		for (size_t k = 0; k < st->nr; k++)
+			total += t->events[p->d.members[s][st->first + k]].dur;
+		cr_expect_eq(st->count, st->nr, "row %zu", i);
+		cr_expect_eq(st->total, total, "row %zu", i);
+	}
 }
 
 /*

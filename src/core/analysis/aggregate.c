@@ -339,7 +339,8 @@ static void scan(const struct agg_ctx *c, enum osc_kind kind, unsigned keys, boo
 		*s = (struct slice){ .c = c, .b = b, .from = nb * i / n, .to = nb * (i + 1) / n,
 				     .device = osc_kind_is_device(kind), .keys = keys,
 				     .all_ops = all_ops,
-				     .costs = c->cost && !all_ops && !osc_kind_is_device(kind) };
+				     .costs = c->cost && !all_ops && !osc_kind_is_device(kind) &&
+					      !c->q->members_only };
 		osc_filter_cache_init(&s->fc, c->q->filter, c->t);
 		if (direct)
 			osc_group_map_direct(&s->map, direct, ndirect);
@@ -423,7 +424,8 @@ static void place_slice(void *arg, size_t i)
 		size_t at = s->cursor[s->gid[k]]++;
 
 		p->members[at] = b->event;
-		p->dur[at] = b->dur;
+		if (p->dur)
+			p->dur[at] = b->dur;
 		if (p->cost)
 			p->cost[at] = cost_of(p->c, b->event);
 	}
@@ -482,7 +484,7 @@ static void group_rows(const struct agg_ctx *c, struct scan *sc, struct osc_agg 
 	free(next);
 	out->members = osc_xmalloc((pos ? pos : 1) * sizeof(*out->members));
 	out->nr_members = pos;
-	*dur = osc_xmalloc((pos ? pos : 1) * sizeof(**dur));
+	*dur = c->q->members_only ? NULL : osc_xmalloc((pos ? pos : 1) * sizeof(**dur));
 	*cost = sc->sum && c->q->dists ? osc_xmalloc((pos ? pos : 1) * sizeof(**cost)) : NULL;
 	p = (struct place){ .s = sc->s, .members = out->members, .dur = *dur, .cost = *cost,
 			    .c = c };
@@ -1178,7 +1180,8 @@ void osc_aggregate(const struct osc_trace *t, const struct osc_runs *runs,
 		group_rows(&c, &sc, out, &dur, &cost);
 		if (c.keys & OSC_KEY_PATH)
 			path_texts(&c, &sc.map, out);
-		compute_stats(dur, cost, q, c.device, out, sc.nr);
+		if (!q->members_only)
+			compute_stats(dur, cost, q, c.device, out, sc.nr);
 		out->host_busy = sc.busy;
 		scan_release(&sc);
 		free(dur);

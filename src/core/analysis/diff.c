@@ -301,10 +301,23 @@ const char *osc_diff_label(const struct osc_trace *t, uint32_t ev, char *buf, si
 /* ---- pairing ------------------------------------------------------------ */
 
 /*
+ * The occurrence numbers of a side's members (number_occurrences). The
+ * pairs (row, n) of a row r are first[r] .. first[r + 1], one per n.
+ */
+struct occurrences {
+	uint32_t *n;      /* per member of the aggregate (members order): the k-th of
+			     its row in its run, from 0 */
+	size_t *first;    /* per row, and one past the last: its first pair */
+	uint32_t *count;  /* per pair (row, n): the members numbered n in row */
+	size_t nr_pairs;
+};
+
+/*
  * The selected events of one side with their label ids: per event (ev,
- * lab), or, when the labels are those of agg's rows (name match; shape
+ * lab); or, when the labels are those of agg's rows (name match; shape
  * match by pairs, label_pairs), per row (row_lab) until group needs them
- * per event (by_event).
+ * per event (by_event); or, by occurrence over such rows, per (row, n)
+ * (occ_lab, occurrences_by_row).
  */
 struct labelled {
 	uint32_t *ev;
@@ -312,7 +325,8 @@ struct labelled {
 	size_t nr;
 	const struct osc_agg *agg;
 	osc_str *row_lab; /* per row of agg, or NULL */
-	bool model_order; /* ev holds each label's members in model order */
+	const struct occurrences *occ; /* the members' occurrences, with occ_lab */
+	osc_str *occ_lab; /* per (row, n) of occ: its label, or NULL */
 };
 
 struct run_ev {
@@ -493,13 +507,6 @@ static osc_str occurrence_label(struct osc_diff *d, struct osc_i64map *memo, osc
 	return *slot;
 }
 
-/* The occurrence numbers of a side's members (number_occurrences). */
-struct occurrences {
-	uint32_t *n;      /* per member of the aggregate (members order): the k-th of
-			     its row in its run, from 0 */
-	uint32_t *nr;     /* per row: its largest n + 1 (0 for an empty row) */
-};
-
 /*
  * The occurrence of each member of agg among its row's in its run: a row's
  * members are in model order, so counting row by row needs no sort and no
@@ -508,15 +515,18 @@ struct occurrences {
 static void number_occurrences(const struct osc_diff_side *s, const struct osc_agg *agg,
 			       struct occurrences *o)
 {
-	size_t nr_runs = s->runs ? s->runs->nr : 0;
+	size_t nr_runs = s->runs ? s->runs->nr : 0, alloc = 0;
 	struct tally per_run = { 0 }; /* stamped by row; outside every run: nr_runs */
 
 	o->n = osc_xmalloc((agg->nr_members ? agg->nr_members : 1) * sizeof(*o->n));
-	o->nr = osc_xcalloc(agg->nr ? agg->nr : 1, sizeof(*o->nr));
+	o->first = osc_xmalloc((agg->nr + 1) * sizeof(*o->first));
+	o->count = NULL;
+	o->nr_pairs = 0;
 	for (size_t r = 0; r < agg->nr; r++) {
 		const struct osc_agg_row *row = &agg->rows[r];
 		const uint32_t *m = agg->members + row->first;
 
+		o->first[r] = o->nr_pairs;
 		for (size_t i = 0; i < row->nr; i++) {
 			uint32_t run, n;
 
@@ -525,33 +535,35 @@ static void number_occurrences(const struct osc_diff_side *s, const struct osc_a
 			run = s->runs ? s->runs->run_of[m[i]] : 0;
 			n = tally_next(&per_run, run == OSC_NONE ? nr_runs : run, (uint32_t)r);
 			o->n[row->first + i] = n;
-			if (n + 1 > o->nr[r])
-				o->nr[r] = n + 1;
+			if (o->first[r] + n == o->nr_pairs) { /* each n follows n - 1 in its run */
+				OSC_GROW(o->count, o->nr_pairs + 1, alloc);
+				o->count[o->nr_pairs++] = 0;
+			}
+			o->count[o->first[r] + n]++;
 		}
 	}
+	o->first[agg->nr] = o->nr_pairs;
 	tally_release(&per_run);
 }
 
 static void occurrences_release(struct occurrences *o)
 {
 	free(o->n);
-	free(o->nr);
+	free(o->first);
+	free(o->count);
 }
 
 /*
  * Occurrence match over rows labelled by label_pairs, with their members'
- * numbers (o): each member gets the label "row label[n]"; the members come
- * out grouped by row, each label's in model order. False, with nothing
- * done, when two rows share a label (their members would have to merge).
+ * numbers (o): the members of row r numbered n get the label "row label[n]",
+ * one per pair (row, n) in out->occ_lab. False, with nothing done, when two
+ * rows share a label (their members would have to merge).
  */
 static bool occurrences_by_row(struct osc_diff *d, const struct osc_agg *agg,
 			       const struct occurrences *o, struct labelled *out)
 {
-	size_t k = 0;
 	uint8_t *taken = osc_xcalloc(d->keys.count + 1, 1);
 	struct osc_i64map memo = { 0 };
-	osc_str *by_n = NULL; /* this row's "label[n]" ids, by n */
-	size_t by_n_alloc = 0;
 
 	for (size_t r = 0; r < agg->nr; r++) {
 		if (agg->rows[r].nr && taken[out->row_lab[r]]++) {
@@ -560,24 +572,15 @@ static bool occurrences_by_row(struct osc_diff *d, const struct osc_agg *agg,
 		}
 	}
 	free(taken);
-	out->ev = osc_xmalloc((out->nr ? out->nr : 1) * sizeof(*out->ev));
-	out->lab = osc_xmalloc((out->nr ? out->nr : 1) * sizeof(*out->lab));
-	for (size_t r = 0; r < agg->nr; r++) {
-		const struct osc_agg_row *row = &agg->rows[r];
-
-		OSC_GROW(by_n, o->nr[r], by_n_alloc);
-		for (uint32_t n = 0; n < o->nr[r]; n++)
-			by_n[n] = occurrence_label(d, &memo, out->row_lab[r], n);
-		for (size_t i = 0; i < row->nr; i++, k++) {
-			out->ev[k] = agg->members[row->first + i];
-			out->lab[k] = by_n[o->n[row->first + i]];
-		}
-	}
+	out->occ = o;
+	out->occ_lab = osc_xmalloc((o->nr_pairs ? o->nr_pairs : 1) * sizeof(*out->occ_lab));
+	for (size_t r = 0; r < agg->nr; r++)
+		for (size_t p = o->first[r]; p < o->first[r + 1]; p++)
+			out->occ_lab[p] = occurrence_label(d, &memo, out->row_lab[r],
+							   (uint32_t)(p - o->first[r]));
 	free(out->row_lab);
 	out->row_lab = NULL;
-	out->model_order = true;
 	osc_i64map_release(&memo);
-	free(by_n);
 	return true;
 }
 
@@ -701,6 +704,11 @@ static bool count_side(struct osc_diff *d, uint32_t *row_of, size_t *alloc,
 {
 	bool whole = true;
 
+	if (l->occ_lab) { /* a row's pairs in order of n: the order their labels are first seen */
+		for (size_t p = 0; p < l->occ->nr_pairs; p++)
+			count_in(d, row_of, alloc, l->occ_lab[p], s, l->occ->count[p]);
+		return false;
+	}
 	if (!l->row_lab) {
 		for (size_t i = 0; i < l->nr; i++)
 			count_in(d, row_of, alloc, l->lab[i], s, 1);
@@ -757,39 +765,41 @@ struct member_sum {
 };
 
 /*
- * Side s's figures (add_member's) summed over the host tree in model order,
- * so the tree, the costs and the durations are read in order, not once per
- * member at random. False, with nothing set, without a tree or when a
- * member is not one of its nodes.
+ * Side s's figures (add_member's), its members placed, summed over the host
+ * tree in model order, so the tree, the costs and the durations are read in
+ * order, not once per member at random. False, with nothing set, without a
+ * tree or when a member is not one of its nodes.
  */
-static bool sum_by_tree(struct osc_diff *d, const struct side_costs *c, const uint32_t *row_of,
-			const struct labelled *l, int s)
+static bool sum_by_tree(struct osc_diff *d, const struct side_costs *c, int s)
 {
 	const struct osc_calltree *tree = c->tree;
-	uint32_t *row_of_node;
+	const uint32_t *m = d->members[s];
+	uint32_t *row_of_node; /* per node, its member's row + 1, or 0 */
 	struct member_sum *sum;
 
 	if (!tree)
 		return false;
-	row_of_node = osc_xmalloc((tree->nr ? tree->nr : 1) * sizeof(*row_of_node));
-	for (size_t n = 0; n < tree->nr; n++)
-		row_of_node[n] = OSC_NONE;
-	for (size_t i = 0; i < l->nr; i++) {
-		uint32_t n = tree->node_of[l->ev[i]];
+	row_of_node = osc_xcalloc(tree->nr ? tree->nr : 1, sizeof(*row_of_node));
+	for (size_t r = 0; r < d->nr; r++) {
+		const struct osc_diff_stat *st = &d->rows[r].side[s];
 
-		if (i + PREFETCH_AHEAD < l->nr)
-			__builtin_prefetch(&tree->node_of[l->ev[i + PREFETCH_AHEAD]]);
-		if (n == OSC_NONE) {
-			free(row_of_node);
-			return false;
+		for (size_t i = st->first; i < st->first + st->nr; i++) {
+			uint32_t n = tree->node_of[m[i]];
+
+			if (i + PREFETCH_AHEAD < d->nr_members[s])
+				__builtin_prefetch(&tree->node_of[m[i + PREFETCH_AHEAD]]);
+			if (n == OSC_NONE) {
+				free(row_of_node);
+				return false;
+			}
+			row_of_node[n] = (uint32_t)r + 1;
 		}
-		row_of_node[n] = row_of[l->lab[i]];
 	}
 	sum = osc_xcalloc(d->nr ? d->nr : 1, sizeof(*sum));
 	for (size_t n = 0; n < tree->nr; n++) {
-		uint32_t r = row_of_node[n];
+		uint32_t r = row_of_node[n] - 1;
 
-		if (r == OSC_NONE)
+		if (!row_of_node[n])
 			continue;
 		sum[r].total = osc_sat_add(sum[r].total, tree->nodes[n].dur);
 		sum[r].exact += tree->nodes[n].dur;
@@ -809,32 +819,12 @@ static bool sum_by_tree(struct osc_diff *d, const struct side_costs *c, const ui
 	return true;
 }
 
-/* Side s event by event: members by row, each row's in model order, and their figures. */
-static void place_events(struct osc_diff *d, const struct osc_diff_side *side,
-			 const uint32_t *row_of, const struct labelled *l, int s)
+/* Side s's figures, its members placed: over the tree, else member by member. */
+static void sum_side(struct osc_diff *d, const struct osc_diff_side *side, int s)
 {
-	size_t n = l->nr;
 	struct side_costs costs = side_costs(side->trace, d->level);
 
-	if (l->model_order) { /* a stable scatter by row keeps model order */
-		for (size_t r = 0; r < d->nr; r++)
-			d->rows[r].side[s].count = 0;
-		for (size_t i = 0; i < n; i++) {
-			struct osc_diff_stat *st = &d->rows[row_of[l->lab[i]]].side[s];
-
-			d->members[s][st->first + st->count++] = l->ev[i];
-		}
-	} else {
-		uint64_t *k = osc_xmalloc((n ? n : 1) * sizeof(*k));
-
-		for (size_t i = 0; i < n; i++) {
-			d->members[s][i] = l->ev[i];
-			k[i] = (uint64_t)row_of[l->lab[i]] << 32 | l->ev[i];
-		}
-		osc_radix_sort_pairs(k, d->members[s], n);
-		free(k);
-	}
-	if (!sum_by_tree(d, &costs, row_of, l, s)) {
+	if (!sum_by_tree(d, &costs, s)) {
 		for (size_t r = 0; r < d->nr; r++) {
 			struct osc_diff_stat *st = &d->rows[r].side[s];
 			__int128 exact = 0; /* the mean stays exact when total saturates */
@@ -848,6 +838,48 @@ static void place_events(struct osc_diff *d, const struct osc_diff_side *side,
 	}
 	for (size_t r = 0; r < d->nr; r++)
 		d->rows[r].side[s].count = d->rows[r].side[s].nr;
+}
+
+/* Side s event by event: members by row, each row's in model order, and their figures. */
+static void place_events(struct osc_diff *d, const struct osc_diff_side *side,
+			 const uint32_t *row_of, const struct labelled *l, int s)
+{
+	size_t n = l->nr;
+	uint64_t *k = osc_xmalloc((n ? n : 1) * sizeof(*k));
+
+	for (size_t i = 0; i < n; i++) {
+		d->members[s][i] = l->ev[i];
+		k[i] = (uint64_t)row_of[l->lab[i]] << 32 | l->ev[i];
+	}
+	osc_radix_sort_pairs(k, d->members[s], n);
+	free(k);
+	sum_side(d, side, s);
+}
+
+/*
+ * Side s by occurrence (l->occ_lab): the members of row r numbered n to
+ * the diff row of pair (r, n), in model order (a stable scatter), and their
+ * figures.
+ */
+static void place_occurrences(struct osc_diff *d, const struct osc_diff_side *side,
+			      const uint32_t *row_of, const struct labelled *l, int s)
+{
+	const struct osc_agg *agg = l->agg;
+	const struct occurrences *o = l->occ;
+
+	for (size_t r = 0; r < d->nr; r++)
+		d->rows[r].side[s].count = 0;
+	for (size_t r = 0; r < agg->nr; r++) {
+		const struct osc_agg_row *ar = &agg->rows[r];
+
+		for (size_t k = ar->first; k < ar->first + ar->nr; k++) {
+			uint32_t dr = row_of[l->occ_lab[o->first[r] + o->n[k]]];
+			struct osc_diff_stat *st = &d->rows[dr].side[s];
+
+			d->members[s][st->first + st->count++] = agg->members[k];
+		}
+	}
+	sum_side(d, side, s);
 }
 
 /* fn(arg, s) for both sides s: on two threads, or one after the other with -j 1. */
@@ -885,6 +917,8 @@ static void place_side(void *arg, size_t s)
 	d->members[s] = osc_xmalloc((l->nr ? l->nr : 1) * sizeof(uint32_t));
 	if (p->whole[s]) {
 		place_rows(d, p->row_of, l, (int)s);
+	} else if (l->occ_lab) {
+		place_occurrences(d, p->side[s], p->row_of, l, (int)s);
 	} else {
 		if (!l->ev)
 			by_event(l);
@@ -1002,8 +1036,11 @@ static void aggregate_side(void *arg, size_t s)
 				.categories = a->q->categories, .unordered = true,
 				.sums_only = true };
 
-	if (pair_rows(side->trace, a->q->level, a->q->match))
+	if (pair_rows(side->trace, a->q->level, a->q->match)) {
 		aq.keys = OSC_KEY_NAME | OSC_KEY_SHAPE;
+		/* occurrences regroup the members and sum them their own way */
+		aq.members_only = a->q->match == OSC_MATCH_OCCURRENCE;
+	}
 	osc_aggregate(side->trace, side->runs, &aq, &a->agg[s]);
 	if (aq.keys && a->q->match == OSC_MATCH_OCCURRENCE)
 		number_occurrences(side, &a->agg[s], &a->occ[s]);
@@ -1031,6 +1068,7 @@ void osc_diff(const struct osc_diff_side *base, const struct osc_diff_side *othe
 		free(lab[s].ev);
 		free(lab[s].lab);
 		free(lab[s].row_lab);
+		free(lab[s].occ_lab);
 		occurrences_release(&a.occ[s]);
 		osc_agg_release(&agg[s]);
 	}
