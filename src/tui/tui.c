@@ -30,6 +30,8 @@ static unsigned do_action(struct osc_tui *t, enum osc_action a)
 	struct osc_view *v = osc_tui_top(t);
 	unsigned r = OSC_R_UNHANDLED;
 
+	t->acting = a;
+	t->waiting = OSC_ACT_NONE; /* any action drops the one that waits */
 	if (v->ops->action)
 		r = v->ops->action(t, v, a);
 	if (r & OSC_R_UNHANDLED)
@@ -183,7 +185,17 @@ static void main_loop(struct osc_tui *t, struct osc_script *script)
 		if (r & OSC_R_QUIT)
 			break;
 		osc_view_refresh(t, osc_tui_top(t));
-		busy = poll_jobs(t, &r);
+		busy = poll_jobs(t, &r) || t->waiting != OSC_ACT_NONE;
+		if (t->waiting != OSC_ACT_NONE && atomic_load(&t->warm_done)) {
+			enum osc_action a = t->waiting;
+
+			t->waiting = OSC_ACT_NONE;
+			if (osc_tui_top(t)->id == t->waiting_view) {
+				t->msg[0] = '\0';
+				r |= do_action(t, a);
+				continue;
+			}
+		}
 		if (r & (OSC_R_REDRAW | OSC_R_REBUILD)) {
 			update_pane(t);
 			osc_draw_screen(t);
@@ -316,9 +328,10 @@ bool osc_tui_warming(struct osc_tui *t, const char *what)
 {
 	if (!t->warming || atomic_load(&t->warm_done))
 		return false;
+	t->waiting = t->acting;
+	t->waiting_view = osc_tui_top(t)->id;
 	osc_tui_message(t, OSC_MSG_INFO,
-			"%s needs the kernel-to-op links, still being built after loading: "
-			"try again in a moment", what);
+			"%s opens once kernel-to-op links are built (a key cancels)", what);
 	return true;
 }
 

@@ -224,6 +224,9 @@ struct osc_tui {
 	bool warming;      /* warm was started */
 	atomic_bool warm_done;
 	atomic_bool warm_held; /* scripts: warm waits before building anything */
+	enum osc_action acting;  /* the action being done (do_action) */
+	enum osc_action waiting; /* asked while warming: done when warm is (OSC_ACT_NONE: none) */
+	unsigned waiting_view;   /* the id of the view it was asked in */
 	bool jobs_async;       /* scripts (:jobs hold): tables compute on workers, any size */
 	atomic_bool jobs_held; /* scripts: those workers wait before computing */
 };
@@ -245,7 +248,9 @@ void osc_tui_note(struct osc_tui *t, enum osc_msg_kind kind, const char *fmt, ..
 /*
  * True, with a message naming what (e.g. "the call tree"), while the trace's
  * cache is still being built after loading (the answer would freeze the
- * screen until it is done).
+ * screen until it is done); the action being done then waits, and is done
+ * again once the cache is built, unless another action comes first or its
+ * view is no longer on top.
  */
 bool osc_tui_warming(struct osc_tui *t, const char *what);
 
