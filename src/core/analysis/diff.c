@@ -359,22 +359,27 @@ struct tally {
 	size_t alloc;
 };
 
-/* How often index was counted under stamp before this time (a new stamp starts at 0). */
-static uint32_t tally_next(struct tally *c, size_t index, uint32_t stamp)
+/* Room for index in c, the new entries counted under no stamp. */
+static __attribute__((noinline)) void tally_grow(struct tally *c, size_t index)
 {
-	if (index >= c->alloc) {
-		size_t n = c->alloc ? c->alloc : 64;
+	size_t n = c->alloc ? c->alloc : 64;
 
-		while (n <= index)
-			n *= 2;
-		c->stamp = osc_xreallocarray(c->stamp, n, sizeof(*c->stamp));
-		c->seen = osc_xreallocarray(c->seen, n, sizeof(*c->seen));
-		for (size_t i = c->alloc; i < n; i++) {
-			c->stamp[i] = OSC_NONE;
-			c->seen[i] = 0;
-		}
-		c->alloc = n;
+	while (n <= index)
+		n *= 2;
+	c->stamp = osc_xreallocarray(c->stamp, n, sizeof(*c->stamp));
+	c->seen = osc_xreallocarray(c->seen, n, sizeof(*c->seen));
+	for (size_t i = c->alloc; i < n; i++) {
+		c->stamp[i] = OSC_NONE;
+		c->seen[i] = 0;
 	}
+	c->alloc = n;
+}
+
+/* How often index was counted under stamp before this time (a new stamp starts at 0). */
+static inline uint32_t tally_next(struct tally *c, size_t index, uint32_t stamp)
+{
+	if (index >= c->alloc)
+		tally_grow(c, index);
 	if (c->stamp[index] != stamp) {
 		c->stamp[index] = stamp;
 		c->seen[index] = 0;
