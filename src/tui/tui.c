@@ -186,7 +186,8 @@ static void main_loop(struct osc_tui *t, struct osc_script *script)
 			break;
 		osc_view_refresh(t, osc_tui_top(t));
 		busy = poll_jobs(t, &r) || t->waiting != OSC_ACT_NONE;
-		if (t->waiting != OSC_ACT_NONE && atomic_load(&t->warm_done)) {
+		if (t->waiting != OSC_ACT_NONE && !(t->warming && !atomic_load(&t->warm_done)) &&
+		    !osc_view_busy(osc_tui_top(t))) {
 			enum osc_action a = t->waiting;
 
 			t->waiting = OSC_ACT_NONE;
@@ -322,6 +323,17 @@ void osc_tui_warm_go(struct osc_tui *t)
 	atomic_store(&t->warm_held, false);
 	while (t->warming && !atomic_load(&t->warm_done))
 		nanosleep(&(struct timespec){ 0, WARM_POLL_NS }, NULL);
+}
+
+bool osc_tui_wait_rows(struct osc_tui *t, struct osc_view *v, const char *what)
+{
+	if (v->tab.nr_rows || !osc_view_busy(v))
+		return false;
+	t->waiting = t->acting;
+	t->waiting_view = v->id;
+	osc_tui_message(t, OSC_MSG_INFO, "%s acts once the rows are computed (a key cancels)",
+			what);
+	return true;
 }
 
 bool osc_tui_warming(struct osc_tui *t, const char *what)

@@ -255,6 +255,13 @@ void osc_tui_note(struct osc_tui *t, enum osc_msg_kind kind, const char *fmt, ..
 bool osc_tui_warming(struct osc_tui *t, const char *what);
 
 /*
+ * True, with a message naming what (e.g. "K"), while view v has no row yet
+ * because its first ones are still being computed; the action being done
+ * waits for them as osc_tui_warming's does.
+ */
+bool osc_tui_wait_rows(struct osc_tui *t, struct osc_view *v, const char *what);
+
+/*
  * Scripts (":warm hold", ":warm go"): start the warm-up held before it builds
  * anything, whatever the trace's size, so a script sees the screens of a
  * cache still being built; then let it go and wait until it is done.

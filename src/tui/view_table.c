@@ -666,8 +666,10 @@ static unsigned open_kernels(struct osc_tui *t, struct osc_view *v)
 	char buf[4096];
 	const char *name;
 
-	if (!v->tab.nr_rows)
+	if (!v->tab.nr_rows) {
+		osc_tui_wait_rows(t, v, "K");
 		return OSC_R_REDRAW;
+	}
 	if (tv->level == OSC_LEVEL_KERNEL || tv->level == OSC_LEVEL_DIMS) {
 		osc_tui_message(t, OSC_MSG_INFO, "these rows are kernels: Enter lists the instances");
 		return OSC_R_REDRAW;
@@ -725,8 +727,10 @@ static unsigned table_action(struct osc_tui *t, struct osc_view *v, enum osc_act
 		return level_back(t, v);
 	case OSC_ACT_ENTER:
 	case OSC_ACT_HISTOGRAM:
-		if (!v->tab.nr_rows)
+		if (!v->tab.nr_rows) {
+			osc_tui_wait_rows(t, v, a == OSC_ACT_ENTER ? "Enter" : "D");
 			return OSC_R_REDRAW;
+		}
 		if (a == OSC_ACT_HISTOGRAM && tv->level == OSC_LEVEL_RUN) {
 			osc_tui_message(t, OSC_MSG_INFO, "D: a run is no set of instances "
 					"(P shows the top rows per run)");

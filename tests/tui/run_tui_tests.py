@@ -634,12 +634,24 @@ def check_export_busy():
 
 def check_first_answer_pending():
     """A new table whose first answer is still computed (a 5M-event trace; here its
-    worker held by :jobs hold) draws "(computing...)", not a crash on no columns."""
+    worker held by :jobs hold: K's kernel table) draws "(computing...)", not a
+    crash on no columns; Enter pressed then waits for the rows and opens the
+    first row's instances once they come, unless another key came first."""
     trace = os.path.join(SAMPLES, "kineto-sampled-rank0.json.gz")
-    rc, err, d, dumps = run_keys(trace, [":jobs hold", "K", ":dump pending"])
-    report(rc == 0 and "(computing...)" in (dumps.get("pending") or ""),
+    rc, err, d, dumps = run_keys(trace, [":jobs hold", "K", "<Enter>", ":dump pending",
+                                         ":jobs go", ":dump ready"])
+    pending, ready = dumps.get("pending") or "", dumps.get("ready") or ""
+    report(rc == 0 and "(computing...)" in pending and "Enter acts once the rows" in pending,
            "a table without its first answer yet draws and waits",
-           "rc=%d %s %s" % (rc, err, dumps.get("pending")))
+           "rc=%d %s %s" % (rc, err, pending))
+    report("instances" in ready.split("\n")[0],
+           "Enter pressed before the first rows opens the first row's once they come", ready)
+    shutil.rmtree(d, ignore_errors=True)
+    rc, err, d, dumps = run_keys(trace, [":jobs hold", "K", "<Enter>", "j", ":jobs go",
+                                         ":dump kept"])
+    kept = dumps.get("kept") or ""
+    report(rc == 0 and "kernel table" in kept.split("\n")[0],
+           "a key pressed while Enter waits for the rows drops it", kept)
     shutil.rmtree(d, ignore_errors=True)
 
 
