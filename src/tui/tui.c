@@ -186,7 +186,7 @@ static void main_loop(struct osc_tui *t, struct osc_script *script)
 			break;
 		osc_view_refresh(t, osc_tui_top(t));
 		busy = poll_jobs(t, &r) || t->waiting != OSC_ACT_NONE;
-		if (t->waiting != OSC_ACT_NONE && !(t->warming && !atomic_load(&t->warm_done)) &&
+		if (t->waiting != OSC_ACT_NONE && !osc_tui_warm_running(t) &&
 		    !osc_view_busy(osc_tui_top(t))) {
 			enum osc_action a = t->waiting;
 
@@ -321,16 +321,27 @@ void osc_tui_warm_hold(struct osc_tui *t)
 void osc_tui_warm_go(struct osc_tui *t)
 {
 	atomic_store(&t->warm_held, false);
-	while (t->warming && !atomic_load(&t->warm_done))
+	while (osc_tui_warm_running(t))
 		nanosleep(&(struct timespec){ 0, WARM_POLL_NS }, NULL);
+}
+
+bool osc_tui_warm_running(struct osc_tui *t)
+{
+	return t->warming && !atomic_load(&t->warm_done);
+}
+
+/* The action being done waits, in view v (main_loop does it when it may). */
+static void wait_in(struct osc_tui *t, const struct osc_view *v)
+{
+	t->waiting = t->acting;
+	t->waiting_view = v->id;
 }
 
 bool osc_tui_wait_rows(struct osc_tui *t, struct osc_view *v, const char *what)
 {
 	if (v->tab.nr_rows || !osc_view_busy(v))
 		return false;
-	t->waiting = t->acting;
-	t->waiting_view = v->id;
+	wait_in(t, v);
 	osc_tui_message(t, OSC_MSG_INFO, "%s acts once the rows are computed (a key cancels)",
 			what);
 	return true;
@@ -338,10 +349,9 @@ bool osc_tui_wait_rows(struct osc_tui *t, struct osc_view *v, const char *what)
 
 bool osc_tui_warming(struct osc_tui *t, const char *what)
 {
-	if (!t->warming || atomic_load(&t->warm_done))
+	if (!osc_tui_warm_running(t))
 		return false;
-	t->waiting = t->acting;
-	t->waiting_view = osc_tui_top(t)->id;
+	wait_in(t, osc_tui_top(t));
 	osc_tui_message(t, OSC_MSG_INFO,
 			"%s opens once kernel-to-op links are built (a key cancels)", what);
 	return true;
@@ -353,7 +363,7 @@ static void release(struct osc_tui *t)
 	 * Quitting while the warm-up still reads the trace: the process is
 	 * about to exit, so leave the trace to it rather than wait.
 	 */
-	bool keep_trace = t->warming && !atomic_load(&t->warm_done);
+	bool keep_trace = osc_tui_warm_running(t);
 
 	if (t->warming && !keep_trace)
 		pthread_join(t->warm, NULL);

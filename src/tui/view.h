@@ -225,7 +225,8 @@ struct osc_tui {
 	atomic_bool warm_done;
 	atomic_bool warm_held; /* scripts: warm waits before building anything */
 	enum osc_action acting;  /* the action being done (do_action) */
-	enum osc_action waiting; /* asked while warming: done when warm is (OSC_ACT_NONE: none) */
+	enum osc_action waiting; /* asked too early: done once the warm-up and its view's
+				    rows are there (OSC_ACT_NONE: none) */
 	unsigned waiting_view;   /* the id of the view it was asked in */
 	bool jobs_async;       /* scripts (:jobs hold): tables compute on workers, any size */
 	atomic_bool jobs_held; /* scripts: those workers wait before computing */
@@ -244,6 +245,9 @@ void osc_tui_message(struct osc_tui *t, enum osc_msg_kind kind, const char *fmt,
  */
 void osc_tui_note(struct osc_tui *t, enum osc_msg_kind kind, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+
+/* The trace's cache is still being built after loading (warm_thread runs). */
+bool osc_tui_warm_running(struct osc_tui *t);
 
 /*
  * True, with a message naming what (e.g. "the call tree"), while the trace's

@@ -443,7 +443,7 @@ static size_t linked_events(struct osc_tui *t, struct tl_view *tv, size_t cur_ro
 
 	if (i == OSC_TL_NONE || !osc_kind_is_device(t->trace.events[l->ev[i]].kind))
 		return 0;
-	if (t->warming && !atomic_load(&t->warm_done))
+	if (osc_tui_warm_running(t))
 		return 0; /* the links are still being built: no wait on a keypress */
 	ev[0] = launch_of(&t->trace, l->ev[i]);
 	ev[1] = osc_trace_launchers(&t->trace)[l->ev[i]];

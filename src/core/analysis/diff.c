@@ -802,10 +802,11 @@ static bool sum_by_tree(struct osc_diff *d, const struct side_costs *c, int s)
 	}
 	sum = osc_xcalloc(d->nr ? d->nr : 1, sizeof(*sum));
 	for (size_t n = 0; n < tree->nr; n++) {
-		uint32_t r = row_of_node[n] - 1;
+		uint32_t r;
 
 		if (!row_of_node[n])
 			continue;
+		r = row_of_node[n] - 1;
 		sum[r].total = osc_sat_add(sum[r].total, tree->nodes[n].dur);
 		sum[r].exact += tree->nodes[n].dur;
 		sum[r].self = osc_sat_add(sum[r].self, c->cost[n].self);
