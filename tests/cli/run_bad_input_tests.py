@@ -25,6 +25,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tarfile
 import tempfile
 import time
 import zlib
@@ -434,9 +435,11 @@ def check_silent_acceptance(res, d):
     p, names, err = names_and_err(write(d, "two.json", two))
     res.check("a second traceEvents array is ignored, with a warning",
               [] if names == ["first"] and "after the first" in err else ["names %r, stderr %r" % (names, err)])
-    p, names, err = names_and_err(write(d, "trail.json.gz", gzip.compress(two) + b"garbage!"))
-    res.check("garbage after a gzip stream is a warning",
-              [] if p.rc == 0 and "data after the end" in err else [p.describe()])
+    gz = gzip.compress(two)
+    p, names, err = names_and_err(write(d, "trail.json.gz", gz + b"garbage!"))
+    res.check("garbage after a gzip stream is a warning at its offset in the file",
+              [] if p.rc == 0 and "after the last gzip member or zstd frame ignored" in err and
+              "first at byte %d\n" % len(gz) in err else [p.describe()])
     dims = write(d, "dims.json", b'[{"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,'
                  b'"ts":1,"dur":2,"args":{"Input Dims":[[2,2],[3]]}}]')
     p, names, err = names_and_err(dims, "--by", "shape")
@@ -482,15 +485,22 @@ def check_zstd(res, d):
     """A .zst (zstd CLI, skipped when absent or opscope lacks libzstd) loads as
     its plain file does, from a file and from standard input, every sample;
     cut short, it keeps its complete events with a warning or fails with one
-    line. xz, bzip2 and zip are named in one line with how to open them."""
+    line; pzstd's frames and --long windows load too, and bytes after the last
+    frame are warned of. xz, bzip2, zip and tar are named in one line with how
+    to open them."""
     for name, data in (("xz", lzma.compress(b"[]")), ("bzip2", bz2.compress(b"[]"))):
         p = testlib.run(["report", write(d, "t." + name, data)], timeout=TIMEOUT)
         probs = error_problems(p, names=[name + "-compressed"])
         res.check("%s data: named, with the command that opens it" % name, probs)
+    plain_ort = testlib.sample("ort-cnn-opt.json")
+    with tarfile.open(os.path.join(d, "log.tar.gz"), "w:gz") as tar:
+        tar.add(plain_ort, arcname="log/trace.json")
+    p = testlib.run(["report", os.path.join(d, "log.tar.gz")], timeout=TIMEOUT)
+    res.check("a .tar.gz of a trace: named a tar archive, with how to read a member",
+              error_problems(p, names=["tar archive", "tar -xOf"]))
     if not shutil.which("zstd"):
         print("skip: no zstd command")
         return
-    plain_ort = testlib.sample("ort-cnn-opt.json")
     for sample in sorted(os.listdir(testlib.sample(""))):
         path = testlib.sample(sample)
         if not re.search(r"\.(json|json\.gz|sql\.gz)$", sample) or "truncated" in sample:
@@ -517,6 +527,22 @@ def check_zstd(res, d):
             probs.append("no warning that the zstd stream was cut")
         res.check("zstd cut at byte %d of %d: kept with a warning, or one line" % (off, len(z)),
                   probs)
+    want = testlib.run(["report", "-F", "csv", plain_ort], timeout=TIMEOUT)
+    # pzstd starts each frame with a skippable one; --long writes a window past 2^27
+    for how in (["pzstd", "-q", "-p", "2", "-c"], ["zstd", "-q", "--long=30", "--no-content-size"]):
+        if not shutil.which(how[0]):
+            print("skip: no %s command" % how[0])
+            continue
+        z = subprocess.run(how, input=open(plain_ort, "rb").read(), capture_output=True).stdout
+        for tail in (b"", b"\0" * 9):
+            zst = write(d, "%s%d.json.zst" % (how[0], len(tail)), z + tail)
+            got = testlib.run(["report", "-F", "csv", zst], timeout=TIMEOUT)
+            warned = "after the last gzip member or zstd frame ignored" in got.err.decode()
+            res.check("%s output%s: report as the plain file's%s"
+                      % (" ".join(how[:3]), " and zero bytes" if tail else "",
+                         ", a warning naming the tail" if tail else ""),
+                      [] if got.rc == 0 and got.out == want.out and warned == bool(tail)
+                      else ["rc %d, warned %s: %s" % (got.rc, warned, got.err[:300])])
 
 
 def check_limits(res, d):

@@ -710,7 +710,9 @@ static void gzip_members(void)
 	osc_trace_init(&t);
 	cr_assert_eq(osc_load_buffer("k3.json.gz", gz, n + 13, NULL, &t, &err), OSC_OK);
 	cr_assert_eq(osc_trace_nr_written(&t), 8);
-	cr_assert_eq(t.warnings[OSC_WARN_TRAILING_DATA].count, 1);
+	cr_assert_eq(t.warnings[OSC_WARN_TRAILING_COMPRESSED].count, 1);
+	cr_assert_eq(t.warnings[OSC_WARN_TRAILING_COMPRESSED].first_offset, (int64_t)n);
+	cr_assert_eq(t.warnings[OSC_WARN_TRAILING_DATA].count, 0);
 	cr_assert_eq(t.input_bytes, strlen(kineto_text));
 }
 
@@ -864,7 +866,8 @@ Test(load, zstd_buffer_frames_cut_and_checksum)
 	cr_assert_eq(osc_load_buffer("k2.json.zst", z, n + 4, NULL, &t, &err), OSC_OK);
 	cr_assert_eq(osc_trace_nr_written(&t), 8);
 	cr_assert_eq(find("aten::logit_backward")->ts, 1712195495505583123LL);
-	cr_assert_eq(t.warnings[OSC_WARN_TRAILING_DATA].count, 1);
+	cr_assert_eq(t.warnings[OSC_WARN_TRAILING_COMPRESSED].count, 1);
+	cr_assert_eq(t.warnings[OSC_WARN_TRAILING_COMPRESSED].first_offset, (int64_t)n);
 	/* Cut before the end of the second frame: a cut file. */
 	osc_trace_release(&t);
 	osc_trace_init(&t);
@@ -879,6 +882,66 @@ Test(load, zstd_buffer_frames_cut_and_checksum)
 	st = osc_load_buffer("sum.json.zst", z, n, NULL, &t, &err);
 	cr_assert_eq(st, OSC_GZIP);
 	cr_assert(strstr(err.message, "checksum"), "%s", err.message);
+}
+
+/* A skippable frame (RFC 8878) of n bytes of payload at out. */
+static size_t skippable(unsigned char *out, uint8_t nibble, uint32_t n)
+{
+	static const unsigned char magic[4] = { 0x50, 0x2a, 0x4d, 0x18 };
+
+	memcpy(out, magic, 4);
+	out[0] |= nibble;
+	for (int i = 0; i < 4; i++)
+		out[4 + i] = (unsigned char)(n >> (8 * i));
+	memset(out + 8, 0xee, n);
+	return 8 + n;
+}
+
+/* pzstd's layout: each frame after a skippable frame, the file's first too. */
+Test(load, zstd_skippable_frames)
+{
+	static unsigned char z[1 << 16];
+	size_t half = strlen(kineto_text) / 2, n;
+
+	n = skippable(z, 0, 4);
+	n += zstd(kineto_text, half, z + n, sizeof(z) - n);
+	n += skippable(z + n, 0xf, 17);
+	n += zstd(kineto_text + half, strlen(kineto_text) - half, z + n, sizeof(z) - n);
+	cr_assert_eq(osc_load_buffer("p.json.zst", z, n, NULL, &t, &err), OSC_OK, "%s",
+		     err.message);
+	cr_assert_str_eq(t.compression, "zstd");
+	cr_assert_eq(osc_trace_nr_written(&t), 8);
+	cr_assert_eq(t.input_bytes, strlen(kineto_text));
+	for (int w = 0; w < OSC_WARN_COUNT; w++)
+		cr_assert_eq(t.warnings[w].count, 0, "%s", osc_warn_text((enum osc_warn)w));
+	/* Bytes after the last frame: warned at their offset in the compressed file. */
+	memcpy(z + n, "junk", 4);
+	osc_trace_release(&t);
+	osc_trace_init(&t);
+	cr_assert_eq(osc_load_buffer("j.json.zst", z, n + 4, NULL, &t, &err), OSC_OK);
+	cr_assert_eq(t.warnings[OSC_WARN_TRAILING_COMPRESSED].count, 1);
+	cr_assert_eq(t.warnings[OSC_WARN_TRAILING_COMPRESSED].first_offset, (int64_t)n);
+	cr_assert_eq(t.warnings[OSC_WARN_TRAILING_DATA].count, 0);
+}
+
+/* A frame whose window is past zstd's default limit (2^27), as `zstd --long` writes. */
+Test(load, zstd_long_window)
+{
+	static unsigned char z[1 << 16];
+	ZSTD_CCtx *c = ZSTD_createCCtx();
+	ZSTD_inBuffer ib = { kineto_text, strlen(kineto_text), 0 };
+	ZSTD_outBuffer ob = { z, sizeof(z), 0 };
+
+	/* streamed without a pledged size, the header keeps the 2^28 window */
+	ZSTD_CCtx_setParameter(c, ZSTD_c_windowLog, 28);
+	cr_assert(!ZSTD_isError(ZSTD_compressStream2(c, &ob, &ib, ZSTD_e_continue)));
+	cr_assert_eq(ZSTD_compressStream2(c, &ob, &ib, ZSTD_e_end), 0);
+	ZSTD_freeCCtx(c);
+	cr_assert_eq(ZSTD_getFrameContentSize(z, ob.pos), ZSTD_CONTENTSIZE_UNKNOWN,
+		     "the frame says its size: its window may be cut to it");
+	cr_assert_eq(osc_load_buffer("long.json.zst", z, ob.pos, NULL, &t, &err), OSC_OK, "%s",
+		     err.message);
+	cr_assert_eq(osc_trace_nr_written(&t), 8);
 }
 #endif
 
@@ -895,6 +958,19 @@ Test(load, other_compressors_are_named)
 		osc_trace_release(&t);
 		osc_trace_init(&t);
 	}
+}
+
+/* A tar archive (say, of a profiler's log folder) is named, with how to read a member. */
+Test(load, tar_archive_is_named)
+{
+	static char tar[1024];
+
+	strcpy(tar, "log/trace.json");
+	memcpy(tar + 257, "ustar\0" "00", 8);
+	cr_assert_eq(osc_load_buffer("log.tar", tar, sizeof(tar), NULL, &t, &err), OSC_BINARY);
+	cr_assert(strstr(err.message, "tar archive") && strstr(err.message, "tar -xOf"), "%s",
+		  err.message);
+	cr_assert_eq(err.offset, 257);
 }
 
 /* A gzip file through osc_load (mapped, sniffed by magic, not by name). */

@@ -214,6 +214,8 @@ struct osc_thread {
 	_(NEGATIVE_DUR, "events with a negative dur (taken as 0)")              \
 	_(UNESCAPED_QUOTE, "strings with an unescaped quote (repaired)")        \
 	_(TRAILING_DATA, "data after the end of the trace ignored")             \
+	_(TRAILING_COMPRESSED, "tail after the last gzip member or zstd frame ignored " \
+			       "(offset in the file)")                                  \
 	_(TOO_MANY_EVENTS, "events beyond 2^32-2 dropped")                     \
 	_(REPEATED_CALL, "runtime rows repeating a call's correlation id (one kept per call)") \
 	_(BAD_TIME, "rows without a start time (zero, negative or NULL: skipped)")          \

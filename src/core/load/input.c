@@ -85,11 +85,16 @@ static bool is_gzip(const unsigned char *p, size_t n)
 	return n >= 2 && p[0] == 0x1f && p[1] == 0x8b;
 }
 
-/* A zstd frame (RFC 8878: magic 0xFD2FB528, little endian), when zstd is built in. */
+/*
+ * A zstd frame (RFC 8878: magic 0xFD2FB528, little endian) or a skippable
+ * frame (0x184D2A50 to 0x184D2A5F: pzstd starts each frame with one), when
+ * zstd is built in.
+ */
 static bool is_zstd(const unsigned char *p, size_t n)
 {
 #ifdef OPSCOPE_HAVE_ZSTD
-	return n >= 4 && p[0] == 0x28 && p[1] == 0xb5 && p[2] == 0x2f && p[3] == 0xfd;
+	return n >= 4 && ((p[0] == 0x28 && p[1] == 0xb5 && p[2] == 0x2f && p[3] == 0xfd) ||
+			  ((p[0] & 0xf0) == 0x50 && p[1] == 0x2a && p[2] == 0x4d && p[3] == 0x18));
 #else
 	(void)p;
 	(void)n;
@@ -263,8 +268,12 @@ static void start_decoder(struct osc_input *in, enum osc_codec c, const unsigned
 	if (c == OSC_CODEC_GZIP)
 		in->z_live = start_inflater(in);
 #ifdef OPSCOPE_HAVE_ZSTD
+	/* Frames of `zstd --long` have windows past the default limit (128 MiB):
+	   allow the format's largest, as the whole trace is kept anyway. */
 	else
-		in->z_live = (in->zd = ZSTD_createDCtx()) != NULL;
+		in->z_live = (in->zd = ZSTD_createDCtx()) != NULL &&
+			     !ZSTD_isError(ZSTD_DCtx_setParameter(in->zd, ZSTD_d_windowLogMax,
+								  sizeof(size_t) == 4 ? 30 : 31));
 #endif
 	if (!in->z_live) {
 		in->eof = true;
@@ -778,6 +787,8 @@ static enum osc_status inflate_into(struct osc_input *in, char *out, size_t cap,
 			/* Another member (frame) follows? Anything else ends the stream. */
 			if (!is_member(in, in->next_in, in->avail_in)) {
 				in->z_trailing = true;
+				in->z_trailing_at = in->src ? (uint64_t)(in->next_in - in->src)
+							    : in->z_read - in->avail_in;
 				in->z_end = true;
 				break;
 			}

@@ -72,6 +72,7 @@ struct osc_input {
 	bool z_bad;          /* the compressed stream ended early or was corrupt */
 	bool z_check_failed; /* the data decoded but its checksum or length is wrong */
 	bool z_trailing;     /* bytes that are not a gzip member (zstd frame) follow the last */
+	uint64_t z_trailing_at; /* the first of them: its offset in the compressed file */
 	bool z_cut;          /* z_bad because the stream stops early (a cut file): what
 				decoded is exact, like the start of a cut plain file */
 	char z_msg[128];     /* why, when z_bad */

@@ -142,6 +142,11 @@ static enum osc_status refuse(struct osc_load_ctx *ctx, const unsigned char *hea
 					     " traces (decompress it: %s FILE | opscope -)",
 					     foreign[f].name, foreign[f].tool);
 
+	/* POSIX tar: "ustar" at byte 257 of its first header */
+	if (n >= 262 && !memcmp(head + 257, "ustar", 5))
+		return osc_error_set(ctx->err, OSC_BINARY, ctx->name, 257, NULL,
+				     "a tar archive: opscope reads one trace (list the archive: "
+				     "tar -tf FILE; read a member: tar -xOf FILE MEMBER | opscope -)");
 	if (osc_head_is_binary(head, n)) {
 		size_t at = first_binary(head, n);
 
@@ -287,7 +292,8 @@ static enum osc_status load(struct osc_load_ctx *ctx, const char *name,
 	if (st == OSC_OK) {
 		/* Trailing garbage after the last gzip member (the thread is done). */
 		if (ctx->in.z_trailing)
-			osc_trace_warn(t, OSC_WARN_TRAILING_DATA, (int64_t)t->input_bytes);
+			osc_trace_warn(t, OSC_WARN_TRAILING_COMPRESSED,
+				       (int64_t)ctx->in.z_trailing_at);
 		if (ctx->in.z_cut)
 			osc_trace_warn(t, OSC_WARN_GZIP_CUT, (int64_t)t->input_bytes);
 		check_sums(t);
