@@ -109,7 +109,9 @@ static char *describe_rules(const struct osc_speedups *s)
 static enum osc_status build_whatif(struct whatif_job *j, struct osc_cli_view *v,
 				    struct osc_error *err)
 {
-	struct osc_query q = { .level = v->level, .runs = &j->sel, .filter = &v->filter };
+	/* what-if reads the rows' members and counts and the bases, no statistics */
+	struct osc_query q = { .level = v->level, .runs = &j->sel, .filter = &v->filter,
+			       .sums_only = true, .all_bases = true };
 	enum osc_whatif_col col = OSC_WHATIF_TOTAL;
 	size_t top = v->top_set ? v->top : v->format == OSC_EXPORT_TABLE ? TABLE_DEFAULT_TOP : 0;
 	size_t total;

@@ -39,7 +39,10 @@ struct whatif_job {
 	struct osc_query q;         /* over job's copies of the selection and filter */
 	struct osc_speedups rules;  /* a copy: '=' may change the view's meanwhile */
 	struct osc_names names;     /* the TUI's, sharing its tables, in one style */
-	struct projection *out;     /* the result */
+	const struct osc_agg *rows; /* project over these rows (the view's), or NULL:
+				       aggregate anew */
+	struct projection *out;     /* the result: rows NULL */
+	struct osc_whatif w;        /* the result: rows set */
 };
 
 struct whatif_view {
@@ -48,6 +51,8 @@ struct whatif_view {
 	struct projection *p;      /* the projection shown */
 	struct whatif_job job;
 	enum osc_name_style style; /* the name style of the labels asked for last */
+	bool same_rows;            /* the next build: only rules or labels changed, so
+				      p's rows are projected again, not aggregated */
 };
 
 /* Add the rules of from to to (a rule of the same pattern and shape is replaced). */
@@ -109,6 +114,8 @@ static void whatif_close(struct osc_view *v)
 		atomic_store(wv->job.job.held, false); /* a script's held job: closing lets it go */
 		job_finish(&wv->job);
 		projection_free(wv->job.out);
+		if (wv->job.rows)
+			osc_whatif_release(&wv->job.w);
 	}
 	projection_free(wv->p);
 	osc_speedups_release(&wv->rules);
@@ -124,6 +131,9 @@ static struct osc_query whatif_query(const struct whatif_view *wv, const struct 
 		.runs = sel,
 		.filter = f, /* empty: none (aggregate.h) */
 		.in_place = true, /* the rows are shown in osc_whatif_sort's order */
+		/* what-if reads the rows' members and counts and the bases, no statistics */
+		.sums_only = true,
+		.all_bases = true,
 	};
 }
 
@@ -131,10 +141,17 @@ static void job_work(void *arg)
 {
 	struct whatif_job *j = arg;
 
-	j->out = project(j->trace, j->runs, &j->q, &j->names, &j->rules);
+	if (j->rows)
+		osc_whatif_names(j->trace, j->rows, &j->names, &j->rules, &j->w);
+	else
+		j->out = project(j->trace, j->runs, &j->q, &j->names, &j->rules);
 }
 
-static bool job_start(struct osc_tui *t, struct whatif_view *wv)
+/*
+ * Project on a worker: over rows (the shown projection's, which stays until
+ * the job is taken in whatif_poll), or over a new aggregate when rows is NULL.
+ */
+static bool job_start(struct osc_tui *t, struct whatif_view *wv, const struct osc_agg *rows)
 {
 	struct whatif_job *j = &wv->job;
 
@@ -144,6 +161,7 @@ static bool job_start(struct osc_tui *t, struct whatif_view *wv)
 	osc_speedups_init(&j->rules);
 	add_rules(&j->rules, &wv->rules);
 	j->names = t->names;
+	j->rows = rows;
 	j->out = NULL;
 	if (osc_view_job_start(t, &j->job, job_work, j))
 		return true;
@@ -155,18 +173,39 @@ static void whatif_build(struct osc_tui *t, struct osc_view *v)
 {
 	struct whatif_view *wv = v->priv;
 	struct osc_query q = whatif_query(wv, &t->sel, &t->filter);
+	const struct osc_agg *rows = wv->same_rows ? &wv->p->agg : NULL;
 
 	wv->style = t->names.style;
+	wv->same_rows = false;
 	if (wv->job.job.running) {
 		wv->job.job.again = true;
 		return;
 	}
-	if (osc_view_jobs_wanted(t) && job_start(t, wv)) {
+	if (osc_view_jobs_wanted(t) && job_start(t, wv, rows)) {
 		osc_view_job_wait_briefly(&wv->job.job);
+		return;
+	}
+	if (rows) {
+		osc_whatif_release(&wv->p->w);
+		osc_whatif_names(&t->trace, rows, &t->names, &wv->rules, &wv->p->w);
 		return;
 	}
 	projection_free(wv->p);
 	wv->p = project(&t->trace, &t->runs, &q, &t->names, &wv->rules);
+}
+
+/*
+ * Project p's rows again (the rules or the labels changed, not the rows),
+ * unless the rows themselves are due (a selection or filter changed, or a
+ * projection is still computed): then the whole build.
+ */
+static void reproject(struct osc_tui *t, struct osc_view *v)
+{
+	struct whatif_view *wv = v->priv;
+
+	wv->same_rows = v->built_gen == t->gen && wv->p->w.trace && !wv->job.job.running;
+	v->built_gen = t->gen - 1;
+	osc_view_refresh(t, v);
 }
 
 static bool whatif_busy(struct osc_view *v)
@@ -183,11 +222,16 @@ static bool whatif_poll(struct osc_tui *t, struct osc_view *v)
 	if (!osc_view_job_finished(&wv->job.job))
 		return false;
 	job_finish(&wv->job);
-	projection_free(wv->p);
-	wv->p = wv->job.out;
-	wv->job.out = NULL;
+	if (wv->job.rows) { /* the same rows, projected anew */
+		osc_whatif_release(&wv->p->w);
+		wv->p->w = wv->job.w;
+	} else {
+		projection_free(wv->p);
+		wv->p = wv->job.out;
+		wv->job.out = NULL;
+	}
 	if (wv->job.job.again)
-		job_start(t, wv);
+		job_start(t, wv, NULL);
 	osc_view_rows_replaced(t, v);
 	return true;
 }
@@ -211,6 +255,7 @@ static void whatif_table(struct osc_tui *t, struct osc_view *v, struct osc_table
 	struct whatif_view *wv = v->priv;
 
 	if (wv->style != t->names.style && osc_level_is_device(wv->level)) { /* m: new labels */
+		wv->same_rows = wv->p->w.trace && !wv->job.job.running;
 		whatif_build(t, v);
 		whatif_sort(t, v);
 	}
@@ -286,8 +331,7 @@ static unsigned factor_done(struct osc_tui *t, const char *answer)
 		osc_tui_message(t, OSC_MSG_ERROR, "%s (factor kept)", err.message);
 		return OSC_R_REDRAW;
 	}
-	v->built_gen = t->gen - 1;
-	osc_view_refresh(t, v);
+	reproject(t, v);
 	return OSC_R_REDRAW;
 }
 
@@ -379,8 +423,7 @@ unsigned osc_whatif_view_load(struct osc_tui *t, const char *path)
 	osc_tui_message(t, OSC_MSG_INFO, "%zu speedup rule%s from %s", add.nr,
 			add.nr == 1 ? "" : "s", path);
 	osc_speedups_release(&add);
-	v->built_gen = t->gen - 1;
-	osc_view_refresh(t, v);
+	reproject(t, v);
 	return OSC_R_REDRAW;
 }
 

@@ -761,6 +761,18 @@ def check_whatif_in_background():
     report(now.get("w") and now.get("w") == held.get("w") and want and want == got,
            "what-if computed in the background: the same screen and export",
            "%s\n---\n%s" % (now.get("w"), held.get("w")))
+    # a factor projects the rows shown again (on a worker, held here): no new aggregate
+    rc, err, d, dumps = run_keys(trace, [":jobs hold", "W", ":jobs go", "x", "none.csv",
+                                         ":jobs hold", "=", "2", ":dump u", ":jobs go",
+                                         "x", "r.csv", "y", ":dump shown"])
+    shown = shown_command(dumps.get("shown") or "")
+    waiting = dumps.get("u") or ""
+    report(rc == 0 and "updating..." in waiting and "(1 rules" in waiting and
+           shown is not None and shown[:2] == ["opscope", "whatif"] and
+           read(d, "r.csv") != read(d, "none.csv") and command_csv(shown, d) == read(d, "r.csv"),
+           "what-if factor projected in the background: the export is the command's",
+           err + waiting + (dumps.get("shown") or ""))
+    shutil.rmtree(d, ignore_errors=True)
 
 
 def check_compare_in_background():

@@ -200,6 +200,8 @@ struct osc_query {
 	   only host_busy (device_time, wall and nr_runs left 0), for a
 	   caller that reads no more (diff.c) */
 	bool sums_only;
+	/* with sums_only: every base and nr_runs all the same (what-if reads them) */
+	bool all_bases;
 	/* with sums_only: the rows' keys and members only, no figure at all
 	   (count, total, self, device time and host_busy left 0), for a caller
 	   that sums the members its own way (diff.c's occurrences) */

@@ -1141,9 +1141,9 @@ void osc_aggregate(const struct osc_trace *t, const struct osc_runs *runs,
 		}
 	}
 	memset(&dr, 0, sizeof(dr));
-	if (!q->sums_only || c.keys == OSC_KEY_RUN)
+	if (!q->sums_only || q->all_bases || c.keys == OSC_KEY_RUN)
 		device_by_run(&c, c.cost && out->has_device ? osc_trace_launchers(t) : NULL, &dr);
-	if (!q->sums_only) {
+	if (!q->sums_only || q->all_bases) {
 		bases(&c, &dr, out);
 		out->nr_runs = runs_holding_events(&c);
 	}
