@@ -56,36 +56,41 @@ static int by_key(const void *pa, const void *pb)
 struct osc_sum_row *osc_rank_rows(const struct osc_summary *s, const struct osc_runsel *sel,
 				  enum osc_level l, size_t *nr)
 {
-	size_t n = 0, alloc = 0, out = 0;
+	size_t n = 0, alloc = 0, nr_ids = s->strs.count;
 	struct osc_sum_row *k = NULL;
+	/* per key id, its row in k: one pass in run order, no sort of every run's rows */
+	uint32_t *row_of = osc_xmalloc((nr_ids ? nr_ids : 1) * sizeof(*row_of));
 
+	memset(row_of, 0xff, (nr_ids ? nr_ids : 1) * sizeof(*row_of));
 	for (uint32_t run = 0; run < s->nr_runs; run++) {
 		size_t first, m = sel->on[run] ? osc_summary_rows_of(s, l, run, &first) : 0;
 
 		for (size_t i = first; m && i < first + m; i++) {
-			OSC_GROW(k, n + 1, alloc);
-			k[n++] = s->rows[i];
+			const struct osc_sum_row *x = &s->rows[i];
+			struct osc_sum_row *sum;
+
+			if (row_of[x->key] == UINT32_MAX) {
+				OSC_GROW(k, n + 1, alloc);
+				row_of[x->key] = (uint32_t)n;
+				k[n] = *x;
+				k[n++].run = OSC_NONE;
+				continue;
+			}
+			sum = &k[row_of[x->key]];
+			sum->count += x->count;
+			sum->kernels += x->kernels;
+			sum->total = osc_sat_add(sum->total, x->total);
+			sum->self = osc_sat_add(sum->self, x->self);
+			sum->dev = osc_sat_add(sum->dev, x->dev);
+			sum->dev_total = osc_sat_add(sum->dev_total, x->dev_total);
+			sum->min = x->min < sum->min ? x->min : sum->min;
+			sum->max = x->max > sum->max ? x->max : sum->max;
 		}
 	}
+	free(row_of);
 	if (n > 1)
 		qsort(k, n, sizeof(*k), by_key);
-	for (size_t i = 0; i < n;) {
-		struct osc_sum_row sum = k[i];
-
-		for (i++; i < n && k[i].key == sum.key; i++) {
-			sum.count += k[i].count;
-			sum.kernels += k[i].kernels;
-			sum.total = osc_sat_add(sum.total, k[i].total);
-			sum.self = osc_sat_add(sum.self, k[i].self);
-			sum.dev = osc_sat_add(sum.dev, k[i].dev);
-			sum.dev_total = osc_sat_add(sum.dev_total, k[i].dev_total);
-			sum.min = k[i].min < sum.min ? k[i].min : sum.min;
-			sum.max = k[i].max > sum.max ? k[i].max : sum.max;
-		}
-		sum.run = OSC_NONE;
-		k[out++] = sum;
-	}
-	*nr = out;
+	*nr = n;
 	return k;
 }
 
