@@ -54,8 +54,8 @@ crashers="$root/tests/data/crashers"
 mkdir -p "$crashers"
 status=0
 cd "$root" # libFuzzer's jobs write fuzz-N.log here (git-ignored)
-# Seed a corpus: the small real traces for chrome (and zstd copies of the
-# plain samples, and gzip copies in two members, cut mid-event); for sqlite, trimmed copies
+# Seed a corpus: the small real traces for chrome (and zstd and pzstd copies
+# of the plain samples, and gzip copies in two members, cut mid-event); for sqlite, trimmed copies
 # of the real databases (schema and the first rows of every table) and the
 # bundled gzip'd nvprof sample.
 seed() {
@@ -69,10 +69,16 @@ seed() {
 			{ head -c "$n" "$f" | gzip -c; tail -c +"$((n + 1))" "$f" | gzip -c; } \
 				>"$2/$(basename "$f").2.gz"
 		done
-		# zstd frames too, when the zstd command is there
+		# zstd frames too, when the zstd command is there, and pzstd's (a
+		# skippable frame before each)
 		if command -v zstd >/dev/null; then
 			for f in "$root/samples/"*.json; do
 				zstd -q -f "$f" -o "$2/$(basename "$f").zst"
+			done
+		fi
+		if command -v pzstd >/dev/null; then
+			for f in "$root/samples/"*.json; do
+				pzstd -q -f -p 2 "$f" -o "$2/$(basename "$f").p.zst"
 			done
 		fi ;;
 	pipeline)

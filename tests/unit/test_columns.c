@@ -2,6 +2,7 @@
 #include <criterion/criterion.h>
 #include <locale.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,6 +50,26 @@ Test(columns, format_us_rounds_half_away_from_zero)
 	check_us(0.5, "0.001");
 	check_us(-0.5, "-0.001");
 	check_us(2.5, "0.003"); /* not banker's rounding */
+}
+
+Test(columns, format_us_int_extremes_and_cut)
+{
+	char buf[32];
+
+	osc_format_us_int(INT64_MAX, buf, sizeof(buf));
+	cr_expect_str_eq(buf, "9223372036854775.807");
+	osc_format_us_int(INT64_MIN, buf, sizeof(buf));
+	cr_expect_str_eq(buf, "-9223372036854775.808");
+	osc_format_us_int(-5, buf, sizeof(buf));
+	cr_expect_str_eq(buf, "-0.005");
+	/* a short buffer is cut as snprintf cuts, NUL-terminated */
+	osc_format_us_int(1234567, buf, 6);
+	cr_expect_str_eq(buf, "1234.");
+	buf[0] = 'x';
+	osc_format_us_int(1234567, buf, 1);
+	cr_expect_str_eq(buf, "");
+	osc_format_pct(-12.5, buf, sizeof(buf));
+	cr_expect_str_eq(buf, "-12.50");
 }
 
 Test(columns, format_us_non_finite)

@@ -380,13 +380,32 @@ void osc_agg_set_columns(struct osc_agg *a, struct osc_column *cols, size_t nr)
 	a->nr_cols = nr;
 }
 
-/* v / 10^decimals with exactly `decimals` digits; exact for any long long. */
-static void format_fixed(long long v, unsigned long long scale, int decimals, char *buf,
-			 size_t size)
+/*
+ * v / 10^decimals with exactly `decimals` digits; exact for any long long.
+ * Written digit by digit: a table of a million rows formats tens of
+ * millions of these, and printf's parsing would be most of an export.
+ */
+static void format_fixed(long long v, int decimals, char *buf, size_t size)
 {
 	unsigned long long m = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+	char tmp[48], *p = tmp + sizeof(tmp);
+	size_t len;
 
-	snprintf(buf, size, "%s%llu.%0*llu", v < 0 ? "-" : "", m / scale, decimals, m % scale);
+	for (int d = 0; d < decimals; d++, m /= 10)
+		*--p = (char)('0' + m % 10);
+	*--p = '.';
+	do {
+		*--p = (char)('0' + m % 10);
+		m /= 10;
+	} while (m);
+	if (v < 0)
+		*--p = '-';
+	len = (size_t)(tmp + sizeof(tmp) - p);
+	if (!size)
+		return;
+	len = len < size - 1 ? len : size - 1; /* cut as snprintf cuts */
+	memcpy(buf, p, len);
+	buf[len] = '\0';
 }
 
 /* Rounds half away from zero to 1/scale; false when v is not finite or too big. */
@@ -443,7 +462,7 @@ void osc_format_us(double ns, char *buf, size_t size)
 	long long v;
 
 	if (round_scaled(ns, 1.0, &v))
-		format_fixed(v, 1000, 3, buf, size);
+		format_fixed(v, 3, buf, size);
 	else
 		format_special(ns, 3, 1000.0, buf, size);
 }
@@ -453,7 +472,7 @@ void osc_format_pct(double pct, char *buf, size_t size)
 	long long v;
 
 	if (round_scaled(pct, 100.0, &v))
-		format_fixed(v, 100, 2, buf, size);
+		format_fixed(v, 2, buf, size);
 	else
 		format_special(pct, 2, 1.0, buf, size);
 }
@@ -469,7 +488,7 @@ void osc_format_ratio(double x, char *buf, size_t size)
 /* Integer ns never go through a double: exact for the whole int64 range. */
 void osc_format_us_int(int64_t ns, char *buf, size_t size)
 {
-	format_fixed((long long)ns, 1000, 3, buf, size);
+	format_fixed((long long)ns, 3, buf, size);
 }
 
 void osc_format_dims(const int32_t d[6], char *buf, size_t size)

@@ -26,12 +26,14 @@ static bool is_number(const char *s)
 
 void osc_csv_field(FILE *out, const char *s, unsigned flags)
 {
+	size_t plain = strcspn(s, ",\"\r\n");
+
 	if ((flags & OSC_EXPORT_CSV_SAFE) && *s && strchr("=+-@\t\r", *s) && !is_number(s)) {
 		/* Quoted, so that the quote mark is the cell's first character. */
 		putc('"', out);
 		putc('\'', out);
-	} else if (!strpbrk(s, ",\"\r\n")) {
-		fputs(s, out);
+	} else if (!s[plain]) {
+		fwrite(s, 1, plain, out);
 		return;
 	} else {
 		putc('"', out);

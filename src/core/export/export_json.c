@@ -65,12 +65,26 @@ void osc_export_json_text(FILE *out, const char *json, unsigned flags)
 	}
 }
 
+/* Printable ASCII that a JSON string holds as it is (not a quote or backslash). */
+static bool plain_char(unsigned char ch)
+{
+	return ch >= 0x20 && ch < 0x7f && ch != '"' && ch != '\\';
+}
+
 static void put_string(FILE *out, const char *s, const struct json_state *st)
 {
 	putc('"', out);
 	while (*s) {
 		unsigned char ch = (unsigned char)*s;
+		size_t plain = 0;
 
+		while (plain_char((unsigned char)s[plain]))
+			plain++;
+		if (plain) { /* a run at once: most strings are nothing else */
+			fwrite(s, 1, plain, out);
+			s += plain;
+			continue;
+		}
 		if (ch >= 0x80) {
 			put_non_ascii(out, &s, st->ascii);
 			continue;
@@ -184,6 +198,7 @@ static void json_row(FILE *out, const struct osc_table *t, size_t row, void *sta
 	struct json_state *st = state;
 	char buf[128];
 
+	flockfile(out); /* once per row, not per character */
 	fputs(st->rows++ ? ",\n    {" : "\n    {", out);
 	for (size_t c = 0; c < t->nr_cols; c++) {
 		const char *v = t->cell(t->ctx, row, c, buf, sizeof(buf));
@@ -198,6 +213,7 @@ static void json_row(FILE *out, const struct osc_table *t, size_t row, void *sta
 			fputs(is_json_number(v) ? v : "null", out);
 	}
 	putc('}', out);
+	funlockfile(out);
 }
 
 static void json_end(FILE *out, const struct osc_table *t, void *state)

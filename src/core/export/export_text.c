@@ -166,8 +166,11 @@ static void layout(const struct osc_table *t, struct text_state *st, int width)
 
 static void pad(FILE *out, size_t n)
 {
-	while (n--)
-		putc(' ', out);
+	static const char spaces[] = "                                ";
+
+	for (; n > sizeof(spaces) - 1; n -= sizeof(spaces) - 1)
+		fwrite(spaces, 1, sizeof(spaces) - 1, out);
+	fwrite(spaces, 1, n, out);
 }
 
 /* Write text s aligned in a column of w display columns. */
@@ -200,6 +203,7 @@ static void put_line(FILE *out, const struct osc_table *t, struct text_state *st
 	bool first = true;
 	char buf[CELL_SIZE];
 
+	flockfile(out); /* once per line, not per character */
 	for (size_t c = 0; c < t->nr_cols; c++) {
 		if (!st->width[c])
 			continue;
@@ -210,7 +214,8 @@ static void put_line(FILE *out, const struct osc_table *t, struct text_state *st
 			 header ? t->cols[c].title : t->cell(t->ctx, row, c, buf, sizeof(buf)),
 			 c == last);
 	}
-	putc('\n', out);
+	putc_unlocked('\n', out);
+	funlockfile(out);
 }
 
 static void text_begin(FILE *out, const struct osc_table *t, const struct osc_export_meta *m,
