@@ -260,6 +260,17 @@ Test(calltree, keep_preorder_and_guides)
 	for (size_t i = 0; i < nr; i++)
 		cr_expect_str_eq(osc_mtree_path(&a.m, &a.t, order[i], path, sizeof(path)),
 				 want_all[i]);
+	/* a short buffer keeps the path's first bytes; the length is the whole path's */
+	for (size_t size = 1; size <= 18; size++) {
+		char cut[18];
+		uint32_t gemm = tx_mnode(&a, "step$$conv$$gemm");
+
+		size_t kept = size - 1 < 16 ? size - 1 : 16;
+
+		cr_expect_eq(osc_mtree_path_text(&a.m, &a.t, gemm, cut, size), 16);
+		cr_expect(strlen(cut) == kept && !strncmp(cut, "step$$conv$$gemm", kept),
+			  "size %zu: %s", size, cut);
+	}
 	/* guides: the tree drawn from depth 0 */
 	osc_mtree_last(&a.m, NULL, last);
 	osc_mtree_guide(&a.m, last, tx_mnode(&a, "step$$conv$$gemm"), 0, false, guide,

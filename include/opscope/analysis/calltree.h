@@ -193,6 +193,9 @@ const char *osc_mnode_name(const struct osc_mtree *m, const struct osc_trace *t,
 /* Write the $$-joined path of node n into buf (truncated to size); returns buf. */
 char *osc_mtree_path(const struct osc_mtree *m, const struct osc_trace *t, uint32_t n,
 		     char *buf, size_t size);
+/* The same, returning the whole path's length (size or more: it was cut). */
+size_t osc_mtree_path_text(const struct osc_mtree *m, const struct osc_trace *t, uint32_t n,
+			   char *buf, size_t size);
 
 /*
  * Nodes to show: keep[n] = 1 for nodes at depth [min_depth, max_depth]

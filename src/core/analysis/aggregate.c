@@ -1060,14 +1060,15 @@ static void path_texts(struct agg_ctx *c, const struct osc_group_map *m, struct 
 
 	osc_strtab_init(&out->paths);
 	for (size_t g = 0; g < m->nr; g++) {
-		/* osc_mtree_path cuts at size: grow until the whole path fits. */
-		while (strlen(osc_mtree_path(c->paths, c->t, m->keys[g].node, buf, size)) + 1 >=
-		       size) {
+		size_t len = osc_mtree_path_text(c->paths, c->t, m->keys[g].node, buf, size);
+
+		if (len >= size) { /* it was cut: again, whole */
 			free(buf);
-			size *= 2;
+			size = len + 1;
 			buf = osc_xmalloc(size);
+			osc_mtree_path_text(c->paths, c->t, m->keys[g].node, buf, size);
 		}
-		out->rows[g].path = osc_strtab_intern(&out->paths, buf, strlen(buf));
+		out->rows[g].path = osc_strtab_intern(&out->paths, buf, len);
 	}
 	free(buf);
 }

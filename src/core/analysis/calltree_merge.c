@@ -306,23 +306,45 @@ const char *osc_mnode_name(const struct osc_mtree *m, const struct osc_trace *t,
 	return osc_trace_str(t, m->nodes[n].name);
 }
 
-char *osc_mtree_path(const struct osc_mtree *m, const struct osc_trace *t, uint32_t n,
-		     char *buf, size_t size)
+/* Copy what fits of s[0..n) to buf[at..] so that buf keeps room for a NUL. */
+static void put_cut(char *buf, size_t size, size_t at, const char *s, size_t n)
 {
+	if (at + 1 < size)
+		memcpy(buf + at, s, n < size - 1 - at ? n : size - 1 - at);
+}
+
+size_t osc_mtree_path_text(const struct osc_mtree *m, const struct osc_trace *t, uint32_t n,
+			   char *buf, size_t size)
+{
+	static const char unattributed[] = "<unattributed>";
 	uint32_t chain[256];
 	size_t depth = 0, len = 0;
 
-	buf[0] = '\0';
 	for (uint32_t k = n; k != OSC_NONE && depth < 256; k = m->nodes[k].parent)
 		chain[depth++] = k;
-	while (depth-- > 0 && len < size) {
-		int w = snprintf(buf + len, size - len, "%s%s", len ? "$$" : "",
-				 osc_mnode_name(m, t, chain[depth]));
+	while (depth-- > 0) {
+		uint32_t k = chain[depth];
+		bool synthetic = k == m->unattributed;
+		size_t nl = synthetic ? sizeof(unattributed) - 1
+				      : osc_strtab_len(&t->strs, m->nodes[k].name);
 
-		if (w < 0)
-			break;
-		len += (size_t)w;
+		if (len) {
+			put_cut(buf, size, len, "$$", 2);
+			len += 2;
+		}
+		put_cut(buf, size, len, synthetic ? unattributed : osc_trace_str(t, m->nodes[k].name),
+			nl);
+		len += nl;
 	}
+	if (size)
+		buf[len < size ? len : size - 1] = '\0';
+	return len;
+}
+
+char *osc_mtree_path(const struct osc_mtree *m, const struct osc_trace *t, uint32_t n,
+		     char *buf, size_t size)
+{
+	osc_mtree_path_text(m, t, n, buf, size);
 	return buf;
 }
 
