@@ -9,6 +9,7 @@
  * bad), which keeps a row of millions of events linear.
  */
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -164,9 +165,148 @@ void osc_stats_sums(const int64_t *v, size_t n, struct osc_stats *out)
 	out->mean = (double)sum / (double)n;
 }
 
+/*
+ * Long rows find their three percentiles in one pass: a sorted sample of
+ * the values gives, around each percentile's rank, a bracket of values that
+ * holds it with near certainty; one pass counts the values below each
+ * bracket and copies those inside it, and the rank is selected among those
+ * few. Should a rank fall outside its bracket (or a bracket overflow), the
+ * selection over the whole row answers instead: the values are exact either way.
+ */
+#define SAMPLED_MIN ((size_t)1 << 16) /* rows at least this long */
+#define SAMPLE 4096                    /* values in the sample */
+#define MARGIN 96                      /* sample places on each side of a rank */
+#define CHECK_EVERY 1024               /* values between two looks at the brackets' room */
+#define NR_Q 3
+
+static const double quantiles[NR_Q] = { 0.50, 0.90, 0.99 };
+
+/*
+ * A bracket's counts: the values below lo, equal to lo and equal to hi
+ * (durations repeat: those are counted, not kept), and the values strictly
+ * between, kept.
+ */
+struct bracket {
+	int64_t lo, hi;
+	size_t below, at_lo, at_hi;
+	int64_t *in; /* the values strictly between, nr of them */
+	size_t nr;
+};
+
+/* The k-th smallest value, when bracket b holds it. */
+static bool bracket_kth(struct bracket *b, size_t k, int64_t *out)
+{
+	if (k < b->below)
+		return false;
+	k -= b->below;
+	if (k < b->at_lo) {
+		*out = b->lo;
+		return true;
+	}
+	k -= b->at_lo;
+	if (k < b->nr) {
+		select_kth(b->in, 0, b->nr, k);
+		*out = b->in[k];
+		return true;
+	}
+	k -= b->nr;
+	*out = b->hi;
+	return k < b->at_hi;
+}
+
+/* One bracket's counts while the pass runs (kept in registers). */
+struct tally {
+	int64_t lo, hi;
+	uint64_t gap;   /* values strictly between lo and hi: hi - lo - 1, 0 when lo == hi */
+	size_t below, at_lo, at_hi, nr;
+	int64_t *in;
+};
+
+static inline void tally(struct tally *t, int64_t x)
+{
+	t->below += x < t->lo;
+	t->at_lo += x == t->lo;
+	t->at_hi += x == t->hi;
+	t->in[t->nr] = x; /* kept when strictly between (no branch: in has room) */
+	t->nr += (uint64_t)x - (uint64_t)t->lo - 1 < t->gap;
+}
+
+static struct tally tally_of(const struct bracket *b)
+{
+	return (struct tally){
+		.lo = b->lo, .hi = b->hi, .in = b->in,
+		.gap = b->hi > b->lo ? (uint64_t)b->hi - (uint64_t)b->lo - 1 : 0,
+	};
+}
+
+static void tally_into(const struct tally *t, struct bracket *b)
+{
+	b->below = t->below;
+	b->at_lo = t->at_lo;
+	b->at_hi = b->hi != b->lo ? t->at_hi : 0; /* lo == hi: counted once, as lo */
+	b->nr = t->nr;
+}
+
+/* One pass over v, filling the three brackets; false when one would outgrow cap. */
+static bool fill_brackets(const int64_t *v, size_t n, struct bracket *b, size_t cap)
+{
+	struct tally t0 = tally_of(&b[0]), t1 = tally_of(&b[1]), t2 = tally_of(&b[2]);
+
+	_Static_assert(NR_Q == 3, "one tally per quantile");
+	for (size_t i = 0; i < n; i++) {
+		tally(&t0, v[i]);
+		tally(&t1, v[i]);
+		tally(&t2, v[i]);
+		if (i % CHECK_EVERY == 0 && (t0.nr > cap - CHECK_EVERY || t1.nr > cap - CHECK_EVERY ||
+					     t2.nr > cap - CHECK_EVERY))
+			return false;
+	}
+	tally_into(&t0, &b[0]);
+	tally_into(&t1, &b[1]);
+	tally_into(&t2, &b[2]);
+	return true;
+}
+
+static bool sampled_percentiles(const int64_t *v, size_t n, double *out)
+{
+	int64_t sample[SAMPLE], *space;
+	struct bracket b[NR_Q];
+	uint64_t rng = 0x9e3779b97f4a7c15ull ^ (uint64_t)n;
+	size_t cap = n / 16 + 2 * CHECK_EVERY; /* a bracket holds about n / 20 */
+	bool ok;
+
+	for (size_t j = 0; j < SAMPLE; j++) {
+		rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17; /* xorshift64 */
+		sample[j] = v[rng % n];
+	}
+	qsort(sample, SAMPLE, sizeof(*sample), cmp_i64);
+	space = malloc(NR_Q * cap * sizeof(*space));
+	if (!space)
+		return false;
+	for (int q = 0; q < NR_Q; q++) {
+		size_t at = (size_t)(quantiles[q] * SAMPLE);
+
+		b[q] = (struct bracket){ .lo = at < MARGIN ? INT64_MIN : sample[at - MARGIN],
+					 .hi = at + MARGIN >= SAMPLE ? INT64_MAX : sample[at + MARGIN],
+					 .in = space + q * cap };
+	}
+	ok = fill_brackets(v, n, b, cap);
+	for (int q = 0; q < NR_Q && ok; q++) {
+		size_t i;
+		double t = rank_of(n, quantiles[q], &i);
+		int64_t at = 0, next = 0;
+
+		ok = bracket_kth(&b[q], i, &at) &&
+		     (t == 0 || i + 1 >= n || bracket_kth(&b[q], i + 1, &next));
+		out[q] = t == 0 || i + 1 >= n ? (double)at : lerp(at, next, t);
+	}
+	free(space);
+	return ok;
+}
+
 void osc_stats_compute(int64_t *v, size_t n, struct osc_stats *out)
 {
-	double sq = 0;
+	double sq = 0, p[NR_Q];
 	size_t from = 0;
 
 	osc_stats_sums(v, n, out);
@@ -178,6 +318,12 @@ void osc_stats_compute(int64_t *v, size_t n, struct osc_stats *out)
 		sq += d * d;
 	}
 	out->stddev = n > 1 ? sqrt(sq / (double)(n - 1)) : 0;
+	if (n >= SAMPLED_MIN && sampled_percentiles(v, n, p)) {
+		out->p50 = p[0];
+		out->p90 = p[1];
+		out->p99 = p[2];
+		return;
+	}
 	out->p50 = percentile(v, n, 0.50, &from);
 	out->p90 = percentile(v, n, 0.90, &from);
 	out->p99 = percentile(v, n, 0.99, &from);
