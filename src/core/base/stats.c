@@ -6,7 +6,8 @@
  * tests/tools/recompute.py writes it so both give the same doubles (numpy's
  * own two-sided lerp can differ in the last bit). The ranks are found by
  * selection (three-way quickselect, falling back to a sort when pivots go
- * bad), which keeps a row of millions of events linear.
+ * bad), which keeps a row of millions of events linear; a long row's three
+ * in one pass over brackets a sample gives (see sampled_percentiles).
  */
 #include <math.h>
 #include <stdbool.h>
@@ -84,10 +85,6 @@ static void select_kth(int64_t *v, size_t lo, size_t hi, size_t k)
 		qsort(v + lo, hi - lo, sizeof(*v), cmp_i64);
 }
 
-/*
- * Percentile q of v[0..n), with v[0..*from) already known to be no greater
- * than the rest; advances *from so the next (larger) q selects less.
- */
 /* The fractional rank of percentile q among n values: its whole part in *i. */
 static double rank_of(size_t n, double q, size_t *i)
 {
@@ -105,6 +102,10 @@ static double lerp(int64_t at, int64_t next, double t)
 	return t == 0 ? (double)at : (double)at + ((double)next - (double)at) * t;
 }
 
+/*
+ * Percentile q of v[0..n), with v[0..*from) already known to be no greater
+ * than the rest; advances *from so the next (larger) q selects less.
+ */
 static double percentile(int64_t *v, size_t n, double q, size_t *from)
 {
 	size_t i;
@@ -169,9 +170,10 @@ void osc_stats_sums(const int64_t *v, size_t n, struct osc_stats *out)
  * Long rows find their three percentiles in one pass: a sorted sample of
  * the values gives, around each percentile's rank, a bracket of values that
  * holds it with near certainty; one pass counts the values below each
- * bracket and copies those inside it, and the rank is selected among those
- * few. Should a rank fall outside its bracket (or a bracket overflow), the
- * selection over the whole row answers instead: the values are exact either way.
+ * bracket and at its two ends and copies those strictly between, and the
+ * rank is found among those few. Should a rank fall outside its bracket (or
+ * a bracket overflow), the selection over the whole row answers instead: the
+ * values are exact either way.
  */
 #define SAMPLED_MIN ((size_t)1 << 16) /* rows at least this long */
 #define SAMPLE 4096                    /* values in the sample */
