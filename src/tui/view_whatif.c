@@ -195,15 +195,25 @@ static void whatif_build(struct osc_tui *t, struct osc_view *v)
 }
 
 /*
+ * Whether the rows shown serve another projection: built for the runs and
+ * filter in force, and no projection is still computed.
+ */
+static bool rows_current(const struct osc_tui *t, const struct osc_view *v)
+{
+	const struct whatif_view *wv = v->priv;
+
+	return v->built_gen == t->gen && wv->p->w.trace && !wv->job.job.running;
+}
+
+/*
  * Project p's rows again (the rules or the labels changed, not the rows),
- * unless the rows themselves are due (a selection or filter changed, or a
- * projection is still computed): then the whole build.
+ * unless rows_current says they are due: then the whole build.
  */
 static void reproject(struct osc_tui *t, struct osc_view *v)
 {
 	struct whatif_view *wv = v->priv;
 
-	wv->same_rows = v->built_gen == t->gen && wv->p->w.trace && !wv->job.job.running;
+	wv->same_rows = rows_current(t, v);
 	v->built_gen = t->gen - 1;
 	osc_view_refresh(t, v);
 }
@@ -255,7 +265,7 @@ static void whatif_table(struct osc_tui *t, struct osc_view *v, struct osc_table
 	struct whatif_view *wv = v->priv;
 
 	if (wv->style != t->names.style && osc_level_is_device(wv->level)) { /* m: new labels */
-		wv->same_rows = wv->p->w.trace && !wv->job.job.running;
+		wv->same_rows = rows_current(t, v);
 		whatif_build(t, v);
 		whatif_sort(t, v);
 	}
