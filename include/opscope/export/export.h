@@ -95,6 +95,7 @@ struct osc_export_meta {
 /* The schema every JSON document names (see the man page's JSON SCHEMA). */
 #define OSC_EXPORT_SCHEMA "opscope/1"
 
+/* A format's writer; osc_export_table calls its ops with out locked (flockfile). */
 struct osc_exporter {
 	const char *name;
 	void (*begin)(FILE *out, const struct osc_table *t, const struct osc_export_meta *m,

@@ -48,14 +48,12 @@ void osc_delimited_row(FILE *out, const struct osc_table *t, size_t row, void *s
 	struct delimited_state *st = state;
 	char buf[128];
 
-	flockfile(out); /* once per row, not per character */
 	for (size_t c = 0; c < t->nr_cols; c++) {
 		if (c)
 			putc_unlocked(st->d->sep, out);
 		put_field(out, t->cell(t->ctx, row, c, buf, sizeof(buf)), st);
 	}
 	putc_unlocked('\n', out);
-	funlockfile(out);
 }
 
 void osc_delimited_end(FILE *out, const struct osc_table *t, void *state)

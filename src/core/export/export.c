@@ -71,10 +71,12 @@ enum osc_status osc_export_table(FILE *out, enum osc_export_format f,
 
 	if (isatty(fileno(out)))
 		flags |= OSC_EXPORT_TERMINAL;
+	flockfile(out); /* once for the table, not per character: ops may write unlocked */
 	ex->begin(out, t, m, width, flags, &state);
 	for (size_t r = 0; r < t->nr_rows; r++)
 		ex->row(out, t, r, state);
 	ex->end(out, t, state);
+	funlockfile(out);
 	if (fflush(out) || ferror(out))
 		return osc_error_set(err, OSC_IO, "output", OSC_NO_OFFSET, NULL,
 				     "write failed: %s", strerror(errno ? errno : EIO));

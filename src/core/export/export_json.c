@@ -198,7 +198,6 @@ static void json_row(FILE *out, const struct osc_table *t, size_t row, void *sta
 	struct json_state *st = state;
 	char buf[128];
 
-	flockfile(out); /* once per row, not per character */
 	fputs(st->rows++ ? ",\n    {" : "\n    {", out);
 	for (size_t c = 0; c < t->nr_cols; c++) {
 		const char *v = t->cell(t->ctx, row, c, buf, sizeof(buf));
@@ -213,7 +212,6 @@ static void json_row(FILE *out, const struct osc_table *t, size_t row, void *sta
 			fputs(is_json_number(v) ? v : "null", out);
 	}
 	putc('}', out);
-	funlockfile(out);
 }
 
 static void json_end(FILE *out, const struct osc_table *t, void *state)

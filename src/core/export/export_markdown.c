@@ -101,12 +101,10 @@ static void md_row(FILE *out, const struct osc_table *t, size_t row, void *state
 {
 	char buf[128];
 
-	flockfile(out); /* once per row, not per character */
 	putc_unlocked('|', out);
 	for (size_t c = 0; c < t->nr_cols; c++)
 		put_cell(out, t->cell(t->ctx, row, c, buf, sizeof(buf)), state);
 	putc_unlocked('\n', out);
-	funlockfile(out);
 }
 
 static void md_end(FILE *out, const struct osc_table *t, void *state)

@@ -203,7 +203,6 @@ static void put_line(FILE *out, const struct osc_table *t, struct text_state *st
 	bool first = true;
 	char buf[CELL_SIZE];
 
-	flockfile(out); /* once per line, not per character */
 	for (size_t c = 0; c < t->nr_cols; c++) {
 		if (!st->width[c])
 			continue;
@@ -215,7 +214,6 @@ static void put_line(FILE *out, const struct osc_table *t, struct text_state *st
 			 c == last);
 	}
 	putc_unlocked('\n', out);
-	funlockfile(out);
 }
 
 static void text_begin(FILE *out, const struct osc_table *t, const struct osc_export_meta *m,
