@@ -316,7 +316,6 @@ static void put_cut(char *buf, size_t size, size_t at, const char *s, size_t n)
 size_t osc_mtree_path_text(const struct osc_mtree *m, const struct osc_trace *t, uint32_t n,
 			   char *buf, size_t size)
 {
-	static const char unattributed[] = "<unattributed>";
 	uint32_t chain[256];
 	size_t depth = 0, len = 0;
 
@@ -324,16 +323,16 @@ size_t osc_mtree_path_text(const struct osc_mtree *m, const struct osc_trace *t,
 		chain[depth++] = k;
 	while (depth-- > 0) {
 		uint32_t k = chain[depth];
-		bool synthetic = k == m->unattributed;
-		size_t nl = synthetic ? sizeof(unattributed) - 1
-				      : osc_strtab_len(&t->strs, m->nodes[k].name);
+		const char *name = osc_mnode_name(m, t, k);
+		/* a trace string's length is known; the synthetic root's is not one */
+		size_t nl = k == m->unattributed ? strlen(name)
+						 : osc_strtab_len(&t->strs, m->nodes[k].name);
 
 		if (len) {
 			put_cut(buf, size, len, "$$", 2);
 			len += 2;
 		}
-		put_cut(buf, size, len, synthetic ? unattributed : osc_trace_str(t, m->nodes[k].name),
-			nl);
+		put_cut(buf, size, len, name, nl);
 		len += nl;
 	}
 	if (size)
