@@ -190,8 +190,9 @@ static const double quantiles[NR_Q] = { 0.50, 0.90, 0.99 };
  */
 struct bracket {
 	int64_t lo, hi;
+	uint64_t gap; /* how many values lie strictly between: hi - lo - 1, 0 when lo == hi */
 	size_t below, at_lo, at_hi;
-	int64_t *in; /* the values strictly between, nr of them */
+	int64_t *in;  /* the values strictly between, nr of them */
 	size_t nr;
 };
 
@@ -216,56 +217,38 @@ static bool bracket_kth(struct bracket *b, size_t k, int64_t *out)
 	return k < b->at_hi;
 }
 
-/* One bracket's counts while the pass runs (kept in registers). */
-struct tally {
-	int64_t lo, hi;
-	uint64_t gap;   /* values strictly between lo and hi: hi - lo - 1, 0 when lo == hi */
-	size_t below, at_lo, at_hi, nr;
-	int64_t *in;
-};
-
-static inline void tally(struct tally *t, int64_t x)
+static inline void count_in(struct bracket *b, int64_t x)
 {
-	t->below += x < t->lo;
-	t->at_lo += x == t->lo;
-	t->at_hi += x == t->hi;
-	t->in[t->nr] = x; /* kept when strictly between (no branch: in has room) */
-	t->nr += (uint64_t)x - (uint64_t)t->lo - 1 < t->gap;
+	b->below += x < b->lo;
+	b->at_lo += x == b->lo;
+	b->at_hi += x == b->hi;
+	b->in[b->nr] = x; /* kept when strictly between (no branch: in has room) */
+	b->nr += (uint64_t)x - (uint64_t)b->lo - 1 < b->gap;
 }
 
-static struct tally tally_of(const struct bracket *b)
-{
-	return (struct tally){
-		.lo = b->lo, .hi = b->hi, .in = b->in,
-		.gap = b->hi > b->lo ? (uint64_t)b->hi - (uint64_t)b->lo - 1 : 0,
-	};
-}
-
-static void tally_into(const struct tally *t, struct bracket *b)
-{
-	b->below = t->below;
-	b->at_lo = t->at_lo;
-	b->at_hi = b->hi != b->lo ? t->at_hi : 0; /* lo == hi: counted once, as lo */
-	b->nr = t->nr;
-}
-
-/* One pass over v, filling the three brackets; false when one would outgrow cap. */
+/*
+ * One pass over v, filling the three brackets (copies of them, which the
+ * compiler keeps in registers); false when one would outgrow cap.
+ */
 static bool fill_brackets(const int64_t *v, size_t n, struct bracket *b, size_t cap)
 {
-	struct tally t0 = tally_of(&b[0]), t1 = tally_of(&b[1]), t2 = tally_of(&b[2]);
+	struct bracket b0 = b[0], b1 = b[1], b2 = b[2];
 
-	_Static_assert(NR_Q == 3, "one tally per quantile");
+	_Static_assert(NR_Q == 3, "one bracket per quantile");
 	for (size_t i = 0; i < n; i++) {
-		tally(&t0, v[i]);
-		tally(&t1, v[i]);
-		tally(&t2, v[i]);
-		if (i % CHECK_EVERY == 0 && (t0.nr > cap - CHECK_EVERY || t1.nr > cap - CHECK_EVERY ||
-					     t2.nr > cap - CHECK_EVERY))
+		count_in(&b0, v[i]);
+		count_in(&b1, v[i]);
+		count_in(&b2, v[i]);
+		if (i % CHECK_EVERY == 0 && (b0.nr > cap - CHECK_EVERY || b1.nr > cap - CHECK_EVERY ||
+					     b2.nr > cap - CHECK_EVERY))
 			return false;
 	}
-	tally_into(&t0, &b[0]);
-	tally_into(&t1, &b[1]);
-	tally_into(&t2, &b[2]);
+	b[0] = b0;
+	b[1] = b1;
+	b[2] = b2;
+	for (int q = 0; q < NR_Q; q++)
+		if (b[q].hi == b[q].lo) /* counted twice: as lo, and as hi */
+			b[q].at_hi = 0;
 	return true;
 }
 
@@ -291,6 +274,7 @@ static bool sampled_percentiles(const int64_t *v, size_t n, double *out)
 		b[q] = (struct bracket){ .lo = at < MARGIN ? INT64_MIN : sample[at - MARGIN],
 					 .hi = at + MARGIN >= SAMPLE ? INT64_MAX : sample[at + MARGIN],
 					 .in = space + q * cap };
+		b[q].gap = b[q].hi > b[q].lo ? (uint64_t)b[q].hi - (uint64_t)b[q].lo - 1 : 0;
 	}
 	ok = fill_brackets(v, n, b, cap);
 	for (int q = 0; q < NR_Q && ok; q++) {
