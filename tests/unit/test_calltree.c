@@ -1,6 +1,7 @@
 /* test_calltree.c - nesting by time, self times, lookups and the merged tree. */
 #include <criterion/criterion.h>
 
+#include "opscope/base/threads.h"
 #include "tree_fixture.h"
 
 struct want {
@@ -404,4 +405,154 @@ Test(calltree, subtree_of_one_op)
 	cr_expect_eq(m.m_of[tx_node(&a, "relu")], OSC_NONE);
 	osc_mtree_release(&m);
 	tx_release(&a);
+}
+
+/* ---- shares of a big trace: the same tree on any number of cores ---- */
+
+static uint64_t next_random(uint64_t *s)
+{
+	*s ^= *s << 13, *s ^= *s >> 7, *s ^= *s << 17;
+	return *s;
+}
+
+/*
+ * n random events on 3 threads of unequal weight (60, 35, 5 %): ops and
+ * runtime calls starting 0-5 units apart, mostly short and some long, so they
+ * nest, overlap partially, tie and have zero length; enough for a build on
+ * several cores (a share is 65,536 events).
+ */
+static struct tx_event *random_events(size_t n)
+{
+	static const char *const names[] = { "a", "b", "c", "d" };
+	struct tx_event *ev = calloc(n, sizeof(*ev));
+	int64_t at[3] = { 0, 0, 0 };
+	uint64_t s = 0x9e3779b97f4a7c15ull;
+
+	for (size_t i = 0; i < n; i++) {
+		uint64_t r = next_random(&s);
+		int th = r % 100 < 60 ? 0 : r % 100 < 95 ? 1 : 2;
+
+		/* in units of 300 ns: legacy PyTorch's 1 µs slack takes some ends, not all */
+		at[th] += 300 * (int64_t)(next_random(&s) % 6);
+		ev[i] = (struct tx_event)TX(names[r >> 40 & 3], HOST_OP, th, at[th],
+					    300 * (int64_t)(next_random(&s) % (r >> 20 & 7 ? 40 : 400)),
+					    0, 0, NULL);
+		if ((r >> 30 & 7) == 0)
+			ev[i].kind = OSC_KIND_RUNTIME;
+	}
+	return ev;
+}
+
+static void expect_same_tree(const struct osc_trace *t, const struct osc_calltree *a,
+			     const struct osc_calltree *b)
+{
+	cr_assert_eq(a->nr, b->nr);
+	cr_assert_eq(a->nr_threads, b->nr_threads);
+	cr_expect_eq(a->nr_overlaps, b->nr_overlaps);
+	cr_expect_eq(a->nr_roots, b->nr_roots);
+	cr_expect_eq(a->max_depth, b->max_depth);
+	for (size_t n = 0; n < a->nr; n++) {
+		const struct osc_tree_node *x = &a->nodes[n], *y = &b->nodes[n];
+
+		cr_assert(x->event == y->event && x->parent == y->parent &&
+				  x->first_child == y->first_child &&
+				  x->next_sibling == y->next_sibling && x->depth == y->depth &&
+				  x->name == y->name && x->dur == y->dur && x->self == y->self,
+			  "node %zu differs", n);
+		cr_assert_eq(a->by_thread[n], b->by_thread[n]);
+	}
+	for (size_t i = 0; i < t->nr_events; i++)
+		cr_assert_eq(a->node_of[i], b->node_of[i], "event %zu", i);
+	for (size_t th = 0; th <= a->nr_threads; th++)
+		cr_assert_eq(a->thread_first[th], b->thread_first[th]);
+}
+
+/* A tree built on one core, then on all, for each format's nesting rules. */
+Test(calltree, shares_build_the_same_tree)
+{
+	static const enum osc_format formats[] = { OSC_FORMAT_KINETO, OSC_FORMAT_PYTORCH_LEGACY };
+	size_t n = 200000;
+	struct tx_event *ev = random_events(n);
+
+	if (osc_threads() < 2)
+		cr_skip_test("one CPU: the tree is built on one core only");
+	for (size_t f = 0; f < sizeof(formats) / sizeof(formats[0]); f++) {
+		struct osc_trace t;
+		struct osc_catsel host = { .kinds = OSC_KIND_BIT(HOST_OP) };
+		struct osc_calltree one, all;
+
+		tx_build(&t, formats[f], ev, n);
+		osc_threads_cap(1);
+		osc_calltree_build(&t, &host, &one);
+		osc_threads_cap(0);
+		osc_calltree_build(&t, &host, &all);
+		cr_assert_gt(one.nr_overlaps, 0, "partial overlaps are exercised");
+		cr_assert_gt(one.max_depth, 3, "nesting is exercised");
+		expect_same_tree(&t, &one, &all);
+		osc_calltree_release(&one);
+		osc_calltree_release(&all);
+		osc_trace_release(&t);
+	}
+	free(ev);
+}
+
+/* A rebuild in a tree's own memory, for more nodes and then fewer, is a fresh build. */
+Test(calltree, rebuild_is_a_fresh_build)
+{
+	size_t n = 150000;
+	struct tx_event *ev = random_events(n);
+	struct osc_trace t;
+	struct osc_catsel ops = { .kinds = OSC_KIND_BIT(HOST_OP) };
+	struct osc_catsel wide = { .kinds = OSC_KIND_BIT(HOST_OP) | OSC_KIND_BIT(RUNTIME) };
+	struct osc_calltree tree, fresh;
+
+	tx_build(&t, OSC_FORMAT_KINETO, ev, n);
+	osc_calltree_build(&t, &ops, &tree);
+	osc_calltree_rebuild(&t, &wide, &tree);
+	osc_calltree_build(&t, &wide, &fresh);
+	cr_assert_gt(fresh.nr, 0);
+	expect_same_tree(&t, &tree, &fresh);
+	osc_calltree_release(&fresh);
+	osc_calltree_rebuild(&t, &ops, &tree);
+	osc_calltree_build(&t, &ops, &fresh);
+	expect_same_tree(&t, &tree, &fresh);
+	osc_calltree_release(&fresh);
+	osc_calltree_release(&tree);
+	osc_trace_release(&t);
+	free(ev);
+}
+
+/* A walk answers as osc_calltree_find: in model order, and going back in time. */
+Test(calltree, walk_finds_as_find)
+{
+	size_t n = 20000;
+	struct tx_event *ev = random_events(n);
+	struct osc_trace t;
+	struct osc_catsel ops = { .kinds = OSC_KIND_BIT(HOST_OP) };
+	struct osc_calltree c;
+	struct osc_calltree_walk w;
+	uint64_t s = 42, found = 0;
+
+	tx_build(&t, OSC_FORMAT_KINETO, ev, n);
+	osc_calltree_build(&t, &ops, &c);
+	osc_calltree_walk_init(&w, &c);
+	for (size_t i = 0; i < t.nr_events; i++) {
+		const struct osc_event *e = &t.events[i];
+		uint32_t want = osc_calltree_find(&c, &t, e->thread, e->ts);
+
+		cr_assert_eq(osc_calltree_walk_find(&w, &c, &t, e->thread, e->ts), want, "event %zu", i);
+		found += want != OSC_NONE;
+	}
+	cr_assert_gt(found, n / 2);
+	for (size_t i = 0; i < 20000; i++) { /* any order, threads beyond the last too */
+		uint32_t th = (uint32_t)(next_random(&s) % 4);
+		int64_t ts = (int64_t)(next_random(&s) % 20000000) - 1000;
+
+		cr_assert_eq(osc_calltree_walk_find(&w, &c, &t, th, ts),
+			     osc_calltree_find(&c, &t, th, ts), "thread %u at %lld", th, (long long)ts);
+	}
+	osc_calltree_walk_release(&w);
+	osc_calltree_release(&c);
+	osc_trace_release(&t);
+	free(ev);
 }

@@ -127,6 +127,11 @@ struct osc_calltree {
 /* Build the instance tree of the events of t selected by host. */
 void osc_calltree_build(const struct osc_trace *t, const struct osc_catsel *host,
 			struct osc_calltree *out);
+
+/* Build tree again for another selection, in the memory it has (its old
+   nodes are gone; a rebuild touches few fresh pages). */
+void osc_calltree_rebuild(const struct osc_trace *t, const struct osc_catsel *host,
+			  struct osc_calltree *tree);
 void osc_calltree_release(struct osc_calltree *c);
 
 /*
@@ -135,6 +140,21 @@ void osc_calltree_release(struct osc_calltree *c);
  */
 uint32_t osc_calltree_find(const struct osc_calltree *c, const struct osc_trace *t,
 			   uint32_t thread, int64_t ts);
+
+/*
+ * osc_calltree_find for a pass whose times never go back on a thread (the
+ * events in model order): a cursor per thread steps forward instead of
+ * bisecting, O(N) for the whole pass. A time before the thread's last one
+ * is bisected, so any order gives the same answers.
+ */
+struct osc_calltree_walk {
+	size_t *next; /* per thread: in by_thread, its first node after the last time asked */
+};
+
+void osc_calltree_walk_init(struct osc_calltree_walk *w, const struct osc_calltree *c);
+uint32_t osc_calltree_walk_find(struct osc_calltree_walk *w, const struct osc_calltree *c,
+				const struct osc_trace *t, uint32_t thread, int64_t ts);
+void osc_calltree_walk_release(struct osc_calltree_walk *w);
 
 /* ---- the merged tree ---- */
 
