@@ -1,6 +1,7 @@
 /* test_correlate.c - device events to launches to host ops, with the method used. */
 #include <criterion/criterion.h>
 
+#include "opscope/base/threads.h"
 #include "tree_fixture.h"
 
 /* The device link of the first event named name. */
@@ -535,4 +536,107 @@ Test(correlate, relinked_frames_equal_a_fresh_correlation)
 	expect_relink_is_fresh("tests/data/measures-frames.json");
 	/* last: skips the test when ../shared is absent */
 	expect_relink_is_fresh("../shared/traces/tracelens/sglang_decode/sglang_Qwen3-8B_decode.json.gz");
+}
+
+/*
+ * Many steps k (op k, its launch, its kernel), linked in every way at once,
+ * so the links are listed on several cores (65,536 events a share):
+ *   thread 0: op k [200k, 200k+100) ext k+1
+ *             launch k [200k+10, +10): corr 2k+1; ext k+1 when k % 3 == 0 (the
+ *             op by External id), else none (by window); k % 5 == 4: no corr
+ *             but a flow start inside it (id k+1)
+ *   thread 1: kernel k [200k+50, +10): corr 2k+1, or the flow's end
+ *   thread 2: kernel k [200k+60, +5) corr 10^7+k when k % 7 == 0 (no launch
+ *             has it: unattributed)
+ */
+static struct tx_event *many_steps(size_t steps, size_t *n)
+{
+	struct tx_event *ev = calloc(6 * steps, sizeof(*ev));
+
+	*n = 0;
+	for (size_t k = 0; k < steps; k++) {
+		int64_t t0 = 200 * (int64_t)k, id = (int64_t)k + 1;
+		bool flow = k % 5 == 4;
+
+		ev[(*n)++] = (struct tx_event)TX("op", HOST_OP, 0, t0, 100, 0, id, NULL);
+		ev[(*n)++] = (struct tx_event)TX("launch", RUNTIME, 0, t0 + 10, 10,
+						 flow ? 0 : 2 * id - 1, k % 3 ? 0 : id, NULL);
+		if (flow) {
+			ev[(*n)++] = (struct tx_event)TS(0, t0 + 11, id);
+			ev[(*n)++] = (struct tx_event)TF(1, t0 + 50, id);
+		}
+		ev[(*n)++] = (struct tx_event)TX("kernel", KERNEL, 1, t0 + 50, 10,
+						 flow ? 0 : 2 * id - 1, 0, NULL);
+		if (k % 7 == 0)
+			ev[(*n)++] = (struct tx_event)TX("orphan", KERNEL, 2, t0 + 60, 5,
+							 10000000 + (int64_t)k, 0, NULL);
+	}
+	return ev;
+}
+
+static void expect_same_links(const struct osc_trace *t, const struct osc_correlation *a,
+			      const struct osc_correlation *b)
+{
+	cr_assert_eq(a->nr_launches, b->nr_launches);
+	cr_assert_eq(a->nr_devs, b->nr_devs);
+	cr_assert_eq(a->no_host, b->no_host);
+	for (int m = 0; m < OSC_LINK_COUNT; m++)
+		cr_assert_eq(a->by_method[m], b->by_method[m], "method %s", osc_link_name(m));
+	for (size_t l = 0; l < a->nr_launches; l++) {
+		const struct osc_launch_link *x = &a->launches[l], *y = &b->launches[l];
+
+		cr_assert(x->event == y->event && x->node == y->node && x->method == y->method &&
+				  x->nr_device == y->nr_device, "launch %zu differs", l);
+	}
+	for (size_t d = 0; d < a->nr_devs; d++) {
+		const struct osc_dev_link *x = &a->devs[d], *y = &b->devs[d];
+
+		cr_assert(x->event == y->event && x->launch == y->launch && x->node == y->node &&
+				  x->method == y->method && x->host_method == y->host_method &&
+				  x->delay == y->delay && x->queue == y->queue,
+			  "device event %zu differs", d);
+	}
+	for (size_t i = 0; i < t->nr_events; i++)
+		cr_assert(a->launch_of[i] == b->launch_of[i] && a->dev_of[i] == b->dev_of[i],
+			  "event %zu", i);
+}
+
+Test(correlate, many_steps_on_one_core_and_on_all)
+{
+	size_t n, steps = 50000;
+	struct tx_event *ev = many_steps(steps, &n);
+	struct tx_analysis a;
+	struct osc_correlation all;
+
+	osc_threads_cap(1);
+	tx_analyse(&a, OSC_FORMAT_KINETO, ev, n);
+	osc_threads_cap(0);
+	cr_assert_gt(a.t.nr_events, 2 * 65536, "enough events for two shares");
+	/* each kernel is its step's op's, the way the step says */
+	for (size_t d = 0; d < a.corr.nr_devs; d++) {
+		const struct osc_dev_link *dl = &a.corr.devs[d];
+		const struct osc_event *e = &a.t.events[dl->event];
+		size_t k = (size_t)(e->ts / 200);
+
+		if (e->name == fx_str(&a.t, "orphan")) {
+			cr_assert_eq(dl->method, OSC_LINK_NONE);
+			continue;
+		}
+		cr_assert_eq(dl->method, k % 5 == 4 ? OSC_LINK_FLOW : OSC_LINK_CORRELATION, "k %zu", k);
+		cr_assert_eq(dl->host_method, k % 3 ? OSC_LINK_WINDOW : OSC_LINK_EXTERNAL_ID,
+			     "k %zu", k);
+		cr_assert_neq(dl->node, OSC_NONE);
+		cr_assert_eq(a.t.events[a.c.nodes[dl->node].event].ts, 200 * (int64_t)k, "k %zu", k);
+		cr_assert_eq(dl->delay, 40);
+	}
+	if (osc_threads() < 2) {
+		tx_release(&a);
+		free(ev);
+		cr_skip_test("one CPU: the links are listed on one core only");
+	}
+	osc_correlate(&a.t, &a.c, &a.launch, &a.device, &all);
+	expect_same_links(&a.t, &a.corr, &all);
+	osc_correlation_release(&all);
+	tx_release(&a);
+	free(ev);
 }

@@ -1,10 +1,15 @@
 /*
  * correlate.c - linking device events to their launches and host ops.
  *
- * Every lookup table is a sorted array of (key, key2, value) triples,
- * searched by bisection: ids are not always dense (flow ids, External ids
- * of merged traces), and one structure serves the correlation id, External
- * id, flow id, (thread, ts) and (op name, ts) lookups. O(N log N) overall.
+ * Ids (correlation, External, flow) are looked up in id indexes
+ * (id_index.h): pages of a direct array where a profiler's counters make
+ * them dense, else sorted. The (thread, ts) lookups of launches and flows
+ * are their lists grouped by thread, already in ts order; the (op name, ts)
+ * lookup of ORT is a sorted array of (key, key2, value) triples. All are
+ * searched by bisection, the launches' host nodes by a walk of the tree
+ * (osc_calltree_walk). The launches and device events are listed on all
+ * cores, the nodes' lookups built beside the launches'. O(N log N) at
+ * worst; about O(N) on a trace in model order with dense ids.
  * See correlate.h for the methods and their order of preference.
  */
 #include <stdbool.h>
@@ -13,6 +18,8 @@
 
 #include "opscope/base/alloc.h"
 #include "opscope/analysis/correlate.h"
+#include "base/id_index.h"
+#include "base/parallel.h"
 #include "base/radix.h"
 
 static const char *const link_names[] = {
@@ -46,42 +53,61 @@ static void table_add(struct table *tb, int64_t key, int64_t key2, uint32_t val)
 	tb->e[tb->nr++] = (struct entry){ key, key2, val };
 }
 
+/* The entries in order idx have nondecreasing keys (key2 when second). */
+static bool in_order(const struct table *tb, const uint32_t *idx, bool second)
+{
+	for (size_t i = 1; i < tb->nr; i++) {
+		const struct entry *a = &tb->e[idx[i - 1]], *b = &tb->e[idx[i]];
+
+		if (second ? a->key2 > b->key2 : a->key > b->key)
+			return false;
+	}
+	return true;
+}
+
+/* Sort idx stably by the entries' key (key2 when second). */
+static void sort_by(const struct table *tb, uint32_t *idx, bool second)
+{
+	size_t n = tb->nr;
+	uint64_t *k = osc_xreallocarray(NULL, n, sizeof(*k));
+
+	if (in_order(tb, idx, second)) {
+		free(k);
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		k[i] = osc_radix_key(second ? tb->e[idx[i]].key2 : tb->e[idx[i]].key);
+	osc_radix_sort_pairs(k, idx, n);
+	free(k);
+}
+
 /*
  * Order by (key, key2, val). Entries are added in val order, so a stable
- * sort by key2, then by key, gives it: two radix sorts of the entries'
- * indices (radix.h), then one permutation.
+ * sort by key2, then by key, gives it: radix sorts (radix.h) of the
+ * entries' indices, each skipped where the order already holds (the events
+ * are in ts order, so a (thread, ts) table is sorted by key2 as added),
+ * then one permutation.
  */
 static void table_sort(struct table *tb)
 {
 	size_t n = tb->nr;
-	uint64_t *k, *k2;
-	uint32_t *idx, *idx2;
+	uint32_t *idx;
 	struct entry *sorted;
 
 	if (n < 2)
 		return;
-	k = osc_xreallocarray(NULL, n, sizeof(*k));
-	k2 = osc_xreallocarray(NULL, n, sizeof(*k2));
 	idx = osc_xreallocarray(NULL, n, sizeof(*idx));
-	idx2 = osc_xreallocarray(NULL, n, sizeof(*idx2));
-	for (size_t i = 0; i < n; i++) {
-		k[i] = osc_radix_key(tb->e[i].key2);
-		idx[i] = (uint32_t)i;
-	}
-	osc_radix_sort(k, idx, k2, idx2, n);
 	for (size_t i = 0; i < n; i++)
-		k[i] = osc_radix_key(tb->e[idx[i]].key);
-	osc_radix_sort(k, idx, k2, idx2, n);
+		idx[i] = (uint32_t)i;
+	sort_by(tb, idx, true);
+	sort_by(tb, idx, false);
 	sorted = osc_xreallocarray(NULL, n, sizeof(*sorted));
 	for (size_t i = 0; i < n; i++)
 		sorted[i] = tb->e[idx[i]];
 	free(tb->e);
 	tb->e = sorted;
 	tb->alloc = n;
-	free(k);
-	free(k2);
 	free(idx);
-	free(idx2);
 }
 
 /* First entry > (key, key2) if after, else first entry >= (key, key2); or tb->nr. */
@@ -112,28 +138,110 @@ static size_t table_upper(const struct table *tb, int64_t key, int64_t key2)
 	return table_bound(tb, key, key2, true);
 }
 
-/* Value of the first entry with key (the earliest in model order), or OSC_NONE. */
-static uint32_t table_get(const struct table *tb, int64_t key)
-{
-	size_t i = table_lower(tb, key, INT64_MIN);
+/* ---- per-thread time lookups ---- */
 
-	return i < tb->nr && tb->e[i].key == key ? tb->e[i].val : OSC_NONE;
+/*
+ * Items (launches, f flows) added in ts order, grouped by thread: a stable
+ * counting sort by thread keeps each group in ts order, with no sort by
+ * time at all. Searched by bisection within a thread's group.
+ */
+struct groups {
+	int64_t *ts;       /* the items' starts: as added, then grouped */
+	uint32_t *item;
+	uint32_t *thread;  /* the items' threads as added; NULL once grouped */
+	size_t *first;     /* per thread: its group's start (nr_threads + 1) */
+	size_t nr, alloc, nr_threads;
+};
+
+static void groups_add(struct groups *g, uint32_t thread, int64_t ts, uint32_t item)
+{
+	if (g->nr == g->alloc) {
+		g->alloc = g->alloc ? g->alloc * 3 / 2 : 16;
+		g->ts = osc_xreallocarray(g->ts, g->alloc, sizeof(*g->ts));
+		g->item = osc_xreallocarray(g->item, g->alloc, sizeof(*g->item));
+		g->thread = osc_xreallocarray(g->thread, g->alloc, sizeof(*g->thread));
+	}
+	g->ts[g->nr] = ts;
+	g->item[g->nr] = item;
+	g->thread[g->nr++] = thread;
+}
+
+static void groups_finish(struct groups *g, size_t nr_threads)
+{
+	size_t *at = osc_xcalloc(nr_threads + 1, sizeof(*at));
+	int64_t *ts = osc_xmalloc((g->nr ? g->nr : 1) * sizeof(*ts));
+	uint32_t *item = osc_xmalloc((g->nr ? g->nr : 1) * sizeof(*item));
+
+	g->nr_threads = nr_threads;
+	g->first = osc_xcalloc(nr_threads + 1, sizeof(*g->first));
+	for (size_t i = 0; i < g->nr; i++)
+		g->first[g->thread[i] + 1]++;
+	for (size_t th = 0; th < nr_threads; th++) {
+		g->first[th + 1] += g->first[th];
+		at[th] = g->first[th];
+	}
+	for (size_t i = 0; i < g->nr; i++) {
+		size_t to = at[g->thread[i]]++;
+
+		ts[to] = g->ts[i];
+		item[to] = g->item[i];
+	}
+	free(g->ts);
+	free(g->item);
+	free(g->thread);
+	free(at);
+	g->ts = ts;
+	g->item = item;
+	g->thread = NULL;
+}
+
+/* In thread's group, the first item starting after ts (after) or at or
+   after it; the group's end when none does. */
+static size_t groups_bound(const struct groups *g, uint32_t thread, int64_t ts, bool after)
+{
+	size_t lo, hi;
+
+	if (thread >= g->nr_threads)
+		return 0;
+	lo = g->first[thread];
+	hi = g->first[thread + 1];
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (g->ts[mid] < ts || (after && g->ts[mid] == ts))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static void groups_release(struct groups *g)
+{
+	free(g->ts);
+	free(g->item);
+	free(g->thread);
+	free(g->first);
+	memset(g, 0, sizeof(*g));
 }
 
 /* ---- the correlator ---- */
+
+/* Events per core below which the links are listed on one thread. */
+#define LINK_PART_MIN 65536
 
 struct ctx {
 	const struct osc_trace *t;
 	const struct osc_calltree *c;
 	struct osc_correlation *out;
-	struct table launch_by_corr; /* correlation id -> launch */
-	struct table launch_by_time; /* (thread, ts) -> launch */
-	struct table node_by_ext;    /* External id -> node */
-	struct table node_by_corr;   /* correlation id -> node (ORT) */
-	struct table node_by_op;     /* (op name, ts) -> node (ORT) */
-	int64_t *op_reach;           /* per node_by_op entry: latest end of its op's up to it */
-	struct table flow_start;     /* flow id -> s flow (index into t->flows) */
-	struct table flow_end;       /* (thread, ts) -> f flow */
+	struct osc_id_index launch_by_corr; /* correlation id -> launch */
+	struct groups launch_by_time;       /* (thread, ts) -> launch */
+	struct osc_id_index node_by_ext;    /* External id -> node */
+	struct osc_id_index node_by_corr;   /* correlation id -> node (ORT) */
+	struct table node_by_op;            /* (op name, ts) -> node (ORT) */
+	int64_t *op_reach;                  /* per node_by_op entry: latest end of its op's up to it */
+	struct osc_id_index flow_start;     /* flow id -> s flow (index into t->flows) */
+	struct groups flow_end;             /* (thread, ts) -> f flow */
 };
 
 static int64_t end_of(const struct osc_event *e)
@@ -151,67 +259,110 @@ static int64_t gap(int64_t a, int64_t b)
 	return __builtin_sub_overflow(b, a, &d) ? INT64_MAX : d;
 }
 
-static void collect(struct ctx *x, const struct osc_catsel *launch,
-		    const struct osc_catsel *device)
+/*
+ * One core's share of the events while the launches and device events are
+ * listed: counted first, then written from the share's first numbers.
+ */
+struct share {
+	const struct osc_trace *t;
+	const struct osc_catsel *launch, *device;
+	struct osc_correlation *out;
+	size_t from, to;
+	size_t nr_launches, nr_devs; /* counted, then the share's first numbers */
+};
+
+static void count_links(void *arg, size_t i)
+{
+	struct share *w = &((struct share *)arg)[i];
+
+	for (size_t e = w->from; e < w->to; e++) {
+		const struct osc_event *ev = &w->t->events[e];
+
+		if (osc_catsel_has(w->device, ev))
+			w->nr_devs++;
+		else if (osc_catsel_has(w->launch, ev))
+			w->nr_launches++;
+	}
+}
+
+static void list_links(void *arg, size_t i)
+{
+	struct share *w = &((struct share *)arg)[i];
+	struct osc_correlation *out = w->out;
+	size_t l = w->nr_launches, d = w->nr_devs;
+
+	for (size_t e = w->from; e < w->to; e++) {
+		const struct osc_event *ev = &w->t->events[e];
+
+		out->launch_of[e] = out->dev_of[e] = OSC_NONE;
+		if (osc_catsel_has(w->device, ev)) {
+			out->dev_of[e] = (uint32_t)d;
+			out->devs[d++] = (struct osc_dev_link){
+				.event = (uint32_t)e, .launch = OSC_NONE, .node = OSC_NONE,
+			};
+		} else if (osc_catsel_has(w->launch, ev)) {
+			out->launch_of[e] = (uint32_t)l;
+			out->launches[l++] = (struct osc_launch_link){
+				.event = (uint32_t)e, .node = OSC_NONE,
+			};
+		}
+	}
+}
+
+/* The launches and device events, in model order, listed on all cores. */
+static void list_all_links(struct ctx *x, const struct osc_catsel *launch,
+			   const struct osc_catsel *device)
 {
 	const struct osc_trace *t = x->t;
 	struct osc_correlation *out = x->out;
-	size_t alloc_l = 0, alloc_d = 0;
+	size_t parts = osc_parallel_parts(t->nr_events, LINK_PART_MIN);
+	struct share *w = osc_xcalloc(parts, sizeof(*w));
 
-	for (size_t i = 0; i < t->nr_events; i++) {
+	for (size_t i = 0; i < parts; i++)
+		w[i] = (struct share){ .t = t, .launch = launch, .device = device, .out = out,
+				       .from = t->nr_events * i / parts,
+				       .to = t->nr_events * (i + 1) / parts };
+	osc_parallel_run(parts, count_links, w);
+	for (size_t i = 0; i < parts; i++) {
+		size_t nl = w[i].nr_launches, nd = w[i].nr_devs;
+
+		w[i].nr_launches = out->nr_launches;
+		w[i].nr_devs = out->nr_devs;
+		out->nr_launches += nl;
+		out->nr_devs += nd;
+	}
+	out->launches = osc_xmalloc((out->nr_launches ? out->nr_launches : 1) *
+				    sizeof(*out->launches));
+	out->devs = osc_xmalloc((out->nr_devs ? out->nr_devs : 1) * sizeof(*out->devs));
+	osc_parallel_run(parts, list_links, w);
+	free(w);
+}
+
+/* The lookups of the host nodes: by External id, correlation id, op name. */
+static void index_nodes(struct ctx *x)
+{
+	const struct osc_trace *t = x->t;
+	const struct osc_calltree *c = x->c;
+
+	for (size_t n = 0; n < c->nr; n++) {
+		uint32_t i = c->nodes[n].event;
 		const struct osc_event *e = &t->events[i];
-		uint32_t node = x->c->node_of[i];
 
-		out->launch_of[i] = out->dev_of[i] = OSC_NONE;
-		if (node != OSC_NONE) {
-			if (e->ext != OSC_ID_NONE)
-				table_add(&x->node_by_ext, e->ext, 0, node);
-			if (e->corr_id != OSC_ID_NONE)
-				table_add(&x->node_by_corr, e->corr_id, 0, node);
-			if (t->format == OSC_FORMAT_ORT)
-				table_add(&x->node_by_op, osc_trace_op(t, i), e->ts, node);
-		}
-		if (osc_catsel_has(device, e)) {
-			OSC_GROW(out->devs, out->nr_devs + 1, alloc_d);
-			out->dev_of[i] = (uint32_t)out->nr_devs;
-			out->devs[out->nr_devs++] = (struct osc_dev_link){
-				.event = (uint32_t)i, .launch = OSC_NONE, .node = OSC_NONE,
-			};
-		} else if (osc_catsel_has(launch, e)) {
-			uint32_t l = (uint32_t)out->nr_launches;
-
-			OSC_GROW(out->launches, out->nr_launches + 1, alloc_l);
-			out->launch_of[i] = l;
-			out->launches[out->nr_launches++] = (struct osc_launch_link){
-				.event = (uint32_t)i, .node = OSC_NONE,
-			};
-			if (e->corr_id != OSC_ID_NONE)
-				table_add(&x->launch_by_corr, e->corr_id, 0, l);
-			table_add(&x->launch_by_time, e->thread, e->ts, l);
-		}
+		if (e->ext != OSC_ID_NONE)
+			osc_id_index_add(&x->node_by_ext, e->ext, (uint32_t)n);
+		if (e->corr_id != OSC_ID_NONE)
+			osc_id_index_add(&x->node_by_corr, e->corr_id, (uint32_t)n);
+		if (t->format == OSC_FORMAT_ORT)
+			table_add(&x->node_by_op, osc_trace_op(t, i), e->ts, (uint32_t)n);
 	}
-	for (size_t i = 0; i < t->nr_flows; i++) {
-		const struct osc_flow *f = &t->flows[i];
-
-		if (f->id == OSC_ID_NONE)
-			continue;
-		if (osc_flow_ph(f) == OSC_PH_FLOW_START)
-			table_add(&x->flow_start, f->id, 0, (uint32_t)i);
-		else if (osc_flow_ph(f) == OSC_PH_FLOW_END)
-			table_add(&x->flow_end, f->thread, f->ts, (uint32_t)i);
-	}
-	table_sort(&x->launch_by_corr);
-	table_sort(&x->launch_by_time);
-	table_sort(&x->node_by_ext);
-	table_sort(&x->node_by_corr);
+	osc_id_index_finish(&x->node_by_ext);
+	osc_id_index_finish(&x->node_by_corr);
 	table_sort(&x->node_by_op);
-	table_sort(&x->flow_start);
-	table_sort(&x->flow_end);
 	x->op_reach = osc_xreallocarray(NULL, x->node_by_op.nr ? x->node_by_op.nr : 1,
 					sizeof(*x->op_reach));
 	for (size_t k = 0; k < x->node_by_op.nr; k++) {
 		const struct entry *en = &x->node_by_op.e[k];
-		int64_t end = end_of(&t->events[x->c->nodes[en->val].event]);
+		int64_t end = end_of(&t->events[c->nodes[en->val].event]);
 
 		if (k && x->node_by_op.e[k - 1].key == en->key && x->op_reach[k - 1] > end)
 			end = x->op_reach[k - 1];
@@ -219,13 +370,64 @@ static void collect(struct ctx *x, const struct osc_catsel *launch,
 	}
 }
 
+/* The lookups of the launches (by correlation id, by time) and the flows. */
+static void index_launches(struct ctx *x)
+{
+	const struct osc_trace *t = x->t;
+	const struct osc_correlation *out = x->out;
+
+	for (size_t l = 0; l < out->nr_launches; l++) {
+		const struct osc_event *e = &t->events[out->launches[l].event];
+
+		if (e->corr_id != OSC_ID_NONE)
+			osc_id_index_add(&x->launch_by_corr, e->corr_id, (uint32_t)l);
+		groups_add(&x->launch_by_time, e->thread, e->ts, (uint32_t)l);
+	}
+	for (size_t i = 0; i < t->nr_flows; i++) {
+		const struct osc_flow *f = &t->flows[i];
+
+		if (f->id == OSC_ID_NONE)
+			continue;
+		if (osc_flow_ph(f) == OSC_PH_FLOW_START)
+			osc_id_index_add(&x->flow_start, f->id, (uint32_t)i);
+		else if (osc_flow_ph(f) == OSC_PH_FLOW_END)
+			groups_add(&x->flow_end, f->thread, f->ts, (uint32_t)i);
+	}
+	osc_id_index_finish(&x->launch_by_corr);
+	groups_finish(&x->launch_by_time, t->nr_threads);
+	osc_id_index_finish(&x->flow_start);
+	groups_finish(&x->flow_end, t->nr_threads);
+}
+
+/* Lookups piece i: the nodes' (0) and the launches' (1), apart on two cores. */
+static void index_piece(void *arg, size_t i)
+{
+	struct ctx *x = arg;
+
+	if (i == 0)
+		index_nodes(x);
+	if (i == 1 || osc_threads() < 2)
+		index_launches(x);
+}
+
+/* The launches and device events, and the lookups that link them (struct ctx). */
+static void collect(struct ctx *x, const struct osc_catsel *launch,
+		    const struct osc_catsel *device)
+{
+	list_all_links(x, launch, device);
+	osc_parallel_run(osc_threads() < 2 ? 1 : 2, index_piece, x);
+}
+
 /* Each launch's host node: External id, else the innermost window. */
 static void link_launches(struct ctx *x)
 {
+	struct osc_calltree_walk w;
+
+	osc_calltree_walk_init(&w, x->c);
 	for (size_t l = 0; l < x->out->nr_launches; l++) {
 		struct osc_launch_link *ll = &x->out->launches[l];
 		const struct osc_event *e = &x->t->events[ll->event];
-		uint32_t node = e->ext != OSC_ID_NONE ? table_get(&x->node_by_ext, e->ext)
+		uint32_t node = e->ext != OSC_ID_NONE ? osc_id_index_get(&x->node_by_ext, e->ext)
 						       : OSC_NONE;
 
 		if (node != OSC_NONE) {
@@ -233,15 +435,16 @@ static void link_launches(struct ctx *x)
 			ll->method = OSC_LINK_EXTERNAL_ID;
 			continue;
 		}
-		ll->node = osc_calltree_find(x->c, x->t, e->thread, e->ts);
+		ll->node = osc_calltree_walk_find(&w, x->c, x->t, e->thread, e->ts);
 		ll->method = ll->node != OSC_NONE ? OSC_LINK_WINDOW : OSC_LINK_NONE;
 	}
+	osc_calltree_walk_release(&w);
 }
 
 /* The launch holding the start of flow fid (its s event), or OSC_NONE. */
-static uint32_t launch_of_flow(const struct ctx *x, int64_t fid)
+static uint32_t launch_of_flow(const struct ctx *x, osc_id fid)
 {
-	uint32_t s = table_get(&x->flow_start, fid);
+	uint32_t s = osc_id_index_get(&x->flow_start, fid);
 	const struct osc_flow *se;
 	size_t i;
 	uint32_t l;
@@ -250,10 +453,10 @@ static uint32_t launch_of_flow(const struct ctx *x, int64_t fid)
 		return OSC_NONE;
 	se = &x->t->flows[s];
 	/* the last launch of that thread starting at or before the flow start */
-	i = table_upper(&x->launch_by_time, se->thread, se->ts);
-	if (!i || x->launch_by_time.e[i - 1].key != se->thread)
+	i = groups_bound(&x->launch_by_time, se->thread, se->ts, true);
+	if (se->thread >= x->launch_by_time.nr_threads || i == x->launch_by_time.first[se->thread])
 		return OSC_NONE;
-	l = x->launch_by_time.e[i - 1].val;
+	l = x->launch_by_time.item[i - 1];
 	return end_of(&x->t->events[x->out->launches[l].event]) >= se->ts ? l : OSC_NONE;
 }
 
@@ -300,22 +503,22 @@ static void link_device(struct ctx *x, struct osc_dev_link *d)
 	size_t f;
 
 	if (e->corr_id != OSC_ID_NONE) {
-		d->launch = table_get(&x->launch_by_corr, e->corr_id);
+		d->launch = osc_id_index_get(&x->launch_by_corr, e->corr_id);
 		if (d->launch != OSC_NONE) {
 			d->method = OSC_LINK_CORRELATION;
 			return;
 		}
-		d->node = table_get(&x->node_by_corr, e->corr_id);
+		d->node = osc_id_index_get(&x->node_by_corr, e->corr_id);
 		if (d->node != OSC_NONE) {
 			d->method = OSC_LINK_CORRELATION;
 			return;
 		}
 	}
-	f = table_lower(&x->flow_end, e->thread, e->ts);
-	for (; f < x->flow_end.nr && x->flow_end.e[f].key == e->thread &&
-	       x->flow_end.e[f].key2 == e->ts;
+	f = groups_bound(&x->flow_end, e->thread, e->ts, false);
+	for (; e->thread < x->flow_end.nr_threads && f < x->flow_end.first[e->thread + 1] &&
+	       x->flow_end.ts[f] == e->ts;
 	     f++) {
-		d->launch = launch_of_flow(x, x->t->flows[x->flow_end.e[f].val].id);
+		d->launch = launch_of_flow(x, x->t->flows[x->flow_end.item[f]].id);
 		if (d->launch != OSC_NONE) {
 			d->method = OSC_LINK_FLOW;
 			return;
@@ -382,14 +585,14 @@ void osc_correlate(const struct osc_trace *t, const struct osc_calltree *c,
 	for (size_t i = 0; i < out->nr_devs; i++)
 		link_device(&x, &out->devs[i]);
 	finish_devices(&x);
-	free(x.launch_by_corr.e);
-	free(x.launch_by_time.e);
-	free(x.node_by_ext.e);
-	free(x.node_by_corr.e);
+	osc_id_index_release(&x.launch_by_corr);
+	groups_release(&x.launch_by_time);
+	osc_id_index_release(&x.node_by_ext);
+	osc_id_index_release(&x.node_by_corr);
 	free(x.node_by_op.e);
 	free(x.op_reach);
-	free(x.flow_start.e);
-	free(x.flow_end.e);
+	osc_id_index_release(&x.flow_start);
+	groups_release(&x.flow_end);
 }
 
 void osc_correlation_release(struct osc_correlation *corr)
@@ -434,43 +637,56 @@ static uint8_t *launch_frames(const struct osc_trace *t, const struct osc_correl
 }
 
 /*
- * Tie corr, made with tree old, to tree new: the same host ops plus the
- * frames of launch_frames. Links to device events do not depend on the
- * tree, so only the host nodes change: a launch that had one keeps it (new
- * index), one that had none takes the new frame with its External id, else
- * the innermost node holding its start, as osc_correlate would.
+ * Before the tree is built again: the host nodes of corr's links as the
+ * events they are (node numbers change with the tree, events do not). A
+ * device event with a launch takes its node from the launch (relink).
  */
-static void relink(const struct osc_trace *t, const struct osc_calltree *old,
-		   const struct osc_calltree *new, const uint8_t *frames,
-		   struct osc_correlation *corr)
+static void nodes_to_events(const struct osc_calltree *tree, struct osc_correlation *corr)
 {
-	uint32_t *framed = NULL; /* the new nodes that are frames, in node order */
-	size_t nr = 0, alloc = 0;
+	for (size_t l = 0; l < corr->nr_launches; l++)
+		if (corr->launches[l].node != OSC_NONE)
+			corr->launches[l].node = tree->nodes[corr->launches[l].node].event;
+	for (size_t d = 0; d < corr->nr_devs; d++)
+		if (corr->devs[d].launch == OSC_NONE && corr->devs[d].node != OSC_NONE)
+			corr->devs[d].node = tree->nodes[corr->devs[d].node].event;
+}
 
-	for (size_t n = 0; n < new->nr; n++) {
-		if (!frames[new->nodes[n].event])
-			continue;
-		OSC_GROW(framed, nr + 1, alloc);
-		framed[nr++] = (uint32_t)n;
+/*
+ * Tie corr, its host links made events (nodes_to_events), to tree: the same
+ * host ops plus the frames of launch_frames. Links to device events do not
+ * depend on the tree, so only the host nodes change: a launch that had one
+ * keeps it (new number), one that had none takes the first frame with its
+ * External id, else the innermost node holding its start, as osc_correlate
+ * would.
+ */
+static void relink(const struct osc_trace *t, const struct osc_calltree *tree,
+		   const uint8_t *frames, struct osc_correlation *corr)
+{
+	struct osc_id_index frame_by_ext = { 0 };
+
+	for (size_t n = 0; n < tree->nr; n++) {
+		const struct osc_event *e = &t->events[tree->nodes[n].event];
+
+		if (frames[tree->nodes[n].event] && e->ext != OSC_ID_NONE)
+			osc_id_index_add(&frame_by_ext, e->ext, (uint32_t)n);
 	}
+	osc_id_index_finish(&frame_by_ext);
 	for (size_t l = 0; l < corr->nr_launches; l++) {
 		struct osc_launch_link *ll = &corr->launches[l];
 		const struct osc_event *e = &t->events[ll->event];
 
 		if (ll->node != OSC_NONE) {
-			ll->node = new->node_of[old->nodes[ll->node].event];
+			ll->node = tree->node_of[ll->node];
 			continue;
 		}
-		for (size_t f = 0; e->ext != OSC_ID_NONE && f < nr; f++)
-			if (t->events[new->nodes[framed[f]].event].ext == e->ext) {
-				ll->node = framed[f];
-				ll->method = OSC_LINK_EXTERNAL_ID;
-				break;
-			}
-		if (ll->node == OSC_NONE) {
-			ll->node = osc_calltree_find(new, t, e->thread, e->ts);
-			ll->method = ll->node != OSC_NONE ? OSC_LINK_WINDOW : OSC_LINK_NONE;
+		if (e->ext != OSC_ID_NONE)
+			ll->node = osc_id_index_get(&frame_by_ext, e->ext);
+		if (ll->node != OSC_NONE) {
+			ll->method = OSC_LINK_EXTERNAL_ID;
+			continue;
 		}
+		ll->node = osc_calltree_find(tree, t, e->thread, e->ts);
+		ll->method = ll->node != OSC_NONE ? OSC_LINK_WINDOW : OSC_LINK_NONE;
 	}
 	corr->no_host = 0;
 	for (size_t d = 0; d < corr->nr_devs; d++) {
@@ -481,17 +697,16 @@ static void relink(const struct osc_trace *t, const struct osc_calltree *old,
 			dl->host_method = corr->launches[dl->launch].method;
 			corr->no_host += dl->node == OSC_NONE;
 		} else if (dl->node != OSC_NONE) {
-			dl->node = new->node_of[old->nodes[dl->node].event];
+			dl->node = tree->node_of[dl->node];
 		}
 	}
-	free(framed);
+	osc_id_index_release(&frame_by_ext);
 }
 
 void osc_host_analysis(const struct osc_trace *t, struct osc_catsel *ops,
 		       const struct osc_catsel *launch, const struct osc_catsel *device,
 		       struct osc_calltree *tree, struct osc_correlation *corr)
 {
-	struct osc_calltree first;
 	uint8_t *frames;
 
 	osc_calltree_build(t, ops, tree);
@@ -500,8 +715,7 @@ void osc_host_analysis(const struct osc_trace *t, struct osc_catsel *ops,
 	if (!frames)
 		return;
 	ops->also = frames;
-	first = *tree;
-	osc_calltree_build(t, ops, tree);
-	relink(t, &first, tree, frames, corr);
-	osc_calltree_release(&first);
+	nodes_to_events(tree, corr);
+	osc_calltree_rebuild(t, ops, tree);
+	relink(t, tree, frames, corr);
 }
