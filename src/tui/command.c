@@ -323,9 +323,12 @@ unsigned osc_command_run(struct osc_tui *t, const char *line)
 		return compare_with(t, arg);
 	if (!strcmp(name, "speedups") && *arg)
 		return osc_whatif_view_load(t, arg);
-	if (!strcmp(name, "warm") && t->script && (!strcmp(arg, "hold") || !strcmp(arg, "go"))) {
+	if (!strcmp(name, "warm") && t->script &&
+	    (!strcmp(arg, "hold") || !strcmp(arg, "links") || !strcmp(arg, "go"))) {
 		if (!strcmp(arg, "hold"))
 			osc_tui_warm_hold(t);
+		else if (!strcmp(arg, "links"))
+			osc_tui_warm_links(t);
 		else
 			osc_tui_warm_go(t);
 		return OSC_R_REDRAW;

@@ -186,7 +186,8 @@ static void main_loop(struct osc_tui *t, struct osc_script *script)
 			break;
 		osc_view_refresh(t, osc_tui_top(t));
 		busy = poll_jobs(t, &r) || t->waiting != OSC_ACT_NONE;
-		if (t->waiting != OSC_ACT_NONE && !osc_tui_warm_running(t) &&
+		if (t->waiting != OSC_ACT_NONE &&
+		    !(t->waiting_links ? osc_tui_links_running(t) : osc_tui_warm_running(t)) &&
 		    !osc_view_busy(osc_tui_top(t))) {
 			enum osc_action a = t->waiting;
 
@@ -286,12 +287,21 @@ static void apply_args(struct osc_tui *t)
 
 #define WARM_POLL_NS 1000000 /* how often a held warm-up, or a script waiting on it, looks */
 
+/* Wait while a script holds the warm-up there. */
+static void wait_while(atomic_bool *held)
+{
+	while (atomic_load(held))
+		nanosleep(&(struct timespec){ 0, WARM_POLL_NS }, NULL);
+}
+
 static void *warm_thread(void *arg)
 {
 	struct osc_tui *t = arg;
 
-	while (atomic_load(&t->warm_held))
-		nanosleep(&(struct timespec){ 0, WARM_POLL_NS }, NULL);
+	wait_while(&t->warm_held);
+	osc_trace_launchers(&t->trace); /* first: the tree and links T, K and P wait for */
+	atomic_store(&t->links_done, true);
+	wait_while(&t->warm_rest_held);
 	osc_trace_cache_warm(&t->trace);
 	osc_trace_categories(&t->trace, t->args->categories); /* with the user's rules */
 	osc_trace_timeline(&t->trace); /* the first V does not wait */
@@ -318,9 +328,18 @@ void osc_tui_warm_hold(struct osc_tui *t)
 	t->warming = !pthread_create(&t->warm, NULL, warm_thread, t);
 }
 
+void osc_tui_warm_links(struct osc_tui *t)
+{
+	atomic_store(&t->warm_rest_held, true);
+	atomic_store(&t->warm_held, false);
+	while (osc_tui_links_running(t))
+		nanosleep(&(struct timespec){ 0, WARM_POLL_NS }, NULL);
+}
+
 void osc_tui_warm_go(struct osc_tui *t)
 {
 	atomic_store(&t->warm_held, false);
+	atomic_store(&t->warm_rest_held, false);
 	while (osc_tui_warm_running(t))
 		nanosleep(&(struct timespec){ 0, WARM_POLL_NS }, NULL);
 }
@@ -330,30 +349,39 @@ bool osc_tui_warm_running(struct osc_tui *t)
 	return t->warming && !atomic_load(&t->warm_done);
 }
 
-/* The action being done waits, in view v (main_loop does it when it may). */
-static void wait_in(struct osc_tui *t, const struct osc_view *v)
+bool osc_tui_links_running(struct osc_tui *t)
+{
+	return t->warming && !atomic_load(&t->links_done);
+}
+
+/*
+ * The action being done waits, in view v, for the warm-up (its links only
+ * with links) and v's rows: main_loop does it when it may.
+ */
+static void wait_in(struct osc_tui *t, const struct osc_view *v, bool links)
 {
 	t->waiting = t->acting;
 	t->waiting_view = v->id;
+	t->waiting_links = links;
 }
 
 bool osc_tui_wait_rows(struct osc_tui *t, struct osc_view *v, const char *what)
 {
 	if (v->tab.nr_rows || !osc_view_busy(v))
 		return false;
-	wait_in(t, v);
+	wait_in(t, v, false);
 	osc_tui_message(t, OSC_MSG_INFO, "%s acts once the rows are computed (a key cancels)",
 			what);
 	return true;
 }
 
-bool osc_tui_warming(struct osc_tui *t, const char *what)
+bool osc_tui_warming(struct osc_tui *t, const char *what, bool links)
 {
-	if (!osc_tui_warm_running(t))
+	if (!(links ? osc_tui_links_running(t) : osc_tui_warm_running(t)))
 		return false;
-	wait_in(t, osc_tui_top(t));
-	osc_tui_message(t, OSC_MSG_INFO,
-			"%s opens once kernel-to-op links are built (a key cancels)", what);
+	wait_in(t, osc_tui_top(t), links);
+	osc_tui_message(t, OSC_MSG_INFO, "%s opens once %s built (a key cancels)", what,
+			links ? "kernel-to-op links are" : "the trace's indexes are");
 	return true;
 }
 
