@@ -132,8 +132,7 @@ static struct osc_query whatif_query(const struct whatif_view *wv, const struct 
 		.filter = f, /* empty: none (aggregate.h) */
 		.in_place = true, /* the rows are shown in osc_whatif_sort's order */
 		/* what-if reads the rows' members and counts and the bases, no statistics */
-		.sums_only = true,
-		.all_bases = true,
+		.reads = OSC_READS_BASES,
 	};
 }
 

@@ -1077,17 +1077,18 @@ Test(aggregate, only_mask)
 }
 
 /*
- * q with sums_only gives full's rows and members, with the same count,
- * total, min, max, mean, self and device time, and zero percentiles.
+ * q reading the sums only (OSC_READS_SUMS) gives full's rows and members,
+ * with the same count, total, min, max, mean, self and device time, and
+ * zero percentiles.
  */
-static void expect_sums_only_agree(const struct osc_trace *t, const struct osc_runs *runs,
+static void expect_sums_agree(const struct osc_trace *t, const struct osc_runs *runs,
 				   const struct osc_query *q, const struct osc_agg *full,
 				   const char *rel)
 {
 	struct osc_query sq = *q;
 	struct osc_agg a;
 
-	sq.sums_only = true;
+	sq.reads = OSC_READS_SUMS;
 	osc_aggregate(t, runs, &sq, &a);
 	cr_assert_eq(a.nr, full->nr, "%s %s", rel, osc_level_name(q->level));
 	cr_assert_eq(a.nr_members, full->nr_members);
@@ -1151,7 +1152,7 @@ static void expect_same_on_threads(const char *rel, const char *filter)
 				     rel, osc_level_name(q.level));
 			osc_agg_release(&many);
 		}
-		expect_sums_only_agree(&t, &runs, &q, &one, rel);
+		expect_sums_agree(&t, &runs, &q, &one, rel);
 		osc_agg_release(&one);
 	}
 	osc_filter_release(&f);

@@ -154,6 +154,25 @@ enum {
 	OSC_KEY_MODULE = 1 << 7,   /* module instances: their path (module.h) */
 };
 
+/*
+ * How much of an aggregate a caller reads (osc_query.reads), each less than
+ * the one before; what is not read is not computed, and left 0.
+ */
+enum osc_agg_reads {
+	OSC_READS_ALL,     /* everything */
+	/* the rows' count, total, min, max, mean, self and device time, and
+	   every base and nr_runs: no percentiles, standard deviation or
+	   distributions (what-if) */
+	OSC_READS_BASES,
+	/* the same, but of the bases only host_busy (device_time, wall and
+	   nr_runs left 0: diff.c) */
+	OSC_READS_SUMS,
+	/* the rows' keys and members only, no figure at all (count, total,
+	   self, device time and host_busy left 0), for a caller that sums the
+	   members its own way (diff.c's occurrences) */
+	OSC_READS_MEMBERS,
+};
+
 struct osc_query {
 	enum osc_level level;
 	const struct osc_runsel *runs;  /* NULL: every event, in a run or not */
@@ -195,17 +214,8 @@ struct osc_query {
 	/* leave the rows in place and in no order (no a->order, no cumulative
 	   column), for a caller that orders them its own way (diff.c) */
 	bool unordered;
-	/* rows' count, total, min, max, mean, self and device time only: no
-	   percentiles, standard deviation or distributions, and of the bases
-	   only host_busy (device_time, wall and nr_runs left 0), for a
-	   caller that reads no more (diff.c) */
-	bool sums_only;
-	/* with sums_only: every base and nr_runs all the same (what-if reads them) */
-	bool all_bases;
-	/* with sums_only: the rows' keys and members only, no figure at all
-	   (count, total, self, device time and host_busy left 0), for a caller
-	   that sums the members its own way (diff.c's occurrences) */
-	bool members_only;
+	/* how much of the answer the caller reads (the rest is left 0) */
+	enum osc_agg_reads reads;
 };
 
 struct osc_agg {

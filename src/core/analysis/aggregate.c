@@ -340,7 +340,7 @@ static void scan(const struct agg_ctx *c, enum osc_kind kind, unsigned keys, boo
 				     .device = osc_kind_is_device(kind), .keys = keys,
 				     .all_ops = all_ops,
 				     .costs = c->cost && !all_ops && !osc_kind_is_device(kind) &&
-					      !c->q->members_only };
+					      c->q->reads != OSC_READS_MEMBERS };
 		osc_filter_cache_init(&s->fc, c->q->filter, c->t);
 		if (direct)
 			osc_group_map_direct(&s->map, direct, ndirect);
@@ -484,7 +484,7 @@ static void group_rows(const struct agg_ctx *c, struct scan *sc, struct osc_agg 
 	free(next);
 	out->members = osc_xmalloc((pos ? pos : 1) * sizeof(*out->members));
 	out->nr_members = pos;
-	*dur = c->q->members_only ? NULL : osc_xmalloc((pos ? pos : 1) * sizeof(**dur));
+	*dur = c->q->reads == OSC_READS_MEMBERS ? NULL : osc_xmalloc((pos ? pos : 1) * sizeof(**dur));
 	*cost = sc->sum && c->q->dists ? osc_xmalloc((pos ? pos : 1) * sizeof(**cost)) : NULL;
 	p = (struct place){ .s = sc->s, .members = out->members, .dur = *dur, .cost = *cost,
 			    .c = c };
@@ -589,8 +589,8 @@ static void compute_stats(int64_t *dur, const struct osc_op_cost *cost, const st
 			  bool device, struct osc_agg *out, size_t threads)
 {
 	struct stats_job j = { .out = out, .dur = dur, .device = device, .cost = cost,
-			       .dists = cost && !q->sums_only ? q->dists : 0,
-			       .sums_only = q->sums_only };
+			       .dists = cost && q->reads == OSC_READS_ALL ? q->dists : 0,
+			       .sums_only = q->reads != OSC_READS_ALL };
 	size_t r = 0;
 
 	for (int m = OSC_MEASURE_SELF; m < OSC_MEASURE_NR; m++)
@@ -1142,9 +1142,9 @@ void osc_aggregate(const struct osc_trace *t, const struct osc_runs *runs,
 		}
 	}
 	memset(&dr, 0, sizeof(dr));
-	if (!q->sums_only || q->all_bases || c.keys == OSC_KEY_RUN)
+	if (q->reads <= OSC_READS_BASES || c.keys == OSC_KEY_RUN)
 		device_by_run(&c, c.cost && out->has_device ? osc_trace_launchers(t) : NULL, &dr);
-	if (!q->sums_only || q->all_bases) {
+	if (q->reads <= OSC_READS_BASES) {
 		bases(&c, &dr, out);
 		out->nr_runs = runs_holding_events(&c);
 	}
@@ -1181,7 +1181,7 @@ void osc_aggregate(const struct osc_trace *t, const struct osc_runs *runs,
 		group_rows(&c, &sc, out, &dur, &cost);
 		if (c.keys & OSC_KEY_PATH)
 			path_texts(&c, &sc.map, out);
-		if (!q->members_only)
+		if (q->reads != OSC_READS_MEMBERS)
 			compute_stats(dur, cost, q, c.device, out, sc.nr);
 		out->host_busy = sc.busy;
 		scan_release(&sc);

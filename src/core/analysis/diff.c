@@ -1040,12 +1040,13 @@ static void aggregate_side(void *arg, size_t s)
 	/* the order of the diff's rows is osc_diff_sort's alone */
 	struct osc_query aq = { .level = a->q->level, .runs = side->sel, .filter = a->q->filter,
 				.categories = a->q->categories, .unordered = true,
-				.sums_only = true };
+				.reads = OSC_READS_SUMS };
 
 	if (pair_rows(side->trace, a->q->level, a->q->match)) {
 		aq.keys = OSC_KEY_NAME | OSC_KEY_SHAPE;
 		/* occurrences regroup the members and sum them their own way */
-		aq.members_only = a->q->match == OSC_MATCH_OCCURRENCE;
+		if (a->q->match == OSC_MATCH_OCCURRENCE)
+			aq.reads = OSC_READS_MEMBERS;
 	}
 	osc_aggregate(side->trace, side->runs, &aq, &a->agg[s]);
 	if (aq.keys && a->q->match == OSC_MATCH_OCCURRENCE)
