@@ -324,11 +324,11 @@ unsigned osc_command_run(struct osc_tui *t, const char *line)
 	if (!strcmp(name, "speedups") && *arg)
 		return osc_whatif_view_load(t, arg);
 	if (!strcmp(name, "warm") && t->script &&
-	    (!strcmp(arg, "hold") || !strcmp(arg, "links") || !strcmp(arg, "go"))) {
+	    (!strcmp(arg, "hold") || !strcmp(arg, "views") || !strcmp(arg, "go"))) {
 		if (!strcmp(arg, "hold"))
 			osc_tui_warm_hold(t);
-		else if (!strcmp(arg, "links"))
-			osc_tui_warm_links(t);
+		else if (!strcmp(arg, "views"))
+			osc_tui_warm_views(t);
 		else
 			osc_tui_warm_go(t);
 		return OSC_R_REDRAW;

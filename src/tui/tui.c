@@ -187,7 +187,7 @@ static void main_loop(struct osc_tui *t, struct osc_script *script)
 		osc_view_refresh(t, osc_tui_top(t));
 		busy = poll_jobs(t, &r) || t->waiting != OSC_ACT_NONE;
 		if (t->waiting != OSC_ACT_NONE &&
-		    !(t->waiting_links ? osc_tui_links_running(t) : osc_tui_warm_running(t)) &&
+		    !osc_tui_warm_before(t, t->waiting_stage) &&
 		    !osc_view_busy(osc_tui_top(t))) {
 			enum osc_action a = t->waiting;
 
@@ -299,13 +299,14 @@ static void *warm_thread(void *arg)
 	struct osc_tui *t = arg;
 
 	wait_while(&t->warm_held);
-	osc_trace_launchers(&t->trace); /* first: the tree and links T, K and P wait for */
-	atomic_store(&t->links_done, true);
+	osc_trace_launchers(&t->trace); /* the tree and the links */
+	atomic_store(&t->warm_stage, OSC_WARM_LINKS);
+	osc_trace_timeline(&t->trace);
+	atomic_store(&t->warm_stage, OSC_WARM_TIMELINE);
 	wait_while(&t->warm_rest_held);
 	osc_trace_cache_warm(&t->trace);
 	osc_trace_categories(&t->trace, t->args->categories); /* with the user's rules */
-	osc_trace_timeline(&t->trace); /* the first V does not wait */
-	atomic_store(&t->warm_done, true);
+	atomic_store(&t->warm_stage, OSC_WARM_ALL);
 	return NULL;
 }
 
@@ -328,11 +329,11 @@ void osc_tui_warm_hold(struct osc_tui *t)
 	t->warming = !pthread_create(&t->warm, NULL, warm_thread, t);
 }
 
-void osc_tui_warm_links(struct osc_tui *t)
+void osc_tui_warm_views(struct osc_tui *t)
 {
 	atomic_store(&t->warm_rest_held, true);
 	atomic_store(&t->warm_held, false);
-	while (osc_tui_links_running(t))
+	while (osc_tui_warm_before(t, OSC_WARM_TIMELINE))
 		nanosleep(&(struct timespec){ 0, WARM_POLL_NS }, NULL);
 }
 
@@ -340,48 +341,43 @@ void osc_tui_warm_go(struct osc_tui *t)
 {
 	atomic_store(&t->warm_held, false);
 	atomic_store(&t->warm_rest_held, false);
-	while (osc_tui_warm_running(t))
+	while (osc_tui_warm_before(t, OSC_WARM_ALL))
 		nanosleep(&(struct timespec){ 0, WARM_POLL_NS }, NULL);
 }
 
-bool osc_tui_warm_running(struct osc_tui *t)
+bool osc_tui_warm_before(struct osc_tui *t, enum osc_warm_stage s)
 {
-	return t->warming && !atomic_load(&t->warm_done);
-}
-
-bool osc_tui_links_running(struct osc_tui *t)
-{
-	return t->warming && !atomic_load(&t->links_done);
+	return t->warming && atomic_load(&t->warm_stage) < (int)s;
 }
 
 /*
- * The action being done waits, in view v, for the warm-up (its links only
- * with links) and v's rows: main_loop does it when it may.
+ * The action being done waits, in view v, for the warm-up up to stage need
+ * and for v's rows: main_loop does it when it may.
  */
-static void wait_in(struct osc_tui *t, const struct osc_view *v, bool links)
+static void wait_in(struct osc_tui *t, const struct osc_view *v, enum osc_warm_stage need)
 {
 	t->waiting = t->acting;
 	t->waiting_view = v->id;
-	t->waiting_links = links;
+	t->waiting_stage = need;
 }
 
 bool osc_tui_wait_rows(struct osc_tui *t, struct osc_view *v, const char *what)
 {
 	if (v->tab.nr_rows || !osc_view_busy(v))
 		return false;
-	wait_in(t, v, false);
+	wait_in(t, v, OSC_WARM_ALL);
 	osc_tui_message(t, OSC_MSG_INFO, "%s acts once the rows are computed (a key cancels)",
 			what);
 	return true;
 }
 
-bool osc_tui_warming(struct osc_tui *t, const char *what, bool links)
+bool osc_tui_warming(struct osc_tui *t, const char *what, enum osc_warm_stage need)
 {
-	if (!(links ? osc_tui_links_running(t) : osc_tui_warm_running(t)))
+	if (!osc_tui_warm_before(t, need))
 		return false;
-	wait_in(t, osc_tui_top(t), links);
+	wait_in(t, osc_tui_top(t), need);
 	osc_tui_message(t, OSC_MSG_INFO, "%s opens once %s built (a key cancels)", what,
-			links ? "kernel-to-op links are" : "the trace's indexes are");
+			need == OSC_WARM_LINKS ? "kernel-to-op links are" : "its index is");
 	return true;
 }
 
@@ -391,7 +387,7 @@ static void release(struct osc_tui *t)
 	 * Quitting while the warm-up still reads the trace: the process is
 	 * about to exit, so leave the trace to it rather than wait.
 	 */
-	bool keep_trace = osc_tui_warm_running(t);
+	bool keep_trace = osc_tui_warm_before(t, OSC_WARM_ALL);
 
 	if (t->warming && !keep_trace)
 		pthread_join(t->warm, NULL);

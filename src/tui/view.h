@@ -196,6 +196,18 @@ struct osc_prompt {
 
 #define OSC_MAX_VIEWS 16
 
+/*
+ * What the warm-up (warm_thread) has built after loading a big trace, in
+ * the order it builds it: the host tree and the kernel-to-op links (what T,
+ * K and P need), then the timeline (V), then the rest of the trace's cache.
+ */
+enum osc_warm_stage {
+	OSC_WARM_NONE,
+	OSC_WARM_LINKS,
+	OSC_WARM_TIMELINE,
+	OSC_WARM_ALL,
+};
+
 struct osc_tui {
 	const struct osc_tui_args *args;
 	struct osc_trace trace;
@@ -222,15 +234,14 @@ struct osc_tui {
 	bool bars;         /* bar chart column shown (views with ops->bar) */
 	pthread_t warm;    /* builds the trace's cache (trace_cache.h) after loading */
 	bool warming;      /* warm was started */
-	atomic_bool links_done; /* warm built the host tree and the kernel-to-op links */
-	atomic_bool warm_done;
+	atomic_int warm_stage; /* enum osc_warm_stage: what warm has built so far */
 	atomic_bool warm_held; /* scripts: warm waits before building anything */
-	atomic_bool warm_rest_held; /* scripts: warm waits after the links */
+	atomic_bool warm_rest_held; /* scripts: warm waits after what views wait for */
 	enum osc_action acting;  /* the action being done (do_action) */
 	enum osc_action waiting; /* asked too early: done once the warm-up (or its links)
 				    and its view's rows are there (OSC_ACT_NONE: none) */
 	unsigned waiting_view;   /* the id of the view it was asked in */
-	bool waiting_links;      /* it waits for the links only, not the whole warm-up */
+	enum osc_warm_stage waiting_stage; /* what of the warm-up it waits for */
 	bool jobs_async;       /* scripts (:jobs hold): tables compute on workers, any size */
 	atomic_bool jobs_held; /* scripts: those workers wait before computing */
 };
@@ -249,21 +260,17 @@ void osc_tui_message(struct osc_tui *t, enum osc_msg_kind kind, const char *fmt,
 void osc_tui_note(struct osc_tui *t, enum osc_msg_kind kind, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-/* The trace's cache is still being built after loading (warm_thread runs). */
-bool osc_tui_warm_running(struct osc_tui *t);
-
-/* The host tree and the kernel-to-op links are still being built after loading. */
-bool osc_tui_links_running(struct osc_tui *t);
+/* The warm-up is still building the trace's cache up to stage s. */
+bool osc_tui_warm_before(struct osc_tui *t, enum osc_warm_stage s);
 
 /*
- * True, with a message naming what (e.g. "the call tree"), while the trace's
- * cache is still being built after loading (the answer would freeze the
- * screen until it is done); the action being done then waits, and is done
- * again once the cache is built, unless another action comes first or its
- * view is no longer on top. With links, it waits for the host tree and the
- * kernel-to-op links only, which the warm-up builds first.
+ * True, with a message naming what (e.g. "the call tree"), while the
+ * warm-up has not built the trace's cache up to stage need (the answer
+ * would freeze the screen until it has); the action being done then waits,
+ * and is done again once it has, unless another action comes first or its
+ * view is no longer on top.
  */
-bool osc_tui_warming(struct osc_tui *t, const char *what, bool links);
+bool osc_tui_warming(struct osc_tui *t, const char *what, enum osc_warm_stage need);
 
 /*
  * True, with a message naming what (e.g. "K"), while view v has no row yet
@@ -273,13 +280,14 @@ bool osc_tui_warming(struct osc_tui *t, const char *what, bool links);
 bool osc_tui_wait_rows(struct osc_tui *t, struct osc_view *v, const char *what);
 
 /*
- * Scripts (":warm hold", ":warm links", ":warm go"): start the warm-up held
+ * Scripts (":warm hold", ":warm views", ":warm go"): start the warm-up held
  * before it builds anything, whatever the trace's size, so a script sees the
- * screens of a cache still being built; let it build the links and hold it
- * there, waiting until they are; then let it go and wait until it is done.
+ * screens of a cache still being built; let it build what views wait for
+ * (up to OSC_WARM_TIMELINE) and hold it there, waiting until it has; then
+ * let it go and wait until it is done.
  */
 void osc_tui_warm_hold(struct osc_tui *t);
-void osc_tui_warm_links(struct osc_tui *t);
+void osc_tui_warm_views(struct osc_tui *t);
 void osc_tui_warm_go(struct osc_tui *t);
 
 /* The view on top of the stack. */

@@ -674,7 +674,7 @@ static unsigned open_kernels(struct osc_tui *t, struct osc_view *v)
 		osc_tui_message(t, OSC_MSG_INFO, "these rows are kernels: Enter lists the instances");
 		return OSC_R_REDRAW;
 	}
-	if (!osc_level_is_device(tv->level) && osc_tui_warming(t, "K", true))
+	if (!osc_level_is_device(tv->level) && osc_tui_warming(t, "K", OSC_WARM_LINKS))
 		return OSC_R_REDRAW;
 	r = osc_agg_row_at(&tv->agg, v->cur);
 	name = tv->agg.keys & OSC_KEY_PATH ? osc_strtab_get(&tv->agg.paths, r->path)
@@ -752,7 +752,7 @@ static unsigned table_action(struct osc_tui *t, struct osc_view *v, enum osc_act
 					"(q, then P)");
 			return OSC_R_REDRAW;
 		}
-		if (!osc_level_is_device(tv->level) && osc_tui_warming(t, "the matrix", true))
+		if (!osc_level_is_device(tv->level) && osc_tui_warming(t, "the matrix", OSC_WARM_LINKS))
 			return OSC_R_REDRAW;
 		osc_view_push(t, &osc_view_matrix,
 			      &(struct osc_matrix_arg){ tv->level, v->tab.cols[v->sort_col].stat,

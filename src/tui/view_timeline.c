@@ -443,7 +443,7 @@ static size_t linked_events(struct osc_tui *t, struct tl_view *tv, size_t cur_ro
 
 	if (i == OSC_TL_NONE || !osc_kind_is_device(t->trace.events[l->ev[i]].kind))
 		return 0;
-	if (osc_tui_links_running(t))
+	if (osc_tui_warm_before(t, OSC_WARM_LINKS))
 		return 0; /* the links are still being built: no wait on a keypress */
 	ev[0] = launch_of(&t->trace, l->ev[i]);
 	ev[1] = osc_trace_launchers(&t->trace)[l->ev[i]];
@@ -615,7 +615,7 @@ unsigned osc_timeline_open(struct osc_tui *t)
 	char buf[1024];
 	uint32_t ev;
 
-	if (v->ops == &osc_view_timeline || osc_tui_warming(t, "the timeline", false))
+	if (v->ops == &osc_view_timeline || osc_tui_warming(t, "the timeline", OSC_WARM_TIMELINE))
 		return OSC_R_REDRAW;
 	if (v->tab.nr_rows && v->ops == &osc_view_table) {
 		a.nr = osc_table_view_members(v, v->cur, &a.events);

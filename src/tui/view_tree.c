@@ -729,7 +729,7 @@ unsigned osc_tree_open(struct osc_tui *t)
 	struct osc_view *v = osc_tui_top(t);
 	struct osc_tree_arg a = { OSC_NONE, false };
 
-	if (osc_tui_warming(t, "the call tree", true) || osc_tui_wait_rows(t, v, "T"))
+	if (osc_tui_warming(t, "the call tree", OSC_WARM_LINKS) || osc_tui_wait_rows(t, v, "T"))
 		return OSC_R_REDRAW;
 	if (v->ops->row_event && v->tab.nr_rows) {
 		a.event = v->ops->row_event(t, v, v->cur);
