@@ -496,19 +496,27 @@ Test(calltree, shares_build_the_same_tree)
 	free(ev);
 }
 
+/* A Kineto trace of n random events (random_events), and the tree of its ops. */
+static void random_tree(size_t n, const struct osc_catsel *ops, struct osc_trace *t,
+			struct osc_calltree *c)
+{
+	struct tx_event *ev = random_events(n);
+
+	tx_build(t, OSC_FORMAT_KINETO, ev, n);
+	free(ev);
+	osc_calltree_build(t, ops, c);
+}
+
 /* A rebuild in a tree's own memory, for more nodes and then fewer, is a fresh build. */
 Test(calltree, rebuild_is_a_fresh_build)
 {
-	size_t n = 150000;
-	struct tx_event *ev = random_events(n);
 	struct osc_trace t;
 	struct osc_catsel ops = { .kinds = OSC_KIND_BIT(HOST_OP) };
 	struct osc_catsel wide = { .kinds = OSC_KIND_BIT(HOST_OP) | OSC_KIND_BIT(RUNTIME) };
 	const struct osc_catsel *then[] = { &wide, &ops };
 	struct osc_calltree tree, fresh;
 
-	tx_build(&t, OSC_FORMAT_KINETO, ev, n);
-	osc_calltree_build(&t, &ops, &tree);
+	random_tree(150000, &ops, &t, &tree);
 	for (size_t i = 0; i < 2; i++) {
 		osc_calltree_rebuild(&t, then[i], &tree);
 		osc_calltree_build(&t, then[i], &fresh);
@@ -518,22 +526,19 @@ Test(calltree, rebuild_is_a_fresh_build)
 	}
 	osc_calltree_release(&tree);
 	osc_trace_release(&t);
-	free(ev);
 }
 
 /* A walk answers as osc_calltree_find: in model order, and going back in time. */
 Test(calltree, walk_finds_as_find)
 {
 	size_t n = 20000;
-	struct tx_event *ev = random_events(n);
 	struct osc_trace t;
 	struct osc_catsel ops = { .kinds = OSC_KIND_BIT(HOST_OP) };
 	struct osc_calltree c;
 	struct osc_calltree_walk w;
 	uint64_t s = 42, found = 0;
 
-	tx_build(&t, OSC_FORMAT_KINETO, ev, n);
-	osc_calltree_build(&t, &ops, &c);
+	random_tree(n, &ops, &t, &c);
 	osc_calltree_walk_init(&w, &c);
 	for (size_t i = 0; i < t.nr_events; i++) {
 		const struct osc_event *e = &t.events[i];
@@ -553,5 +558,4 @@ Test(calltree, walk_finds_as_find)
 	osc_calltree_walk_release(&w);
 	osc_calltree_release(&c);
 	osc_trace_release(&t);
-	free(ev);
 }
