@@ -96,11 +96,10 @@ const char *osc_catsel_describe(const struct osc_catsel *sel, char *buf, size_t 
 /* Events or nodes per core below which a build step runs on one thread. */
 #define PART_MIN 65536
 
-/* An open node on a thread's stack, with the end that closes it. */
+/* An open node on a thread's stack, with the end that closes it (place). */
 struct open {
 	uint32_t node;
-	uint32_t closer; /* the node whose end closes it (place) */
-	int64_t end;     /* that end, so a check needs no read of the event table */
+	int64_t end; /* kept here, so a check needs no read of the event table */
 };
 
 struct stack {
@@ -147,17 +146,17 @@ static void attach(struct part *w, uint32_t thread, uint32_t n, uint32_t p)
 }
 
 /* Push an open node. */
-static void push(struct stack *s, uint32_t node, uint32_t closer, int64_t end)
+static void push(struct stack *s, uint32_t node, int64_t end)
 {
 	OSC_GROW(s->open, s->depth + 1, s->alloc);
-	s->open[s->depth++] = (struct open){ .node = node, .closer = closer, .end = end };
+	s->open[s->depth++] = (struct open){ .node = node, .end = end };
 }
 
 /*
  * Place node n of event e on its thread's stack (see the rules in calltree.h).
- * Each open node has its closer, the node whose end closes it: its own, or
- * for a node that ends within the slack after the top it nested in, that
- * top's closer (so the slack never adds up).
+ * Each open node keeps the end that closes it: its own, or for a node that
+ * ends within the slack after the top it nested in, that top's closing end
+ * (so the slack never adds up).
  */
 static void place(struct part *w, struct stack *s, uint32_t n)
 {
@@ -166,7 +165,6 @@ static void place(struct part *w, struct stack *s, uint32_t n)
 	/* legacy PyTorch rounds ts and dur to µs apart: a child may end 1 µs late */
 	int64_t slack = t->format == OSC_FORMAT_PYTORCH_LEGACY ? 1000 : 0;
 	int64_t end = osc_event_end(e), need = end < INT64_MIN + slack ? INT64_MIN : end - slack;
-	uint32_t closer = n;
 	int64_t closes_at = end;
 	bool overlapped = false;
 
@@ -178,13 +176,11 @@ static void place(struct part *w, struct stack *s, uint32_t n)
 		s->depth--;
 		overlapped = true;
 	}
-	if (s->depth && s->open[s->depth - 1].end < end) {
-		closer = s->open[s->depth - 1].closer;
+	if (s->depth && s->open[s->depth - 1].end < end)
 		closes_at = s->open[s->depth - 1].end;
-	}
 	w->nr_overlaps += overlapped;
 	attach(w, e->thread, n, s->depth ? s->open[s->depth - 1].node : OSC_NONE);
-	push(s, n, closer, closes_at);
+	push(s, n, closes_at);
 }
 
 /*
@@ -288,7 +284,7 @@ static void self_times(void *arg, size_t i)
 			const struct osc_event *e = &w->t->events[c->nodes[n].event];
 
 			advance(c, &s, &now, e->ts);
-			push(&s, n, n, osc_event_end(e));
+			push(&s, n, osc_event_end(e));
 		}
 		advance(c, &s, &now, INT64_MAX);
 	}
