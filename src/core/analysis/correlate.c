@@ -69,12 +69,11 @@ static bool in_order(const struct table *tb, const uint32_t *idx, bool second)
 static void sort_by(const struct table *tb, uint32_t *idx, bool second)
 {
 	size_t n = tb->nr;
-	uint64_t *k = osc_xreallocarray(NULL, n, sizeof(*k));
+	uint64_t *k;
 
-	if (in_order(tb, idx, second)) {
-		free(k);
+	if (in_order(tb, idx, second))
 		return;
-	}
+	k = osc_xreallocarray(NULL, n, sizeof(*k));
 	for (size_t i = 0; i < n; i++)
 		k[i] = osc_radix_key(second ? tb->e[idx[i]].key2 : tb->e[idx[i]].key);
 	osc_radix_sort_pairs(k, idx, n);
@@ -195,16 +194,20 @@ static void groups_finish(struct groups *g, size_t nr_threads)
 	g->thread = NULL;
 }
 
-/* In thread's group, the first item starting after ts (after) or at or
-   after it; the group's end when none does. */
-static size_t groups_bound(const struct groups *g, uint32_t thread, int64_t ts, bool after)
+/* Thread's group: items [*lo, *hi), none for a thread past the last. */
+static void groups_of(const struct groups *g, uint32_t thread, size_t *lo, size_t *hi)
 {
-	size_t lo, hi;
+	*lo = *hi = 0;
+	if (thread < g->nr_threads) {
+		*lo = g->first[thread];
+		*hi = g->first[thread + 1];
+	}
+}
 
-	if (thread >= g->nr_threads)
-		return 0;
-	lo = g->first[thread];
-	hi = g->first[thread + 1];
+/* In items [lo, hi) of a group, the first starting after ts (after) or at
+   or after it; hi when none does. */
+static size_t groups_bound(const struct groups *g, size_t lo, size_t hi, int64_t ts, bool after)
+{
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
@@ -446,15 +449,16 @@ static uint32_t launch_of_flow(const struct ctx *x, osc_id fid)
 {
 	uint32_t s = osc_id_index_get(&x->flow_start, fid);
 	const struct osc_flow *se;
-	size_t i;
+	size_t lo, hi, i;
 	uint32_t l;
 
 	if (s == OSC_NONE)
 		return OSC_NONE;
 	se = &x->t->flows[s];
 	/* the last launch of that thread starting at or before the flow start */
-	i = groups_bound(&x->launch_by_time, se->thread, se->ts, true);
-	if (se->thread >= x->launch_by_time.nr_threads || i == x->launch_by_time.first[se->thread])
+	groups_of(&x->launch_by_time, se->thread, &lo, &hi);
+	i = groups_bound(&x->launch_by_time, lo, hi, se->ts, true);
+	if (i == lo)
 		return OSC_NONE;
 	l = x->launch_by_time.item[i - 1];
 	return end_of(&x->t->events[x->out->launches[l].event]) >= se->ts ? l : OSC_NONE;
@@ -500,7 +504,7 @@ static uint32_t node_by_op(const struct ctx *x, osc_str op, int64_t ts)
 static void link_device(struct ctx *x, struct osc_dev_link *d)
 {
 	const struct osc_event *e = &x->t->events[d->event];
-	size_t f;
+	size_t f, lo, hi;
 
 	if (e->corr_id != OSC_ID_NONE) {
 		d->launch = osc_id_index_get(&x->launch_by_corr, e->corr_id);
@@ -514,10 +518,9 @@ static void link_device(struct ctx *x, struct osc_dev_link *d)
 			return;
 		}
 	}
-	f = groups_bound(&x->flow_end, e->thread, e->ts, false);
-	for (; e->thread < x->flow_end.nr_threads && f < x->flow_end.first[e->thread + 1] &&
-	       x->flow_end.ts[f] == e->ts;
-	     f++) {
+	groups_of(&x->flow_end, e->thread, &lo, &hi);
+	for (f = groups_bound(&x->flow_end, lo, hi, e->ts, false);
+	     f < hi && x->flow_end.ts[f] == e->ts; f++) {
 		d->launch = launch_of_flow(x, x->t->flows[x->flow_end.item[f]].id);
 		if (d->launch != OSC_NONE) {
 			d->method = OSC_LINK_FLOW;
