@@ -329,20 +329,25 @@ void osc_tui_warm_hold(struct osc_tui *t)
 	t->warming = !pthread_create(&t->warm, NULL, warm_thread, t);
 }
 
+/* Wait until the warm-up has built up to stage s. */
+static void wait_for(struct osc_tui *t, enum osc_warm_stage s)
+{
+	while (osc_tui_warm_before(t, s))
+		nanosleep(&(struct timespec){ 0, WARM_POLL_NS }, NULL);
+}
+
 void osc_tui_warm_views(struct osc_tui *t)
 {
 	atomic_store(&t->warm_rest_held, true);
 	atomic_store(&t->warm_held, false);
-	while (osc_tui_warm_before(t, OSC_WARM_TIMELINE))
-		nanosleep(&(struct timespec){ 0, WARM_POLL_NS }, NULL);
+	wait_for(t, OSC_WARM_TIMELINE);
 }
 
 void osc_tui_warm_go(struct osc_tui *t)
 {
 	atomic_store(&t->warm_held, false);
 	atomic_store(&t->warm_rest_held, false);
-	while (osc_tui_warm_before(t, OSC_WARM_ALL))
-		nanosleep(&(struct timespec){ 0, WARM_POLL_NS }, NULL);
+	wait_for(t, OSC_WARM_ALL);
 }
 
 bool osc_tui_warm_before(struct osc_tui *t, enum osc_warm_stage s)

@@ -238,8 +238,9 @@ struct osc_tui {
 	atomic_bool warm_held; /* scripts: warm waits before building anything */
 	atomic_bool warm_rest_held; /* scripts: warm waits after what views wait for */
 	enum osc_action acting;  /* the action being done (do_action) */
-	enum osc_action waiting; /* asked too early: done once the warm-up (or its links)
-				    and its view's rows are there (OSC_ACT_NONE: none) */
+	enum osc_action waiting; /* asked too early: done once the warm-up reaches
+				    waiting_stage and its view's rows are there
+				    (OSC_ACT_NONE: none) */
 	unsigned waiting_view;   /* the id of the view it was asked in */
 	enum osc_warm_stage waiting_stage; /* what of the warm-up it waits for */
 	bool jobs_async;       /* scripts (:jobs hold): tables compute on workers, any size */
