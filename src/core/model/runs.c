@@ -7,7 +7,8 @@
  * (the latest-starting window covering it, so nested windows win over their
  * parents), computed once in a sweep. Events are sorted by ts, so a pointer
  * walk finds each event's interval; device events are then moved to the run
- * of the runtime call that launched them through a table of correlation ids.
+ * of the runtime call that launched them through an index of correlation
+ * ids (id_index.h).
  * O(N + R log R) time in three passes over the events; extra memory O(R)
  * plus the correlation table.
  */
@@ -19,8 +20,8 @@
 #include "opscope/base/alloc.h"
 #include "opscope/model/filter.h"
 #include "opscope/model/runs.h"
+#include "base/id_index.h"
 #include "base/parallel.h"
-#include "base/radix.h"
 
 static const char *const source_names[] = {
 #define OSC_RUN_SOURCE_NAME(name, text) text,
@@ -245,135 +246,9 @@ static size_t timeline_find(const struct timeline *tl, int64_t x, size_t hint)
 
 /* A runtime call that launched device work, with the run it is in. */
 struct launch {
-	int64_t corr;
+	osc_id corr;
 	uint32_t run;
 };
-
-/*
- * Correlation id -> run of its runtime call: the ids in ascending order (the
- * first launch of an id kept), searched from where the last search ended.
- * Profilers hand out ids from a counter and device work runs roughly in
- * launch order, so the launches come almost sorted (see insertion_sort) and
- * a search is a step or two from the last one, through a table a quarter
- * the size of a hash.
- */
-struct corr_map {
-	int64_t *ids;
-	uint32_t *runs;
-	size_t nr;
-};
-
-#define CORR_ABSENT (OSC_NONE - 1) /* OSC_NONE is a real answer: launched outside runs */
-
-static void corr_map_add(struct corr_map *m, const struct launch *l)
-{
-	if (m->nr && m->ids[m->nr - 1] == l->corr)
-		return; /* the first launch with an id wins */
-	m->ids[m->nr] = l->corr;
-	m->runs[m->nr++] = l->run;
-}
-
-#define INSERTION_MOVES 8 /* per launch: beyond, the radix sort */
-
-/*
- * Sort launches by id by insertion, stably; false (with every move made so
- * far kept, which changes no order of equal ids) past INSERTION_MOVES per
- * launch. Launches come almost sorted, two neighbours swapped here and there.
- */
-static bool insertion_sort(struct launch *l, size_t n)
-{
-	size_t budget = INSERTION_MOVES * n;
-
-	for (size_t i = 1; i < n; i++) {
-		struct launch x = l[i];
-		size_t j = i;
-
-		for (; j > 0 && l[j - 1].corr > x.corr && budget; j--, budget--)
-			l[j] = l[j - 1];
-		l[j] = x;
-		if (!budget)
-			return false;
-	}
-	return true;
-}
-
-/* Launches (in model order, reordered here) by id, stably. */
-static void corr_map_build(struct launch *l, size_t n, struct corr_map *m)
-{
-	uint64_t *k;
-	uint32_t *idx;
-
-	m->ids = osc_xmalloc((n ? n : 1) * sizeof(*m->ids));
-	m->runs = osc_xmalloc((n ? n : 1) * sizeof(*m->runs));
-	m->nr = 0;
-	if (insertion_sort(l, n)) {
-		for (size_t i = 0; i < n; i++)
-			corr_map_add(m, &l[i]);
-		return;
-	}
-	k = osc_xmalloc(2 * n * sizeof(*k));
-	idx = osc_xmalloc(2 * n * sizeof(*idx));
-	for (size_t i = 0; i < n; i++) {
-		k[i] = osc_radix_key(l[i].corr);
-		idx[i] = (uint32_t)i;
-	}
-	osc_radix_sort(k, idx, k + n, idx + n, n); /* stable: launches of an id stay in order */
-	for (size_t i = 0; i < n; i++)
-		corr_map_add(m, &l[idx[i]]);
-	free(k);
-	free(idx);
-}
-
-/* First i in [lo, hi) with ids[i] >= key, else hi. */
-static size_t corr_bisect(const int64_t *ids, size_t lo, size_t hi, int64_t key)
-{
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (ids[mid] < key)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-/*
- * Run of the launch with id key, or CORR_ABSENT. *at is where the last
- * search ended: the search gallops from there, in steps that double.
- */
-static uint32_t corr_lookup(const struct corr_map *m, int64_t key, size_t *at)
-{
-	const int64_t *ids = m->ids;
-	size_t n = m->nr, h = *at < n ? *at : n, lo, hi, step = 1;
-
-	if (h < n && ids[h] < key) { /* ahead: the answer is in (h, n] */
-		lo = h + 1;
-		hi = lo;
-		while (hi < n && ids[hi] < key) {
-			lo = hi + 1;
-			hi = hi + step < n ? hi + step : n;
-			step *= 2;
-		}
-	} else { /* behind or here: the answer is in [0, h] */
-		hi = h;
-		lo = h;
-		while (lo > 0 && ids[lo - 1] >= key) {
-			hi = lo - 1;
-			lo = lo > step ? lo - step : 0;
-			step *= 2;
-		}
-	}
-	h = corr_bisect(ids, lo, hi, key);
-	*at = h;
-	return h < n && ids[h] == key ? m->runs[h] : CORR_ABSENT;
-}
-
-static void corr_map_release(struct corr_map *m)
-{
-	free(m->ids);
-	free(m->runs);
-}
 
 /* Events worth a thread of assign_events. */
 #define ASSIGN_PART 100000
@@ -383,7 +258,10 @@ struct assign_part {
 	const struct osc_trace *t;
 	struct osc_runs *out;
 	const struct timeline *tl;
-	const struct corr_map *cm; /* second pass: launches by correlation id, or NULL */
+	/* second pass: the first launch of each correlation id, an index into
+	   all (the whole trace's launches) */
+	const struct osc_id_index *by_corr;
+	const struct launch *all;
 	size_t from, to;
 	bool has_device;
 	struct launch *launches;   /* first pass: runtime calls with an id, in model order */
@@ -419,17 +297,16 @@ static void by_launch(void *arg, size_t i)
 {
 	struct assign_part *a = &((struct assign_part *)arg)[i];
 	uint32_t *run_of = a->out->run_of;
-	size_t at = 0;
 
 	a->count = osc_xcalloc(a->out->nr ? a->out->nr : 1, sizeof(*a->count));
 	for (size_t e = a->from; e < a->to; e++) {
 		const struct osc_event *ev = &a->t->events[e];
 
-		if (a->cm && osc_kind_is_device(ev->kind) && ev->corr_id != OSC_ID_NONE) {
-			uint32_t run = corr_lookup(a->cm, ev->corr_id, &at);
+		if (osc_kind_is_device(ev->kind) && ev->corr_id != OSC_ID_NONE) {
+			uint32_t l = osc_id_index_get(a->by_corr, ev->corr_id);
 
-			if (run != CORR_ABSENT)
-				run_of[e] = run;
+			if (l != UINT32_MAX)
+				run_of[e] = a->all[l].run;
 		}
 		if (run_of[e] == OSC_NONE)
 			a->outside++;
@@ -462,9 +339,9 @@ static void assign_events(const struct osc_trace *t, struct osc_runs *out)
 	size_t n = t->nr_events, parts = osc_parallel_parts(n, ASSIGN_PART), nr_launches = 0;
 	struct assign_part *a;
 	struct timeline tl;
-	struct corr_map cm = {0};
+	struct osc_id_index by_corr = { 0 };
 	struct launch *launches;
-	bool has_device = false, by_corr;
+	bool has_device = false;
 
 	a = osc_xcalloc(parts, sizeof(*a));
 	timeline_build(out, &tl);
@@ -492,12 +369,13 @@ static void assign_events(const struct osc_trace *t, struct osc_runs *out)
 		nr_launches += a[i].nr_launches;
 		free(a[i].launches);
 	}
-	by_corr = has_device && nr_launches;
-	if (by_corr)
-		corr_map_build(launches, nr_launches, &cm);
-	free(launches);
-	for (size_t i = 0; i < parts; i++)
-		a[i].cm = by_corr ? &cm : NULL;
+	for (size_t l = 0; has_device && l < nr_launches; l++) /* else none is asked */
+		osc_id_index_add(&by_corr, launches[l].corr, (uint32_t)l);
+	osc_id_index_finish(&by_corr);
+	for (size_t i = 0; i < parts; i++) {
+		a[i].by_corr = &by_corr;
+		a[i].all = launches;
+	}
 	osc_parallel_run(parts, by_launch, a);
 	for (size_t i = 0; i < parts; i++) {
 		out->outside += a[i].outside;
@@ -506,7 +384,8 @@ static void assign_events(const struct osc_trace *t, struct osc_runs *out)
 		free(a[i].count);
 	}
 	free(a);
-	corr_map_release(&cm);
+	free(launches);
+	osc_id_index_release(&by_corr);
 }
 
 void osc_runs_detect(const struct osc_trace *t, struct osc_runs *out)
