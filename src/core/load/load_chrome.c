@@ -4,11 +4,9 @@
  * chrome traces, as a bare array of events or an object with traceEvents.
  *
  * One pass over the input, one event object at a time (json_scan.c), no
- * per-event allocation beyond the model's own tables. A big event array
- * (SPLIT_MIN) is cut at event boundaries and its parts parsed on all cores;
- * each part is sorted on its core, the main thread takes over their strings
- * and threads in file order, and osc_trace_merge_parts writes their events
- * into the table in model order. The format is decided at the end from
+ * per-event allocation beyond the model's own tables. A big event array is
+ * parsed on all cores (chrome_shards.c); the parse's state (chrome.h) is
+ * shared with it. The format is decided at the end from
  * counts over the whole file, then every event gets its kind (on all cores).
  *
  * Limits:
@@ -52,61 +50,18 @@
  * - gzip: bytes after the last member that are not another member
  *   (trailing garbage) end the input, counted as OSC_WARN_TRAILING_DATA.
  */
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "opscope/base/alloc.h"
 #include "base/json_scan.h"
+#include "load/chrome.h"
 #include "load/load_internal.h"
 #include "base/parallel.h"
 
 #define META_VALUE_MAX ((size_t)1 << 20)
 #define TICK_STEP ((uint64_t)1 << 20)
-#define TCACHE 1024 /* (pid, tid) -> thread cache slots, power of two */
-
-struct sbuf {
-	char *p;
-	size_t len, alloc;
-};
-
-static char *sb_room(struct sbuf *b, size_t n)
-{
-	OSC_GROW(b->p, b->len + n + 1, b->alloc);
-	return b->p + b->len;
-}
-
-static void sb_add(struct sbuf *b, const char *s, size_t n)
-{
-	char *to = sb_room(b, n);
-
-	if (n) /* s may be NULL then (an absent value) */
-		memcpy(to, s, n);
-	b->len += n;
-	b->p[b->len] = '\0';
-}
-
-static void sb_addc(struct sbuf *b, char c)
-{
-	sb_add(b, &c, 1);
-}
-
-/* B or E event waiting for its partner. */
-struct pending {
-	struct osc_event ev; /* B: the whole event (dur 0); E: ts, thread and name */
-	struct osc_event_extra extra; /* B: its op and provider */
-	size_t args;         /* B: offset of its args in be_args, 0 for none */
-	int64_t offset;      /* byte offset, for warnings */
-	uint32_t seq;        /* file order */
-	bool begin;
-};
-
-/* Process-level metadata, applied to every thread of the pid at the end. */
-struct proc {
-	osc_str name;
-	int64_t sort;
-};
 
 /* Per string id: what a category or name says (computed once per id). */
 enum {
@@ -172,47 +127,8 @@ static const struct {
 	{ "iteration", CAT_NE, OSC_KIND_OTHER },
 };
 
-/* Events that speak for a format, counted as they are kept (detect_format). */
-struct votes {
-	uint64_t ort, kineto, legacy, ne;
-};
 
-enum state { ST_START, ST_OBJ_KEY, ST_OBJ_SEP, ST_ARR_ELEM, ST_ARR_SEP, ST_DONE, ST_END };
 
-struct chrome {
-	osc_str last[JF_COUNT];  /* per event field: the string it held last */
-	struct osc_load_ctx *lc;
-	struct osc_trace *t;
-	struct osc_input *in;
-	struct js_ctx js;
-	struct js_event ev;
-	enum state state;
-	bool object_top, in_object, saw_events, events_not_array, kineto_keys;
-	int64_t events_at;      /* offset of traceEvents' value, when events_not_array */
-	uint64_t nr_elems;      /* elements of the event array */
-	struct sbuf scratch;    /* decoded strings, args copies */
-	struct sbuf shape;      /* shape rendering */
-	struct sbuf shape_key;  /* raw bytes a shape is rendered from */
-	struct osc_strtab raw_shapes; /* distinct raw bytes of shapes, once used */
-	osc_str *shape_of;      /* raw_shapes id -> the rendered shape */
-	size_t alloc_shape_of;
-	struct sbuf meta;       /* top-level keys other than traceEvents */
-	struct pending *pend;
-	size_t nr_pend, alloc_pend;
-	struct sbuf be_args;
-	struct proc *procs;
-	size_t nr_procs, alloc_procs;
-	uint32_t *proc_of;      /* pid string id -> index in procs, OSC_NONE */
-	size_t alloc_proc_of;
-	uint32_t *traits;       /* string id -> NT_* | class << 8 | kind << 16 */
-	size_t alloc_traits;
-	uint64_t tc_key[TCACHE];
-	uint32_t tc_val[TCACHE];
-	uint64_t next_tick;
-	bool used_refs;         /* args kept as byte ranges of a stable input */
-	bool tried_split;       /* the event array went through parallel_events */
-	struct votes votes;     /* what the events kept so far say of the format */
-};
 
 static int64_t offset_of(const struct chrome *ch, const char *p)
 {
@@ -641,7 +557,7 @@ static void vote(struct chrome *ch, const struct osc_event *e)
 		ch->votes.ne++;
 }
 
-static uint32_t thread_of(struct chrome *ch, osc_str pid, osc_str tid)
+uint32_t osc_chrome_thread_of(struct chrome *ch, osc_str pid, osc_str tid)
 {
 	uint64_t key = (uint64_t)pid << 32 | tid;
 	size_t h = (size_t)((key * 0x9e3779b97f4a7c15ull) >> 40) & (TCACHE - 1);
@@ -653,7 +569,7 @@ static uint32_t thread_of(struct chrome *ch, osc_str pid, osc_str tid)
 	return ch->tc_val[h];
 }
 
-static struct proc *proc_of(struct chrome *ch, osc_str pid)
+struct proc *osc_chrome_proc_of(struct chrome *ch, osc_str pid)
 {
 	if (pid >= ch->alloc_proc_of) {
 		size_t old = ch->alloc_proc_of, n = ch->t->strs.count + 1024;
@@ -687,18 +603,18 @@ static void metadata(struct chrome *ch, const struct js_event *ev, osc_str pid, 
 
 	ch->t->nr_metadata++;
 	if (name_is(name, "process_name") && a[JA_NAME].type) {
-		proc_of(ch, pid)->name = intern_val(ch, &a[JA_NAME]);
+		osc_chrome_proc_of(ch, pid)->name = intern_val(ch, &a[JA_NAME]);
 	} else if (name_is(name, "process_sort_index")) {
 		if (val_num(ch, &a[JA_SORT_INDEX], 0, &sort))
-			proc_of(ch, pid)->sort = sort;
+			osc_chrome_proc_of(ch, pid)->sort = sort;
 	} else if (name_is(name, "thread_name") && a[JA_NAME].type) {
 		osc_str s = intern_val(ch, &a[JA_NAME]);
-		uint32_t th = thread_of(ch, pid, tid); /* may move t->threads */
+		uint32_t th = osc_chrome_thread_of(ch, pid, tid); /* may move t->threads */
 
 		ch->t->threads[th].thread_name = s;
 	} else if (name_is(name, "thread_sort_index")) {
 		if (val_num(ch, &a[JA_SORT_INDEX], 0, &sort)) {
-			uint32_t th = thread_of(ch, pid, tid);
+			uint32_t th = osc_chrome_thread_of(ch, pid, tid);
 
 			ch->t->threads[th].thread_sort = sort;
 		}
@@ -764,11 +680,7 @@ static bool args_empty(const struct js_val *args)
 	return *p == '}';
 }
 
-/*
- * Whether the trace has room for event e (else it is counted as dropped,
- * at byte offset off); a kept event votes for the format.
- */
-static bool keep(struct chrome *ch, const struct osc_event *e, int64_t off)
+bool osc_chrome_keep(struct chrome *ch, const struct osc_event *e, int64_t off)
 {
 	if (ch->t->nr_events >= OSC_MAX_EVENTS) {
 		osc_trace_warn(ch->t, OSC_WARN_TOO_MANY_EVENTS, off);
@@ -788,7 +700,7 @@ static void add_event(struct chrome *ch, const struct osc_event *e,
 {
 	uint64_t at;
 
-	if (!keep(ch, e, off))
+	if (!osc_chrome_keep(ch, e, off))
 		return;
 	if (ch->in->stable && args->type == JS_OBJECT &&
 	    !(args->flags & (JS_F_HIGH | JS_F_REPAIR))) {
@@ -807,8 +719,9 @@ static void add_event(struct chrome *ch, const struct osc_event *e,
 	osc_trace_add_event(ch->t, e, x, ch->scratch.p, (size_t)at);
 }
 
-static void add_pending(struct chrome *ch, const struct osc_event *e,
-			const struct osc_event_extra *x, bool begin, int64_t off, size_t args_len)
+void osc_chrome_add_pending(struct chrome *ch, const struct osc_event *e,
+			    const struct osc_event_extra *x, bool begin, int64_t off,
+			    size_t args_len)
 {
 	struct pending *pe;
 
@@ -884,14 +797,14 @@ static void process_event(struct chrome *ch, const struct js_event *ev, int64_t 
 		osc_trace_warn(t, OSC_WARN_BAD_EVENT, off);
 		return;
 	}
-	e.thread = thread_of(ch, pid, tid);
+	e.thread = osc_chrome_thread_of(ch, pid, tid);
 	e.ph = phase_of(ph);
 	e.corr_id = OSC_ID_NONE;
 	e.ext = OSC_ID_NONE;
 	e.kernel = OSC_NONE;
 	e.name = intern_field(ch, &f[JF_NAME], JF_NAME);
 	if (ph == 'E') {
-		add_pending(ch, &e, NULL, false, off, 0);
+		osc_chrome_add_pending(ch, &e, NULL, false, off, 0);
 		return;
 	}
 	e.cat = intern_field(ch, &f[JF_CAT], JF_CAT);
@@ -923,7 +836,7 @@ static void process_event(struct chrome *ch, const struct js_event *ev, int64_t 
 		kernel_facts(ch, a, &e);
 	if (ph == 'B') {
 		args_len = copy_args(ch, &f[JF_ARGS]);
-		add_pending(ch, &e, &x, true, off, args_len);
+		osc_chrome_add_pending(ch, &e, &x, true, off, args_len);
 	} else {
 		add_event(ch, &e, &x, &f[JF_ARGS], off);
 	}
@@ -1068,8 +981,7 @@ static enum js_rc step(struct chrome *ch, const char **pp)
 	return JS_OK;
 }
 
-/* One step with the repair bookkeeping around it. */
-static enum js_rc counted_step(struct chrome *ch, const char **pp)
+enum js_rc osc_chrome_step(struct chrome *ch, const char **pp)
 {
 	enum js_rc rc;
 
@@ -1088,371 +1000,6 @@ static enum js_rc counted_step(struct chrome *ch, const char **pp)
 	return rc;
 }
 
-static void chrome_release(struct chrome *ch);
-
-/* ---- parallel event parsing ----------------------------------------------
- *
- * A mapped file's event array is cut into shards at likely element starts
- * ('{' after "}," with a raw newline between: a newline cannot sit inside a
- * JSON string). Each shard is parsed on some core into its own trace (own
- * string table, threads, kernels, pending B/E), then merged in file order
- * with its string ids remapped. A cut is trusted only when the shard before
- * it, parsing on, lands exactly on it at an element boundary; otherwise that
- * shard keeps going to the next cut and the shard started at the bad cut is
- * dropped. Errors, truncation and the end of the array are left to the
- * sequential walk, which resumes where the last trusted shard stopped.
- */
-
-#define SPLIT_MIN ((size_t)8 << 20)      /* smaller arrays parse on one thread */
-#define SHARD_MIN ((size_t)2 << 20)
-#define SHARD_MAX ((size_t)32 << 20)
-#define SPLIT_SEARCH ((size_t)4 << 20)   /* how far to look for a cut */
-#define SHARDS_PER_CPU 4                 /* a shard is this share of what is left per core */
-
-struct shard {
-	const char *start;  /* an element's first byte */
-	struct osc_trace t;
-	struct chrome *ch;
-	struct osc_input in;
-	const char *stop;   /* where it stopped when it did not land on a cut */
-	enum state stop_state;
-	size_t end_cut;     /* index of the cut it landed on, 0: none */
-	bool done;
-};
-
-struct par {
-	struct chrome *main;
-	struct shard *sh;
-	size_t nr;
-	struct osc_trace_part *parts; /* events of the shards merged so far, in file order */
-	size_t nr_parts;
-	size_t next;        /* next shard to parse (under lock) */
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-};
-
-static bool can_split(const struct chrome *ch, const char *p)
-{
-	const struct osc_input *in = ch->in;
-
-	const char *end = in->data + in->len;
-
-	if (ch->tried_split || !in->eof || !in->stable || (size_t)(end - p) < SPLIT_MIN)
-		return false;
-	p = js_skip_ws(p, end);
-	return p < end && *p == '{';
-}
-
-/* The first likely element start in [p, limit), or NULL. */
-static const char *find_cut(const char *p, const char *limit, const char *end)
-{
-	while (p < limit) {
-		const char *nl = memchr(p, '\n', (size_t)(limit - p)), *q, *b;
-
-		if (!nl)
-			return NULL;
-		p = nl + 1;
-		q = js_skip_ws(p, end);
-		if (q >= end || *q != '{')
-			continue;
-		b = nl;
-		while (b > limit - SPLIT_SEARCH && b[-1] != ',' &&
-		       (b[-1] == ' ' || b[-1] == '\t' || b[-1] == '\r' || b[-1] == '\n'))
-			b--;
-		if (b[-1] != ',')
-			continue;
-		b--;
-		while (b[-1] == ' ' || b[-1] == '\t' || b[-1] == '\r' || b[-1] == '\n')
-			b--;
-		if (b[-1] == '}')
-			return q;
-	}
-	return NULL;
-}
-
-/* Parse shard i until it lands on a later cut, or stops. */
-static void parse_shard(struct par *par, size_t i)
-{
-	struct shard *sh = &par->sh[i];
-	struct chrome *ch = sh->ch;
-	const char *p = sh->start;
-	size_t cut = i + 1, n = 0;
-	volatile int *cancel = ch->lc->opts->cancel;
-
-	for (;;) {
-		enum state before = ch->state;
-		const char *q = js_skip_ws(p, ch->js.end);
-
-		if (before == ST_ARR_ELEM) {
-			while (cut < par->nr && q > par->sh[cut].start)
-				cut++;
-			if (cut < par->nr && q == par->sh[cut].start) {
-				sh->end_cut = cut;
-				return;
-			}
-		}
-		if ((before == ST_ARR_SEP && q < ch->js.end && *q == ']') ||
-		    (cancel && !(++n & 1023) && *cancel) || counted_step(ch, &p) != JS_OK ||
-		    (ch->state != ST_ARR_ELEM && ch->state != ST_ARR_SEP)) {
-			/* The sequential walk takes over from the step before. */
-			sh->stop = q;
-			sh->stop_state = before;
-			return;
-		}
-	}
-}
-
-/*
- * Its input pages are not needed any more (args refs fault them back in).
- * Its events are sorted here, on the core that parsed them, for
- * osc_trace_merge_parts to merge with the other shards'.
- */
-static void release_shard(struct par *par, size_t i)
-{
-	struct shard *sh = &par->sh[i];
-	const char *data = par->main->in->data;
-	const char *to = sh->end_cut ? par->sh[sh->end_cut].start : sh->stop;
-
-	osc_input_release(par->main->in, (size_t)(sh->start - data), (size_t)(to - data));
-	osc_trace_sort(&sh->t);
-}
-
-static void *worker(void *arg)
-{
-	struct par *par = arg;
-
-	pthread_mutex_lock(&par->lock);
-	while (par->next < par->nr) {
-		size_t i = par->next++;
-
-		pthread_mutex_unlock(&par->lock);
-		parse_shard(par, i);
-		release_shard(par, i);
-		pthread_mutex_lock(&par->lock);
-		par->sh[i].done = true;
-		pthread_cond_broadcast(&par->cond);
-	}
-	pthread_mutex_unlock(&par->lock);
-	return NULL;
-}
-
-static void shard_init(struct par *par, size_t i, const char *start)
-{
-	struct chrome *m = par->main, *ch;
-	struct shard *sh = &par->sh[i];
-
-	sh->start = start;
-	osc_trace_init(&sh->t);
-	sh->in.data = m->in->data;
-	sh->in.len = m->in->len;
-	sh->in.base = m->in->base;
-	sh->in.eof = true;
-	sh->in.stable = m->in->stable;
-	sh->in.fd = -1;
-	ch = sh->ch = osc_xcalloc(1, sizeof(*ch));
-	ch->lc = m->lc;
-	ch->t = &sh->t;
-	ch->in = &sh->in;
-	ch->state = ST_ARR_ELEM;
-	ch->in_object = m->in_object;
-	ch->next_tick = UINT64_MAX;
-	ch->js.end = sh->in.data + sh->in.len;
-	ch->js.eof = true;
-	memset(ch->tc_key, 0xff, sizeof(ch->tc_key));
-}
-
-static void shard_release(struct shard *sh)
-{
-	if (!sh->ch)
-		return;
-	chrome_release(sh->ch);
-	free(sh->ch);
-	osc_trace_release(&sh->t);
-	sh->ch = NULL;
-}
-
-static void merge_warnings(struct osc_trace *t, const struct osc_trace *s)
-{
-	for (int w = 0; w < OSC_WARN_COUNT; w++) {
-		if (!s->warnings[w].count)
-			continue;
-		if (!t->warnings[w].count)
-			t->warnings[w].first_offset = s->warnings[w].first_offset;
-		t->warnings[w].count += s->warnings[w].count;
-	}
-	for (int i = 0; i < 256; i++)
-		t->ph_counts[i] += s->ph_counts[i];
-	t->nr_metadata += s->nr_metadata;
-}
-
-/*
- * Merge a parsed shard into the main trace, in file order: strings, threads,
- * kernels, pending B/E events and warnings now; its (sorted) events go to
- * part, for osc_trace_merge_parts once every shard is in.
- */
-static void merge_shard(struct chrome *m, struct shard *sh, struct osc_trace_part *part)
-{
-	struct osc_trace *t = m->t, *s = &sh->t;
-	struct chrome *sc = sh->ch;
-	osc_str *map = osc_xreallocarray(NULL, s->strs.count, sizeof(*map));
-	uint32_t *tmap = osc_xreallocarray(NULL, s->nr_threads + 1, sizeof(*tmap));
-	uint32_t *kmap = osc_xreallocarray(NULL, s->nr_kernels + 1, sizeof(*kmap));
-
-	for (size_t id = 0; id < s->strs.count; id++)
-		map[id] = osc_trace_intern(t, s->strs.ptrs[id], s->strs.lens[id]);
-	for (size_t i = 0; i < s->nr_threads; i++) {
-		const struct osc_thread *th = &s->threads[i];
-
-		tmap[i] = thread_of(m, map[th->pid], map[th->tid]);
-		if (th->thread_name)
-			t->threads[tmap[i]].thread_name = map[th->thread_name];
-		if (th->thread_sort)
-			t->threads[tmap[i]].thread_sort = th->thread_sort;
-	}
-	for (size_t id = 0; id < sc->alloc_proc_of; id++) {
-		const struct proc *pr;
-
-		if (sc->proc_of[id] == OSC_NONE)
-			continue;
-		pr = &sc->procs[sc->proc_of[id]];
-		if (pr->name)
-			proc_of(m, map[id])->name = map[pr->name];
-		if (pr->sort)
-			proc_of(m, map[id])->sort = pr->sort;
-	}
-	for (size_t i = 0; i < s->nr_kernels; i++)
-		kmap[i] = osc_trace_add_kernel(t, &s->kernels[i]);
-	osc_trace_take_part(t, s, map, tmap, kmap, part);
-	for (size_t i = 0; i < sc->nr_pend; i++) {
-		struct pending *pe = &sc->pend[i];
-		const char *args = pe->args ? sc->be_args.p + pe->args : NULL;
-
-		osc_trace_part_remap(part, &pe->ev);
-		m->scratch.len = 0;
-		if (args)
-			sb_add(&m->scratch, args, strlen(args));
-		osc_trace_part_remap_extra(part, &pe->extra);
-		add_pending(m, &pe->ev, &pe->extra, pe->begin, pe->offset,
-			    args ? m->scratch.len : 0);
-	}
-	merge_warnings(t, s);
-	m->nr_elems += sc->nr_elems;
-	m->used_refs |= sc->used_refs;
-	m->votes.ort += sc->votes.ort;
-	m->votes.kineto += sc->votes.kineto;
-	m->votes.legacy += sc->votes.legacy;
-	m->votes.ne += sc->votes.ne;
-}
-
-/*
- * Cut points: shard 0 at p, then shards of a share of what is left, so they
- * shrink towards the end and the cores finish together (guided scheduling).
- */
-static size_t make_cuts(struct par *par, const char *p, const char *end, size_t cpus)
-{
-	const char **cuts = NULL;
-	size_t n = 0, alloc = 0;
-
-	OSC_GROW(cuts, n + 1, alloc);
-	cuts[n++] = p;
-	for (;;) {
-		size_t step = (size_t)(end - p) / (cpus * SHARDS_PER_CPU);
-		const char *from, *limit;
-
-		step = step < SHARD_MIN ? SHARD_MIN : step > SHARD_MAX ? SHARD_MAX : step;
-		if ((size_t)(end - p) <= step + SHARD_MIN)
-			break;
-		from = p + step;
-		limit = (size_t)(end - from) > SPLIT_SEARCH ? from + SPLIT_SEARCH : end;
-		p = find_cut(from, limit, end);
-		if (!p)
-			break;
-		OSC_GROW(cuts, n + 1, alloc);
-		cuts[n++] = p;
-	}
-	/* Shards are not moved once made: their parsers point into them. */
-	par->sh = osc_xcalloc(n, sizeof(*par->sh));
-	for (size_t i = 0; i < n; i++)
-		shard_init(par, i, cuts[i]);
-	free(cuts);
-	return n;
-}
-
-/*
- * Parse the event array from *pp (just inside its '[') on all cores and merge
- * the shards; on return *pp and ch->state say where the sequential walk goes
- * on.
- */
-static enum osc_status parallel_events(struct chrome *ch, const char **pp)
-{
-	struct par par = { .main = ch };
-	const char *end = ch->in->data + ch->in->len;
-	const char *p = js_skip_ws(*pp, end);
-	size_t cpus = osc_threads(), cur = 0, nthreads = 0;
-	pthread_t th[OSC_MAX_THREADS];
-	enum osc_status st = OSC_OK;
-
-	par.nr = make_cuts(&par, p, end, cpus);
-	par.parts = osc_xcalloc(par.nr, sizeof(*par.parts));
-	pthread_mutex_init(&par.lock, NULL);
-	pthread_cond_init(&par.cond, NULL);
-	for (size_t i = 1; i < cpus && i < par.nr; i++)
-		if (!pthread_create(&th[nthreads], NULL, worker, &par))
-			nthreads++;
-	/* This thread parses too, and merges the trusted chain as it completes. */
-	pthread_mutex_lock(&par.lock);
-	for (;;) {
-		struct shard *sh = &par.sh[cur];
-
-		if (!sh->done && par.next < par.nr) {
-			size_t i = par.next++;
-
-			pthread_mutex_unlock(&par.lock);
-			parse_shard(&par, i);
-			release_shard(&par, i);
-			pthread_mutex_lock(&par.lock);
-			par.sh[i].done = true;
-			continue;
-		}
-		while (!sh->done)
-			pthread_cond_wait(&par.cond, &par.lock);
-		pthread_mutex_unlock(&par.lock);
-		merge_shard(ch, sh, &par.parts[par.nr_parts++]);
-		for (size_t i = cur + 1; i < (sh->end_cut ? sh->end_cut : par.nr); i++)
-			if (par.sh[i].done)
-				shard_release(&par.sh[i]);
-		*pp = sh->end_cut ? par.sh[sh->end_cut].start : sh->stop;
-		ch->state = sh->end_cut ? ST_ARR_ELEM : sh->stop_state;
-		osc_input_consumed(ch->in, (size_t)(*pp - ch->in->data));
-		if (st == OSC_OK) {
-			ch->lc->parsed = (uint64_t)(*pp - ch->in->data);
-			st = osc_load_tick(ch->lc, ch->lc->parsed);
-		}
-		pthread_mutex_lock(&par.lock);
-		if (!sh->end_cut || st != OSC_OK)
-			break;
-		shard_release(sh);
-		cur = sh->end_cut;
-	}
-	/* Shards nobody took yet are not needed any more. */
-	par.next = par.nr;
-	pthread_mutex_unlock(&par.lock);
-	for (size_t i = 0; i < nthreads; i++)
-		pthread_join(th[i], NULL);
-	for (size_t i = 0; i < par.nr; i++)
-		shard_release(&par.sh[i]);
-	free(par.sh);
-	if (st == OSC_OK) {
-		osc_trace_merge_parts(ch->t, par.parts, par.nr_parts);
-	} else {
-		for (size_t i = 0; i < par.nr_parts; i++)
-			osc_trace_part_release(&par.parts[i]);
-	}
-	free(par.parts);
-	pthread_mutex_destroy(&par.lock);
-	pthread_cond_destroy(&par.cond);
-	return st;
-}
 
 static enum osc_status walk(struct chrome *ch)
 {
@@ -1465,15 +1012,15 @@ static enum osc_status walk(struct chrome *ch)
 		const char *p = in->data + pos;
 		enum js_rc rc;
 
-		if (ch->state == ST_ARR_ELEM && can_split(ch, p)) {
+		if (ch->state == ST_ARR_ELEM && osc_chrome_can_split(ch, p)) {
 			ch->tried_split = true;
-			st = parallel_events(ch, &p);
+			st = osc_chrome_parallel_events(ch, &p);
 			if (st != OSC_OK)
 				return st;
 			pos = (size_t)(p - in->data);
 			continue;
 		}
-		rc = counted_step(ch, &p);
+		rc = osc_chrome_step(ch, &p);
 		if (rc == JS_OK) {
 			pos = (size_t)(p - in->data);
 			if (in->base + pos >= ch->next_tick) {
@@ -1509,158 +1056,7 @@ static enum osc_status walk(struct chrome *ch)
 	return OSC_OK;
 }
 
-/* ---- the end: B/E pairs, processes, format, kinds ----------------------- */
-
-#define PREFER_SCAN 64 /* pending events looked at for an E that names the top */
-
-/* The open B events of one thread, innermost last. */
-struct be_stack {
-	size_t *at;          /* indices in ch->pend */
-	size_t depth, alloc;
-	uint32_t *awaiting;  /* string id -> B events of that name not yet named by an E */
-};
-
-static int cmp_pending(const void *pa, const void *pb)
-{
-	const struct pending *a = pa, *b = pb;
-
-	if (a->ev.thread != b->ev.thread)
-		return a->ev.thread < b->ev.thread ? -1 : 1;
-	if (a->ev.ts != b->ev.ts)
-		return a->ev.ts < b->ev.ts ? -1 : 1;
-	return (a->seq > b->seq) - (a->seq < b->seq);
-}
-
-/* The first B (begin) or E (!begin) of ch->pend[i..hi), or hi. */
-static size_t next_pending(const struct chrome *ch, size_t i, size_t hi, bool begin)
-{
-	while (i < hi && ch->pend[i].begin != begin)
-		i++;
-	return i;
-}
-
-/*
- * Whether B b opens before E e closes: it starts earlier, or at the same ts
- * with the same name (a zero-duration pair opens before it closes; any other
- * E at that ts closes first).
- */
-static bool begin_first(const struct pending *b, const struct pending *e)
-{
-	if (b->ev.ts != e->ev.ts)
-		return b->ev.ts < e->ev.ts;
-	return b->ev.name == e->ev.name;
-}
-
-/* Of the E events at e's ts, move the first that names the innermost open B to e. */
-static void prefer_top(struct chrome *ch, const struct be_stack *s, size_t e, size_t hi)
-{
-	osc_str top;
-
-	if (!s->depth)
-		return;
-	top = ch->pend[s->at[s->depth - 1]].ev.name;
-	if (ch->pend[e].ev.name == top)
-		return;
-	for (size_t j = e + 1; j < hi && j <= e + PREFER_SCAN; j++) {
-		if (ch->pend[j].ev.ts != ch->pend[e].ev.ts)
-			return;
-		if (!ch->pend[j].begin && ch->pend[j].ev.name == top) {
-			struct pending tmp = ch->pend[e];
-
-			ch->pend[e] = ch->pend[j];
-			ch->pend[j] = tmp;
-			return;
-		}
-	}
-}
-
-static void open_begin(struct chrome *ch, struct be_stack *s, size_t b)
-{
-	OSC_GROW(s->at, s->depth + 1, s->alloc);
-	s->at[s->depth++] = b;
-	s->awaiting[ch->pend[b].ev.name]++;
-}
-
-/* Store B event b, closed at end, as one complete event with b's args. */
-static void add_pair(struct chrome *ch, const struct pending *b, int64_t end)
-{
-	struct osc_event e = b->ev;
-	const char *args = b->args ? ch->be_args.p + b->args : NULL;
-
-	e.dur = end - e.ts;
-	e.flags |= OSC_EVF_FROM_BE;
-	if (keep(ch, &e, b->offset))
-		osc_trace_add_event(ch->t, &e, &b->extra, args, args ? strlen(args) : 0);
-}
-
-/*
- * E event e closes the innermost open B, as the format's stack rule says,
- * even when it names another B (counted). An extra E closes nothing (counted,
- * as speedscope drops it): one on an empty stack, or one naming no B that
- * still awaits its E (B [a, B [b, E a], E b]: the second E closes a).
- */
-static void close_begin(struct chrome *ch, struct be_stack *s, size_t e)
-{
-	const struct pending *pe = &ch->pend[e];
-	osc_str name = pe->ev.name, top;
-
-	if (!s->depth || (name != OSC_STR_EMPTY && !s->awaiting[name])) {
-		osc_trace_warn(ch->t, OSC_WARN_UNMATCHED_END, pe->offset);
-		return;
-	}
-	top = ch->pend[s->at[s->depth - 1]].ev.name;
-	if (name == OSC_STR_EMPTY)
-		name = top;
-	else if (name != top)
-		osc_trace_warn(ch->t, OSC_WARN_END_NAME_DIFFERS, pe->offset);
-	if (s->awaiting[name])
-		s->awaiting[name]--;
-	add_pair(ch, &ch->pend[s->at[--s->depth]], pe->ev.ts);
-}
-
-/*
- * One thread's pending events ch->pend[lo..hi): B events in (ts, file)
- * order, E events in ts order, merged as begin_first says; B events still
- * open at the end are dropped (counted).
- */
-static void match_thread(struct chrome *ch, struct be_stack *s, size_t lo, size_t hi)
-{
-	size_t b = next_pending(ch, lo, hi, true), e = next_pending(ch, lo, hi, false);
-
-	while (b < hi || e < hi) {
-		if (e >= hi || (b < hi && begin_first(&ch->pend[b], &ch->pend[e]))) {
-			open_begin(ch, s, b);
-			b = next_pending(ch, b + 1, hi, true);
-		} else {
-			prefer_top(ch, s, e, hi);
-			close_begin(ch, s, e);
-			e = next_pending(ch, e + 1, hi, false);
-		}
-	}
-	while (s->depth)
-		osc_trace_warn(ch->t, OSC_WARN_UNMATCHED_BEGIN, ch->pend[s->at[--s->depth]].offset);
-	for (size_t i = lo; i < hi; i++)
-		s->awaiting[ch->pend[i].ev.name] = 0;
-}
-
-/* Pair the B and E events of each (pid, tid) thread as a stack. */
-static void match_begin_end(struct chrome *ch)
-{
-	struct be_stack s = { 0 };
-
-	if (!ch->nr_pend)
-		return;
-	qsort(ch->pend, ch->nr_pend, sizeof(*ch->pend), cmp_pending);
-	s.awaiting = osc_xcalloc(ch->t->strs.count, sizeof(*s.awaiting));
-	for (size_t lo = 0, hi; lo < ch->nr_pend; lo = hi) {
-		for (hi = lo + 1; hi < ch->nr_pend && ch->pend[hi].ev.thread == ch->pend[lo].ev.thread;
-		     hi++)
-			;
-		match_thread(ch, &s, lo, hi);
-	}
-	free(s.awaiting);
-	free(s.at);
-}
+/* ---- the end: processes, format, kinds ------------------------------------ */
 
 /* The format the kept events vote for (counted as they were kept). */
 static enum osc_format detect_format(const struct chrome *ch)
@@ -1760,7 +1156,7 @@ static void finish(struct chrome *ch)
 {
 	struct osc_trace *t = ch->t;
 
-	match_begin_end(ch);
+	osc_chrome_match_pairs(ch);
 	for (size_t i = 0; i < t->nr_threads; i++) {
 		struct osc_thread *th = &t->threads[i];
 
@@ -1782,7 +1178,17 @@ static void finish(struct chrome *ch)
 	osc_trace_sort(t);
 }
 
-static void chrome_release(struct chrome *ch)
+void osc_chrome_init(struct chrome *ch, struct osc_load_ctx *lc, struct osc_trace *t,
+		     struct osc_input *in)
+{
+	ch->lc = lc;
+	ch->t = t;
+	ch->in = in;
+	ch->next_tick = TICK_STEP;
+	memset(ch->tc_key, 0xff, sizeof(ch->tc_key));
+}
+
+void osc_chrome_release(struct chrome *ch)
 {
 	free(ch->scratch.p);
 	free(ch->shape.p);
@@ -1808,11 +1214,7 @@ static enum osc_status chrome_load(struct osc_load_ctx *lc)
 	struct osc_input *in = &lc->in;
 	enum osc_status st;
 
-	ch->lc = lc;
-	ch->t = lc->t;
-	ch->in = in;
-	ch->next_tick = TICK_STEP;
-	memset(ch->tc_key, 0xff, sizeof(ch->tc_key));
+	osc_chrome_init(ch, lc, lc->t, in);
 	st = walk(ch);
 	if (st == OSC_OK && (in->z_check_failed || (in->z_bad && !in->z_cut))) {
 		/* Corrupt gzip data (not just cut short) is bad input even when
@@ -1850,7 +1252,7 @@ static enum osc_status chrome_load(struct osc_load_ctx *lc)
 							  &ch->t->args_map_file))
 			ch->t->args_src = ch->t->args_map;
 	}
-	chrome_release(ch);
+	osc_chrome_release(ch);
 	free(ch);
 	return st;
 }
