@@ -159,7 +159,9 @@ const struct osc_cli_option osc_cli_view_options[] = {
 	{ OPT_TRACE_COLUMN, "trace-column", 0, NULL,
 	  "a last column 'trace': the trace as given, to join files (not the table)",
 	  OSC_MODE_REPORT | OSC_MODE_WHATIF | OSC_MODE_GPU },
-	{ OPT_OUTPUT, "output", 'o', "FILE", "write to FILE (atomically) instead of stdout",
+	{ OPT_OUTPUT, "output", 'o', "FILE",
+	  "write to FILE (atomically); with no --format, its extension (.csv .tsv .json .md) "
+	  "picks it",
 	  REPORT | OSC_MODE_GPU },
 	{ OPT_FORCE, "force", 0, NULL,
 	  "replace an existing output file (keeping its mode, through a symlink)",
@@ -599,6 +601,7 @@ static enum osc_status view_option(struct osc_cli_view *v, int id, const char *a
 		v->asc = true;
 		return OSC_OK;
 	case OPT_FORMAT:
+		v->format_given = true;
 		if (!strcmp(arg, "text")) { /* info's and tree's name of the table */
 			v->format = OSC_EXPORT_TABLE;
 			return OSC_OK;
@@ -753,6 +756,8 @@ enum osc_status osc_cli_view_parse(struct osc_cli_view *v, int argc, char **argv
 			if (o->id == id && !(o->modes & OSC_MODE_TUI))
 				v->report_only = true;
 	}
+	if (v->output && !v->format_given)
+		osc_export_format_of_name(v->output, &v->format);
 	/* A second trace is the other side of a compare; three or more are a job's ranks. */
 	if (v->nr_inputs == 2 && (mode & (OSC_MODE_DIFF | OSC_MODE_DEFAULT)))
 		v->other = v->inputs[1];

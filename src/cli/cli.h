@@ -177,7 +177,8 @@ struct osc_cli_view {
 	size_t nr_speedups, alloc_speedups;
 	const char *speedup_csv;     /* --speedup-csv FILE (whatif) */
 	bool asc;                    /* --asc */
-	enum osc_export_format format; /* --format */
+	enum osc_export_format format; /* --format; else -o FILE's extension's; else table */
+	bool format_given;           /* --format */
 	const char *output;          /* -o FILE, NULL for stdout */
 	unsigned export_flags;       /* OSC_EXPORT_CSV_SAFE (--csv-safe), OSC_WRITE_REPLACE
 					(--force) */

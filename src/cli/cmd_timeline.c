@@ -37,7 +37,8 @@ static const struct osc_cli_option timeline_options[] = {
 	{ OPT_FORMAT, "format", 'F', "FMT",
 	  "table, csv, tsv, json or markdown: the lanes' events and busy time instead of the "
 	  "drawing", TIMELINE },
-	OSC_CLI_TRACE_OUTPUT_OPTIONS(TIMELINE, "write to FILE (atomically) instead of stdout"),
+	OSC_CLI_TRACE_OUTPUT_OPTIONS(TIMELINE, "write to FILE (atomically); with no --format, the "
+					       "table when its extension is .csv .tsv .json or .md"),
 	{ 0, NULL, 0, NULL, NULL, 0 },
 };
 
@@ -126,6 +127,8 @@ static enum osc_status parse(struct timeline_args *a, int argc, char **argv,
 		if (st != OSC_OK)
 			return st;
 	}
+	if (!a->table && a->a.output && osc_export_format_of_name(a->a.output, &a->format))
+		a->table = true;
 	return OSC_OK;
 }
 

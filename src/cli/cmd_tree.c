@@ -111,7 +111,11 @@ static const struct osc_cli_option tree_options[] = {
 	  ALL },
 	{ OPT_THREADS, "threads", 'j', "N",
 	  "use at most N threads (0, the default: every CPU this process may use)", ALL },
-	{ OPT_OUTPUT, "output", 'o', "FILE", "write to FILE (atomically) instead of stdout", ALL },
+	{ OPT_OUTPUT, "output", 'o', "FILE",
+	  "write to FILE (atomically); with no --format, its extension (.csv .tsv .json .md) "
+	  "picks it", BOTH },
+	{ OPT_OUTPUT, "output", 'o', "FILE", "write to FILE (atomically) instead of stdout",
+	  OSC_TREE_MODE_FLAME },
 	{ OPT_FORCE, "force", 0, NULL,
 	  "replace an existing output file (keeping its mode, through a symlink)",
 	  ALL },
@@ -173,6 +177,7 @@ static enum osc_status tree_option(struct osc_cli_tree *o, int id, const char *a
 	case OPT_MAX_DEPTH:
 		return parse_depth("--max-depth", arg, &o->max_depth, err);
 	case OPT_FORMAT:
+		o->format_given = true;
 		if (!strcmp(arg, "text")) {
 			o->format = OSC_EXPORT_TABLE;
 			return OSC_OK;
@@ -257,6 +262,8 @@ enum osc_status osc_cli_tree_parse(struct osc_cli_tree *o, int argc, char **argv
 		if (o->help)
 			return OSC_OK;
 	}
+	if (o->output && !o->format_given)
+		osc_export_format_of_name(o->output, &o->format);
 	if (o->max_depth >= 0 && o->min_depth > o->max_depth)
 		return osc_error_set(err, OSC_USAGE, "--min-depth", OSC_NO_OFFSET, NULL,
 				     "%ld is above --max-depth %ld", o->min_depth, o->max_depth);

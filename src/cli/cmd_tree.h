@@ -24,7 +24,8 @@ struct osc_cli_tree {
 	bool whole;                /* --whole-trace: one run, run markers ignored */
 	struct osc_filter filter;  /* --filter / --regex */
 	long min_depth, max_depth; /* inclusive; max_depth < 0: no bound */
-	enum osc_export_format format;
+	enum osc_export_format format; /* --format; else -o FILE's extension's; else table */
+	bool format_given;         /* --format */
 	const char *host_cat;      /* --host-cat: launch (runtime) categories, NULL: kind */
 	const char *device_cat;    /* --device-cat */
 	const char *monitor_cat;   /* --ops (--monitor-cat): the categories that are ops */

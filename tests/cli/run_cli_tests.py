@@ -771,6 +771,45 @@ def format_cases(res, tmp):
         res.check("formats: tsv and markdown hold the csv cells: " + label, probs)
 
 
+def extension_cases(res, tmp):
+    """With no --format, -o FILE writes the format its extension names (any
+    case), the same bytes as --format to stdout; --format wins over the name;
+    timeline writes its table for those names; flame and other names keep
+    their own output."""
+    exts = [("csv", "csv"), ("TSV", "tsv"), ("json", "json"), ("md", "markdown"),
+            ("markdown", "markdown"), ("txt", "table")]
+    commands = FORMAT_COMMANDS + [["timeline", ORT]]
+    for args in commands:
+        label = " ".join(args)
+        probs = []
+        for ext, fmt in exts:
+            if args[0] == "timeline" and fmt == "table":
+                want = testlib.run(args, COLUMNS="100")  # the drawing
+            else:
+                want = testlib.run(args[:1] + ["--format", fmt] + args[1:], COLUMNS="100")
+            out = os.path.join(tmp, "ext-out." + ext)
+            got = testlib.run(args[:1] + ["--force", "-o", out] + args[1:], COLUMNS="100")
+            if got.rc != want.rc or got.out:
+                probs.append(".%s: rc %d (want %d), stdout %r" % (ext, got.rc, want.rc,
+                                                                  got.out[:80]))
+            elif open(out, "rb").read() != want.out:
+                probs.append(".%s: not the %s output: %r" % (ext, fmt,
+                                                             open(out, "rb").read()[:80]))
+        out = os.path.join(tmp, "ext-given.csv")
+        want = testlib.run(args[:1] + ["--format", "json"] + args[1:], COLUMNS="100")
+        got = testlib.run(args[:1] + ["--format", "json", "--force", "-o", out] + args[1:],
+                          COLUMNS="100")
+        if got.rc != want.rc or open(out, "rb").read() != want.out:
+            probs.append("--format json -o x.csv is not the JSON")
+        res.check("-o FILE's extension picks the format: " + label, probs)
+    out = os.path.join(tmp, "stacks.json")
+    want = testlib.run(["flame", TORCH])
+    got = testlib.run(["flame", "--force", "-o", out, TORCH])
+    res.check("-o FILE: flame writes folded stacks whatever the name",
+              [] if got.rc == 0 and open(out, "rb").read() == want.out
+              else ["flame -o stacks.json: " + got.describe()])
+
+
 def trace_column_cases(res):
     """--trace-column adds a last column 'trace' holding the path as given, and nothing else."""
     for args in (["report", ORT], ["report", "--by", "kernel", KINETO], ["gpu", KINETO],
@@ -898,6 +937,7 @@ def main():
         io_cases(res, tmp)
         version_cases(res, tmp)
         format_cases(res, tmp)
+        extension_cases(res, tmp)
         trace_column_cases(res)
         percent_limit_cases(res)
         thread_cases(res, tmp)

@@ -43,6 +43,11 @@ enum osc_export_format {
 /* Format by --format name; OSC_USAGE (subject "--format") if unknown. */
 enum osc_status osc_export_format_parse(const char *name, enum osc_export_format *out,
 					struct osc_error *err);
+/*
+ * The format a file name's extension names: .csv, .tsv, .json, .md or
+ * .markdown, in any case; false (out unchanged) for any other name.
+ */
+bool osc_export_format_of_name(const char *path, enum osc_export_format *out);
 /* --format name of a format ("csv"). */
 const char *osc_export_format_name(enum osc_export_format f);
 /*

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "opscope/base/alloc.h"
@@ -31,6 +32,29 @@ static const struct osc_exporter *const exporters[] = {
 const char *osc_export_format_name(enum osc_export_format f)
 {
 	return (unsigned)f < OSC_EXPORT_FORMAT_COUNT ? format_names[f] : "unknown";
+}
+
+bool osc_export_format_of_name(const char *path, enum osc_export_format *out)
+{
+	static const struct {
+		const char *ext;
+		enum osc_export_format f;
+	} exts[] = {
+		{ ".csv", OSC_EXPORT_CSV },     { ".tsv", OSC_EXPORT_TSV },
+		{ ".json", OSC_EXPORT_JSON },   { ".md", OSC_EXPORT_MARKDOWN },
+		{ ".markdown", OSC_EXPORT_MARKDOWN },
+	};
+	const char *dot = strrchr(path, '.');
+
+	if (!dot || strchr(dot, '/'))
+		return false;
+	for (size_t i = 0; i < sizeof(exts) / sizeof(exts[0]); i++) {
+		if (!strcasecmp(dot, exts[i].ext)) {
+			*out = exts[i].f;
+			return true;
+		}
+	}
+	return false;
 }
 
 bool osc_export_has_meta(enum osc_export_format f)
