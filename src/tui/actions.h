@@ -75,7 +75,7 @@
 	_(FIND, "find", "f", "Find a name containing a text (no filter)")         \
 	_(FIND_NEXT, "find-next", "n", "Find the next match")                                \
 	_(FIND_PREV, "find-prev", "N", "Find the previous match")                            \
-	_(EXPORT, "export", "x", "Export the view as shown to CSV")                   \
+	_(EXPORT, "export", "x", "Export the view as shown: CSV, or .tsv .json .md by name") \
 	_(MESSAGE, "message", "y",                                                           \
 	  "The last message whole and the view's command line, to copy")                    \
 	_(COMMAND, "command", ":",                                                           \

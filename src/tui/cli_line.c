@@ -97,7 +97,7 @@ char *osc_cli_line_tree(struct osc_tui *t)
 	if (t->args->path)
 		line = osc_cli_line_arg(line, t->args->path);
 	line = selection(t, names(t, line, OSC_LEVEL_KERNEL));
-	line = osc_cli_line_arg(osc_cli_line_arg(line, "--format"), "csv");
+	line = osc_cli_line_arg(osc_cli_line_arg(line, "--format"), osc_export_format_name(t->export_as));
 	out = osc_xasprintf("%s (every node, profile_parser_main's columns)", line);
 	free(line);
 	return out;
@@ -118,7 +118,8 @@ char *osc_cli_line_start(struct osc_tui *t, const char *command, const char *oth
 }
 
 char *osc_cli_line_order(char *line, const struct osc_column *col, bool default_col,
-			 bool cli_descends, bool descending, size_t topn, const char *command)
+			 bool cli_descends, bool descending, size_t topn,
+			 enum osc_export_format format, const char *command)
 {
 	char num[32], *out;
 
@@ -134,7 +135,7 @@ char *osc_cli_line_order(char *line, const struct osc_column *col, bool default_
 		line = osc_cli_line_arg(line, num);
 	}
 	line = osc_cli_line_arg(line, "--format");
-	line = osc_cli_line_arg(line, "csv");
+	line = osc_cli_line_arg(line, osc_export_format_name(format));
 	if (cli_descends || !descending)
 		return line;
 	out = osc_xasprintf("%s (%s sorts %s ascending only)", line, command, col->title);

@@ -33,11 +33,12 @@ char *osc_cli_line_tree(struct osc_tui *t);
 
 /*
  * Append --sort and --asc for sorting by col (none when default_col and
- * descending: the command's default), --top n (0: none) and --format csv.
+ * descending: the command's default), --top n (0: none) and --format format.
  * cli_descends: the command sorts col descending unless --asc; else only
  * ascending, and a note after the line says so when the view descends.
  */
 char *osc_cli_line_order(char *line, const struct osc_column *col, bool default_col,
-			 bool cli_descends, bool descending, size_t topn, const char *command);
+			 bool cli_descends, bool descending, size_t topn,
+			 enum osc_export_format format, const char *command);
 
 #endif

@@ -153,7 +153,8 @@ static bool is_folded_name(const char *path)
 }
 
 /*
- * Write the view's table as CSV, atomically (osc_export_file), or its folded
+ * Write the view's table, atomically (osc_export_file), in the format the
+ * name's extension names (.tsv, .json, .md), else as CSV; or its folded
  * stacks to a name ending in .folded where it has them; replace: the user
  * said y to replacing the existing file.
  */
@@ -173,7 +174,9 @@ static unsigned export_write(struct osc_tui *t, const char *path, bool replace)
 		v->ops->export_table(t, v, &tab);
 		tab.nr_rows = v->tab.nr_rows;
 	}
-	if (osc_export_file(path, OSC_EXPORT_CSV, &tab, NULL, 0, replace ? OSC_WRITE_REPLACE : 0,
+	t->export_as = OSC_EXPORT_CSV;
+	osc_export_format_of_name(path, &t->export_as);
+	if (osc_export_file(path, t->export_as, &tab, NULL, 0, replace ? OSC_WRITE_REPLACE : 0,
 			    &err) != OSC_OK) {
 		osc_error_format(&err, msg, sizeof(msg));
 		osc_tui_message(t, OSC_MSG_ERROR, "%s", msg);
@@ -183,8 +186,9 @@ static unsigned export_write(struct osc_tui *t, const char *path, bool replace)
 		osc_tui_message(t, OSC_MSG_INFO, "wrote %s (%zu rows: %s; report has no equivalent)",
 				path, v->tab.nr_rows, osc_table_view_only(v));
 	} else if (v->ops->command && (cmd = v->ops->command(t, v))) {
-		osc_tui_message(t, OSC_MSG_INFO, "wrote %s (%zu rows) = %s", path, v->tab.nr_rows,
-				cmd);
+		osc_tui_message(t, OSC_MSG_INFO, "wrote %s (%zu rows%s) %s %s", path,
+				v->tab.nr_rows, t->export_as == OSC_EXPORT_JSON ? ", no meta" : "",
+				t->export_as == OSC_EXPORT_JSON ? "~" : "=", cmd);
 		free(cmd);
 	} else {
 		osc_tui_message(t, OSC_MSG_INFO, "wrote %s (%zu rows)", path, v->tab.nr_rows);
@@ -450,7 +454,8 @@ unsigned osc_command_action(struct osc_tui *t, enum osc_action a)
 		return OSC_R_REDRAW;
 	case OSC_ACT_EXPORT:
 		name = default_export_name(t);
-		osc_prompt_open(t, "export CSV to: ", name, false, export_to, NULL);
+		osc_prompt_open(t, "export (csv, tsv, json, md by name) to: ", name, false, export_to,
+				NULL);
 		free(name);
 		return OSC_R_REDRAW;
 	case OSC_ACT_COMMAND:

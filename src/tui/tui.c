@@ -282,6 +282,7 @@ static void apply_args(struct osc_tui *t)
 		osc_runsel_parse(NULL, t->runs.nr, t->runs.warmup, &t->sel, &err);
 	}
 	t->last_toggled = -1;
+	t->export_as = OSC_EXPORT_CSV;
 	osc_warnings_note(t, &t->trace, &t->runs, "");
 }
 

@@ -99,8 +99,9 @@ struct osc_view_ops {
 	/* Length of the row's bar in the bar chart column, 0..1 (NULL: no bars). */
 	double (*bar)(struct osc_tui *t, struct osc_view *v, size_t row);
 	/*
-	 * The opscope command line printing the same CSV as the export, a new
-	 * string; NULL (or a NULL op) when there is none.
+	 * The opscope command line printing the same table as the export, in
+	 * t->export_as's format, a new string; NULL (or a NULL op) when there is
+	 * none.
 	 */
 	char *(*command)(struct osc_tui *t, struct osc_view *v);
 	/* optional: the highlight of one cell (the matrix's slowest run), else the row's */
@@ -228,6 +229,9 @@ struct osc_tui {
 	enum osc_msg_kind msg_kind;
 	char last_msg[2048]; /* the message before the last key cleared it (y shows it) */
 	char *popup;       /* text shown in a box until the next key, or NULL */
+	/* what x wrote last (CSV until then; the name's extension picks it): the
+	   views' command lines (ops->command) name this format */
+	enum osc_export_format export_as;
 	bool utf8;         /* the locale can show UTF-8 */
 	bool script;       /* driven by --script */
 	int last_toggled;  /* runs view: run last toggled, -1 none */

@@ -728,7 +728,8 @@ static char *diff_command(struct osc_tui *t, struct osc_view *v)
 	}
 	/* diff sorts every column but the name descending unless --asc */
 	return osc_cli_line_order(line, &cols[v->sort_col], v->sort_col == OSC_DIFF_DELTA,
-				  v->sort_col != OSC_DIFF_NAME, v->sort_desc, v->topn, "diff");
+				  v->sort_col != OSC_DIFF_NAME, v->sort_desc, v->topn, t->export_as,
+				  "diff");
 }
 
 const struct osc_view_ops osc_view_diff = {

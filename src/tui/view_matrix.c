@@ -251,7 +251,7 @@ static char *matrix_command(struct osc_tui *t, struct osc_view *v)
 	return osc_cli_line_order(line, col,
 				  mv->arg.sort == osc_level_default_sort(
 					  mv->arg.level, osc_trace_has_device(&t->trace)),
-				  col->numeric, mv->arg.desc, matrix_top(mv), "report");
+				  col->numeric, mv->arg.desc, matrix_top(mv), t->export_as, "report");
 }
 
 const struct osc_view_ops osc_view_matrix = {

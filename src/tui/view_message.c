@@ -92,6 +92,13 @@ static void add_command(struct msg_view *mv, const char *cmd)
 		add_comment(mv, note);
 }
 
+/* CSV, TSV, JSON or Markdown: what x writes in format f. */
+static const char *format_title(enum osc_export_format f)
+{
+	return f == OSC_EXPORT_TSV ? "TSV" : f == OSC_EXPORT_JSON ? "JSON" :
+	       f == OSC_EXPORT_MARKDOWN ? "Markdown" : "CSV";
+}
+
 static void msg_open(struct osc_tui *t, struct osc_view *v, const void *arg)
 {
 	struct osc_view *below = (struct osc_view *)arg;
@@ -105,7 +112,10 @@ static void msg_open(struct osc_tui *t, struct osc_view *v, const void *arg)
 		add(mv, osc_xstrdup(""));
 	}
 	if (cmd) {
-		add(mv, osc_xstrdup("# the command printing the CSV of this view (x):"));
+		add(mv, osc_xasprintf("# the command printing the %s of this view (x%s):",
+				      format_title(t->export_as),
+				      t->export_as == OSC_EXPORT_JSON ? "; with the meta x leaves out" :
+									""));
 		add_command(mv, cmd);
 		free(cmd);
 	} else {

@@ -825,7 +825,7 @@ static char *table_command(struct osc_tui *t, struct osc_view *v)
 	line = osc_cli_line_start(t, "report", NULL, tv->level);
 	/* report sorts numbers descending and text ascending, --asc both ascending */
 	return osc_cli_line_order(line, col, col->stat == OSC_STAT_TOTAL, col->numeric,
-				  v->sort_desc, v->topn, "report");
+				  v->sort_desc, v->topn, t->export_as, "report");
 }
 
 const struct osc_view_ops osc_view_table = {

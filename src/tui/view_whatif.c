@@ -405,7 +405,8 @@ static char *whatif_command(struct osc_tui *t, struct osc_view *v)
 	}
 	/* whatif sorts numbers descending and text ascending, --asc both ascending */
 	return osc_cli_line_order(line, &cols[v->sort_col], v->sort_col == OSC_WHATIF_TOTAL,
-				  cols[v->sort_col].numeric, v->sort_desc, v->topn, "whatif");
+				  cols[v->sort_col].numeric, v->sort_desc, v->topn, t->export_as,
+				  "whatif");
 }
 
 unsigned osc_whatif_view_load(struct osc_tui *t, const char *path)

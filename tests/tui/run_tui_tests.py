@@ -16,6 +16,7 @@ Prints "N passed, M failed" last; exits 1 on any failure.
 """
 import difflib
 import glob
+import json
 import os
 import re
 import resource
@@ -196,6 +197,44 @@ def check_export():
                              "--sort", "count", "--asc", "--top", "2")
            or got == report_csv(trace, "--by", "kernel"),
            "export: kernel level equals report --by kernel")
+    shutil.rmtree(d, ignore_errors=True)
+
+    # The name's extension picks the format: the same bytes as report --format
+    # (JSON: its columns and rows; the meta is the report's own), and y shows
+    # the command of the last export's format.
+    d = tempfile.mkdtemp(prefix="opscope-tui-")
+    s = os.path.join(d, "x.script")
+    with open(s, "w") as f:
+        f.write("# trace: ort-resnet18-opt.json\nx\nops.tsv\nx\nops.MD\nx\nops.json\n"
+                ":dump json-msg\ny\n:dump json-command\nq\nx\nops.txt\n")
+    rc, err, _, dumps = run_script(s, 80, 24, cwd=d)
+    report(rc == 0, "export by name: exit", err)
+    for name, fmt in (("ops.tsv", "tsv"), ("ops.MD", "markdown"), ("ops.txt", "csv")):
+        path = os.path.join(d, name)
+        got = open(path, "rb").read() if os.path.exists(path) else b""
+        want = subprocess.run([opscope(), "report", trace, "--by", "op", "--format", fmt],
+                              capture_output=True, env=env_for(80, 24, False), cwd=ROOT).stdout
+        report(got and got == want, "export: x to %s equals report --format %s" % (name, fmt),
+               "got %r" % got[:200])
+    path = os.path.join(d, "ops.json")
+    try:
+        got = json.load(open(path))
+    except (OSError, ValueError):  # missing, or not JSON
+        got = {}
+    want = json.loads(subprocess.run([opscope(), "report", trace, "--by", "op", "--format",
+                                      "json"], capture_output=True, env=env_for(80, 24, False),
+                                     cwd=ROOT).stdout)
+    report(got.get("columns") == want["columns"] and got.get("rows") == want["rows"] and
+           got.get("meta") == {"schema": want["meta"]["schema"]},
+           "export: x to ops.json holds report --format json's columns and rows",
+           "got %r" % str(got)[:300])
+    report("wrote ops.json (" in (dumps.get("json-msg") or "") and
+           ", no meta) ~ opscope report" in (dumps.get("json-msg") or ""),
+           "export: the JSON's status line says it has no meta", dumps.get("json-msg") or "")
+    report(view_command(dumps.get("json-command")).endswith("--format json") and
+           "JSON of this view" in (dumps.get("json-command") or ""),
+           "export: y shows the JSON command after a JSON export",
+           dumps.get("json-command") or "")
     shutil.rmtree(d, ignore_errors=True)
 
     # The Kineto sample through the default op view and the kernel level.
