@@ -242,4 +242,11 @@ const char *osc_shape_compact(const char *shape, char *buf, size_t size);
  */
 const char *osc_diff_label(const struct osc_trace *t, uint32_t ev, char *buf, size_t size);
 
+/*
+ * Whether osc_diff_label reads the args of t's events for output shapes:
+ * ORT's, Neural Engine's and generic chrome traces (which may be either);
+ * else an op's label is one per (op, shape, provider).
+ */
+bool osc_diff_label_reads_args(const struct osc_trace *t);
+
 #endif
