@@ -164,6 +164,7 @@ static unsigned export_write(struct osc_tui *t, const char *path, bool replace)
 	struct osc_table tab;
 	struct osc_error err;
 	char msg[1024], *cmd = NULL;
+	enum osc_export_format f = OSC_EXPORT_CSV;
 
 	if (v->ops->folded && is_folded_name(path))
 		return folded_write(t, v, path, replace);
@@ -174,14 +175,14 @@ static unsigned export_write(struct osc_tui *t, const char *path, bool replace)
 		v->ops->export_table(t, v, &tab);
 		tab.nr_rows = v->tab.nr_rows;
 	}
-	t->export_as = OSC_EXPORT_CSV;
-	osc_export_format_of_name(path, &t->export_as);
-	if (osc_export_file(path, t->export_as, &tab, NULL, 0, replace ? OSC_WRITE_REPLACE : 0,
-			    &err) != OSC_OK) {
+	osc_export_format_of_name(path, &f);
+	if (osc_export_file(path, f, &tab, NULL, 0, replace ? OSC_WRITE_REPLACE : 0, &err) !=
+	    OSC_OK) {
 		osc_error_format(&err, msg, sizeof(msg));
 		osc_tui_message(t, OSC_MSG_ERROR, "%s", msg);
 		return OSC_R_REDRAW;
 	}
+	t->export_as = f; /* the command lines below name it */
 	if (v->ops == &osc_view_table && osc_table_view_only(v)) {
 		osc_tui_message(t, OSC_MSG_INFO, "wrote %s (%zu rows: %s; report has no equivalent)",
 				path, v->tab.nr_rows, osc_table_view_only(v));
