@@ -100,6 +100,31 @@ Test(export, format_parse)
 	cr_expect_neq(strstr(err.message, "xml"), NULL);
 }
 
+/* A file name's extension names a format, in any case; other names leave it as it was. */
+Test(export, format_of_name)
+{
+	static const struct {
+		const char *name;
+		enum osc_export_format want; /* OSC_EXPORT_TABLE: not a format's name */
+	} cases[] = {
+		{ "ops.csv", OSC_EXPORT_CSV },       { "a/b.c/ops.TSV", OSC_EXPORT_TSV },
+		{ "ops.Json", OSC_EXPORT_JSON },     { "ops.md", OSC_EXPORT_MARKDOWN },
+		{ "ops.markdown", OSC_EXPORT_MARKDOWN }, { ".csv", OSC_EXPORT_CSV },
+		{ "ops.json.gz", OSC_EXPORT_TABLE }, { "ops.txt", OSC_EXPORT_TABLE },
+		{ "ops", OSC_EXPORT_TABLE },         { "out.csv/ops", OSC_EXPORT_TABLE },
+		{ "ops.csvx", OSC_EXPORT_TABLE },    { "ops.", OSC_EXPORT_TABLE },
+		{ "", OSC_EXPORT_TABLE },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		enum osc_export_format f = OSC_EXPORT_TABLE;
+		bool named = osc_export_format_of_name(cases[i].name, &f);
+
+		cr_expect_eq(named, cases[i].want != OSC_EXPORT_TABLE, "%s", cases[i].name);
+		cr_expect_eq(f, cases[i].want, "%s", cases[i].name);
+	}
+}
+
 Test(export, csv_quotes_fields)
 {
 	char *csv = export(OSC_EXPORT_CSV, 0);

@@ -46,9 +46,7 @@ bool osc_export_format_of_name(const char *path, enum osc_export_format *out)
 	};
 	const char *dot = strrchr(path, '.');
 
-	if (!dot || strchr(dot, '/'))
-		return false;
-	for (size_t i = 0; i < sizeof(exts) / sizeof(exts[0]); i++) {
+	for (size_t i = 0; dot && i < sizeof(exts) / sizeof(exts[0]); i++) {
 		if (!strcasecmp(dot, exts[i].ext)) {
 			*out = exts[i].f;
 			return true;
