@@ -115,7 +115,10 @@ enum js_rc osc_chrome_step(struct chrome *ch, const char **pp);
 uint32_t osc_chrome_thread_of(struct chrome *ch, osc_str pid, osc_str tid);
 /* The metadata of process pid, added (empty) when new. */
 struct proc *osc_chrome_proc_of(struct chrome *ch, osc_str pid);
-/* Keep B (begin) or E event e for pairing at the end; its args are ch->scratch's first args_len bytes. */
+/*
+ * Keep B (begin) or E event e for pairing at the end; its args are the first
+ * args_len bytes of ch->scratch.
+ */
 void osc_chrome_add_pending(struct chrome *ch, const struct osc_event *e,
 			    const struct osc_event_extra *x, bool begin, int64_t off,
 			    size_t args_len);
