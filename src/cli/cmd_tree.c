@@ -262,7 +262,7 @@ enum osc_status osc_cli_tree_parse(struct osc_cli_tree *o, int argc, char **argv
 		if (o->help)
 			return OSC_OK;
 	}
-	if (o->output && !o->format_given)
+	if (o->output && !o->format_given && (mode & BOTH)) /* flame writes folded stacks */
 		osc_export_format_of_name(o->output, &o->format);
 	if (o->max_depth >= 0 && o->min_depth > o->max_depth)
 		return osc_error_set(err, OSC_USAGE, "--min-depth", OSC_NO_OFFSET, NULL,
