@@ -90,6 +90,11 @@ static char *selection(struct osc_tui *t, char *line)
 	return line;
 }
 
+char *osc_cli_line_format(char *line, enum osc_export_format f)
+{
+	return osc_cli_line_arg(osc_cli_line_arg(line, "--format"), osc_export_format_name(f));
+}
+
 char *osc_cli_line_tree(struct osc_tui *t)
 {
 	char *line = osc_xstrdup("opscope tree"), *out;
@@ -97,7 +102,7 @@ char *osc_cli_line_tree(struct osc_tui *t)
 	if (t->args->path)
 		line = osc_cli_line_arg(line, t->args->path);
 	line = selection(t, names(t, line, OSC_LEVEL_KERNEL));
-	line = osc_cli_line_arg(osc_cli_line_arg(line, "--format"), osc_export_format_name(t->export_as));
+	line = osc_cli_line_format(line, t->export_as);
 	out = osc_xasprintf("%s (every node, profile_parser_main's columns)", line);
 	free(line);
 	return out;
@@ -134,8 +139,7 @@ char *osc_cli_line_order(char *line, const struct osc_column *col, bool default_
 		line = osc_cli_line_arg(line, "--top");
 		line = osc_cli_line_arg(line, num);
 	}
-	line = osc_cli_line_arg(line, "--format");
-	line = osc_cli_line_arg(line, osc_export_format_name(format));
+	line = osc_cli_line_format(line, format);
 	if (cli_descends || !descending)
 		return line;
 	out = osc_xasprintf("%s (%s sorts %s ascending only)", line, command, col->title);

@@ -12,6 +12,9 @@
 /* Append s to line (a new string; line is freed), single-quoted for the shell when needed. */
 char *osc_cli_line_arg(char *line, const char *s);
 
+/* Append --format and f's name (x's format: t->export_as). */
+char *osc_cli_line_format(char *line, enum osc_export_format f);
+
 /* Append --run-range / --whole-trace and --runs as the TUI picked the runs. */
 char *osc_cli_line_runs(struct osc_tui *t, char *line);
 

@@ -77,7 +77,8 @@ char *osc_rank_command(struct osc_tui *t, char *args, const char *ranks)
 		line = osc_cli_line_arg(osc_cli_line_arg(line, "--ranks"), ranks ? ranks : a->ranks);
 	for (size_t i = 0; i < a->nr_job_inputs; i++)
 		line = osc_cli_line_arg(line, a->job_inputs[i]);
-	return osc_cli_line_arg(osc_cli_line_arg(line, "-F"), osc_export_format_name(t->export_as));
+	line = osc_cli_line_arg(line, "-F");
+	return osc_cli_line_arg(line, osc_export_format_name(t->export_as));
 }
 
 bool osc_rank_trace_action(enum osc_action a)

@@ -207,7 +207,7 @@ static char *gpu_command(struct osc_tui *t, struct osc_view *v)
 	if (t->args->path)
 		line = osc_cli_line_arg(line, t->args->path);
 	line = osc_cli_line_runs(t, line);
-	return osc_cli_line_arg(osc_cli_line_arg(line, "--format"), osc_export_format_name(t->export_as));
+	return osc_cli_line_format(line, t->export_as);
 }
 
 const struct osc_view_ops osc_view_gpu = {

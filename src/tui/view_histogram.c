@@ -221,8 +221,7 @@ static char *hist_command(struct osc_tui *t, struct osc_view *v)
 	line = osc_cli_line_start(t, "report", NULL, hv->level);
 	line = osc_cli_line_arg(line, "--histogram");
 	line = osc_cli_line_arg(line, row_name(t, hv));
-	line = osc_cli_line_arg(line, "--format");
-	return osc_cli_line_arg(line, osc_export_format_name(t->export_as));
+	return osc_cli_line_format(line, t->export_as);
 }
 
 const struct osc_view_ops osc_view_histogram = {

@@ -752,7 +752,8 @@ static unsigned table_action(struct osc_tui *t, struct osc_view *v, enum osc_act
 					"(q, then P)");
 			return OSC_R_REDRAW;
 		}
-		if (!osc_level_is_device(tv->level) && osc_tui_warming(t, "the matrix", OSC_WARM_LINKS))
+		if (!osc_level_is_device(tv->level) &&
+		    osc_tui_warming(t, "the matrix", OSC_WARM_LINKS))
 			return OSC_R_REDRAW;
 		osc_view_push(t, &osc_view_matrix,
 			      &(struct osc_matrix_arg){ tv->level, v->tab.cols[v->sort_col].stat,

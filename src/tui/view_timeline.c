@@ -650,7 +650,7 @@ static char *tl_command(struct osc_tui *t, struct osc_view *v)
 		line = osc_cli_line_arg(line, t->args->path);
 	line = osc_cli_line_arg(osc_cli_line_arg(line, "--from"), from);
 	line = osc_cli_line_arg(osc_cli_line_arg(line, "--to"), to);
-	return osc_cli_line_arg(osc_cli_line_arg(line, "--format"), osc_export_format_name(t->export_as));
+	return osc_cli_line_format(line, t->export_as);
 }
 
 const struct osc_view_ops osc_view_timeline = {
