@@ -347,6 +347,10 @@ unsigned osc_command_run(struct osc_tui *t, const char *line)
 		osc_view_settle(t, osc_tui_top(t)); /* the held table comes in */
 		return OSC_R_REDRAW;
 	}
+	if (!strcmp(name, "ahead") && t->script) {
+		osc_view_settle_ahead(t, osc_tui_top(t));
+		return OSC_R_REDRAW;
+	}
 	if (!strcmp(name, "quit"))
 		return OSC_R_QUIT;
 	if (!strcmp(name, "sort") && *arg) {

@@ -13,18 +13,39 @@ static void drop(struct osc_kept *k, size_t i)
 	k->v[i] = k->v[--k->nr];
 }
 
-/* Keep result under key in place of the one there, then fit the budget, the oldest first. */
-static void put(struct osc_kept *k, unsigned key, unsigned gen, void *result, size_t bytes)
+/* Drop the results of generations other than gen: the runs or the filter changed since. */
+static void drop_stale(struct osc_kept *k, unsigned gen)
 {
-	size_t total = bytes;
+	for (size_t i = k->nr; i-- > 0;)
+		if (k->v[i].gen != gen)
+			drop(k, i);
+}
+
+/* The bytes the kept results hold. */
+static size_t total_bytes(const struct osc_kept *k)
+{
+	size_t total = 0;
+
+	for (size_t i = 0; i < k->nr; i++)
+		total += k->v[i].bytes;
+	return total;
+}
+
+/*
+ * Keep result under key in place of the one there, then fit the budget, the
+ * oldest first. left: its age, 0 for one never shown (the first to go).
+ */
+static void put(struct osc_kept *k, unsigned key, unsigned gen, void *result, size_t bytes,
+		unsigned long left)
+{
+	size_t total;
 
 	for (size_t i = k->nr; i-- > 0;)
 		if (k->v[i].key == key)
 			drop(k, i);
 	OSC_GROW(k->v, k->nr + 1, k->alloc);
-	k->v[k->nr++] = (struct osc_kept_entry){ result, bytes, key, gen, ++k->puts };
-	for (size_t i = 0; i + 1 < k->nr; i++)
-		total += k->v[i].bytes;
+	k->v[k->nr++] = (struct osc_kept_entry){ result, bytes, key, gen, left };
+	total = total_bytes(k);
 	while (total > OSC_KEPT_BYTES) { /* the newest last of all */
 		size_t oldest = 0;
 
@@ -39,11 +60,9 @@ static void put(struct osc_kept *k, unsigned key, unsigned gen, void *result, si
 void osc_kept_retire(struct osc_kept *k, bool keep, unsigned key, unsigned gen, void *shown,
 		     size_t size, size_t bytes)
 {
-	for (size_t i = k->nr; i-- > 0;) /* the runs or the filter changed since */
-		if (k->v[i].gen != gen)
-			drop(k, i);
+	drop_stale(k, gen);
 	if (keep)
-		put(k, key, gen, memcpy(osc_xmalloc(size), shown, size), bytes);
+		put(k, key, gen, memcpy(osc_xmalloc(size), shown, size), bytes, ++k->puts);
 	else
 		k->release(shown);
 	memset(shown, 0, size);
@@ -64,6 +83,25 @@ bool osc_kept_take(struct osc_kept *k, unsigned key, unsigned gen, void *out, si
 		return true;
 	}
 	return false;
+}
+
+bool osc_kept_has(const struct osc_kept *k, unsigned key, unsigned gen)
+{
+	for (size_t i = 0; i < k->nr; i++)
+		if (k->v[i].key == key && k->v[i].gen == gen)
+			return true;
+	return false;
+}
+
+bool osc_kept_offer(struct osc_kept *k, unsigned key, unsigned gen, void *result, size_t size,
+		    size_t bytes)
+{
+	drop_stale(k, gen);
+	if (osc_kept_has(k, key, gen) || total_bytes(k) + bytes > OSC_KEPT_BYTES)
+		return false;
+	put(k, key, gen, memcpy(osc_xmalloc(size), result, size), bytes, 0);
+	memset(result, 0, size);
+	return true;
 }
 
 void osc_kept_release(struct osc_kept *k)

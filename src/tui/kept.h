@@ -3,7 +3,7 @@
  * show again at once when the view comes back to them while the runs and
  * the filter stay (the same tui->gen). Kept results take at most
  * OSC_KEPT_BYTES per view; those left longest ago are dropped first, and
- * those of another generation when a result is retired. A result is a
+ * those of another generation when a result is retired or offered. A result is a
  * struct moved in and out by value (its size given), freed by release.
  */
 #ifndef OPSCOPE_TUI_KEPT_H
@@ -19,7 +19,7 @@ struct osc_kept_entry {
 	size_t bytes;       /* about what it holds */
 	unsigned key;       /* what it is of (a level, a level and a match mode) */
 	unsigned gen;       /* the tui->gen it was built for */
-	unsigned long left; /* when it was kept: its age */
+	unsigned long left; /* when it was left: its age (0: offered, never shown) */
 };
 
 struct osc_kept {
@@ -39,6 +39,19 @@ void osc_kept_retire(struct osc_kept *k, bool keep, unsigned key, unsigned gen, 
 
 /* Move the result kept under key for gen into out (size bytes); false when none. */
 bool osc_kept_take(struct osc_kept *k, unsigned key, unsigned gen, void *out, size_t size);
+
+/* Whether a result is kept under key for gen. */
+bool osc_kept_has(const struct osc_kept *k, unsigned key, unsigned gen);
+
+/*
+ * A result computed before it was asked for (a struct of size bytes at
+ * result, holding about bytes, built for gen, the current one): kept under
+ * key when it fits in what the budget has left, dropping no other result
+ * but those of another generation; result is then zeroed. false: not kept,
+ * and result is left to the caller.
+ */
+bool osc_kept_offer(struct osc_kept *k, unsigned key, unsigned gen, void *result, size_t size,
+		    size_t bytes);
 
 /* Free every kept result. */
 void osc_kept_release(struct osc_kept *k);

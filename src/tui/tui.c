@@ -135,7 +135,7 @@ static bool poll_jobs(struct osc_tui *t, unsigned *r)
 				t->stack[k]->built_gen = t->gen - 1;
 			*r |= OSC_R_REDRAW;
 		}
-		busy |= osc_view_busy(t->stack[i]);
+		busy |= osc_view_busy(t->stack[i]) || osc_view_ahead(t->stack[i]);
 	}
 	return busy;
 }
@@ -320,6 +320,7 @@ static void start_warming(struct osc_tui *t)
 	if (t->script || t->trace.nr_events < OSC_ASYNC_MIN_EVENTS)
 		return;
 	t->warming = !pthread_create(&t->warm, NULL, warm_thread, t);
+	t->ahead = true;
 }
 
 void osc_tui_warm_hold(struct osc_tui *t)
@@ -387,14 +388,27 @@ bool osc_tui_warming(struct osc_tui *t, const char *what, enum osc_warm_stage ne
 	return true;
 }
 
+/* Whether a view's worker still computes rows (view_job.h), for it or ahead. */
+static bool views_working(struct osc_tui *t)
+{
+	for (size_t i = 0; i < t->depth; i++)
+		if (osc_view_busy(t->stack[i]) || osc_view_ahead(t->stack[i]))
+			return true;
+	return false;
+}
+
 static void release(struct osc_tui *t)
 {
 	/*
 	 * Quitting while the warm-up still reads the trace: the process is
-	 * about to exit, so leave the trace to it rather than wait.
+	 * about to exit, so leave the trace to it rather than wait. The same
+	 * for a view's worker (a level computed ahead on 1M names takes a
+	 * second), but scripts wait for it, so that leak checks see all freed.
 	 */
 	bool keep_trace = osc_tui_warm_before(t, OSC_WARM_ALL);
 
+	if (!t->script && views_working(t))
+		return;
 	if (t->warming && !keep_trace)
 		pthread_join(t->warm, NULL);
 	while (t->depth)

@@ -387,6 +387,23 @@ bool osc_view_poll(struct osc_tui *t, struct osc_view *v)
 	return v->ops->poll && v->ops->poll(t, v);
 }
 
+bool osc_view_ahead(struct osc_view *v)
+{
+	return v->ops->ahead && v->ops->ahead(v);
+}
+
+void osc_view_settle_ahead(struct osc_tui *t, struct osc_view *v)
+{
+	t->ahead = true;
+	osc_view_settle(t, v); /* the rows come first */
+	do {
+		if (osc_view_poll(t, v)) /* takes in the level done, starts the next */
+			t->swaps++;
+		if (osc_view_ahead(v))
+			nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
+	} while (osc_view_ahead(v));
+}
+
 void osc_view_settle(struct osc_tui *t, struct osc_view *v)
 {
 	atomic_store(&t->jobs_held, false);

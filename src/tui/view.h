@@ -119,6 +119,8 @@ struct osc_view_ops {
 	void (*canvas)(struct osc_tui *t, struct osc_view *v, struct osc_canvas *c);
 	/* optional: whether rows are computed on a worker now (view_job.h) */
 	bool (*busy)(struct osc_view *v);
+	/* optional: whether a worker computes rows the view may show later (levels ahead) */
+	bool (*ahead)(struct osc_view *v);
 	/* optional: take in the rows of a finished worker; true when they came in */
 	bool (*poll)(struct osc_tui *t, struct osc_view *v);
 };
@@ -247,6 +249,8 @@ struct osc_tui {
 				    (OSC_ACT_NONE: none) */
 	unsigned waiting_view;   /* the id of the view it was asked in */
 	enum osc_warm_stage waiting_stage; /* what of the warm-up it waits for */
+	bool ahead;            /* tables compute other levels ahead (view_table.c): on big
+				  traces, in scripts after :ahead */
 	bool jobs_async;       /* scripts (:jobs hold): tables compute on workers, any size */
 	atomic_bool jobs_held; /* scripts: those workers wait before computing */
 };
@@ -428,6 +432,13 @@ bool osc_view_poll(struct osc_tui *t, struct osc_view *v);
  * let go), so that what is exported is what the view will show.
  */
 void osc_view_settle(struct osc_tui *t, struct osc_view *v);
+/* Whether a worker computes rows v may show later (its levels ahead). */
+bool osc_view_ahead(struct osc_view *v);
+/*
+ * Scripts (:ahead): let view v compute its levels ahead and wait until it
+ * has computed all it will (or has none to compute).
+ */
+void osc_view_settle_ahead(struct osc_tui *t, struct osc_view *v);
 
 /* Header texts: part 0 the runs and filter, part 1 the sort and top-N ("" if none). */
 void osc_view_describe(struct osc_tui *t, struct osc_view *v, char *buf, size_t size, int part);

@@ -8,7 +8,12 @@
  * On big traces a new aggregate (other runs, filter or level) is computed on
  * a worker thread (view_job.h) while the view keeps showing the old one;
  * table_poll swaps it in.
- * Scripts always aggregate synchronously, so their screens are deterministic.
+ * Once the view's rows are in and the trace's cache is built, the other
+ * levels are computed ahead, one at a time on a worker, into the kept rows
+ * (kept.h) while they fit its budget: a first visit of a level then shows
+ * at once, as a flip back does.
+ * Scripts always aggregate synchronously, so their screens are deterministic;
+ * they compute levels ahead only when told (:ahead).
  *
  * K on an op, shape, run or path row opens a kernel table of the kernels
  * that the row's instances launched, themselves or through the ops they
@@ -40,9 +45,11 @@ struct table_job {
 	struct osc_query q; /* over job's copies of the selection and filter */
 	struct osc_agg agg; /* the result */
 	unsigned gen;       /* the tui->gen of those copies */
+	int order_by;       /* enum osc_stat to order agg by on the worker, -1: none */
+	bool order_desc;
 };
 
-/* A level left for another (1-7, Tab), to come back to with q: levels are a stack. */
+/* A level left for another (1-9, Tab), to come back to with q: levels are a stack. */
 struct level_state {
 	enum osc_level level;
 	enum osc_stat sort;
@@ -61,6 +68,10 @@ struct table_view {
 	unsigned rows_gen;    /* ... for the runs and filter of this tui->gen */
 	struct osc_agg_table_ctx ctx;
 	struct table_job job;
+	struct table_job ahead;   /* another level's rows, computed before they are asked for */
+	unsigned too_big;         /* 1 << level: its rows computed ahead did not fit in the
+				     kept rows' budget ... */
+	unsigned too_big_gen;     /* ... for this tui->gen */
 	struct osc_agg_row drill; /* the row Enter opened (its identity, for the instances) */
 	char *drill_path;         /* path level: that row's path (ids change on a rebuild) */
 	uint8_t *only;            /* per event: kept in the rows, or NULL for all */
@@ -130,19 +141,19 @@ static void table_open(struct osc_tui *t, struct osc_view *v, const void *arg)
 	v->sort_desc = true;
 }
 
-/* The query of the table's rows over the selection sel and the filter f. */
-static struct osc_query table_query(struct osc_tui *t, struct table_view *tv,
+/* The query of the table's rows at level l over the selection sel and the filter f. */
+static struct osc_query table_query(struct osc_tui *t, struct table_view *tv, enum osc_level l,
 				    const struct osc_runsel *sel, const struct osc_filter *f)
 {
 	return (struct osc_query){
-		.level = tv->level,
+		.level = l,
 		.runs = sel,
 		/* the kernels of a row: the row passed the filter, they need not */
 		.filter = tv->only ? NULL : f, /* empty: none (aggregate.h) */
 		.only = tv->only,
 		.categories = t->args->categories,
 		/* the level where shapes define the work (roofline.h) */
-		.roofline = tv->level == OSC_LEVEL_SHAPE,
+		.roofline = l == OSC_LEVEL_SHAPE,
 		.peak = table_peak(t, tv),
 		.in_place = true, /* read through osc_agg_row_at */
 	};
@@ -153,6 +164,8 @@ static void job_work(void *arg)
 	struct table_job *j = arg;
 
 	osc_aggregate(j->trace, j->runs, &j->q, &j->agg);
+	if (j->order_by >= 0)
+		osc_agg_order(&j->agg, j->trace, (enum osc_stat)j->order_by, j->order_desc);
 }
 
 /* Wait for a running job and free its copies; returns its aggregate in *out. */
@@ -163,27 +176,47 @@ static void job_finish(struct table_job *j, struct osc_agg *out)
 	memset(&j->agg, 0, sizeof(j->agg));
 }
 
-static bool job_start(struct osc_tui *t, struct table_view *tv)
+/*
+ * Start j on level l's rows, ordered by order_by (-1: as aggregated), on
+ * at most threads threads (0: as many as -j allows).
+ */
+static bool job_start_at(struct osc_tui *t, struct table_view *tv, struct table_job *j,
+			 enum osc_level l, int order_by, bool desc, unsigned threads)
 {
-	struct table_job *j = &tv->job;
-
 	j->trace = &t->trace;
 	j->runs = &t->runs;
-	j->q = table_query(t, tv, &j->job.sel, &j->job.filter);
+	j->q = table_query(t, tv, l, &j->job.sel, &j->job.filter);
+	j->q.threads = threads;
 	j->gen = t->gen;
+	j->order_by = order_by;
+	j->order_desc = desc;
 	return osc_view_job_start(t, &j->job, job_work, j);
+}
+
+/* Start the job of the view's own rows (table_sort orders them). */
+static bool job_start(struct osc_tui *t, struct table_view *tv)
+{
+	return job_start_at(t, tv, &tv->job, tv->level, -1, false, 0);
+}
+
+/* Wait for j if it runs (a script's held job: closing lets it go) and free its result. */
+static void job_drop(struct table_job *j)
+{
+	struct osc_agg stale;
+
+	if (!j->job.running)
+		return;
+	atomic_store(j->job.held, false);
+	job_finish(j, &stale);
+	osc_agg_release(&stale);
 }
 
 static void table_close(struct osc_view *v)
 {
 	struct table_view *tv = v->priv;
-	struct osc_agg stale;
 
-	if (tv->job.job.running) {
-		atomic_store(tv->job.job.held, false); /* a script's held job: closing lets it go */
-		job_finish(&tv->job, &stale);
-		osc_agg_release(&stale);
-	}
+	job_drop(&tv->job);
+	job_drop(&tv->ahead);
 	osc_agg_release(&tv->agg);
 	osc_kept_release(&tv->kept);
 	free(tv->drill_path);
@@ -253,7 +286,7 @@ static void take_rows(struct osc_tui *t, struct table_view *tv, struct osc_agg *
 static void table_build(struct osc_tui *t, struct osc_view *v)
 {
 	struct table_view *tv = v->priv;
-	struct osc_query q = table_query(t, tv, &t->sel, &t->filter);
+	struct osc_query q = table_query(t, tv, tv->level, &t->sel, &t->filter);
 	struct osc_agg made;
 
 	if (tv->job.job.running) {
@@ -304,11 +337,94 @@ static bool table_busy(struct osc_view *v)
 	return tv->job.job.running;
 }
 
+/*
+ * The statistic level l's rows will be ordered by when shown (show_level):
+ * its own when the level was left before, else the one shown now where l
+ * has it, else l's default.
+ */
+static enum osc_stat order_of_level(struct osc_tui *t, struct osc_view *v, enum osc_level l,
+				    bool *desc)
+{
+	struct table_view *tv = v->priv;
+	size_t nr;
+	const struct osc_column *cols = level_columns(t, tv->level, &nr);
+	enum osc_stat sort = cols[v->sort_col < nr ? v->sort_col : 0].stat;
+
+	*desc = v->sort_desc;
+	for (size_t i = 0; i < tv->nr_back; i++) {
+		if (tv->back[i].level == l) {
+			sort = tv->back[i].sort;
+			*desc = tv->back[i].desc;
+		}
+	}
+	cols = level_columns(t, l, &nr);
+	return cols[column_of(t, l, sort)].stat;
+}
+
+/*
+ * The next level to compute ahead: not shown, not kept, not found too big;
+ * OSC_LEVEL_COUNT when none.
+ */
+static enum osc_level level_ahead(struct osc_tui *t, struct table_view *tv)
+{
+	unsigned too_big = tv->too_big_gen == t->gen ? tv->too_big : 0;
+
+	for (int l = 0; l < OSC_LEVEL_COUNT; l++)
+		if ((enum osc_level)l != tv->level && !(too_big & 1u << l) &&
+		    !osc_kept_has(&tv->kept, (unsigned)l, t->gen))
+			return (enum osc_level)l;
+	return OSC_LEVEL_COUNT;
+}
+
+/*
+ * Keep the rows computed ahead once done, when they are of the runs and
+ * filter in force and fit the budget; then start on the next level, once
+ * the view's own rows are in and the trace's cache is built (the worker
+ * would otherwise wait for the same locks).
+ */
+static void ahead_poll(struct osc_tui *t, struct osc_view *v)
+{
+	struct table_view *tv = v->priv;
+	struct osc_agg made;
+	enum osc_level l;
+	enum osc_stat by;
+	bool desc;
+
+	if (osc_view_job_finished(&tv->ahead.job)) {
+		job_finish(&tv->ahead, &made);
+		/* not the level shown meanwhile (its own rows come), nor one kept meanwhile */
+		if (tv->ahead.gen == t->gen && made.level != tv->level &&
+		    !osc_kept_has(&tv->kept, made.level, t->gen) &&
+		    !osc_kept_offer(&tv->kept, made.level, t->gen, &made, sizeof(made),
+				    osc_agg_bytes(&made))) {
+			tv->too_big = (tv->too_big_gen == t->gen ? tv->too_big : 0) | 1u << made.level;
+			tv->too_big_gen = t->gen;
+		}
+		osc_agg_release(&made); /* zeroed when kept */
+	}
+	if (!t->ahead || tv->ahead.job.running || tv->only || !rows_current(t, tv) ||
+	    osc_tui_warm_before(t, OSC_WARM_ALL))
+		return;
+	if ((l = level_ahead(t, tv)) == OSC_LEVEL_COUNT)
+		return;
+	by = order_of_level(t, v, l, &desc);
+	/* one thread: the other cores stay for what is asked meanwhile */
+	job_start_at(t, tv, &tv->ahead, l, (int)by, desc, 1);
+}
+
+static bool table_ahead(struct osc_view *v)
+{
+	struct table_view *tv = v->priv;
+
+	return tv->ahead.job.running;
+}
+
 static bool table_poll(struct osc_tui *t, struct osc_view *v)
 {
 	struct table_view *tv = v->priv;
 	struct osc_agg made;
 
+	ahead_poll(t, v);
 	if (!osc_view_job_finished(&tv->job.job))
 		return false;
 	job_finish(&tv->job, &made);
@@ -847,5 +963,6 @@ const struct osc_view_ops osc_view_table = {
 	.bar = table_bar,
 	.command = table_command,
 	.busy = table_busy,
+	.ahead = table_ahead,
 	.poll = table_poll,
 };

@@ -728,6 +728,31 @@ def check_level_back_kept():
     report("updating" in again, "a level left is computed again after a filter change", again)
 
 
+def check_levels_ahead():
+    """Levels computed ahead (:ahead, as a big trace's view does once its rows
+    are in) show at once on a first visit (their worker held by :jobs hold
+    never runs), each the same screen as computed then, sort and selected
+    row included; after a filter change they are computed ahead again, for
+    the new filter."""
+    trace = os.path.join(SAMPLES, "kineto-sampled-rank0.json.gz")
+    start = [":find aten::addmm", ":sort count desc"]
+    flips = []
+    for key in "234567891":
+        flips += [key, ":dump l" + key]
+    again = [":filter aten::*mm", "2", ":dump f2", "8", ":dump f8"]
+    rc, err, d, now = run_keys(trace, start + flips + again)
+    shutil.rmtree(d, ignore_errors=True)
+    held_again = [again[0], ":ahead", ":jobs hold"] + again[1:]
+    rc2, err2, d, ahead = run_keys(trace, start + [":ahead", ":jobs hold"] + flips + held_again)
+    shutil.rmtree(d, ignore_errors=True)
+    for name in ["l" + k for k in "234567891"] + ["f2", "f8"]:
+        got, want = ahead.get(name) or "", now.get(name) or ""
+        report(rc == 0 and rc2 == 0 and want and "updating" not in got and
+               "computing" not in got and got == want,
+               "a level computed ahead shows at once, as computed (%s)" % name,
+               "%s%s\n%s\n---\n%s" % (err, err2, want, got))
+
+
 def check_compare_back_kept():
     """The compare view keeps the comparisons it leaves: back to a level or a
     match mode, the rows come at once (its worker held by :jobs hold never
@@ -1122,6 +1147,7 @@ def main():
     check_level_flip_in_background()
     check_level_back_kept()
     check_compare_bars_follow_rows()
+    check_levels_ahead()
     check_compare_back_kept()
     check_whatif_in_background()
     check_compare_in_background()

@@ -1,0 +1,99 @@
+/*
+ * test_kept.c - the TUI's kept results (src/tui/kept.c): what a view left is
+ * kept within the budget, the oldest dropped first; a result computed ahead
+ * (osc_kept_offer) is kept only in what the budget has left, and is the first
+ * to go when a result left needs room.
+ */
+#include <criterion/criterion.h>
+
+#include "kept.h"
+
+/* A result: its value stands for what it holds. */
+struct result {
+	int value;
+};
+
+static int released;
+
+static void release_result(void *r)
+{
+	(void)r;
+	released++;
+}
+
+static struct osc_kept new_kept(void)
+{
+	released = 0;
+	return (struct osc_kept){ .release = release_result };
+}
+
+/* Leave a result of value under key for gen, as holding bytes. */
+static void leave(struct osc_kept *k, unsigned key, unsigned gen, int value, size_t bytes)
+{
+	struct result r = { value };
+
+	osc_kept_retire(k, true, key, gen, &r, sizeof(r), bytes);
+	cr_assert_eq(r.value, 0, "the result left is zeroed");
+}
+
+/* The value kept under key for gen, taken out; -1 when none. */
+static int take(struct osc_kept *k, unsigned key, unsigned gen)
+{
+	struct result r;
+
+	return osc_kept_take(k, key, gen, &r, sizeof(r)) ? r.value : -1;
+}
+
+Test(kept, offer_fits_in_what_is_left)
+{
+	struct osc_kept k = new_kept();
+	struct result r = { 7 };
+
+	leave(&k, 1, 5, 10, OSC_KEPT_BYTES / 2);
+	cr_expect(osc_kept_offer(&k, 2, 5, &r, sizeof(r), OSC_KEPT_BYTES / 4));
+	cr_expect_eq(r.value, 0, "an offer kept is zeroed");
+	cr_expect(osc_kept_has(&k, 2, 5));
+	r.value = 8;
+	cr_expect_not(osc_kept_offer(&k, 3, 5, &r, sizeof(r), OSC_KEPT_BYTES / 2),
+		      "an offer over what is left is not kept");
+	cr_expect_eq(r.value, 8, "an offer not kept stays the caller's");
+	cr_expect_eq(released, 0, "an offer drops nothing kept");
+	cr_expect_eq(take(&k, 1, 5), 10);
+	cr_expect_eq(take(&k, 2, 5), 7);
+	cr_expect_eq(take(&k, 3, 5), -1);
+	osc_kept_release(&k);
+}
+
+Test(kept, offer_drops_other_generations_only)
+{
+	struct osc_kept k = new_kept();
+	struct result r = { 9 };
+
+	leave(&k, 1, 4, 10, OSC_KEPT_BYTES);
+	cr_expect(osc_kept_offer(&k, 2, 5, &r, sizeof(r), OSC_KEPT_BYTES / 2),
+		      "a result of another generation makes room");
+	cr_expect_eq(released, 1);
+	cr_expect_not(osc_kept_has(&k, 1, 4));
+	r.value = 3;
+	cr_expect_not(osc_kept_offer(&k, 2, 5, &r, sizeof(r), 1), "one kept already stays");
+	cr_expect_eq(take(&k, 2, 5), 9);
+	osc_kept_release(&k);
+}
+
+Test(kept, offered_go_first)
+{
+	struct osc_kept k = new_kept();
+	struct result r = { 7 };
+
+	leave(&k, 1, 5, 10, OSC_KEPT_BYTES / 4);
+	cr_assert(osc_kept_offer(&k, 2, 5, &r, sizeof(r), OSC_KEPT_BYTES / 4));
+	leave(&k, 3, 5, 30, OSC_KEPT_BYTES / 4);
+	leave(&k, 4, 5, 40, OSC_KEPT_BYTES / 2);
+	cr_expect_eq(released, 1, "one result makes room");
+	cr_expect_eq(take(&k, 2, 5), -1, "the offered one, never shown, went first");
+	cr_expect_eq(take(&k, 1, 5), 10);
+	leave(&k, 5, 5, 50, OSC_KEPT_BYTES / 2);
+	cr_expect_eq(take(&k, 3, 5), -1, "then the one left longest ago");
+	cr_expect_eq(take(&k, 4, 5), 40);
+	osc_kept_release(&k);
+}
