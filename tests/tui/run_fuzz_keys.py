@@ -4,7 +4,8 @@
 Each trace gets scripts of random keys drawn from every key of the action
 table (src/tui/actions.h: levels, views, folds, the detail pane `d`, prompts
 with random text typed into them), plus a few commands (:compare with the
-same trace, :resize to tiny, narrow and wide screens, :level, :runs), at
+same trace, :resize to tiny, narrow and wide screens, :level, :runs, :ahead:
+the levels computed ahead on a worker from then on), at
 80x24 and 200x50, in UTF-8 and C locales. A run fails on a non-zero exit,
 anything on stderr (ASan/UBSan reports), or a hang; the script of a failure
 is kept and its path printed, so it can be replayed with
@@ -99,7 +100,8 @@ def script_for(rng, keys, n, trace):
             lines.append(rng.choice([":compare " + trace, ":resize 5 20", ":resize 24 80",
                                      ":resize 50 200", ":resize 3 11", ":level path",
                                      ":level mapping", ":runs all", ":runs 0", ":top 3",
-                                     ":sort count asc", ":export", ":dump screen.txt"]))
+                                     ":sort count asc", ":export", ":dump screen.txt",
+                                     ":ahead"]))
             sent += 1
             continue
         burst = rng.choices(pool, w, k=rng.randint(1, 6))
