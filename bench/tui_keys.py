@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Time the explorer's answers to keys as a user meets them, under tmux.
 
-    tui_keys.py [-w SECONDS] [-g SECONDS] [-b OPSCOPE] [-s COLSxLINES] TRACE [KEY...]
+    tui_keys.py [-w SECONDS] [-g SECONDS] [-b OPSCOPE] [-s COLSxLINES] [-c OTHER] TRACE [KEY...]
 
 Opens the explorer on TRACE in a detached tmux session, waits for its first
 table, then -w seconds more (default 10: the warm-up after loading and the
@@ -11,11 +11,13 @@ logs each key's latency (OPSCOPE_TUI_TIMING): from reading the key to the end
 of the frame that answers it, and for a table computed in the background, to
 the frame that shows its rows ("shown"). Each line is flagged SLOW above the
 50 ms budget; the last line holds the explorer's resident and peak memory.
-Without keys it visits the levels 2 to 9 and comes back to 1. -b names the
+Without keys it visits the levels 2 to 9 and comes back to 1. -c OTHER opens
+the compare view of TRACE with OTHER (whose levels stop at 8). -b names the
 opscope to run (default: the release build in build-bench/, as bench.sh's).
 """
 import argparse
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -32,10 +34,10 @@ def tmux(*args):
 
 
 def wait_for_table(timeout):
-    """Wait until the screen shows a table's header; False on timeout."""
+    """Wait until the screen's header counts a table's rows; False on timeout."""
     end = time.monotonic() + timeout
     while time.monotonic() < end:
-        if " table (" in tmux("capture-pane", "-p", "-t", "bench"):
+        if re.search(r"\(\d+ rows", tmux("capture-pane", "-p", "-t", "bench")):
             return True
         time.sleep(0.1)
     return False
@@ -61,6 +63,7 @@ def main():
     ap.add_argument("-g", type=float, default=1.5, help="seconds between keys")
     ap.add_argument("-b", default=None, help="the opscope to run")
     ap.add_argument("-s", default="160x45", help="the terminal's size")
+    ap.add_argument("-c", default=None, help="compare with this trace")
     ap.add_argument("trace")
     ap.add_argument("keys", nargs="*")
     a = ap.parse_args()
@@ -70,13 +73,13 @@ def main():
     if not os.access(opscope, os.X_OK):
         sys.exit("tui_keys.py: no %s (meson setup build-bench --buildtype=release "
                  "-Dbench=true && ninja -C build-bench)" % opscope)
-    keys = a.keys or list("23456789") + ["1"]
+    keys = a.keys or list("2345678" if a.c else "23456789") + ["1"]
     cols, lines = a.s.split("x")
     d = tempfile.mkdtemp(prefix="opscope-keys-")
     log = os.path.join(d, "timing.log")
     tmux("kill-session", "-t", "bench")
     tmux("new-session", "-d", "-s", "bench", "-x", cols, "-y", lines,
-         "OPSCOPE_TUI_TIMING=%s exec %s %s" % (log, opscope, a.trace))
+         "OPSCOPE_TUI_TIMING=%s exec %s %s %s" % (log, opscope, a.trace, a.c or ""))
     pid = int(tmux("display-message", "-p", "-t", "bench", "#{pane_pid}").strip() or 0)
     start = time.monotonic()
     if not wait_for_table(600):

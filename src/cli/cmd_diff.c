@@ -185,7 +185,8 @@ static enum osc_status build_diff(struct diff_job *j, struct osc_cli_view *v,
 					    &j->side[0].names };
 	const struct osc_diff_side other = { &j->side[1].trace, &j->side[1].runs, &j->side[1].sel,
 					     &j->side[1].names };
-	struct osc_diff_query q = { v->level, v->match, &v->filter, &v->categories };
+	struct osc_diff_query q = { .level = v->level, .match = v->match, .filter = &v->filter,
+				    .categories = &v->categories };
 	enum osc_diff_col col = OSC_DIFF_DELTA;
 	size_t top = v->top_set ? v->top : v->format == OSC_EXPORT_TABLE ? TABLE_DEFAULT_TOP : 0;
 	size_t nr_cols, total;

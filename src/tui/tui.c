@@ -357,6 +357,11 @@ bool osc_tui_warm_before(struct osc_tui *t, enum osc_warm_stage s)
 	return t->warming && atomic_load(&t->warm_stage) < (int)s;
 }
 
+bool osc_tui_ahead_now(struct osc_tui *t)
+{
+	return t->ahead && !osc_tui_warm_before(t, OSC_WARM_ALL);
+}
+
 /*
  * The action being done waits, in view v, for the warm-up up to stage need
  * and for v's rows: main_loop does it when it may.

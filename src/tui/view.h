@@ -273,6 +273,12 @@ void osc_tui_note(struct osc_tui *t, enum osc_msg_kind kind, const char *fmt, ..
 bool osc_tui_warm_before(struct osc_tui *t, enum osc_warm_stage s);
 
 /*
+ * Whether views compute rows ahead now (ahead.h): on a big trace or after a
+ * script's :ahead (t->ahead), once the warm-up is done.
+ */
+bool osc_tui_ahead_now(struct osc_tui *t);
+
+/*
  * True, with a message naming what (e.g. "the call tree"), while the
  * warm-up has not built the trace's cache up to stage need (the answer
  * would freeze the screen until it has); the action being done then waits,

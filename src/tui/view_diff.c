@@ -21,6 +21,7 @@
 #include "opscope/load/load.h"
 #include "opscope/analysis/trace_cache.h"
 #include "cli_line.h"
+#include "ahead.h"
 #include "kept.h"
 #include "view.h"
 #include "view_job.h"
@@ -58,6 +59,8 @@ struct diff_view {
 	bool refused;                 /* the sides select different numbers of runs */
 	struct osc_runs_side side;    /* the other's runs, for the runs view (O) */
 	struct diff_job job;
+	struct diff_job ahead;        /* another level's comparison, before it is asked for */
+	struct osc_ahead ah;          /* the comparisons computed ahead that did not fit */
 };
 
 /* The split layout's columns (its own sort keys map to the diff's). */
@@ -78,11 +81,17 @@ static void release_diff(void *d)
 	osc_diff_release(d);
 }
 
-/* What the rows are of besides the runs and filter: level, match mode, name style. */
+/* What rows at level l are of besides the runs and filter: level, match mode, name style. */
+static unsigned key_at(const struct osc_tui *t, const struct diff_view *dv, enum osc_level l)
+{
+	return ((unsigned)l * OSC_MATCH_COUNT + (unsigned)dv->match) * OSC_NAME_STYLE_COUNT +
+	       (unsigned)t->names.style;
+}
+
+/* What the rows shown are of besides the runs and filter (key_at). */
 static unsigned rows_key(const struct osc_tui *t, const struct diff_view *dv)
 {
-	return ((unsigned)dv->level * OSC_MATCH_COUNT + (unsigned)dv->match) *
-		       OSC_NAME_STYLE_COUNT + (unsigned)t->names.style;
+	return key_at(t, dv, dv->level);
 }
 
 static void diff_open(struct osc_tui *t, struct osc_view *v, const void *arg)
@@ -130,15 +139,22 @@ static void job_finish(struct diff_job *j)
 	osc_runsel_release(&j->other_sel);
 }
 
+/* Wait for j if it runs (a script's held job: closing lets it go) and free its result. */
+static void job_drop(struct diff_job *j)
+{
+	if (!j->job.running)
+		return;
+	atomic_store(j->job.held, false);
+	job_finish(j);
+	osc_diff_release(&j->out);
+}
+
 static void diff_close(struct osc_view *v)
 {
 	struct diff_view *dv = v->priv;
 
-	if (dv->job.job.running) {
-		atomic_store(dv->job.job.held, false); /* a script's held job: closing lets it go */
-		job_finish(&dv->job);
-		osc_diff_release(&dv->job.out);
-	}
+	job_drop(&dv->job);
+	job_drop(&dv->ahead);
 	osc_diff_release(&dv->diff);
 	osc_kept_release(&dv->kept);
 	osc_runsel_release(&dv->sel);
@@ -149,12 +165,12 @@ static void diff_close(struct osc_view *v)
 	free(dv);
 }
 
-/* The query of the compare rows over the base's filter f. */
+/* The query of the compare rows at level l over the base's filter f. */
 static struct osc_diff_query diff_query(const struct osc_tui *t, const struct diff_view *dv,
-					const struct osc_filter *f)
+					enum osc_level l, const struct osc_filter *f)
 {
 	return (struct osc_diff_query){
-		.level = dv->level,
+		.level = l,
 		.match = dv->match,
 		.filter = f, /* empty: none (diff.h) */
 		.categories = t->args->categories,
@@ -168,23 +184,30 @@ static void job_work(void *arg)
 	osc_diff(&j->base, &j->other, &j->q, &j->out);
 }
 
-static bool job_start(struct osc_tui *t, struct diff_view *dv)
+/* Start j on the comparison at level l, on at most threads threads (0: as -j allows). */
+static bool job_start_at(struct osc_tui *t, struct diff_view *dv, struct diff_job *j,
+			 enum osc_level l, unsigned threads)
 {
-	struct diff_job *j = &dv->job;
-
 	j->names[0] = t->names;
 	j->names[1] = dv->names;
 	osc_runsel_copy(&j->other_sel, &dv->sel);
 	j->base = (struct osc_diff_side){ &t->trace, &t->runs, &j->job.sel, &j->names[0] };
 	j->other = (struct osc_diff_side){ &dv->other, &dv->runs, &j->other_sel, &j->names[1] };
-	j->q = diff_query(t, dv, &j->job.filter);
+	j->q = diff_query(t, dv, l, &j->job.filter);
+	j->q.threads = threads;
 	j->gen = t->gen;
-	j->key = rows_key(t, dv);
+	j->key = key_at(t, dv, l);
 	memset(&j->out, 0, sizeof(j->out));
 	if (osc_view_job_start(t, &j->job, job_work, j))
 		return true;
 	osc_runsel_release(&j->other_sel);
 	return false;
+}
+
+/* Start the job of the rows shown. */
+static bool job_start(struct osc_tui *t, struct diff_view *dv)
+{
+	return job_start_at(t, dv, &dv->job, dv->level, 0);
 }
 
 /*
@@ -210,7 +233,7 @@ static void diff_build(struct osc_tui *t, struct osc_view *v)
 	struct diff_view *dv = v->priv;
 	const struct osc_diff_side base = { &t->trace, &t->runs, &t->sel, &t->names };
 	const struct osc_diff_side other = { &dv->other, &dv->runs, &dv->sel, &dv->names };
-	struct osc_diff_query q = diff_query(t, dv, &t->filter);
+	struct osc_diff_query q = diff_query(t, dv, dv->level, &t->filter);
 	struct osc_diff made;
 	char note[256];
 
@@ -248,10 +271,46 @@ static bool diff_busy(struct osc_view *v)
 	return dv->job.job.running;
 }
 
+/*
+ * Offer the comparison computed ahead once done (ahead.h); then, once the
+ * rows shown are in, start on the next level (in the same match mode and
+ * name style) neither shown, kept nor too big.
+ */
+static void ahead_poll(struct osc_tui *t, struct diff_view *dv)
+{
+	if (osc_view_job_finished(&dv->ahead.job)) {
+		job_finish(&dv->ahead);
+		osc_ahead_done(&dv->ah, &dv->kept, dv->ahead.key, dv->ahead.gen, t->gen,
+			       rows_key(t, dv), &dv->ahead.out, sizeof(dv->ahead.out),
+			       osc_diff_bytes(&dv->ahead.out));
+		osc_diff_release(&dv->ahead.out); /* zeroed when kept */
+	}
+	if (!osc_tui_ahead_now(t) || dv->ahead.job.running || dv->job.job.running ||
+	    !dv->loaded || dv->refused || !dv->diff_made || dv->diff_gen != t->gen ||
+	    dv->diff_key != rows_key(t, dv))
+		return;
+	for (int l = 0; l < OSC_LEVEL_MODULE; l++) { /* no compare rows by module */
+		if ((enum osc_level)l != dv->level &&
+		    osc_ahead_wanted(&dv->ah, &dv->kept, key_at(t, dv, l), t->gen)) {
+			/* one thread: the other cores stay for what is asked meanwhile */
+			job_start_at(t, dv, &dv->ahead, l, 1);
+			return;
+		}
+	}
+}
+
+static bool diff_ahead(struct osc_view *v)
+{
+	struct diff_view *dv = v->priv;
+
+	return dv->ahead.job.running;
+}
+
 static bool diff_poll(struct osc_tui *t, struct osc_view *v)
 {
 	struct diff_view *dv = v->priv;
 
+	ahead_poll(t, dv);
 	if (!osc_view_job_finished(&dv->job.job))
 		return false;
 	job_finish(&dv->job);
@@ -751,5 +810,6 @@ const struct osc_view_ops osc_view_diff = {
 	.bar = diff_bar,
 	.command = diff_command,
 	.busy = diff_busy,
+	.ahead = diff_ahead,
 	.poll = diff_poll,
 };

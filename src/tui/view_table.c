@@ -33,6 +33,7 @@
 #include "opscope/analysis/diff.h"
 #include "opscope/analysis/trace_cache.h"
 #include "cli_line.h"
+#include "ahead.h"
 #include "kept.h"
 #include "view.h"
 #include "view_job.h"
@@ -69,9 +70,7 @@ struct table_view {
 	struct osc_agg_table_ctx ctx;
 	struct table_job job;
 	struct table_job ahead;   /* another level's rows, computed before they are asked for */
-	unsigned too_big;         /* 1 << level: its rows computed ahead did not fit in the
-				     kept rows' budget ... */
-	unsigned too_big_gen;     /* ... for this tui->gen */
+	struct osc_ahead ah;      /* the levels whose rows computed ahead did not fit */
 	struct osc_agg_row drill; /* the row Enter opened (its identity, for the instances) */
 	char *drill_path;         /* path level: that row's path (ids change on a rebuild) */
 	uint8_t *only;            /* per event: kept in the rows, or NULL for all */
@@ -361,26 +360,20 @@ static enum osc_stat order_of_level(struct osc_tui *t, struct osc_view *v, enum 
 	return cols[column_of(t, l, sort)].stat;
 }
 
-/*
- * The next level to compute ahead: not shown, not kept, not found too big;
- * OSC_LEVEL_COUNT when none.
- */
+/* The next level to compute ahead: not shown, not kept, not too big; OSC_LEVEL_COUNT if none. */
 static enum osc_level level_ahead(struct osc_tui *t, struct table_view *tv)
 {
-	unsigned too_big = tv->too_big_gen == t->gen ? tv->too_big : 0;
-
 	for (int l = 0; l < OSC_LEVEL_COUNT; l++)
-		if ((enum osc_level)l != tv->level && !(too_big & 1u << l) &&
-		    !osc_kept_has(&tv->kept, (unsigned)l, t->gen))
+		if ((enum osc_level)l != tv->level &&
+		    osc_ahead_wanted(&tv->ah, &tv->kept, (unsigned)l, t->gen))
 			return (enum osc_level)l;
 	return OSC_LEVEL_COUNT;
 }
 
 /*
- * Keep the rows computed ahead once done, when they are of the runs and
- * filter in force and fit the budget; then start on the next level, once
- * the view's own rows are in and the trace's cache is built (the worker
- * would otherwise wait for the same locks).
+ * Offer the rows computed ahead once done (ahead.h); then start on the next
+ * level, once the view's own rows are in and the trace's cache is built
+ * (the worker would otherwise wait for the same locks).
  */
 static void ahead_poll(struct osc_tui *t, struct osc_view *v)
 {
@@ -392,18 +385,11 @@ static void ahead_poll(struct osc_tui *t, struct osc_view *v)
 
 	if (osc_view_job_finished(&tv->ahead.job)) {
 		job_finish(&tv->ahead, &made);
-		/* not the level shown meanwhile (its own rows come), nor one kept meanwhile */
-		if (tv->ahead.gen == t->gen && made.level != tv->level &&
-		    !osc_kept_has(&tv->kept, made.level, t->gen) &&
-		    !osc_kept_offer(&tv->kept, made.level, t->gen, &made, sizeof(made),
-				    osc_agg_bytes(&made))) {
-			tv->too_big = (tv->too_big_gen == t->gen ? tv->too_big : 0) | 1u << made.level;
-			tv->too_big_gen = t->gen;
-		}
+		osc_ahead_done(&tv->ah, &tv->kept, tv->ahead.q.level, tv->ahead.gen, t->gen, tv->level,
+			       &made, sizeof(made), osc_agg_bytes(&made));
 		osc_agg_release(&made); /* zeroed when kept */
 	}
-	if (!t->ahead || tv->ahead.job.running || tv->only || !rows_current(t, tv) ||
-	    osc_tui_warm_before(t, OSC_WARM_ALL))
+	if (!osc_tui_ahead_now(t) || tv->ahead.job.running || tv->only || !rows_current(t, tv))
 		return;
 	if ((l = level_ahead(t, tv)) == OSC_LEVEL_COUNT)
 		return;

@@ -127,7 +127,8 @@ static void diff(const struct osc_trace *t, const struct osc_runs *runs,
 
 	for (int l = 0; l < OSC_LEVEL_COUNT; l++) {
 		for (int m = 0; m < OSC_MATCH_COUNT; m++) {
-			struct osc_diff_query q = { (enum osc_level)l, (enum osc_match)m, NULL, NULL };
+			struct osc_diff_query q = { .level = (enum osc_level)l,
+						    .match = (enum osc_match)m };
 			struct osc_diff d;
 			char buf[256];
 			size_t nr;

@@ -645,6 +645,58 @@ Test(diff, ort_noopt_vs_opt_fusions)
 	}
 }
 
+/* A comparison on one thread (the explorer's, computed ahead) is the one on all. */
+Test(diff, one_thread_gives_the_same_rows)
+{
+	struct osc_trace t[2];
+	struct osc_runs runs[2];
+	struct osc_diff_side s[2];
+
+	fx_load(&t[0], "samples/kineto-sampled-rank0.json.gz");
+	fx_load(&t[1], "tests/data/ranks/sampled_rank-1.json.gz");
+	for (int i = 0; i < 2; i++) {
+		osc_runs_detect(&t[i], &runs[i]);
+		s[i] = (struct osc_diff_side){ &t[i], &runs[i], NULL, NULL };
+	}
+	for (int l = 0; l < OSC_LEVEL_MODULE; l++) {
+		for (int m = 0; m < OSC_MATCH_COUNT; m++) {
+			struct osc_diff_query q = { .level = (enum osc_level)l,
+						    .match = (enum osc_match)m };
+			struct osc_diff d[2];
+
+			for (int n = 0; n < 2; n++) {
+				q.threads = (unsigned)n; /* 0: all, then 1 */
+				osc_diff(&s[0], &s[1], &q, &d[n]);
+			}
+			cr_assert_eq(d[0].nr, d[1].nr, "level %d match %d", l, m);
+			cr_expect(d[0].nr > 0 || l == OSC_LEVEL_DIMS, "level %d: rows", l);
+			for (size_t r = 0; r < d[0].nr; r++) {
+				const struct osc_diff_row *x = osc_diff_row_at(&d[0], r);
+				const struct osc_diff_row *y = osc_diff_row_at(&d[1], r);
+
+				cr_expect_str_eq(osc_diff_key(&d[0], x), osc_diff_key(&d[1], y));
+				cr_expect_eq(x->status, y->status);
+				for (int side = 0; side < 2; side++) {
+					cr_expect_eq(x->side[side].count, y->side[side].count);
+					cr_expect_eq(x->side[side].total, y->side[side].total);
+					cr_expect_eq(x->side[side].dev, y->side[side].dev);
+				}
+			}
+			for (int side = 0; side < 2; side++) {
+				cr_assert_eq(d[0].nr_members[side], d[1].nr_members[side]);
+				cr_expect_arr_eq(d[0].members[side], d[1].members[side],
+						 d[0].nr_members[side] * sizeof(uint32_t));
+			}
+			osc_diff_release(&d[0]);
+			osc_diff_release(&d[1]);
+		}
+	}
+	for (int i = 0; i < 2; i++) {
+		osc_runs_release(&runs[i]);
+		osc_trace_release(&t[i]);
+	}
+}
+
 /*
  * Path rows pair on the whole call path, not on the leaf name:
  *   base:  linear ── mm        other: matmul ── mm

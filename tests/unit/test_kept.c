@@ -2,10 +2,12 @@
  * test_kept.c - the TUI's kept results (src/tui/kept.c): what a view left is
  * kept within the budget, the oldest dropped first; a result computed ahead
  * (osc_kept_offer) is kept only in what the budget has left, and is the first
- * to go when a result left needs room.
+ * to go when a result left needs room. And what is computed ahead
+ * (src/tui/ahead.c): not what is kept, shown, stale or found too big.
  */
 #include <criterion/criterion.h>
 
+#include "ahead.h"
 #include "kept.h"
 
 /* A result: its value stands for what it holds. */
@@ -95,5 +97,40 @@ Test(kept, offered_go_first)
 	leave(&k, 5, 5, 50, OSC_KEPT_BYTES / 2);
 	cr_expect_eq(take(&k, 3, 5), -1, "then the one left longest ago");
 	cr_expect_eq(take(&k, 4, 5), 40);
+	osc_kept_release(&k);
+}
+
+Test(ahead, offers_what_is_current_and_not_shown)
+{
+	struct osc_kept k = new_kept();
+	struct osc_ahead a = { 0 };
+	struct result r = { 7 };
+
+	cr_expect(osc_ahead_wanted(&a, &k, 2, 5));
+	osc_ahead_done(&a, &k, 2, 4, 5, 1, &r, sizeof(r), 10);
+	cr_expect_eq(r.value, 7, "one of another generation is not kept");
+	osc_ahead_done(&a, &k, 1, 5, 5, 1, &r, sizeof(r), 10);
+	cr_expect_eq(r.value, 7, "one of the rows shown meanwhile is not kept");
+	osc_ahead_done(&a, &k, 2, 5, 5, 1, &r, sizeof(r), 10);
+	cr_expect_eq(r.value, 0, "one current and not shown is kept");
+	cr_expect_not(osc_ahead_wanted(&a, &k, 2, 5), "one kept is not computed again");
+	cr_expect(osc_ahead_wanted(&a, &k, 2, 6), "but is for other runs or filter");
+	osc_kept_release(&k);
+}
+
+Test(ahead, too_big_is_not_computed_again_for_the_same_generation)
+{
+	struct osc_kept k = new_kept();
+	struct osc_ahead a = { 0 };
+	struct result r = { 7 };
+
+	osc_ahead_done(&a, &k, 3, 5, 5, 1, &r, sizeof(r), OSC_KEPT_BYTES + 1);
+	cr_expect_eq(r.value, 7, "one too big is left to the caller");
+	cr_expect_not(osc_ahead_wanted(&a, &k, 3, 5));
+	cr_expect(osc_ahead_wanted(&a, &k, 4, 5), "another key still is");
+	cr_expect(osc_ahead_wanted(&a, &k, 3, 6), "another generation may have room");
+	osc_ahead_done(&a, &k, 4, 6, 6, 1, &r, sizeof(r), OSC_KEPT_BYTES + 1);
+	cr_expect(osc_ahead_wanted(&a, &k, 3, 6), "the old generation's too big are forgotten");
+	cr_expect_not(osc_ahead_wanted(&a, &k, 4, 6));
 	osc_kept_release(&k);
 }

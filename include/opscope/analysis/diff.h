@@ -79,6 +79,7 @@ struct osc_diff_query {
 	enum osc_match match;
 	const struct osc_filter *filter; /* NULL or empty: none */
 	const struct osc_categories *categories; /* category level: the user's rules, or NULL */
+	unsigned threads; /* at most this many threads (0: as -j allows); the answer is the same */
 };
 
 /* What one side has of a row. */

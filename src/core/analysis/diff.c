@@ -605,10 +605,13 @@ static void place_occurrences(struct osc_diff *d, const struct osc_diff_side *si
 	sum_side(d, side, s);
 }
 
-/* fn(arg, s) for both sides s: on two threads, or one after the other with -j 1. */
-static void on_both_sides(void (*fn)(void *arg, size_t s), void *arg)
+/*
+ * fn(arg, s) for both sides s: on two threads, or one after the other with
+ * -j 1 or a query's threads of 1.
+ */
+static void on_both_sides(void (*fn)(void *arg, size_t s), void *arg, unsigned threads)
 {
-	if (osc_threads() > 1)
+	if ((threads ? threads : osc_threads()) > 1)
 		osc_parallel_run(2, fn, arg);
 	else
 		for (size_t s = 0; s < 2; s++)
@@ -653,12 +656,13 @@ static void place_side(void *arg, size_t s)
 
 /*
  * Rows for every label id seen on either side, members placed per side (the
- * two sides on two threads: each writes only its own half of a row).
+ * two sides on two threads, unless threads is 1: each writes only its own
+ * half of a row).
  * Where a side's rows are whole rows of its aggregate, their figures are
  * the aggregate's (the same sums); else they are summed member by member.
  */
 static void group(struct osc_diff *d, const struct osc_diff_side *side[2],
-		  struct labelled lab[2])
+		  struct labelled lab[2], unsigned threads)
 {
 	size_t nkeys = d->keys.count, alloc = 0;
 	uint32_t *row_of = osc_xmalloc((nkeys ? nkeys : 1) * sizeof(*row_of));
@@ -669,7 +673,7 @@ static void group(struct osc_diff *d, const struct osc_diff_side *side[2],
 	for (int s = 0; s < 2; s++)
 		p.whole[s] = count_side(d, row_of, &alloc, &lab[s], s) &&
 			     sums_of_members(d->level);
-	on_both_sides(place_side, &p);
+	on_both_sides(place_side, &p, threads);
 	free(row_of);
 }
 
@@ -757,7 +761,7 @@ static void aggregate_side(void *arg, size_t s)
 	/* the order of the diff's rows is osc_diff_sort's alone */
 	struct osc_query aq = { .level = a->q->level, .runs = side->sel, .filter = a->q->filter,
 				.categories = a->q->categories, .unordered = true,
-				.reads = OSC_READS_SUMS };
+				.reads = OSC_READS_SUMS, .threads = a->q->threads };
 
 	if (pair_rows(side->trace, a->q->level, a->q->match)) {
 		aq.keys = OSC_KEY_NAME | OSC_KEY_SHAPE;
@@ -782,10 +786,10 @@ void osc_diff(const struct osc_diff_side *base, const struct osc_diff_side *othe
 	osc_strtab_init(&out->keys);
 	out->level = q->level;
 	out->match = q->match;
-	on_both_sides(aggregate_side, &a);
+	on_both_sides(aggregate_side, &a, q->threads);
 	for (int s = 0; s < 2; s++)
 		label_events(out, side[s], &agg[s], q->match, &a.occ[s], &lab[s]);
-	group(out, side, lab);
+	group(out, side, lab, q->threads);
 	if (q->level == OSC_LEVEL_CATEGORY)
 		category_rows(out, agg);
 	for (int s = 0; s < 2; s++) {
