@@ -412,10 +412,10 @@ static void release(struct osc_tui *t)
 	 */
 	bool keep_trace = osc_tui_warm_before(t, OSC_WARM_ALL);
 
-	if (!t->script && views_working(t))
-		return;
 	if (t->warming && !keep_trace)
 		pthread_join(t->warm, NULL);
+	if (!t->script && views_working(t))
+		return;
 	while (t->depth)
 		osc_view_pop(t);
 	osc_view_release(&t->pane);
