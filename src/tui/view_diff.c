@@ -81,17 +81,17 @@ static void release_diff(void *d)
 	osc_diff_release(d);
 }
 
-/* What rows at level l are of besides the runs and filter: level, match mode, name style. */
-static unsigned key_at(const struct osc_tui *t, const struct diff_view *dv, enum osc_level l)
+/* What rows at level l in match mode m are of besides the runs and filter (and name style). */
+static unsigned key_at(const struct osc_tui *t, enum osc_level l, enum osc_match m)
 {
-	return ((unsigned)l * OSC_MATCH_COUNT + (unsigned)dv->match) * OSC_NAME_STYLE_COUNT +
+	return ((unsigned)l * OSC_MATCH_COUNT + (unsigned)m) * OSC_NAME_STYLE_COUNT +
 	       (unsigned)t->names.style;
 }
 
 /* What the rows shown are of besides the runs and filter (key_at). */
 static unsigned rows_key(const struct osc_tui *t, const struct diff_view *dv)
 {
-	return key_at(t, dv, dv->level);
+	return key_at(t, dv->level, dv->match);
 }
 
 static void diff_open(struct osc_tui *t, struct osc_view *v, const void *arg)
@@ -165,13 +165,13 @@ static void diff_close(struct osc_view *v)
 	free(dv);
 }
 
-/* The query of the compare rows at level l over the base's filter f. */
-static struct osc_diff_query diff_query(const struct osc_tui *t, const struct diff_view *dv,
-					enum osc_level l, const struct osc_filter *f)
+/* The query of the compare rows at level l in match mode m over the base's filter f. */
+static struct osc_diff_query diff_query(const struct osc_tui *t, enum osc_level l,
+					enum osc_match m, const struct osc_filter *f)
 {
 	return (struct osc_diff_query){
 		.level = l,
-		.match = dv->match,
+		.match = m,
 		.filter = f, /* empty: none (diff.h) */
 		.categories = t->args->categories,
 	};
@@ -184,19 +184,22 @@ static void job_work(void *arg)
 	osc_diff(&j->base, &j->other, &j->q, &j->out);
 }
 
-/* Start j on the comparison at level l, on at most threads threads (0: as -j allows). */
+/*
+ * Start j on the comparison at level l in match mode m, on at most threads
+ * threads (0: as -j allows).
+ */
 static bool job_start_at(struct osc_tui *t, struct diff_view *dv, struct diff_job *j,
-			 enum osc_level l, unsigned threads)
+			 enum osc_level l, enum osc_match m, unsigned threads)
 {
 	j->names[0] = t->names;
 	j->names[1] = dv->names;
 	osc_runsel_copy(&j->other_sel, &dv->sel);
 	j->base = (struct osc_diff_side){ &t->trace, &t->runs, &j->job.sel, &j->names[0] };
 	j->other = (struct osc_diff_side){ &dv->other, &dv->runs, &j->other_sel, &j->names[1] };
-	j->q = diff_query(t, dv, l, &j->job.filter);
+	j->q = diff_query(t, l, m, &j->job.filter);
 	j->q.threads = threads;
 	j->gen = t->gen;
-	j->key = key_at(t, dv, l);
+	j->key = key_at(t, l, m);
 	memset(&j->out, 0, sizeof(j->out));
 	if (osc_view_job_start(t, &j->job, job_work, j))
 		return true;
@@ -207,7 +210,7 @@ static bool job_start_at(struct osc_tui *t, struct diff_view *dv, struct diff_jo
 /* Start the job of the rows shown. */
 static bool job_start(struct osc_tui *t, struct diff_view *dv)
 {
-	return job_start_at(t, dv, &dv->job, dv->level, 0);
+	return job_start_at(t, dv, &dv->job, dv->level, dv->match, 0);
 }
 
 /*
@@ -233,7 +236,7 @@ static void diff_build(struct osc_tui *t, struct osc_view *v)
 	struct diff_view *dv = v->priv;
 	const struct osc_diff_side base = { &t->trace, &t->runs, &t->sel, &t->names };
 	const struct osc_diff_side other = { &dv->other, &dv->runs, &dv->sel, &dv->names };
-	struct osc_diff_query q = diff_query(t, dv, dv->level, &t->filter);
+	struct osc_diff_query q = diff_query(t, dv->level, dv->match, &t->filter);
 	struct osc_diff made;
 	char note[256];
 
@@ -272,12 +275,33 @@ static bool diff_busy(struct osc_view *v)
 }
 
 /*
+ * The next comparison to compute ahead, in the name style shown: the other
+ * levels in the match mode shown, then the other match modes at the level
+ * shown; neither shown, kept nor too big. false when none is left.
+ */
+static bool next_ahead(struct osc_tui *t, struct diff_view *dv, enum osc_level *l,
+		       enum osc_match *m)
+{
+	for (int i = 0; i < OSC_LEVEL_MODULE + OSC_MATCH_COUNT; i++) {
+		/* no compare rows by module */
+		*l = i < OSC_LEVEL_MODULE ? (enum osc_level)i : dv->level;
+		*m = i < OSC_LEVEL_MODULE ? dv->match : (enum osc_match)(i - OSC_LEVEL_MODULE);
+		if (key_at(t, *l, *m) != rows_key(t, dv) &&
+		    osc_ahead_wanted(&dv->ah, &dv->kept, key_at(t, *l, *m), t->gen))
+			return true;
+	}
+	return false;
+}
+
+/*
  * Offer the comparison computed ahead once done (ahead.h); then, once the
- * rows shown are in, start on the next level (in the same match mode and
- * name style) neither shown, kept nor too big.
+ * rows shown are in, start on the next one (next_ahead).
  */
 static void ahead_poll(struct osc_tui *t, struct diff_view *dv)
 {
+	enum osc_level l;
+	enum osc_match m;
+
 	if (osc_view_job_finished(&dv->ahead.job)) {
 		job_finish(&dv->ahead);
 		osc_ahead_done(&dv->ah, &dv->kept, dv->ahead.key, dv->ahead.gen, t->gen,
@@ -289,14 +313,9 @@ static void ahead_poll(struct osc_tui *t, struct diff_view *dv)
 	    !dv->loaded || dv->refused || !dv->diff_made || dv->diff_gen != t->gen ||
 	    dv->diff_key != rows_key(t, dv))
 		return;
-	for (int l = 0; l < OSC_LEVEL_MODULE; l++) { /* no compare rows by module */
-		if ((enum osc_level)l != dv->level &&
-		    osc_ahead_wanted(&dv->ah, &dv->kept, key_at(t, dv, l), t->gen)) {
-			/* one thread: the other cores stay for what is asked meanwhile */
-			job_start_at(t, dv, &dv->ahead, l, 1);
-			return;
-		}
-	}
+	/* one thread: the other cores stay for what is asked meanwhile */
+	if (next_ahead(t, dv, &l, &m))
+		job_start_at(t, dv, &dv->ahead, l, m, 1);
 }
 
 static bool diff_ahead(struct osc_view *v)

@@ -754,20 +754,22 @@ def check_levels_ahead():
 
 
 def check_compare_levels_ahead():
-    """The compare view computes its other levels ahead too (:ahead): a first
-    visit of each shows at once (its worker held by :jobs hold never runs),
-    the same screen as compared then; so after both sides' runs change."""
+    """The compare view computes its other levels ahead too (:ahead), and the
+    other match modes at its level: a first visit of each shows at once (its
+    worker held by :jobs hold never runs), the same screen as compared then;
+    so after both sides' runs change."""
     trace = os.path.join(SAMPLES, "kineto-sampled-rank0.json.gz")
     flips = []
     for key in "23456781":
         flips += [key, ":dump c" + key]
+    flips += ["M", ":dump m1", "M", ":dump m2"]
     again = [":runs 1", ":other-runs 1", "2", ":dump r2"]
     rc, err, d, now = run_keys(trace, flips + again, [trace])
     shutil.rmtree(d, ignore_errors=True)
     rc2, err2, d, ahead = run_keys(trace, [":ahead", ":jobs hold"] + flips + again[:2] +
                                    [":ahead", ":jobs hold"] + again[2:], [trace])
     shutil.rmtree(d, ignore_errors=True)
-    for name in ["c" + k for k in "23456781"] + ["r2"]:
+    for name in ["c" + k for k in "23456781"] + ["m1", "m2", "r2"]:
         got, want = ahead.get(name) or "", now.get(name) or ""
         report(rc == 0 and rc2 == 0 and want and "updating" not in got and got == want,
                "compare: a level computed ahead shows at once, as compared (%s)" % name,
