@@ -235,22 +235,15 @@ static bool reveal(struct osc_view *v, struct tree_view *tv, uint32_t n)
 }
 
 /* The runtime time of each node's subtree, split by whether the call started device work. */
-static void runtime_split(struct osc_tui *t, struct tree_view *tv)
+static void runtime_split(struct tree_view *tv)
 {
 	const struct osc_mtree *m = &tv->m;
 
 	tv->launch = osc_xcalloc(m->nr ? m->nr : 1, sizeof(*tv->launch));
 	tv->other = osc_xcalloc(m->nr ? m->nr : 1, sizeof(*tv->other));
 	for (size_t n = 0; n < m->nr; n++) {
-		for (size_t i = m->launch_first[n]; i < m->launch_first[n + 1]; i++) {
-			const struct osc_launch_link *l = &tv->corr->launches[m->launch[i]];
-			int64_t dur = t->trace.events[l->event].dur;
-
-			if (l->nr_device)
-				tv->launch[n] += dur;
-			else
-				tv->other[n] += dur;
-		}
+		tv->launch[n] = m->nodes[n].launch_work;
+		tv->other[n] = m->nodes[n].launch - m->nodes[n].launch_work;
 	}
 	for (size_t n = m->nr; n-- > 0;) { /* children after parents */
 		uint32_t p = m->nodes[n].parent;
@@ -375,7 +368,7 @@ static void tree_build(struct osc_tui *t, struct osc_view *v)
 	tv->row_of = osc_xmalloc(n * sizeof(*tv->row_of));
 	tv->stack = osc_xmalloc(n * sizeof(*tv->stack));
 	osc_mtree_keep(&tv->m, &t->trace, &t->filter, 0, -1, tv->keep);
-	runtime_split(t, tv);
+	runtime_split(tv);
 	build_kids(tv);
 	tv->ctx = (struct osc_tree_table_ctx){
 		.trace = &t->trace,

@@ -119,6 +119,32 @@ Test(correlate, merged_device_time)
 }
 
 /*
+ * Of a node's runtime calls, launch_work sums those that started device work:
+ *   conv [0,100)
+ *      cudaLaunchKernel [10,20) corr 1 -> k1
+ *      cudaDeviceSynchronize [30,50) corr 2, nothing on the device
+ */
+static const struct tx_event sync_call[] = {
+	TX("conv", HOST_OP, 0, 0, 100, 0, 0, NULL),
+	TX("launch", RUNTIME, 0, 10, 10, 1, 0, NULL),
+	TX("sync", RUNTIME, 0, 30, 20, 2, 0, NULL),
+	TX("k1", KERNEL, 1, 50, 10, 1, 0, NULL),
+};
+
+Test(correlate, merged_launch_time_that_started_device_work)
+{
+	struct tx_analysis a;
+	uint32_t conv;
+
+	tx_analyse(&a, OSC_FORMAT_KINETO, sync_call, FX_LEN(sync_call));
+	conv = tx_mnode(&a, "conv");
+	cr_expect_eq(a.m.nodes[conv].launches, 2);
+	cr_expect_eq(a.m.nodes[conv].launch, 30);
+	cr_expect_eq(a.m.nodes[conv].launch_work, 10, "the synchronize started nothing");
+	tx_release(&a);
+}
+
+/*
  * A graph replay: one cudaGraphLaunch (corr 5) starts three kernels; a flow
  * links a kernel without correlation id:
  *   step [0,100)

@@ -171,6 +171,7 @@ struct osc_mnode {
 	int64_t host_min, host_max;
 	int64_t dev, dev_total;       /* device time of its own kernels / of its subtree */
 	int64_t launch, launch_total; /* time of its own runtime calls / of its subtree */
+	int64_t launch_work;   /* of launch: the calls that started device work */
 	uint64_t kernels, kernels_total;   /* device events, own / subtree */
 	uint64_t launches, launches_total; /* runtime calls, own / subtree */
 	int64_t delay_sum, queue_sum; /* over own device events with a launch, ns */

@@ -214,6 +214,8 @@ static void add_links(struct merger *g, const struct osc_correlation *corr,
 		const struct osc_dev_link *d = &corr->devs[i];
 		struct osc_mnode *mn;
 
+		if (i + 32 < nd)
+			__builtin_prefetch(&g->t->events[corr->devs[i + 32].event]);
 		if (dt[i] == OSC_NONE)
 			continue;
 		mn = &m->nodes[dt[i]];
@@ -226,11 +228,19 @@ static void add_links(struct merger *g, const struct osc_correlation *corr,
 		}
 	}
 	for (size_t i = 0; i < nl; i++) {
+		struct osc_mnode *mn;
+		int64_t dur;
+
+		if (i + 32 < nl)
+			__builtin_prefetch(&g->t->events[corr->launches[i + 32].event]);
 		if (lt[i] == OSC_NONE)
 			continue;
-		m->nodes[lt[i]].launches++;
-		m->nodes[lt[i]].launch = osc_sat_add(m->nodes[lt[i]].launch,
-						     g->t->events[corr->launches[i].event].dur);
+		mn = &m->nodes[lt[i]];
+		dur = g->t->events[corr->launches[i].event].dur;
+		mn->launches++;
+		mn->launch = osc_sat_add(mn->launch, dur);
+		if (corr->launches[i].nr_device)
+			mn->launch_work = osc_sat_add(mn->launch_work, dur);
 	}
 	group(dt, nd, m->nr, &m->dev, &m->dev_first);
 	group(lt, nl, m->nr, &m->launch, &m->launch_first);
