@@ -1,9 +1,9 @@
 /*
  * ahead.h - results a view computes before they are asked for (its rows at
- * other levels), one at a time on a worker, and offers to its kept results
- * (kept.h): kept when they fit in what the budget has left, so that a first
- * visit shows at once. A result that did not fit is not computed again for
- * the same runs and filter (tui->gen).
+ * other levels or in other match modes), one at a time on a worker, and
+ * offers to its kept results (kept.h): kept when they fit in what the budget
+ * has left, so that a first visit shows at once. A result that did not fit
+ * is not computed again for the same runs and filter (tui->gen).
  */
 #ifndef OPSCOPE_TUI_AHEAD_H
 #define OPSCOPE_TUI_AHEAD_H

@@ -249,7 +249,7 @@ struct osc_tui {
 				    (OSC_ACT_NONE: none) */
 	unsigned waiting_view;   /* the id of the view it was asked in */
 	enum osc_warm_stage waiting_stage; /* what of the warm-up it waits for */
-	bool ahead;            /* tables compute other levels ahead (view_table.c): on big
+	bool ahead;            /* views compute other levels ahead (ahead.h): on big
 				  traces, in scripts after :ahead */
 	bool jobs_async;       /* scripts (:jobs hold): tables compute on workers, any size */
 	atomic_bool jobs_held; /* scripts: those workers wait before computing */
