@@ -120,6 +120,12 @@ static void update_pane(struct osc_tui *t)
 	pane_rev = v->rev;
 }
 
+/* Whether a worker of view v still computes rows: its own or ahead (view_job.h). */
+static bool working(struct osc_view *v)
+{
+	return osc_view_busy(v) || osc_view_ahead(v);
+}
+
 /*
  * Take in aggregates finished by worker threads; views above a changed table
  * rebuild. Returns whether a worker is still running.
@@ -135,7 +141,7 @@ static bool poll_jobs(struct osc_tui *t, unsigned *r)
 				t->stack[k]->built_gen = t->gen - 1;
 			*r |= OSC_R_REDRAW;
 		}
-		busy |= osc_view_busy(t->stack[i]) || osc_view_ahead(t->stack[i]);
+		busy |= working(t->stack[i]);
 	}
 	return busy;
 }
@@ -393,11 +399,11 @@ bool osc_tui_warming(struct osc_tui *t, const char *what, enum osc_warm_stage ne
 	return true;
 }
 
-/* Whether a view's worker still computes rows (view_job.h), for it or ahead. */
+/* Whether a view's worker still computes rows. */
 static bool views_working(struct osc_tui *t)
 {
 	for (size_t i = 0; i < t->depth; i++)
-		if (osc_view_busy(t->stack[i]) || osc_view_ahead(t->stack[i]))
+		if (working(t->stack[i]))
 			return true;
 	return false;
 }

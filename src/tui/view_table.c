@@ -116,6 +116,25 @@ static size_t column_of(const struct osc_tui *t, enum osc_level l, enum osc_stat
 	return dflt;
 }
 
+/* The statistic of the column v is sorted by (its level's first when out of range). */
+static enum osc_stat sorted_by(struct osc_tui *t, struct osc_view *v)
+{
+	struct table_view *tv = v->priv;
+	size_t nr;
+	const struct osc_column *cols = level_columns(t, tv->level, &nr);
+
+	return cols[v->sort_col < nr ? v->sort_col : 0].stat;
+}
+
+/* Where level l is on the stack of levels left, or -1 when it is not. */
+static int back_of(const struct table_view *tv, enum osc_level l)
+{
+	for (size_t i = 0; i < tv->nr_back; i++)
+		if (tv->back[i].level == l)
+			return (int)i;
+	return -1;
+}
+
 /* Free what a kept aggregate holds (kept.h). */
 static void release_agg(void *agg)
 {
@@ -345,18 +364,12 @@ static enum osc_stat order_of_level(struct osc_tui *t, struct osc_view *v, enum 
 				    bool *desc)
 {
 	struct table_view *tv = v->priv;
+	int back = back_of(tv, l);
+	enum osc_stat sort = back < 0 ? sorted_by(t, v) : tv->back[back].sort;
 	size_t nr;
-	const struct osc_column *cols = level_columns(t, tv->level, &nr);
-	enum osc_stat sort = cols[v->sort_col < nr ? v->sort_col : 0].stat;
+	const struct osc_column *cols = level_columns(t, l, &nr);
 
-	*desc = v->sort_desc;
-	for (size_t i = 0; i < tv->nr_back; i++) {
-		if (tv->back[i].level == l) {
-			sort = tv->back[i].sort;
-			*desc = tv->back[i].desc;
-		}
-	}
-	cols = level_columns(t, l, &nr);
+	*desc = back < 0 ? v->sort_desc : tv->back[back].desc;
 	return cols[column_of(t, l, sort)].stat;
 }
 
@@ -426,13 +439,10 @@ static bool table_poll(struct osc_tui *t, struct osc_view *v)
 static void table_sort(struct osc_tui *t, struct osc_view *v)
 {
 	struct table_view *tv = v->priv;
-	size_t nr;
-	const struct osc_column *cols = level_columns(t, tv->level, &nr);
 
 	if (tv->job.job.running) /* the rows coming in are sorted then (table_poll) */
 		return;
-	osc_agg_order(&tv->agg, &t->trace, cols[v->sort_col < nr ? v->sort_col : 0].stat,
-		      v->sort_desc);
+	osc_agg_order(&tv->agg, &t->trace, sorted_by(t, v), v->sort_desc);
 }
 
 /*
@@ -648,10 +658,9 @@ static void show_level(struct osc_tui *t, struct osc_view *v, enum osc_level l, 
 static unsigned switch_level(struct osc_tui *t, struct osc_view *v, enum osc_level l)
 {
 	struct table_view *tv = v->priv;
-	size_t nr;
-	const struct osc_column *cols = level_columns(t, tv->level, &nr);
-	enum osc_stat sort = cols[v->sort_col < nr ? v->sort_col : 0].stat;
+	enum osc_stat sort = sorted_by(t, v);
 	osc_str name = v->tab.nr_rows ? osc_agg_row_at(&tv->agg, v->cur)->key : OSC_STR_NONE;
+	int back = back_of(tv, l);
 
 	if (l == tv->level)
 		return OSC_R_REDRAW;
@@ -659,14 +668,12 @@ static unsigned switch_level(struct osc_tui *t, struct osc_view *v, enum osc_lev
 		osc_tui_message(t, OSC_MSG_INFO, "K's table keeps its level (q goes back)");
 		return OSC_R_REDRAW;
 	}
-	for (size_t i = 0; i < tv->nr_back; i++) {
-		if (tv->back[i].level == l) {
-			struct level_state s = tv->back[i];
+	if (back >= 0) {
+		struct level_state s = tv->back[back];
 
-			tv->nr_back = i;
-			show_level(t, v, s.level, s.sort, s.desc, s.key);
-			return OSC_R_REDRAW;
-		}
+		tv->nr_back = (size_t)back;
+		show_level(t, v, s.level, s.sort, s.desc, s.key);
+		return OSC_R_REDRAW;
 	}
 	if (tv->nr_back < OSC_LEVEL_COUNT)
 		tv->back[tv->nr_back++] = (struct level_state){ tv->level, sort, v->sort_desc, name };
