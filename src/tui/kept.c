@@ -3,7 +3,20 @@
 #include <string.h>
 
 #include "opscope/base/alloc.h"
+#include "opscope/base/memory.h"
 #include "kept.h"
+
+size_t osc_kept_budget_for(uint64_t memory)
+{
+	uint64_t b = memory / 16;
+
+	return b < OSC_KEPT_MIN ? OSC_KEPT_MIN : b > OSC_KEPT_MAX ? OSC_KEPT_MAX : (size_t)b;
+}
+
+size_t osc_kept_budget(void)
+{
+	return osc_kept_budget_for(osc_memory_limit());
+}
 
 /* Free entry i and move the last one into its place. */
 static void drop(struct osc_kept *k, size_t i)
@@ -46,7 +59,7 @@ static void put(struct osc_kept *k, unsigned key, unsigned gen, void *result, si
 	OSC_GROW(k->v, k->nr + 1, k->alloc);
 	k->v[k->nr++] = (struct osc_kept_entry){ result, bytes, key, gen, left };
 	total = total_bytes(k);
-	while (total > OSC_KEPT_BYTES) { /* the newest last of all */
+	while (total > k->budget) { /* the newest last of all */
 		size_t oldest = 0;
 
 		for (size_t i = 1; i < k->nr; i++)
@@ -97,7 +110,7 @@ bool osc_kept_offer(struct osc_kept *k, unsigned key, unsigned gen, void *result
 		    size_t bytes)
 {
 	drop_stale(k, gen);
-	if (osc_kept_has(k, key, gen) || total_bytes(k) + bytes > OSC_KEPT_BYTES)
+	if (osc_kept_has(k, key, gen) || total_bytes(k) + bytes > k->budget)
 		return false;
 	put(k, key, gen, memcpy(osc_xmalloc(size), result, size), bytes, 0);
 	memset(result, 0, size);

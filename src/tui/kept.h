@@ -1,8 +1,8 @@
 /*
  * kept.h - results a view has left (a level's rows, a comparison), kept to
  * show again at once when the view comes back to them while the runs and
- * the filter stay (the same tui->gen). Kept results take at most
- * OSC_KEPT_BYTES per view; those left longest ago are dropped first, and
+ * the filter stay (the same tui->gen). Kept results take at most a budget
+ * per view (osc_kept_budget); those left longest ago are dropped first, and
  * those of another generation when a result is retired or offered. A result is a
  * struct moved in and out by value (its size given), freed by release.
  */
@@ -11,8 +11,10 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
-#define OSC_KEPT_BYTES ((size_t)512 << 20)
+#define OSC_KEPT_MIN ((size_t)512 << 20) /* the least budget, on any machine */
+#define OSC_KEPT_MAX ((size_t)4 << 30)   /* the most */
 
 struct osc_kept_entry {
 	void *result;       /* a copy of the struct */
@@ -26,8 +28,17 @@ struct osc_kept {
 	struct osc_kept_entry *v;
 	size_t nr, alloc;
 	unsigned long puts;
+	size_t budget;      /* the bytes kept results may hold */
 	void (*release)(void *result); /* frees what a result holds (not the struct) */
 };
+
+/* The budget of one view for a process that may use memory bytes: a
+   sixteenth of it (the table and the compare view over it take at most an
+   eighth), within OSC_KEPT_MIN .. OSC_KEPT_MAX. */
+size_t osc_kept_budget_for(uint64_t memory);
+
+/* The budget of this process: osc_kept_budget_for osc_memory_limit. */
+size_t osc_kept_budget(void);
 
 /*
  * The result at shown (a struct of size bytes, holding about bytes) makes

@@ -154,6 +154,7 @@ static void table_open(struct osc_tui *t, struct osc_view *v, const void *arg)
 	tv->ctx.names = &t->names;
 	tv->select = OSC_STR_NONE;
 	tv->kept.release = release_agg;
+	tv->kept.budget = osc_kept_budget();
 	v->priv = tv;
 	v->sort_col = column_of(t, tv->level, a->has_sort ? a->sort : OSC_STAT_NR);
 	v->sort_desc = true;

@@ -15,6 +15,8 @@ struct result {
 	int value;
 };
 
+#define BUDGET ((size_t)100 << 20) /* the tests' budget */
+
 static int released;
 
 static void release_result(void *r)
@@ -26,7 +28,7 @@ static void release_result(void *r)
 static struct osc_kept new_kept(void)
 {
 	released = 0;
-	return (struct osc_kept){ .release = release_result };
+	return (struct osc_kept){ .release = release_result, .budget = BUDGET };
 }
 
 /* Leave a result of value under key for gen, as holding bytes. */
@@ -51,12 +53,12 @@ Test(kept, offer_fits_in_what_is_left)
 	struct osc_kept k = new_kept();
 	struct result r = { 7 };
 
-	leave(&k, 1, 5, 10, OSC_KEPT_BYTES / 2);
-	cr_expect(osc_kept_offer(&k, 2, 5, &r, sizeof(r), OSC_KEPT_BYTES / 4));
+	leave(&k, 1, 5, 10, BUDGET / 2);
+	cr_expect(osc_kept_offer(&k, 2, 5, &r, sizeof(r), BUDGET / 4));
 	cr_expect_eq(r.value, 0, "an offer kept is zeroed");
 	cr_expect(osc_kept_has(&k, 2, 5));
 	r.value = 8;
-	cr_expect_not(osc_kept_offer(&k, 3, 5, &r, sizeof(r), OSC_KEPT_BYTES / 2),
+	cr_expect_not(osc_kept_offer(&k, 3, 5, &r, sizeof(r), BUDGET / 2),
 		      "an offer over what is left is not kept");
 	cr_expect_eq(r.value, 8, "an offer not kept stays the caller's");
 	cr_expect_eq(released, 0, "an offer drops nothing kept");
@@ -71,8 +73,8 @@ Test(kept, offer_drops_other_generations_only)
 	struct osc_kept k = new_kept();
 	struct result r = { 9 };
 
-	leave(&k, 1, 4, 10, OSC_KEPT_BYTES);
-	cr_expect(osc_kept_offer(&k, 2, 5, &r, sizeof(r), OSC_KEPT_BYTES / 2),
+	leave(&k, 1, 4, 10, BUDGET);
+	cr_expect(osc_kept_offer(&k, 2, 5, &r, sizeof(r), BUDGET / 2),
 		      "a result of another generation makes room");
 	cr_expect_eq(released, 1);
 	cr_expect_not(osc_kept_has(&k, 1, 4));
@@ -87,14 +89,14 @@ Test(kept, offered_go_first)
 	struct osc_kept k = new_kept();
 	struct result r = { 7 };
 
-	leave(&k, 1, 5, 10, OSC_KEPT_BYTES / 4);
-	cr_assert(osc_kept_offer(&k, 2, 5, &r, sizeof(r), OSC_KEPT_BYTES / 4));
-	leave(&k, 3, 5, 30, OSC_KEPT_BYTES / 4);
-	leave(&k, 4, 5, 40, OSC_KEPT_BYTES / 2);
+	leave(&k, 1, 5, 10, BUDGET / 4);
+	cr_assert(osc_kept_offer(&k, 2, 5, &r, sizeof(r), BUDGET / 4));
+	leave(&k, 3, 5, 30, BUDGET / 4);
+	leave(&k, 4, 5, 40, BUDGET / 2);
 	cr_expect_eq(released, 1, "one result makes room");
 	cr_expect_eq(take(&k, 2, 5), -1, "the offered one, never shown, went first");
 	cr_expect_eq(take(&k, 1, 5), 10);
-	leave(&k, 5, 5, 50, OSC_KEPT_BYTES / 2);
+	leave(&k, 5, 5, 50, BUDGET / 2);
 	cr_expect_eq(take(&k, 3, 5), -1, "then the one left longest ago");
 	cr_expect_eq(take(&k, 4, 5), 40);
 	osc_kept_release(&k);
@@ -124,13 +126,21 @@ Test(ahead, too_big_is_not_computed_again_for_the_same_generation)
 	struct osc_ahead a = { 0 };
 	struct result r = { 7 };
 
-	osc_ahead_done(&a, &k, 3, 5, 5, 1, &r, sizeof(r), OSC_KEPT_BYTES + 1);
+	osc_ahead_done(&a, &k, 3, 5, 5, 1, &r, sizeof(r), BUDGET + 1);
 	cr_expect_eq(r.value, 7, "one too big is left to the caller");
 	cr_expect_not(osc_ahead_wanted(&a, &k, 3, 5));
 	cr_expect(osc_ahead_wanted(&a, &k, 4, 5), "another key still is");
 	cr_expect(osc_ahead_wanted(&a, &k, 3, 6), "another generation may have room");
-	osc_ahead_done(&a, &k, 4, 6, 6, 1, &r, sizeof(r), OSC_KEPT_BYTES + 1);
+	osc_ahead_done(&a, &k, 4, 6, 6, 1, &r, sizeof(r), BUDGET + 1);
 	cr_expect(osc_ahead_wanted(&a, &k, 3, 6), "the old generation's too big are forgotten");
 	cr_expect_not(osc_ahead_wanted(&a, &k, 4, 6));
 	osc_kept_release(&k);
+}
+
+Test(kept, budget_is_a_sixteenth_of_memory_within_bounds)
+{
+	cr_expect_eq(osc_kept_budget_for((uint64_t)1 << 30), OSC_KEPT_MIN, "1 GiB: the least");
+	cr_expect_eq(osc_kept_budget_for((uint64_t)24 << 30), (size_t)3 << 29, "24 GiB: 1.5 GiB");
+	cr_expect_eq(osc_kept_budget_for((uint64_t)1 << 40), OSC_KEPT_MAX, "1 TiB: the most");
+	cr_expect_eq(osc_kept_budget_for(0), OSC_KEPT_MIN, "unknown memory: the least");
 }
