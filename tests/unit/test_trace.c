@@ -411,6 +411,40 @@ Test(trace, merged_parts_equal_the_stable_sort)
 }
 
 /*
+ * Sorts one after the other in one scratch memory (growing, then shrinking
+ * in use, its old contents left in it) order each trace as its own sort does.
+ */
+Test(trace, sorts_sharing_scratch_equal_their_own_sorts)
+{
+	static const int sizes[] = { 3000, 500, 8000, 20 };
+	struct osc_sort_scratch scratch = { 0 };
+
+	for (size_t n = 0; n < sizeof(sizes) / sizeof(sizes[0]); n++) {
+		struct osc_trace a, b;
+
+		osc_trace_init(&a);
+		osc_trace_init(&b);
+		for (int i = 0; i < sizes[n]; i++) {
+			add_to(&a, (int)n * 10000 + i);
+			add_to(&b, (int)n * 10000 + i);
+		}
+		osc_trace_sort_in(&a, &scratch);
+		osc_trace_sort(&b);
+		cr_assert_eq(a.nr_events, b.nr_events);
+		for (size_t i = 0; i < a.nr_events; i++) {
+			cr_assert(a.events[i].ts == b.events[i].ts && a.events[i].dur == b.events[i].dur &&
+				  a.events[i].name == b.events[i].name, "size %d, event %zu", sizes[n], i);
+			cr_assert_str_eq(osc_trace_args(&a, (uint32_t)i), osc_trace_args(&b, (uint32_t)i));
+		}
+		osc_trace_release(&a);
+		osc_trace_release(&b);
+	}
+	cr_expect_not_null(scratch.p, "the scratch is kept for the next sort");
+	osc_sort_scratch_release(&scratch);
+	cr_expect_null(scratch.p);
+}
+
+/*
  * Event idx of the extras tests, named "e<idx>" at time ts: every third
  * from idx 100 on has an op "op<idx>" and a provider "p<idx>" (so extras
  * start after events without), every seventh is a flow (of a phase and

@@ -570,6 +570,18 @@ void osc_trace_warn(struct osc_trace *t, enum osc_warn w, int64_t offset);
  */
 void osc_trace_sort(struct osc_trace *t);
 
+/* Memory that sorts reuse, one after the other (zeroed: none yet). */
+struct osc_sort_scratch {
+	void *p;
+	size_t bytes;
+};
+
+/* osc_trace_sort, its scratch memory taken from s and kept there for the next. */
+void osc_trace_sort_in(struct osc_trace *t, struct osc_sort_scratch *s);
+
+/* Free what s holds. */
+void osc_sort_scratch_release(struct osc_sort_scratch *s);
+
 /*
  * Move the flow events (ph s, t, f) out of t->events into t->flows, in
  * model order, each with its place among them all (osc_flow.at). Loaders

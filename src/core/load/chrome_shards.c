@@ -121,21 +121,23 @@ static void parse_shard(struct par *par, size_t i)
 /*
  * Its input pages are not needed any more (args refs fault them back in).
  * Its events are sorted here, on the core that parsed them, for
- * osc_trace_merge_parts to merge with the other shards'.
+ * osc_trace_merge_parts to merge with the other shards', in the scratch
+ * memory of that core's sorts (fresh pages cost more than the sort).
  */
-static void release_shard(struct par *par, size_t i)
+static void release_shard(struct par *par, size_t i, struct osc_sort_scratch *scratch)
 {
 	struct shard *sh = &par->sh[i];
 	const char *data = par->main->in->data;
 	const char *to = sh->end_cut ? par->sh[sh->end_cut].start : sh->stop;
 
 	osc_input_release(par->main->in, (size_t)(sh->start - data), (size_t)(to - data));
-	osc_trace_sort(&sh->t);
+	osc_trace_sort_in(&sh->t, scratch);
 }
 
 static void *worker(void *arg)
 {
 	struct par *par = arg;
+	struct osc_sort_scratch scratch = { 0 };
 
 	pthread_mutex_lock(&par->lock);
 	while (par->next < par->nr) {
@@ -143,12 +145,13 @@ static void *worker(void *arg)
 
 		pthread_mutex_unlock(&par->lock);
 		parse_shard(par, i);
-		release_shard(par, i);
+		release_shard(par, i, &scratch);
 		pthread_mutex_lock(&par->lock);
 		par->sh[i].done = true;
 		pthread_cond_broadcast(&par->cond);
 	}
 	pthread_mutex_unlock(&par->lock);
+	osc_sort_scratch_release(&scratch);
 	return NULL;
 }
 
@@ -298,6 +301,7 @@ enum osc_status osc_chrome_parallel_events(struct chrome *ch, const char **pp)
 	const char *p = js_skip_ws(*pp, end);
 	size_t cpus = osc_threads(), cur = 0, nthreads = 0;
 	pthread_t th[OSC_MAX_THREADS];
+	struct osc_sort_scratch scratch = { 0 };
 	enum osc_status st = OSC_OK;
 
 	par.nr = make_cuts(&par, p, end, cpus);
@@ -317,7 +321,7 @@ enum osc_status osc_chrome_parallel_events(struct chrome *ch, const char **pp)
 
 			pthread_mutex_unlock(&par.lock);
 			parse_shard(&par, i);
-			release_shard(&par, i);
+			release_shard(&par, i, &scratch);
 			pthread_mutex_lock(&par.lock);
 			par.sh[i].done = true;
 			continue;
@@ -345,6 +349,7 @@ enum osc_status osc_chrome_parallel_events(struct chrome *ch, const char **pp)
 	/* Shards nobody took yet are not needed any more. */
 	par.next = par.nr;
 	pthread_mutex_unlock(&par.lock);
+	osc_sort_scratch_release(&scratch);
 	for (size_t i = 0; i < nthreads; i++)
 		pthread_join(th[i], NULL);
 	for (size_t i = 0; i < par.nr; i++)

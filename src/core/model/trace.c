@@ -377,16 +377,24 @@ static void sort_ties(const int64_t *dur, uint32_t *idx, uint64_t *k, uint64_t *
 	osc_radix_sort(k, idx, k2, idx2, n);
 }
 
-/* src[i]: the index of the event that goes to i. */
-static uint32_t *model_order(const struct osc_event *ev, size_t n)
+/* src[i]: the index of the event that goes to i, in s's memory (32 bytes an event). */
+static uint32_t *model_order(const struct osc_event *ev, size_t n, struct osc_sort_scratch *s)
 {
-	uint64_t *k = osc_xreallocarray(NULL, n, sizeof(*k));
-	uint64_t *k2 = osc_xreallocarray(NULL, n, sizeof(*k2));
-	uint32_t *idx = osc_xreallocarray(NULL, n, sizeof(*idx));
-	uint32_t *idx2 = osc_xreallocarray(NULL, n, sizeof(*idx2));
-	int64_t *dur = osc_xreallocarray(NULL, n, sizeof(*dur));
+	uint64_t *k, *k2;
+	uint32_t *idx, *idx2;
+	int64_t *dur;
 	int64_t min = INT64_MAX;
 
+	if (s->bytes < n * 32) {
+		free(s->p);
+		s->bytes = n * 32;
+		s->p = osc_xmalloc(s->bytes);
+	}
+	k = s->p;
+	k2 = k + n;
+	dur = (int64_t *)(k2 + n);
+	idx = (uint32_t *)(dur + n);
+	idx2 = idx + n;
 	for (size_t i = 0; i < n; i++) {
 		if (ev[i].ts < min)
 			min = ev[i].ts;
@@ -405,10 +413,6 @@ static uint32_t *model_order(const struct osc_event *ev, size_t n)
 		if (j - i > 1)
 			sort_ties(dur, idx + i, k2 + i, k + i, idx2 + i, j - i);
 	}
-	free(k);
-	free(k2);
-	free(idx2);
-	free(dur);
 	return idx;
 }
 
@@ -497,7 +501,21 @@ static void join_flows(struct osc_trace *t)
  * miss that depends on the one before: the events a few links ahead are
  * prefetched so the misses overlap.
  */
+void osc_sort_scratch_release(struct osc_sort_scratch *s)
+{
+	free(s->p);
+	*s = (struct osc_sort_scratch){ 0 };
+}
+
 void osc_trace_sort(struct osc_trace *t)
+{
+	struct osc_sort_scratch s = { 0 };
+
+	osc_trace_sort_in(t, &s);
+	osc_sort_scratch_release(&s);
+}
+
+void osc_trace_sort_in(struct osc_trace *t, struct osc_sort_scratch *s)
 {
 	size_t n, i, start[MAX_MERGE_RUNS + 1], runs;
 	uint32_t *src;
@@ -516,7 +534,7 @@ void osc_trace_sort(struct osc_trace *t)
 		osc_trace_merge_runs(t, start, runs);
 		return;
 	}
-	src = model_order(t->events, n);
+	src = model_order(t->events, n, s);
 	for (i = 0; i < n; i++) {
 		struct osc_event ev;
 		struct osc_event_extra extra = { 0 };
@@ -553,7 +571,6 @@ void osc_trace_sort(struct osc_trace *t)
 			t->extras[j] = extra;
 		src[j] = (uint32_t)j;
 	}
-	free(src);
 }
 
 void osc_trace_split_flows(struct osc_trace *t)
