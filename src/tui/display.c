@@ -21,6 +21,17 @@ static SCREEN *screen;
 static FILE *null_out, *null_in, *tty_in;
 static int attrs[OSC_STYLE_NR];
 
+/*
+ * What a signal handler restores, made ready at open: a handler may not call
+ * curses (endwin can take locks or allocate, and hang when the signal came
+ * in the middle of a redraw), only write(2) and tcsetattr.
+ */
+static int tty_fd = -1;            /* the terminal's output */
+static struct termios tty_mode;    /* its mode before the screen opened */
+static bool tty_mode_saved;
+static char tty_reset[512];        /* what endwin would write, as bytes */
+static size_t tty_reset_len;
+
 void osc_display_close(void)
 {
 	if (!active)
@@ -29,12 +40,82 @@ void osc_display_close(void)
 	endwin();
 }
 
+/* osc_display_close with async-signal-safe calls only. */
+static void close_in_handler(void)
+{
+	size_t done = 0;
+
+	if (!active)
+		return;
+	active = 0;
+	while (done < tty_reset_len) {
+		ssize_t n = write(tty_fd, tty_reset + done, tty_reset_len - done);
+
+		if (n > 0)
+			done += (size_t)n;
+		else if (n < 0 && errno != EINTR)
+			break;
+	}
+	if (tty_mode_saved)
+		tcsetattr(tty_fd, TCSANOW, &tty_mode);
+}
+
 static void on_fatal(int sig)
 {
-	osc_display_close();
+	struct sigaction dfl;
+
+	close_in_handler();
 	osc_outfile_abandon();
-	signal(sig, SIG_DFL);
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	sigemptyset(&dfl.sa_mask);
+	sigaction(sig, &dfl, NULL);
 	raise(sig);
+}
+
+/* Whether terminfo has string capability cap. */
+static bool has_cap(const char *cap)
+{
+	const char *s = tigetstr(cap);
+
+	return s && s != (char *)-1;
+}
+
+/* Append s, a capability's string, to tty_reset without its padding ($<...>). */
+static void add_reset(const char *s)
+{
+	while (s && *s && tty_reset_len < sizeof(tty_reset)) {
+		const char *close = s[0] == '$' && s[1] == '<' ? strchr(s, '>') : NULL;
+
+		if (close) {
+			s = close + 1;
+			continue;
+		}
+		tty_reset[tty_reset_len++] = *s++;
+	}
+}
+
+/*
+ * Make ready what close_in_handler writes: attributes off, the cursor
+ * shown, the mouse and keypad modes off, the normal screen back; mode is the
+ * terminal's mode before curses changed it.
+ */
+static void ready_reset(int fd, const struct termios *mode, bool saved, bool mouse)
+{
+	static const char *const caps[] = { "sgr0", "cnorm", "XM", "rmkx", "rmcup" };
+
+	tty_fd = fd;
+	tty_mode = *mode;
+	tty_mode_saved = saved;
+	tty_reset_len = 0;
+	for (size_t i = 0; i < sizeof(caps) / sizeof(caps[0]); i++) {
+		if (strcmp(caps[i], "XM"))
+			add_reset(has_cap(caps[i]) ? tigetstr(caps[i]) : "");
+		else if (mouse && has_cap("XM")) /* the mouse off, as curses turns it off */
+			add_reset(tiparm(tigetstr("XM"), 0));
+		else if (mouse && has_cap("kmous"))
+			add_reset("\x1b[?1000l"); /* curses' default on an xterm */
+	}
 }
 
 static void on_sigint(int sig)
@@ -196,6 +277,8 @@ enum osc_display_status osc_display_open(bool script, char *note, size_t note_si
 {
 	const char *term = getenv("TERM"), *used;
 	FILE *out = stdout, *in = stdin;
+	struct termios mode;
+	bool mode_saved;
 
 	note[0] = '\0';
 	if (script) {
@@ -229,6 +312,7 @@ enum osc_display_status osc_display_open(bool script, char *note, size_t note_si
 		if (tty_in)
 			in = tty_in;
 	}
+	mode_saved = !tcgetattr(fileno(out), &mode);
 	screen = open_term(term, out, in, &used);
 	if (!screen) {
 		snprintf(err, size, "no terminfo entry for TERM '%s', nor for xterm-256color, xterm "
@@ -247,6 +331,7 @@ enum osc_display_status osc_display_open(bool script, char *note, size_t note_si
 	if (used != term)
 		snprintf(note, note_size, "TERM '%s' has no terminfo here: drawn as %s",
 			 term, used);
+	ready_reset(fileno(out), &mode, mode_saved, want_mouse);
 	active = 1;
 	set_signals();
 	osc_set_die_hook(osc_display_close);

@@ -4,7 +4,10 @@
  * The terminal is restored on quit, on error, on every signal that ends the
  * process and is not ignored (OSC_EXTERNAL_SIGNALS: SIGTERM, SIGHUP, SIGQUIT,
  * SIGPIPE, SIGUSR1...; a crash: SIGSEGV, SIGABRT, SIGBUS...: restore, remove
- * an export's temporary file, then re-raise) and before an out-of-memory
+ * an export's temporary file, then re-raise; the handler calls no curses, it
+ * writes the bytes endwin would, made ready at open, and puts the terminal's
+ * mode back with tcsetattr, so a signal in the middle of a redraw cannot
+ * hang it) and before an out-of-memory
  * exit (die hook). SIGINT only raises a flag that the input loop turns into
  * <C-c> (quit, or cancel a load); a second SIGINT before the loop saw the
  * first restores the terminal and re-raises.

@@ -1122,6 +1122,10 @@ def check_signals():
                "rc=%s" % rc)
         report(b"\x1b[?1049l" in out and mode[3] & termios.ECHO and mode[3] & termios.ICANON,
                "%s restores the terminal" % name, repr(out[-200:]))
+        # the handler writes what endwin would, made ready at start (no curses call in it)
+        report(b"1000l" in out and b"\x1b[?25h" in out and b"\x1b>" in out,
+               "%s turns the mouse and the keypad mode off and shows the cursor" % name,
+               repr(out[-200:]))
     d = tempfile.mkdtemp(prefix="opscope-tui-")
     fifo = os.path.join(d, "trace.fifo")
     os.mkfifo(fifo)
