@@ -1,4 +1,5 @@
 /* kept.c - results a view has left, kept within a budget (kept.h). */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,11 +19,44 @@ size_t osc_kept_budget(void)
 	return osc_kept_budget_for(osc_memory_limit());
 }
 
+/* A result to free: release(result), then result itself. */
+struct doomed {
+	void (*release)(void *result);
+	void *result;
+};
+
+static void *free_doomed(void *arg)
+{
+	struct doomed *d = arg;
+
+	d->release(d->result);
+	free(d->result);
+	free(d);
+	return NULL;
+}
+
+/* Free result (allocated, released by k->release): on a thread of its own when k->free_apart. */
+static void dispose(const struct osc_kept *k, void *result)
+{
+	struct doomed *d = osc_xmalloc(sizeof(*d));
+	pthread_attr_t attr;
+	pthread_t th;
+	bool started = false;
+
+	*d = (struct doomed){ k->release, result };
+	if (k->free_apart && !pthread_attr_init(&attr)) {
+		started = !pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED) &&
+			  !pthread_create(&th, &attr, free_doomed, d);
+		pthread_attr_destroy(&attr);
+	}
+	if (!started)
+		free_doomed(d);
+}
+
 /* Free entry i and move the last one into its place. */
 static void drop(struct osc_kept *k, size_t i)
 {
-	k->release(k->v[i].result);
-	free(k->v[i].result);
+	dispose(k, k->v[i].result);
 	k->v[i] = k->v[--k->nr];
 }
 
@@ -77,7 +111,7 @@ void osc_kept_retire(struct osc_kept *k, bool keep, unsigned key, unsigned gen, 
 	if (keep)
 		put(k, key, gen, memcpy(osc_xmalloc(size), shown, size), bytes, ++k->puts);
 	else
-		k->release(shown);
+		dispose(k, memcpy(osc_xmalloc(size), shown, size));
 	memset(shown, 0, size);
 }
 

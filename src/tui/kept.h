@@ -29,6 +29,8 @@ struct osc_kept {
 	size_t nr, alloc;
 	unsigned long puts;
 	size_t budget;      /* the bytes kept results may hold */
+	bool free_apart;    /* free what is dropped on a thread of its own: hundreds of
+			       MiB take 50-150 ms to give back, which a key must not wait */
 	void (*release)(void *result); /* frees what a result holds (not the struct) */
 };
 
@@ -43,7 +45,8 @@ size_t osc_kept_budget(void);
 /*
  * The result at shown (a struct of size bytes, holding about bytes) makes
  * way for another: kept under key, in place of the one there, when keep (it
- * was built for gen, the current one); else released. shown is zeroed.
+ * was built for gen, the current one); else released (apart, as what is
+ * dropped). shown is zeroed.
  */
 void osc_kept_retire(struct osc_kept *k, bool keep, unsigned key, unsigned gen, void *shown,
 		     size_t size, size_t bytes);

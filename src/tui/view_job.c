@@ -24,6 +24,11 @@ bool osc_view_jobs_wanted(const struct osc_tui *t)
 	return t->jobs_async || (!t->script && t->trace.nr_events >= OSC_ASYNC_MIN_EVENTS);
 }
 
+bool osc_view_free_apart(const struct osc_tui *t)
+{
+	return !t->script && t->trace.nr_events >= OSC_ASYNC_MIN_EVENTS;
+}
+
 static void *job_thread(void *arg)
 {
 	struct osc_view_job *j = arg;

@@ -31,6 +31,13 @@ struct osc_view_job {
 bool osc_view_jobs_wanted(const struct osc_tui *t);
 
 /*
+ * Whether t's views free the results they drop on threads of their own
+ * (kept.h's free_apart): on big traces, never in a script (its leak checks
+ * see everything freed before it exits).
+ */
+bool osc_view_free_apart(const struct osc_tui *t);
+
+/*
  * Copy t's run selection and filter into j, then run work(arg) on a new
  * thread. false when no thread could start (nothing is left running).
  */
