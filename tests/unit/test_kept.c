@@ -6,6 +6,9 @@
  * (src/tui/ahead.c): not what is kept, shown, stale or found too big.
  */
 #include <criterion/criterion.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <time.h>
 
 #include "ahead.h"
 #include "kept.h"
@@ -17,17 +20,23 @@ struct result {
 
 #define BUDGET ((size_t)100 << 20) /* the tests' budget */
 
-static int released;
+static atomic_int released;
+static atomic_int released_apart; /* of those, released on another thread */
+static pthread_t test_thread;
 
 static void release_result(void *r)
 {
 	(void)r;
+	if (!pthread_equal(pthread_self(), test_thread))
+		released_apart++;
 	released++;
 }
 
 static struct osc_kept new_kept(void)
 {
 	released = 0;
+	released_apart = 0;
+	test_thread = pthread_self();
 	return (struct osc_kept){ .release = release_result, .budget = BUDGET };
 }
 
@@ -99,6 +108,26 @@ Test(kept, offered_go_first)
 	leave(&k, 5, 5, 50, BUDGET / 2);
 	cr_expect_eq(take(&k, 3, 5), -1, "then the one left longest ago");
 	cr_expect_eq(take(&k, 4, 5), 40);
+	osc_kept_release(&k);
+}
+
+Test(kept, dropped_results_are_freed_apart)
+{
+	struct osc_kept k = new_kept();
+	struct result r = { 5 };
+	struct timespec ms = { 0, 1000000 };
+
+	k.free_apart = true;
+	leave(&k, 1, 5, 10, BUDGET);
+	leave(&k, 2, 5, 20, BUDGET); /* drops the first to fit */
+	osc_kept_retire(&k, false, 3, 5, &r, sizeof(r), 1); /* not kept: released */
+	cr_expect_eq(r.value, 0, "the result shown is zeroed");
+	leave(&k, 4, 6, 40, 1); /* another generation: drops the second */
+	for (int i = 0; i < 5000 && released < 3; i++)
+		nanosleep(&ms, NULL);
+	cr_expect_eq(released, 3);
+	cr_expect_eq(released_apart, 3, "each on a thread of its own");
+	cr_expect_eq(take(&k, 4, 6), 40);
 	osc_kept_release(&k);
 }
 
