@@ -1,6 +1,7 @@
 /* display.c - curses setup, colours and terminal restoration. */
 #include <curses.h>
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <term.h>
@@ -27,10 +28,18 @@ static int attrs[OSC_STYLE_NR];
  * in the middle of a redraw), only write(2) and tcsetattr.
  */
 static int tty_fd = -1;            /* the terminal's output */
+static int key_fd = -1;            /* where keys come from */
 static struct termios tty_mode;    /* its mode before the screen opened */
 static bool tty_mode_saved;
 static char tty_reset[512];        /* what endwin would write, as bytes */
 static size_t tty_reset_len;
+
+bool osc_display_hung_up(void)
+{
+	struct pollfd p = { .fd = key_fd, .events = POLLIN };
+
+	return key_fd >= 0 && poll(&p, 1, 0) == 1 && (p.revents & (POLLHUP | POLLERR | POLLNVAL));
+}
 
 void osc_display_close(void)
 {
@@ -332,6 +341,7 @@ enum osc_display_status osc_display_open(bool script, char *note, size_t note_si
 		snprintf(note, note_size, "TERM '%s' has no terminfo here: drawn as %s",
 			 term, used);
 	ready_reset(fileno(out), &mode, mode_saved, want_mouse);
+	key_fd = script ? -1 : fileno(in);
 	active = 1;
 	set_signals();
 	osc_set_die_hook(osc_display_close);

@@ -62,8 +62,15 @@ enum osc_display_status osc_display_open(bool script, char *note, size_t note_si
 /* Before osc_display_open: colours (when the terminal has them) and the mouse, on or off. */
 void osc_display_options(bool color, bool mouse);
 
-/* Restore the terminal (idempotent; also called from signal handlers). */
+/* Restore the terminal (idempotent; signal handlers do the same without curses). */
 void osc_display_close(void);
+
+/*
+ * Whether the terminal hung up: its other side closed (an ssh connection
+ * lost), so no key can come any more. A process without a controlling
+ * terminal gets no SIGHUP for it, and curses reads nothing, at once, forever.
+ */
+bool osc_display_hung_up(void);
 /*
  * Hand the terminal to the program argv (argv[0]: its path) until it exits,
  * then take the screen back (a rank's own explorer from the ranks view).

@@ -25,6 +25,8 @@ void osc_input_read(int timeout_ms, struct osc_input *in)
 			osc_display_sigint = 0;
 			in->kind = OSC_IN_KEY;
 			in->key = 3;
+		} else if (osc_display_hung_up()) {
+			in->kind = OSC_IN_END;
 		}
 		return;
 	}

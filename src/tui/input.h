@@ -13,7 +13,7 @@ enum osc_input_kind {
 	OSC_IN_MOUSE,   /* y, x, buttons */
 	OSC_IN_COMMAND, /* text: a ":command" without the colon */
 	OSC_IN_LINE,    /* text: a whole prompt answer (scripts) */
-	OSC_IN_END,     /* end of the script */
+	OSC_IN_END,     /* end of the script, or of the terminal (it hung up) */
 	OSC_IN_ERROR,   /* text: a bad script line */
 };
 
@@ -28,7 +28,7 @@ struct osc_input {
 
 /*
  * Wait up to timeout_ms (-1: forever) for a terminal key or mouse event.
- * A pending SIGINT reads as <C-c>.
+ * A pending SIGINT reads as <C-c>; a terminal that hung up as OSC_IN_END.
  */
 void osc_input_read(int timeout_ms, struct osc_input *in);
 

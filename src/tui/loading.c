@@ -74,6 +74,8 @@ static void watch(struct job *j)
 			return;
 		/* Fast loads finish before the first poll and never flash a bar. */
 		osc_input_read(100, &in);
+		if (in.kind == OSC_IN_END) /* the terminal hung up */
+			j->cancel = 1;
 		if (in.kind == OSC_IN_KEY) {
 			enum osc_action a = osc_keymap_lookup(osc_key_normalize(in.key));
 

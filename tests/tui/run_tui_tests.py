@@ -1159,9 +1159,55 @@ def check_signals():
     shutil.rmtree(d, ignore_errors=True)
 
 
+def cpu_seconds(pid):
+    """User and system CPU time of process pid so far, in seconds (from /proc)."""
+    with open("/proc/%d/stat" % pid) as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def check_hangup():
+    """A terminal that hangs up (its other side closed, as when an ssh connection
+    is lost) ends the explorer, at the table and while loading, even without a
+    controlling terminal to send SIGHUP (curses then reads nothing, at once,
+    forever: it spun at full speed)."""
+    trace = os.path.join(SAMPLES, "ort-cnn-opt.json")
+    p, master, slave = on_pty([trace])
+    read_until(master, b"model_run", 20)
+    os.close(slave)
+    os.close(master)
+    try:
+        rc = p.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        rc = "running, %.1f s of CPU" % cpu_seconds(p.pid)
+        p.kill()
+        p.wait()
+    report(rc == 0, "a hung-up terminal ends the explorer at its table", "rc=%s" % rc)
+    d = tempfile.mkdtemp(prefix="opscope-tui-")
+    fifo = os.path.join(d, "trace.fifo")
+    os.mkfifo(fifo)
+    p, master, slave = on_pty([fifo])
+    w = os.open(fifo, os.O_WRONLY)  # a writer that never finishes the trace
+    os.write(w, b"[")
+    shown = read_until(master, b"Loading", 20)
+    os.close(slave)
+    os.close(master)
+    try:
+        rc = p.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        rc = "running, %.1f s of CPU" % cpu_seconds(p.pid)
+        p.kill()
+        p.wait()
+    os.close(w)
+    report(b"Loading" in shown and rc != "running" and not isinstance(rc, str),
+           "a hung-up terminal ends the explorer while it loads", "rc=%s" % rc)
+    shutil.rmtree(d, ignore_errors=True)
+
+
 def main():
     opscope()
     check_signals()
+    check_hangup()
     check_screens()
     check_export()
     check_export_ranks()
