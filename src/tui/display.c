@@ -286,7 +286,7 @@ enum osc_display_status osc_display_open(bool script, char *note, size_t note_si
 {
 	const char *term = getenv("TERM"), *used;
 	FILE *out = stdout, *in = stdin;
-	struct termios mode;
+	struct termios mode = { 0 };
 	bool mode_saved;
 
 	note[0] = '\0';

@@ -35,8 +35,13 @@ static void *free_doomed(void *arg)
 	return NULL;
 }
 
-/* Free result (allocated, released by k->release): on a thread of its own when k->free_apart. */
-static void dispose(const struct osc_kept *k, void *result)
+#define APART_MIN ((size_t)8 << 20) /* smaller results are freed at once, cheaper than a thread */
+
+/*
+ * Free result (allocated, released by k->release, holding about bytes): on
+ * a thread of its own when k->free_apart and it is big.
+ */
+static void dispose(const struct osc_kept *k, void *result, size_t bytes)
 {
 	struct doomed *d = osc_xmalloc(sizeof(*d));
 	pthread_attr_t attr;
@@ -44,7 +49,7 @@ static void dispose(const struct osc_kept *k, void *result)
 	bool started = false;
 
 	*d = (struct doomed){ k->release, result };
-	if (k->free_apart && !pthread_attr_init(&attr)) {
+	if (k->free_apart && bytes >= APART_MIN && !pthread_attr_init(&attr)) {
 		started = !pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED) &&
 			  !pthread_create(&th, &attr, free_doomed, d);
 		pthread_attr_destroy(&attr);
@@ -56,7 +61,7 @@ static void dispose(const struct osc_kept *k, void *result)
 /* Free entry i and move the last one into its place. */
 static void drop(struct osc_kept *k, size_t i)
 {
-	dispose(k, k->v[i].result);
+	dispose(k, k->v[i].result, k->v[i].bytes);
 	k->v[i] = k->v[--k->nr];
 }
 
@@ -111,7 +116,7 @@ void osc_kept_retire(struct osc_kept *k, bool keep, unsigned key, unsigned gen, 
 	if (keep)
 		put(k, key, gen, memcpy(osc_xmalloc(size), shown, size), bytes, ++k->puts);
 	else
-		dispose(k, memcpy(osc_xmalloc(size), shown, size));
+		dispose(k, memcpy(osc_xmalloc(size), shown, size), bytes);
 	memset(shown, 0, size);
 }
 

@@ -29,8 +29,9 @@ struct osc_kept {
 	size_t nr, alloc;
 	unsigned long puts;
 	size_t budget;      /* the bytes kept results may hold */
-	bool free_apart;    /* free what is dropped on a thread of its own: hundreds of
-			       MiB take 50-150 ms to give back, which a key must not wait */
+	bool free_apart;    /* free what is dropped (8 MiB or more) on a thread of its own:
+			       hundreds of MiB take 50-150 ms to give back, which a key
+			       must not wait for */
 	void (*release)(void *result); /* frees what a result holds (not the struct) */
 };
 

@@ -118,15 +118,19 @@ Test(kept, dropped_results_are_freed_apart)
 	struct timespec ms = { 0, 1000000 };
 
 	k.free_apart = true;
+	osc_kept_retire(&k, false, 9, 5, &r, sizeof(r), 1); /* small: released at once */
+	cr_expect_eq(released, 1);
+	cr_expect_eq(released_apart, 0, "a small result is released on the caller's thread");
 	leave(&k, 1, 5, 10, BUDGET);
 	leave(&k, 2, 5, 20, BUDGET); /* drops the first to fit */
-	osc_kept_retire(&k, false, 3, 5, &r, sizeof(r), 1); /* not kept: released */
+	r.value = 5;
+	osc_kept_retire(&k, false, 3, 5, &r, sizeof(r), BUDGET / 2); /* not kept: released */
 	cr_expect_eq(r.value, 0, "the result shown is zeroed");
 	leave(&k, 4, 6, 40, 1); /* another generation: drops the second */
-	for (int i = 0; i < 5000 && released < 3; i++)
+	for (int i = 0; i < 5000 && released < 4; i++)
 		nanosleep(&ms, NULL);
-	cr_expect_eq(released, 3);
-	cr_expect_eq(released_apart, 3, "each on a thread of its own");
+	cr_expect_eq(released, 4);
+	cr_expect_eq(released_apart, 3, "each big one on a thread of its own");
 	cr_expect_eq(take(&k, 4, 6), 40);
 	osc_kept_release(&k);
 }

@@ -493,14 +493,6 @@ static void join_flows(struct osc_trace *t)
 
 #define PREFETCH_AHEAD 8 /* cycle links fetched ahead while permuting */
 
-/*
- * The model order: a merge of the sorted runs when there are few (a loader
- * that appends table after table), else the radix sort, applied in place by
- * following the permutation's cycles, so the event table is never held
- * twice (it is the biggest allocation). Each step of a cycle is a cache
- * miss that depends on the one before: the events a few links ahead are
- * prefetched so the misses overlap.
- */
 void osc_sort_scratch_release(struct osc_sort_scratch *s)
 {
 	free(s->p);
@@ -515,6 +507,14 @@ void osc_trace_sort(struct osc_trace *t)
 	osc_sort_scratch_release(&s);
 }
 
+/*
+ * The model order: a merge of the sorted runs when there are few (a loader
+ * that appends table after table), else the radix sort, applied in place by
+ * following the permutation's cycles, so the event table is never held
+ * twice (it is the biggest allocation). Each step of a cycle is a cache
+ * miss that depends on the one before: the events a few links ahead are
+ * prefetched so the misses overlap.
+ */
 void osc_trace_sort_in(struct osc_trace *t, struct osc_sort_scratch *s)
 {
 	size_t n, i, start[MAX_MERGE_RUNS + 1], runs;
