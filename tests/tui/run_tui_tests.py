@@ -1083,12 +1083,20 @@ def read_until(fd, want, timeout):
     return got
 
 
+def default_signals():
+    """In the child: SIGINT and SIGQUIT as a terminal's shell leaves them. A
+    shell without job control ignores them in what it starts with '&' (CI
+    started so), and opscope rightly leaves ignored signals ignored."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGQUIT, signal.SIG_DFL)
+
+
 def on_pty(args, cwd=None):
     """Start opscope on a new pseudo-terminal (stderr apart): (proc, master, slave)."""
     master, slave = os.openpty()
     env = env_for(80, 24, False)
     p = subprocess.Popen([opscope()] + args, stdin=slave, stdout=slave, stderr=subprocess.PIPE,
-                         env=env, cwd=cwd, start_new_session=True)
+                         env=env, cwd=cwd, start_new_session=True, preexec_fn=default_signals)
     return p, master, slave
 
 
