@@ -1111,6 +1111,18 @@ def finish_pty(p, master, timeout=10):
     return p.wait(), out, p.stderr.read()
 
 
+def loading_from_silent_pipe():
+    """opscope on a new pseudo-terminal, loading from a pipe whose writer sent
+    '[' and no more: (folder, pipe, proc, master, slave, writer fd, screen)."""
+    d = tempfile.mkdtemp(prefix="opscope-tui-")
+    fifo = os.path.join(d, "trace.fifo")
+    os.mkfifo(fifo)
+    p, master, slave = on_pty([fifo])
+    w = os.open(fifo, os.O_WRONLY)
+    os.write(w, b"[")
+    return d, fifo, p, master, slave, w, read_until(master, b"Loading", 20)
+
+
 def check_signals():
     """On a real terminal: every signal that ends the TUI leaves the terminal as
     it found it (the alternate screen left, echo and line mode back), and the
@@ -1134,13 +1146,7 @@ def check_signals():
         report(b"1000l" in out and b"\x1b[?25h" in out and b"\x1b>" in out,
                "%s turns the mouse and the keypad mode off and shows the cursor" % name,
                repr(out[-200:]))
-    d = tempfile.mkdtemp(prefix="opscope-tui-")
-    fifo = os.path.join(d, "trace.fifo")
-    os.mkfifo(fifo)
-    p, master, slave = on_pty([fifo])
-    w = os.open(fifo, os.O_WRONLY)  # a writer that never finishes the trace
-    os.write(w, b"[")
-    shown = read_until(master, b"Loading", 20)
+    d, fifo, p, master, slave, w, shown = loading_from_silent_pipe()
     p.send_signal(signal.SIGINT)
     rc, out, err = finish_pty(p, master)
     os.close(w)
@@ -1174,6 +1180,17 @@ def cpu_seconds(pid):
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def end_within(p, seconds):
+    """p's return code once it ends within seconds; else, killed, what it was doing."""
+    try:
+        return p.wait(timeout=seconds)
+    except subprocess.TimeoutExpired:
+        doing = "running, %.1f s of CPU" % cpu_seconds(p.pid)
+        p.kill()
+        p.wait()
+        return doing
+
+
 def check_hangup():
     """A terminal that hangs up (its other side closed, as when an ssh connection
     is lost) ends the explorer, at the table and while loading, even without a
@@ -1184,30 +1201,14 @@ def check_hangup():
     read_until(master, b"model_run", 20)
     os.close(slave)
     os.close(master)
-    try:
-        rc = p.wait(timeout=5)
-    except subprocess.TimeoutExpired:
-        rc = "running, %.1f s of CPU" % cpu_seconds(p.pid)
-        p.kill()
-        p.wait()
+    rc = end_within(p, 5)
     report(rc == 0, "a hung-up terminal ends the explorer at its table", "rc=%s" % rc)
-    d = tempfile.mkdtemp(prefix="opscope-tui-")
-    fifo = os.path.join(d, "trace.fifo")
-    os.mkfifo(fifo)
-    p, master, slave = on_pty([fifo])
-    w = os.open(fifo, os.O_WRONLY)  # a writer that never finishes the trace
-    os.write(w, b"[")
-    shown = read_until(master, b"Loading", 20)
+    d, fifo, p, master, slave, w, shown = loading_from_silent_pipe()
     os.close(slave)
     os.close(master)
-    try:
-        rc = p.wait(timeout=5)
-    except subprocess.TimeoutExpired:
-        rc = "running, %.1f s of CPU" % cpu_seconds(p.pid)
-        p.kill()
-        p.wait()
+    rc = end_within(p, 5)
     os.close(w)
-    report(b"Loading" in shown and rc != "running" and not isinstance(rc, str),
+    report(b"Loading" in shown and not isinstance(rc, str),
            "a hung-up terminal ends the explorer while it loads", "rc=%s" % rc)
     shutil.rmtree(d, ignore_errors=True)
 
