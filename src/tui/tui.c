@@ -18,12 +18,14 @@
 #include "display.h"
 #include "draw.h"
 #include "input.h"
+#include "kept.h"
 #include "keymap.h"
 #include "loading.h"
 #include "prompt.h"
 #include "script.h"
 #include "tui.h"
 #include "view.h"
+#include "view_job.h"
 
 static unsigned do_action(struct osc_tui *t, enum osc_action a)
 {
@@ -323,7 +325,7 @@ static void *warm_thread(void *arg)
  */
 static void start_warming(struct osc_tui *t)
 {
-	if (t->script || t->trace.nr_events < OSC_ASYNC_MIN_EVENTS)
+	if (!osc_view_background(t))
 		return;
 	t->warming = !pthread_create(&t->warm, NULL, warm_thread, t);
 	t->ahead = true;
@@ -449,6 +451,7 @@ int osc_tui_main(const struct osc_tui_args *args)
 
 	memset(&t, 0, sizeof(t));
 	t.args = args;
+	t.kept_budget = osc_kept_budget();
 	setlocale(LC_ALL, "");
 	/* Numbers in and out are C's ("2.5"), whatever the locale (main.c does the same). */
 	setlocale(LC_NUMERIC, "C");

@@ -252,6 +252,7 @@ struct osc_tui {
 	bool ahead;            /* views compute other levels ahead (ahead.h): on big
 				  traces, in scripts after :ahead */
 	bool jobs_async;       /* scripts (:jobs hold): tables compute on workers, any size */
+	size_t kept_budget;    /* what one view may keep (kept.h), from the memory, read once */
 	atomic_bool jobs_held; /* scripts: those workers wait before computing */
 };
 

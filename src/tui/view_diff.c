@@ -103,8 +103,8 @@ static void diff_open(struct osc_tui *t, struct osc_view *v, const void *arg)
 
 	v->priv = dv;
 	dv->kept.release = release_diff;
-	dv->kept.budget = osc_kept_budget();
-	dv->kept.free_apart = osc_view_free_apart(t);
+	dv->kept.budget = t->kept_budget;
+	dv->kept.free_apart = osc_view_background(t);
 	dv->path = osc_xstrdup(a->path);
 	/* no compare rows by module */
 	dv->level = a->level == OSC_LEVEL_MODULE ? OSC_LEVEL_OP : a->level;

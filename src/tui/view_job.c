@@ -19,14 +19,14 @@ static void sleep_ms(long ms)
 	nanosleep(&(struct timespec){ 0, ms * 1000000 }, NULL);
 }
 
-bool osc_view_jobs_wanted(const struct osc_tui *t)
-{
-	return t->jobs_async || (!t->script && t->trace.nr_events >= OSC_ASYNC_MIN_EVENTS);
-}
-
-bool osc_view_free_apart(const struct osc_tui *t)
+bool osc_view_background(const struct osc_tui *t)
 {
 	return !t->script && t->trace.nr_events >= OSC_ASYNC_MIN_EVENTS;
+}
+
+bool osc_view_jobs_wanted(const struct osc_tui *t)
+{
+	return t->jobs_async || osc_view_background(t);
 }
 
 static void *job_thread(void *arg)

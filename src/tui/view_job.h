@@ -27,15 +27,16 @@ struct osc_view_job {
 	struct osc_filter filter;
 };
 
-/* Whether t's views compute on workers: on big traces, or a script's :jobs hold. */
-bool osc_view_jobs_wanted(const struct osc_tui *t);
-
 /*
- * Whether t's views free the results they drop on threads of their own
- * (kept.h's free_apart): on big traces, never in a script (its leak checks
- * see everything freed before it exits).
+ * Whether t works in the background unasked (the warm-up, tables on
+ * workers, results freed apart: kept.h's free_apart): a person exploring a
+ * big trace, never a script, whose screens and leak checks must not depend
+ * on timing.
  */
-bool osc_view_free_apart(const struct osc_tui *t);
+bool osc_view_background(const struct osc_tui *t);
+
+/* Whether t's views compute on workers: osc_view_background, or a script's :jobs hold. */
+bool osc_view_jobs_wanted(const struct osc_tui *t);
 
 /*
  * Copy t's run selection and filter into j, then run work(arg) on a new

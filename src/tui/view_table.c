@@ -154,8 +154,8 @@ static void table_open(struct osc_tui *t, struct osc_view *v, const void *arg)
 	tv->ctx.names = &t->names;
 	tv->select = OSC_STR_NONE;
 	tv->kept.release = release_agg;
-	tv->kept.budget = osc_kept_budget();
-	tv->kept.free_apart = osc_view_free_apart(t);
+	tv->kept.budget = t->kept_budget;
+	tv->kept.free_apart = osc_view_background(t);
 	v->priv = tv;
 	v->sort_col = column_of(t, tv->level, a->has_sort ? a->sort : OSC_STAT_NR);
 	v->sort_desc = true;
