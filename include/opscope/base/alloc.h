@@ -29,6 +29,13 @@ void *osc_xcalloc(size_t nmemb, size_t size);
 void *osc_xrealloc(void *ptr, size_t size);
 /* realloc for nmemb * size with overflow check. */
 void *osc_xreallocarray(void *ptr, size_t nmemb, size_t size);
+/*
+ * osc_xcalloc for a big table that is about to be written whole (an
+ * aggregate's million rows): where the kernel has transparent huge pages
+ * for regions that ask (madvise), its whole 2 MiB pages are asked for, one
+ * page fault each instead of 512. Small tables are plain osc_xcalloc.
+ */
+void *osc_xcalloc_big(size_t nmemb, size_t size);
 char *osc_xstrdup(const char *s);
 char *osc_xstrndup(const char *s, size_t n);
 

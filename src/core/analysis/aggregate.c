@@ -319,7 +319,7 @@ static void merge_sums(struct scan *sc)
 static void scan(const struct agg_ctx *c, enum osc_kind kind, unsigned keys, bool all_ops,
 		 unsigned direct, size_t ndirect, struct scan *sc)
 {
-	size_t nb, n;
+	size_t nb, n, merged = 0;
 	const struct osc_brief *b = osc_trace_briefs(c->t, kind, &nb);
 
 	n = osc_parallel_parts(nb, EVENTS_PER_THREAD);
@@ -342,10 +342,21 @@ static void scan(const struct agg_ctx *c, enum osc_kind kind, unsigned keys, boo
 				     .costs = c->cost && !all_ops && !osc_kind_is_device(kind) &&
 					      c->q->reads != OSC_READS_MEMBERS };
 		osc_filter_cache_init(&s->fc, c->q->filter, c->t);
-		if (direct)
+		if (direct) { /* at most a group per id: room for them all, touched as used */
+			size_t most = s->to - s->from < ndirect ? s->to - s->from : ndirect;
+
 			osc_group_map_direct(&s->map, direct, ndirect);
+			osc_group_map_reserve(&s->map, most);
+			if (s->costs && most) {
+				s->sum = osc_xcalloc_big(most, sizeof(*s->sum));
+				s->sum_alloc = most;
+			}
+		}
 	}
 	osc_parallel_run(n, scan_slice, sc->s);
+	for (size_t i = 0; i < n; i++)
+		merged += sc->s[i].map.nr;
+	osc_group_map_reserve(&sc->map, merged); /* at most the slices' groups */
 	for (size_t i = 0; i < n; i++) {
 		struct slice *s = &sc->s[i];
 
@@ -444,7 +455,7 @@ static void group_rows(const struct agg_ctx *c, struct scan *sc, struct osc_agg 
 	size_t pos = 0, *next = osc_xmalloc((m->nr ? m->nr : 1) * sizeof(*next));
 	struct place p;
 
-	out->rows = osc_xcalloc(m->nr ? m->nr : 1, sizeof(*out->rows));
+	out->rows = osc_xcalloc_big(m->nr ? m->nr : 1, sizeof(*out->rows));
 	out->nr = m->nr;
 	for (size_t g = 0; g < m->nr; g++) {
 		struct osc_agg_row *row = &out->rows[g];

@@ -542,7 +542,7 @@ static void apply_order(struct osc_agg *a)
 
 	if (!a->order)
 		return;
-	rows = osc_xmalloc((a->nr ? a->nr : 1) * sizeof(*rows));
+	rows = osc_xcalloc_big(a->nr ? a->nr : 1, sizeof(*rows));
 	for (size_t i = 0; i < a->nr; i++)
 		rows[i] = a->rows[a->order[i]];
 	free(a->rows);

@@ -664,10 +664,12 @@ static void place_side(void *arg, size_t s)
 static void group(struct osc_diff *d, const struct osc_diff_side *side[2],
 		  struct labelled lab[2], unsigned threads)
 {
-	size_t nkeys = d->keys.count, alloc = 0;
+	size_t nkeys = d->keys.count, alloc = nkeys ? nkeys : 1;
 	uint32_t *row_of = osc_xmalloc((nkeys ? nkeys : 1) * sizeof(*row_of));
 	struct placing p = { .d = d, .side = side, .lab = lab, .row_of = row_of };
 
+	/* a row per label at most: room for them all, touched as rows come */
+	d->rows = osc_xcalloc_big(alloc, sizeof(*d->rows));
 	for (size_t k = 0; k < nkeys; k++)
 		row_of[k] = OSC_NONE;
 	for (int s = 0; s < 2; s++)

@@ -56,6 +56,15 @@ void osc_group_map_direct(struct osc_group_map *m, unsigned direct_key, size_t n
 	memset(m->direct, 0xff, (n ? n : 1) * sizeof(*m->direct));
 }
 
+void osc_group_map_reserve(struct osc_group_map *m, size_t n)
+{
+	if (m->keys || !n)
+		return;
+	m->keys = osc_xcalloc_big(n, sizeof(*m->keys));
+	m->count = osc_xcalloc_big(n, sizeof(*m->count));
+	m->alloc = n;
+}
+
 static uint32_t add(struct osc_group_map *m, const struct osc_group_key *k)
 {
 	size_t alloc = m->alloc;

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "opscope/base/alloc.h"
@@ -52,6 +53,23 @@ void *osc_xcalloc(size_t nmemb, size_t size)
 
 	if (!p)
 		out_of_memory(nmemb * size);
+	return p;
+}
+
+#define HUGE_PAGE ((uintptr_t)2 << 20)
+
+void *osc_xcalloc_big(size_t nmemb, size_t size)
+{
+	void *p = osc_xcalloc(nmemb, size);
+	size_t bytes = (nmemb ? nmemb : 1) * (size ? size : 1);
+	/* the whole huge pages inside the block: its ends share pages with others */
+	uintptr_t from = ((uintptr_t)p + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+	uintptr_t to = ((uintptr_t)p + bytes) & ~(HUGE_PAGE - 1);
+
+#ifdef MADV_HUGEPAGE
+	if (to > from)
+		madvise((void *)from, to - from, MADV_HUGEPAGE);
+#endif
 	return p;
 }
 
