@@ -431,6 +431,65 @@ Test(diff, occurrences_by_row_match_the_definition)
 	}
 }
 
+/*
+ * A trace of many rows (30 (op, shape) pairs, from 1 to 12 instances a run,
+ * in two runs), against the same without its first 40 events: more rows
+ * than the labels made ahead of their interning (diff.c), and occurrences
+ * up to [11]. By occurrence, each side as the definition says; by shape,
+ * each op in the row of its own label; by name, in the row of its name.
+ */
+#define MANY_OPS 30
+
+static size_t many_rows(struct dx *ev, char names[][16], char shapes[][24])
+{
+	size_t n = 0;
+
+	for (int run = 0; run < 2; run++) {
+		int64_t ts = run * 100000;
+
+		ev[n++] = (struct dx)RUN(ts, 100000);
+		for (int i = 0; i < MANY_OPS; i++) {
+			snprintf(names[i], sizeof(names[i]), "op%02d", i % 20); /* 10 names twice */
+			snprintf(shapes[i], sizeof(shapes[i]), "float(%dx3)", i);
+			for (int k = 0; k <= (i + run) % 12; k++, ts += 10)
+				ev[n++] = (struct dx)SHAPED(names[i], ts + 1, 1 + i + k, shapes[i], NULL);
+		}
+	}
+	return n;
+}
+
+Test(diff, many_rows_label_as_defined)
+{
+	static struct dx ev[2 * (1 + MANY_OPS * 12)];
+	static char names[MANY_OPS][16], shapes[MANY_OPS][24];
+	size_t n = many_rows(ev, names, shapes);
+	struct pair p;
+
+	cr_assert_gt(n, 100);
+	compare_as(&p, OSC_FORMAT_KINETO, OSC_LEVEL_OP, ev, n, ev + 40, n - 40,
+		   OSC_MATCH_OCCURRENCE);
+	expect_occurrences(&p, 0);
+	expect_occurrences(&p, 1);
+	cr_expect(p.d.nr > 3 * 8, "%zu rows", p.d.nr);
+	release(&p);
+	for (int m = 0; m < 2; m++) {
+		compare_as(&p, OSC_FORMAT_KINETO, OSC_LEVEL_OP, ev, n, ev + 40, n - 40,
+			   m ? OSC_MATCH_NAME : OSC_MATCH_SHAPE);
+		cr_expect_eq(p.d.nr, m ? 20 : MANY_OPS, "match %d: %zu rows", m, p.d.nr);
+		for (int s = 0; s < 2; s++)
+			for (uint32_t e = 0; e < p.t[s].nr_events; e++) {
+				char label[256];
+				const char *want = m ? osc_trace_str(&p.t[s], p.t[s].events[e].name)
+						     : osc_diff_label(&p.t[s], e, label, sizeof(label));
+
+				if (p.t[s].events[e].kind == OSC_KIND_HOST_OP)
+					cr_expect_str_eq(osc_diff_key(&p.d, row_holding(&p.d, s, e)),
+							 want, "side %d event %u", s, e);
+			}
+		release(&p);
+	}
+}
+
 Test(diff, compact_shapes_for_every_type)
 {
 	char buf[256];

@@ -57,6 +57,12 @@ size_t osc_strtab_bytes(const struct osc_strtab *t);
 osc_str osc_strtab_intern(struct osc_strtab *t, const char *s, size_t len);
 /* Id of s[0..len) if interned, else OSC_STR_NONE. */
 osc_str osc_strtab_find(const struct osc_strtab *t, const char *s, size_t len);
+/*
+ * Start fetching what a lookup of s[0..len) reads first (its slot of the
+ * hash table), for a caller that interns strings by the million and can
+ * ask a few strings ahead: the lookups then seldom wait on memory.
+ */
+void osc_strtab_prefetch(const struct osc_strtab *t, const char *s, size_t len);
 
 /*
  * Sort ids[0..n) (distinct or not) by their strings' bytes: memcmp order,

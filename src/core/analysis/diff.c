@@ -61,6 +61,9 @@ enum osc_status osc_match_parse(const char *name, enum osc_match *out, struct os
 
 /* ---- pairing ------------------------------------------------------------ */
 
+#define LABEL_SIZE 4096                   /* a label's buffer: longer ones are cut */
+#define OCC_LABEL_SIZE (LABEL_SIZE + 104) /* "label[n]": room for any label and n */
+
 /*
  * The occurrence numbers of a side's members (number_occurrences). The
  * pairs (row, n) of a row r are first[r] .. first[r + 1], one per n.
@@ -168,7 +171,7 @@ static osc_str label_of(struct osc_diff *d, const struct osc_trace *t, uint32_t 
 			struct osc_i64map *memo)
 {
 	const struct osc_event *e = &t->events[ev];
-	char label[4096];
+	char label[LABEL_SIZE];
 	uint32_t *slot;
 
 	if (osc_diff_label_reads_args(t) || osc_trace_provider(t, ev) != OSC_STR_EMPTY)
@@ -177,6 +180,72 @@ static osc_str label_of(struct osc_diff *d, const struct osc_trace *t, uint32_t 
 	if (*slot == OSC_I64MAP_EMPTY)
 		*slot = intern(d, osc_diff_label(t, ev, label, sizeof(label)));
 	return *slot;
+}
+
+#define LABELS_AHEAD 8 /* labels made before the first is interned */
+
+/*
+ * What label_ahead's labels are: per row of agg, the row's text
+ * (osc_agg_label_names) or its first member's (osc_diff_label); or per pair
+ * (row, n) of o, "row label[n]".
+ */
+struct labels_of {
+	enum { ROW_TEXT, ROW_FIRST_MEMBER, PAIR_OCCURRENCE } what;
+	const struct osc_diff_side *s;
+	const struct osc_agg *agg;
+	const struct occurrences *o; /* pairs: theirs, with their rows' labels */
+	const osc_str *row_lab;
+	size_t row;                  /* pairs: the row of the last one asked */
+};
+
+/* Label i into buf (OCC_LABEL_SIZE bytes); NULL for a row without a member. */
+static const char *label_text(const struct osc_diff *d, struct labels_of *l, size_t i, char *buf)
+{
+	const struct osc_agg_row *row;
+
+	switch (l->what) {
+	case ROW_TEXT:
+		return osc_agg_label_names(l->s->trace, l->agg, l->s->names, &l->agg->rows[i], buf,
+					   LABEL_SIZE);
+	case ROW_FIRST_MEMBER:
+		row = &l->agg->rows[i];
+		return row->nr ? osc_diff_label(l->s->trace, l->agg->members[row->first], buf,
+						LABEL_SIZE)
+			       : NULL;
+	default: /* the pairs are asked in order */
+		while (l->o->first[l->row + 1] <= i)
+			l->row++;
+		snprintf(buf, OCC_LABEL_SIZE, "%s[%zu]",
+			 osc_strtab_get(&d->keys, l->row_lab[l->row]), i - l->o->first[l->row]);
+		return buf;
+	}
+}
+
+/*
+ * The ids in d->keys of n labels of l, a new array (0 where there is none):
+ * each is interned LABELS_AHEAD labels after it is made, its slot fetched
+ * meanwhile (a million labels would otherwise wait on memory a million
+ * times).
+ */
+static osc_str *label_ahead(struct osc_diff *d, size_t n, struct labels_of *l)
+{
+	osc_str *lab = osc_xcalloc(n ? n : 1, sizeof(*lab));
+	char(*ring)[OCC_LABEL_SIZE] = osc_xmalloc(LABELS_AHEAD * sizeof(*ring));
+	size_t len[LABELS_AHEAD];
+	bool made[LABELS_AHEAD];
+
+	for (size_t i = 0; i < n + LABELS_AHEAD; i++) {
+		size_t k = i % LABELS_AHEAD;
+
+		if (i >= LABELS_AHEAD && made[k])
+			lab[i - LABELS_AHEAD] = osc_strtab_intern(&d->keys, ring[k], len[k]);
+		if (i < n && (made[k] = label_text(d, l, i, ring[k]) != NULL)) {
+			len[k] = strlen(ring[k]);
+			osc_strtab_prefetch(&d->keys, ring[k], len[k]);
+		}
+	}
+	free(ring);
+	return lab;
 }
 
 /*
@@ -194,10 +263,10 @@ static bool pair_rows(const struct osc_trace *t, enum osc_level level, enum osc_
  * The labels of agg's rows of (op, shape) pairs (pair_rows) into out; false,
  * with none, when a row's members have different providers.
  */
-static bool label_pairs(struct osc_diff *d, const struct osc_trace *t, const struct osc_agg *agg,
-			struct labelled *out)
+static bool label_pairs(struct osc_diff *d, const struct osc_diff_side *s,
+			const struct osc_agg *agg, struct labelled *out)
 {
-	char label[4096];
+	const struct osc_trace *t = s->trace;
 
 	for (size_t r = 0; t->has_providers && r < agg->nr; r++) {
 		const uint32_t *m = agg->members + agg->rows[r].first;
@@ -206,11 +275,8 @@ static bool label_pairs(struct osc_diff *d, const struct osc_trace *t, const str
 			if (osc_trace_provider(t, m[i]) != osc_trace_provider(t, m[0]))
 				return false;
 	}
-	out->row_lab = osc_xcalloc(agg->nr ? agg->nr : 1, sizeof(*out->row_lab));
-	for (size_t r = 0; r < agg->nr; r++)
-		if (agg->rows[r].nr)
-			out->row_lab[r] = intern(d, osc_diff_label(t, agg->members[agg->rows[r].first],
-								   label, sizeof(label)));
+	out->row_lab = label_ahead(d, agg->nr,
+				   &(struct labels_of){ .what = ROW_FIRST_MEMBER, .s = s, .agg = agg });
 	return true;
 }
 
@@ -219,7 +285,7 @@ static osc_str occurrence_label(struct osc_diff *d, struct osc_i64map *memo, osc
 				uint32_t n)
 {
 	uint32_t *slot = osc_i64map_slot(memo, osc_i64map_pair(label, n));
-	char occ_label[4200];
+	char occ_label[OCC_LABEL_SIZE];
 
 	if (*slot == OSC_I64MAP_EMPTY) {
 		snprintf(occ_label, sizeof(occ_label), "%s[%u]", osc_strtab_get(&d->keys, label),
@@ -281,11 +347,11 @@ static void occurrences_release(struct occurrences *o)
  * one per pair (row, n) in out->occ_lab. False, with nothing done, when two
  * rows share a label (their members would have to merge).
  */
-static bool occurrences_by_row(struct osc_diff *d, const struct osc_agg *agg,
-			       const struct occurrences *o, struct labelled *out)
+static bool occurrences_by_row(struct osc_diff *d, const struct osc_diff_side *s,
+			       const struct osc_agg *agg, const struct occurrences *o,
+			       struct labelled *out)
 {
 	uint8_t *taken = osc_xcalloc(d->keys.count + 1, 1);
-	struct osc_i64map memo = { 0 };
 
 	for (size_t r = 0; r < agg->nr; r++) {
 		if (agg->rows[r].nr && taken[out->row_lab[r]]++) {
@@ -295,41 +361,36 @@ static bool occurrences_by_row(struct osc_diff *d, const struct osc_agg *agg,
 	}
 	free(taken);
 	out->occ = o;
-	out->occ_lab = osc_xmalloc((o->nr_pairs ? o->nr_pairs : 1) * sizeof(*out->occ_lab));
-	for (size_t r = 0; r < agg->nr; r++)
-		for (size_t p = o->first[r]; p < o->first[r + 1]; p++)
-			out->occ_lab[p] = occurrence_label(d, &memo, out->row_lab[r],
-							   (uint32_t)(p - o->first[r]));
+	out->occ_lab = label_ahead(d, o->nr_pairs,
+				   &(struct labels_of){ .what = PAIR_OCCURRENCE, .s = s, .agg = agg,
+							.o = o, .row_lab = out->row_lab });
 	free(out->row_lab);
 	out->row_lab = NULL;
-	osc_i64map_release(&memo);
 	return true;
 }
 
 /*
  * Label side s's members (agg's rows) for match into out; occ: their
- * occurrence numbers when the match is by occurrence over (op, shape) rows.
+ * occurrence numbers when the match is by occurrence over (op, shape) rows;
+ * occ_memo: the occurrence labels made so far, by either side.
  */
 static void label_events(struct osc_diff *d, const struct osc_diff_side *s,
 			 const struct osc_agg *agg, enum osc_match match,
-			 const struct occurrences *occ, struct labelled *out)
+			 const struct occurrences *occ, struct osc_i64map *occ_memo,
+			 struct labelled *out)
 {
-	char label[4096];
 	struct run_ev *v;
 	struct tally per_label = { 0 }; /* stamped by run */
-	struct osc_i64map labels = { 0 }, occurrences = { 0 };
+	struct osc_i64map labels = { 0 };
 
 	*out = (struct labelled){ .nr = agg->nr_members, .agg = agg };
 	if (match == OSC_MATCH_NAME || agg->level == OSC_LEVEL_CATEGORY) {
-		out->row_lab = osc_xmalloc((agg->nr ? agg->nr : 1) * sizeof(*out->row_lab));
-		for (size_t r = 0; r < agg->nr; r++)
-			out->row_lab[r] = intern(d, osc_agg_label_names(s->trace, agg, s->names,
-									&agg->rows[r], label,
-									sizeof(label)));
+		out->row_lab = label_ahead(d, agg->nr,
+					   &(struct labels_of){ .what = ROW_TEXT, .s = s, .agg = agg });
 		return;
 	}
-	if (pair_rows(s->trace, agg->level, match) && label_pairs(d, s->trace, agg, out)) {
-		if (match != OSC_MATCH_OCCURRENCE || occurrences_by_row(d, agg, occ, out))
+	if (pair_rows(s->trace, agg->level, match) && label_pairs(d, s, agg, out)) {
+		if (match != OSC_MATCH_OCCURRENCE || occurrences_by_row(d, s, agg, occ, out))
 			return;
 		free(out->row_lab);
 		out->row_lab = NULL;
@@ -341,13 +402,11 @@ static void label_events(struct osc_diff *d, const struct osc_diff_side *s,
 		osc_str id = label_of(d, s->trace, v[i].ev, &labels);
 
 		if (match == OSC_MATCH_OCCURRENCE)
-			id = occurrence_label(d, &occurrences, id,
-					      tally_next(&per_label, id, v[i].run));
+			id = occurrence_label(d, occ_memo, id, tally_next(&per_label, id, v[i].run));
 		out->ev[i] = v[i].ev;
 		out->lab[i] = id;
 	}
 	osc_i64map_release(&labels);
-	osc_i64map_release(&occurrences);
 	tally_release(&per_label);
 	free(v);
 }
@@ -783,6 +842,7 @@ void osc_diff(const struct osc_diff_side *base, const struct osc_diff_side *othe
 	struct labelled lab[2];
 	struct osc_agg agg[2];
 	struct aggregating a = { .side = side, .q = q, .agg = agg };
+	struct osc_i64map occ_memo = { 0 }; /* "label[n]" is made once for both sides */
 
 	memset(out, 0, sizeof(*out));
 	osc_strtab_init(&out->keys);
@@ -790,7 +850,8 @@ void osc_diff(const struct osc_diff_side *base, const struct osc_diff_side *othe
 	out->match = q->match;
 	on_both_sides(aggregate_side, &a, q->threads);
 	for (int s = 0; s < 2; s++)
-		label_events(out, side[s], &agg[s], q->match, &a.occ[s], &lab[s]);
+		label_events(out, side[s], &agg[s], q->match, &a.occ[s], &occ_memo, &lab[s]);
+	osc_i64map_release(&occ_memo);
 	group(out, side, lab, q->threads);
 	if (q->level == OSC_LEVEL_CATEGORY)
 		category_rows(out, agg);

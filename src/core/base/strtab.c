@@ -180,6 +180,11 @@ osc_str osc_strtab_intern(struct osc_strtab *t, const char *s, size_t len)
 	return (osc_str)id;
 }
 
+void osc_strtab_prefetch(const struct osc_strtab *t, const char *s, size_t len)
+{
+	__builtin_prefetch(&t->slots[hash_bytes(s, len) & (t->nslots - 1)]);
+}
+
 osc_str osc_strtab_find(const struct osc_strtab *t, const char *s, size_t len)
 {
 	size_t i = probe(t, s, len, hash_bytes(s, len));
