@@ -344,7 +344,8 @@ unsigned osc_command_run(struct osc_tui *t, const char *line)
 		return OSC_R_REDRAW;
 	}
 	if (!strcmp(name, "jobs") && t->script && !strcmp(arg, "go")) {
-		osc_view_settle(t, osc_tui_top(t)); /* the held table comes in */
+		for (size_t i = 0; i < t->depth; i++) /* the held tables come in */
+			osc_view_settle(t, t->stack[i]);
 		return OSC_R_REDRAW;
 	}
 	if (!strcmp(name, "ahead") && t->script) {

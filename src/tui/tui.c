@@ -139,6 +139,7 @@ static bool poll_jobs(struct osc_tui *t, unsigned *r)
 	for (size_t i = 0; i < t->depth; i++) {
 		if (osc_view_poll(t, t->stack[i])) {
 			t->swaps++;
+			t->top_swaps += i + 1 == t->depth;
 			for (size_t k = i + 1; k < t->depth; k++)
 				t->stack[k]->built_gen = t->gen - 1;
 			*r |= OSC_R_REDRAW;
@@ -188,7 +189,7 @@ static void main_loop(struct osc_tui *t, struct osc_script *script)
 		setvbuf(timing, NULL, _IOLBF, 0);
 	for (;;) {
 		bool busy;
-		unsigned swaps = t->swaps;
+		unsigned swaps = t->top_swaps;
 
 		if (r & OSC_R_QUIT)
 			break;
@@ -212,7 +213,7 @@ static void main_loop(struct osc_tui *t, struct osc_script *script)
 		}
 		if (in.kind != OSC_IN_NONE)
 			log_timing(timing, &in, now_ms() - start, false);
-		else if (t->swaps != swaps && asked.kind != OSC_IN_NONE)
+		else if (t->top_swaps != swaps && asked.kind != OSC_IN_NONE)
 			log_timing(timing, &asked, now_ms() - start, true);
 		if (in.kind != OSC_IN_NONE)
 			asked = in;

@@ -123,6 +123,8 @@ struct osc_view_ops {
 	bool (*ahead)(struct osc_view *v);
 	/* optional: take in the rows of a finished worker; true when they came in */
 	bool (*poll)(struct osc_tui *t, struct osc_view *v);
+	/* build starts a worker when views compute on them (the runs view builds it under) */
+	bool builds_on_worker;
 };
 
 /* X-macro: every view. */
@@ -222,6 +224,7 @@ struct osc_tui {
 	char *find;        /* text of find / n / N, NULL when none */
 	unsigned gen;      /* data generation, see top */
 	unsigned swaps;    /* aggregates swapped in by workers (the pane follows them) */
+	unsigned top_swaps; /* of them, those of the view on top (OPSCOPE_TUI_TIMING's "shown") */
 	struct osc_view *stack[OSC_MAX_VIEWS];
 	size_t depth;
 	struct osc_view pane; /* the detail pane (a detail view not on the stack) */

@@ -262,7 +262,7 @@ static void diff_build(struct osc_tui *t, struct osc_view *v)
 		return;
 	}
 	if (osc_view_jobs_wanted(t) && job_start(t, dv)) {
-		osc_view_job_wait_briefly(&dv->job.job);
+		osc_view_job_wait_briefly(t, v, &dv->job.job);
 		return;
 	}
 	osc_diff(&base, &other, &q, &made);
@@ -833,4 +833,5 @@ const struct osc_view_ops osc_view_diff = {
 	.busy = diff_busy,
 	.ahead = diff_ahead,
 	.poll = diff_poll,
+	.builds_on_worker = true,
 };

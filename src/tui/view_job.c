@@ -76,9 +76,10 @@ bool osc_view_job_start(struct osc_tui *t, struct osc_view_job *j, void (*work)(
 	return true;
 }
 
-void osc_view_job_wait_briefly(struct osc_view_job *j)
+void osc_view_job_wait_briefly(struct osc_tui *t, const struct osc_view *v,
+			       struct osc_view_job *j)
 {
-	for (int ms = 0; ms < JOB_WAIT_MS && !atomic_load(&j->done); ms++)
+	for (int ms = 0; osc_tui_top(t) == v && ms < JOB_WAIT_MS && !atomic_load(&j->done); ms++)
 		sleep_ms(1);
 }
 

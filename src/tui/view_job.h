@@ -14,6 +14,7 @@
 #include "opscope/model/runs.h"
 
 struct osc_tui;
+struct osc_view;
 
 struct osc_view_job {
 	pthread_t thread;
@@ -45,8 +46,13 @@ bool osc_view_jobs_wanted(const struct osc_tui *t);
 bool osc_view_job_start(struct osc_tui *t, struct osc_view_job *j, void (*work)(void *),
 			void *arg);
 
-/* Wait a few ms for j: rows done by then come with the frame answering the key. */
-void osc_view_job_wait_briefly(struct osc_view_job *j);
+/*
+ * Wait a few ms for j, the job of view v's rows, when v is on screen: rows
+ * done by then come with the frame answering the key. A view under another
+ * (osc_view_build_under) does not wait.
+ */
+void osc_view_job_wait_briefly(struct osc_tui *t, const struct osc_view *v,
+			       struct osc_view_job *j);
 
 /* Whether j is running and its work has returned (join it, then take the result). */
 bool osc_view_job_finished(struct osc_view_job *j);

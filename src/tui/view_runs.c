@@ -6,6 +6,8 @@
  * with a --runs spec, so the header and the exported command line always
  * show a spec that `opscope report --runs` accepts. Opened from the compare
  * view with O, the same view picks the other trace's runs (--other-runs).
+ * Where views compute ahead, the view under it computes the runs picked at
+ * once, while the runs view is still shown (runs_build).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +15,7 @@
 #include "opscope/base/alloc.h"
 #include "opscope/analysis/columns.h"
 #include "view.h"
+#include "view_job.h"
 
 enum { COL_SEL, COL_INDEX, COL_NAME, COL_START, COL_DUR, COL_EVENTS, NR_COLS };
 
@@ -79,6 +82,20 @@ static void runs_open(struct osc_tui *t, struct osc_view *v, const void *arg)
 static void runs_close(struct osc_view *v)
 {
 	free(v->priv);
+}
+
+/*
+ * The runs picked: the view under this one starts on them now when its rows
+ * are computed on a worker (builds_on_worker) and views compute ahead (a
+ * person on a big trace, a script's :ahead); back there, they are in, not
+ * started by the key that goes back.
+ */
+static void runs_build(struct osc_tui *t, struct osc_view *v)
+{
+	struct osc_view *under = t->depth > 1 && osc_tui_top(t) == v ? t->stack[t->depth - 2] : NULL;
+
+	if (under && under->ops->builds_on_worker && t->ahead && osc_view_jobs_wanted(t))
+		osc_view_refresh(t, under);
 }
 
 static void runs_table(struct osc_tui *t, struct osc_view *v, struct osc_table *out)
@@ -285,6 +302,7 @@ const struct osc_view_ops osc_view_runs = {
 	.name = "runs",
 	.open = runs_open,
 	.close = runs_close,
+	.build = runs_build,
 	.table = runs_table,
 	.bases = runs_bases,
 	.bases_first = true,

@@ -314,7 +314,7 @@ static void table_build(struct osc_tui *t, struct osc_view *v)
 		return;
 	}
 	if (osc_view_jobs_wanted(t) && job_start(t, tv)) {
-		osc_view_job_wait_briefly(&tv->job.job);
+		osc_view_job_wait_briefly(t, v, &tv->job.job);
 		return;
 	}
 	osc_aggregate(&t->trace, &t->runs, &q, &made);
@@ -960,4 +960,5 @@ const struct osc_view_ops osc_view_table = {
 	.busy = table_busy,
 	.ahead = table_ahead,
 	.poll = table_poll,
+	.builds_on_worker = true,
 };

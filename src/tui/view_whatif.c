@@ -181,7 +181,7 @@ static void whatif_build(struct osc_tui *t, struct osc_view *v)
 		return;
 	}
 	if (osc_view_jobs_wanted(t) && job_start(t, wv, rows)) {
-		osc_view_job_wait_briefly(&wv->job.job);
+		osc_view_job_wait_briefly(t, v, &wv->job.job);
 		return;
 	}
 	if (rows) {

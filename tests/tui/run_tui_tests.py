@@ -776,6 +776,30 @@ def check_compare_levels_ahead():
                "%s%s\n%s\n---\n%s" % (err, err2, want, got))
 
 
+def check_runs_computed_under():
+    """Runs picked in the runs view are computed for the view under it while
+    the runs view is still shown (views computing ahead, :ahead): back to
+    the table or the compare view (their workers held by :jobs hold from
+    then on), the rows come at once, the same screen as computed then; the
+    compare view's other trace's runs (O) likewise."""
+    trace = os.path.join(SAMPLES, "kineto-sampled-rank0.json.gz")
+    held = [":jobs go", ":jobs hold", "<Esc>"]
+    for other, picks in (([], ["R"]), ([trace], ["R", "O"])):
+        now_keys, under_keys = [":find aten::addmm"], [":ahead", ":jobs hold", ":find aten::addmm"]
+        for pick in picks:
+            now_keys += [pick, "<Space>", "<Esc>"]
+            under_keys += [pick, "<Space>"] + held
+        rc, err, d, now = run_keys(trace, now_keys + [":dump b"], other)
+        shutil.rmtree(d, ignore_errors=True)
+        rc2, err2, d, under = run_keys(trace, under_keys + [":dump b"], other)
+        shutil.rmtree(d, ignore_errors=True)
+        got, want = under.get("b") or "", now.get("b") or ""
+        report(rc == 0 and rc2 == 0 and want and "updating" not in got and
+               "NOT COMPARED" not in want and got == want,
+               "runs picked with %s are computed under the runs view, shown at once on Esc"
+               % " then ".join(picks), "%s%s\n%s\n---\n%s" % (err, err2, want, got))
+
+
 def check_compare_back_kept():
     """The compare view keeps the comparisons it leaves: back to a level or a
     match mode, the rows come at once (its worker held by :jobs hold never
@@ -1231,6 +1255,7 @@ def main():
     check_compare_bars_follow_rows()
     check_levels_ahead()
     check_compare_levels_ahead()
+    check_runs_computed_under()
     check_compare_back_kept()
     check_whatif_in_background()
     check_compare_in_background()
