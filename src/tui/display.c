@@ -72,6 +72,7 @@ static void close_in_handler(void)
 static void on_fatal(int sig)
 {
 	struct sigaction dfl;
+	int saved_errno = errno; /* the signal raised again ends us once this returns */
 
 	close_in_handler();
 	osc_outfile_abandon();
@@ -80,6 +81,7 @@ static void on_fatal(int sig)
 	sigemptyset(&dfl.sa_mask);
 	sigaction(sig, &dfl, NULL);
 	raise(sig);
+	errno = saved_errno;
 }
 
 /* Whether terminfo has string capability cap. */
