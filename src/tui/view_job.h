@@ -49,7 +49,7 @@ bool osc_view_job_start(struct osc_tui *t, struct osc_view_job *j, void (*work)(
 /*
  * Wait a few ms for j, the job of view v's rows, when v is on screen: rows
  * done by then come with the frame answering the key. A view under another
- * (osc_view_build_under) does not wait.
+ * (built by the runs view over it, view_runs.c) does not wait.
  */
 void osc_view_job_wait_briefly(struct osc_tui *t, const struct osc_view *v,
 			       struct osc_view_job *j);

@@ -275,8 +275,8 @@ static bool label_pairs(struct osc_diff *d, const struct osc_diff_side *s,
 			if (osc_trace_provider(t, m[i]) != osc_trace_provider(t, m[0]))
 				return false;
 	}
-	out->row_lab = label_ahead(d, agg->nr,
-				   &(struct labels_of){ .what = ROW_FIRST_MEMBER, .s = s, .agg = agg });
+	out->row_lab = label_ahead(d, agg->nr, &(struct labels_of){ .what = ROW_FIRST_MEMBER,
+								    .s = s, .agg = agg });
 	return true;
 }
 
@@ -385,8 +385,8 @@ static void label_events(struct osc_diff *d, const struct osc_diff_side *s,
 
 	*out = (struct labelled){ .nr = agg->nr_members, .agg = agg };
 	if (match == OSC_MATCH_NAME || agg->level == OSC_LEVEL_CATEGORY) {
-		out->row_lab = label_ahead(d, agg->nr,
-					   &(struct labels_of){ .what = ROW_TEXT, .s = s, .agg = agg });
+		out->row_lab = label_ahead(d, agg->nr, &(struct labels_of){ .what = ROW_TEXT,
+									    .s = s, .agg = agg });
 		return;
 	}
 	if (pair_rows(s->trace, agg->level, match) && label_pairs(d, s, agg, out)) {
@@ -402,7 +402,8 @@ static void label_events(struct osc_diff *d, const struct osc_diff_side *s,
 		osc_str id = label_of(d, s->trace, v[i].ev, &labels);
 
 		if (match == OSC_MATCH_OCCURRENCE)
-			id = occurrence_label(d, occ_memo, id, tally_next(&per_label, id, v[i].run));
+			id = occurrence_label(d, occ_memo, id,
+					      tally_next(&per_label, id, v[i].run));
 		out->ev[i] = v[i].ev;
 		out->lab[i] = id;
 	}
