@@ -342,16 +342,8 @@ static void scan(const struct agg_ctx *c, enum osc_kind kind, unsigned keys, boo
 				     .costs = c->cost && !all_ops && !osc_kind_is_device(kind) &&
 					      c->q->reads != OSC_READS_MEMBERS };
 		osc_filter_cache_init(&s->fc, c->q->filter, c->t);
-		if (direct) { /* at most a group per id: room for them all, touched as used */
-			size_t most = s->to - s->from < ndirect ? s->to - s->from : ndirect;
-
+		if (direct)
 			osc_group_map_direct(&s->map, direct, ndirect);
-			osc_group_map_reserve(&s->map, most);
-			if (s->costs && most) {
-				s->sum = osc_xcalloc_big(most, sizeof(*s->sum));
-				s->sum_alloc = most;
-			}
-		}
 	}
 	osc_parallel_run(n, scan_slice, sc->s);
 	for (size_t i = 0; i < n; i++)

@@ -728,7 +728,7 @@ static void group(struct osc_diff *d, const struct osc_diff_side *side[2],
 	uint32_t *row_of = osc_xmalloc((nkeys ? nkeys : 1) * sizeof(*row_of));
 	struct placing p = { .d = d, .side = side, .lab = lab, .row_of = row_of };
 
-	/* a row per label at most: room for them all, touched as rows come */
+	/* a row per label at most: room for them all at once */
 	d->rows = osc_xcalloc_big(alloc, sizeof(*d->rows));
 	for (size_t k = 0; k < nkeys; k++)
 		row_of[k] = OSC_NONE;

@@ -52,10 +52,10 @@ struct osc_group_map {
 /* Look keys up by a table of n ids of the field that direct_key names. */
 void osc_group_map_direct(struct osc_group_map *m, unsigned direct_key, size_t n);
 /*
- * Room for n groups in all, before the first is added: taken at once (in
- * whole huge pages where the system gives them) and touched only as groups
- * come, where a map growing to a million groups would copy its keys at
- * every step of its growth.
+ * Room for n groups in all (a bound known before the first is added): taken
+ * at once, in whole huge pages where the system gives them, where a map
+ * growing to a million groups would copy its keys at every step of its
+ * growth.
  */
 void osc_group_map_reserve(struct osc_group_map *m, size_t n);
 /* Index of key k, added (with count 0) when new. Invalidates m->keys and m->count. */
