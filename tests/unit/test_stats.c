@@ -3,6 +3,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <math.h>
 
 #include "../../src/core/base/stats.h"
 
@@ -75,5 +76,47 @@ Test(stats, long_rows_percentiles_match_a_sort)
 		}
 		free(v);
 		free(sorted);
+	}
+}
+
+/*
+ * Short rows (the selection path, and a row of one value: every
+ * percentile is it) give the sorted row's percentiles and sample standard
+ * deviation; an empty row is all zero.
+ */
+Test(stats, short_rows_match_a_sort)
+{
+	uint64_t seed = 0x7654321;
+	struct osc_stats s;
+
+	osc_stats_compute(NULL, 0, &s);
+	cr_expect(s.count == 0 && s.total == 0 && s.p50 == 0 && s.p99 == 0 && s.stddev == 0);
+	for (size_t n = 1; n <= 40; n++) {
+		for (int d = 0; d < 8; d++) {
+			int64_t v[40], sorted[40];
+			double mean = 0, sq = 0;
+
+			for (size_t i = 0; i < n; i++)
+				v[i] = sorted[i] = value(d, i, n, &seed);
+			qsort(sorted, n, sizeof(*sorted), by_value);
+			for (size_t i = 0; i < n; i++)
+				mean += (double)sorted[i] / (double)n;
+			for (size_t i = 0; i < n; i++)
+				sq += ((double)sorted[i] - mean) * ((double)sorted[i] - mean);
+			osc_stats_compute(v, n, &s);
+			cr_expect_eq(s.count, n);
+			cr_expect_eq(s.p50, osc_stats_percentile_sorted(sorted, n, 0.50), "n %zu d %d",
+				     n, d);
+			cr_expect_eq(s.p90, osc_stats_percentile_sorted(sorted, n, 0.90), "n %zu d %d",
+				     n, d);
+			cr_expect_eq(s.p99, osc_stats_percentile_sorted(sorted, n, 0.99), "n %zu d %d",
+				     n, d);
+			if (n == 1)
+				cr_expect(s.stddev == 0 && s.mean == (double)sorted[0], "d %d", d);
+			else if (d != 6) /* the extremes' squares overflow a double's sum */
+				cr_expect(fabs(s.stddev - sqrt(sq / (double)(n - 1))) <=
+						  1e-9 * (1 + sqrt(sq / (double)(n - 1))),
+					  "n %zu d %d", n, d);
+		}
 	}
 }

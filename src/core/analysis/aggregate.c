@@ -228,10 +228,19 @@ static struct osc_op_cost cost_of(const struct agg_ctx *c, uint32_t ev)
 	return n != OSC_NONE ? c->cost[n] : (struct osc_op_cost){ 0 };
 }
 
+/* Add costs c to the sums in *to. */
+static void add_sum(struct osc_op_cost *to, const struct osc_op_cost *c)
+{
+	to->self = osc_sat_add(to->self, c->self);
+	to->dev = osc_sat_add(to->dev, c->dev);
+	to->dev_total = osc_sat_add(to->dev_total, c->dev_total);
+	to->kernels += c->kernels;
+}
+
 /* Add the costs of host op ev to group g's sums. */
 static void add_cost(struct slice *s, uint32_t g, uint32_t ev)
 {
-	struct osc_op_cost c = cost_of(s->c, ev), *sum;
+	struct osc_op_cost c = cost_of(s->c, ev);
 
 	if (g >= s->sum_alloc) {
 		size_t was = s->sum_alloc;
@@ -239,11 +248,7 @@ static void add_cost(struct slice *s, uint32_t g, uint32_t ev)
 		OSC_GROW(s->sum, (size_t)g + 1, s->sum_alloc);
 		memset(s->sum + was, 0, (s->sum_alloc - was) * sizeof(*s->sum));
 	}
-	sum = &s->sum[g];
-	sum->self = osc_sat_add(sum->self, c.self);
-	sum->dev = osc_sat_add(sum->dev, c.dev);
-	sum->dev_total = osc_sat_add(sum->dev_total, c.dev_total);
-	sum->kernels += c.kernels;
+	add_sum(&s->sum[g], &c);
 }
 
 /* Thread i: select, key and count its slice's briefs, and list them unless all_ops. */
@@ -290,30 +295,12 @@ static void scan_slice(void *arg, size_t i)
 	}
 }
 
-/* The slices' cost sums per merged group, and their busy time, into sc. */
-static void merge_sums(struct scan *sc)
-{
-	sc->sum = osc_xcalloc(sc->map.nr ? sc->map.nr : 1, sizeof(*sc->sum));
-	for (size_t i = 0; i < sc->nr; i++) {
-		const struct slice *s = &sc->s[i];
-
-		sc->busy = osc_sat_add(sc->busy, s->busy);
-		for (size_t g = 0; g < s->map.nr && g < s->sum_alloc; g++) {
-			struct osc_op_cost *to = &sc->sum[s->global[g]];
-
-			to->self = osc_sat_add(to->self, s->sum[g].self);
-			to->dev = osc_sat_add(to->dev, s->sum[g].dev);
-			to->dev_total = osc_sat_add(to->dev_total, s->sum[g].dev_total);
-			to->kernels += s->sum[g].kernels;
-		}
-	}
-}
-
 /*
  * Scan the briefs of kind `kind`, keyed by `keys`, into sc: on q->threads
  * threads, else one per EVENTS_PER_THREAD events up to the number of cores,
- * then the slices' maps merged into sc->map in slice order. direct (when not
- * 0): the key field of a direct table of ndirect ids for every map
+ * then the slices' maps merged into sc->map in slice order, their cost sums
+ * (in whole huge pages: a million groups' are 32 MB) and busy time with
+ * them. direct (when not 0): the key field of a direct table of ndirect ids for every map
  * (osc_group_map_direct).
  */
 static void scan(const struct agg_ctx *c, enum osc_kind kind, unsigned keys, bool all_ops,
@@ -349,6 +336,8 @@ static void scan(const struct agg_ctx *c, enum osc_kind kind, unsigned keys, boo
 	for (size_t i = 0; i < n; i++)
 		merged += sc->s[i].map.nr;
 	osc_group_map_reserve(&sc->map, merged); /* at most the slices' groups */
+	if (n && sc->s[0].costs)
+		sc->sum = osc_xcalloc_big(merged ? merged : 1, sizeof(*sc->sum));
 	for (size_t i = 0; i < n; i++) {
 		struct slice *s = &sc->s[i];
 
@@ -358,11 +347,12 @@ static void scan(const struct agg_ctx *c, enum osc_kind kind, unsigned keys, boo
 
 			s->global[g] = to;
 			sc->map.count[to] += s->map.count[g];
+			if (sc->sum && g < s->sum_alloc)
+				add_sum(&sc->sum[to], &s->sum[g]);
 		}
 		osc_filter_cache_release(&s->fc);
+		sc->busy = osc_sat_add(sc->busy, s->busy);
 	}
-	if (n && sc->s[0].costs)
-		merge_sums(sc);
 }
 
 static void scan_release(struct scan *sc)

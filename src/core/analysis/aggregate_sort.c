@@ -377,33 +377,47 @@ static bool place_by_field(struct osc_agg *a, const struct places *p, size_t nr_
 }
 
 /*
+ * Which of words [0, to) of the rows' identities differ between rows, into
+ * varies, whether their runs do, and one more than their largest id; one
+ * pass over the rows.
+ */
+static void find_varying(const struct osc_agg *a, const struct places *p, int to, bool *varies,
+			 bool *run_varies, size_t *nr_ids)
+{
+	uint64_t first[IDENTITY_WORDS];
+
+	for (int w = 0; w < to && a->nr; w++)
+		first[w] = identity_word(a, p, &a->rows[0], w);
+	for (size_t r = 0; r < a->nr; r++) {
+		const struct osc_agg_row *x = &a->rows[r];
+
+		for (int w = 0; w < to; w++)
+			varies[w] = varies[w] || identity_word(a, p, x, w) != first[w];
+		*run_varies = *run_varies || x->run != a->rows[0].run;
+		*nr_ids = x->id >= *nr_ids ? (size_t)x->id + 1 : *nr_ids;
+	}
+}
+
+/*
  * a->identity: per row id, the row's place in the identity order. Words
  * that every row shares are skipped; the others are read once, in row
  * order, then sorted from the least significant on (unless place_by_field
- * serves).
+ * serves: then only the words above its field are looked at).
  */
 static void place_identities(struct osc_agg *a, const struct places *p)
 {
 	size_t n = a->nr, nr_ids = 0;
 	uint64_t *word[IDENTITY_WORDS] = { 0 };
-	uint64_t first[IDENTITY_WORDS];
 	struct rows_scratch s;
 	bool varies[IDENTITY_WORDS] = { false }, run_varies = false;
 
 	if ((a->keys & OSC_KEY_PATH) && !a->path_place) /* each path's place in a->paths */
 		a->path_place = osc_strtab_places(&a->paths, NULL);
-	for (int w = 0; w < IDENTITY_WORDS && n; w++)
-		first[w] = identity_word(a, p, &a->rows[0], w);
-	for (size_t r = 0; r < n; r++) {
-		if (a->rows[r].id >= nr_ids)
-			nr_ids = (size_t)a->rows[r].id + 1;
-		for (int w = 0; w < IDENTITY_WORDS; w++)
-			varies[w] = varies[w] || identity_word(a, p, &a->rows[r], w) != first[w];
-		run_varies = run_varies || a->rows[r].run != a->rows[0].run;
-	}
+	find_varying(a, p, 2, varies, &run_varies, &nr_ids);
 	if ((a->keys & OSC_KEY_PATH) ? !run_varies && place_by_field(a, p, nr_ids, true)
 				     : !varies[0] && !varies[1] && place_by_field(a, p, nr_ids, false))
 		return;
+	find_varying(a, p, IDENTITY_WORDS, varies, &run_varies, &nr_ids);
 	for (int w = 0; w < IDENTITY_WORDS; w++) {
 		if (!varies[w])
 			continue;

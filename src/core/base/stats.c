@@ -296,14 +296,16 @@ void osc_stats_compute(int64_t *v, size_t n, struct osc_stats *out)
 	size_t from = 0;
 
 	osc_stats_sums(v, n, out);
-	if (!n)
+	if (n <= 1) { /* one value is every percentile (a level of distinct names: most rows) */
+		out->p50 = out->p90 = out->p99 = out->mean;
 		return;
-	for (size_t i = 0; i < n && n > 1; i++) {
+	}
+	for (size_t i = 0; i < n; i++) {
 		double d = (double)v[i] - out->mean;
 
 		sq += d * d;
 	}
-	out->stddev = n > 1 ? sqrt(sq / (double)(n - 1)) : 0;
+	out->stddev = sqrt(sq / (double)(n - 1));
 	if (n >= SAMPLED_MIN && sampled_percentiles(v, n, p)) {
 		out->p50 = p[0];
 		out->p90 = p[1];
