@@ -94,3 +94,45 @@ Test(group_map, reserving_after_the_first_group_changes_nothing)
 	cr_assert_eq(m.keys[0].name, 7);
 	osc_group_map_release(&m);
 }
+
+/*
+ * Room of 1 MiB and more is a mapping of its own (osc_xroom), and so is a
+ * direct table as big: a map that outgrows such room moves to the heap and
+ * gives the indices and counts of a map grown from nothing; names past the
+ * direct table go through the hash.
+ */
+Test(group_map, big_room_outgrown_gives_the_indices_of_a_grown_map)
+{
+	enum { BIG_DIRECT = 300000, RESERVED = 25000, DISTINCT = 50000 };
+	struct osc_group_map m = { 0 }, plain = { 0 };
+
+	osc_group_map_direct(&m, OSC_KEY_NAME, BIG_DIRECT);
+	osc_group_map_direct(&plain, OSC_KEY_NAME, BIG_DIRECT);
+	osc_group_map_reserve(&m, RESERVED);
+	cr_assert_eq(m.room, RESERVED);
+	cr_assert_geq(RESERVED * sizeof(*m.keys), (size_t)1 << 20, "the keys' room is mapped");
+	for (size_t i = 0; i < 2 * DISTINCT; i++) {
+		struct osc_group_key k;
+		uint32_t g, want;
+
+		osc_group_key_init(&k);
+		/* 7919 is prime to 320000: distinct names, 1 in 16 past the direct table */
+		k.name = (osc_str)((i % DISTINCT) * 7919 % (BIG_DIRECT + 20000));
+		g = osc_group_map_index(&m, &k);
+		want = osc_group_map_index(&plain, &k);
+		cr_assert_eq(g, want, "key %zu (name %u): group %u, grown map's %u", i, k.name, g,
+			     want);
+		m.count[g]++;
+		plain.count[want]++;
+	}
+	cr_assert_eq(m.room, 0, "outgrown, the map is on the heap");
+	cr_assert_eq(m.nr, DISTINCT);
+	cr_assert_eq(plain.nr, DISTINCT);
+	for (size_t g = 0; g < m.nr; g++) {
+		cr_assert_eq(m.keys[g].name, plain.keys[g].name, "group %zu", g);
+		cr_assert_eq(m.count[g], 2, "group %zu", g);
+		cr_assert_eq(osc_group_map_find(&m, &m.keys[g]), g, "group %zu", g);
+	}
+	osc_group_map_release(&m);
+	osc_group_map_release(&plain);
+}

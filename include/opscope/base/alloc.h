@@ -36,6 +36,16 @@ void *osc_xreallocarray(void *ptr, size_t nmemb, size_t size);
  * page fault each instead of 512. Small tables are plain osc_xcalloc.
  */
 void *osc_xcalloc_big(size_t nmemb, size_t size);
+/* The same, not zeroed: for a table whose every element is written before it is read. */
+void *osc_xmalloc_big(size_t nmemb, size_t size);
+/*
+ * `bytes` zero bytes of room of which only part may be used (a bound known
+ * ahead): from 1 MiB on, a mapping of its own, which leaves the heap as it
+ * was and whose pages are taken when first written, in whole huge pages
+ * where the system gives them. Give it back with osc_room_free(p, bytes).
+ */
+void *osc_xroom(size_t bytes);
+void osc_room_free(void *p, size_t bytes);
 char *osc_xstrdup(const char *s);
 char *osc_xstrndup(const char *s, size_t n);
 

@@ -38,6 +38,8 @@
 #define EVENTS_PER_THREAD 65536
 /* How many briefs ahead the scan fetches a kernel's launching op. */
 #define PREFETCH_AHEAD 16
+/* Fewer rows than this per thread are not worth a thread (group_rows). */
+#define ROWS_PER_THREAD 65536
 
 /* What each level groups and whether its events are device kernels. */
 static const struct {
@@ -120,8 +122,8 @@ struct slice {
 	uint32_t *global;      /* group in map -> group of the merged map */
 	size_t *cursor;        /* per group in map: where its next member goes */
 	bool costs;            /* host ops of a host level: sum their costs */
-	struct osc_op_cost *sum; /* costs: per group in map, the members' summed */
-	size_t sum_alloc;
+	struct osc_op_cost *sum; /* costs: per group in map, the members' summed (room:
+				    one per brief, osc_xroom) */
 	int64_t busy;          /* costs: self time of every op in the runs (unfiltered) */
 };
 
@@ -242,12 +244,6 @@ static void add_cost(struct slice *s, uint32_t g, uint32_t ev)
 {
 	struct osc_op_cost c = cost_of(s->c, ev);
 
-	if (g >= s->sum_alloc) {
-		size_t was = s->sum_alloc;
-
-		OSC_GROW(s->sum, (size_t)g + 1, s->sum_alloc);
-		memset(s->sum + was, 0, (s->sum_alloc - was) * sizeof(*s->sum));
-	}
 	add_sum(&s->sum[g], &c);
 }
 
@@ -260,6 +256,7 @@ static void scan_slice(void *arg, size_t i)
 
 	s->pick = s->all_ops ? NULL : osc_xmalloc((s->to - s->from + 1) * sizeof(*s->pick));
 	s->gid = s->all_ops ? NULL : osc_xmalloc((s->to - s->from + 1) * sizeof(*s->gid));
+	s->sum = s->costs ? osc_xroom((s->to - s->from + 1) * sizeof(*s->sum)) : NULL;
 	for (size_t j = s->from; j < s->to; j++) {
 		const struct osc_brief *b = &s->b[j];
 		struct osc_group_key k;
@@ -331,6 +328,7 @@ static void scan(const struct agg_ctx *c, enum osc_kind kind, unsigned keys, boo
 		osc_filter_cache_init(&s->fc, c->q->filter, c->t);
 		if (direct)
 			osc_group_map_direct(&s->map, direct, ndirect);
+		osc_group_map_reserve(&s->map, s->to - s->from); /* a group per brief at most */
 	}
 	osc_parallel_run(n, scan_slice, sc->s);
 	for (size_t i = 0; i < n; i++)
@@ -347,7 +345,7 @@ static void scan(const struct agg_ctx *c, enum osc_kind kind, unsigned keys, boo
 
 			s->global[g] = to;
 			sc->map.count[to] += s->map.count[g];
-			if (sc->sum && g < s->sum_alloc)
+			if (sc->sum)
 				add_sum(&sc->sum[to], &s->sum[g]);
 		}
 		osc_filter_cache_release(&s->fc);
@@ -362,7 +360,7 @@ static void scan_release(struct scan *sc)
 		free(sc->s[i].gid);
 		free(sc->s[i].global);
 		free(sc->s[i].cursor);
-		free(sc->s[i].sum);
+		osc_room_free(sc->s[i].sum, (sc->s[i].to - sc->s[i].from + 1) * sizeof(*sc->s[i].sum));
 		osc_group_map_release(&sc->s[i].map);
 	}
 	free(sc->s);
@@ -424,23 +422,24 @@ static void place_slice(void *arg, size_t i)
 	}
 }
 
-/*
- * Turn the merged groups into rows (with the scan's cost sums) and place the
- * selected events into members; their durations go to *dur in the same
- * order (a new array), and when the query asks for distributions of the
- * other measures, their costs to *cost (a new array; else NULL).
- */
-static void group_rows(const struct agg_ctx *c, struct scan *sc, struct osc_agg *out,
-		       int64_t **dur, struct osc_op_cost **cost)
-{
-	const struct osc_group_map *m = &sc->map;
-	size_t pos = 0, *next = osc_xmalloc((m->nr ? m->nr : 1) * sizeof(*next));
-	struct place p;
+/* What fill_part's threads read to write the rows. */
+struct fill {
+	const struct agg_ctx *c;
+	const struct scan *sc;
+	struct osc_agg *out;
+	const size_t *first; /* per merged group: where its members start */
+	size_t parts;
+};
 
-	out->rows = osc_xcalloc_big(m->nr ? m->nr : 1, sizeof(*out->rows));
-	out->nr = m->nr;
-	for (size_t g = 0; g < m->nr; g++) {
-		struct osc_agg_row *row = &out->rows[g];
+/* Part i of the rows: each from its group's key and cost sums. */
+static void fill_part(void *arg, size_t i)
+{
+	const struct fill *f = arg;
+	const struct osc_group_map *m = &f->sc->map;
+	const struct osc_op_cost *sum = f->sc->sum;
+
+	for (size_t g = m->nr * i / f->parts; g < m->nr * (i + 1) / f->parts; g++) {
+		struct osc_agg_row *row = &f->out->rows[g];
 		const struct osc_group_key *k = &m->keys[g];
 
 		row->id = (uint32_t)g;
@@ -449,21 +448,45 @@ static void group_rows(const struct agg_ctx *c, struct scan *sc, struct osc_agg 
 		row->op = k->op;
 		row->run = k->run;
 		row->path = OSC_STR_NONE;
-		row->category = c->keys & OSC_KEY_CATEGORY ? k->cat : OSC_CAT_OTHER;
+		row->category = f->c->keys & OSC_KEY_CATEGORY ? k->cat : OSC_CAT_OTHER;
 		row->module = OSC_NONE;
 		memcpy(row->dims, k->dims, sizeof(row->dims));
-		if (k->run != OSC_NONE && c->runs)
-			row->span = c->runs->runs[k->run].dur;
-		if (sc->sum) {
-			row->self = sc->sum[g].self;
-			row->dev = sc->sum[g].dev;
-			row->dev_total = sc->sum[g].dev_total;
-			row->kernels = sc->sum[g].kernels;
+		if (k->run != OSC_NONE && f->c->runs)
+			row->span = f->c->runs->runs[k->run].dur;
+		if (sum) {
+			row->self = sum[g].self;
+			row->dev = sum[g].dev;
+			row->dev_total = sum[g].dev_total;
+			row->kernels = sum[g].kernels;
 		}
-		row->first = next[g] = pos;
+		row->first = f->first[g];
 		row->nr = m->count[g];
-		pos += row->nr;
 	}
+}
+
+/*
+ * Turn the merged groups into rows (with the scan's cost sums; a million
+ * rows on every core) and place the selected events into members; their
+ * durations go to *dur in the same order (a new array), and when the query
+ * asks for distributions of the other measures, their costs to *cost (a
+ * new array; else NULL).
+ */
+static void group_rows(const struct agg_ctx *c, struct scan *sc, struct osc_agg *out,
+		       int64_t **dur, struct osc_op_cost **cost)
+{
+	const struct osc_group_map *m = &sc->map;
+	size_t pos = 0, *next = osc_xmalloc((m->nr ? m->nr : 1) * sizeof(*next));
+	struct fill f = { .c = c, .sc = sc, .out = out, .first = next,
+			  .parts = osc_parallel_parts(m->nr, ROWS_PER_THREAD) };
+	struct place p;
+
+	for (size_t g = 0; g < m->nr; g++) {
+		next[g] = pos;
+		pos += m->count[g];
+	}
+	out->rows = osc_xcalloc_big(m->nr ? m->nr : 1, sizeof(*out->rows));
+	out->nr = m->nr;
+	osc_parallel_run(f.parts, fill_part, &f);
 	/* each slice's members of a group follow those of the slices before it */
 	for (size_t i = 0; i < sc->nr; i++) {
 		struct slice *s = &sc->s[i];

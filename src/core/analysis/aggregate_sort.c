@@ -56,10 +56,16 @@ enum osc_stat osc_agg_default_sort(const struct osc_agg *a)
 	return osc_level_default_sort(a->level, a->has_device);
 }
 
+/* fmin(100, v), inline (NAN gives 100 too): a million rows' running shares call it twice each. */
+static double at_most_100(double v)
+{
+	return v < 100 ? v : 100;
+}
+
 /* A share in percent; at most 100 even when sums saturated (OSC_WARN_HUGE_SUMS). */
 static double pct_of(int64_t part, int64_t base)
 {
-	return base > 0 ? fmin(100, 100.0 * (double)part / (double)base) : 0;
+	return base > 0 ? at_most_100(100.0 * (double)part / (double)base) : 0;
 }
 
 /* Statistic d of a distribution; NaN when it was not computed. */
@@ -313,8 +319,8 @@ struct rows_scratch {
 static void scratch_init(struct rows_scratch *s, size_t n)
 {
 	s->n = n;
-	s->k = osc_xmalloc(2 * (n ? n : 1) * sizeof(*s->k));
-	s->idx = osc_xmalloc(2 * (n ? n : 1) * sizeof(*s->idx));
+	s->k = osc_xmalloc_big(2 * (n ? n : 1), sizeof(*s->k));
+	s->idx = osc_xmalloc_big(2 * (n ? n : 1), sizeof(*s->idx));
 }
 
 static void scratch_release(struct rows_scratch *s)
@@ -329,47 +335,51 @@ static void scratch_sort(struct rows_scratch *s)
 	osc_radix_sort(s->k, s->idx, s->k + s->n, s->idx + s->n, s->n);
 }
 
+/* The place of row x by the field that can decide its identity alone: its path's or its name's. */
+static uint32_t field_place(const struct osc_agg *a, const struct places *p,
+			    const struct osc_agg_row *x)
+{
+	return a->keys & OSC_KEY_PATH ? path_place(a, x->path) : text_place(p, x->key);
+}
+
 /*
- * a->identity when one field decides it: the name, when the run, path,
- * category and module (the more significant words) are alike; the path, at
- * the path level, when the run is. No two rows may share the field's place
- * (then the less significant words break the tie): the identity order is
- * the places' order, and a row's place in it is the number of rows whose
- * place comes before. The places are marked in a bitmap, counted per 64,
- * and each row's is looked up: no sort. False, with nothing set, when two
+ * a->identity when one field decides it (field_place): the name, when the
+ * run, path, category and module (the more significant words) are alike;
+ * the path, at the path level, when the run is. No two rows may share the
+ * field's place (then the less significant words break the tie): the
+ * identity order is the places' order, and a row's place in it is the
+ * number of rows whose place comes before. The places (at, per row; id:
+ * the rows' ids) are marked in a bitmap, counted per 64, and each row's is
+ * looked up: no sort, and no row read. False, with nothing set, when two
  * rows share a place.
  */
-static bool place_by_field(struct osc_agg *a, const struct places *p, size_t nr_ids, bool path)
+static bool place_by_field(struct osc_agg *a, const struct places *p, const uint32_t *id,
+			   const uint32_t *at, size_t nr_ids)
 {
-	size_t span = path ? a->paths.count : 2 * p->nr_text + 3, nr_words = span / 64 + 1;
+	size_t span = a->keys & OSC_KEY_PATH ? a->paths.count : 2 * p->nr_text + 3;
+	size_t nr_words = span / 64 + 1;
 	uint64_t *seen = osc_xcalloc(nr_words, sizeof(*seen));
 	uint32_t *before = osc_xmalloc(nr_words * sizeof(*before)), sum = 0;
 
 	for (size_t r = 0; r < a->nr; r++) {
-		const struct osc_agg_row *x = &a->rows[r];
-		uint32_t at = path ? path_place(a, x->path) : text_place(p, x->key);
-		uint64_t bit = 1ull << (at % 64);
+		uint64_t bit = 1ull << (at[r] % 64);
 
-		if (seen[at / 64] & bit) {
+		if (seen[at[r] / 64] & bit) {
 			free(seen);
 			free(before);
 			return false;
 		}
-		seen[at / 64] |= bit;
+		seen[at[r] / 64] |= bit;
 	}
 	for (size_t w = 0; w < nr_words; w++) {
 		before[w] = sum;
 		sum += (uint32_t)__builtin_popcountll(seen[w]);
 	}
-	a->identity = osc_xmalloc((nr_ids ? nr_ids : 1) * sizeof(*a->identity));
-	for (size_t r = 0; r < a->nr; r++) {
-		const struct osc_agg_row *x = &a->rows[r];
-		uint32_t at = path ? path_place(a, x->path) : text_place(p, x->key);
-
-		a->identity[x->id] =
-			before[at / 64] +
-			(uint32_t)__builtin_popcountll(seen[at / 64] & ((1ull << (at % 64)) - 1));
-	}
+	a->identity = osc_xmalloc_big(nr_ids ? nr_ids : 1, sizeof(*a->identity));
+	for (size_t r = 0; r < a->nr; r++)
+		a->identity[id[r]] =
+			before[at[r] / 64] +
+			(uint32_t)__builtin_popcountll(seen[at[r] / 64] & ((1ull << (at[r] % 64)) - 1));
 	a->nr_identity = a->nr;
 	free(seen);
 	free(before);
@@ -377,12 +387,13 @@ static bool place_by_field(struct osc_agg *a, const struct places *p, size_t nr_
 }
 
 /*
- * Which of words [0, to) of the rows' identities differ between rows, into
- * varies, whether their runs do, and one more than their largest id; one
- * pass over the rows.
+ * One pass over the rows: which of words [0, to) of their identities
+ * differ between rows, into varies; whether their runs do; one more than
+ * their largest id; and where id and at are given, each row's id and its
+ * field_place.
  */
 static void find_varying(const struct osc_agg *a, const struct places *p, int to, bool *varies,
-			 bool *run_varies, size_t *nr_ids)
+			 bool *run_varies, size_t *nr_ids, uint32_t *id, uint32_t *at)
 {
 	uint64_t first[IDENTITY_WORDS];
 
@@ -395,14 +406,36 @@ static void find_varying(const struct osc_agg *a, const struct places *p, int to
 			varies[w] = varies[w] || identity_word(a, p, x, w) != first[w];
 		*run_varies = *run_varies || x->run != a->rows[0].run;
 		*nr_ids = x->id >= *nr_ids ? (size_t)x->id + 1 : *nr_ids;
+		if (at) {
+			id[r] = x->id;
+			at[r] = field_place(a, p, x);
+		}
 	}
+}
+
+/*
+ * The identity by place_by_field when it serves: the words above its field
+ * are read in the same pass as each row's field. *nr_ids: as find_varying.
+ */
+static bool place_by_one_field(struct osc_agg *a, const struct places *p, size_t *nr_ids)
+{
+	uint32_t *id = osc_xmalloc_big(a->nr ? a->nr : 1, sizeof(*id));
+	uint32_t *at = osc_xmalloc_big(a->nr ? a->nr : 1, sizeof(*at));
+	bool varies[2] = { false }, run_varies = false, placed;
+
+	find_varying(a, p, 2, varies, &run_varies, nr_ids, id, at);
+	placed = ((a->keys & OSC_KEY_PATH) ? !run_varies : !varies[0] && !varies[1]) &&
+		 place_by_field(a, p, id, at, *nr_ids);
+	free(id);
+	free(at);
+	return placed;
 }
 
 /*
  * a->identity: per row id, the row's place in the identity order. Words
  * that every row shares are skipped; the others are read once, in row
- * order, then sorted from the least significant on (unless place_by_field
- * serves: then only the words above its field are looked at).
+ * order, then sorted from the least significant on (unless one field
+ * decides it: place_by_one_field).
  */
 static void place_identities(struct osc_agg *a, const struct places *p)
 {
@@ -413,11 +446,9 @@ static void place_identities(struct osc_agg *a, const struct places *p)
 
 	if ((a->keys & OSC_KEY_PATH) && !a->path_place) /* each path's place in a->paths */
 		a->path_place = osc_strtab_places(&a->paths, NULL);
-	find_varying(a, p, 2, varies, &run_varies, &nr_ids);
-	if ((a->keys & OSC_KEY_PATH) ? !run_varies && place_by_field(a, p, nr_ids, true)
-				     : !varies[0] && !varies[1] && place_by_field(a, p, nr_ids, false))
+	if (place_by_one_field(a, p, &nr_ids))
 		return;
-	find_varying(a, p, IDENTITY_WORDS, varies, &run_varies, &nr_ids);
+	find_varying(a, p, IDENTITY_WORDS, varies, &run_varies, &nr_ids, NULL, NULL);
 	for (int w = 0; w < IDENTITY_WORDS; w++) {
 		if (!varies[w])
 			continue;
@@ -486,19 +517,19 @@ static uint64_t dims_key(const struct osc_agg_row *x, int w)
  */
 static void add_up(struct osc_agg *a, const uint32_t *order)
 {
-	double self = 0, dev = 0, *share = osc_xmalloc(2 * (a->nr ? a->nr : 1) * sizeof(*share));
+	double self = 0, dev = 0, *share = osc_xmalloc_big(2 * (a->nr ? a->nr : 1), sizeof(*share));
 
 	for (size_t r = 0; r < a->nr; r++) {
 		share[2 * r] = pct_of(a->rows[r].self, a->host_busy);
 		share[2 * r + 1] = pct_of(a->rows[r].dev, a->device_time);
 	}
 	free(a->cum_pct);
-	a->cum_pct = osc_xmalloc(2 * (a->nr ? a->nr : 1) * sizeof(*a->cum_pct));
+	a->cum_pct = osc_xmalloc_big(2 * (a->nr ? a->nr : 1), sizeof(*a->cum_pct));
 	for (size_t i = 0; i < a->nr; i++) {
 		const double *x = &share[2 * (order ? order[i] : i)];
 
-		self = fmin(100, self + x[0]);
-		dev = fmin(100, dev + x[1]);
+		self = at_most_100(self + x[0]);
+		dev = at_most_100(dev + x[1]);
 		a->cum_pct[2 * i] = self;
 		a->cum_pct[2 * i + 1] = dev;
 	}

@@ -52,22 +52,41 @@ void osc_group_map_direct(struct osc_group_map *m, unsigned direct_key, size_t n
 {
 	m->direct_key = direct_key;
 	m->ndirect = n;
-	m->direct = osc_xmalloc((n ? n : 1) * sizeof(*m->direct));
-	memset(m->direct, 0xff, (n ? n : 1) * sizeof(*m->direct));
+	m->direct = osc_xroom((n ? n : 1) * sizeof(*m->direct));
 }
 
 void osc_group_map_reserve(struct osc_group_map *m, size_t n)
 {
 	if (m->keys || !n)
 		return;
-	m->keys = osc_xcalloc_big(n, sizeof(*m->keys));
-	m->count = osc_xcalloc_big(n, sizeof(*m->count));
+	m->room = n;
+	m->keys = osc_xroom(n * sizeof(*m->keys));
+	m->count = osc_xroom(n * sizeof(*m->count));
 	m->alloc = n;
+}
+
+/* A reserved map, full: its keys and counts moved to the heap, where they grow. */
+static void to_heap(struct osc_group_map *m)
+{
+	struct osc_group_key *keys = osc_xreallocarray(NULL, m->alloc, sizeof(*keys));
+	uint32_t *count = osc_xreallocarray(NULL, m->alloc, sizeof(*count));
+
+	memcpy(keys, m->keys, m->nr * sizeof(*keys));
+	memcpy(count, m->count, m->nr * sizeof(*count));
+	osc_room_free(m->keys, m->room * sizeof(*m->keys));
+	osc_room_free(m->count, m->room * sizeof(*m->count));
+	m->keys = keys;
+	m->count = count;
+	m->room = 0;
 }
 
 static uint32_t add(struct osc_group_map *m, const struct osc_group_key *k)
 {
-	size_t alloc = m->alloc;
+	size_t alloc;
+
+	if (m->room && m->nr == m->alloc)
+		to_heap(m);
+	alloc = m->alloc;
 
 	OSC_GROW(m->keys, m->nr + 1, m->alloc);
 	if (m->alloc != alloc || !m->count) /* count grows with keys, not on every add */
@@ -104,9 +123,9 @@ uint32_t osc_group_map_index(struct osc_group_map *m, const struct osc_group_key
 	size_t i, size = m->nslots ? m->nslots : 64;
 
 	if (d) {
-		if (*d == UINT32_MAX)
-			*d = add(m, k);
-		return *d;
+		if (!*d)
+			*d = add(m, k) + 1;
+		return *d - 1;
 	}
 	while ((m->nr + 1) * 2 > size)
 		size *= 2;
@@ -123,15 +142,20 @@ uint32_t osc_group_map_find(const struct osc_group_map *m, const struct osc_grou
 	const uint32_t *d = direct_slot(m, k);
 
 	if (d)
-		return *d;
+		return *d - 1; /* UINT32_MAX for none */
 	return m->nslots ? m->slots[probe(m, k)] : UINT32_MAX;
 }
 
 void osc_group_map_release(struct osc_group_map *m)
 {
-	free(m->keys);
-	free(m->count);
+	if (m->room) {
+		osc_room_free(m->keys, m->room * sizeof(*m->keys));
+		osc_room_free(m->count, m->room * sizeof(*m->count));
+	} else {
+		free(m->keys);
+		free(m->count);
+	}
 	free(m->slots);
-	free(m->direct);
+	osc_room_free(m->direct, (m->ndirect ? m->ndirect : 1) * sizeof(*m->direct));
 	memset(m, 0, sizeof(*m));
 }

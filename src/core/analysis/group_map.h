@@ -42,20 +42,22 @@ struct osc_group_map {
 	struct osc_group_key *keys;
 	uint32_t *count;     /* per group: events in it */
 	size_t nr, alloc;
+	size_t room;         /* reserved: the groups keys and count have room for (osc_xroom) */
 	uint32_t *slots;     /* group index, UINT32_MAX = empty */
 	size_t nslots;       /* power of two, at least twice nr */
 	unsigned direct_key; /* OSC_KEY_NAME, _RUN, _PATH, _CATEGORY or _NAME | _SHAPE; 0: none */
-	uint32_t *direct;    /* id -> group index, UINT32_MAX = none yet */
+	uint32_t *direct;    /* id -> group index + 1, 0 = none yet (room: osc_xroom) */
 	size_t ndirect;
 };
 
 /* Look keys up by a table of n ids of the field that direct_key names. */
 void osc_group_map_direct(struct osc_group_map *m, unsigned direct_key, size_t n);
 /*
- * Room for n groups in all (a bound known before the first is added): taken
- * at once, in whole huge pages where the system gives them, where a map
- * growing to a million groups would copy its keys at every step of its
- * growth.
+ * Room for n groups (a bound known before the first is added, e.g. the
+ * events to be grouped), where a map growing to a million groups would copy
+ * its keys at every step of its growth: room (osc_xroom) of which only the
+ * part used is ever touched. A map that outgrows it moves
+ * to the heap and grows there.
  */
 void osc_group_map_reserve(struct osc_group_map *m, size_t n);
 /* Index of key k, added (with count 0) when new. Invalidates m->keys and m->count. */

@@ -58,11 +58,9 @@ void *osc_xcalloc(size_t nmemb, size_t size)
 
 #define HUGE_PAGE ((uintptr_t)2 << 20)
 
-void *osc_xcalloc_big(size_t nmemb, size_t size)
+/* Ask for the whole huge pages inside block p of size bytes (its ends share pages with others). */
+static void *advise_huge(void *p, size_t bytes)
 {
-	void *p = osc_xcalloc(nmemb, size);
-	size_t bytes = (nmemb ? nmemb : 1) * (size ? size : 1);
-	/* the whole huge pages inside the block: its ends share pages with others */
 	uintptr_t from = ((uintptr_t)p + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
 	uintptr_t to = ((uintptr_t)p + bytes) & ~(HUGE_PAGE - 1);
 
@@ -71,6 +69,41 @@ void *osc_xcalloc_big(size_t nmemb, size_t size)
 		madvise((void *)from, to - from, MADV_HUGEPAGE);
 #endif
 	return p;
+}
+
+void *osc_xcalloc_big(size_t nmemb, size_t size)
+{
+	return advise_huge(osc_xcalloc(nmemb, size), (nmemb ? nmemb : 1) * (size ? size : 1));
+}
+
+void *osc_xmalloc_big(size_t nmemb, size_t size)
+{
+	if (size && nmemb > SIZE_MAX / size)
+		out_of_memory(SIZE_MAX);
+	return advise_huge(osc_xmalloc(nmemb * size), (nmemb ? nmemb : 1) * (size ? size : 1));
+}
+
+/* Room from this many bytes on is a mapping of its own (osc_xroom); below, calloc's. */
+#define ROOM_MAPPED_FROM ((size_t)1 << 20)
+
+void *osc_xroom(size_t bytes)
+{
+	void *p;
+
+	if (bytes < ROOM_MAPPED_FROM)
+		return osc_xcalloc(1, bytes);
+	p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		out_of_memory(bytes);
+	return advise_huge(p, bytes);
+}
+
+void osc_room_free(void *p, size_t bytes)
+{
+	if (bytes < ROOM_MAPPED_FROM)
+		free(p);
+	else if (p)
+		munmap(p, bytes);
 }
 
 void *osc_xrealloc(void *ptr, size_t size)
