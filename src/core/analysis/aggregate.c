@@ -230,21 +230,29 @@ static struct osc_op_cost cost_of(const struct agg_ctx *c, uint32_t ev)
 	return n != OSC_NONE ? c->cost[n] : (struct osc_op_cost){ 0 };
 }
 
-/* Add costs c to the sums in *to. */
-static void add_sum(struct osc_op_cost *to, const struct osc_op_cost *c)
+/*
+ * Add costs c to the sums in *to; first: *to holds none yet, and is written
+ * without being read (a fresh page read before it is written costs a second
+ * fault, and a flush of every core's TLB).
+ */
+static void add_sum(struct osc_op_cost *to, const struct osc_op_cost *c, bool first)
 {
+	if (first) {
+		*to = *c;
+		return;
+	}
 	to->self = osc_sat_add(to->self, c->self);
 	to->dev = osc_sat_add(to->dev, c->dev);
 	to->dev_total = osc_sat_add(to->dev_total, c->dev_total);
 	to->kernels += c->kernels;
 }
 
-/* Add the costs of host op ev to group g's sums. */
+/* Add the costs of host op ev to group g's sums (before g counts it). */
 static void add_cost(struct slice *s, uint32_t g, uint32_t ev)
 {
 	struct osc_op_cost c = cost_of(s->c, ev);
 
-	add_sum(&s->sum[g], &c);
+	add_sum(&s->sum[g], &c, !s->map.count[g]);
 }
 
 /* Thread i: select, key and count its slice's briefs, and list them unless all_ops. */
@@ -282,9 +290,9 @@ static void scan_slice(void *arg, size_t i)
 				continue;
 		}
 		g = osc_group_map_index(&s->map, &k);
-		s->map.count[g]++;
 		if (s->costs)
 			add_cost(s, g, b->event);
+		s->map.count[g]++;
 		if (s->pick) {
 			s->pick[s->nr] = (uint32_t)j;
 			s->gid[s->nr++] = g;
@@ -335,7 +343,7 @@ static void scan(const struct agg_ctx *c, enum osc_kind kind, unsigned keys, boo
 		merged += sc->s[i].map.nr;
 	osc_group_map_reserve(&sc->map, merged); /* at most the slices' groups */
 	if (n && sc->s[0].costs)
-		sc->sum = osc_xcalloc_big(merged ? merged : 1, sizeof(*sc->sum));
+		sc->sum = osc_xmalloc_big(merged ? merged : 1, sizeof(*sc->sum));
 	for (size_t i = 0; i < n; i++) {
 		struct slice *s = &sc->s[i];
 
@@ -344,9 +352,9 @@ static void scan(const struct agg_ctx *c, enum osc_kind kind, unsigned keys, boo
 			uint32_t to = osc_group_map_index(&sc->map, &s->map.keys[g]);
 
 			s->global[g] = to;
-			sc->map.count[to] += s->map.count[g];
 			if (sc->sum)
-				add_sum(&sc->sum[to], &s->sum[g]);
+				add_sum(&sc->sum[to], &s->sum[g], !sc->map.count[to]);
+			sc->map.count[to] += s->map.count[g];
 		}
 		osc_filter_cache_release(&s->fc);
 		sc->busy = osc_sat_add(sc->busy, s->busy);

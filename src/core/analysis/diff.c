@@ -577,7 +577,9 @@ static bool sum_by_tree(struct osc_diff *d, const struct side_costs *c, int s)
 			row_of_node[n] = (uint32_t)r + 1;
 		}
 	}
-	sum = osc_xcalloc(d->nr ? d->nr : 1, sizeof(*sum));
+	/* zeroed by writing: a fresh page read before it is written costs a second fault */
+	sum = osc_xmalloc_big(d->nr ? d->nr : 1, sizeof(*sum));
+	memset(sum, 0, (d->nr ? d->nr : 1) * sizeof(*sum));
 	for (size_t n = 0; n < tree->nr; n++) {
 		uint32_t r;
 

@@ -52,7 +52,9 @@ void osc_group_map_direct(struct osc_group_map *m, unsigned direct_key, size_t n
 {
 	m->direct_key = direct_key;
 	m->ndirect = n;
-	m->direct = osc_xroom((n ? n : 1) * sizeof(*m->direct));
+	/* written whole first: a page read before it is written costs a second fault */
+	m->direct = osc_xmalloc_big(n ? n : 1, sizeof(*m->direct));
+	memset(m->direct, 0xff, (n ? n : 1) * sizeof(*m->direct));
 }
 
 void osc_group_map_reserve(struct osc_group_map *m, size_t n)
@@ -123,9 +125,9 @@ uint32_t osc_group_map_index(struct osc_group_map *m, const struct osc_group_key
 	size_t i, size = m->nslots ? m->nslots : 64;
 
 	if (d) {
-		if (!*d)
-			*d = add(m, k) + 1;
-		return *d - 1;
+		if (*d == UINT32_MAX)
+			*d = add(m, k);
+		return *d;
 	}
 	while ((m->nr + 1) * 2 > size)
 		size *= 2;
@@ -142,7 +144,7 @@ uint32_t osc_group_map_find(const struct osc_group_map *m, const struct osc_grou
 	const uint32_t *d = direct_slot(m, k);
 
 	if (d)
-		return *d - 1; /* UINT32_MAX for none */
+		return *d;
 	return m->nslots ? m->slots[probe(m, k)] : UINT32_MAX;
 }
 
@@ -156,6 +158,6 @@ void osc_group_map_release(struct osc_group_map *m)
 		free(m->count);
 	}
 	free(m->slots);
-	osc_room_free(m->direct, (m->ndirect ? m->ndirect : 1) * sizeof(*m->direct));
+	free(m->direct);
 	memset(m, 0, sizeof(*m));
 }

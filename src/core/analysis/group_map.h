@@ -46,7 +46,7 @@ struct osc_group_map {
 	uint32_t *slots;     /* group index, UINT32_MAX = empty */
 	size_t nslots;       /* power of two, at least twice nr */
 	unsigned direct_key; /* OSC_KEY_NAME, _RUN, _PATH, _CATEGORY or _NAME | _SHAPE; 0: none */
-	uint32_t *direct;    /* id -> group index + 1, 0 = none yet (room: osc_xroom) */
+	uint32_t *direct;    /* id -> group index, UINT32_MAX = none yet */
 	size_t ndirect;
 };
 
