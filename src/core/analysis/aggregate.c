@@ -247,14 +247,6 @@ static void add_sum(struct osc_op_cost *to, const struct osc_op_cost *c, bool fi
 	to->kernels += c->kernels;
 }
 
-/* Add the costs of host op ev to group g's sums (before g counts it). */
-static void add_cost(struct slice *s, uint32_t g, uint32_t ev)
-{
-	struct osc_op_cost c = cost_of(s->c, ev);
-
-	add_sum(&s->sum[g], &c, !s->map.count[g]);
-}
-
 /* Thread i: select, key and count its slice's briefs, and list them unless all_ops. */
 static void scan_slice(void *arg, size_t i)
 {
@@ -268,6 +260,7 @@ static void scan_slice(void *arg, size_t i)
 	for (size_t j = s->from; j < s->to; j++) {
 		const struct osc_brief *b = &s->b[j];
 		struct osc_group_key k;
+		struct osc_op_cost cost = { 0 };
 		uint32_t g;
 
 		/* a kernel's launching op is a random place in the event table */
@@ -277,8 +270,10 @@ static void scan_slice(void *arg, size_t i)
 
 		if (c->sel && !osc_runsel_has_event(c->sel, c->runs, b->event))
 			continue;
-		if (s->costs)
-			s->busy = osc_sat_add(s->busy, cost_of(c, b->event).self);
+		if (s->costs) {
+			cost = cost_of(c, b->event);
+			s->busy = osc_sat_add(s->busy, cost.self);
+		}
 		if (!s->all_ops && c->q->only && !c->q->only[b->event])
 			continue;
 		if (!in_selection(s, b) || !make_key(s, b, &k))
@@ -291,7 +286,7 @@ static void scan_slice(void *arg, size_t i)
 		}
 		g = osc_group_map_index(&s->map, &k);
 		if (s->costs)
-			add_cost(s, g, b->event);
+			add_sum(&s->sum[g], &cost, !s->map.count[g]);
 		s->map.count[g]++;
 		if (s->pick) {
 			s->pick[s->nr] = (uint32_t)j;
