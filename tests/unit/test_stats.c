@@ -1,4 +1,4 @@
-/* test_stats.c - durations' statistics: percentiles of long rows against a sort. */
+/* test_stats.c - durations' statistics: percentiles of long and short rows against a sort. */
 #include <criterion/criterion.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -46,6 +46,22 @@ static int64_t value(int d, size_t i, size_t n, uint64_t *s)
 }
 
 /*
+ * Fill v and sorted with row d of n values (sorted then put in order), compute
+ * v's statistics into *s and expect the sorted row's percentiles, to the bit.
+ */
+static void expect_sorted_percentiles(int64_t *v, int64_t *sorted, size_t n, int d,
+				      uint64_t *seed, struct osc_stats *s)
+{
+	for (size_t i = 0; i < n; i++)
+		v[i] = sorted[i] = value(d, i, n, seed);
+	qsort(sorted, n, sizeof(*sorted), by_value);
+	osc_stats_compute(v, n, s);
+	cr_expect_eq(s->p50, osc_stats_percentile_sorted(sorted, n, 0.50), "n %zu d %d", n, d);
+	cr_expect_eq(s->p90, osc_stats_percentile_sorted(sorted, n, 0.90), "n %zu d %d", n, d);
+	cr_expect_eq(s->p99, osc_stats_percentile_sorted(sorted, n, 0.99), "n %zu d %d", n, d);
+}
+
+/*
  * The percentiles of rows long enough to be found by their sample's
  * brackets are those of the sorted row, to the bit, whatever the values.
  */
@@ -61,16 +77,7 @@ Test(stats, long_rows_percentiles_match_a_sort)
 		for (int d = 0; d < 8; d++) {
 			struct osc_stats s;
 
-			for (size_t i = 0; i < n; i++)
-				v[i] = sorted[i] = value(d, i, n, &seed);
-			qsort(sorted, n, sizeof(*sorted), by_value);
-			osc_stats_compute(v, n, &s);
-			cr_expect_eq(s.p50, osc_stats_percentile_sorted(sorted, n, 0.50), "n %zu d %d",
-				     n, d);
-			cr_expect_eq(s.p90, osc_stats_percentile_sorted(sorted, n, 0.90), "n %zu d %d",
-				     n, d);
-			cr_expect_eq(s.p99, osc_stats_percentile_sorted(sorted, n, 0.99), "n %zu d %d",
-				     n, d);
+			expect_sorted_percentiles(v, sorted, n, d, &seed, &s);
 			cr_expect_eq(s.min, sorted[0]);
 			cr_expect_eq(s.max, sorted[n - 1]);
 		}
@@ -96,21 +103,12 @@ Test(stats, short_rows_match_a_sort)
 			int64_t v[40], sorted[40];
 			double mean = 0, sq = 0;
 
-			for (size_t i = 0; i < n; i++)
-				v[i] = sorted[i] = value(d, i, n, &seed);
-			qsort(sorted, n, sizeof(*sorted), by_value);
+			expect_sorted_percentiles(v, sorted, n, d, &seed, &s);
 			for (size_t i = 0; i < n; i++)
 				mean += (double)sorted[i] / (double)n;
 			for (size_t i = 0; i < n; i++)
 				sq += ((double)sorted[i] - mean) * ((double)sorted[i] - mean);
-			osc_stats_compute(v, n, &s);
 			cr_expect_eq(s.count, n);
-			cr_expect_eq(s.p50, osc_stats_percentile_sorted(sorted, n, 0.50), "n %zu d %d",
-				     n, d);
-			cr_expect_eq(s.p90, osc_stats_percentile_sorted(sorted, n, 0.90), "n %zu d %d",
-				     n, d);
-			cr_expect_eq(s.p99, osc_stats_percentile_sorted(sorted, n, 0.99), "n %zu d %d",
-				     n, d);
 			if (n == 1)
 				cr_expect(s.stddev == 0 && s.mean == (double)sorted[0], "d %d", d);
 			else if (d != 6) /* the extremes' squares overflow a double's sum */
