@@ -300,8 +300,9 @@ static void scan_slice(void *arg, size_t i)
  * threads, else one per EVENTS_PER_THREAD events up to the number of cores,
  * then the slices' maps merged into sc->map in slice order, their cost sums
  * (in whole huge pages: a million groups' are 32 MB) and busy time with
- * them. direct (when not 0): the key field of a direct table of ndirect ids for every map
- * (osc_group_map_direct).
+ * them. Each slice's map has room for a group per brief (osc_xroom: only
+ * what is used is touched). direct (when not 0): the key field of a direct
+ * table of ndirect ids for every map (osc_group_map_direct).
  */
 static void scan(const struct agg_ctx *c, enum osc_kind kind, unsigned keys, bool all_ops,
 		 unsigned direct, size_t ndirect, struct scan *sc)
@@ -359,12 +360,14 @@ static void scan(const struct agg_ctx *c, enum osc_kind kind, unsigned keys, boo
 static void scan_release(struct scan *sc)
 {
 	for (size_t i = 0; i < sc->nr; i++) {
-		free(sc->s[i].pick);
-		free(sc->s[i].gid);
-		free(sc->s[i].global);
-		free(sc->s[i].cursor);
-		osc_room_free(sc->s[i].sum, (sc->s[i].to - sc->s[i].from + 1) * sizeof(*sc->s[i].sum));
-		osc_group_map_release(&sc->s[i].map);
+		struct slice *s = &sc->s[i];
+
+		free(s->pick);
+		free(s->gid);
+		free(s->global);
+		free(s->cursor);
+		osc_room_free(s->sum, (s->to - s->from + 1) * sizeof(*s->sum));
+		osc_group_map_release(&s->map);
 	}
 	free(sc->s);
 	free(sc->sum);

@@ -376,10 +376,11 @@ static bool place_by_field(struct osc_agg *a, const struct places *p, const uint
 		sum += (uint32_t)__builtin_popcountll(seen[w]);
 	}
 	a->identity = osc_xmalloc_big(nr_ids ? nr_ids : 1, sizeof(*a->identity));
-	for (size_t r = 0; r < a->nr; r++)
-		a->identity[id[r]] =
-			before[at[r] / 64] +
-			(uint32_t)__builtin_popcountll(seen[at[r] / 64] & ((1ull << (at[r] % 64)) - 1));
+	for (size_t r = 0; r < a->nr; r++) {
+		uint64_t below = seen[at[r] / 64] & ((1ull << (at[r] % 64)) - 1);
+
+		a->identity[id[r]] = before[at[r] / 64] + (uint32_t)__builtin_popcountll(below);
+	}
 	a->nr_identity = a->nr;
 	free(seen);
 	free(before);

@@ -56,8 +56,8 @@ void osc_group_map_direct(struct osc_group_map *m, unsigned direct_key, size_t n
  * Room for n groups (a bound known before the first is added, e.g. the
  * events to be grouped), where a map growing to a million groups would copy
  * its keys at every step of its growth: room (osc_xroom) of which only the
- * part used is ever touched. A map that outgrows it moves
- * to the heap and grows there.
+ * part used is ever touched. A map that outgrows it moves to the heap and
+ * grows there.
  */
 void osc_group_map_reserve(struct osc_group_map *m, size_t n);
 /* Index of key k, added (with count 0) when new. Invalidates m->keys and m->count. */
