@@ -247,6 +247,12 @@ static void add_sum(struct osc_op_cost *to, const struct osc_op_cost *c, bool fi
 	to->kernels += c->kernels;
 }
 
+/* The bytes of slice s's room for cost sums (osc_xroom): a group per brief at most. */
+static size_t sum_room(const struct slice *s)
+{
+	return (s->to - s->from + 1) * sizeof(*s->sum);
+}
+
 /* Thread i: select, key and count its slice's briefs, and list them unless all_ops. */
 static void scan_slice(void *arg, size_t i)
 {
@@ -256,7 +262,7 @@ static void scan_slice(void *arg, size_t i)
 
 	s->pick = s->all_ops ? NULL : osc_xmalloc((s->to - s->from + 1) * sizeof(*s->pick));
 	s->gid = s->all_ops ? NULL : osc_xmalloc((s->to - s->from + 1) * sizeof(*s->gid));
-	s->sum = s->costs ? osc_xroom((s->to - s->from + 1) * sizeof(*s->sum)) : NULL;
+	s->sum = s->costs ? osc_xroom(sum_room(s)) : NULL;
 	for (size_t j = s->from; j < s->to; j++) {
 		const struct osc_brief *b = &s->b[j];
 		struct osc_group_key k;
@@ -366,7 +372,7 @@ static void scan_release(struct scan *sc)
 		free(s->gid);
 		free(s->global);
 		free(s->cursor);
-		osc_room_free(s->sum, (s->to - s->from + 1) * sizeof(*s->sum));
+		osc_room_free(s->sum, sum_room(s));
 		osc_group_map_release(&s->map);
 	}
 	free(sc->s);

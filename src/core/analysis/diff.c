@@ -198,6 +198,13 @@ struct labels_of {
 	size_t row;                  /* pairs: the row of the last one asked */
 };
 
+/* The text "label[n]" of occurrence n of label into buf (OCC_LABEL_SIZE bytes). */
+static const char *occurrence_text(const struct osc_diff *d, osc_str label, size_t n, char *buf)
+{
+	snprintf(buf, OCC_LABEL_SIZE, "%s[%zu]", osc_strtab_get(&d->keys, label), n);
+	return buf;
+}
+
 /* Label i into buf (OCC_LABEL_SIZE bytes); NULL for a row without a member. */
 static const char *label_text(const struct osc_diff *d, struct labels_of *l, size_t i, char *buf)
 {
@@ -215,9 +222,7 @@ static const char *label_text(const struct osc_diff *d, struct labels_of *l, siz
 	default: /* the pairs are asked in order */
 		while (l->o->first[l->row + 1] <= i)
 			l->row++;
-		snprintf(buf, OCC_LABEL_SIZE, "%s[%zu]",
-			 osc_strtab_get(&d->keys, l->row_lab[l->row]), i - l->o->first[l->row]);
-		return buf;
+		return occurrence_text(d, l->row_lab[l->row], i - l->o->first[l->row], buf);
 	}
 }
 
@@ -287,11 +292,8 @@ static osc_str occurrence_label(struct osc_diff *d, struct osc_i64map *memo, osc
 	uint32_t *slot = osc_i64map_slot(memo, osc_i64map_pair(label, n));
 	char occ_label[OCC_LABEL_SIZE];
 
-	if (*slot == OSC_I64MAP_EMPTY) {
-		snprintf(occ_label, sizeof(occ_label), "%s[%u]", osc_strtab_get(&d->keys, label),
-			 n);
-		*slot = intern(d, occ_label);
-	}
+	if (*slot == OSC_I64MAP_EMPTY)
+		*slot = intern(d, occurrence_text(d, label, n, occ_label));
 	return *slot;
 }
 

@@ -78,9 +78,8 @@ void *osc_xcalloc_big(size_t nmemb, size_t size)
 
 void *osc_xmalloc_big(size_t nmemb, size_t size)
 {
-	if (size && nmemb > SIZE_MAX / size)
-		out_of_memory(SIZE_MAX);
-	return advise_huge(osc_xmalloc(nmemb * size), (nmemb ? nmemb : 1) * (size ? size : 1));
+	return advise_huge(osc_xreallocarray(NULL, nmemb, size),
+			   (nmemb ? nmemb : 1) * (size ? size : 1));
 }
 
 /* Room from this many bytes on is a mapping of its own (osc_xroom); below, calloc's. */
