@@ -360,26 +360,37 @@ static void add_to(struct osc_trace *tr, int idx)
 }
 
 /*
- * Parts sorted apart and merged (on two threads, giving pages back: 750k events) equal one
- * stable sort of the whole in file order: events, strings, threads, args.
+ * Parts sorted apart and merged (on two threads, giving pages back: 750k
+ * events) equal one stable sort of the whole in file order: events,
+ * strings, threads, args. With own_first, the first part is t's own events
+ * (added to t unsorted, taken by osc_trace_take_own_part).
  */
-Test(trace, merged_parts_equal_the_stable_sort)
+static void expect_merge_equals_the_stable_sort(bool own_first)
 {
 	enum { PARTS = 5, PER = 150000 };
 	struct osc_trace part[PARTS], whole;
 	struct osc_trace_part taken[PARTS];
+	struct osc_sort_scratch scratch = { 0 };
 
 	osc_trace_init(&whole);
 	for (int p = 0; p < PARTS; p++) {
+		struct osc_trace *to = own_first && !p ? &t : &part[p];
+
 		osc_trace_init(&part[p]);
 		for (int i = 0; i < PER; i++) {
-			add_to(&part[p], p * PER + i);
+			add_to(to, p * PER + i);
 			add_to(&whole, p * PER + i);
 		}
-		osc_trace_sort(&part[p]);
+		if (to == &part[p])
+			osc_trace_sort(&part[p]);
 	}
 	osc_trace_sort(&whole);
-	for (int p = 0; p < PARTS; p++) {
+	if (own_first) {
+		osc_trace_take_own_part(&t, &scratch, &taken[0]);
+		cr_assert_eq(t.nr_events, 0);
+		osc_sort_scratch_release(&scratch);
+	}
+	for (int p = own_first; p < PARTS; p++) {
 		osc_str *str = malloc(part[p].strs.count * sizeof(*str));
 		uint32_t *thread = malloc(part[p].nr_threads * sizeof(*thread));
 
@@ -391,8 +402,9 @@ Test(trace, merged_parts_equal_the_stable_sort)
 						     str[part[p].threads[i].tid]);
 		osc_trace_take_part(&t, &part[p], str, thread, NULL, &taken[p]);
 		cr_assert_eq(part[p].nr_events, 0);
-		osc_trace_release(&part[p]);
 	}
+	for (int p = 0; p < PARTS; p++)
+		osc_trace_release(&part[p]);
 	osc_trace_merge_parts(&t, taken, PARTS);
 	cr_assert_eq(t.nr_events, whole.nr_events);
 	for (size_t i = 0; i < t.nr_events; i++) {
@@ -408,6 +420,17 @@ Test(trace, merged_parts_equal_the_stable_sort)
 	}
 	cr_expect_eq(t.threads[0].nr_events + t.threads[1].nr_events, t.nr_events);
 	osc_trace_release(&whole);
+}
+
+Test(trace, merged_parts_equal_the_stable_sort)
+{
+	expect_merge_equals_the_stable_sort(false);
+}
+
+/* A loader's own events (the start of a stream) merged first with the parts of the rest. */
+Test(trace, own_part_and_parts_merged_equal_the_stable_sort)
+{
+	expect_merge_equals_the_stable_sort(true);
 }
 
 /*

@@ -583,6 +583,15 @@ void osc_trace_sort_in(struct osc_trace *t, struct osc_sort_scratch *s);
 void osc_sort_scratch_release(struct osc_sort_scratch *s);
 
 /*
+ * Take t's own events, sorted here (in s's memory), out as a part for
+ * osc_trace_merge_parts (its ids are t's already): a loader that parsed the
+ * start of a file itself and the rest on other cores merges them all in
+ * one pass. t keeps no events.
+ */
+void osc_trace_take_own_part(struct osc_trace *t, struct osc_sort_scratch *s,
+			     struct osc_trace_part *out);
+
+/*
  * Move the flow events (ph s, t, f) out of t->events into t->flows, in
  * model order, each with its place among them all (osc_flow.at). Loaders
  * call it once, after the sort; the events keep their order.

@@ -305,12 +305,16 @@ enum osc_status osc_chrome_parallel_events(struct chrome *ch, const char **pp)
 	enum osc_status st = OSC_OK;
 
 	par.nr = make_cuts(&par, p, end, cpus);
-	par.parts = osc_xcalloc(par.nr, sizeof(*par.parts));
+	par.parts = osc_xcalloc(par.nr + 1, sizeof(*par.parts));
 	pthread_mutex_init(&par.lock, NULL);
 	pthread_cond_init(&par.cond, NULL);
 	for (size_t i = 1; i < cpus && i < par.nr; i++)
 		if (!pthread_create(&th[nthreads], NULL, worker, &par))
 			nthreads++;
+	/* The events parsed before (the start of a stream decoded meanwhile) are
+	   sorted while the workers parse, and merged with theirs in one pass. */
+	if (ch->t->nr_events)
+		osc_trace_take_own_part(ch->t, &scratch, &par.parts[par.nr_parts++]);
 	/* This thread parses too, and merges the trusted chain as it completes. */
 	pthread_mutex_lock(&par.lock);
 	for (;;) {

@@ -946,6 +946,24 @@ static enum osc_status gz_take_spooled(struct osc_input *in, struct gz_pipe *gp,
 	return OSC_OK;
 }
 
+bool osc_input_poll(struct osc_input *in)
+{
+	struct gz_pipe *gp = in->pipe;
+	bool more;
+
+	if (!gp || gp->stop || !in->stable || !in->spool)
+		return false;
+	pthread_mutex_lock(&gp->lock);
+	more = gp->spooled > in->spool_len || (gp->spool_end && !in->eof);
+	/* A stream that ended badly is left to osc_input_more, which reports it. */
+	if (!more || (gp->spool_end && gp->spool_st != OSC_OK)) {
+		pthread_mutex_unlock(&gp->lock);
+		return false;
+	}
+	gz_take_spooled(in, gp, NULL);
+	return true;
+}
+
 /* More decompressed bytes into the window: spooled ones, or the next block. */
 static enum osc_status gz_next(struct osc_input *in, const char *subject, struct osc_error *err)
 {

@@ -140,6 +140,13 @@ enum osc_status osc_input_more(struct osc_input *in, size_t keep, const char *su
 			       struct osc_error *err);
 
 /*
+ * Without waiting, the window takes in what a spooling decoder thread wrote
+ * since (in place: nothing moves, pointers into the window stay valid), and
+ * eof once it ended well. True when the window grew or reached eof.
+ */
+bool osc_input_poll(struct osc_input *in);
+
+/*
  * Bytes [from, to) of a stable window (offsets into it) are parsed (by a
  * helper thread): the whole pages of a mapped file are given back (the
  * spool's are kept: they are the only copy). Safe from any thread.

@@ -61,6 +61,19 @@ void osc_trace_take_part(struct osc_trace *t, struct osc_trace *s, osc_str *str,
 	s->nr_events = s->alloc_events = s->flows_in_events = 0;
 }
 
+void osc_trace_take_own_part(struct osc_trace *t, struct osc_sort_scratch *s,
+			     struct osc_trace_part *out)
+{
+	osc_trace_sort_in(t, s);
+	*out = (struct osc_trace_part){ .events = t->events, .args_off = t->args_off,
+					.extras = t->extras, .nr = t->nr_events,
+					.nr_flows = t->flows_in_events };
+	t->events = NULL;
+	t->args_off = NULL;
+	t->extras = NULL;
+	t->nr_events = t->alloc_events = t->flows_in_events = 0;
+}
+
 /* Give back the whole pages of base[from .. to) (elements of size bytes). */
 static void give_back(void *base, size_t size, size_t from, size_t to)
 {
