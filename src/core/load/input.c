@@ -45,7 +45,8 @@
  * window grows over them without a copy or a hand-over, so decompression runs
  * ahead of parsing and the events left when it ends are parsed on all cores.
  * When the reservation is full the thread asks for room (want_room) and waits
- * for the parser's next osc_input_more, which moves it (mremap). Without a
+ * for the parser's next osc_input_more or osc_input_poll, which moves it
+ * (mremap). Without a
  * spool (a buffer input, or no memory could be reserved) blocks are handed
  * over one at a time, double buffered; so are the rest of them when the spool
  * cannot grow (past half the memory, where a file on a bigger disk used to
@@ -923,6 +924,24 @@ static enum osc_status gz_inline(struct osc_input *in, const char *subject, stru
 }
 
 /*
+ * The thread waits for a larger spool (it writes nothing meanwhile): the
+ * spool grows, and may move (the window follows), or when it cannot, the
+ * window goes on in a buffer. Called with the lock held.
+ */
+static void give_room(struct osc_input *in, struct gz_pipe *gp)
+{
+	if (spool_grow(in, gp->cap + 1)) {
+		gp->mem = in->spool;
+		gp->cap = in->spool_cap;
+	} else {
+		gp->no_room = true;
+		spool_give_up(in);
+	}
+	gp->want_room = false;
+	pthread_cond_broadcast(&gp->cond);
+}
+
+/*
  * The window takes in what the thread spooled since the last call (called
  * with the lock held, which it releases).
  */
@@ -954,6 +973,13 @@ bool osc_input_poll(struct osc_input *in)
 	if (!gp || gp->stop || !in->stable || !in->spool)
 		return false;
 	pthread_mutex_lock(&gp->lock);
+	if (gp->want_room) {
+		give_room(in, gp);
+		if (!in->stable) {
+			pthread_mutex_unlock(&gp->lock);
+			return false;
+		}
+	}
 	more = gp->spooled > in->spool_len || (gp->spool_end && !in->eof);
 	/* A stream that ended badly is left to osc_input_more, which reports it. */
 	if (!more || (gp->spool_end && gp->spool_st != OSC_OK)) {
@@ -982,16 +1008,7 @@ static enum osc_status gz_next(struct osc_input *in, const char *subject, struct
 			if (gp->spooled > in->spool_len || gp->spool_end)
 				return gz_take_spooled(in, gp, err);
 			if (gp->want_room) {
-				/* The thread waits (it writes nothing): the spool may move. */
-				if (spool_grow(in, gp->cap + 1)) {
-					gp->mem = in->spool;
-					gp->cap = in->spool_cap;
-				} else {
-					gp->no_room = true;
-					spool_give_up(in);
-				}
-				gp->want_room = false;
-				pthread_cond_broadcast(&gp->cond);
+				give_room(in, gp);
 				continue;
 			}
 		} else if (gp->nfull) {

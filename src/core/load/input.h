@@ -141,8 +141,9 @@ enum osc_status osc_input_more(struct osc_input *in, size_t keep, const char *su
 
 /*
  * Without waiting, the window takes in what a spooling decoder thread wrote
- * since (in place: nothing moves, pointers into the window stay valid), and
- * eof once it ended well. True when the window grew or reached eof.
+ * since, and eof once it ended well; a decoder waiting for room gets it. The
+ * window may move (pointers into it are invalid). True when the window grew
+ * or reached eof.
  */
 bool osc_input_poll(struct osc_input *in);
 

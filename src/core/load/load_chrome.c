@@ -1025,7 +1025,8 @@ static enum osc_status walk(struct chrome *ch)
 			pos = (size_t)(p - in->data);
 			if (in->base + pos >= ch->next_tick) {
 				ch->next_tick = in->base + pos + TICK_STEP;
-				/* Once the decoder is done, the rest can parse on every core. */
+				/* A decoder waiting for room gets it; once it is done, the rest
+				   can parse on every core. The window may move: p follows pos. */
 				osc_input_poll(in);
 				osc_input_consumed(in, pos);
 				lc->parsed = in->base + pos;
