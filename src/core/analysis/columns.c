@@ -332,7 +332,10 @@ const char *osc_columns_did_you_mean(const struct osc_column *cols, size_t nr, c
 {
 	const char *best = osc_columns_suggest(cols, nr, s);
 
-	snprintf(buf, size, best ? ", did you mean '%s'?" : "", best);
+	if (best)
+		snprintf(buf, size, ", did you mean '%s'?", best);
+	else if (size)
+		buf[0] = '\0';
 	return buf;
 }
 

@@ -63,7 +63,7 @@ struct osc_sum_row *osc_rank_rows(const struct osc_summary *s, const struct osc_
 
 	memset(row_of, 0xff, (nr_ids ? nr_ids : 1) * sizeof(*row_of));
 	for (uint32_t run = 0; run < s->nr_runs; run++) {
-		size_t first, m = sel->on[run] ? osc_summary_rows_of(s, l, run, &first) : 0;
+		size_t first = 0, m = sel->on[run] ? osc_summary_rows_of(s, l, run, &first) : 0;
 
 		for (size_t i = first; m && i < first + m; i++) {
 			const struct osc_sum_row *x = &s->rows[i];
