@@ -1708,6 +1708,31 @@ Test(load, gzip_members_on_a_pipe, .timeout = 120)
 	free(z);
 }
 
+/*
+ * Plain text on standard input, read on a thread of its own while the
+ * parser reads what came (the rest parsed on all cores once the writer is
+ * done): the file's model, its bytes counted once.
+ */
+Test(load, plain_text_on_a_pipe, .timeout = 120)
+{
+	size_t len;
+	char *s = shard_trace(120000, &len);
+	struct osc_trace plain;
+
+	osc_trace_init(&plain);
+	cr_assert_eq(osc_load_buffer("p.json", s, len, NULL, &plain, &err), OSC_OK);
+	for (int i = 0; i < 2; i++) {
+		cr_assert_eq(load_pipe((const unsigned char *)s, len), OSC_OK, "%s", err.message);
+		cr_assert_eq(t.input_bytes, len);
+		cr_assert_eq(t.file_bytes, len);
+		cr_assert_null(t.compression);
+		cr_assert_not_null(t.args_src);
+		expect_same_model(&plain, &t);
+	}
+	osc_trace_release(&plain);
+	free(s);
+}
+
 /* Inputs the fuzzer once crashed on: they load or fail cleanly. */
 static int load_crasher(const char *path, const struct stat *sb, int type, struct FTW *ftw)
 {

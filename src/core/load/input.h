@@ -5,7 +5,8 @@
  * pages already parsed are given back to the kernel as parsing moves on.
  * gzip and zstd (sniffed by their magic bytes) are decompressed on their own
  * thread straight into anonymous memory (reserved large, grown by mremap)
- * while the parser reads what is there; standard input is copied there. Those
+ * while the parser reads what is there; plain standard input (or a pipe) is
+ * read there on such a thread too. Those
  * bytes keep stable offsets like a mapped file's (args are kept as byte
  * ranges, not copies, and read by later views), so that memory is kept for
  * the life of the trace (osc_input_detach_map) and its pages are not given
@@ -103,6 +104,7 @@ struct osc_input {
 	uint64_t member_out; /* and the bytes it gave for it so far */
 	struct ZSTD_DCtx_s *zd; /* zstd */
 	bool z_live, z_done; /* the decoder is set up; it ended a member (frame) */
+	bool reader;         /* a plain stream read on the decoder thread (no decoder) */
 	bool z_end;          /* the decoder reached the end (or gave up) */
 	uint64_t z_read;     /* compressed bytes the decoder took */
 	struct gz_pipe *pipe; /* the inflating thread, once started */
