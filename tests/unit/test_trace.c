@@ -339,14 +339,18 @@ Test(trace, sort_of_a_few_big_runs_is_stable)
 	expect_stable_sort_of_runs(3, 100000);
 }
 
-/* Event idx of a test part: ties on purpose (few distinct starts and durations). */
-static void add_to(struct osc_trace *tr, int idx)
+/*
+ * Event idx of a test part: ties on purpose (few distinct starts and
+ * durations); its args {"i":idx} copied, or with raw, copied as written
+ * with white space (osc_trace_add_event_raw).
+ */
+static void add_raw_to(struct osc_trace *tr, int idx, bool raw)
 {
 	char name[32], args[48];
 	struct osc_event e;
 
 	snprintf(name, sizeof(name), "e%d", idx);
-	snprintf(args, sizeof(args), "{\"i\":%d}", idx);
+	snprintf(args, sizeof(args), raw ? "{ \"i\" :\n %d }" : "{\"i\":%d}", idx);
 	memset(&e, 0, sizeof(e));
 	e.ts = (int64_t)((unsigned)idx * 2654435761u % 5000u);
 	e.dur = idx % 4;
@@ -356,16 +360,25 @@ static void add_to(struct osc_trace *tr, int idx)
 	e.kernel = OSC_NONE;
 	e.thread = osc_trace_thread(tr, osc_trace_intern(tr, "1", 1),
 				    osc_trace_intern(tr, idx % 2 ? "odd" : "even", idx % 2 ? 3 : 4));
-	osc_trace_add_event(tr, &e, NULL, args, strlen(args));
+	if (raw)
+		osc_trace_add_event_raw(tr, &e, NULL, args, strlen(args));
+	else
+		osc_trace_add_event(tr, &e, NULL, args, strlen(args));
+}
+
+static void add_to(struct osc_trace *tr, int idx)
+{
+	add_raw_to(tr, idx, false);
 }
 
 /*
  * Parts sorted apart and merged (on two threads, giving pages back: 750k
  * events) equal one stable sort of the whole in file order: events,
  * strings, threads, args. With own_first, the first part is t's own events
- * (added to t unsorted, taken by osc_trace_take_own_part).
+ * (added to t unsorted, taken by osc_trace_take_own_part); with raw, args
+ * are copied as written, in blocks taken over by the merge.
  */
-static void expect_merge_equals_the_stable_sort(bool own_first)
+static void expect_merge_equals_the_stable_sort(bool own_first, bool raw)
 {
 	enum { PARTS = 5, PER = 150000 };
 	struct osc_trace part[PARTS], whole;
@@ -378,7 +391,7 @@ static void expect_merge_equals_the_stable_sort(bool own_first)
 
 		osc_trace_init(&part[p]);
 		for (int i = 0; i < PER; i++) {
-			add_to(to, p * PER + i);
+			add_raw_to(to, p * PER + i, raw);
 			add_to(&whole, p * PER + i);
 		}
 		if (to == &part[p])
@@ -419,18 +432,26 @@ static void expect_merge_equals_the_stable_sort(bool own_first)
 		cr_assert_str_eq(osc_trace_args(&t, (uint32_t)i), want);
 	}
 	cr_expect_eq(t.threads[0].nr_events + t.threads[1].nr_events, t.nr_events);
+	if (raw) /* each part's blocks (several), none copied */
+		cr_expect_gt(t.nr_raw, PARTS * 2);
 	osc_trace_release(&whole);
 }
 
 Test(trace, merged_parts_equal_the_stable_sort)
 {
-	expect_merge_equals_the_stable_sort(false);
+	expect_merge_equals_the_stable_sort(false, false);
 }
 
 /* A loader's own events (the start of a stream) merged first with the parts of the rest. */
 Test(trace, own_part_and_parts_merged_equal_the_stable_sort)
 {
-	expect_merge_equals_the_stable_sort(true);
+	expect_merge_equals_the_stable_sort(true, false);
+}
+
+/* The same with args copied as written (a spooled input's), read back minified. */
+Test(trace, raw_args_follow_their_events_through_the_merge)
+{
+	expect_merge_equals_the_stable_sort(true, true);
 }
 
 /*

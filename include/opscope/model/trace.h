@@ -259,6 +259,18 @@ struct osc_trace_derived {
 	void (*free)(struct osc_trace_derived *d); /* the trace is released */
 };
 
+/*
+ * Args text copied as it is: the reference OSC_ARGS_REF(v), base <= v <
+ * base + len, reads text[v - base]. A trace's blocks follow each other
+ * (each base is the end of the one before), so a part's blocks are taken
+ * over whole when it is merged, not copied.
+ */
+struct osc_args_block {
+	uint64_t base;
+	char *text;  /* room of alloc bytes (osc_xroom), len used */
+	size_t len, alloc;
+};
+
 struct osc_trace {
 	struct osc_strtab strs;
 	struct osc_event *events;
@@ -267,12 +279,15 @@ struct osc_trace {
 				place (osc_trace_args_place) */
 	char *args_text;     /* NUL-separated raw JSON of args objects; byte 0 is "" */
 	size_t args_len, args_alloc;
-	const char *args_src; /* the mapped input (the file, or for gzip and stdin
-				 its spooled temporary copy) that args refs point
-				 into, or NULL; the trace owns the mapping (args_map) */
+	const char *args_src; /* the mapped file that args refs point into, or NULL;
+				 the trace owns the mapping (args_map) */
 	void *args_map;
 	size_t args_map_len;
-	bool args_map_file;  /* private: args_map maps the user's file, not a spool */
+	struct osc_args_block *raw; /* args copied as they are (osc_trace_add_event_raw),
+				       by base; when there are some, references point
+				       into them, not into args_src */
+	size_t nr_raw, alloc_raw;
+	bool raw_open;       /* private: the last of them is t's own and still grows */
 	struct osc_mapguard *args_guard; /* private: watches args_map when it is the
 					    user's file, which may change (mapguard.h) */
 	struct osc_args_view *args_view; /* private: text handed out by osc_trace_args */
@@ -315,10 +330,11 @@ struct osc_trace {
 /*
  * An event's args place, 40 bits (the low 32 in args_off, the rest in the
  * event's args_hi): 0 for no args, an offset into args_text for a copy, or
- * OSC_ARGS_REF(off) for args kept by reference: a mapped input (or a
- * spooled one) keeps each event's args as the object at byte off of it
- * instead of a copy (most of a Kineto trace is args), and osc_trace_args
- * finds its end and minifies it when asked. Offsets below 2^39 fit, past
+ * OSC_ARGS_REF(off) for args kept by reference: a mapped input keeps each
+ * event's args as the object at byte off of it instead of a copy (most of a
+ * Kineto trace is args), and osc_trace_args finds its end and minifies it
+ * when asked; a spooled one copies the object's text as it is into the
+ * trace's raw blocks instead, read the same way. Offsets below 2^39 fit, past
  * them args are copied.
  */
 #define OSC_ARGS_REF_BIT ((uint64_t)1 << 39)
@@ -454,6 +470,18 @@ uint32_t osc_trace_add_event(struct osc_trace *t, const struct osc_event *ev,
 			     size_t args_len);
 
 /*
+ * Append an event with its extra (as osc_trace_add_event) whose args object
+ * is the JSON text args[0 .. args_len), nothing in it to repair: copied as
+ * it is into t's raw blocks and kept as a reference there (rendered
+ * minified when asked, as a reference into the input is), which spares the
+ * loader the cost of minifying. A trace keeps references of one kind: these
+ * or those into args_src. Invalidates pointers into t->events and t->extras.
+ */
+uint32_t osc_trace_add_event_raw(struct osc_trace *t, const struct osc_event *ev,
+				 const struct osc_event_extra *extra, const char *args,
+				 size_t args_len);
+
+/*
  * Append an event with its extra (as osc_trace_add_event) whose args are
  * OSC_ARGS_REF(off) in t->args_src (the caller checked the limit).
  * Invalidates pointers into t->events and t->extras.
@@ -513,6 +541,13 @@ static inline void osc_trace_part_remap_extra(const struct osc_trace_part *p,
 	x->op = p->str[x->op];
 	x->provider = p->str[x->provider];
 }
+
+/*
+ * Take over s's raw args blocks (osc_trace_add_event_raw) after t's own,
+ * without copying them: s's reference OSC_ARGS_REF(v) is t's
+ * OSC_ARGS_REF(v + *shift) from now on (the caller moves s's places).
+ */
+void osc_trace_take_raw(struct osc_trace *t, struct osc_trace *s, uint64_t *shift);
 
 /*
  * Take over the events of s (sorted by osc_trace_sort) for a later merge
@@ -625,7 +660,6 @@ const char *osc_trace_flow_args(const struct osc_trace *t, uint32_t f);
  * Give back the pages of the trace file that reading args mapped in, after
  * reading the args of many events: they stay in the page cache and the next
  * read maps them again, but no longer count as the process's memory.
- * Nothing for a spool (gzip, standard input), whose pages are the only copy.
  * Safe while other threads read args (they map the pages again).
  */
 void osc_trace_args_give_back(const struct osc_trace *t);

@@ -100,6 +100,9 @@ struct chrome {
 	uint32_t tc_val[TCACHE];
 	uint64_t next_tick;
 	bool used_refs;         /* args kept as byte ranges of a stable input */
+	bool raw_args;          /* the input is spooled: args are copied as they are
+				   (osc_trace_add_event_raw), so the spool can go as it
+				   is parsed */
 	bool tried_split;       /* the walk tried osc_chrome_parallel_events */
 	struct votes votes;     /* what the events kept so far say of the format */
 };

@@ -170,6 +170,7 @@ static void shard_init(struct par *par, size_t i, const char *start)
 	sh->in.fd = -1;
 	ch = sh->ch = osc_xcalloc(1, sizeof(*ch));
 	osc_chrome_init(ch, m->lc, &sh->t, &sh->in);
+	ch->raw_args = m->raw_args;
 	ch->state = ST_ARR_ELEM;
 	ch->in_object = m->in_object;
 	ch->next_tick = UINT64_MAX; /* the main thread reports progress */

@@ -31,6 +31,7 @@
 
 #define CHUNK ((size_t)4 << 20)     /* streaming window growth step */
 #define SPOOL_MAP_MIN ((size_t)256 << 20) /* least reservation of the spool (address space) */
+#define SPOOL_RELEASE_STEP ((size_t)32 << 20) /* spool given back in steps of this */
 #define SPOOL_RATIO 16               /* spool reserved per compressed byte of a file */
 #define READ_CHUNK ((size_t)1 << 20) /* compressed bytes per read() */
 #define READ_BACK 8                  /* bytes of the previous read kept before the next */
@@ -1154,7 +1155,7 @@ void osc_input_release(const struct osc_input *in, size_t from, size_t to)
 	long page = sysconf(_SC_PAGESIZE);
 	const char *map = (const char *)in->map;
 
-	/* The spool's bytes are their only copy: later views read args there. */
+	/* The spool's bytes are their only copy: a shard may read on into them. */
 	if (!in->stable || in->spool || page <= 0)
 		return;
 	from += (size_t)in->base + (size_t)page - 1;
@@ -1184,29 +1185,21 @@ void osc_input_consumed(struct osc_input *in, size_t upto)
 	if (in->map)
 		release_pages(in->map, &in->map_released,
 			      in->codec ? (size_t)in->file_read : (size_t)in->base + upto);
+	/* In whole huge pages, a few at a time: each call stops the other cores
+	   to flush their TLBs. */
+	if (osc_input_spooled(in) && in->base + upto >= in->spool_released + SPOOL_RELEASE_STEP)
+		release_pages(in->spool, &in->spool_released,
+			      ((size_t)in->base + upto) & ~(SPOOL_RELEASE_STEP - 1));
+}
+
+bool osc_input_spooled(const struct osc_input *in)
+{
+	return in->spool && in->stable;
 }
 
 bool osc_input_detach_map(struct osc_input *in, void **map, size_t *len,
-			  struct osc_mapguard **guard, bool *file)
+			  struct osc_mapguard **guard)
 {
-	*file = !in->spool;
-	if (in->spool) {
-		long page = sysconf(_SC_PAGESIZE);
-		size_t keep = in->spool_len;
-
-		/* The parser may be done before the decoder (data after the trace):
-		   it writes no more into the spool once stopped. */
-		gz_stop(in);
-		/* Keep only the pages that hold bytes (in place, nothing moves). */
-		if (page > 0 && (keep += (size_t)page - keep % (size_t)page) < in->spool_cap &&
-		    mremap(in->spool, in->spool_cap, keep, 0) != MAP_FAILED)
-			in->spool_cap = keep;
-		*map = in->spool;
-		*len = in->spool_cap;
-		*guard = NULL;
-		in->spool = NULL;
-		return true;
-	}
 	if (!in->map || in->codec)
 		return false;
 	*map = in->map;

@@ -6,12 +6,12 @@
  * gzip and zstd (sniffed by their magic bytes) are decompressed on their own
  * thread straight into anonymous memory (reserved large, grown by mremap)
  * while the parser reads what is there; plain standard input (or a pipe) is
- * read there on such a thread too. Those
- * bytes keep stable offsets like a mapped file's (args are kept as byte
- * ranges, not copies, and read by later views), so that memory is kept for
- * the life of the trace (osc_input_detach_map) and its pages are not given
- * back. No temporary file is written. Where that memory cannot be reserved, or for a
- * buffer input, they stream through a chunked buffer instead:
+ * read there on such a thread too. Those bytes keep stable offsets like a
+ * mapped file's, so shards of them parse on all cores, but their reader
+ * copies the args it keeps (osc_input_spooled) and their pages are given
+ * back as they are parsed. No temporary file is written. Where that memory
+ * cannot be reserved, or for a buffer input, they stream through a chunked
+ * buffer instead:
  * osc_input_more() drops the bytes before `keep` and appends more, so the
  * whole decompressed input is never held (args are copied then).
  *
@@ -78,8 +78,8 @@ struct osc_input {
 				decoded is exact, like the start of a cut plain file */
 	char z_msg[128];     /* why, when z_bad */
 	bool stable;         /* the window is a mapping (file or decompressed memory):
-				offsets stay readable after parsing, osc_input_detach_map
-				hands it over */
+				offsets stay readable while parsing (osc_input_detach_map
+				hands a file's over) */
 	uint64_t max_len;    /* set by the caller: uncompressed bytes of compressed or
 				standard input allowed (a gzip bomb stops there, OSC_RANGE);
 				0: any */
@@ -117,6 +117,7 @@ struct osc_input {
 	char *spool;         /* anonymous memory holding the decompressed bytes (or
 				standard input): spool_cap reserved, spool_len there */
 	size_t spool_cap, spool_len;
+	size_t spool_released; /* its bytes before this were given back (parsed) */
 };
 
 /*
@@ -152,25 +153,33 @@ bool osc_input_poll(struct osc_input *in);
 /*
  * Bytes [from, to) of a stable window (offsets into it) are parsed (by a
  * helper thread): the whole pages of a mapped file are given back (the
- * spool's are kept: they are the only copy). Safe from any thread.
+ * spool's are kept: they are the only copy, and another shard may read
+ * into them yet; osc_input_consumed gives them back). Safe from any thread.
  */
 void osc_input_release(const struct osc_input *in, size_t from, size_t to);
 
-/* Bytes of the window before upto are parsed: a mapped file's pages may be given back. */
+/*
+ * Bytes of the window before upto are parsed and nothing refers to them any
+ * more: a mapped file's pages may be given back, and the spool's (its
+ * reader copied what it keeps of them: osc_input_spooled).
+ */
 void osc_input_consumed(struct osc_input *in, size_t upto);
 
 /*
- * Hand the mapping of a plain mapped file or of the spool (trimmed to its
- * bytes; its decoder is stopped first) to the caller
- * (which munmaps *len bytes at *map), so uncompressed offsets stay readable
- * after osc_input_close; *guard gets the watch of a mapped file (NULL for
- * the spool, which no other program writes), which the caller frees before
- * unmapping; *file whether it maps the file (its pages can be given back:
- * the spool's bytes are their only copy). False when the input is not
- * stable.
+ * The window is the spool, anonymous memory that holds the only copy of
+ * the bytes and is given back as they are parsed (osc_input_consumed): a
+ * reader copies what it keeps of them (args) instead of referring to them.
+ */
+bool osc_input_spooled(const struct osc_input *in);
+
+/*
+ * Hand the mapping of a plain mapped file to the caller (which munmaps *len
+ * bytes at *map), so its offsets stay readable after osc_input_close;
+ * *guard gets its watch, which the caller frees before unmapping. False
+ * when the input is not a plain mapped file.
  */
 bool osc_input_detach_map(struct osc_input *in, void **map, size_t *len,
-			  struct osc_mapguard **guard, bool *file);
+			  struct osc_mapguard **guard);
 
 /*
  * Whether the mapped file shrank while it was read (the bytes read past its

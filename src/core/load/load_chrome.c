@@ -691,9 +691,10 @@ bool osc_chrome_keep(struct chrome *ch, const struct osc_event *e, int64_t off)
 }
 
 /*
- * Store an event with its args: by reference into the mapped input when its
- * text can be rendered later exactly as copy_args would now (ASCII, nothing
- * repaired), else as a copy.
+ * Store an event with its args: where their text can be rendered later
+ * exactly as copy_args would now (ASCII, nothing repaired), by reference
+ * into the mapped file, or for a spooled input, as a copy of the text as it
+ * is; else as a minified copy.
  */
 static void add_event(struct chrome *ch, const struct osc_event *e,
 		      const struct osc_event_extra *x, const struct js_val *args, int64_t off)
@@ -707,6 +708,10 @@ static void add_event(struct chrome *ch, const struct osc_event *e,
 		at = (uint64_t)offset_of(ch, args->p);
 		if (args_empty(args)) {
 			osc_trace_add_event(ch->t, e, x, NULL, 0);
+			return;
+		}
+		if (ch->raw_args) {
+			osc_trace_add_event_raw(ch->t, e, x, args->p, args->len);
 			return;
 		}
 		if (at < OSC_ARGS_REF_MAX_OFF) {
@@ -1187,6 +1192,7 @@ void osc_chrome_init(struct chrome *ch, struct osc_load_ctx *lc, struct osc_trac
 	ch->lc = lc;
 	ch->t = t;
 	ch->in = in;
+	ch->raw_args = osc_input_spooled(in);
 	ch->next_tick = TICK_STEP;
 	memset(ch->tc_key, 0xff, sizeof(ch->tc_key));
 }
@@ -1251,8 +1257,7 @@ static enum osc_status chrome_load(struct osc_load_ctx *lc)
 		finish(ch);
 		if (ch->used_refs && osc_input_detach_map(in, &ch->t->args_map,
 							  &ch->t->args_map_len,
-							  &ch->t->args_guard,
-							  &ch->t->args_map_file))
+							  &ch->t->args_guard))
 			ch->t->args_src = ch->t->args_map;
 	}
 	osc_chrome_release(ch);

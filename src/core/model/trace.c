@@ -95,6 +95,9 @@ void osc_trace_release(struct osc_trace *t)
 	free(t->args_off);
 	free(t->extras);
 	free(t->args_text);
+	for (size_t k = 0; k < t->nr_raw; k++)
+		osc_room_free(t->raw[k].text, t->raw[k].alloc);
+	free(t->raw);
 	free(t->kernels);
 	free(t->kernel_slots);
 	free(t->threads);
@@ -228,21 +231,106 @@ uint32_t osc_trace_add_event_ref(struct osc_trace *t, const struct osc_event *ev
 	return (uint32_t)i;
 }
 
+/*
+ * Append text[0 .. len) and a NUL to args_text: its offset there, or 0 when
+ * it would reach the reference bit (512 GB of args text).
+ */
+static uint64_t keep_args_text(struct osc_trace *t, const char *text, size_t len)
+{
+	uint64_t at = t->args_len;
+
+	if (at + len >= OSC_ARGS_REF_BIT)
+		return 0;
+	OSC_GROW(t->args_text, t->args_len + len + 1, t->args_alloc);
+	memcpy(t->args_text + at, text, len);
+	t->args_text[at + len] = '\0';
+	t->args_len += len + 1;
+	return at;
+}
+
 uint32_t osc_trace_add_event(struct osc_trace *t, const struct osc_event *ev,
 			     const struct osc_event_extra *extra, const char *args,
 			     size_t args_len)
 {
 	size_t i = new_event(t, ev, extra);
 
-	/* a copy's place must not reach the reference bit: 512 GB of args text */
-	if (args && args_len && t->args_len + args_len < OSC_ARGS_REF_BIT) {
-		OSC_GROW(t->args_text, t->args_len + args_len + 1, t->args_alloc);
-		memcpy(t->args_text + t->args_len, args, args_len);
-		t->args_text[t->args_len + args_len] = '\0';
-		osc_event_args_set(&t->events[i], &t->args_off[i], t->args_len);
-		t->args_len += args_len + 1;
-	}
+	if (args && args_len)
+		osc_event_args_set(&t->events[i], &t->args_off[i],
+				   keep_args_text(t, args, args_len));
 	return (uint32_t)i;
+}
+
+#define RAW_FIRST ((size_t)256 << 10) /* bytes of a trace's first raw block */
+#define RAW_MOST ((size_t)32 << 20)   /* and the most a block takes (unless one object is more) */
+
+/* The end of t's raw blocks: the next one's base. */
+static uint64_t raw_end(const struct osc_trace *t)
+{
+	const struct osc_args_block *b = t->nr_raw ? &t->raw[t->nr_raw - 1] : NULL;
+
+	return b ? b->base + b->len : 0;
+}
+
+uint32_t osc_trace_add_event_raw(struct osc_trace *t, const struct osc_event *ev,
+				 const struct osc_event_extra *extra, const char *args,
+				 size_t args_len)
+{
+	size_t i = new_event(t, ev, extra);
+	uint64_t at = raw_end(t);
+	struct osc_args_block *b;
+
+	if (at + args_len >= OSC_ARGS_REF_BIT) /* 512 GB of args text */
+		return (uint32_t)i;
+	b = t->raw_open ? &t->raw[t->nr_raw - 1] : NULL;
+	if (!b || b->alloc - b->len < args_len + 1) {
+		/* A new block, twice the last (none is moved or copied as it grows). */
+		size_t cap = b ? b->alloc * 2 : RAW_FIRST;
+
+		cap = cap > RAW_MOST ? RAW_MOST : cap;
+		cap = cap < args_len + 1 ? args_len + 1 : cap;
+		OSC_GROW(t->raw, t->nr_raw + 1, t->alloc_raw);
+		b = &t->raw[t->nr_raw++];
+		*b = (struct osc_args_block){ .base = at, .text = osc_xroom(cap), .alloc = cap };
+		t->raw_open = true;
+	}
+	memcpy(b->text + b->len, args, args_len);
+	b->text[b->len + args_len] = '\0';
+	b->len += args_len + 1;
+	osc_event_args_set(&t->events[i], &t->args_off[i], OSC_ARGS_REF(at));
+	return (uint32_t)i;
+}
+
+void osc_trace_take_raw(struct osc_trace *t, struct osc_trace *s, uint64_t *shift)
+{
+	*shift = raw_end(t);
+	if (!s->nr_raw)
+		return;
+	OSC_GROW(t->raw, t->nr_raw + s->nr_raw, t->alloc_raw);
+	for (size_t k = 0; k < s->nr_raw; k++) {
+		t->raw[t->nr_raw] = s->raw[k];
+		t->raw[t->nr_raw++].base += *shift;
+	}
+	t->raw_open = false; /* t's next raw copy starts a block after these */
+	free(s->raw);
+	s->raw = NULL;
+	s->nr_raw = s->alloc_raw = 0;
+	s->raw_open = false;
+}
+
+/* The raw block that holds reference v, or NULL. */
+static const struct osc_args_block *raw_block(const struct osc_trace *t, uint64_t v)
+{
+	size_t lo = 0, hi = t->nr_raw;
+
+	while (lo < hi) { /* the first block past v */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->raw[mid].base <= v)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo && v < t->raw[lo - 1].base + t->raw[lo - 1].len ? &t->raw[lo - 1] : NULL;
 }
 
 _Static_assert(sizeof(struct osc_kernel) == 56, "struct osc_kernel has padding");
@@ -615,17 +703,20 @@ static const char *args_of(const struct osc_trace *t, uint64_t place, char **buf
 {
 	uint64_t off = place & ~OSC_ARGS_REF_BIT;
 	struct js_ctx c = { .eof = true };
-	const char *p;
+	const struct osc_args_block *b = t->nr_raw ? raw_block(t, off) : NULL;
+	const char *p, *src = b ? b->text : t->nr_raw ? NULL : t->args_src;
+	size_t len = b ? b->len : t->args_map_len;
 	struct js_val val;
 	bool bad = false;
 
 	if (!(place & OSC_ARGS_REF_BIT))
 		return t->args_text + off;
-	if (!t->args_src || off >= t->args_map_len || osc_mapguard_faulted(t->args_guard))
+	off -= b ? b->base : 0;
+	if (!src || off >= len || osc_mapguard_faulted(t->args_guard))
 		return "";
-	c.end = t->args_src + t->args_map_len;
+	c.end = src + len;
 	/* The object's end, as the loader scanned it (nothing repaired in a reference). */
-	p = t->args_src + off;
+	p = src + off;
 	if (js_scan_value(&c, &p, &val) != JS_OK || val.type != JS_OBJECT || c.repairs)
 		return "";
 	/* Rendered exactly as a loader copies args (js_copy_minified). */
@@ -676,7 +767,7 @@ const char *osc_trace_flow_args(const struct osc_trace *t, uint32_t f)
 
 void osc_trace_args_give_back(const struct osc_trace *t)
 {
-	if (t->args_map && t->args_map_file)
+	if (t->args_map)
 		madvise(t->args_map, t->args_map_len, MADV_DONTNEED);
 }
 

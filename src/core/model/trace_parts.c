@@ -31,17 +31,23 @@ void osc_trace_take_part(struct osc_trace *t, struct osc_trace *s, osc_str *str,
 {
 	size_t text = s->args_len > 1 ? s->args_len - 1 : 0;
 	uint64_t shift = t->args_len - 1; /* s's text offset o lands at o + shift */
+	uint64_t raw_shift; /* and its raw reference v at v + raw_shift */
+	bool raw = s->nr_raw;
 
 	if (text) {
 		OSC_GROW(t->args_text, t->args_len + text, t->args_alloc);
 		memcpy(t->args_text + t->args_len, s->args_text + 1, text);
 		t->args_len += text;
 	}
+	osc_trace_take_raw(t, s, &raw_shift);
 	for (size_t i = 0; i < s->nr_events; i++) {
 		uint64_t place = osc_trace_args_place(s, i);
 
+		/* References into the input stay; those into raw blocks move with them. */
 		if (place && !(place & OSC_ARGS_REF_BIT))
 			osc_event_args_set(&s->events[i], &s->args_off[i], place + shift);
+		else if (place && raw)
+			osc_event_args_set(&s->events[i], &s->args_off[i], place + raw_shift);
 	}
 	for (size_t i = 0; i < s->nr_threads; i++)
 		if (thread[i] < t->nr_threads)
