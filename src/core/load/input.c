@@ -254,7 +254,10 @@ static bool start_inflater(struct osc_input *in)
 	in->inflater = osc_input_inflater();
 #ifdef OPSCOPE_HAVE_ISAL
 	if (in->inflater == OSC_INFLATE_ISAL) {
-		in->isal = osc_xmalloc(sizeof(*in->isal));
+		/* Zeroed: isal_inflate_init leaves the history it copies from
+		   unset, and a corrupt stream's distance past its start copies
+		   from there (stale heap bytes in the output, differing run to run). */
+		in->isal = osc_xcalloc(1, sizeof(*in->isal));
 		isal_inflate_init(in->isal);
 		in->isal->crc_flag = ISAL_GZIP; /* header parsed, CRC and length checked */
 		return true;
