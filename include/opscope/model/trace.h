@@ -553,8 +553,9 @@ void osc_trace_take_raw(struct osc_trace *t, struct osc_trace *s, uint64_t *shif
  * Take over the events of s (sorted by osc_trace_sort) for a later merge
  * into t: str[id] is t's id for s's string id, thread[i] t's index for s's
  * thread i, kernel[k] t's index for s's kernel facts k (all malloc'd, now
- * the part's). s's copied args text is appended to t now, and its per-thread
- * counts added; s keeps no events.
+ * the part's). s's copied args text is appended to t now, its raw blocks
+ * taken over (osc_trace_take_raw) and its per-thread counts added; s keeps
+ * no events.
  */
 void osc_trace_take_part(struct osc_trace *t, struct osc_trace *s, osc_str *str,
 			 uint32_t *thread, uint32_t *kernel, struct osc_trace_part *out);

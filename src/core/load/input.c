@@ -48,13 +48,12 @@
  * ahead of parsing and the events left when it ends are parsed on all cores.
  * When the reservation is full the thread asks for room (want_room) and waits
  * for the parser's next osc_input_more or osc_input_poll, which moves it
- * (mremap). Without a
- * spool (a buffer input, or no memory could be reserved) blocks are handed
- * over one at a time, double buffered; so are the rest of them when the spool
- * cannot grow (past half the memory, where a file on a bigger disk used to
- * take it: no_room), the bytes spooled so far staying for the args that
- * refer to them. The thread owns zs, isal, zd, the z_*
- * fields and z_read while it runs; the lock orders everything it publishes.
+ * (mremap). Without a spool (a buffer input, or no memory could be reserved)
+ * blocks are handed over one at a time, double buffered; so are the rest of
+ * them when the spool cannot grow (past half the memory, where a file on a
+ * bigger disk used to take it: no_room). The thread owns zs, isal, zd, the
+ * z_* fields and z_read while it runs; the lock orders everything it
+ * publishes.
  */
 struct gz_block {
 	char *p;
@@ -187,8 +186,8 @@ static bool spool_grow(struct osc_input *in, size_t need)
 }
 
 /*
- * The spool cannot take more: the window goes on in a buffer (args are
- * copied from then on). What was spooled stays for the offsets handed out.
+ * The spool cannot take more: the window goes on in a buffer. What was
+ * spooled stays until the input is closed.
  */
 static void spool_give_up(struct osc_input *in)
 {
@@ -768,7 +767,6 @@ static bool zstd_step(struct osc_input *in, char *out, size_t cap, size_t *done)
 #endif
 }
 
-/* Decompress into out[0..cap); *got bytes came out. Sets z_end at the end. */
 /* A plain stream's next bytes (the decoder thread of in->reader). */
 static enum osc_status read_into(struct osc_input *in, char *out, size_t cap, size_t *got,
 				 const char *subject, struct osc_error *err)
@@ -792,6 +790,7 @@ static enum osc_status read_into(struct osc_input *in, char *out, size_t cap, si
 	return st;
 }
 
+/* Decompress into out[0..cap); *got bytes came out. Sets z_end at the end. */
 static enum osc_status inflate_into(struct osc_input *in, char *out, size_t cap, size_t *got,
 				    const char *subject, struct osc_error *err)
 {
