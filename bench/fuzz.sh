@@ -17,7 +17,8 @@
 # samples/ (chrome and pipeline: the traces under 300 kB, gzip ones as they
 # are; sqlite: trimmed copies of the nsys and nvprof databases, which
 # pipeline gets too; options: a few specs of each option), and runs it:
-# fuzz_chrome (trace-event JSON), fuzz_sqlite (nsys and nvprof databases),
+# fuzz_chrome (trace-event JSON, from a buffer and as a file, which must
+# agree), fuzz_sqlite (nsys and nvprof databases),
 # fuzz_pipeline (a loaded trace through every level, tree, kernels, what-if
 # and diff) and fuzz_options (--runs, --speedup and its CSV, --filter,
 # --regex, --run-range), fuzz_config (the configuration file) and
@@ -37,7 +38,7 @@ while getopts t:j:h opt; do
 	case $opt in
 	t) secs=$OPTARG ;;
 	j) jobs=$OPTARG ;;
-	*) sed -n '2,29s/^# \{0,1\}//p' "$0"; exit 2 ;;
+	*) sed -n '2,30s/^# \{0,1\}//p' "$0"; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
