@@ -1736,6 +1736,44 @@ Test(load, plain_text_on_a_pipe, .timeout = 120)
 	free(s);
 }
 
+/*
+ * Standard input redirected from a file is mapped like the file (args read
+ * from it, nothing copied); read on from past its start (a file with 5
+ * bytes before the trace), it streams from there (args copied). Both give
+ * the file's model.
+ */
+Test(load, standard_input_from_a_file, .timeout = 60)
+{
+	size_t len;
+	char *s = shard_trace(20000, &len);
+	struct osc_trace plain;
+
+	osc_trace_init(&plain);
+	cr_assert_eq(osc_load_buffer("p.json", s, len, NULL, &plain, &err), OSC_OK);
+	for (int at = 0; at <= 5; at += 5) {
+		char path[] = "/tmp/opscope-stdin-XXXXXX";
+		int fd = mkstemp(path);
+
+		cr_assert_geq(fd, 0);
+		cr_assert_eq(write(fd, "junk!", (size_t)at), at);
+		cr_assert_eq(write(fd, s, len), (ssize_t)len);
+		cr_assert_eq(lseek(fd, at, SEEK_SET), at);
+		cr_assert_geq(dup2(fd, 0), 0);
+		close(fd);
+		osc_trace_release(&t);
+		osc_trace_init(&t);
+		cr_assert_eq(osc_load("-", NULL, &t, &err), OSC_OK, "%s", err.message);
+		if (at)
+			cr_assert_gt(t.nr_raw, 0);
+		else
+			cr_assert_not_null(t.args_src);
+		expect_same_model(&plain, &t);
+		unlink(path);
+	}
+	osc_trace_release(&plain);
+	free(s);
+}
+
 /* Inputs the fuzzer once crashed on: they load or fail cleanly. */
 static int load_crasher(const char *path, const struct stat *sb, int type, struct FTW *ftw)
 {

@@ -489,42 +489,21 @@ static enum osc_status is_directory(const char *path, struct osc_error *err)
 			     found ? ", e.g. " : "", found ? hint : "");
 }
 
-enum osc_status osc_input_open(struct osc_input *in, const char *path,
-			       const struct osc_input_wait *wait, struct osc_error *err)
+/* A regular file (st its status, in->fd open on it): mapped whole, decoded when compressed. */
+static enum osc_status open_mapped(struct osc_input *in, const struct stat *st, const char *path,
+				   struct osc_error *err)
 {
-	struct stat st;
-
-	init_common(in);
-	if (wait)
-		in->wait = *wait;
-	if (!strcmp(path, "-")) {
-		in->fd = 0;
-		return open_stream(in, path, err);
-	}
-	/* O_NONBLOCK: a FIFO with no writer yet opens at once (reads wait on poll). */
-	in->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (in->fd < 0 && errno == ENOENT)
-		return no_such_file(path, err);
-	if (in->fd < 0)
-		return osc_error_set(err, OSC_IO, path, OSC_NO_OFFSET, NULL, "%s", strerror(errno));
-	in->own_fd = true;
-	if (fstat(in->fd, &st) < 0)
-		return osc_error_set(err, OSC_IO, path, OSC_NO_OFFSET, NULL, "%s", strerror(errno));
-	if (S_ISDIR(st.st_mode))
-		return is_directory(path, err);
-	if (!S_ISREG(st.st_mode))
-		return open_stream(in, path, err);
-	in->file_size = (uint64_t)st.st_size;
-	if (!st.st_size) {
+	in->file_size = (uint64_t)st->st_size;
+	if (!st->st_size) {
 		in->eof = true;
 		return OSC_OK;
 	}
-	in->map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, in->fd, 0);
+	in->map = mmap(NULL, (size_t)st->st_size, PROT_READ, MAP_PRIVATE, in->fd, 0);
 	if (in->map == MAP_FAILED) {
 		in->map = NULL;
 		return open_stream(in, path, err);
 	}
-	in->map_len = (size_t)st.st_size;
+	in->map_len = (size_t)st->st_size;
 	in->guard = osc_mapguard_watch(in->map, in->map_len, in->fd);
 	madvise(in->map, in->map_len, MADV_SEQUENTIAL);
 	if (sniff(in->map, in->map_len) != OSC_CODEC_NONE) {
@@ -541,6 +520,37 @@ enum osc_status osc_input_open(struct osc_input *in, const char *path,
 	in->eof = true;
 	in->stable = true;
 	return OSC_OK;
+}
+
+enum osc_status osc_input_open(struct osc_input *in, const char *path,
+			       const struct osc_input_wait *wait, struct osc_error *err)
+{
+	struct stat st;
+
+	init_common(in);
+	if (wait)
+		in->wait = *wait;
+	if (!strcmp(path, "-")) {
+		in->fd = 0;
+		/* Redirected from a file (and at its start): read as that file is. */
+		if (!fstat(in->fd, &st) && S_ISREG(st.st_mode) && lseek(in->fd, 0, SEEK_CUR) == 0)
+			return open_mapped(in, &st, path, err);
+		return open_stream(in, path, err);
+	}
+	/* O_NONBLOCK: a FIFO with no writer yet opens at once (reads wait on poll). */
+	in->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (in->fd < 0 && errno == ENOENT)
+		return no_such_file(path, err);
+	if (in->fd < 0)
+		return osc_error_set(err, OSC_IO, path, OSC_NO_OFFSET, NULL, "%s", strerror(errno));
+	in->own_fd = true;
+	if (fstat(in->fd, &st) < 0)
+		return osc_error_set(err, OSC_IO, path, OSC_NO_OFFSET, NULL, "%s", strerror(errno));
+	if (S_ISDIR(st.st_mode))
+		return is_directory(path, err);
+	if (!S_ISREG(st.st_mode))
+		return open_stream(in, path, err);
+	return open_mapped(in, &st, path, err);
 }
 
 /* Give the decoder more compressed input; false when there is none left. */
