@@ -1363,6 +1363,16 @@ static char *shard_trace(size_t events, size_t *len)
 	return s;
 }
 
+/* shard_trace(events) as text (*len bytes), and loaded from memory into plain. */
+static char *shard_trace_loaded(size_t events, size_t *len, struct osc_trace *plain)
+{
+	char *s = shard_trace(events, len);
+
+	osc_trace_init(plain);
+	cr_assert_eq(osc_load_buffer("p.json", s, *len, NULL, plain, &err), OSC_OK);
+	return s;
+}
+
 static void expect_same_model(const struct osc_trace *a, const struct osc_trace *b)
 {
 	char *own = NULL;
@@ -1684,15 +1694,13 @@ static enum osc_status load_pipe(const unsigned char *z, size_t n)
 Test(load, gzip_members_on_a_pipe, .timeout = 120)
 {
 	size_t len, zlen = 0, step;
-	char *s = shard_trace(20000, &len);
-	unsigned char *z = malloc(len + 65536);
 	struct osc_trace plain;
+	char *s = shard_trace_loaded(20000, &len, &plain);
+	unsigned char *z = malloc(len + 65536);
 
 	step = len / 97 + 1;
 	for (size_t off = 0; off < len; off += step)
 		zlen += gzip(s + off, len - off < step ? len - off : step, z + zlen, len + 65536 - zlen);
-	osc_trace_init(&plain);
-	cr_assert_eq(osc_load_buffer("p.json", s, len, NULL, &plain, &err), OSC_OK);
 	for (size_t i = 0; i < NR_INFLATERS; i++) {
 		use_inflater(i);
 		cr_assert_eq(load_pipe(z, zlen), OSC_OK, "%s", err.message);
@@ -1718,11 +1726,9 @@ Test(load, gzip_members_on_a_pipe, .timeout = 120)
 Test(load, plain_text_on_a_pipe, .timeout = 120)
 {
 	size_t len;
-	char *s = shard_trace(120000, &len);
 	struct osc_trace plain;
+	char *s = shard_trace_loaded(120000, &len, &plain);
 
-	osc_trace_init(&plain);
-	cr_assert_eq(osc_load_buffer("p.json", s, len, NULL, &plain, &err), OSC_OK);
 	for (int i = 0; i < 2; i++) {
 		cr_assert_eq(load_pipe((const unsigned char *)s, len), OSC_OK, "%s", err.message);
 		cr_assert_eq(t.input_bytes, len);
@@ -1745,11 +1751,9 @@ Test(load, plain_text_on_a_pipe, .timeout = 120)
 Test(load, standard_input_from_a_file, .timeout = 60)
 {
 	size_t len;
-	char *s = shard_trace(20000, &len);
 	struct osc_trace plain;
+	char *s = shard_trace_loaded(20000, &len, &plain);
 
-	osc_trace_init(&plain);
-	cr_assert_eq(osc_load_buffer("p.json", s, len, NULL, &plain, &err), OSC_OK);
 	for (int at = 0; at <= 5; at += 5) {
 		char path[] = "/tmp/opscope-stdin-XXXXXX";
 		int fd = mkstemp(path);

@@ -263,7 +263,8 @@ struct osc_trace_derived {
  * Args text copied as it is: the reference OSC_ARGS_REF(v), base <= v <
  * base + len, reads text[v - base]. A trace's blocks follow each other
  * (each base is the end of the one before), so a part's blocks are taken
- * over whole when it is merged, not copied.
+ * over whole when it is merged, not copied; the last one takes the next
+ * copies while it has room.
  */
 struct osc_args_block {
 	uint64_t base;
@@ -287,7 +288,6 @@ struct osc_trace {
 				       by base; when there are some, references point
 				       into them, not into args_src */
 	size_t nr_raw, alloc_raw;
-	bool raw_open;       /* private: the last of them is t's own and still grows */
 	struct osc_mapguard *args_guard; /* private: watches args_map when it is the
 					    user's file, which may change (mapguard.h) */
 	struct osc_args_view *args_view; /* private: text handed out by osc_trace_args */

@@ -201,7 +201,7 @@ static void spool_give_up(struct osc_input *in)
 /* Append n uncompressed bytes to the window (the spool or the buffer). */
 static void window_append(struct osc_input *in, const char *p, size_t n)
 {
-	if (in->stable && in->spool) {
+	if (osc_input_spooled(in)) {
 		if (in->spool_len + n <= in->spool_cap || spool_grow(in, in->spool_len + n)) {
 			memcpy(in->spool + in->spool_len, p, n);
 			in->spool_len += n;
@@ -777,27 +777,38 @@ static bool zstd_step(struct osc_input *in, char *out, size_t cap, size_t *done)
 #endif
 }
 
+/*
+ * read_some into buf[0..cap) until it is full or the stream ends (*end): the
+ * bytes read; *failed when a read failed after them (errno says why).
+ */
+static size_t read_fill(struct osc_input *in, char *buf, size_t cap, bool *end, bool *failed)
+{
+	size_t got = 0;
+
+	*end = *failed = false;
+	while (got < cap) {
+		ssize_t r = read_some(in, buf + got, cap - got);
+
+		if (r <= 0) {
+			*end = !r;
+			*failed = r < 0;
+			break;
+		}
+		got += (size_t)r;
+	}
+	return got;
+}
+
 /* A plain stream's next bytes (the decoder thread of in->reader). */
 static enum osc_status read_into(struct osc_input *in, char *out, size_t cap, size_t *got,
 				 const char *subject, struct osc_error *err)
 {
-	enum osc_status st = OSC_OK;
-	size_t done = 0;
+	bool end, failed;
 
-	while (done < cap) {
-		ssize_t r = read_some(in, out + done, cap - done);
-
-		if (r <= 0) {
-			if (r < 0)
-				st = read_error(subject, (int64_t)in->z_read, err);
-			in->z_end = true;
-			break;
-		}
-		done += (size_t)r;
-		in->z_read += (uint64_t)r;
-	}
-	*got = done;
-	return st;
+	*got = read_fill(in, out, cap, &end, &failed);
+	in->z_read += *got;
+	in->z_end = end || failed;
+	return failed ? read_error(subject, (int64_t)in->z_read, err) : OSC_OK;
 }
 
 /* Decompress into out[0..cap); *got bytes came out. Sets z_end at the end. */
@@ -893,7 +904,7 @@ static void *gz_thread(void *arg)
 {
 	struct osc_input *in = arg;
 	struct gz_pipe *gp = in->pipe;
-	bool spool = in->stable && in->spool;
+	bool spool = osc_input_spooled(in);
 	unsigned tail = 0;
 
 	for (;;) {
@@ -1019,7 +1030,7 @@ bool osc_input_poll(struct osc_input *in)
 	struct gz_pipe *gp = in->pipe;
 	bool more;
 
-	if (!gp || gp->stop || !in->stable || !in->spool)
+	if (!gp || gp->stop || !osc_input_spooled(in))
 		return false;
 	pthread_mutex_lock(&gp->lock);
 	if (gp->want_room) {
@@ -1053,7 +1064,7 @@ static enum osc_status gz_next(struct osc_input *in, const char *subject, struct
 		return gz_inline(in, subject, err);
 	pthread_mutex_lock(&gp->lock);
 	for (;;) {
-		if (in->stable && in->spool) {
+		if (osc_input_spooled(in)) {
 			if (gp->spooled > in->spool_len || gp->spool_end)
 				return gz_take_spooled(in, gp, err);
 			if (gp->want_room) {
@@ -1105,28 +1116,20 @@ static void gz_stop(struct osc_input *in)
 	in->pipe = NULL;
 }
 
-/* Standard input or a pipe: more bytes into the window. */
+/*
+ * Standard input or a pipe that no thread reads (no spool could be
+ * reserved): more bytes into the buffer's window.
+ */
 static enum osc_status read_more(struct osc_input *in, const char *subject, struct osc_error *err)
 {
-	char *to = in->stable ? (char *)in->rbuf : in->buf + in->len;
-	size_t room = in->stable ? in->rbuf_alloc : in->buf_alloc - in->len, got = 0;
+	bool end, failed;
+	size_t got = read_fill(in, in->buf + in->len, in->buf_alloc - in->len, &end, &failed);
 
-	while (got < room) {
-		ssize_t r = read_some(in, to + got, room - got);
-
-		if (r < 0)
-			return read_error(subject, (int64_t)(in->base + in->len + got), err);
-		if (!r) {
-			in->eof = true;
-			break;
-		}
-		got += (size_t)r;
-		in->file_read += (uint64_t)r;
-	}
-	if (in->stable)
-		window_append(in, to, got);
-	else
-		in->len += got;
+	in->file_read += got;
+	if (failed)
+		return read_error(subject, (int64_t)(in->base + in->len + got), err);
+	in->eof = end;
+	in->len += got;
 	if (in->max_len && in->base + in->len > in->max_len)
 		return too_big(in, subject, err);
 	return OSC_OK;

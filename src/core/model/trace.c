@@ -281,7 +281,7 @@ uint32_t osc_trace_add_event_raw(struct osc_trace *t, const struct osc_event *ev
 
 	if (at + args_len >= OSC_ARGS_REF_BIT) /* 512 GB of args text */
 		return (uint32_t)i;
-	b = t->raw_open ? &t->raw[t->nr_raw - 1] : NULL;
+	b = t->nr_raw ? &t->raw[t->nr_raw - 1] : NULL;
 	if (!b || b->alloc - b->len < args_len + 1) {
 		/* A new block, twice the last (none is moved or copied as it grows). */
 		size_t cap = b ? b->alloc * 2 : RAW_FIRST;
@@ -291,7 +291,6 @@ uint32_t osc_trace_add_event_raw(struct osc_trace *t, const struct osc_event *ev
 		OSC_GROW(t->raw, t->nr_raw + 1, t->alloc_raw);
 		b = &t->raw[t->nr_raw++];
 		*b = (struct osc_args_block){ .base = at, .text = osc_xroom(cap), .alloc = cap };
-		t->raw_open = true;
 	}
 	memcpy(b->text + b->len, args, args_len);
 	b->text[b->len + args_len] = '\0';
@@ -310,11 +309,9 @@ void osc_trace_take_raw(struct osc_trace *t, struct osc_trace *s, uint64_t *shif
 		t->raw[t->nr_raw] = s->raw[k];
 		t->raw[t->nr_raw++].base += *shift;
 	}
-	t->raw_open = false; /* t's next raw copy starts a block after these */
 	free(s->raw);
 	s->raw = NULL;
 	s->nr_raw = s->alloc_raw = 0;
-	s->raw_open = false;
 }
 
 /* The raw block that holds reference v, or NULL. */
