@@ -44,6 +44,7 @@ struct krow {
 	uint64_t count, nr_delay;
 	__int128 total, delay, queue; /* exact: means stay exact, the total saturates when shown */
 	uint8_t methods, host_methods; /* 1 << enum osc_link */
+	uint8_t whys;   /* 1 << enum osc_unattributed, for events without an op */
 };
 
 struct kctx {
@@ -118,6 +119,8 @@ static void build_rows(struct kctx *k, const struct osc_filter *f)
 			r->total += e->dur;
 			r->methods |= (uint8_t)(1u << dl->method);
 			r->host_methods |= (uint8_t)(1u << dl->host_method);
+			if (dl->unattributed != OSC_UNATTRIBUTED_NONE)
+				r->whys |= (uint8_t)(1u << dl->unattributed);
 			if (dl->launch != OSC_NONE) {
 				r->nr_delay++;
 				r->delay += dl->delay;
@@ -153,6 +156,15 @@ static const char *methods_cell(struct kctx *k, const struct krow *r)
 			first = 0;
 		}
 	}
+	for (int u = 1, first = 1; u < OSC_UNATTRIBUTED_COUNT && len < 256; u++) {
+		if ((r->whys >> u) & 1) {
+			len += (size_t)snprintf(s + len, 256 - len, "%s%s", first ? " (" : "|",
+						osc_unattributed_name((enum osc_unattributed)u));
+			first = 0;
+		}
+	}
+	if (r->whys && len < 256)
+		snprintf(s + len, 256 - len, ")");
 	return s;
 }
 
@@ -224,7 +236,8 @@ static void print_help(void)
 	     "device time, mean, mean launch delay and queue time, and how each link was\n"
 	     "made (correlation id, graph replay, flow, op name, External id, time window).\n"
 	     "C++ kernel names are shown demangled.\n"
-	     "Kernels no op launched are listed under <unattributed>.\n"
+	     "Kernels no op launched are listed under <unattributed>, the reason in\n"
+	     "parentheses after the link (e.g. launched before the trace).\n"
 	     "\n"
 	     "options:");
 	osc_cli_tree_print_options(OSC_TREE_MODE_KERNELS);

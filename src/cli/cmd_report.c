@@ -12,6 +12,7 @@
 #include "opscope/analysis/matrix.h"
 #include "opscope/analysis/module.h"
 #include "opscope/analysis/trace_cache.h"
+#include "opscope/analysis/unattributed.h"
 #include "opscope/base/alloc.h"
 #include "opscope/export/gather.h"
 #include "opscope/export/outfile.h"
@@ -97,12 +98,12 @@ static bool shows_roofline(const struct osc_agg *a, const struct osc_cli_view *v
 static enum osc_status write_report(struct report *r, const struct osc_cli_view *v,
 				    struct osc_error *err)
 {
-	const char *keys[12] = { "trace", "format", "level", "runs", "filter", "sort", "rows" };
-	const char *values[12], *json[12] = { [3] = r->runs_json, [6] = r->rows_json };
+	const char *keys[14] = { "trace", "format", "level", "runs", "filter", "sort", "rows" };
+	const char *values[14], *json[14] = { [3] = r->runs_json, [6] = r->rows_json };
 	struct osc_export_meta meta = { keys, values, 7, json };
 	struct osc_agg_table_ctx ctx = { .trace = &r->trace, .agg = &r->agg, .names = &r->names };
 	struct osc_table table;
-	char busy[32], device[32], unmapped[64], peak[512];
+	char busy[32], device[32], unmapped[64], orphans[32], why[512], peak[512];
 	enum osc_status st;
 
 	values[0] = osc_cli_input_name(v->path);
@@ -122,6 +123,14 @@ static enum osc_status write_report(struct report *r, const struct osc_cli_view 
 	if (r->agg.has_device) {
 		keys[meta.nr] = "device_time_us";
 		values[meta.nr++] = device;
+	}
+	if (r->agg.has_device && osc_level_sums_device(v->level)) { /* what no op launched */
+		osc_format_us_int(osc_agg_unattributed(&r->agg), orphans, sizeof(orphans));
+		osc_agg_unattributed_text(&r->agg, why, sizeof(why));
+		keys[meta.nr] = "unattributed_device_us";
+		values[meta.nr++] = orphans;
+		keys[meta.nr] = "unattributed_why";
+		values[meta.nr++] = why;
 	}
 	if (v->level == OSC_LEVEL_MAPPING) { /* what profile_explorer's mapping leaves out */
 		osc_format_us_int(r->agg.device_time - r->agg.grand_total, unmapped, sizeof(unmapped));

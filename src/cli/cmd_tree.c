@@ -387,6 +387,24 @@ struct text_arg {
 	const struct osc_export_meta *meta;
 };
 
+/* Why the trace's device events without an op have none (a line only when some lack one). */
+static void print_unattributed(FILE *out, const struct osc_correlation *c)
+{
+	bool any = false;
+
+	for (int u = OSC_UNATTRIBUTED_NONE + 1; u < OSC_UNATTRIBUTED_COUNT; u++) {
+		if (!c->by_unattributed[u])
+			continue;
+		fprintf(out, "%s%s %llu",
+			any ? ", " : "# device events no op launched in the trace, by reason: ",
+			osc_unattributed_name((enum osc_unattributed)u),
+			(unsigned long long)c->by_unattributed[u]);
+		any = true;
+	}
+	if (any)
+		fputc('\n', out);
+}
+
 static void print_summary(FILE *out, const struct osc_cli_tree_data *d)
 {
 	const struct osc_correlation *c = &d->corr;
@@ -401,6 +419,7 @@ static void print_summary(FILE *out, const struct osc_cli_tree_data *d)
 		d->m.unattributed != OSC_NONE
 			? (unsigned long long)d->m.nodes[d->m.unattributed].kernels_total
 			: 0ULL);
+	print_unattributed(out, c);
 	fprintf(out, "# host ops: %zu in %llu trees, %llu partial overlaps not nested\n",
 		d->tree.nr, (unsigned long long)d->tree.nr_roots,
 		(unsigned long long)d->tree.nr_overlaps);

@@ -104,7 +104,8 @@
 	  "Per-run matrix of the level's top rows: the slow run and its op")               \
 	_(SET_FACTOR, "set-factor", "=", "What-if: set the speedup factor of the row")      \
 	_(WARNINGS, "warnings", "!",                                                         \
-	  "Load warnings (truncated input, unmatched B/E) and events outside every run")    \
+	  "Load warnings (truncated input, unmatched B/E), events outside every run and "   \
+	  "device work no op launched")                                                     \
 	_(HELP, "help", "? <F1>", "Show this help")                                          \
 	_(REFRESH, "refresh", "<C-l>", "Redraw the screen")
 

@@ -505,6 +505,7 @@ static void table_bases(struct osc_tui *t, struct osc_view *v, char *buf, size_t
 	char busy[32], device[32];
 	/* the shape level's roofline percentages: their peak, when one is known */
 	bool peak = tv->agg.roofline && strcmp(tv->agg.peak.label, "none");
+	int64_t no_op = osc_agg_unattributed(&tv->agg);
 
 	(void)t;
 	osc_format_us_int(tv->agg.host_busy, busy, sizeof(busy));
@@ -517,6 +518,12 @@ static void table_bases(struct osc_tui *t, struct osc_view *v, char *buf, size_t
 						 : 0.0);
 	else if (osc_level_is_device(tv->level))
 		snprintf(buf, size, "device time %s us", device);
+	else if (tv->agg.has_device && osc_level_sums_device(tv->level) && no_op > 0)
+		/* the rest to 100 of the rows' device_pct */
+		snprintf(buf, size, "host busy %s us, device time %s us, %.2f%% of it launched by "
+			 "no op (!)%s%s", busy, device,
+			 100.0 * (double)no_op / (double)tv->agg.device_time,
+			 peak ? ", peak " : "", peak ? tv->agg.peak.label : "");
 	else if (tv->agg.has_device)
 		snprintf(buf, size, "host busy %s us, device time %s us%s%s", busy, device,
 			 peak ? ", peak " : "", peak ? tv->agg.peak.label : "");

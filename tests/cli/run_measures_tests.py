@@ -14,10 +14,12 @@ Per trace and run selection (the default one, `all`, and each run alone):
   compared as a multiset keyed by the key columns; also with a --filter,
   which keeps rows but not the bases of the pcts;
 - the bases in `--format json`'s meta (host_busy_us, device_time_us) equal
-  the recomputation;
+  the recomputation, and so do the device time no op launched and its
+  reasons (unattributed_device_us, unattributed_why);
 - invariants: sum of self_us over op rows == host_busy, to the ns; sum of
   device_us == the device time attributed to the selected ops, and at most
   device_time (plus what the recomputation finds attributed across runs);
+  sum of device_us + unattributed_device_us == device_time, to the ns;
   sum of self_pct <= 100.005; no run row's device_busy_us exceeds its wall_us;
   a run row's host_busy_us / device_us equal the bases of that run alone;
   per thread, host busy time never exceeds the union of the op windows;
@@ -48,6 +50,8 @@ SHARED_TRACES = run_recompute_tests.SHARED_TRACES + [
     ("speedscope/invalid-x-nesting.json", True),
     ("hta/negative_queue_length_values_check/rank0.json.gz", False),
     ("tracelens/torch_compile_triton/trace.json.gz", True),
+    # 30% of its device time was launched before the trace began
+    ("tracelens/h100/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz", False),
 ]
 MAX_ALONE = 8  # runs checked alone per trace (spread over the trace when more)
 PCT_TOL = 0.01 + 1e-9
@@ -56,6 +60,7 @@ PCT_TOL = 0.01 + 1e-9
 # self_us,device_us,device_total_us,kernels; shape the same with the shape
 # after the name; run name,wall_us,host_busy_us,device_busy_us,
 # device_idle_us,device_us,ops,kernels. "bases": host_busy_us,device_time_us.
+# "unattributed": unattributed_device_us|unattributed_why (report's meta).
 HAND_OP = ["name", "count", "total_us", "self_us", "device_us", "device_total_us", "kernels"]
 HAND_SHAPE = HAND_OP[:1] + ["input_type_shape"] + HAND_OP[1:]
 HAND_RUN = ["name", "wall_us", "host_busy_us", "device_busy_us", "device_idle_us", "device_us",
@@ -228,7 +233,24 @@ aten::mm,1,5.000,5.000,1.000,1.000,1
 """),
         ("bases", None, "13.000,8.000"),
     ],
+    # Device work no op launched, by reason (unattributed.h): k_before and
+    # k_before_too have ids below every launch's (90, 95 < 100): launched
+    # before the trace, 7 + 2 µs; k_outside's launch (102) lies in no op, 4;
+    # k_missing's id 101 no launch has, 3; k_rocm_comm's id 0 and the
+    # memset's none: no link, 1 + 2 (a tie at 3 µs: the reasons' order).
+    # Only k_mm (5) is aten::mm's: 5 + 19 = 24 µs of device time.
+    "tests/data/measures-unattributed.json": [
+        ("op", None, "aten::mm,1,20.000,20.000,5.000,5.000,1\n"),
+        ("bases", None, "20.000,24.000"),
+        ("unattributed", None, "19.000|launched before the trace 9.000 us (2 events); "
+         "launched outside any op 4.000 us (1 event); launch not in the trace 3.000 us "
+         "(1 event); no correlation id or flow 3.000 us (2 events)"),
+    ],
 }
+# The reasons of unattributed.h in their order (ties go to the earlier).
+UNATTRIBUTED_META = ["unattributed_device_us", "unattributed_why"]
+REASONS = ["attributed", "launched before the trace", "launch not in the trace",
+           "no correlation id or flow", "launched outside any op"]
 
 
 def us_ns(text):
@@ -309,6 +331,17 @@ def want_cells(rows, columns, got_order=None, nkey=1):
     return out
 
 
+def unattributed_want(by_reason):
+    """(unattributed_device_us, unattributed_why) as report's meta should
+    give them for Measures.unattributed: reasons by time, largest first."""
+    total = sum(ns for ns, _ in by_reason.values())
+    order = sorted(by_reason.items(), key=lambda kv: (-kv[1][0], REASONS.index(kv[0])))
+    why = "; ".join("%s %s us (%d event%s)" % (r, recompute.us_exact(ns), n,
+                                               "" if n == 1 else "s")
+                    for r, (ns, n) in order)
+    return recompute.us_exact(total), why or "none"
+
+
 def meta_bases(text, has_device=True):
     """(host_busy ns, device_time ns) from report --format json's meta, or a
     problem. A trace without device events has no device_time_us (taken as 0)."""
@@ -381,6 +414,20 @@ def check_case(case):
             problems.append("meta device_time_us: opscope %s, recompute %s" % (
                 recompute.us_exact(device_time) if device_time is not None else None,
                 recompute.us_exact(want_dev)))
+        if case.extra["has_device"]:
+            meta = json.loads(j.text, parse_float=str)["meta"]
+            got_u = (meta.get("unattributed_device_us"), meta.get("unattributed_why"))
+            want_u = unattributed_want(case.extra["unattributed"])
+            if got_u != want_u:
+                problems.append("meta unattributed: opscope %r, recompute %r" % (got_u, want_u))
+            if device_time is not None and "device_us" in col and not case.extra.get("filter"):
+                dev_sum = sum(us_ns(r[col["device_us"]]) or 0 for r in got)
+                orphans = us_ns(str(got_u[0])) or 0
+                if dev_sum + orphans != device_time:
+                    problems.append("invariant: sum of device_us %s + unattributed %s != "
+                                    "device_time_us %s" % (
+                                        recompute.us_exact(dev_sum), got_u[0],
+                                        recompute.us_exact(device_time)))
         self_sum = sum(us_ns(r[col["self_us"]]) or 0 for r in got)
         filtered = bool(case.extra.get("filter"))
         if host_busy is not None and (self_sum > host_busy if filtered
@@ -451,7 +498,7 @@ def cases_for(label, path, thorough, res):
     cases = []
     for spec in specs:
         extra = {"bases": m.bases(spec), "attributed": m.attributed(spec),
-                 "has_device": m.has_device}
+                 "unattributed": m.unattributed(spec), "has_device": m.has_device}
         cases.append(Case(label, path, "op", spec, rm.level_columns("op", m.has_device),
                           m.rows("op", spec), extra))
     for level in ("shape", "path", "run"):
@@ -464,14 +511,15 @@ def cases_for(label, path, thorough, res):
     if thorough and len(top) >= 2:
         pats = (top[1]["name"], top[0]["name"][:3] + "*")
         extra = {"bases": m.bases(None), "attributed": m.attributed(None),
-                 "has_device": m.has_device, "filter": pats}
+                 "unattributed": m.unattributed(None), "has_device": m.has_device,
+                 "filter": pats}
         cases.append(Case(label, path, "op", None, rm.level_columns("op", m.has_device),
                           m.rows("op", None, pats), extra))
     if m.tr.nr_runs > 1 or thorough:
         m.ignore_runs()
         for level in ("op", "run"):
             extra = {"bases": m.bases(None), "attributed": m.attributed(None), "whole": True,
-                     "has_device": m.has_device}
+                     "unattributed": m.unattributed(None), "has_device": m.has_device}
             cases.append(Case(label, path, level, None, rm.level_columns(level, m.has_device),
                               m.rows(level, None), extra))
     return cases
@@ -511,6 +559,14 @@ def check_hand(res, pool):
         m = rm.Measures(os.path.join(testlib.ROOT, path))
         for level, spec, text in expectations:
             name = "hand %s --by %s --runs %s" % (path, level, spec_text(spec))
+            if level == "unattributed":
+                want = [text.split("|")]
+                mine = [list(unattributed_want(m.unattributed(spec)))]
+                res.check(name + " (recompute)", compare_rows(
+                    UNATTRIBUTED_META, 0, mine, want, "literal", ("recompute", "by hand")))
+                jobs.append((name, ["report", "--format", "json"] +
+                             (["--runs", spec] if spec else []) + [path], level, want))
+                continue
             if level == "bases":
                 want = [text.split(",")]
                 mine = [[recompute.us_exact(v) for v in m.bases(spec)]]
@@ -536,6 +592,11 @@ def check_hand(res, pool):
         p = testlib.run(args)
         if p.rc != 0:
             return name, ["opscope " + p.describe()]
+        if level == "unattributed":
+            meta = json.loads(p.text, parse_float=str)["meta"]
+            got = [[str(meta.get(k)) for k in UNATTRIBUTED_META]]
+            return name, compare_rows(UNATTRIBUTED_META, 0, got, want, "literal",
+                                      ("opscope", "by hand"))
         if level == "bases":
             bases, why = meta_bases(p.text)
             if why:

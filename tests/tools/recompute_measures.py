@@ -7,7 +7,8 @@ recompute.py's event reading, op classification and run windows, and
 recompute_tree.py's nesting rule.
 
     recompute_measures.py [--by op|shape|path|run] [--runs SPEC] [--whole-trace]
-                          [--filter PAT]... [--regex RE] [--columns LIST] [--bases] TRACE
+                          [--filter PAT]... [--regex RE] [--columns LIST]
+                          [--bases | --unattributed] TRACE
 
 prints CSV rows (op/path: name,count,total_us,self_us,self_pct,self_cum_pct,
 device_us,device_pct,device_cum_pct,device_total_us,kernels; shape: the same
@@ -15,7 +16,9 @@ with input_type_shape after name; run: name,wall_us,host_busy_us,
 device_busy_us,device_busy_pct,device_idle_us,device_us,ops,kernels, without
 the device columns on a trace without device events), rows by total_us
 descending (run level: run index), ties by name. --bases prints
-host_busy_ns,device_time_ns of the selection instead. Importable: Measures.
+host_busy_ns,device_time_ns of the selection instead; --unattributed
+reason,ns,events of its device time no op launched (Measures.unattributed).
+Importable: Measures.
 
 Rules implemented here:
 - host ops: recompute.py's op-level events, plus the launching frames: for
@@ -484,6 +487,36 @@ class Measures:
                     outside += d["dur"]
         return total, outside
 
+    def unattributed(self, runs=None):
+        """{reason: (ns, events)} of the selection's device events that no op
+        launched, each in the run of its own start (or of its launch's, by
+        correlation id). The reasons, from the trace alone: its launch was
+        found (correlation id or flow) but lies in no op: "launched outside
+        any op"; else its id (args.correlation, ORT's args.correlation_id) is
+        not a positive integer: "no correlation id or flow"; else the id is
+        below every runtime call's: "launched before the trace"; else
+        "launch not in the trace"."""
+        sel = self.selection(runs)
+        ids = [r["corr"] for r in self.runtime
+               if isinstance(r["corr"], int) and r["corr"] > 0]
+        first = min(ids) if ids else None
+        out = {}
+        for d in self.devs:
+            if d["op"] is not None or d["run"] is None or d["run"] not in sel:
+                continue
+            cid = d["corr"] if d["corr"] is not None else d["corr_id"]
+            if d["launch"] is not None:
+                why = "launched outside any op"
+            elif not isinstance(cid, int) or isinstance(cid, bool) or cid <= 0:
+                why = "no correlation id or flow"
+            elif first is not None and cid < first:
+                why = "launched before the trace"
+            else:
+                why = "launch not in the trace"
+            ns, n = out.get(why, (0, 0))
+            out[why] = (ns + d["dur"], n + 1)
+        return out
+
     def path_of(self, o, sel):
         names = []
         while o is not None:
@@ -622,6 +655,8 @@ def main(argv=None):
     ap.add_argument("--regex")
     ap.add_argument("--columns", help="comma-separated columns (default: all of the level)")
     ap.add_argument("--bases", action="store_true", help="print host_busy_ns,device_time_ns")
+    ap.add_argument("--unattributed", action="store_true",
+                    help="print reason,ns,events of the device events no op launched")
     ap.add_argument("trace")
     a = ap.parse_args(argv)
     out = io.StringIO()
@@ -631,6 +666,10 @@ def main(argv=None):
         if a.bases:
             w.writerow(["host_busy_ns", "device_time_ns"])
             w.writerow(m.bases(a.runs))
+        elif a.unattributed:
+            w.writerow(["reason", "ns", "events"])
+            for why, (ns, n) in sorted(m.unattributed(a.runs).items()):
+                w.writerow([why, ns, n])
         else:
             cols = a.columns.split(",") if a.columns else level_columns(a.by, m.has_device)
             rows = m.rows(a.by, a.runs, a.filter, a.regex)

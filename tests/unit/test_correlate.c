@@ -77,6 +77,13 @@ Test(correlate, kineto_correlation_external_id_window)
 	cr_expect_eq(a.corr.by_method[OSC_LINK_CORRELATION], 4);
 	cr_expect_eq(a.corr.by_method[OSC_LINK_NONE], 1);
 	cr_expect_eq(a.corr.no_host, 1, "m1's launch is outside every op");
+	/* k4's id 42 is above every launch's (1 to 4); m1's launch is in no op */
+	cr_expect_eq(dev(&a, "k1")->unattributed, OSC_UNATTRIBUTED_NONE);
+	cr_expect_eq(dev(&a, "k4")->unattributed, OSC_UNATTRIBUTED_NOT_IN_TRACE);
+	cr_expect_eq(dev(&a, "m1")->unattributed, OSC_UNATTRIBUTED_OUTSIDE_OPS);
+	cr_expect_eq(a.corr.by_unattributed[OSC_UNATTRIBUTED_NONE], 3);
+	cr_expect_eq(a.corr.by_unattributed[OSC_UNATTRIBUTED_NOT_IN_TRACE], 1);
+	cr_expect_eq(a.corr.by_unattributed[OSC_UNATTRIBUTED_OUTSIDE_OPS], 1);
 	/* delay: kernel start - launch start; queue: after the launch ended and the stream freed */
 	cr_expect_eq(dev(&a, "k1")->delay, 40);
 	cr_expect_eq(dev(&a, "k1")->queue, 30);
@@ -93,6 +100,54 @@ Test(correlate, kineto_correlation_external_id_window)
  *   relu        dev 10 (k3)
  *   <unattributed>  k4 + m1 = 11, and the memcpy call's 5
  */
+/*
+ * Why a device event has no op (unattributed.h): ids below every launch's
+ * (the launches have 100 and 103) were launched before the trace, ids among
+ * them that no launch has are not in the trace, no id at all is no link.
+ */
+Test(correlate, unattributed_reasons)
+{
+	static const struct tx_event ev[] = {
+		TX("early", KERNEL, 1, 0, 5, 7, 0, NULL),
+		TX("earlier", KERNEL, 1, 5, 5, 99, 0, NULL),
+		TX("op", HOST_OP, 0, 10, 100, 0, 0, NULL),
+		TX("launch", RUNTIME, 0, 20, 5, 100, 0, NULL),
+		TX("launch_late", RUNTIME, 0, 30, 5, 103, 0, NULL),
+		TX("k", KERNEL, 1, 40, 5, 100, 0, NULL),
+		TX("lost", KERNEL, 1, 50, 5, 101, 0, NULL),
+		TX("bare", KERNEL, 1, 60, 5, 0, 0, NULL),
+		TX("late", KERNEL, 1, 70, 5, 103, 0, NULL),
+	};
+	static const struct {
+		const char *name;
+		enum osc_unattributed why;
+	} want[] = {
+		{ "early", OSC_UNATTRIBUTED_BEFORE_TRACE },
+		{ "earlier", OSC_UNATTRIBUTED_BEFORE_TRACE },
+		{ "k", OSC_UNATTRIBUTED_NONE },
+		{ "lost", OSC_UNATTRIBUTED_NOT_IN_TRACE },
+		{ "bare", OSC_UNATTRIBUTED_NO_LINK },
+		{ "late", OSC_UNATTRIBUTED_NONE },
+	};
+	struct tx_analysis a;
+
+	tx_analyse(&a, OSC_FORMAT_KINETO, ev, FX_LEN(ev));
+	for (size_t i = 0; i < FX_LEN(want); i++) {
+		enum osc_unattributed got = dev(&a, want[i].name)->unattributed;
+
+		cr_expect_eq(got, want[i].why, "%s: %s, want %s", want[i].name,
+			     osc_unattributed_name(got), osc_unattributed_name(want[i].why));
+	}
+	cr_expect_eq(a.corr.by_unattributed[OSC_UNATTRIBUTED_BEFORE_TRACE], 2);
+	cr_expect_eq(a.corr.by_unattributed[OSC_UNATTRIBUTED_NOT_IN_TRACE], 1);
+	cr_expect_eq(a.corr.by_unattributed[OSC_UNATTRIBUTED_NO_LINK], 1);
+	cr_expect_eq(a.corr.by_unattributed[OSC_UNATTRIBUTED_NONE], 2);
+	cr_expect_str_eq(osc_unattributed_name(OSC_UNATTRIBUTED_BEFORE_TRACE),
+			 "launched before the trace");
+	cr_expect_str_eq(osc_unattributed_name(OSC_UNATTRIBUTED_COUNT), "unknown");
+	tx_release(&a);
+}
+
 Test(correlate, merged_device_time)
 {
 	struct tx_analysis a;
@@ -505,6 +560,8 @@ Test(correlate, graph_replay_frame_becomes_op)
 		const char *name = osc_trace_str(&t, t.events[corr.devs[k].event].name);
 
 		cr_expect_neq(corr.devs[k].node, OSC_NONE, "%s is attributed", name);
+		cr_expect_eq(corr.devs[k].unattributed, OSC_UNATTRIBUTED_NONE, "%s: %s", name,
+			     osc_unattributed_name(corr.devs[k].unattributed));
 		if (name[1] != '3')
 			cr_expect_eq(corr.devs[k].node, replay, "%s", name);
 	}
@@ -546,7 +603,11 @@ static void expect_relink_is_fresh(const char *rel)
 		cr_assert_eq(got.devs[d].method, want.devs[d].method, "%s device %zu", rel, d);
 		cr_assert_eq(got.devs[d].host_method, want.devs[d].host_method, "%s device %zu",
 			     rel, d);
+		cr_assert_eq(got.devs[d].unattributed, want.devs[d].unattributed,
+			     "%s device %zu", rel, d);
 	}
+	cr_expect_eq(memcmp(got.by_unattributed, want.by_unattributed,
+			    sizeof(got.by_unattributed)), 0);
 	cr_expect_eq(got.no_host, want.no_host);
 	cr_expect_eq(memcmp(got.by_method, want.by_method, sizeof(got.by_method)), 0);
 	osc_correlation_release(&got);

@@ -52,7 +52,10 @@
  *   matched by op name, or a flow, may start in another run) and in its own
  *   otherwise; self_pct = 100 * self / host_busy,
  *   device_pct = 100 * device / device_time; the *_cum_pct columns add them
- *   up in the current row order (they never add overlapping time);
+ *   up in the current row order (they never add overlapping time); at the
+ *   host levels, unattributed = the part of device_time no op launched
+ *   (each event in its own run), per reason (unattributed.h), so that at the
+ *   op, shape and path levels the rows' device plus it is device_time;
  * - run level: wall = the run's window; self = host_busy of the run; device
  *   and kernels = the run's device events (kernels, memcpy, memset, in the
  *   run of their op as above); device_busy = the time within the window when
@@ -75,6 +78,7 @@
 #include <stdint.h>
 
 #include "opscope/analysis/roofline.h"
+#include "opscope/analysis/unattributed.h"
 #include "opscope/model/filter.h"
 #include "opscope/model/level.h"
 #include "opscope/model/runs.h"
@@ -226,6 +230,12 @@ struct osc_agg {
 	int64_t grand_total; /* sum of row totals, ns */
 	int64_t host_busy;   /* base of self_pct, ns (see the definitions) */
 	int64_t device_time; /* base of device_pct, ns */
+	/* host levels: the part of device_time no op launched, and its events,
+	   per reason (unattributed.h; [OSC_UNATTRIBUTED_NONE] stays 0): with the
+	   rows' device (unfiltered, op, shape and path levels) it makes
+	   device_time. Device levels: 0 */
+	int64_t unattributed[OSC_UNATTRIBUTED_COUNT];
+	uint64_t nr_unattributed[OSC_UNATTRIBUTED_COUNT];
 	int64_t wall;        /* the selected runs' wall time: their spans (runs.h), ns (0: none) */
 	bool has_device;     /* the trace has device events: device columns shown */
 	struct osc_dist *dist[OSC_MEASURE_NR]; /* per row id, the measures asked in

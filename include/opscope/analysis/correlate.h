@@ -24,7 +24,7 @@
  *                holds the launch's start (the seed tools' rule).
  * A device event with neither link is unattributed; one whose launch has no
  * host node is counted apart. Nothing is dropped: every selected device event
- * has a link record.
+ * has a link record, and one without a host node says why (OSC_UNATTRIBUTED).
  *
  * Launch delay is device start - launch start. Queue time is device start -
  * max(launch end, end of the previous device event on the same stream/thread),
@@ -37,6 +37,7 @@
 #include <stdint.h>
 
 #include "opscope/analysis/calltree.h"
+#include "opscope/analysis/unattributed.h"
 #include "opscope/model/trace.h"
 
 /* X-macro: link methods with the name shown in outputs. */
@@ -73,6 +74,7 @@ struct osc_dev_link {
 	uint32_t node;       /* instance tree node, or OSC_NONE (unattributed) */
 	uint8_t method;      /* enum osc_link of the device -> launch/host step */
 	uint8_t host_method; /* enum osc_link of the launch -> host step (NONE without launch) */
+	uint8_t unattributed; /* enum osc_unattributed: why node is OSC_NONE (else NONE) */
 	int64_t delay;       /* launch delay, ns; 0 without launch */
 	int64_t queue;       /* queue time, ns; 0 without launch */
 };
@@ -86,6 +88,8 @@ struct osc_correlation {
 	uint32_t *dev_of;      /* per event: index into devs, or OSC_NONE */
 	uint64_t by_method[OSC_LINK_COUNT]; /* device events per method (NONE: no link at all) */
 	uint64_t no_host;      /* device events whose launch has no host node */
+	uint64_t by_unattributed[OSC_UNATTRIBUTED_COUNT]; /* device events per reason
+							     (NONE: with a host node) */
 };
 
 /*

@@ -664,17 +664,40 @@ static bool device_selected(const struct agg_ctx *c, const uint32_t *op, uint32_
 	return !c->q->only || c->q->only[ev];
 }
 
-/* The device time and events of each run (device_run); slot nr_runs: outside every run. */
+/*
+ * The device time and events of each run (device_run), and with op, of
+ * those no op launched, per reason (no_op*: slot run * OSC_UNATTRIBUTED_COUNT
+ * + why); run nr_runs: outside every run.
+ */
 struct run_device {
-	int64_t *time;
-	uint64_t *count;
+	int64_t *time, *no_op_time;
+	uint64_t *count, *no_op;
 	size_t nr_runs;
 };
+
+static void run_device_alloc(struct run_device *d, size_t nr_runs)
+{
+	d->nr_runs = nr_runs;
+	d->time = osc_xcalloc(nr_runs + 1, sizeof(*d->time));
+	d->count = osc_xcalloc(nr_runs + 1, sizeof(*d->count));
+	d->no_op_time = osc_xcalloc((nr_runs + 1) * OSC_UNATTRIBUTED_COUNT,
+				    sizeof(*d->no_op_time));
+	d->no_op = osc_xcalloc((nr_runs + 1) * OSC_UNATTRIBUTED_COUNT, sizeof(*d->no_op));
+}
+
+static void run_device_release(struct run_device *d)
+{
+	free(d->time);
+	free(d->count);
+	free(d->no_op_time);
+	free(d->no_op);
+}
 
 /* One thread's share of device_by_run: briefs b[from .. to). */
 struct device_part {
 	const struct agg_ctx *c;
 	const uint32_t *op;
+	const struct osc_correlation *corr; /* with op: why an event has no op */
 	const struct osc_brief *b;
 	size_t from, to;
 	struct run_device sums;
@@ -683,23 +706,38 @@ struct device_part {
 static void device_part_run(void *arg, size_t i)
 {
 	struct device_part *p = &((struct device_part *)arg)[i];
+	const struct osc_correlation *corr = p->corr;
 
 	for (size_t j = p->from; j < p->to; j++) {
-		uint32_t run = device_run(p->c, p->op, p->b[j].event);
+		uint32_t ev = p->b[j].event, run = device_run(p->c, p->op, ev);
 		size_t slot = run < p->sums.nr_runs ? run : p->sums.nr_runs;
 
 		p->sums.time[slot] = osc_sat_add(p->sums.time[slot], p->b[j].dur);
 		p->sums.count[slot]++;
+		if (p->op && p->op[ev] == OSC_NONE) {
+			uint32_t d = corr->dev_of[ev];
+			size_t why = d != OSC_NONE ? corr->devs[d].unattributed
+						   : OSC_UNATTRIBUTED_NO_LINK;
+
+			slot = slot * OSC_UNATTRIBUTED_COUNT + why;
+			p->sums.no_op_time[slot] = osc_sat_add(p->sums.no_op_time[slot],
+							       p->b[j].dur);
+			p->sums.no_op[slot]++;
+		}
 	}
 }
 
-/* Sum the device events (kernels, memcpy, memset) per run into out, on all cores. */
+/*
+ * Sum the device events (kernels, memcpy, memset) per run into out, on all
+ * cores; with op (the launchers), also those of no op, per reason.
+ */
 static void device_by_run(const struct agg_ctx *c, const uint32_t *op, struct run_device *out)
 {
+	const struct osc_correlation *corr = op ? osc_trace_correlation(c->t) : NULL;
+	size_t slots;
 
-	out->nr_runs = c->runs ? c->runs->nr : 1;
-	out->time = osc_xcalloc(out->nr_runs + 1, sizeof(*out->time));
-	out->count = osc_xcalloc(out->nr_runs + 1, sizeof(*out->count));
+	run_device_alloc(out, c->runs ? c->runs->nr : 1);
+	slots = (out->nr_runs + 1) * OSC_UNATTRIBUTED_COUNT;
 	for (size_t k = 0; k < sizeof(device) / sizeof(device[0]); k++) {
 		size_t nb, n;
 		const struct osc_brief *b = osc_trace_briefs(c->t, device[k], &nb);
@@ -708,11 +746,9 @@ static void device_by_run(const struct agg_ctx *c, const uint32_t *op, struct ru
 		n = osc_parallel_parts(nb, EVENTS_PER_THREAD);
 		p = osc_xcalloc(n, sizeof(*p));
 		for (size_t i = 0; i < n; i++) {
-			p[i] = (struct device_part){ .c = c, .op = op, .b = b, .from = nb * i / n,
-						     .to = nb * (i + 1) / n,
-						     .sums.nr_runs = out->nr_runs };
-			p[i].sums.time = osc_xcalloc(out->nr_runs + 1, sizeof(int64_t));
-			p[i].sums.count = osc_xcalloc(out->nr_runs + 1, sizeof(uint64_t));
+			p[i] = (struct device_part){ .c = c, .op = op, .corr = corr, .b = b,
+						     .from = nb * i / n, .to = nb * (i + 1) / n };
+			run_device_alloc(&p[i].sums, out->nr_runs);
 		}
 		osc_parallel_run(n, device_part_run, p);
 		for (size_t i = 0; i < n; i++) {
@@ -720,17 +756,15 @@ static void device_by_run(const struct agg_ctx *c, const uint32_t *op, struct ru
 				out->time[r] = osc_sat_add(out->time[r], p[i].sums.time[r]);
 				out->count[r] += p[i].sums.count[r];
 			}
-			free(p[i].sums.time);
-			free(p[i].sums.count);
+			for (size_t s = 0; s < slots; s++) {
+				out->no_op_time[s] = osc_sat_add(out->no_op_time[s],
+								 p[i].sums.no_op_time[s]);
+				out->no_op[s] += p[i].sums.no_op[s];
+			}
+			run_device_release(&p[i].sums);
 		}
 		free(p);
 	}
-}
-
-static void run_device_release(struct run_device *d)
-{
-	free(d->time);
-	free(d->count);
 }
 
 /*
@@ -743,9 +777,18 @@ static void bases(const struct agg_ctx *c, const struct run_device *dr, struct o
 {
 	if (c->runs)
 		out->wall = osc_runsel_wall(c->runs, c->sel);
-	for (size_t r = 0; r <= dr->nr_runs; r++)
-		if (!c->sel || (r < c->sel->nr_runs && r < dr->nr_runs && c->sel->on[r]))
-			out->device_time = osc_sat_add(out->device_time, dr->time[r]);
+	for (size_t r = 0; r <= dr->nr_runs; r++) {
+		if (c->sel && (r >= c->sel->nr_runs || r >= dr->nr_runs || !c->sel->on[r]))
+			continue;
+		out->device_time = osc_sat_add(out->device_time, dr->time[r]);
+		for (size_t why = 0; why < OSC_UNATTRIBUTED_COUNT; why++) {
+			size_t slot = r * OSC_UNATTRIBUTED_COUNT + why;
+
+			out->unattributed[why] = osc_sat_add(out->unattributed[why],
+							     dr->no_op_time[slot]);
+			out->nr_unattributed[why] += dr->no_op[slot];
+		}
+	}
 }
 
 /*

@@ -35,6 +35,39 @@ const char *osc_link_name(enum osc_link l)
 	return link_names[l];
 }
 
+/*
+ * Why each device event of corr without a host node has none (correlate.h),
+ * and the count of each reason. Called again when the nodes change (relink).
+ */
+static void explain_unattributed(const struct osc_trace *t, struct osc_correlation *corr)
+{
+	int64_t first = INT64_MAX; /* the lowest correlation id of a launch */
+
+	for (size_t l = 0; l < corr->nr_launches; l++) {
+		int64_t id = osc_trace_id_value(t, t->events[corr->launches[l].event].corr_id);
+
+		if (id > 0 && id < first)
+			first = id;
+	}
+	memset(corr->by_unattributed, 0, sizeof(corr->by_unattributed));
+	for (size_t d = 0; d < corr->nr_devs; d++) {
+		struct osc_dev_link *dl = &corr->devs[d];
+		int64_t id = osc_trace_id_value(t, t->events[dl->event].corr_id);
+
+		if (dl->node != OSC_NONE)
+			dl->unattributed = OSC_UNATTRIBUTED_NONE;
+		else if (dl->launch != OSC_NONE)
+			dl->unattributed = OSC_UNATTRIBUTED_OUTSIDE_OPS;
+		else if (id <= 0) /* OSC_NO_ID, or ROCm's 0 */
+			dl->unattributed = OSC_UNATTRIBUTED_NO_LINK;
+		else if (id < first && first != INT64_MAX)
+			dl->unattributed = OSC_UNATTRIBUTED_BEFORE_TRACE;
+		else
+			dl->unattributed = OSC_UNATTRIBUTED_NOT_IN_TRACE;
+		corr->by_unattributed[dl->unattributed]++;
+	}
+}
+
 /* ---- sorted lookup tables ---- */
 
 struct entry {
@@ -588,6 +621,7 @@ void osc_correlate(const struct osc_trace *t, const struct osc_calltree *c,
 	for (size_t i = 0; i < out->nr_devs; i++)
 		link_device(&x, &out->devs[i]);
 	finish_devices(&x);
+	explain_unattributed(t, out);
 	osc_id_index_release(&x.launch_by_corr);
 	groups_release(&x.launch_by_time);
 	osc_id_index_release(&x.node_by_ext);
@@ -703,6 +737,7 @@ static void relink(const struct osc_trace *t, const struct osc_calltree *tree,
 			dl->node = tree->node_of[dl->node];
 		}
 	}
+	explain_unattributed(t, corr);
 	osc_id_index_release(&frame_by_ext);
 }
 
