@@ -105,12 +105,8 @@ static void totals_text(struct diff_job *j)
 	osc_format_us_int(j->diff.grand_total[0], b, sizeof(b));
 	osc_format_us_int(j->diff.grand_total[1], o, sizeof(o));
 	osc_format_us_int(j->diff.grand_total[1] - j->diff.grand_total[0], d, sizeof(d));
-	/* say what total is where it is not the events' own durations */
-	j->total_text = osc_xasprintf("base %s us, other %s us, delta %s us%s%s%s", b, o, d,
-				      j->diff.total == OSC_MEASURE_HOST ? "" : " (",
-				      j->diff.total == OSC_MEASURE_HOST ? "" :
-									  osc_diff_total_name(&j->diff),
-				      j->diff.total == OSC_MEASURE_HOST ? "" : ")");
+	j->total_text = osc_xasprintf("base %s us, other %s us, delta %s us (%s)", b, o, d,
+				      osc_diff_total_name(&j->diff));
 	j->count_text = osc_xasprintf("%llu only in base (-), %llu only in other (+), %llu in both (=)",
 				      (unsigned long long)j->diff.count[0],
 				      (unsigned long long)j->diff.count[1],

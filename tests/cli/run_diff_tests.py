@@ -364,14 +364,15 @@ def check_json_meta():
     numbers that agree with the rows and the text summary."""
     d = json.loads(run(["diff", "-F", "json", NOOPT, OPT]).text)
     m = d["meta"]
-    base = sum(decimal.Decimal(str(r["base_total_us"])) for r in d["rows"])
+    # ORT CPU profiles: the grand totals are self time (ops may nest)
+    base = sum(decimal.Decimal(str(r["base_self_us"])) for r in d["rows"])
     counts = {"-": 0, "+": 0, "=": 0}
     for r in d["rows"]:
         counts[r["side"]] += 1
     report(m["sides"] == {"base_only": counts["-"], "other_only": counts["+"],
                           "both": counts["="]} and
            decimal.Decimal(str(m["totals"]["base_us"])) == base and
-           m["totals"]["measure"] == "inclusive time",
+           m["totals"]["measure"] == "self time",
            "diff json meta: sides and totals as numbers", "%s %s" % (m["sides"], m["totals"]))
     p = run(["whatif", "-x", "Conv=2", "-F", "json", OPT])
     w = json.loads(p.text)["meta"]["projected"]
@@ -379,6 +380,29 @@ def check_json_meta():
     want = "host busy %.3f us -> %.3f us (%.3fx)" % (w["before_us"], w["after_us"], w["speedup"])
     report(w["base"] == "host busy" and want in text and w["affected_pct"] > 0,
            "whatif json meta: projected as numbers, as the text says", "%s\n%s" % (w, want))
+
+
+def check_totals_recompute():
+    """The header's totals never sum nested time: on nested traces they are
+    each side's self time (host busy), on GPU pairs the device time the
+    ops launched, both recomputed by recompute_measures.py."""
+    nested = os.path.join(testlib.ROOT, "tests/data/measures-nested.json")
+    cpu = os.path.join(testlib.ROOT, "samples/torch-resnet18-infer.json")
+    pairs = [(nested, cpu, "self time")]
+    if testlib.shared(HTA % "control"):
+        pairs.append((testlib.shared(HTA % "control"), testlib.shared(HTA % "test"),
+                      "device time"))
+    for base, other, measure in pairs:
+        m = json.loads(run(["diff", "-F", "json", base, other]).text)["meta"]["totals"]
+        want = []
+        for path in (base, other):
+            r = recompute_measures.Measures(path)
+            want.append(r.bases()[0] if measure == "self time" else r.attributed()[0])
+        got = [us_ns(str(m["base_us"])), us_ns(str(m["other_us"]))]
+        report(m["measure"] == measure and got == want,
+               "diff totals of %s vs %s: %s recomputed" % (
+                   os.path.basename(base), os.path.basename(other), measure),
+               "%s: got %s, want %s" % (m, got, want))
 
 
 def check_changed_subset():
@@ -548,6 +572,7 @@ def main():
     check_category_as_report()
     check_whatif_category()
     check_json_meta()
+    check_totals_recompute()
     check_changed_subset()
     check_exit_status()
     check_whatif_recompute()

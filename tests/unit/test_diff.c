@@ -219,7 +219,10 @@ Test(diff, rows_whole_or_gathered_have_their_members_figures)
 		expect_side(&p, row_holding(&p.d, s, 0), s, "0 200 300", 190, 140);
 		expect_side(&p, row_holding(&p.d, s, 1), s, "10 210", 50, 50);
 	}
-	cr_expect_eq(p.d.grand_total[0], 240);
+	/* the host busy time 100 + 50 + 40: the inclusive 240 counts both X twice */
+	cr_expect_eq(p.d.grand, OSC_MEASURE_SELF);
+	cr_expect_eq(p.d.grand_total[0], 190);
+	cr_expect_str_eq(osc_diff_total_name(&p.d), "self time");
 	release(&p);
 }
 
@@ -818,6 +821,9 @@ Test(diff, kernel_rows_pair_on_names_as_shown)
 	cr_assert_eq(p.d.nr, 1);
 	cr_expect_eq(row_named(&p.d, "foo")->side[0].total, 15);
 	cr_expect_eq(row_named(&p.d, "foo")->side[1].total, 7);
+	cr_expect_eq(p.d.grand, OSC_MEASURE_DEVICE, "kernels' totals are device time");
+	cr_expect_eq(p.d.grand_total[0], 15);
+	cr_expect_eq(p.d.grand_total[1], 7);
 	osc_diff_release(&p.d);
 	for (int i = 0; i < 2; i++)
 		s[i].names = NULL;

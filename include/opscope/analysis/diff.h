@@ -106,13 +106,18 @@ struct osc_diff {
 	size_t nr, nr_all;       /* rows shown (see osc_diff_changed_only), rows in all */
 	uint32_t *members[2];    /* event indices of each side, grouped by row */
 	size_t nr_members[2];
-	int64_t grand_total[2];  /* each side's sum of row totals, ns */
+	int64_t grand_total[2];  /* each side's sum of the rows' grand measure, ns */
 	uint64_t count[3];       /* rows per status: '-', '+', '=' */
 	uint64_t shown[3];       /* the shown rows' (osc_diff_changed_only) */
 	enum osc_level level;
 	enum osc_match match;
 	enum osc_measure total; /* what total is: HOST (the events' own durations), or at
 				   the category level DEVICE or SELF (see above) */
+	/* what grand_total sums, never a time that nests: DEVICE at the device
+	   levels (the rows' totals) and at the host levels when both traces have
+	   device events, else SELF (ops nest: their inclusive times would count
+	   nested time twice) */
+	enum osc_measure grand;
 	/* The display order (osc_diff_sort, osc_diff_changed_only): the row shown
 	   i-th is rows[order[i]], the shown first; NULL: rows[i] itself */
 	uint32_t *order;
@@ -145,7 +150,7 @@ void osc_diff_release(struct osc_diff *d);
 const char *osc_diff_runs_note(const struct osc_runsel *base, const struct osc_runsel *other,
 			       char *buf, size_t size);
 
-/* What a row's total is, for a header: "inclusive time", "device time" or "self time". */
+/* What the grand totals sum (osc_diff.grand), for a header: "device time" or "self time". */
 const char *osc_diff_total_name(const struct osc_diff *d);
 
 /* Text of a row's key. */

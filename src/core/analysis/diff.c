@@ -714,8 +714,6 @@ static void place_side(void *arg, size_t s)
 			by_event(l);
 		place_events(d, p->side[s], p->row_of, l, (int)s);
 	}
-	for (size_t r = 0; r < d->nr; r++)
-		d->grand_total[s] = osc_sat_add(d->grand_total[s], d->rows[r].side[s].total);
 }
 
 /*
@@ -775,9 +773,26 @@ static void category_rows(struct osc_diff *d, const struct osc_agg agg[2])
 			st->total = device ? a->dev : a->self;
 			d->total = device ? OSC_MEASURE_DEVICE : OSC_MEASURE_SELF;
 			st->mean = a->count ? (double)st->total / (double)a->count : 0;
-			d->grand_total[s] = osc_sat_add(d->grand_total[s], st->total);
 		}
 	}
+}
+
+/*
+ * Each side's grand total, of the measure osc_diff.grand says: the rows'
+ * device time, or their self time; never their inclusive time.
+ */
+static void grand_totals(struct osc_diff *d, bool both_device)
+{
+	d->grand = osc_level_is_device(d->level) || both_device ? OSC_MEASURE_DEVICE
+								 : OSC_MEASURE_SELF;
+	for (int s = 0; s < 2; s++)
+		for (size_t r = 0; r < d->nr; r++) {
+			const struct osc_diff_stat *st = &d->rows[r].side[s];
+
+			d->grand_total[s] = osc_sat_add(d->grand_total[s],
+							d->grand == OSC_MEASURE_DEVICE ? st->dev
+										       : st->self);
+		}
 }
 
 /* Where a row of status '-', '+' or '=' is counted in d->count and d->shown. */
@@ -860,6 +875,7 @@ void osc_diff(const struct osc_diff_side *base, const struct osc_diff_side *othe
 	group(out, side, lab, q->threads);
 	if (q->level == OSC_LEVEL_CATEGORY)
 		category_rows(out, agg);
+	grand_totals(out, agg[0].has_device && agg[1].has_device);
 	for (int s = 0; s < 2; s++) {
 		free(lab[s].ev);
 		free(lab[s].lab);
@@ -874,9 +890,7 @@ void osc_diff(const struct osc_diff_side *base, const struct osc_diff_side *othe
 
 const char *osc_diff_total_name(const struct osc_diff *d)
 {
-	return d->total == OSC_MEASURE_DEVICE ? "device time" :
-	       d->total == OSC_MEASURE_SELF   ? "self time" :
-						"inclusive time";
+	return d->grand == OSC_MEASURE_DEVICE ? "device time" : "self time";
 }
 
 const char *osc_diff_runs_note(const struct osc_runsel *base, const struct osc_runsel *other,
