@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "opscope/base/alloc.h"
+#include "opscope/base/sat.h"
 #include "opscope/analysis/columns.h"
 #include "opscope/analysis/demangle.h"
 #include "opscope/export/outfile.h"
@@ -102,9 +103,10 @@ static void print_help(void)
 {
 	puts("usage: opscope explore [OPTIONS] TRACE\n"
 	     "\n"
-	     "ORT profile_explorer's report: the top CPU kernels (host ops) and GPU kernels\n"
-	     "by total time over the selected runs, with percentage, count and cumulative\n"
-	     "percentage and duration (µs). Accepts profile_explorer's command line.\n"
+	     "ORT profile_explorer's report: the top CPU kernels (host ops, by self time:\n"
+	     "nested ops count once) and GPU kernels (by total time) over the selected runs,\n"
+	     "with percentage, count and cumulative percentage and duration (µs). Accepts\n"
+	     "profile_explorer's command line.\n"
 	     "\n"
 	     "options:");
 	osc_cli_print_options(stdout, options, MODE);
@@ -289,6 +291,8 @@ struct xtable {
 	enum xcol kind[8];
 	struct osc_column cols[8];
 	size_t nr_cols;
+	bool self;        /* duration is the rows' self time (CPU), else their total (GPU) */
+	int64_t base;     /* what pct divides: the durations of every row, ns */
 	int64_t *cum;     /* cumulative duration per row, ns */
 	bool csv;         /* CSV: percentages with full precision */
 };
@@ -310,10 +314,16 @@ static void format_pct(const struct xtable *x, double v, char *buf, size_t size)
 		osc_format_pct(v, buf, size);
 }
 
-/* ns as a percentage of the sum of the rows' totals. */
+/* ns as a percentage of the sum of the rows' durations. */
 static double share(const struct xtable *x, int64_t ns)
 {
-	return x->agg->grand_total > 0 ? 100.0 * (double)ns / (double)x->agg->grand_total : 0;
+	return x->base > 0 ? 100.0 * (double)ns / (double)x->base : 0;
+}
+
+/* A row's duration: its self time (CPU) or its total (GPU). */
+static int64_t duration(const struct xtable *x, const struct osc_agg_row *r)
+{
+	return x->self ? r->self : r->total;
 }
 
 static const char *xcell(const void *ctx, size_t row, size_t col, char *buf, size_t size)
@@ -336,10 +346,10 @@ static const char *xcell(const void *ctx, size_t row, size_t col, char *buf, siz
 		snprintf(buf, size, "%s", s);
 		return s;
 	case X_DUR:
-		osc_format_us_int(r->total, buf, size);
+		osc_format_us_int(duration(x, r), buf, size);
 		break;
-	case X_PCT: /* profile_explorer's: of the sum of the rows' totals */
-		format_pct(x, share(x, r->total), buf, size);
+	case X_PCT: /* profile_explorer's: of the sum of the rows' durations */
+		format_pct(x, share(x, duration(x, r)), buf, size);
 		break;
 	case X_COUNT:
 		snprintf(buf, size, "%llu", (unsigned long long)r->count);
@@ -354,8 +364,10 @@ static const char *xcell(const void *ctx, size_t row, size_t col, char *buf, siz
 	return buf;
 }
 
+/* base: the durations of every row, also those past the rows agg keeps. */
 static void xtable_init(struct xtable *x, const struct osc_trace *t, const struct osc_agg *agg,
-			const struct osc_names *names, bool dims, bool shape)
+			const struct osc_names *names, bool dims, bool shape, bool self,
+			int64_t base)
 {
 	int64_t sum = 0;
 
@@ -363,6 +375,8 @@ static void xtable_init(struct xtable *x, const struct osc_trace *t, const struc
 	x->trace = t;
 	x->agg = agg;
 	x->names = names;
+	x->self = self;
+	x->base = base;
 	add_col(x, X_NAME, "name", false);
 	if (dims)
 		add_col(x, X_DIMS, "dimensions", false);
@@ -375,7 +389,7 @@ static void xtable_init(struct xtable *x, const struct osc_trace *t, const struc
 	add_col(x, X_CUM_DUR, "cumulative_dur", true);
 	x->cum = osc_xmalloc((agg->nr ? agg->nr : 1) * sizeof(*x->cum));
 	for (size_t r = 0; r < agg->nr; r++)
-		x->cum[r] = sum += agg->rows[r].total;
+		x->cum[r] = sum += duration(x, &agg->rows[r]);
 }
 
 static void xtable_as_table(const struct xtable *x, struct osc_table *out)
@@ -416,17 +430,28 @@ static enum osc_status top_hitters(struct explore *x, struct osc_agg *agg, const
 	struct xtable xt;
 	struct osc_table table;
 	enum osc_status st = OSC_OK;
+	int64_t base = 0;
 	char *path;
 
 	if (!agg->nr) {
 		printf("No %s entries found!\n", target);
 		return OSC_OK;
 	}
+	/*
+	 * A CPU row's duration is its self time: ops nest (aten::conv2d holds
+	 * aten::convolution ...), so summed or accumulated inclusive times
+	 * would count nested time again; an ONNX Runtime node holds no other,
+	 * so there it is profile_explorer's duration. A GPU row's is its total.
+	 */
+	for (size_t r = 0; r < agg->nr; r++)
+		base = osc_sat_add(base, gpu ? agg->rows[r].total : agg->rows[r].self);
 	/* Rows by duration, descending; -c 0 lists none, as a [:0] slice. */
+	osc_agg_sort(agg, &x->trace, gpu ? OSC_STAT_TOTAL : OSC_STAT_SELF, true);
 	if (x->a.count == 0)
 		agg->nr = 0;
 	osc_agg_truncate(agg, (size_t)x->a.count);
-	xtable_init(&xt, &x->trace, agg, gpu ? &x->names : NULL, gpu && x->a.dims, x->a.shape);
+	xtable_init(&xt, &x->trace, agg, gpu ? &x->names : NULL, gpu && x->a.dims, x->a.shape,
+		    !gpu, base);
 	xtable_as_table(&xt, &table);
 	printf("\n------ Top %s Kernel Times ------\n", target);
 	fflush(stdout);

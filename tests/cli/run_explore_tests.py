@@ -16,7 +16,8 @@ PREFIX`, reads the CSV files back and compares every cell:
 - the "Analyzing N model run(s)" line: the number of runs.
 Differences by design (documented in man/opscope.1, EXPLORE) are not tested
 here: on the traces used, position-split and time-window runs hold the same
-events (ORT writes model_run after its nodes).
+events (ORT writes model_run after its nodes). One is: on a trace whose ops
+nest, a CPU row's duration is its self time (recompute_measures.py's).
 
 A trace with a single run (one model_run, one ProfilerStep): profile_explorer
 fails there ("Invalid start index 1": its default --start 1 skips a warm-up
@@ -221,6 +222,37 @@ def check_whole(tmp):
     return problems
 
 
+def check_nested(tmp):
+    """On a trace whose ops nest (PyTorch), a CPU row's duration is its self
+    time, so the durations add up to the runs' host busy time (recomputed by
+    recompute_measures.py) and cumulative_pct ends at 100: profile_explorer's
+    sum of inclusive times would count aten::conv2d > aten::convolution >
+    ... > aten::mkldnn_convolution four times."""
+    sys.path.insert(0, os.path.join(testlib.ROOT, "tests", "tools"))
+    import recompute_measures
+    trace = os.path.join(testlib.ROOT, "samples/torch-resnet18-infer.json")
+    prefix = os.path.join(tmp, "nested")
+    p = testlib.run(["explore", "-c", "100000", "--csv", prefix, trace])
+    if p.rc != 0:
+        return ["opscope " + p.describe()]
+    _, rows = read_csv(prefix + "_cpu_kernel_times.csv")
+    m = recompute_measures.Measures(trace)
+    runs = "1:"  # explore skips the warm-up run 0
+    want_busy = m.bases(runs)[0]
+    self_of = {r["name"]: recompute_measures.cell(r, "self_us") for r in m.rows("op", runs)}
+    got = sum(int(round(float(r["duration"]) * 1000)) for r in rows)
+    problems = []
+    if got != want_busy:
+        problems.append("durations add up to %d ns, host busy is %d" % (got, want_busy))
+    for r in rows:
+        if "%.3f" % float(r["duration"]) != self_of.get(r["name"]):
+            problems.append("%s: duration %s, self time %s" % (
+                r["name"], r["duration"], self_of.get(r["name"])))
+    if rows and abs(float(rows[-1]["cumulative_pct"]) - 100) > 1e-6:
+        problems.append("last cumulative_pct %s" % rows[-1]["cumulative_pct"])
+    return problems
+
+
 def check_run_range():
     """--run-range picks the runs explore analyses (NVTX ranges of nvprof)."""
     nv = os.path.join(testlib.ROOT, "samples", "nvprof-lstm-pyprof.sql.gz")
@@ -308,6 +340,8 @@ def main():
         res.check("explore --whole-trace equals profile_explorer without model_run",
                   check_whole(tmp))
         res.check("explore --run-range", check_run_range())
+        res.check("explore on nested ops: durations are self times adding up to host busy",
+                  check_nested(tmp))
         res.check("explore one model_run: run 0 with a note, as profile_explorer -s 0",
                   check_one_run_ort(tmp))
         kineto = one_run_trace(tmp, "samples/kineto-sampled-rank0.json.gz",
