@@ -509,6 +509,23 @@ static double diff_bar(struct osc_tui *t, struct osc_view *v, size_t row)
 	       (double)top;
 }
 
+/* Both sides' grand totals, of a measure that never counts time twice (diff.h). */
+static void diff_bases(struct osc_tui *t, struct osc_view *v, char *buf, size_t size)
+{
+	struct diff_view *dv = v->priv;
+	char base[32], other[32], delta[32];
+
+	(void)t;
+	buf[0] = '\0';
+	if (dv->refused || !dv->diff_made)
+		return;
+	osc_format_us_int(dv->diff.grand_total[0], base, sizeof(base));
+	osc_format_us_int(dv->diff.grand_total[1], other, sizeof(other));
+	osc_format_us_int(dv->diff.grand_total[1] - dv->diff.grand_total[0], delta, sizeof(delta));
+	snprintf(buf, size, "%s %s us -> %s us (delta %s us)", osc_diff_total_name(&dv->diff),
+		 base, other, delta);
+}
+
 static void diff_title(struct osc_tui *t, struct osc_view *v, char *buf, size_t size)
 {
 	struct diff_view *dv = v->priv;
@@ -826,6 +843,7 @@ const struct osc_view_ops osc_view_diff = {
 	.mark = diff_mark,
 	.action = diff_action,
 	.title = diff_title,
+	.bases = diff_bases,
 	.detail = diff_detail,
 	.export_name = diff_export_name,
 	.bar = diff_bar,
