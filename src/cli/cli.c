@@ -193,7 +193,8 @@ const struct osc_cli_option osc_cli_view_options[] = {
 	  OSC_MODE_TUI | OSC_MODE_DEFAULT },
 	{ OPT_MATCH, "match", 'm', "HOW", "compare: pair rows by name (default), shape or occurrence",
 	  DIFF },
-	{ OPT_OTHER_RUNS, "other-runs", 0, "SPEC", "compare: runs of the other trace (default: as --runs)",
+	{ OPT_OTHER_RUNS, "other-runs", 0, "SPEC",
+	  "compare: runs of the other trace (default: as --runs); one trace: its runs SPEC against --runs",
 	  DIFF },
 	{ OPT_CHANGED, "changed", 'c', NULL, "compare: only rows that appear, disappear or change",
 	  DIFF },
@@ -679,6 +680,11 @@ static enum osc_status view_option(struct osc_cli_view *v, int id, const char *a
 	return OSC_OK;
 }
 
+bool osc_cli_view_is_compare(const struct osc_cli_view *v)
+{
+	return v->other || v->other_runs;
+}
+
 /* --sort names a column of the table the command prints: a diff's or an aggregate's. */
 static enum osc_status check_sort(struct osc_cli_view *v, unsigned mode, struct osc_error *err)
 {
@@ -686,7 +692,7 @@ static enum osc_status check_sort(struct osc_cli_view *v, unsigned mode, struct 
 
 	if (mode & OSC_MODE_WHATIF)
 		return OSC_OK; /* cmd_whatif.c knows its columns */
-	if (!v->sort_arg || (!v->other && !(mode & OSC_MODE_DIFF)))
+	if (!v->sort_arg || (!osc_cli_view_is_compare(v) && !(mode & OSC_MODE_DIFF)))
 		return v->sort_arg ? parse_sort(v->sort_arg, v->level, &v->sort, err) : OSC_OK;
 	if (osc_diff_col_parse(v->sort_arg, &col))
 		return OSC_OK;
@@ -706,7 +712,7 @@ static enum osc_status config_sort(struct osc_cli_view *v, unsigned mode)
 	const struct osc_column *cols = osc_level_catalog(v->level, &nr);
 	size_t c = osc_columns_find(cols, nr, osc_cli_config.sort);
 
-	if (v->sort_arg || !osc_cli_config.sort[0] || v->other ||
+	if (v->sort_arg || !osc_cli_config.sort[0] || osc_cli_view_is_compare(v) ||
 	    (mode & (OSC_MODE_DIFF | OSC_MODE_WHATIF)) || c >= nr)
 		return OSC_OK;
 	v->sort = cols[c].stat;

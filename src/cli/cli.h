@@ -210,6 +210,9 @@ int osc_report_run(struct osc_cli_view *v);
  */
 bool osc_cli_view_is_job(const struct osc_cli_view *v);
 
+/* Whether v compares: two traces, or one trace's runs with --other-runs. */
+bool osc_cli_view_is_compare(const struct osc_cli_view *v);
+
 /* `opscope report` on a job: the rank table, a level across ranks, or split by rank. */
 int osc_ranks_run(struct osc_cli_view *v);
 

@@ -4,7 +4,9 @@
  * OTHER` prints when standard output is not a terminal).
  *
  * --runs selects the runs of both traces unless --other-runs gives the
- * other's; --run-range and --whole-trace find the runs of both, and kernel
+ * other's; with one trace and --other-runs, two run selections of it are
+ * compared (the trace loaded once). --run-range and --whole-trace find the
+ * runs of both, and kernel
  * names are shown (and paired) as report shows them. As in report, the
  * output says which runs were used: "# base runs" and "# other runs" lines
  * in the table, meta in JSON, and a line on stderr for CSV.
@@ -22,9 +24,11 @@
 static void print_help(void)
 {
 	puts("usage: opscope diff [OPTIONS] BASE OTHER\n"
+	     "       opscope diff [OPTIONS] --runs SPEC --other-runs SPEC TRACE\n"
 	     "\n"
 	     "Compare two traces (a baseline and a changed run: optimisations on/off, a\n"
-	     "library upgrade, another device). Rows of both are paired and marked\n"
+	     "library upgrade, another device), or two run selections of one trace (step 3\n"
+	     "against step 4, warm against cold). Rows of both are paired and marked\n"
 	     "'-' (only in BASE), '+' (only in OTHER) or '=' (in both), with each side's\n"
 	     "count, total and mean in microseconds, the delta (other - base), delta_pct\n"
 	     "(100 * delta / base total) and ratio (other total / base total). Run\n"
@@ -45,14 +49,17 @@ static void print_help(void)
 	     "  opscope diff --changed --min-change 5 base.json new.json || exit 1");
 }
 
-/* `opscope diff` needs both traces; `opscope BASE OTHER` comes here with them. */
+/*
+ * `opscope diff` needs two traces, or one and --other-runs (its runs against
+ * other runs of it); `opscope BASE OTHER` comes here with two.
+ */
 static int run_diff(struct osc_cli_view *v)
 {
 	struct osc_error err;
 
-	if (!v->other) {
+	if (!osc_cli_view_is_compare(v)) {
 		osc_error_set(&err, OSC_USAGE, "diff", OSC_NO_OFFSET, NULL,
-			      "needs two traces: opscope diff BASE OTHER");
+			      "needs two traces (opscope diff BASE OTHER), or one and --other-runs");
 		return osc_cli_fail(&err);
 	}
 	return osc_diff_run(v);
@@ -66,6 +73,7 @@ int osc_cmd_diff(int argc, char **argv)
 /* One loaded side. */
 struct side {
 	struct osc_trace trace;
+	const struct osc_trace *t; /* &trace, or the base's when both are one trace */
 	struct osc_runs runs;
 	struct osc_runsel sel;
 	struct osc_names names;
@@ -80,16 +88,31 @@ struct diff_job {
 	size_t nr_changed; /* rows kept by --changed, before --top */
 };
 
-static enum osc_status load_side(struct side *s, const char *path, const char *runs,
-				 const struct osc_cli_view *v, struct osc_error *err)
+/*
+ * Load side s from path with its runs, or with loaded (the base), select
+ * runs of the base's trace (one trace against itself).
+ */
+static enum osc_status load_side(struct side *s, const struct side *loaded, const char *path,
+				 const char *runs, const struct osc_cli_view *v,
+				 struct osc_error *err)
 {
-	enum osc_status st = osc_cli_open(v, path, runs, &s->trace, &s->runs, &s->sel, err);
+	struct osc_runs_opts ro = { .range = v->run_range, .whole = v->whole_trace };
+	enum osc_status st;
 
+	if (loaded) {
+		s->t = loaded->t;
+		st = osc_runs_detect_opts(s->t, &ro, &s->runs, err);
+		if (st == OSC_OK)
+			st = osc_runsel_parse(runs, s->runs.nr, s->runs.warmup, &s->sel, err);
+	} else {
+		s->t = &s->trace;
+		st = osc_cli_open(v, path, runs, &s->trace, &s->runs, &s->sel, err);
+	}
 	if (st != OSC_OK && err->subject[0] == '-') /* name the trace the option failed on */
 		snprintf(err->message + strlen(err->message),
 			 sizeof(err->message) - strlen(err->message), " in '%s'", path);
 	if (st == OSC_OK)
-		st = osc_cli_names(&s->names, &s->trace, v->names, v->demangler,
+		st = osc_cli_names(&s->names, s->t, v->names, v->demangler,
 				   osc_level_is_device(v->level), err);
 	if (st == OSC_OK)
 		s->runs_text = osc_runsel_describe(&s->sel, &s->runs);
@@ -144,11 +167,11 @@ static enum osc_status write_diff(struct diff_job *j, const struct osc_cli_view 
 	struct osc_table table = { 0 };
 	enum osc_status st;
 	char note[256];
-	char *formats = osc_xasprintf("%s, %s", osc_format_name(j->side[0].trace.format),
-				      osc_format_name(j->side[1].trace.format));
+	char *formats = osc_xasprintf("%s, %s", osc_format_name(j->side[0].t->format),
+				      osc_format_name(j->side[1].t->format));
 
 	values[0] = v->path;
-	values[1] = v->other;
+	values[1] = v->other ? v->other : v->path;
 	values[2] = formats;
 	values[3] = osc_level_name(v->level);
 	values[4] = osc_match_name(v->match);
@@ -177,10 +200,7 @@ static enum osc_status write_diff(struct diff_job *j, const struct osc_cli_view 
 static enum osc_status build_diff(struct diff_job *j, struct osc_cli_view *v,
 				  struct osc_error *err)
 {
-	const struct osc_diff_side base = { &j->side[0].trace, &j->side[0].runs, &j->side[0].sel,
-					    &j->side[0].names };
-	const struct osc_diff_side other = { &j->side[1].trace, &j->side[1].runs, &j->side[1].sel,
-					     &j->side[1].names };
+	struct osc_diff_side side[2];
 	struct osc_diff_query q = { .level = v->level, .match = v->match, .filter = &v->filter,
 				    .categories = &v->categories };
 	enum osc_diff_col col = OSC_DIFF_DELTA;
@@ -193,16 +213,20 @@ static enum osc_status build_diff(struct diff_job *j, struct osc_cli_view *v,
 	if (v->sort_arg)
 		osc_diff_col_parse(v->sort_arg, &col); /* checked by the option parser */
 	descending = !v->asc && col != OSC_DIFF_NAME;
-	st = load_side(&j->side[0], v->path, v->runs, v, err);
-	if (st == OSC_OK)
-		st = load_side(&j->side[1], v->other, v->other_runs ? v->other_runs : v->runs, v,
-			       err);
+	st = load_side(&j->side[0], NULL, v->path, v->runs, v, err);
+	if (st == OSC_OK) /* no other trace: other runs of this one */
+		st = load_side(&j->side[1], v->other ? NULL : &j->side[0],
+			       v->other ? v->other : v->path,
+			       v->other_runs ? v->other_runs : v->runs, v, err);
 	if (st != OSC_OK)
 		return st;
-	osc_diff(&base, &other, &q, &j->diff);
-	st = osc_cli_check_args(&j->side[0].trace, err);
-	if (st == OSC_OK)
-		st = osc_cli_check_args(&j->side[1].trace, err);
+	for (int s = 0; s < 2; s++)
+		side[s] = (struct osc_diff_side){ j->side[s].t, &j->side[s].runs, &j->side[s].sel,
+						  &j->side[s].names };
+	osc_diff(&side[0], &side[1], &q, &j->diff);
+	st = osc_cli_check_args(j->side[0].t, err);
+	if (st == OSC_OK && j->side[1].t != j->side[0].t)
+		st = osc_cli_check_args(j->side[1].t, err);
 	if (st != OSC_OK)
 		return st;
 	osc_diff_changed_only(&j->diff, v->changed, v->min_change);

@@ -168,9 +168,9 @@ static int default_mode(int argc, char **argv)
 		/* The TUI loads the trace itself, with a progress bar. */
 		rc = run_tui(&v, NULL);
 		if (rc == OSC_TUI_NO_TERMINAL) /* TERM=dumb, no terminfo: the batch output */
-			rc = v.other ? osc_diff_run(&v) : osc_report_run(&v);
+			rc = osc_cli_view_is_compare(&v) ? osc_diff_run(&v) : osc_report_run(&v);
 	} else {
-		rc = v.other ? osc_diff_run(&v) : osc_report_run(&v);
+		rc = osc_cli_view_is_compare(&v) ? osc_diff_run(&v) : osc_report_run(&v);
 	}
 	osc_cli_view_release(&v);
 	return rc;

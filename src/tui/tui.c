@@ -496,7 +496,8 @@ int osc_tui_main(const struct osc_tui_args *args)
 			      &(struct osc_table_arg){ .level = level,
 						       .has_sort = args->sort != OSC_STAT_NR,
 						       .sort = args->sort });
-	if (args->other) /* opscope BASE OTHER: compare over the base's table */
+	/* opscope BASE OTHER, or TRACE --other-runs: compare over the base's table */
+	if ((args->other || args->other_runs) && !args->job)
 		osc_view_push(&t, &osc_view_diff,
 			      &(struct osc_diff_view_arg){ args->other,
 							   args->other_runs ? args->other_runs

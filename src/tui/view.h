@@ -475,7 +475,7 @@ void osc_lines_add_spark(struct osc_lines *out, struct osc_tui *t, const struct 
 
 /* What the compare view is opened with (view_diff.c): the other trace and how to pair. */
 struct osc_diff_view_arg {
-	const char *path;   /* the other trace */
+	const char *path;   /* the other trace; NULL: the trace on screen (its other runs) */
 	const char *runs;   /* its run selection, NULL: its default */
 	enum osc_level level;
 	enum osc_match match;

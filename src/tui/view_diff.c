@@ -41,8 +41,9 @@ struct diff_job {
 };
 
 struct diff_view {
-	char *path;                   /* the other trace, as given */
-	struct osc_trace other;
+	char *path;                   /* the other trace, as given; NULL: the base's own */
+	struct osc_trace own;         /* the other trace when it is another file */
+	const struct osc_trace *other; /* &own, or the base (other runs of it) */
 	struct osc_runs runs;
 	struct osc_runsel sel;
 	struct osc_names names;       /* the other's kernel names */
@@ -105,24 +106,27 @@ static void diff_open(struct osc_tui *t, struct osc_view *v, const void *arg)
 	dv->kept.release = release_diff;
 	dv->kept.budget = t->kept_budget;
 	dv->kept.free_apart = osc_view_background(t);
-	dv->path = osc_xstrdup(a->path);
+	dv->path = a->path ? osc_xstrdup(a->path) : NULL;
 	/* no compare rows by module */
 	dv->level = a->level == OSC_LEVEL_MODULE ? OSC_LEVEL_OP : a->level;
 	dv->match = a->match;
 	v->sort_col = OSC_DIFF_DELTA;
 	v->sort_desc = true;
-	osc_trace_init(&dv->other);
+	osc_trace_init(&dv->own);
 	osc_names_init(&dv->names);
 	osc_error_clear(&err);
-	if (osc_load(a->path, NULL, &dv->other, &err) != OSC_OK ||
-	    (t->args->ops && osc_trace_select_ops(&dv->other, t->args->ops, &err) != OSC_OK)) {
+	dv->other = a->path ? &dv->own : &t->trace;
+	if (a->path &&
+	    (osc_load(a->path, NULL, &dv->own, &err) != OSC_OK ||
+	     (t->args->ops && osc_trace_select_ops(&dv->own, t->args->ops, &err) != OSC_OK))) {
 		osc_error_format(&err, msg, sizeof(msg));
 		osc_tui_message(t, OSC_MSG_ERROR, "compare: %s", msg);
 		return;
 	}
-	osc_tui_detect_runs(t, &dv->other, &dv->runs, "compare: ");
-	osc_warnings_note(t, &dv->other, &dv->runs, "compare: the other trace: ");
-	if (osc_names_build(&dv->names, &dv->other, t->args->demangler, &err) != OSC_OK) {
+	osc_tui_detect_runs(t, dv->other, &dv->runs, "compare: ");
+	if (a->path)
+		osc_warnings_note(t, dv->other, &dv->runs, "compare: the other trace: ");
+	if (osc_names_build(&dv->names, dv->other, t->args->demangler, &err) != OSC_OK) {
 		osc_error_format(&err, msg, sizeof(msg));
 		osc_tui_message(t, OSC_MSG_ERROR, "compare: %s", msg);
 	}
@@ -162,7 +166,7 @@ static void diff_close(struct osc_view *v)
 	osc_runsel_release(&dv->sel);
 	osc_runs_release(&dv->runs);
 	osc_names_release(&dv->names);
-	osc_trace_release(&dv->other);
+	osc_trace_release(&dv->own);
 	free(dv->path);
 	free(dv);
 }
@@ -197,7 +201,7 @@ static bool job_start_at(struct osc_tui *t, struct diff_view *dv, struct diff_jo
 	j->names[1] = dv->names;
 	osc_runsel_copy(&j->other_sel, &dv->sel);
 	j->base = (struct osc_diff_side){ &t->trace, &t->runs, &j->job.sel, &j->names[0] };
-	j->other = (struct osc_diff_side){ &dv->other, &dv->runs, &j->other_sel, &j->names[1] };
+	j->other = (struct osc_diff_side){ dv->other, &dv->runs, &j->other_sel, &j->names[1] };
 	j->q = diff_query(t, l, m, &j->job.filter);
 	j->q.threads = threads;
 	j->gen = t->gen;
@@ -237,7 +241,7 @@ static void diff_build(struct osc_tui *t, struct osc_view *v)
 {
 	struct diff_view *dv = v->priv;
 	const struct osc_diff_side base = { &t->trace, &t->runs, &t->sel, &t->names };
-	const struct osc_diff_side other = { &dv->other, &dv->runs, &dv->sel, &dv->names };
+	const struct osc_diff_side other = { dv->other, &dv->runs, &dv->sel, &dv->names };
 	struct osc_diff_query q = diff_query(t, dv->level, dv->match, &t->filter);
 	struct osc_diff made;
 	char note[256];
@@ -526,29 +530,44 @@ static void diff_bases(struct osc_tui *t, struct osc_view *v, char *buf, size_t 
 		 base, other, delta);
 }
 
+/* What the base is compared with: the other trace's name, or its own other runs. */
+static void other_label(const struct diff_view *dv, char *buf, size_t size)
+{
+	char *runs;
+
+	if (dv->path) {
+		snprintf(buf, size, "%s", osc_trace_basename(dv->other));
+		return;
+	}
+	runs = osc_runsel_describe(&dv->sel, &dv->runs);
+	snprintf(buf, size, "its %s", runs);
+	free(runs);
+}
+
 static void diff_title(struct osc_tui *t, struct osc_view *v, char *buf, size_t size)
 {
 	struct diff_view *dv = v->priv;
 	const uint64_t *n = dv->diff.shown; /* the counts add up to the rows shown */
+	char other[256];
 
+	other_label(dv, other, sizeof(other));
 	if (dv->refused) {
 		snprintf(buf, size, "compare %s with %s: NOT COMPARED, %zu runs against %zu",
-			 osc_level_name(dv->level), osc_trace_basename(&dv->other), t->sel.nr_on,
-			 dv->sel.nr_on);
+			 osc_level_name(dv->level), other, t->sel.nr_on, dv->sel.nr_on);
 		return;
 	}
 	if (dv->changed)
 		snprintf(buf, size,
 			 "compare %s by %s with %s (%zu of %zu rows changed >= %g%%: %llu -, %llu +, "
 			 "%llu =%s%s)",
-			 osc_level_name(dv->level), osc_match_name(dv->match),
-			 osc_trace_basename(&dv->other), dv->diff.nr, dv->diff.nr_all, CHANGED_PCT,
+			 osc_level_name(dv->level), osc_match_name(dv->match), other, dv->diff.nr,
+			 dv->diff.nr_all, CHANGED_PCT,
 			 (unsigned long long)n[0], (unsigned long long)n[1], (unsigned long long)n[2],
 			 dv->split ? ", split" : "", dv->job.job.running ? ", updating..." : "");
 	else
 		snprintf(buf, size, "compare %s by %s with %s (%zu rows: %llu -, %llu +, %llu =%s%s)",
-			 osc_level_name(dv->level), osc_match_name(dv->match),
-			 osc_trace_basename(&dv->other), dv->diff.nr, (unsigned long long)n[0],
+			 osc_level_name(dv->level), osc_match_name(dv->match), other, dv->diff.nr,
+			 (unsigned long long)n[0],
 			 (unsigned long long)n[1], (unsigned long long)n[2],
 			 dv->split ? ", split" : "", dv->job.job.running ? ", updating..." : "");
 }
@@ -652,7 +671,7 @@ static void add_sparks(struct osc_lines *out, struct osc_tui *t, struct diff_vie
 	size_t nb, no, glyph = t->utf8 ? 3 : 1;
 	double *b = per_run(&t->trace, &t->runs, &t->sel, dv->diff.members[0] + r->side[0].first,
 			    r->side[0].nr, &nb);
-	double *o = per_run(&dv->other, &dv->runs, &dv->sel, dv->diff.members[1] + r->side[1].first,
+	double *o = per_run(dv->other, &dv->runs, &dv->sel, dv->diff.members[1] + r->side[1].first,
 			    r->side[1].nr, &no);
 	double *all = osc_xmalloc((nb + no + 1) * sizeof(*all)), lo = 0, hi = 0;
 	char spark[8192], part[8192], a[32], z[32], scale[128];
@@ -740,8 +759,8 @@ static unsigned diff_action(struct osc_tui *t, struct osc_view *v, enum osc_acti
 	case OSC_ACT_OTHER_RUNS:
 		if (!dv->loaded)
 			return OSC_R_REDRAW;
-		dv->side = (struct osc_runs_side){ &dv->other, &dv->runs, &dv->sel,
-						   osc_trace_basename(&dv->other) };
+		dv->side = (struct osc_runs_side){ dv->other, &dv->runs, &dv->sel,
+						   osc_trace_basename(dv->other) };
 		osc_view_push(t, &osc_view_runs, &dv->side);
 		return OSC_R_REDRAW;
 	case OSC_ACT_COMPARE_MATCH:
@@ -767,7 +786,7 @@ static unsigned diff_action(struct osc_tui *t, struct osc_view *v, enum osc_acti
 			return OSC_R_REDRAW;
 		add_instances(&lines, &t->trace, &t->runs, dv->diff.members[0] + r->side[0].first,
 			      r->side[0].nr, "base");
-		add_instances(&lines, &dv->other, &dv->runs, dv->diff.members[1] + r->side[1].first,
+		add_instances(&lines, dv->other, &dv->runs, dv->diff.members[1] + r->side[1].first,
 			      r->side[1].nr, "other");
 		osc_view_push(t, &osc_view_detail, &lines);
 		return OSC_R_REDRAW;
@@ -791,8 +810,8 @@ unsigned osc_diff_view_runs(struct osc_tui *t, const char *spec)
 		osc_tui_message(t, OSC_MSG_ERROR, "other-runs: open a compare view first");
 		return OSC_R_REDRAW;
 	}
-	dv->side = (struct osc_runs_side){ &dv->other, &dv->runs, &dv->sel,
-					   osc_trace_basename(&dv->other) };
+	dv->side = (struct osc_runs_side){ dv->other, &dv->runs, &dv->sel,
+					   osc_trace_basename(dv->other) };
 	return osc_runs_select_side(t, &dv->side, spec);
 }
 
@@ -812,8 +831,8 @@ static char *diff_command(struct osc_tui *t, struct osc_view *v)
 		line = osc_cli_line_arg(line, "--match");
 		line = osc_cli_line_arg(line, osc_match_name(dv->match));
 	}
-	/* diff's other runs default to --runs */
-	if (strcmp(dv->sel.spec, t->sel.spec)) {
+	/* diff's other runs default to --runs; one trace needs them */
+	if (!dv->path || strcmp(dv->sel.spec, t->sel.spec)) {
 		line = osc_cli_line_arg(line, "--other-runs");
 		line = osc_cli_line_arg(line, dv->sel.spec);
 	}

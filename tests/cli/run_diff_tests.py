@@ -405,6 +405,31 @@ def check_totals_recompute():
                "%s: got %s, want %s" % (m, got, want))
 
 
+def check_runs_of_one_trace():
+    """One trace and --other-runs compares two run selections of it, loaded
+    once: the same output as naming the trace twice, from diff and from the
+    default command (a pipe), and from standard input; each side's rows are
+    report's on its runs alone."""
+    trace = "samples/kineto-2021-resnet50.json.gz"
+    runs = ["-r", "1", "--other-runs", "2", "-F", "csv", "-n", "0"]
+    twice = run(["diff"] + runs + [trace, trace])
+    once = run(["diff"] + runs + [trace])
+    default = run(runs + [trace])
+    with open(os.path.join(testlib.ROOT, trace), "rb") as f:
+        piped = testlib.run(["diff"] + runs + ["-"], stdin=f.read())
+    report(twice.rc == 0 and twice.text and once.text == twice.text and
+           default.text == twice.text and piped.text == twice.text,
+           "diff -r 1 --other-runs 2 TRACE equals TRACE TRACE (diff, default, stdin)",
+           "%s / %s / %s / %s" % (twice.describe(), once.describe(), default.describe(),
+                                  piped.describe()))
+    rows = {r["name"]: r for r in csv_rows(once)}
+    ok = bool(rows)
+    for side, spec in (("base", "1"), ("other", "2")):
+        for name, ns in report_totals(trace, "-r", spec).items():
+            ok = ok and name in rows and us_ns(rows[name][side + "_total_us"]) == ns
+    report(ok, "diff of one trace's runs: each side's totals are report's on its runs")
+
+
 def check_changed_subset():
     full = list(csv.reader(io.StringIO(run(["diff", "-m", "shape", "-F", "csv", NOOPT,
                                            OPT]).text)))
@@ -534,6 +559,7 @@ ERRORS = [
     ("bad min-change", ["diff", "--min-change", "x", NOOPT, OPT]),
     ("missing other", ["diff", OPT, "samples/no-such.json"]),
     ("bad other runs", ["diff", "--other-runs", "99", NOOPT, OPT]),
+    ("one trace, bad other runs", ["diff", "--other-runs", "99", OPT]),
     ("whatif no rule", ["whatif", OPT]),
     ("whatif bad rule", ["whatif", "--speedup", "Conv=0", OPT]),
     ("whatif tiny factor", ["whatif", "--speedup", "Conv=1e-308", OPT]),
@@ -573,6 +599,7 @@ def main():
     check_whatif_category()
     check_json_meta()
     check_totals_recompute()
+    check_runs_of_one_trace()
     check_changed_subset()
     check_exit_status()
     check_whatif_recompute()

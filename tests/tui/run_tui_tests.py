@@ -2,7 +2,8 @@
 """Scripted screen tests of the opscope TUI (tig's libtest style).
 
 Each tests/tui/scripts/NAME.script names its trace in a "# trace: FILE"
-line (a file of samples/) and drives the TUI with keys and :commands; every
+line (a file of samples/), with "# other: FILE" a second one and "# options:"
+command-line options, and drives the TUI with keys and :commands; every
 ":dump X" writes the screen's text, which is compared with
 tests/tui/expected/NAME.COLSxLINES[.ascii].X.txt. Scripts run at 80x24 and
 132x40 in a UTF-8 locale with colours, and some again with LC_ALL=C and
@@ -88,10 +89,18 @@ def script_trace(script):
 
 
 def script_others(script):
-    """Traces of "# other: FILE" lines (samples/): the compare view's second trace."""
+    """Traces of "# other: FILE" lines (samples/): the compare view's second
+    trace; and the options of "# options: ..." lines."""
+    out = []
     with open(script, encoding="utf-8") as f:
-        return [os.path.join("samples", m.group(1)) for m in
-                (re.match(r"#\s*other:\s*(\S+)", line) for line in f) if m]
+        for line in f:
+            m = re.match(r"#\s*other:\s*(\S+)", line)
+            if m:
+                out.append(os.path.join("samples", m.group(1)))
+            m = re.match(r"#\s*options:\s*(.*)", line)
+            if m:
+                out += shlex.split(m.group(1))
+    return out
 
 
 def run_script(script, cols, lines, ascii_mode=False, term="xterm-256color", cwd=None):
