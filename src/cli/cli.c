@@ -194,7 +194,7 @@ const struct osc_cli_option osc_cli_view_options[] = {
 	{ OPT_MATCH, "match", 'm', "HOW", "compare: pair rows by name (default), shape or occurrence",
 	  DIFF },
 	{ OPT_OTHER_RUNS, "other-runs", 0, "SPEC",
-	  "compare: runs of the other trace (default: as --runs); one trace: its runs SPEC against --runs",
+	  "compare: the other trace's runs (default: --runs), or one trace's against --runs",
 	  DIFF },
 	{ OPT_CHANGED, "changed", 'c', NULL, "compare: only rows that appear, disappear or change",
 	  DIFF },

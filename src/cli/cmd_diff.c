@@ -6,10 +6,10 @@
  * --runs selects the runs of both traces unless --other-runs gives the
  * other's; with one trace and --other-runs, two run selections of it are
  * compared (the trace loaded once). --run-range and --whole-trace find the
- * runs of both, and kernel
- * names are shown (and paired) as report shows them. As in report, the
- * output says which runs were used: "# base runs" and "# other runs" lines
- * in the table, meta in JSON, and a line on stderr for CSV.
+ * runs of both, and kernel names are shown (and paired) as report shows
+ * them. As in report, the output says which runs were used: "# base runs"
+ * and "# other runs" lines in the table, meta in JSON, and a line on stderr
+ * for CSV.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -59,7 +59,8 @@ static int run_diff(struct osc_cli_view *v)
 
 	if (!osc_cli_view_is_compare(v)) {
 		osc_error_set(&err, OSC_USAGE, "diff", OSC_NO_OFFSET, NULL,
-			      "needs two traces (opscope diff BASE OTHER), or one and --other-runs");
+			      "needs two traces (opscope diff BASE OTHER), or one and "
+			      "--other-runs");
 		return osc_cli_fail(&err);
 	}
 	return osc_diff_run(v);
