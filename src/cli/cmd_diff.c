@@ -4,8 +4,8 @@
  * OTHER` prints when standard output is not a terminal).
  *
  * --runs selects the runs of both traces unless --other-runs gives the
- * other's; with one trace and --other-runs, two run selections of it are
- * compared (the trace loaded once). --run-range and --whole-trace find the
+ * other's; with one trace and --other-runs (or the same path twice), two
+ * run selections of it are compared, the trace loaded once. --run-range and --whole-trace find the
  * runs of both, and kernel names are shown (and paired) as report shows
  * them. As in report, the output says which runs were used: "# base runs"
  * and "# other runs" lines in the table, meta in JSON, and a line on stderr
@@ -208,16 +208,17 @@ static enum osc_status build_diff(struct diff_job *j, struct osc_cli_view *v,
 	size_t top = v->top_set ? v->top : v->format == OSC_EXPORT_TABLE ? TABLE_DEFAULT_TOP : 0;
 	size_t nr_cols, total;
 	const struct osc_column *cols = osc_diff_columns(&nr_cols);
-	bool descending;
+	bool descending, same;
 	enum osc_status st;
 
 	if (v->sort_arg)
 		osc_diff_col_parse(v->sort_arg, &col); /* checked by the option parser */
 	descending = !v->asc && col != OSC_DIFF_NAME;
+	/* one trace (or the same one twice): its runs against other runs of it */
+	same = !v->other || !strcmp(v->other, v->path);
 	st = load_side(&j->side[0], NULL, v->path, v->runs, v, err);
-	if (st == OSC_OK) /* no other trace: other runs of this one */
-		st = load_side(&j->side[1], v->other ? NULL : &j->side[0],
-			       v->other ? v->other : v->path,
+	if (st == OSC_OK)
+		st = load_side(&j->side[1], same ? &j->side[0] : NULL, same ? v->path : v->other,
 			       v->other_runs ? v->other_runs : v->runs, v, err);
 	if (st != OSC_OK)
 		return st;

@@ -439,6 +439,12 @@ static void release(struct osc_tui *t)
 	free(t->popup);
 }
 
+/* The other trace of a compare is the base's own: none given, or the same path. */
+static bool same_trace(const struct osc_tui_args *args)
+{
+	return !args->other || (args->path && !strcmp(args->other, args->path));
+}
+
 int osc_tui_main(const struct osc_tui_args *args)
 {
 	struct osc_tui t;
@@ -496,10 +502,11 @@ int osc_tui_main(const struct osc_tui_args *args)
 			      &(struct osc_table_arg){ .level = level,
 						       .has_sort = args->sort != OSC_STAT_NR,
 						       .sort = args->sort });
-	/* opscope BASE OTHER, or TRACE --other-runs: compare over the base's table */
+	/* opscope BASE OTHER, or TRACE --other-runs: compare over the base's table
+	   (the same path twice: the trace on screen against itself) */
 	if ((args->other || args->other_runs) && !args->job)
 		osc_view_push(&t, &osc_view_diff,
-			      &(struct osc_diff_view_arg){ args->other,
+			      &(struct osc_diff_view_arg){ same_trace(args) ? NULL : args->other,
 							   args->other_runs ? args->other_runs
 									    : args->runs,
 							   level, args->match });

@@ -28,7 +28,9 @@ import io
 import json
 import os
 import re
+import shutil
 import sys
+import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import testlib  # noqa: E402
@@ -406,22 +408,25 @@ def check_totals_recompute():
 
 
 def check_runs_of_one_trace():
-    """One trace and --other-runs compares two run selections of it, loaded
-    once: the same output as naming the trace twice, from diff and from the
-    default command (a pipe), and from standard input; each side's rows are
-    report's on its runs alone."""
+    """One trace and --other-runs (or the same path twice) compares two run
+    selections of it, loaded once: the same output as the trace against a
+    copy of it (loaded twice), from diff, from the default command (a pipe)
+    and from standard input; each side's rows are report's on its runs."""
     trace = "samples/kineto-2021-resnet50.json.gz"
     runs = ["-r", "1", "--other-runs", "2", "-F", "csv", "-n", "0"]
-    twice = run(["diff"] + runs + [trace, trace])
+    with tempfile.TemporaryDirectory() as tmp:
+        copy = os.path.join(tmp, "copy.json.gz")
+        shutil.copy(os.path.join(testlib.ROOT, trace), copy)
+        twice = run(["diff"] + runs + [trace, copy])
     once = run(["diff"] + runs + [trace])
+    same = run(["diff"] + runs + [trace, trace])
     default = run(runs + [trace])
     with open(os.path.join(testlib.ROOT, trace), "rb") as f:
-        piped = testlib.run(["diff"] + runs + ["-"], stdin=f.read())
-    report(twice.rc == 0 and twice.text and once.text == twice.text and
-           default.text == twice.text and piped.text == twice.text,
-           "diff -r 1 --other-runs 2 TRACE equals TRACE TRACE (diff, default, stdin)",
-           "%s / %s / %s / %s" % (twice.describe(), once.describe(), default.describe(),
-                                  piped.describe()))
+        piped = testlib.run(["diff"] + runs + ["-", "-"], stdin=f.read())
+    got = (once, same, default, piped)
+    report(twice.rc == 0 and twice.text and all(p.text == twice.text for p in got),
+           "diff -r 1 --other-runs 2 TRACE (and TRACE TRACE, the default command, - -) "
+           "equals TRACE COPY", " / ".join(p.describe() for p in (twice,) + got))
     rows = {r["name"]: r for r in csv_rows(once)}
     ok = bool(rows)
     for side, spec in (("base", "1"), ("other", "2")):
