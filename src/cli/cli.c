@@ -852,19 +852,28 @@ enum osc_status osc_cli_select_ops(struct osc_trace *t, const char *ops, struct 
 	return ops ? osc_trace_select_ops(t, ops, err) : OSC_OK;
 }
 
+enum osc_status osc_cli_select_runs(const struct osc_cli_view *v, const struct osc_trace *t,
+				    const char *runs, struct osc_runs *r, struct osc_runsel *sel,
+				    struct osc_error *err)
+{
+	struct osc_runs_opts ro = { .range = v->run_range, .whole = v->whole_trace };
+	enum osc_status st = osc_runs_detect_opts(t, &ro, r, err);
+
+	if (st == OSC_OK)
+		st = osc_runsel_parse(runs, r->nr, r->warmup, sel, err);
+	return st;
+}
+
 enum osc_status osc_cli_open(const struct osc_cli_view *v, const char *path, const char *runs,
 			     struct osc_trace *t, struct osc_runs *r, struct osc_runsel *sel,
 			     struct osc_error *err)
 {
-	struct osc_runs_opts ro = { .range = v->run_range, .whole = v->whole_trace };
 	enum osc_status st = osc_cli_load(path, v->max_input, t, err);
 
 	if (st == OSC_OK)
 		st = osc_cli_select_ops(t, v->ops, err);
 	if (st == OSC_OK)
-		st = osc_runs_detect_opts(t, &ro, r, err);
-	if (st == OSC_OK)
-		st = osc_runsel_parse(runs, r->nr, r->warmup, sel, err);
+		st = osc_cli_select_runs(v, t, runs, r, sel, err);
 	return st;
 }
 

@@ -366,9 +366,16 @@ enum osc_status osc_cli_check_args(const struct osc_trace *t, struct osc_error *
 enum osc_status osc_cli_select_ops(struct osc_trace *t, const char *ops, struct osc_error *err);
 
 /*
- * Load path (osc_cli_load), make v->ops ops, find the runs as v asks
- * (--run-range, --whole-trace) and parse the selection runs (--runs) into
- * sel: what every command over one trace starts with.
+ * Find the runs of t as v asks (--run-range, --whole-trace) and parse the
+ * selection runs (--runs) into sel.
+ */
+enum osc_status osc_cli_select_runs(const struct osc_cli_view *v, const struct osc_trace *t,
+				    const char *runs, struct osc_runs *r, struct osc_runsel *sel,
+				    struct osc_error *err);
+
+/*
+ * Load path (osc_cli_load), make v->ops ops, and select its runs
+ * (osc_cli_select_runs): what every command over one trace starts with.
  */
 enum osc_status osc_cli_open(const struct osc_cli_view *v, const char *path, const char *runs,
 			     struct osc_trace *t, struct osc_runs *r, struct osc_runsel *sel,

@@ -97,14 +97,11 @@ static enum osc_status load_side(struct side *s, const struct side *loaded, cons
 				 const char *runs, const struct osc_cli_view *v,
 				 struct osc_error *err)
 {
-	struct osc_runs_opts ro = { .range = v->run_range, .whole = v->whole_trace };
 	enum osc_status st;
 
 	if (loaded) {
 		s->t = loaded->t;
-		st = osc_runs_detect_opts(s->t, &ro, &s->runs, err);
-		if (st == OSC_OK)
-			st = osc_runsel_parse(runs, s->runs.nr, s->runs.warmup, &s->sel, err);
+		st = osc_cli_select_runs(v, s->t, runs, &s->runs, &s->sel, err);
 	} else {
 		s->t = &s->trace;
 		st = osc_cli_open(v, path, runs, &s->trace, &s->runs, &s->sel, err);
