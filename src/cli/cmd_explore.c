@@ -320,10 +320,10 @@ static double share(const struct xtable *x, int64_t ns)
 	return x->base > 0 ? 100.0 * (double)ns / (double)x->base : 0;
 }
 
-/* A row's duration: its self time (CPU) or its total (GPU). */
-static int64_t duration(const struct xtable *x, const struct osc_agg_row *r)
+/* A row's duration: its self time (CPU: self) or its total (GPU). */
+static int64_t duration(bool self, const struct osc_agg_row *r)
 {
-	return x->self ? r->self : r->total;
+	return self ? r->self : r->total;
 }
 
 static const char *xcell(const void *ctx, size_t row, size_t col, char *buf, size_t size)
@@ -346,10 +346,10 @@ static const char *xcell(const void *ctx, size_t row, size_t col, char *buf, siz
 		snprintf(buf, size, "%s", s);
 		return s;
 	case X_DUR:
-		osc_format_us_int(duration(x, r), buf, size);
+		osc_format_us_int(duration(x->self, r), buf, size);
 		break;
 	case X_PCT: /* profile_explorer's: of the sum of the rows' durations */
-		format_pct(x, share(x, duration(x, r)), buf, size);
+		format_pct(x, share(x, duration(x->self, r)), buf, size);
 		break;
 	case X_COUNT:
 		snprintf(buf, size, "%llu", (unsigned long long)r->count);
@@ -389,7 +389,7 @@ static void xtable_init(struct xtable *x, const struct osc_trace *t, const struc
 	add_col(x, X_CUM_DUR, "cumulative_dur", true);
 	x->cum = osc_xmalloc((agg->nr ? agg->nr : 1) * sizeof(*x->cum));
 	for (size_t r = 0; r < agg->nr; r++)
-		x->cum[r] = sum += duration(x, &agg->rows[r]);
+		x->cum[r] = sum += duration(x->self, &agg->rows[r]);
 }
 
 static void xtable_as_table(const struct xtable *x, struct osc_table *out)
@@ -411,14 +411,16 @@ struct explore {
 	struct osc_agg cpu, gpu, map;
 };
 
+/* unordered: the caller sorts the rows itself (top_hitters). */
 static void aggregate(struct explore *x, struct osc_agg *out, enum osc_level level,
-		      unsigned keys)
+		      unsigned keys, bool unordered)
 {
 	struct osc_query q = {
 		.level = level,
 		.runs = &x->sel,
 		.filter = &x->a.filter,
 		.keys = keys,
+		.unordered = unordered,
 	};
 
 	osc_aggregate(&x->trace, &x->runs, &q, out);
@@ -444,7 +446,7 @@ static enum osc_status top_hitters(struct explore *x, struct osc_agg *agg, const
 	 * so there it is profile_explorer's duration. A GPU row's is its total.
 	 */
 	for (size_t r = 0; r < agg->nr; r++)
-		base = osc_sat_add(base, gpu ? agg->rows[r].total : agg->rows[r].self);
+		base = osc_sat_add(base, duration(!gpu, &agg->rows[r]));
 	/* Rows by duration, descending; -c 0 lists none, as a [:0] slice. */
 	osc_agg_sort(agg, &x->trace, gpu ? OSC_STAT_TOTAL : OSC_STAT_SELF, true);
 	if (x->a.count == 0)
@@ -524,7 +526,7 @@ static enum osc_status mapping(struct explore *x, struct osc_error *err)
 	enum osc_status st = OSC_OK;
 	char *path;
 
-	aggregate(x, &x->map, OSC_LEVEL_MAPPING, 0);
+	aggregate(x, &x->map, OSC_LEVEL_MAPPING, 0, false);
 	c.order = osc_xmalloc((x->map.nr ? x->map.nr : 1) * sizeof(*c.order));
 	for (size_t r = 0; r < x->map.nr; r++)
 		c.order[r] = (uint32_t)r;
@@ -603,9 +605,10 @@ static enum osc_status explore_run(struct explore *x, struct osc_error *err)
 		if (st != OSC_OK)
 			return st;
 	}
-	aggregate(x, &x->cpu, x->a.shape ? OSC_LEVEL_SHAPE : OSC_LEVEL_OP, 0);
+	aggregate(x, &x->cpu, x->a.shape ? OSC_LEVEL_SHAPE : OSC_LEVEL_OP, 0, true);
 	aggregate(x, &x->gpu, x->a.dims ? OSC_LEVEL_DIMS : OSC_LEVEL_KERNEL,
-		  OSC_KEY_NAME | (x->a.dims ? OSC_KEY_DIMS : 0) | (x->a.shape ? OSC_KEY_SHAPE : 0));
+		  OSC_KEY_NAME | (x->a.dims ? OSC_KEY_DIMS : 0) | (x->a.shape ? OSC_KEY_SHAPE : 0),
+		  true);
 	st = top_hitters(x, &x->cpu, "CPU", false, err);
 	if (st == OSC_OK)
 		st = top_hitters(x, &x->gpu, "GPU", true, err);
