@@ -139,32 +139,47 @@ static char *room(struct kctx *k, size_t n)
 	return k->text;
 }
 
+#define CELL 256 /* room of a method cell */
+
+static const char *link_text(int m)
+{
+	return osc_link_name((enum osc_link)m);
+}
+
+static const char *why_text(int u)
+{
+	return osc_unattributed_name((enum osc_unattributed)u);
+}
+
+/*
+ * Append to s (len used of CELL) the names of mask's bits from `from` to
+ * count: open before the first, '|' between them. Returns the new length.
+ */
+static size_t join_names(char *s, size_t len, unsigned mask, int from, int count,
+			 const char *(*name)(int), const char *open)
+{
+	for (int b = from, first = 1; b < count && len < CELL; b++) {
+		if ((mask >> b) & 1) {
+			len += (size_t)snprintf(s + len, CELL - len, "%s%s", first ? open : "|",
+						name(b));
+			first = 0;
+		}
+	}
+	return len;
+}
+
+/* "correlation + external id", "unattributed (launched before the trace)". */
 static const char *methods_cell(struct kctx *k, const struct krow *r)
 {
-	size_t len = 0;
-	char *s = room(k, 256);
+	size_t len;
+	char *s = room(k, CELL);
 
 	s[0] = '\0';
-	for (int m = 0; m < OSC_LINK_COUNT; m++)
-		if ((r->methods >> m) & 1)
-			len += (size_t)snprintf(s + len, 256 - len, "%s%s", len ? "|" : "",
-						osc_link_name((enum osc_link)m));
-	for (int m = 1, first = 1; m < OSC_LINK_COUNT && len < 256; m++) {
-		if ((r->host_methods >> m) & 1) {
-			len += (size_t)snprintf(s + len, 256 - len, "%s%s", first ? " + " : "|",
-						osc_link_name((enum osc_link)m));
-			first = 0;
-		}
-	}
-	for (int u = 1, first = 1; u < OSC_UNATTRIBUTED_COUNT && len < 256; u++) {
-		if ((r->whys >> u) & 1) {
-			len += (size_t)snprintf(s + len, 256 - len, "%s%s", first ? " (" : "|",
-						osc_unattributed_name((enum osc_unattributed)u));
-			first = 0;
-		}
-	}
-	if (r->whys && len < 256)
-		snprintf(s + len, 256 - len, ")");
+	len = join_names(s, 0, r->methods, 0, OSC_LINK_COUNT, link_text, "");
+	len = join_names(s, len, r->host_methods, 1, OSC_LINK_COUNT, link_text, " + ");
+	len = join_names(s, len, r->whys, 1, OSC_UNATTRIBUTED_COUNT, why_text, " (");
+	if (r->whys && len < CELL)
+		snprintf(s + len, CELL - len, ")");
 	return s;
 }
 
