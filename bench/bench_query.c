@@ -1,7 +1,7 @@
 /*
  * bench_query.c - how long the TUI's answers take on a big trace.
  *
- *   bench_query [-r REPEATS] [-l LEVEL | -v compare|whatif] TRACE
+ *   bench_query [-r REPEATS] [-l LEVEL | -v compare|whatif|gpu] TRACE
  *
  * Loads TRACE, builds what the trace caches once (trace_cache.h: the host
  * tree with the correlation, the launchers and the op costs, which the TUI
@@ -17,7 +17,7 @@
  * line per measurement, "<what> <milliseconds>", best of REPEATS (default
  * 3); a line ends in " SLOW" above the TUI's 50 ms budget. -l LEVEL only
  * aggregates at that level, REPEATS times (for a profiler: perf record -g);
- * -v VIEW times only that view (compare or whatif), after the caches are built.
+ * -v VIEW times only that view (compare, whatif or gpu), after the caches are built.
  * Built with -Dbench=true (bench/meson.build).
  */
 #include <stdbool.h>
@@ -407,7 +407,8 @@ int main(int argc, char **argv)
 			repeats = atoi(optarg) > 0 ? atoi(optarg) : 1;
 		else if (opt == 'l')
 			only = optarg;
-		else if (opt == 'v' && (!strcmp(optarg, "compare") || !strcmp(optarg, "whatif")))
+		else if (opt == 'v' && (!strcmp(optarg, "compare") || !strcmp(optarg, "whatif") ||
+						 !strcmp(optarg, "gpu")))
 			view = optarg;
 		else
 			goto usage;
@@ -480,6 +481,8 @@ int main(int argc, char **argv)
 	if (view) {
 		if (!strcmp(view, "compare"))
 			compare(&c);
+		else if (!strcmp(view, "gpu"))
+			gpu(&c);
 		else
 			whatif(&c);
 		goto done;
@@ -504,6 +507,7 @@ done:
 	osc_trace_release(&c.t);
 	return 0;
 usage:
-	fprintf(stderr, "usage: bench_query [-r REPEATS] [-l LEVEL | -v compare|whatif] TRACE\n");
+	fprintf(stderr,
+		"usage: bench_query [-r REPEATS] [-l LEVEL | -v compare|whatif|gpu] TRACE\n");
 	return 2;
 }

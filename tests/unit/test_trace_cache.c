@@ -111,6 +111,35 @@ Test(trace_cache, adding_events_drops_the_cache)
 	osc_trace_release(&t);
 }
 
+/*
+ * A text's rank is how many of the trace's strings are at most it, bytewise,
+ * whether the trace holds it or not; every string's place agrees.
+ */
+Test(trace_cache, text_order_rank_counts_the_strings_at_most_a_text)
+{
+	static const struct fx_event ev[] = {
+		FX("b", HOST_OP, 0, 10), FX("unknown", HOST_OP, 20, 5), FX("a", HOST_OP, 30, 5),
+		FX("unknownx", HOST_OP, 40, 5),
+	};
+	struct osc_trace t;
+	const struct osc_text_order *o;
+	size_t below_a;
+
+	fx_build(&t, OSC_FORMAT_KINETO, ev, FX_LEN(ev));
+	o = osc_trace_text_order(&t);
+	below_a = osc_text_order_rank(&t, o, "a") - 1; /* the fixture's own strings, if any */
+	cr_expect_eq(osc_text_order_rank(&t, o, "<unattributed>"), below_a, "'<' before letters");
+	cr_expect_eq(osc_text_order_rank(&t, o, "a"), below_a + 1);
+	cr_expect_eq(osc_text_order_rank(&t, o, "ab"), below_a + 1, "not held");
+	cr_expect_eq(osc_text_order_rank(&t, o, "b"), below_a + 2);
+	cr_expect_eq(osc_text_order_rank(&t, o, "unknown"), below_a + 3, "a prefix of unknownx");
+	cr_expect_eq(osc_text_order_rank(&t, o, "unknownx"), below_a + 4);
+	for (size_t i = 0; i < o->nr; i++)
+		cr_expect_eq(osc_text_order_rank(&t, o, osc_trace_str(&t, o->sorted[i])),
+			     o->place[o->sorted[i]] + 1);
+	osc_trace_release(&t);
+}
+
 /* The cached tree, paths, correlation and launchers are what a fresh build gives. */
 Test(trace_cache, tree_and_launchers_match_a_fresh_build)
 {

@@ -145,6 +145,14 @@ struct osc_text_order {
 const struct osc_text_order *osc_trace_text_order(const struct osc_trace *t);
 
 /*
+ * How many of t's strings (o: its text order) are at most text, bytewise:
+ * the place a text the trace may not hold ("unknown", "<unattributed>")
+ * takes among them.
+ */
+size_t osc_text_order_rank(const struct osc_trace *t, const struct osc_text_order *o,
+			   const char *text);
+
+/*
  * Build the briefs of host ops and device events (kernels, memcpy, memset:
  * every table's device-time base reads them), the host tree and paths, the
  * correlation, the launchers, the op costs, the GPU index and the device's

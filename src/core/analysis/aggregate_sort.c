@@ -232,30 +232,14 @@ static uint32_t text_place(const struct places *p, osc_str s)
 	return s == OSC_AGG_UNKNOWN ? p->unknown : 2 * p->text[s] + 2;
 }
 
-/* The strings of o whose bytes are at most "unknown": 2 * that + 1 is OSC_AGG_UNKNOWN's place. */
-static uint32_t unknown_place(const struct osc_trace *t, const struct osc_text_order *o)
-{
-	size_t lo = 0, hi = o->nr;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2, len = osc_strtab_len(&t->strs, o->sorted[mid]);
-		int c = memcmp(osc_trace_str(t, o->sorted[mid]), "unknown", len < 7 ? len : 7);
-
-		if (c < 0 || (!c && len <= 7))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return (uint32_t)(2 * lo + 1);
-}
-
 static void places_init(struct places *p, const struct osc_trace *t)
 {
 	const struct osc_text_order *o = osc_trace_text_order(t);
 
 	p->text = o->place;
 	p->nr_text = o->nr;
-	p->unknown = unknown_place(t, o);
+	/* after the strings at most "unknown", before the rest */
+	p->unknown = (uint32_t)(2 * osc_text_order_rank(t, o, "unknown") + 1);
 	for (uint32_t c = 0; c < OSC_CAT_NR; c++) {
 		p->category[c] = 0;
 		for (uint32_t d = 0; d < OSC_CAT_NR; d++)

@@ -20,6 +20,7 @@
 #include "opscope/analysis/opcost.h"
 #include "opscope/analysis/trace_cache.h"
 #include "opscope/base/alloc.h"
+#include "base/radix.h"
 #include "base/stats.h"
 
 static const char *const wait_names[] = {
@@ -722,22 +723,40 @@ static const char *launch_name(const struct osc_trace *t, osc_str name)
 	return name == OSC_STR_NONE ? "<unattributed>" : osc_trace_str(t, name);
 }
 
-static int cmp_launch_rows(const void *a, const void *b, void *t)
+/*
+ * Order (*rows)[0 .. n), replacing the array: by total (short_only: short_total, then total),
+ * descending, ties by name bytewise; radix passes over the names' places
+ * and the totals, from the least significant key, so that a million rows
+ * sort without a comparison each.
+ */
+static void sort_launch_rows(const struct osc_trace *t, struct osc_launch_row **rows, size_t n,
+			     bool short_only)
 {
-	const struct osc_launch_row *x = a, *y = b;
+	const struct osc_text_order *o = osc_trace_text_order(t);
+	/* "<unattributed>" after the strings at most it, before the rest */
+	uint64_t none = 2 * osc_text_order_rank(t, o, launch_name(t, OSC_STR_NONE)) + 1;
+	uint64_t *k = osc_xmalloc_big(n, sizeof(*k));
+	uint32_t *idx = osc_xmalloc_big(n, sizeof(*idx));
+	const struct osc_launch_row *r = *rows;
+	struct osc_launch_row *sorted;
 
-	if (x->total != y->total)
-		return x->total < y->total ? 1 : -1;
-	return strcmp(launch_name(t, x->name), launch_name(t, y->name));
-}
-
-static int cmp_short_rows(const void *a, const void *b, void *t)
-{
-	const struct osc_launch_row *x = a, *y = b;
-
-	if (x->short_total != y->short_total)
-		return x->short_total < y->short_total ? 1 : -1;
-	return cmp_launch_rows(a, b, t);
+	for (size_t i = 0; i < n; i++) {
+		idx[i] = (uint32_t)i;
+		k[i] = r[i].name == OSC_STR_NONE ? none : 2 * (uint64_t)o->place[r[i].name] + 2;
+	}
+	osc_radix_sort_pairs(k, idx, n);
+	for (int pass = 0; pass < 1 + short_only; pass++) {
+		for (size_t i = 0; i < n; i++)
+			k[i] = ~osc_radix_key(pass ? r[idx[i]].short_total : r[idx[i]].total);
+		osc_radix_sort_pairs(k, idx, n);
+	}
+	sorted = osc_xmalloc_big(n, sizeof(*sorted));
+	for (size_t i = 0; i < n; i++)
+		sorted[i] = r[idx[i]];
+	free(*rows);
+	*rows = sorted;
+	free(idx);
+	free(k);
 }
 
 /* p50, p90 and p99 of v[0 .. n) (reordered) into out. */
@@ -751,12 +770,11 @@ static void percentiles(int64_t *v, size_t n, double out[3])
 	out[2] = s.p99;
 }
 
-/* The row of kernels k[0 .. n) (all named name). */
-static void launch_row(osc_str name, struct launched *k, size_t n, int64_t short_ns,
-		       struct osc_launch_row *r)
+/* The row of kernels k[0 .. n) (all named name); v: room for n delays. */
+static void launch_row(osc_str name, const struct launched *k, size_t n, int64_t short_ns,
+		       int64_t *v, struct osc_launch_row *r)
 {
-	int64_t *v = osc_xmalloc((n ? n : 1) * sizeof(*v));
-	size_t m = 0;
+	size_t m;
 
 	*r = (struct osc_launch_row){ .name = name, .count = n };
 	for (size_t i = 0; i < n; i++) {
@@ -774,71 +792,97 @@ static void launch_row(osc_str name, struct launched *k, size_t n, int64_t short
 				v[m++] = which == 0 ? k[i].delay : which == 1 ? k[i].call : k[i].queue;
 		percentiles(v, m, which == 0 ? r->delay : which == 1 ? r->call : r->queue);
 	}
-	free(v);
 }
 
+/* The kernel of brief b as a member of a launch row. */
+static struct launched launched_of(const struct osc_trace *t, const struct osc_correlation *corr,
+				   const struct osc_brief *b)
+{
+	uint32_t d = corr->dev_of ? corr->dev_of[b->event] : OSC_NONE;
+	const struct osc_dev_link *dl = d != OSC_NONE ? &corr->devs[d] : NULL;
+	struct launched x = { .dur = b->dur };
+
+	if (dl && dl->launch != OSC_NONE) {
+		x.has_launch = true;
+		x.delay = dl->delay;
+		x.queue = dl->queue;
+		x.call = t->events[corr->launches[dl->launch].event].dur;
+	}
+	return x;
+}
+
+/*
+ * Kernels are grouped in two passes over the briefs: the first gives each
+ * selected kernel its row (by name, or by launching op) and counts the rows'
+ * members, the second writes every member into its row's slice of one array;
+ * a million rows cost no allocation each.
+ */
 void osc_gpu_launches(const struct osc_trace *t, const struct osc_launch_query *q,
 		      struct osc_launches *out)
 {
 	const struct osc_correlation *corr = osc_trace_correlation(t);
 	const uint32_t *launcher = q->per_op ? osc_trace_launchers(t) : NULL;
-	size_t nb, alloc = 0, nk = 0;
+	size_t nb, nk = 0, most = 0, alloc = 0, names_alloc = 0;
 	const struct osc_brief *b = osc_trace_briefs(t, OSC_KIND_KERNEL, &nb);
 	/* row of each name (string id), the last slot for <unattributed> */
-	uint32_t *of = osc_xmalloc((t->strs.count + 1) * sizeof(*of));
-	struct launched **k;
-	size_t *nr, *cap;
+	uint32_t *of = osc_xmalloc_big(t->strs.count + 1, sizeof(*of));
+	/* each kernel's row, OSC_NONE where not selected */
+	uint32_t *row_of = osc_xmalloc_big(nb ? nb : 1, sizeof(*row_of));
+	struct launched *k = osc_xmalloc_big(nb ? nb : 1, sizeof(*k));
+	size_t *start = NULL; /* start[g + 1]: row g's members, then where they start, then end */
+	osc_str *names = NULL;
+	int64_t *v;
 
 	memset(out, 0, sizeof(*out));
-	for (size_t i = 0; i <= t->strs.count; i++)
-		of[i] = OSC_NONE;
-	k = osc_xcalloc(nb ? nb : 1, sizeof(*k));
-	nr = osc_xcalloc(nb ? nb : 1, sizeof(*nr));
-	cap = osc_xcalloc(nb ? nb : 1, sizeof(*cap));
+	memset(of, 0xff, (t->strs.count + 1) * sizeof(*of)); /* OSC_NONE */
+	OSC_GROW(start, 2, alloc);
+	start[0] = start[1] = 0;
 	for (size_t j = 0; j < nb; j++) {
-		uint32_t ev = b[j].event, d = corr->dev_of ? corr->dev_of[ev] : OSC_NONE;
-		const struct osc_dev_link *dl = d != OSC_NONE ? &corr->devs[d] : NULL;
-		struct launched x = { .dur = b[j].dur };
+		uint32_t ev = b[j].event, *row;
 		osc_str name = b[j].name;
-		uint32_t g, *row;
 
+		row_of[j] = OSC_NONE;
 		if (q->sel && !osc_runsel_has_event(q->sel, q->runs, ev))
 			continue;
-		if (dl && dl->launch != OSC_NONE) {
-			x.has_launch = true;
-			x.delay = dl->delay;
-			x.queue = dl->queue;
-			x.call = t->events[corr->launches[dl->launch].event].dur;
-		}
 		if (q->per_op)
 			name = launcher[ev] != OSC_NONE ? t->events[launcher[ev]].name : OSC_STR_NONE;
 		row = &of[name == OSC_STR_NONE ? t->strs.count : name];
 		if (*row == OSC_NONE) {
-			OSC_GROW(out->rows, nk + 1, alloc);
-			out->rows[nk].name = name;
+			OSC_GROW(names, nk + 1, names_alloc);
+			OSC_GROW(start, nk + 3, alloc);
+			names[nk] = name;
+			start[nk + 2] = 0;
 			*row = (uint32_t)nk++;
 		}
-		g = *row;
-		OSC_GROW(k[g], nr[g] + 1, cap[g]);
-		k[g][nr[g]++] = x;
+		row_of[j] = *row;
+		start[*row + 2]++;
 	}
+	for (size_t g = 0; g < nk; g++) {
+		most = start[g + 2] > most ? start[g + 2] : most;
+		start[g + 2] += start[g + 1];
+	}
+	for (size_t j = 0; j < nb; j++)
+		if (row_of[j] != OSC_NONE)
+			k[start[row_of[j] + 1]++] = launched_of(t, corr, &b[j]);
+	v = osc_xmalloc((most ? most : 1) * sizeof(*v));
+	out->rows = nk ? osc_xmalloc_big(nk, sizeof(*out->rows)) : NULL;
 	for (size_t g = 0; g < nk; g++) {
 		struct osc_launch_row *r = &out->rows[out->nr];
 
-		launch_row(out->rows[g].name, k[g], nr[g], q->short_ns, r);
+		launch_row(names[g], k + start[g], start[g + 1] - start[g], q->short_ns, v, r);
 		out->count += r->count;
 		out->nr_short += r->nr_short;
 		out->total = osc_sat_add(out->total, r->total);
 		out->short_total = osc_sat_add(out->short_total, r->short_total);
 		out->nr += !q->short_only || r->nr_short; /* else the next row takes its place */
-		free(k[g]);
 	}
 	if (out->nr) /* rows is NULL without device events */
-		qsort_r(out->rows, out->nr, sizeof(*out->rows),
-			q->short_only ? cmp_short_rows : cmp_launch_rows, (void *)t);
+		sort_launch_rows(t, &out->rows, out->nr, q->short_only);
+	free(v);
+	free(names);
+	free(start);
 	free(k);
-	free(nr);
-	free(cap);
+	free(row_of);
 	free(of);
 }
 

@@ -578,6 +578,23 @@ const struct osc_text_order *osc_trace_text_order(const struct osc_trace *t)
 	return o;
 }
 
+size_t osc_text_order_rank(const struct osc_trace *t, const struct osc_text_order *o,
+			   const char *text)
+{
+	size_t lo = 0, hi = o->nr, n = strlen(text);
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2, len = osc_strtab_len(&t->strs, o->sorted[mid]);
+		int c = memcmp(osc_trace_str(t, o->sorted[mid]), text, len < n ? len : n);
+
+		if (c < 0 || (!c && len <= n))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 void osc_trace_cache_warm(const struct osc_trace *t)
 {
 	/* the kinds every table reads: the ops, and the device events of the bases */
