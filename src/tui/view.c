@@ -157,7 +157,8 @@ void osc_view_rows_replaced(struct osc_tui *t, struct osc_view *v)
 
 void osc_view_resort(struct osc_tui *t, struct osc_view *v)
 {
-	v->ops->sort(t, v);
+	if (v->ops->sort)
+		v->ops->sort(t, v);
 	v->rev++;
 	load_table(t, v);
 }

@@ -327,7 +327,7 @@ void osc_view_init(struct osc_tui *t, struct osc_view *v, const struct osc_view_
 
 /* Rebuild rows if the data generation changed; refresh the table. */
 void osc_view_refresh(struct osc_tui *t, struct osc_view *v);
-/* Re-sort and refresh the table (keeps the selection on the same row index). */
+/* Re-sort (views that sort) and refresh the table (keeps the selection on the same row index). */
 void osc_view_resort(struct osc_tui *t, struct osc_view *v);
 /* The same after new rows came in (a worker's): column widths are fitted anew. */
 void osc_view_rows_replaced(struct osc_tui *t, struct osc_view *v);

@@ -7,7 +7,8 @@
  * each device, then its streams; the selection last), the longest idle gaps
  * (--gaps), the kernel launch statistics per kernel (--launches) and per
  * launching op (--launches --per-op); x exports the table shown as that
- * command writes it.
+ * command writes it. Each table is kept once built (until the runs
+ * change), and on big traces built on a worker (view_job.h).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,7 @@
 #include "opscope/export/chart.h"
 #include "cli_line.h"
 #include "view.h"
+#include "view_job.h"
 
 #define SPARK_BUCKETS 32 /* time buckets of the utilisation sparkline */
 #define GAPS_SHOWN 100   /* the idle gaps table's rows (opscope gpu --gaps 100) */
@@ -31,31 +33,117 @@ static const char *const table_title[GPU_TABLES] = {
 	"kernel launches per op",
 };
 
-struct gpu_view {
-	enum gpu_table shown;
-	struct osc_gpu g;
-	struct osc_launches launches;
-	char spark[SPARK_BUCKETS * 4 + 1]; /* busy share per bucket of the selected runs */
+/* A table computed on a worker (view_job.h), for the runs in job.sel. */
+struct gpu_job {
+	struct osc_view_job job;
+	const struct osc_tui *t; /* the trace and runs it reads */
+	enum gpu_table table;
+	unsigned gen;            /* the tui->gen it computes for */
+	struct osc_gpu g;        /* the result: the breakdown or the gaps */
+	struct osc_launches launches; /* or the launch statistics */
 };
+
+/*
+ * Each table is built when first asked for and kept until the runs change,
+ * so Tab goes round the four without computing one again. On big traces a
+ * table is computed on a worker: the one shown stays until it comes.
+ */
+struct gpu_view {
+	enum gpu_table shown, want;      /* on screen; asked for (Tab) */
+	struct osc_gpu g[2];             /* the breakdown, the gaps */
+	struct osc_launches launches[2]; /* per kernel, per launching op */
+	unsigned gen;                    /* the tui->gen of what is fresh */
+	bool fresh[GPU_TABLES], spark_fresh;
+	char spark[SPARK_BUCKETS * 4 + 1]; /* busy share per bucket of the selected runs */
+	struct gpu_job job;
+};
+
+/* Where table's result is kept: the breakdown or the gaps (table < GPU_LAUNCHES). */
+static struct osc_gpu *gpu_of(struct gpu_view *gv, enum gpu_table table)
+{
+	return &gv->g[table == GPU_GAPS];
+}
+
+/* Where table's launch statistics are kept (table >= GPU_LAUNCHES). */
+static struct osc_launches *launches_of(struct gpu_view *gv, enum gpu_table table)
+{
+	return &gv->launches[table == GPU_LAUNCHES_PER_OP];
+}
+
+/* Compute table for the runs sel of t's, into g or l. */
+static void compute(const struct osc_tui *t, const struct osc_runsel *sel, enum gpu_table table,
+		    struct osc_gpu *g, struct osc_launches *l)
+{
+	struct osc_gpu_query q = { .runs = &t->runs, .sel = sel, .kernel_wait = 30,
+				   .nr_gaps = table == GPU_GAPS ? GAPS_SHOWN : 0 };
+	struct osc_launch_query lq = { .runs = &t->runs, .sel = sel, .short_ns = SHORT_NS,
+				       .per_op = table == GPU_LAUNCHES_PER_OP };
+
+	if (table >= GPU_LAUNCHES)
+		osc_gpu_launches(&t->trace, &lq, l);
+	else
+		osc_gpu_breakdown(&t->trace, &q, g);
+}
+
+/* Give back every table and the sparkline. */
+static void gpu_forget(struct gpu_view *gv)
+{
+	for (int i = 0; i < 2; i++) {
+		osc_gpu_release(&gv->g[i]);
+		osc_launches_release(&gv->launches[i]);
+	}
+	memset(gv->fresh, 0, sizeof(gv->fresh));
+	gv->spark_fresh = false;
+}
 
 struct gpu_cells {
 	const struct osc_tui *t;
-	const struct gpu_view *gv;
+	struct gpu_view *gv;
 };
 
 static void gpu_open(struct osc_tui *t, struct osc_view *v, const void *arg)
 {
-	(void)t;
+	struct gpu_view *gv = osc_xcalloc(1, sizeof(*gv));
+
 	(void)arg;
-	v->priv = osc_xcalloc(1, sizeof(struct gpu_view));
+	gv->gen = t->gen;
+	v->priv = gv;
+}
+
+static void job_work(void *arg)
+{
+	struct gpu_job *j = arg;
+
+	compute(j->t, &j->job.sel, j->table, &j->g, &j->launches);
+}
+
+/* Wait for the job, then keep its table when it is still due, else drop it. */
+static void job_finish(struct gpu_view *gv)
+{
+	struct gpu_job *j = &gv->job;
+
+	osc_view_job_join(&j->job);
+	if (j->gen == gv->gen && !gv->fresh[j->table]) {
+		if (j->table >= GPU_LAUNCHES)
+			*launches_of(gv, j->table) = j->launches;
+		else
+			*gpu_of(gv, j->table) = j->g;
+		gv->fresh[j->table] = true;
+		return;
+	}
+	osc_gpu_release(&j->g);
+	osc_launches_release(&j->launches);
 }
 
 static void gpu_close(struct osc_view *v)
 {
 	struct gpu_view *gv = v->priv;
 
-	osc_gpu_release(&gv->g);
-	osc_launches_release(&gv->launches);
+	if (gv->job.job.running) {
+		atomic_store(gv->job.job.held, false); /* a script's held job: closing lets it go */
+		job_finish(gv);
+	}
+	gpu_forget(gv);
 	free(gv);
 }
 
@@ -86,35 +174,83 @@ static void sparkline(struct osc_tui *t, struct gpu_view *gv)
 	osc_chart_spark_range(busy, SPARK_BUCKETS, 0, 1, t->utf8, gv->spark, sizeof(gv->spark));
 }
 
+/*
+ * Show the table asked for when it is fresh; else compute it, on a worker
+ * when views compute on them (true: the worker runs) or now.
+ */
+static bool show_wanted(struct osc_tui *t, struct osc_view *v)
+{
+	struct gpu_view *gv = v->priv;
+	struct gpu_job *j = &gv->job;
+
+	if (j->job.running)
+		return true;
+	if (!gv->fresh[gv->want]) {
+		*j = (struct gpu_job){ .t = t, .table = gv->want, .gen = gv->gen };
+		if (osc_view_jobs_wanted(t) && osc_view_job_start(t, &j->job, job_work, j))
+			return true;
+		compute(t, &t->sel, gv->want, gpu_of(gv, gv->want), launches_of(gv, gv->want));
+		gv->fresh[gv->want] = true;
+	}
+	if (gv->shown != gv->want) {
+		gv->shown = gv->want;
+		v->cur = v->top = v->hoff = 0;
+	}
+	return false;
+}
+
 static void gpu_build(struct osc_tui *t, struct osc_view *v)
 {
 	struct gpu_view *gv = v->priv;
-	struct osc_gpu_query q = { .runs = &t->runs, .sel = &t->sel, .kernel_wait = 30,
-				   .nr_gaps = gv->shown == GPU_GAPS ? GAPS_SHOWN : 0 };
-	struct osc_launch_query lq = { .runs = &t->runs, .sel = &t->sel, .short_ns = SHORT_NS,
-				       .per_op = gv->shown == GPU_LAUNCHES_PER_OP };
 
-	osc_gpu_release(&gv->g);
-	osc_launches_release(&gv->launches);
-	if (gv->shown >= GPU_LAUNCHES)
-		osc_gpu_launches(&t->trace, &lq, &gv->launches);
-	else
-		osc_gpu_breakdown(&t->trace, &q, &gv->g);
-	sparkline(t, gv);
+	if (gv->gen != t->gen) {
+		gpu_forget(gv);
+		gv->gen = t->gen;
+	}
+	if (!gv->spark_fresh)
+		sparkline(t, gv);
+	gv->spark_fresh = true;
+	if (show_wanted(t, v))
+		osc_view_job_wait_briefly(t, v, &gv->job.job);
+}
+
+static bool gpu_busy(struct osc_view *v)
+{
+	struct gpu_view *gv = v->priv;
+
+	return gv->job.job.running;
+}
+
+/* A finished table comes in: shown if it is the one asked for, else the next is started. */
+static bool gpu_poll(struct osc_tui *t, struct osc_view *v)
+{
+	struct gpu_view *gv = v->priv;
+
+	if (!osc_view_job_finished(&gv->job.job))
+		return false;
+	job_finish(gv);
+	if (gv->gen == t->gen)
+		show_wanted(t, v);
+	else /* the runs changed meanwhile: build anew */
+		v->built_gen = t->gen - 1;
+	osc_view_rows_replaced(t, v);
+	return true;
 }
 
 static const char *gpu_cell(const void *ctx, size_t row, size_t col, char *buf, size_t size)
 {
 	const struct gpu_cells *c = ctx;
+	const struct osc_trace *tr = &c->t->trace;
+	enum gpu_table shown = c->gv->shown;
 
-	switch (c->gv->shown) {
+	switch (shown) {
 	case GPU_GAPS:
-		return osc_gpu_gap_cell(&c->t->trace, &c->t->runs, &c->gv->g, row, col, buf, size);
+		return osc_gpu_gap_cell(tr, &c->t->runs, gpu_of(c->gv, shown), row, col, buf, size);
 	case GPU_LAUNCHES:
 	case GPU_LAUNCHES_PER_OP:
-		return osc_launch_cell(&c->t->trace, &c->gv->launches, row, col, buf, size);
+		return osc_launch_cell(tr, launches_of(c->gv, shown), row, col, buf, size);
 	default:
-		return osc_gpu_cell(&c->t->trace, &c->t->runs, &c->gv->g, row, col, buf, size);
+		return osc_gpu_cell(tr, &c->t->runs, gpu_of(c->gv, shown), row, col, buf, size);
 	}
 }
 
@@ -127,16 +263,16 @@ static void gpu_table(struct osc_tui *t, struct osc_view *v, struct osc_table *o
 	switch (gv->shown) {
 	case GPU_GAPS:
 		out->cols = osc_gpu_gap_columns(&out->nr_cols);
-		out->nr_rows = gv->g.nr_gaps;
+		out->nr_rows = gpu_of(gv, gv->shown)->nr_gaps;
 		break;
 	case GPU_LAUNCHES:
 	case GPU_LAUNCHES_PER_OP:
 		out->cols = osc_launch_columns(gv->shown == GPU_LAUNCHES_PER_OP, &out->nr_cols);
-		out->nr_rows = gv->launches.nr;
+		out->nr_rows = launches_of(gv, gv->shown)->nr;
 		break;
 	default:
 		out->cols = osc_gpu_columns(&out->nr_cols);
-		out->nr_rows = gv->g.nr;
+		out->nr_rows = gpu_of(gv, gv->shown)->nr;
 	}
 	out->cell = gpu_cell;
 	out->ctx = &cells;
@@ -147,20 +283,23 @@ static void gpu_title(struct osc_tui *t, struct osc_view *v, char *buf, size_t s
 	struct gpu_view *gv = v->priv;
 
 	(void)t;
-	snprintf(buf, size, "GPU: %s (%zu rows; Tab: %s)", table_title[gv->shown], v->tab.nr_rows,
-		 table_title[(gv->shown + 1) % GPU_TABLES]);
+	if (gv->job.job.running)
+		snprintf(buf, size, "GPU: %s (%zu rows; computing %s...)", table_title[gv->shown],
+			 v->tab.nr_rows, table_title[gv->want]);
+	else
+		snprintf(buf, size, "GPU: %s (%zu rows; Tab: %s)", table_title[gv->shown],
+			 v->tab.nr_rows, table_title[(gv->shown + 1) % GPU_TABLES]);
 }
 
-/* Tab and BackTab: the next or previous table. */
+/* Tab and BackTab: the table after or before the one asked for last. */
 static unsigned gpu_action(struct osc_tui *t, struct osc_view *v, enum osc_action a)
 {
 	struct gpu_view *gv = v->priv;
 
 	if (a != OSC_ACT_NEXT_LEVEL && a != OSC_ACT_PREV_LEVEL)
 		return OSC_R_UNHANDLED;
-	gv->shown = (gv->shown + (a == OSC_ACT_NEXT_LEVEL ? 1 : GPU_TABLES - 1)) % GPU_TABLES;
+	gv->want = (gv->want + (a == OSC_ACT_NEXT_LEVEL ? 1 : GPU_TABLES - 1)) % GPU_TABLES;
 	v->built_gen = t->gen - 1;
-	v->cur = v->top = v->hoff = 0;
 	osc_view_refresh(t, v);
 	return OSC_R_REDRAW;
 }
@@ -168,15 +307,14 @@ static unsigned gpu_action(struct osc_tui *t, struct osc_view *v, enum osc_actio
 static void gpu_bases(struct osc_tui *t, struct osc_view *v, char *buf, size_t size)
 {
 	struct gpu_view *gv = v->priv;
+	const struct osc_launches *l = launches_of(gv, gv->shown);
 
 	(void)t;
 	if (gv->shown >= GPU_LAUNCHES)
 		snprintf(buf, size, "short kernels (under %d us): %llu of %llu, %.2f%% of kernel time",
-			 SHORT_NS / 1000, (unsigned long long)gv->launches.nr_short,
-			 (unsigned long long)gv->launches.count,
-			 gv->launches.total ? 100.0 * (double)gv->launches.short_total /
-						      (double)gv->launches.total
-					    : 0.0);
+			 SHORT_NS / 1000, (unsigned long long)l->nr_short,
+			 (unsigned long long)l->count,
+			 l->total ? 100.0 * (double)l->short_total / (double)l->total : 0.0);
 	else if (*gv->spark)
 		snprintf(buf, size, "busy over time %s", gv->spark);
 	else
@@ -223,4 +361,6 @@ const struct osc_view_ops osc_view_gpu = {
 	.bases_first = true,
 	.export_name = gpu_export_name,
 	.command = gpu_command,
+	.busy = gpu_busy,
+	.poll = gpu_poll,
 };

@@ -737,6 +737,42 @@ def check_level_back_kept():
     report("updating" in again, "a level left is computed again after a filter change", again)
 
 
+def check_gpu_tables_in_background():
+    """The GPU view's tables computed on a worker (held by :jobs hold, then let
+    go) come in as the same screens as computed at once; while one is computed
+    the table shown stays, titled with the one coming; a table seen before
+    comes back at once (kept), and is computed again after a change of runs."""
+    trace = os.path.join(SAMPLES, "kineto-sampled-rank0.json.gz")
+    rc, err, d, now = run_keys(trace, ["G", ":dump b", "<Tab>", ":dump g", "<Tab>", ":dump l",
+                                       ":runs 1", ":dump r"])
+    shutil.rmtree(d, ignore_errors=True)
+    rc2, err2, d, held = run_keys(trace, [
+        ":jobs hold", "G", ":dump pending", ":jobs go", ":dump b",
+        ":jobs hold", "<Tab>", "<Tab>", ":dump coming", ":jobs go", ":dump l",
+        ":jobs hold", "<BackTab>", ":dump kept", "<Tab>", ":runs 1", ":dump again", ":jobs go",
+        ":dump r", ":jobs hold", "<BackTab>", "<BackTab>", ":jobs go", "<Tab>", "<Tab>",
+        ":dump r2"])
+    shutil.rmtree(d, ignore_errors=True)
+    title = lambda name: (held.get(name) or "").split("\n")[0]
+    ok = rc == 0 and rc2 == 0 and all(now.get(k) for k in ("b", "g", "l", "r"))
+    report(ok and "computing busy and idle..." in title("pending") and
+           held.get("b") == now.get("b") and held.get("l") == now.get("l"),
+           "GPU tables computed on a worker come in as computed at once",
+           "rc=%d/%d %s%s\n%s\n---\n%s" % (rc, rc2, err, err2, now.get("l"), held.get("l")))
+    report("| GPU: busy and idle (" in title("coming") and
+           "computing kernel launches per kernel..." in title("coming"),
+           "the GPU table shown stays while the one asked for is computed", title("coming"))
+    report(held.get("kept") == now.get("g"), "a GPU table seen before comes back at once",
+           "%s\n---\n%s" % (now.get("g"), held.get("kept")))
+    report("computing kernel launches per kernel..." in title("again") and
+           held.get("r") == now.get("r"), "a GPU table is computed again after a change of runs",
+           "%s\n---\n%s" % (now.get("r"), held.get("r")))
+    body = lambda text: (text or "").rstrip("\n").rsplit("\n", 1)[0]  # the status line differs
+    report(body(held.get("r2")) == body(now.get("r")),
+           "GPU tables coming in leave the others kept as they were",
+           "%s\n---\n%s" % (now.get("r"), held.get("r2")))
+
+
 def check_levels_ahead():
     """Levels computed ahead (:ahead, as a big trace's view does once its rows
     are in) show at once on a first visit (their worker held by :jobs hold
@@ -1261,6 +1297,7 @@ def main():
     check_first_answer_pending()
     check_level_flip_in_background()
     check_level_back_kept()
+    check_gpu_tables_in_background()
     check_compare_bars_follow_rows()
     check_levels_ahead()
     check_compare_levels_ahead()
