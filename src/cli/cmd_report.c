@@ -98,12 +98,12 @@ static bool shows_roofline(const struct osc_agg *a, const struct osc_cli_view *v
 static enum osc_status write_report(struct report *r, const struct osc_cli_view *v,
 				    struct osc_error *err)
 {
-	const char *keys[14] = { "trace", "format", "level", "runs", "filter", "sort", "rows" };
-	const char *values[14], *json[14] = { [3] = r->runs_json, [6] = r->rows_json };
+	const char *keys[16] = { "trace", "format", "level", "runs", "filter", "sort", "rows" };
+	const char *values[16], *json[16] = { [3] = r->runs_json, [6] = r->rows_json };
 	struct osc_export_meta meta = { keys, values, 7, json };
 	struct osc_agg_table_ctx ctx = { .trace = &r->trace, .agg = &r->agg, .names = &r->names };
 	struct osc_table table;
-	char busy[32], device[32], unmapped[64], orphans[32], why[512], peak[512];
+	char busy[32], device[32], unmapped[64], outside[32], orphans[32], why[512], peak[512];
 	enum osc_status st;
 
 	values[0] = osc_cli_input_name(v->path);
@@ -124,7 +124,13 @@ static enum osc_status write_report(struct report *r, const struct osc_cli_view 
 		keys[meta.nr] = "device_time_us";
 		values[meta.nr++] = device;
 	}
-	if (r->agg.has_device && osc_level_sums_device(v->level)) { /* what no op launched */
+	if (r->agg.has_device && v->level == OSC_LEVEL_MODULE) { /* what no module launched */
+		osc_format_us_int(r->agg.outside_modules, outside, sizeof(outside));
+		keys[meta.nr] = "outside_modules_device_us";
+		values[meta.nr++] = outside;
+	}
+	if (r->agg.has_device &&
+	    (osc_level_sums_device(v->level) || v->level == OSC_LEVEL_MODULE)) { /* no op's */
 		osc_format_us_int(osc_agg_unattributed(&r->agg), orphans, sizeof(orphans));
 		osc_agg_unattributed_text(&r->agg, why, sizeof(why));
 		keys[meta.nr] = "unattributed_device_us";

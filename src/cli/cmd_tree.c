@@ -483,7 +483,6 @@ struct module_tree {
 	uint32_t *order;         /* kept nodes in preorder; row i is order[i]'s */
 	size_t nr;
 	uint8_t *last;           /* per node: no kept sibling after it */
-	int64_t outside;         /* device time of no module, ns */
 	const struct osc_export_meta *meta;
 };
 
@@ -515,7 +514,7 @@ static enum osc_status module_text_fn(FILE *out, const void *arg, struct osc_err
 		fprintf(out, "# %s: %s\n", mt->meta->keys[i], fit);
 	}
 	if (a->has_device) {
-		osc_format_us_int(mt->outside, us, sizeof(us));
+		osc_format_us_int(a->outside_modules, us, sizeof(us));
 		fprintf(out, "# device_us outside every module: %s (device_us of the rows + this ="
 			" device_time_us; device_total_us holds its subtree's)\n", us);
 	}
@@ -570,7 +569,6 @@ static enum osc_status run_modules(const struct osc_cli_tree *o, struct osc_cli_
 	uint8_t *keep;
 	char *filter_text, *rows_text, *rows_json, busy[64], device[64];
 	enum osc_status st;
-	int64_t in_modules = 0;
 
 	if (!mt.m->nr_inst)
 		fprintf(stderr, "opscope: note: no nn.Module events in the trace (PyTorch's "
@@ -594,11 +592,8 @@ static enum osc_status run_modules(const struct osc_cli_tree *o, struct osc_cli_
 	keep = osc_xmalloc(n);
 	for (size_t i = 0; i < mt.m->nr; i++)
 		row_of[i] = SIZE_MAX;
-	for (size_t r = 0; r < mt.agg.nr; r++) {
+	for (size_t r = 0; r < mt.agg.nr; r++)
 		row_of[mt.agg.rows[r].module] = r;
-		in_modules += mt.agg.rows[r].dev;
-	}
-	mt.outside = mt.agg.device_time - in_modules;
 	for (size_t i = 0; i < mt.m->nr; i++)
 		keep[i] = row_of[i] != SIZE_MAX;
 	osc_modules_keep(mt.m, &o->filter, keep, (int)o->min_depth, (int)o->max_depth, keep);

@@ -524,7 +524,18 @@ static void table_bases(struct osc_tui *t, struct osc_view *v, char *buf, size_t
 			 "no op (!)%s%s", busy, device,
 			 100.0 * (double)no_op / (double)tv->agg.device_time,
 			 peak ? ", peak " : "", peak ? tv->agg.peak.label : "");
-	else if (tv->agg.has_device)
+	else if (tv->agg.has_device && tv->level == OSC_LEVEL_MODULE &&
+		 tv->agg.outside_modules > 0) { /* the rest to 100 of the rows' device_pct */
+		double base = (double)tv->agg.device_time;
+		char part[64] = "";
+
+		if (no_op > 0)
+			snprintf(part, sizeof(part), ", %.2f%% by no op (!)",
+				 100.0 * (double)no_op / base);
+		snprintf(buf, size, "host busy %s us, device time %s us, %.2f%% of it launched in "
+			 "no module%s", busy, device, 100.0 * (double)tv->agg.outside_modules / base,
+			 part);
+	} else if (tv->agg.has_device)
 		snprintf(buf, size, "host busy %s us, device time %s us%s%s", busy, device,
 			 peak ? ", peak " : "", peak ? tv->agg.peak.label : "");
 	else /* no device time: the roofline rates divide by host time */

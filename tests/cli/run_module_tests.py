@@ -11,8 +11,12 @@ default runs and with --whole-trace:
   path, exactly, and the same set of paths;
 - the header's host_busy_us and device_time_us equal the recomputed bases;
   self_pct and device_pct are the shares of them (to 0.01);
-- invariants: device_us summed over the rows plus the device time outside
-  every module is device_time_us; self_us summed is at most host_busy_us;
+- the header's outside_modules_device_us is device_time_us less the
+  recomputed rows' device time, and its unattributed_device_us and
+  unattributed_why (no op launched: part of it) those of
+  recompute_measures.py;
+- invariants: device_us summed over the rows plus outside_modules_device_us
+  is device_time_us; self_us summed is at most host_busy_us;
   a path's device_total_us is its device_us plus its children's
   device_total_us (so at least their sum);
 - the kernel level's module column: each kernel row's most frequent module
@@ -30,6 +34,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import testlib  # noqa: E402
 sys.path.insert(0, os.path.join(testlib.ROOT, "tests", "tools"))
 import recompute_module as rm  # noqa: E402
+import recompute_measures  # noqa: E402
+import run_measures_tests  # noqa: E402
 
 HAND = "tests/data/module-hand.json"
 SHARED = ["tracelens/h100/gaunernst_bert-small-uncased__1016001.json.gz",
@@ -89,13 +95,28 @@ def check_trace(path, whole):
     for key, val in (("host_busy_us", busy), ("device_time_us", device_time)):
         if key in header and ns_of(header[key]) != val:
             problems.append("header %s %s, recomputed %s" % (key, header[key], rm.us(val)))
+    # what no module launched, and the part of it no op launched (recompute_measures)
+    outside = device_time - sum(w["dev"] for w in want.values())
+    if device_time:
+        got_out = header.get("outside_modules_device_us")
+        if got_out is None or ns_of(got_out) != outside:
+            problems.append("header outside_modules_device_us %s, recomputed %s" %
+                            (got_out, rm.us(outside)))
+        no_op = recompute_measures.Measures(path, whole).unattributed(None)
+        got_u = (header.get("unattributed_device_us"), header.get("unattributed_why"))
+        want_u = run_measures_tests.unattributed_want(no_op)
+        if got_u != want_u:
+            problems.append("header unattributed: opscope %r, recomputed %r" % (got_u, want_u))
+        if got_out is not None and ns_of(got_out) < sum(ns for ns, _ in no_op.values()):
+            problems.append("outside_modules_device_us %s < what no op launched" % got_out)
     # invariants, on opscope's own numbers
     dev = sum(ns_of(r["device_us"]) for r in got_rows if "device_us" in r)
-    outside = device_time - sum(w["dev"] for w in want.values())
-    if got_rows and "device_us" in got_rows[0] and dev + outside != ns_of(
+    if got_rows and "device_us" in got_rows[0] and dev + ns_of(
+            header.get("outside_modules_device_us", "0")) != ns_of(
             header.get("device_time_us", "0")):
-        problems.append("device_us sums to %s + outside %s != device_time_us %s" %
-                        (rm.us(dev), rm.us(outside), header.get("device_time_us")))
+        problems.append("device_us sums to %s + outside_modules_device_us %s != "
+                        "device_time_us %s" % (rm.us(dev), header.get("outside_modules_device_us"),
+                                               header.get("device_time_us")))
     self_sum = sum(ns_of(r["self_us"]) for r in got_rows)
     if self_sum > ns_of(header.get("host_busy_us", "0")):
         problems.append("self_us sums to %s > host_busy_us %s" %

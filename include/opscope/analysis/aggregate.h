@@ -236,6 +236,10 @@ struct osc_agg {
 	   device_time. Device levels: 0 */
 	int64_t unattributed[OSC_UNATTRIBUTED_COUNT];
 	uint64_t nr_unattributed[OSC_UNATTRIBUTED_COUNT];
+	/* module level, with the bases: the part of device_time launched in no
+	   module (by no op, or by ops outside every module), unfiltered: with
+	   the rows' device (unfiltered) it makes device_time. Other levels: 0 */
+	int64_t outside_modules;
 	int64_t wall;        /* the selected runs' wall time: their spans (runs.h), ns (0: none) */
 	bool has_device;     /* the trace has device events: device columns shown */
 	struct osc_dist *dist[OSC_MEASURE_NR]; /* per row id, the measures asked in

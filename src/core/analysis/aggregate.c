@@ -965,6 +965,7 @@ static void module_rows(const struct agg_ctx *c, const struct osc_modules *m, si
  * launching op) counts in the device time of its module's row and in the
  * device_total of that row and of its ancestors' rows. A module with device
  * events but no row gets one (count 0) when its name passes the filter.
+ * What no module launched is out->outside_modules (after bases).
  */
 static void module_device(const struct agg_ctx *c, const struct osc_modules *m, size_t *row_of,
 			  struct osc_agg *out)
@@ -973,6 +974,7 @@ static void module_device(const struct agg_ctx *c, const struct osc_modules *m, 
 	uint32_t *first = osc_xmalloc((m->nr ? m->nr : 1) * sizeof(*first));
 	struct osc_filter_cache fc;
 
+	out->outside_modules = out->device_time; /* less what a module launched, below */
 	if (!op || !m->nr) {
 		free(first);
 		return;
@@ -992,6 +994,7 @@ static void module_device(const struct agg_ctx *c, const struct osc_modules *m, 
 
 			if (node == OSC_NONE || !device_selected(c, op, ev))
 				continue;
+			out->outside_modules -= b[j].dur;
 			for (uint32_t a = node; a != OSC_NONE; a = m->nodes[a].parent) {
 				struct osc_agg_row *row;
 
