@@ -358,7 +358,11 @@ static void tree_build(struct osc_tui *t, struct osc_view *v)
 	tv->c = osc_trace_host_tree(&t->trace);
 	tv->corr = osc_trace_correlation(&t->trace);
 	release_tree(tv);
-	osc_mtree_build(&t->trace, tv->c, tv->corr, &t->runs, &t->sel, tv->root, &tv->m);
+	if (tv->root != OSC_STR_NONE) /* one op's subtree: read only its instances */
+		osc_mtree_build_subtree(&t->trace, tv->c, tv->corr, osc_trace_tree_index(&t->trace),
+					&t->runs, &t->sel, tv->root, &tv->m);
+	else
+		osc_mtree_build(&t->trace, tv->c, tv->corr, &t->runs, &t->sel, tv->root, &tv->m);
 	n = tv->m.nr ? tv->m.nr : 1;
 	words = (n + 63) / 64;
 	tv->folded = osc_xcalloc(words, sizeof(*tv->folded));

@@ -2,6 +2,9 @@
 #include <criterion/criterion.h>
 
 #include "opscope/base/threads.h"
+#include "opscope/analysis/trace_cache.h"
+#include "opscope/analysis/tree_index.h"
+#include "opscope/model/runs.h"
 #include "tree_fixture.h"
 
 struct want {
@@ -405,6 +408,82 @@ Test(calltree, subtree_of_one_op)
 	cr_expect_eq(m.m_of[tx_node(&a, "relu")], OSC_NONE);
 	osc_mtree_release(&m);
 	tx_release(&a);
+}
+
+/* Merged trees a and b are the same, field by field (c: their instance tree). */
+static void expect_same_mtree(const struct osc_mtree *a, const struct osc_mtree *b,
+			      const struct osc_calltree *c, const char *root)
+{
+	cr_assert_eq(a->nr, b->nr, "%s", root);
+	for (size_t n = 0; n < a->nr; n++) {
+		const struct osc_mnode *x = &a->nodes[n], *y = &b->nodes[n];
+
+		cr_assert(x->name == y->name && x->parent == y->parent &&
+			  x->first_child == y->first_child && x->next_sibling == y->next_sibling &&
+			  x->depth == y->depth && x->count == y->count && x->host == y->host &&
+			  x->self == y->self && x->host_min == y->host_min &&
+			  x->host_max == y->host_max && x->dev == y->dev &&
+			  x->dev_total == y->dev_total && x->launch == y->launch &&
+			  x->launch_total == y->launch_total && x->launch_work == y->launch_work &&
+			  x->kernels == y->kernels && x->kernels_total == y->kernels_total &&
+			  x->launches == y->launches && x->launches_total == y->launches_total &&
+			  x->delay_sum == y->delay_sum && x->queue_sum == y->queue_sum &&
+			  x->nr_delay == y->nr_delay && x->first_inst == y->first_inst,
+			  "%s: node %zu", root, n);
+		cr_assert(a->dev_first[n + 1] == b->dev_first[n + 1] &&
+			  a->launch_first[n + 1] == b->launch_first[n + 1], "%s: node %zu", root,
+			  n);
+	}
+	cr_assert_eq(memcmp(a->m_of, b->m_of, c->nr * sizeof(*a->m_of)), 0, "%s", root);
+	cr_assert_eq(memcmp(a->dev, b->dev, a->dev_first[a->nr] * sizeof(*a->dev)), 0, "%s", root);
+	cr_assert_eq(memcmp(a->launch, b->launch, a->launch_first[a->nr] * sizeof(*a->launch)), 0,
+		     "%s", root);
+	cr_assert(a->first_root == b->first_root && a->unattributed == b->unattributed &&
+		  a->host_total == b->host_total, "%s", root);
+}
+
+/*
+ * The subtree of every op name of a real trace (a training step, ops nested
+ * in ops and in themselves, device work on several streams), through the
+ * tree's index, is the tree the whole scan gives: over every run and over
+ * one of them.
+ */
+Test(calltree, subtree_through_the_index_is_the_scans)
+{
+	struct osc_trace t;
+	struct osc_runs runs;
+	struct osc_runsel sel;
+	struct osc_error err;
+	const struct osc_calltree *c;
+	const struct osc_correlation *corr;
+	const struct osc_tree_index *x;
+	size_t roots = 0;
+
+	fx_load(&t, "samples/kineto-sampled-rank0.json.gz");
+	osc_runs_detect(&t, &runs);
+	cr_assert_eq(osc_runsel_parse("1", runs.nr, runs.warmup, &sel, &err), OSC_OK);
+	c = osc_trace_host_tree(&t);
+	corr = osc_trace_correlation(&t);
+	x = osc_trace_tree_index(&t);
+	for (osc_str name = 0; name < t.strs.count; name++) {
+		if (x->name_first[name] == x->name_first[name + 1])
+			continue; /* no node of that name */
+		for (int s = 0; s < 2; s++) {
+			struct osc_mtree scan, indexed;
+
+			osc_mtree_build(&t, c, corr, &runs, s ? &sel : NULL, name, &scan);
+			osc_mtree_build_subtree(&t, c, corr, x, &runs, s ? &sel : NULL, name,
+						&indexed);
+			expect_same_mtree(&scan, &indexed, c, osc_trace_str(&t, name));
+			osc_mtree_release(&scan);
+			osc_mtree_release(&indexed);
+		}
+		roots++;
+	}
+	cr_expect_gt(roots, 100, "the sample's op names");
+	osc_runsel_release(&sel);
+	osc_runs_release(&runs);
+	osc_trace_release(&t);
 }
 
 /* ---- shares of a big trace: the same tree on any number of cores ---- */

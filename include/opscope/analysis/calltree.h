@@ -159,6 +159,7 @@ void osc_calltree_walk_release(struct osc_calltree_walk *w);
 /* ---- the merged tree ---- */
 
 struct osc_correlation;
+struct osc_tree_index;
 
 struct osc_mnode {
 	osc_str name;          /* "" for the synthetic root of unattributed work */
@@ -206,6 +207,17 @@ struct osc_mtree {
 void osc_mtree_build(const struct osc_trace *t, const struct osc_calltree *c,
 		     const struct osc_correlation *corr, const struct osc_runs *runs,
 		     const struct osc_runsel *sel, osc_str root, struct osc_mtree *out);
+
+/*
+ * osc_mtree_build with root set, reading only the instances named root, the
+ * nodes under them and their links through x (tree_index.h, built from c
+ * and corr): the same tree, at a cost of the subtree's size, not the
+ * trace's (T on an op in the explorer).
+ */
+void osc_mtree_build_subtree(const struct osc_trace *t, const struct osc_calltree *c,
+			     const struct osc_correlation *corr, const struct osc_tree_index *x,
+			     const struct osc_runs *runs, const struct osc_runsel *sel,
+			     osc_str root, struct osc_mtree *out);
 void osc_mtree_release(struct osc_mtree *m);
 
 /* Name of a merged node ("<unattributed>" for the synthetic root). */

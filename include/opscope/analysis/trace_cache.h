@@ -134,6 +134,14 @@ struct osc_timeline;
  */
 const struct osc_timeline *osc_trace_timeline(const struct osc_trace *t);
 
+struct osc_tree_index;
+
+/*
+ * The host tree's nodes by name and links by node (tree_index.h), built on
+ * the first call: what merges one op's subtree (osc_mtree_build_subtree).
+ */
+const struct osc_tree_index *osc_trace_tree_index(const struct osc_trace *t);
+
 /* The trace's strings in byte order (osc_strtab_sort). */
 struct osc_text_order {
 	osc_str *sorted; /* every string id, in order */
@@ -155,11 +163,11 @@ size_t osc_text_order_rank(const struct osc_trace *t, const struct osc_text_orde
 /*
  * Build the briefs of host ops and device events (kernels, memcpy, memset:
  * every table's device-time base reads them), the host tree and paths, the
- * correlation, the launchers, the op costs, the GPU index and the device's
- * busy spans, the module hierarchy, the calls' roofline work and the
- * strings' order now (e.g. on a spare thread right after loading, so the
- * first answer that needs them does not wait). The categories need the
- * user's rules: warm them with osc_trace_categories.
+ * correlation, the launchers, the tree's index, the op costs, the GPU index
+ * and the device's busy spans, the module hierarchy, the calls' roofline
+ * work and the strings' order now (e.g. on a spare thread right after
+ * loading, so the first answer that needs them does not wait). The
+ * categories need the user's rules: warm them with osc_trace_categories.
  */
 void osc_trace_cache_warm(const struct osc_trace *t);
 

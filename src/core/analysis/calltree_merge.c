@@ -15,6 +15,7 @@
 #include "opscope/base/alloc.h"
 #include "opscope/analysis/calltree.h"
 #include "opscope/analysis/correlate.h"
+#include "opscope/analysis/tree_index.h"
 #include "opscope/base/sat.h"
 #include "base/hash.h"
 
@@ -113,6 +114,36 @@ static uint32_t get_node(struct merger *g, uint32_t parent, osc_str name)
 }
 
 /*
+ * Merge instance node n, whose parent stands for the merged node pm: into
+ * ctx_of[n] the merged node it stands for, its own or (outside the
+ * selection) pm.
+ */
+static void merge_one(struct merger *g, const struct osc_calltree *c, const struct osc_runs *runs,
+		      const struct osc_runsel *sel, uint32_t n, uint32_t pm, uint32_t *ctx_of)
+{
+	const struct osc_tree_node *in = &c->nodes[n];
+	struct osc_mtree *m = g->m;
+	struct osc_mnode *mn;
+	uint32_t id;
+
+	if (sel && !osc_runsel_has_event(sel, runs, in->event)) {
+		m->m_of[n] = OSC_NONE;
+		ctx_of[n] = pm;
+		return;
+	}
+	id = get_node(g, pm, in->name);
+	m->m_of[n] = ctx_of[n] = id;
+	mn = &m->nodes[id];
+	if (mn->first_inst == OSC_NONE)
+		mn->first_inst = n;
+	mn->count++;
+	mn->host = osc_sat_add(mn->host, in->dur);
+	mn->self = osc_sat_add(mn->self, in->self);
+	mn->host_min = in->dur < mn->host_min ? in->dur : mn->host_min;
+	mn->host_max = in->dur > mn->host_max ? in->dur : mn->host_max;
+}
+
+/*
  * Merge the instances; ctx_of[n] receives the merged node n stands for: its
  * own, or its nearest selected ancestor's (OSC_NONE if none).
  */
@@ -120,36 +151,18 @@ static void merge_instances(struct merger *g, const struct osc_calltree *c,
 			    const struct osc_runs *runs, const struct osc_runsel *sel, osc_str root,
 			    uint32_t *ctx_of)
 {
-	struct osc_mtree *m = g->m;
 	uint8_t *scope = osc_xmalloc(c->nr ? c->nr : 1); /* under (or at) a root instance */
 
 	for (size_t n = 0; n < c->nr; n++) {
 		const struct osc_tree_node *in = &c->nodes[n];
-		uint32_t pm = in->parent == OSC_NONE ? OSC_NONE : ctx_of[in->parent];
-		struct osc_mnode *mn;
-		uint32_t id;
 
 		scope[n] = root == OSC_STR_NONE || in->name == root ||
 			   (in->parent != OSC_NONE && scope[in->parent]);
-		if (!scope[n]) {
-			m->m_of[n] = ctx_of[n] = OSC_NONE;
-			continue;
-		}
-		if (sel && !osc_runsel_has_event(sel, runs, in->event)) {
-			m->m_of[n] = OSC_NONE;
-			ctx_of[n] = pm;
-			continue;
-		}
-		id = get_node(g, pm, in->name);
-		m->m_of[n] = ctx_of[n] = id;
-		mn = &m->nodes[id];
-		if (mn->first_inst == OSC_NONE)
-			mn->first_inst = (uint32_t)n;
-		mn->count++;
-		mn->host = osc_sat_add(mn->host, in->dur);
-		mn->self = osc_sat_add(mn->self, in->self);
-		mn->host_min = in->dur < mn->host_min ? in->dur : mn->host_min;
-		mn->host_max = in->dur > mn->host_max ? in->dur : mn->host_max;
+		if (!scope[n])
+			g->m->m_of[n] = ctx_of[n] = OSC_NONE;
+		else
+			merge_one(g, c, runs, sel, (uint32_t)n,
+				  in->parent == OSC_NONE ? OSC_NONE : ctx_of[in->parent], ctx_of);
 	}
 	free(scope);
 }
@@ -187,6 +200,64 @@ static void group(const uint32_t *target, size_t n, size_t nr_nodes, uint32_t **
 	free(cur);
 }
 
+/*
+ * Count the links into their merged nodes and group them there: device
+ * link dev[i] (i itself when dev is NULL) into merged node dt[i] (none:
+ * OSC_NONE), ascending; the launch links likewise.
+ */
+static void take_links(struct merger *g, const struct osc_correlation *corr, const uint32_t *dev,
+		       const uint32_t *dt, size_t nd, const uint32_t *launch, const uint32_t *lt,
+		       size_t nl)
+{
+	struct osc_mtree *m = g->m;
+
+	for (size_t i = 0; i < nd; i++) {
+		const struct osc_dev_link *d = &corr->devs[dev ? dev[i] : i];
+		struct osc_mnode *mn;
+
+		if (i + 32 < nd) {
+			size_t ahead = dev ? dev[i + 32] : i + 32;
+
+			__builtin_prefetch(&g->t->events[corr->devs[ahead].event]);
+		}
+		if (dt[i] == OSC_NONE)
+			continue;
+		mn = &m->nodes[dt[i]];
+		mn->kernels++;
+		mn->dev = osc_sat_add(mn->dev, g->t->events[d->event].dur);
+		if (d->launch != OSC_NONE) {
+			mn->nr_delay++;
+			mn->delay_sum = osc_sat_add(mn->delay_sum, d->delay);
+			mn->queue_sum = osc_sat_add(mn->queue_sum, d->queue);
+		}
+	}
+	for (size_t i = 0; i < nl; i++) {
+		const struct osc_launch_link *l = &corr->launches[launch ? launch[i] : i];
+		struct osc_mnode *mn;
+		int64_t dur;
+
+		if (i + 32 < nl) {
+			size_t ahead = launch ? launch[i + 32] : i + 32;
+
+			__builtin_prefetch(&g->t->events[corr->launches[ahead].event]);
+		}
+		if (lt[i] == OSC_NONE)
+			continue;
+		mn = &m->nodes[lt[i]];
+		dur = g->t->events[l->event].dur;
+		mn->launches++;
+		mn->launch = osc_sat_add(mn->launch, dur);
+		if (l->nr_device)
+			mn->launch_work = osc_sat_add(mn->launch_work, dur);
+	}
+	group(dt, nd, m->nr, &m->dev, &m->dev_first);
+	group(lt, nl, m->nr, &m->launch, &m->launch_first);
+	for (size_t j = 0; dev && j < m->dev_first[m->nr]; j++) /* positions in dev: links */
+		m->dev[j] = dev[m->dev[j]];
+	for (size_t j = 0; launch && j < m->launch_first[m->nr]; j++)
+		m->launch[j] = launch[m->launch[j]];
+}
+
 static void add_links(struct merger *g, const struct osc_correlation *corr,
 		      const uint32_t *ctx_of, const struct osc_runs *runs,
 		      const struct osc_runsel *sel, osc_str root)
@@ -210,40 +281,7 @@ static void add_links(struct merger *g, const struct osc_correlation *corr,
 		for (size_t i = 0; i < nl; i++)
 			lt[i] = lt[i] == SYNTH ? m->unattributed : lt[i];
 	}
-	for (size_t i = 0; i < nd; i++) {
-		const struct osc_dev_link *d = &corr->devs[i];
-		struct osc_mnode *mn;
-
-		if (i + 32 < nd)
-			__builtin_prefetch(&g->t->events[corr->devs[i + 32].event]);
-		if (dt[i] == OSC_NONE)
-			continue;
-		mn = &m->nodes[dt[i]];
-		mn->kernels++;
-		mn->dev = osc_sat_add(mn->dev, g->t->events[d->event].dur);
-		if (d->launch != OSC_NONE) {
-			mn->nr_delay++;
-			mn->delay_sum = osc_sat_add(mn->delay_sum, d->delay);
-			mn->queue_sum = osc_sat_add(mn->queue_sum, d->queue);
-		}
-	}
-	for (size_t i = 0; i < nl; i++) {
-		struct osc_mnode *mn;
-		int64_t dur;
-
-		if (i + 32 < nl)
-			__builtin_prefetch(&g->t->events[corr->launches[i + 32].event]);
-		if (lt[i] == OSC_NONE)
-			continue;
-		mn = &m->nodes[lt[i]];
-		dur = g->t->events[corr->launches[i].event].dur;
-		mn->launches++;
-		mn->launch = osc_sat_add(mn->launch, dur);
-		if (corr->launches[i].nr_device)
-			mn->launch_work = osc_sat_add(mn->launch_work, dur);
-	}
-	group(dt, nd, m->nr, &m->dev, &m->dev_first);
-	group(lt, nl, m->nr, &m->launch, &m->launch_first);
+	take_links(g, corr, NULL, dt, nd, NULL, lt, nl);
 	free(dt);
 	free(lt);
 }
@@ -293,6 +331,128 @@ void osc_mtree_build(const struct osc_trace *t, const struct osc_calltree *c,
 	merge_instances(&g, c, runs, sel, root, ctx_of);
 	add_links(&g, corr, ctx_of, runs, sel, root);
 	sum_subtrees(out);
+	free(ctx_of);
+	free(g.slots);
+	free(g.last_child);
+}
+
+/* Bit i of a bitmap of uint64_t words. */
+static bool bit_of(const uint64_t *bits, size_t i)
+{
+	return bits[i / 64] >> (i % 64) & 1;
+}
+
+static void set_bit(uint64_t *bits, size_t i)
+{
+	bits[i / 64] |= (uint64_t)1 << (i % 64);
+}
+
+/*
+ * Mark in `in` the nodes of the subtrees of the outermost instances named
+ * root (x: c's index): each instance not already marked (its ancestors come
+ * first in model order) and everything under it, in preorder.
+ */
+static void mark_subtrees(const struct osc_calltree *c, const struct osc_tree_index *x,
+			  osc_str root, uint64_t *in)
+{
+	if (root >= x->nr_names)
+		return;
+	for (uint32_t k = x->name_first[root]; k < x->name_first[root + 1]; k++) {
+		uint32_t top = x->by_name[k], n = top;
+
+		if (bit_of(in, top))
+			continue;
+		for (;;) { /* preorder without a stack: down, else across, else up and across */
+			set_bit(in, n);
+			if (c->nodes[n].first_child != OSC_NONE) {
+				n = c->nodes[n].first_child;
+				continue;
+			}
+			while (n != top && c->nodes[n].next_sibling == OSC_NONE)
+				n = c->nodes[n].parent;
+			if (n == top)
+				break;
+			n = c->nodes[n].next_sibling;
+		}
+	}
+}
+
+/*
+ * The links (dev_first/devs of x, or launch_first/launches) of the marked
+ * nodes, ascending, into *link, and the merged node each goes to into
+ * *target (ctx_of of its node); returns how many.
+ */
+static size_t marked_links(const uint64_t *in, size_t nr_nodes, const uint32_t *first,
+			   const uint32_t *links, size_t nr_links, const uint32_t *ctx_of,
+			   uint32_t **link, uint32_t **target)
+{
+	uint64_t *mark = osc_xcalloc(nr_links / 64 + 1, sizeof(*mark));
+	uint32_t *to = osc_xmalloc_big(nr_links ? nr_links : 1, sizeof(*to)); /* where marked */
+	size_t k = 0;
+
+	for (size_t w = 0; w < nr_nodes / 64 + 1; w++)
+		for (uint64_t b = in[w]; b; b &= b - 1) {
+			size_t n = w * 64 + (size_t)__builtin_ctzll(b);
+
+			for (uint32_t j = first[n]; j < first[n + 1]; j++) {
+				set_bit(mark, links[j]);
+				to[links[j]] = ctx_of[n];
+				k++;
+			}
+		}
+	*link = osc_xmalloc((k ? k : 1) * sizeof(**link));
+	*target = osc_xmalloc((k ? k : 1) * sizeof(**target));
+	k = 0;
+	for (size_t w = 0; w < nr_links / 64 + 1; w++)
+		for (uint64_t b = mark[w]; b; b &= b - 1) {
+			size_t i = w * 64 + (size_t)__builtin_ctzll(b);
+
+			(*link)[k] = (uint32_t)i;
+			(*target)[k++] = to[i];
+		}
+	free(to);
+	free(mark);
+	return k;
+}
+
+void osc_mtree_build_subtree(const struct osc_trace *t, const struct osc_calltree *c,
+			     const struct osc_correlation *corr, const struct osc_tree_index *x,
+			     const struct osc_runs *runs, const struct osc_runsel *sel,
+			     osc_str root, struct osc_mtree *out)
+{
+	struct merger g = { .t = t, .m = out, .last_root = OSC_NONE };
+	/* written for the marked nodes before they are read */
+	uint32_t *ctx_of = osc_xmalloc_big(c->nr ? c->nr : 1, sizeof(*ctx_of));
+	uint64_t *in = osc_xcalloc(c->nr / 64 + 1, sizeof(*in));
+	uint32_t *dev, *dt, *launch, *lt;
+	size_t nd, nl;
+
+	memset(out, 0, sizeof(*out));
+	out->first_root = OSC_NONE;
+	out->unattributed = OSC_NONE;
+	out->m_of = osc_xmalloc_big(c->nr ? c->nr : 1, sizeof(*out->m_of));
+	memset(out->m_of, 0xff, c->nr * sizeof(*out->m_of)); /* OSC_NONE */
+	if (!runs)
+		sel = NULL;
+	mark_subtrees(c, x, root, in);
+	for (size_t w = 0; w < c->nr / 64 + 1; w++) /* the marked nodes in model order */
+		for (uint64_t b = in[w]; b; b &= b - 1) {
+			uint32_t n = (uint32_t)(w * 64 + (size_t)__builtin_ctzll(b));
+			uint32_t p = c->nodes[n].parent;
+
+			merge_one(&g, c, runs, sel, n,
+				  p != OSC_NONE && bit_of(in, p) ? ctx_of[p] : OSC_NONE, ctx_of);
+		}
+	nd = marked_links(in, c->nr, x->dev_first, x->devs, corr->nr_devs, ctx_of, &dev, &dt);
+	nl = marked_links(in, c->nr, x->launch_first, x->launches, corr->nr_launches, ctx_of,
+			  &launch, &lt);
+	take_links(&g, corr, dev, dt, nd, launch, lt, nl);
+	sum_subtrees(out);
+	free(dev);
+	free(dt);
+	free(launch);
+	free(lt);
+	free(in);
 	free(ctx_of);
 	free(g.slots);
 	free(g.last_child);

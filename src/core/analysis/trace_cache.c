@@ -21,13 +21,14 @@
 #include "opscope/analysis/category.h"
 #include "opscope/analysis/roofline.h"
 #include "opscope/analysis/timeline.h"
+#include "opscope/analysis/tree_index.h"
 #include "base/hash.h"
 #include "base/parallel.h"
 
 struct osc_trace_cache {
 	struct osc_trace_derived derived; /* first: the trace's handle on the cache */
 	pthread_mutex_t briefs_lock, tree_lock, paths_lock, corr_lock, launchers_lock, costs_lock,
-		device_lock, cat_lock, work_lock, timeline_lock, text_lock;
+		device_lock, cat_lock, work_lock, timeline_lock, text_lock, index_lock;
 	int has_device;                           /* -1 until counted */
 	struct osc_catsel ops;                    /* what the ops are (osc_trace_select_ops) */
 	struct osc_brief *briefs[OSC_KIND_COUNT]; /* per kind, NULL until built */
@@ -39,6 +40,8 @@ struct osc_trace_cache {
 	struct osc_mtree paths;
 	bool have_corr;
 	struct osc_correlation corr;
+	bool have_index;
+	struct osc_tree_index index;              /* the host tree's nodes by name, links by node */
 	uint32_t *launchers;                      /* NULL until built */
 	struct osc_op_cost *costs;                /* per host tree node, NULL until built */
 	bool have_spans;
@@ -77,6 +80,7 @@ static struct osc_trace_cache *cache_new(void)
 	pthread_mutex_init(&c->work_lock, NULL);
 	pthread_mutex_init(&c->timeline_lock, NULL);
 	pthread_mutex_init(&c->text_lock, NULL);
+	pthread_mutex_init(&c->index_lock, NULL);
 	c->has_device = -1;
 	c->ops.kinds = OSC_CATSEL_HOST_DEFAULT;
 	return c;
@@ -95,6 +99,9 @@ static void drop(struct osc_trace_cache *c)
 		osc_mtree_release(&c->paths);
 	if (c->have_corr)
 		osc_correlation_release(&c->corr);
+	if (c->have_index)
+		osc_tree_index_release(&c->index);
+	c->have_index = false;
 	free(c->launchers);
 	c->launchers = NULL;
 	free(c->costs);
@@ -145,6 +152,7 @@ static void cache_free(struct osc_trace_derived *d)
 	pthread_mutex_destroy(&c->work_lock);
 	pthread_mutex_destroy(&c->timeline_lock);
 	pthread_mutex_destroy(&c->text_lock);
+	pthread_mutex_destroy(&c->index_lock);
 	osc_catsel_release(&c->ops);
 	free(c);
 }
@@ -377,6 +385,22 @@ const struct osc_correlation *osc_trace_correlation(const struct osc_trace *t)
 	return &c->corr;
 }
 
+const struct osc_tree_index *osc_trace_tree_index(const struct osc_trace *t)
+{
+	struct osc_trace_cache *c = cache_of(t);
+	const struct osc_calltree *tree = osc_trace_host_tree(t);
+	const struct osc_correlation *corr = osc_trace_correlation(t);
+
+	pthread_mutex_lock(&c->index_lock);
+	if (!c->have_index) {
+		osc_tree_index_build(t, tree, corr, &c->index);
+		c->have_index = true;
+	}
+	mark_used(t);
+	pthread_mutex_unlock(&c->index_lock);
+	return &c->index;
+}
+
 /* Per event, the event of the host node its device link names. */
 static uint32_t *build_launchers(const struct osc_trace *t)
 {
@@ -606,6 +630,7 @@ void osc_trace_cache_warm(const struct osc_trace *t)
 		osc_trace_briefs(t, kinds[k], &nr);
 	osc_trace_host_paths(t);
 	osc_trace_launchers(t);
+	osc_trace_tree_index(t);
 	osc_trace_op_costs(t);
 	if (osc_trace_has_device(t)) {
 		osc_trace_gpu_index(t);
