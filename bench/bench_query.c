@@ -459,6 +459,9 @@ int main(int argc, char **argv)
 	osc_trace_launchers(&c.t);
 	line_out("launchers (once)", NULL, now_ms() - t0, false);
 	t0 = now_ms();
+	osc_trace_tree_index(&c.t);
+	line_out("tree index (once)", NULL, now_ms() - t0, false);
+	t0 = now_ms();
 	osc_trace_op_costs(&c.t);
 	line_out("op costs (once)", NULL, now_ms() - t0, false);
 	t0 = now_ms();
