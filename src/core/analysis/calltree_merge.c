@@ -6,7 +6,10 @@
  * created after its parent and a reverse walk over merged nodes sums
  * subtrees. A merged node is found by (parent, name) in an open-addressing
  * table. Device and runtime-call links are grouped per merged node with a
- * counting sort. O(N) expected.
+ * counting sort. O(N) expected. One op's subtree through the tree's index
+ * (osc_mtree_build_subtree) visits the same nodes and links in the same
+ * order, found from its instances instead of by reading everything: O(its
+ * nodes and links), plus filling m_of.
  */
 #include <stdio.h>
 #include <stdlib.h>
