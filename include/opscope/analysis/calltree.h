@@ -185,9 +185,9 @@ struct osc_mtree {
 	size_t nr;
 	uint32_t *m_of;        /* per instance node: merged node, OSC_NONE if not selected */
 	uint32_t *dev;         /* correlation device-link indices, grouped by merged node */
-	size_t *dev_first;     /* per merged node: start in dev (nr + 1 entries) */
+	uint32_t *dev_first;   /* per merged node: start in dev (nr + 1 entries) */
 	uint32_t *launch;      /* correlation launch-link indices, grouped by merged node */
-	size_t *launch_first;  /* per merged node: start in launch (nr + 1 entries) */
+	uint32_t *launch_first; /* per merged node: start in launch (nr + 1 entries) */
 	uint32_t first_root;   /* roots are siblings too; OSC_NONE when empty */
 	uint32_t unattributed; /* synthetic root holding device work without a host
 				  op, OSC_NONE when there is none */

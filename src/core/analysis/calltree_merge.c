@@ -20,6 +20,7 @@
 #include "opscope/analysis/correlate.h"
 #include "opscope/analysis/tree_index.h"
 #include "opscope/base/sat.h"
+#include "base/group_by.h"
 #include "base/hash.h"
 
 #define SYNTH (OSC_NONE - 1) /* placeholder for the synthetic root before it exists */
@@ -182,27 +183,6 @@ static uint32_t link_target(const uint32_t *ctx_of, uint32_t node, const struct 
 	return SYNTH;
 }
 
-/* Group n items by target (with per-target counts) into *idx and *first. */
-static void group(const uint32_t *target, size_t n, size_t nr_nodes, uint32_t **idx,
-		  size_t **first)
-{
-	size_t *cur = osc_xcalloc(nr_nodes + 1, sizeof(*cur));
-
-	*first = osc_xcalloc(nr_nodes + 1, sizeof(**first));
-	*idx = osc_xmalloc((n ? n : 1) * sizeof(**idx));
-	for (size_t i = 0; i < n; i++)
-		if (target[i] != OSC_NONE)
-			(*first)[target[i] + 1]++;
-	for (size_t k = 0; k < nr_nodes; k++) {
-		(*first)[k + 1] += (*first)[k];
-		cur[k] = (*first)[k];
-	}
-	for (size_t i = 0; i < n; i++)
-		if (target[i] != OSC_NONE)
-			(*idx)[cur[target[i]]++] = (uint32_t)i;
-	free(cur);
-}
-
 /*
  * Count the links into their merged nodes and group them there: device
  * link dev[i] (i itself when dev is NULL) into merged node dt[i] (none:
@@ -253,8 +233,8 @@ static void take_links(struct merger *g, const struct osc_correlation *corr, con
 		if (l->nr_device)
 			mn->launch_work = osc_sat_add(mn->launch_work, dur);
 	}
-	group(dt, nd, m->nr, &m->dev, &m->dev_first);
-	group(lt, nl, m->nr, &m->launch, &m->launch_first);
+	osc_group_by_key(dt, nd, m->nr, &m->dev, &m->dev_first);
+	osc_group_by_key(lt, nl, m->nr, &m->launch, &m->launch_first);
 	for (size_t j = 0; dev && j < m->dev_first[m->nr]; j++) /* positions in dev: links */
 		m->dev[j] = dev[m->dev[j]];
 	for (size_t j = 0; launch && j < m->launch_first[m->nr]; j++)

@@ -128,7 +128,7 @@ static void gather(struct lister *l, uint32_t n, bool devices)
 	const struct osc_mtree *m = l->ctx->tree;
 	const struct osc_correlation *corr = l->ctx->corr;
 	const struct osc_trace *t = l->ctx->trace;
-	const size_t *first = devices ? m->dev_first : m->launch_first;
+	const uint32_t *first = devices ? m->dev_first : m->launch_first;
 	const uint32_t *idx = devices ? m->dev : m->launch;
 
 	for (uint32_t k = n; k != OSC_NONE; k = osc_mtree_next(m, k, true, n)) {
