@@ -20,6 +20,7 @@
 #include "opscope/analysis/opcost.h"
 #include "opscope/analysis/trace_cache.h"
 #include "opscope/base/alloc.h"
+#include "base/group_by.h"
 #include "base/radix.h"
 #include "base/stats.h"
 
@@ -724,10 +725,10 @@ static const char *launch_name(const struct osc_trace *t, osc_str name)
 }
 
 /*
- * Order (*rows)[0 .. n), replacing the array: by total (short_only: short_total, then total),
- * descending, ties by name bytewise; radix passes over the names' places
- * and the totals, from the least significant key, so that a million rows
- * sort without a comparison each.
+ * Order (*rows)[0 .. n), replacing the array: by total (short_only:
+ * short_total, then total), descending, ties by name bytewise; radix passes
+ * over the names' places and the totals, from the least significant key,
+ * so that a million rows sort without a comparison each.
  */
 static void sort_launch_rows(const struct osc_trace *t, struct osc_launch_row **rows, size_t n,
 			     bool short_only)
@@ -813,30 +814,28 @@ static struct launched launched_of(const struct osc_trace *t, const struct osc_c
 
 /*
  * Kernels are grouped in two passes over the briefs: the first gives each
- * selected kernel its row (by name, or by launching op) and counts the rows'
- * members, the second writes every member into its row's slice of one array;
- * a million rows cost no allocation each.
+ * selected kernel its row (by name, or by launching op), then a counting
+ * sort (osc_group_by_key) lays the rows' members out in one array; a
+ * million rows cost no allocation each.
  */
 void osc_gpu_launches(const struct osc_trace *t, const struct osc_launch_query *q,
 		      struct osc_launches *out)
 {
 	const struct osc_correlation *corr = osc_trace_correlation(t);
 	const uint32_t *launcher = q->per_op ? osc_trace_launchers(t) : NULL;
-	size_t nb, nk = 0, most = 0, alloc = 0, names_alloc = 0;
+	size_t nb, nk = 0, most = 0, names_alloc = 0;
 	const struct osc_brief *b = osc_trace_briefs(t, OSC_KIND_KERNEL, &nb);
 	/* row of each name (string id), the last slot for <unattributed> */
 	uint32_t *of = osc_xmalloc_big(t->strs.count + 1, sizeof(*of));
 	/* each kernel's row, OSC_NONE where not selected */
 	uint32_t *row_of = osc_xmalloc_big(nb ? nb : 1, sizeof(*row_of));
-	struct launched *k = osc_xmalloc_big(nb ? nb : 1, sizeof(*k));
-	size_t *start = NULL; /* start[g + 1]: row g's members, then where they start, then end */
+	uint32_t *member, *first; /* the kernels by row, and each row's start among them */
+	struct launched *k;
 	osc_str *names = NULL;
 	int64_t *v;
 
 	memset(out, 0, sizeof(*out));
 	memset(of, 0xff, (t->strs.count + 1) * sizeof(*of)); /* OSC_NONE */
-	OSC_GROW(start, 2, alloc);
-	start[0] = start[1] = 0;
 	for (size_t j = 0; j < nb; j++) {
 		uint32_t ev = b[j].event, *row;
 		osc_str name = b[j].name;
@@ -849,27 +848,23 @@ void osc_gpu_launches(const struct osc_trace *t, const struct osc_launch_query *
 		row = &of[name == OSC_STR_NONE ? t->strs.count : name];
 		if (*row == OSC_NONE) {
 			OSC_GROW(names, nk + 1, names_alloc);
-			OSC_GROW(start, nk + 3, alloc);
 			names[nk] = name;
-			start[nk + 2] = 0;
 			*row = (uint32_t)nk++;
 		}
 		row_of[j] = *row;
-		start[*row + 2]++;
 	}
-	for (size_t g = 0; g < nk; g++) {
-		most = start[g + 2] > most ? start[g + 2] : most;
-		start[g + 2] += start[g + 1];
-	}
-	for (size_t j = 0; j < nb; j++)
-		if (row_of[j] != OSC_NONE)
-			k[start[row_of[j] + 1]++] = launched_of(t, corr, &b[j]);
+	osc_group_by_key(row_of, nb, nk, &member, &first);
+	k = osc_xmalloc_big(first[nk] ? first[nk] : 1, sizeof(*k));
+	for (size_t i = 0; i < first[nk]; i++)
+		k[i] = launched_of(t, corr, &b[member[i]]);
+	for (size_t g = 0; g < nk; g++)
+		most = first[g + 1] - first[g] > most ? first[g + 1] - first[g] : most;
 	v = osc_xmalloc((most ? most : 1) * sizeof(*v));
 	out->rows = nk ? osc_xmalloc_big(nk, sizeof(*out->rows)) : NULL;
 	for (size_t g = 0; g < nk; g++) {
 		struct osc_launch_row *r = &out->rows[out->nr];
 
-		launch_row(names[g], k + start[g], start[g + 1] - start[g], q->short_ns, v, r);
+		launch_row(names[g], k + first[g], first[g + 1] - first[g], q->short_ns, v, r);
 		out->count += r->count;
 		out->nr_short += r->nr_short;
 		out->total = osc_sat_add(out->total, r->total);
@@ -880,8 +875,9 @@ void osc_gpu_launches(const struct osc_trace *t, const struct osc_launch_query *
 		sort_launch_rows(t, &out->rows, out->nr, q->short_only);
 	free(v);
 	free(names);
-	free(start);
 	free(k);
+	free(member);
+	free(first);
 	free(row_of);
 	free(of);
 }
