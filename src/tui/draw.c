@@ -399,7 +399,7 @@ int osc_draw_first_row(void)
 static void draw_message(struct osc_tui *t)
 {
 	size_t width = (size_t)COLS, len = strlen(t->msg);
-	char buf[4096], key[16];
+	char buf[64], key[16];
 	enum osc_style style = t->msg_kind == OSC_MSG_ERROR ? OSC_STYLE_ERROR : OSC_STYLE_NORMAL;
 
 	if (osc_text_width(t->msg, len, t->utf8) <= width) {

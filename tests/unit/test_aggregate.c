@@ -485,7 +485,7 @@ Test(aggregate, matches_a_sorting_reference)
 	aggregate(&t, OSC_LEVEL_KERNEL, &a);
 	cr_assert_eq(a.nr, KEYS);
 	for (int k = 0; k < KEYS; k++) {
-		char name[8];
+		char name[16];
 		const struct osc_agg_row *r;
 		int64_t total = 0;
 		double mean, sq = 0;

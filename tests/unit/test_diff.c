@@ -599,7 +599,7 @@ Test(diff, sort_orders_whole_rows)
 {
 	enum { N = 3000 };
 	static struct dx base[N], other[N];
-	static char names[N][8];
+	static char names[N][16];
 	static bool seen[N];
 	static const enum osc_diff_col by[] = { OSC_DIFF_DELTA, OSC_DIFF_BASE_TOTAL,
 						OSC_DIFF_OTHER_TOTAL, OSC_DIFF_NAME };

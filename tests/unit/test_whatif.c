@@ -288,7 +288,7 @@ Test(whatif, many_rules_per_event_and_node)
 
 		osc_speedups_init(&s);
 		for (size_t i = 0; i < fillers; i++) {
-			char rule[32];
+			char rule[80];
 
 			snprintf(rule, sizeof(rule), "Z%zu@%zux%zu=5", i, i, i);
 			cr_assert_eq(osc_speedups_parse(&s, rule, &err), OSC_OK);
