@@ -465,14 +465,17 @@ def check_case(case):
     return case.name, problems, info
 
 
-def alone_specs(n):
+def alone_specs(n, sweep):
+    """The runs checked alone: all of them, or some spread over the trace."""
+    if sweep == "light":
+        return [str(i) for i in sorted({0, n - 1})]
     if n <= MAX_ALONE:
         return [str(i) for i in range(n)]
     pick = sorted({0, 1, n // 3, n // 2, (2 * n) // 3, n - 2, n - 1})
     return [str(i) for i in pick]
 
 
-def cases_for(label, path, thorough, res):
+def cases_for(label, path, sweep, res):
     """Recompute the trace once and build its cases (path relative to the
     root, where opscope runs, or absolute)."""
     try:
@@ -488,10 +491,11 @@ def cases_for(label, path, thorough, res):
         ["%s at %d: segments %d, children %d" % (o["name"][:60], o["ts"], o["self"], s)
          for o, s in bad[:4]])
     n = m.tr.nr_runs
+    thorough = sweep == "thorough"
     specs = [None]
-    if m.tr.warmup and n > 1 or thorough:
+    if m.tr.warmup and n > 1 and sweep != "light" or thorough:
         specs.append("all")
-    specs += alone_specs(n)
+    specs += alone_specs(n, sweep)
     specs = list(dict.fromkeys(specs))
     res.check("%s: per-thread host busy <= union of op windows" % label,
               [p for s in specs for p in m.thread_union_check(s)])
@@ -502,7 +506,8 @@ def cases_for(label, path, thorough, res):
         cases.append(Case(label, path, "op", spec, rm.level_columns("op", m.has_device),
                           m.rows("op", spec), extra))
     for level in ("shape", "path", "run"):
-        level_specs = [None, "all"] if level == "run" or thorough else [None]
+        level_specs = [None, "all"] if level == "run" and sweep != "light" or thorough \
+            else [None]
         for spec in dict.fromkeys(level_specs):
             cases.append(Case(label, path, level, spec, rm.level_columns(level, m.has_device),
                               m.rows(level, spec), {}))
@@ -620,17 +625,17 @@ def main():
     traces = []
     for f in sorted(os.listdir(testlib.SAMPLES)):
         if f.endswith(".json") or f.endswith(".json.gz"):
-            traces.append(("samples/" + f, "samples/" + f, True))
+            traces.append(("samples/" + f, "samples/" + f, "thorough"))
     data = os.path.join(testlib.ROOT, "tests", "data")
     for f in sorted(os.listdir(data)):
         if f.startswith("measures-") or f == "ort-cuda-synthetic.json":
-            traces.append(("tests/data/" + f, "tests/data/" + f, True))
+            traces.append(("tests/data/" + f, "tests/data/" + f, "thorough"))
     shared = testlib.shared("")
     if shared and os.path.isdir(shared):
         for rel, thorough in SHARED_TRACES:
             p = testlib.shared(rel)
             if p:
-                traces.append(("shared/" + rel, p, thorough))
+                traces.append(("shared/" + rel, p, testlib.sweep(thorough)))
             else:
                 res.skip("shared/" + rel, "not in the collection")
     else:
@@ -641,8 +646,8 @@ def main():
         # Submit each trace's cases as soon as they are built, so opscope runs
         # while the next trace is recomputed.
         pending = []
-        for label, path, thorough in traces:
-            cases = cases_for(label, path, thorough, res)
+        for label, path, sweep in traces:
+            cases = cases_for(label, path, sweep, res)
             pending.append((label, cases, [pool.submit(check_case, c) for c in cases]))
         for label, cases, futures in pending:
             results = []

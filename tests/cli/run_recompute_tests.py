@@ -59,10 +59,12 @@ SHARED_TRACES = [
 ]
 
 
-def run_specs(n, thorough):
-    """Run specs to try for a trace with n runs: (spec, expect_error)."""
+def run_specs(n, sweep):
+    """Run specs to try on a trace with n runs, for a sweep of testlib.sweep()."""
+    if sweep == "light":
+        return [None, "all"]
     specs = [None, "all", "-1"]
-    if thorough:
+    if sweep == "thorough":
         specs += ["0", str(-n), "[0]"]
         if n >= 2:
             specs += ["1:", ":-1", "::2", "[0, -1]", "range(1,%d)" % n, "-2"]
@@ -124,7 +126,7 @@ def compare(got_text, want_rows, level="op"):
     return problems
 
 
-def cases_for(label, path, thorough, res):
+def cases_for(label, path, sweep, res):
     """Load the trace once in recompute and build the list of cases."""
     try:
         t = recompute.Trace(path)
@@ -136,9 +138,10 @@ def cases_for(label, path, thorough, res):
         if level in ("kernel", "dims") and not t.kernels:
             specs = [None]
         elif level in ("shape", "dims", "run"):
-            specs = [None, "all", "-1"]  # the run grammar is tested on op and kernel
+            # the run grammar is tested on op and kernel
+            specs = [None] if sweep == "light" else [None, "all", "-1"]
         else:
-            specs = run_specs(t.nr_runs, thorough)
+            specs = run_specs(t.nr_runs, sweep)
         for spec in specs:
             try:
                 want = t.rows(level, spec)
@@ -154,7 +157,8 @@ def cases_for(label, path, thorough, res):
             out.append((name, args + [path], want, err, level))
     # The path level: recompute_tree.py nests the op-level events itself.
     if t.ops:
-        for spec, pats in ((None, ()), ("all", ()), ("-1", ()), (None, ("aten::*", "*Conv*"))):
+        path_cases = ((None, ()), ("all", ()), ("-1", ()), (None, ("aten::*", "*Conv*")))
+        for spec, pats in path_cases[::3] if sweep == "light" else path_cases:
             try:
                 want, err = recompute_tree.path_rows(t, spec, pats), None
             except recompute.RecomputeError as e:
@@ -213,15 +217,15 @@ def main():
     traces = []
     for f in sorted(os.listdir(testlib.SAMPLES)):
         if f.endswith(".json") or f.endswith(".json.gz"):
-            traces.append(("samples/" + f, testlib.sample(f), True))
+            traces.append(("samples/" + f, testlib.sample(f), "thorough"))
     thorough = dict(SHARED_TRACES)
     for p in testlib.shared_traces(res, [rel for rel, _ in SHARED_TRACES]):
         rel = os.path.relpath(p, testlib.SHARED)
-        traces.append(("shared/" + rel, p, thorough[rel]))
+        traces.append(("shared/" + rel, p, testlib.sweep(thorough[rel])))
     jobs = int(os.environ.get("OPSCOPE_TEST_JOBS", "0")) or min(4, os.cpu_count() or 2)
     with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
-        for label, path, thorough in traces:
-            cases = cases_for(label, path, thorough, res)
+        for label, path, sweep in traces:
+            cases = cases_for(label, path, sweep, res)
             for name, problems in pool.map(check_case, cases):
                 res.check(name, problems)
     return res.finish()

@@ -14,6 +14,8 @@ ROOT = os.path.abspath(os.environ.get("OPSCOPE_SOURCE_ROOT") or
 SAMPLES = os.path.join(ROOT, "samples")
 SHARED = os.path.normpath(os.path.join(ROOT, "..", "shared", "traces"))
 EXPECTED = os.path.join(ROOT, "tests", "cli", "expected")
+# Set by meson for a b_sanitize build (tests/meson.build).
+SANITIZED = os.environ.get("OPSCOPE_TEST_SANITIZED") == "1"
 
 sys.path.insert(0, os.path.join(ROOT, "tests", "tools"))
 
@@ -56,6 +58,16 @@ def shared_traces(res, rels):
         else:
             res.skip("shared/" + rel, "not in the collection")
     return found
+
+
+def sweep(thorough):
+    """How much a sweep over a trace of ../shared tries: "thorough" (every run
+    selection), "normal", or "light" under sanitizers, which load each trace at
+    each level but try few run selections: that build checks memory, the plain
+    build every number (the samples are swept thoroughly in both)."""
+    if SANITIZED:
+        return "light"
+    return "thorough" if thorough else "normal"
 
 
 def env(**extra):
