@@ -18,6 +18,7 @@
 #include "opscope/analysis/module.h"
 #include "opscope/analysis/trace_cache.h"
 #include "opscope/base/alloc.h"
+#include "opscope/base/bits.h"
 #include "keymap.h"
 #include "view.h"
 
@@ -48,15 +49,12 @@ struct modules_view {
 
 static bool is_folded(const struct modules_view *mv, uint32_t n)
 {
-	return (mv->folded[n / 64] >> (n % 64)) & 1;
+	return osc_bit(mv->folded, n);
 }
 
 static void set_folded(struct modules_view *mv, uint32_t n, bool on)
 {
-	if (on)
-		mv->folded[n / 64] |= (uint64_t)1 << (n % 64);
-	else
-		mv->folded[n / 64] &= ~((uint64_t)1 << (n % 64));
+	osc_bit_put(mv->folded, n, on);
 }
 
 /* The visible rows: kept nodes in preorder whose ancestors are unfolded. */

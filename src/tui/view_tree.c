@@ -35,6 +35,7 @@
 #include <string.h>
 
 #include "opscope/base/alloc.h"
+#include "opscope/base/bits.h"
 #include "opscope/analysis/calltree.h"
 #include "opscope/analysis/columns.h"
 #include "opscope/analysis/correlate.h"
@@ -103,15 +104,12 @@ struct tree_view {
 
 static bool is_folded(const struct tree_view *tv, uint32_t n)
 {
-	return (tv->folded[n / 64] >> (n % 64)) & 1;
+	return osc_bit(tv->folded, n);
 }
 
 static void set_folded(struct tree_view *tv, uint32_t n, bool on)
 {
-	if (on)
-		tv->folded[n / 64] |= (uint64_t)1 << (n % 64);
-	else
-		tv->folded[n / 64] &= ~((uint64_t)1 << (n % 64));
+	osc_bit_put(tv->folded, n, on);
 }
 
 /*

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "opscope/base/alloc.h"
+#include "opscope/base/bits.h"
 #include "opscope/analysis/calltree.h"
 #include "opscope/analysis/correlate.h"
 #include "opscope/analysis/tree_index.h"
@@ -319,17 +320,6 @@ void osc_mtree_build(const struct osc_trace *t, const struct osc_calltree *c,
 	free(g.last_child);
 }
 
-/* Bit i of a bitmap of uint64_t words. */
-static bool bit_of(const uint64_t *bits, size_t i)
-{
-	return bits[i / 64] >> (i % 64) & 1;
-}
-
-static void set_bit(uint64_t *bits, size_t i)
-{
-	bits[i / 64] |= (uint64_t)1 << (i % 64);
-}
-
 /*
  * Mark in `in` the nodes of the subtrees of the outermost instances named
  * root (x: c's index): each instance not already marked (its ancestors come
@@ -343,10 +333,10 @@ static void mark_subtrees(const struct osc_calltree *c, const struct osc_tree_in
 	for (uint32_t k = x->name_first[root]; k < x->name_first[root + 1]; k++) {
 		uint32_t top = x->by_name[k], n = top;
 
-		if (bit_of(in, top))
+		if (osc_bit(in, top))
 			continue;
 		for (;;) { /* preorder without a stack: down, else across, else up and across */
-			set_bit(in, n);
+			osc_bit_put(in, n, true);
 			if (c->nodes[n].first_child != OSC_NONE) {
 				n = c->nodes[n].first_child;
 				continue;
@@ -369,16 +359,16 @@ static size_t marked_links(const uint64_t *in, size_t nr_nodes, const uint32_t *
 			   const uint32_t *links, size_t nr_links, const uint32_t *ctx_of,
 			   uint32_t **link, uint32_t **target)
 {
-	uint64_t *mark = osc_xcalloc(nr_links / 64 + 1, sizeof(*mark));
+	uint64_t *mark = osc_xcalloc(osc_bits_words(nr_links), sizeof(*mark));
 	uint32_t *to = osc_xmalloc_big(nr_links ? nr_links : 1, sizeof(*to)); /* where marked */
 	size_t k = 0;
 
-	for (size_t w = 0; w < nr_nodes / 64 + 1; w++)
+	for (size_t w = 0; w < osc_bits_words(nr_nodes); w++)
 		for (uint64_t b = in[w]; b; b &= b - 1) {
 			size_t n = w * 64 + (size_t)__builtin_ctzll(b);
 
 			for (uint32_t j = first[n]; j < first[n + 1]; j++) {
-				set_bit(mark, links[j]);
+				osc_bit_put(mark, links[j], true);
 				to[links[j]] = ctx_of[n];
 				k++;
 			}
@@ -386,7 +376,7 @@ static size_t marked_links(const uint64_t *in, size_t nr_nodes, const uint32_t *
 	*link = osc_xmalloc((k ? k : 1) * sizeof(**link));
 	*target = osc_xmalloc((k ? k : 1) * sizeof(**target));
 	k = 0;
-	for (size_t w = 0; w < nr_links / 64 + 1; w++)
+	for (size_t w = 0; w < osc_bits_words(nr_links); w++)
 		for (uint64_t b = mark[w]; b; b &= b - 1) {
 			size_t i = w * 64 + (size_t)__builtin_ctzll(b);
 
@@ -406,7 +396,7 @@ void osc_mtree_build_subtree(const struct osc_trace *t, const struct osc_calltre
 	struct merger g = { .t = t, .m = out, .last_root = OSC_NONE };
 	/* written for the marked nodes before they are read */
 	uint32_t *ctx_of = osc_xmalloc_big(c->nr ? c->nr : 1, sizeof(*ctx_of));
-	uint64_t *in = osc_xcalloc(c->nr / 64 + 1, sizeof(*in));
+	uint64_t *in = osc_xcalloc(osc_bits_words(c->nr), sizeof(*in));
 	uint32_t *dev, *dt, *launch, *lt;
 	size_t nd, nl;
 
@@ -418,13 +408,13 @@ void osc_mtree_build_subtree(const struct osc_trace *t, const struct osc_calltre
 	if (!runs)
 		sel = NULL;
 	mark_subtrees(c, x, root, in);
-	for (size_t w = 0; w < c->nr / 64 + 1; w++) /* the marked nodes in model order */
+	for (size_t w = 0; w < osc_bits_words(c->nr); w++) /* the marked nodes in model order */
 		for (uint64_t b = in[w]; b; b &= b - 1) {
 			uint32_t n = (uint32_t)(w * 64 + (size_t)__builtin_ctzll(b));
 			uint32_t p = c->nodes[n].parent;
 
 			merge_one(&g, c, runs, sel, n,
-				  p != OSC_NONE && bit_of(in, p) ? ctx_of[p] : OSC_NONE, ctx_of);
+				  p != OSC_NONE && osc_bit(in, p) ? ctx_of[p] : OSC_NONE, ctx_of);
 		}
 	nd = marked_links(in, c->nr, x->dev_first, x->devs, corr->nr_devs, ctx_of, &dev, &dt);
 	nl = marked_links(in, c->nr, x->launch_first, x->launches, corr->nr_launches, ctx_of,
