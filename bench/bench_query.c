@@ -358,7 +358,7 @@ static void timeline(struct ctx *c)
 	line_out("timeline lanes (once, at the first V)", NULL, now_ms() - t0, false);
 	printf("# %zu lanes in %zu groups\n", tl->nr_lanes, tl->nr_groups);
 	t0 = now_ms();
-	osc_tl_runs_window(&c->t, tl, &c->runs, &c->sel, &from, &to);
+	osc_tl_runs_window(tl, &c->runs, &c->sel, &from, &to);
 	report("timeline runs' window", NULL, now_ms() - t0);
 	span = to - from;
 	snprintf(label, sizeof(label), "%zu lanes x 200 cells, the runs", tl->nr_lanes);

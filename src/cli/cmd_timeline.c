@@ -197,7 +197,7 @@ static enum osc_status window(const struct timeline_args *a, const struct osc_tr
 {
 	int64_t origin = osc_trace_origin(t);
 
-	osc_tl_runs_window(t, tl, r, sel, from, to);
+	osc_tl_runs_window(tl, r, sel, from, to);
 	if (a->has_from)
 		*from = origin + llround(a->from_us * 1e3); /* 1.234567 ms: 1234567 ns exactly */
 	if (a->has_to)

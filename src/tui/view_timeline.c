@@ -58,10 +58,9 @@ struct tl_view {
 
 /* ---- marks ---------------------------------------------------------------- */
 
-/* The runtime call that launched device event ev, or OSC_NONE. */
-static uint32_t launch_of(const struct osc_trace *t, uint32_t ev)
+/* The runtime call that launched device event ev (corr: the trace's), or OSC_NONE. */
+static uint32_t launch_of(const struct osc_correlation *corr, uint32_t ev)
 {
-	const struct osc_correlation *corr = osc_trace_correlation(t);
 	uint32_t d = corr->dev_of ? corr->dev_of[ev] : OSC_NONE;
 
 	if (d == OSC_NONE || corr->devs[d].launch == OSC_NONE)
@@ -69,21 +68,25 @@ static uint32_t launch_of(const struct osc_trace *t, uint32_t ev)
 	return corr->launches[corr->devs[d].launch].event;
 }
 
-/* Mark events ev[0..n): with a device event, its launch and launching op. */
+/*
+ * Mark events ev[0..n): with a device event, its launch and launching op
+ * (found from the correlation's per-event arrays, not from the events: an
+ * op's calls are many and scattered).
+ */
 static void mark_events(struct tl_view *tv, const struct osc_trace *t, const uint32_t *ev,
 			size_t n)
 {
+	const struct osc_correlation *corr = osc_trace_has_device(t) ? osc_trace_correlation(t)
+								    : NULL;
+	const uint32_t *launchers = corr ? osc_trace_launchers(t) : NULL;
 	uint32_t *all = osc_xreallocarray(NULL, 3 * n, sizeof(*all));
-	const uint32_t *launchers = NULL;
 	size_t k = 0;
 
 	for (size_t i = 0; i < n; i++) {
 		all[k++] = ev[i];
-		if (!osc_kind_is_device(t->events[ev[i]].kind))
-			continue;
-		if (!launchers)
-			launchers = osc_trace_launchers(t);
-		all[k++] = launch_of(t, ev[i]);
+		if (!corr || !corr->dev_of || corr->dev_of[ev[i]] == OSC_NONE)
+			continue; /* no device event, or one without links */
+		all[k++] = launch_of(corr, ev[i]); /* OSC_NONE (none) is not marked */
 		all[k++] = launchers[ev[i]];
 	}
 	osc_tl_mark(tv->tl, t, all, k, &tv->marked, &tv->nr_marked);
@@ -190,7 +193,7 @@ static void tl_build(struct osc_tui *t, struct osc_view *v)
 {
 	struct tl_view *tv = v->priv;
 
-	osc_tl_runs_window(&t->trace, tv->tl, &t->runs, &t->sel, &tv->from, &tv->to);
+	osc_tl_runs_window(tv->tl, &t->runs, &t->sel, &tv->from, &tv->to);
 	tv->cell = 0; /* fit at the next draw */
 	tv->cursor = tv->from;
 	go_to_first_own(t, tv, v);
@@ -445,7 +448,7 @@ static size_t linked_events(struct osc_tui *t, struct tl_view *tv, size_t cur_ro
 		return 0;
 	if (osc_tui_warm_before(t, OSC_WARM_LINKS))
 		return 0; /* the links are still being built: no wait on a keypress */
-	ev[0] = launch_of(&t->trace, l->ev[i]);
+	ev[0] = launch_of(osc_trace_correlation(&t->trace), l->ev[i]);
 	ev[1] = osc_trace_launchers(&t->trace)[l->ev[i]];
 	for (int k = 0; k < 2; k++)
 		if (ev[k] != OSC_NONE && osc_tl_find(tv->tl, &t->trace, ev[k], &out[n].lane,

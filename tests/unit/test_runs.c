@@ -47,9 +47,15 @@ static void check_counts(const struct osc_trace *t, const struct osc_runs *r)
 
 	for (size_t i = 0; i < r->nr; i++) {
 		uint64_t n = 0;
+		int64_t end = osc_sat_add(r->runs[i].ts, r->runs[i].dur);
 
-		for (size_t e = 0; e < t->nr_events; e++)
+		for (size_t e = 0; e < t->nr_events; e++) {
 			n += r->run_of[e] == i;
+			if (r->run_of[e] == i && osc_event_end(&t->events[e]) > end)
+				end = osc_event_end(&t->events[e]);
+		}
+		cr_expect_eq(r->runs[i].events_end, end, "run %zu's events end at %lld, found %lld",
+			     i, (long long)r->runs[i].events_end, (long long)end);
 		for (size_t f = 0; f < t->nr_flows; f++)
 			n += run_at(r, t->flows[f].ts) == i;
 		cr_expect_eq(r->runs[i].nr_events, n, "run %zu has %llu events, counted %llu", i,

@@ -167,10 +167,10 @@ Test(timeline, runs_window)
 
 	osc_runs_detect(&t, &r);
 	cr_assert_eq(osc_runsel_parse(NULL, r.nr, r.warmup, &sel, &err), OSC_OK);
-	osc_tl_runs_window(&t, &tl, &r, &sel, &from, &to);
+	osc_tl_runs_window(&tl, &r, &sel, &from, &to);
 	cr_assert_eq(from, 0);
 	cr_assert_eq(to, 100);
-	osc_tl_runs_window(&t, &tl, &r, NULL, &from, &to);
+	osc_tl_runs_window(&tl, &r, NULL, &from, &to);
 	cr_assert_eq(from, 0);
 	cr_assert_eq(to, 100);
 	osc_runsel_release(&sel);

@@ -115,9 +115,8 @@ bool osc_tl_find(const struct osc_timeline *tl, const struct osc_trace *t, uint3
  * or to the end of the last event assigned to them when later (kernels run
  * after the step that launched them). *to > *from.
  */
-void osc_tl_runs_window(const struct osc_trace *t, const struct osc_timeline *tl,
-			const struct osc_runs *r, const struct osc_runsel *sel, int64_t *from,
-			int64_t *to);
+void osc_tl_runs_window(const struct osc_timeline *tl, const struct osc_runs *r,
+			const struct osc_runsel *sel, int64_t *from, int64_t *to);
 
 /*
  * Mark events ev[0 .. n) (any order, repeats allowed): per lane l of tl,

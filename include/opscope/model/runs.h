@@ -50,6 +50,8 @@ struct osc_run {
 	osc_str name;     /* "model_run", "ProfilerStep#12", ...; "" for WHOLE */
 	uint32_t event;   /* the defining event, OSC_NONE for WHOLE */
 	uint64_t nr_events; /* events assigned to this run */
+	int64_t events_end; /* the latest end of the window and of those events
+			       (kernels run after the step that launched them) */
 };
 
 struct osc_runs {

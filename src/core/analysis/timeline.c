@@ -5,6 +5,7 @@
 
 #include "opscope/analysis/timeline.h"
 #include "opscope/base/alloc.h"
+#include "opscope/base/bits.h"
 
 /* Whether the timeline draws event e (timeline.h: which events). */
 static bool drawn(const struct osc_event *e)
@@ -385,9 +386,8 @@ void osc_tl_lane_name(const struct osc_timeline *tl, const struct osc_trace *t, 
 			 osc_strtab_get(&t->strs, th->tid));
 }
 
-void osc_tl_runs_window(const struct osc_trace *t, const struct osc_timeline *tl,
-			const struct osc_runs *r, const struct osc_runsel *sel, int64_t *from,
-			int64_t *to)
+void osc_tl_runs_window(const struct osc_timeline *tl, const struct osc_runs *r,
+			const struct osc_runsel *sel, int64_t *from, int64_t *to)
 {
 	bool any = false;
 
@@ -400,15 +400,9 @@ void osc_tl_runs_window(const struct osc_trace *t, const struct osc_timeline *tl
 			continue;
 		if (!any || run->ts < *from)
 			*from = run->ts;
-		if (!any || osc_sat_add(run->ts, run->dur) > *to)
-			*to = osc_sat_add(run->ts, run->dur);
+		if (!any || run->events_end > *to)
+			*to = run->events_end;
 		any = true;
-	}
-	for (size_t i = 0; any && r->run_of && i < t->nr_events; i++) {
-		int64_t end = osc_event_end(&t->events[i]);
-
-		if (end > *to && osc_runsel_has_event(sel, r, (uint32_t)i))
-			*to = end;
 	}
 	if (!any) {
 		*from = tl->from;
@@ -421,24 +415,24 @@ void osc_tl_runs_window(const struct osc_trace *t, const struct osc_timeline *tl
 void osc_tl_mark(const struct osc_timeline *tl, const struct osc_trace *t, const uint32_t *ev,
 		 size_t n, size_t ***marked, size_t **nr_marked)
 {
-	uint8_t *on = osc_xcalloc(t->nr_events ? t->nr_events : 1, 1);
+	uint64_t *on = osc_xcalloc(osc_bits_words(t->nr_events), sizeof(*on));
 
 	*marked = osc_xcalloc(tl->nr_lanes + 1, sizeof(**marked));
 	*nr_marked = osc_xcalloc(tl->nr_lanes + 1, sizeof(**nr_marked));
 	for (size_t i = 0; i < n; i++)
 		if (ev[i] < t->nr_events)
-			on[ev[i]] = 1;
+			osc_bit_put(on, ev[i], true);
 	for (size_t l = 0; l < tl->nr_lanes; l++) {
 		const struct osc_tl_lane *lane = &tl->lanes[l];
 		size_t k = 0;
 
 		for (size_t i = 0; lane->ev && i < lane->nr; i++)
-			k += on[lane->ev[i]];
+			k += osc_bit(on, lane->ev[i]);
 		if (!k)
 			continue;
 		(*marked)[l] = osc_xreallocarray(NULL, k, sizeof(***marked));
 		for (size_t i = 0; i < lane->nr; i++)
-			if (on[lane->ev[i]])
+			if (osc_bit(on, lane->ev[i]))
 				(*marked)[l][(*nr_marked)[l]++] = i;
 	}
 	free(on);

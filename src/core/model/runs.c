@@ -77,6 +77,7 @@ static void add_run(struct osc_runs *out, size_t *alloc, const struct osc_event 
 	r->name = e->name;
 	r->event = (uint32_t)i;
 	r->nr_events = 0;
+	r->events_end = osc_sat_add(e->ts, e->dur);
 }
 
 /*
@@ -133,6 +134,7 @@ static void whole_trace(const struct osc_trace *t, struct osc_runs *out)
 	if (hi <= lo || __builtin_sub_overflow(hi, lo, &r->dur))
 		r->dur = hi > lo ? INT64_MAX : 0;
 	r->name = OSC_STR_EMPTY;
+	r->events_end = osc_sat_add(r->ts, r->dur);
 	r->event = OSC_NONE;
 	r->nr_events = osc_trace_nr_written(t);
 	out->runs = r;
@@ -267,6 +269,7 @@ struct assign_part {
 	struct launch *launches;   /* first pass: runtime calls with an id, in model order */
 	size_t nr_launches, alloc_launches;
 	uint64_t *count;           /* second pass: events per run */
+	int64_t *end;              /* second pass: the latest end of each run's events */
 	uint64_t outside;
 };
 
@@ -299,8 +302,12 @@ static void by_launch(void *arg, size_t i)
 	uint32_t *run_of = a->out->run_of;
 
 	a->count = osc_xcalloc(a->out->nr ? a->out->nr : 1, sizeof(*a->count));
+	a->end = osc_xmalloc((a->out->nr ? a->out->nr : 1) * sizeof(*a->end));
+	for (size_t r = 0; r < a->out->nr; r++)
+		a->end[r] = INT64_MIN;
 	for (size_t e = a->from; e < a->to; e++) {
 		const struct osc_event *ev = &a->t->events[e];
+		int64_t end;
 
 		if (osc_kind_is_device(ev->kind) && ev->corr_id != OSC_ID_NONE) {
 			uint32_t l = osc_id_index_get(a->by_corr, ev->corr_id);
@@ -308,10 +315,14 @@ static void by_launch(void *arg, size_t i)
 			if (l != UINT32_MAX)
 				run_of[e] = a->all[l].run;
 		}
-		if (run_of[e] == OSC_NONE)
+		if (run_of[e] == OSC_NONE) {
 			a->outside++;
-		else
-			a->count[run_of[e]]++;
+			continue;
+		}
+		a->count[run_of[e]]++;
+		end = osc_event_end(ev);
+		if (end > a->end[run_of[e]])
+			a->end[run_of[e]] = end;
 	}
 }
 
@@ -379,9 +390,13 @@ static void assign_events(const struct osc_trace *t, struct osc_runs *out)
 	osc_parallel_run(parts, by_launch, a);
 	for (size_t i = 0; i < parts; i++) {
 		out->outside += a[i].outside;
-		for (size_t r = 0; r < out->nr; r++)
+		for (size_t r = 0; r < out->nr; r++) {
 			out->runs[r].nr_events += a[i].count[r];
+			if (a[i].end[r] > out->runs[r].events_end)
+				out->runs[r].events_end = a[i].end[r];
+		}
 		free(a[i].count);
+		free(a[i].end);
 	}
 	free(a);
 	free(launches);
