@@ -552,24 +552,32 @@ static const char *table_export_name(struct osc_tui *t, struct osc_view *v)
 	return osc_level_name(tv->level);
 }
 
-/* The median instance by duration: quickselect over a copy (O(n), big rows stay fast). */
+/*
+ * The median instance by duration: quickselect (O(n), big rows stay fast)
+ * over a copy of the durations, read from the events once, in model order.
+ */
 static uint32_t median_event(const struct osc_trace *tr, const uint32_t *ev, size_t n)
 {
-	uint32_t *a = osc_xmalloc(n * sizeof(*a)), res;
+	struct instance {
+		int64_t dur;
+		uint32_t event;
+	} *a = osc_xmalloc(n * sizeof(*a));
 	long k = (long)(n - 1) / 2, lo = 0, hi = (long)n - 1;
+	uint32_t res;
 
-	memcpy(a, ev, n * sizeof(*a));
+	for (size_t i = 0; i < n; i++)
+		a[i] = (struct instance){ tr->events[ev[i]].dur, ev[i] };
 	while (lo < hi) {
-		int64_t pivot = tr->events[a[lo + (hi - lo) / 2]].dur;
+		int64_t pivot = a[lo + (hi - lo) / 2].dur;
 		long i = lo, j = hi;
 
 		while (i <= j) {
-			while (tr->events[a[i]].dur < pivot)
+			while (a[i].dur < pivot)
 				i++;
-			while (tr->events[a[j]].dur > pivot)
+			while (a[j].dur > pivot)
 				j--;
 			if (i <= j) {
-				uint32_t tmp = a[i];
+				struct instance tmp = a[i];
 
 				a[i++] = a[j];
 				a[j--] = tmp;
@@ -582,7 +590,7 @@ static uint32_t median_event(const struct osc_trace *tr, const uint32_t *ev, siz
 		else
 			break;
 	}
-	res = a[k];
+	res = a[k].event;
 	free(a);
 	return res;
 }

@@ -215,9 +215,9 @@ static uint32_t node_of_event(const struct tree_view *tv, uint32_t ev)
 		return OSC_NONE;
 	}
 	/* an instance outside the selected runs: its nearest selected ancestor */
-	while (n != OSC_NONE && tv->m.m_of[n] == OSC_NONE)
+	while (n != OSC_NONE && osc_mtree_of(&tv->m, n) == OSC_NONE)
 		n = tv->c->nodes[n].parent;
-	return n == OSC_NONE ? OSC_NONE : tv->m.m_of[n];
+	return n == OSC_NONE ? OSC_NONE : osc_mtree_of(&tv->m, n);
 }
 
 /* Unfold the ancestors of merged node n, flatten, select it; false if not shown. */
@@ -723,14 +723,20 @@ unsigned osc_tree_open(struct osc_tui *t)
 {
 	struct osc_view *v = osc_tui_top(t);
 	struct osc_tree_arg a = { OSC_NONE, false };
+	const uint32_t *calls;
 
 	if (osc_tui_warming(t, "the call tree", OSC_WARM_LINKS) || osc_tui_wait_rows(t, v, "T"))
 		return OSC_R_REDRAW;
-	if (v->ops->row_event && v->tab.nr_rows) {
+	/* an op row: every call of the op, named by any of them (the row's
+	   median instance reads each call, scattered over the trace) */
+	if (v->ops == &osc_view_table && osc_table_view_level(v) != OSC_LEVEL_PATH &&
+	    osc_table_view_members(v, v->cur, &calls) &&
+	    t->trace.events[calls[0]].kind == OSC_KIND_HOST_OP) {
+		a.event = calls[0];
+		a.subtree = true;
+	} else if (v->ops->row_event && v->tab.nr_rows) {
+		/* a path row: that path in the whole tree; a kernel, its launching op */
 		a.event = v->ops->row_event(t, v, v->cur);
-		/* an op row: every call of the op; a path row: that path in the whole tree */
-		a.subtree = a.event != OSC_NONE && t->trace.events[a.event].kind == OSC_KIND_HOST_OP &&
-			    v->ops == &osc_view_table && osc_table_view_level(v) != OSC_LEVEL_PATH;
 	}
 	osc_view_push(t, &osc_view_tree, &a);
 	return OSC_R_REDRAW;

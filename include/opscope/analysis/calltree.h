@@ -48,6 +48,7 @@
 #include "opscope/analysis/columns.h"
 #include "opscope/model/filter.h"
 #include "opscope/model/runs.h"
+#include "opscope/base/bits.h"
 #include "opscope/base/status.h"
 #include "opscope/model/trace.h"
 
@@ -183,7 +184,12 @@ struct osc_mnode {
 struct osc_mtree {
 	struct osc_mnode *nodes; /* parents before children */
 	size_t nr;
-	uint32_t *m_of;        /* per instance node: merged node, OSC_NONE if not selected */
+	uint32_t *m_of;        /* per instance node (per marked one, in model order, when
+				  `marked`): merged node, OSC_NONE if not selected;
+				  read it with osc_mtree_of */
+	uint64_t *marked;      /* a subtree's build: its instance nodes (a bitmap),
+				  else NULL */
+	uint32_t *marked_before; /* per word of marked: the marked nodes before it */
 	uint32_t *dev;         /* correlation device-link indices, grouped by merged node */
 	uint32_t *dev_first;   /* per merged node: start in dev (nr + 1 entries) */
 	uint32_t *launch;      /* correlation launch-link indices, grouped by merged node */
@@ -193,6 +199,17 @@ struct osc_mtree {
 				  op, OSC_NONE when there is none */
 	int64_t host_total;    /* sum of root host times, ns */
 };
+
+/* The merged node that instance node n of the tree stands for; OSC_NONE when
+   it is outside the selected runs or the subtree. */
+static inline uint32_t osc_mtree_of(const struct osc_mtree *m, uint32_t n)
+{
+	if (!m->marked)
+		return m->m_of[n];
+	if (!osc_bit(m->marked, n))
+		return OSC_NONE;
+	return m->m_of[osc_bits_rank(m->marked, m->marked_before, n)];
+}
 
 /*
  * Merge the instance tree c (with the correlation corr of the same trace and
@@ -212,7 +229,7 @@ void osc_mtree_build(const struct osc_trace *t, const struct osc_calltree *c,
  * osc_mtree_build with root set, reading only the instances named root, the
  * nodes under them and their links through x (tree_index.h, built from c
  * and corr): the same tree, at a cost of the subtree's size, not the
- * trace's (T on an op in the explorer).
+ * trace's (T on an op in the explorer); m_of holds its marked nodes only.
  */
 void osc_mtree_build_subtree(const struct osc_trace *t, const struct osc_calltree *c,
 			     const struct osc_correlation *corr, const struct osc_tree_index *x,

@@ -30,4 +30,27 @@ static inline void osc_bit_put(uint64_t *bits, size_t i, bool on)
 		bits[i / 64] &= ~((uint64_t)1 << (i % 64));
 }
 
+/*
+ * Into before[w], the bits set in the words of bits before word w, for
+ * osc_bits_rank; returns how many are set in all words.
+ */
+static inline size_t osc_bits_count_before(const uint64_t *bits, size_t words, uint32_t *before)
+{
+	size_t n = 0;
+
+	for (size_t w = 0; w < words; w++) {
+		before[w] = (uint32_t)n;
+		n += (size_t)__builtin_popcountll(bits[w]);
+	}
+	return n;
+}
+
+/* How many bits before bit i are set (before: osc_bits_count_before's). */
+static inline uint32_t osc_bits_rank(const uint64_t *bits, const uint32_t *before, size_t i)
+{
+	uint64_t below = ((uint64_t)1 << (i % 64)) - 1;
+
+	return before[i / 64] + (uint32_t)__builtin_popcountll(bits[i / 64] & below);
+}
+
 #endif

@@ -201,7 +201,7 @@ static bool make_key(const struct slice *s, const struct osc_brief *b, struct os
 	if (s->keys & OSC_KEY_PATH) {
 		uint32_t n = c->host->node_of ? c->host->node_of[ev] : OSC_NONE;
 
-		k->node = n != OSC_NONE ? c->paths->m_of[n] : OSC_NONE;
+		k->node = n != OSC_NONE ? osc_mtree_of(c->paths, n) : OSC_NONE;
 		if (k->node == OSC_NONE)
 			return false;
 		k->name = b->name; /* the leaf, as the path names it */

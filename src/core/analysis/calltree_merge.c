@@ -9,7 +9,8 @@
  * counting sort. O(N) expected. One op's subtree through the tree's index
  * (osc_mtree_build_subtree) visits the same nodes and links in the same
  * order, found from its instances instead of by reading everything: O(its
- * nodes and links), plus filling m_of.
+ * nodes and links), and its arrays are as small (m_of and the merge's own
+ * per-node array hold the marked nodes only, by their rank among them).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +24,7 @@
 #include "opscope/base/sat.h"
 #include "base/group_by.h"
 #include "base/hash.h"
+#include "base/radix.h"
 
 #define SYNTH (OSC_NONE - 1) /* placeholder for the synthetic root before it exists */
 
@@ -120,11 +122,12 @@ static uint32_t get_node(struct merger *g, uint32_t parent, osc_str name)
 
 /*
  * Merge instance node n, whose parent stands for the merged node pm: into
- * ctx_of[n] the merged node it stands for, its own or (outside the
- * selection) pm.
+ * ctx_of[at] the merged node it stands for, its own or (outside the
+ * selection) pm, and its own into m_of[at] (at: n, or its rank in a subtree).
  */
 static void merge_one(struct merger *g, const struct osc_calltree *c, const struct osc_runs *runs,
-		      const struct osc_runsel *sel, uint32_t n, uint32_t pm, uint32_t *ctx_of)
+		      const struct osc_runsel *sel, uint32_t n, uint32_t at, uint32_t pm,
+		      uint32_t *ctx_of)
 {
 	const struct osc_tree_node *in = &c->nodes[n];
 	struct osc_mtree *m = g->m;
@@ -132,12 +135,12 @@ static void merge_one(struct merger *g, const struct osc_calltree *c, const stru
 	uint32_t id;
 
 	if (sel && !osc_runsel_has_event(sel, runs, in->event)) {
-		m->m_of[n] = OSC_NONE;
-		ctx_of[n] = pm;
+		m->m_of[at] = OSC_NONE;
+		ctx_of[at] = pm;
 		return;
 	}
 	id = get_node(g, pm, in->name);
-	m->m_of[n] = ctx_of[n] = id;
+	m->m_of[at] = ctx_of[at] = id;
 	mn = &m->nodes[id];
 	if (mn->first_inst == OSC_NONE)
 		mn->first_inst = n;
@@ -166,7 +169,7 @@ static void merge_instances(struct merger *g, const struct osc_calltree *c,
 		if (!scope[n])
 			g->m->m_of[n] = ctx_of[n] = OSC_NONE;
 		else
-			merge_one(g, c, runs, sel, (uint32_t)n,
+			merge_one(g, c, runs, sel, (uint32_t)n, (uint32_t)n,
 				  in->parent == OSC_NONE ? OSC_NONE : ctx_of[in->parent], ctx_of);
 	}
 	free(scope);
@@ -352,39 +355,40 @@ static void mark_subtrees(const struct osc_calltree *c, const struct osc_tree_in
 
 /*
  * The links (dev_first/devs of x, or launch_first/launches) of the marked
- * nodes, ascending, into *link, and the merged node each goes to into
- * *target (ctx_of of its node); returns how many.
+ * nodes in `in` (ctx_of: by their rank), ascending, into *link, and the
+ * merged node each goes to into *target (ctx_of of its node); returns how
+ * many.
  */
 static size_t marked_links(const uint64_t *in, size_t nr_nodes, const uint32_t *first,
-			   const uint32_t *links, size_t nr_links, const uint32_t *ctx_of,
-			   uint32_t **link, uint32_t **target)
+			   const uint32_t *links, const uint32_t *ctx_of, uint32_t **link,
+			   uint32_t **target)
 {
-	uint64_t *mark = osc_xcalloc(osc_bits_words(nr_links), sizeof(*mark));
-	uint32_t *to = osc_xmalloc_big(nr_links ? nr_links : 1, sizeof(*to)); /* where marked */
-	size_t k = 0;
+	size_t words = osc_bits_words(nr_nodes), k = 0, r = 0;
+	uint64_t *key;
 
-	for (size_t w = 0; w < osc_bits_words(nr_nodes); w++)
+	for (size_t w = 0; w < words; w++)
 		for (uint64_t b = in[w]; b; b &= b - 1) {
 			size_t n = w * 64 + (size_t)__builtin_ctzll(b);
 
-			for (uint32_t j = first[n]; j < first[n + 1]; j++) {
-				osc_bit_put(mark, links[j], true);
-				to[links[j]] = ctx_of[n];
-				k++;
-			}
+			k += first[n + 1] - first[n];
 		}
-	*link = osc_xmalloc((k ? k : 1) * sizeof(**link));
+	key = osc_xmalloc((k ? k : 1) * sizeof(*key));
 	*target = osc_xmalloc((k ? k : 1) * sizeof(**target));
 	k = 0;
-	for (size_t w = 0; w < osc_bits_words(nr_links); w++)
-		for (uint64_t b = mark[w]; b; b &= b - 1) {
-			size_t i = w * 64 + (size_t)__builtin_ctzll(b);
+	for (size_t w = 0; w < words; w++)
+		for (uint64_t b = in[w]; b; b &= b - 1, r++) {
+			size_t n = w * 64 + (size_t)__builtin_ctzll(b);
 
-			(*link)[k] = (uint32_t)i;
-			(*target)[k++] = to[i];
+			for (uint32_t j = first[n]; j < first[n + 1]; j++) {
+				key[k] = links[j];
+				(*target)[k++] = ctx_of[r];
+			}
 		}
-	free(to);
-	free(mark);
+	osc_radix_sort_pairs(key, *target, k);
+	*link = osc_xmalloc((k ? k : 1) * sizeof(**link));
+	for (size_t i = 0; i < k; i++)
+		(*link)[i] = (uint32_t)key[i];
+	free(key);
 	return k;
 }
 
@@ -394,38 +398,41 @@ void osc_mtree_build_subtree(const struct osc_trace *t, const struct osc_calltre
 			     osc_str root, struct osc_mtree *out)
 {
 	struct merger g = { .t = t, .m = out, .last_root = OSC_NONE };
-	/* written for the marked nodes before they are read */
-	uint32_t *ctx_of = osc_xmalloc_big(c->nr ? c->nr : 1, sizeof(*ctx_of));
-	uint64_t *in = osc_xcalloc(osc_bits_words(c->nr), sizeof(*in));
-	uint32_t *dev, *dt, *launch, *lt;
+	size_t words = osc_bits_words(c->nr), nr, r = 0;
+	uint64_t *in = osc_xcalloc(words, sizeof(*in));
+	uint32_t *before = osc_xmalloc(words * sizeof(*before));
+	uint32_t *ctx_of, *dev, *dt, *launch, *lt;
 	size_t nd, nl;
 
 	memset(out, 0, sizeof(*out));
 	out->first_root = OSC_NONE;
 	out->unattributed = OSC_NONE;
-	out->m_of = osc_xmalloc_big(c->nr ? c->nr : 1, sizeof(*out->m_of));
-	memset(out->m_of, 0xff, c->nr * sizeof(*out->m_of)); /* OSC_NONE */
 	if (!runs)
 		sel = NULL;
 	mark_subtrees(c, x, root, in);
-	for (size_t w = 0; w < osc_bits_words(c->nr); w++) /* the marked nodes in model order */
-		for (uint64_t b = in[w]; b; b &= b - 1) {
+	nr = osc_bits_count_before(in, words, before);
+	out->marked = in;
+	out->marked_before = before;
+	out->m_of = osc_xmalloc((nr ? nr : 1) * sizeof(*out->m_of));
+	ctx_of = osc_xmalloc((nr ? nr : 1) * sizeof(*ctx_of)); /* by rank, as m_of */
+	for (size_t w = 0; w < words; w++) /* the marked nodes in model order: rank r */
+		for (uint64_t b = in[w]; b; b &= b - 1, r++) {
 			uint32_t n = (uint32_t)(w * 64 + (size_t)__builtin_ctzll(b));
 			uint32_t p = c->nodes[n].parent;
 
-			merge_one(&g, c, runs, sel, n,
-				  p != OSC_NONE && osc_bit(in, p) ? ctx_of[p] : OSC_NONE, ctx_of);
+			merge_one(&g, c, runs, sel, n, (uint32_t)r,
+				  p != OSC_NONE && osc_bit(in, p) ? ctx_of[osc_bits_rank(in, before, p)]
+								  : OSC_NONE,
+				  ctx_of);
 		}
-	nd = marked_links(in, c->nr, x->dev_first, x->devs, corr->nr_devs, ctx_of, &dev, &dt);
-	nl = marked_links(in, c->nr, x->launch_first, x->launches, corr->nr_launches, ctx_of,
-			  &launch, &lt);
+	nd = marked_links(in, c->nr, x->dev_first, x->devs, ctx_of, &dev, &dt);
+	nl = marked_links(in, c->nr, x->launch_first, x->launches, ctx_of, &launch, &lt);
 	take_links(&g, corr, dev, dt, nd, launch, lt, nl);
 	sum_subtrees(out);
 	free(dev);
 	free(dt);
 	free(launch);
 	free(lt);
-	free(in);
 	free(ctx_of);
 	free(g.slots);
 	free(g.last_child);
@@ -435,6 +442,8 @@ void osc_mtree_release(struct osc_mtree *m)
 {
 	free(m->nodes);
 	free(m->m_of);
+	free(m->marked);
+	free(m->marked_before);
 	free(m->dev);
 	free(m->dev_first);
 	free(m->launch);
