@@ -418,12 +418,11 @@ void osc_mtree_build_subtree(const struct osc_trace *t, const struct osc_calltre
 	for (size_t w = 0; w < words; w++) /* the marked nodes in model order: rank r */
 		for (uint64_t b = in[w]; b; b &= b - 1, r++) {
 			uint32_t n = (uint32_t)(w * 64 + (size_t)__builtin_ctzll(b));
-			uint32_t p = c->nodes[n].parent;
+			uint32_t p = c->nodes[n].parent, pm = OSC_NONE;
 
-			merge_one(&g, c, runs, sel, n, (uint32_t)r,
-				  p != OSC_NONE && osc_bit(in, p) ? ctx_of[osc_bits_rank(in, before, p)]
-								  : OSC_NONE,
-				  ctx_of);
+			if (p != OSC_NONE && osc_bit(in, p))
+				pm = ctx_of[osc_bits_rank(in, before, p)];
+			merge_one(&g, c, runs, sel, n, (uint32_t)r, pm, ctx_of);
 		}
 	nd = marked_links(in, c->nr, x->dev_first, x->devs, ctx_of, &dev, &dt);
 	nl = marked_links(in, c->nr, x->launch_first, x->launches, ctx_of, &launch, &lt);
