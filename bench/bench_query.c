@@ -1,7 +1,7 @@
 /*
  * bench_query.c - how long the TUI's answers take on a big trace.
  *
- *   bench_query [-r REPEATS] [-l LEVEL | -v compare|whatif|gpu] TRACE
+ *   bench_query [-r REPEATS] [-l LEVEL | -v compare|whatif|gpu|tree] TRACE
  *
  * Loads TRACE, builds what the trace caches once (trace_cache.h: the host
  * tree with the correlation, the launchers and the op costs, which the TUI
@@ -17,7 +17,9 @@
  * line per measurement, "<what> <milliseconds>", best of REPEATS (default
  * 3); a line ends in " SLOW" above the TUI's 50 ms budget. -l LEVEL only
  * aggregates at that level, REPEATS times (for a profiler: perf record -g);
- * -v VIEW times only that view (compare, whatif or gpu), after the caches are built.
+ * -v VIEW times only that view (compare, whatif or gpu), after the caches are built;
+ * -v tree times T on the five ops with the most calls (the merge of each
+ * one's subtree, the first time and the best of the repeats after it).
  * Built with -Dbench=true (bench/meson.build).
  */
 #include <stdbool.h>
@@ -28,6 +30,8 @@
 #include <unistd.h>
 
 #include "opscope/analysis/aggregate.h"
+#include "opscope/analysis/calltree.h"
+#include "opscope/analysis/tree_index.h"
 #include "opscope/analysis/diff.h"
 #include "opscope/analysis/whatif.h"
 #include "opscope/analysis/gpu.h"
@@ -180,6 +184,48 @@ static void gpu(struct ctx *c)
 				best = ms;
 		}
 		report("gpu", what[k], best);
+	}
+}
+
+/* T on the ops with the most calls: each one's merged subtree through the index. */
+static void tree(struct ctx *c)
+{
+	const struct osc_calltree *tr = osc_trace_host_tree(&c->t);
+	const struct osc_correlation *corr = osc_trace_correlation(&c->t);
+	const struct osc_tree_index *x = osc_trace_tree_index(&c->t);
+	osc_str top[5] = { OSC_STR_NONE, OSC_STR_NONE, OSC_STR_NONE, OSC_STR_NONE, OSC_STR_NONE };
+
+	for (osc_str s = 0; s < x->nr_names; s++) /* the five names with the most nodes */
+		for (int k = 0; k < 5; k++) {
+			uint32_t n = x->name_first[s + 1] - x->name_first[s];
+
+			if (top[k] == OSC_STR_NONE ||
+			    n > x->name_first[top[k] + 1] - x->name_first[top[k]]) {
+				memmove(top + k + 1, top + k, (4 - (size_t)k) * sizeof(*top));
+				top[k] = s;
+				break;
+			}
+		}
+	for (int k = 0; k < 5 && top[k] != OSC_STR_NONE; k++) {
+		char what[160];
+		double first = 0, best = 0;
+
+		for (int i = 0; i <= c->repeats; i++) {
+			struct osc_mtree m;
+			double t0 = now_ms(), ms;
+
+			osc_mtree_build_subtree(&c->t, tr, corr, x, &c->runs, &c->sel, top[k], &m);
+			ms = now_ms() - t0;
+			osc_mtree_release(&m);
+			if (!i)
+				first = ms;
+			else if (i == 1 || ms < best)
+				best = ms;
+		}
+		snprintf(what, sizeof(what), "%.60s, %u calls", osc_trace_str(&c->t, top[k]),
+			 x->name_first[top[k] + 1] - x->name_first[top[k]]);
+		report("T first", what, first);
+		report("T best", what, best);
 	}
 }
 
@@ -408,7 +454,7 @@ int main(int argc, char **argv)
 		else if (opt == 'l')
 			only = optarg;
 		else if (opt == 'v' && (!strcmp(optarg, "compare") || !strcmp(optarg, "whatif") ||
-						 !strcmp(optarg, "gpu")))
+						 !strcmp(optarg, "gpu") || !strcmp(optarg, "tree")))
 			view = optarg;
 		else
 			goto usage;
@@ -486,6 +532,8 @@ int main(int argc, char **argv)
 			compare(&c);
 		else if (!strcmp(view, "gpu"))
 			gpu(&c);
+		else if (!strcmp(view, "tree"))
+			tree(&c);
 		else
 			whatif(&c);
 		goto done;
@@ -511,6 +559,6 @@ done:
 	return 0;
 usage:
 	fprintf(stderr,
-		"usage: bench_query [-r REPEATS] [-l LEVEL | -v compare|whatif|gpu] TRACE\n");
+		"usage: bench_query [-r REPEATS] [-l LEVEL | -v compare|whatif|gpu|tree] TRACE\n");
 	return 2;
 }
