@@ -30,6 +30,20 @@ static inline void osc_bit_put(uint64_t *bits, size_t i, bool on)
 		bits[i / 64] &= ~((uint64_t)1 << (i % 64));
 }
 
+/* The first set bit of bits[0 .. words) at or after bit i; words * 64 if none. */
+static inline size_t osc_bits_next(const uint64_t *bits, size_t words, size_t i)
+{
+	size_t w = i / 64;
+	uint64_t b;
+
+	if (w >= words)
+		return words * 64;
+	for (b = bits[w] & (~(uint64_t)0 << (i % 64)); !b; b = bits[w])
+		if (++w == words)
+			return words * 64;
+	return w * 64 + (size_t)__builtin_ctzll(b);
+}
+
 /*
  * Into before[w], the bits set in the words of bits before word w, for
  * osc_bits_rank; returns how many are set in all words.

@@ -366,23 +366,17 @@ static size_t marked_links(const uint64_t *in, size_t nr_nodes, const uint32_t *
 	size_t words = osc_bits_words(nr_nodes), k = 0, r = 0;
 	uint64_t *key;
 
-	for (size_t w = 0; w < words; w++)
-		for (uint64_t b = in[w]; b; b &= b - 1) {
-			size_t n = w * 64 + (size_t)__builtin_ctzll(b);
-
-			k += first[n + 1] - first[n];
-		}
+	for (size_t n = osc_bits_next(in, words, 0); n < nr_nodes;
+	     n = osc_bits_next(in, words, n + 1))
+		k += first[n + 1] - first[n];
 	key = osc_xmalloc((k ? k : 1) * sizeof(*key));
 	*target = osc_xmalloc((k ? k : 1) * sizeof(**target));
 	k = 0;
-	for (size_t w = 0; w < words; w++)
-		for (uint64_t b = in[w]; b; b &= b - 1, r++) {
-			size_t n = w * 64 + (size_t)__builtin_ctzll(b);
-
-			for (uint32_t j = first[n]; j < first[n + 1]; j++) {
-				key[k] = links[j];
-				(*target)[k++] = ctx_of[r];
-			}
+	for (size_t n = osc_bits_next(in, words, 0); n < nr_nodes;
+	     n = osc_bits_next(in, words, n + 1), r++)
+		for (uint32_t j = first[n]; j < first[n + 1]; j++) {
+			key[k] = links[j];
+			(*target)[k++] = ctx_of[r];
 		}
 	osc_radix_sort_pairs(key, *target, k);
 	*link = osc_xmalloc((k ? k : 1) * sizeof(**link));
@@ -415,15 +409,15 @@ void osc_mtree_build_subtree(const struct osc_trace *t, const struct osc_calltre
 	out->marked_before = before;
 	out->m_of = osc_xmalloc((nr ? nr : 1) * sizeof(*out->m_of));
 	ctx_of = osc_xmalloc((nr ? nr : 1) * sizeof(*ctx_of)); /* by rank, as m_of */
-	for (size_t w = 0; w < words; w++) /* the marked nodes in model order: rank r */
-		for (uint64_t b = in[w]; b; b &= b - 1, r++) {
-			uint32_t n = (uint32_t)(w * 64 + (size_t)__builtin_ctzll(b));
-			uint32_t p = c->nodes[n].parent, pm = OSC_NONE;
+	/* the marked nodes in model order, n of rank r */
+	for (size_t n = osc_bits_next(in, words, 0); n < c->nr;
+	     n = osc_bits_next(in, words, n + 1), r++) {
+		uint32_t p = c->nodes[n].parent, pm = OSC_NONE;
 
-			if (p != OSC_NONE && osc_bit(in, p))
-				pm = ctx_of[osc_bits_rank(in, before, p)];
-			merge_one(&g, c, runs, sel, n, (uint32_t)r, pm, ctx_of);
-		}
+		if (p != OSC_NONE && osc_bit(in, p))
+			pm = ctx_of[osc_bits_rank(in, before, p)];
+		merge_one(&g, c, runs, sel, (uint32_t)n, (uint32_t)r, pm, ctx_of);
+	}
 	nd = marked_links(in, c->nr, x->dev_first, x->devs, ctx_of, &dev, &dt);
 	nl = marked_links(in, c->nr, x->launch_first, x->launches, ctx_of, &launch, &lt);
 	take_links(&g, corr, dev, dt, nd, launch, lt, nl);
