@@ -232,8 +232,8 @@ static void tree(struct ctx *c)
 static void sorts(struct ctx *c)
 {
 	static const enum osc_stat by[] = { OSC_STAT_NAME, OSC_STAT_COUNT, OSC_STAT_MEAN,
-					    OSC_STAT_P99, OSC_STAT_TOTAL };
-	static const char *const names[] = { "name", "count", "mean", "p99", "total" };
+					    OSC_STAT_P99, OSC_STAT_TOTAL, OSC_STAT_DEVICE };
+	static const char *const names[] = { "name", "count", "mean", "p99", "total", "device" };
 	struct osc_agg agg = { 0 };
 
 	for (int l = 0; l < 2; l++) {

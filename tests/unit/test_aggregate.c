@@ -524,67 +524,84 @@ static int ref_names(const struct osc_trace *t, osc_str a, osc_str b)
 }
 
 /*
- * osc_agg_order on 5000 kernel rows, against a comparison written from
- * aggregate.h: the statistic (reversed when descending), ties by name
- * ascending; names share 8 and more bytes, hold NUL bytes and bytes past
- * 127, and one is "unknown". The cumulative percentages follow the order,
- * an order by what it is already by is kept (the same statistic and
- * direction only), and osc_agg_sort moves the rows into it.
+ * Assert that a is in order by s (reversed when descending), ties by name
+ * ascending, and that its cumulative percentages add up its rows' in that
+ * order.
+ */
+static void check_order(const struct osc_trace *t, const struct osc_agg *a, enum osc_stat s,
+			bool desc)
+{
+	double cum = 0;
+
+	for (size_t i = 0; i < a->nr; i++) {
+		const struct osc_agg_row *r = osc_agg_row_at(a, i);
+
+		cum = fmin(100, cum + row_pct(a, r));
+		cr_assert_float_eq(row_cum(a, i), cum, 1e-9, "cum at %zu", i);
+		if (i) {
+			const struct osc_agg_row *q = osc_agg_row_at(a, i - 1);
+			double u = osc_agg_value(a, i - 1, s), v = osc_agg_value(a, i, s);
+			int c = s == OSC_STAT_NAME ? ref_names(t, q->key, r->key)
+						  : (u > v) - (u < v);
+
+			c = desc ? -c : c;
+			cr_assert(c < 0 || (c == 0 && ref_names(t, q->key, r->key) < 0),
+				  "stat %d %s: rows %zu and %zu out of order", (int)s,
+				  desc ? "desc" : "asc", i - 1, i);
+		}
+	}
+}
+
+/*
+ * A trace of n kernels on one thread, named from `names` names (k is
+ * xorshift-random): names share 8 and more bytes, hold NUL bytes and bytes
+ * past 127, and one is "unknown"; durations -2 .. 3 (many ties, means
+ * below 0) unless wide, then 0 .. 2^40.
+ */
+static void random_kernels(struct osc_trace *t, int n, int names, bool wide)
+{
+	uint32_t th = one_thread_trace(t);
+	uint64_t x = 88172645463325252ull;
+
+	for (int i = 0; i < n; i++) {
+		struct osc_event e = kernel_at(th, i);
+		char name[64];
+		int len, k;
+
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17; /* xorshift64 */
+		k = (int)(x % (uint64_t)names);
+		len = k == 0 ? snprintf(name, sizeof(name), "unknown")
+			     : snprintf(name, sizeof(name), "%s%d", k % 3 ? "void at::native::k" :
+					"\xc3\xa9l", k / 7);
+		if (k % 5 == 0)
+			name[len++] = '\0', name[len++] = (char)('a' + k % 4); /* a NUL inside */
+		e.dur = wide ? (int64_t)(x >> 24) : (int64_t)((x >> 20) % 6) - 2;
+		e.name = osc_trace_intern(t, name, (size_t)len);
+		osc_trace_add_event(t, &e, NULL, NULL, 0);
+	}
+	osc_trace_sort(t);
+}
+
+/*
+ * osc_agg_order on 5000 kernel rows (random_kernels), against a comparison
+ * written from aggregate.h (check_order). An order by what it is already by
+ * is kept (the same statistic and direction only), osc_agg_sort moves the
+ * rows into it, and the rows moved order again.
  */
 Test(aggregate, order_matches_a_comparison_reference)
 {
-	enum { N = 20000, NAMES = 5000 };
 	static const enum osc_stat by[] = { OSC_STAT_NAME, OSC_STAT_COUNT, OSC_STAT_TOTAL,
 					    OSC_STAT_MEAN, OSC_STAT_MIN, OSC_STAT_P99,
 					    OSC_STAT_DEVICE_PCT };
 	struct osc_trace t;
 	struct osc_agg a;
-	uint32_t th;
-	uint64_t x = 88172645463325252ull;
 
-	th = one_thread_trace(&t);
-	for (int i = 0; i < N; i++) {
-		struct osc_event e = kernel_at(th, i);
-		char name[64];
-		int n, k;
-
-		x ^= x << 13, x ^= x >> 7, x ^= x << 17; /* xorshift64 */
-		k = (int)(x % NAMES);
-		n = k == 0 ? snprintf(name, sizeof(name), "unknown")
-			   : snprintf(name, sizeof(name), "%s%d", k % 3 ? "void at::native::k" :
-				      "\xc3\xa9l", k / 7);
-		if (k % 5 == 0)
-			name[n++] = '\0', name[n++] = (char)('a' + k % 4); /* a NUL inside */
-		e.dur = (int64_t)((x >> 20) % 6) - 2; /* many ties, means below 0 */
-		e.name = osc_trace_intern(&t, name, (size_t)n);
-		osc_trace_add_event(&t, &e, NULL, NULL, 0);
-	}
-	osc_trace_sort(&t);
+	random_kernels(&t, 20000, 5000, false);
 	aggregate(&t, OSC_LEVEL_KERNEL, &a);
 	cr_assert_gt(a.nr, 1000);
 	for (size_t b = 0; b < 2 * sizeof(by) / sizeof(by[0]); b++) {
-		enum osc_stat s = by[b / 2];
-		bool desc = b % 2;
-		double cum = 0;
-
-		osc_agg_order(&a, &t, s, desc);
-		for (size_t i = 0; i < a.nr; i++) {
-			const struct osc_agg_row *r = osc_agg_row_at(&a, i);
-
-			cum = fmin(100, cum + row_pct(&a, r));
-			cr_assert_float_eq(row_cum(&a, i), cum, 1e-9, "cum at %zu", i);
-			if (i) {
-				const struct osc_agg_row *q = osc_agg_row_at(&a, i - 1);
-				double u = osc_agg_value(&a, i - 1, s), v = osc_agg_value(&a, i, s);
-				int c = s == OSC_STAT_NAME ? ref_names(&t, q->key, r->key)
-							  : (u > v) - (u < v);
-
-				c = desc ? -c : c;
-				cr_assert(c < 0 || (c == 0 && ref_names(&t, q->key, r->key) < 0),
-					  "stat %d %s: rows %zu and %zu out of order", (int)s,
-					  desc ? "desc" : "asc", i - 1, i);
-			}
-		}
+		osc_agg_order(&a, &t, by[b / 2], b % 2);
+		check_order(&t, &a, by[b / 2], b % 2);
 	}
 	osc_agg_order(&a, &t, OSC_STAT_NAME, true); /* another statistic, the same direction */
 	for (size_t i = 1; i < a.nr; i++)
@@ -604,6 +621,32 @@ Test(aggregate, order_matches_a_comparison_reference)
 		for (size_t i = 0; i < a.nr; i++)
 			cr_assert_eq(a.rows[i].key, shown[i], "row %zu moved elsewhere", i);
 		free(shown);
+	}
+	for (size_t b = 0; b < 2 * sizeof(by) / sizeof(by[0]); b++) { /* the rows moved */
+		osc_agg_order(&a, &t, by[b / 2], !(b % 2));
+		check_order(&t, &a, by[b / 2], !(b % 2));
+	}
+	osc_agg_release(&a);
+	osc_trace_release(&t);
+}
+
+/*
+ * The same on 200,000 rows of durations up to 2^40, which a sort reads on
+ * more than one thread where there are cores (aggregate_sort.c's
+ * FILL_PART), and in several digits, each way.
+ */
+Test(aggregate, order_of_many_rows_matches_the_reference)
+{
+	static const enum osc_stat by[] = { OSC_STAT_TOTAL, OSC_STAT_NAME, OSC_STAT_DEVICE_PCT };
+	struct osc_trace t;
+	struct osc_agg a;
+
+	random_kernels(&t, 250000, 1400000, true);
+	aggregate(&t, OSC_LEVEL_KERNEL, &a);
+	cr_assert_gt(a.nr, 150000);
+	for (size_t b = 0; b < 2 * sizeof(by) / sizeof(by[0]); b++) {
+		osc_agg_order(&a, &t, by[b / 2], b % 2);
+		check_order(&t, &a, by[b / 2], b % 2);
 	}
 	osc_agg_release(&a);
 	osc_trace_release(&t);

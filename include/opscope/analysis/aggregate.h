@@ -264,6 +264,12 @@ struct osc_agg {
 	uint32_t *identity;  /* private: per row id, its place when ties are broken */
 	size_t nr_identity;  /* private: nr when identity was built (else built again) */
 	uint32_t *path_place; /* private: path level, per path id its place in byte order */
+	/* private, per row r where the rows are (dropped when they move): its
+	   self_pct at share[2r], device_pct at share[2r + 1], and its place in
+	   the identity order, for osc_agg_order; nr_share: nr when built */
+	double *share;
+	uint32_t *row_place;
+	size_t nr_share;
 };
 
 /* The row shown i-th (osc_agg_order), i < a->nr. */

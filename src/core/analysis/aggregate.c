@@ -1295,6 +1295,8 @@ void osc_agg_release(struct osc_agg *a)
 	free(a->order);
 	free(a->cum_pct);
 	free(a->identity);
+	free(a->share);
+	free(a->row_place);
 	free(a->path_place);
 	osc_strtab_release(&a->paths);
 	memset(a, 0, sizeof(*a));
@@ -1303,7 +1305,9 @@ void osc_agg_release(struct osc_agg *a)
 size_t osc_agg_bytes(const struct osc_agg *a)
 {
 	size_t per_row = sizeof(*a->rows) + sizeof(*a->identity) +
-			 (a->order ? sizeof(*a->order) : 0) + (a->cum_pct ? 2 * sizeof(*a->cum_pct) : 0);
+			 (a->order ? sizeof(*a->order) : 0) +
+			 (a->cum_pct ? 2 * sizeof(*a->cum_pct) : 0) +
+			 (a->share ? 2 * sizeof(*a->share) + sizeof(*a->row_place) : 0);
 	size_t bytes = a->nr * per_row + a->nr_members * sizeof(*a->members);
 
 	for (int m = 0; m < OSC_MEASURE_NR; m++)

@@ -11,6 +11,7 @@
 #include "opscope/analysis/module.h"
 #include "opscope/base/alloc.h"
 #include "opscope/analysis/trace_cache.h"
+#include "base/parallel.h"
 #include "base/radix.h"
 
 enum osc_stat osc_stat_dist(enum osc_measure m, enum osc_dist_stat d)
@@ -495,30 +496,73 @@ static uint64_t dims_key(const struct osc_agg_row *x, int w)
 }
 
 /*
- * The running *_cum_pct in display order (order[i] the row shown i-th; NULL:
- * in place). The rows' shares are read in row order first, then added up in
- * display order from that small table: a million wide rows read in display
- * order would be a million cache misses.
+ * The running *_cum_pct in display order (order[i] the row shown i-th), from
+ * the rows' shares (a->share, read in row order once per aggregate): a
+ * million wide rows read in display order would be a million cache misses.
  */
 static void add_up(struct osc_agg *a, const uint32_t *order)
 {
-	double self = 0, dev = 0, *share = osc_xmalloc_big(2 * (a->nr ? a->nr : 1), sizeof(*share));
+	double self = 0, dev = 0;
 
-	for (size_t r = 0; r < a->nr; r++) {
-		share[2 * r] = pct_of(a->rows[r].self, a->host_busy);
-		share[2 * r + 1] = pct_of(a->rows[r].dev, a->device_time);
-	}
-	free(a->cum_pct);
-	a->cum_pct = osc_xmalloc_big(2 * (a->nr ? a->nr : 1), sizeof(*a->cum_pct));
+	a->cum_pct = osc_xrealloc(a->cum_pct, 2 * (a->nr ? a->nr : 1) * sizeof(*a->cum_pct));
 	for (size_t i = 0; i < a->nr; i++) {
-		const double *x = &share[2 * (order ? order[i] : i)];
+		const double *x = &a->share[2 * order[i]];
 
 		self = at_most_100(self + x[0]);
 		dev = at_most_100(dev + x[1]);
 		a->cum_pct[2 * i] = self;
 		a->cum_pct[2 * i + 1] = dev;
 	}
-	free(share);
+}
+
+/* Rows per thread worth starting one for, to read the rows for a sort. */
+#define FILL_PART ((size_t)1 << 16)
+
+/* What the threads of a sort fill in (fill_part), each for its part of the rows. */
+struct fill {
+	struct osc_agg *a;
+	const struct places *p;
+	struct rows_scratch *s;
+	enum osc_stat by;
+	uint64_t flip;       /* all ones: descending */
+	bool per_row;        /* a->share and a->row_place too */
+	size_t parts;
+};
+
+/*
+ * Part `part` of the rows, in identity order: their indices and keys into
+ * the scratch, and where asked their shares and places into a->share and
+ * a->row_place (else read from there). The rows are read once, in their
+ * order; each part writes its own rows' entries.
+ */
+static void fill_part(void *arg, size_t part)
+{
+	const struct fill *f = arg;
+	struct osc_agg *a = f->a;
+	size_t from = a->nr * part / f->parts, to = a->nr * (part + 1) / f->parts;
+
+	for (size_t r = from; r < to; r++) {
+		const struct osc_agg_row *x = &a->rows[r];
+		uint32_t at = f->per_row ? a->identity[x->id] : a->row_place[r];
+
+		f->s->idx[at] = (uint32_t)r;
+		if (f->by != OSC_STAT_DIMS)
+			f->s->k[at] = stat_key(a, f->p, x, f->by) ^ f->flip;
+		if (f->per_row) {
+			a->row_place[r] = at;
+			a->share[2 * r] = pct_of(x->self, a->host_busy);
+			a->share[2 * r + 1] = pct_of(x->dev, a->device_time);
+		}
+	}
+}
+
+/* Drop what a->share and a->row_place hold for the rows where they are. */
+static void drop_per_row(struct osc_agg *a)
+{
+	free(a->share);
+	free(a->row_place);
+	a->share = NULL;
+	a->row_place = NULL;
 }
 
 bool osc_agg_ordered_by(const struct osc_agg *a, enum osc_stat by, bool descending)
@@ -533,23 +577,27 @@ void osc_agg_order(struct osc_agg *a, const struct osc_trace *t, enum osc_stat b
 	uint64_t flip = descending ? UINT64_MAX : 0;
 	struct places p;
 	struct rows_scratch s;
+	struct fill fill = { .a = a, .p = &p, .s = &s, .by = by, .flip = flip };
 
 	if (osc_agg_ordered_by(a, by, descending))
 		return;
 	places_init(&p, t);
+	fill.per_row = !a->share || a->nr_share != n;
 	if (!a->identity || a->nr_identity != n) { /* built, and for the same rows */
 		free(a->identity);
 		place_identities(a, &p);
+		fill.per_row = true;
+	}
+	if (fill.per_row) {
+		drop_per_row(a);
+		a->share = osc_xmalloc_big(2 * (n ? n : 1), sizeof(*a->share));
+		a->row_place = osc_xmalloc_big(n ? n : 1, sizeof(*a->row_place));
+		a->nr_share = n;
 	}
 	scratch_init(&s, n);
 	/* rows in identity order, then stably by the statistic */
-	for (size_t r = 0; r < n; r++) {
-		uint32_t at = a->identity[a->rows[r].id];
-
-		s.idx[at] = (uint32_t)r;
-		if (by != OSC_STAT_DIMS)
-			s.k[at] = stat_key(a, &p, &a->rows[r], by) ^ flip;
-	}
+	fill.parts = osc_parallel_parts(n, FILL_PART);
+	osc_parallel_run(fill.parts, fill_part, &fill);
 	if (by != OSC_STAT_DIMS)
 		scratch_sort(&s);
 	for (int w = 2; w >= 0 && by == OSC_STAT_DIMS; w--) {
@@ -579,6 +627,7 @@ static void apply_order(struct osc_agg *a)
 	a->rows = rows;
 	free(a->order);
 	a->order = NULL;
+	drop_per_row(a); /* by row, and the rows moved */
 }
 
 void osc_agg_sort(struct osc_agg *a, const struct osc_trace *t, enum osc_stat by, bool descending)

@@ -11,18 +11,40 @@
 #define RADIX_SIZE ((size_t)1 << RADIX_BITS)
 #define RADIX_PASSES ((64 + RADIX_BITS - 1) / RADIX_BITS)
 
+/* Reverse the pairs' order. */
+static void reverse(uint64_t *k, uint32_t *idx, size_t n)
+{
+	for (size_t i = 0, j = n - 1; i < j; i++, j--) {
+		uint64_t tk = k[i];
+		uint32_t ti = idx[i];
+
+		k[i] = k[j];
+		k[j] = tk;
+		idx[i] = idx[j];
+		idx[j] = ti;
+	}
+}
+
 void osc_radix_sort(uint64_t *k, uint32_t *idx, uint64_t *k2, uint32_t *idx2, size_t n)
 {
-	size_t *count;
+	size_t *count, falls = 0;
 	bool swapped = false;
 
 	if (n < 2)
 		return;
 	count = osc_xcalloc(RADIX_PASSES * RADIX_SIZE, sizeof(*count));
 
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
+		falls += i && k[i] < k[i - 1];
 		for (int p = 0; p < RADIX_PASSES; p++)
 			count[p * RADIX_SIZE + ((k[i] >> (p * RADIX_BITS)) & (RADIX_SIZE - 1))]++;
+	}
+	if (!falls || falls + 1 == n) { /* in order already, or each key below the one before */
+		if (falls)
+			reverse(k, idx, n);
+		free(count);
+		return;
+	}
 	for (int p = 0; p < RADIX_PASSES; p++) {
 		size_t *c = count + p * RADIX_SIZE, sum = 0;
 		int shift = p * RADIX_BITS;

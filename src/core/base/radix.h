@@ -8,7 +8,8 @@
 /*
  * Sort the pairs (k[i], idx[i]) by k, stably (equal keys keep their order).
  * k2 and idx2 are scratch of n entries. O(n) per 11-bit digit; digits that
- * are the same for every key cost one counting pass and no move. glibc's
+ * are the same for every key cost one counting pass and no move, and so do
+ * keys already in order (keys each below the one before are reversed). glibc's
  * qsort allocates a copy and calls a comparator per step: this is several
  * times faster on millions of keys.
  */
