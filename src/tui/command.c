@@ -166,10 +166,10 @@ static unsigned export_write(struct osc_tui *t, const char *path, bool replace)
 	char msg[1024], *cmd = NULL;
 	enum osc_export_format f = OSC_EXPORT_CSV;
 
-	if (v->ops->folded && is_folded_name(path))
-		return folded_write(t, v, path, replace);
 	/* "updating...": the rows on screen are not the report's yet. */
 	osc_view_settle(t, v);
+	if (v->ops->folded && is_folded_name(path))
+		return folded_write(t, v, path, replace);
 	tab = v->tab;
 	if (v->ops->export_table) { /* plain text for the rows drawn */
 		v->ops->export_table(t, v, &tab);

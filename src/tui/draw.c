@@ -317,7 +317,9 @@ static void draw_table(struct osc_tui *t, struct osc_view *v, int y, int h, bool
 	if (!v->tab.nr_rows && rows) {
 		snprintf(buf, sizeof(buf), "(no rows: nothing of this kind in the selected runs, or "
 			 "the filter hides it)");
-		if (v->ops->empty)
+		if (osc_view_busy(v)) /* a worker computes them */
+			snprintf(buf, sizeof(buf), "(computing...)");
+		else if (v->ops->empty)
 			v->ops->empty(t, v, buf, sizeof(buf));
 		attrset(osc_display_attr(OSC_STYLE_HINT));
 		put_cell(y + 1, 0, buf, (size_t)COLS, OSC_ALIGN_LEFT, t->utf8);

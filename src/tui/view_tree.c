@@ -27,6 +27,10 @@
  * an event's detail, the whole tree with the path to that op (a kernel's
  * launching op) unfolded and selected.
  *
+ * On a big trace (view_job.h) the merge runs on a worker: T answers at
+ * once, titled "merging...", and the tree comes in when merged; a change of
+ * runs meanwhile merges again after.
+ *
  * x exports the rows shown with the plain name, its depth and its
  * $$-joined path (as `opscope tree` writes paths), then the numbers; to a
  * name ending in .folded, the folded stacks of `opscope flame` instead.
@@ -43,6 +47,7 @@
 #include "cli_line.h"
 #include "keymap.h"
 #include "view.h"
+#include "view_job.h"
 
 enum { COL_NAME, COL_TOTAL, COL_SELF, COL_DEVICE, COL_LAUNCH, COL_RUNTIME, COL_COUNT, NR_COLS };
 
@@ -85,6 +90,10 @@ struct tree_view {
 	uint32_t focus_event;          /* event to select after the build, or OSC_NONE */
 	const struct osc_calltree *c;         /* the trace's (trace_cache.h) */
 	const struct osc_correlation *corr;
+	const struct osc_tree_index *index;   /* with root: c's index (trace_cache.h) */
+	struct osc_view_job job;       /* the merge on a worker, into made */
+	struct osc_mtree made;
+	bool merged;                   /* m is a merge taken in (else none yet) */
 	struct osc_mtree m;
 	uint64_t *folded;              /* bitset over merged nodes */
 	uint8_t *keep, *last;          /* filter result, last-shown-sibling flags */
@@ -197,6 +206,11 @@ static void tree_close(struct osc_view *v)
 {
 	struct tree_view *tv = v->priv;
 
+	if (tv->job.running) { /* a script's held job: closing lets it go */
+		atomic_store(tv->job.held, false);
+		osc_view_job_join(&tv->job);
+		osc_mtree_release(&tv->made);
+	}
 	release_tree(tv);
 	osc_tree_scratch_release(&tv->scratch);
 	free(tv);
@@ -348,19 +362,34 @@ static void tree_sort(struct osc_tui *t, struct osc_view *v)
 		v->cur = tv->row_of[selected]; /* the same node stays selected */
 }
 
-static void tree_build(struct osc_tui *t, struct osc_view *v)
+/* Merge the tree the view shows for the run selection sel into out. */
+static void merge(const struct osc_tui *t, const struct tree_view *tv,
+		  const struct osc_runsel *sel, struct osc_mtree *out)
+{
+	if (tv->root != OSC_STR_NONE) /* one op's subtree: read only its instances */
+		osc_mtree_build_subtree(&t->trace, tv->c, tv->corr, tv->index, &t->runs, sel,
+					tv->root, out);
+	else
+		osc_mtree_build(&t->trace, tv->c, tv->corr, &t->runs, sel, tv->root, out);
+}
+
+static void merge_work(void *arg)
+{
+	struct tree_view *tv = arg;
+
+	merge(tv->tui, tv, &tv->job.sel, &tv->made);
+}
+
+/* Merged tree m becomes the view's (m is left empty): its filter, children and rows. */
+static void take_tree(struct osc_tui *t, struct osc_view *v, struct osc_mtree *m)
 {
 	struct tree_view *tv = v->priv;
 	size_t n, words;
 
-	tv->c = osc_trace_host_tree(&t->trace);
-	tv->corr = osc_trace_correlation(&t->trace);
 	release_tree(tv);
-	if (tv->root != OSC_STR_NONE) /* one op's subtree: read only its instances */
-		osc_mtree_build_subtree(&t->trace, tv->c, tv->corr, osc_trace_tree_index(&t->trace),
-					&t->runs, &t->sel, tv->root, &tv->m);
-	else
-		osc_mtree_build(&t->trace, tv->c, tv->corr, &t->runs, &t->sel, tv->root, &tv->m);
+	tv->m = *m;
+	memset(m, 0, sizeof(*m));
+	tv->merged = true;
 	n = tv->m.nr ? tv->m.nr : 1;
 	words = (n + 63) / 64;
 	tv->folded = osc_xcalloc(words, sizeof(*tv->folded));
@@ -390,6 +419,49 @@ static void tree_build(struct osc_tui *t, struct osc_view *v)
 			osc_tui_message(t, OSC_MSG_INFO, "no op of the tree launched it");
 		tv->focus_event = OSC_NONE;
 	}
+}
+
+static void tree_build(struct osc_tui *t, struct osc_view *v)
+{
+	struct tree_view *tv = v->priv;
+	struct osc_mtree m;
+
+	if (tv->job.running) {
+		tv->job.again = true;
+		return;
+	}
+	tv->c = osc_trace_host_tree(&t->trace);
+	tv->corr = osc_trace_correlation(&t->trace);
+	if (tv->root != OSC_STR_NONE)
+		tv->index = osc_trace_tree_index(&t->trace);
+	if (osc_view_jobs_wanted(t) && osc_view_job_start(t, &tv->job, merge_work, tv)) {
+		osc_view_job_wait_briefly(t, v, &tv->job);
+		return;
+	}
+	merge(t, tv, &t->sel, &m);
+	take_tree(t, v, &m);
+}
+
+static bool tree_busy(struct osc_view *v)
+{
+	struct tree_view *tv = v->priv;
+
+	return tv->job.running;
+}
+
+/* The worker's tree comes in; after a change of runs meanwhile, the next merge starts. */
+static bool tree_poll(struct osc_tui *t, struct osc_view *v)
+{
+	struct tree_view *tv = v->priv;
+
+	if (!osc_view_job_finished(&tv->job))
+		return false;
+	osc_view_job_join(&tv->job);
+	take_tree(t, v, &tv->made);
+	if (tv->job.again)
+		tree_build(t, v);
+	osc_view_rows_replaced(t, v);
+	return true;
 }
 
 /* Time cells of the view's own columns (the runtime split), as the core formats ms. */
@@ -500,15 +572,20 @@ static void tree_title(struct osc_tui *t, struct osc_view *v, char *buf, size_t 
 {
 	struct tree_view *tv = v->priv;
 
-	if (tv->root != OSC_STR_NONE)
-		snprintf(buf, size, "call tree of %s (%zu paths, %zu shown)",
-			 osc_trace_str(&t->trace, tv->root), tv->m.nr, tv->nr_rows);
+	const char *updating = tv->job.running ? ", updating..." : "";
+
+	if (!tv->merged)
+		snprintf(buf, size, "call tree%s%s (merging...)", tv->root != OSC_STR_NONE ? " of " : "",
+			 tv->root != OSC_STR_NONE ? osc_trace_str(&t->trace, tv->root) : "");
+	else if (tv->root != OSC_STR_NONE)
+		snprintf(buf, size, "call tree of %s (%zu paths, %zu shown%s)",
+			 osc_trace_str(&t->trace, tv->root), tv->m.nr, tv->nr_rows, updating);
 	else
-		snprintf(buf, size, "call tree (%zu paths, %zu shown, %llu kernels unattributed)",
+		snprintf(buf, size, "call tree (%zu paths, %zu shown, %llu kernels unattributed%s)",
 			 tv->m.nr, tv->nr_rows,
 			 tv->m.unattributed != OSC_NONE
 				 ? (unsigned long long)tv->m.nodes[tv->m.unattributed].kernels_total
-				 : 0ULL);
+				 : 0ULL, updating);
 }
 
 /* ---- the kernel pane ---- */
@@ -717,6 +794,9 @@ const struct osc_view_ops osc_view_tree = {
 	.below = tree_below,
 	.command = tree_command,
 	.folded = tree_folded,
+	.busy = tree_busy,
+	.poll = tree_poll,
+	.builds_on_worker = true,
 };
 
 unsigned osc_tree_open(struct osc_tui *t)

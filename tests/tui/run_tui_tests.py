@@ -703,6 +703,35 @@ def check_first_answer_pending():
     shutil.rmtree(d, ignore_errors=True)
 
 
+def check_tree_in_background():
+    """T merges the tree on a worker on a big trace (here held by :jobs hold):
+    the view opens at once titled "merging...", its rows "(computing...)", and the tree
+    that comes in is the screen T draws at once; a change of runs while it
+    merges is merged after, into the same screen as at once; x to a .folded
+    name waits for the merge and writes the same stacks."""
+    trace = os.path.join(SAMPLES, "kineto-sampled-rank0.json.gz")
+    cases = [([], []), ([], [":runs 1"]), ([":level kernel", "j"], [])]  # before T, after
+    for before, after in cases:
+        rc, err, d, now = run_keys(trace, before + ["T"] + after + [":dump t"])
+        shutil.rmtree(d, ignore_errors=True)
+        rc2, err2, d, held = run_keys(trace, before + [":jobs hold", "T", ":dump held"] + after +
+                                      [":jobs go", ":dump t"])
+        shutil.rmtree(d, ignore_errors=True)
+        pending, got = held.get("held") or "", held.get("t") or ""
+        report(rc == 0 and rc2 == 0 and "(merging...)" in pending.split("\n")[0] and
+               "(computing...)" in pending and
+               "updating" not in got and got and got == now.get("t"),
+               "the tree merged on a worker: %s" % " ".join(before + ["T"] + after),
+               "%s%s\n%s\n---\n%s\n---\n%s" % (err, err2, pending, now.get("t"), got))
+    rc, err, d, _ = run_keys(trace, ["T", "x", "now.folded"])
+    want = read(d, "now.folded")
+    shutil.rmtree(d, ignore_errors=True)
+    rc2, err2, d, _ = run_keys(trace, [":jobs hold", "T", "x", "held.folded"])
+    report(rc == 0 and rc2 == 0 and want and read(d, "held.folded") == want,
+           "x to .folded while the tree merges waits for it", err + err2)
+    shutil.rmtree(d, ignore_errors=True)
+
+
 def check_level_flip_in_background():
     """A level computed in the background (its worker held by :jobs hold, then
     let go) selects the row of the name selected before, as one computed at
@@ -1295,6 +1324,7 @@ def main():
     check_export_path()
     check_export_busy()
     check_first_answer_pending()
+    check_tree_in_background()
     check_level_flip_in_background()
     check_level_back_kept()
     check_gpu_tables_in_background()
