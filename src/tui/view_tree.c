@@ -575,7 +575,8 @@ static void tree_title(struct osc_tui *t, struct osc_view *v, char *buf, size_t 
 	const char *updating = tv->job.running ? ", updating..." : "";
 
 	if (!tv->merged)
-		snprintf(buf, size, "call tree%s%s (merging...)", tv->root != OSC_STR_NONE ? " of " : "",
+		snprintf(buf, size, "call tree%s%s (merging...)",
+			 tv->root != OSC_STR_NONE ? " of " : "",
 			 tv->root != OSC_STR_NONE ? osc_trace_str(&t->trace, tv->root) : "");
 	else if (tv->root != OSC_STR_NONE)
 		snprintf(buf, size, "call tree of %s (%zu paths, %zu shown%s)",
