@@ -3,6 +3,7 @@
 #include <fnmatch.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "opscope/analysis/diff.h"
@@ -153,6 +154,59 @@ Test(whatif, wildcard_first_rule_wins)
 	cr_expect(isinf(w.ceiling));
 	cr_expect(strstr(osc_whatif_summary(&w, buf, sizeof(buf)), "ceiling unbounded"));
 	done(&t, &agg, &s, &w);
+}
+
+/*
+ * Each row's label is osc_agg_label_names' at the op level (where it is the
+ * trace's own string, not a copy) and at the path level (a copy: B$$C), and
+ * a name longer than a label is cut as osc_agg_label_names cuts it.
+ */
+Test(whatif, labels_are_the_rows_label_names)
+{
+	static const enum osc_level levels[] = { OSC_LEVEL_OP, OSC_LEVEL_PATH };
+	static char long_name[6000];
+	struct fx_event ev[] = {
+		FX("A", HOST_OP, 0, 50), FX("B", HOST_OP, 100, 50), FX("C", HOST_OP, 110, 10),
+		FX(long_name, HOST_OP, 200, 300),
+	};
+	struct osc_trace t;
+	struct osc_speedups s;
+	char *want = malloc(1 << 16);
+
+	memset(long_name, 'x', sizeof(long_name) - 1);
+	fx_build(&t, OSC_FORMAT_CHROME, ev, FX_LEN(ev));
+	osc_speedups_init(&s);
+	for (size_t l = 0; l < sizeof(levels) / sizeof(levels[0]); l++) {
+		struct osc_query q = { .level = levels[l] };
+		struct osc_agg agg;
+		struct osc_whatif w;
+		size_t cut = 0;
+
+		osc_aggregate(&t, NULL, &q, &agg);
+		osc_whatif(&t, &agg, &s, &w);
+		cr_assert_eq(w.nr_labels, 4);
+		for (size_t r = 0; r < agg.nr; r++) {
+			size_t len = strlen(w.labels[r]);
+
+			osc_agg_label_names(&t, &agg, NULL, &agg.rows[r], want, 1 << 16);
+			if (strlen(want) < 1000) {
+				cr_assert_str_eq(w.labels[r], want, "level %zu row %zu", l, r);
+				continue;
+			}
+			/* cut as osc_agg_label_names cuts to the size of a label */
+			cr_assert(len >= 1000 && len < strlen(want) && !strncmp(w.labels[r], want, len),
+				  "level %zu row %zu: %zu bytes", l, r, len);
+			osc_agg_label_names(&t, &agg, NULL, &agg.rows[r], want, len + 1);
+			cr_assert_str_eq(w.labels[r], want);
+			cut++;
+		}
+		cr_assert_eq(cut, 1, "the long name was not cut");
+		osc_whatif_release(&w);
+		osc_agg_release(&agg);
+	}
+	osc_speedups_release(&s);
+	osc_trace_release(&t);
+	free(want);
 }
 
 /* A weight shape (one input's dims) or the whole shape list, exact or compact. */

@@ -115,8 +115,8 @@ struct osc_whatif {
 	size_t nr;
 	uint32_t *order;       /* the display order (osc_whatif_sort): the row shown i-th
 				  is rows[order[i]]; NULL: rows[i] */
-	char **labels;         /* per aggregate row: osc_agg_label_names */
-	char *label_text;      /* private: the labels' bytes */
+	const char **labels;   /* per aggregate row: osc_agg_label_names */
+	char *label_text;      /* private: the labels' bytes not the trace's own */
 	size_t nr_labels;      /* the aggregate's rows (nr may be cut to a top N) */
 	uint32_t *label_rank;  /* per aggregate row: its label's place in byte order */
 	const struct osc_trace *trace;

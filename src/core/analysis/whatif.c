@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -592,7 +593,7 @@ static void project_host(struct osc_whatif *w, struct rule_memo *m, struct row_s
 	const struct osc_agg *agg = w->agg;
 	const struct osc_calltree *tree = osc_trace_host_tree(t);
 	const struct osc_op_cost *cost = osc_trace_op_costs(t);
-	uint32_t *row_of = osc_xmalloc((t->nr_events ? t->nr_events : 1) * sizeof(*row_of));
+	uint32_t *row_of = osc_xmalloc_big(t->nr_events ? t->nr_events : 1, sizeof(*row_of));
 	double *f = m->s->nr ? osc_xmalloc((tree->nr ? tree->nr : 1) * sizeof(*f)) : NULL;
 
 	for (size_t i = 0; i < t->nr_events; i++)
@@ -702,26 +703,38 @@ static void rank_labels(struct osc_whatif *w)
 	free(by);
 }
 
-/* w->labels: each aggregate row's osc_agg_label_names, in one block of text. */
+/*
+ * w->labels: each aggregate row's osc_agg_label_names, in one block of text;
+ * at a host level keyed by name alone, the trace's own string where it
+ * needs no cut (the label is that string): a million names are not copied.
+ */
 static void make_labels(struct osc_whatif *w, const struct osc_names *names)
 {
 	const struct osc_agg *agg = w->agg;
-	size_t *at = osc_xmalloc((agg->nr ? agg->nr : 1) * sizeof(*at)), used = 0, alloc = 0;
+	bool held = agg->keys == OSC_KEY_NAME && !w->device;
+	size_t *at = osc_xmalloc_big(agg->nr ? agg->nr : 1, sizeof(*at)), used = 0, alloc = 0;
 	char label[LABEL_SIZE];
 
+	w->labels = osc_xmalloc_big(agg->nr ? agg->nr : 1, sizeof(*w->labels));
 	for (size_t r = 0; r < agg->nr; r++) {
-		const char *l = osc_agg_label_names(w->trace, agg, names, &agg->rows[r], label,
-						    sizeof(label));
-		size_t len = strlen(l);
+		const char *l = held ? osc_trace_str(w->trace, agg->rows[r].key) : NULL;
+		size_t len;
 
+		if (l && strlen(l) < LABEL_SIZE) {
+			w->labels[r] = l;
+			at[r] = SIZE_MAX;
+			continue;
+		}
+		l = osc_agg_label_names(w->trace, agg, names, &agg->rows[r], label, sizeof(label));
+		len = strlen(l);
 		OSC_GROW(w->label_text, used + len + 1, alloc);
 		memcpy(w->label_text + used, l, len + 1);
 		at[r] = used;
 		used += len + 1;
 	}
-	w->labels = osc_xmalloc((agg->nr ? agg->nr : 1) * sizeof(*w->labels));
 	for (size_t r = 0; r < agg->nr; r++)
-		w->labels[r] = w->label_text + at[r];
+		if (at[r] != SIZE_MAX)
+			w->labels[r] = w->label_text + at[r];
 	free(at);
 }
 
@@ -742,11 +755,11 @@ void osc_whatif_names(const struct osc_trace *t, const struct osc_agg *agg,
 	out->total = out->device ? agg->device_time : agg->host_busy;
 	out->wall = out->device ? 0 : agg->wall;
 	out->device_time = out->device ? 0 : agg->device_time;
-	out->rows = osc_xcalloc(agg->nr ? agg->nr : 1, sizeof(*out->rows));
+	out->rows = osc_xcalloc_big(agg->nr ? agg->nr : 1, sizeof(*out->rows));
 	make_labels(out, names);
 	rank_labels(out);
 	rule_memo_init(&memo, s, t, agg->nr);
-	sum = osc_xcalloc(agg->nr ? agg->nr : 1, sizeof(*sum));
+	sum = osc_xcalloc_big(agg->nr ? agg->nr : 1, sizeof(*sum));
 	if (out->device)
 		project_device(out, &memo, sum);
 	else
