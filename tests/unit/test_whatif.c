@@ -194,7 +194,8 @@ Test(whatif, labels_are_the_rows_label_names)
 				continue;
 			}
 			/* cut as osc_agg_label_names cuts to the size of a label */
-			cr_assert(len >= 1000 && len < strlen(want) && !strncmp(w.labels[r], want, len),
+			cr_assert(len >= 1000 && len < strlen(want) &&
+					  !strncmp(w.labels[r], want, len),
 				  "level %zu row %zu: %zu bytes", l, r, len);
 			osc_agg_label_names(&t, &agg, NULL, &agg.rows[r], want, len + 1);
 			cr_assert_str_eq(w.labels[r], want);
