@@ -571,7 +571,6 @@ static char *tree_command(struct osc_tui *t, struct osc_view *v)
 static void tree_title(struct osc_tui *t, struct osc_view *v, char *buf, size_t size)
 {
 	struct tree_view *tv = v->priv;
-
 	const char *updating = tv->job.running ? ", updating..." : "";
 
 	if (!tv->merged)
