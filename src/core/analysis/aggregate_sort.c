@@ -10,6 +10,7 @@
 #include "opscope/analysis/aggregate.h"
 #include "opscope/analysis/module.h"
 #include "opscope/base/alloc.h"
+#include "opscope/base/bits.h"
 #include "opscope/analysis/trace_cache.h"
 #include "base/parallel.h"
 #include "base/radix.h"
@@ -342,30 +343,22 @@ static bool place_by_field(struct osc_agg *a, const struct places *p, const uint
 			   const uint32_t *at, size_t nr_ids)
 {
 	size_t span = a->keys & OSC_KEY_PATH ? a->paths.count : 2 * p->nr_text + 3;
-	size_t nr_words = span / 64 + 1;
+	size_t nr_words = osc_bits_words(span + 1);
 	uint64_t *seen = osc_xcalloc(nr_words, sizeof(*seen));
-	uint32_t *before = osc_xmalloc(nr_words * sizeof(*before)), sum = 0;
+	uint32_t *before = osc_xmalloc(nr_words * sizeof(*before));
 
 	for (size_t r = 0; r < a->nr; r++) {
-		uint64_t bit = 1ull << (at[r] % 64);
-
-		if (seen[at[r] / 64] & bit) {
+		if (osc_bit(seen, at[r])) {
 			free(seen);
 			free(before);
 			return false;
 		}
-		seen[at[r] / 64] |= bit;
+		osc_bit_put(seen, at[r], true);
 	}
-	for (size_t w = 0; w < nr_words; w++) {
-		before[w] = sum;
-		sum += (uint32_t)__builtin_popcountll(seen[w]);
-	}
+	osc_bits_count_before(seen, nr_words, before);
 	a->identity = osc_xmalloc_big(nr_ids ? nr_ids : 1, sizeof(*a->identity));
-	for (size_t r = 0; r < a->nr; r++) {
-		uint64_t below = seen[at[r] / 64] & ((1ull << (at[r] % 64)) - 1);
-
-		a->identity[id[r]] = before[at[r] / 64] + (uint32_t)__builtin_popcountll(below);
-	}
+	for (size_t r = 0; r < a->nr; r++)
+		a->identity[id[r]] = osc_bits_rank(seen, before, at[r]);
 	a->nr_identity = a->nr;
 	free(seen);
 	free(before);
