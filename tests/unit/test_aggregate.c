@@ -553,6 +553,21 @@ static void check_order(const struct osc_trace *t, const struct osc_agg *a, enum
 }
 
 /*
+ * Order a by each of the nr statistics by[], each way (descending first when
+ * desc_first), and check_order every order.
+ */
+static void order_each_way(const struct osc_trace *t, struct osc_agg *a, const enum osc_stat *by,
+			   size_t nr, bool desc_first)
+{
+	for (size_t b = 0; b < 2 * nr; b++) {
+		bool desc = (b % 2 == 1) != desc_first;
+
+		osc_agg_order(a, t, by[b / 2], desc);
+		check_order(t, a, by[b / 2], desc);
+	}
+}
+
+/*
  * A trace of n kernels on one thread, named from `names` names (k is
  * xorshift-random): names share 8 and more bytes, hold NUL bytes and bytes
  * past 127, and one is "unknown"; durations -2 .. 3 (many ties, means
@@ -599,10 +614,7 @@ Test(aggregate, order_matches_a_comparison_reference)
 	random_kernels(&t, 20000, 5000, false);
 	aggregate(&t, OSC_LEVEL_KERNEL, &a);
 	cr_assert_gt(a.nr, 1000);
-	for (size_t b = 0; b < 2 * sizeof(by) / sizeof(by[0]); b++) {
-		osc_agg_order(&a, &t, by[b / 2], b % 2);
-		check_order(&t, &a, by[b / 2], b % 2);
-	}
+	order_each_way(&t, &a, by, sizeof(by) / sizeof(by[0]), false);
 	osc_agg_order(&a, &t, OSC_STAT_NAME, true); /* another statistic, the same direction */
 	for (size_t i = 1; i < a.nr; i++)
 		cr_assert_gt(ref_names(&t, osc_agg_row_at(&a, i - 1)->key,
@@ -622,10 +634,7 @@ Test(aggregate, order_matches_a_comparison_reference)
 			cr_assert_eq(a.rows[i].key, shown[i], "row %zu moved elsewhere", i);
 		free(shown);
 	}
-	for (size_t b = 0; b < 2 * sizeof(by) / sizeof(by[0]); b++) { /* the rows moved */
-		osc_agg_order(&a, &t, by[b / 2], !(b % 2));
-		check_order(&t, &a, by[b / 2], !(b % 2));
-	}
+	order_each_way(&t, &a, by, sizeof(by) / sizeof(by[0]), true); /* the rows moved */
 	osc_agg_release(&a);
 	osc_trace_release(&t);
 }
@@ -644,10 +653,7 @@ Test(aggregate, order_of_many_rows_matches_the_reference)
 	random_kernels(&t, 250000, 1400000, true);
 	aggregate(&t, OSC_LEVEL_KERNEL, &a);
 	cr_assert_gt(a.nr, 150000);
-	for (size_t b = 0; b < 2 * sizeof(by) / sizeof(by[0]); b++) {
-		osc_agg_order(&a, &t, by[b / 2], b % 2);
-		check_order(&t, &a, by[b / 2], b % 2);
-	}
+	order_each_way(&t, &a, by, sizeof(by) / sizeof(by[0]), false);
 	osc_agg_release(&a);
 	osc_trace_release(&t);
 }
