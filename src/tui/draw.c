@@ -315,12 +315,14 @@ static void draw_table(struct osc_tui *t, struct osc_view *v, int y, int h, bool
 	attrset(osc_display_attr(OSC_STYLE_TITLE));
 	draw_row(v, &l, y, titles, "time", true, t->utf8, NULL);
 	if (!v->tab.nr_rows && rows) {
-		snprintf(buf, sizeof(buf), "(no rows: nothing of this kind in the selected runs, or "
-			 "the filter hides it)");
-		if (osc_view_busy(v)) /* a worker computes them */
+		if (osc_view_busy(v)) { /* a worker computes them */
 			snprintf(buf, sizeof(buf), "(computing...)");
-		else if (v->ops->empty)
-			v->ops->empty(t, v, buf, sizeof(buf));
+		} else {
+			snprintf(buf, sizeof(buf), "(no rows: nothing of this kind in the selected "
+				 "runs, or the filter hides it)");
+			if (v->ops->empty)
+				v->ops->empty(t, v, buf, sizeof(buf));
+		}
 		attrset(osc_display_attr(OSC_STYLE_HINT));
 		put_cell(y + 1, 0, buf, (size_t)COLS, OSC_ALIGN_LEFT, t->utf8);
 		attrset(A_NORMAL);
