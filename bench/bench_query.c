@@ -18,8 +18,9 @@
  * 3); a line ends in " SLOW" above the TUI's 50 ms budget. -l LEVEL only
  * aggregates at that level, REPEATS times (for a profiler: perf record -g);
  * -v VIEW times only that view (compare, whatif or gpu), after the caches are built;
- * -v tree times T on the five ops with the most calls (the merge of each
- * one's subtree, the first time and the best of the repeats after it).
+ * -v tree times T on the five op rows with the most calls (the merge of
+ * the subtrees of each one's calls, the first time and the best of the
+ * repeats after it).
  * Built with -Dbench=true (bench/meson.build).
  */
 #include <stdbool.h>
@@ -187,26 +188,23 @@ static void gpu(struct ctx *c)
 	}
 }
 
-/* T on the ops with the most calls: each one's merged subtree through the index. */
+/*
+ * T on the five op rows with the most calls: the roots from the row's calls,
+ * then the merge of their subtrees through the index.
+ */
 static void tree(struct ctx *c)
 {
 	const struct osc_calltree *tr = osc_trace_host_tree(&c->t);
 	const struct osc_correlation *corr = osc_trace_correlation(&c->t);
 	const struct osc_tree_index *x = osc_trace_tree_index(&c->t);
-	osc_str top[5] = { OSC_STR_NONE, OSC_STR_NONE, OSC_STR_NONE, OSC_STR_NONE, OSC_STR_NONE };
+	size_t words = osc_bits_words(tr->nr);
+	uint64_t *roots = malloc(words * sizeof(*roots));
+	struct osc_agg agg = { 0 };
 
-	for (osc_str s = 0; s < x->nr_names; s++) /* the five names with the most nodes */
-		for (int k = 0; k < 5; k++) {
-			uint32_t n = x->name_first[s + 1] - x->name_first[s];
-
-			if (top[k] == OSC_STR_NONE ||
-			    n > x->name_first[top[k] + 1] - x->name_first[top[k]]) {
-				memmove(top + k + 1, top + k, (4 - (size_t)k) * sizeof(*top));
-				top[k] = s;
-				break;
-			}
-		}
-	for (int k = 0; k < 5 && top[k] != OSC_STR_NONE; k++) {
+	time_aggregate(c, OSC_LEVEL_OP, &agg);
+	osc_agg_sort(&agg, &c->t, OSC_STAT_COUNT, true);
+	for (size_t k = 0; k < 5 && k < agg.nr && roots; k++) {
+		const struct osc_agg_row *row = &agg.rows[k];
 		char what[160];
 		double first = 0, best = 0;
 
@@ -214,7 +212,9 @@ static void tree(struct ctx *c)
 			struct osc_mtree m;
 			double t0 = now_ms(), ms;
 
-			osc_mtree_build_subtree(&c->t, tr, corr, x, &c->runs, &c->sel, top[k], &m);
+			memset(roots, 0, words * sizeof(*roots));
+			osc_calltree_mark_calls(tr, agg.members + row->first, row->nr, roots);
+			osc_mtree_build_subtree(&c->t, tr, corr, x, &c->runs, &c->sel, roots, &m);
 			ms = now_ms() - t0;
 			osc_mtree_release(&m);
 			if (!i)
@@ -222,11 +222,13 @@ static void tree(struct ctx *c)
 			else if (i == 1 || ms < best)
 				best = ms;
 		}
-		snprintf(what, sizeof(what), "%.60s, %u calls", osc_trace_str(&c->t, top[k]),
-			 x->name_first[top[k] + 1] - x->name_first[top[k]]);
+		snprintf(what, sizeof(what), "%.60s, %zu calls", osc_trace_str(&c->t, row->key),
+			 row->nr);
 		report("T first", what, first);
 		report("T best", what, best);
 	}
+	osc_agg_release(&agg);
+	free(roots);
 }
 
 static void sorts(struct ctx *c)

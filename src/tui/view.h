@@ -390,8 +390,15 @@ struct osc_instances_arg {
 };
 
 /*
- * Row of table view v keyed `key` (after rebuilding v if the data changed),
- * with its members; NULL when the row is gone. Defined in view_table.c.
+ * Row `row` of table view v becomes the row that views above it read
+ * (osc_table_view_row: Enter's instances, T's tree); returns its key.
+ */
+osc_str osc_table_view_pin(struct osc_view *v, size_t row);
+
+/*
+ * The row of table view v pinned with key `key` (after rebuilding v if the
+ * data changed), with its members; NULL when the row is gone. Defined in
+ * view_table.c.
  */
 const struct osc_agg_row *osc_table_view_row(struct osc_tui *t, struct osc_view *v, osc_str key,
 					     const uint32_t **members);
@@ -512,15 +519,17 @@ unsigned osc_timeline_open(struct osc_tui *t);
 
 /* What the tree view is opened with (view_tree.c). */
 struct osc_tree_arg {
-	uint32_t event; /* OSC_NONE: the whole tree */
-	bool subtree;   /* the merged subtree of the event's op, else the whole tree
-			   with the event's op (or a kernel's launching op) selected */
+	uint32_t event;          /* without parent: the whole tree with the event's op (or a
+				    kernel's launching op) selected; OSC_NONE: none */
+	struct osc_view *parent; /* a table view: the merged subtrees of the calls of its
+				    row keyed key (osc_table_view_row), else NULL */
+	osc_str key;
 };
 
 /*
- * Open the call tree from the top view's selected row (its row_event): an op
- * row of the op table opens that op's merged subtree; a kernel or an
- * instance opens the whole tree at its (launching) op.
+ * Open the call tree from the top view's selected row: a table row of host
+ * ops opens the merged subtrees of its calls; a path row, a kernel or an
+ * instance (row_event) opens the whole tree at its (launching) op.
  */
 unsigned osc_tree_open(struct osc_tui *t);
 

@@ -71,7 +71,7 @@ struct table_view {
 	struct table_job job;
 	struct table_job ahead;   /* another level's rows, computed before they are asked for */
 	struct osc_ahead ah;      /* the levels whose rows computed ahead did not fit */
-	struct osc_agg_row drill; /* the row Enter opened (its identity, for the instances) */
+	struct osc_agg_row drill; /* the row pinned (its identity, for the views above) */
 	char *drill_path;         /* path level: that row's path (ids change on a rebuild) */
 	uint8_t *only;            /* per event: kept in the rows, or NULL for all */
 	const char *(*cell)(const void *ctx, size_t row, size_t col, char *buf, size_t size);
@@ -831,6 +831,7 @@ static unsigned open_kernels(struct osc_tui *t, struct osc_view *v)
 static unsigned table_action(struct osc_tui *t, struct osc_view *v, enum osc_action a)
 {
 	struct table_view *tv = v->priv;
+	osc_str key;
 
 	switch (a) {
 	case OSC_ACT_NEXT_LEVEL:
@@ -873,14 +874,9 @@ static unsigned table_action(struct osc_tui *t, struct osc_view *v, enum osc_act
 					"(P shows the top rows per run)");
 			return OSC_R_REDRAW;
 		}
-		tv->drill = *osc_agg_row_at(&tv->agg, v->cur);
-		free(tv->drill_path);
-		tv->drill_path = tv->agg.keys & OSC_KEY_PATH
-			? osc_xstrdup(osc_strtab_get(&tv->agg.paths, tv->drill.path))
-			: NULL;
+		key = osc_table_view_pin(v, v->cur);
 		osc_view_push(t, a == OSC_ACT_ENTER ? &osc_view_instances : &osc_view_histogram,
-			      &(struct osc_instances_arg){ .parent = v,
-							   .key = tv->drill.key,
+			      &(struct osc_instances_arg){ .parent = v, .key = key,
 							   .path = tv->drill_path });
 		return OSC_R_REDRAW;
 	case OSC_ACT_MATRIX:
@@ -924,6 +920,18 @@ const char *osc_table_view_only(struct osc_view *v)
 }
 
 /* The members of the row keyed `key`, for the instances view (NULL if gone). */
+osc_str osc_table_view_pin(struct osc_view *v, size_t row)
+{
+	struct table_view *tv = v->priv;
+
+	tv->drill = *osc_agg_row_at(&tv->agg, row);
+	free(tv->drill_path);
+	tv->drill_path = tv->agg.keys & OSC_KEY_PATH
+		? osc_xstrdup(osc_strtab_get(&tv->agg.paths, tv->drill.path))
+		: NULL;
+	return tv->drill.key;
+}
+
 const struct osc_agg_row *osc_table_view_row(struct osc_tui *t, struct osc_view *v, osc_str key,
 					     const uint32_t **members)
 {

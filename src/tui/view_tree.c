@@ -22,10 +22,12 @@
  * cudaMemcpyAsync...); other_rt_ms the time of the rest (cudaMalloc,
  * synchronizations), both over the node's subtree as device_ms.
  *
- * Opened with an event: on an op row, the view shows that op's merged
- * subtree (every call of it merged); on a path row, a kernel, an instance or
- * an event's detail, the whole tree with the path to that op (a kernel's
- * launching op) unfolded and selected.
+ * Opened from a table row of host ops (op, shape, dims, category, module,
+ * run), the view shows the merged subtrees of the row's calls, whatever
+ * their names (an ORT op row groups nodes of one op type, each named for
+ * its node), re-read from the table when the runs change; from a path row,
+ * a kernel, an instance or an event's detail, the whole tree with the path
+ * to that op (a kernel's launching op) unfolded and selected.
  *
  * On a big trace (view_job.h) the merge runs on a worker: T answers at
  * once, titled "merging...", and the tree comes in when merged; a change of
@@ -86,11 +88,14 @@ static const enum osc_tree_col core_col[NR_COLS] = {
 
 struct tree_view {
 	struct osc_tui *tui;
-	osc_str root;                  /* subtree of one op, or OSC_STR_NONE */
+	struct osc_view *parent;       /* the table whose row's calls are the roots, or NULL */
+	osc_str key;                   /* with parent: that row's key */
+	uint64_t *roots;               /* with parent: the calls' nodes (a bitmap over c's) */
+	size_t nr_calls;               /* with parent: the row's calls when last read */
 	uint32_t focus_event;          /* event to select after the build, or OSC_NONE */
 	const struct osc_calltree *c;         /* the trace's (trace_cache.h) */
 	const struct osc_correlation *corr;
-	const struct osc_tree_index *index;   /* with root: c's index (trace_cache.h) */
+	const struct osc_tree_index *index;   /* with parent: c's index (trace_cache.h) */
 	struct osc_view_job job;       /* the merge on a worker, into made */
 	struct osc_mtree made;
 	bool merged;                   /* m is a merge taken in (else none yet) */
@@ -168,14 +173,9 @@ static void tree_open(struct osc_tui *t, struct osc_view *v, const void *arg)
 	struct tree_view *tv = osc_xcalloc(1, sizeof(*tv));
 
 	tv->tui = t;
-	tv->root = OSC_STR_NONE;
-	tv->focus_event = OSC_NONE;
-	if (a && a->event != OSC_NONE) {
-		if (a->subtree)
-			tv->root = t->trace.events[a->event].name;
-		else
-			tv->focus_event = a->event;
-	}
+	tv->parent = a ? a->parent : NULL;
+	tv->key = a ? a->key : OSC_STR_NONE;
+	tv->focus_event = a && !a->parent ? a->event : OSC_NONE;
 	v->priv = tv;
 	v->sort_col = COL_TOTAL;
 	v->sort_desc = true;
@@ -213,6 +213,7 @@ static void tree_close(struct osc_view *v)
 	}
 	release_tree(tv);
 	osc_tree_scratch_release(&tv->scratch);
+	free(tv->roots);
 	free(tv);
 }
 
@@ -366,11 +367,31 @@ static void tree_sort(struct osc_tui *t, struct osc_view *v)
 static void merge(const struct osc_tui *t, const struct tree_view *tv,
 		  const struct osc_runsel *sel, struct osc_mtree *out)
 {
-	if (tv->root != OSC_STR_NONE) /* one op's subtree: read only its instances */
+	if (tv->parent) /* a row's calls: read only their subtrees */
 		osc_mtree_build_subtree(&t->trace, tv->c, tv->corr, tv->index, &t->runs, sel,
-					tv->root, out);
+					tv->roots, out);
 	else
-		osc_mtree_build(&t->trace, tv->c, tv->corr, &t->runs, sel, tv->root, out);
+		osc_mtree_build(&t->trace, tv->c, tv->corr, &t->runs, sel, OSC_STR_NONE, out);
+}
+
+/*
+ * The roots: the calls of the parent's row, read again (the runs may have
+ * changed them); false while the parent computes its rows, whose coming in
+ * builds this view again (tui.c's poll_jobs).
+ */
+static bool read_calls(struct osc_tui *t, struct tree_view *tv)
+{
+	const uint32_t *calls = NULL;
+	const struct osc_agg_row *row = osc_table_view_row(t, tv->parent, tv->key, &calls);
+	size_t words = osc_bits_words(tv->c->nr);
+
+	if (osc_view_busy(tv->parent))
+		return false;
+	free(tv->roots);
+	tv->roots = osc_xcalloc(words, sizeof(*tv->roots));
+	tv->nr_calls = row ? row->nr : 0;
+	osc_calltree_mark_calls(tv->c, calls, tv->nr_calls, tv->roots);
+	return true;
 }
 
 static void merge_work(void *arg)
@@ -432,8 +453,11 @@ static void tree_build(struct osc_tui *t, struct osc_view *v)
 	}
 	tv->c = osc_trace_host_tree(&t->trace);
 	tv->corr = osc_trace_correlation(&t->trace);
-	if (tv->root != OSC_STR_NONE)
+	if (tv->parent) {
 		tv->index = osc_trace_tree_index(&t->trace);
+		if (!read_calls(t, tv))
+			return;
+	}
 	if (osc_view_jobs_wanted(t) && osc_view_job_start(t, &tv->job, merge_work, tv)) {
 		osc_view_job_wait_briefly(t, v, &tv->job);
 		return;
@@ -446,14 +470,25 @@ static bool tree_busy(struct osc_view *v)
 {
 	struct tree_view *tv = v->priv;
 
-	return tv->job.running;
+	return tv->job.running || (tv->parent && osc_view_busy(tv->parent));
 }
 
-/* The worker's tree comes in; after a change of runs meanwhile, the next merge starts. */
+/*
+ * The worker's tree comes in; after a change of runs meanwhile, the next
+ * merge starts. While the parent computes its rows, the row's calls, they
+ * are taken in here too (a script's settle polls this view alone), and the
+ * merge starts.
+ */
 static bool tree_poll(struct osc_tui *t, struct osc_view *v)
 {
 	struct tree_view *tv = v->priv;
 
+	if (!tv->job.running && tv->parent && osc_view_busy(tv->parent)) {
+		if (!osc_view_poll(t, tv->parent))
+			return false;
+		tree_build(t, v);
+		return true;
+	}
 	if (!osc_view_job_finished(&tv->job))
 		return false;
 	osc_view_job_join(&tv->job);
@@ -571,15 +606,14 @@ static char *tree_command(struct osc_tui *t, struct osc_view *v)
 static void tree_title(struct osc_tui *t, struct osc_view *v, char *buf, size_t size)
 {
 	struct tree_view *tv = v->priv;
-	const char *updating = tv->job.running ? ", updating..." : "";
+	const char *updating = tree_busy(v) ? ", updating..." : "";
+	const char *of = tv->parent ? osc_names_get(&t->names, &t->trace, tv->key) : NULL;
 
 	if (!tv->merged)
-		snprintf(buf, size, "call tree%s%s (merging...)",
-			 tv->root != OSC_STR_NONE ? " of " : "",
-			 tv->root != OSC_STR_NONE ? osc_trace_str(&t->trace, tv->root) : "");
-	else if (tv->root != OSC_STR_NONE)
-		snprintf(buf, size, "call tree of %s (%zu paths, %zu shown%s)",
-			 osc_trace_str(&t->trace, tv->root), tv->m.nr, tv->nr_rows, updating);
+		snprintf(buf, size, "call tree%s%s (merging...)", of ? " of " : "", of ? of : "");
+	else if (of)
+		snprintf(buf, size, "call tree of %s (%zu calls, %zu paths, %zu shown%s)", of,
+			 tv->nr_calls, tv->m.nr, tv->nr_rows, updating);
 	else
 		snprintf(buf, size, "call tree (%zu paths, %zu shown, %llu kernels unattributed%s)",
 			 tv->m.nr, tv->nr_rows,
@@ -802,18 +836,17 @@ const struct osc_view_ops osc_view_tree = {
 unsigned osc_tree_open(struct osc_tui *t)
 {
 	struct osc_view *v = osc_tui_top(t);
-	struct osc_tree_arg a = { OSC_NONE, false };
+	struct osc_tree_arg a = { OSC_NONE, NULL, OSC_STR_NONE };
 	const uint32_t *calls;
 
 	if (osc_tui_warming(t, "the call tree", OSC_WARM_LINKS) || osc_tui_wait_rows(t, v, "T"))
 		return OSC_R_REDRAW;
-	/* an op row: every call of the op, named by any of them (the row's
-	   median instance reads each call, scattered over the trace) */
+	/* a row of host ops: the merged subtrees of its calls */
 	if (v->ops == &osc_view_table && osc_table_view_level(v) != OSC_LEVEL_PATH &&
 	    osc_table_view_members(v, v->cur, &calls) &&
 	    t->trace.events[calls[0]].kind == OSC_KIND_HOST_OP) {
-		a.event = calls[0];
-		a.subtree = true;
+		a.parent = v;
+		a.key = osc_table_view_pin(v, v->cur);
 	} else if (v->ops->row_event && v->tab.nr_rows) {
 		/* a path row: that path in the whole tree; a kernel, its launching op */
 		a.event = v->ops->row_event(t, v, v->cur);

@@ -15,8 +15,10 @@ type, and that the man page's key table is the generated one.
 OPSCOPE_UPDATE_EXPECTED=1 rewrites the expected screens instead of comparing.
 Prints "N passed, M failed" last; exits 1 on any failure.
 """
+import csv
 import difflib
 import glob
+import io
 import json
 import os
 import re
@@ -703,6 +705,36 @@ def check_first_answer_pending():
     shutil.rmtree(d, ignore_errors=True)
 
 
+def check_tree_of_an_op_type():
+    """T on an ORT op row (an op type, whose calls are named for their nodes)
+    merges every call of the row: one root per Conv node, each node's total
+    and count as summed from the trace file itself (runs 1-10, the warm-up
+    run 0 skipped), 200 calls in all."""
+    trace = os.path.join(SAMPLES, "ort-resnet18-opt.json")
+    with open(trace, encoding="utf-8") as f:
+        events = json.load(f)
+    runs = sorted((e["ts"], e["ts"] + e["dur"]) for e in events if e.get("name") == "model_run")
+    want = {}
+    for e in events:
+        if e.get("cat") != "Node" or e.get("args", {}).get("op_name") != "Conv":
+            continue
+        run = [k for k, (a, b) in enumerate(runs) if a <= e["ts"] <= b]
+        if run and run[0] >= 1:
+            total, count = want.get(e["name"], (0, 0))
+            want[e["name"]] = (total + e["dur"], count + 1)
+    rc, err, d, dumps = run_keys(trace, [":find Conv", "T", ":dump t", "x", "conv.csv"])
+    rows = list(csv.DictReader(io.StringIO(read(d, "conv.csv").decode("utf-8"))))
+    shutil.rmtree(d, ignore_errors=True)
+    got = {r["name"]: (r["total_ms"], int(r["count"])) for r in rows if r["depth"] == "0"}
+    title = (dumps.get("t") or "").split("\n")[0]
+    calls = sum(c for _, c in want.values())
+    report(rc == 0 and calls == 200 and len(want) == 20 and
+           "call tree of Conv (%d calls, %d paths" % (calls, len(want)) in title and
+           got == {n: ("%.3f" % (t / 1000), c) for n, (t, c) in want.items()},
+           "T on an ORT op row merges the calls of every node of that op type",
+           "%s%s\n%s\nwant %s" % (err, title, got, want))
+
+
 def check_tree_in_background():
     """T merges the tree on a worker on a big trace (here held by :jobs hold):
     the view opens at once titled "merging...", its rows "(computing...)", and the tree
@@ -1324,6 +1356,7 @@ def main():
     check_export_path()
     check_export_busy()
     check_first_answer_pending()
+    check_tree_of_an_op_type()
     check_tree_in_background()
     check_level_flip_in_background()
     check_level_back_kept()

@@ -1,6 +1,9 @@
 /* test_calltree.c - nesting by time, self times, lookups and the merged tree. */
 #include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
 
+#include "opscope/base/alloc.h"
 #include "opscope/base/threads.h"
 #include "opscope/analysis/trace_cache.h"
 #include "opscope/analysis/tree_index.h"
@@ -410,6 +413,58 @@ Test(calltree, subtree_of_one_op)
 	tx_release(&a);
 }
 
+/* The event of the k-th (from 0) event named name in trace order. */
+static uint32_t nth_named(const struct osc_trace *t, const char *name, int k)
+{
+	for (uint32_t e = 0; e < t->nr_events; e++)
+		if (!strcmp(osc_trace_str(t, t->events[e].name), name) && k-- == 0)
+			return e;
+	cr_assert_fail("no event %s", name);
+	return OSC_NONE;
+}
+
+/*
+ * The merged subtrees of calls of different names (T on an ORT op row,
+ * whose calls are named for their nodes): the first gemm, the relu, the
+ * second conv and its gemm, which is inside that conv and so no root.
+ *   gemm (20), relu (10), conv (50) > gemm (30); nothing else.
+ */
+Test(calltree, subtrees_of_calls_of_any_names)
+{
+	struct tx_analysis a;
+	struct osc_tree_index x;
+	struct osc_mtree m;
+	uint64_t roots[1] = { 0 };
+	uint32_t calls[4];
+	uint32_t conv, gemm;
+
+	tx_analyse(&a, OSC_FORMAT_KINETO, two_steps, FX_LEN(two_steps));
+	calls[0] = nth_named(&a.t, "gemm", 0);
+	calls[1] = nth_named(&a.t, "relu", 0);
+	calls[2] = nth_named(&a.t, "conv", 1);
+	calls[3] = nth_named(&a.t, "gemm", 1);
+	osc_calltree_mark_calls(&a.c, calls, 4, roots);
+	osc_tree_index_build(&a.c, &a.corr, &x);
+	osc_mtree_build_subtree(&a.t, &a.c, &a.corr, &x, NULL, NULL, roots, &m);
+	cr_assert_eq(m.nr, 4);
+	cr_expect_str_eq(osc_trace_str(&a.t, m.nodes[m.first_root].name), "gemm");
+	cr_expect_eq(m.nodes[m.first_root].host, 20);
+	conv = osc_mtree_of(&m, a.c.node_of[calls[2]]);
+	gemm = osc_mtree_of(&m, a.c.node_of[calls[3]]);
+	cr_assert_neq(conv, OSC_NONE);
+	cr_expect_eq(m.nodes[conv].parent, OSC_NONE);
+	cr_expect_eq(m.nodes[conv].count, 1);
+	cr_expect_eq(m.nodes[conv].host, 50);
+	cr_expect_eq(m.nodes[gemm].parent, conv);
+	cr_expect_eq(m.nodes[gemm].host, 30);
+	cr_expect_eq(m.host_total, 20 + 10 + 50);
+	cr_expect_eq(osc_mtree_of(&m, a.c.node_of[nth_named(&a.t, "conv", 0)]), OSC_NONE);
+	cr_expect_eq(osc_mtree_of(&m, tx_node(&a, "step")), OSC_NONE);
+	osc_mtree_release(&m);
+	osc_tree_index_release(&x);
+	tx_release(&a);
+}
+
 /* Merged trees a and b are the same, field by field (c: their instance tree). */
 static void expect_same_mtree(const struct osc_mtree *a, const struct osc_mtree *b,
 			      const struct osc_calltree *c, const char *root)
@@ -443,11 +498,25 @@ static void expect_same_mtree(const struct osc_mtree *a, const struct osc_mtree 
 		  a->host_total == b->host_total, "%s", root);
 }
 
+/* Set in roots the nodes of c named name; how many. */
+static size_t mark_named(const struct osc_calltree *c, osc_str name, uint64_t *roots)
+{
+	size_t k = 0;
+
+	memset(roots, 0, osc_bits_words(c->nr) * sizeof(*roots));
+	for (uint32_t n = 0; n < c->nr; n++)
+		if (c->nodes[n].name == name) {
+			osc_bit_put(roots, n, true);
+			k++;
+		}
+	return k;
+}
+
 /*
  * The subtree of every op name of a real trace (a training step, ops nested
  * in ops and in themselves, device work on several streams), through the
- * tree's index, is the tree the whole scan gives: over every run and over
- * one of them.
+ * tree's index from the nodes of that name, is the tree the whole scan
+ * gives: over every run and over one of them.
  */
 Test(calltree, subtree_through_the_index_is_the_scans)
 {
@@ -458,7 +527,8 @@ Test(calltree, subtree_through_the_index_is_the_scans)
 	const struct osc_calltree *c;
 	const struct osc_correlation *corr;
 	const struct osc_tree_index *x;
-	size_t roots = 0;
+	uint64_t *roots;
+	size_t names = 0;
 
 	fx_load(&t, "samples/kineto-sampled-rank0.json.gz");
 	osc_runs_detect(&t, &runs);
@@ -466,22 +536,24 @@ Test(calltree, subtree_through_the_index_is_the_scans)
 	c = osc_trace_host_tree(&t);
 	corr = osc_trace_correlation(&t);
 	x = osc_trace_tree_index(&t);
+	roots = osc_xmalloc(osc_bits_words(c->nr) * sizeof(*roots));
 	for (osc_str name = 0; name < t.strs.count; name++) {
-		if (x->name_first[name] == x->name_first[name + 1])
+		if (!mark_named(c, name, roots))
 			continue; /* no node of that name */
 		for (int s = 0; s < 2; s++) {
 			struct osc_mtree scan, indexed;
 
 			osc_mtree_build(&t, c, corr, &runs, s ? &sel : NULL, name, &scan);
-			osc_mtree_build_subtree(&t, c, corr, x, &runs, s ? &sel : NULL, name,
+			osc_mtree_build_subtree(&t, c, corr, x, &runs, s ? &sel : NULL, roots,
 						&indexed);
 			expect_same_mtree(&scan, &indexed, c, osc_trace_str(&t, name));
 			osc_mtree_release(&scan);
 			osc_mtree_release(&indexed);
 		}
-		roots++;
+		names++;
 	}
-	cr_expect_gt(roots, 100, "the sample's op names");
+	cr_expect_gt(names, 100, "the sample's op names");
+	free(roots);
 	osc_runsel_release(&sel);
 	osc_runs_release(&runs);
 	osc_trace_release(&t);

@@ -226,15 +226,23 @@ void osc_mtree_build(const struct osc_trace *t, const struct osc_calltree *c,
 		     const struct osc_runsel *sel, osc_str root, struct osc_mtree *out);
 
 /*
- * osc_mtree_build with root set, reading only the instances named root, the
- * nodes under them and their links through x (tree_index.h, built from c
- * and corr): the same tree, at a cost of the subtree's size, not the
- * trace's (T on an op in the explorer); m_of holds its marked nodes only.
+ * The merged subtrees of the outermost instance nodes set in roots (a
+ * bitmap over c's nodes, bits.h), those instances as the roots: what
+ * osc_mtree_build gives with root set when roots are the nodes named root,
+ * for any set of calls (T on a table row: every call of the row, whatever
+ * its name). It reads only the nodes under roots and their links through x
+ * (tree_index.h, built from c and corr), at a cost of the subtrees' size,
+ * not the trace's; m_of holds its marked nodes only.
  */
 void osc_mtree_build_subtree(const struct osc_trace *t, const struct osc_calltree *c,
 			     const struct osc_correlation *corr, const struct osc_tree_index *x,
 			     const struct osc_runs *runs, const struct osc_runsel *sel,
-			     osc_str root, struct osc_mtree *out);
+			     const uint64_t *roots, struct osc_mtree *out);
+
+/* Set in roots (a bitmap over c's nodes) the node of each of the n events
+   calls that has one (host ops; other events are skipped). */
+void osc_calltree_mark_calls(const struct osc_calltree *c, const uint32_t *calls, size_t n,
+			     uint64_t *roots);
 void osc_mtree_release(struct osc_mtree *m);
 
 /* Name of a merged node ("<unattributed>" for the synthetic root). */

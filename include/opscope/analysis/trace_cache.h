@@ -137,8 +137,8 @@ const struct osc_timeline *osc_trace_timeline(const struct osc_trace *t);
 struct osc_tree_index;
 
 /*
- * The host tree's nodes by name and links by node (tree_index.h), built on
- * the first call: what merges one op's subtree (osc_mtree_build_subtree).
+ * The host tree's links by node (tree_index.h), built on the first call:
+ * what merges the subtrees of some calls (osc_mtree_build_subtree).
  */
 const struct osc_tree_index *osc_trace_tree_index(const struct osc_trace *t);
 

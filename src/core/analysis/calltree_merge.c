@@ -324,17 +324,17 @@ void osc_mtree_build(const struct osc_trace *t, const struct osc_calltree *c,
 }
 
 /*
- * Mark in `in` the nodes of the subtrees of the outermost instances named
- * root (x: c's index): each instance not already marked (its ancestors come
- * first in model order) and everything under it, in preorder.
+ * Mark in `in` the nodes of the subtrees of the outermost nodes set in
+ * roots: each one not already marked (its ancestors come first in model
+ * order) and everything under it, in preorder.
  */
-static void mark_subtrees(const struct osc_calltree *c, const struct osc_tree_index *x,
-			  osc_str root, uint64_t *in)
+static void mark_subtrees(const struct osc_calltree *c, const uint64_t *roots, uint64_t *in)
 {
-	if (root >= x->nr_names)
-		return;
-	for (uint32_t k = x->name_first[root]; k < x->name_first[root + 1]; k++) {
-		uint32_t top = x->by_name[k], n = top;
+	size_t words = osc_bits_words(c->nr);
+
+	for (size_t top = osc_bits_next(roots, words, 0); top < c->nr;
+	     top = osc_bits_next(roots, words, top + 1)) {
+		size_t n = top;
 
 		if (osc_bit(in, top))
 			continue;
@@ -389,7 +389,7 @@ static size_t marked_links(const uint64_t *in, size_t nr_nodes, const uint32_t *
 void osc_mtree_build_subtree(const struct osc_trace *t, const struct osc_calltree *c,
 			     const struct osc_correlation *corr, const struct osc_tree_index *x,
 			     const struct osc_runs *runs, const struct osc_runsel *sel,
-			     osc_str root, struct osc_mtree *out)
+			     const uint64_t *roots, struct osc_mtree *out)
 {
 	struct merger g = { .t = t, .m = out, .last_root = OSC_NONE };
 	size_t words = osc_bits_words(c->nr), nr, r = 0;
@@ -403,7 +403,7 @@ void osc_mtree_build_subtree(const struct osc_trace *t, const struct osc_calltre
 	out->unattributed = OSC_NONE;
 	if (!runs)
 		sel = NULL;
-	mark_subtrees(c, x, root, in);
+	mark_subtrees(c, roots, in);
 	nr = osc_bits_count_before(in, words, before);
 	out->marked = in;
 	out->marked_before = before;
@@ -429,6 +429,14 @@ void osc_mtree_build_subtree(const struct osc_trace *t, const struct osc_calltre
 	free(ctx_of);
 	free(g.slots);
 	free(g.last_child);
+}
+
+void osc_calltree_mark_calls(const struct osc_calltree *c, const uint32_t *calls, size_t n,
+			     uint64_t *roots)
+{
+	for (size_t i = 0; i < n; i++)
+		if (c->node_of[calls[i]] != OSC_NONE)
+			osc_bit_put(roots, c->node_of[calls[i]], true);
 }
 
 void osc_mtree_release(struct osc_mtree *m)

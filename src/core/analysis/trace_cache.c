@@ -41,7 +41,7 @@ struct osc_trace_cache {
 	bool have_corr;
 	struct osc_correlation corr;
 	bool have_index;
-	struct osc_tree_index index;              /* the host tree's nodes by name, links by node */
+	struct osc_tree_index index;              /* the host tree's links by node */
 	uint32_t *launchers;                      /* NULL until built */
 	struct osc_op_cost *costs;                /* per host tree node, NULL until built */
 	bool have_spans;
@@ -393,7 +393,7 @@ const struct osc_tree_index *osc_trace_tree_index(const struct osc_trace *t)
 
 	pthread_mutex_lock(&c->index_lock);
 	if (!c->have_index) {
-		osc_tree_index_build(t, tree, corr, &c->index);
+		osc_tree_index_build(tree, corr, &c->index);
 		c->have_index = true;
 	}
 	mark_used(t);

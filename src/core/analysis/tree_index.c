@@ -1,4 +1,4 @@
-/* tree_index.c - the instance tree's nodes by name and links by node (tree_index.h). */
+/* tree_index.c - the instance tree's device and launch links by node (tree_index.h). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -8,18 +8,13 @@
 #include "opscope/base/alloc.h"
 #include "base/group_by.h"
 
-void osc_tree_index_build(const struct osc_trace *t, const struct osc_calltree *c,
-			  const struct osc_correlation *corr, struct osc_tree_index *out)
+void osc_tree_index_build(const struct osc_calltree *c, const struct osc_correlation *corr,
+			  struct osc_tree_index *out)
 {
-	size_t most = c->nr > corr->nr_devs ? c->nr : corr->nr_devs;
-	uint32_t *key = osc_xmalloc_big((most > corr->nr_launches ? most : corr->nr_launches) + 1,
-					sizeof(*key));
+	size_t most = corr->nr_devs > corr->nr_launches ? corr->nr_devs : corr->nr_launches;
+	uint32_t *key = osc_xmalloc_big(most + 1, sizeof(*key));
 
 	memset(out, 0, sizeof(*out));
-	out->nr_names = t->strs.count;
-	for (size_t n = 0; n < c->nr; n++)
-		key[n] = c->nodes[n].name;
-	osc_group_by_key(key, c->nr, out->nr_names, &out->by_name, &out->name_first);
 	for (size_t i = 0; i < corr->nr_devs; i++)
 		key[i] = corr->devs[i].node;
 	osc_group_by_key(key, corr->nr_devs, c->nr, &out->devs, &out->dev_first);
@@ -31,8 +26,6 @@ void osc_tree_index_build(const struct osc_trace *t, const struct osc_calltree *
 
 void osc_tree_index_release(struct osc_tree_index *x)
 {
-	free(x->by_name);
-	free(x->name_first);
 	free(x->devs);
 	free(x->dev_first);
 	free(x->launches);
