@@ -733,6 +733,16 @@ def check_tree_of_an_op_type():
            got == {n: ("%.3f" % (t / 1000), c) for n, (t, c) in want.items()},
            "T on an ORT op row merges the calls of every node of that op type",
            "%s%s\n%s\nwant %s" % (err, title, got, want))
+    # opened on one run, then every run: the row's calls are read again
+    rc, err, d, dumps = run_keys(trace, [":runs 1", ":find Conv", "T", ":dump one", ":runs default",
+                                         ":dump all", "x", "all.csv"])
+    wide = list(csv.DictReader(io.StringIO(read(d, "all.csv").decode("utf-8"))))
+    shutil.rmtree(d, ignore_errors=True)
+    one, every = (dumps.get(k) or "" for k in ("one", "all"))
+    report(rc == 0 and "(20 calls, 20 paths" in one.split("\n")[0] and
+           "(200 calls, 20 paths" in every.split("\n")[0] and wide == rows,
+           "the tree of a row opened on one run takes the row's calls again on every run",
+           "%s%s\n%s" % (err, one, every))
 
 
 def check_tree_in_background():
