@@ -20,6 +20,8 @@
 #include "opscope/analysis/columns.h"
 #include "opscope/analysis/module.h"
 #include "opscope/analysis/trace_cache.h"
+#include "opscope/analysis/tree_index.h"
+#include "opscope/base/suggest.h"
 #include "opscope/export/outfile.h"
 #include "cli.h"
 #include "cmd_tree.h"
@@ -53,6 +55,7 @@ enum {
 	OPT_PYTHON,
 	OPT_NO_CONFIG,
 	OPT_LEGACY_COLUMNS,
+	OPT_CALLS_OF,
 };
 
 #define BOTH (OSC_TREE_MODE_TREE | OSC_TREE_MODE_KERNELS)
@@ -74,6 +77,9 @@ static const struct osc_cli_option tree_options[] = {
 	{ OPT_FILTER, "filter", 'f', "PAT",
 	  "keep paths through names matching PAT, exact or wildcard (repeatable)", ALL },
 	{ OPT_REGEX, "regex", 'e', "RE", "keep paths through names matching the regex RE", ALL },
+	{ OPT_CALLS_OF, "calls-of", 0, "PAT",
+	  "the merged subtrees of the calls of ops matching PAT by name or op type, exact or "
+	  "wildcard (repeatable)", OSC_TREE_MODE_TREE | OSC_TREE_MODE_FLAME },
 	{ OPT_MODULES, "modules", 'M', NULL,
 	  "the nn.Module hierarchy (python_function 'nn.Module: X' events) instead",
 	  OSC_TREE_MODE_TREE },
@@ -172,6 +178,9 @@ static enum osc_status tree_option(struct osc_cli_tree *o, int id, const char *a
 		return OSC_OK;
 	case OPT_REGEX:
 		return osc_filter_set_regex(&o->filter, arg, err);
+	case OPT_CALLS_OF:
+		osc_filter_add_pattern(&o->calls_of, arg);
+		return OSC_OK;
 	case OPT_MIN_DEPTH:
 		return parse_depth("--min-depth", arg, &o->min_depth, err);
 	case OPT_MAX_DEPTH:
@@ -246,6 +255,7 @@ enum osc_status osc_cli_tree_parse(struct osc_cli_tree *o, int argc, char **argv
 	o->max_depth = -1;
 	o->format = OSC_EXPORT_TABLE;
 	osc_filter_init(&o->filter);
+	osc_filter_init(&o->calls_of);
 	osc_cli_parser_init(&p, argc, argv);
 	while ((id = osc_cli_next(&p, tree_options, mode, err)) != OSC_CLI_DONE) {
 		if (id == OSC_CLI_ERROR)
@@ -273,6 +283,9 @@ enum osc_status osc_cli_tree_parse(struct osc_cli_tree *o, int argc, char **argv
 	if (o->kernel_frames && !o->device_value)
 		return osc_error_set(err, OSC_USAGE, "--kernels", OSC_NO_OFFSET, NULL,
 				     "needs --value device");
+	if (o->modules && !osc_filter_is_empty(&o->calls_of))
+		return osc_error_set(err, OSC_USAGE, "--calls-of", OSC_NO_OFFSET, NULL,
+				     "not with --modules: the module tree has no calls of ops");
 	if (o->python && o->monitor_cat)
 		return osc_error_set(err, OSC_USAGE, "--python", OSC_NO_OFFSET, NULL,
 				     "not with --ops: list python_function in --ops instead");
@@ -284,7 +297,56 @@ enum osc_status osc_cli_tree_parse(struct osc_cli_tree *o, int argc, char **argv
 void osc_cli_tree_release(struct osc_cli_tree *o)
 {
 	osc_filter_release(&o->filter);
+	osc_filter_release(&o->calls_of);
 	memset(o, 0, sizeof(*o));
+}
+
+/* --calls-of matched no call: say so, with the op the first pattern likely meant. */
+static enum osc_status no_calls_of(const struct osc_cli_tree *o, struct osc_cli_tree_data *d,
+				   struct osc_error *err)
+{
+	uint64_t *seen = osc_xcalloc(osc_bits_words(d->trace.strs.count), sizeof(*seen));
+	const char **ops = osc_xcalloc(d->tree.nr + 1, sizeof(*ops));
+	char *what = osc_filter_describe(&o->calls_of);
+	const char *meant;
+	size_t n = 0;
+
+	for (uint32_t k = 0; k < d->tree.nr; k++) { /* each op key once */
+		osc_str op = osc_trace_op(&d->trace, d->tree.nodes[k].event);
+
+		if (!osc_bit(seen, op)) {
+			osc_bit_put(seen, op, true);
+			ops[n++] = osc_trace_str(&d->trace, op);
+		}
+	}
+	meant = osc_suggest(o->calls_of.patterns[0], ops, n);
+	osc_error_set(err, OSC_USAGE, "--calls-of", OSC_NO_OFFSET, NULL,
+		      "no op called in the runs used matches '%s'%s%s%s", what,
+		      meant ? " (did you mean " : "", meant ? meant : "", meant ? "?)" : "");
+	free(what);
+	free(ops);
+	free(seen);
+	return OSC_USAGE;
+}
+
+/* d->m: the merged subtrees of the calls of the ops o->calls_of matches. */
+static enum osc_status merge_calls_of(const struct osc_cli_tree *o, struct osc_cli_tree_data *d,
+				      struct osc_error *err)
+{
+	uint64_t *roots = osc_xcalloc(osc_bits_words(d->tree.nr), sizeof(*roots));
+	struct osc_tree_index x;
+
+	if (!osc_calltree_mark_matching(&d->trace, &d->tree, &d->runs, &d->sel, &o->calls_of,
+					roots)) {
+		free(roots);
+		return no_calls_of(o, d, err);
+	}
+	osc_tree_index_build(&d->tree, &d->corr, &x);
+	osc_mtree_build_subtree(&d->trace, &d->tree, &d->corr, &x, &d->runs, &d->sel, roots,
+				&d->m);
+	osc_tree_index_release(&x);
+	free(roots);
+	return OSC_OK;
 }
 
 enum osc_status osc_cli_tree_load(const struct osc_cli_tree *o, struct osc_cli_tree_data *d,
@@ -321,7 +383,13 @@ enum osc_status osc_cli_tree_load(const struct osc_cli_tree *o, struct osc_cli_t
 	if (st != OSC_OK)
 		return st;
 	osc_host_analysis(&d->trace, &d->host, &d->launch, &d->device, &d->tree, &d->corr);
-	osc_mtree_build(&d->trace, &d->tree, &d->corr, &d->runs, &d->sel, OSC_STR_NONE, &d->m);
+	if (!osc_filter_is_empty(&o->calls_of))
+		st = merge_calls_of(o, d, err);
+	else
+		osc_mtree_build(&d->trace, &d->tree, &d->corr, &d->runs, &d->sel, OSC_STR_NONE,
+				&d->m);
+	if (st != OSC_OK)
+		return st;
 	d->runs_text = osc_runsel_describe(&d->sel, &d->runs);
 	d->runs_json = osc_cli_runs_json(&d->sel, &d->runs, d->runs_text);
 	snprintf(d->cats_text, sizeof(d->cats_text), "ops: %s; launches: %s; device: %s",
@@ -655,6 +723,8 @@ static void print_help(void)
 	     "named as report's in us (total_us, device_total_us, launch_total_us, ...;\n"
 	     "--legacy-columns: the seed's titles in ms, 'host duration (ms)' ...); C++\n"
 	     "kernel names are shown demangled there.\n"
+	     "With --calls-of: only the merged subtrees of the calls of those ops, wherever\n"
+	     "they are called from (the explorer's T on an op row).\n"
 	     "With --modules: the nn.Module hierarchy of a PyTorch trace recorded with\n"
 	     "with_stack or with_modules, with report --by module's measures.\n"
 	     "\n"
@@ -674,10 +744,13 @@ static enum osc_status run_tree(const struct osc_cli_tree *o, struct osc_cli_tre
 	uint32_t *rows;
 	struct osc_tree_table_ctx ctx;
 	struct osc_table table;
-	const char *keys[] = { "trace", "format", "runs", "categories", "filter", "rows" };
-	const char *values[6];
-	const char *json[6] = { [2] = d->runs_json };
-	struct osc_export_meta meta = { keys, values, 6, json };
+	const char *keys[] = { "trace", "format", "runs", "categories", "filter", "rows",
+			       "calls_of" };
+	const char *values[7];
+	const char *json[7] = { [2] = d->runs_json };
+	char *calls_text = osc_filter_describe(&o->calls_of);
+	/* calls_of only when given: the meta of the whole tree stays as it was */
+	struct osc_export_meta meta = { keys, values, *calls_text ? 7 : 6, json };
 	char *filter_text, *rows_text, *rows_json;
 	size_t n = d->m.nr ? d->m.nr : 1;
 	enum osc_status st;
@@ -709,6 +782,7 @@ static enum osc_status run_tree(const struct osc_cli_tree *o, struct osc_cli_tre
 	values[3] = d->cats_text;
 	values[4] = *filter_text ? filter_text : "none";
 	values[5] = rows_text;
+	values[6] = calls_text;
 	if (o->format == OSC_EXPORT_TABLE) {
 		struct text_arg a = { o, d, &ctx, last, &meta };
 
@@ -720,6 +794,7 @@ static enum osc_status run_tree(const struct osc_cli_tree *o, struct osc_cli_tre
 			fprintf(stderr, "opscope: using %s\n", d->runs_text);
 	}
 	free(filter_text);
+	free(calls_text);
 	free(rows_text);
 	free(rows_json);
 	osc_tree_scratch_release(&scratch);

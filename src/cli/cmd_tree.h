@@ -23,6 +23,7 @@ struct osc_cli_tree {
 	const char *run_range;     /* --run-range RE[/N[:COUNT]]: runs from named ranges */
 	bool whole;                /* --whole-trace: one run, run markers ignored */
 	struct osc_filter filter;  /* --filter / --regex */
+	struct osc_filter calls_of; /* --calls-of: the ops whose calls root the tree, or empty */
 	long min_depth, max_depth; /* inclusive; max_depth < 0: no bound */
 	enum osc_export_format format; /* --format; else -o FILE's extension's; else table */
 	bool format_given;         /* --format */

@@ -95,13 +95,35 @@ char *osc_cli_line_format(char *line, enum osc_export_format f)
 	return osc_cli_line_arg(osc_cli_line_arg(line, "--format"), osc_export_format_name(f));
 }
 
-char *osc_cli_line_tree(struct osc_tui *t)
+/* A pattern matching name alone (filter.h): its wildcard characters quoted, if any. */
+static char *exact_pattern(const char *name)
+{
+	char *out = osc_xmalloc(strlen(name) * 2 + 1), *o = out;
+
+	if (!strpbrk(name, "*?["))
+		return strcpy(out, name);
+	for (const char *p = name; *p; p++) {
+		if (strchr("*?[\\", *p))
+			*o++ = '\\';
+		*o++ = *p;
+	}
+	*o = '\0';
+	return out;
+}
+
+char *osc_cli_line_tree(struct osc_tui *t, const char *calls_of)
 {
 	char *line = osc_xstrdup("opscope tree"), *out;
 
 	if (t->args->path)
 		line = osc_cli_line_arg(line, t->args->path);
 	line = selection(t, names(t, line, OSC_LEVEL_KERNEL));
+	if (calls_of) {
+		char *pattern = exact_pattern(calls_of);
+
+		line = osc_cli_line_arg(osc_cli_line_arg(line, "--calls-of"), pattern);
+		free(pattern);
+	}
 	line = osc_cli_line_format(line, t->export_as);
 	out = osc_xasprintf("%s (every node, profile_parser_main's columns)", line);
 	free(line);

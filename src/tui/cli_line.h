@@ -29,10 +29,11 @@ char *osc_cli_line_start(struct osc_tui *t, const char *command, const char *oth
 
 /*
  * "opscope tree [TRACE] ... --format csv" with the TUI's runs, filter and
- * kernel names, and a note that its CSV has every node and other columns
- * than the tree view's export (a new string).
+ * kernel names, --calls-of the op named calls_of exactly (NULL: the whole
+ * tree), and a note that its CSV has every node and other columns than the
+ * tree view's export (a new string).
  */
-char *osc_cli_line_tree(struct osc_tui *t);
+char *osc_cli_line_tree(struct osc_tui *t, const char *calls_of);
 
 /*
  * Append --sort and --asc for sorting by col (none when default_col and

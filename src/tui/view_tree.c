@@ -595,12 +595,18 @@ static size_t tree_below(struct osc_tui *t, struct osc_view *v)
 
 /*
  * The `opscope tree` command writing the same tree (every node, unfolded,
- * with profile_parser_main's columns).
+ * with profile_parser_main's columns); the subtrees of an op row's calls
+ * with --calls-of, those of other rows (a shape's, a category's) none.
  */
 static char *tree_command(struct osc_tui *t, struct osc_view *v)
 {
-	(void)v;
-	return osc_cli_line_tree(t);
+	struct tree_view *tv = v->priv;
+
+	if (!tv->parent)
+		return osc_cli_line_tree(t, NULL);
+	if (osc_table_view_level(tv->parent) != OSC_LEVEL_OP)
+		return NULL;
+	return osc_cli_line_tree(t, osc_trace_str(&t->trace, tv->key));
 }
 
 static void tree_title(struct osc_tui *t, struct osc_view *v, char *buf, size_t size)

@@ -10,9 +10,13 @@
   tests/tools/recompute_flame.py on the samples and a few ../shared/traces
   (skipped cleanly when absent), host and device, with and without --kernels,
   run selections and filters;
+- --calls-of: the stacks start at the op's calls and add up to their totals in
+  `tree --calls-of`;
 - frames never hold ';', a control or a bidi character; errors are one line
   and exit 2.
 """
+import csv
+import io
 import json
 import os
 import sys
@@ -116,6 +120,25 @@ def frames(res):
               ["got %r (%s)" % (p.text, p.describe())])
 
 
+def calls_of(res):
+    """--calls-of: every stack starts at a call of the op, and the values add up to
+    the roots' totals in `tree --calls-of` (host: their inclusive time, which the
+    self times of their subtrees make; device: their subtrees' device time)."""
+    for trace, op in ((KINETO, "aten::linear"), ("samples/ort-resnet18-opt.json", "Conv")):
+        p = testlib.run(["tree", "--calls-of", op, "--format", "csv", trace])
+        roots = [r for r in csv.DictReader(io.StringIO(p.text)) if "$$" not in r["name"]]
+        for value, col in (("host", "total_us"), ("device", "device_total_us")):
+            name = "calls-of %s %s --value %s" % (os.path.basename(trace), op, value)
+            f = testlib.run(["flame", "--value", value, "--calls-of", op, trace])
+            want = sum(float(r[col]) for r in roots)
+            tops = {line.split(";")[0].rsplit(" ", 1)[0] for line in f.text.splitlines()}
+            res.check(name, [] if p.rc == 0 and f.rc == 0 and roots and
+                      tops <= {r["name"] for r in roots} and
+                      abs(values(f.text) - want) <= 0.5 * len(roots) else
+                      ["flame %s, tree roots %s: %s %s" % (values(f.text), want, f.describe(),
+                                                           sorted(tops)[:3])])
+
+
 def errors(res):
     for args in (["flame", "--value", "wall", ORT], ["flame", "--kernels", ORT],
                  ["flame", "--python", "--ops", "cpu_op", ORT], ["flame", "no-such.json"],
@@ -163,6 +186,7 @@ def main():
                   abs(values(p.text) - float(m["host_busy_us"])) <= 0.5 else
                   [p.describe()])
     frames(res)
+    calls_of(res)
     errors(res)
     return res.finish()
 

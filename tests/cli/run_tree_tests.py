@@ -92,6 +92,14 @@ RECOMPUTE = [
     (CPU_ONLY, True, [], "cpu_op", "cuda_runtime", "kernel"),
     (CPU_ONLY, True, ["--whole-trace"], "cpu_op", "cuda_runtime", "kernel"),
     (KINETO, False, ["--whole-trace"], "cpu_op", "cuda_runtime", "kernel"),
+    # --calls-of: the merged subtrees of an op's calls (ops nested in ops, several patterns)
+    (KINETO, False, ["--calls-of", "aten::linear"], "cpu_op", "cuda_runtime", "kernel"),
+    (KINETO, False, ["--runs", "0", "--calls-of", "aten::*mm", "--calls-of", "aten::linear"],
+     "cpu_op", "cuda_runtime", "kernel"),
+    ("samples/ort-resnet18-opt.json", False, ["--calls-of", "Conv"], "Node", "cuda_runtime",
+     "kernel"),
+    (CONTROL, True, ["--runs", "1:3", "--calls-of", "aten::to"], "cpu_op", "cuda_runtime",
+     "kernel"),
 ]
 
 ERRORS = [
@@ -104,6 +112,10 @@ ERRORS = [
     ("two-traces", ["tree", KINETO, ROCM], ROCM),
     ("bad-regex", ["tree", "--regex", "(", KINETO], "--regex"),
     ("bad-run-range", ["kernels", "--run-range", "no-such-range", NVPROF], "--run-range"),
+    ("no-calls-of", ["tree", "--calls-of", "aten::linaer", KINETO],
+     "--calls-of: no op called in the runs used matches 'aten::linaer' (did you mean aten::linear?)"),
+    ("calls-of-modules", ["tree", "--modules", "--calls-of", "aten::linear", KINETO],
+     "--calls-of"),
 ]
 
 
@@ -127,6 +139,7 @@ def csv_totals(text):
 def compare(path, extra, mon, host, dev):
     """Problems between opscope's CSV and recompute_tree on one trace."""
     runs = extra[1] if extra[:1] == ["--runs"] else None
+    calls_of = [extra[i + 1] for i, a in enumerate(extra) if a == "--calls-of"]
     p = testlib.run(["tree", "--format", "csv", "--monitor-cat", mon, "--host-cat", host,
                      "--device-cat", dev] + extra + [path], timeout=300)
     if p.rc != 0:
@@ -134,7 +147,7 @@ def compare(path, extra, mon, host, dev):
     got = csv_totals(p.text)
     want = {k: (r["count"], r["host"], r["dev"], r["launch"], r["kernels"])
             for k, r in recompute_tree.build(path, runs, mon, host, dev,
-                                     "--whole-trace" in extra).items()}
+                                     "--whole-trace" in extra, calls_of).items()}
     problems = []
     for k in sorted(set(got) | set(want)):
         if got.get(k) != want.get(k):

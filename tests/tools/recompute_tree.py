@@ -5,7 +5,8 @@ Written from the rules in include/opscope/analysis/calltree.h and correlate.h, n
 from opscope's C code. Standard library only; reuses recompute.py's event
 reading and run windows.
 
-    recompute_tree.py [--runs SPEC] [--monitor-cat C] [--host-cat C] [--device-cat C] TRACE
+    recompute_tree.py [--runs SPEC] [--monitor-cat C] [--host-cat C] [--device-cat C]
+                      [--calls-of PAT]... TRACE
 
 prints one line per merged call path:
     PATH<TAB>count<TAB>host_ns<TAB>device_ns<TAB>launch_ns<TAB>kernels
@@ -26,6 +27,9 @@ cpu_op / cuda_runtime / kernel):
 - selection: a host op is in the tree when its start is in a selected run
   window; unselected ops are transparent (their children hang on the nearest
   selected ancestor);
+- --calls-of: only the ops under (or at) a selected op whose name or ORT
+  op_name matches, the outermost such op as the root of their paths; the
+  device events and launches of other ops are left out, none unattributed;
 - a device event goes to its launch (runtime event with the same
   args.correlation, the earliest), the launch to the op with the same
   "External id", else to the innermost op of the launch's thread open at the
@@ -35,6 +39,7 @@ cpu_op / cuda_runtime / kernel):
 """
 import argparse
 import bisect
+import fnmatch
 import os
 import sys
 
@@ -55,14 +60,39 @@ def slack_of(tr):
 
 
 
-def selected_path(o, in_runs):
-    """The $$-joined names of the selected ops (in_runs(ts)) from the root down to o, or None."""
+def selected_path(o, in_runs, top=None):
+    """The $$-joined names of the selected ops (in_runs(ts)) from the root (or top, an
+    ancestor of o) down to o, or None."""
     names = []
     while o is not None:
         if in_runs(o["ts"]):
             names.append(o["name"])
+        if o is top:
+            break
         o = o["parent"]
     return "$$".join(reversed(names)) if names else None
+
+
+def calls_root(o, called, in_runs):
+    """The outermost selected op at or above o that called(op) accepts, or None."""
+    root = None
+    while o is not None:
+        if in_runs(o["ts"]) and called(o):
+            root = o
+        o = o["parent"]
+    return root
+
+
+def caller(patterns):
+    """called(op): its name or its ORT op_name matches a pattern (exact, or a wildcard
+    with any of *?[), as --calls-of takes them."""
+    def one(p, name):
+        return fnmatch.fnmatchcase(name, p) if any(c in p for c in "*?[") else name == p
+
+    def called(o):
+        names = [o["name"], o["args"].get("op_name")]
+        return any(one(p, n) for p in patterns for n in names if isinstance(n, str))
+    return called
 
 
 def selected_holder(o, in_runs):
@@ -172,7 +202,10 @@ def records(path, mon, hc, dc):
     ops.sort(key=lambda o: o["order"])
     return ops, launches, devs
 
-def build(path, runs=None, monitor="cpu_op", host="cuda_runtime", device="kernel", whole=False):
+def build(path, runs=None, monitor="cpu_op", host="cuda_runtime", device="kernel", whole=False,
+          calls_of=()):
+    """The merged paths' totals; with calls_of (patterns), only the merged subtrees of the
+    outermost selected calls of those ops, rooted there, nothing unattributed."""
     tr = recompute.Trace(path)
     if whole:  # --whole-trace
         tr.ignore_runs()
@@ -185,8 +218,13 @@ def build(path, runs=None, monitor="cpu_op", host="cuda_runtime", device="kernel
 
     by_thread = nest(ops, slack_of(tr))
 
+    called = caller(calls_of)
+
     def path_of(o):
-        return selected_path(o, in_runs)
+        if not calls_of:
+            return selected_path(o, in_runs)
+        top = calls_root(o, called, in_runs)
+        return selected_path(o, in_runs, top) if top is not None else None
 
     def holder(o):
         return selected_holder(o, in_runs)
@@ -203,7 +241,7 @@ def build(path, runs=None, monitor="cpu_op", host="cuda_runtime", device="kernel
             row("$$".join(parts[:i]))[key] += v
 
     for o in ops:
-        if in_runs(o["ts"]):
+        if in_runs(o["ts"]) and path_of(o):
             r = row(path_of(o))
             r["count"] += 1
             r["host"] += o["dur"]
@@ -232,7 +270,7 @@ def build(path, runs=None, monitor="cpu_op", host="cuda_runtime", device="kernel
         if op is not None:
             h = holder(op)
             return path_of(h) if h is not None else None
-        return "<unattributed>" if in_runs(own_ts) else None
+        return "<unattributed>" if in_runs(own_ts) and not calls_of else None
 
     for l in launches:
         p = target(l["op"], l["ts"])
@@ -254,6 +292,7 @@ def main(argv=None):
     ap.add_argument("--monitor-cat", default="cpu_op")
     ap.add_argument("--host-cat", default="cuda_runtime")
     ap.add_argument("--device-cat", default="kernel")
+    ap.add_argument("--calls-of", action="append", default=[])
     ap.add_argument("--by-path", action="store_true",
                     help="print `report --by path --format csv` instead")
     ap.add_argument("trace")
@@ -264,7 +303,8 @@ def main(argv=None):
         for r in path_rows(recompute.Trace(a.trace), a.runs):
             w.writerow(recompute.row_csv(r, "path"))
         return
-    rows = build(a.trace, a.runs, a.monitor_cat, a.host_cat, a.device_cat)
+    rows = build(a.trace, a.runs, a.monitor_cat, a.host_cat, a.device_cat,
+                 calls_of=a.calls_of)
     for p in sorted(rows):
         r = rows[p]
         print("%s\t%d\t%d\t%d\t%d\t%d" % (p, r["count"], r["host"], r["dev"], r["launch"],

@@ -722,9 +722,22 @@ def check_tree_of_an_op_type():
         if run and run[0] >= 1:
             total, count = want.get(e["name"], (0, 0))
             want[e["name"]] = (total + e["dur"], count + 1)
-    rc, err, d, dumps = run_keys(trace, [":find Conv", "T", ":dump t", "x", "conv.csv"])
+    rc, err, d, dumps = run_keys(trace, [":find Conv", "T", ":dump t", "x", "conv.csv", "y",
+                                         ":dump y", "q", ":level shape", "T", "y", ":dump s"])
     rows = list(csv.DictReader(io.StringIO(read(d, "conv.csv").decode("utf-8"))))
     shutil.rmtree(d, ignore_errors=True)
+    # y names `opscope tree --calls-of Conv`, which prints the same roots
+    line = view_command(dumps.get("y"))
+    argv = shlex.split(line)
+    p = subprocess.run([opscope()] + argv[1:], capture_output=True, env=env_for(80, 24, False))
+    cli = {r["name"]: int(r["count"]) for r in csv.DictReader(io.StringIO(p.stdout.decode()))
+           if "$$" not in r["name"]}
+    report("--calls-of Conv --format csv" in line and p.returncode == 0 and
+           cli == {r["name"]: int(r["count"]) for r in rows if r["depth"] == "0"},
+           "y on the tree of an op row names `opscope tree --calls-of`, which prints its roots",
+           "%s\n%s" % (line, p.stderr.decode()))
+    report("this view has no opscope command line" in (dumps.get("s") or ""),
+           "y on the tree of a shape row says no command prints it", dumps.get("s") or "")
     got = {r["name"]: (r["total_ms"], int(r["count"])) for r in rows if r["depth"] == "0"}
     title = (dumps.get("t") or "").split("\n")[0]
     calls = sum(c for _, c in want.values())

@@ -243,6 +243,15 @@ void osc_mtree_build_subtree(const struct osc_trace *t, const struct osc_calltre
    calls that has one (host ops; other events are skipped). */
 void osc_calltree_mark_calls(const struct osc_calltree *c, const uint32_t *calls, size_t n,
 			     uint64_t *roots);
+
+/*
+ * Set in roots (a bitmap over c's nodes) the nodes whose events are in the
+ * selected runs (sel NULL: every event) and pass filter f by name or op key
+ * (filter.h: the calls of an op, an ORT op type's too); returns how many.
+ */
+size_t osc_calltree_mark_matching(const struct osc_trace *t, const struct osc_calltree *c,
+				  const struct osc_runs *runs, const struct osc_runsel *sel,
+				  const struct osc_filter *f, uint64_t *roots);
 void osc_mtree_release(struct osc_mtree *m);
 
 /* Name of a merged node ("<unattributed>" for the synthetic root). */

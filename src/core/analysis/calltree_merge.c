@@ -439,6 +439,27 @@ void osc_calltree_mark_calls(const struct osc_calltree *c, const uint32_t *calls
 			osc_bit_put(roots, c->node_of[calls[i]], true);
 }
 
+size_t osc_calltree_mark_matching(const struct osc_trace *t, const struct osc_calltree *c,
+				  const struct osc_runs *runs, const struct osc_runsel *sel,
+				  const struct osc_filter *f, uint64_t *roots)
+{
+	struct osc_filter_cache fc;
+	size_t k = 0;
+
+	osc_filter_cache_init(&fc, f, t);
+	for (uint32_t n = 0; n < c->nr; n++) {
+		uint32_t ev = c->nodes[n].event;
+
+		if ((!runs || !sel || osc_runsel_has_event(sel, runs, ev)) &&
+		    osc_filter_cache_event(&fc, ev)) {
+			osc_bit_put(roots, n, true);
+			k++;
+		}
+	}
+	osc_filter_cache_release(&fc);
+	return k;
+}
+
 void osc_mtree_release(struct osc_mtree *m)
 {
 	free(m->nodes);
