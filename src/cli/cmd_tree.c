@@ -78,8 +78,8 @@ static const struct osc_cli_option tree_options[] = {
 	  "keep paths through names matching PAT, exact or wildcard (repeatable)", ALL },
 	{ OPT_REGEX, "regex", 'e', "RE", "keep paths through names matching the regex RE", ALL },
 	{ OPT_CALLS_OF, "calls-of", 0, "PAT",
-	  "the merged subtrees of the calls of ops matching PAT by name or op type, exact or "
-	  "wildcard (repeatable)", OSC_TREE_MODE_TREE | OSC_TREE_MODE_FLAME },
+	  "only the subtrees of calls of ops matching PAT by name or op type (repeatable)",
+	  OSC_TREE_MODE_TREE | OSC_TREE_MODE_FLAME },
 	{ OPT_MODULES, "modules", 'M', NULL,
 	  "the nn.Module hierarchy (python_function 'nn.Module: X' events) instead",
 	  OSC_TREE_MODE_TREE },

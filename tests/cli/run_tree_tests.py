@@ -113,7 +113,8 @@ ERRORS = [
     ("bad-regex", ["tree", "--regex", "(", KINETO], "--regex"),
     ("bad-run-range", ["kernels", "--run-range", "no-such-range", NVPROF], "--run-range"),
     ("no-calls-of", ["tree", "--calls-of", "aten::linaer", KINETO],
-     "--calls-of: no op called in the runs used matches 'aten::linaer' (did you mean aten::linear?)"),
+     "--calls-of: no op called in the runs used matches 'aten::linaer' "
+     "(did you mean aten::linear?)"),
     ("calls-of-modules", ["tree", "--modules", "--calls-of", "aten::linear", KINETO],
      "--calls-of"),
 ]
