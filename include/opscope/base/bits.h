@@ -44,6 +44,11 @@ static inline size_t osc_bits_next(const uint64_t *bits, size_t words, size_t i)
 	return w * 64 + (size_t)__builtin_ctzll(b);
 }
 
+/* Each set bit i (a new size_t) of bits, a bitmap of n bits, in ascending order. */
+#define OSC_BITS_FOR_EACH(i, bits, n)                                          \
+	for (size_t i = osc_bits_next((bits), osc_bits_words(n), 0); i < (n); \
+	     i = osc_bits_next((bits), osc_bits_words(n), i + 1))
+
 /*
  * Into before[w], the bits set in the words of bits before word w, for
  * osc_bits_rank; returns how many are set in all words.

@@ -330,10 +330,7 @@ void osc_mtree_build(const struct osc_trace *t, const struct osc_calltree *c,
  */
 static void mark_subtrees(const struct osc_calltree *c, const uint64_t *roots, uint64_t *in)
 {
-	size_t words = osc_bits_words(c->nr);
-
-	for (size_t top = osc_bits_next(roots, words, 0); top < c->nr;
-	     top = osc_bits_next(roots, words, top + 1)) {
+	OSC_BITS_FOR_EACH(top, roots, c->nr) {
 		size_t n = top;
 
 		if (osc_bit(in, top))
@@ -363,21 +360,21 @@ static size_t marked_links(const uint64_t *in, size_t nr_nodes, const uint32_t *
 			   const uint32_t *links, const uint32_t *ctx_of, uint32_t **link,
 			   uint32_t **target)
 {
-	size_t words = osc_bits_words(nr_nodes), k = 0, r = 0;
+	size_t k = 0, r = 0;
 	uint64_t *key;
 
-	for (size_t n = osc_bits_next(in, words, 0); n < nr_nodes;
-	     n = osc_bits_next(in, words, n + 1))
+	OSC_BITS_FOR_EACH(n, in, nr_nodes)
 		k += first[n + 1] - first[n];
 	key = osc_xmalloc((k ? k : 1) * sizeof(*key));
 	*target = osc_xmalloc((k ? k : 1) * sizeof(**target));
 	k = 0;
-	for (size_t n = osc_bits_next(in, words, 0); n < nr_nodes;
-	     n = osc_bits_next(in, words, n + 1), r++)
+	OSC_BITS_FOR_EACH(n, in, nr_nodes) {
 		for (uint32_t j = first[n]; j < first[n + 1]; j++) {
 			key[k] = links[j];
 			(*target)[k++] = ctx_of[r];
 		}
+		r++;
+	}
 	osc_radix_sort_pairs(key, *target, k);
 	*link = osc_xmalloc((k ? k : 1) * sizeof(**link));
 	for (size_t i = 0; i < k; i++)
@@ -410,13 +407,12 @@ void osc_mtree_build_subtree(const struct osc_trace *t, const struct osc_calltre
 	out->m_of = osc_xmalloc((nr ? nr : 1) * sizeof(*out->m_of));
 	ctx_of = osc_xmalloc((nr ? nr : 1) * sizeof(*ctx_of)); /* by rank, as m_of */
 	/* the marked nodes in model order, n of rank r */
-	for (size_t n = osc_bits_next(in, words, 0); n < c->nr;
-	     n = osc_bits_next(in, words, n + 1), r++) {
+	OSC_BITS_FOR_EACH(n, in, c->nr) {
 		uint32_t p = c->nodes[n].parent, pm = OSC_NONE;
 
 		if (p != OSC_NONE && osc_bit(in, p))
 			pm = ctx_of[osc_bits_rank(in, before, p)];
-		merge_one(&g, c, runs, sel, (uint32_t)n, (uint32_t)r, pm, ctx_of);
+		merge_one(&g, c, runs, sel, (uint32_t)n, (uint32_t)r++, pm, ctx_of);
 	}
 	nd = marked_links(in, c->nr, x->dev_first, x->devs, ctx_of, &dev, &dt);
 	nl = marked_links(in, c->nr, x->launch_first, x->launches, ctx_of, &launch, &lt);
