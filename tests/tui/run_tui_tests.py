@@ -722,10 +722,17 @@ def check_tree_of_an_op_type():
         if run and run[0] >= 1:
             total, count = want.get(e["name"], (0, 0))
             want[e["name"]] = (total + e["dur"], count + 1)
-    rc, err, d, dumps = run_keys(trace, [":find Conv", "T", ":dump t", "x", "conv.csv", "y",
-                                         ":dump y", "q", ":level shape", "T", "y", ":dump s"])
+    rc, err, d, dumps = run_keys(trace, [":find Conv", "T", ":dump t", "x", "conv.csv", "x",
+                                         "conv.folded", "y", ":dump y", "q", ":level shape",
+                                         "T", "y", ":dump s"])
     rows = list(csv.DictReader(io.StringIO(read(d, "conv.csv").decode("utf-8"))))
+    folded = read(d, "conv.folded")
     shutil.rmtree(d, ignore_errors=True)
+    p = subprocess.run([opscope(), "flame", "--calls-of", "Conv", trace], capture_output=True,
+                       env=env_for(80, 24, False))
+    report(folded and p.returncode == 0 and folded == p.stdout,
+           "x to .folded on the tree of an op row writes `opscope flame --calls-of`'s stacks",
+           "%r\n%r" % (folded[:200], p.stdout[:200]))
     # y names `opscope tree --calls-of Conv`, which prints the same roots
     line = view_command(dumps.get("y"))
     argv = shlex.split(line)
