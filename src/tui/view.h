@@ -379,6 +379,10 @@ const char *osc_table_view_only(struct osc_view *v);
 /* The events of row `row` of table view v ((*members)[0 .. n)); 0 while it is computed. */
 size_t osc_table_view_members(struct osc_view *v, size_t row, const uint32_t **members);
 
+/* Row `row` of table view v as shown, with its members; NULL while it is computed. */
+const struct osc_agg_row *osc_table_view_row_shown(struct osc_view *v, size_t row,
+						   const uint32_t **members);
+
 /* What the instances view is opened with: a table view and the key of its row. */
 struct osc_instances_arg {
 	struct osc_view *parent;
@@ -390,15 +394,8 @@ struct osc_instances_arg {
 };
 
 /*
- * Row `row` of table view v becomes the row that views above it read
- * (osc_table_view_row: Enter's instances, T's tree); returns its key.
- */
-osc_str osc_table_view_pin(struct osc_view *v, size_t row);
-
-/*
- * The row of table view v pinned with key `key` (after rebuilding v if the
- * data changed), with its members; NULL when the row is gone. Defined in
- * view_table.c.
+ * Row of table view v keyed `key` (after rebuilding v if the data changed),
+ * with its members; NULL when the row is gone. Defined in view_table.c.
  */
 const struct osc_agg_row *osc_table_view_row(struct osc_tui *t, struct osc_view *v, osc_str key,
 					     const uint32_t **members);
@@ -519,11 +516,12 @@ unsigned osc_timeline_open(struct osc_tui *t);
 
 /* What the tree view is opened with (view_tree.c). */
 struct osc_tree_arg {
-	uint32_t event;          /* without parent: the whole tree with the event's op (or a
-				    kernel's launching op) selected; OSC_NONE: none */
-	struct osc_view *parent; /* a table view: the merged subtrees of the calls of its
-				    row keyed key (osc_table_view_row), else NULL */
-	osc_str key;
+	uint32_t event;              /* without row: the whole tree with the event's op (or
+					a kernel's launching op) selected; OSC_NONE: none */
+	const struct osc_agg_row *row; /* a table row: the merged subtrees of its calls
+					  (copied), else NULL */
+	enum osc_level level;        /* with row: its level */
+	const uint32_t *calls;       /* with row: its members as shown */
 };
 
 /*

@@ -71,7 +71,7 @@ struct table_view {
 	struct table_job job;
 	struct table_job ahead;   /* another level's rows, computed before they are asked for */
 	struct osc_ahead ah;      /* the levels whose rows computed ahead did not fit */
-	struct osc_agg_row drill; /* the row pinned (its identity, for the views above) */
+	struct osc_agg_row drill; /* the row Enter opened (its identity, for the instances) */
 	char *drill_path;         /* path level: that row's path (ids change on a rebuild) */
 	uint8_t *only;            /* per event: kept in the rows, or NULL for all */
 	const char *(*cell)(const void *ctx, size_t row, size_t col, char *buf, size_t size);
@@ -633,14 +633,7 @@ static void table_detail(struct osc_tui *t, struct osc_view *v, size_t row, stru
 /* Row x is the row Enter opened: the key and every component of the level. */
 static bool is_drill(const struct table_view *tv, const struct osc_agg_row *x)
 {
-	const struct osc_agg_row *y = &tv->drill;
-
-	if ((tv->agg.keys & OSC_KEY_PATH) &&
-	    (!tv->drill_path || strcmp(osc_strtab_get(&tv->agg.paths, x->path), tv->drill_path)))
-		return false;
-	return x->key == y->key && x->shape == y->shape && x->op == y->op && x->run == y->run &&
-	       x->category == y->category && x->module == y->module &&
-	       !memcmp(x->dims, y->dims, sizeof(x->dims));
+	return osc_agg_row_same(&tv->agg, x, &tv->drill, tv->drill_path);
 }
 
 /* Show level l's kept rows, when they are for the current runs and filter. */
@@ -831,7 +824,6 @@ static unsigned open_kernels(struct osc_tui *t, struct osc_view *v)
 static unsigned table_action(struct osc_tui *t, struct osc_view *v, enum osc_action a)
 {
 	struct table_view *tv = v->priv;
-	osc_str key;
 
 	switch (a) {
 	case OSC_ACT_NEXT_LEVEL:
@@ -874,9 +866,14 @@ static unsigned table_action(struct osc_tui *t, struct osc_view *v, enum osc_act
 					"(P shows the top rows per run)");
 			return OSC_R_REDRAW;
 		}
-		key = osc_table_view_pin(v, v->cur);
+		tv->drill = *osc_agg_row_at(&tv->agg, v->cur);
+		free(tv->drill_path);
+		tv->drill_path = tv->agg.keys & OSC_KEY_PATH
+			? osc_xstrdup(osc_strtab_get(&tv->agg.paths, tv->drill.path))
+			: NULL;
 		osc_view_push(t, a == OSC_ACT_ENTER ? &osc_view_instances : &osc_view_histogram,
-			      &(struct osc_instances_arg){ .parent = v, .key = key,
+			      &(struct osc_instances_arg){ .parent = v,
+							   .key = tv->drill.key,
 							   .path = tv->drill_path });
 		return OSC_R_REDRAW;
 	case OSC_ACT_MATRIX:
@@ -920,18 +917,6 @@ const char *osc_table_view_only(struct osc_view *v)
 }
 
 /* The members of the row keyed `key`, for the instances view (NULL if gone). */
-osc_str osc_table_view_pin(struct osc_view *v, size_t row)
-{
-	struct table_view *tv = v->priv;
-
-	tv->drill = *osc_agg_row_at(&tv->agg, row);
-	free(tv->drill_path);
-	tv->drill_path = tv->agg.keys & OSC_KEY_PATH
-		? osc_xstrdup(osc_strtab_get(&tv->agg.paths, tv->drill.path))
-		: NULL;
-	return tv->drill.key;
-}
-
 const struct osc_agg_row *osc_table_view_row(struct osc_tui *t, struct osc_view *v, osc_str key,
 					     const uint32_t **members)
 {
@@ -949,14 +934,22 @@ const struct osc_agg_row *osc_table_view_row(struct osc_tui *t, struct osc_view 
 	return NULL;
 }
 
-size_t osc_table_view_members(struct osc_view *v, size_t row, const uint32_t **members)
+const struct osc_agg_row *osc_table_view_row_shown(struct osc_view *v, size_t row,
+						   const uint32_t **members)
 {
 	struct table_view *tv = v->priv;
 
 	if (row >= tv->agg.nr || table_busy(v))
-		return 0;
+		return NULL;
 	*members = tv->agg.members + osc_agg_row_at(&tv->agg, row)->first;
-	return osc_agg_row_at(&tv->agg, row)->nr;
+	return osc_agg_row_at(&tv->agg, row);
+}
+
+size_t osc_table_view_members(struct osc_view *v, size_t row, const uint32_t **members)
+{
+	const struct osc_agg_row *r = osc_table_view_row_shown(v, row, members);
+
+	return r ? r->nr : 0;
 }
 
 /* The `opscope report` command printing the same CSV as the table. */

@@ -25,7 +25,8 @@
  * Opened from a table row of host ops (op, shape, dims, category, module,
  * run), the view shows the merged subtrees of the row's calls, whatever
  * their names (an ORT op row groups nodes of one op type, each named for
- * its node), re-read from the table when the runs change; from a path row,
+ * its node), read again for new runs (unfiltered: a filter keeps the paths
+ * through a match, as in the whole tree); from a path row,
  * a kernel, an instance or an event's detail, the whole tree with the path
  * to that op (a kernel's launching op) unfolded and selected.
  *
@@ -88,14 +89,19 @@ static const enum osc_tree_col core_col[NR_COLS] = {
 
 struct tree_view {
 	struct osc_tui *tui;
-	struct osc_view *parent;       /* the table whose row's calls are the roots, or NULL */
-	osc_str key;                   /* with parent: that row's key */
-	uint64_t *roots;               /* with parent: the calls' nodes (a bitmap over c's) */
-	size_t nr_calls;               /* with parent: the row's calls when last read */
+	bool of_row;                   /* the roots are the calls of a table row, like */
+	struct osc_agg_row like;       /* with of_row: that row (its identity) */
+	enum osc_level level;          /* with of_row: its level */
+	uint64_t *roots;               /* with of_row: the calls' nodes (a bitmap over c's) */
+	size_t nr_calls;               /* with of_row: the row's calls (roots) */
+	struct osc_runsel calls_sel;   /* with of_row: the runs roots are (to be) read for */
+	bool reread;                   /* the next merge reads the row's calls for its runs */
+	uint64_t *made_roots;          /* a merge's reread, taken in with its tree */
+	size_t made_calls;
 	uint32_t focus_event;          /* event to select after the build, or OSC_NONE */
 	const struct osc_calltree *c;         /* the trace's (trace_cache.h) */
 	const struct osc_correlation *corr;
-	const struct osc_tree_index *index;   /* with parent: c's index (trace_cache.h) */
+	const struct osc_tree_index *index;   /* with of_row: c's index (trace_cache.h) */
 	struct osc_view_job job;       /* the merge on a worker, into made */
 	struct osc_mtree made;
 	bool merged;                   /* m is a merge taken in (else none yet) */
@@ -173,9 +179,21 @@ static void tree_open(struct osc_tui *t, struct osc_view *v, const void *arg)
 	struct tree_view *tv = osc_xcalloc(1, sizeof(*tv));
 
 	tv->tui = t;
-	tv->parent = a ? a->parent : NULL;
-	tv->key = a ? a->key : OSC_STR_NONE;
-	tv->focus_event = a && !a->parent ? a->event : OSC_NONE;
+	tv->focus_event = a && !a->row ? a->event : OSC_NONE;
+	if (a && a->row) {
+		tv->of_row = true;
+		tv->like = *a->row;
+		tv->level = a->level;
+		tv->c = osc_trace_host_tree(&t->trace);
+		osc_runsel_copy(&tv->calls_sel, &t->sel);
+		if (osc_filter_is_empty(&t->filter)) { /* the row's members are its calls */
+			tv->roots = osc_xcalloc(osc_bits_words(tv->c->nr), sizeof(*tv->roots));
+			tv->nr_calls = a->row->nr;
+			osc_calltree_mark_calls(tv->c, a->calls, tv->nr_calls, tv->roots);
+		} else {
+			tv->reread = true;
+		}
+	}
 	v->priv = tv;
 	v->sort_col = COL_TOTAL;
 	v->sort_desc = true;
@@ -214,6 +232,9 @@ static void tree_close(struct osc_view *v)
 	release_tree(tv);
 	osc_tree_scratch_release(&tv->scratch);
 	free(tv->roots);
+	free(tv->made_roots);
+	if (tv->of_row)
+		osc_runsel_release(&tv->calls_sel);
 	free(tv);
 }
 
@@ -363,35 +384,48 @@ static void tree_sort(struct osc_tui *t, struct osc_view *v)
 		v->cur = tv->row_of[selected]; /* the same node stays selected */
 }
 
-/* Merge the tree the view shows for the run selection sel into out. */
-static void merge(const struct osc_tui *t, const struct tree_view *tv,
-		  const struct osc_runsel *sel, struct osc_mtree *out)
+/*
+ * Into made_roots and made_calls, the calls of the row like in the runs sel,
+ * unfiltered: a filter hides paths of the tree (as in the whole tree), not
+ * its roots.
+ */
+static void read_calls(const struct osc_tui *t, struct tree_view *tv,
+		       const struct osc_runsel *sel)
 {
-	if (tv->parent) /* a row's calls: read only their subtrees */
-		osc_mtree_build_subtree(&t->trace, tv->c, tv->corr, tv->index, &t->runs, sel,
-					tv->roots, out);
-	else
-		osc_mtree_build(&t->trace, tv->c, tv->corr, &t->runs, sel, OSC_STR_NONE, out);
+	struct osc_query q = {
+		.level = tv->level,
+		.runs = sel,
+		.categories = t->args->categories,
+		.reads = OSC_READS_MEMBERS,
+	};
+	struct osc_agg a;
+
+	osc_aggregate(&t->trace, &t->runs, &q, &a);
+	tv->made_roots = osc_xcalloc(osc_bits_words(tv->c->nr), sizeof(*tv->made_roots));
+	tv->made_calls = 0;
+	for (size_t r = 0; r < a.nr; r++)
+		if (osc_agg_row_same(&a, &a.rows[r], &tv->like, NULL)) {
+			tv->made_calls = a.rows[r].nr;
+			osc_calltree_mark_calls(tv->c, a.members + a.rows[r].first, a.rows[r].nr,
+						tv->made_roots);
+			break;
+		}
+	osc_agg_release(&a);
 }
 
-/*
- * The roots: the calls of the parent's row, read again (the runs may have
- * changed them); false while the parent computes its rows, whose coming in
- * builds this view again (tui.c's poll_jobs).
- */
-static bool read_calls(struct osc_tui *t, struct tree_view *tv)
+/* Merge the tree the view shows for the run selection sel into out. */
+static void merge(const struct osc_tui *t, struct tree_view *tv, const struct osc_runsel *sel,
+		  struct osc_mtree *out)
 {
-	const uint32_t *calls = NULL;
-	const struct osc_agg_row *row = osc_table_view_row(t, tv->parent, tv->key, &calls);
-	size_t words = osc_bits_words(tv->c->nr);
-
-	if (osc_view_busy(tv->parent))
-		return false;
-	free(tv->roots);
-	tv->roots = osc_xcalloc(words, sizeof(*tv->roots));
-	tv->nr_calls = row ? row->nr : 0;
-	osc_calltree_mark_calls(tv->c, calls, tv->nr_calls, tv->roots);
-	return true;
+	if (!tv->of_row) {
+		osc_mtree_build(&t->trace, tv->c, tv->corr, &t->runs, sel, OSC_STR_NONE, out);
+		return;
+	}
+	if (tv->reread)
+		read_calls(t, tv, sel);
+	/* the row's calls: read only their subtrees */
+	osc_mtree_build_subtree(&t->trace, tv->c, tv->corr, tv->index, &t->runs, sel,
+				tv->reread ? tv->made_roots : tv->roots, out);
 }
 
 static void merge_work(void *arg)
@@ -411,6 +445,13 @@ static void take_tree(struct osc_tui *t, struct osc_view *v, struct osc_mtree *m
 	tv->m = *m;
 	memset(m, 0, sizeof(*m));
 	tv->merged = true;
+	if (tv->reread) { /* the calls it was merged from */
+		free(tv->roots);
+		tv->roots = tv->made_roots;
+		tv->nr_calls = tv->made_calls;
+		tv->made_roots = NULL;
+		tv->reread = false;
+	}
 	n = tv->m.nr ? tv->m.nr : 1;
 	words = (n + 63) / 64;
 	tv->folded = osc_xcalloc(words, sizeof(*tv->folded));
@@ -453,10 +494,13 @@ static void tree_build(struct osc_tui *t, struct osc_view *v)
 	}
 	tv->c = osc_trace_host_tree(&t->trace);
 	tv->corr = osc_trace_correlation(&t->trace);
-	if (tv->parent) {
+	if (tv->of_row) {
 		tv->index = osc_trace_tree_index(&t->trace);
-		if (!read_calls(t, tv))
-			return;
+		if (!osc_runsel_same(&tv->calls_sel, &t->sel)) { /* new runs: their calls */
+			osc_runsel_release(&tv->calls_sel);
+			osc_runsel_copy(&tv->calls_sel, &t->sel);
+			tv->reread = true;
+		}
 	}
 	if (osc_view_jobs_wanted(t) && osc_view_job_start(t, &tv->job, merge_work, tv)) {
 		osc_view_job_wait_briefly(t, v, &tv->job);
@@ -470,25 +514,14 @@ static bool tree_busy(struct osc_view *v)
 {
 	struct tree_view *tv = v->priv;
 
-	return tv->job.running || (tv->parent && osc_view_busy(tv->parent));
+	return tv->job.running;
 }
 
-/*
- * The worker's tree comes in; after a change of runs meanwhile, the next
- * merge starts. While the parent computes its rows, the row's calls, they
- * are taken in here too (a script's settle polls this view alone), and the
- * merge starts.
- */
+/* The worker's tree comes in; after a change of runs meanwhile, the next merge starts. */
 static bool tree_poll(struct osc_tui *t, struct osc_view *v)
 {
 	struct tree_view *tv = v->priv;
 
-	if (!tv->job.running && tv->parent && osc_view_busy(tv->parent)) {
-		if (!osc_view_poll(t, tv->parent))
-			return false;
-		tree_build(t, v);
-		return true;
-	}
 	if (!osc_view_job_finished(&tv->job))
 		return false;
 	osc_view_job_join(&tv->job);
@@ -602,18 +635,18 @@ static char *tree_command(struct osc_tui *t, struct osc_view *v)
 {
 	struct tree_view *tv = v->priv;
 
-	if (!tv->parent)
+	if (!tv->of_row)
 		return osc_cli_line_tree(t, NULL);
-	if (osc_table_view_level(tv->parent) != OSC_LEVEL_OP)
+	if (tv->level != OSC_LEVEL_OP)
 		return NULL;
-	return osc_cli_line_tree(t, osc_trace_str(&t->trace, tv->key));
+	return osc_cli_line_tree(t, osc_trace_str(&t->trace, tv->like.key));
 }
 
 static void tree_title(struct osc_tui *t, struct osc_view *v, char *buf, size_t size)
 {
 	struct tree_view *tv = v->priv;
 	const char *updating = tree_busy(v) ? ", updating..." : "";
-	const char *of = tv->parent ? osc_names_get(&t->names, &t->trace, tv->key) : NULL;
+	const char *of = tv->of_row ? osc_names_get(&t->names, &t->trace, tv->like.key) : NULL;
 
 	if (!tv->merged)
 		snprintf(buf, size, "call tree%s%s (merging...)", of ? " of " : "", of ? of : "");
@@ -842,17 +875,19 @@ const struct osc_view_ops osc_view_tree = {
 unsigned osc_tree_open(struct osc_tui *t)
 {
 	struct osc_view *v = osc_tui_top(t);
-	struct osc_tree_arg a = { OSC_NONE, NULL, OSC_STR_NONE };
+	struct osc_tree_arg a = { .event = OSC_NONE };
+	const struct osc_agg_row *row = NULL;
 	const uint32_t *calls;
 
 	if (osc_tui_warming(t, "the call tree", OSC_WARM_LINKS) || osc_tui_wait_rows(t, v, "T"))
 		return OSC_R_REDRAW;
-	/* a row of host ops: the merged subtrees of its calls */
-	if (v->ops == &osc_view_table && osc_table_view_level(v) != OSC_LEVEL_PATH &&
-	    osc_table_view_members(v, v->cur, &calls) &&
-	    t->trace.events[calls[0]].kind == OSC_KIND_HOST_OP) {
-		a.parent = v;
-		a.key = osc_table_view_pin(v, v->cur);
+	if (v->ops == &osc_view_table && osc_table_view_level(v) != OSC_LEVEL_PATH)
+		row = osc_table_view_row_shown(v, v->cur, &calls);
+	if (row && row->nr && t->trace.events[calls[0]].kind == OSC_KIND_HOST_OP) {
+		/* a row of host ops: the merged subtrees of its calls */
+		a.row = row;
+		a.level = osc_table_view_level(v);
+		a.calls = calls;
 	} else if (v->ops->row_event && v->tab.nr_rows) {
 		/* a path row: that path in the whole tree; a kernel, its launching op */
 		a.event = v->ops->row_event(t, v, v->cur);

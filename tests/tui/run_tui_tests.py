@@ -763,6 +763,20 @@ def check_tree_of_an_op_type():
            "(200 calls, 20 paths" in every.split("\n")[0] and wide == rows,
            "the tree of a row opened on one run takes the row's calls again on every run",
            "%s%s\n%s" % (err, one, every))
+    # a filter hides paths of the tree, not its roots, also when the runs change under it
+    kineto = os.path.join(SAMPLES, "kineto-sampled-rank0.json.gz")
+    rc, err, d, dumps = run_keys(kineto, [":find aten::linear", "T", ":dump all",
+                                          ":filter aten::addmm", ":dump f", ":runs 1",
+                                          ":dump f1", ":filter", ":dump one"])
+    shutil.rmtree(d, ignore_errors=True)
+    lines = {k: (dumps.get(k) or "").splitlines() for k in ("all", "f", "f1", "one")}
+    addmm = {k: [l.split()[-6:] for l in v if "aten::addmm" in l and "filter:" not in l]
+             for k, v in lines.items()}
+    report(rc == 0 and "(113 calls" in lines["f"][0] and addmm["f"] == addmm["all"][:1] and
+           "(56 calls" in lines["f1"][0] and addmm["f1"] == addmm["one"][:1] and
+           len(addmm["f1"]) == 1,
+           "a filter in the tree of an op row keeps the paths through a match, whatever the "
+           "runs", "%s%s" % (err, "\n".join(lines["f1"][:6])))
 
 
 def check_tree_in_background():

@@ -279,6 +279,14 @@ static inline const struct osc_agg_row *osc_agg_row_at(const struct osc_agg *a, 
 }
 
 /*
+ * Whether row x of a is the row `like` (from an aggregate of the same level,
+ * over any runs or filter): the same key and every other component of the
+ * level; at the path level, like_path is like's whole path.
+ */
+bool osc_agg_row_same(const struct osc_agg *a, const struct osc_agg_row *x,
+		      const struct osc_agg_row *like, const char *like_path);
+
+/*
  * Roofline (roofline.h): each row's work, the sum over its members of
  * osc_work_of(op key, shape[, its args]), NAN when any member's is unknown
  * (a convolution's or an attention's args are read per member with

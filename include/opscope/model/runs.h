@@ -112,6 +112,8 @@ enum osc_status osc_runsel_parse(const char *spec, size_t nr_runs, bool warmup,
 void osc_runsel_release(struct osc_runsel *s);
 /* A copy of from into to (to is set up here: release it). */
 void osc_runsel_copy(struct osc_runsel *to, const struct osc_runsel *from);
+/* True when a and b select the same runs (whatever their specs). */
+bool osc_runsel_same(const struct osc_runsel *a, const struct osc_runsel *b);
 
 /* True when event ev is in a selected run. */
 static inline bool osc_runsel_has_event(const struct osc_runsel *s,

@@ -1302,6 +1302,17 @@ void osc_agg_release(struct osc_agg *a)
 	memset(a, 0, sizeof(*a));
 }
 
+bool osc_agg_row_same(const struct osc_agg *a, const struct osc_agg_row *x,
+		      const struct osc_agg_row *like, const char *like_path)
+{
+	if ((a->keys & OSC_KEY_PATH) &&
+	    (!like_path || strcmp(osc_strtab_get(&a->paths, x->path), like_path)))
+		return false;
+	return x->key == like->key && x->shape == like->shape && x->op == like->op &&
+	       x->run == like->run && x->category == like->category &&
+	       x->module == like->module && !memcmp(x->dims, like->dims, sizeof(x->dims));
+}
+
 size_t osc_agg_bytes(const struct osc_agg *a)
 {
 	size_t per_row = sizeof(*a->rows) + sizeof(*a->identity) +

@@ -332,6 +332,11 @@ void osc_runsel_copy(struct osc_runsel *to, const struct osc_runsel *from)
 	to->spec = osc_xstrdup(from->spec ? from->spec : "default");
 }
 
+bool osc_runsel_same(const struct osc_runsel *a, const struct osc_runsel *b)
+{
+	return a->nr_runs == b->nr_runs && !memcmp(a->on, b->on, a->nr_runs);
+}
+
 /* Segments shown before the description elides the middle of a long list. */
 #define DESCRIBE_HEAD 6
 
