@@ -79,6 +79,25 @@ Test(runsel, all)
 	expect_sel("  all ", 2, false, "11");
 }
 
+/* Two specs selecting the same runs are the same selection; another run is not. */
+Test(runsel, same_runs_whatever_the_spec)
+{
+	struct osc_runsel a, b, c, d;
+	struct osc_error err;
+
+	cr_assert_eq(osc_runsel_parse("[1, 2, 3]", 5, false, &a, &err), OSC_OK);
+	cr_assert_eq(osc_runsel_parse("1:4", 5, false, &b, &err), OSC_OK);
+	cr_assert_eq(osc_runsel_parse("[1, 2]", 5, false, &c, &err), OSC_OK);
+	cr_assert_eq(osc_runsel_parse("[1, 2]", 6, false, &d, &err), OSC_OK);
+	cr_expect(osc_runsel_same(&a, &b));
+	cr_expect(!osc_runsel_same(&a, &c));
+	cr_expect(!osc_runsel_same(&c, &d), "the same runs of another trace");
+	osc_runsel_release(&a);
+	osc_runsel_release(&b);
+	osc_runsel_release(&c);
+	osc_runsel_release(&d);
+}
+
 Test(runsel, single_indices)
 {
 	expect_sel("3", 5, false, "00010");
