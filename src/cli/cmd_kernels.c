@@ -267,25 +267,13 @@ static enum osc_status run_kernels(const struct osc_cli_tree *o, struct osc_cli_
 	struct kctx k = { .d = d, .decimals = o->format == OSC_EXPORT_TABLE ? 3 : 6,
 			  .us = !o->legacy };
 	struct osc_column shown[NR_COLS];
-	const char *keys[] = { "trace", "format", "runs", "categories", "filter", "rows" };
-	const char *values[6];
-	const char *json[6] = { [2] = d->runs_json };
-	struct osc_export_meta meta = { keys, values, 6, json };
+	struct osc_cli_tree_meta mt;
 	struct osc_table table;
-	char *filter_text, *rows_text, *rows_json;
 	enum osc_status st;
 
 	build_rows(&k, &o->filter);
-	filter_text = osc_filter_describe(&o->filter);
-	rows_text = osc_xasprintf("%zu", k.nr);
-	rows_json = osc_cli_rows_json(k.nr, k.nr, "");
-	json[5] = rows_json;
-	values[0] = osc_cli_input_name(o->path);
-	values[1] = osc_format_name(d->trace.format);
-	values[2] = d->runs_text;
-	values[3] = d->cats_text;
-	values[4] = *filter_text ? filter_text : "none";
-	values[5] = rows_text;
+	osc_cli_tree_meta_init(&mt, o, d, osc_xasprintf("%zu", k.nr),
+			       osc_cli_rows_json(k.nr, k.nr, ""));
 	memcpy(shown, cols, sizeof(shown));
 	if (o->legacy)
 		for (int c = 0; c < NR_COLS; c++)
@@ -297,12 +285,10 @@ static enum osc_status run_kernels(const struct osc_cli_tree *o, struct osc_cli_
 		.cell = kcell,
 		.ctx = &k,
 	};
-	st = osc_cli_tree_write(o, &table, &meta, err);
+	st = osc_cli_tree_write(o, &table, &mt.meta, err);
 	if (st == OSC_OK && !osc_export_has_meta(o->format))
 		fprintf(stderr, "opscope: using %s\n", d->runs_text);
-	free(filter_text);
-	free(rows_text);
-	free(rows_json);
+	osc_cli_tree_meta_release(&mt);
 	free(k.rows);
 	free(k.text);
 	return st;

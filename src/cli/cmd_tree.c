@@ -78,8 +78,7 @@ static const struct osc_cli_option tree_options[] = {
 	  "keep paths through names matching PAT, exact or wildcard (repeatable)", ALL },
 	{ OPT_REGEX, "regex", 'e', "RE", "keep paths through names matching the regex RE", ALL },
 	{ OPT_CALLS_OF, "calls-of", 0, "PAT",
-	  "only the subtrees of calls of ops matching PAT by name or op type (repeatable)",
-	  OSC_TREE_MODE_TREE | OSC_TREE_MODE_FLAME },
+	  "only the subtrees of calls of ops matching PAT by name or op type (repeatable)", ALL },
 	{ OPT_MODULES, "modules", 'M', NULL,
 	  "the nn.Module hierarchy (python_function 'nn.Module: X' events) instead",
 	  OSC_TREE_MODE_TREE },
@@ -415,6 +414,38 @@ void osc_cli_tree_data_release(struct osc_cli_tree_data *d)
 	osc_trace_release(&d->trace);
 }
 
+void osc_cli_tree_meta_init(struct osc_cli_tree_meta *m, const struct osc_cli_tree *o,
+			    const struct osc_cli_tree_data *d, char *rows_text, char *rows_json)
+{
+	static const char *const keys[7] = { "trace",  "format", "runs",    "categories",
+					     "filter", "rows",   "calls_of" };
+
+	memset(m, 0, sizeof(*m));
+	memcpy(m->keys, keys, sizeof(keys));
+	m->filter_text = osc_filter_describe(&o->filter);
+	m->calls_text = osc_filter_describe(&o->calls_of);
+	m->rows_text = rows_text;
+	m->rows_json = rows_json;
+	m->values[0] = osc_cli_input_name(o->path);
+	m->values[1] = osc_format_name(d->trace.format);
+	m->values[2] = d->runs_text;
+	m->values[3] = d->cats_text;
+	m->values[4] = *m->filter_text ? m->filter_text : "none";
+	m->values[5] = rows_text;
+	m->values[6] = m->calls_text;
+	m->json[2] = d->runs_json;
+	m->json[5] = rows_json;
+	m->meta = (struct osc_export_meta){ m->keys, m->values, *m->calls_text ? 7 : 6, m->json };
+}
+
+void osc_cli_tree_meta_release(struct osc_cli_tree_meta *m)
+{
+	free(m->filter_text);
+	free(m->calls_text);
+	free(m->rows_text);
+	free(m->rows_json);
+}
+
 enum osc_status osc_cli_tree_write(const struct osc_cli_tree *o, const struct osc_table *t,
 				   const struct osc_export_meta *meta, struct osc_error *err)
 {
@@ -744,14 +775,7 @@ static enum osc_status run_tree(const struct osc_cli_tree *o, struct osc_cli_tre
 	uint32_t *rows;
 	struct osc_tree_table_ctx ctx;
 	struct osc_table table;
-	const char *keys[] = { "trace", "format", "runs", "categories", "filter", "rows",
-			       "calls_of" };
-	const char *values[7];
-	const char *json[7] = { [2] = d->runs_json };
-	char *calls_text = osc_filter_describe(&o->calls_of);
-	/* calls_of only when given: the meta of the whole tree stays as it was */
-	struct osc_export_meta meta = { keys, values, *calls_text ? 7 : 6, json };
-	char *filter_text, *rows_text, *rows_json;
+	struct osc_cli_tree_meta mt;
 	size_t n = d->m.nr ? d->m.nr : 1;
 	enum osc_status st;
 
@@ -772,31 +796,19 @@ static enum osc_status run_tree(const struct osc_cli_tree *o, struct osc_cli_tre
 		.scratch = &scratch,
 		.names = &d->names,
 	};
-	filter_text = osc_filter_describe(&o->filter);
-	rows_text = osc_xasprintf("%zu of %zu", ctx.nr_rows, d->m.nr);
-	rows_json = osc_cli_rows_json(ctx.nr_rows, d->m.nr, "");
-	json[5] = rows_json;
-	values[0] = osc_cli_input_name(o->path);
-	values[1] = osc_format_name(d->trace.format);
-	values[2] = d->runs_text;
-	values[3] = d->cats_text;
-	values[4] = *filter_text ? filter_text : "none";
-	values[5] = rows_text;
-	values[6] = calls_text;
+	osc_cli_tree_meta_init(&mt, o, d, osc_xasprintf("%zu of %zu", ctx.nr_rows, d->m.nr),
+			       osc_cli_rows_json(ctx.nr_rows, d->m.nr, ""));
 	if (o->format == OSC_EXPORT_TABLE) {
-		struct text_arg a = { o, d, &ctx, last, &meta };
+		struct text_arg a = { o, d, &ctx, last, &mt.meta };
 
 		st = osc_write_file(o->output, o->export_flags, text_fn, &a, err);
 	} else {
 		osc_tree_table(&ctx, &table);
-		st = osc_cli_tree_write(o, &table, &meta, err);
+		st = osc_cli_tree_write(o, &table, &mt.meta, err);
 		if (st == OSC_OK && !osc_export_has_meta(o->format))
 			fprintf(stderr, "opscope: using %s\n", d->runs_text);
 	}
-	free(filter_text);
-	free(calls_text);
-	free(rows_text);
-	free(rows_json);
+	osc_cli_tree_meta_release(&mt);
 	osc_tree_scratch_release(&scratch);
 	free(keep);
 	free(last);

@@ -84,6 +84,22 @@ typedef enum osc_status (*osc_cli_tree_fn)(const struct osc_cli_tree *o,
 int osc_cli_tree_main(int argc, char **argv, unsigned mode, void (*help)(void),
 		      osc_cli_tree_fn run);
 
+/*
+ * The meta of tree and kernels: trace, format, runs, categories, filter,
+ * rows, and calls_of when --calls-of is given (the whole tree's meta stays
+ * as it was).
+ */
+struct osc_cli_tree_meta {
+	const char *keys[7], *values[7], *json[7];
+	char *filter_text, *calls_text, *rows_text, *rows_json;
+	struct osc_export_meta meta;
+};
+
+/* Fill m for o and d; rows_text and rows_json (osc_cli_rows_json) become m's. */
+void osc_cli_tree_meta_init(struct osc_cli_tree_meta *m, const struct osc_cli_tree *o,
+			    const struct osc_cli_tree_data *d, char *rows_text, char *rows_json);
+void osc_cli_tree_meta_release(struct osc_cli_tree_meta *m);
+
 /* Write the table t as o asks (-o, --format); meta for text and JSON. */
 enum osc_status osc_cli_tree_write(const struct osc_cli_tree *o, const struct osc_table *t,
 				   const struct osc_export_meta *meta, struct osc_error *err);

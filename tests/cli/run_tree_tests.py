@@ -10,7 +10,8 @@ applies; read the diff before committing.
 
 Besides the goldens: the totals of every merged call path (count, host,
 device, launch, kernel count) of the CSV are compared with recompute_tree.py
-on several traces and run selections; JSON agrees with CSV; errors are one
+on several traces and run selections, with and without --calls-of; kernels
+--calls-of sums to the calls' device time; JSON agrees with CSV; errors are one
 line and exit 2. Kernel names are those of `opscope report --by kernel` in
 every name style (demangled by default). Cases on ../shared/traces skip
 cleanly when it is absent.
@@ -156,6 +157,24 @@ def compare(path, extra, mon, host, dev):
     if not got and want:
         problems.append("no rows")
     return problems
+
+
+def calls_of_kernels(res):
+    """kernels --calls-of: the kernels of the calls' subtrees, their stacks from a call down,
+    their device time the roots' device_total_us in tree --calls-of."""
+    for path, op in ((KINETO, "aten::linear"), (ROCM, "aten::mm")):
+        args = ["--calls-of", op, "--format", "csv", path]
+        tree, kern = testlib.run(["tree"] + args), testlib.run(["kernels"] + args)
+        roots = [r for r in csv.DictReader(io.StringIO(tree.text)) if "$$" not in r["name"]]
+        rows = list(csv.DictReader(io.StringIO(kern.text)))
+        want = sum(ns_us(r["device_total_us"]) for r in roots)
+        got = sum(ns_us(r["total_us"]) for r in rows)
+        problems = [] if tree.rc == 0 and kern.rc == 0 and rows and got == want else \
+            ["kernels sum to %d ns, the roots' device time %d (%s %s)" %
+             (got, want, tree.describe(), kern.describe())]
+        problems += ["stack %s" % r["op_stack"] for r in rows
+                     if r["op_stack"].split("$$")[0] not in {x["name"] for x in roots}][:3]
+        res.check("kernels --calls-of %s %s" % (op, os.path.basename(path)), problems)
 
 
 def resolve(args, shared):
@@ -381,6 +400,7 @@ def main():
     res = testlib.Results()
     golden(res, update)
     recomputed(res)
+    calls_of_kernels(res)
     structure(res)
     names(res)
     errors(res)
