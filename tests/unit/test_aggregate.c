@@ -806,6 +806,47 @@ Test(aggregate, real_kineto_kernels_with_regex)
 	osc_trace_release(&t);
 }
 
+/*
+ * A row found again (osc_agg_row_same) in an aggregate of the same level,
+ * with or without the category and module figures (op level), or with its
+ * shapes (shape level): each row matches the one row of the same key (and
+ * shape) in the other, and none of another.
+ */
+Test(aggregate, the_same_row_whatever_the_figures)
+{
+	static const enum osc_level levels[] = { OSC_LEVEL_OP, OSC_LEVEL_SHAPE };
+	struct osc_trace t;
+	size_t others = 0;
+
+	fx_load(&t, "samples/kineto-sampled-rank0.json.gz");
+	for (size_t k = 0; k < sizeof(levels) / sizeof(levels[0]); k++) {
+		struct osc_query with = { .level = levels[k], .category = true, .module = true };
+		struct osc_query bare = { .level = levels[k], .reads = OSC_READS_MEMBERS };
+		struct osc_agg a, b;
+
+		osc_aggregate(&t, NULL, &with, &a);
+		osc_aggregate(&t, NULL, &bare, &b);
+		cr_assert_eq(a.nr, b.nr);
+		for (size_t i = 0; i < a.nr; i++) {
+			size_t found = 0;
+
+			for (size_t j = 0; j < b.nr; j++) {
+				bool same = osc_agg_row_same(&b, &b.rows[j], &a.rows[i], NULL);
+
+				found += same;
+				cr_assert_eq(same, b.rows[j].key == a.rows[i].key &&
+						       b.rows[j].shape == a.rows[i].shape);
+				others += b.rows[j].key == a.rows[i].key && !same;
+			}
+			cr_assert_eq(found, 1, "%s", osc_trace_str(&t, a.rows[i].key));
+		}
+		osc_agg_release(&a);
+		osc_agg_release(&b);
+	}
+	cr_expect_gt(others, 0, "some op has rows of several shapes");
+	osc_trace_release(&t);
+}
+
 /* From ../shared/traces: 11,715 ORT nodes, statistics checked against sorting. */
 Test(aggregate, real_shared_ort_bert_matches_sorting)
 {

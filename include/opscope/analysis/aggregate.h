@@ -279,9 +279,10 @@ static inline const struct osc_agg_row *osc_agg_row_at(const struct osc_agg *a, 
 }
 
 /*
- * Whether row x of a is the row `like` (from an aggregate of the same level,
- * over any runs or filter): the same key and every other component of the
- * level; at the path level, like_path is like's whole path.
+ * Whether row x of a is the row `like` (from an aggregate of the same level
+ * and keys, over any runs or filter, with or without the figures a query may
+ * add): the same key and every other component of a->keys; at the path
+ * level, like_path is like's whole path.
  */
 bool osc_agg_row_same(const struct osc_agg *a, const struct osc_agg_row *x,
 		      const struct osc_agg_row *like, const char *like_path);

@@ -1305,12 +1305,19 @@ void osc_agg_release(struct osc_agg *a)
 bool osc_agg_row_same(const struct osc_agg *a, const struct osc_agg_row *x,
 		      const struct osc_agg_row *like, const char *like_path)
 {
-	if ((a->keys & OSC_KEY_PATH) &&
+	unsigned k = a->keys;
+
+	/* only the level's own components: a row's category or module at the op
+	   level is a figure (osc_query.category, .module), not part of its key */
+	if ((k & OSC_KEY_PATH) &&
 	    (!like_path || strcmp(osc_strtab_get(&a->paths, x->path), like_path)))
 		return false;
-	return x->key == like->key && x->shape == like->shape && x->op == like->op &&
-	       x->run == like->run && x->category == like->category &&
-	       x->module == like->module && !memcmp(x->dims, like->dims, sizeof(x->dims));
+	return x->key == like->key && (!(k & OSC_KEY_SHAPE) || x->shape == like->shape) &&
+	       (!(k & OSC_KEY_OP) || x->op == like->op) &&
+	       (!(k & OSC_KEY_RUN) || x->run == like->run) &&
+	       (!(k & OSC_KEY_CATEGORY) || x->category == like->category) &&
+	       (!(k & OSC_KEY_MODULE) || x->module == like->module) &&
+	       (!(k & OSC_KEY_DIMS) || !memcmp(x->dims, like->dims, sizeof(x->dims)));
 }
 
 size_t osc_agg_bytes(const struct osc_agg *a)
