@@ -68,7 +68,7 @@ Test(category, names_round_trip)
 		enum osc_category got;
 
 		cr_assert(osc_category_parse(osc_category_name((enum osc_category)c), &got));
-		cr_expect_eq(got, c);
+		cr_expect_eq(got, (enum osc_category)c);
 	}
 	cr_expect_not(osc_category_parse("gemm", &(enum osc_category){ 0 }), "case-sensitive");
 }

@@ -948,7 +948,7 @@ Test(load, zstd_long_window)
 /* xz, bzip2, lz4 and zip are named, with the command that opens them. */
 Test(load, other_compressors_are_named)
 {
-	static const char *const heads[] = { "\xfd" "7zXZ\0\0\0\0", "BZh91AY&SY", "PK\x03\x04\0\0" };
+	static const char *const heads[] = { "\xfd\x37zXZ\0\0\0\0", "BZh91AY&SY", "PK\x03\x04\0\0" };
 	static const char *const names[] = { "xz-compressed", "bzip2-compressed", "zip-compressed" };
 
 	for (size_t i = 0; i < 3; i++) {

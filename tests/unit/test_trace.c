@@ -528,7 +528,10 @@ static void expect_extras(const struct osc_trace *tr, size_t n, int from)
 
 		cr_assert(idx % 7, "a flow among the events");
 		snprintf(op, sizeof(op), own ? "op%d" : "e%d", idx);
-		snprintf(prov, sizeof(prov), own ? "p%d" : "", idx);
+		if (own)
+			snprintf(prov, sizeof(prov), "p%d", idx);
+		else
+			prov[0] = '\0';
 		cr_assert_str_eq(osc_trace_str(tr, osc_trace_op(tr, i)), op, "event %zu", i);
 		cr_assert_str_eq(osc_trace_str(tr, osc_trace_provider(tr, i)), prov, "event %zu", i);
 	}
