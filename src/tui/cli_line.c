@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "opscope/base/alloc.h"
+#include "opscope/model/filter.h"
 #include "cli_line.h"
 
 char *osc_cli_line_arg(char *line, const char *s)
@@ -95,22 +96,6 @@ char *osc_cli_line_format(char *line, enum osc_export_format f)
 	return osc_cli_line_arg(osc_cli_line_arg(line, "--format"), osc_export_format_name(f));
 }
 
-/* A pattern matching name alone (filter.h): its wildcard characters quoted, if any. */
-static char *exact_pattern(const char *name)
-{
-	char *out = osc_xmalloc(strlen(name) * 2 + 1), *o = out;
-
-	if (!strpbrk(name, "*?["))
-		return strcpy(out, name);
-	for (const char *p = name; *p; p++) {
-		if (strchr("*?[\\", *p))
-			*o++ = '\\';
-		*o++ = *p;
-	}
-	*o = '\0';
-	return out;
-}
-
 char *osc_cli_line_tree(struct osc_tui *t, const char *calls_of)
 {
 	char *line = osc_xstrdup("opscope tree"), *out;
@@ -119,7 +104,7 @@ char *osc_cli_line_tree(struct osc_tui *t, const char *calls_of)
 		line = osc_cli_line_arg(line, t->args->path);
 	line = selection(t, names(t, line, OSC_LEVEL_KERNEL));
 	if (calls_of) {
-		char *pattern = exact_pattern(calls_of);
+		char *pattern = osc_pattern_exact(calls_of);
 
 		line = osc_cli_line_arg(osc_cli_line_arg(line, "--calls-of"), pattern);
 		free(pattern);

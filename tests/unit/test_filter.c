@@ -276,3 +276,19 @@ Test(filter, cache_without_filter_passes_everything)
 	osc_filter_release(&empty);
 	osc_trace_release(&t);
 }
+
+/* osc_pattern_exact: a name with wildcard characters matches itself alone. */
+Test(filter, exact_pattern_of_a_name)
+{
+	static const char *const names[] = { "aten::mm", "a*b", "x?[y]", "back\\slash*", "" };
+	static const char *const others[] = { "aten::mmm", "aXb", "xZy", "back\\slashX", "x" };
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		char *p = osc_pattern_exact(names[i]);
+
+		cr_expect(osc_pattern_match(p, names[i], strlen(names[i])), "%s by %s", names[i], p);
+		cr_expect(!osc_pattern_match(p, others[i], strlen(others[i])), "%s by %s",
+			  others[i], p);
+		free(p);
+	}
+}

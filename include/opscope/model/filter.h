@@ -34,6 +34,12 @@ void osc_filter_release(struct osc_filter *f);
  */
 bool osc_pattern_match(const char *pattern, const char *name, size_t len);
 
+/*
+ * A pattern that matches name and nothing else (a new string): name itself,
+ * or, when it has any of `*?[`, those and backslashes quoted with a backslash.
+ */
+char *osc_pattern_exact(const char *name);
+
 /* Add a wildcard or exact pattern (copied). */
 void osc_filter_add_pattern(struct osc_filter *f, const char *pattern);
 

@@ -121,6 +121,21 @@ static bool is_wildcard(const char *pattern)
 	return strpbrk(pattern, "*?[") != NULL;
 }
 
+char *osc_pattern_exact(const char *name)
+{
+	char *out = osc_xmalloc(strlen(name) * 2 + 1), *o = out;
+
+	if (!is_wildcard(name))
+		return strcpy(out, name);
+	for (const char *p = name; *p; p++) {
+		if (strchr("*?[\\", *p))
+			*o++ = '\\';
+		*o++ = *p;
+	}
+	*o = '\0';
+	return out;
+}
+
 /* fnmatch wants a NUL-terminated name; names from the model are, others get copied. */
 static bool wildcard_match(const char *pattern, const char *name, size_t len)
 {
