@@ -173,6 +173,15 @@ static void flatten(struct tree_view *tv)
 	tv->ctx.nr_rows = tv->path_ctx.nr_rows = tv->nr_rows;
 }
 
+/* A new bitmap over c's nodes with the nodes of the n events calls. */
+static uint64_t *roots_of(const struct osc_calltree *c, const uint32_t *calls, size_t n)
+{
+	uint64_t *roots = osc_xcalloc(osc_bits_words(c->nr), sizeof(*roots));
+
+	osc_calltree_mark_calls(c, calls, n, roots);
+	return roots;
+}
+
 static void tree_open(struct osc_tui *t, struct osc_view *v, const void *arg)
 {
 	const struct osc_tree_arg *a = arg;
@@ -187,9 +196,8 @@ static void tree_open(struct osc_tui *t, struct osc_view *v, const void *arg)
 		tv->c = osc_trace_host_tree(&t->trace);
 		osc_runsel_copy(&tv->calls_sel, &t->sel);
 		if (osc_filter_is_empty(&t->filter)) { /* the row's members are its calls */
-			tv->roots = osc_xcalloc(osc_bits_words(tv->c->nr), sizeof(*tv->roots));
 			tv->nr_calls = a->row->nr;
-			osc_calltree_mark_calls(tv->c, a->calls, tv->nr_calls, tv->roots);
+			tv->roots = roots_of(tv->c, a->calls, tv->nr_calls);
 		} else {
 			tv->reread = true;
 		}
@@ -399,17 +407,14 @@ static void read_calls(const struct osc_tui *t, struct tree_view *tv,
 		.reads = OSC_READS_MEMBERS,
 	};
 	struct osc_agg a;
+	size_t r = 0;
 
 	osc_aggregate(&t->trace, &t->runs, &q, &a);
-	tv->made_roots = osc_xcalloc(osc_bits_words(tv->c->nr), sizeof(*tv->made_roots));
-	tv->made_calls = 0;
-	for (size_t r = 0; r < a.nr; r++)
-		if (osc_agg_row_same(&a, &a.rows[r], &tv->like, NULL)) {
-			tv->made_calls = a.rows[r].nr;
-			osc_calltree_mark_calls(tv->c, a.members + a.rows[r].first, a.rows[r].nr,
-						tv->made_roots);
-			break;
-		}
+	while (r < a.nr && !osc_agg_row_same(&a, &a.rows[r], &tv->like, NULL))
+		r++;
+	tv->made_calls = r < a.nr ? a.rows[r].nr : 0; /* none in these runs */
+	tv->made_roots = roots_of(tv->c, r < a.nr ? a.members + a.rows[r].first : NULL,
+				  tv->made_calls);
 	osc_agg_release(&a);
 }
 
