@@ -47,6 +47,7 @@ Rules implemented here:
 
 import argparse
 import bisect
+import collections
 import csv
 import decimal
 import fnmatch
@@ -54,9 +55,11 @@ import gzip
 import io
 import json
 import math
+import os
 import re
 import statistics
 import sys
+import threading
 
 COLUMNS = ["name", "count", "total_us", "mean_us", "min_us", "max_us", "p50_us",
            "p90_us", "p99_us", "stddev_us"]
@@ -117,8 +120,39 @@ def _salvage_array(text, pos, dec):
             pos += 1
 
 
+# The last files read and traces built, by file identity: a test suite asks
+# for the same trace many times. What they hold is shared, so callers only read it.
+_CACHE_SIZE = 8
+_cache = collections.OrderedDict()
+_cache_lock = threading.Lock()
+
+
+def _cached(kind, path, build):
+    """build() once per kind and file (path, size, mtime, inode) among the last read."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return build()  # let it fail with its own error
+    key = (kind, os.path.realpath(path), st.st_size, st.st_mtime_ns, st.st_ino)
+    with _cache_lock:
+        if key in _cache:
+            _cache.move_to_end(key)
+            return _cache[key]
+    value = build()
+    with _cache_lock:
+        _cache[key] = value
+        while len(_cache) > _CACHE_SIZE:
+            _cache.popitem(last=False)
+    return value
+
+
 def load_events(path):
-    """Return (events, truncated, top_array): the raw dicts of traceEvents."""
+    """Return (events, truncated, top_array): the raw dicts of traceEvents,
+    shared with other callers (read them, do not change them)."""
+    return _cached("events", path, lambda: _parse_events(path))
+
+
+def _parse_events(path):
     text = _read_text(path)
     dec = _decoder()
     try:
@@ -351,6 +385,17 @@ def launch_frames(ops, launches, frames, device_corr):
 
 class Trace:
     def __init__(self, path):
+        built = _cached("trace", path, lambda: Trace._built(path))
+        # a shallow copy: the lists are shared, ignore_runs() replaces rather than changes
+        self.__dict__.update(built.__dict__)
+
+    @staticmethod
+    def _built(path):
+        t = object.__new__(Trace)
+        t._build(path)
+        return t
+
+    def _build(self, path):
         self.path = path
         raw, self.truncated, self.top_array = load_events(path)
         self.format = detect_format(raw, self.top_array)

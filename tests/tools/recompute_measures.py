@@ -72,7 +72,6 @@ import heapq
 import io
 import os
 import sys
-import threading
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import recompute  # noqa: E402
@@ -90,31 +89,9 @@ KEY_COLUMNS = {"op": ["name"], "path": ["name"], "shape": ["name", "input_type_s
                "run": ["name"]}
 
 
-# Read each file once: recompute.Trace reads it through recompute.load_events,
-# which this wrapper answers from the events already read by the same thread
-# (thread-local, so other threads and later calls read files as usual).
-_preloaded = threading.local()
-_plain_load_events = recompute.load_events
-
-
-def _load_events(path):
-    got = getattr(_preloaded, "value", None)
-    if got is not None and got[0] == path:
-        return got[1]
-    return _plain_load_events(path)
-
-
-recompute.load_events = _load_events
-
-
 def trace_and_events(path):
-    """(recompute.Trace of path, load_events(path)) reading the file once."""
-    loaded = _plain_load_events(path)
-    _preloaded.value = (path, loaded)
-    try:
-        return recompute.Trace(path), loaded
-    finally:
-        _preloaded.value = None
+    """(recompute.Trace of path, load_events(path)); the file is read once."""
+    return recompute.Trace(path), recompute.load_events(path)
 
 
 def level_columns(level, has_device=True):
@@ -340,14 +317,10 @@ class Measures:
                 frames.setdefault((str(e.get("pid")), str(e.get("tid"))), []).append(rec)
         for lst in frames.values():
             lst.sort(key=model_key)
+        starts = {t: [f["ts"] for f in lst] for t, lst in frames.items()}
         out = set()
         for launch in orphans.values():
-            holder = None
-            for f in frames.get(launch["thread"], ()):
-                if f["ts"] > launch["ts"]:
-                    break
-                if launch["ts"] < f["end"]:
-                    holder = f
+            holder = recompute_tree.innermost_at(frames, starts, launch["thread"], launch["ts"])
             if holder is not None:
                 out.add(holder["order"])
         return sorted(out)
@@ -377,17 +350,13 @@ class Measures:
         calls = {}
         for r in sorted(self.runtime, key=model_key):
             calls.setdefault(r["thread"], []).append(r)
+        call_starts = {t: [r["ts"] for r in lst] for t, lst in calls.items()}
         out = {}
         for fid, thread, ts in ends:
             if fid not in starts or (thread, ts) in out:
                 continue
             s_thread, s_ts = starts[fid]
-            holder = None
-            for r in calls.get(s_thread, ()):
-                if r["ts"] > s_ts:
-                    break
-                if s_ts < r["end"]:
-                    holder = r
+            holder = recompute_tree.innermost_at(calls, call_starts, s_thread, s_ts)
             if holder is not None:
                 out[(thread, ts)] = holder
         return out

@@ -347,7 +347,7 @@ def device_peaks(path):
 
 def raw_args(path):
     """Per event order (recompute's complete events), its args."""
-    raw, _, _ = rm._plain_load_events(path)
+    raw, _, _ = recompute.load_events(path)
     return [e.get("args") if isinstance(e.get("args"), dict) else {}
             for e, _, _ in recompute._complete_events(raw)]
 
