@@ -625,11 +625,11 @@ def main():
     traces = []
     for f in sorted(os.listdir(testlib.SAMPLES)):
         if f.endswith(".json") or f.endswith(".json.gz"):
-            traces.append(("samples/" + f, "samples/" + f, "thorough"))
+            traces.append(("samples/" + f, "samples/" + f, testlib.sweep(True, bundled=True)))
     data = os.path.join(testlib.ROOT, "tests", "data")
     for f in sorted(os.listdir(data)):
         if f.startswith("measures-") or f == "ort-cuda-synthetic.json":
-            traces.append(("tests/data/" + f, "tests/data/" + f, "thorough"))
+            traces.append(("tests/data/" + f, "tests/data/" + f, testlib.sweep(True, bundled=True)))
     shared = testlib.shared("")
     if shared and os.path.isdir(shared):
         for rel, thorough in SHARED_TRACES:

@@ -217,7 +217,7 @@ def main():
     traces = []
     for f in sorted(os.listdir(testlib.SAMPLES)):
         if f.endswith(".json") or f.endswith(".json.gz"):
-            traces.append(("samples/" + f, testlib.sample(f), "thorough"))
+            traces.append(("samples/" + f, testlib.sample(f), testlib.sweep(True, bundled=True)))
     thorough = dict(SHARED_TRACES)
     for p in testlib.shared_traces(res, [rel for rel, _ in SHARED_TRACES]):
         rel = os.path.relpath(p, testlib.SHARED)

@@ -60,13 +60,14 @@ def shared_traces(res, rels):
     return found
 
 
-def sweep(thorough):
-    """How much a sweep over a trace of ../shared tries: "thorough" (every run
-    selection), "normal", or "light" under sanitizers, which load each trace at
-    each level but try few run selections: that build checks memory, the plain
-    build every number (the samples are swept thoroughly in both)."""
+def sweep(thorough, bundled=False):
+    """How much a sweep over a trace tries: "thorough" (every run selection) or
+    "normal". Under sanitizers, which check memory while the plain build checks
+    every number, less: "normal" for the bundled traces (samples/, tests/data/)
+    and "light" for those of ../shared, each loaded at each level with few run
+    selections."""
     if SANITIZED:
-        return "light"
+        return "normal" if bundled else "light"
     return "thorough" if thorough else "normal"
 
 

@@ -776,10 +776,16 @@ static void gzip_cut_and_corrupt(char lines[3][1024])
 /*
  * Cut anywhere, a gzip file keeps the same bytes with both inflaters (ISA-L
  * alone stops a few bits short of the cut): the same events, input size
- * and warnings.
+ * and warnings. Under ASan, where each load's 2 MiB blocks are mapped and
+ * poisoned again, every 29th cut rather than every 3rd.
  */
 Test(load, gzip_cut_anywhere_same_bytes, .timeout = 240)
 {
+#if defined(__SANITIZE_ADDRESS__)
+	const size_t step = 29;
+#else
+	const size_t step = 3;
+#endif
 	const char *root = getenv("OPSCOPE_SOURCE_ROOT");
 	char path[4096];
 	FILE *f;
@@ -793,7 +799,7 @@ Test(load, gzip_cut_anywhere_same_bytes, .timeout = 240)
 	len = fread(text, 1, sizeof(text), f);
 	fclose(f);
 	n = gzip(text, len, gz, sizeof(gz));
-	for (size_t cut = 11; cut < n; cut += 3) {
+	for (size_t cut = 11; cut < n; cut += step) {
 		uint64_t bytes[NR_INFLATERS];
 		uint32_t events[NR_INFLATERS];
 		enum osc_status st[NR_INFLATERS];
