@@ -138,13 +138,13 @@ def attribute(path, runs, monitor, host, device):
         x = o["args"].get("External id")
         if x is not None and x not in ext:
             ext[x] = o
-    starts = {t: [o["ts"] for o in lst] for t, lst in by_thread.items()}
+    innermost = recompute_tree.OpenAt(by_thread)
     by_corr = {}
     for l in sorted(launches, key=lambda l: (l["ts"], -l["dur"], l["order"])):
         x = l["args"].get("External id")
         l["op"] = ext.get(x) if x is not None else None
         if l["op"] is None:
-            l["op"] = recompute_tree.innermost_at(by_thread, starts, l["thread"], l["ts"])
+            l["op"] = innermost(l["thread"], l["ts"])
         c = l["args"].get("correlation")
         if c is not None and c not in by_corr:
             by_corr[c] = l

@@ -60,7 +60,7 @@ Rules implemented here:
   latest-starting, the shorter of equal starts: as events): run, the next
   event's stream "pid/tid", at_us (gap start - run start),
   gap_us, cause, the next event's name, and host_op: the innermost op
-  (recompute.py's op-level events, recompute_tree.innermost_at) of the
+  (recompute.py's op-level events, recompute_tree.OpenAt) of the
   thread of the next event's launch whose window holds the gap's start
   (empty when none or without a launch).
 All times are integer ns, printed as µs with 3 decimals; pct with 2.
@@ -175,7 +175,7 @@ class Gpu:
                  "order": ev.order})
         for lst in self.op_threads.values():
             lst.sort(key=rm.model_key)
-        self.op_starts = {t: [o["ts"] for o in lst] for t, lst in self.op_threads.items()}
+        self.op_at = recompute_tree.OpenAt(self.op_threads)
         if whole:
             tr.ignore_runs()
 
@@ -301,8 +301,7 @@ class Gpu:
         launch = g["next"]["launch"]
         if launch is None:
             return ""
-        op = recompute_tree.innermost_at(self.op_threads, self.op_starts, launch["thread"],
-                                         g["start"])
+        op = self.op_at(launch["thread"], g["start"])
         return op["name"] if op is not None else ""
 
 

@@ -42,7 +42,7 @@ Rules implemented here:
   an ac2g / async_gpu flow ending (f) on the device event's thread and ts;
   launch -> op: the op with the same args."External id" (first in model
   order), else the innermost op of the launch's thread whose window holds the
-  launch's start (the latest in model order, as recompute_tree.innermost);
+  launch's start (the latest in model order, as recompute_tree.OpenAt);
 - ORT device events without a launch: the op with the same
   args.correlation_id, else the op with the same args.op_name whose window is
   nearest the device event's start (0 inside it; ties: the earlier op in
@@ -317,10 +317,10 @@ class Measures:
                 frames.setdefault((str(e.get("pid")), str(e.get("tid"))), []).append(rec)
         for lst in frames.values():
             lst.sort(key=model_key)
-        starts = {t: [f["ts"] for f in lst] for t, lst in frames.items()}
+        frame_at = recompute_tree.OpenAt(frames)
         out = set()
         for launch in orphans.values():
-            holder = recompute_tree.innermost_at(frames, starts, launch["thread"], launch["ts"])
+            holder = frame_at(launch["thread"], launch["ts"])
             if holder is not None:
                 out.add(holder["order"])
         return sorted(out)
@@ -350,13 +350,13 @@ class Measures:
         calls = {}
         for r in sorted(self.runtime, key=model_key):
             calls.setdefault(r["thread"], []).append(r)
-        call_starts = {t: [r["ts"] for r in lst] for t, lst in calls.items()}
+        call_at = recompute_tree.OpenAt(calls)
         out = {}
         for fid, thread, ts in ends:
             if fid not in starts or (thread, ts) in out:
                 continue
             s_thread, s_ts = starts[fid]
-            holder = recompute_tree.innermost_at(calls, call_starts, s_thread, s_ts)
+            holder = call_at(s_thread, s_ts)
             if holder is not None:
                 out[(thread, ts)] = holder
         return out
@@ -374,10 +374,7 @@ class Measures:
         threads = {}
         for o in sorted(self.ops, key=model_key):
             threads.setdefault(o["thread"], []).append(o)
-        starts = {t: [o["ts"] for o in lst] for t, lst in threads.items()}
-
-        def innermost(thread, ts):
-            return recompute_tree.innermost_at(threads, starts, thread, ts)
+        innermost = recompute_tree.OpenAt(threads)
 
         def nearest(name, ts):
             best, best_d = None, None

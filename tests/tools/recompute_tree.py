@@ -148,16 +148,35 @@ def path_rows(tr, runs=None, patterns=(), regex=None):
     return recompute.compute_rows(groups, "path", recompute.runs_holding(tr.run_of_op, sel))
 
 
-def innermost_at(by_thread, starts, thread, ts):
-    """The latest-starting op of the thread still open at ts: by_thread maps a
-    thread to its ops in start order, starts to their starts."""
-    lst = by_thread.get(thread, [])
-    i = bisect.bisect_right(starts.get(thread, []), ts)
-    while i > 0:
-        i -= 1
-        if lst[i]["end"] > ts:
-            return lst[i]
-    return None
+class OpenAt:
+    """open_at(thread, ts): the latest-starting op of the thread still open at ts
+    (the last in the thread's list with ts <= t < end). by_thread maps a thread to
+    its ops (dicts with ts, end) in start order. The last op starting at or before
+    t is found by bisection; from an op that ends too soon, the search goes back
+    to the nearest earlier op ending later (those between end sooner still)."""
+
+    def __init__(self, by_thread):
+        self.by_thread = by_thread
+        self.starts, self.back = {}, {}
+        for thread, lst in by_thread.items():
+            self.starts[thread] = [o["ts"] for o in lst]
+            back, later = [], []  # later: ops with ends falling from the left
+            for i, o in enumerate(lst):
+                while later and lst[later[-1]]["end"] <= o["end"]:
+                    later.pop()
+                back.append(later[-1] if later else -1)
+                later.append(i)
+            self.back[thread] = back
+
+    def __call__(self, thread, ts):
+        lst = self.by_thread.get(thread)
+        if not lst:
+            return None
+        i = bisect.bisect_right(self.starts[thread], ts) - 1
+        back = self.back[thread]
+        while i >= 0 and lst[i]["end"] <= ts:
+            i = back[i]
+        return lst[i] if i >= 0 else None
 
 
 class _Rec:
@@ -251,10 +270,7 @@ def build(path, runs=None, monitor="cpu_op", host="cuda_runtime", device="kernel
         x = o["args"].get("External id")
         if x is not None and x not in ext:
             ext[x] = o
-    starts = {t: [o["ts"] for o in lst] for t, lst in by_thread.items()}
-
-    def innermost(thread, ts):
-        return innermost_at(by_thread, starts, thread, ts)
+    innermost = OpenAt(by_thread)
 
     by_corr = {}
     for l in sorted(launches, key=lambda l: (l["ts"], -l["dur"], l["order"])):
