@@ -62,7 +62,7 @@ SHARED_TRACES = [
 def run_specs(n, sweep):
     """Run specs to try on a trace with n runs, for a sweep of testlib.sweep()."""
     if sweep == "light":
-        return [None, "all"]
+        return [None]
     specs = [None, "all", "-1"]
     if sweep == "thorough":
         specs += ["0", str(-n), "[0]"]
