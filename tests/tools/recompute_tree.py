@@ -149,11 +149,11 @@ def path_rows(tr, runs=None, patterns=(), regex=None):
 
 
 class OpenAt:
-    """open_at(thread, ts): the latest-starting op of the thread still open at ts
-    (the last in the thread's list with ts <= t < end). by_thread maps a thread to
-    its ops (dicts with ts, end) in start order. The last op starting at or before
-    t is found by bisection; from an op that ends too soon, the search goes back
-    to the nearest earlier op ending later (those between end sooner still)."""
+    """open_at(thread, t): the latest-starting op of the thread still open at t,
+    the last o in the thread's list with o["ts"] <= t < o["end"]. by_thread maps
+    a thread to its ops in start order. The last op starting at or before t is
+    found by bisection; from an op that ends too soon, the search goes back to
+    the nearest earlier op ending later (those between end sooner still)."""
 
     def __init__(self, by_thread):
         self.by_thread = by_thread
@@ -168,13 +168,13 @@ class OpenAt:
                 later.append(i)
             self.back[thread] = back
 
-    def __call__(self, thread, ts):
+    def __call__(self, thread, t):
         lst = self.by_thread.get(thread)
         if not lst:
             return None
-        i = bisect.bisect_right(self.starts[thread], ts) - 1
+        i = bisect.bisect_right(self.starts[thread], t) - 1
         back = self.back[thread]
-        while i >= 0 and lst[i]["end"] <= ts:
+        while i >= 0 and lst[i]["end"] <= t:
             i = back[i]
         return lst[i] if i >= 0 else None
 
