@@ -8,7 +8,7 @@ Per trace (the bundled GPU samples, and when ../shared/traces is present a
 few GPU traces of the collection): count, self_us, device_us and kernels of
 every category row exactly; the rows' device_us add up to the header's
 device_time_us and their self_us to host_busy_us. Also: --categories moves
-an op to the user's category, and a bad rule line is one error line naming
+an op to the user's category (whatif's rows too), and a bad rule line is one error line naming
 the file and line, exit status 2.
 """
 import csv
@@ -73,6 +73,32 @@ def check_trace(path):
     return problems
 
 
+def csv_rows(p):
+    """The CSV rows of a run of opscope by name (none when it failed)."""
+    return {r["name"]: r for r in csv.DictReader(io.StringIO(
+        "\n".join(l for l in p.text.splitlines() if not l.startswith("#"))))} if p.rc == 0 else {}
+
+
+def check_whatif_user_file(trace, rules):
+    """whatif --by category: the rows of report --by category under the same rules, and a
+    rule on a category halves its rows' self time (that of the ops nested in them too)."""
+    report = csv_rows(testlib.run(["report", "--by", "category", "--format", "csv", "--top", "0",
+                                   "--categories", rules, trace]))
+    whatif = csv_rows(testlib.run(["whatif", "--by", "category", "--format", "csv", "--top",
+                                   "0", "--categories", rules, "-x", "reduce=2", trace]))
+    if not report or set(report) != set(whatif):
+        return ["rows: report %s, whatif %s" % (sorted(report), sorted(whatif))]
+    problems = []
+    for name, r in sorted(report.items()):
+        w = whatif[name]
+        if (w["count"], w["self_us"]) != (r["count"], r["self_us"]):
+            problems.append("%s: whatif count %s self_us %s, report %s %s" % (
+                name, w["count"], w["self_us"], r["count"], r["self_us"]))
+    if whatif["reduce"]["factor"] != "2.000":
+        problems.append("reduce: factor %s, want 2.000" % whatif["reduce"]["factor"])
+    return problems
+
+
 def check_user_file(res):
     trace = "samples/kineto-2021-resnet50.json.gz"
     with tempfile.TemporaryDirectory() as d:
@@ -88,6 +114,7 @@ def check_user_file(res):
                   "reduce" and rows.get("aten::cudnn_batch_norm") == "norm"
                   else ["rc %s, rows %r" % (p.rc, {k: rows.get(k) for k in (
                       "aten::cudnn_convolution", "aten::cudnn_batch_norm")})])
+        res.check("whatif takes the user's categories", check_whatif_user_file(trace, good))
         bad = os.path.join(d, "bad.txt")
         with open(bad, "w") as f:
             f.write("GEMM op aten::mm\n\nGEMM operator x\n")
