@@ -117,6 +117,7 @@ struct osc_whatif {
 				  is rows[order[i]]; NULL: rows[i] */
 	const char **labels;   /* per aggregate row: osc_agg_label_names */
 	char *label_text;      /* private: the labels' bytes not the trace's own */
+	bool names_whole;      /* private: each label is its row's name, the trace's whole string */
 	size_t nr_labels;      /* the aggregate's rows (nr may be cut to a top N) */
 	uint32_t *label_rank;  /* per aggregate row: its label's place in byte order */
 	const struct osc_trace *trace;

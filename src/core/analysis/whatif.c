@@ -659,9 +659,9 @@ static int cmp_labels(const void *a, const void *b)
 
 /*
  * w->label_rank from the trace's strings in byte order (trace_cache.h), when
- * each label is its row's name as the trace holds it (a host level keyed by
- * name only) and holds no NUL byte (then strcmp's order is the bytes'
- * order): no string is compared. False, with nothing set, otherwise.
+ * each label is its row's name as the trace holds it, whole and with no NUL
+ * byte (names_whole; then strcmp's order is the bytes' order): no string is
+ * compared. False, with nothing set, otherwise.
  */
 static bool rank_by_text(struct osc_whatif *w)
 {
@@ -669,11 +669,8 @@ static bool rank_by_text(struct osc_whatif *w)
 	const struct osc_trace *t = w->trace;
 	const struct osc_text_order *o;
 
-	if (agg->keys != OSC_KEY_NAME || w->device)
+	if (!w->names_whole)
 		return false;
-	for (size_t r = 0; r < w->nr_labels; r++)
-		if (strlen(w->labels[r]) != osc_strtab_len(&t->strs, agg->rows[r].key))
-			return false; /* a NUL inside, or cut to the label's size */
 	o = osc_trace_text_order(t);
 	w->label_rank = osc_xmalloc((w->nr_labels ? w->nr_labels : 1) * sizeof(*w->label_rank));
 	for (size_t r = 0; r < w->nr_labels; r++)
@@ -707,6 +704,7 @@ static void rank_labels(struct osc_whatif *w)
  * w->labels: each aggregate row's osc_agg_label_names, in one block of text;
  * at a host level keyed by name alone, the trace's own string where it
  * needs no cut (the label is that string): a million names are not copied.
+ * w->names_whole: each label is that string, whole.
  */
 static void make_labels(struct osc_whatif *w, const struct osc_names *names)
 {
@@ -716,15 +714,19 @@ static void make_labels(struct osc_whatif *w, const struct osc_names *names)
 	char label[LABEL_SIZE];
 
 	w->labels = osc_xmalloc_big(agg->nr ? agg->nr : 1, sizeof(*w->labels));
+	w->names_whole = held;
 	for (size_t r = 0; r < agg->nr; r++) {
 		const char *l = held ? osc_trace_str(w->trace, agg->rows[r].key) : NULL;
-		size_t len;
+		size_t len = l ? strlen(l) : 0;
 
-		if (l && strlen(l) < LABEL_SIZE) {
+		if (l && len < LABEL_SIZE) {
 			w->labels[r] = l;
 			at[r] = SIZE_MAX;
+			/* a NUL inside: strcmp's order is not the bytes' */
+			w->names_whole &= len == osc_strtab_len(&w->trace->strs, agg->rows[r].key);
 			continue;
 		}
+		w->names_whole = false;
 		l = osc_agg_label_names(w->trace, agg, names, &agg->rows[r], label, sizeof(label));
 		len = strlen(l);
 		OSC_GROW(w->label_text, used + len + 1, alloc);
@@ -755,7 +757,7 @@ void osc_whatif_names(const struct osc_trace *t, const struct osc_agg *agg,
 	out->total = out->device ? agg->device_time : agg->host_busy;
 	out->wall = out->device ? 0 : agg->wall;
 	out->device_time = out->device ? 0 : agg->device_time;
-	out->rows = osc_xcalloc_big(agg->nr ? agg->nr : 1, sizeof(*out->rows));
+	out->rows = osc_xmalloc_big(agg->nr ? agg->nr : 1, sizeof(*out->rows)); /* all written */
 	make_labels(out, names);
 	rank_labels(out);
 	rule_memo_init(&memo, s, t, agg->nr);
