@@ -114,10 +114,21 @@ void osc_view_release(struct osc_view *v)
 
 void osc_view_pop(struct osc_tui *t)
 {
-	struct osc_view *v = t->stack[--t->depth];
+	struct osc_view *v = t->stack[t->depth - 1];
 
+	if (v->ops->leave)
+		v->ops->leave(t, v);
+	t->depth--;
 	osc_view_release(v);
 	free(v);
+}
+
+struct osc_view *osc_view_under(struct osc_tui *t, const struct osc_view *v)
+{
+	for (size_t i = 1; i < t->depth; i++)
+		if (t->stack[i] == v)
+			return t->stack[i - 1];
+	return NULL;
 }
 
 /* Fetch the table, cut it to top-N and keep the selection inside. */

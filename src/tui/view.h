@@ -123,6 +123,19 @@ struct osc_view_ops {
 	bool (*ahead)(struct osc_view *v);
 	/* optional: take in the rows of a finished worker; true when they came in */
 	bool (*poll)(struct osc_tui *t, struct osc_view *v);
+	/*
+	 * optional: move into out the view's aggregate of level l, whole (every
+	 * event of the level, no `only`), for the runs and filter in force
+	 * (tui->gen), for a view above it to read (what-if): the rows it shows
+	 * or keeps; false when it has none. Rows shown are built again when the
+	 * view comes back on top, unless they came back (rows_back).
+	 */
+	bool (*lend_rows)(struct osc_tui *t, struct osc_view *v, enum osc_level l,
+			  struct osc_agg *out);
+	/* optional, with lend_rows: rows it lent come back, still of tui->gen (*rows zeroed) */
+	void (*rows_back)(struct osc_tui *t, struct osc_view *v, struct osc_agg *rows);
+	/* optional: the view is left for the one under it (osc_view_pop), before close */
+	void (*leave)(struct osc_tui *t, struct osc_view *v);
 	/* build starts a worker when views compute on them (the runs view builds it under) */
 	bool builds_on_worker;
 };
@@ -317,8 +330,10 @@ static inline struct osc_view *osc_tui_top(struct osc_tui *t)
 
 /* Push a new view of ops (opened with arg, built, sorted). */
 void osc_view_push(struct osc_tui *t, const struct osc_view_ops *ops, const void *arg);
-/* Pop and free the top view. */
+/* Pop and free the top view (left: ops->leave first). */
 void osc_view_pop(struct osc_tui *t);
+/* The view under v on t's stack, NULL when v is the first or not on it. */
+struct osc_view *osc_view_under(struct osc_tui *t, const struct osc_view *v);
 /* Free a view's contents (not the struct). */
 void osc_view_release(struct osc_view *v);
 /* Set up a view struct in place (used for the pane). */

@@ -92,8 +92,7 @@ static void runs_close(struct osc_view *v)
  */
 static void runs_build(struct osc_tui *t, struct osc_view *v)
 {
-	struct osc_view *under =
-		t->depth > 1 && osc_tui_top(t) == v ? t->stack[t->depth - 2] : NULL;
+	struct osc_view *under = osc_tui_top(t) == v ? osc_view_under(t, v) : NULL;
 
 	if (under && under->ops->builds_on_worker && t->ahead && osc_view_jobs_wanted(t))
 		osc_view_refresh(t, under);

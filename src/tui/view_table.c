@@ -14,6 +14,7 @@
  * at once, as a flip back does.
  * Scripts always aggregate synchronously, so their screens are deterministic;
  * they compute levels ahead only when told (:ahead).
+ * The what-if view above borrows a level's rows, shown or kept (lend_rows).
  *
  * K on an op, shape, run or path row opens a kernel table of the kernels
  * that the row's instances launched, themselves or through the ops they
@@ -952,6 +953,45 @@ size_t osc_table_view_members(struct osc_view *v, size_t row, const uint32_t **m
 	return r ? r->nr : 0;
 }
 
+/*
+ * The rows of level l to the view above (view.h's lend_rows): those shown,
+ * when they are current, else those kept. A kernel table of some ops'
+ * kernels (only) lends none: they are not the level's rows.
+ */
+static bool table_lend_rows(struct osc_tui *t, struct osc_view *v, enum osc_level l,
+			    struct osc_agg *out)
+{
+	struct table_view *tv = v->priv;
+
+	if (tv->only)
+		return false;
+	if (l != tv->level || !rows_current(t, tv))
+		return osc_kept_take(&tv->kept, l, t->gen, out, sizeof(*out));
+	*out = tv->agg;
+	memset(&tv->agg, 0, sizeof(tv->agg));
+	tv->rows_made = false;
+	v->built_gen = t->gen - 1; /* built again on top, unless they come back */
+	return true;
+}
+
+/* Rows lent come back: shown again when they are the level's, else kept. */
+static void table_rows_back(struct osc_tui *t, struct osc_view *v, struct osc_agg *rows)
+{
+	struct table_view *tv = v->priv;
+
+	if (rows->level != tv->level || tv->rows_made || tv->job.job.running) {
+		osc_kept_retire(&tv->kept, true, rows->level, t->gen, rows, sizeof(*rows),
+				osc_agg_bytes(rows));
+		return;
+	}
+	tv->agg = *rows;
+	memset(rows, 0, sizeof(*rows));
+	tv->rows_made = true;
+	tv->rows_gen = t->gen;
+	tv->bar_top = 0;
+	v->built_gen = t->gen;
+}
+
 /* The `opscope report` command printing the same CSV as the table. */
 static char *table_command(struct osc_tui *t, struct osc_view *v)
 {
@@ -987,5 +1027,7 @@ const struct osc_view_ops osc_view_table = {
 	.busy = table_busy,
 	.ahead = table_ahead,
 	.poll = table_poll,
+	.lend_rows = table_lend_rows,
+	.rows_back = table_rows_back,
 	.builds_on_worker = true,
 };

@@ -12,7 +12,9 @@
  *
  * On big traces the projection is computed on a worker (view_job.h) from
  * copies of the rules, the selection and the filter, the old rows shown
- * meanwhile, as the table does.
+ * meanwhile, as the table does. Its rows are the table's under it when that
+ * has the level's for the runs and filter in force (lend_rows, view.h): a
+ * million rows are not aggregated again, and go back to the table after.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,6 +55,8 @@ struct whatif_view {
 	enum osc_name_style style; /* the name style of the labels asked for last */
 	bool same_rows;            /* the next build: only rules or labels changed, so
 				      p's rows are projected again, not aggregated */
+	bool lent;                 /* p's rows are the view under's (view.h's lend_rows), */
+	unsigned lent_gen;         /* lent for this tui->gen */
 };
 
 /* Add the rules of from to to (a rule of the same pattern and shape is replaced). */
@@ -123,17 +127,58 @@ static void whatif_close(struct osc_view *v)
 }
 
 /* The query of the what-if rows over the selection sel and the filter f. */
-static struct osc_query whatif_query(const struct whatif_view *wv, const struct osc_runsel *sel,
-				     const struct osc_filter *f)
+static struct osc_query whatif_query(const struct osc_tui *t, const struct whatif_view *wv,
+				     const struct osc_runsel *sel, const struct osc_filter *f)
 {
 	return (struct osc_query){
 		.level = wv->level,
 		.runs = sel,
 		.filter = f, /* empty: none (aggregate.h) */
+		.categories = t->args->categories, /* the category level's rows, as the table's */
 		.in_place = true, /* the rows are shown in osc_whatif_sort's order */
 		/* what-if reads the rows' members and counts and the bases, no statistics */
 		.reads = OSC_READS_BASES,
 	};
+}
+
+/* Whether a job is projecting p's rows (they must stay). */
+static bool reading_rows(const struct whatif_view *wv)
+{
+	return wv->job.job.running && wv->job.rows == &wv->p->agg;
+}
+
+/*
+ * p makes way for next: its rows go back to the view under that lent them
+ * when they are still of the runs and filter in force (the table shows
+ * them again at once), else they are freed with it.
+ */
+static void replace_projection(struct osc_tui *t, struct osc_view *v, struct whatif_view *wv,
+			       struct projection *next)
+{
+	struct osc_view *under = osc_view_under(t, v);
+
+	if (wv->lent && wv->lent_gen == t->gen && under && !reading_rows(wv)) {
+		osc_whatif_release(&wv->p->w);
+		under->ops->rows_back(t, under, &wv->p->agg);
+	}
+	projection_free(wv->p);
+	wv->p = next;
+	wv->lent = false;
+}
+
+/* p becomes a projection over the rows the view under lends (view.h), if it has them. */
+static bool borrow_rows(struct osc_tui *t, struct osc_view *v, struct whatif_view *wv)
+{
+	struct osc_view *under = osc_view_under(t, v);
+	struct osc_agg rows;
+
+	if (!under || !under->ops->lend_rows || !under->ops->lend_rows(t, under, wv->level, &rows))
+		return false;
+	replace_projection(t, v, wv, osc_xcalloc(1, sizeof(*wv->p)));
+	wv->p->agg = rows;
+	wv->lent = true;
+	wv->lent_gen = t->gen;
+	return true;
 }
 
 static void job_work(void *arg)
@@ -156,7 +201,7 @@ static bool job_start(struct osc_tui *t, struct whatif_view *wv, const struct os
 
 	j->trace = &t->trace;
 	j->runs = &t->runs;
-	j->q = whatif_query(wv, &j->job.sel, &j->job.filter);
+	j->q = whatif_query(t, wv, &j->job.sel, &j->job.filter);
 	osc_speedups_init(&j->rules);
 	add_rules(&j->rules, &wv->rules);
 	j->names = t->names;
@@ -168,10 +213,15 @@ static bool job_start(struct osc_tui *t, struct whatif_view *wv, const struct os
 	return false;
 }
 
+/*
+ * Project the rules: over p's rows when only the rules or labels changed
+ * (same_rows), or over the rows the view under lends, else over a new
+ * aggregate.
+ */
 static void whatif_build(struct osc_tui *t, struct osc_view *v)
 {
 	struct whatif_view *wv = v->priv;
-	struct osc_query q = whatif_query(wv, &t->sel, &t->filter);
+	struct osc_query q = whatif_query(t, wv, &t->sel, &t->filter);
 	const struct osc_agg *rows = wv->same_rows ? &wv->p->agg : NULL;
 
 	wv->style = t->names.style;
@@ -180,6 +230,8 @@ static void whatif_build(struct osc_tui *t, struct osc_view *v)
 		wv->job.job.again = true;
 		return;
 	}
+	if (!rows && borrow_rows(t, v, wv))
+		rows = &wv->p->agg;
 	if (osc_view_jobs_wanted(t) && job_start(t, wv, rows)) {
 		osc_view_job_wait_briefly(t, v, &wv->job.job);
 		return;
@@ -189,8 +241,7 @@ static void whatif_build(struct osc_tui *t, struct osc_view *v)
 		osc_whatif_names(&t->trace, rows, &t->names, &wv->rules, &wv->p->w);
 		return;
 	}
-	projection_free(wv->p);
-	wv->p = project(&t->trace, &t->runs, &q, &t->names, &wv->rules);
+	replace_projection(t, v, wv, project(&t->trace, &t->runs, &q, &t->names, &wv->rules));
 }
 
 /*
@@ -217,6 +268,18 @@ static void reproject(struct osc_tui *t, struct osc_view *v)
 	osc_view_refresh(t, v);
 }
 
+/*
+ * Back to the view under: the rows it lent go back to it (replace_projection),
+ * unless a job still projects them (they are freed on close then).
+ */
+static void whatif_leave(struct osc_tui *t, struct osc_view *v)
+{
+	struct whatif_view *wv = v->priv;
+
+	if (!reading_rows(wv))
+		replace_projection(t, v, wv, osc_xcalloc(1, sizeof(*wv->p)));
+}
+
 static bool whatif_busy(struct osc_view *v)
 {
 	struct whatif_view *wv = v->priv;
@@ -235,8 +298,7 @@ static bool whatif_poll(struct osc_tui *t, struct osc_view *v)
 		osc_whatif_release(&wv->p->w);
 		wv->p->w = wv->job.w;
 	} else {
-		projection_free(wv->p);
-		wv->p = wv->job.out;
+		replace_projection(t, v, wv, wv->job.out);
 		wv->job.out = NULL;
 	}
 	if (wv->job.job.again)
@@ -455,4 +517,5 @@ const struct osc_view_ops osc_view_whatif = {
 	.command = whatif_command,
 	.busy = whatif_busy,
 	.poll = whatif_poll,
+	.leave = whatif_leave,
 };

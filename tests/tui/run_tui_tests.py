@@ -1036,6 +1036,35 @@ def check_whatif_in_background():
     shutil.rmtree(d, ignore_errors=True)
 
 
+def check_whatif_lends_rows():
+    """The what-if view projects the rows of the table under it (lent, not
+    aggregated again): back from it (q), the table's export is the report's,
+    whether the what-if view went to other levels, or the filter changed
+    meanwhile (then the table's rows are the new filter's). At the category
+    level the rows follow the user's --categories, as `opscope whatif`'s."""
+    trace = os.path.join(SAMPLES, "kineto-2021-resnet50.json.gz")
+    for keys, args in ((["W", "q"], []), (["W", "<Tab>", "<Tab>", "q"], []),
+                       (["W", ":filter aten::*", "q"], ["--filter", "aten::*"]),
+                       (["2", "W", "<Tab>", "q", "q"], [])):
+        rc, err, d, _ = run_keys(trace, keys + ["x", "t.csv"])
+        want = report_csv(trace, *args)
+        report(rc == 0 and want and read(d, "t.csv") == want,
+               "table after what-if %s: x equals report %s" % (" ".join(keys), " ".join(args)),
+               err)
+        shutil.rmtree(d, ignore_errors=True)
+    with tempfile.TemporaryDirectory() as rules_dir:
+        rules = os.path.join(rules_dir, "cat.txt")
+        with open(rules, "w") as f:
+            f.write("reduce op aten::cudnn_convolution\n")
+        rc, err, d, _ = run_keys(trace, ["8", "W", "x", "w.csv"], ["--categories", rules])
+        want = cli_csv("whatif", "--by", "category", "--categories", rules, "-x", "nothing=2",
+                       trace)
+        plain = cli_csv("whatif", "--by", "category", "-x", "nothing=2", trace)
+        report(rc == 0 and want != plain and read(d, "w.csv") == want,
+               "what-if by category: x equals whatif with --categories", err)
+        shutil.rmtree(d, ignore_errors=True)
+
+
 def check_compare_in_background():
     """A compare level computed in the background (held by :jobs hold): the old
     rows stay, marked updating; once let go, screen and export (filtered)
@@ -1411,6 +1440,7 @@ def main():
     check_runs_computed_under()
     check_compare_back_kept()
     check_whatif_in_background()
+    check_whatif_lends_rows()
     check_compare_in_background()
     check_export_compare()
     check_export_gpu()
