@@ -398,6 +398,14 @@ size_t osc_table_view_members(struct osc_view *v, size_t row, const uint32_t **m
 const struct osc_agg_row *osc_table_view_row_shown(struct osc_view *v, size_t row,
 						   const uint32_t **members);
 
+/*
+ * The text naming row r of table view v, as K's and T's titles show it: its
+ * call path, module path, or label with every key (osc_agg_label_names),
+ * in buf or the trace's own.
+ */
+const char *osc_table_view_row_name(struct osc_tui *t, struct osc_view *v,
+				    const struct osc_agg_row *r, char *buf, size_t size);
+
 /* What the instances view is opened with: a table view and the key of its row. */
 struct osc_instances_arg {
 	struct osc_view *parent;
@@ -537,6 +545,7 @@ struct osc_tree_arg {
 					  (copied), else NULL */
 	enum osc_level level;        /* with row: its level */
 	const uint32_t *calls;       /* with row: its members as shown */
+	const char *name;            /* with row: its name (osc_table_view_row_name), copied */
 };
 
 /*

@@ -808,10 +808,7 @@ static unsigned open_kernels(struct osc_tui *t, struct osc_view *v)
 	if (!osc_level_is_device(tv->level) && osc_tui_warming(t, "K", OSC_WARM_LINKS))
 		return OSC_R_REDRAW;
 	r = osc_agg_row_at(&tv->agg, v->cur);
-	name = tv->agg.keys & OSC_KEY_PATH ? osc_strtab_get(&tv->agg.paths, r->path)
-	       : tv->agg.keys & OSC_KEY_MODULE && r->module != OSC_NONE
-		? osc_module_path(tv->agg.modules, r->module)
-		: osc_agg_label_names(&t->trace, &tv->agg, &t->names, r, buf, sizeof(buf));
+	name = osc_table_view_row_name(t, v, r, buf, sizeof(buf));
 	a.only = kernels_of(t, tv, r);
 	if (!a.only) {
 		osc_tui_message(t, OSC_MSG_INFO, "%s launched no kernel", name);
@@ -944,6 +941,18 @@ const struct osc_agg_row *osc_table_view_row_shown(struct osc_view *v, size_t ro
 		return NULL;
 	*members = tv->agg.members + osc_agg_row_at(&tv->agg, row)->first;
 	return osc_agg_row_at(&tv->agg, row);
+}
+
+const char *osc_table_view_row_name(struct osc_tui *t, struct osc_view *v,
+				    const struct osc_agg_row *r, char *buf, size_t size)
+{
+	struct table_view *tv = v->priv;
+
+	if (tv->agg.keys & OSC_KEY_PATH)
+		return osc_strtab_get(&tv->agg.paths, r->path);
+	if (tv->agg.keys & OSC_KEY_MODULE && r->module != OSC_NONE)
+		return osc_module_path(tv->agg.modules, r->module);
+	return osc_agg_label_names(&t->trace, &tv->agg, &t->names, r, buf, size);
 }
 
 size_t osc_table_view_members(struct osc_view *v, size_t row, const uint32_t **members)

@@ -91,6 +91,7 @@ struct tree_view {
 	struct osc_tui *tui;
 	bool of_row;                   /* the roots are the calls of a table row, like */
 	struct osc_agg_row like;       /* with of_row: that row (its identity) */
+	char *row_name;                /* with of_row: its name, as the title shows it */
 	enum osc_level level;          /* with of_row: its level */
 	uint64_t *roots;               /* with of_row: the calls' nodes (a bitmap over c's) */
 	size_t nr_calls;               /* with of_row: the row's calls (roots) */
@@ -192,6 +193,7 @@ static void tree_open(struct osc_tui *t, struct osc_view *v, const void *arg)
 	if (a && a->row) {
 		tv->of_row = true;
 		tv->like = *a->row;
+		tv->row_name = osc_xstrdup(a->name);
 		tv->level = a->level;
 		tv->c = osc_trace_host_tree(&t->trace);
 		osc_runsel_copy(&tv->calls_sel, &t->sel);
@@ -240,6 +242,7 @@ static void tree_close(struct osc_view *v)
 	release_tree(tv);
 	osc_tree_scratch_release(&tv->scratch);
 	free(tv->roots);
+	free(tv->row_name);
 	free(tv->made_roots);
 	if (tv->of_row)
 		osc_runsel_release(&tv->calls_sel);
@@ -651,13 +654,15 @@ static void tree_title(struct osc_tui *t, struct osc_view *v, char *buf, size_t 
 {
 	struct tree_view *tv = v->priv;
 	const char *updating = tree_busy(v) ? ", updating..." : "";
-	const char *of = tv->of_row ? osc_names_get(&t->names, &t->trace, tv->like.key) : NULL;
+	const char *of = tv->of_row ? tv->row_name : NULL;
+
+	(void)t;
 
 	if (!tv->merged)
 		snprintf(buf, size, "call tree%s%s (merging...)", of ? " of " : "", of ? of : "");
-	else if (of)
-		snprintf(buf, size, "call tree of %s (%zu calls, %zu paths, %zu shown%s)", of,
-			 tv->nr_calls, tv->m.nr, tv->nr_rows, updating);
+	else if (of) /* the row's name last: a shape's may not fit */
+		snprintf(buf, size, "call tree (%zu paths, %zu shown%s) of %zu calls of %s",
+			 tv->m.nr, tv->nr_rows, updating, tv->nr_calls, of);
 	else
 		snprintf(buf, size, "call tree (%zu paths, %zu shown, %llu kernels unattributed%s)",
 			 tv->m.nr, tv->nr_rows,
@@ -883,6 +888,7 @@ unsigned osc_tree_open(struct osc_tui *t)
 	struct osc_tree_arg a = { .event = OSC_NONE };
 	const struct osc_agg_row *row = NULL;
 	const uint32_t *calls;
+	char name[4096];
 
 	if (osc_tui_warming(t, "the call tree", OSC_WARM_LINKS) || osc_tui_wait_rows(t, v, "T"))
 		return OSC_R_REDRAW;
@@ -893,6 +899,7 @@ unsigned osc_tree_open(struct osc_tui *t)
 		a.row = row;
 		a.level = osc_table_view_level(v);
 		a.calls = calls;
+		a.name = osc_table_view_row_name(t, v, row, name, sizeof(name));
 	} else if (v->ops->row_event && v->tab.nr_rows) {
 		/* a path row: that path in the whole tree; a kernel, its launching op */
 		a.event = v->ops->row_event(t, v, v->cur);

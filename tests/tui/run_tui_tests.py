@@ -705,6 +705,23 @@ def check_first_answer_pending():
     shutil.rmtree(d, ignore_errors=True)
 
 
+def check_tree_title_names_the_row():
+    """T's title names the row as the table has it, with every key: a shape
+    row's op and shapes, a category row's category; and counts its calls,
+    the row's count in `opscope report` at that level."""
+    trace = os.path.join(SAMPLES, "kineto-2021-resnet50.json.gz")
+    rc, err, d, dumps = run_keys(trace, ["2", "T", ":dump shape", "q", "8", "T", ":dump cat"])
+    shutil.rmtree(d, ignore_errors=True)
+    for dump, by, key in (("shape", "shape", lambda r: r["name"] + " " + r["input_type_shape"]),
+                          ("cat", "category", lambda r: r["name"])):
+        first = next(csv.DictReader(io.StringIO(report_csv(trace, "--by", by).decode())))
+        title = (dumps.get(dump) or "").split("\n")[0].split(" | ")
+        want = "of %s calls of %s" % (first["count"], key(first))
+        report(rc == 0 and len(title) > 1 and title[1].startswith("call tree (") and
+               title[1].endswith(want), "T on a %s row: the title ends %r" % (by, want),
+               err + (dumps.get(dump) or "").split("\n")[0])
+
+
 def check_tree_of_an_op_type():
     """T on an ORT op row (an op type, whose calls are named for their nodes)
     merges every call of the row: one root per Conv node, each node's total
@@ -749,7 +766,8 @@ def check_tree_of_an_op_type():
     title = (dumps.get("t") or "").split("\n")[0]
     calls = sum(c for _, c in want.values())
     report(rc == 0 and calls == 200 and len(want) == 20 and
-           "call tree of Conv (%d calls, %d paths" % (calls, len(want)) in title and
+           "call tree (%d paths, %d shown) of %d calls of Conv" % (len(want), len(want), calls)
+           in title and
            got == {n: ("%.3f" % (t / 1000), c) for n, (t, c) in want.items()},
            "T on an ORT op row merges the calls of every node of that op type",
            "%s%s\n%s\nwant %s" % (err, title, got, want))
@@ -759,8 +777,8 @@ def check_tree_of_an_op_type():
     wide = list(csv.DictReader(io.StringIO(read(d, "all.csv").decode("utf-8"))))
     shutil.rmtree(d, ignore_errors=True)
     one, every = (dumps.get(k) or "" for k in ("one", "all"))
-    report(rc == 0 and "(20 calls, 20 paths" in one.split("\n")[0] and
-           "(200 calls, 20 paths" in every.split("\n")[0] and wide == rows,
+    report(rc == 0 and "(20 paths, 20 shown) of 20 calls" in one.split("\n")[0] and
+           "(20 paths, 20 shown) of 200 calls" in every.split("\n")[0] and wide == rows,
            "the tree of a row opened on one run takes the row's calls again on every run",
            "%s%s\n%s" % (err, one, every))
     # a filter hides paths of the tree, not its roots, also when the runs change under it
@@ -772,8 +790,8 @@ def check_tree_of_an_op_type():
     lines = {k: (dumps.get(k) or "").splitlines() for k in ("all", "f", "f1", "one")}
     addmm = {k: [l.split()[-6:] for l in v if "aten::addmm" in l and "filter:" not in l]
              for k, v in lines.items()}
-    report(rc == 0 and "(113 calls" in lines["f"][0] and addmm["f"] == addmm["all"][:1] and
-           "(56 calls" in lines["f1"][0] and addmm["f1"] == addmm["one"][:1] and
+    report(rc == 0 and " of 113 calls " in lines["f"][0] and addmm["f"] == addmm["all"][:1] and
+           " of 56 calls " in lines["f1"][0] and addmm["f1"] == addmm["one"][:1] and
            len(addmm["f1"]) == 1,
            "a filter in the tree of an op row keeps the paths through a match, whatever the "
            "runs", "%s%s" % (err, "\n".join(lines["f1"][:6])))
@@ -1441,6 +1459,7 @@ def main():
     check_compare_back_kept()
     check_whatif_in_background()
     check_whatif_lends_rows()
+    check_tree_title_names_the_row()
     check_compare_in_background()
     check_export_compare()
     check_export_gpu()
