@@ -285,6 +285,12 @@ enum osc_status osc_cli_tree_parse(struct osc_cli_tree *o, int argc, char **argv
 	if (o->modules && !osc_filter_is_empty(&o->calls_of))
 		return osc_error_set(err, OSC_USAGE, "--calls-of", OSC_NO_OFFSET, NULL,
 				     "not with --modules: the module tree has no calls of ops");
+	if (o->modules && (o->host_cat || o->device_cat || o->legacy))
+		return osc_error_set(err, OSC_USAGE,
+				     o->host_cat ? "--host-cat" : o->device_cat ? "--device-cat"
+								: "--legacy-columns",
+				     OSC_NO_OFFSET, NULL, "not with --modules: the module tree "
+				     "has no launches and report's columns");
 	if (o->python && o->monitor_cat)
 		return osc_error_set(err, OSC_USAGE, "--python", OSC_NO_OFFSET, NULL,
 				     "not with --ops: list python_function in --ops instead");
@@ -359,6 +365,8 @@ enum osc_status osc_cli_tree_load(const struct osc_cli_tree *o, struct osc_cli_t
 	osc_trace_init(&d->trace);
 	osc_names_init(&d->names);
 	st = osc_cli_load(o->path, o->max_input, &d->trace, err);
+	if (st == OSC_OK && o->modules) /* the module level's ops, as report --by module's */
+		st = osc_cli_select_ops(&d->trace, o->monitor_cat, err);
 	if (st != OSC_OK)
 		return st;
 	st = osc_runs_detect_opts(&d->trace, &ro, &d->runs, err);

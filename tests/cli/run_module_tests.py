@@ -134,11 +134,12 @@ def check_trace(path, whole):
     return problems
 
 
-def check_tree(path):
-    """tree --modules --format csv: report's rows, parents before children."""
-    p = testlib.run(["tree", "--modules", "--format", "csv", path], timeout=300)
-    r = testlib.run(["report", "--by", "module", "--format", "csv", "--top", "0", path],
-                    timeout=300)
+def check_tree(path, opts=()):
+    """tree --modules --format csv: report's rows (with the same opts), parents before
+    children."""
+    p = testlib.run(["tree", "--modules", "--format", "csv"] + list(opts) + [path], timeout=300)
+    r = testlib.run(["report", "--by", "module", "--format", "csv", "--top", "0"] + list(opts) +
+                    [path], timeout=300)
     if p.rc != 0 or r.rc != 0:
         return ["opscope: %s / %s" % (p.describe(), r.describe())]
     _, tree = parse(p.text)
@@ -200,6 +201,13 @@ def main():
                       check_trace(t, whole))
         res.check("kernel module column " + name, check_kernel_column(t))
         res.check("tree --modules " + name, check_tree(t))
+    # --ops makes other events the ops of the module level, in both
+    hand = os.path.join(testlib.ROOT, HAND)
+    plain = testlib.run(["tree", "--modules", "--format", "csv", hand]).out
+    ops = ["--ops", "user_annotation"]
+    res.check("tree --modules --ops user_annotation", check_tree(hand, ops) or (
+        [] if testlib.run(["tree", "--modules", "--format", "csv"] + ops + [hand]).out != plain
+        else ["--ops changed nothing"]))
     check_empty(res)
     return res.finish()
 
