@@ -108,6 +108,8 @@ static int run_tui(const struct osc_cli_view *v, const struct osc_job *job)
 		.other = v->other,
 		.other_runs = v->other_runs,
 		.match = v->match,
+		.changed = v->changed,
+		.min_change = v->min_change,
 		.sort = v->sort,
 		.no_color = osc_cli_config.no_color,
 		.no_mouse = osc_cli_config.no_mouse,

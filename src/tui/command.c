@@ -256,7 +256,8 @@ static char *default_export_name(struct osc_tui *t)
 /* :compare FILE: the compare view of the trace against FILE, at the top view's level. */
 static unsigned compare_with(struct osc_tui *t, const char *path)
 {
-	struct osc_diff_view_arg a = { path, NULL, top_level(t), OSC_MATCH_NAME };
+	struct osc_diff_view_arg a = { path, NULL, top_level(t), OSC_MATCH_NAME, false,
+				       OSC_TUI_CHANGED_PCT };
 
 	osc_view_push(t, &osc_view_diff, &a);
 	return OSC_R_REDRAW;

@@ -509,7 +509,9 @@ int osc_tui_main(const struct osc_tui_args *args)
 			      &(struct osc_diff_view_arg){ same_trace(args) ? NULL : args->other,
 							   args->other_runs ? args->other_runs
 									    : args->runs,
-							   level, args->match });
+							   level, args->match, args->changed,
+							   args->changed ? args->min_change
+									 : OSC_TUI_CHANGED_PCT });
 	main_loop(&t, script);
 	osc_display_close();
 	release(&t);

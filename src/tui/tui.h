@@ -41,6 +41,8 @@ struct osc_tui_args {
 	const char *other;          /* a second trace: open the compare view against it */
 	const char *other_runs;     /* --other-runs spec for it, NULL: as runs */
 	enum osc_match match;       /* --match of the compare view */
+	bool changed;               /* --changed: it shows only the rows that changed ... */
+	double min_change;          /* ... by --min-change percent or more */
 	enum osc_stat sort;         /* initial sort of the first table, OSC_STAT_NR: its default */
 	bool no_color;              /* no colours (a configuration's color = off, as NO_COLOR) */
 	bool no_mouse;              /* ignore the mouse (mouse = off): the terminal keeps it */
@@ -55,6 +57,9 @@ struct osc_tui_args {
 	double straggler;           /* --straggler K of the rank table, 0: the default */
 	const char *ranks;          /* --ranks LIST the job was cut to, NULL: all */
 };
+
+/* The change in percent from which o shows a compare's row as changed, by default. */
+#define OSC_TUI_CHANGED_PCT 10.0
 
 /*
  * osc_tui_main's answer when this terminal cannot show the explorer (TERM

@@ -506,6 +506,8 @@ struct osc_diff_view_arg {
 	const char *runs;   /* its run selection, NULL: its default */
 	enum osc_level level;
 	enum osc_match match;
+	bool changed;       /* only the rows that changed (o) ... */
+	double min_change;  /* ... by this percent or more (--min-change) */
 };
 
 /*

@@ -26,9 +26,6 @@
 #include "view.h"
 #include "view_job.h"
 
-/* 'o' hides '=' rows whose total moved by less than this (timing noise). */
-#define CHANGED_PCT 10.0
-
 /* A comparison computed on a worker (view_job.h) from copies of what it reads. */
 struct diff_job {
 	struct osc_view_job job;          /* with copies of the base's selection and filter */
@@ -57,6 +54,8 @@ struct diff_view {
 	enum osc_level level;
 	enum osc_match match;
 	bool changed, split;
+	double min_change;            /* 'o' hides rows whose total moved by less (percent:
+					 timing noise), OSC_TUI_CHANGED_PCT unless --min-change */
 	bool refused;                 /* the sides select different numbers of runs */
 	struct osc_runs_side side;    /* the other's runs, for the runs view (O) */
 	struct diff_job job;
@@ -110,6 +109,8 @@ static void diff_open(struct osc_tui *t, struct osc_view *v, const void *arg)
 	/* no compare rows by module */
 	dv->level = a->level == OSC_LEVEL_MODULE ? OSC_LEVEL_OP : a->level;
 	dv->match = a->match;
+	dv->changed = a->changed;
+	dv->min_change = a->min_change;
 	v->sort_col = OSC_DIFF_DELTA;
 	v->sort_desc = true;
 	osc_trace_init(&dv->own);
@@ -233,7 +234,7 @@ static void take_diff(struct osc_tui *t, struct diff_view *dv, struct osc_diff *
 	dv->diff_made = true;
 	dv->diff_gen = gen;
 	dv->diff_key = key;
-	osc_diff_changed_only(&dv->diff, dv->changed, CHANGED_PCT);
+	osc_diff_changed_only(&dv->diff, dv->changed, dv->min_change);
 	dv->bar_top = 0;
 }
 
@@ -561,7 +562,7 @@ static void diff_title(struct osc_tui *t, struct osc_view *v, char *buf, size_t 
 			 "compare %s by %s with %s (%zu of %zu rows changed >= %g%%: %llu -, %llu +, "
 			 "%llu =%s%s)",
 			 osc_level_name(dv->level), osc_match_name(dv->match), other, dv->diff.nr,
-			 dv->diff.nr_all, CHANGED_PCT,
+			 dv->diff.nr_all, dv->min_change,
 			 (unsigned long long)n[0], (unsigned long long)n[1], (unsigned long long)n[2],
 			 dv->split ? ", split" : "", dv->job.job.running ? ", updating..." : "");
 	else
@@ -768,7 +769,7 @@ static unsigned diff_action(struct osc_tui *t, struct osc_view *v, enum osc_acti
 		break;
 	case OSC_ACT_CHANGED_ONLY: /* the same rows, some hidden: no new comparison */
 		dv->changed = !dv->changed;
-		osc_diff_changed_only(&dv->diff, dv->changed, CHANGED_PCT);
+		osc_diff_changed_only(&dv->diff, dv->changed, dv->min_change);
 		dv->bar_top = 0;
 		v->cur = v->top = v->hoff = 0;
 		osc_view_resort(t, v);
@@ -837,7 +838,7 @@ static char *diff_command(struct osc_tui *t, struct osc_view *v)
 		line = osc_cli_line_arg(line, dv->sel.spec);
 	}
 	if (dv->changed) {
-		snprintf(pct, sizeof(pct), "%g", CHANGED_PCT);
+		snprintf(pct, sizeof(pct), "%g", dv->min_change);
 		line = osc_cli_line_arg(line, "--changed");
 		line = osc_cli_line_arg(line, "--min-change");
 		line = osc_cli_line_arg(line, pct);

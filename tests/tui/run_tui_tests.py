@@ -1054,6 +1054,21 @@ def check_whatif_in_background():
     shutil.rmtree(d, ignore_errors=True)
 
 
+def check_compare_changed_options():
+    """--changed and --min-change open the compare view on the rows that changed by that
+    much (its title says so), and x writes `opscope diff` with them."""
+    trace = os.path.join(SAMPLES, "kineto-2021-resnet50.json.gz")
+    runs = ["--runs", "1", "--other-runs", "2"]
+    for opts, pct in ((["--changed", "--min-change", "50"], "50"), (["--changed"], "0")):
+        rc, err, d, dumps = run_keys(trace, [":dump c", "x", "c.csv"], runs + opts)
+        want = cli_csv("diff", trace, *(runs + opts))
+        title = (dumps.get("c") or "").split("\n")[0]
+        report(rc == 0 and want and read(d, "c.csv") == want and
+               ("rows changed >= %s%%" % pct) in title and want != cli_csv("diff", trace, *runs),
+               "compare %s: x equals diff with it" % " ".join(opts), err + title)
+        shutil.rmtree(d, ignore_errors=True)
+
+
 def check_whatif_lends_rows():
     """The what-if view projects the rows of the table under it (lent, not
     aggregated again): back from it (q), the table's export is the report's,
@@ -1459,6 +1474,7 @@ def main():
     check_compare_back_kept()
     check_whatif_in_background()
     check_whatif_lends_rows()
+    check_compare_changed_options()
     check_tree_title_names_the_row()
     check_compare_in_background()
     check_export_compare()
