@@ -511,6 +511,7 @@ static enum osc_status view_option(struct osc_cli_view *v, int id, const char *a
 		/* Not aggregation levels: tables of their own (optable.h, ranks.h). */
 		v->op_instance = !strcmp(arg, "op-instance");
 		v->by_rank = !strcmp(arg, "rank");
+		v->report_only |= v->op_instance; /* the explorer has no such table: print it */
 		return v->op_instance || v->by_rank ? OSC_OK : osc_level_parse(arg, &v->level, err);
 	case OPT_RANKS:
 		v->ranks = arg;
@@ -685,6 +686,91 @@ bool osc_cli_view_is_compare(const struct osc_cli_view *v)
 	return v->other || v->other_runs;
 }
 
+#define KERNEL_WAIT_NS 30     /* gpu --kernel-wait's default */
+#define SHORT_KERNEL_NS 10000 /* gpu --short's default */
+
+/* The first option of the fixed tables given, or NULL: --by op-instance's, --histogram's. */
+static const char *fixed_table_option(const struct osc_cli_view *v)
+{
+	return v->sort_arg ? "--sort" : v->asc ? "--asc" : v->columns ? "--columns"
+		: v->percent_limit >= 0 ? "--percent-limit" : NULL;
+}
+
+/* The first option of gpu's tables that the one asked for (breakdown, --launches,
+   --collectives) does not have, or NULL. */
+static const char *gpu_option(const struct osc_cli_view *v)
+{
+	const char *launch = v->per_op ? "--per-op" : v->short_only ? "--short-only"
+			     : v->short_kernel != SHORT_KERNEL_NS ? "--short" : NULL;
+	const char *gaps = v->gaps ? "--gaps"
+			   : v->kernel_wait != KERNEL_WAIT_NS ? "--kernel-wait" : NULL;
+
+	if (v->collectives)
+		return v->launches ? "--launches" : gaps ? gaps : launch;
+	return v->launches ? gaps : launch;
+}
+
+/* The first option of a job's tables given (--by rank, --split, --ranks, --straggler), or NULL. */
+static const char *job_option(const struct osc_cli_view *v)
+{
+	return v->by_rank ? "--by" : v->split_rank ? "--split" : v->ranks ? "--ranks"
+		: v->straggler > 0 ? "--straggler" : NULL;
+}
+
+/*
+ * Options of a table that the command does not print, refused rather than
+ * ignored: a job's without a job (report and the explorer); --by
+ * op-instance and --by rank are report's tables alone; --changed,
+ * --min-change and --match a compare's; the fixed tables' order and
+ * columns; gpu's options of its other tables.
+ */
+static enum osc_status check_tables(const struct osc_cli_view *v, unsigned mode,
+				    struct osc_error *err)
+{
+	if ((v->op_instance || v->by_rank) &&
+	    ((mode & (OSC_MODE_WHATIF | OSC_MODE_DIFF)) || osc_cli_view_is_compare(v)))
+		return osc_error_set(err, OSC_USAGE, "--by", OSC_NO_OFFSET, NULL,
+				     "%s is a table of opscope report alone (%s takes the levels)",
+				     v->op_instance ? "op-instance" : "rank",
+				     mode & OSC_MODE_WHATIF ? "whatif" : "a compare");
+	if (job_option(v) && v->other)
+		return osc_error_set(err, OSC_USAGE, job_option(v), OSC_NO_OFFSET, NULL,
+				     "two traces are a compare: give a job's ranks with "
+				     "'opscope report A B' or a directory");
+	if (job_option(v) && (mode & (OSC_MODE_REPORT | OSC_MODE_DEFAULT)) &&
+	    !osc_cli_view_is_job(v))
+		return osc_error_set(err, OSC_USAGE, job_option(v), OSC_NO_OFFSET, NULL,
+				     "needs a job's ranks: a directory, several traces or "
+				     "summary files");
+	if (v->op_instance && fixed_table_option(v))
+		return osc_error_set(err, OSC_USAGE, fixed_table_option(v), OSC_NO_OFFSET, NULL,
+				     "not with --by op-instance (its columns and order are fixed)");
+	if (v->histogram && (fixed_table_option(v) || v->top_set))
+		return osc_error_set(err, OSC_USAGE, v->top_set ? "--top" : fixed_table_option(v),
+				     OSC_NO_OFFSET, NULL, "not with --histogram (its bins are in "
+				     "order; --bins sets how many)");
+	if (v->matrix && v->columns)
+		return osc_error_set(err, OSC_USAGE, "--columns", OSC_NO_OFFSET, NULL,
+				     "not with --matrix (its columns are the runs)");
+	if ((mode & OSC_MODE_GPU) && gpu_option(v))
+		return osc_error_set(err, OSC_USAGE, gpu_option(v), OSC_NO_OFFSET, NULL,
+				     "not in %s", v->collectives ? "the collectives table"
+				     : v->launches ? "the launch table" : "the breakdown "
+				     "(an option of --launches)");
+	if (v->op_instance && v->script)
+		return osc_error_set(err, OSC_USAGE, "--by", OSC_NO_OFFSET, NULL,
+				     "op-instance is a table of opscope report alone (in the "
+				     "explorer, Enter on an op row lists its instances)");
+	if ((mode & OSC_MODE_DEFAULT) && !osc_cli_view_is_compare(v) &&
+	    (v->changed || v->match != OSC_MATCH_NAME))
+		return osc_error_set(err, OSC_USAGE,
+				     !v->changed ? "--match" : v->min_change > 0 ? "--min-change"
+								 : "--changed",
+				     OSC_NO_OFFSET, NULL,
+				     "needs a compare: a second trace, or --other-runs");
+	return OSC_OK;
+}
+
 /* --sort names a column of the table the command prints: a diff's or an aggregate's. */
 static enum osc_status check_sort(struct osc_cli_view *v, unsigned mode, struct osc_error *err)
 {
@@ -730,8 +816,8 @@ enum osc_status osc_cli_view_parse(struct osc_cli_view *v, int argc, char **argv
 	if (osc_cli_config.has_names)
 		v->names = osc_cli_config.names;
 	v->sort = OSC_STAT_NR;
-	v->kernel_wait = 30;
-	v->short_kernel = 10000;
+	v->kernel_wait = KERNEL_WAIT_NS;
+	v->short_kernel = SHORT_KERNEL_NS;
 	v->format = OSC_EXPORT_TABLE;
 	v->percent_limit = -1;
 	v->measure = OSC_MEASURE_NR;
@@ -767,10 +853,8 @@ enum osc_status osc_cli_view_parse(struct osc_cli_view *v, int argc, char **argv
 	/* A second trace is the other side of a compare; three or more are a job's ranks. */
 	if (v->nr_inputs == 2 && (mode & (OSC_MODE_DIFF | OSC_MODE_DEFAULT)))
 		v->other = v->inputs[1];
-	if ((v->by_rank || v->split_rank) && v->other)
-		return osc_error_set(err, OSC_USAGE, v->by_rank ? "--by" : "--split", OSC_NO_OFFSET,
-				     NULL, "two traces are a compare: give a job's ranks with "
-				     "'opscope report A B' or a directory");
+	if (check_tables(v, mode, err) != OSC_OK)
+		return err->code;
 	if (v->histogram && v->matrix)
 		return osc_error_set(err, OSC_USAGE, "--matrix", OSC_NO_OFFSET, NULL,
 				     "one of --histogram and --matrix at a time");

@@ -59,7 +59,8 @@ static enum osc_status check_job_options(const struct osc_cli_view *v, struct os
 	const char *bad = v->histogram ? "--histogram" : v->matrix ? "--matrix" :
 			  v->columns ? "--columns" : v->sort_arg ? "--sort" :
 			  v->percent_limit >= 0 ? "--percent-limit" : v->op_instance ? "--by" :
-			  v->trace_column ? "--trace-column" : v->regex ? "--regex" : NULL;
+			  v->trace_column ? "--trace-column" : v->regex ? "--regex" :
+			  v->asc ? "--asc" : NULL;
 
 	if (bad)
 		return osc_error_set(err, OSC_USAGE, bad, OSC_NO_OFFSET, NULL,

@@ -341,13 +341,6 @@ int osc_report_run(struct osc_cli_view *v)
 	osc_error_clear(&err);
 	if (osc_cli_view_is_job(v))
 		return osc_ranks_run(v);
-	if (v->by_rank || v->split_rank || v->straggler > 0 || v->ranks) {
-		osc_error_set(&err, OSC_USAGE, v->by_rank ? "--by" : v->split_rank ? "--split" :
-					       v->ranks ? "--ranks" : "--straggler",
-			      OSC_NO_OFFSET, NULL, "needs a job's ranks: a directory, several "
-			      "traces or summary files");
-		return osc_cli_fail(&err);
-	}
 	if (v->op_instance)
 		return osc_optable_run(v);
 	memset(&r, 0, sizeof(r));

@@ -924,6 +924,46 @@ def thread_cases(res, tmp):
                   else [p.describe()])
 
 
+def refused_option_cases(res):
+    """An option of a table the command does not print is one error line naming it, exit 2,
+    not ignored: report's own tables (--by op-instance, --by rank) in whatif, a compare or the
+    explorer; a job's options without a job; a compare's options without a compare; the order
+    and columns of the fixed tables (op-instance, histogram, matrix, a job's); gpu's options
+    of another of its tables; tree --modules' launch categories."""
+    script = os.path.join(testlib.ROOT, "tests", "tui", "scripts", "basic.script")
+    for args, subject in ((["whatif", "-x", "Conv=2", "--by", "rank", ORT], "--by"),
+                          (["whatif", "-x", "Conv=2", "--by", "op-instance", ORT], "--by"),
+                          (["diff", "--by", "op-instance", ORT, ORT], "--by"),
+                          ([ORT, "--other-runs", "2", "--by", "rank"], "--by"),
+                          (["--script", script, "--by", "op-instance", ORT], "--by"),
+                          ([ORT, "--changed"], "--changed"),
+                          ([ORT, "--min-change", "5"], "--min-change"),
+                          ([ORT, "--match", "shape"], "--match"),
+                          (["--script", script, "--changed", ORT], "--changed"),
+                          ([ORT, "--ranks", "0"], "--ranks"),
+                          (["--script", script, "--straggler", "2", ORT], "--straggler"),
+                          ([ORT, ORT, "--ranks", "0"], "--ranks"),
+                          (["report", "--split", "rank", ORT], "--split"),
+                          (["report", "--by", "op-instance", "--sort", "name", ORT], "--sort"),
+                          (["report", "--by", "op-instance", "--columns", "name", ORT],
+                           "--columns"),
+                          (["report", "--histogram", "Conv", "-n", "2", ORT], "--top"),
+                          (["report", "--histogram", "Conv", "--asc", ORT], "--asc"),
+                          (["report", "--matrix", "--columns", "name", ORT], "--columns"),
+                          (["report", "tests/data/ranks", "--asc"], "--asc"),
+                          (["gpu", "--per-op", KINETO], "--per-op"),
+                          (["gpu", "--short", "1", KINETO], "--short"),
+                          (["gpu", "--launches", "--gaps", "5", KINETO], "--gaps"),
+                          (["gpu", "--launches", "--kernel-wait", "100", KINETO],
+                           "--kernel-wait"),
+                          (["gpu", "--collectives", "--launches", KINETO], "--launches"),
+                          (["tree", "--modules", "--host-cat", "x", ORT], "--host-cat")):
+        p = testlib.run(args)
+        res.check("refused: %s" % " ".join(a for a in args if a not in (ORT, script)),
+                  [] if p.rc == 2 and len(p.err_lines) == 1 and
+                  p.err_lines[0].startswith("opscope: %s: " % subject) else [p.describe()])
+
+
 def main():
     update = "--update" in sys.argv[1:]
     res = testlib.Results()
@@ -941,6 +981,7 @@ def main():
         trace_column_cases(res)
         percent_limit_cases(res)
         thread_cases(res, tmp)
+        refused_option_cases(res)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return res.finish()
