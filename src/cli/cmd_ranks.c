@@ -76,6 +76,10 @@ static enum osc_status check_job_options(const struct osc_cli_view *v, struct os
 	if (v->straggler > 0 && !v->by_rank)
 		return osc_error_set(err, OSC_USAGE, "--straggler", OSC_NO_OFFSET, NULL,
 				     "needs --by rank");
+	if (v->by_rank && v->nr_filters)
+		return osc_error_set(err, OSC_USAGE, "--filter", OSC_NO_OFFSET, NULL,
+				     "not with --by rank (its rows are ranks, not names: --ranks "
+				     "keeps some)");
 	return OSC_OK;
 }
 

@@ -169,6 +169,15 @@ static bool wants_gather(const struct report *r, const struct osc_cli_view *v)
 	       (r->trace.format == OSC_FORMAT_NVPROF || r->trace.format == OSC_FORMAT_NSYS);
 }
 
+/* The first option given that gather_op_profile's document has no room for, or NULL. */
+static const char *gather_refused(const struct osc_cli_view *v)
+{
+	return v->top_set ? "--top" : v->nr_filters ? "--filter" : v->regex ? "--regex"
+		: v->sort_arg ? "--sort" : v->asc ? "--asc" : v->columns ? "--columns"
+		: v->percent_limit >= 0 ? "--percent-limit"
+		: v->trace_column ? "--trace-column" : NULL;
+}
+
 static enum osc_status gather_fn(FILE *out, const void *arg, struct osc_error *err)
 {
 	const struct report *r = arg;
@@ -255,7 +264,11 @@ static enum osc_status build_report(struct report *r, struct osc_cli_view *v,
 	if (v->sort != OSC_STAT_NR)
 		q.dists |= osc_stats_dists(v->sort);
 	st = osc_cli_open(v, v->path, v->runs, &r->trace, &r->runs, &r->sel, err);
-	if (st == OSC_OK && wants_gather(r, v))
+	if (st == OSC_OK && wants_gather(r, v) && gather_refused(v))
+		st = osc_error_set(err, OSC_USAGE, gather_refused(v), OSC_NO_OFFSET, NULL,
+				   "not in gather_op_profile's document (the mapping level's JSON "
+				   "on nvprof and nsys): --format csv writes the table");
+	else if (st == OSC_OK && wants_gather(r, v))
 		st = osc_write_file(v->output, v->export_flags, gather_fn, r, err);
 	if (st != OSC_OK || wants_gather(r, v)) {
 		free(cols);

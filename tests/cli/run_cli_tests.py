@@ -929,7 +929,8 @@ def refused_option_cases(res):
     not ignored: report's own tables (--by op-instance, --by rank) in whatif, a compare or the
     explorer; a job's options without a job; a compare's options without a compare; the order
     and columns of the fixed tables (op-instance, histogram, matrix, a job's); gpu's options
-    of another of its tables; tree --modules' launch categories."""
+    of another of its tables; tree --modules' launch categories; gather_op_profile's document's
+    rows and order."""
     script = os.path.join(testlib.ROOT, "tests", "tui", "scripts", "basic.script")
     for args, subject in ((["whatif", "-x", "Conv=2", "--by", "rank", ORT], "--by"),
                           (["whatif", "-x", "Conv=2", "--by", "op-instance", ORT], "--by"),
@@ -951,13 +952,16 @@ def refused_option_cases(res):
                           (["report", "--histogram", "Conv", "--asc", ORT], "--asc"),
                           (["report", "--matrix", "--columns", "name", ORT], "--columns"),
                           (["report", "tests/data/ranks", "--asc"], "--asc"),
+                          (["report", "tests/data/ranks", "--by", "rank", "-f", "x"], "--filter"),
                           (["gpu", "--per-op", KINETO], "--per-op"),
                           (["gpu", "--short", "1", KINETO], "--short"),
                           (["gpu", "--launches", "--gaps", "5", KINETO], "--gaps"),
                           (["gpu", "--launches", "--kernel-wait", "100", KINETO],
                            "--kernel-wait"),
                           (["gpu", "--collectives", "--launches", KINETO], "--launches"),
-                          (["tree", "--modules", "--host-cat", "x", ORT], "--host-cat")):
+                          (["tree", "--modules", "--host-cat", "x", ORT], "--host-cat"),
+                          (["report", "--by", "mapping", "-F", "json", "-f", "x",
+                            "samples/nvprof-lstm-pyprof.sql.gz"], "--filter")):
         p = testlib.run(args)
         res.check("refused: %s" % " ".join(a for a in args if a not in (ORT, script)),
                   [] if p.rc == 2 and len(p.err_lines) == 1 and
