@@ -177,6 +177,7 @@ enum osc_status osc_cli_load_job(const struct osc_cli_view *v, const char *keep_
 {
 	struct osc_job_opts jo = {
 		.max_input = v->max_input, .ops = v->ops, .categories = &v->categories,
+		.names = v->names, .demangler = v->demangler,
 		.keep_runs = keep_runs, .skip_levels = skip_levels,
 		.runs = { .range = v->run_range, .whole = v->whole_trace },
 		.progress = say_loaded,

@@ -88,10 +88,39 @@ def one_error_line(p, *words):
     return []
 
 
+def check_name_styles(res, tmp):
+    """A job's kernel rows name kernels in the style asked (demangled, --short-names,
+    --no-demangle): rank 0's names are those of the single trace's report in that style
+    (whose rows are the kernels as named in the trace: two may show the same short name,
+    where a job's rows, as a compare's, pair on the name shown)."""
+    mangled = os.path.join(testlib.ROOT, "tests", "data", "kineto-mangled.json")
+    job = os.path.join(tmp, "mangled-job")
+    os.makedirs(job)
+    for r in (0, 1):
+        shutil.copy(mangled, os.path.join(job, "rank%d.json" % r))
+    seen = []
+    for style in ([], ["--short-names"], ["--no-demangle"]):
+        p = testlib.run(["report", "--by", "kernel", "--split", "rank", "-F", "csv", "--top",
+                         "0"] + style + [job])
+        q = testlib.run(["report", "--by", "kernel", "-F", "csv", "--top", "0", "--whole-trace"] +
+                        style + [mangled])
+        got = sorted(set(r["name"] for r in csv.DictReader(p.text.splitlines())
+                         if r["rank"] == "0"))
+        want = sorted(set(r["name"] for r in csv.DictReader(
+            l for l in q.text.splitlines() if not l.startswith("#"))))
+        seen.append(want)
+        res.check("a job's kernel names %s: the trace's" % (" ".join(style) or "demangled"),
+                  [] if p.rc == 0 and q.rc == 0 and got == want
+                  else ["job %s\ntrace %s\n%s" % (got[:3], want[:3], p.describe())])
+    res.check("the three name styles differ on kineto-mangled.json",
+              [] if len(set(map(tuple, seen))) == 3 else ["%s" % [x[:2] for x in seen]])
+
+
 def main():
     res = testlib.Results()
     tmp = tempfile.mkdtemp(prefix="opscope-ranks-")
     try:
+        check_name_styles(res, tmp)
         job = os.path.join(tmp, "job")
         subprocess.run([sys.executable, os.path.join(TOOLS, "make_ranks.py"), job] + PAIR,
                        check=True)

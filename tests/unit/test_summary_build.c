@@ -95,7 +95,7 @@ static void load_and_build(const char *rel, struct osc_trace *t, struct osc_runs
 	cr_assert_eq(osc_load(path, NULL, t, &err), OSC_OK, "%s", path);
 	osc_runs_detect(t, runs);
 	osc_summary_init(s);
-	osc_summary_build(t, runs, NULL, NULL, 0, s);
+	osc_summary_build(t, runs, NULL, NULL, NULL, 0, s);
 }
 
 Test(summary_build, every_level_and_run_as_report_runs_j)

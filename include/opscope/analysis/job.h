@@ -24,6 +24,7 @@
 #include <stdint.h>
 
 #include "opscope/analysis/category.h"
+#include "opscope/analysis/demangle.h"
 #include "opscope/base/status.h"
 #include "opscope/model/runs.h"
 #include "opscope/model/summary.h"
@@ -50,6 +51,10 @@ struct osc_job_opts {
 	const char *keep_runs;           /* a runs.h spec of each trace's runs to keep in its
 					    summary (osc_summary_build), NULL: every run */
 	const struct osc_categories *categories; /* the user's category rules, or NULL */
+	enum osc_name_style names;       /* how the device levels' rows name kernels (the
+					    default: demangled), for the traces: a summary
+					    file's rows keep the names it was written with */
+	const char *demangler;           /* osc_names_build's cmd, NULL: libiberty */
 	unsigned skip_levels;            /* levels the summaries of traces leave out
 					    (osc_summary_build's skip), 0: none */
 	/* Called as each input is done, one call at a time, from a loading thread. */

@@ -21,6 +21,7 @@
 #define OPSCOPE_SUMMARY_BUILD_H
 
 #include "opscope/analysis/category.h"
+#include "opscope/analysis/demangle.h"
 #include "opscope/model/runs.h"
 #include "opscope/model/summary.h"
 #include "opscope/model/trace.h"
@@ -31,12 +32,14 @@
  * (NULL: every run); the summary's runs are those, renumbered from 0, and
  * only their rows and calls are kept (a call's seq stays its place among
  * the whole trace's calls of its group, so ranks still match). categories:
- * the user's category rules (NULL: the built-in table). skip: levels
+ * the user's category rules (NULL: the built-in table). names: how the
+ * device levels' rows name their kernels (osc_agg_label_names; NULL: as the
+ * trace holds them). skip: levels
  * (1 << enum osc_level) left without rows, for a caller that reads only
  * some (out->skipped says which; 0: every level). Only reads t and runs.
  */
 void osc_summary_build(const struct osc_trace *t, const struct osc_runs *runs,
 		       const struct osc_runsel *sel, const struct osc_categories *categories,
-		       unsigned skip, struct osc_summary *out);
+		       const struct osc_names *names, unsigned skip, struct osc_summary *out);
 
 #endif

@@ -276,6 +276,16 @@ static enum osc_status keep_runs(const struct osc_trace *t, const struct osc_run
 	return OSC_OK;
 }
 
+/* The kernel names of t in o's style (nothing to build for names as they are). */
+static enum osc_status build_names(const struct osc_trace *t, const struct osc_job_opts *o,
+				   struct osc_names *names, struct osc_error *err)
+{
+	names->style = o->names;
+	if (o->names == OSC_NAMES_MANGLED)
+		return OSC_OK;
+	return osc_names_build(names, t, o->demangler, err);
+}
+
 /* Load one input into its summary; the trace (if any) is passed to progress, then freed. */
 static enum osc_status load_one(struct loader *L, size_t i, struct osc_error *err)
 {
@@ -284,12 +294,14 @@ static enum osc_status load_one(struct loader *L, size_t i, struct osc_error *er
 	struct osc_trace t;
 	struct osc_runs runs = { 0 };
 	struct osc_runsel sel = { 0 };
+	struct osc_names names;
 	struct osc_load_opts lo = { .max_input = o->max_input, .cancel = &L->cancel };
 	double start = now();
 	enum osc_status st;
 	bool summary = osc_summary_is_file(L->paths[i]);
 
 	osc_trace_init(&t);
+	osc_names_init(&names);
 	if (summary) {
 		st = osc_summary_read(L->paths[i], s, err);
 	} else {
@@ -301,8 +313,10 @@ static enum osc_status load_one(struct loader *L, size_t i, struct osc_error *er
 		if (st == OSC_OK && o->keep_runs)
 			st = keep_runs(&t, &runs, o->keep_runs, &sel, err);
 		if (st == OSC_OK)
+			st = build_names(&t, o, &names, err);
+		if (st == OSC_OK)
 			osc_summary_build(&t, &runs, o->keep_runs ? &sel : NULL, o->categories,
-					  o->skip_levels, s);
+					  &names, o->skip_levels, s);
 	}
 	if (st == OSC_OK && o->progress) {
 		struct osc_job_progress p = { .nr = L->n, .path = L->paths[i], .rank = s,
@@ -314,6 +328,7 @@ static enum osc_status load_one(struct loader *L, size_t i, struct osc_error *er
 		o->progress(&p, o->userdata);
 		pthread_mutex_unlock(&L->lock);
 	}
+	osc_names_release(&names);
 	osc_runsel_release(&sel);
 	osc_runs_release(&runs);
 	osc_trace_release(&t);

@@ -86,6 +86,7 @@ struct splitter {
 	uint32_t *touched;                /* those runs, in order */
 	size_t nr_touched;
 	struct osc_summary *s;
+	const struct osc_names *names;    /* the kernel names of the device levels' rows */
 };
 
 /* The sums of run for the row being split, marked as having a share of it. */
@@ -196,7 +197,8 @@ static void add_level(struct splitter *x, const struct osc_categories *categorie
 	osc_aggregate(x->t, x->runs, &q, &a);
 	for (size_t i = 0; i < a.nr; i++) {
 		const struct osc_agg_row *r = &a.rows[i];
-		osc_str key = osc_summary_intern(x->s, osc_agg_label(x->t, &a, r, label, LABEL_MAX));
+		osc_str key = osc_summary_intern(x->s, osc_agg_label_names(x->t, &a, x->names, r,
+									   label, LABEL_MAX));
 
 		for (size_t m = 0; m < r->nr; m++)
 			add_member(x, device, a.members[r->first + m]);
@@ -289,7 +291,7 @@ static void keep_calls(const uint32_t *kept, size_t nr_runs, struct osc_summary 
 
 void osc_summary_build(const struct osc_trace *t, const struct osc_runs *runs,
 		       const struct osc_runsel *sel, const struct osc_categories *categories,
-		       unsigned skip, struct osc_summary *out)
+		       const struct osc_names *names, unsigned skip, struct osc_summary *out)
 {
 	size_t n = runs->nr ? runs->nr : 1, nr_kept = 0;
 	uint32_t *kept = osc_xmalloc(n * sizeof(*kept));
@@ -297,6 +299,7 @@ void osc_summary_build(const struct osc_trace *t, const struct osc_runs *runs,
 		.t = t, .runs = runs, .kept = kept, .tree = osc_trace_host_tree(t),
 		.cost = osc_trace_op_costs(t), .acc = osc_xcalloc(n, sizeof(*x.acc)),
 		.on = osc_xcalloc(n, 1), .touched = osc_xcalloc(n, sizeof(*x.touched)), .s = out,
+		.names = names,
 	};
 
 	for (size_t i = 0; i < runs->nr; i++)
