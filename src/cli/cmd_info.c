@@ -2,7 +2,9 @@
  * cmd_info.c - `opscope info TRACE`: what is in a trace, before any analysis.
  *
  * Format, sizes, events by kind, category and phase, the time span,
- * processes and threads, GPU names, kernel streams, runs and warnings.
+ * processes and threads, GPU names, kernel streams, the device events' links
+ * to their ops (correlate.h) and the device time no op launched, runs and
+ * warnings.
  * Host names, user names and the other top-level meta fields are never
  * printed: of the meta only deviceProperties[].name (GPU names) is shown.
  *
@@ -17,7 +19,10 @@
 #include <unistd.h>
 
 #include "opscope/base/alloc.h"
+#include "opscope/base/sat.h"
 #include "opscope/analysis/columns.h"
+#include "opscope/analysis/correlate.h"
+#include "opscope/analysis/trace_cache.h"
 #include "opscope/model/rank.h"
 #include "opscope/model/runs.h"
 #include "opscope/export/export.h"
@@ -55,9 +60,11 @@ static void print_help(void)
 	     "       opscope info [OPTIONS] DIR | TRACE TRACE...\n"
 	     "\n"
 	     "Describe TRACE: format, file and uncompressed size, events by kind, category\n"
-	     "and phase, time span, processes and threads, GPUs, kernel streams, the runs\n"
-	     "found and the load warnings. TRACE is a file (plain, gzip or zstd) or - for\n"
-	     "standard input; without it the bundled sample trace is used.\n"
+	     "and phase, time span, processes and threads, GPUs, kernel streams, how the\n"
+	     "device events were linked to their ops and the device time no op launched\n"
+	     "(by reason), the runs found and the load warnings. TRACE is a file (plain,\n"
+	     "gzip or zstd) or - for standard input; without it the bundled sample trace\n"
+	     "is used.\n"
 	     "\n"
 	     "A job's ranks (a directory, several traces, or summary files) give one row\n"
 	     "per rank: its rank and where that came from, format, events, runs, collective\n"
@@ -490,6 +497,126 @@ static void print_streams(const struct osc_trace *t, struct json_object *j)
 	free(s);
 }
 
+/* The device events' time and events: in all, and per reason without an op. */
+struct device_sums {
+	int64_t time, time_of[OSC_UNATTRIBUTED_COUNT];
+	uint64_t events_of[OSC_UNATTRIBUTED_COUNT];
+	uint64_t by_host[OSC_LINK_COUNT]; /* launched ones, by their launch's link to an op */
+};
+
+/* words as a JSON key: "time window" -> "time_window". */
+static const char *json_key(const char *words, char *buf, size_t size)
+{
+	size_t i = 0;
+
+	for (; words[i] && i + 1 < size; i++)
+		buf[i] = words[i] == ' ' ? '_' : words[i];
+	buf[i] = '\0';
+	return buf;
+}
+
+/* How device events were linked (correlate.h), "no link" for none. */
+static const char *link_words(int m)
+{
+	return m == OSC_LINK_NONE ? "no link" : osc_link_name((enum osc_link)m);
+}
+
+static void sum_device(const struct osc_trace *t, const struct osc_correlation *c,
+		       struct device_sums *s)
+{
+	memset(s, 0, sizeof(*s));
+	for (size_t i = 0; i < c->nr_devs; i++) {
+		const struct osc_dev_link *d = &c->devs[i];
+		int64_t dur = t->events[d->event].dur;
+
+		s->time = osc_sat_add(s->time, dur);
+		s->time_of[d->unattributed] = osc_sat_add(s->time_of[d->unattributed], dur);
+		s->events_of[d->unattributed]++;
+		if (d->launch != OSC_NONE)
+			s->by_host[d->host_method]++;
+	}
+}
+
+/*
+ * The device events (the kernels, memcpys and memsets a report counts): how
+ * many, their summed durations (report's device_time: streams overlap, so
+ * not wall time), how each was linked to its launch or op and each launch
+ * to its op, and the time no op launched, by reason (unattributed.h).
+ */
+static void print_device(const struct osc_trace *t, struct json_object *j)
+{
+	const struct osc_correlation *c = osc_trace_correlation(t);
+	struct device_sums s;
+	char a[64], k[64];
+	const char *sep = "";
+
+	sum_device(t, c, &s);
+	if (j) {
+		struct json_object *dev = json_object_new_object();
+		struct json_object *links = json_object_new_object();
+		struct json_object *launch = json_object_new_object();
+		struct json_object *why = json_object_new_object();
+		uint64_t none = c->nr_devs - s.events_of[OSC_UNATTRIBUTED_NONE];
+
+		add(dev, "events", u64(c->nr_devs));
+		add(dev, "time_ms", decimal(ms(s.time, a, sizeof(a))));
+		for (int m = 0; m < OSC_LINK_COUNT; m++) {
+			if (c->by_method[m])
+				add(links, json_key(link_words(m), k, sizeof(k)),
+				    u64(c->by_method[m]));
+			if (m != OSC_LINK_NONE && s.by_host[m])
+				add(launch, json_key(link_words(m), k, sizeof(k)),
+				    u64(s.by_host[m]));
+		}
+		for (int u = OSC_UNATTRIBUTED_NONE + 1; u < OSC_UNATTRIBUTED_COUNT; u++) {
+			struct json_object *r = json_object_new_object();
+
+			if (!s.events_of[u]) {
+				json_object_put(r);
+				continue;
+			}
+			add(r, "events", u64(s.events_of[u]));
+			add(r, "time_ms", decimal(ms(s.time_of[u], a, sizeof(a))));
+			add(why, json_key(osc_unattributed_name((enum osc_unattributed)u), k,
+					  sizeof(k)), r);
+		}
+		add(dev, "links", links);
+		add(dev, "launch_links", launch);
+		add(dev, "unattributed_events", u64(none));
+		add(dev, "unattributed_ms",
+		    decimal(ms(s.time - s.time_of[OSC_UNATTRIBUTED_NONE], a, sizeof(a))));
+		add(dev, "unattributed_why", why);
+		add(j, "device", dev);
+		return;
+	}
+	if (!c->nr_devs)
+		return;
+	printf("device:       %zu events, %s ms (durations summed)\n", c->nr_devs,
+	       ms(s.time, a, sizeof(a)));
+	printf("  linked by:  ");
+	for (int m = 0; m < OSC_LINK_COUNT; m++) {
+		if (!c->by_method[m])
+			continue;
+		printf("%s%s %llu", sep, link_words(m), (unsigned long long)c->by_method[m]);
+		sep = ", ";
+	}
+	sep = "; launches to ops by ";
+	for (int m = OSC_LINK_NONE + 1; m < OSC_LINK_COUNT; m++) {
+		if (!s.by_host[m])
+			continue;
+		printf("%s%s %llu", sep, link_words(m), (unsigned long long)s.by_host[m]);
+		sep = ", ";
+	}
+	printf("\n  no op:      %llu events, %s ms",
+	       (unsigned long long)(c->nr_devs - s.events_of[OSC_UNATTRIBUTED_NONE]),
+	       ms(s.time - s.time_of[OSC_UNATTRIBUTED_NONE], a, sizeof(a)));
+	for (int u = OSC_UNATTRIBUTED_NONE + 1; u < OSC_UNATTRIBUTED_COUNT; u++)
+		if (s.events_of[u])
+			printf("; %s %llu, %s ms", osc_unattributed_name((enum osc_unattributed)u),
+			       (unsigned long long)s.events_of[u], ms(s.time_of[u], a, sizeof(a)));
+	putchar('\n');
+}
+
 /* The runs as JSON: source, the default selection (text and indexes), each run. */
 static void json_runs(const struct osc_trace *t, const struct osc_runs *r, struct json_object *j)
 {
@@ -628,6 +755,7 @@ static void json_info(const struct osc_trace *t, const char *name, const struct 
 	print_devices(t, NULL, doc);
 	print_rank(t, name, doc);
 	print_streams(t, doc);
+	print_device(t, doc);
 	json_runs(t, runs, doc);
 	json_warnings(t, doc);
 	text = json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
@@ -666,6 +794,7 @@ static enum osc_status print_info(const struct osc_trace *t, const char *name,
 	print_devices(t, &sh, NULL);
 	print_rank(t, name, NULL);
 	print_streams(t, NULL);
+	print_device(t, NULL);
 	print_runs(t, &runs, &sh);
 	osc_runs_release(&runs);
 	print_warnings(t);

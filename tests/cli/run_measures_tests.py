@@ -620,8 +620,41 @@ def check_hand(res, pool):
         res.check(name + " (opscope)", problems)
 
 
+def ms_text(ns):
+    """A time as info's text and JSON give it: ms with 3 decimals, ns rounded to the us."""
+    us = (ns + 500) // 1000
+    return "%d.%03d" % divmod(us, 1000)
+
+
+def check_info_device(res, paths):
+    """info's device section, over the whole trace: the device events' summed durations and
+    the part no op launched, by reason (events and time), as recompute_measures gives them
+    with --whole-trace."""
+    for path in paths:
+        m = rm.Measures(os.path.join(testlib.ROOT, path), whole=True)
+        p = testlib.run(["info", "--format", "json", path])
+        if p.rc != 0:
+            res.fail("info device " + path, p.describe())
+            continue
+        got = json.loads(p.text, parse_float=str)["device"]
+        why = m.unattributed()
+        want = {"time_ms": ms_text(m.bases()[1]),
+                "unattributed_events": sum(n for _, n in why.values()),
+                "unattributed_ms": ms_text(sum(ns for ns, _ in why.values())),
+                "unattributed_why": {k.replace(" ", "_"): {"events": n, "time_ms": ms_text(ns)}
+                                     for k, (ns, n) in why.items()}}
+        res.check("info device " + path,
+                  [] if {k: got.get(k) for k in want} == want
+                  else ["opscope %r\nrecompute %r" % ({k: got.get(k) for k in want}, want)])
+
+
 def main():
     res = testlib.Results()
+    check_info_device(res, ["tests/data/measures-unattributed.json",
+                            "samples/kineto-2021-resnet50.json.gz",
+                            "samples/kineto-sampled-rank0.json.gz",
+                            "samples/rocm-torch-compile-triton.json.gz",
+                            "tests/data/ort-cuda-synthetic.json"])
     traces = []
     for f in sorted(os.listdir(testlib.SAMPLES)):
         if f.endswith(".json") or f.endswith(".json.gz"):
