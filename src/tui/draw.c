@@ -167,18 +167,24 @@ static enum osc_style mark_style(enum osc_mark m)
  * The name cell scrolled by hoff columns: a window into the text, cut at the
  * right with an ellipsis (unscrolled it loses its middle, like the report).
  */
+/* s cut at its end to width columns (2 or more), an ellipsis last, into buf. */
+static void cut_end(const char *s, size_t width, bool utf8, char *buf, size_t size)
+{
+	size_t cut = osc_text_skip(s, width - 1, utf8);
+
+	snprintf(buf, size, "%.*s%s", (int)cut, s, utf8 ? "\xe2\x80\xa6" : "~");
+}
+
 static void put_scrolled(int y, int x, const char *s, size_t hoff, size_t width, bool utf8)
 {
 	const char *from = s + osc_text_skip(s, hoff, utf8);
 	char buf[4096];
-	size_t cut;
 
 	if (!hoff || osc_text_width(from, strlen(from), utf8) <= width || width < 2) {
 		put_cell(y, x, from, width, OSC_ALIGN_LEFT, utf8);
 		return;
 	}
-	cut = osc_text_skip(from, width - 1, utf8);
-	snprintf(buf, sizeof(buf), "%.*s%s", (int)cut, from, utf8 ? "\xe2\x80\xa6" : "~");
+	cut_end(from, width, utf8, buf, sizeof(buf));
 	put_cell(y, x, buf, width, OSC_ALIGN_LEFT, utf8);
 }
 
@@ -635,6 +641,37 @@ static void pane_position(struct osc_tui *t, int y)
 	}
 }
 
+#define INFO_REST_MIN 24 /* columns of runs and filter worth showing after the bases */
+
+/*
+ * The second header line (osc_view_describe's). Where it is too wide, a
+ * view whose bases lead it (a what-if projection, the GPU breakdown) keeps
+ * them whole, the runs and filter after them cut, or, bases wider than the
+ * screen, their start alone; else the line loses its middle as any text.
+ */
+static void info_line(struct osc_tui *t, struct osc_view *v, char *line, size_t size)
+{
+	size_t width = (size_t)COLS, lead, lead_w;
+	char bases[512] = "", *rest;
+
+	osc_view_describe(t, v, line, size, 0);
+	if (!v->ops->bases_first || !v->ops->bases ||
+	    osc_text_width(line, strlen(line), t->utf8) <= width)
+		return;
+	v->ops->bases(t, v, bases, sizeof(bases));
+	lead = strlen(bases);
+	if (!lead || strncmp(line, bases, lead))
+		return;
+	lead_w = osc_text_width(bases, lead, t->utf8);
+	if (lead_w + 3 + INFO_REST_MIN <= width) {
+		rest = osc_fit_text(line + lead + 3, width - lead_w - 3, t->utf8);
+		snprintf(line + lead, size - lead, " | %s", rest);
+		free(rest);
+	} else if (lead_w > width && width >= 2) {
+		cut_end(bases, width, t->utf8, line, size);
+	}
+}
+
 void osc_draw_screen(struct osc_tui *t)
 {
 	struct osc_view *v = osc_tui_top(t);
@@ -647,7 +684,7 @@ void osc_draw_screen(struct osc_tui *t)
 	osc_view_describe(t, v, sort, sizeof(sort), 1);
 	header_line(t, title, sort, line, sizeof(line));
 	put_line(0, line, OSC_STYLE_HEADER, t->utf8);
-	osc_view_describe(t, v, line, sizeof(line), 0);
+	info_line(t, v, line, sizeof(line));
 	put_line(1, line, OSC_STYLE_INFO, t->utf8);
 	if (v->ops->canvas) {
 		memset(&l, 0, sizeof(l));
