@@ -1054,6 +1054,22 @@ def check_whatif_in_background():
     shutil.rmtree(d, ignore_errors=True)
 
 
+def check_whatif_every_level():
+    """W with no rule on every level of a trace with device events (its rows lent by the
+    table): x writes `opscope whatif` with a rule that matches nothing, the same figures."""
+    trace = os.path.join(SAMPLES, "kineto-2021-resnet50.json.gz")
+    levels = ["op", "shape", "kernel", "dims", "mapping", "run", "path", "category"]
+    keys = []
+    for i, _ in enumerate(levels):
+        keys += [str(i + 1), "W", "x", "w%d.csv" % i, "q"]
+    rc, err, d, _ = run_keys(trace, keys)
+    for i, level in enumerate(levels):
+        want = cli_csv("whatif", "--by", level, "-x", "nothing=2", trace)
+        report(rc == 0 and want and read(d, "w%d.csv" % i) == want,
+               "what-if %s, no rule: x equals whatif -x nothing=2" % level, err)
+    shutil.rmtree(d, ignore_errors=True)
+
+
 def check_compare_changed_options():
     """--changed and --min-change open the compare view on the rows that changed by that
     much (its title says so), and x writes `opscope diff` with them."""
@@ -1475,6 +1491,7 @@ def main():
     check_whatif_in_background()
     check_whatif_lends_rows()
     check_compare_changed_options()
+    check_whatif_every_level()
     check_tree_title_names_the_row()
     check_compare_in_background()
     check_export_compare()

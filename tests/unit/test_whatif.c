@@ -135,6 +135,56 @@ Test(whatif, nested_rules_do_not_compound)
 	}
 }
 
+/*
+ * No rule at all (the TUI's W before '='), at a host and a device level:
+ * every row as a rule that matches nothing leaves it, its own time (self
+ * time of nested ops; kernel durations) projected unchanged.
+ */
+Test(whatif, no_rule_is_a_rule_matching_nothing)
+{
+	static const struct fx_event ev[] = {
+		FX("linear", HOST_OP, 0, 100), FX("addmm", HOST_OP, 10, 60),
+		FX("B", HOST_OP, 200, 100), FX("linear", HOST_OP, 400, 30),
+		FX("k1", KERNEL, 20, 40), FX("k2", KERNEL, 70, 5), FX("k1", KERNEL, 210, 7),
+	};
+	static const enum osc_level levels[] = { OSC_LEVEL_OP, OSC_LEVEL_PATH, OSC_LEVEL_KERNEL };
+	struct osc_trace t;
+	struct osc_speedups none, nothing;
+	struct osc_error err;
+
+	fx_build(&t, OSC_FORMAT_CHROME, ev, FX_LEN(ev));
+	osc_speedups_init(&none);
+	osc_speedups_init(&nothing);
+	cr_assert_eq(osc_speedups_parse(&nothing, "nothing=2", &err), OSC_OK);
+	for (size_t l = 0; l < sizeof(levels) / sizeof(levels[0]); l++) {
+		struct osc_query q = { .level = levels[l] };
+		struct osc_agg agg;
+		struct osc_whatif a, b;
+
+		osc_aggregate(&t, NULL, &q, &agg);
+		osc_whatif(&t, &agg, &none, &a);
+		osc_whatif(&t, &agg, &nothing, &b);
+		cr_assert_eq(a.nr, b.nr);
+		cr_expect_eq(a.total, b.total, "level %zu", l);
+		cr_expect_eq(a.projected, b.projected, "level %zu", l);
+		for (size_t r = 0; r < a.nr; r++) {
+			cr_expect_eq(a.rows[r].total, b.rows[r].total, "level %zu row %zu", l, r);
+			cr_expect_eq(a.rows[r].projected, b.rows[r].projected, "level %zu row %zu",
+				     l, r);
+			cr_expect_eq(a.rows[r].factor, 1);
+			cr_expect_eq(a.rows[r].saved, 0);
+		}
+		cr_expect_eq(row_named(&a, levels[l] == OSC_LEVEL_KERNEL ? "k1" : "linear")->total,
+			     levels[l] == OSC_LEVEL_KERNEL ? 47 : 40 + 30, "level %zu", l);
+		osc_whatif_release(&a);
+		osc_whatif_release(&b);
+		osc_agg_release(&agg);
+	}
+	osc_speedups_release(&none);
+	osc_speedups_release(&nothing);
+	osc_trace_release(&t);
+}
+
 Test(whatif, wildcard_first_rule_wins)
 {
 	static const struct fx_event ev[] = {

@@ -644,6 +644,23 @@ static void project_device(struct osc_whatif *w, struct rule_memo *m, struct row
 	}
 }
 
+/*
+ * No rule: each row's time is its own, unchanged: its self time at the host
+ * levels, its durations at the device levels, both summed by the aggregate
+ * over the same members (the tree is not walked).
+ */
+static void project_none(const struct osc_whatif *w, struct row_sum *sum)
+{
+	const struct osc_agg *agg = w->agg;
+
+	for (size_t r = 0; r < agg->nr; r++) {
+		int64_t time = w->device ? agg->rows[r].total : agg->rows[r].self;
+
+		sum[r].total = time;
+		sum[r].exact = sum[r].projected = (double)time;
+	}
+}
+
 struct labelled_row {
 	const char *label;
 	uint32_t row;
@@ -762,7 +779,9 @@ void osc_whatif_names(const struct osc_trace *t, const struct osc_agg *agg,
 	rank_labels(out);
 	rule_memo_init(&memo, s, t, agg->nr);
 	sum = osc_xcalloc_big(agg->nr ? agg->nr : 1, sizeof(*sum));
-	if (out->device)
+	if (!s->nr)
+		project_none(out, sum);
+	else if (out->device)
 		project_device(out, &memo, sum);
 	else
 		project_host(out, &memo, sum);
