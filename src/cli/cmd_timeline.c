@@ -129,6 +129,10 @@ static enum osc_status parse(struct timeline_args *a, int argc, char **argv,
 	}
 	if (!a->table && a->a.output && osc_export_format_of_name(a->a.output, &a->format))
 		a->table = true;
+	if (a->table && a->width)
+		return osc_error_set(err, OSC_USAGE, "--width", OSC_NO_OFFSET, NULL,
+				     "the drawing's cells: not with a table (--format, -o "
+				     "FILE.csv)");
 	return OSC_OK;
 }
 

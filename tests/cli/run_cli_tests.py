@@ -960,6 +960,7 @@ def refused_option_cases(res):
                            "--kernel-wait"),
                           (["gpu", "--collectives", "--launches", KINETO], "--launches"),
                           (["tree", "--modules", "--host-cat", "x", ORT], "--host-cat"),
+                          (["timeline", "-F", "csv", "--width", "10", KINETO], "--width"),
                           (["report", "--by", "mapping", "-F", "json", "-f", "x",
                             "samples/nvprof-lstm-pyprof.sql.gz"], "--filter")):
         p = testlib.run(args)
