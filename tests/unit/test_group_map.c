@@ -136,3 +136,29 @@ Test(group_map, big_room_outgrown_gives_the_indices_of_a_grown_map)
 	osc_group_map_release(&m);
 	osc_group_map_release(&plain);
 }
+
+/*
+ * Keys of several fields through the hash (no direct table), its slots
+ * holding part of each key's hash beside its group: each distinct key a new
+ * group, in order, and found again.
+ */
+Test(group_map, distinct_keys_through_the_hash_are_distinct_groups)
+{
+	enum { N = 200000 };
+	struct osc_group_map m = { 0 };
+
+	for (int pass = 0; pass < 2; pass++) {
+		for (uint32_t i = 0; i < N; i++) {
+			struct osc_group_key k;
+
+			osc_group_key_init(&k);
+			k.name = i % 1000;
+			k.shape = i / 1000;
+			k.dims[5] = (int32_t)(i % 7);
+			cr_assert_eq(osc_group_map_index(&m, &k), i, "pass %d key %u", pass, i);
+			cr_assert_eq(osc_group_map_find(&m, &k), i, "pass %d key %u", pass, i);
+		}
+		cr_assert_eq(m.nr, N);
+	}
+	osc_group_map_release(&m);
+}

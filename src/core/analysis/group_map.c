@@ -33,6 +33,14 @@ static uint64_t key_hash(const struct osc_group_key *k)
 	return h ^ (h >> 27);
 }
 
+#define EMPTY_SLOT UINT64_MAX
+
+/* The slot of group g, whose key hashes to h: the hash's high half over g. */
+static uint64_t slot_of(uint64_t h, uint32_t g)
+{
+	return (h & 0xffffffff00000000ull) | g;
+}
+
 static void rehash(struct osc_group_map *m, size_t nslots)
 {
 	free(m->slots);
@@ -40,11 +48,12 @@ static void rehash(struct osc_group_map *m, size_t nslots)
 	m->slots = osc_xmalloc(nslots * sizeof(*m->slots));
 	memset(m->slots, 0xff, nslots * sizeof(*m->slots));
 	for (size_t g = 0; g < m->nr; g++) {
-		size_t i = key_hash(&m->keys[g]) & (nslots - 1);
+		uint64_t h = key_hash(&m->keys[g]);
+		size_t i = h & (nslots - 1);
 
-		while (m->slots[i] != UINT32_MAX)
+		while (m->slots[i] != EMPTY_SLOT)
 			i = (i + 1) & (nslots - 1);
-		m->slots[i] = (uint32_t)g;
+		m->slots[i] = slot_of(h, (uint32_t)g);
 	}
 }
 
@@ -109,12 +118,14 @@ static uint32_t *direct_slot(const struct osc_group_map *m, const struct osc_gro
 	return m->direct && id < m->ndirect ? &m->direct[id] : NULL;
 }
 
-/* The hash slot holding k, or the empty slot where it would go (nslots > 0). */
-static size_t probe(const struct osc_group_map *m, const struct osc_group_key *k)
+/* The hash slot holding k (whose hash is h), or the empty slot where it would go (nslots > 0). */
+static size_t probe(const struct osc_group_map *m, const struct osc_group_key *k, uint64_t h)
 {
-	size_t i = key_hash(k) & (m->nslots - 1);
+	size_t i = h & (m->nslots - 1);
 
-	while (m->slots[i] != UINT32_MAX && memcmp(&m->keys[m->slots[i]], k, sizeof(*k)))
+	while (m->slots[i] != EMPTY_SLOT &&
+	       ((m->slots[i] ^ h) >> 32 ||
+		memcmp(&m->keys[(uint32_t)m->slots[i]], k, sizeof(*k))))
 		i = (i + 1) & (m->nslots - 1);
 	return i;
 }
@@ -123,6 +134,7 @@ uint32_t osc_group_map_index(struct osc_group_map *m, const struct osc_group_key
 {
 	uint32_t *d = direct_slot(m, k);
 	size_t i, size = m->nslots ? m->nslots : 64;
+	uint64_t h;
 
 	if (d) {
 		if (*d == UINT32_MAX)
@@ -133,19 +145,22 @@ uint32_t osc_group_map_index(struct osc_group_map *m, const struct osc_group_key
 		size *= 2;
 	if (size != m->nslots)
 		rehash(m, size);
-	i = probe(m, k);
-	if (m->slots[i] == UINT32_MAX)
-		m->slots[i] = add(m, k);
-	return m->slots[i];
+	h = key_hash(k);
+	i = probe(m, k, h);
+	if (m->slots[i] == EMPTY_SLOT)
+		m->slots[i] = slot_of(h, add(m, k));
+	return (uint32_t)m->slots[i];
 }
 
 uint32_t osc_group_map_find(const struct osc_group_map *m, const struct osc_group_key *k)
 {
 	const uint32_t *d = direct_slot(m, k);
 
+	uint64_t h = key_hash(k);
+
 	if (d)
 		return *d;
-	return m->nslots ? m->slots[probe(m, k)] : UINT32_MAX;
+	return m->nslots ? (uint32_t)m->slots[probe(m, k, h)] : UINT32_MAX;
 }
 
 void osc_group_map_release(struct osc_group_map *m)

@@ -43,7 +43,9 @@ struct osc_group_map {
 	uint32_t *count;     /* per group: events in it */
 	size_t nr, alloc;
 	size_t room;         /* reserved: the groups keys and count have room for (osc_xroom) */
-	uint32_t *slots;     /* group index, UINT32_MAX = empty */
+	uint64_t *slots;     /* the key's hash, high half, over its group index; all ones:
+				empty (a probe reads a group's key only when the hashes
+				agree) */
 	size_t nslots;       /* power of two, at least twice nr */
 	unsigned direct_key; /* OSC_KEY_NAME, _RUN, _PATH, _CATEGORY or _NAME | _SHAPE; 0: none */
 	uint32_t *direct;    /* id -> group index, UINT32_MAX = none yet */
