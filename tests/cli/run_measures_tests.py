@@ -385,7 +385,7 @@ class Case:
 def check_case(case):
     problems = []
     nkey = len(rm.KEY_COLUMNS[case.level])
-    p = testlib.run(case.args("csv"), timeout=300)
+    p = testlib.run(case.args("csv"), timeout=300, **testlib.sweep_env())
     if p.rc != 0:
         return case.name, ["opscope " + p.describe()], None
     header, got = parse_csv(p.text)
@@ -398,7 +398,7 @@ def check_case(case):
     info = {}
     if case.level == "op":
         # The bases, and the invariants over the rows.
-        j = testlib.run(case.args("json"), timeout=300)
+        j = testlib.run(case.args("json"), timeout=300, **testlib.sweep_env())
         if j.rc != 0:
             return case.name, problems + ["opscope --format json " + j.describe()], None
         bases, why = meta_bases(j.text, case.extra["has_device"])

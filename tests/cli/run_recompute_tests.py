@@ -200,7 +200,7 @@ def check_case(case):
     # the columns and order recompute.py knows (percentages: run_measures_tests.py)
     args = args[:-1] + ["--sort", "wall" if level == "run" else "total",
                         "--columns", ",".join(recompute.LEVEL_COLUMNS[level]), args[-1]]
-    p = testlib.run(args, timeout=300)
+    p = testlib.run(args, timeout=300, **testlib.sweep_env())
     if err is not None:
         # Load warnings (truncation, unmatched B/E) may precede the error line.
         lines = [ln for ln in p.err_lines if not ln.startswith("opscope: warning: ")]

@@ -5,6 +5,7 @@ root (both set by `meson test`). The real-trace collection is looked up at
 ../shared/traces relative to the root; tests that need it skip cleanly when
 it is absent.
 """
+import itertools
 import os
 import subprocess
 import sys
@@ -58,6 +59,24 @@ def shared_traces(res, rels):
         else:
             res.skip("shared/" + rel, "not in the collection")
     return found
+
+
+# A sweep's runs of opscope keep LeakSanitizer on in one of this many (sweep_env).
+LEAK_EVERY = 8
+_sweep_runs = itertools.count()
+
+
+def sweep_env():
+    """The environment additions of one run of a sweep: under sanitizers,
+    LeakSanitizer off but in one run of LEAK_EVERY. A sweep runs the same code
+    hundreds of times over run selections; each leak scan costs about 45 ms
+    (the instrumented data, page by page), and every other suite checks each
+    of its runs."""
+    if not SANITIZED or next(_sweep_runs) % LEAK_EVERY == 0:
+        return {}
+    opts = [o for o in os.environ.get("ASAN_OPTIONS", "").split(":")
+            if o and not o.startswith("detect_leaks=")]
+    return {"ASAN_OPTIONS": ":".join(opts + ["detect_leaks=0"])}
 
 
 def sweep(thorough, bundled=False):
