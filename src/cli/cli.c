@@ -888,10 +888,11 @@ enum osc_status osc_cli_names(struct osc_names *n, const struct osc_trace *t,
 			      enum osc_name_style style, const char *demangler, bool shown,
 			      struct osc_error *err)
 {
-	n->style = style;
-	if (style == OSC_NAMES_MANGLED || !shown)
-		return OSC_OK; /* nothing to demangle: no --demangler run */
-	return osc_names_build(n, t, demangler, err);
+	if (!shown) { /* nothing to demangle: no --demangler run */
+		n->style = style;
+		return OSC_OK;
+	}
+	return osc_names_in_style(n, t, style, demangler, err);
 }
 
 const char *osc_cli_input_name(const char *path)

@@ -57,6 +57,14 @@ void osc_names_init(struct osc_names *n);
 enum osc_status osc_names_build(struct osc_names *n, const struct osc_trace *t, const char *cmd,
 				struct osc_error *err);
 
+/*
+ * n shows t's kernel names in style: built (osc_names_build, with cmd)
+ * unless the style is mangled, which needs nothing demangled.
+ */
+enum osc_status osc_names_in_style(struct osc_names *n, const struct osc_trace *t,
+				   enum osc_name_style style, const char *cmd,
+				   struct osc_error *err);
+
 /* Text of trace string id in n's style; n NULL: the name as it is. */
 const char *osc_names_get(const struct osc_names *n, const struct osc_trace *t, osc_str id);
 

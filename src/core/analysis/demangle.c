@@ -264,6 +264,16 @@ static enum osc_status run_command(struct osc_names *n, const struct osc_trace *
 	return st;
 }
 
+enum osc_status osc_names_in_style(struct osc_names *n, const struct osc_trace *t,
+				   enum osc_name_style style, const char *cmd,
+				   struct osc_error *err)
+{
+	n->style = style;
+	if (style == OSC_NAMES_MANGLED)
+		return OSC_OK;
+	return osc_names_build(n, t, cmd, err);
+}
+
 enum osc_status osc_names_build(struct osc_names *n, const struct osc_trace *t, const char *cmd,
 				struct osc_error *err)
 {

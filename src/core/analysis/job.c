@@ -276,16 +276,6 @@ static enum osc_status keep_runs(const struct osc_trace *t, const struct osc_run
 	return OSC_OK;
 }
 
-/* The kernel names of t in o's style (nothing to build for names as they are). */
-static enum osc_status build_names(const struct osc_trace *t, const struct osc_job_opts *o,
-				   struct osc_names *names, struct osc_error *err)
-{
-	names->style = o->names;
-	if (o->names == OSC_NAMES_MANGLED)
-		return OSC_OK;
-	return osc_names_build(names, t, o->demangler, err);
-}
-
 /* Load one input into its summary; the trace (if any) is passed to progress, then freed. */
 static enum osc_status load_one(struct loader *L, size_t i, struct osc_error *err)
 {
@@ -313,7 +303,7 @@ static enum osc_status load_one(struct loader *L, size_t i, struct osc_error *er
 		if (st == OSC_OK && o->keep_runs)
 			st = keep_runs(&t, &runs, o->keep_runs, &sel, err);
 		if (st == OSC_OK)
-			st = build_names(&t, o, &names, err);
+			st = osc_names_in_style(&names, &t, o->names, o->demangler, err);
 		if (st == OSC_OK)
 			osc_summary_build(&t, &runs, o->keep_runs ? &sel : NULL, o->categories,
 					  &names, o->skip_levels, s);
