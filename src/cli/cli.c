@@ -689,8 +689,7 @@ bool osc_cli_view_is_compare(const struct osc_cli_view *v)
 #define KERNEL_WAIT_NS 30     /* gpu --kernel-wait's default */
 #define SHORT_KERNEL_NS 10000 /* gpu --short's default */
 
-/* The first option of the fixed tables given, or NULL: --by op-instance's, --histogram's. */
-static const char *fixed_table_option(const struct osc_cli_view *v)
+const char *osc_cli_fixed_table_option(const struct osc_cli_view *v)
 {
 	return v->sort_arg ? "--sort" : v->asc ? "--asc" : v->columns ? "--columns"
 		: v->percent_limit >= 0 ? "--percent-limit" : NULL;
@@ -727,6 +726,8 @@ static const char *job_option(const struct osc_cli_view *v)
 static enum osc_status check_tables(const struct osc_cli_view *v, unsigned mode,
 				    struct osc_error *err)
 {
+	const char *fixed = osc_cli_fixed_table_option(v);
+
 	if ((v->op_instance || v->by_rank) &&
 	    ((mode & (OSC_MODE_WHATIF | OSC_MODE_DIFF)) || osc_cli_view_is_compare(v)))
 		return osc_error_set(err, OSC_USAGE, "--by", OSC_NO_OFFSET, NULL,
@@ -742,13 +743,13 @@ static enum osc_status check_tables(const struct osc_cli_view *v, unsigned mode,
 		return osc_error_set(err, OSC_USAGE, job_option(v), OSC_NO_OFFSET, NULL,
 				     "needs a job's ranks: a directory, several traces or "
 				     "summary files");
-	if (v->op_instance && fixed_table_option(v))
-		return osc_error_set(err, OSC_USAGE, fixed_table_option(v), OSC_NO_OFFSET, NULL,
+	if (v->op_instance && fixed)
+		return osc_error_set(err, OSC_USAGE, fixed, OSC_NO_OFFSET, NULL,
 				     "not with --by op-instance (its columns and order are fixed)");
-	if (v->histogram && (fixed_table_option(v) || v->top_set))
-		return osc_error_set(err, OSC_USAGE, v->top_set ? "--top" : fixed_table_option(v),
-				     OSC_NO_OFFSET, NULL, "not with --histogram (its bins are in "
-				     "order; --bins sets how many)");
+	if (v->histogram && (fixed || v->top_set))
+		return osc_error_set(err, OSC_USAGE, v->top_set ? "--top" : fixed, OSC_NO_OFFSET,
+				     NULL, "not with --histogram (its bins are in order; --bins "
+				     "sets how many)");
 	if (v->matrix && v->columns)
 		return osc_error_set(err, OSC_USAGE, "--columns", OSC_NO_OFFSET, NULL,
 				     "not with --matrix (its columns are the runs)");

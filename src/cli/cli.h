@@ -396,6 +396,13 @@ enum osc_status osc_cli_names(struct osc_names *n, const struct osc_trace *t,
 			      enum osc_name_style style, const char *demangler, bool shown,
 			      struct osc_error *err);
 
+/*
+ * The first of --sort, --asc, --columns and --percent-limit given, or NULL:
+ * what a table of fixed order and columns refuses (--by op-instance,
+ * --histogram, a job's tables, gather_op_profile's document).
+ */
+const char *osc_cli_fixed_table_option(const struct osc_cli_view *v);
+
 /* Name of the input for messages and meta: the path or the sample's name. */
 const char *osc_cli_input_name(const char *path);
 

@@ -57,10 +57,9 @@ static void say_loaded(const struct osc_job_progress *p, void *userdata)
 static enum osc_status check_job_options(const struct osc_cli_view *v, struct osc_error *err)
 {
 	const char *bad = v->histogram ? "--histogram" : v->matrix ? "--matrix" :
-			  v->columns ? "--columns" : v->sort_arg ? "--sort" :
-			  v->percent_limit >= 0 ? "--percent-limit" : v->op_instance ? "--by" :
-			  v->trace_column ? "--trace-column" : v->regex ? "--regex" :
-			  v->asc ? "--asc" : NULL;
+			  osc_cli_fixed_table_option(v) ? osc_cli_fixed_table_option(v) :
+			  v->op_instance ? "--by" : v->trace_column ? "--trace-column" :
+			  v->regex ? "--regex" : NULL;
 
 	if (bad)
 		return osc_error_set(err, OSC_USAGE, bad, OSC_NO_OFFSET, NULL,

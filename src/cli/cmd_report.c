@@ -173,8 +173,7 @@ static bool wants_gather(const struct report *r, const struct osc_cli_view *v)
 static const char *gather_refused(const struct osc_cli_view *v)
 {
 	return v->top_set ? "--top" : v->nr_filters ? "--filter" : v->regex ? "--regex"
-		: v->sort_arg ? "--sort" : v->asc ? "--asc" : v->columns ? "--columns"
-		: v->percent_limit >= 0 ? "--percent-limit"
+		: osc_cli_fixed_table_option(v) ? osc_cli_fixed_table_option(v)
 		: v->trace_column ? "--trace-column" : NULL;
 }
 
