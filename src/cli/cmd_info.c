@@ -497,10 +497,10 @@ static void print_streams(const struct osc_trace *t, struct json_object *j)
 	free(s);
 }
 
-/* The device events' time and events: in all, and per reason without an op. */
+/* The device events' time, in all and per reason without an op (their counts:
+   the correlation's by_unattributed). */
 struct device_sums {
 	int64_t time, time_of[OSC_UNATTRIBUTED_COUNT];
-	uint64_t events_of[OSC_UNATTRIBUTED_COUNT];
 	uint64_t by_host[OSC_LINK_COUNT]; /* launched ones, by their launch's link to an op */
 };
 
@@ -531,7 +531,6 @@ static void sum_device(const struct osc_trace *t, const struct osc_correlation *
 
 		s->time = osc_sat_add(s->time, dur);
 		s->time_of[d->unattributed] = osc_sat_add(s->time_of[d->unattributed], dur);
-		s->events_of[d->unattributed]++;
 		if (d->launch != OSC_NONE)
 			s->by_host[d->host_method]++;
 	}
@@ -549,14 +548,15 @@ static void print_device(const struct osc_trace *t, struct json_object *j)
 	struct device_sums s;
 	char a[64], k[64];
 	const char *sep = "";
+	uint64_t none;
 
 	sum_device(t, c, &s);
+	none = c->nr_devs - c->by_unattributed[OSC_UNATTRIBUTED_NONE];
 	if (j) {
 		struct json_object *dev = json_object_new_object();
 		struct json_object *links = json_object_new_object();
 		struct json_object *launch = json_object_new_object();
 		struct json_object *why = json_object_new_object();
-		uint64_t none = c->nr_devs - s.events_of[OSC_UNATTRIBUTED_NONE];
 
 		add(dev, "events", u64(c->nr_devs));
 		add(dev, "time_ms", decimal(ms(s.time, a, sizeof(a))));
@@ -571,11 +571,11 @@ static void print_device(const struct osc_trace *t, struct json_object *j)
 		for (int u = OSC_UNATTRIBUTED_NONE + 1; u < OSC_UNATTRIBUTED_COUNT; u++) {
 			struct json_object *r = json_object_new_object();
 
-			if (!s.events_of[u]) {
+			if (!c->by_unattributed[u]) {
 				json_object_put(r);
 				continue;
 			}
-			add(r, "events", u64(s.events_of[u]));
+			add(r, "events", u64(c->by_unattributed[u]));
 			add(r, "time_ms", decimal(ms(s.time_of[u], a, sizeof(a))));
 			add(why, json_key(osc_unattributed_name((enum osc_unattributed)u), k,
 					  sizeof(k)), r);
@@ -607,13 +607,13 @@ static void print_device(const struct osc_trace *t, struct json_object *j)
 		printf("%s%s %llu", sep, link_words(m), (unsigned long long)s.by_host[m]);
 		sep = ", ";
 	}
-	printf("\n  no op:      %llu events, %s ms",
-	       (unsigned long long)(c->nr_devs - s.events_of[OSC_UNATTRIBUTED_NONE]),
+	printf("\n  no op:      %llu events, %s ms", (unsigned long long)none,
 	       ms(s.time - s.time_of[OSC_UNATTRIBUTED_NONE], a, sizeof(a)));
 	for (int u = OSC_UNATTRIBUTED_NONE + 1; u < OSC_UNATTRIBUTED_COUNT; u++)
-		if (s.events_of[u])
+		if (c->by_unattributed[u])
 			printf("; %s %llu, %s ms", osc_unattributed_name((enum osc_unattributed)u),
-			       (unsigned long long)s.events_of[u], ms(s.time_of[u], a, sizeof(a)));
+			       (unsigned long long)c->by_unattributed[u],
+			       ms(s.time_of[u], a, sizeof(a)));
 	putchar('\n');
 }
 
