@@ -163,10 +163,6 @@ static enum osc_style mark_style(enum osc_mark m)
 	}
 }
 
-/*
- * The name cell scrolled by hoff columns: a window into the text, cut at the
- * right with an ellipsis (unscrolled it loses its middle, like the report).
- */
 /* s cut at its end to width columns (2 or more), an ellipsis last, into buf. */
 static void cut_end(const char *s, size_t width, bool utf8, char *buf, size_t size)
 {
@@ -175,6 +171,10 @@ static void cut_end(const char *s, size_t width, bool utf8, char *buf, size_t si
 	snprintf(buf, size, "%.*s%s", (int)cut, s, utf8 ? "\xe2\x80\xa6" : "~");
 }
 
+/*
+ * The name cell scrolled by hoff columns: a window into the text, cut at the
+ * right with an ellipsis (unscrolled it loses its middle, like the report).
+ */
 static void put_scrolled(int y, int x, const char *s, size_t hoff, size_t width, bool utf8)
 {
 	const char *from = s + osc_text_skip(s, hoff, utf8);

@@ -292,15 +292,21 @@ static bool rows_current(const struct osc_tui *t, const struct table_view *tv)
 	       tv->agg.level == tv->level;
 }
 
-/* Our rows are now agg, built for the runs and filter of tui->gen gen. */
-static void take_rows(struct osc_tui *t, struct table_view *tv, struct osc_agg *agg, unsigned gen)
+/* agg (zeroed) becomes the rows shown, built for the runs and filter of tui->gen gen. */
+static void install_rows(struct table_view *tv, struct osc_agg *agg, unsigned gen)
 {
-	retire_rows(t, tv);
 	tv->agg = *agg;
 	memset(agg, 0, sizeof(*agg));
 	tv->rows_made = true;
 	tv->rows_gen = gen;
 	tv->bar_top = 0;
+}
+
+/* Our rows are now agg, built for the runs and filter of tui->gen gen. */
+static void take_rows(struct osc_tui *t, struct table_view *tv, struct osc_agg *agg, unsigned gen)
+{
+	retire_rows(t, tv);
+	install_rows(tv, agg, gen);
 	note_outside(t, tv);
 }
 
@@ -993,11 +999,7 @@ static void table_rows_back(struct osc_tui *t, struct osc_view *v, struct osc_ag
 				osc_agg_bytes(rows));
 		return;
 	}
-	tv->agg = *rows;
-	memset(rows, 0, sizeof(*rows));
-	tv->rows_made = true;
-	tv->rows_gen = t->gen;
-	tv->bar_top = 0;
+	install_rows(tv, rows, t->gen);
 	v->built_gen = t->gen;
 }
 

@@ -156,11 +156,9 @@ uint32_t osc_group_map_find(const struct osc_group_map *m, const struct osc_grou
 {
 	const uint32_t *d = direct_slot(m, k);
 
-	uint64_t h = key_hash(k);
-
 	if (d)
 		return *d;
-	return m->nslots ? (uint32_t)m->slots[probe(m, k, h)] : UINT32_MAX;
+	return m->nslots ? (uint32_t)m->slots[probe(m, k, key_hash(k))] : UINT32_MAX;
 }
 
 void osc_group_map_release(struct osc_group_map *m)
