@@ -176,9 +176,14 @@ def _parse_events(path):
 
 
 def to_ns(v):
-    if isinstance(v, bool) or not isinstance(v, (int, decimal.Decimal)):
-        return None
-    return int(decimal.Decimal(v) * 1000)
+    """A JSON number of microseconds (int or Decimal) in whole nanoseconds,
+    truncated toward zero; None for anything else."""
+    t = type(v)
+    if t is int:
+        return v * 1000
+    if t is decimal.Decimal:
+        return int(v * 1000)
+    return None
 
 
 ITER_RE = re.compile(r"Iteration\d")
