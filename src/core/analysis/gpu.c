@@ -725,12 +725,12 @@ static const char *launch_name(const struct osc_trace *t, osc_str name)
 }
 
 /*
- * Order (*rows)[0 .. n), replacing the array: by total (short_only:
+ * Order rows[0 .. n) in place: by total (short_only:
  * short_total, then total), descending, ties by name bytewise; radix passes
  * over the names' places and the totals, from the least significant key,
  * so that a million rows sort without a comparison each.
  */
-static void sort_launch_rows(const struct osc_trace *t, struct osc_launch_row **rows, size_t n,
+static void sort_launch_rows(const struct osc_trace *t, struct osc_launch_row *rows, size_t n,
 			     bool short_only)
 {
 	const struct osc_text_order *o = osc_trace_text_order(t);
@@ -738,8 +738,7 @@ static void sort_launch_rows(const struct osc_trace *t, struct osc_launch_row **
 	uint64_t none = 2 * osc_text_order_rank(t, o, launch_name(t, OSC_STR_NONE)) + 1;
 	uint64_t *k = osc_xmalloc_big(n, sizeof(*k));
 	uint32_t *idx = osc_xmalloc_big(n, sizeof(*idx));
-	const struct osc_launch_row *r = *rows;
-	struct osc_launch_row *sorted;
+	const struct osc_launch_row *r = rows;
 
 	for (size_t i = 0; i < n; i++) {
 		idx[i] = (uint32_t)i;
@@ -751,11 +750,7 @@ static void sort_launch_rows(const struct osc_trace *t, struct osc_launch_row **
 			k[i] = ~osc_radix_key(pass ? r[idx[i]].short_total : r[idx[i]].total);
 		osc_radix_sort_pairs(k, idx, n);
 	}
-	sorted = osc_xmalloc_big(n, sizeof(*sorted));
-	for (size_t i = 0; i < n; i++)
-		sorted[i] = r[idx[i]];
-	free(*rows);
-	*rows = sorted;
+	osc_permute(rows, n, sizeof(*rows), idx);
 	free(idx);
 	free(k);
 }
@@ -812,11 +807,14 @@ static struct launched launched_of(const struct osc_trace *t, const struct osc_c
 	return x;
 }
 
+#define LAUNCHER_AHEAD 16 /* kernels whose launching op is fetched ahead */
+
 /*
  * Kernels are grouped in two passes over the briefs: the first gives each
  * selected kernel its row (by name, or by launching op), then a counting
- * sort (osc_group_by_key) lays the rows' members out in one array; a
- * million rows cost no allocation each.
+ * sort (osc_group_cursors) lays the rows' members out in one array; a
+ * million rows cost no allocation each. The second pass reads the kernels
+ * and their launches in the briefs' (time) order, near one another.
  */
 void osc_gpu_launches(const struct osc_trace *t, const struct osc_launch_query *q,
 		      struct osc_launches *out)
@@ -829,7 +827,7 @@ void osc_gpu_launches(const struct osc_trace *t, const struct osc_launch_query *
 	uint32_t *of = osc_xmalloc_big(t->strs.count + 1, sizeof(*of));
 	/* each kernel's row, OSC_NONE where not selected */
 	uint32_t *row_of = osc_xmalloc_big(nb ? nb : 1, sizeof(*row_of));
-	uint32_t *member, *first; /* the kernels by row, and each row's start among them */
+	uint32_t *first; /* each row's start among the kernels laid out by row */
 	struct launched *k;
 	osc_str *names = NULL;
 	int64_t *v;
@@ -843,8 +841,15 @@ void osc_gpu_launches(const struct osc_trace *t, const struct osc_launch_query *
 		row_of[j] = OSC_NONE;
 		if (q->sel && !osc_runsel_has_event(q->sel, q->runs, ev))
 			continue;
-		if (q->per_op)
+		if (q->per_op) {
+			/* the launching ops lie far apart in the events: fetched ahead */
+			uint32_t ahead = j + LAUNCHER_AHEAD < nb
+						 ? launcher[b[j + LAUNCHER_AHEAD].event] : OSC_NONE;
+
+			if (ahead != OSC_NONE)
+				__builtin_prefetch(&t->events[ahead]);
 			name = launcher[ev] != OSC_NONE ? t->events[launcher[ev]].name : OSC_STR_NONE;
+		}
 		row = &of[name == OSC_STR_NONE ? t->strs.count : name];
 		if (*row == OSC_NONE) {
 			OSC_GROW(names, nk + 1, names_alloc);
@@ -853,10 +858,11 @@ void osc_gpu_launches(const struct osc_trace *t, const struct osc_launch_query *
 		}
 		row_of[j] = *row;
 	}
-	osc_group_by_key(row_of, nb, nk, &member, &first);
-	k = osc_xmalloc_big(first[nk] ? first[nk] : 1, sizeof(*k));
-	for (size_t i = 0; i < first[nk]; i++)
-		k[i] = launched_of(t, corr, &b[member[i]]);
+	first = osc_group_cursors(row_of, nb, nk);
+	k = osc_xmalloc_big(first[nk + 1] ? first[nk + 1] : 1, sizeof(*k));
+	for (size_t j = 0; j < nb; j++)
+		if (row_of[j] != OSC_NONE)
+			k[first[row_of[j] + 1]++] = launched_of(t, corr, &b[j]);
 	for (size_t g = 0; g < nk; g++)
 		most = first[g + 1] - first[g] > most ? first[g + 1] - first[g] : most;
 	v = osc_xmalloc((most ? most : 1) * sizeof(*v));
@@ -872,11 +878,10 @@ void osc_gpu_launches(const struct osc_trace *t, const struct osc_launch_query *
 		out->nr += !q->short_only || r->nr_short; /* else the next row takes its place */
 	}
 	if (out->nr) /* rows is NULL without device events */
-		sort_launch_rows(t, &out->rows, out->nr, q->short_only);
+		sort_launch_rows(t, out->rows, out->nr, q->short_only);
 	free(v);
 	free(names);
 	free(k);
-	free(member);
 	free(first);
 	free(row_of);
 	free(of);

@@ -14,4 +14,12 @@
 void osc_group_by_key(const uint32_t *key, size_t n, size_t nr_keys, uint32_t **idx,
 		      uint32_t **first);
 
+/*
+ * The same grouping for a caller that lays out the items itself, in item
+ * order: at[key[i] + 1]++ is where item i goes. After that pass over every
+ * item, at[k] is key k's start and at[nr_keys] how many (nr_keys + 2
+ * entries; free it).
+ */
+uint32_t *osc_group_cursors(const uint32_t *key, size_t n, size_t nr_keys);
+
 #endif

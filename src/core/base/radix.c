@@ -100,3 +100,26 @@ uint64_t osc_radix_double_key(double v)
 	memcpy(&bits, &v, sizeof(bits));
 	return bits >> 63 ? ~bits : bits | (uint64_t)1 << 63;
 }
+
+void osc_permute(void *base, size_t n, size_t size, uint32_t *src)
+{
+	char *b = base, *held = osc_xmalloc(size ? size : 1);
+
+	for (size_t i = 0; i < n; i++) {
+		size_t j = i;
+
+		if (src[i] == i)
+			continue;
+		memcpy(held, b + i * size, size);
+		while (src[j] != i) {
+			size_t k = src[j];
+
+			memcpy(b + j * size, b + k * size, size);
+			src[j] = (uint32_t)j;
+			j = k;
+		}
+		memcpy(b + j * size, held, size);
+		src[j] = (uint32_t)j;
+	}
+	free(held);
+}

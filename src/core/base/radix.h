@@ -18,6 +18,13 @@ void osc_radix_sort(uint64_t *k, uint32_t *idx, uint64_t *k2, uint32_t *idx2, si
 /* osc_radix_sort with its scratch allocated (and freed) here. */
 void osc_radix_sort_pairs(uint64_t *k, uint32_t *idx, size_t n);
 
+/*
+ * Reorder the n items of size bytes at base in place, the item at src[i]
+ * going to i (as a sort's idx gives them), following the permutation's
+ * cycles: no second table. src is left as the identity.
+ */
+void osc_permute(void *base, size_t n, size_t size, uint32_t *src);
+
 /* A signed key as an unsigned one of the same order. */
 static inline uint64_t osc_radix_key(int64_t v)
 {
