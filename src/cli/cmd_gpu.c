@@ -43,6 +43,7 @@ struct gpu_job {
 	struct osc_gpu gpu;
 	struct osc_launches launches;
 	struct osc_collectives collectives;
+	struct osc_names names; /* kernel names as --short-names, --no-demangle ask */
 	char *runs_text, *runs_json;
 };
 
@@ -58,9 +59,11 @@ static const char *cell(const void *ctx, size_t row, size_t col, char *buf, size
 	if (c->collectives)
 		return osc_collective_cell(&c->j->collectives, row, col, buf, size);
 	if (c->launches)
-		return osc_launch_cell(&c->j->trace, &c->j->launches, row, col, buf, size);
+		return osc_launch_cell(&c->j->trace, &c->j->names, &c->j->launches, row, col, buf,
+				       size);
 	if (c->gaps)
-		return osc_gpu_gap_cell(&c->j->trace, &c->j->runs, &c->j->gpu, row, col, buf, size);
+		return osc_gpu_gap_cell(&c->j->trace, &c->j->names, &c->j->runs, &c->j->gpu, row,
+					col, buf, size);
 	return osc_gpu_cell(&c->j->trace, &c->j->runs, &c->j->gpu, row, col, buf, size);
 }
 
@@ -118,6 +121,11 @@ static enum osc_status build_gpu(struct gpu_job *j, struct osc_cli_view *v, stru
 
 	if (st != OSC_OK)
 		return st;
+	/* kernel names show in the gaps' next kernels and the launch table per kernel */
+	st = osc_cli_names(&j->names, &j->trace, v->names, v->demangler,
+			   v->gaps > 0 || (v->launches && !v->per_op), err);
+	if (st != OSC_OK)
+		return st;
 	if (v->collectives)
 		osc_collectives(&j->trace, &j->runs, &j->sel, &j->collectives);
 	else if (v->launches)
@@ -158,12 +166,14 @@ static int run_gpu(struct osc_cli_view *v)
 		return osc_cli_fail(&err);
 	}
 	osc_trace_init(&j.trace);
+	osc_names_init(&j.names);
 	st = build_gpu(&j, v, &err);
 	free(j.runs_text);
 	free(j.runs_json);
 	osc_gpu_release(&j.gpu);
 	osc_launches_release(&j.launches);
 	osc_collectives_release(&j.collectives);
+	osc_names_release(&j.names);
 	osc_runsel_release(&j.sel);
 	osc_runs_release(&j.runs);
 	osc_trace_release(&j.trace);

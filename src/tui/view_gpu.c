@@ -245,10 +245,12 @@ static const char *gpu_cell(const void *ctx, size_t row, size_t col, char *buf, 
 
 	switch (shown) {
 	case GPU_GAPS:
-		return osc_gpu_gap_cell(tr, &c->t->runs, gpu_of(c->gv, shown), row, col, buf, size);
+		return osc_gpu_gap_cell(tr, &c->t->names, &c->t->runs, gpu_of(c->gv, shown), row,
+					col, buf, size);
 	case GPU_LAUNCHES:
 	case GPU_LAUNCHES_PER_OP:
-		return osc_launch_cell(tr, launches_of(c->gv, shown), row, col, buf, size);
+		return osc_launch_cell(tr, &c->t->names, launches_of(c->gv, shown), row, col, buf,
+				       size);
 	default:
 		return osc_gpu_cell(tr, &c->t->runs, gpu_of(c->gv, shown), row, col, buf, size);
 	}

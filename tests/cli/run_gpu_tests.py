@@ -377,7 +377,8 @@ def expected(gpu, runs=None, kernel_wait=rg.DEFAULT_KERNEL_WAIT):
 def run_case(case):
     """Run opscope for one case: (name, problems)."""
     name, args, kind, want, extra = case
-    p = testlib.run(["gpu", "--format", "csv"] + args, timeout=300)
+    # kernel names as the trace has them, as recompute reads them
+    p = testlib.run(["gpu", "--format", "csv", "--no-demangle"] + args, timeout=300)
     if p.rc != 0:
         return name, ["opscope " + p.describe()]
     header, got = parse_csv(p.text)

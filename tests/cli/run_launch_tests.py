@@ -12,6 +12,10 @@ kernel and --per-op, with the default runs and with --short 5000 --runs 0,
 and --short-only: every cell, the rows in order. Invariants on opscope's rows: short <= count,
 short_us <= total_us, and the per-op rows hold as many kernels, and as much
 time, as the per-kernel rows.
+
+Name styles (--short-names, --no-demangle, demangled by default): the launch
+table per kernel names its rows as `report --by kernel` does, and the gap
+table's next kernels are among those names, on a trace of mangled names.
 """
 import concurrent.futures
 import csv
@@ -52,7 +56,9 @@ def invariants(rows):
 
 def run_case(path, rel, args, want):
     name = "%s %s" % (rel, " ".join(args) or "(default)")
-    p = testlib.run(["gpu", "--launches", "--format", "csv"] + args + [path], timeout=300)
+    # the names as the trace has them, as recompute reads them (check_name_styles: the others)
+    p = testlib.run(["gpu", "--launches", "--format", "csv", "--no-demangle"] + args + [path],
+                    timeout=300)
     if p.rc != 0:
         return name, ["opscope " + p.describe()], None
     got = table(p.text)
@@ -69,8 +75,39 @@ def run_case(path, rel, args, want):
     return name, problems + invariants(got), got
 
 
+NAMES_TRACE = "tests/data/kineto-mangled.json"
+
+
+def csv_column(text, col):
+    """Column col of a CSV export's rows (the comment lines skipped)."""
+    lines = [l for l in text.splitlines() if not l.startswith("#")]
+    return [r[col] for r in list(csv.reader(lines))[1:]]
+
+
+def check_name_styles(res):
+    """gpu's kernel names in each style are the kernel level's names."""
+    for style in ([], ["--short-names"], ["--no-demangle"]):
+        common = ["--format", "csv", "--whole-trace"] + style + [NAMES_TRACE]
+        want = testlib.run(["report", "--by", "kernel"] + common)
+        got = testlib.run(["gpu", "--launches"] + common)
+        gaps = testlib.run(["gpu", "--gaps", "50"] + common)
+        name = "%s: gpu's kernel names %s" % (NAMES_TRACE, " ".join(style) or "demangled")
+        if want.rc or got.rc or gaps.rc:
+            res.fail(name, "; ".join(p.describe() for p in (want, got, gaps) if p.rc))
+            continue
+        names = sorted(csv_column(want.text, 0))
+        launched = sorted(csv_column(got.text, 0))
+        after = csv_column(gaps.text, 5)
+        res.check(name, ([] if launched == names else
+                         ["launch rows %r\nkernel rows %r" % (launched, names)]) +
+                  ["a gap's next kernel %r is no kernel row's name" % n
+                   for n in after if n not in names][:3] +
+                  ([] if after else ["no gap"]))
+
+
 def main():
     res = testlib.Results()
+    check_name_styles(res)
     traces = []
     for f in run_gpu_tests.SAMPLE_TRACES:
         traces.append(("samples/" + f, testlib.sample(f)))

@@ -39,6 +39,7 @@
 #include <stdint.h>
 
 #include "opscope/analysis/columns.h"
+#include "opscope/analysis/demangle.h"
 #include "opscope/model/runs.h"
 #include "opscope/model/trace.h"
 
@@ -154,11 +155,14 @@ const struct osc_column *osc_gpu_columns(size_t *nr);
 const char *osc_gpu_cell(const struct osc_trace *t, const struct osc_runs *runs,
 			 const struct osc_gpu *g, size_t row, size_t col, char *buf, size_t size);
 
-/* The columns of the gap table, and its cells. */
+/*
+ * The columns of the gap table, and its cells: the next kernel's name in
+ * names' style (NULL: as the trace has it).
+ */
 const struct osc_column *osc_gpu_gap_columns(size_t *nr);
-const char *osc_gpu_gap_cell(const struct osc_trace *t, const struct osc_runs *runs,
-			     const struct osc_gpu *g, size_t row, size_t col, char *buf,
-			     size_t size);
+const char *osc_gpu_gap_cell(const struct osc_trace *t, const struct osc_names *names,
+			     const struct osc_runs *runs, const struct osc_gpu *g, size_t row,
+			     size_t col, char *buf, size_t size);
 
 /* ---- kernel launch statistics ---- */
 
@@ -202,9 +206,14 @@ void osc_gpu_launches(const struct osc_trace *t, const struct osc_launch_query *
 		      struct osc_launches *out);
 void osc_launches_release(struct osc_launches *l);
 
-/* The columns of the launch table (per_op: its first is "op", else "kernel"), and its cells. */
+/*
+ * The columns of the launch table (per_op: its first is "op", else
+ * "kernel"), and its cells: kernel names in names' style (NULL: as the
+ * trace has them), as the kernel level shows them.
+ */
 const struct osc_column *osc_launch_columns(bool per_op, size_t *nr);
-const char *osc_launch_cell(const struct osc_trace *t, const struct osc_launches *l, size_t row,
-			    size_t col, char *buf, size_t size);
+const char *osc_launch_cell(const struct osc_trace *t, const struct osc_names *names,
+			    const struct osc_launches *l, size_t row, size_t col, char *buf,
+			    size_t size);
 
 #endif

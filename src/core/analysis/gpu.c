@@ -674,9 +674,9 @@ const struct osc_column *osc_gpu_gap_columns(size_t *nr)
 	return gap_columns;
 }
 
-const char *osc_gpu_gap_cell(const struct osc_trace *t, const struct osc_runs *runs,
-			     const struct osc_gpu *g, size_t row, size_t col, char *buf,
-			     size_t size)
+const char *osc_gpu_gap_cell(const struct osc_trace *t, const struct osc_names *names,
+			     const struct osc_runs *runs, const struct osc_gpu *g, size_t row,
+			     size_t col, char *buf, size_t size)
 {
 	const struct osc_gpu_gap *p = &g->gaps[row];
 
@@ -700,7 +700,7 @@ const char *osc_gpu_gap_cell(const struct osc_trace *t, const struct osc_runs *r
 		break;
 	case G_NEXT:
 		if (p->next != OSC_NONE)
-			return osc_trace_str(t, t->events[p->next].name);
+			return osc_names_get(names, t, t->events[p->next].name);
 		break;
 	default:
 		if (p->op != OSC_NONE)
@@ -719,9 +719,10 @@ struct launched {
 };
 
 /* The text of a launch row's name ("<unattributed>": kernels of no known op). */
-static const char *launch_name(const struct osc_trace *t, osc_str name)
+static const char *launch_name(const struct osc_trace *t, const struct osc_names *names,
+			       osc_str name)
 {
-	return name == OSC_STR_NONE ? "<unattributed>" : osc_trace_str(t, name);
+	return name == OSC_STR_NONE ? "<unattributed>" : osc_names_get(names, t, name);
 }
 
 /*
@@ -735,7 +736,7 @@ static void sort_launch_rows(const struct osc_trace *t, struct osc_launch_row *r
 {
 	const struct osc_text_order *o = osc_trace_text_order(t);
 	/* "<unattributed>" after the strings at most it, before the rest */
-	uint64_t none = 2 * osc_text_order_rank(t, o, launch_name(t, OSC_STR_NONE)) + 1;
+	uint64_t none = 2 * osc_text_order_rank(t, o, launch_name(t, NULL, OSC_STR_NONE)) + 1;
 	uint64_t *k = osc_xmalloc_big(n, sizeof(*k));
 	uint32_t *idx = osc_xmalloc_big(n, sizeof(*idx));
 	const struct osc_launch_row *r = rows;
@@ -924,8 +925,9 @@ const struct osc_column *osc_launch_columns(bool per_op, size_t *nr)
 	return launch_columns[per_op];
 }
 
-const char *osc_launch_cell(const struct osc_trace *t, const struct osc_launches *l, size_t row,
-			    size_t col, char *buf, size_t size)
+const char *osc_launch_cell(const struct osc_trace *t, const struct osc_names *names,
+			    const struct osc_launches *l, size_t row, size_t col, char *buf,
+			    size_t size)
 {
 	const struct osc_launch_row *r = &l->rows[row];
 	static const int pick[] = { [L_DELAY50] = 0, [L_DELAY90] = 1, [L_DELAY99] = 2,
@@ -935,7 +937,7 @@ const char *osc_launch_cell(const struct osc_trace *t, const struct osc_launches
 	buf[0] = '\0';
 	switch (col) {
 	case L_NAME:
-		return launch_name(t, r->name);
+		return launch_name(t, names, r->name);
 	case L_COUNT:
 	case L_SHORT:
 		snprintf(buf, size, "%llu",
