@@ -56,8 +56,8 @@ static void say_loaded(const struct osc_job_progress *p, void *userdata)
 /* Options of a single trace's table that a job's tables do not have. */
 static enum osc_status check_job_options(const struct osc_cli_view *v, struct osc_error *err)
 {
-	const char *bad = v->histogram ? "--histogram" : v->matrix ? "--matrix" :
-			  osc_cli_fixed_table_option(v) ? osc_cli_fixed_table_option(v) :
+	const char *fixed = osc_cli_fixed_table_option(v);
+	const char *bad = v->histogram ? "--histogram" : v->matrix ? "--matrix" : fixed ? fixed :
 			  v->op_instance ? "--by" : v->trace_column ? "--trace-column" :
 			  v->regex ? "--regex" : NULL;
 

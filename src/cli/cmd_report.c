@@ -172,9 +172,10 @@ static bool wants_gather(const struct report *r, const struct osc_cli_view *v)
 /* The first option given that gather_op_profile's document has no room for, or NULL. */
 static const char *gather_refused(const struct osc_cli_view *v)
 {
+	const char *fixed = osc_cli_fixed_table_option(v);
+
 	return v->top_set ? "--top" : v->nr_filters ? "--filter" : v->regex ? "--regex"
-		: osc_cli_fixed_table_option(v) ? osc_cli_fixed_table_option(v)
-		: v->trace_column ? "--trace-column" : NULL;
+		: fixed ? fixed : v->trace_column ? "--trace-column" : NULL;
 }
 
 static enum osc_status gather_fn(FILE *out, const void *arg, struct osc_error *err)

@@ -739,16 +739,16 @@ static void sort_launch_rows(const struct osc_trace *t, struct osc_launch_row *r
 	uint64_t none = 2 * osc_text_order_rank(t, o, launch_name(t, NULL, OSC_STR_NONE)) + 1;
 	uint64_t *k = osc_xmalloc_big(n, sizeof(*k));
 	uint32_t *idx = osc_xmalloc_big(n, sizeof(*idx));
-	const struct osc_launch_row *r = rows;
 
 	for (size_t i = 0; i < n; i++) {
 		idx[i] = (uint32_t)i;
-		k[i] = r[i].name == OSC_STR_NONE ? none : 2 * (uint64_t)o->place[r[i].name] + 2;
+		k[i] = rows[i].name == OSC_STR_NONE ? none
+						    : 2 * (uint64_t)o->place[rows[i].name] + 2;
 	}
 	osc_radix_sort_pairs(k, idx, n);
 	for (int pass = 0; pass < 1 + short_only; pass++) {
 		for (size_t i = 0; i < n; i++)
-			k[i] = ~osc_radix_key(pass ? r[idx[i]].short_total : r[idx[i]].total);
+			k[i] = ~osc_radix_key(pass ? rows[idx[i]].short_total : rows[idx[i]].total);
 		osc_radix_sort_pairs(k, idx, n);
 	}
 	osc_permute(rows, n, sizeof(*rows), idx);
