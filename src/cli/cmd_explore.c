@@ -421,6 +421,7 @@ static void aggregate(struct explore *x, struct osc_agg *out, enum osc_level lev
 		.filter = &x->a.filter,
 		.keys = keys,
 		.unordered = unordered,
+		.names = &x->names, /* the GPU table's kernels, as it shows them */
 	};
 
 	osc_aggregate(&x->trace, &x->runs, &q, out);

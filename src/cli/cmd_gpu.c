@@ -116,7 +116,7 @@ static enum osc_status build_gpu(struct gpu_job *j, struct osc_cli_view *v, stru
 				   .kernel_wait = v->kernel_wait, .nr_gaps = v->gaps };
 	struct osc_launch_query lq = { .runs = &j->runs, .sel = &j->sel,
 				       .short_ns = v->short_kernel, .per_op = v->per_op,
-				       .short_only = v->short_only };
+				       .short_only = v->short_only, .names = &j->names };
 	enum osc_status st = osc_cli_open(v, v->path, v->runs, &j->trace, &j->runs, &j->sel, err);
 
 	if (st != OSC_OK)

@@ -58,12 +58,14 @@ struct kctx {
 };
 
 static const struct osc_trace *sort_trace;
+static const struct osc_names *sort_names; /* the rows' name style: one row per name shown */
 
 static int cmp_dev_name(const void *pa, const void *pb)
 {
 	const struct osc_event *ev = sort_trace->events;
 	uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
-	osc_str na = ev[a].name, nb = ev[b].name;
+	osc_str na = osc_names_key(sort_names, ev[a].name);
+	osc_str nb = osc_names_key(sort_names, ev[b].name);
 
 	if (na != nb)
 		return na < nb ? -1 : 1;
@@ -93,6 +95,7 @@ static void build_rows(struct kctx *k, const struct osc_filter *f)
 	bool all = osc_filter_is_empty(f);
 
 	sort_trace = t;
+	sort_names = &d->names;
 	for (uint32_t n = 0; n < d->m.nr; n++) {
 		size_t nr = 0;
 
@@ -108,11 +111,12 @@ static void build_rows(struct kctx *k, const struct osc_filter *f)
 		for (size_t i = 0; i < nr; i++) {
 			const struct osc_event *e = &t->events[ev[i]];
 			const struct osc_dev_link *dl = &d->corr.devs[d->corr.dev_of[ev[i]]];
+			osc_str name = osc_names_key(sort_names, e->name);
 			struct krow *r;
 
-			if (!i || k->rows[k->nr - 1].name != e->name) {
+			if (!i || k->rows[k->nr - 1].name != name) {
 				OSC_GROW(k->rows, k->nr + 1, alloc);
-				k->rows[k->nr++] = (struct krow){ .name = e->name, .node = n };
+				k->rows[k->nr++] = (struct krow){ .name = name, .node = n };
 			}
 			r = &k->rows[k->nr - 1];
 			r->count++;

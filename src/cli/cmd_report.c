@@ -241,7 +241,7 @@ static enum osc_status build_report(struct report *r, struct osc_cli_view *v,
 	struct osc_query q = { .level = v->level, .runs = &r->sel, .filter = &v->filter,
 			       .categories = &v->categories,
 			       .category = v->sort == OSC_STAT_CATEGORY,
-			       .module = v->sort == OSC_STAT_MODULE };
+			       .module = v->sort == OSC_STAT_MODULE, .names = &r->names };
 	size_t nr_cols = 0, total, top = v->top_set ? v->top
 		: v->format == OSC_EXPORT_TABLE ? TABLE_DEFAULT_TOP : 0;
 	struct osc_column *cols = NULL;

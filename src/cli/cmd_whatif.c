@@ -111,7 +111,8 @@ static enum osc_status build_whatif(struct whatif_job *j, struct osc_cli_view *v
 {
 	/* what-if reads the rows' members and counts and the bases, no statistics */
 	struct osc_query q = { .level = v->level, .runs = &j->sel, .filter = &v->filter,
-			       .categories = &v->categories, .reads = OSC_READS_BASES };
+			       .categories = &v->categories, .reads = OSC_READS_BASES,
+			       .names = &j->names };
 	enum osc_whatif_col col = OSC_WHATIF_TOTAL;
 	size_t top = v->top_set ? v->top : v->format == OSC_EXPORT_TABLE ? TABLE_DEFAULT_TOP : 0;
 	size_t total;

@@ -482,6 +482,8 @@ unsigned osc_command_action(struct osc_tui *t, enum osc_action a)
 			free(t->stack[i]->widths);
 			t->stack[i]->widths = NULL;
 			t->stack[i]->nr_widths = 0;
+			if (t->stack[i]->ops->restyle)
+				t->stack[i]->ops->restyle(t, t->stack[i]);
 		}
 		osc_view_release(&t->pane); /* the pane names kernels too */
 		osc_tui_message(t, OSC_MSG_INFO, "kernel names: %s",

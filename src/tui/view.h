@@ -136,6 +136,12 @@ struct osc_view_ops {
 	void (*rows_back)(struct osc_tui *t, struct osc_view *v, struct osc_agg *rows);
 	/* optional: the view is left for the one under it (osc_view_pop), before close */
 	void (*leave)(struct osc_tui *t, struct osc_view *v);
+	/*
+	 * optional: the kernel names' style changed (m); rows keyed by kernel
+	 * names, one per name shown, are made again (views that only label
+	 * their rows need nothing)
+	 */
+	void (*restyle)(struct osc_tui *t, struct osc_view *v);
 	/* build starts a worker when views compute on them (the runs view builds it under) */
 	bool builds_on_worker;
 };

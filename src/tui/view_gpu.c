@@ -39,6 +39,7 @@ struct gpu_job {
 	const struct osc_tui *t; /* the trace and runs it reads */
 	enum gpu_table table;
 	unsigned gen;            /* the tui->gen it computes for */
+	struct osc_names names;  /* the TUI's, sharing its tables, in the style asked (m) */
 	struct osc_gpu g;        /* the result: the breakdown or the gaps */
 	struct osc_launches launches; /* or the launch statistics */
 };
@@ -53,6 +54,7 @@ struct gpu_view {
 	struct osc_gpu g[2];             /* the breakdown, the gaps */
 	struct osc_launches launches[2]; /* per kernel, per launching op */
 	unsigned gen;                    /* the tui->gen of what is fresh */
+	enum osc_name_style style;       /* the name style the launches per kernel are of */
 	bool fresh[GPU_TABLES], spark_fresh;
 	char spark[SPARK_BUCKETS * 4 + 1]; /* busy share per bucket of the selected runs */
 	struct gpu_job job;
@@ -70,19 +72,26 @@ static struct osc_launches *launches_of(struct gpu_view *gv, enum gpu_table tabl
 	return &gv->launches[table == GPU_LAUNCHES_PER_OP];
 }
 
-/* Compute table for the runs sel of t's, into g or l. */
-static void compute(const struct osc_tui *t, const struct osc_runsel *sel, enum gpu_table table,
-		    struct osc_gpu *g, struct osc_launches *l)
+/*
+ * Compute table for the runs sel of t's, into g or l (released first); the
+ * launches per kernel with a row per name shown in names' style.
+ */
+static void compute(const struct osc_tui *t, const struct osc_names *names,
+		    const struct osc_runsel *sel, enum gpu_table table, struct osc_gpu *g,
+		    struct osc_launches *l)
 {
 	struct osc_gpu_query q = { .runs = &t->runs, .sel = sel, .kernel_wait = 30,
 				   .nr_gaps = table == GPU_GAPS ? GAPS_SHOWN : 0 };
 	struct osc_launch_query lq = { .runs = &t->runs, .sel = sel, .short_ns = SHORT_NS,
-				       .per_op = table == GPU_LAUNCHES_PER_OP };
+				       .per_op = table == GPU_LAUNCHES_PER_OP, .names = names };
 
-	if (table >= GPU_LAUNCHES)
+	if (table >= GPU_LAUNCHES) {
+		osc_launches_release(l);
 		osc_gpu_launches(&t->trace, &lq, l);
-	else
+	} else {
+		osc_gpu_release(g);
 		osc_gpu_breakdown(&t->trace, &q, g);
+	}
 }
 
 /* Give back every table and the sparkline. */
@@ -107,6 +116,7 @@ static void gpu_open(struct osc_tui *t, struct osc_view *v, const void *arg)
 
 	(void)arg;
 	gv->gen = t->gen;
+	gv->style = t->names.style;
 	v->priv = gv;
 }
 
@@ -114,7 +124,7 @@ static void job_work(void *arg)
 {
 	struct gpu_job *j = arg;
 
-	compute(j->t, &j->job.sel, j->table, &j->g, &j->launches);
+	compute(j->t, &j->names, &j->job.sel, j->table, &j->g, &j->launches);
 }
 
 /* Wait for the job, then keep its table when it is still due, else drop it. */
@@ -123,11 +133,14 @@ static void job_finish(struct gpu_view *gv)
 	struct gpu_job *j = &gv->job;
 
 	osc_view_job_join(&j->job);
-	if (j->gen == gv->gen && !gv->fresh[j->table]) {
-		if (j->table >= GPU_LAUNCHES)
+	if (j->gen == gv->gen && !gv->fresh[j->table] &&
+	    (j->table != GPU_LAUNCHES || j->names.style == gv->style)) {
+		if (j->table >= GPU_LAUNCHES) {
+			osc_launches_release(launches_of(gv, j->table)); /* m: the old style's */
 			*launches_of(gv, j->table) = j->launches;
-		else
+		} else {
 			*gpu_of(gv, j->table) = j->g;
+		}
 		gv->fresh[j->table] = true;
 		return;
 	}
@@ -186,10 +199,12 @@ static bool show_wanted(struct osc_tui *t, struct osc_view *v)
 	if (j->job.running)
 		return true;
 	if (!gv->fresh[gv->want]) {
-		*j = (struct gpu_job){ .t = t, .table = gv->want, .gen = gv->gen };
+		*j = (struct gpu_job){ .t = t, .table = gv->want, .gen = gv->gen,
+				       .names = t->names };
 		if (osc_view_jobs_wanted(t) && osc_view_job_start(t, &j->job, job_work, j))
 			return true;
-		compute(t, &t->sel, gv->want, gpu_of(gv, gv->want), launches_of(gv, gv->want));
+		compute(t, &t->names, &t->sel, gv->want, gpu_of(gv, gv->want),
+			launches_of(gv, gv->want));
 		gv->fresh[gv->want] = true;
 	}
 	if (gv->shown != gv->want) {
@@ -350,6 +365,20 @@ static char *gpu_command(struct osc_tui *t, struct osc_view *v)
 	return osc_cli_line_format(line, t->export_as);
 }
 
+/*
+ * m: the launches per kernel have a row per name shown (demangle.h), so
+ * they are computed again; the rows shown stay until then.
+ */
+static void gpu_restyle(struct osc_tui *t, struct osc_view *v)
+{
+	struct gpu_view *gv = v->priv;
+
+	gv->style = t->names.style;
+	gv->fresh[GPU_LAUNCHES] = false;
+	if (gv->want == GPU_LAUNCHES)
+		v->built_gen = t->gen - 1;
+}
+
 const struct osc_view_ops osc_view_gpu = {
 	.name = "gpu",
 	.open = gpu_open,
@@ -365,4 +394,5 @@ const struct osc_view_ops osc_view_gpu = {
 	.command = gpu_command,
 	.busy = gpu_busy,
 	.poll = gpu_poll,
+	.restyle = gpu_restyle,
 };

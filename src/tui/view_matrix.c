@@ -85,6 +85,7 @@ static void matrix_build(struct osc_tui *t, struct osc_view *v)
 		.roofline = mv->arg.level == OSC_LEVEL_SHAPE || osc_stat_is_roofline(s),
 		.peak = &mv->peak,
 		.in_place = true,
+		.names = &t->names,
 	};
 	struct osc_agg agg = { 0 };
 	const struct osc_agg *rows = mv->arg.rows;

@@ -45,6 +45,7 @@ struct table_job {
 	const struct osc_trace *trace;
 	const struct osc_runs *runs;
 	struct osc_query q; /* over job's copies of the selection and filter */
+	struct osc_names names; /* the TUI's, sharing its tables, in the style asked (m) */
 	struct osc_agg agg; /* the result */
 	unsigned gen;       /* the tui->gen of those copies */
 	int order_by;       /* enum osc_stat to order agg by on the worker, -1: none */
@@ -63,8 +64,8 @@ struct table_view {
 	enum osc_level level;
 	struct level_state back[OSC_LEVEL_COUNT]; /* distinct levels, the last left on top */
 	size_t nr_back;
-	struct osc_kept kept; /* the rows of levels left (kept.h), keyed by level: a flip
-				 back on a million rows takes no new aggregate */
+	struct osc_kept kept; /* the rows of levels left (kept.h), keyed by rows_key: a
+				 flip back on a million rows takes no new aggregate */
 	struct osc_agg agg;
 	bool rows_made;       /* agg was built (not yet: empty) ... */
 	unsigned rows_gen;    /* ... for the runs and filter of this tui->gen */
@@ -142,6 +143,29 @@ static void release_agg(void *agg)
 	osc_agg_release(agg);
 }
 
+/*
+ * What rows at level l keyed in name style s are kept and computed ahead
+ * under: the level, and at the device levels the style, as one row stands
+ * for every kernel shown under its name (demangle.h).
+ */
+static unsigned key_of(enum osc_level l, enum osc_name_style s)
+{
+	return osc_level_is_device(l) ? (unsigned)l + OSC_LEVEL_COUNT * (1 + (unsigned)s)
+				      : (unsigned)l;
+}
+
+/* The key of level l's rows in the TUI's name style. */
+static unsigned rows_key(const struct osc_tui *t, enum osc_level l)
+{
+	return key_of(l, t->names.style);
+}
+
+/* The key of rows a. */
+static unsigned agg_key(const struct osc_agg *a)
+{
+	return key_of(a->level, a->key_style);
+}
+
 static void table_open(struct osc_tui *t, struct osc_view *v, const void *arg)
 {
 	struct table_view *tv = osc_xcalloc(1, sizeof(*tv));
@@ -177,6 +201,7 @@ static struct osc_query table_query(struct osc_tui *t, struct table_view *tv, en
 		.roofline = l == OSC_LEVEL_SHAPE,
 		.peak = table_peak(t, tv),
 		.in_place = true, /* read through osc_agg_row_at */
+		.names = &t->names,
 	};
 }
 
@@ -207,6 +232,8 @@ static bool job_start_at(struct osc_tui *t, struct table_view *tv, struct table_
 	j->trace = &t->trace;
 	j->runs = &t->runs;
 	j->q = table_query(t, tv, l, &j->job.sel, &j->job.filter);
+	j->names = t->names; /* m may change the TUI's style meanwhile */
+	j->q.names = &j->names;
 	j->q.threads = threads;
 	j->gen = t->gen;
 	j->order_by = order_by;
@@ -281,15 +308,19 @@ static void note_outside(struct osc_tui *t, const struct table_view *tv)
 static void retire_rows(struct osc_tui *t, struct table_view *tv)
 {
 	osc_kept_retire(&tv->kept, tv->rows_made && tv->rows_gen == t->gen && !tv->only,
-			tv->agg.level, t->gen, &tv->agg, sizeof(tv->agg), osc_agg_bytes(&tv->agg));
+			agg_key(&tv->agg), t->gen, &tv->agg, sizeof(tv->agg),
+			osc_agg_bytes(&tv->agg));
 	tv->rows_made = false;
 }
 
-/* Whether the rows shown are the level's own for the runs and filter in force. */
+/*
+ * Whether the rows shown are the level's own for the runs, filter and name
+ * style in force.
+ */
 static bool rows_current(const struct osc_tui *t, const struct table_view *tv)
 {
 	return tv->rows_made && tv->rows_gen == t->gen && !tv->job.job.running &&
-	       tv->agg.level == tv->level;
+	       agg_key(&tv->agg) == rows_key(t, tv->level);
 }
 
 /* agg (zeroed) becomes the rows shown, built for the runs and filter of tui->gen gen. */
@@ -387,7 +418,7 @@ static enum osc_level level_ahead(struct osc_tui *t, struct table_view *tv)
 {
 	for (int l = 0; l < OSC_LEVEL_COUNT; l++)
 		if ((enum osc_level)l != tv->level &&
-		    osc_ahead_wanted(&tv->ah, &tv->kept, (unsigned)l, t->gen))
+		    osc_ahead_wanted(&tv->ah, &tv->kept, rows_key(t, (enum osc_level)l), t->gen))
 			return (enum osc_level)l;
 	return OSC_LEVEL_COUNT;
 }
@@ -407,8 +438,8 @@ static void ahead_poll(struct osc_tui *t, struct osc_view *v)
 
 	if (osc_view_job_finished(&tv->ahead.job)) {
 		job_finish(&tv->ahead, &made);
-		osc_ahead_done(&tv->ah, &tv->kept, tv->ahead.q.level, tv->ahead.gen, t->gen, tv->level,
-			       &made, sizeof(made), osc_agg_bytes(&made));
+		osc_ahead_done(&tv->ah, &tv->kept, agg_key(&made), tv->ahead.gen, t->gen,
+			       rows_key(t, tv->level), &made, sizeof(made), osc_agg_bytes(&made));
 		osc_agg_release(&made); /* zeroed when kept */
 	}
 	if (!osc_tui_ahead_now(t) || tv->ahead.job.running || tv->only || !rows_current(t, tv))
@@ -649,7 +680,8 @@ static bool show_kept(struct osc_tui *t, struct osc_view *v, enum osc_level l)
 	struct table_view *tv = v->priv;
 	struct osc_agg kept;
 
-	if (tv->job.job.running || !osc_kept_take(&tv->kept, l, t->gen, &kept, sizeof(kept)))
+	if (tv->job.job.running ||
+	    !osc_kept_take(&tv->kept, rows_key(t, l), t->gen, &kept, sizeof(kept)))
 		return false;
 	take_rows(t, tv, &kept, t->gen);
 	v->built_gen = t->gen;
@@ -981,7 +1013,7 @@ static bool table_lend_rows(struct osc_tui *t, struct osc_view *v, enum osc_leve
 	if (tv->only)
 		return false;
 	if (l != tv->level || !rows_current(t, tv))
-		return osc_kept_take(&tv->kept, l, t->gen, out, sizeof(*out));
+		return osc_kept_take(&tv->kept, rows_key(t, l), t->gen, out, sizeof(*out));
 	*out = tv->agg;
 	memset(&tv->agg, 0, sizeof(tv->agg));
 	tv->rows_made = false;
@@ -994,13 +1026,30 @@ static void table_rows_back(struct osc_tui *t, struct osc_view *v, struct osc_ag
 {
 	struct table_view *tv = v->priv;
 
-	if (rows->level != tv->level || tv->rows_made || tv->job.job.running) {
-		osc_kept_retire(&tv->kept, true, rows->level, t->gen, rows, sizeof(*rows),
+	if (agg_key(rows) != rows_key(t, tv->level) || tv->rows_made || tv->job.job.running) {
+		osc_kept_retire(&tv->kept, true, agg_key(rows), t->gen, rows, sizeof(*rows),
 				osc_agg_bytes(rows));
 		return;
 	}
 	install_rows(tv, rows, t->gen);
 	v->built_gen = t->gen;
+}
+
+/*
+ * m: the device levels' rows merge the kernels of each name shown, so they
+ * are those kept for the new style, else built again (the rows shown stay
+ * until then).
+ */
+static void table_restyle(struct osc_tui *t, struct osc_view *v)
+{
+	struct table_view *tv = v->priv;
+
+	if (!osc_level_is_device(tv->level))
+		return;
+	if (tv->job.job.running)
+		tv->job.job.again = true;
+	else if (!show_kept(t, v, tv->level))
+		v->built_gen = t->gen - 1;
 }
 
 /* The `opscope report` command printing the same CSV as the table. */
@@ -1040,5 +1089,6 @@ const struct osc_view_ops osc_view_table = {
 	.poll = table_poll,
 	.lend_rows = table_lend_rows,
 	.rows_back = table_rows_back,
+	.restyle = table_restyle,
 	.builds_on_worker = true,
 };

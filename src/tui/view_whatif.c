@@ -138,6 +138,7 @@ static struct osc_query whatif_query(const struct osc_tui *t, const struct whati
 		.in_place = true, /* the rows are shown in osc_whatif_sort's order */
 		/* what-if reads the rows' members and counts and the bases, no statistics */
 		.reads = OSC_READS_BASES,
+		.names = &t->names,
 	};
 }
 
@@ -205,6 +206,7 @@ static bool job_start(struct osc_tui *t, struct whatif_view *wv, const struct os
 	osc_speedups_init(&j->rules);
 	add_rules(&j->rules, &wv->rules);
 	j->names = t->names;
+	j->q.names = &j->names;
 	j->rows = rows;
 	j->out = NULL;
 	if (osc_view_job_start(t, &j->job, job_work, j))
@@ -325,8 +327,9 @@ static void whatif_table(struct osc_tui *t, struct osc_view *v, struct osc_table
 {
 	struct whatif_view *wv = v->priv;
 
-	if (wv->style != t->names.style && osc_level_is_device(wv->level)) { /* m: new labels */
-		wv->same_rows = rows_current(t, v);
+	/* m: kernel rows merge on the new names (demangle.h): made or borrowed again */
+	if (wv->style != t->names.style && osc_level_is_device(wv->level)) {
+		wv->same_rows = false;
 		whatif_build(t, v);
 		whatif_sort(t, v);
 	}

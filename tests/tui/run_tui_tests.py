@@ -484,8 +484,10 @@ def check_export_compare():
 
 
 def check_export_gpu():
-    """The GPU view's x writes what the status line's `opscope gpu` command prints."""
+    """The GPU view's x writes what the status line's `opscope gpu` command prints;
+    after m, the launches per kernel in the new name style."""
     kineto = os.path.join(SAMPLES, "kineto-sampled-rank0.json.gz")
+    mangled = os.path.join(ROOT, "tests", "data", "kineto-mangled.json")
     for options in ((), ("--runs", "1")):
         rc, err, d, dumps = run_keys(kineto, ["G", "x", "g.csv", "y", ":dump shown"], list(options))
         shown = shown_command(dumps.get("shown") or "")
@@ -503,6 +505,19 @@ def check_export_gpu():
         report(rc == 0 and read(d, "t.csv") == want and want.count(b"\n") > 2,
                "gpu view after %d Tab: x equals gpu %s" % (tabs, " ".join(args)), title + err)
         shutil.rmtree(d, ignore_errors=True)
+    # m makes the launches per kernel again, a row per name shown (14 -> 12 names short)
+    keys = ["G", "<Tab>", "<Tab>"]
+    for i in range(3):
+        keys += ["x", "m%d.csv" % i, "m"]
+    rc, err, d, _ = run_keys(mangled, keys)
+    for i, flags in enumerate(([], ["--short-names"], ["--no-demangle"])):
+        want = cli_csv("gpu", "--launches", mangled, *flags)
+        report(rc == 0 and read(d, "m%d.csv" % i) == want and want.count(b"\n") > 2,
+               "gpu launches after %d m: x equals gpu --launches %s" % (i, " ".join(flags)),
+               err)
+    report(len({read(d, "m%d.csv" % i) for i in range(3)}) == 3,
+           "gpu launches: the name styles differ")
+    shutil.rmtree(d, ignore_errors=True)
 
 
 def check_export_timeline():

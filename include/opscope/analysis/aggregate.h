@@ -77,6 +77,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "opscope/analysis/demangle.h"
 #include "opscope/analysis/roofline.h"
 #include "opscope/analysis/unattributed.h"
 #include "opscope/model/filter.h"
@@ -212,6 +213,9 @@ struct osc_query {
 	bool roofline;
 	/* with roofline: the peaks of the percentages (roofline.h), NULL for none */
 	const struct osc_peak *peak;
+	/* device levels: kernels are keyed by the names they are shown as
+	   (osc_names_key: one row per name shown); NULL: by the trace's names */
+	const struct osc_names *names;
 	/* leave the rows in place, in the default order by osc_agg_order (read
 	   them with osc_agg_row_at): a million rows are not moved */
 	bool in_place;
@@ -245,6 +249,9 @@ struct osc_agg {
 	struct osc_dist *dist[OSC_MEASURE_NR]; /* per row id, the measures asked in
 						  q->dists (NULL for the rest and HOST) */
 	enum osc_level level;
+	/* device levels: the style of the names kernels were keyed by (the
+	   query's; mangled without names: the trace's own) */
+	enum osc_name_style key_style;
 	unsigned keys;       /* OSC_KEY_* the rows are keyed by */
 	size_t nr_runs;      /* selected runs holding an event of the level's kind (1 without
 				a selection; at least 1): the per-run divisor */

@@ -11,6 +11,11 @@
  * Names that are not C++ (volta_sgemm_128x64_nn, triton_poi_fused_0, Memcpy
  * HtoD ...) are shown as they are in every style. Only the names of device
  * events are looked at; op names are never touched.
+ *
+ * Kernels shown under one name are one row (osc_names_key), as nsys stats'
+ * `:base` sums over the base name: with short names every instantiation of
+ * a template kernel, with demangled ones a name recorded both mangled and
+ * demangled.
  */
 #ifndef OPSCOPE_DEMANGLE_H
 #define OPSCOPE_DEMANGLE_H
@@ -41,6 +46,9 @@ struct osc_names {
 	enum osc_name_style style; /* what osc_names_get returns */
 	struct osc_strtab strs;    /* the demangled and short texts */
 	osc_str *full, *base;      /* per trace string id: id in strs, OSC_STR_NONE: as is */
+	/* per trace string id: the least id shown as the same text in the
+	   demangled (short) style; NULL where every name shows its own text */
+	osc_str *key_full, *key_base;
 	size_t nr;                 /* trace string ids covered */
 };
 
@@ -67,6 +75,22 @@ enum osc_status osc_names_in_style(struct osc_names *n, const struct osc_trace *
 
 /* Text of trace string id in n's style; n NULL: the name as it is. */
 const char *osc_names_get(const struct osc_names *n, const struct osc_trace *t, osc_str id);
+
+/*
+ * The id kernels named id are keyed by in n's style: the least trace string
+ * id shown as the same text (osc_names_get), so that rows keyed by it merge
+ * the kernels of one shown name; id itself when n is NULL or the style is
+ * mangled. Inline: aggregation asks it once per kernel.
+ */
+static inline osc_str osc_names_key(const struct osc_names *n, osc_str id)
+{
+	const osc_str *key;
+
+	if (!n || id >= n->nr || n->style == OSC_NAMES_MANGLED)
+		return id;
+	key = n->style == OSC_NAMES_SHORT ? n->key_base : n->key_full;
+	return key ? key[id] : id;
+}
 
 void osc_names_release(struct osc_names *n);
 

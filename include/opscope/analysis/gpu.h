@@ -196,6 +196,9 @@ struct osc_launch_query {
 	int64_t short_ns;             /* shorter kernels are short */
 	bool per_op;                  /* a row per launching op, not per kernel name */
 	bool short_only;              /* only rows with short kernels, by their short time */
+	/* per kernel: a row per name shown in names' style (osc_names_key);
+	   NULL: per name in the trace */
+	const struct osc_names *names;
 };
 
 /*

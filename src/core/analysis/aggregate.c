@@ -27,6 +27,7 @@
 #include "opscope/analysis/calltree.h"
 #include "opscope/analysis/category.h"
 #include "opscope/analysis/correlate.h"
+#include "opscope/analysis/demangle.h"
 #include "opscope/analysis/module.h"
 #include "opscope/analysis/opcost.h"
 #include "opscope/analysis/trace_cache.h"
@@ -178,7 +179,7 @@ static bool make_key(const struct slice *s, const struct osc_brief *b, struct os
 			k->op_shape = b->op_shape;
 	}
 	if (s->keys & OSC_KEY_NAME)
-		k->name = s->device ? b->name : b->op;
+		k->name = s->device ? osc_names_key(c->q->names, b->name) : b->op;
 	if (s->keys & OSC_KEY_SHAPE)
 		k->shape = shape;
 	if (s->keys & OSC_KEY_OP) {
@@ -1200,6 +1201,7 @@ void osc_aggregate(const struct osc_trace *t, const struct osc_runs *runs,
 		c.launcher = osc_trace_launchers(t);
 	memset(out, 0, sizeof(*out));
 	out->level = q->level;
+	out->key_style = q->names ? q->names->style : OSC_NAMES_MANGLED;
 	out->keys = c.keys;
 	out->has_device = osc_trace_has_device(t);
 	if (!c.device) { /* the device levels need no host tree */

@@ -105,7 +105,8 @@ static void put(struct lister *l, const char *fmt, ...)
 static void note(struct lister *l, uint32_t ev, int64_t dur, int method, int host_method)
 {
 	struct osc_tree_scratch *s = l->s;
-	osc_str name = l->ctx->trace->events[ev].name;
+	/* one entry per name shown */
+	osc_str name = osc_names_key(l->ctx->names, l->ctx->trace->events[ev].name);
 	struct osc_tree_agg *a;
 
 	if (s->slot_of[name] == OSC_NONE) {

@@ -42,6 +42,8 @@ void osc_names_release(struct osc_names *n)
 	osc_strtab_release(&n->strs);
 	free(n->full);
 	free(n->base);
+	free(n->key_full);
+	free(n->key_base);
 	memset(n, 0, sizeof(*n));
 }
 
@@ -126,10 +128,14 @@ char *osc_demangle_base(const char *d)
 	return out;
 }
 
-/* Heuristic for names that are already demangled C++ (Kineto's CUPTI names). */
+/*
+ * Heuristic for names that are already demangled C++ (Kineto's CUPTI names):
+ * a scope, template arguments or a parameter list (an extern "C" kernel's,
+ * ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclDevComm*, ...)).
+ */
 static bool looks_cpp(const char *s)
 {
-	return strstr(s, "::") || strchr(s, '<');
+	return strstr(s, "::") || strchr(s, '<') || strchr(s, '(');
 }
 
 /* Record the demangled text d of trace string id (NULL: not C++). */
@@ -264,6 +270,62 @@ static enum osc_status run_command(struct osc_names *n, const struct osc_trace *
 	return st;
 }
 
+/* The text id is shown as in style (osc_names_get's, for any style). */
+static const char *shown(const struct osc_names *n, const struct osc_trace *t, osc_str id,
+			 enum osc_name_style style)
+{
+	osc_str s = OSC_STR_NONE;
+
+	if (id >= n->nr || style == OSC_NAMES_MANGLED)
+		return osc_trace_str(t, id);
+	if (style == OSC_NAMES_SHORT)
+		s = n->base[id];
+	if (s == OSC_STR_NONE)
+		s = n->full[id];
+	return s == OSC_STR_NONE ? osc_trace_str(t, id) : osc_strtab_get(&n->strs, s);
+}
+
+/*
+ * Per trace string id, the least id of a device name shown as the same text
+ * in style (ids are met in ascending order: the first of each text is the
+ * least); NULL when every name shows its own text.
+ */
+static osc_str *shown_keys(const struct osc_names *n, const struct osc_trace *t,
+			   const uint8_t *want, enum osc_name_style style)
+{
+	osc_str *key = osc_xmalloc((n->nr ? n->nr : 1) * sizeof(*key));
+	uint32_t *first = NULL; /* per text (id in texts): the first id shown as it */
+	size_t nr_first = 0, first_alloc = 0;
+	struct osc_strtab texts;
+	bool merged = false;
+
+	osc_strtab_init(&texts);
+	for (size_t id = 0; id < n->nr; id++) {
+		const char *s;
+		osc_str x;
+
+		key[id] = (osc_str)id;
+		if (!want[id])
+			continue;
+		s = shown(n, t, (osc_str)id, style);
+		x = osc_strtab_intern(&texts, s, strlen(s));
+		OSC_GROW(first, (size_t)x + 1, first_alloc);
+		while (nr_first <= x)
+			first[nr_first++] = UINT32_MAX;
+		if (first[x] == UINT32_MAX)
+			first[x] = (uint32_t)id;
+		key[id] = first[x];
+		merged |= key[id] != id;
+	}
+	free(first);
+	osc_strtab_release(&texts);
+	if (!merged) {
+		free(key);
+		return NULL;
+	}
+	return key;
+}
+
 enum osc_status osc_names_in_style(struct osc_names *n, const struct osc_trace *t,
 				   enum osc_name_style style, const char *cmd,
 				   struct osc_error *err)
@@ -307,6 +369,9 @@ enum osc_status osc_names_build(struct osc_names *n, const struct osc_trace *t, 
 		osc_names_release(n);
 		osc_names_init(n);
 		n->style = style;
+	} else {
+		n->key_full = shown_keys(n, t, want, OSC_NAMES_DEMANGLED);
+		n->key_base = shown_keys(n, t, want, OSC_NAMES_SHORT);
 	}
 	free(want);
 	return st;
@@ -314,13 +379,5 @@ enum osc_status osc_names_build(struct osc_names *n, const struct osc_trace *t, 
 
 const char *osc_names_get(const struct osc_names *n, const struct osc_trace *t, osc_str id)
 {
-	osc_str s = OSC_STR_NONE;
-
-	if (!n || id >= n->nr || n->style == OSC_NAMES_MANGLED)
-		return osc_trace_str(t, id);
-	if (n->style == OSC_NAMES_SHORT)
-		s = n->base[id];
-	if (s == OSC_STR_NONE)
-		s = n->full[id];
-	return s == OSC_STR_NONE ? osc_trace_str(t, id) : osc_strtab_get(&n->strs, s);
+	return n ? shown(n, t, id, n->style) : osc_trace_str(t, id);
 }

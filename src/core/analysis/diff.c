@@ -842,7 +842,8 @@ static void aggregate_side(void *arg, size_t s)
 	/* the order of the diff's rows is osc_diff_sort's alone */
 	struct osc_query aq = { .level = a->q->level, .runs = side->sel, .filter = a->q->filter,
 				.categories = a->q->categories, .unordered = true,
-				.reads = OSC_READS_SUMS, .threads = a->q->threads };
+				.reads = OSC_READS_SUMS, .threads = a->q->threads,
+				.names = side->names };
 
 	if (pair_rows(side->trace, a->q->level, a->q->match)) {
 		aq.keys = OSC_KEY_NAME | OSC_KEY_SHAPE;

@@ -837,7 +837,7 @@ void osc_gpu_launches(const struct osc_trace *t, const struct osc_launch_query *
 	memset(of, 0xff, (t->strs.count + 1) * sizeof(*of)); /* OSC_NONE */
 	for (size_t j = 0; j < nb; j++) {
 		uint32_t ev = b[j].event, *row;
-		osc_str name = b[j].name;
+		osc_str name = osc_names_key(q->names, b[j].name);
 
 		row_of[j] = OSC_NONE;
 		if (q->sel && !osc_runsel_has_event(q->sel, q->runs, ev))

@@ -187,7 +187,7 @@ static void category_device(struct splitter *x, const uint8_t *cat, uint32_t c)
 static void add_level(struct splitter *x, const struct osc_categories *categories,
 		      enum osc_level l)
 {
-	struct osc_query q = { .level = l, .categories = categories };
+	struct osc_query q = { .level = l, .categories = categories, .names = x->names };
 	struct osc_agg a;
 	char *label = osc_xmalloc(LABEL_MAX);
 	bool device = osc_level_is_device(l);
