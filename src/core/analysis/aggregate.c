@@ -100,7 +100,10 @@ struct agg_ctx {
 	const uint8_t *cat;           /* per event, its category, when needed (else NULL) */
 	unsigned keys;
 	bool device;
-	struct osc_group_map ops;     /* mapping: (op, shape) of host ops -> instances */
+	/* keys with the op, at the device levels: per kernel brief, the op_shape
+	   id of the (op, shape) its key holds, OSC_NONE when no host op has it */
+	uint32_t *op_shape_of;
+	uint32_t *op_count;           /* ... and per op_shape id, the selected host ops */
 	const struct osc_calltree *host; /* path level: the trace's host tree */
 	const struct osc_mtree *paths;   /* path level: its merge over the selected runs */
 	struct osc_mtree own;         /* that merge, when the trace's own does not serve */
@@ -285,12 +288,11 @@ static void scan_slice(void *arg, size_t i)
 			continue;
 		if (!in_selection(s, b) || !make_key(s, b, &k))
 			continue;
-		if (mapping) { /* profile_explorer drops kernels of ops it has not seen */
-			struct osc_group_key ok = op_key(k.op, k.shape);
-
-			if (osc_group_map_find(&c->ops, &ok) == UINT32_MAX)
-				continue;
-		}
+		if (s->device && c->op_shape_of) /* the pair's id stands for both: no split */
+			k.op_shape = c->op_shape_of[j];
+		/* profile_explorer drops kernels of ops it has not seen */
+		if (mapping && (k.op_shape == OSC_NONE || !c->op_count[k.op_shape]))
+			continue;
 		g = osc_group_map_index(&s->map, &k);
 		if (s->costs)
 			add_sum(&s->sum[g], &cost, !s->map.count[g]);
@@ -391,21 +393,78 @@ static size_t nr_briefs(const struct osc_trace *t, enum osc_kind k)
 }
 
 /*
- * Mapping: count the selected host ops per (op key, shapes) into c->ops,
- * keyed as op_key makes them (kernels look their launcher's pair up there).
+ * The op_shape id of each host op's (op, shape) pair (osc_brief), found by
+ * the pair: for kernels whose launching op's brief is not at its node.
  */
+static void index_op_shapes(const struct osc_brief *h, size_t nh, struct osc_group_map *m,
+			    uint32_t **id)
+{
+	size_t alloc = 0;
+
+	for (size_t j = 0; j < nh; j++) {
+		struct osc_group_key k = op_key(h[j].op, h[j].shape);
+		size_t known = m->nr;
+		uint32_t g = osc_group_map_index(m, &k);
+
+		if (m->nr > known) { /* a new pair */
+			OSC_GROW(*id, m->nr, alloc);
+			(*id)[g] = h[j].op_shape;
+		}
+	}
+}
+
+/*
+ * Keys with the op, at the device levels: c->op_shape_of. A kernel's (op,
+ * shape) is its launching op's, whose brief (and op_shape) sits at the op's
+ * node of the host tree, as both hold the ops in model order; the pairs of
+ * the rest (an ORT kernel's own op name, an op outside the tree) are looked
+ * up by their text, in a map made only for them.
+ */
+static void kernel_op_shapes(struct agg_ctx *c)
+{
+	size_t nk, nh;
+	const struct osc_brief *k = osc_trace_briefs(c->t, OSC_KIND_KERNEL, &nk);
+	const struct osc_brief *h = osc_trace_briefs(c->t, OSC_KIND_HOST_OP, &nh);
+	const uint32_t *node_of = osc_trace_host_tree(c->t)->node_of;
+	struct osc_group_map pairs = { 0 };
+	uint32_t *id = NULL; /* per group of pairs: its op_shape */
+	bool indexed = false;
+	struct slice s = { .c = c, .device = true, .keys = OSC_KEY_OP | OSC_KEY_SHAPE };
+
+	c->op_shape_of = osc_xmalloc_big(nk ? nk : 1, sizeof(*c->op_shape_of));
+	for (size_t j = 0; j < nk; j++) {
+		uint32_t l = c->launcher[k[j].event], n = l != OSC_NONE ? node_of[l] : OSC_NONE;
+		struct osc_group_key pair;
+		uint32_t g;
+
+		if (n != OSC_NONE && n < nh && h[n].event == l) {
+			c->op_shape_of[j] = h[n].op_shape;
+			continue;
+		}
+		c->op_shape_of[j] = OSC_NONE;
+		if (!make_key(&s, &k[j], &pair))
+			continue; /* no op */
+		if (!indexed)
+			index_op_shapes(h, nh, &pairs, &id);
+		indexed = true;
+		pair = op_key(pair.op, pair.shape);
+		if ((g = osc_group_map_find(&pairs, &pair)) != UINT32_MAX)
+			c->op_shape_of[j] = id[g];
+	}
+	osc_group_map_release(&pairs);
+	free(id);
+}
+
+/* Mapping: count the selected host ops per op_shape id into c->op_count. */
 static void count_ops(struct agg_ctx *c)
 {
 	struct scan sc;
 
+	c->op_count = osc_xcalloc(osc_trace_nr_op_shapes(c->t) + 1, sizeof(*c->op_count));
 	scan(c, OSC_KIND_HOST_OP, OSC_KEY_NAME | OSC_KEY_SHAPE, true,
 	     OSC_KEY_NAME | OSC_KEY_SHAPE, osc_trace_nr_op_shapes(c->t), &sc);
-	for (size_t g = 0; g < sc.map.nr; g++) {
-		struct osc_group_key k = op_key(sc.map.keys[g].name, sc.map.keys[g].shape);
-		uint32_t to = osc_group_map_index(&c->ops, &k);
-
-		c->ops.count[to] += sc.map.count[g];
-	}
+	for (size_t g = 0; g < sc.map.nr; g++)
+		c->op_count[sc.map.keys[g].op_shape] += sc.map.count[g];
 	scan_release(&sc);
 }
 
@@ -520,26 +579,28 @@ static void group_rows(const struct agg_ctx *c, struct scan *sc, struct osc_agg 
 	osc_parallel_run(sc->nr, place_slice, &p);
 }
 
-/* Mapping: each row's op instances and the kernel time of its (op, shape). */
-static void op_columns(struct agg_ctx *c, struct osc_agg *out)
+/*
+ * Keys with the op: each row's op instances and the kernel time of its (op,
+ * shape), by the op_shape id in the key of its group in map.
+ */
+static void op_columns(struct agg_ctx *c, const struct osc_group_map *map, struct osc_agg *out)
 {
-	int64_t *sum = osc_xcalloc(c->ops.nr ? c->ops.nr : 1, sizeof(*sum));
-	uint32_t *idx = osc_xmalloc((out->nr ? out->nr : 1) * sizeof(*idx));
+	int64_t *sum = osc_xcalloc(osc_trace_nr_op_shapes(c->t) + 1, sizeof(*sum));
 
 	for (size_t r = 0; r < out->nr; r++) {
-		struct osc_group_key k = op_key(out->rows[r].op, out->rows[r].shape);
+		uint32_t os = map->keys[out->rows[r].id].op_shape;
 
-		idx[r] = osc_group_map_find(&c->ops, &k);
-		if (idx[r] != UINT32_MAX)
-			sum[idx[r]] = osc_sat_add(sum[idx[r]], out->rows[r].total);
+		if (os != OSC_NONE)
+			sum[os] = osc_sat_add(sum[os], out->rows[r].total);
 	}
 	for (size_t r = 0; r < out->nr; r++) {
-		if (idx[r] == UINT32_MAX)
+		uint32_t os = map->keys[out->rows[r].id].op_shape;
+
+		if (os == OSC_NONE || !c->op_count[os])
 			continue;
-		out->rows[r].op_count = c->ops.count[idx[r]];
-		out->rows[r].op_total = sum[idx[r]];
+		out->rows[r].op_count = c->op_count[os];
+		out->rows[r].op_total = sum[os];
 	}
-	free(idx);
 	free(sum);
 }
 
@@ -1224,8 +1285,10 @@ void osc_aggregate(const struct osc_trace *t, const struct osc_runs *runs,
 		bases(&c, &dr, out);
 		out->nr_runs = runs_holding_events(&c);
 	}
-	if ((c.keys & OSC_KEY_OP) && c.device && nr_briefs(t, OSC_KIND_KERNEL)) /* else no row */
+	if ((c.keys & OSC_KEY_OP) && c.device && nr_briefs(t, OSC_KIND_KERNEL)) { /* else no row */
+		kernel_op_shapes(&c);
 		count_ops(&c);
+	}
 	if (c.keys & OSC_KEY_PATH)
 		path_nodes(&c);
 	if (c.keys == OSC_KEY_NAME || c.keys == OSC_KEY_RUN || c.keys == OSC_KEY_PATH) {
@@ -1259,6 +1322,8 @@ void osc_aggregate(const struct osc_trace *t, const struct osc_runs *runs,
 			path_texts(&c, &sc.map, out);
 		if (q->reads != OSC_READS_MEMBERS)
 			compute_stats(dur, cost, q, c.device, out, sc.nr);
+		if (c.op_count)
+			op_columns(&c, &sc.map, out);
 		out->host_busy = sc.busy;
 		scan_release(&sc);
 		free(dur);
@@ -1275,9 +1340,8 @@ void osc_aggregate(const struct osc_trace *t, const struct osc_runs *runs,
 	free(own_cat);
 	run_device_release(&dr);
 	osc_mtree_release(&c.own);
-	if (c.keys & OSC_KEY_OP)
-		op_columns(&c, out);
-	osc_group_map_release(&c.ops);
+	free(c.op_shape_of);
+	free(c.op_count);
 	if (q->roofline && (c.keys & OSC_KEY_NAME) && !c.device)
 		osc_agg_roofline(t, out, q->peak);
 	osc_agg_default_columns(out);
