@@ -555,84 +555,85 @@ enum formula {
 	F_CONV
 };
 
+/* A name of ops[] and its length. */
+#define OP_NAME(s) s, sizeof(s) - 1
+
 /* Op names with their formula (exact match; "_" names the in-place variant too). */
 static const struct {
 	const char *name;
+	uint8_t len;
 	uint8_t formula;
 	bool inplace; /* name + "_" is the same formula */
 	int8_t param; /* F_CONV: its conv_layouts[]; F_SDPA, F_FLASH: is_causal's position */
 } ops[] = {
-	{ "aten::mm", F_MM, false, 0 },
-	{ "aten::addmm", F_ADDMM, false, 0 },
-	{ "aten::bmm", F_BMM, false, 0 },
-	{ "aten::baddbmm", F_BADDBMM, false, 0 },
-	{ "aten::matmul", F_MATMUL, false, 0 },
-	{ "MatMul", F_MATMUL, false, 0 },
-	{ "aten::linear", F_LINEAR, false, 0 },
-	{ "aten::scaled_dot_product_attention", F_SDPA, false, 5 },
-	{ "aten::_scaled_dot_product_flash_attention", F_SDPA, false, 4 },
-	{ "aten::_scaled_dot_product_efficient_attention", F_SDPA, false, 6 },
-	{ "aten::_scaled_dot_product_cudnn_attention", F_SDPA, false, 6 },
-	{ "aten::_flash_attention_forward", F_FLASH, false, 8 },
-	{ "aten::conv1d", F_CONV, false, CL_CONVND },
-	{ "aten::conv2d", F_CONV, false, CL_CONVND },
-	{ "aten::conv3d", F_CONV, false, CL_CONVND },
-	{ "aten::convolution", F_CONV, false, CL_CONVOLUTION },
-	{ "aten::_convolution", F_CONV, false, CL_CONVOLUTION },
-	{ "aten::convolution_overrideable", F_CONV, false, CL_CONVOLUTION },
-	{ "aten::conv_transpose1d", F_CONV, false, CL_CONV_T },
-	{ "aten::conv_transpose2d", F_CONV, false, CL_CONV_T },
-	{ "aten::conv_transpose3d", F_CONV, false, CL_CONV_T },
-	{ "aten::cudnn_convolution", F_CONV, false, CL_CUDNN },
-	{ "aten::cudnn_convolution_transpose", F_CONV, false, CL_CUDNN_T },
-	{ "aten::miopen_convolution", F_CONV, false, CL_MIOPEN },
-	{ "aten::miopen_depthwise_convolution", F_CONV, false, CL_MIOPEN },
-	{ "aten::mkldnn_convolution", F_CONV, false, CL_MIOPEN },
-	{ "aten::miopen_convolution_transpose", F_CONV, false, CL_MIOPEN_T },
-	{ "aten::add", F_ELEM, true, 0 },
-	{ "aten::sub", F_ELEM, true, 0 },
-	{ "aten::mul", F_ELEM, true, 0 },
-	{ "aten::div", F_ELEM, true, 0 },
-	{ "aten::relu", F_ELEM, true, 0 },
-	{ "aten::gelu", F_ELEM, true, 0 },
-	{ "aten::silu", F_ELEM, true, 0 },
-	{ "aten::sigmoid", F_ELEM, true, 0 },
-	{ "aten::tanh", F_ELEM, true, 0 },
-	{ "aten::exp", F_ELEM, true, 0 },
-	{ "aten::log", F_ELEM, true, 0 },
-	{ "aten::sqrt", F_ELEM, true, 0 },
-	{ "aten::rsqrt", F_ELEM, true, 0 },
-	{ "aten::neg", F_ELEM, true, 0 },
-	{ "aten::abs", F_ELEM, true, 0 },
-	{ "aten::reciprocal", F_ELEM, true, 0 },
-	{ "aten::clamp", F_ELEM, true, 0 },
-	{ "aten::clamp_min", F_ELEM, true, 0 },
-	{ "aten::clamp_max", F_ELEM, true, 0 },
-	{ "aten::pow", F_ELEM, true, 0 },
-	{ "aten::maximum", F_ELEM, false, 0 },
-	{ "aten::minimum", F_ELEM, false, 0 },
-	{ "aten::sin", F_ELEM, true, 0 },
-	{ "aten::cos", F_ELEM, true, 0 },
-	{ "aten::erf", F_ELEM, true, 0 },
-	{ "aten::threshold_backward", F_ELEM, false, 0 },
-	{ "aten::gelu_backward", F_ELEM, false, 0 },
-	{ "aten::silu_backward", F_ELEM, false, 0 },
-	{ "aten::sigmoid_backward", F_ELEM, false, 0 },
-	{ "aten::tanh_backward", F_ELEM, false, 0 },
-	{ "aten::copy_", F_MEMORY, false, 0 },
-	{ "aten::fill_", F_MEMORY, false, 0 },
-	{ "aten::zero_", F_MEMORY, false, 0 },
+	{ OP_NAME("aten::mm"), F_MM, false, 0 },
+	{ OP_NAME("aten::addmm"), F_ADDMM, false, 0 },
+	{ OP_NAME("aten::bmm"), F_BMM, false, 0 },
+	{ OP_NAME("aten::baddbmm"), F_BADDBMM, false, 0 },
+	{ OP_NAME("aten::matmul"), F_MATMUL, false, 0 },
+	{ OP_NAME("MatMul"), F_MATMUL, false, 0 },
+	{ OP_NAME("aten::linear"), F_LINEAR, false, 0 },
+	{ OP_NAME("aten::scaled_dot_product_attention"), F_SDPA, false, 5 },
+	{ OP_NAME("aten::_scaled_dot_product_flash_attention"), F_SDPA, false, 4 },
+	{ OP_NAME("aten::_scaled_dot_product_efficient_attention"), F_SDPA, false, 6 },
+	{ OP_NAME("aten::_scaled_dot_product_cudnn_attention"), F_SDPA, false, 6 },
+	{ OP_NAME("aten::_flash_attention_forward"), F_FLASH, false, 8 },
+	{ OP_NAME("aten::conv1d"), F_CONV, false, CL_CONVND },
+	{ OP_NAME("aten::conv2d"), F_CONV, false, CL_CONVND },
+	{ OP_NAME("aten::conv3d"), F_CONV, false, CL_CONVND },
+	{ OP_NAME("aten::convolution"), F_CONV, false, CL_CONVOLUTION },
+	{ OP_NAME("aten::_convolution"), F_CONV, false, CL_CONVOLUTION },
+	{ OP_NAME("aten::convolution_overrideable"), F_CONV, false, CL_CONVOLUTION },
+	{ OP_NAME("aten::conv_transpose1d"), F_CONV, false, CL_CONV_T },
+	{ OP_NAME("aten::conv_transpose2d"), F_CONV, false, CL_CONV_T },
+	{ OP_NAME("aten::conv_transpose3d"), F_CONV, false, CL_CONV_T },
+	{ OP_NAME("aten::cudnn_convolution"), F_CONV, false, CL_CUDNN },
+	{ OP_NAME("aten::cudnn_convolution_transpose"), F_CONV, false, CL_CUDNN_T },
+	{ OP_NAME("aten::miopen_convolution"), F_CONV, false, CL_MIOPEN },
+	{ OP_NAME("aten::miopen_depthwise_convolution"), F_CONV, false, CL_MIOPEN },
+	{ OP_NAME("aten::mkldnn_convolution"), F_CONV, false, CL_MIOPEN },
+	{ OP_NAME("aten::miopen_convolution_transpose"), F_CONV, false, CL_MIOPEN_T },
+	{ OP_NAME("aten::add"), F_ELEM, true, 0 },
+	{ OP_NAME("aten::sub"), F_ELEM, true, 0 },
+	{ OP_NAME("aten::mul"), F_ELEM, true, 0 },
+	{ OP_NAME("aten::div"), F_ELEM, true, 0 },
+	{ OP_NAME("aten::relu"), F_ELEM, true, 0 },
+	{ OP_NAME("aten::gelu"), F_ELEM, true, 0 },
+	{ OP_NAME("aten::silu"), F_ELEM, true, 0 },
+	{ OP_NAME("aten::sigmoid"), F_ELEM, true, 0 },
+	{ OP_NAME("aten::tanh"), F_ELEM, true, 0 },
+	{ OP_NAME("aten::exp"), F_ELEM, true, 0 },
+	{ OP_NAME("aten::log"), F_ELEM, true, 0 },
+	{ OP_NAME("aten::sqrt"), F_ELEM, true, 0 },
+	{ OP_NAME("aten::rsqrt"), F_ELEM, true, 0 },
+	{ OP_NAME("aten::neg"), F_ELEM, true, 0 },
+	{ OP_NAME("aten::abs"), F_ELEM, true, 0 },
+	{ OP_NAME("aten::reciprocal"), F_ELEM, true, 0 },
+	{ OP_NAME("aten::clamp"), F_ELEM, true, 0 },
+	{ OP_NAME("aten::clamp_min"), F_ELEM, true, 0 },
+	{ OP_NAME("aten::clamp_max"), F_ELEM, true, 0 },
+	{ OP_NAME("aten::pow"), F_ELEM, true, 0 },
+	{ OP_NAME("aten::maximum"), F_ELEM, false, 0 },
+	{ OP_NAME("aten::minimum"), F_ELEM, false, 0 },
+	{ OP_NAME("aten::sin"), F_ELEM, true, 0 },
+	{ OP_NAME("aten::cos"), F_ELEM, true, 0 },
+	{ OP_NAME("aten::erf"), F_ELEM, true, 0 },
+	{ OP_NAME("aten::threshold_backward"), F_ELEM, false, 0 },
+	{ OP_NAME("aten::gelu_backward"), F_ELEM, false, 0 },
+	{ OP_NAME("aten::silu_backward"), F_ELEM, false, 0 },
+	{ OP_NAME("aten::sigmoid_backward"), F_ELEM, false, 0 },
+	{ OP_NAME("aten::tanh_backward"), F_ELEM, false, 0 },
+	{ OP_NAME("aten::copy_"), F_MEMORY, false, 0 },
+	{ OP_NAME("aten::fill_"), F_MEMORY, false, 0 },
+	{ OP_NAME("aten::zero_"), F_MEMORY, false, 0 },
 };
 
 /* The ops[] row of op, or -1. */
 static int find_op(const char *op, size_t n)
 {
 	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]) && n; i++) {
-		size_t len;
+		size_t len = ops[i].len;
 
-		if (ops[i].name[0] != op[0]) /* most names fail here, before strlen */
-			continue;
-		len = strlen(ops[i].name);
 		if ((len == n || (ops[i].inplace && n == len + 1 && op[len] == '_')) &&
 		    !memcmp(ops[i].name, op, len))
 			return (int)i;
