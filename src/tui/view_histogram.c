@@ -27,6 +27,7 @@ struct hist_view {
 	struct osc_tui *tui;
 	struct osc_view *parent; /* the table view of the row */
 	osc_str key;
+	osc_str opened;          /* the key the view opened with: its row's in every name style */
 	char *path;              /* a path row's call path, or NULL */
 	enum osc_level level;
 	struct osc_hist h;
@@ -41,7 +42,7 @@ static void hist_open(struct osc_tui *t, struct osc_view *v, const void *arg)
 
 	hv->tui = t;
 	hv->parent = a->parent;
-	hv->key = a->key;
+	hv->key = hv->opened = a->key;
 	hv->path = a->path ? osc_xstrdup(a->path) : NULL;
 	hv->level = osc_table_view_level(a->parent);
 	memcpy(hv->cols, osc_hist_columns(&nr), sizeof(hv->cols[0]) * OSC_HIST_COL_NR);
@@ -224,6 +225,17 @@ static char *hist_command(struct osc_tui *t, struct osc_view *v)
 	return osc_cli_line_format(line, t->export_as);
 }
 
+/* m: the row's durations read again under the new style's key (inst_restyle). */
+static void hist_restyle(struct osc_tui *t, struct osc_view *v)
+{
+	struct hist_view *hv = v->priv;
+
+	if (!osc_level_is_device(hv->level))
+		return;
+	hv->key = osc_names_key(&t->names, hv->opened);
+	v->built_gen = t->gen - 1;
+}
+
 const struct osc_view_ops osc_view_histogram = {
 	.name = "histogram",
 	.open = hist_open,
@@ -241,4 +253,5 @@ const struct osc_view_ops osc_view_histogram = {
 	.detail = hist_detail,
 	.export_name = hist_export_name,
 	.command = hist_command,
+	.restyle = hist_restyle,
 };

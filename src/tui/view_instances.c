@@ -28,6 +28,7 @@ struct inst_view {
 	struct osc_tui *tui;
 	struct osc_view *parent;
 	osc_str key;
+	osc_str opened;      /* the key the view opened with: its row's in every name style */
 	char *path;          /* a path row's call path, or NULL */
 	uint32_t *ev;
 	size_t n;
@@ -46,7 +47,7 @@ static void inst_open(struct osc_tui *t, struct osc_view *v, const void *arg)
 
 	iv->tui = t;
 	iv->parent = a->parent;
-	iv->key = a->key;
+	iv->key = iv->opened = a->key;
 	iv->path = a->path ? osc_xstrdup(a->path) : NULL;
 	iv->range = a->range;
 	iv->closed = a->closed;
@@ -287,6 +288,21 @@ static uint32_t inst_row_event(struct osc_tui *t, struct osc_view *v, size_t row
 	return iv->ev[row];
 }
 
+/*
+ * m: a device level's row is the kernels of one name shown, so the row is
+ * found again under the new style's key (the table rebuilds it) and its
+ * instances read again.
+ */
+static void inst_restyle(struct osc_tui *t, struct osc_view *v)
+{
+	struct inst_view *iv = v->priv;
+
+	if (!osc_level_is_device(osc_table_view_level(iv->parent)))
+		return;
+	iv->key = osc_names_key(&t->names, iv->opened);
+	v->built_gen = t->gen - 1;
+}
+
 const struct osc_view_ops osc_view_instances = {
 	.name = "instances",
 	.open = inst_open,
@@ -301,4 +317,5 @@ const struct osc_view_ops osc_view_instances = {
 	.detail = inst_detail,
 	.export_name = inst_export_name,
 	.row_event = inst_row_event,
+	.restyle = inst_restyle,
 };

@@ -74,6 +74,7 @@ struct table_view {
 	struct table_job ahead;   /* another level's rows, computed before they are asked for */
 	struct osc_ahead ah;      /* the levels whose rows computed ahead did not fit */
 	struct osc_agg_row drill; /* the row Enter opened (its identity, for the instances) */
+	osc_str drill_opened;     /* its key then: the key in any name style (table_restyle) */
 	char *drill_path;         /* path level: that row's path (ids change on a rebuild) */
 	uint8_t *only;            /* per event: kept in the rows, or NULL for all */
 	const char *(*cell)(const void *ctx, size_t row, size_t col, char *buf, size_t size);
@@ -903,6 +904,7 @@ static unsigned table_action(struct osc_tui *t, struct osc_view *v, enum osc_act
 			return OSC_R_REDRAW;
 		}
 		tv->drill = *osc_agg_row_at(&tv->agg, v->cur);
+		tv->drill_opened = tv->drill.key;
 		free(tv->drill_path);
 		tv->drill_path = tv->agg.keys & OSC_KEY_PATH
 			? osc_xstrdup(osc_strtab_get(&tv->agg.paths, tv->drill.path))
@@ -1046,6 +1048,8 @@ static void table_restyle(struct osc_tui *t, struct osc_view *v)
 
 	if (!osc_level_is_device(tv->level))
 		return;
+	/* the row Enter opened (views above find it by its key) */
+	tv->drill.key = osc_names_key(&t->names, tv->drill_opened);
 	if (tv->job.job.running)
 		tv->job.job.again = true;
 	else if (!show_kept(t, v, tv->level))

@@ -358,6 +358,27 @@ def check_export_names():
         shutil.rmtree(d, ignore_errors=True)
 
 
+def check_instances_restyle():
+    """m in the instances of a kernel row (Enter) or its histogram (D): with
+    short names the row holds every kernel of its short name (4 -> 7 on
+    kineto-mangled's aiter::add_rmsnorm_quant_kernel), and two more m show
+    the row opened again, as it was."""
+    trace = os.path.join(ROOT, "tests", "data", "kineto-mangled.json")
+    for level, key in (("kernel", "3"), ("dims", "4")):
+        for view in ("<Enter>", "D"):
+            rc, err, d, dumps = run_keys(trace, [key, ":filter *aiter*", view,
+                                                 ":dump a", "m", ":dump b", "m", "m",
+                                                 ":dump c"])
+            # the screens less their status line (m says the style there)
+            a, b, c = ("\n".join((dumps.get(k) or "").split("\n")[:-2]) for k in "abc")
+            name = "instances restyle %s %s" % (level, view)
+            report(rc == 0 and a and a == c, name + ": back to the row opened", err + a + c)
+            want = "instances of aiter::add_rmsnorm_quant_kernel (7)" if view == "<Enter>" \
+                else "histogram of aiter::add_rmsnorm_quant_kernel: 7 from"
+            report(want in b, name + ": short names hold the kernels of the name", b)
+            shutil.rmtree(d, ignore_errors=True)
+
+
 def check_export_runs():
     """--whole-trace and --run-range reach the TUI: its export equals the report
     with them, and the status line's command carries them."""
@@ -1489,6 +1510,7 @@ def main():
     check_export_ranks()
     check_export_rank_rows()
     check_export_names()
+    check_instances_restyle()
     check_export_runs()
     check_export_path()
     check_export_busy()
