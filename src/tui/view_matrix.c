@@ -255,6 +255,15 @@ static char *matrix_command(struct osc_tui *t, struct osc_view *v)
 				  col->numeric, mv->arg.desc, matrix_top(mv), t->export_as, "report");
 }
 
+/* m: a device level's rows merge on the names shown, and its labels change: built again. */
+static void matrix_restyle(struct osc_tui *t, struct osc_view *v)
+{
+	struct matrix_view *mv = v->priv;
+
+	if (osc_level_is_device(mv->arg.level))
+		v->built_gen = t->gen - 1;
+}
+
 const struct osc_view_ops osc_view_matrix = {
 	.name = "matrix",
 	.open = matrix_open,
@@ -271,4 +280,5 @@ const struct osc_view_ops osc_view_matrix = {
 	.detail = matrix_detail,
 	.export_name = matrix_export_name,
 	.command = matrix_command,
+	.restyle = matrix_restyle,
 };

@@ -572,6 +572,9 @@ def check_export_dist():
         ("kineto-sampled-rank0.json.gz", "3\n:sort count\n:top 3\nD\nx\nhist.csv\nq\nP\nx\n"
          "matrix.csv\ny\n:dump matrix-command\n",
          [("matrix.csv", ["--by", "kernel", "--matrix", "--sort", "count", "--top", "3"])]),
+        # m in the matrix of the kernel level: rows merged on short names (194 -> 61)
+        ("kineto-sampled-rank0.json.gz", "3\nP\nm\nx\nmatrix.csv\n",
+         [("matrix.csv", ["--by", "kernel", "--matrix", "--top", "10", "--short-names"])]),
         # sorted by self time: the matrix adds self time too
         ("kineto-sampled-rank0.json.gz", ":sort self\nP\nx\nmatrix.csv\ny\n:dump matrix-command\n",
          [("matrix.csv", ["--by", "op", "--matrix", "--measure", "self", "--sort", "self",
