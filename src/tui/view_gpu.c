@@ -54,7 +54,7 @@ struct gpu_view {
 	struct osc_gpu g[2];             /* the breakdown, the gaps */
 	struct osc_launches launches[2]; /* per kernel, per launching op */
 	unsigned gen;                    /* the tui->gen of what is fresh */
-	enum osc_name_style style;       /* the name style the launches per kernel are of */
+	enum osc_name_style keying;      /* the names' keying the launches per kernel are of */
 	bool fresh[GPU_TABLES], spark_fresh;
 	char spark[SPARK_BUCKETS * 4 + 1]; /* busy share per bucket of the selected runs */
 	struct gpu_job job;
@@ -116,7 +116,7 @@ static void gpu_open(struct osc_tui *t, struct osc_view *v, const void *arg)
 
 	(void)arg;
 	gv->gen = t->gen;
-	gv->style = t->names.style;
+	gv->keying = osc_names_keying(&t->names);
 	v->priv = gv;
 }
 
@@ -134,7 +134,7 @@ static void job_finish(struct gpu_view *gv)
 
 	osc_view_job_join(&j->job);
 	if (j->gen == gv->gen && !gv->fresh[j->table] &&
-	    (j->table != GPU_LAUNCHES || j->names.style == gv->style)) {
+	    (j->table != GPU_LAUNCHES || osc_names_keying(&j->names) == gv->keying)) {
 		if (j->table >= GPU_LAUNCHES) {
 			osc_launches_release(launches_of(gv, j->table)); /* m: the old style's */
 			*launches_of(gv, j->table) = j->launches;
@@ -367,13 +367,16 @@ static char *gpu_command(struct osc_tui *t, struct osc_view *v)
 
 /*
  * m: the launches per kernel have a row per name shown (demangle.h), so
- * they are computed again; the rows shown stay until then.
+ * they are computed again where the new style keys them otherwise; the
+ * rows shown stay until then.
  */
 static void gpu_restyle(struct osc_tui *t, struct osc_view *v)
 {
 	struct gpu_view *gv = v->priv;
 
-	gv->style = t->names.style;
+	if (gv->keying == osc_names_keying(&t->names))
+		return;
+	gv->keying = osc_names_keying(&t->names);
 	gv->fresh[GPU_LAUNCHES] = false;
 	if (gv->want == GPU_LAUNCHES)
 		v->built_gen = t->gen - 1;

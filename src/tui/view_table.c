@@ -155,10 +155,10 @@ static unsigned key_of(enum osc_level l, enum osc_name_style s)
 				      : (unsigned)l;
 }
 
-/* The key of level l's rows in the TUI's name style. */
+/* The key of level l's rows in the TUI's name style (its keying: styles that key alike share rows). */
 static unsigned rows_key(const struct osc_tui *t, enum osc_level l)
 {
-	return key_of(l, t->names.style);
+	return key_of(l, osc_names_keying(&t->names));
 }
 
 /* The key of rows a. */
@@ -1046,8 +1046,8 @@ static void table_restyle(struct osc_tui *t, struct osc_view *v)
 {
 	struct table_view *tv = v->priv;
 
-	if (!osc_level_is_device(tv->level))
-		return;
+	if (!osc_level_is_device(tv->level) || rows_current(t, tv))
+		return; /* the new style keys rows as the old one did: only their labels change */
 	/* the row Enter opened (views above find it by its key) */
 	tv->drill.key = osc_names_key(&t->names, tv->drill_opened);
 	if (tv->job.job.running)

@@ -53,6 +53,7 @@ struct whatif_view {
 	struct projection *p;      /* the projection shown */
 	struct whatif_job job;
 	enum osc_name_style style; /* the name style of the labels asked for last */
+	enum osc_name_style keying; /* ... and its keying (osc_names_keying) */
 	bool same_rows;            /* the next build: only rules or labels changed, so
 				      p's rows are projected again, not aggregated */
 	bool lent;                 /* p's rows are the view under's (view.h's lend_rows), */
@@ -227,6 +228,7 @@ static void whatif_build(struct osc_tui *t, struct osc_view *v)
 	const struct osc_agg *rows = wv->same_rows ? &wv->p->agg : NULL;
 
 	wv->style = t->names.style;
+	wv->keying = osc_names_keying(&t->names);
 	wv->same_rows = false;
 	if (wv->job.job.running) {
 		wv->job.job.again = true;
@@ -327,9 +329,10 @@ static void whatif_table(struct osc_tui *t, struct osc_view *v, struct osc_table
 {
 	struct whatif_view *wv = v->priv;
 
-	/* m: kernel rows merge on the new names (demangle.h): made or borrowed again */
+	/* m: new labels; kernel rows merged on other names (demangle.h) are made or
+	   borrowed again */
 	if (wv->style != t->names.style && osc_level_is_device(wv->level)) {
-		wv->same_rows = false;
+		wv->same_rows = wv->keying == osc_names_keying(&t->names) && rows_current(t, v);
 		whatif_build(t, v);
 		whatif_sort(t, v);
 	}

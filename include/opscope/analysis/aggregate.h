@@ -249,8 +249,8 @@ struct osc_agg {
 	struct osc_dist *dist[OSC_MEASURE_NR]; /* per row id, the measures asked in
 						  q->dists (NULL for the rest and HOST) */
 	enum osc_level level;
-	/* device levels: the style of the names kernels were keyed by (the
-	   query's; mangled without names: the trace's own) */
+	/* device levels: the keying of the names kernels were keyed by
+	   (osc_names_keying of the query's; mangled: as the trace has them) */
 	enum osc_name_style key_style;
 	unsigned keys;       /* OSC_KEY_* the rows are keyed by */
 	size_t nr_runs;      /* selected runs holding an event of the level's kind (1 without

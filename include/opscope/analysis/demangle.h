@@ -92,6 +92,19 @@ static inline osc_str osc_names_key(const struct osc_names *n, osc_str id)
 	return key ? key[id] : id;
 }
 
+/*
+ * The keys n's style gives (osc_names_key), named by a style: mangled where
+ * every name is its own key (no two names are shown alike). Rows keyed
+ * under two styles of the same keying are the same rows.
+ */
+static inline enum osc_name_style osc_names_keying(const struct osc_names *n)
+{
+	if (!n || n->style == OSC_NAMES_MANGLED)
+		return OSC_NAMES_MANGLED;
+	return (n->style == OSC_NAMES_SHORT ? n->key_base : n->key_full) ? n->style
+									 : OSC_NAMES_MANGLED;
+}
+
 void osc_names_release(struct osc_names *n);
 
 /* Demangle one name with libiberty into a new string; NULL when it is not a C++ name. */

@@ -1262,7 +1262,7 @@ void osc_aggregate(const struct osc_trace *t, const struct osc_runs *runs,
 		c.launcher = osc_trace_launchers(t);
 	memset(out, 0, sizeof(*out));
 	out->level = q->level;
-	out->key_style = q->names ? q->names->style : OSC_NAMES_MANGLED;
+	out->key_style = osc_names_keying(q->names);
 	out->keys = c.keys;
 	out->has_device = osc_trace_has_device(t);
 	if (!c.device) { /* the device levels need no host tree */
