@@ -101,7 +101,7 @@ const struct osc_cli_option osc_cli_view_options[] = {
 	{ OPT_NO_DEMANGLE, "no-demangle", 0, NULL, "show kernel names as in the trace (mangled)",
 	  VIEW | OSC_MODE_GPU },
 	{ OPT_SHORT_NAMES, "short-names", 0, NULL,
-	  "kernel names without templates and parameters", VIEW | OSC_MODE_GPU },
+	  "kernel names without templates and parameters, a row per short name", VIEW | OSC_MODE_GPU },
 	{ OPT_DEMANGLER, "demangler", 0, "CMD",
 	  "demangle kernel names with CMD, e.g. c++filt (default: libiberty)",
 	  VIEW | OSC_MODE_GPU },

@@ -71,7 +71,7 @@ static const struct osc_cli_option tree_options[] = {
 	{ OPT_NO_DEMANGLE, "no-demangle", 0, NULL, "show kernel names as in the trace (mangled)",
 	  ALL },
 	{ OPT_SHORT_NAMES, "short-names", 0, NULL,
-	  "kernel names without templates and parameters", ALL },
+	  "kernel names without templates and parameters, a row per short name", ALL },
 	{ OPT_DEMANGLER, "demangler", 0, "CMD",
 	  "demangle kernel names with CMD, e.g. c++filt (default: libiberty)", ALL },
 	{ OPT_FILTER, "filter", 'f', "PAT",
