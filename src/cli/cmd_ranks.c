@@ -170,6 +170,29 @@ static enum osc_status write_ranks(struct ranks_out *o, const struct osc_cli_vie
 	return osc_cli_write_view(v, &t, &meta, err);
 }
 
+/*
+ * Summary files hold demangled kernel names (opscope summary writes them so):
+ * in another style they keep them, and their kernel rows pair with the
+ * traces' only where the names agree. Say so on stderr when kernel rows are
+ * read (a device level not in skip_levels).
+ */
+static void note_summary_names(const struct osc_cli_view *v, unsigned skip_levels,
+			       char *const *paths, size_t nr)
+{
+	const unsigned device = 1u << OSC_LEVEL_KERNEL | 1u << OSC_LEVEL_DIMS |
+				1u << OSC_LEVEL_MAPPING;
+	size_t summaries = 0;
+
+	for (size_t i = 0; i < nr; i++)
+		summaries += osc_summary_is_file(paths[i]);
+	if (!summaries || v->names == OSC_NAMES_DEMANGLED || !(device & ~skip_levels))
+		return;
+	fprintf(stderr, "opscope: note: %zu of %zu inputs are summary files, whose kernel names "
+		"stay demangled: %s pairs their kernel rows with the traces' only where the names "
+		"agree\n", summaries, nr,
+		v->names == OSC_NAMES_SHORT ? "--short-names" : "--no-demangle");
+}
+
 enum osc_status osc_cli_load_job(const struct osc_cli_view *v, const char *keep_runs,
 				 unsigned skip_levels, struct osc_job *job,
 				 struct osc_error *err)
@@ -187,6 +210,8 @@ enum osc_status osc_cli_load_job(const struct osc_cli_view *v, const char *keep_
 
 	if (st == OSC_OK)
 		st = osc_job_load((const char *const *)paths, nr, &jo, job, err);
+	if (st == OSC_OK)
+		note_summary_names(v, skip_levels, paths, nr);
 	if (st == OSC_OK && v->ranks)
 		st = osc_job_keep_ranks(job, v->ranks, err);
 	for (size_t i = 0; i < nr; i++)

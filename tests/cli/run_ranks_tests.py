@@ -253,6 +253,20 @@ def main():
                       [] if pa.rc == 0 and a_lines == b_lines and len(a_lines) > 1 and
                       "algorithm,protocol" in a_lines[0] and ",RING,SIMPLE," in pa.text else
                       [pa.describe(), pb.describe(), str(a_lines[:2]), str(b_lines[:2])])
+        # summary files keep demangled names: another style says so, once, where kernel
+        # rows are read
+        mixed = os.path.join(tmp, "mixed")
+        os.makedirs(mixed)
+        shutil.copy(os.path.join(sums, "rank0.csv"), mixed)
+        shutil.copy(os.path.join(job, "rank3.json"), mixed)
+        for args, want in ((["--by", "kernel", "--short-names"], 1),
+                           (["--by", "rank", "--no-demangle"], 1),
+                           (["--by", "op", "--short-names"], 0), (["--by", "kernel"], 0)):
+            p = testlib.run(["report", "-F", "csv"] + args + [mixed])
+            notes = [l for l in p.err_lines if "summary files, whose kernel names stay" in l]
+            res.check("a summary file in a job, %s: %d note" % (" ".join(args), want),
+                      [] if p.rc == 0 and len(notes) == want and
+                      (not want or "1 of 2 inputs" in notes[0]) else [p.describe()])
         one = os.path.join(tmp, "one.csv")
         p = testlib.run(["summary", "-o", one, PAIR[0]])
         p2 = testlib.run(["summary", PAIR[0]])
