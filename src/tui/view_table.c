@@ -155,7 +155,7 @@ static unsigned key_of(enum osc_level l, enum osc_name_style s)
 				      : (unsigned)l;
 }
 
-/* The key of level l's rows in the TUI's name style (its keying: styles that key alike share rows). */
+/* The key of level l's rows in the TUI's name style's keying (alike keyings share rows). */
 static unsigned rows_key(const struct osc_tui *t, enum osc_level l)
 {
 	return key_of(l, osc_names_keying(&t->names));

@@ -76,6 +76,14 @@ enum osc_status osc_names_in_style(struct osc_names *n, const struct osc_trace *
 /* Text of trace string id in n's style; n NULL: the name as it is. */
 const char *osc_names_get(const struct osc_names *n, const struct osc_trace *t, osc_str id);
 
+/* The key of each string id in n's style (key_full, key_base), NULL where each is its own. */
+static inline const osc_str *osc_names_keys(const struct osc_names *n)
+{
+	if (!n || n->style == OSC_NAMES_MANGLED)
+		return NULL;
+	return n->style == OSC_NAMES_SHORT ? n->key_base : n->key_full;
+}
+
 /*
  * The id kernels named id are keyed by in n's style: the least trace string
  * id shown as the same text (osc_names_get), so that rows keyed by it merge
@@ -84,12 +92,9 @@ const char *osc_names_get(const struct osc_names *n, const struct osc_trace *t, 
  */
 static inline osc_str osc_names_key(const struct osc_names *n, osc_str id)
 {
-	const osc_str *key;
+	const osc_str *key = osc_names_keys(n);
 
-	if (!n || id >= n->nr || n->style == OSC_NAMES_MANGLED)
-		return id;
-	key = n->style == OSC_NAMES_SHORT ? n->key_base : n->key_full;
-	return key ? key[id] : id;
+	return key && id < n->nr ? key[id] : id;
 }
 
 /*
@@ -99,10 +104,7 @@ static inline osc_str osc_names_key(const struct osc_names *n, osc_str id)
  */
 static inline enum osc_name_style osc_names_keying(const struct osc_names *n)
 {
-	if (!n || n->style == OSC_NAMES_MANGLED)
-		return OSC_NAMES_MANGLED;
-	return (n->style == OSC_NAMES_SHORT ? n->key_base : n->key_full) ? n->style
-									 : OSC_NAMES_MANGLED;
+	return osc_names_keys(n) ? n->style : OSC_NAMES_MANGLED;
 }
 
 void osc_names_release(struct osc_names *n);

@@ -837,7 +837,7 @@ void osc_gpu_launches(const struct osc_trace *t, const struct osc_launch_query *
 	memset(of, 0xff, (t->strs.count + 1) * sizeof(*of)); /* OSC_NONE */
 	for (size_t j = 0; j < nb; j++) {
 		uint32_t ev = b[j].event, *row;
-		osc_str name = osc_names_key(q->names, b[j].name);
+		osc_str name;
 
 		row_of[j] = OSC_NONE;
 		if (q->sel && !osc_runsel_has_event(q->sel, q->runs, ev))
@@ -850,6 +850,8 @@ void osc_gpu_launches(const struct osc_trace *t, const struct osc_launch_query *
 			if (ahead != OSC_NONE)
 				__builtin_prefetch(&t->events[ahead]);
 			name = launcher[ev] != OSC_NONE ? t->events[launcher[ev]].name : OSC_STR_NONE;
+		} else {
+			name = osc_names_key(q->names, b[j].name);
 		}
 		row = &of[name == OSC_STR_NONE ? t->strs.count : name];
 		if (*row == OSC_NONE) {
