@@ -66,6 +66,13 @@ enum osc_status osc_names_build(struct osc_names *n, const struct osc_trace *t, 
 				struct osc_error *err);
 
 /*
+ * The same for the names of strs that want marks (per id: 0 none, 1 a
+ * device event's name, 2 a kernel's, which also gets a short form), e.g.
+ * the kernel names a summary file recorded. Keep strs alive while n is used.
+ */
+enum osc_status osc_names_build_strs(struct osc_names *n, const struct osc_strtab *strs,
+				     const uint8_t *want, const char *cmd, struct osc_error *err);
+/*
  * n shows t's kernel names in style: built (osc_names_build, with cmd)
  * unless the style is mangled, which needs nothing demangled.
  */
@@ -73,6 +80,9 @@ enum osc_status osc_names_in_style(struct osc_names *n, const struct osc_trace *
 				   enum osc_name_style style, const char *cmd,
 				   struct osc_error *err);
 
+/* Text of string id of strs (the table n was built over) as shown in style. */
+const char *osc_names_text(const struct osc_names *n, const struct osc_strtab *strs, osc_str id,
+			   enum osc_name_style style);
 /* Text of trace string id in n's style; n NULL: the name as it is. */
 const char *osc_names_get(const struct osc_names *n, const struct osc_trace *t, osc_str id);
 

@@ -138,11 +138,11 @@ static bool looks_cpp(const char *s)
 	return strstr(s, "::") || strchr(s, '<') || strchr(s, '(');
 }
 
-/* Record the demangled text d of trace string id (NULL: not C++). */
-static void record(struct osc_names *n, const struct osc_trace *t, osc_str id, const char *d,
+/* Record the demangled text d of string id of strs (NULL: not C++). */
+static void record(struct osc_names *n, const struct osc_strtab *strs, osc_str id, const char *d,
 		   bool kernel)
 {
-	const char *raw = osc_trace_str(t, id);
+	const char *raw = osc_strtab_get(strs, id);
 	char *base;
 
 	if (d && !strcmp(d, raw))
@@ -214,7 +214,7 @@ static bool read_line(FILE *f, char **line, size_t *cap)
 	return true;
 }
 
-static enum osc_status run_command(struct osc_names *n, const struct osc_trace *t,
+static enum osc_status run_command(struct osc_names *n, const struct osc_strtab *strs,
 				   const uint8_t *want, const char *cmd, struct osc_error *err)
 {
 	const char *dir = getenv("TMPDIR");
@@ -233,8 +233,8 @@ static enum osc_status run_command(struct osc_names *n, const struct osc_trace *
 	}
 	/* A name with a newline cannot travel one per line: it stays as is. */
 	for (size_t id = 0; id < n->nr; id++)
-		if (want[id] && !strchr(osc_trace_str(t, (osc_str)id), '\n')) {
-			fprintf(in, "%s\n", osc_trace_str(t, (osc_str)id));
+		if (want[id] && !strchr(osc_strtab_get(strs, (osc_str)id), '\n')) {
+			fprintf(in, "%s\n", osc_strtab_get(strs, (osc_str)id));
 			sent++;
 		}
 	if (fclose(in)) {
@@ -247,12 +247,12 @@ static enum osc_status run_command(struct osc_names *n, const struct osc_trace *
 	fflush(NULL);
 	out = popen(shell, "r");
 	for (size_t id = 0; out && id < n->nr; id++) {
-		if (!want[id] || strchr(osc_trace_str(t, (osc_str)id), '\n'))
+		if (!want[id] || strchr(osc_strtab_get(strs, (osc_str)id), '\n'))
 			continue;
 		if (!read_line(out, &line, &cap))
 			break;
 		got++;
-		record(n, t, (osc_str)id, line, want[id] == 2);
+		record(n, strs, (osc_str)id, line, want[id] == 2);
 	}
 	while (out && read_line(out, &line, &cap))
 		got++; /* extra lines: counted, so the mismatch is reported */
@@ -270,19 +270,18 @@ static enum osc_status run_command(struct osc_names *n, const struct osc_trace *
 	return st;
 }
 
-/* The text id is shown as in style (osc_names_get's, for any style). */
-static const char *shown(const struct osc_names *n, const struct osc_trace *t, osc_str id,
-			 enum osc_name_style style)
+const char *osc_names_text(const struct osc_names *n, const struct osc_strtab *strs, osc_str id,
+			   enum osc_name_style style)
 {
 	osc_str s = OSC_STR_NONE;
 
 	if (id >= n->nr || style == OSC_NAMES_MANGLED)
-		return osc_trace_str(t, id);
+		return osc_strtab_get(strs, id);
 	if (style == OSC_NAMES_SHORT)
 		s = n->base[id];
 	if (s == OSC_STR_NONE)
 		s = n->full[id];
-	return s == OSC_STR_NONE ? osc_trace_str(t, id) : osc_strtab_get(&n->strs, s);
+	return s == OSC_STR_NONE ? osc_strtab_get(strs, id) : osc_strtab_get(&n->strs, s);
 }
 
 /*
@@ -290,7 +289,7 @@ static const char *shown(const struct osc_names *n, const struct osc_trace *t, o
  * in style (ids are met in ascending order: the first of each text is the
  * least); NULL when every name shows its own text.
  */
-static osc_str *shown_keys(const struct osc_names *n, const struct osc_trace *t,
+static osc_str *shown_keys(const struct osc_names *n, const struct osc_strtab *strs,
 			   const uint8_t *want, enum osc_name_style style)
 {
 	osc_str *key = osc_xmalloc((n->nr ? n->nr : 1) * sizeof(*key));
@@ -307,7 +306,7 @@ static osc_str *shown_keys(const struct osc_names *n, const struct osc_trace *t,
 		key[id] = (osc_str)id;
 		if (!want[id])
 			continue;
-		s = shown(n, t, (osc_str)id, style);
+		s = osc_names_text(n, strs, (osc_str)id, style);
 		x = osc_strtab_intern(&texts, s, strlen(s));
 		OSC_GROW(first, (size_t)x + 1, first_alloc);
 		while (nr_first <= x)
@@ -339,29 +338,39 @@ enum osc_status osc_names_in_style(struct osc_names *n, const struct osc_trace *
 enum osc_status osc_names_build(struct osc_names *n, const struct osc_trace *t, const char *cmd,
 				struct osc_error *err)
 {
-	enum osc_name_style style = n->style;
 	uint8_t *want = osc_xcalloc(t->strs.count ? t->strs.count : 1, 1);
+	enum osc_status st;
+
+	device_names(t, want);
+	st = osc_names_build_strs(n, &t->strs, want, cmd, err);
+	free(want);
+	return st;
+}
+
+enum osc_status osc_names_build_strs(struct osc_names *n, const struct osc_strtab *strs,
+				     const uint8_t *want, const char *cmd, struct osc_error *err)
+{
+	enum osc_name_style style = n->style;
 	enum osc_status st = OSC_OK;
 
 	osc_names_release(n);
 	osc_names_init(n);
 	n->style = style;
-	n->nr = t->strs.count;
+	n->nr = strs->count;
 	n->full = osc_xmalloc((n->nr ? n->nr : 1) * sizeof(*n->full));
 	n->base = osc_xmalloc((n->nr ? n->nr : 1) * sizeof(*n->base));
 	memset(n->full, 0xff, (n->nr ? n->nr : 1) * sizeof(*n->full));
 	memset(n->base, 0xff, (n->nr ? n->nr : 1) * sizeof(*n->base));
-	device_names(t, want);
 	if (cmd) {
-		st = run_command(n, t, want, cmd, err);
+		st = run_command(n, strs, want, cmd, err);
 	} else {
 		for (size_t id = 0; id < n->nr; id++) {
 			char *d;
 
 			if (!want[id])
 				continue;
-			d = osc_demangle(osc_trace_str(t, (osc_str)id));
-			record(n, t, (osc_str)id, d, want[id] == 2);
+			d = osc_demangle(osc_strtab_get(strs, (osc_str)id));
+			record(n, strs, (osc_str)id, d, want[id] == 2);
 			free(d);
 		}
 	}
@@ -370,14 +379,13 @@ enum osc_status osc_names_build(struct osc_names *n, const struct osc_trace *t, 
 		osc_names_init(n);
 		n->style = style;
 	} else {
-		n->key_full = shown_keys(n, t, want, OSC_NAMES_DEMANGLED);
-		n->key_base = shown_keys(n, t, want, OSC_NAMES_SHORT);
+		n->key_full = shown_keys(n, strs, want, OSC_NAMES_DEMANGLED);
+		n->key_base = shown_keys(n, strs, want, OSC_NAMES_SHORT);
 	}
-	free(want);
 	return st;
 }
 
 const char *osc_names_get(const struct osc_names *n, const struct osc_trace *t, osc_str id)
 {
-	return n ? shown(n, t, id, n->style) : osc_trace_str(t, id);
+	return n ? osc_names_text(n, &t->strs, id, n->style) : osc_trace_str(t, id);
 }
