@@ -119,7 +119,14 @@ Step#1",,5,,-1,20,,,,,,,,9,11,4,3,2,1,0,7,6,,,,,'
 			"$meta,has_device,true$e25" "$run" "$row" "$call,1.5e+09,\"pg,0\",2,0,99" \
 			>"$2/seed-0"
 		printf '%s\r\n' "$h" "$call,,,-1,4294967295,-9223372036854775808" >"$2/seed-1"
-		printf '%s\n' "$h" "$run" "$row" | gzip -c >"$2/seed-2.gz" ;;
+		printf '%s\n' "$h" "$run" "$row" | gzip -c >"$2/seed-2.gz"
+		# kernel rows with their recorded names, for the name styles of a job
+		rest=3,3,,,,30,0,30,30,1,9,,,,,,,,,,,,,,
+		k='opscope-summary-1,row,t.json,0,2,0'
+		printf '%s\n' "$h" "$run" "$k,kernel,\"void ns::k<int>(int)\",\"void ns::k<int>(int)\",$rest" \
+			"$k,kernel,\"void ns::k<float>(float)\",\"void ns::k<float>(float)\",$rest" \
+			"$k,dims,\"void ns::k<int>(int) b128x1x1,g4x1x1\",\"void ns::k<int>(int)\",$rest" \
+			"$k,mapping,\"aten::mm > foo(int)  b1x1x1,g1x1x1\",_Z3fooi,$rest" >"$2/seed-3" ;;
 	sqlite)
 		cp "$root/samples/"*.sql.gz "$2/" 2>/dev/null || true
 		python3 - "$2" "$shared" <<'PY'

@@ -171,26 +171,27 @@ static enum osc_status write_ranks(struct ranks_out *o, const struct osc_cli_vie
 }
 
 /*
- * Summary files hold demangled kernel names (opscope summary writes them so):
- * in another style they keep them, and their kernel rows pair with the
- * traces' only where the names agree. Say so on stderr when kernel rows are
- * read (a device level not in skip_levels).
+ * A summary file written before summaries recorded their kernels' names
+ * keeps the demangled names it holds in another style, and its kernel rows
+ * pair with the other ranks' only where the names agree. Say so on stderr
+ * when kernel rows are read (a device level not in skip_levels).
  */
 static void note_summary_names(const struct osc_cli_view *v, unsigned skip_levels,
-			       char *const *paths, size_t nr)
+			       const struct osc_job *job)
 {
 	const unsigned device = 1u << OSC_LEVEL_KERNEL | 1u << OSC_LEVEL_DIMS |
 				1u << OSC_LEVEL_MAPPING;
-	size_t summaries = 0;
+	size_t files = 0;
 
-	for (size_t i = 0; i < nr; i++)
-		summaries += osc_summary_is_file(paths[i]);
-	if (!summaries || v->names == OSC_NAMES_DEMANGLED || !(device & ~skip_levels))
+	for (size_t i = 0; i < job->nr; i++)
+		files += job->ranks[i].names_kept > 0;
+	if (!files || !(device & ~skip_levels))
 		return;
-	fprintf(stderr, "opscope: note: %zu of %zu inputs are summary files, whose kernel names "
-		"stay demangled: %s pairs their kernel rows with the traces' only where the names "
-		"agree\n", summaries, nr,
-		v->names == OSC_NAMES_SHORT ? "--short-names" : "--no-demangle");
+	fprintf(stderr, "opscope: note: %zu of %zu inputs are summary files written without "
+		"their kernels' recorded names: their kernel rows stay demangled, and %s pairs "
+		"them with the other ranks' only where the names agree\n", files, job->nr,
+		v->names == OSC_NAMES_SHORT ? "--short-names" :
+		v->names == OSC_NAMES_MANGLED ? "--no-demangle" : "--demangler");
 }
 
 enum osc_status osc_cli_load_job(const struct osc_cli_view *v, const char *keep_runs,
@@ -211,7 +212,7 @@ enum osc_status osc_cli_load_job(const struct osc_cli_view *v, const char *keep_
 	if (st == OSC_OK)
 		st = osc_job_load((const char *const *)paths, nr, &jo, job, err);
 	if (st == OSC_OK)
-		note_summary_names(v, skip_levels, paths, nr);
+		note_summary_names(v, skip_levels, job);
 	if (st == OSC_OK && v->ranks)
 		st = osc_job_keep_ranks(job, v->ranks, err);
 	for (size_t i = 0; i < nr; i++)

@@ -2,7 +2,8 @@
  * fuzz_summary.c - libFuzzer target for the summary file reader: any bytes
  * (plain or gzip) through osc_summary_read_buffer. Bad input must give a
  * status, never a crash, a hang or a leak; a summary it reads, written and
- * read again, must be read so and written as the same bytes.
+ * read again, must be read so and written as the same bytes; its kernel
+ * rows in another name style stay sorted, one row per key and run.
  */
 #define _GNU_SOURCE /* open_memstream */
 #include <stdint.h>
@@ -10,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "opscope/analysis/summary_names.h"
 #include "opscope/export/summary_write.h"
 #include "opscope/load/summary_file.h"
 
@@ -26,6 +28,23 @@ static char *written(const struct osc_summary *s, size_t *len)
 		abort();
 	fclose(out);
 	return text;
+}
+
+/* Restyle s; abort unless its rows stay in (level, run, key text) order, each key once. */
+static void restyle(struct osc_summary *s, enum osc_name_style style)
+{
+	struct osc_error err;
+
+	if (osc_summary_restyle(s, style, NULL, NULL, &err) != OSC_OK)
+		abort();
+	for (size_t i = 1; i < s->nr_rows; i++) {
+		const struct osc_sum_row *a = &s->rows[i - 1], *b = &s->rows[i];
+		int c = strcmp(osc_summary_str(s, a->key), osc_summary_str(s, b->key));
+
+		if (a->level > b->level || (a->level == b->level && a->run > b->run) ||
+		    (a->level == b->level && a->run == b->run && c >= 0))
+			abort();
+	}
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -51,6 +70,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	free(text);
 	free(text2);
+	restyle(&s, OSC_NAMES_SHORT);
+	restyle(&again, OSC_NAMES_MANGLED);
 	osc_summary_release(&s);
 	osc_summary_release(&again);
 	return 0;

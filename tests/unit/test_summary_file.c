@@ -74,6 +74,7 @@ static void hostile(struct osc_summary *s)
 	runs[1].name = osc_summary_intern(s, "");
 	rows[0].key = osc_summary_intern(s, "aten::mm \"x\",y\nz\r");
 	rows[1].key = osc_summary_intern(s, "void k<\t\xe2\x82\xac>(float, int)");
+	rows[1].kernel = osc_summary_intern(s, "_Z1kI\"a,b\"\r\nEvfi");
 	rows[2].key = osc_summary_intern(s, "");
 	rows[3].key = osc_summary_intern(s, "\"");
 	calls[0].name = osc_summary_intern(s, "allreduce");
@@ -126,6 +127,7 @@ static void expect_same(const struct osc_summary *a, const struct osc_summary *b
 		const struct osc_sum_row *x = &a->rows[i], *y = &b->rows[i];
 
 		cr_expect_str_eq(osc_summary_str(b, y->key), osc_summary_str(a, x->key));
+		cr_expect_str_eq(osc_summary_str(b, y->kernel), osc_summary_str(a, x->kernel));
 		cr_expect(x->level == y->level && x->run == y->run && x->count == y->count &&
 			  x->kernels == y->kernels && x->total == y->total && x->self == y->self &&
 			  x->dev == y->dev && x->dev_total == y->dev_total && x->min == y->min &&

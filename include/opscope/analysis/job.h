@@ -52,8 +52,8 @@ struct osc_job_opts {
 					    summary (osc_summary_build), NULL: every run */
 	const struct osc_categories *categories; /* the user's category rules, or NULL */
 	enum osc_name_style names;       /* how the device levels' rows name kernels (the
-					    default: demangled), for the traces: a summary
-					    file's rows keep the names it was written with */
+					    default: demangled); a summary file's rows too,
+					    from the names it recorded (summary_names.h) */
 	const char *demangler;           /* osc_names_build's cmd, NULL: libiberty */
 	unsigned skip_levels;            /* levels the summaries of traces leave out
 					    (osc_summary_build's skip), 0: none */

@@ -47,6 +47,9 @@ struct osc_sum_row {
 	uint8_t level;       /* enum osc_level (never OSC_LEVEL_RUN: runs[] has those) */
 	uint32_t run;        /* index into runs */
 	osc_str key;         /* every key of the row as text (diff.h's osc_agg_label) */
+	osc_str kernel;      /* kernel, dims and mapping levels: the row's kernel name as
+				the trace recorded it (one of the names shown as the row's),
+				from which another name style is made; else, or unknown, "" */
 	uint64_t count;      /* the row's events */
 	uint64_t kernels;    /* device events counted in dev */
 	int64_t total, self, dev, dev_total; /* the measures' sums (aggregate.h) */
@@ -102,6 +105,9 @@ struct osc_summary {
 	osc_str run_source;      /* where the runs came from (runs.h's names) */
 	unsigned skipped;        /* levels (1 << enum osc_level) built without rows
 				    (summary_build.h), 0 for a whole summary */
+	size_t names_kept;       /* a summary file's kernel rows that keep the names it
+				    was written with, in a job of another name style
+				    (summary_names.h) */
 	struct osc_strtab strs;
 	struct osc_sum_run *runs;
 	size_t nr_runs, alloc_runs;

@@ -1,5 +1,6 @@
 /* job.c - a distributed job's inputs loaded into rank summaries (job.h). */
 #include "opscope/analysis/job.h"
+#include "opscope/analysis/summary_names.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -294,6 +295,8 @@ static enum osc_status load_one(struct loader *L, size_t i, struct osc_error *er
 	osc_names_init(&names);
 	if (summary) {
 		st = osc_summary_read(L->paths[i], s, err);
+		if (st == OSC_OK)
+			st = osc_summary_restyle(s, o->names, o->demangler, &s->names_kept, err);
 	} else {
 		st = osc_load(L->paths[i], &lo, &t, err);
 		if (st == OSC_OK && o->ops)

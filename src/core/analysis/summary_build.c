@@ -127,7 +127,7 @@ static void add_member(struct splitter *x, bool device, uint32_t ev)
 }
 
 /* Emit the runs' shares as rows of level l keyed key, and clear them. */
-static void emit(struct splitter *x, enum osc_level l, osc_str key)
+static void emit(struct splitter *x, enum osc_level l, osc_str key, osc_str kernel)
 {
 	for (size_t k = 0; k < x->nr_touched; k++) {
 		uint32_t run = x->touched[k];
@@ -138,6 +138,7 @@ static void emit(struct splitter *x, enum osc_level l, osc_str key)
 		r->level = (uint8_t)l;
 		r->run = run;
 		r->key = key;
+		r->kernel = kernel;
 		osc_summary_add_row(x->s, r);
 		memset(r, 0, sizeof(*r));
 		x->on[run] = 0;
@@ -199,12 +200,14 @@ static void add_level(struct splitter *x, const struct osc_categories *categorie
 		const struct osc_agg_row *r = &a.rows[i];
 		osc_str key = osc_summary_intern(x->s, osc_agg_label_names(x->t, &a, x->names, r,
 									   label, LABEL_MAX));
+		osc_str kernel = device ? osc_summary_intern(x->s, osc_trace_str(x->t, r->key))
+					: OSC_STR_EMPTY;
 
 		for (size_t m = 0; m < r->nr; m++)
 			add_member(x, device, a.members[r->first + m]);
 		if (cat)
 			category_device(x, cat, r->category);
-		emit(x, l, key);
+		emit(x, l, key, kernel);
 	}
 	osc_agg_release(&a);
 	free(label);

@@ -114,6 +114,8 @@ static void put_row(FILE *out, const struct osc_summary *s, const struct osc_sum
 	set_u64(&l, OSC_SUMCOL_RUN, row->run);
 	l.f[OSC_SUMCOL_LEVEL] = osc_level_name((enum osc_level)row->level);
 	l.f[OSC_SUMCOL_NAME] = osc_summary_str(s, row->key);
+	if (row->kernel != OSC_STR_EMPTY)
+		l.f[OSC_SUMCOL_TEXT] = osc_summary_str(s, row->kernel);
 	set_u64(&l, OSC_SUMCOL_COUNT, row->count);
 	set_u64(&l, OSC_SUMCOL_KERNELS, row->kernels);
 	set_i64(&l, OSC_SUMCOL_TOTAL, row->total);

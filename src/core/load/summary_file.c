@@ -97,7 +97,7 @@ static const uint64_t table_columns[OSC_SUMTAB_NR] = {
 	[OSC_SUMTAB_RUN] = EVERY_LINE | COL(RUN) | COL(NAME) | COL(COUNT) | COL(TS) | COL(WALL) |
 			   COL(BUSY) | COL(IDLE) | COL(COMPUTE) | COL(COMM) | COL(MEMCPY) |
 			   COL(MEMSET) | COL(EXPOSED_COMM) | COL(HOST_BUSY) | COL(DEVICE_TIME),
-	[OSC_SUMTAB_ROW] = EVERY_LINE | COL(RUN) | COL(LEVEL) | COL(NAME) | COL(COUNT) |
+	[OSC_SUMTAB_ROW] = EVERY_LINE | COL(RUN) | COL(LEVEL) | COL(NAME) | COL(TEXT) | COL(COUNT) |
 			   COL(KERNELS) | COL(TOTAL) | COL(SELF) | COL(DEVICE) |
 			   COL(DEVICE_TOTAL) | COL(MIN) | COL(MAX),
 	[OSC_SUMTAB_CALL] = EVERY_LINE | COL(RUN) | COL(NAME) | COL(TEXT) | COL(GROUP) |
@@ -668,6 +668,7 @@ static enum osc_status read_row(struct reader *r)
 	row.level = (uint8_t)l;
 	if ((st = get_run(r, OSC_SUMCOL_RUN, false, &row.run)) != OSC_OK ||
 	    (st = get_str(r, OSC_SUMCOL_NAME, &row.key)) != OSC_OK ||
+	    (st = get_str(r, OSC_SUMCOL_TEXT, &row.kernel)) != OSC_OK ||
 	    (st = get_u64(r, OSC_SUMCOL_COUNT, UINT64_MAX, &row.count)) != OSC_OK ||
 	    (st = get_u64(r, OSC_SUMCOL_KERNELS, UINT64_MAX, &row.kernels)) != OSC_OK ||
 	    (st = get_ints(r, sums, sizeof(sums) / sizeof(sums[0]))) != OSC_OK)
