@@ -468,7 +468,8 @@ Test(whatif, shape_table_matches_the_definition)
 	struct fx_event ev[FX_LEN(shapes) * FX_LEN(names)];
 	struct osc_trace t;
 	struct osc_query q = { .level = OSC_LEVEL_OP };
-	struct osc_agg agg;
+	struct osc_query by_shape = { .level = OSC_LEVEL_SHAPE };
+	struct osc_agg agg, single;
 	struct osc_error err;
 
 	for (size_t i = 0; i < FX_LEN(ev); i++)
@@ -478,6 +479,7 @@ Test(whatif, shape_table_matches_the_definition)
 	for (size_t i = 0; i < FX_LEN(ev); i++)
 		t.events[i].shape = fx_str(&t, shapes[i / FX_LEN(names)]);
 	osc_aggregate(&t, NULL, &q, &agg);
+	osc_aggregate(&t, NULL, &by_shape, &single); /* a member per row: no recent answers */
 	/* 3 rules: tested one by one; 14: looked up by shape; 8 more without a shape first
 	   (names that no event has): looked up and mapped */
 	for (size_t round = 0, nr = 3; round < 3; round++, nr = FX_LEN(rules)) {
@@ -517,9 +519,27 @@ Test(whatif, shape_table_matches_the_definition)
 		}
 		cr_expect_gt(fired, 5);
 		osc_whatif_release(&w);
+		osc_whatif(&t, &single, &s, &w);
+		for (size_t r = 0; r < single.nr; r++) {
+			uint32_t i = single.members[single.rows[r].first];
+			double f = 1;
+
+			for (size_t k = 0; k < nr; k++) {
+				if (!fnmatch(rules[k][0], names[i % FX_LEN(names)], 0) &&
+				    ref_shape(shapes[i / FX_LEN(names)], rules[k][1])) {
+					f = atof(rules[k][2]);
+					break;
+				}
+			}
+			cr_expect_eq(single.rows[r].nr, 1);
+			cr_expect_float_eq(w.rows[r].projected, (double)ev[i].dur / f, 1e-9,
+					   "event %u, %zu rules", i, s.nr);
+		}
+		osc_whatif_release(&w);
 		osc_speedups_release(&s);
 	}
 	osc_agg_release(&agg);
+	osc_agg_release(&single);
 	osc_trace_release(&t);
 }
 

@@ -399,18 +399,6 @@ static size_t first_rule_indexed(struct shape_index *x, const struct osc_speedup
 	return limit;
 }
 
-/*
- * The first rule of s that every event labelled label matches: by the
- * label, with no shape; s->nr for none. No event needs a later rule.
- */
-static size_t label_rule(const struct osc_speedups *s, const char *label)
-{
-	for (size_t i = 0; i < s->nr; i++)
-		if (!*s->v[i].shape && osc_filter_match(&s->v[i].match, label, strlen(label)))
-			return i;
-	return s->nr;
-}
-
 static double event_factor(const struct osc_speedups *s, const struct osc_trace *t,
 			   const char *label, uint32_t ev)
 {
@@ -448,12 +436,33 @@ struct rule_memo {
 	const struct osc_trace *t;
 	uint32_t *row_rule;            /* per row: label_rule of its label, or UINT32_MAX
 					  before its first ask (rows meet in any order) */
-	struct recent_rule *recent;    /* RECENT of them */
+	struct recent_rule *recent;    /* RECENT of them; NULL where rows have a member or
+					  two on average (a million names): a lookup would
+					  miss, a cache miss of its own */
 	struct osc_i64map pairs, triples, rules;
 	uint32_t nr_pairs, nr_triples;
-	struct shape_index shapes;     /* past MEMO_MIN_RULES rules (built at the first ask) */
+	struct shape_index shapes;     /* from MEMO_MIN_RULES rules on */
 	bool indexed;
 };
+
+/*
+ * The first rule of m->s that every event labelled label matches: by the
+ * label, with no shape (those the index keeps aside, when indexed); s->nr
+ * for none. No event needs a later rule.
+ */
+static size_t label_rule(const struct rule_memo *m, const char *label)
+{
+	const struct osc_speedups *s = m->s;
+	size_t n = m->indexed ? m->shapes.nr_aside : s->nr;
+
+	for (size_t k = 0; k < n; k++) {
+		size_t i = m->indexed ? m->shapes.aside[k] : k;
+
+		if (!*s->v[i].shape && osc_filter_match(&s->v[i].match, label, strlen(label)))
+			return i;
+	}
+	return s->nr;
+}
 
 #define NO_ROW UINT32_MAX /* a node outside the rows: its label is its op */
 
@@ -477,12 +486,8 @@ static uint32_t mapped_rule(struct rule_memo *m, uint32_t row, const char *label
 	const struct osc_event *e = &m->t->events[ev];
 	uint32_t pair, triple, *rule;
 
-	if (m->s->nr < MEMO_MIN_RULES)
+	if (!m->indexed)
 		return (uint32_t)first_rule(m->s, m->t, label, ev, limit);
-	if (!m->indexed) {
-		shape_index_build(&m->shapes, m->s);
-		m->indexed = true;
-	}
 	if (m->shapes.nr_aside < MEMO_MIN_RULES) /* a few patterns per event: no map */
 		return (uint32_t)first_rule_indexed(&m->shapes, m->s, m->t, label, ev, limit);
 	pair = dense_id(&m->pairs, osc_i64map_pair(e->name, osc_trace_op(m->t, ev)), &m->nr_pairs);
@@ -505,11 +510,16 @@ static double memo_factor(struct rule_memo *m, uint32_t row, const char *label, 
 		return 1;
 	if (row != NO_ROW) {
 		if (m->row_rule[row] == UINT32_MAX)
-			m->row_rule[row] = (uint32_t)label_rule(m->s, label);
+			m->row_rule[row] = (uint32_t)label_rule(m, label);
 		limit = m->row_rule[row];
 	}
 	if (limit == 0) /* the row's label decides: no event read */
 		return m->s->v[0].factor;
+	if (!m->recent) {
+		size_t i = mapped_rule(m, row, label, ev, limit);
+
+		return i < m->s->nr ? m->s->v[i].factor : 1;
+	}
 	e = &m->t->events[ev];
 	op = osc_trace_op(m->t, ev);
 	/* NO_ROW's label differs with the op, which is compared */
@@ -523,15 +533,23 @@ static double memo_factor(struct rule_memo *m, uint32_t row, const char *label, 
 	return r->rule < m->s->nr ? m->s->v[r->rule].factor : 1;
 }
 
-/* m for the rules s over t's aggregate of nr_rows rows: no answer yet. */
+/* m for the rules s over t's aggregate agg: no answer yet. */
 static void rule_memo_init(struct rule_memo *m, const struct osc_speedups *s,
-			   const struct osc_trace *t, size_t nr_rows)
+			   const struct osc_trace *t, const struct osc_agg *agg)
 {
+	size_t nr_rows = agg->nr;
+
 	*m = (struct rule_memo){ .s = s, .t = t };
 	m->row_rule = osc_xmalloc((nr_rows ? nr_rows : 1) * sizeof(*m->row_rule));
 	memset(m->row_rule, 0xff, (nr_rows ? nr_rows : 1) * sizeof(*m->row_rule));
-	m->recent = osc_xmalloc(RECENT * sizeof(*m->recent));
-	memset(m->recent, 0xff, RECENT * sizeof(*m->recent));
+	if (agg->nr_members > 2 * nr_rows) {
+		m->recent = osc_xmalloc(RECENT * sizeof(*m->recent));
+		memset(m->recent, 0xff, RECENT * sizeof(*m->recent));
+	}
+	if (s->nr >= MEMO_MIN_RULES) {
+		shape_index_build(&m->shapes, s);
+		m->indexed = true;
+	}
 }
 
 static void rule_memo_release(struct rule_memo *m)
@@ -777,7 +795,7 @@ void osc_whatif_names(const struct osc_trace *t, const struct osc_agg *agg,
 	out->rows = osc_xmalloc_big(agg->nr ? agg->nr : 1, sizeof(*out->rows)); /* all written */
 	make_labels(out, names);
 	rank_labels(out);
-	rule_memo_init(&memo, s, t, agg->nr);
+	rule_memo_init(&memo, s, t, agg);
 	sum = osc_xcalloc_big(agg->nr ? agg->nr : 1, sizeof(*sum));
 	if (!s->nr)
 		project_none(out, sum);
