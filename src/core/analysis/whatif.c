@@ -412,7 +412,8 @@ static double event_factor(const struct osc_speedups *s, const struct osc_trace 
  * model step repeat thousands to tens of thousands of those, in turn (its
  * layers' ops and shapes). The last answers are kept in a table by a hash of
  * those four (RECENT entries, one per hash: a lookup reads one; 2^12 of them
- * missed on most nodes of kineto-1300MB's steps). Past MEMO_MIN_RULES
+ * missed on most nodes of kineto-1300MB's steps), unless rows have a member
+ * or two on average, whose answers are not asked again. Past MEMO_MIN_RULES
  * rules the shapes are indexed (shape_index), and when MEMO_MIN_RULES or
  * more rules have no shape (each event tests them all) a map keeps every
  * answer: dense ids of (name, op) pairs, then of (pair, shape) triples, key
