@@ -38,6 +38,10 @@ import testlib  # noqa: E402
 TOOLS = os.path.join(testlib.ROOT, "tests", "tools")
 PAIR = [os.path.join(testlib.ROOT, "tests", "data", "ranks", "sampled_rank-%d.json.gz" % i)
         for i in (0, 1)]
+# real traces of template kernels: Kineto's demangled names, nsys's mangled ones
+NAMED = ["hta/trace_diff/control.json.gz", "hta/negative_queue_length_values_check/rank0.json.gz",
+         "tracelens/h100/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz",
+         "pipit/perlmutter-cloverleaf-cuda.sqlite"]
 JOB4 = ["rank0.json", "worker_1.json", "trace-rank-2.json.gz", "rank3.json"]
 TABLES = [(["--by", "rank"], ["--by", "rank"]), (["--by", "op"], ["--by", "op"]),
           (["--by", "kernel"], ["--by", "kernel"]), (["--split", "rank"], ["--split-op"]),
@@ -278,6 +282,23 @@ def main():
             probs.append("short names merge no row: %d rows, %d demangled" %
                          (len(short), len(full)))
         res.check("summary files in another name style: the traces' rows", probs)
+        # and on real traces of many template kernels, Kineto's and nsys's (mangled)
+        for path in testlib.shared_traces(res, NAMED):
+            one = os.path.join(tmp, "one-" + os.path.basename(path))
+            os.makedirs(os.path.join(one, "trace"))
+            os.makedirs(os.path.join(one, "sums"))
+            os.symlink(path, os.path.join(one, "trace", os.path.basename(path)))
+            p = testlib.run(["summary", "-o", os.path.join(one, "sums", "s.csv"), path])
+            probs = [] if p.rc == 0 else [p.describe()]
+            for args in (["--by", "kernel", "--short-names"], ["--by", "mapping", "--short-names"],
+                         ["--by", "kernel", "--no-demangle"], ["--by", "dims", "--no-demangle"]):
+                pa, a_lines = csv_lines(args, [os.path.join(one, "trace")])
+                pb, b_lines = csv_lines(args, [os.path.join(one, "sums")])
+                # an nsys trace has no op to map a kernel to: no mapping row
+                if a_lines != b_lines or len(a_lines) < 2 and args[1] != "mapping":
+                    probs.append("%s: %s %s" % (" ".join(args), pa.describe(), pb.describe()))
+            res.check("a summary in another name style: the trace's rows, " +
+                      os.path.basename(path), probs)
         # a summary file written without them keeps its demangled names, which another
         # style says, once, where kernel rows are read
         mixed = os.path.join(tmp, "mixed")
