@@ -123,9 +123,10 @@ Step#1",,5,,-1,20,,,,,,,,9,11,4,3,2,1,0,7,6,,,,,'
 		# kernel rows with their recorded names, for the name styles of a job
 		rest=3,3,,,,30,0,30,30,1,9,,,,,,,,,,,,,,
 		k='opscope-summary-1,row,t.json,0,2,0'
-		printf '%s\n' "$h" "$run" "$k,kernel,\"void ns::k<int>(int)\",\"void ns::k<int>(int)\",$rest" \
-			"$k,kernel,\"void ns::k<float>(float)\",\"void ns::k<float>(float)\",$rest" \
-			"$k,dims,\"void ns::k<int>(int) b128x1x1,g4x1x1\",\"void ns::k<int>(int)\",$rest" \
+		ki='"void ns::k<int>(int)"'
+		kf='"void ns::k<float>(float)"'
+		printf '%s\n' "$h" "$run" "$k,kernel,$ki,$ki,$rest" "$k,kernel,$kf,$kf,$rest" \
+			"$k,dims,\"void ns::k<int>(int) b128x1x1,g4x1x1\",$ki,$rest" \
 			"$k,mapping,\"aten::mm > foo(int)  b1x1x1,g1x1x1\",_Z3fooi,$rest" >"$2/seed-3" ;;
 	sqlite)
 		cp "$root/samples/"*.sql.gz "$2/" 2>/dev/null || true

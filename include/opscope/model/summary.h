@@ -134,6 +134,8 @@ static inline const char *osc_summary_str(const struct osc_summary *s, osc_str i
 	return osc_strtab_get(&s->strs, id);
 }
 
+/* Add row from's count, sums and extremes into row to (another row of its key). */
+void osc_sum_row_add(struct osc_sum_row *to, const struct osc_sum_row *from);
 /* Append a run, a row, a call (copied); each returns its index. */
 uint32_t osc_summary_add_run(struct osc_summary *s, const struct osc_sum_run *r);
 size_t osc_summary_add_row(struct osc_summary *s, const struct osc_sum_row *r);

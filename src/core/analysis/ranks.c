@@ -67,7 +67,6 @@ struct osc_sum_row *osc_rank_rows(const struct osc_summary *s, const struct osc_
 
 		for (size_t i = first; m && i < first + m; i++) {
 			const struct osc_sum_row *x = &s->rows[i];
-			struct osc_sum_row *sum;
 
 			if (row_of[x->key] == UINT32_MAX) {
 				OSC_GROW(k, n + 1, alloc);
@@ -76,15 +75,7 @@ struct osc_sum_row *osc_rank_rows(const struct osc_summary *s, const struct osc_
 				k[n++].run = OSC_NONE;
 				continue;
 			}
-			sum = &k[row_of[x->key]];
-			sum->count += x->count;
-			sum->kernels += x->kernels;
-			sum->total = osc_sat_add(sum->total, x->total);
-			sum->self = osc_sat_add(sum->self, x->self);
-			sum->dev = osc_sat_add(sum->dev, x->dev);
-			sum->dev_total = osc_sat_add(sum->dev_total, x->dev_total);
-			sum->min = x->min < sum->min ? x->min : sum->min;
-			sum->max = x->max > sum->max ? x->max : sum->max;
+			osc_sum_row_add(&k[row_of[x->key]], x);
 		}
 	}
 	free(row_of);

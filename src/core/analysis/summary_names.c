@@ -6,7 +6,6 @@
 #include "opscope/analysis/summary_names.h"
 #include "opscope/analysis/aggregate.h"
 #include "opscope/base/alloc.h"
-#include "opscope/base/sat.h"
 
 /*
  * Where a row of level l shows its kernel, the text w: at the start at the
@@ -67,14 +66,7 @@ static void merge_rows(struct osc_summary *s)
 			s->rows[k++] = *r;
 			continue;
 		}
-		m->count += r->count; /* events of one trace: far from 2^64 */
-		m->kernels += r->kernels;
-		m->total = osc_sat_add(m->total, r->total);
-		m->self = osc_sat_add(m->self, r->self);
-		m->dev = osc_sat_add(m->dev, r->dev);
-		m->dev_total = osc_sat_add(m->dev_total, r->dev_total);
-		m->min = r->min < m->min ? r->min : m->min;
-		m->max = r->max > m->max ? r->max : m->max;
+		osc_sum_row_add(m, r);
 	}
 	s->nr_rows = k;
 }

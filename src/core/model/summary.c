@@ -43,6 +43,18 @@ size_t osc_summary_add_row(struct osc_summary *s, const struct osc_sum_row *r)
 	return s->nr_rows++;
 }
 
+void osc_sum_row_add(struct osc_sum_row *to, const struct osc_sum_row *from)
+{
+	to->count += from->count; /* events of one trace: far from 2^64 */
+	to->kernels += from->kernels;
+	to->total = osc_sat_add(to->total, from->total);
+	to->self = osc_sat_add(to->self, from->self);
+	to->dev = osc_sat_add(to->dev, from->dev);
+	to->dev_total = osc_sat_add(to->dev_total, from->dev_total);
+	to->min = from->min < to->min ? from->min : to->min;
+	to->max = from->max > to->max ? from->max : to->max;
+}
+
 size_t osc_summary_add_call(struct osc_summary *s, const struct osc_sum_call *c)
 {
 	OSC_GROW(s->calls, s->nr_calls + 1, s->alloc_calls);
