@@ -32,7 +32,10 @@ static bool find_kernel(const char *label, enum osc_level l, const char *w, size
 	return true;
 }
 
-/* Row r's label with its kernel in style (from) shown as in style (to); false if not found. */
+/*
+ * Row r's kernel, written as from demangles it, shown as to shows it in
+ * style; false, with r unchanged, where r's label does not show it so.
+ */
 static bool restyle_row(struct osc_summary *s, struct osc_sum_row *r, const struct osc_names *from,
 			const struct osc_names *to, enum osc_name_style style)
 {
