@@ -83,6 +83,38 @@ Test(summary_names, short_names_replace_the_kernel_and_merge_rows)
 	osc_summary_release(&s);
 }
 
+/*
+ * A label of a million " > k" and a kernel named as half of them and an x,
+ * which the label does not show: one search finds that, where a comparison
+ * at each " > " would take about 10^12 steps (a hostile file must not hang
+ * the job).
+ */
+Test(summary_names, repeated_text_is_searched_once)
+{
+	size_t n = 1000000, half = n / 2;
+	char *label = malloc(2 + 4 * n + 1), *kernel = malloc(4 * half);
+	struct osc_summary s;
+	struct osc_error err;
+	size_t kept = 99;
+
+	memcpy(label, "op", 2);
+	for (size_t i = 0; i < n; i++)
+		memcpy(label + 2 + 4 * i, " > k", 4);
+	label[2 + 4 * n] = '\0';
+	memcpy(kernel, label + 5, 4 * half - 1); /* "k > k ... > x" */
+	kernel[4 * half - 2] = 'x';
+	kernel[4 * half - 1] = '\0';
+	osc_summary_init(&s);
+	osc_summary_add_run(&s, &(struct osc_sum_run){ 0 });
+	add(&s, OSC_LEVEL_MAPPING, 0, label, kernel, 1, 1, 1, 1);
+	cr_assert_eq(osc_summary_restyle(&s, OSC_NAMES_SHORT, NULL, &kept, &err), OSC_OK);
+	cr_expect_eq(kept, 1, "not shown: kept as written");
+	cr_expect_str_eq(osc_summary_str(&s, s.rows[0].key), label);
+	osc_summary_release(&s);
+	free(kernel);
+	free(label);
+}
+
 Test(summary_names, mangled_names_are_the_recorded_ones)
 {
 	struct osc_summary s;

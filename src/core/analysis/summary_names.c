@@ -1,4 +1,5 @@
 /* summary_names.c - a summary file's kernel rows in another name style (summary_names.h). */
+#define _GNU_SOURCE /* memmem */
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,24 +13,29 @@
  * kernel and dims levels ("NAME", "NAME bX,gY"), after the first " > " that
  * it follows at the mapping level ("OP > NAME SHAPE bX,gY"), followed by the
  * end or a space. The offset into *at; false when label does not show w.
+ * One search of the label (memmem), however the texts repeat.
  */
 static bool find_kernel(const char *label, enum osc_level l, const char *w, size_t *at)
 {
-	size_t len = strlen(w);
-	const char *p = label;
+	size_t len = strlen(w), n = strlen(label);
+	char *inner;
+	const char *p;
 
-	if (l == OSC_LEVEL_MAPPING) {
-		for (p = strstr(label, " > "); p; p = strstr(p + 1, " > "))
-			if (!strncmp(p + 3, w, len) && (p[3 + len] == ' ' || !p[3 + len]))
-				break;
-		if (!p)
-			return false;
-		p += 3;
-	} else if (strncmp(p, w, len) || (p[len] != ' ' && p[len])) {
-		return false;
+	if (l != OSC_LEVEL_MAPPING) {
+		*at = 0;
+		return !strncmp(label, w, len) && (label[len] == ' ' || !label[len]);
 	}
-	*at = (size_t)(p - label);
-	return true;
+	inner = osc_xmalloc(len + 5); /* " > w " inside the label */
+	memcpy(inner, " > ", 3);
+	memcpy(inner + 3, w, len);
+	inner[len + 3] = ' ';
+	p = memmem(label, n, inner, len + 4);
+	if (!p && n >= len + 3 && !memcmp(label + n - len - 3, inner, len + 3))
+		p = label + n - len - 3; /* " > w" at its end */
+	free(inner);
+	if (p)
+		*at = (size_t)(p + 3 - label);
+	return p != NULL;
 }
 
 /*
