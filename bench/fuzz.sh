@@ -127,7 +127,8 @@ Step#1",,5,,-1,20,,,,,,,,9,11,4,3,2,1,0,7,6,,,,,'
 		kf='"void ns::k<float>(float)"'
 		printf '%s\n' "$h" "$run" "$k,kernel,$ki,$ki,$rest" "$k,kernel,$kf,$kf,$rest" \
 			"$k,dims,\"void ns::k<int>(int) b128x1x1,g4x1x1\",$ki,$rest" \
-			"$k,mapping,\"aten::mm > foo(int)  b1x1x1,g1x1x1\",_Z3fooi,$rest" >"$2/seed-3" ;;
+			"$k,mapping,\"aten::mm > foo(int)  b1x1x1,g1x1x1\",_Z3fooi,$rest" \
+			>"$2/seed-3" ;;
 	sqlite)
 		cp "$root/samples/"*.sql.gz "$2/" 2>/dev/null || true
 		python3 - "$2" "$shared" <<'PY'
