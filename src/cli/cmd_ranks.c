@@ -179,13 +179,14 @@ static enum osc_status write_ranks(struct ranks_out *o, const struct osc_cli_vie
 static void note_summary_names(const struct osc_cli_view *v, unsigned skip_levels,
 			       const struct osc_job *job)
 {
-	const unsigned device = 1u << OSC_LEVEL_KERNEL | 1u << OSC_LEVEL_DIMS |
-				1u << OSC_LEVEL_MAPPING;
 	size_t files = 0;
+	bool kernel_rows = false;
 
+	for (int l = 0; l < OSC_LEVEL_COUNT; l++)
+		kernel_rows |= osc_level_is_device((enum osc_level)l) && !(skip_levels >> l & 1);
 	for (size_t i = 0; i < job->nr; i++)
 		files += job->ranks[i].names_kept > 0;
-	if (!files || !(device & ~skip_levels))
+	if (!files || !kernel_rows)
 		return;
 	fprintf(stderr, "opscope: note: %zu of %zu inputs are summary files written without "
 		"their kernels' recorded names: their kernel rows stay demangled, and %s pairs "
