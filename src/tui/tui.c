@@ -146,7 +146,9 @@ static bool poll_jobs(struct osc_tui *t, unsigned *r)
 		}
 		busy |= working(t->stack[i]);
 	}
-	return busy;
+	if (!busy)
+		osc_gpu_early_poll(t);
+	return busy || osc_gpu_early_busy(t);
 }
 
 static double now_ms(void)
@@ -402,13 +404,13 @@ bool osc_tui_warming(struct osc_tui *t, const char *what, enum osc_warm_stage ne
 	return true;
 }
 
-/* Whether a view's worker still computes rows. */
+/* Whether a view's worker, or the GPU view's early table's, still computes. */
 static bool views_working(struct osc_tui *t)
 {
 	for (size_t i = 0; i < t->depth; i++)
 		if (working(t->stack[i]))
 			return true;
-	return false;
+	return osc_gpu_early_busy(t);
 }
 
 static void release(struct osc_tui *t)
@@ -427,6 +429,7 @@ static void release(struct osc_tui *t)
 		return;
 	while (t->depth)
 		osc_view_pop(t);
+	osc_gpu_early_release(t);
 	osc_view_release(&t->pane);
 	osc_runsel_release(&t->sel);
 	osc_runs_release(&t->runs);

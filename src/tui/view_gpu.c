@@ -8,7 +8,12 @@
  * (--gaps), the kernel launch statistics per kernel (--launches) and per
  * launching op (--launches --per-op); x exports the table shown as that
  * command writes it. Each table is kept once built (until the runs
- * change), and on big traces built on a worker (view_job.h).
+ * change), and on big traces built on a worker (view_job.h); there, once
+ * the table asked for is shown, the others are computed ahead, one at a
+ * time in Tab's order on a second worker, while they fit in the budget of
+ * what a view keeps (kept.h): a first Tab then shows at once. The first
+ * table itself is computed before G is pressed, once the views compute
+ * nothing (osc_gpu_early_poll), so G shows it at once as well.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +23,7 @@
 #include "opscope/base/alloc.h"
 #include "opscope/export/chart.h"
 #include "cli_line.h"
+#include "kept.h"
 #include "view.h"
 #include "view_job.h"
 
@@ -56,8 +62,11 @@ struct gpu_view {
 	unsigned gen;                    /* the tui->gen of what is fresh */
 	enum osc_name_style keying;      /* the names' keying the launches per kernel are of */
 	bool fresh[GPU_TABLES], spark_fresh;
+	bool too_big[GPU_TABLES];        /* computed ahead for gen, and did not fit */
+	size_t budget;                   /* what the view may keep (tui->kept_budget) */
 	char spark[SPARK_BUCKETS * 4 + 1]; /* busy share per bucket of the selected runs */
-	struct gpu_job job;
+	struct gpu_job job;              /* the table asked for */
+	struct gpu_job ahead;            /* another table, before it is asked for */
 };
 
 /* Where table's result is kept: the breakdown or the gaps (table < GPU_LAUNCHES). */
@@ -94,6 +103,15 @@ static void compute(const struct osc_tui *t, const struct osc_names *names,
 	}
 }
 
+/*
+ * The breakdown computed before G (osc_gpu_early_poll): job computes it for
+ * job.gen; ready once it is in job.g.
+ */
+struct osc_gpu_early {
+	struct gpu_job job;
+	bool ready;
+};
+
 /* Give back every table and the sparkline. */
 static void gpu_forget(struct gpu_view *gv)
 {
@@ -102,6 +120,7 @@ static void gpu_forget(struct gpu_view *gv)
 		osc_launches_release(&gv->launches[i]);
 	}
 	memset(gv->fresh, 0, sizeof(gv->fresh));
+	memset(gv->too_big, 0, sizeof(gv->too_big));
 	gv->spark_fresh = false;
 }
 
@@ -117,7 +136,14 @@ static void gpu_open(struct osc_tui *t, struct osc_view *v, const void *arg)
 	(void)arg;
 	gv->gen = t->gen;
 	gv->keying = osc_names_keying(&t->names);
+	gv->budget = t->kept_budget;
 	v->priv = gv;
+	if (t->gpu_early && t->gpu_early->ready && t->gpu_early->job.gen == t->gen) {
+		gv->g[0] = t->gpu_early->job.g; /* the breakdown, computed before G */
+		t->gpu_early->job.g = (struct osc_gpu){ 0 };
+		t->gpu_early->ready = false;
+		gv->fresh[GPU_BREAKDOWN] = true;
+	}
 }
 
 static void job_work(void *arg)
@@ -127,14 +153,41 @@ static void job_work(void *arg)
 	compute(j->t, &j->names, &j->job.sel, j->table, &j->g, &j->launches);
 }
 
-/* Wait for the job, then keep its table when it is still due, else drop it. */
-static void job_finish(struct gpu_view *gv)
+/* Whether job j's table is still due: of the runs and names' keying shown, not built yet. */
+static bool job_due(const struct gpu_view *gv, const struct gpu_job *j)
 {
-	struct gpu_job *j = &gv->job;
+	return j->gen == gv->gen && !gv->fresh[j->table] &&
+	       (j->table != GPU_LAUNCHES || osc_names_keying(&j->names) == gv->keying);
+}
 
+/* About the bytes a table's result holds: g's (the breakdown or the gaps), else l's. */
+static size_t table_bytes(enum gpu_table table, const struct osc_gpu *g,
+			  const struct osc_launches *l)
+{
+	if (table >= GPU_LAUNCHES)
+		return l->nr * sizeof(*l->rows);
+	return g->nr * sizeof(*g->rows) + g->nr_gaps * sizeof(*g->gaps);
+}
+
+/* Whether the tables kept and job j's, computed ahead, fit in the budget of a view. */
+static bool ahead_fits(struct gpu_view *gv, const struct gpu_job *j)
+{
+	size_t bytes = table_bytes(j->table, &j->g, &j->launches);
+
+	for (int k = 0; k < GPU_TABLES; k++)
+		if (gv->fresh[k])
+			bytes += table_bytes((enum gpu_table)k, gpu_of(gv, (enum gpu_table)k),
+					     launches_of(gv, (enum gpu_table)k));
+	return bytes <= gv->budget;
+}
+
+/* Wait for job j, then keep its table when it is still due (and, ahead, fits), else drop it. */
+static void job_finish(struct gpu_view *gv, struct gpu_job *j)
+{
 	osc_view_job_join(&j->job);
-	if (j->gen == gv->gen && !gv->fresh[j->table] &&
-	    (j->table != GPU_LAUNCHES || osc_names_keying(&j->names) == gv->keying)) {
+	if (job_due(gv, j) && j == &gv->ahead && !ahead_fits(gv, j)) {
+		gv->too_big[j->table] = true;
+	} else if (job_due(gv, j)) {
 		if (j->table >= GPU_LAUNCHES) {
 			osc_launches_release(launches_of(gv, j->table)); /* m: the old style's */
 			*launches_of(gv, j->table) = j->launches;
@@ -152,9 +205,13 @@ static void gpu_close(struct osc_view *v)
 {
 	struct gpu_view *gv = v->priv;
 
-	if (gv->job.job.running) {
-		atomic_store(gv->job.job.held, false); /* a script's held job: closing lets it go */
-		job_finish(gv);
+	for (int i = 0; i < 2; i++) {
+		struct gpu_job *j = i ? &gv->ahead : &gv->job;
+
+		if (j->job.running) { /* a script's held job: closing lets it go */
+			atomic_store(j->job.held, false);
+			job_finish(gv, j);
+		}
 	}
 	gpu_forget(gv);
 	free(gv);
@@ -187,6 +244,12 @@ static void sparkline(struct osc_tui *t, struct gpu_view *gv)
 	osc_chart_spark_range(busy, SPARK_BUCKETS, 0, 1, t->utf8, gv->spark, sizeof(gv->spark));
 }
 
+/* Whether the table asked for is being computed ahead (it comes in with that job). */
+static bool wanted_ahead(const struct gpu_view *gv)
+{
+	return gv->ahead.job.running && gv->ahead.table == gv->want && job_due(gv, &gv->ahead);
+}
+
 /*
  * Show the table asked for when it is fresh; else compute it, on a worker
  * when views compute on them (true: the worker runs) or now.
@@ -196,7 +259,7 @@ static bool show_wanted(struct osc_tui *t, struct osc_view *v)
 	struct gpu_view *gv = v->priv;
 	struct gpu_job *j = &gv->job;
 
-	if (j->job.running)
+	if (j->job.running || wanted_ahead(gv))
 		return true;
 	if (!gv->fresh[gv->want]) {
 		*j = (struct gpu_job){ .t = t, .table = gv->want, .gen = gv->gen,
@@ -226,30 +289,72 @@ static void gpu_build(struct osc_tui *t, struct osc_view *v)
 		sparkline(t, gv);
 	gv->spark_fresh = true;
 	if (show_wanted(t, v))
-		osc_view_job_wait_briefly(t, v, &gv->job.job);
+		osc_view_job_wait_briefly(t, v, wanted_ahead(gv) ? &gv->ahead.job : &gv->job.job);
 }
 
 static bool gpu_busy(struct osc_view *v)
 {
 	struct gpu_view *gv = v->priv;
 
-	return gv->job.job.running;
+	return gv->job.job.running || wanted_ahead(gv);
 }
 
-/* A finished table comes in: shown if it is the one asked for, else the next is started. */
-static bool gpu_poll(struct osc_tui *t, struct osc_view *v)
+static bool gpu_ahead(struct osc_view *v)
 {
 	struct gpu_view *gv = v->priv;
 
-	if (!osc_view_job_finished(&gv->job.job))
-		return false;
-	job_finish(gv);
-	if (gv->gen == t->gen)
-		show_wanted(t, v);
-	else /* the runs changed meanwhile: build anew */
-		v->built_gen = t->gen - 1;
-	osc_view_rows_replaced(t, v);
-	return true;
+	return gv->ahead.job.running;
+}
+
+/*
+ * Once the table asked for is shown, start computing the next one in Tab's
+ * order that is neither built nor too big, when views compute ahead
+ * (osc_tui_ahead_now).
+ */
+static void ahead_start(struct osc_tui *t, struct gpu_view *gv)
+{
+	struct gpu_job *j = &gv->ahead;
+
+	if (!osc_tui_ahead_now(t) || j->job.running || gv->job.job.running ||
+	    gv->gen != t->gen || gv->shown != gv->want || !gv->fresh[gv->shown])
+		return;
+	for (int i = 1; i < GPU_TABLES; i++) {
+		enum gpu_table table = (gv->shown + i) % GPU_TABLES;
+
+		if (gv->fresh[table] || gv->too_big[table])
+			continue;
+		*j = (struct gpu_job){ .t = t, .table = table, .gen = gv->gen, .names = t->names };
+		osc_view_job_start(t, &j->job, job_work, j);
+		return;
+	}
+}
+
+/*
+ * A finished table comes in: shown if it is the one asked for, else the
+ * next is started; a table computed ahead is kept (shown if asked for
+ * meanwhile). True when the table shown changed.
+ */
+static bool gpu_poll(struct osc_tui *t, struct osc_view *v)
+{
+	struct gpu_view *gv = v->priv;
+	bool done = osc_view_job_finished(&gv->job.job), came = false;
+
+	if (osc_view_job_finished(&gv->ahead.job)) {
+		job_finish(gv, &gv->ahead);
+		/* with no job of its own, the table asked for was this one */
+		came = gv->shown != gv->want && !gv->job.job.running;
+	}
+	if (done)
+		job_finish(gv, &gv->job);
+	if (done || came) {
+		if (gv->gen == t->gen)
+			show_wanted(t, v);
+		else /* the runs changed meanwhile: build anew */
+			v->built_gen = t->gen - 1;
+		osc_view_rows_replaced(t, v);
+	}
+	ahead_start(t, gv);
+	return done || came;
 }
 
 static const char *gpu_cell(const void *ctx, size_t row, size_t col, char *buf, size_t size)
@@ -300,7 +405,7 @@ static void gpu_title(struct osc_tui *t, struct osc_view *v, char *buf, size_t s
 	struct gpu_view *gv = v->priv;
 
 	(void)t;
-	if (gv->job.job.running)
+	if (gpu_busy(v))
 		snprintf(buf, size, "GPU: %s (%zu rows; computing %s...)", table_title[gv->shown],
 			 v->tab.nr_rows, table_title[gv->want]);
 	else
@@ -396,6 +501,87 @@ const struct osc_view_ops osc_view_gpu = {
 	.export_name = gpu_export_name,
 	.command = gpu_command,
 	.busy = gpu_busy,
+	.ahead = gpu_ahead,
 	.poll = gpu_poll,
 	.restyle = gpu_restyle,
 };
+
+/* Whether a GPU view is on t's stack. */
+static bool gpu_view_open(const struct osc_tui *t)
+{
+	for (size_t i = 0; i < t->depth; i++)
+		if (t->stack[i]->ops == &osc_view_gpu)
+			return true;
+	return false;
+}
+
+/* Take in the early breakdown once done; drop it when the runs changed since. */
+static void early_take(struct osc_tui *t)
+{
+	struct osc_gpu_early *e = t->gpu_early;
+
+	if (osc_view_job_finished(&e->job.job)) {
+		osc_view_job_join(&e->job.job);
+		e->ready = true;
+	}
+	if (e->ready && e->job.gen != t->gen) {
+		osc_gpu_release(&e->job.g);
+		e->ready = false;
+	}
+}
+
+/* Start the early breakdown for t's runs when due: views compute ahead, no GPU view is open. */
+static void early_start(struct osc_tui *t)
+{
+	struct osc_gpu_early *e = t->gpu_early;
+	size_t nr = 0;
+
+	if (!osc_tui_ahead_now(t) || gpu_view_open(t))
+		return;
+	if (!e) {
+		osc_trace_device_spans(&t->trace, &nr);
+		if (!nr)
+			return; /* no device events: the view shows no breakdown */
+		e = t->gpu_early = osc_xcalloc(1, sizeof(*e));
+	}
+	early_take(t);
+	if (e->job.job.running || e->ready)
+		return;
+	e->job = (struct gpu_job){ .t = t, .table = GPU_BREAKDOWN, .gen = t->gen,
+				   .names = t->names };
+	osc_view_job_start(t, &e->job.job, job_work, &e->job);
+}
+
+void osc_gpu_early_poll(struct osc_tui *t)
+{
+	if (t->gpu_early)
+		early_take(t);
+	if (osc_view_background(t))
+		early_start(t);
+}
+
+void osc_gpu_early_settle(struct osc_tui *t)
+{
+	atomic_store(&t->jobs_held, false);
+	early_start(t);
+	if (t->gpu_early && t->gpu_early->job.job.running) {
+		osc_view_job_join(&t->gpu_early->job.job);
+		t->gpu_early->ready = true;
+	}
+}
+
+bool osc_gpu_early_busy(const struct osc_tui *t)
+{
+	return t->gpu_early && t->gpu_early->job.job.running;
+}
+
+void osc_gpu_early_release(struct osc_tui *t)
+{
+	if (!t->gpu_early)
+		return;
+	if (t->gpu_early->job.job.running)
+		osc_view_job_join(&t->gpu_early->job.job);
+	osc_gpu_release(&t->gpu_early->job.g);
+	free(t->gpu_early);
+	t->gpu_early = NULL;
+}
