@@ -351,7 +351,7 @@ unsigned osc_command_run(struct osc_tui *t, const char *line)
 	}
 	if (!strcmp(name, "ahead") && t->script) {
 		osc_view_settle_ahead(t, osc_tui_top(t));
-		osc_gpu_early_settle(t);
+		osc_early_settle(t);
 		return OSC_R_REDRAW;
 	}
 	if (!strcmp(name, "quit"))

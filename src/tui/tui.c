@@ -146,9 +146,8 @@ static bool poll_jobs(struct osc_tui *t, unsigned *r)
 		}
 		busy |= working(t->stack[i]);
 	}
-	if (!busy)
-		osc_gpu_early_poll(t);
-	return busy || osc_gpu_early_busy(t);
+	osc_early_poll(t, busy);
+	return busy || osc_early_busy(t);
 }
 
 static double now_ms(void)
@@ -404,13 +403,13 @@ bool osc_tui_warming(struct osc_tui *t, const char *what, enum osc_warm_stage ne
 	return true;
 }
 
-/* Whether a view's worker, or the GPU view's early table's, still computes. */
+/* Whether a view's worker, or one computing a view's result early (early.h), still runs. */
 static bool views_working(struct osc_tui *t)
 {
 	for (size_t i = 0; i < t->depth; i++)
 		if (working(t->stack[i]))
 			return true;
-	return osc_gpu_early_busy(t);
+	return osc_early_busy(t);
 }
 
 static void release(struct osc_tui *t)
@@ -429,7 +428,7 @@ static void release(struct osc_tui *t)
 		return;
 	while (t->depth)
 		osc_view_pop(t);
-	osc_gpu_early_release(t);
+	osc_early_release(t);
 	osc_view_release(&t->pane);
 	osc_runsel_release(&t->sel);
 	osc_runs_release(&t->runs);

@@ -28,6 +28,7 @@
 #include "opscope/model/runs.h"
 #include "opscope/model/trace.h"
 #include "actions.h"
+#include "early.h"
 #include "tui.h"
 
 struct osc_tui;
@@ -275,7 +276,7 @@ struct osc_tui {
 				  traces, in scripts after :ahead */
 	bool jobs_async;       /* scripts (:jobs hold): tables compute on workers, any size */
 	size_t kept_budget;    /* what one view may keep (kept.h), from the memory, read once */
-	struct osc_gpu_early *gpu_early; /* the GPU view's first table, before G (view_gpu.c) */
+	struct osc_early early[OSC_EARLY_COUNT]; /* views' results computed before they open */
 	atomic_bool jobs_held; /* scripts: those workers wait before computing */
 };
 
@@ -483,18 +484,6 @@ bool osc_view_ahead(struct osc_view *v);
  * has computed all it will (or has none to compute).
  */
 void osc_view_settle_ahead(struct osc_tui *t, struct osc_view *v);
-
-/*
- * The GPU view's first table (its breakdown for t's runs) computed before G
- * is pressed (view_gpu.c). poll: take it in when done, and on a big trace
- * start it once views compute ahead and none computes now, unless a GPU view
- * is open; settle (scripts, :ahead): start it when due and wait for it;
- * busy: whether it is being computed; release: give it back.
- */
-void osc_gpu_early_poll(struct osc_tui *t);
-void osc_gpu_early_settle(struct osc_tui *t);
-bool osc_gpu_early_busy(const struct osc_tui *t);
-void osc_gpu_early_release(struct osc_tui *t);
 
 /* Header texts: part 0 the runs and filter, part 1 the sort and top-N ("" if none). */
 void osc_view_describe(struct osc_tui *t, struct osc_view *v, char *buf, size_t size, int part);

@@ -12,8 +12,8 @@
  * the table asked for is shown, the others are computed ahead, one at a
  * time in Tab's order on a second worker, while they fit in the budget of
  * what a view keeps (kept.h): a first Tab then shows at once. The first
- * table itself is computed before G is pressed, once the views compute
- * nothing (osc_gpu_early_poll), so G shows it at once as well.
+ * table itself is computed before G is pressed (early.h), so G shows it at
+ * once as well.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -103,15 +103,6 @@ static void compute(const struct osc_tui *t, const struct osc_names *names,
 	}
 }
 
-/*
- * The breakdown computed before G (osc_gpu_early_poll): job computes it for
- * job.gen; ready once it is in job.g.
- */
-struct osc_gpu_early {
-	struct gpu_job job;
-	bool ready;
-};
-
 /* Give back every table and the sparkline. */
 static void gpu_forget(struct gpu_view *gv)
 {
@@ -138,12 +129,7 @@ static void gpu_open(struct osc_tui *t, struct osc_view *v, const void *arg)
 	gv->keying = osc_names_keying(&t->names);
 	gv->budget = t->kept_budget;
 	v->priv = gv;
-	if (t->gpu_early && t->gpu_early->ready && t->gpu_early->job.gen == t->gen) {
-		gv->g[0] = t->gpu_early->job.g; /* the breakdown, computed before G */
-		t->gpu_early->job.g = (struct osc_gpu){ 0 };
-		t->gpu_early->ready = false;
-		gv->fresh[GPU_BREAKDOWN] = true;
-	}
+	gv->fresh[GPU_BREAKDOWN] = osc_early_take(t, OSC_EARLY_GPU, gpu_of(gv, GPU_BREAKDOWN));
 }
 
 static void job_work(void *arg)
@@ -515,73 +501,28 @@ static bool gpu_view_open(const struct osc_tui *t)
 	return false;
 }
 
-/* Take in the early breakdown once done; drop it when the runs changed since. */
-static void early_take(struct osc_tui *t)
+/* The breakdown is worth computing before G: the trace has device events, no GPU view is open. */
+static bool early_wanted(const struct osc_tui *t)
 {
-	struct osc_gpu_early *e = t->gpu_early;
-
-	if (osc_view_job_finished(&e->job.job)) {
-		osc_view_job_join(&e->job.job);
-		e->ready = true;
-	}
-	if (e->ready && e->job.gen != t->gen) {
-		osc_gpu_release(&e->job.g);
-		e->ready = false;
-	}
-}
-
-/* Start the early breakdown for t's runs when due: views compute ahead, no GPU view is open. */
-static void early_start(struct osc_tui *t)
-{
-	struct osc_gpu_early *e = t->gpu_early;
 	size_t nr = 0;
 
-	if (!osc_tui_ahead_now(t) || gpu_view_open(t))
-		return;
-	if (!e) {
-		osc_trace_device_spans(&t->trace, &nr);
-		if (!nr)
-			return; /* no device events: the view shows no breakdown */
-		e = t->gpu_early = osc_xcalloc(1, sizeof(*e));
-	}
-	early_take(t);
-	if (e->job.job.running || e->ready)
-		return;
-	e->job = (struct gpu_job){ .t = t, .table = GPU_BREAKDOWN, .gen = t->gen,
-				   .names = t->names };
-	osc_view_job_start(t, &e->job.job, job_work, &e->job);
+	osc_trace_device_spans(&t->trace, &nr);
+	return nr && !gpu_view_open(t);
 }
 
-void osc_gpu_early_poll(struct osc_tui *t)
+static void early_compute(const struct osc_tui *t, const struct osc_runsel *sel, void *result)
 {
-	if (t->gpu_early)
-		early_take(t);
-	if (osc_view_background(t))
-		early_start(t);
+	compute(t, &t->names, sel, GPU_BREAKDOWN, result, NULL);
 }
 
-void osc_gpu_early_settle(struct osc_tui *t)
+static void early_release(void *result)
 {
-	atomic_store(&t->jobs_held, false);
-	early_start(t);
-	if (t->gpu_early && t->gpu_early->job.job.running) {
-		osc_view_job_join(&t->gpu_early->job.job);
-		t->gpu_early->ready = true;
-	}
+	osc_gpu_release(result);
 }
 
-bool osc_gpu_early_busy(const struct osc_tui *t)
-{
-	return t->gpu_early && t->gpu_early->job.job.running;
-}
-
-void osc_gpu_early_release(struct osc_tui *t)
-{
-	if (!t->gpu_early)
-		return;
-	if (t->gpu_early->job.job.running)
-		osc_view_job_join(&t->gpu_early->job.job);
-	osc_gpu_release(&t->gpu_early->job.g);
-	free(t->gpu_early);
-	t->gpu_early = NULL;
-}
+const struct osc_early_kind osc_early_gpu = {
+	.size = sizeof(struct osc_gpu),
+	.wanted = early_wanted,
+	.compute = early_compute,
+	.release = early_release,
+};

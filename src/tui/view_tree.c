@@ -105,8 +105,10 @@ struct tree_view {
 	const struct osc_tree_index *index;   /* with of_row: c's index (trace_cache.h) */
 	struct osc_view_job job;       /* the merge on a worker, into made */
 	struct osc_mtree made;
+	unsigned made_gen;             /* the tui->gen made is of */
 	bool merged;                   /* m is a merge taken in (else none yet) */
 	struct osc_mtree m;
+	unsigned m_gen;                /* the tui->gen m is of */
 	uint64_t *folded;              /* bitset over merged nodes */
 	uint8_t *keep, *last;          /* filter result, last-shown-sibling flags */
 	uint32_t *rows;                /* visible merged nodes, in tree order */
@@ -238,6 +240,9 @@ static void tree_close(struct osc_view *v)
 		atomic_store(tv->job.held, false);
 		osc_view_job_join(&tv->job);
 		osc_mtree_release(&tv->made);
+	} else if (!tv->of_row && tv->merged && tv->m_gen == tv->tui->gen) {
+		/* the whole tree: the next T takes it at once (early.h) */
+		osc_early_give(tv->tui, OSC_EARLY_TREE, &tv->m);
 	}
 	release_tree(tv);
 	osc_tree_scratch_release(&tv->scratch);
@@ -510,6 +515,11 @@ static void tree_build(struct osc_tui *t, struct osc_view *v)
 			tv->reread = true;
 		}
 	}
+	tv->m_gen = tv->made_gen = t->gen;
+	if (!tv->of_row && osc_early_take(t, OSC_EARLY_TREE, &m)) { /* merged before T */
+		take_tree(t, v, &m);
+		return;
+	}
 	if (osc_view_jobs_wanted(t) && osc_view_job_start(t, &tv->job, merge_work, tv)) {
 		osc_view_job_wait_briefly(t, v, &tv->job);
 		return;
@@ -534,6 +544,7 @@ static bool tree_poll(struct osc_tui *t, struct osc_view *v)
 		return false;
 	osc_view_job_join(&tv->job);
 	take_tree(t, v, &tv->made);
+	tv->m_gen = tv->made_gen;
 	if (tv->job.again)
 		tree_build(t, v);
 	osc_view_rows_replaced(t, v);
@@ -907,3 +918,37 @@ unsigned osc_tree_open(struct osc_tui *t)
 	osc_view_push(t, &osc_view_tree, &a);
 	return OSC_R_REDRAW;
 }
+
+/* Whether a view of t's whole tree (not a row's calls) is on the stack. */
+static bool whole_tree_open(const struct osc_tui *t)
+{
+	for (size_t i = 0; i < t->depth; i++)
+		if (t->stack[i]->ops == &osc_view_tree &&
+		    !((const struct tree_view *)t->stack[i]->priv)->of_row)
+			return true;
+	return false;
+}
+
+/* The whole tree is worth merging before T: the trace has host ops, no such view is open. */
+static bool early_wanted(const struct osc_tui *t)
+{
+	return osc_trace_host_tree(&t->trace)->nr && !whole_tree_open(t);
+}
+
+static void early_compute(const struct osc_tui *t, const struct osc_runsel *sel, void *result)
+{
+	osc_mtree_build(&t->trace, osc_trace_host_tree(&t->trace),
+			osc_trace_correlation(&t->trace), &t->runs, sel, OSC_STR_NONE, result);
+}
+
+static void early_release(void *result)
+{
+	osc_mtree_release(result);
+}
+
+const struct osc_early_kind osc_early_tree = {
+	.size = sizeof(struct osc_mtree),
+	.wanted = early_wanted,
+	.compute = early_compute,
+	.release = early_release,
+};

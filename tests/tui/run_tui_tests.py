@@ -967,6 +967,31 @@ def check_gpu_tables_ahead():
            "%s\n---\n%s" % (now.get("rg"), ahead.get("rg")))
 
 
+def check_whole_tree_early():
+    """The whole merged call tree computed before T (:ahead, as on a big
+    trace once the views compute nothing): T at a kernel shows it at once
+    (its worker held by :jobs hold never runs), the same screen as merged
+    then; after Esc the next T takes it back at once; after a change of runs
+    it is merged again."""
+    trace = os.path.join(SAMPLES, "kineto-sampled-rank0.json.gz")
+    rc, err, d, now = run_keys(trace, ["3", "T", ":dump t", "<Esc>", "j", "T", ":dump t2",
+                                       "<Esc>", ":runs 1", "T", ":dump r"])
+    shutil.rmtree(d, ignore_errors=True)
+    rc2, err2, d, early = run_keys(trace, [":ahead", ":jobs hold", "3", "T", ":dump t", "<Esc>",
+                                           "j", "T", ":dump t2", "<Esc>", ":runs 1", "T",
+                                           ":dump pending", ":jobs go", ":dump r"])
+    shutil.rmtree(d, ignore_errors=True)
+    for name in ("t", "t2"):
+        got, want = early.get(name) or "", now.get(name) or ""
+        report(rc == 0 and rc2 == 0 and want and "merging" not in got and got == want,
+               "the whole tree merged before T shows at once, as merged (%s)" % name,
+               "%s%s\n%s\n---\n%s" % (err, err2, want, got))
+    title = (early.get("pending") or "").split("\n")[0]
+    report("merging" in title and early.get("r") == now.get("r"),
+           "the whole tree merged before a change of runs is not shown after it",
+           "%s\n---\n%s" % (title, early.get("r")))
+
+
 def check_levels_ahead():
     """Levels computed ahead (:ahead, as a big trace's view does once its rows
     are in) show at once on a first visit (their worker held by :jobs hold
@@ -1557,6 +1582,7 @@ def main():
     check_gpu_tables_in_background()
     check_compare_bars_follow_rows()
     check_gpu_tables_ahead()
+    check_whole_tree_early()
     check_levels_ahead()
     check_compare_levels_ahead()
     check_runs_computed_under()

@@ -1,0 +1,69 @@
+/*
+ * early.h - results of views computed before the view is opened: on a big
+ * trace (and in scripts after :ahead), once the warm-up is done and no view
+ * computes anything, one at a time on a worker (view_job.h), for the runs
+ * and filter of the moment (tui->gen). A view opened then takes its result
+ * at once instead of computing it; a view closing may hand its result back
+ * for the next opening.
+ */
+#ifndef OPSCOPE_TUI_EARLY_H
+#define OPSCOPE_TUI_EARLY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "view_job.h"
+
+struct osc_tui;
+
+/* What is computed early, in the order it is. */
+enum osc_early_id {
+	OSC_EARLY_GPU,  /* the GPU view's breakdown (G: view_gpu.c) */
+	OSC_EARLY_TREE, /* the whole merged call tree (T at a kernel: view_tree.c) */
+	OSC_EARLY_COUNT
+};
+
+/* How one result is computed, kept and given back; the view defines it. */
+struct osc_early_kind {
+	size_t size; /* of the result's struct */
+	/* worth computing for t now (it has what the view shows, and no such view is open) */
+	bool (*wanted)(const struct osc_tui *t);
+	/* the result for t's runs in sel into result (zeroed before) */
+	void (*compute)(const struct osc_tui *t, const struct osc_runsel *sel, void *result);
+	void (*release)(void *result);
+};
+
+struct osc_early {
+	const struct osc_early_kind *kind;
+	const struct osc_tui *t;
+	struct osc_view_job job;
+	unsigned gen;  /* the tui->gen it is (being) computed for */
+	bool ready;    /* result holds it */
+	void *result;  /* kind->size bytes */
+};
+
+extern const struct osc_early_kind osc_early_gpu, osc_early_tree;
+
+/*
+ * Take in what finished and drop what the runs or the filter left behind;
+ * on a big trace, once views compute ahead (osc_tui_ahead_now) and busy is
+ * false (no view computes), start the next result due.
+ */
+void osc_early_poll(struct osc_tui *t, bool busy);
+
+/* Scripts (:ahead): compute every result due now, and wait for them. */
+void osc_early_settle(struct osc_tui *t);
+
+/* Whether a result is being computed. */
+bool osc_early_busy(const struct osc_tui *t);
+
+/* Move the result id for t's gen into out (its kind's struct); false when none is ready. */
+bool osc_early_take(struct osc_tui *t, enum osc_early_id id, void *out);
+
+/* A view's result for t's gen, handed back to be taken again (result is zeroed). */
+void osc_early_give(struct osc_tui *t, enum osc_early_id id, void *result);
+
+/* Wait for what is being computed and give every result back. */
+void osc_early_release(struct osc_tui *t);
+
+#endif
