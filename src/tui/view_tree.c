@@ -289,8 +289,8 @@ static void runtime_split(struct tree_view *tv)
 {
 	const struct osc_mtree *m = &tv->m;
 
-	tv->launch = osc_xcalloc(m->nr ? m->nr : 1, sizeof(*tv->launch));
-	tv->other = osc_xcalloc(m->nr ? m->nr : 1, sizeof(*tv->other));
+	tv->launch = osc_xcalloc_big(m->nr ? m->nr : 1, sizeof(*tv->launch));
+	tv->other = osc_xcalloc_big(m->nr ? m->nr : 1, sizeof(*tv->other));
 	for (size_t n = 0; n < m->nr; n++) {
 		tv->launch[n] = m->nodes[n].launch_work;
 		tv->other[n] = m->nodes[n].launch - m->nodes[n].launch_work;
@@ -311,9 +311,10 @@ static void build_kids(struct tree_view *tv)
 	const struct osc_mtree *m = &tv->m;
 	size_t *at;
 
-	tv->kid_first = osc_xcalloc(m->nr + 2, sizeof(*tv->kid_first));
-	tv->kids = osc_xmalloc((m->nr ? m->nr : 1) * sizeof(*tv->kids));
-	tv->pos = osc_xmalloc((m->nr ? m->nr : 1) * sizeof(*tv->pos));
+	/* a million nodes' tables: whole huge pages (alloc.h) */
+	tv->kid_first = osc_xcalloc_big(m->nr + 2, sizeof(*tv->kid_first));
+	tv->kids = osc_xmalloc_big(m->nr ? m->nr : 1, sizeof(*tv->kids));
+	tv->pos = osc_xmalloc_big(m->nr ? m->nr : 1, sizeof(*tv->pos));
 	for (size_t n = 0; n < m->nr; n++) {
 		uint32_t p = m->nodes[n].parent;
 
@@ -321,7 +322,7 @@ static void build_kids(struct tree_view *tv)
 	}
 	for (size_t i = 1; i < m->nr + 2; i++)
 		tv->kid_first[i] += tv->kid_first[i - 1];
-	at = osc_xmalloc((m->nr + 1) * sizeof(*at));
+	at = osc_xmalloc_big(m->nr + 1, sizeof(*at));
 	memcpy(at, tv->kid_first, (m->nr + 1) * sizeof(*at));
 	for (uint32_t r = m->first_root; r != OSC_NONE; r = m->nodes[r].next_sibling)
 		tv->kids[at[m->nr]++] = r;
@@ -334,14 +335,14 @@ static void build_kids(struct tree_view *tv)
 
 /* qsort has no context argument in C11; trees sort on the UI thread only. */
 static const struct tree_view *sorting;
-static size_t sort_col;
 static bool sort_desc;
 
-static int64_t sort_value(const struct tree_view *tv, uint32_t n)
+/* Node n's value in column col (a numeric one). */
+static int64_t sort_value(const struct tree_view *tv, uint32_t n, size_t col)
 {
 	const struct osc_mnode *mn = &tv->m.nodes[n];
 
-	switch (sort_col) {
+	switch (col) {
 	case COL_SELF:
 		return mn->self;
 	case COL_DEVICE:
@@ -357,23 +358,20 @@ static int64_t sort_value(const struct tree_view *tv, uint32_t n)
 	}
 }
 
-/* Sort order of siblings; ties (and the unattributed root, always last) by first appearance. */
-static int cmp_sibling(const void *pa, const void *pb)
+/*
+ * Siblings by name; ties (and the unattributed root, always last) by first
+ * appearance, as osc_mtree_order orders them by a number.
+ */
+static int cmp_name(const void *pa, const void *pb)
 {
 	uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
 	const struct tree_view *tv = sorting;
-	int c = 0;
+	int c;
 
 	if ((a == tv->m.unattributed) != (b == tv->m.unattributed))
 		return a == tv->m.unattributed ? 1 : -1;
-	if (sort_col == COL_NAME) {
-		c = strcmp(osc_mnode_name(&tv->m, &tv->tui->trace, a),
-			   osc_mnode_name(&tv->m, &tv->tui->trace, b));
-	} else {
-		int64_t x = sort_value(tv, a), y = sort_value(tv, b);
-
-		c = (x > y) - (x < y);
-	}
+	c = strcmp(osc_mnode_name(&tv->m, &tv->tui->trace, a),
+		   osc_mnode_name(&tv->m, &tv->tui->trace, b));
 	if (sort_desc)
 		c = -c;
 	return c ? c : (a > b) - (a < b);
@@ -387,12 +385,20 @@ static void tree_sort(struct osc_tui *t, struct osc_view *v)
 	(void)t;
 	if (!tv->kids)
 		return;
-	sorting = tv;
-	sort_col = v->sort_col;
-	sort_desc = v->sort_desc;
-	for (size_t p = 0; p <= tv->m.nr; p++)
-		qsort(tv->kids + tv->kid_first[p], tv->kid_first[p + 1] - tv->kid_first[p],
-		      sizeof(*tv->kids), cmp_sibling);
+	if (v->sort_col == COL_NAME) {
+		sorting = tv;
+		sort_desc = v->sort_desc;
+		for (size_t p = 0; p <= tv->m.nr; p++)
+			qsort(tv->kids + tv->kid_first[p], tv->kid_first[p + 1] - tv->kid_first[p],
+			      sizeof(*tv->kids), cmp_name);
+	} else {
+		int64_t *key = osc_xmalloc_big(tv->m.nr ? tv->m.nr : 1, sizeof(*key));
+
+		for (uint32_t n = 0; n < tv->m.nr; n++)
+			key[n] = sort_value(tv, n, v->sort_col);
+		osc_mtree_order(&tv->m, key, v->sort_desc, tv->kid_first, tv->kids);
+		free(key);
+	}
 	for (size_t k = 0; k < tv->m.nr; k++)
 		tv->pos[tv->kids[k]] = (uint32_t)k;
 	flatten(tv);
@@ -468,11 +474,11 @@ static void take_tree(struct osc_tui *t, struct osc_view *v, struct osc_mtree *m
 	n = tv->m.nr ? tv->m.nr : 1;
 	words = (n + 63) / 64;
 	tv->folded = osc_xcalloc(words, sizeof(*tv->folded));
-	tv->keep = osc_xmalloc(n);
-	tv->last = osc_xcalloc(n, 1);
-	tv->rows = osc_xmalloc(n * sizeof(*tv->rows));
-	tv->row_of = osc_xmalloc(n * sizeof(*tv->row_of));
-	tv->stack = osc_xmalloc(n * sizeof(*tv->stack));
+	tv->keep = osc_xmalloc_big(n, 1);
+	tv->last = osc_xcalloc_big(n, 1);
+	tv->rows = osc_xmalloc_big(n, sizeof(*tv->rows));
+	tv->row_of = osc_xmalloc_big(n, sizeof(*tv->row_of));
+	tv->stack = osc_xmalloc_big(n, sizeof(*tv->stack));
 	osc_mtree_keep(&tv->m, &t->trace, &t->filter, 0, -1, tv->keep);
 	runtime_split(tv);
 	build_kids(tv);

@@ -711,3 +711,58 @@ Test(calltree, walk_finds_as_find)
 	osc_calltree_release(&c);
 	osc_trace_release(&t);
 }
+
+/*
+ * osc_mtree_order against a plain recomputation: each node's children (and
+ * the roots), in node order, then insertion-sorted by key (a stable sort:
+ * ties by node), the unattributed root last. A random tree of 3000 nodes
+ * with many equal keys and the extremes of int64_t, both directions.
+ */
+Test(calltree, order_of_siblings_is_by_key_then_node)
+{
+	enum { N = 3000 };
+	struct osc_mnode *nodes = osc_xcalloc(N, sizeof(*nodes));
+	struct osc_mtree m = { .nodes = nodes, .nr = N, .unattributed = 7 };
+	int64_t key[N];
+	size_t kid_first[N + 2] = { 0 }, at[N + 1];
+	uint32_t kids[N], want[N];
+	unsigned seed = 12345;
+
+	for (uint32_t n = 0; n < N; n++) {
+		seed = seed * 1103515245u + 12345u;
+		nodes[n].parent = n < 40 || n == 7 || seed % 7 == 0 ? OSC_NONE : (seed >> 8) % n;
+		key[n] = n % 97 == 0 ? INT64_MIN : n % 89 == 0 ? INT64_MAX : (int64_t)(seed >> 20) % 9 - 4;
+		kid_first[(nodes[n].parent == OSC_NONE ? N : nodes[n].parent) + 1]++;
+	}
+	for (size_t g = 1; g < N + 2; g++)
+		kid_first[g] += kid_first[g - 1];
+	for (int desc = 0; desc < 2; desc++) {
+		memcpy(at, kid_first, sizeof(at));
+		for (uint32_t n = 0; n < N; n++)
+			want[at[nodes[n].parent == OSC_NONE ? N : nodes[n].parent]++] = n;
+		for (size_t g = 0; g <= N; g++) {
+			for (size_t i = kid_first[g] + 1; i < kid_first[g + 1]; i++) {
+				uint32_t x = want[i];
+				size_t j = i;
+
+				while (j > kid_first[g] && (desc ? key[want[j - 1]] < key[x]
+								 : key[want[j - 1]] > key[x])) {
+					want[j] = want[j - 1];
+					j--;
+				}
+				want[j] = x;
+			}
+		}
+		for (size_t i = kid_first[N]; i + 1 < kid_first[N + 1]; i++)
+			if (want[i] == 7) {
+				want[i] = want[i + 1];
+				want[i + 1] = 7;
+			}
+		osc_mtree_order(&m, key, desc, kid_first, kids);
+		for (size_t i = 0; i < N; i++)
+			cr_expect_eq(kids[i], want[i], "desc %d, at %zu: node %u, want %u", desc, i,
+				     kids[i], want[i]);
+		cr_expect_eq(kids[kid_first[N + 1] - 1], 7, "the unattributed root is last");
+	}
+	free(nodes);
+}

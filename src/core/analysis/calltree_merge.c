@@ -563,6 +563,35 @@ uint32_t osc_mtree_next(const struct osc_mtree *m, uint32_t n, bool down, uint32
 	return n == root || n == OSC_NONE ? OSC_NONE : m->nodes[n].next_sibling;
 }
 
+void osc_mtree_order(const struct osc_mtree *m, const int64_t *key, bool desc,
+		     const size_t *kid_first, uint32_t *kids)
+{
+	uint64_t *k = osc_xmalloc_big(m->nr ? m->nr : 1, sizeof(*k));
+	uint32_t *idx = osc_xmalloc_big(m->nr ? m->nr : 1, sizeof(*idx));
+	size_t *at = osc_xmalloc_big(m->nr + 1, sizeof(*at)), roots;
+
+	for (size_t n = 0; n < m->nr; n++) { /* by key, ties by node (the sort is stable) */
+		k[n] = desc ? ~osc_radix_key(key[n]) : osc_radix_key(key[n]);
+		idx[n] = (uint32_t)n;
+	}
+	osc_radix_sort_pairs(k, idx, m->nr);
+	memcpy(at, kid_first, (m->nr + 1) * sizeof(*at));
+	for (size_t i = 0; i < m->nr; i++) { /* then by parent, stably: a counting sort */
+		uint32_t p = m->nodes[idx[i]].parent;
+
+		kids[at[p == OSC_NONE ? m->nr : p]++] = idx[i];
+	}
+	roots = kid_first[m->nr];
+	for (size_t i = roots; m->unattributed != OSC_NONE && i + 1 < at[m->nr]; i++)
+		if (kids[i] == m->unattributed) { /* last of the roots */
+			kids[i] = kids[i + 1];
+			kids[i + 1] = m->unattributed;
+		}
+	free(k);
+	free(idx);
+	free(at);
+}
+
 void osc_mtree_last(const struct osc_mtree *m, const uint8_t *keep, uint8_t *last)
 {
 	uint32_t *seen = osc_xmalloc((m->nr + 1) * sizeof(*seen)); /* per parent + roots */
