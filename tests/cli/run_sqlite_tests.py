@@ -171,6 +171,22 @@ def check_nsys2022(res, path, made):
     res.check("nsys 2022: launch time of each op counts each call once", problems)
 
 
+def huge_rowids(src, path):
+    """A copy of src with the first API and kernel rows again at rowid 2^62 (new
+    correlation ids): the loader reserves room by the largest rowid, which a
+    hostile file may set anywhere; it must read the rows as any others."""
+    with open(src, "rb") as f, open(path, "wb") as g:
+        g.write(f.read())
+    db = sqlite3.connect(path)
+    for table in ("CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_KERNEL"):
+        cols = [r[1] for r in db.execute("PRAGMA table_info(%s)" % table)]
+        picked = ["correlationId + 1000000000" if c == "correlationId" else c for c in cols]
+        db.execute("INSERT INTO %s (rowid, %s) SELECT %d, %s FROM %s LIMIT 1" %
+                   (table, ", ".join(cols), 1 << 62, ", ".join(picked), table))
+    db.commit()
+    db.close()
+
+
 def check_one_line_error(res, name, args, stdin=None, expect_rc=2):
     p = testlib.run(args, stdin=stdin)
     lines = p.err_lines
@@ -225,6 +241,9 @@ def main():
     nsys2022 = os.path.join(tmp.name, "nsys2022.sqlite")
     made = make_nsys2022_db.make(nsys2022)
     traces.append(("synthetic nsys 2022", nsys2022, "nsys-sqlite"))
+    huge = os.path.join(tmp.name, "huge-rowids.sqlite")
+    huge_rowids(nsys2022, huge)
+    traces.append(("nsys 2022 with rows at rowid 2^62", huge, "nsys-sqlite"))
     for label, path, fmt in traces:
         check_levels(res, label, path)
         check_counts(res, label, path, fmt)

@@ -97,6 +97,8 @@ static enum osc_status read_calls(struct sq *rq, struct api_calls *c)
 	free(cols_sql);
 	if (!st)
 		return rq->lc->err->code;
+	c->alloc = sq_table_rows(rq, table); /* the rows, not copied as they grow */
+	c->v = osc_xmalloc_big(c->alloc ? c->alloc : 1, sizeof(*c->v));
 	while ((rc = sq_step(rq, st, table)) == SQLITE_ROW) {
 		OSC_GROW(c->v, c->nr + 1, c->alloc);
 		c->v[c->nr++] = (struct api_call){
@@ -511,11 +513,14 @@ enum osc_status osc_load_nsys(struct sq *q)
 					    "CUPTI_ACTIVITY_KIND_MEMCPY",
 					    "CUPTI_ACTIVITY_KIND_MEMSET", "NVTX_EVENTS" };
 	enum osc_status st;
-	size_t calls;
+	size_t calls, rows = 0;
 	char *cols;
 
 	q->t->format = OSC_FORMAT_NSYS;
 	sq_expect_rows(q, read, sizeof(read) / sizeof(read[0]));
+	for (size_t i = 1; i < sizeof(read) / sizeof(read[0]); i++) /* an event per row */
+		rows += sq_table_rows(q, read[i]);
+	osc_trace_reserve(q->t, rows);
 	st = sq_ids_load(q);
 	if (st == OSC_OK) {
 		cols = sq_columns(q, table, "k", name_cols, 2);

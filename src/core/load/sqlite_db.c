@@ -40,25 +40,47 @@ bool sq_has_table(struct sq *q, const char *table)
 		      NULL);
 }
 
+/* The integer sql's first row holds; 0 when it has none or fails. */
+static int64_t query_int(struct sq *q, const char *sql)
+{
+	sqlite3_stmt *st = NULL;
+	int64_t v = sqlite3_prepare_v2(q->db, sql, -1, &st, NULL) == SQLITE_OK &&
+				    sqlite3_step(st) == SQLITE_ROW
+			    ? sq_int(st, 0, 0)
+			    : 0;
+
+	sqlite3_finalize(st);
+	return v;
+}
+
+/* A table's largest rowid; 0 when it has none, or there is no such table. */
+static int64_t last_rowid(struct sq *q, const char *table)
+{
+	char *sql;
+	int64_t rows;
+
+	if (!sq_has_table(q, table))
+		return 0;
+	sql = osc_xasprintf("SELECT max(rowid) FROM \"%s\"", table);
+	rows = query_int(q, sql);
+	free(sql);
+	return rows > 0 ? rows : 0;
+}
+
 void sq_expect_rows(struct sq *q, const char *const *tables, size_t n)
 {
-	for (size_t i = 0; i < n; i++) {
-		sqlite3_stmt *st = NULL;
-		char *sql;
-		int64_t rows;
+	for (size_t i = 0; i < n; i++)
+		q->lc->rows_total += (uint64_t)last_rowid(q, tables[i]);
+}
 
-		if (!sq_has_table(q, tables[i]))
-			continue;
-		sql = osc_xasprintf("SELECT max(rowid) FROM \"%s\"", tables[i]);
-		rows = sqlite3_prepare_v2(q->db, sql, -1, &st, NULL) == SQLITE_OK &&
-				       sqlite3_step(st) == SQLITE_ROW
-			       ? sq_int(st, 0, 0)
-			       : 0;
-		if (rows > 0)
-			q->lc->rows_total += (uint64_t)rows;
-		sqlite3_finalize(st);
-		free(sql);
-	}
+size_t sq_table_rows(struct sq *q, const char *table)
+{
+	uint64_t rows = (uint64_t)last_rowid(q, table);
+	int64_t bytes = query_int(q, "SELECT p.page_count * s.page_size"
+				     " FROM pragma_page_count() p, pragma_page_size() s");
+	uint64_t most = bytes > 0 ? (uint64_t)bytes / 16 : 0;
+
+	return (size_t)(rows < most ? rows : most);
 }
 
 bool sq_has_column(struct sq *q, const char *table, const char *column)

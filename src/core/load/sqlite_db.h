@@ -60,6 +60,13 @@ bool sq_has_table(struct sq *q, const char *table);
  */
 void sq_expect_rows(struct sq *q, const char *const *tables, size_t n);
 
+/*
+ * About how many rows a table holds, from its largest rowid (no scan; 0 when
+ * there is no such table), and at most one per 16 bytes of the database (a
+ * hostile rowid): room to reserve before reading its rows.
+ */
+size_t sq_table_rows(struct sq *q, const char *table);
+
 /* True when table has a column of that name. */
 bool sq_has_column(struct sq *q, const char *table, const char *column);
 
