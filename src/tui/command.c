@@ -354,6 +354,10 @@ unsigned osc_command_run(struct osc_tui *t, const char *line)
 		osc_early_settle(t);
 		return OSC_R_REDRAW;
 	}
+	if (!strcmp(name, "budget") && t->script && *arg) { /* of views opened from now on */
+		t->kept_budget = (size_t)strtoull(arg, NULL, 10);
+		return OSC_R_REDRAW;
+	}
 	if (!strcmp(name, "quit"))
 		return OSC_R_QUIT;
 	if (!strcmp(name, "sort") && *arg) {

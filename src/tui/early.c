@@ -32,13 +32,21 @@ static void drop(struct osc_early *e)
 	e->ready = false;
 }
 
+/* e's worker is done: its result is kept when it fits in the budget. */
+static void join(struct osc_tui *t, struct osc_early *e)
+{
+	osc_view_job_join(&e->job);
+	e->ready = true;
+	e->too_big = e->kind->bytes(t, e->result) > t->kept_budget;
+	if (e->too_big)
+		drop(e);
+}
+
 /* Take in e's result once its worker is done; drop a result of another gen. */
 static void take_in(struct osc_tui *t, struct osc_early *e)
 {
-	if (osc_view_job_finished(&e->job)) {
-		osc_view_job_join(&e->job);
-		e->ready = true;
-	}
+	if (osc_view_job_finished(&e->job))
+		join(t, e);
 	if (e->ready && e->gen != t->gen)
 		drop(e);
 }
@@ -58,7 +66,8 @@ static bool start_next(struct osc_tui *t)
 	for (int id = 0; id < OSC_EARLY_COUNT; id++) {
 		struct osc_early *e = &t->early[id];
 
-		if ((e->kind && e->ready) || !kinds[id]->wanted(t))
+		if ((e->kind && (e->ready || (e->too_big && e->gen == t->gen))) ||
+		    !kinds[id]->wanted(t))
 			continue;
 		e = entry(t, (enum osc_early_id)id);
 		e->gen = t->gen;
@@ -83,10 +92,8 @@ void osc_early_settle(struct osc_tui *t)
 		for (int id = 0; id < OSC_EARLY_COUNT; id++) {
 			struct osc_early *e = &t->early[id];
 
-			if (e->kind && e->job.running) {
-				osc_view_job_join(&e->job);
-				e->ready = true;
-			}
+			if (e->kind && e->job.running)
+				join(t, e);
 		}
 	} while (start_next(t));
 }
@@ -129,6 +136,7 @@ void osc_early_give(struct osc_tui *t, enum osc_early_id id, void *result)
 	memset(result, 0, e->kind->size);
 	e->gen = t->gen;
 	e->ready = true;
+	e->too_big = false;
 }
 
 void osc_early_release(struct osc_tui *t)

@@ -2,9 +2,10 @@
  * early.h - results of views computed before the view is opened: on a big
  * trace (and in scripts after :ahead), once the warm-up is done and no view
  * computes anything, one at a time on a worker (view_job.h), for the runs
- * and filter of the moment (tui->gen). A view opened then takes its result
- * at once instead of computing it; a view closing may hand its result back
- * for the next opening.
+ * and filter of the moment (tui->gen), and kept when it fits in the budget
+ * of what a view keeps (kept.h). A view opened then takes its result at once
+ * instead of computing it; a view closing may hand its result back for the
+ * next opening.
  */
 #ifndef OPSCOPE_TUI_EARLY_H
 #define OPSCOPE_TUI_EARLY_H
@@ -31,6 +32,7 @@ struct osc_early_kind {
 	/* the result for t's runs in sel into result (zeroed before) */
 	void (*compute)(const struct osc_tui *t, const struct osc_runsel *sel, void *result);
 	void (*release)(void *result);
+	size_t (*bytes)(const struct osc_tui *t, const void *result); /* about what it holds */
 };
 
 struct osc_early {
@@ -39,6 +41,7 @@ struct osc_early {
 	struct osc_view_job job;
 	unsigned gen;  /* the tui->gen it is (being) computed for */
 	bool ready;    /* result holds it */
+	bool too_big;  /* computed for gen, and did not fit */
 	void *result;  /* kind->size bytes */
 };
 

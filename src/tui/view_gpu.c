@@ -520,9 +520,16 @@ static void early_release(void *result)
 	osc_gpu_release(result);
 }
 
+static size_t early_bytes(const struct osc_tui *t, const void *result)
+{
+	(void)t;
+	return table_bytes(GPU_BREAKDOWN, result, NULL);
+}
+
 const struct osc_early_kind osc_early_gpu = {
 	.size = sizeof(struct osc_gpu),
 	.wanted = early_wanted,
 	.compute = early_compute,
 	.release = early_release,
+	.bytes = early_bytes,
 };

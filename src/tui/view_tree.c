@@ -952,9 +952,21 @@ static void early_release(void *result)
 	osc_mtree_release(result);
 }
 
+/* About the bytes of a whole tree: its nodes and their links, and a node per instance. */
+static size_t early_bytes(const struct osc_tui *t, const void *result)
+{
+	const struct osc_mtree *m = result;
+	size_t links = (m->dev_first ? m->dev_first[m->nr] : 0) +
+		       (m->launch_first ? m->launch_first[m->nr] : 0);
+
+	return m->nr * (sizeof(*m->nodes) + 2 * sizeof(*m->dev_first)) +
+	       links * sizeof(*m->dev) + osc_trace_host_tree(&t->trace)->nr * sizeof(*m->m_of);
+}
+
 const struct osc_early_kind osc_early_tree = {
 	.size = sizeof(struct osc_mtree),
 	.wanted = early_wanted,
 	.compute = early_compute,
 	.release = early_release,
+	.bytes = early_bytes,
 };

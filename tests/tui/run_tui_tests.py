@@ -992,6 +992,29 @@ def check_whole_tree_early():
            "%s\n---\n%s" % (title, early.get("r")))
 
 
+def check_early_over_budget():
+    """What is computed ahead and does not fit in the budget of what a view
+    keeps (a script's :budget of 100 bytes) is not kept: G, a first Tab and
+    T then compute their rows as asked (shown as computing), and come in as
+    computed at once."""
+    trace = os.path.join(SAMPLES, "kineto-sampled-rank0.json.gz")
+    rc, err, d, now = run_keys(trace, ["G", ":dump b", "<Tab>", ":dump g", "<Esc>", "3", "T",
+                                       ":dump t"])
+    shutil.rmtree(d, ignore_errors=True)
+    rc2, err2, d, held = run_keys(trace, [
+        ":budget 100", ":ahead", ":jobs hold", "G", ":dump pb", ":jobs go", ":dump b",
+        ":ahead", ":jobs hold", "<Tab>", ":dump pg", ":jobs go", ":dump g", "<Esc>", "3",
+        ":jobs hold", "T", ":dump pt", ":jobs go", ":dump t"])
+    shutil.rmtree(d, ignore_errors=True)
+    first = lambda name: (held.get(name) or "").split("\n")[0]
+    for pending, name, says in (("pb", "b", "computing"), ("pg", "g", "computing"),
+                                ("pt", "t", "merging")):
+        report(rc == 0 and rc2 == 0 and says in first(pending) and now.get(name) and
+               held.get(name) == now.get(name),
+               "a result computed ahead over the budget is computed when asked (%s)" % name,
+               "%s%s\n%s\n---\n%s" % (err, err2, first(pending), held.get(name)))
+
+
 def check_levels_ahead():
     """Levels computed ahead (:ahead, as a big trace's view does once its rows
     are in) show at once on a first visit (their worker held by :jobs hold
@@ -1583,6 +1606,7 @@ def main():
     check_compare_bars_follow_rows()
     check_gpu_tables_ahead()
     check_whole_tree_early()
+    check_early_over_budget()
     check_levels_ahead()
     check_compare_levels_ahead()
     check_runs_computed_under()
