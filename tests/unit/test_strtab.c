@@ -157,3 +157,53 @@ Test(strtab, places_follow_the_byte_order)
 	cr_expect_eq(place[osc_strtab_find(&st, "zz", 2)], st.count - 1);
 	free(place);
 }
+
+/* Strings outside a table, for osc_strs_sort's reference: memcmp, length, then id. */
+static const char *ref_strs[4000];
+static size_t ref_lens[4000];
+
+static int ref_cmp_strs(const void *pa, const void *pb)
+{
+	uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+	size_t la = ref_lens[a], lb = ref_lens[b];
+	int c = memcmp(ref_strs[a], ref_strs[b], la < lb ? la : lb);
+
+	return c ? c : la != lb ? (la > lb) - (la < lb) : (a > b) - (a < b);
+}
+
+/*
+ * osc_strs_sort: the same byte order for strings given with their lengths,
+ * equal ones (in separate buffers) in their ids' order; groups of a shared
+ * prefix big enough for the radix passes and small enough for comparisons.
+ */
+Test(strtab, strings_sort_stably_in_byte_order)
+{
+	enum { N = 4000 };
+	static const char *const stems[] = { "", "aten::c", "aten::co", "aten::con",
+					     "aten::convolution_backward_input_and_w [[1]]",
+					     "\xc3\xa9" };
+	static char text[N][64];
+	static uint32_t ids[N], want[N];
+	unsigned seed = 11;
+
+	for (uint32_t i = 0; i < N; i++) {
+		const char *stem = stems[i % 6];
+		size_t len = strlen(stem), extra;
+
+		seed = seed * 1103515245u + 12345u;
+		extra = (seed >> 16) % 6;
+		memcpy(text[i], stem, len);
+		for (size_t j = 0; j < extra; j++) {
+			seed = seed * 1103515245u + 12345u;
+			text[i][len + j] = (char)((seed >> 16) % 5 == 0 ? '\0' : 'a' + (seed >> 20) % 3);
+		}
+		ref_strs[i] = text[i];
+		ref_lens[i] = len + extra;
+		ids[i] = i;
+	}
+	memcpy(want, ids, sizeof(ids));
+	qsort(want, N, sizeof(*want), ref_cmp_strs);
+	osc_strs_sort(ref_strs, ref_lens, ids, N);
+	for (size_t i = 0; i < N; i++)
+		cr_assert_eq(ids[i], want[i], "position %zu: id %u, want %u", i, ids[i], want[i]);
+}

@@ -71,6 +71,12 @@ void osc_strtab_prefetch(const struct osc_strtab *t, const char *s, size_t len);
 void osc_strtab_sort(const struct osc_strtab *t, osc_str *ids, size_t n);
 
 /*
+ * The same for any strings: ids[0..n) index strs, of lens bytes each; equal
+ * strings keep their ids' order (the sort is stable).
+ */
+void osc_strs_sort(const char *const *strs, const size_t *lens, uint32_t *ids, size_t n);
+
+/*
  * Per id of t, its place in the byte order of every string of t, a new
  * array of t->count; every id in that order into *sorted (a new array)
  * unless sorted is NULL.

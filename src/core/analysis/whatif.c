@@ -680,19 +680,6 @@ static void project_none(const struct osc_whatif *w, struct row_sum *sum)
 	}
 }
 
-struct labelled_row {
-	const char *label;
-	uint32_t row;
-};
-
-static int cmp_labels(const void *a, const void *b)
-{
-	const struct labelled_row *x = a, *y = b;
-	int c = strcmp(x->label, y->label);
-
-	return c ? c : (x->row > y->row) - (x->row < y->row);
-}
-
 /*
  * w->label_rank from the trace's strings in byte order (trace_cache.h), when
  * each label is its row's name as the trace holds it, whole and with no NUL
@@ -714,26 +701,31 @@ static bool rank_by_text(struct osc_whatif *w)
 	return true;
 }
 
-/* w->label_rank: the rows' labels in byte order, equal labels one place. */
+/* w->label_rank: the rows' labels in strcmp's order, equal labels one place. */
 static void rank_labels(struct osc_whatif *w)
 {
 	size_t n = w->nr_labels;
-	struct labelled_row *by;
-	uint32_t place = 0;
+	size_t *len;
+	uint32_t *by, place = 0;
 
 	if (rank_by_text(w))
 		return;
-	by = osc_xmalloc((n ? n : 1) * sizeof(*by));
+	len = osc_xmalloc_big(n ? n : 1, sizeof(*len));
+	by = osc_xmalloc_big(n ? n : 1, sizeof(*by));
 	w->label_rank = osc_xmalloc((n ? n : 1) * sizeof(*w->label_rank));
-	for (size_t r = 0; r < n; r++)
-		by[r] = (struct labelled_row){ w->labels[r], (uint32_t)r };
-	qsort(by, n, sizeof(*by), cmp_labels);
+	for (size_t r = 0; r < n; r++) {
+		len[r] = strlen(w->labels[r]); /* to a NUL, as strcmp reads */
+		by[r] = (uint32_t)r;
+	}
+	osc_strs_sort(w->labels, len, by, n);
 	for (size_t i = 0; i < n; i++) {
-		if (i && strcmp(by[i].label, by[i - 1].label))
+		if (i && (len[by[i]] != len[by[i - 1]] ||
+			  memcmp(w->labels[by[i]], w->labels[by[i - 1]], len[by[i]])))
 			place++;
-		w->label_rank[by[i].row] = place;
+		w->label_rank[by[i]] = place;
 	}
 	free(by);
+	free(len);
 }
 
 /*

@@ -1,11 +1,13 @@
 /*
- * strtab_sort.c - ids in the byte order of their strings (strtab.h).
+ * strtab_sort.c - ids in the byte order of their strings (strtab.h): a
+ * table's strings, or any strings given with their lengths.
  *
  * A radix sort on 8 bytes at a time, big-endian so that the number orders
  * as the bytes do: after the first 8 bytes only the ids whose 8 bytes were
- * equal are sorted again, on their next 8, and small groups by comparison.
- * Sorting 1M distinct names this way touches each string about once per
- * 8 shared bytes, where a comparison sort reads it twenty times.
+ * equal are sorted again, on their next 8, and small groups by comparison
+ * (stably: equal strings keep their ids' order). Sorting 1M distinct names
+ * this way touches each string about once per 8 shared bytes, where a
+ * comparison sort reads it twenty times.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -17,11 +19,28 @@
 /* Groups this small are sorted by comparison. */
 #define SMALL_GROUP 32
 
-/* Bytes [from, from + 8) of s, big-endian, zeros past its end. */
-static uint64_t chunk_at(const struct osc_strtab *t, osc_str s, size_t from)
+/* Where the strings are: a table's (t), else strs and lens by id. */
+struct source {
+	const struct osc_strtab *t;
+	const char *const *strs;
+	const size_t *lens;
+};
+
+static const char *str_of(const struct source *src, uint32_t id)
 {
-	size_t len = osc_strtab_len(t, s);
-	const unsigned char *p = (const unsigned char *)osc_strtab_get(t, s);
+	return src->t ? osc_strtab_get(src->t, id) : src->strs[id];
+}
+
+static size_t len_of(const struct source *src, uint32_t id)
+{
+	return src->t ? osc_strtab_len(src->t, id) : src->lens[id];
+}
+
+/* Bytes [from, from + 8) of string s, big-endian, zeros past its end. */
+static uint64_t chunk_at(const struct source *src, uint32_t s, size_t from)
+{
+	size_t len = len_of(src, s);
+	const unsigned char *p = (const unsigned char *)str_of(src, s);
 	uint64_t v = 0;
 
 	for (size_t i = 0; i < 8; i++)
@@ -30,33 +49,33 @@ static uint64_t chunk_at(const struct osc_strtab *t, osc_str s, size_t from)
 }
 
 /* memcmp order from byte `from` on, a prefix before the longer string. */
-static int cmp_from(const struct osc_strtab *t, osc_str a, osc_str b, size_t from)
+static int cmp_from(const struct source *src, uint32_t a, uint32_t b, size_t from)
 {
-	size_t la = osc_strtab_len(t, a), lb = osc_strtab_len(t, b);
+	size_t la = len_of(src, a), lb = len_of(src, b);
 	size_t n = (la < lb ? la : lb);
-	int c = n > from ? memcmp(osc_strtab_get(t, a) + from, osc_strtab_get(t, b) + from,
-				  n - from) : 0;
+	int c = n > from ? memcmp(str_of(src, a) + from, str_of(src, b) + from, n - from) : 0;
 
 	return c ? c : (la > lb) - (la < lb);
 }
 
-static void insertion_sort(const struct osc_strtab *t, osc_str *ids, size_t n, size_t from)
+static void insertion_sort(const struct source *src, uint32_t *ids, size_t n, size_t from)
 {
 	for (size_t i = 1; i < n; i++) {
-		osc_str x = ids[i];
+		uint32_t x = ids[i];
 		size_t j = i;
 
-		for (; j && cmp_from(t, ids[j - 1], x, from) > 0; j--)
+		for (; j && cmp_from(src, ids[j - 1], x, from) > 0; j--)
 			ids[j] = ids[j - 1];
 		ids[j] = x;
 	}
 }
 
 /* Whether every string of ids[0..n) ends within `from` bytes. */
-static bool all_end_before(const struct osc_strtab *t, const osc_str *ids, size_t n, size_t from)
+static bool all_end_before(const struct source *src, const uint32_t *ids, size_t n,
+			   size_t from)
 {
 	for (size_t i = 0; i < n; i++)
-		if (osc_strtab_len(t, ids[i]) > from)
+		if (len_of(src, ids[i]) > from)
 			return false;
 	return true;
 }
@@ -77,7 +96,7 @@ static struct scratch scratch_from(const struct scratch *s, size_t i)
  * Sort ids[0..n), whose strings share their first `from` bytes; s has n
  * entries of each array.
  */
-static void sort_from(const struct osc_strtab *t, osc_str *ids, size_t n, size_t from,
+static void sort_from(const struct source *t, uint32_t *ids, size_t n, size_t from,
 		      const struct scratch *s)
 {
 	uint64_t *k = s->k;
@@ -108,16 +127,31 @@ static void sort_from(const struct osc_strtab *t, osc_str *ids, size_t n, size_t
 	}
 }
 
-void osc_strtab_sort(const struct osc_strtab *t, osc_str *ids, size_t n)
+/* Sort ids[0..n) by their strings in src. */
+static void sort_source(const struct source *src, uint32_t *ids, size_t n)
 {
 	size_t m = n ? n : 1;
-	uint64_t *k = osc_xmalloc(2 * m * sizeof(*k));
-	uint32_t *idx = osc_xmalloc(2 * m * sizeof(*idx));
+	uint64_t *k = osc_xmalloc_big(2 * m, sizeof(*k));
+	uint32_t *idx = osc_xmalloc_big(2 * m, sizeof(*idx));
 	struct scratch s = { k, k + m, idx, idx + m };
 
-	sort_from(t, ids, n, 0, &s);
+	sort_from(src, ids, n, 0, &s);
 	free(k);
 	free(idx);
+}
+
+void osc_strtab_sort(const struct osc_strtab *t, osc_str *ids, size_t n)
+{
+	const struct source src = { .t = t };
+
+	sort_source(&src, ids, n);
+}
+
+void osc_strs_sort(const char *const *strs, const size_t *lens, uint32_t *ids, size_t n)
+{
+	const struct source src = { .strs = strs, .lens = lens };
+
+	sort_source(&src, ids, n);
 }
 
 uint32_t *osc_strtab_places(const struct osc_strtab *t, osc_str **sorted)
