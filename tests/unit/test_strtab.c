@@ -195,7 +195,8 @@ Test(strtab, strings_sort_stably_in_byte_order)
 		memcpy(text[i], stem, len);
 		for (size_t j = 0; j < extra; j++) {
 			seed = seed * 1103515245u + 12345u;
-			text[i][len + j] = (char)((seed >> 16) % 5 == 0 ? '\0' : 'a' + (seed >> 20) % 3);
+			text[i][len + j] =
+				(char)((seed >> 16) % 5 == 0 ? '\0' : 'a' + (seed >> 20) % 3);
 		}
 		ref_strs[i] = text[i];
 		ref_lens[i] = len + extra;
