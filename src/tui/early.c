@@ -1,7 +1,6 @@
 /* early.c - results of views computed before the view is opened (early.h). */
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "opscope/base/alloc.h"
 #include "early.h"
@@ -25,6 +24,7 @@ static struct osc_early *entry(struct osc_tui *t, enum osc_early_id id)
 	return e;
 }
 
+/* Give back e's result: none is ready. */
 static void drop(struct osc_early *e)
 {
 	e->kind->release(e->result);
@@ -94,6 +94,8 @@ void osc_early_settle(struct osc_tui *t)
 
 			if (e->kind && e->job.running)
 				join(t, e);
+			if (e->kind) /* one of runs before: computed again */
+				take_in(t, e);
 		}
 	} while (start_next(t));
 }
