@@ -935,6 +935,16 @@ def check_gpu_tables_in_background():
            "%s\n---\n%s" % (now.get("r"), held.get("r2")))
 
 
+def report_at_once(ok, errs, now, got, names, busy, what):
+    """Each dump of names in got: not busy (the worker's word, its rows not
+    in), and the screen now has, the runs ok; what names the check (%s: the
+    dump)."""
+    for name in names:
+        g, w = got.get(name) or "", now.get(name) or ""
+        report(ok and w and busy not in g and g == w, what % name,
+               "%s\n%s\n---\n%s" % (errs, w, g))
+
+
 def check_gpu_tables_ahead():
     """The GPU view's tables computed ahead (:ahead, as on a big trace once
     the views compute nothing): G shows the breakdown computed before it was
@@ -952,11 +962,8 @@ def check_gpu_tables_ahead():
                                     ":dump pending", ":jobs go", ":dump r", "<Tab>",
                                     ":jobs go", ":dump rg"])
     shutil.rmtree(d, ignore_errors=True)
-    for name in ("b", "g", "l", "p", "b2"):
-        got, want = ahead.get(name) or "", now.get(name) or ""
-        report(rc == 0 and rc2 == 0 and want and "computing" not in got and got == want,
-               "a GPU table computed ahead shows at once, as computed (%s)" % name,
-               "%s%s\n%s\n---\n%s" % (err, err2, want, got))
+    report_at_once(rc == 0 and rc2 == 0, err + err2, now, ahead, ("b", "g", "l", "p", "b2"),
+                   "computing", "a GPU table computed ahead shows at once, as computed (%s)")
     title = (ahead.get("pending") or "").split("\n")[0]
     report("computing busy and idle..." in title and ahead.get("r") == now.get("r"),
            "the GPU breakdown computed ahead is not shown after a change of runs",
@@ -981,11 +988,8 @@ def check_whole_tree_early():
                                            "j", "T", ":dump t2", "<Esc>", ":runs 1", "T",
                                            ":dump pending", ":jobs go", ":dump r"])
     shutil.rmtree(d, ignore_errors=True)
-    for name in ("t", "t2"):
-        got, want = early.get(name) or "", now.get(name) or ""
-        report(rc == 0 and rc2 == 0 and want and "merging" not in got and got == want,
-               "the whole tree merged before T shows at once, as merged (%s)" % name,
-               "%s%s\n%s\n---\n%s" % (err, err2, want, got))
+    report_at_once(rc == 0 and rc2 == 0, err + err2, now, early, ("t", "t2"), "merging",
+                   "the whole tree merged before T shows at once, as merged (%s)")
     title = (early.get("pending") or "").split("\n")[0]
     report("merging" in title and early.get("r") == now.get("r"),
            "the whole tree merged before a change of runs is not shown after it",
