@@ -305,11 +305,13 @@ static void runtime_split(struct tree_view *tv)
 	}
 }
 
-/* The children lists (roots in the slot m.nr) in first-appearance order. */
+/*
+ * Room for the children lists (roots in the slot m.nr) and where each
+ * starts; tree_sort fills them.
+ */
 static void build_kids(struct tree_view *tv)
 {
 	const struct osc_mtree *m = &tv->m;
-	size_t *at;
 
 	/* a million nodes' tables: whole huge pages (alloc.h) */
 	tv->kid_first = osc_xcalloc_big(m->nr + 2, sizeof(*tv->kid_first));
@@ -322,15 +324,6 @@ static void build_kids(struct tree_view *tv)
 	}
 	for (size_t i = 1; i < m->nr + 2; i++)
 		tv->kid_first[i] += tv->kid_first[i - 1];
-	at = osc_xmalloc_big(m->nr + 1, sizeof(*at));
-	memcpy(at, tv->kid_first, (m->nr + 1) * sizeof(*at));
-	for (uint32_t r = m->first_root; r != OSC_NONE; r = m->nodes[r].next_sibling)
-		tv->kids[at[m->nr]++] = r;
-	for (size_t n = 0; n < m->nr; n++)
-		for (uint32_t k = m->nodes[n].first_child; k != OSC_NONE;
-		     k = m->nodes[k].next_sibling)
-			tv->kids[at[n]++] = k;
-	free(at);
 }
 
 /* qsort has no context argument in C11; trees sort on the UI thread only. */
@@ -388,6 +381,7 @@ static void tree_sort(struct osc_tui *t, struct osc_view *v)
 	if (v->sort_col == COL_NAME) {
 		sorting = tv;
 		sort_desc = v->sort_desc;
+		osc_mtree_order(&tv->m, NULL, false, tv->kid_first, tv->kids); /* grouped */
 		for (size_t p = 0; p <= tv->m.nr; p++)
 			qsort(tv->kids + tv->kid_first[p], tv->kid_first[p + 1] - tv->kid_first[p],
 			      sizeof(*tv->kids), cmp_name);
@@ -432,12 +426,20 @@ static void read_calls(const struct osc_tui *t, struct tree_view *tv,
 	osc_agg_release(&a);
 }
 
+/* Merge t's whole tree for the run selection sel into out. */
+static void merge_whole(const struct osc_tui *t, const struct osc_runsel *sel,
+			struct osc_mtree *out)
+{
+	osc_mtree_build(&t->trace, osc_trace_host_tree(&t->trace),
+			osc_trace_correlation(&t->trace), &t->runs, sel, OSC_STR_NONE, out);
+}
+
 /* Merge the tree the view shows for the run selection sel into out. */
 static void merge(const struct osc_tui *t, struct tree_view *tv, const struct osc_runsel *sel,
 		  struct osc_mtree *out)
 {
 	if (!tv->of_row) {
-		osc_mtree_build(&t->trace, tv->c, tv->corr, &t->runs, sel, OSC_STR_NONE, out);
+		merge_whole(t, sel, out);
 		return;
 	}
 	if (tv->reread)
@@ -454,14 +456,18 @@ static void merge_work(void *arg)
 	merge(tv->tui, tv, &tv->job.sel, &tv->made);
 }
 
-/* Merged tree m becomes the view's (m is left empty): its filter, children and rows. */
-static void take_tree(struct osc_tui *t, struct osc_view *v, struct osc_mtree *m)
+/*
+ * Merged tree m, of tui->gen gen, becomes the view's (m is left empty): its
+ * filter, children and rows.
+ */
+static void take_tree(struct osc_tui *t, struct osc_view *v, struct osc_mtree *m, unsigned gen)
 {
 	struct tree_view *tv = v->priv;
 	size_t n, words;
 
 	release_tree(tv);
 	tv->m = *m;
+	tv->m_gen = gen;
 	memset(m, 0, sizeof(*m));
 	tv->merged = true;
 	if (tv->reread) { /* the calls it was merged from */
@@ -521,17 +527,17 @@ static void tree_build(struct osc_tui *t, struct osc_view *v)
 			tv->reread = true;
 		}
 	}
-	tv->m_gen = tv->made_gen = t->gen;
 	if (!tv->of_row && osc_early_take(t, OSC_EARLY_TREE, &m)) { /* merged before T */
-		take_tree(t, v, &m);
+		take_tree(t, v, &m, t->gen);
 		return;
 	}
+	tv->made_gen = t->gen;
 	if (osc_view_jobs_wanted(t) && osc_view_job_start(t, &tv->job, merge_work, tv)) {
 		osc_view_job_wait_briefly(t, v, &tv->job);
 		return;
 	}
 	merge(t, tv, &t->sel, &m);
-	take_tree(t, v, &m);
+	take_tree(t, v, &m, t->gen);
 }
 
 static bool tree_busy(struct osc_view *v)
@@ -549,8 +555,7 @@ static bool tree_poll(struct osc_tui *t, struct osc_view *v)
 	if (!osc_view_job_finished(&tv->job))
 		return false;
 	osc_view_job_join(&tv->job);
-	take_tree(t, v, &tv->made);
-	tv->m_gen = tv->made_gen;
+	take_tree(t, v, &tv->made, tv->made_gen);
 	if (tv->job.again)
 		tree_build(t, v);
 	osc_view_rows_replaced(t, v);
@@ -943,8 +948,7 @@ static bool early_wanted(const struct osc_tui *t)
 
 static void early_compute(const struct osc_tui *t, const struct osc_runsel *sel, void *result)
 {
-	osc_mtree_build(&t->trace, osc_trace_host_tree(&t->trace),
-			osc_trace_correlation(&t->trace), &t->runs, sel, OSC_STR_NONE, result);
+	merge_whole(t, sel, result);
 }
 
 static void early_release(void *result)

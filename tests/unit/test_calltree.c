@@ -716,7 +716,8 @@ Test(calltree, walk_finds_as_find)
  * osc_mtree_order against a plain recomputation: each node's children (and
  * the roots), in node order, then insertion-sorted by key (a stable sort:
  * ties by node), the unattributed root last. A random tree of 3000 nodes
- * with many equal keys and the extremes of int64_t, both directions.
+ * with many equal keys and the extremes of int64_t, both directions, and
+ * with no key (each group in node order).
  */
 Test(calltree, order_of_siblings_is_by_key_then_node)
 {
@@ -736,11 +737,11 @@ Test(calltree, order_of_siblings_is_by_key_then_node)
 	}
 	for (size_t g = 1; g < N + 2; g++)
 		kid_first[g] += kid_first[g - 1];
-	for (int desc = 0; desc < 2; desc++) {
+	for (int desc = -1; desc < 2; desc++) { /* -1: no key, by node alone */
 		memcpy(at, kid_first, sizeof(at));
 		for (uint32_t n = 0; n < N; n++)
 			want[at[nodes[n].parent == OSC_NONE ? N : nodes[n].parent]++] = n;
-		for (size_t g = 0; g <= N; g++) {
+		for (size_t g = 0; desc >= 0 && g <= N; g++) {
 			for (size_t i = kid_first[g] + 1; i < kid_first[g + 1]; i++) {
 				uint32_t x = want[i];
 				size_t j = i;
@@ -758,7 +759,7 @@ Test(calltree, order_of_siblings_is_by_key_then_node)
 				want[i] = want[i + 1];
 				want[i + 1] = 7;
 			}
-		osc_mtree_order(&m, key, desc, kid_first, kids);
+		osc_mtree_order(&m, desc < 0 ? NULL : key, desc > 0, kid_first, kids);
 		for (size_t i = 0; i < N; i++)
 			cr_expect_eq(kids[i], want[i], "desc %d, at %zu: node %u, want %u", desc, i,
 				     kids[i], want[i]);

@@ -292,7 +292,8 @@ uint32_t osc_mtree_next(const struct osc_mtree *m, uint32_t n, bool down, uint32
  * children from kids[kid_first[p]], the roots from kids[kid_first[m->nr]]
  * (kid_first: m->nr + 2 entries, as the children counted give them). Each
  * group is ordered by key[node] (m->nr entries), descending with desc, ties
- * by node; the unattributed root comes last of the roots. O(m->nr): a
+ * by node (key NULL: by node alone); the unattributed root comes last of the
+ * roots. O(m->nr): a
  * stable radix sort, where a comparison sort of a million siblings takes a
  * quarter of a second.
  */

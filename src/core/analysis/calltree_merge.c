@@ -571,10 +571,11 @@ void osc_mtree_order(const struct osc_mtree *m, const int64_t *key, bool desc,
 	size_t *at = osc_xmalloc_big(m->nr + 1, sizeof(*at)), roots;
 
 	for (size_t n = 0; n < m->nr; n++) { /* by key, ties by node (the sort is stable) */
-		k[n] = desc ? ~osc_radix_key(key[n]) : osc_radix_key(key[n]);
+		k[n] = !key ? 0 : desc ? ~osc_radix_key(key[n]) : osc_radix_key(key[n]);
 		idx[n] = (uint32_t)n;
 	}
-	osc_radix_sort_pairs(k, idx, m->nr);
+	if (key)
+		osc_radix_sort_pairs(k, idx, m->nr);
 	memcpy(at, kid_first, (m->nr + 1) * sizeof(*at));
 	for (size_t i = 0; i < m->nr; i++) { /* then by parent, stably: a counting sort */
 		uint32_t p = m->nodes[idx[i]].parent;
