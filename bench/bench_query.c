@@ -284,7 +284,8 @@ static void compare(struct ctx *c)
 /*
  * The what-if view (W): the projection of the op and kernel levels with no
  * rule, with one wildcard rule, and with a table of 100 shape rules that
- * match nothing (each event tested against all), best of the repeats each.
+ * match nothing (each event tested against all), best of the repeats each;
+ * each sorted as the view opens it.
  */
 static void whatif(struct ctx *c)
 {
@@ -316,6 +317,7 @@ static void whatif(struct ctx *c)
 				double t0 = now_ms(), ms;
 
 				osc_whatif(&c->t, &agg, &s, &w);
+				osc_whatif_sort(&w, OSC_WHATIF_TOTAL, true); /* as the view opens */
 				ms = now_ms() - t0;
 				osc_whatif_release(&w);
 				if (!i || ms < best)

@@ -664,23 +664,6 @@ static void project_device(struct osc_whatif *w, struct rule_memo *m, struct row
 }
 
 /*
- * No rule: each row's time is its own, unchanged: its self time at the host
- * levels, its durations at the device levels, both summed by the aggregate
- * over the same members (the tree is not walked).
- */
-static void project_none(const struct osc_whatif *w, struct row_sum *sum)
-{
-	const struct osc_agg *agg = w->agg;
-
-	for (size_t r = 0; r < agg->nr; r++) {
-		int64_t time = w->device ? agg->rows[r].total : agg->rows[r].self;
-
-		sum[r].total = time;
-		sum[r].exact = sum[r].projected = (double)time;
-	}
-}
-
-/*
  * w->label_rank from the trace's strings in byte order (trace_cache.h), when
  * each label is its row's name as the trace holds it, whole and with no NUL
  * byte (names_whole; then strcmp's order is the bytes' order): no string is
@@ -768,13 +751,67 @@ static void make_labels(struct osc_whatif *w, const struct osc_names *names)
 	free(at);
 }
 
+/*
+ * The rows through the rules: each row's time summed, divided by its
+ * members' factors (project_host or project_device); returns the time saved
+ * in all.
+ */
+static double project_rules(struct osc_whatif *w, const struct osc_speedups *s)
+{
+	const struct osc_agg *agg = w->agg;
+	struct row_sum *sum = osc_xcalloc_big(agg->nr ? agg->nr : 1, sizeof(*sum));
+	struct rule_memo memo;
+	double saved = 0;
+
+	rule_memo_init(&memo, s, w->trace, agg);
+	if (w->device)
+		project_device(w, &memo, sum);
+	else
+		project_host(w, &memo, sum);
+	for (size_t r = 0; r < agg->nr; r++) {
+		struct osc_whatif_row *row = &w->rows[r];
+
+		row->agg_row = r;
+		row->count = agg->rows[r].count;
+		row->total = sum[r].total;
+		row->projected = sum[r].projected;
+		row->saved = sum[r].exact - sum[r].projected;
+		row->factor = sum[r].projected > 0 ? sum[r].exact / sum[r].projected : 1;
+		saved += row->saved;
+		w->device_saved += sum[r].device_saved;
+	}
+	free(sum);
+	rule_memo_release(&memo);
+	return saved;
+}
+
+/*
+ * No rule: each row's time is its own, unchanged: its self time at the host
+ * levels, its durations at the device levels, both summed by the aggregate
+ * over the same members (the tree is not walked).
+ */
+static void project_none(struct osc_whatif *w)
+{
+	const struct osc_agg *agg = w->agg;
+
+	for (size_t r = 0; r < agg->nr; r++) {
+		int64_t time = w->device ? agg->rows[r].total : agg->rows[r].self;
+
+		w->rows[r] = (struct osc_whatif_row){
+			.agg_row = r,
+			.count = agg->rows[r].count,
+			.total = time,
+			.projected = (double)time,
+			.factor = 1,
+		};
+	}
+}
+
 void osc_whatif_names(const struct osc_trace *t, const struct osc_agg *agg,
 		      const struct osc_names *names, const struct osc_speedups *s,
 		      struct osc_whatif *out)
 {
 	double saved = 0;
-	struct row_sum *sum;
-	struct rule_memo memo;
 
 	memset(out, 0, sizeof(*out));
 	out->trace = t;
@@ -788,28 +825,10 @@ void osc_whatif_names(const struct osc_trace *t, const struct osc_agg *agg,
 	out->rows = osc_xmalloc_big(agg->nr ? agg->nr : 1, sizeof(*out->rows)); /* all written */
 	make_labels(out, names);
 	rank_labels(out);
-	rule_memo_init(&memo, s, t, agg);
-	sum = osc_xcalloc_big(agg->nr ? agg->nr : 1, sizeof(*sum));
-	if (!s->nr)
-		project_none(out, sum);
-	else if (out->device)
-		project_device(out, &memo, sum);
+	if (s->nr)
+		saved = project_rules(out, s);
 	else
-		project_host(out, &memo, sum);
-	for (size_t r = 0; r < agg->nr; r++) {
-		struct osc_whatif_row *row = &out->rows[r];
-
-		row->agg_row = r;
-		row->count = agg->rows[r].count;
-		row->total = sum[r].total;
-		row->projected = sum[r].projected;
-		row->saved = sum[r].exact - sum[r].projected;
-		row->factor = sum[r].projected > 0 ? sum[r].exact / sum[r].projected : 1;
-		saved += row->saved;
-		out->device_saved += sum[r].device_saved;
-	}
-	free(sum);
-	rule_memo_release(&memo);
+		project_none(out);
 	/* Sums that saturated (OSC_WARN_HUGE_SUMS) must not make a share over 100 %
 	   or a time below zero. */
 	for (size_t r = 0; r < out->nr; r++)
@@ -880,25 +899,28 @@ bool osc_whatif_col_parse(const char *s, enum osc_whatif_col *out)
 	return false;
 }
 
-static double col_value(const struct osc_whatif_row *r, enum osc_whatif_col by)
+/* The key of row r by a column, ascending: exact integers where the column is one. */
+static uint64_t col_key(const struct osc_whatif_row *r, enum osc_whatif_col by)
 {
 	switch (by) {
 	case OSC_WHATIF_COUNT:
-		return (double)r->count;
+		return r->count;
 	case OSC_WHATIF_FACTOR:
-		return r->factor;
+		return osc_radix_double_key(r->factor);
 	case OSC_WHATIF_PROJECTED:
-		return r->projected;
+		return osc_radix_double_key(r->projected);
 	case OSC_WHATIF_SAVED:
-		return r->saved;
+		return osc_radix_double_key(r->saved);
 	default: /* TOTAL, PCT */
-		return (double)r->total;
+		return osc_radix_key(r->total);
 	}
 }
 
 /*
  * By the column (descending: larger first), then the label in byte order,
- * then the aggregate row: two stable radix sorts, the last key first.
+ * then the aggregate row: two stable radix sorts, the last key first. The
+ * rows start in aggregate row order, so the first sort's key is the label's
+ * rank alone (a few digits), and integer columns are keys as they are.
  */
 void osc_whatif_sort(struct osc_whatif *w, enum osc_whatif_col by, bool descending)
 {
@@ -913,9 +935,9 @@ void osc_whatif_sort(struct osc_whatif *w, enum osc_whatif_col by, bool descendi
 		uint32_t rank = w->label_rank[w->rows[r].agg_row];
 
 		idx[r] = (uint32_t)r;
-		k[r] = (uint64_t)(name_desc ? ~rank : rank) << 32 | w->rows[r].agg_row;
+		k[r] = name_desc ? UINT32_MAX - rank : rank;
 		if (value) {
-			uint64_t key = osc_radix_double_key(col_value(&w->rows[r], by));
+			uint64_t key = col_key(&w->rows[r], by);
 
 			value[r] = descending ? ~key : key;
 		}
