@@ -73,6 +73,9 @@ struct table_view {
 	struct table_job job;
 	struct table_job ahead;   /* another level's rows, computed before they are asked for */
 	struct osc_ahead ah;      /* the levels whose rows computed ahead did not fit */
+	unsigned lent_key;        /* the rows_key of rows lent (lend_rows) ... */
+	unsigned lent_gen;        /* ... for this tui->gen, not yet back: not computed ahead */
+	bool lent;
 	struct osc_agg_row drill; /* the row Enter opened (its identity, for the instances) */
 	osc_str drill_opened;     /* its key then: the key in any name style (table_restyle) */
 	char *drill_path;         /* path level: that row's path (ids change on a rebuild) */
@@ -414,13 +417,20 @@ static enum osc_stat order_of_level(struct osc_tui *t, struct osc_view *v, enum 
 	return cols[column_of(t, l, sort)].stat;
 }
 
-/* The next level to compute ahead: not shown, not kept, not too big; OSC_LEVEL_COUNT if none. */
+/*
+ * The next level to compute ahead: not shown, not kept, not lent to the
+ * view above (they come back), not too big; OSC_LEVEL_COUNT if none.
+ */
 static enum osc_level level_ahead(struct osc_tui *t, struct table_view *tv)
 {
-	for (int l = 0; l < OSC_LEVEL_COUNT; l++)
+	for (int l = 0; l < OSC_LEVEL_COUNT; l++) {
+		unsigned key = rows_key(t, (enum osc_level)l);
+
 		if ((enum osc_level)l != tv->level &&
-		    osc_ahead_wanted(&tv->ah, &tv->kept, rows_key(t, (enum osc_level)l), t->gen))
+		    !(tv->lent && tv->lent_key == key && tv->lent_gen == t->gen) &&
+		    osc_ahead_wanted(&tv->ah, &tv->kept, key, t->gen))
 			return (enum osc_level)l;
+	}
 	return OSC_LEVEL_COUNT;
 }
 
@@ -443,6 +453,8 @@ static void ahead_poll(struct osc_tui *t, struct osc_view *v)
 			       rows_key(t, tv->level), &made, sizeof(made), osc_agg_bytes(&made));
 		osc_agg_release(&made); /* zeroed when kept */
 	}
+	if (osc_tui_top(t) == v) /* no view above: rows lent came back, or were freed */
+		tv->lent = false;
 	if (!osc_tui_ahead_now(t) || tv->ahead.job.running || tv->only || !rows_current(t, tv))
 		return;
 	if ((l = level_ahead(t, tv)) == OSC_LEVEL_COUNT)
@@ -1014,12 +1026,18 @@ static bool table_lend_rows(struct osc_tui *t, struct osc_view *v, enum osc_leve
 
 	if (tv->only)
 		return false;
-	if (l != tv->level || !rows_current(t, tv))
-		return osc_kept_take(&tv->kept, rows_key(t, l), t->gen, out, sizeof(*out));
-	*out = tv->agg;
-	memset(&tv->agg, 0, sizeof(tv->agg));
-	tv->rows_made = false;
-	v->built_gen = t->gen - 1; /* built again on top, unless they come back */
+	if (l != tv->level || !rows_current(t, tv)) {
+		if (!osc_kept_take(&tv->kept, rows_key(t, l), t->gen, out, sizeof(*out)))
+			return false;
+	} else {
+		*out = tv->agg;
+		memset(&tv->agg, 0, sizeof(tv->agg));
+		tv->rows_made = false;
+		v->built_gen = t->gen - 1; /* built again on top, unless they come back */
+	}
+	tv->lent = true;
+	tv->lent_key = rows_key(t, l);
+	tv->lent_gen = t->gen;
 	return true;
 }
 
@@ -1028,6 +1046,8 @@ static void table_rows_back(struct osc_tui *t, struct osc_view *v, struct osc_ag
 {
 	struct table_view *tv = v->priv;
 
+	if (agg_key(rows) == tv->lent_key) /* not those lent before: what-if's Tab lends first */
+		tv->lent = false;
 	if (agg_key(rows) != rows_key(t, tv->level) || tv->rows_made || tv->job.job.running) {
 		osc_kept_retire(&tv->kept, true, agg_key(rows), t->gen, rows, sizeof(*rows),
 				osc_agg_bytes(rows));
