@@ -4,7 +4,8 @@
 Per database: kernel rows (count, total, min, max per name), NVTX op rows,
 event counts by kind from `info`, the gather_op_profile JSON of
 `report --by mapping --format json` (every op with its kernels by the
-projection rule), --run-range runs, standard input and gzip, and that no
+projection rule), the args of every device event (its row's facts, in a
+slice), --run-range runs, standard input and gzip, and that no
 environment or host data is printed. Bad databases (cut short, garbage after
 the header, an SQLite file without profiler tables) exit 2 with one line.
 
@@ -121,6 +122,27 @@ def check_gather(res, label, path):
                                                                       missing))
     res.check("%s gather_op_profile JSON matches SQL (%d ops, %d kernels)" %
               (label, len(want), sum(len(k) for _, k in want)), problems)
+
+
+def check_device_args(res, label, path):
+    """The args of the device events in a slice: each row's facts, from SQL."""
+    p = testlib.run(["slice", "--runs", "all", path])
+    try:
+        events = json.loads(p.text)["traceEvents"] if p.rc == 0 else []
+    except ValueError as e:
+        events = []
+        res.fail(label + " device args", "slice is not JSON: %s" % e)
+        return
+    got = sorted(json.dumps(e.get("args"), sort_keys=True) for e in events
+                 if e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset"))
+    want = sr.device_args(path)
+    problems = [] if p.rc == 0 else [p.describe()]
+    if got != want:
+        diff = [g for g in got if g not in want][:2] + [w for w in want if w not in got][:2]
+        problems.append("%d device events vs %d rows by SQL; differing: %s" %
+                        (len(got), len(want), diff))
+    res.check("%s device events' args are their rows' facts (%d rows)" % (label, len(want)),
+              problems)
 
 
 def check_run_range(res, label, path, regex):
@@ -248,6 +270,7 @@ def main():
         check_levels(res, label, path)
         check_counts(res, label, path, fmt)
         check_gather(res, label, path)
+        check_device_args(res, label, path)
     check_nsys2022(res, nsys2022, made)
     tmp.cleanup()
     check_run_range(res, "sample nvprof", sample, "embedding")

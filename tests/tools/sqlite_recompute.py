@@ -18,6 +18,7 @@ A gzip'd database is decompressed to a temporary file first.
 """
 import contextlib
 import gzip
+import json
 import os
 import sqlite3
 import tempfile
@@ -96,6 +97,57 @@ def nsys_calls(db):
 def kernels(path):
     with connect(path) as db:
         return _stats((r[0], r[1]) for r in db.execute(_kernel_sql(db)))
+
+
+NO_ID = -2 ** 63  # an absent correlation id, as opscope prints it
+
+
+def _int32(v):
+    return ((int(v) + 2 ** 31) % 2 ** 32) - 2 ** 31
+
+
+def _columns(db, table, cols):
+    """cols of table for a SELECT, NULL for those it lacks."""
+    have = {r[1] for r in db.execute("SELECT * FROM pragma_table_info(?)", (table,))}
+    return ", ".join(c if c in have else "NULL" for c in cols)
+
+
+def device_args(path):
+    """The args of every device row with a start (kernels, memcpy, memset), as
+    opscope shows them: JSON texts with sorted keys, in a list sorted."""
+    out = []
+
+    def i32(v):
+        return -1 if v is None else _int32(v)
+
+    with connect(path) as db:
+        tabs = _tables(db)
+        kernel_tables = ["CUPTI_ACTIVITY_KIND_KERNEL"] if "StringIds" in tabs else \
+            ["CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL", "CUPTI_ACTIVITY_KIND_KERNEL"]
+        kcols = ["start", "correlationId", "deviceId", "streamId", "gridX", "gridY", "gridZ",
+                 "blockX", "blockY", "blockZ", "registersPerThread", "staticSharedMemory",
+                 "dynamicSharedMemory"]
+        for t in (t for t in kernel_tables if t in tabs):
+            for r in db.execute("SELECT %s FROM %s" % (_columns(db, t, kcols), t)):
+                if r[0] is None or r[0] <= 0:
+                    continue
+                shared = -1 if r[11] is None and r[12] is None else (r[11] or 0) + (r[12] or 0)
+                out.append({"correlation": NO_ID if r[1] is None else r[1],
+                            "device": i32(r[2]), "stream": i32(r[3]),
+                            "grid": [i32(v) for v in r[4:7]],
+                            "block": [i32(v) for v in r[7:10]],
+                            "registers per thread": i32(r[10]), "shared memory": shared})
+        ccols = ["start", "correlationId", "deviceId", "streamId", "bytes"]
+        for t in ("CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET"):
+            if t not in tabs:
+                continue
+            for r in db.execute("SELECT %s FROM %s" % (_columns(db, t, ccols), t)):
+                if r[0] is None or r[0] <= 0:
+                    continue
+                out.append({"correlation": NO_ID if r[1] is None else r[1],
+                            "device": i32(r[2]), "stream": i32(r[3]),
+                            "bytes": -1 if r[4] is None else r[4]})
+    return sorted(json.dumps(a, sort_keys=True) for a in out)
 
 
 def _range_sql(db):

@@ -291,6 +291,9 @@ struct osc_trace {
 	struct osc_mapguard *args_guard; /* private: watches args_map when it is the
 					    user's file, which may change (mapguard.h) */
 	struct osc_args_view *args_view; /* private: text handed out by osc_trace_args */
+	bool device_args;    /* device events without args of their own show their kernel
+				record and correlation id as args (osc_trace_args): the
+				SQLite loaders keep no args text for them */
 	struct osc_trace_derived *derived; /* private: NULL until an analysis keeps
 					      something (set once, atomically) */
 	bool derived_used;             /* private: derived holds something */

@@ -284,6 +284,7 @@ static enum osc_status load(struct osc_load_ctx *lc)
 		copy[18] = copy[19] = 1;
 		data = copy;
 	}
+	q.t->device_args = true; /* sq_add_device keeps no args text */
 	q.cat_kernel = osc_trace_intern(q.t, "kernel", 6);
 	q.cat_memcpy = osc_trace_intern(q.t, "gpu_memcpy", 10);
 	q.cat_memset = osc_trace_intern(q.t, "gpu_memset", 10);

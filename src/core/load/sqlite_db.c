@@ -375,62 +375,12 @@ uint32_t sq_add(struct sq *q, struct osc_event *e, int64_t start, int64_t end,
 	return osc_trace_add_event(q->t, e, NULL, args, args_len);
 }
 
-/* Append s (a literal) at p. */
-#define PUT(p, s) (memcpy((p), (s), sizeof(s) - 1), (p) + sizeof(s) - 1)
-
-/* Append v in decimal at p (at most 20 bytes); return the end. printf costs
-   a tenth of a kernel row's load time. */
-static char *put_int(char *p, int64_t v)
-{
-	char tmp[20];
-	uint64_t u = v < 0 ? -(uint64_t)v : (uint64_t)v;
-	size_t n = 0;
-
-	if (v < 0)
-		*p++ = '-';
-	do
-		tmp[n++] = (char)('0' + u % 10);
-	while (u /= 10);
-	while (n)
-		*p++ = tmp[--n];
-	return p;
-}
-
-/* The args text of a device event: its correlation id and facts, as JSON. */
-static size_t device_args(char *buf, const struct sq_device *d, enum osc_kind kind)
-{
-	const struct osc_kernel *k = &d->k;
-	char *p = buf;
-
-	p = put_int(PUT(p, "{\"correlation\":"), d->corr);
-	p = put_int(PUT(p, ",\"device\":"), k->device);
-	p = put_int(PUT(p, ",\"stream\":"), k->stream);
-	if (kind != OSC_KIND_KERNEL) {
-		p = put_int(PUT(p, ",\"bytes\":"), k->bytes);
-		*p++ = '}';
-		return (size_t)(p - buf);
-	}
-	for (int i = 0; i < 2; i++) {
-		const int32_t *v = i ? k->block : k->grid;
-
-		p = put_int(i ? PUT(p, ",\"block\":[") : PUT(p, ",\"grid\":["), v[0]);
-		p = put_int(PUT(p, ","), v[1]);
-		p = put_int(PUT(p, ","), v[2]);
-		*p++ = ']';
-	}
-	p = put_int(PUT(p, ",\"registers per thread\":"), k->registers);
-	p = put_int(PUT(p, ",\"shared memory\":"), k->shared_mem);
-	*p++ = '}';
-	return (size_t)(p - buf);
-}
-
 void sq_add_device(struct sq *q, struct osc_event *e, const struct sq_device *d)
 {
 	e->corr_id = osc_trace_id(q->t, d->corr);
 	e->thread = sq_stream(q, d->k.device, d->k.stream);
 	e->kernel = osc_trace_add_kernel(q->t, &d->k);
-	OSC_GROW(q->scratch, 512, q->scratch_alloc);
-	sq_add(q, e, d->start, d->end, q->scratch, device_args(q->scratch, d, e->kind));
+	sq_add(q, e, d->start, d->end, NULL, 0); /* its args are its kernel record's */
 }
 
 /* Memcpy name from CUPTI's copyKind ("Memcpy HtoD"). */

@@ -31,7 +31,7 @@ struct sq {
 	uint64_t rows;                 /* rows read, for progress and cancel */
 	struct osc_i64map threads;     /* the file's own thread key (globalTid, pid << 32 |
 					  tid, ...) -> index in trace->threads */
-	char *scratch;                 /* UTF-8 repair and args text */
+	char *scratch;                 /* UTF-8 repair */
 	size_t scratch_alloc;
 	struct sq_ids ids;             /* StringIds, once sq_ids_load read it */
 	osc_str cat_kernel, cat_memcpy, cat_memset, cat_runtime, cat_driver, cat_nvtx;
@@ -137,7 +137,11 @@ uint32_t sq_stream(struct sq *q, int64_t device, int64_t stream);
 uint32_t sq_add(struct sq *q, struct osc_event *e, int64_t start, int64_t end,
 		const char *args, size_t args_len);
 
-/* Device kernel or copy: facts, args, the event (name, cat, kind, corr set by caller). */
+/*
+ * Device kernel or copy: its facts become the event's kernel record, which
+ * its args are rendered from (osc_trace.device_args); the event's name, cat
+ * and kind are the caller's.
+ */
 struct sq_device {
 	int64_t start, end, corr;
 	struct osc_kernel k;

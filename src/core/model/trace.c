@@ -12,6 +12,7 @@
 #include "base/json_scan.h"
 #include "base/mapguard.h"
 #include "base/radix.h"
+#include "model/device_args.h"
 #include "model/run_merge.h"
 
 /* Where osc_trace_args renders args kept by reference. */
@@ -737,11 +738,33 @@ static const char *args_shown(const struct osc_trace *t, uint64_t place)
 	return args_of(t, place, &v->p, &v->alloc);
 }
 
+/* Whether event ev's args are its kernel record's (osc_trace.device_args). */
+static bool args_from_kernel(const struct osc_trace *t, uint32_t ev)
+{
+	const struct osc_event *e = &t->events[ev];
+
+	return t->device_args && !osc_trace_args_place(t, ev) && osc_kind_is_device(e->kind) &&
+	       e->kernel < t->nr_kernels;
+}
+
+/* Event ev's args from its kernel record, into *buf. */
+static const char *kernel_args(const struct osc_trace *t, uint32_t ev, char **buf, size_t *alloc)
+{
+	const struct osc_event *e = &t->events[ev];
+
+	OSC_GROW(*buf, OSC_DEVICE_ARGS_MAX, *alloc);
+	osc_device_args(*buf, &t->kernels[e->kernel], osc_trace_id_value(t, e->corr_id),
+			(enum osc_kind)e->kind);
+	return *buf;
+}
+
 const char *osc_trace_args_into(const struct osc_trace *t, uint32_t ev, char **buf,
 				size_t *alloc)
 {
 	if (ev >= t->nr_events || !t->args_off)
 		return "";
+	if (args_from_kernel(t, ev))
+		return kernel_args(t, ev, buf, alloc);
 	return args_of(t, osc_trace_args_place(t, ev), buf, alloc);
 }
 
@@ -772,6 +795,8 @@ const char *osc_trace_args(const struct osc_trace *t, uint32_t ev)
 {
 	if (ev >= t->nr_events || !t->args_off)
 		return "";
+	if (args_from_kernel(t, ev) && t->args_view)
+		return kernel_args(t, ev, &t->args_view->p, &t->args_view->alloc);
 	return args_shown(t, osc_trace_args_place(t, ev));
 }
 
