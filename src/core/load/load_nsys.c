@@ -513,14 +513,13 @@ enum osc_status osc_load_nsys(struct sq *q)
 					    "CUPTI_ACTIVITY_KIND_MEMCPY",
 					    "CUPTI_ACTIVITY_KIND_MEMSET", "NVTX_EVENTS" };
 	enum osc_status st;
-	size_t calls, rows = 0;
+	size_t calls;
 	char *cols;
 
 	q->t->format = OSC_FORMAT_NSYS;
-	sq_expect_rows(q, read, sizeof(read) / sizeof(read[0]));
-	for (size_t i = 1; i < sizeof(read) / sizeof(read[0]); i++) /* an event per row */
-		rows += sq_table_rows(q, read[i]);
-	osc_trace_reserve(q->t, rows);
+	sq_expect_rows(q, read, 1);
+	/* an event per row of the others */
+	osc_trace_reserve(q->t, sq_expect_rows(q, read + 1, sizeof(read) / sizeof(read[0]) - 1));
 	st = sq_ids_load(q);
 	if (st == OSC_OK) {
 		cols = sq_columns(q, table, "k", name_cols, 2);

@@ -67,18 +67,31 @@ static int64_t last_rowid(struct sq *q, const char *table)
 	return rows > 0 ? rows : 0;
 }
 
-void sq_expect_rows(struct sq *q, const char *const *tables, size_t n)
+/* The most rows the database can hold: one per 16 bytes of it. */
+static uint64_t most_rows(struct sq *q)
 {
-	for (size_t i = 0; i < n; i++)
-		q->lc->rows_total += (uint64_t)last_rowid(q, tables[i]);
+	int64_t bytes = query_int(q, "SELECT p.page_count * s.page_size"
+				     " FROM pragma_page_count() p, pragma_page_size() s");
+
+	return bytes > 0 ? (uint64_t)bytes / 16 : 0;
+}
+
+size_t sq_expect_rows(struct sq *q, const char *const *tables, size_t n)
+{
+	uint64_t most = most_rows(q), sum = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		uint64_t rows = (uint64_t)last_rowid(q, tables[i]);
+
+		sum += rows < most ? rows : most;
+	}
+	q->lc->rows_total += sum;
+	return (size_t)sum;
 }
 
 size_t sq_table_rows(struct sq *q, const char *table)
 {
-	uint64_t rows = (uint64_t)last_rowid(q, table);
-	int64_t bytes = query_int(q, "SELECT p.page_count * s.page_size"
-				     " FROM pragma_page_count() p, pragma_page_size() s");
-	uint64_t most = bytes > 0 ? (uint64_t)bytes / 16 : 0;
+	uint64_t rows = (uint64_t)last_rowid(q, table), most = most_rows(q);
 
 	return (size_t)(rows < most ? rows : most);
 }

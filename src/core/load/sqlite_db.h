@@ -55,17 +55,17 @@ int sq_connect(struct osc_load_ctx *lc, unsigned char *data, size_t len, sqlite3
 /* True when the database has a table (not a view) of that name. */
 bool sq_has_table(struct sq *q, const char *table);
 /*
- * Add about how many rows the tables (those the database has) hold to the
- * load's rows_total, from their largest rowids (no scan), for its progress.
- */
-void sq_expect_rows(struct sq *q, const char *const *tables, size_t n);
-
-/*
  * About how many rows a table holds, from its largest rowid (no scan; 0 when
  * there is no such table), and at most one per 16 bytes of the database (a
  * hostile rowid): room to reserve before reading its rows.
  */
 size_t sq_table_rows(struct sq *q, const char *table);
+
+/*
+ * The rows of the tables (sq_table_rows, summed), added to the load's
+ * rows_total for its progress.
+ */
+size_t sq_expect_rows(struct sq *q, const char *const *tables, size_t n);
 
 /* True when table has a column of that name. */
 bool sq_has_column(struct sq *q, const char *table, const char *column);
