@@ -105,3 +105,26 @@ Test(id_index, dense_but_for_a_far_id)
 	ids[1000] = 0x80000005u; /* a wide id */
 	check(ids, 2000, false);
 }
+
+/* Room reserved for every id: adding them keeps the table where it is, and answers the same. */
+Test(id_index, reserved)
+{
+	struct osc_id_index x = { 0 };
+	uint64_t s = 2463534242ull;
+	uint32_t ids[3000];
+	const uint64_t *room;
+
+	for (size_t i = 0; i < 3000; i++)
+		ids[i] = (uint32_t)(next_random(&s) % 5000);
+	osc_id_index_reserve(&x, 3000);
+	room = x.pairs;
+	osc_id_index_reserve(&x, 10); /* less than there is: nothing changes */
+	cr_assert_eq(x.pairs, room);
+	for (size_t i = 0; i < 3000; i++)
+		osc_id_index_add(&x, ids[i], (uint32_t)i);
+	cr_assert_eq(x.pairs, room, "the table moved while ids were added");
+	osc_id_index_finish(&x);
+	for (size_t i = 0; i < 3000; i++)
+		cr_assert_eq(osc_id_index_get(&x, ids[i]), scan(ids, 3000, ids[i]), "id %u", ids[i]);
+	osc_id_index_release(&x);
+}

@@ -185,14 +185,19 @@ struct groups {
 	size_t nr, alloc, nr_threads;
 };
 
+/* Room for n items in all (at least 16). */
+static void groups_reserve(struct groups *g, size_t n)
+{
+	g->alloc = n > 16 ? n : 16;
+	g->ts = osc_xreallocarray(g->ts, g->alloc, sizeof(*g->ts));
+	g->item = osc_xreallocarray(g->item, g->alloc, sizeof(*g->item));
+	g->thread = osc_xreallocarray(g->thread, g->alloc, sizeof(*g->thread));
+}
+
 static void groups_add(struct groups *g, uint32_t thread, int64_t ts, uint32_t item)
 {
-	if (g->nr == g->alloc) {
-		g->alloc = g->alloc ? g->alloc * 3 / 2 : 16;
-		g->ts = osc_xreallocarray(g->ts, g->alloc, sizeof(*g->ts));
-		g->item = osc_xreallocarray(g->item, g->alloc, sizeof(*g->item));
-		g->thread = osc_xreallocarray(g->thread, g->alloc, sizeof(*g->thread));
-	}
+	if (g->nr == g->alloc)
+		groups_reserve(g, g->alloc * 3 / 2);
 	g->ts[g->nr] = ts;
 	g->item[g->nr] = item;
 	g->thread[g->nr++] = thread;
@@ -412,6 +417,9 @@ static void index_launches(struct ctx *x)
 	const struct osc_trace *t = x->t;
 	const struct osc_correlation *out = x->out;
 
+	/* room for them all: a million launches' tables are not copied as they grow */
+	osc_id_index_reserve(&x->launch_by_corr, out->nr_launches);
+	groups_reserve(&x->launch_by_time, out->nr_launches);
 	for (size_t l = 0; l < out->nr_launches; l++) {
 		const struct osc_event *e = &t->events[out->launches[l].event];
 

@@ -16,6 +16,14 @@
 #define PAGED_BYTES_PER_ID 64
 #define PAGED_SLACK ((size_t)1 << 20)
 
+void osc_id_index_reserve(struct osc_id_index *x, size_t n)
+{
+	if (n > x->alloc) {
+		x->pairs = osc_xreallocarray(x->pairs, n, sizeof(*x->pairs));
+		x->alloc = n;
+	}
+}
+
 void osc_id_index_add(struct osc_id_index *x, uint32_t id, uint32_t val)
 {
 	OSC_GROW(x->pairs, x->nr + 1, x->alloc);

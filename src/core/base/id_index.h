@@ -22,6 +22,9 @@ struct osc_id_index {
 	uint32_t lo;
 };
 
+/* Room for n ids in all, so that adding them copies nothing. */
+void osc_id_index_reserve(struct osc_id_index *x, size_t n);
+
 /* Add id with value val; values are added in increasing order. */
 void osc_id_index_add(struct osc_id_index *x, uint32_t id, uint32_t val);
 
