@@ -55,7 +55,7 @@ static void work(void *arg)
 {
 	struct osc_early *e = arg;
 
-	e->kind->compute(e->t, &e->job.sel, e->result);
+	e->kind->compute(e->t, &e->job.sel, &e->job.filter, e->result);
 }
 
 /* Start the first result due (none when one is being computed); true when one started. */

@@ -29,8 +29,9 @@ struct osc_early_kind {
 	size_t size; /* of the result's struct */
 	/* worth computing for t now (it has what the view shows, and no such view is open) */
 	bool (*wanted)(const struct osc_tui *t);
-	/* the result for t's runs in sel into result (zeroed before) */
-	void (*compute)(const struct osc_tui *t, const struct osc_runsel *sel, void *result);
+	/* the result for t's runs in sel and its filter into result (zeroed before) */
+	void (*compute)(const struct osc_tui *t, const struct osc_runsel *sel,
+			const struct osc_filter *filter, void *result);
 	void (*release)(void *result);
 	size_t (*bytes)(const struct osc_tui *t, const void *result); /* about what it holds */
 };

@@ -510,8 +510,10 @@ static bool early_wanted(const struct osc_tui *t)
 	return nr && !gpu_view_open(t);
 }
 
-static void early_compute(const struct osc_tui *t, const struct osc_runsel *sel, void *result)
+static void early_compute(const struct osc_tui *t, const struct osc_runsel *sel,
+			  const struct osc_filter *filter, void *result)
 {
+	(void)filter; /* the breakdown is of every device event */
 	compute(t, &t->names, sel, GPU_BREAKDOWN, result, NULL);
 }
 

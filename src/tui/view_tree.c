@@ -30,9 +30,10 @@
  * a kernel, an instance or an event's detail, the whole tree with the path
  * to that op (a kernel's launching op) unfolded and selected.
  *
- * On a big trace (view_job.h) the merge runs on a worker: T answers at
- * once, titled "merging...", and the tree comes in when merged; a change of
- * runs meanwhile merges again after.
+ * On a big trace (view_job.h) the merge runs on a worker, which lays the
+ * rows out too (tree_rows.h): T answers at once, titled "merging...", and
+ * the tree comes in when merged; a change of runs meanwhile merges again
+ * after. The whole tree is merged and laid out before T is pressed (early.h).
  *
  * x exports the rows shown with the plain name, its depth and its
  * $$-joined path (as `opscope tree` writes paths), then the numbers; to a
@@ -49,10 +50,9 @@
 #include "opscope/analysis/trace_cache.h"
 #include "cli_line.h"
 #include "keymap.h"
+#include "tree_rows.h"
 #include "view.h"
 #include "view_job.h"
-
-enum { COL_NAME, COL_TOTAL, COL_SELF, COL_DEVICE, COL_LAUNCH, COL_RUNTIME, COL_COUNT, NR_COLS };
 
 static const struct osc_column tree_cols[NR_COLS] = {
 	[COL_NAME] = { "name", 16, OSC_ALIGN_LEFT, false, OSC_STAT_NAME },
@@ -103,77 +103,49 @@ struct tree_view {
 	const struct osc_calltree *c;         /* the trace's (trace_cache.h) */
 	const struct osc_correlation *corr;
 	const struct osc_tree_index *index;   /* with of_row: c's index (trace_cache.h) */
-	struct osc_view_job job;       /* the merge on a worker, into made */
+	struct osc_view_job job;       /* the merge on a worker, into made ... */
 	struct osc_mtree made;
+	struct osc_tree_rows made_rows; /* ... laid out by made_col */
+	int made_col;
+	bool made_desc;
 	unsigned made_gen;             /* the tui->gen made is of */
 	bool merged;                   /* m is a merge taken in (else none yet) */
 	struct osc_mtree m;
 	unsigned m_gen;                /* the tui->gen m is of */
-	uint64_t *folded;              /* bitset over merged nodes */
-	uint8_t *keep, *last;          /* filter result, last-shown-sibling flags */
-	uint32_t *rows;                /* visible merged nodes, in tree order */
-	size_t nr_rows;
-	uint32_t *row_of;              /* merged node -> visible row, OSC_NONE if hidden */
-	int64_t *launch, *other;       /* per merged node, over its subtree: runtime calls
-					  that started device work, and the others, ns */
-	uint32_t *kids;                /* children of each node (roots: slot m.nr), sorted */
-	size_t *kid_first;             /* per node (and the roots' slot): start in kids */
-	uint32_t *pos;                 /* per node: its index in kids */
-	uint32_t *stack;               /* flatten's */
+	struct osc_tree_rows r;        /* m laid out: its rows, folds and order */
 	struct osc_tree_table_ctx ctx;
 	struct osc_tree_table_ctx path_ctx; /* the same with $$-joined paths, for the export */
 	struct osc_tree_scratch scratch;
 };
 
+/* A merged tree laid out: the whole tree computed early (early.h), given back on close. */
+struct laid_tree {
+	struct osc_mtree m;
+	struct osc_tree_rows r;
+};
+
 static bool is_folded(const struct tree_view *tv, uint32_t n)
 {
-	return osc_bit(tv->folded, n);
+	return osc_bit(tv->r.folded, n);
 }
 
 static void set_folded(struct tree_view *tv, uint32_t n, bool on)
 {
-	osc_bit_put(tv->folded, n, on);
+	osc_bit_put(tv->r.folded, n, on);
 }
 
-/*
- * Flatten the visible rows: kept nodes whose ancestors are all unfolded, in
- * the sorted order of siblings; last[] marks each parent's last kept child.
- */
+/* The rows laid out are those shown. */
+static void show_rows(struct tree_view *tv)
+{
+	tv->ctx.rows = tv->path_ctx.rows = tv->r.rows;
+	tv->ctx.nr_rows = tv->path_ctx.nr_rows = tv->r.nr_rows;
+}
+
+/* Flatten the visible rows (tree_rows.h) and show them. */
 static void flatten(struct tree_view *tv)
 {
-	const struct osc_mtree *m = &tv->m;
-	size_t sp = 0, roots = m->nr;
-
-	tv->nr_rows = 0;
-	for (size_t i = 0; i < m->nr; i++) {
-		tv->row_of[i] = OSC_NONE;
-		tv->last[i] = 0;
-	}
-	for (size_t p = 0; p <= roots; p++) { /* the last kept child of each node */
-		for (size_t k = tv->kid_first[p + 1]; k-- > tv->kid_first[p];) {
-			if (tv->keep[tv->kids[k]]) {
-				tv->last[tv->kids[k]] = 1;
-				break;
-			}
-		}
-	}
-	/* Children pushed last first, so the first pops first. */
-	for (size_t k = tv->kid_first[roots + 1]; k-- > tv->kid_first[roots];)
-		tv->stack[sp++] = tv->kids[k];
-	while (sp) {
-		uint32_t n = tv->stack[--sp];
-
-		if (!tv->keep[n])
-			continue;
-		tv->row_of[n] = (uint32_t)tv->nr_rows;
-		tv->rows[tv->nr_rows++] = n;
-		if (is_folded(tv, n))
-			continue;
-		for (size_t k = tv->kid_first[n + 1]; k-- > tv->kid_first[n];)
-			tv->stack[sp++] = tv->kids[k];
-	}
-	tv->ctx.rows = tv->path_ctx.rows = tv->rows;
-	tv->ctx.nr_rows = tv->path_ctx.nr_rows = tv->nr_rows;
+	osc_tree_rows_flatten(&tv->r, &tv->m);
+	show_rows(tv);
 }
 
 /* A new bitmap over c's nodes with the nodes of the n events calls. */
@@ -214,22 +186,20 @@ static void tree_open(struct osc_tui *t, struct osc_view *v, const void *arg)
 static void release_tree(struct tree_view *tv)
 {
 	osc_mtree_release(&tv->m);
-	free(tv->folded);
-	free(tv->keep);
-	free(tv->last);
-	free(tv->rows);
-	free(tv->row_of);
-	free(tv->launch);
-	free(tv->other);
-	free(tv->kids);
-	free(tv->kid_first);
-	free(tv->pos);
-	free(tv->stack);
-	tv->folded = NULL;
-	tv->keep = tv->last = NULL;
-	tv->rows = tv->row_of = tv->kids = tv->pos = tv->stack = NULL;
-	tv->launch = tv->other = NULL;
-	tv->kid_first = NULL;
+	osc_tree_rows_release(&tv->r);
+}
+
+/* Unfold every node, as a new view shows the tree. */
+static void unfold_all(struct tree_view *tv)
+{
+	size_t words = osc_bits_words(tv->m.nr ? tv->m.nr : 1);
+
+	for (size_t i = 0; i < words; i++)
+		if (tv->r.folded[i]) {
+			memset(tv->r.folded, 0, words * sizeof(*tv->r.folded));
+			osc_tree_rows_flatten(&tv->r, &tv->m);
+			return;
+		}
 }
 
 static void tree_close(struct osc_view *v)
@@ -240,9 +210,16 @@ static void tree_close(struct osc_view *v)
 		atomic_store(tv->job.held, false);
 		osc_view_job_join(&tv->job);
 		osc_mtree_release(&tv->made);
+		osc_tree_rows_release(&tv->made_rows);
 	} else if (!tv->of_row && tv->merged && tv->m_gen == tv->tui->gen) {
-		/* the whole tree: the next T takes it at once (early.h) */
-		osc_early_give(tv->tui, OSC_EARLY_TREE, &tv->m);
+		/* the whole tree, unfolded: the next T takes it at once (early.h) */
+		struct laid_tree back;
+
+		unfold_all(tv);
+		back = (struct laid_tree){ .m = tv->m, .r = tv->r };
+		memset(&tv->m, 0, sizeof(tv->m));
+		memset(&tv->r, 0, sizeof(tv->r));
+		osc_early_give(tv->tui, OSC_EARLY_TREE, &back);
 	}
 	release_tree(tv);
 	osc_tree_scratch_release(&tv->scratch);
@@ -275,81 +252,23 @@ static uint32_t node_of_event(const struct tree_view *tv, uint32_t ev)
 /* Unfold the ancestors of merged node n, flatten, select it; false if not shown. */
 static bool reveal(struct osc_view *v, struct tree_view *tv, uint32_t n)
 {
-	if (n == OSC_NONE || !tv->keep[n])
+	bool hidden = false;
+
+	if (n == OSC_NONE || !tv->r.keep[n])
 		return false;
-	for (uint32_t a = tv->m.nodes[n].parent; a != OSC_NONE; a = tv->m.nodes[a].parent)
+	for (uint32_t a = tv->m.nodes[n].parent; a != OSC_NONE; a = tv->m.nodes[a].parent) {
+		hidden |= is_folded(tv, a);
 		set_folded(tv, a, false);
-	flatten(tv);
-	v->cur = tv->row_of[n]; /* the table is reloaded after */
+	}
+	if (hidden) /* else the rows are those shown: a million are not laid out again */
+		flatten(tv);
+	v->cur = tv->r.row_of[n]; /* the table is reloaded after */
 	return true;
-}
-
-/* The runtime time of each node's subtree, split by whether the call started device work. */
-static void runtime_split(struct tree_view *tv)
-{
-	const struct osc_mtree *m = &tv->m;
-
-	tv->launch = osc_xcalloc_big(m->nr ? m->nr : 1, sizeof(*tv->launch));
-	tv->other = osc_xcalloc_big(m->nr ? m->nr : 1, sizeof(*tv->other));
-	for (size_t n = 0; n < m->nr; n++) {
-		tv->launch[n] = m->nodes[n].launch_work;
-		tv->other[n] = m->nodes[n].launch - m->nodes[n].launch_work;
-	}
-	for (size_t n = m->nr; n-- > 0;) { /* children after parents */
-		uint32_t p = m->nodes[n].parent;
-
-		if (p != OSC_NONE) {
-			tv->launch[p] += tv->launch[n];
-			tv->other[p] += tv->other[n];
-		}
-	}
-}
-
-/*
- * Room for the children lists (roots in the slot m.nr) and where each
- * starts; tree_sort fills them.
- */
-static void build_kids(struct tree_view *tv)
-{
-	const struct osc_mtree *m = &tv->m;
-
-	/* a million nodes' tables: whole huge pages (alloc.h) */
-	tv->kid_first = osc_xcalloc_big(m->nr + 2, sizeof(*tv->kid_first));
-	tv->kids = osc_xmalloc_big(m->nr ? m->nr : 1, sizeof(*tv->kids));
-	tv->pos = osc_xmalloc_big(m->nr ? m->nr : 1, sizeof(*tv->pos));
-	for (size_t n = 0; n < m->nr; n++) {
-		uint32_t p = m->nodes[n].parent;
-
-		tv->kid_first[(p == OSC_NONE ? m->nr : p) + 1]++;
-	}
-	for (size_t i = 1; i < m->nr + 2; i++)
-		tv->kid_first[i] += tv->kid_first[i - 1];
 }
 
 /* qsort has no context argument in C11; trees sort on the UI thread only. */
 static const struct tree_view *sorting;
 static bool sort_desc;
-
-/* Node n's value in column col (a numeric one). */
-static int64_t sort_value(const struct tree_view *tv, uint32_t n, size_t col)
-{
-	const struct osc_mnode *mn = &tv->m.nodes[n];
-
-	switch (col) {
-	case COL_SELF:
-		return mn->self;
-	case COL_DEVICE:
-		return mn->dev_total;
-	case COL_LAUNCH:
-		return tv->launch[n];
-	case COL_RUNTIME:
-		return tv->other[n];
-	case COL_COUNT:
-		return (int64_t)mn->count;
-	default:
-		return mn->host;
-	}
-}
 
 /*
  * Siblings by name; ties (and the unattributed root, always last) by first
@@ -373,31 +292,25 @@ static int cmp_name(const void *pa, const void *pb)
 static void tree_sort(struct osc_tui *t, struct osc_view *v)
 {
 	struct tree_view *tv = v->priv;
-	uint32_t selected = tv->nr_rows && v->cur < tv->nr_rows ? tv->rows[v->cur] : OSC_NONE;
+	uint32_t selected = tv->r.nr_rows && v->cur < tv->r.nr_rows ? tv->r.rows[v->cur] : OSC_NONE;
 
 	(void)t;
-	if (!tv->kids)
-		return;
-	if (v->sort_col == COL_NAME) {
+	if (!tv->r.kids || (tv->r.col == (int)v->sort_col && tv->r.desc == v->sort_desc))
+		return; /* in that order already */
+	osc_tree_rows_order(&tv->r, &tv->m, v->sort_col, v->sort_desc);
+	if (v->sort_col == COL_NAME) { /* grouped by parent: each group by name */
 		sorting = tv;
 		sort_desc = v->sort_desc;
-		osc_mtree_order(&tv->m, NULL, false, tv->kid_first, tv->kids); /* grouped */
 		for (size_t p = 0; p <= tv->m.nr; p++)
-			qsort(tv->kids + tv->kid_first[p], tv->kid_first[p + 1] - tv->kid_first[p],
-			      sizeof(*tv->kids), cmp_name);
-	} else {
-		int64_t *key = osc_xmalloc_big(tv->m.nr ? tv->m.nr : 1, sizeof(*key));
-
-		for (uint32_t n = 0; n < tv->m.nr; n++)
-			key[n] = sort_value(tv, n, v->sort_col);
-		osc_mtree_order(&tv->m, key, v->sort_desc, tv->kid_first, tv->kids);
-		free(key);
+			qsort(tv->r.kids + tv->r.kid_first[p],
+			      tv->r.kid_first[p + 1] - tv->r.kid_first[p], sizeof(*tv->r.kids),
+			      cmp_name);
+		osc_tree_rows_place(&tv->r, &tv->m);
+		tv->r.col = COL_NAME;
 	}
-	for (size_t k = 0; k < tv->m.nr; k++)
-		tv->pos[tv->kids[k]] = (uint32_t)k;
 	flatten(tv);
-	if (selected != OSC_NONE && tv->row_of[selected] != OSC_NONE)
-		v->cur = tv->row_of[selected]; /* the same node stays selected */
+	if (selected != OSC_NONE && tv->r.row_of[selected] != OSC_NONE)
+		v->cur = tv->r.row_of[selected]; /* the same node stays selected */
 }
 
 /*
@@ -449,21 +362,27 @@ static void merge(const struct osc_tui *t, struct tree_view *tv, const struct os
 				tv->reread ? tv->made_roots : tv->roots, out);
 }
 
+/* Merge on the worker, and lay the tree out there (a million nodes take a while). */
 static void merge_work(void *arg)
 {
 	struct tree_view *tv = arg;
 
 	merge(tv->tui, tv, &tv->job.sel, &tv->made);
+	osc_tree_rows_make(&tv->made_rows, &tv->made, &tv->tui->trace, &tv->job.filter,
+			   tv->made_col, tv->made_desc);
 }
 
+
 /*
- * Merged tree m, of tui->gen gen, becomes the view's (m is left empty): its
- * filter, children and rows.
+ * Merged tree m, of tui->gen gen, becomes the view's, with its rows r laid
+ * out for tui->gen's filter (both are left empty); r without rows (NULL, or
+ * none made) is laid out here. The rows are ordered again when the view's
+ * order is another.
  */
-static void take_tree(struct osc_tui *t, struct osc_view *v, struct osc_mtree *m, unsigned gen)
+static void take_tree(struct osc_tui *t, struct osc_view *v, struct osc_mtree *m,
+		      struct osc_tree_rows *r, unsigned gen)
 {
 	struct tree_view *tv = v->priv;
-	size_t n, words;
 
 	release_tree(tv);
 	tv->m = *m;
@@ -477,17 +396,13 @@ static void take_tree(struct osc_tui *t, struct osc_view *v, struct osc_mtree *m
 		tv->made_roots = NULL;
 		tv->reread = false;
 	}
-	n = tv->m.nr ? tv->m.nr : 1;
-	words = (n + 63) / 64;
-	tv->folded = osc_xcalloc(words, sizeof(*tv->folded));
-	tv->keep = osc_xmalloc_big(n, 1);
-	tv->last = osc_xcalloc_big(n, 1);
-	tv->rows = osc_xmalloc_big(n, sizeof(*tv->rows));
-	tv->row_of = osc_xmalloc_big(n, sizeof(*tv->row_of));
-	tv->stack = osc_xmalloc_big(n, sizeof(*tv->stack));
-	osc_mtree_keep(&tv->m, &t->trace, &t->filter, 0, -1, tv->keep);
-	runtime_split(tv);
-	build_kids(tv);
+	if (r && r->kids) {
+		tv->r = *r;
+		memset(r, 0, sizeof(*r));
+	} else {
+		osc_tree_rows_make(&tv->r, &tv->m, &t->trace, &t->filter, v->sort_col,
+				   v->sort_desc);
+	}
 	tv->ctx = (struct osc_tree_table_ctx){
 		.trace = &t->trace,
 		.tree = &tv->m,
@@ -498,9 +413,9 @@ static void take_tree(struct osc_tui *t, struct osc_view *v, struct osc_mtree *m
 	};
 	tv->path_ctx = tv->ctx;
 	tv->path_ctx.paths = true;
-	tv->nr_rows = 0;
 	v->cur = v->top = 0;
-	tree_sort(t, v); /* flattens */
+	show_rows(tv);
+	tree_sort(t, v); /* unless in the view's order: then the rows stay */
 	if (tv->focus_event != OSC_NONE) {
 		if (!reveal(v, tv, node_of_event(tv, tv->focus_event)))
 			osc_tui_message(t, OSC_MSG_INFO, "no op of the tree launched it");
@@ -511,6 +426,7 @@ static void take_tree(struct osc_tui *t, struct osc_view *v, struct osc_mtree *m
 static void tree_build(struct osc_tui *t, struct osc_view *v)
 {
 	struct tree_view *tv = v->priv;
+	struct laid_tree early;
 	struct osc_mtree m;
 
 	if (tv->job.running) {
@@ -527,17 +443,19 @@ static void tree_build(struct osc_tui *t, struct osc_view *v)
 			tv->reread = true;
 		}
 	}
-	if (!tv->of_row && osc_early_take(t, OSC_EARLY_TREE, &m)) { /* merged before T */
-		take_tree(t, v, &m, t->gen);
+	if (!tv->of_row && osc_early_take(t, OSC_EARLY_TREE, &early)) { /* merged before T */
+		take_tree(t, v, &early.m, &early.r, t->gen);
 		return;
 	}
 	tv->made_gen = t->gen;
+	tv->made_col = v->sort_col;
+	tv->made_desc = v->sort_desc;
 	if (osc_view_jobs_wanted(t) && osc_view_job_start(t, &tv->job, merge_work, tv)) {
 		osc_view_job_wait_briefly(t, v, &tv->job);
 		return;
 	}
 	merge(t, tv, &t->sel, &m);
-	take_tree(t, v, &m, t->gen);
+	take_tree(t, v, &m, NULL, t->gen);
 }
 
 static bool tree_busy(struct osc_view *v)
@@ -555,7 +473,7 @@ static bool tree_poll(struct osc_tui *t, struct osc_view *v)
 	if (!osc_view_job_finished(&tv->job))
 		return false;
 	osc_view_job_join(&tv->job);
-	take_tree(t, v, &tv->made, tv->made_gen);
+	take_tree(t, v, &tv->made, &tv->made_rows, tv->made_gen);
 	if (tv->job.again)
 		tree_build(t, v);
 	osc_view_rows_replaced(t, v);
@@ -566,14 +484,14 @@ static bool tree_poll(struct osc_tui *t, struct osc_view *v)
 static const char *runtime_cell(const struct tree_view *tv, uint32_t n, size_t col, char *buf,
 				size_t size)
 {
-	osc_format_ms(col == COL_LAUNCH ? tv->launch[n] : tv->other[n], 3, buf, size);
+	osc_format_ms(col == COL_LAUNCH ? tv->r.launch[n] : tv->r.other[n], 3, buf, size);
 	return buf;
 }
 
 static const char *tree_cell(const void *ctx, size_t row, size_t col, char *buf, size_t size)
 {
 	const struct tree_view *tv = ctx;
-	uint32_t n = tv->rows[row];
+	uint32_t n = tv->r.rows[row];
 	const struct osc_mnode *mn = &tv->m.nodes[n];
 	bool utf8 = tv->tui->utf8;
 	size_t len;
@@ -583,7 +501,7 @@ static const char *tree_cell(const void *ctx, size_t row, size_t col, char *buf,
 		return runtime_cell(tv, n, col, buf, size);
 	if (col != COL_NAME)
 		return osc_tree_cell(&tv->ctx, row, core_col[col], buf, size);
-	len = osc_mtree_guide(&tv->m, tv->last, n, 0, utf8, buf, size);
+	len = osc_mtree_guide(&tv->m, tv->r.last, n, 0, utf8, buf, size);
 	if (mn->first_child == OSC_NONE)
 		mark = utf8 ? "\xe2\x94\x80 " : "  ";
 	else if (is_folded(tv, n))
@@ -602,7 +520,7 @@ static void tree_table(struct osc_tui *t, struct osc_view *v, struct osc_table *
 	*out = (struct osc_table){
 		.cols = tree_cols,
 		.nr_cols = NR_COLS,
-		.nr_rows = tv->nr_rows,
+		.nr_rows = tv->r.nr_rows,
 		.cell = tree_cell,
 		.ctx = tv,
 	};
@@ -611,7 +529,7 @@ static void tree_table(struct osc_tui *t, struct osc_view *v, struct osc_table *
 static const char *export_cell(const void *ctx, size_t row, size_t col, char *buf, size_t size)
 {
 	const struct tree_view *tv = ctx;
-	uint32_t n = tv->rows[row];
+	uint32_t n = tv->r.rows[row];
 
 	switch (col) {
 	case X_NAME:
@@ -634,7 +552,7 @@ static void tree_export_table(struct osc_tui *t, struct osc_view *v, struct osc_
 	*out = (struct osc_table){
 		.cols = export_cols,
 		.nr_cols = NR_XCOLS,
-		.nr_rows = tv->nr_rows,
+		.nr_rows = tv->r.nr_rows,
 		.cell = export_cell,
 		.ctx = tv,
 	};
@@ -648,10 +566,10 @@ static size_t tree_below(struct osc_tui *t, struct osc_view *v)
 	uint32_t depth;
 
 	(void)t;
-	if (v->cur >= tv->nr_rows)
+	if (v->cur >= tv->r.nr_rows)
 		return 0;
-	depth = tv->m.nodes[tv->rows[v->cur]].depth;
-	while (k < tv->nr_rows && tv->m.nodes[tv->rows[k]].depth > depth && k - v->cur < 1000)
+	depth = tv->m.nodes[tv->r.rows[v->cur]].depth;
+	while (k < tv->r.nr_rows && tv->m.nodes[tv->r.rows[k]].depth > depth && k - v->cur < 1000)
 		k++;
 	return k - v->cur - 1;
 }
@@ -684,10 +602,10 @@ static void tree_title(struct osc_tui *t, struct osc_view *v, char *buf, size_t 
 		snprintf(buf, size, "call tree%s%s (merging...)", of ? " of " : "", of ? of : "");
 	else if (of) /* the row's name last: a shape's may not fit */
 		snprintf(buf, size, "call tree (%zu paths, %zu shown%s) of %zu calls of %s",
-			 tv->m.nr, tv->nr_rows, updating, tv->nr_calls, of);
+			 tv->m.nr, tv->r.nr_rows, updating, tv->nr_calls, of);
 	else
 		snprintf(buf, size, "call tree (%zu paths, %zu shown, %llu kernels unattributed%s)",
-			 tv->m.nr, tv->nr_rows,
+			 tv->m.nr, tv->r.nr_rows,
 			 tv->m.unattributed != OSC_NONE
 				 ? (unsigned long long)tv->m.nodes[tv->m.unattributed].kernels_total
 				 : 0ULL, updating);
@@ -759,7 +677,7 @@ static void kernel_lines(struct osc_tui *t, struct tree_view *tv, uint32_t n,
 static void tree_detail(struct osc_tui *t, struct osc_view *v, size_t row, struct osc_lines *out)
 {
 	struct tree_view *tv = v->priv;
-	uint32_t n = tv->rows[row];
+	uint32_t n = tv->r.rows[row];
 	const struct osc_mnode *mn = &tv->m.nodes[n];
 	struct osc_tree_table_ctx ctx = tv->ctx;
 	uint32_t r = 0;
@@ -800,17 +718,17 @@ static uint32_t sibling(const struct tree_view *tv, uint32_t n, int dir)
 {
 	uint32_t p = tv->m.nodes[n].parent;
 	size_t slot = p == OSC_NONE ? tv->m.nr : p;
-	size_t k = tv->pos[n];
+	size_t k = tv->r.pos[n];
 
 	if (dir > 0) {
-		while (++k < tv->kid_first[slot + 1])
-			if (tv->keep[tv->kids[k]])
-				return tv->kids[k];
+		while (++k < tv->r.kid_first[slot + 1])
+			if (tv->r.keep[tv->r.kids[k]])
+				return tv->r.kids[k];
 		return OSC_NONE;
 	}
-	while (k-- > tv->kid_first[slot])
-		if (tv->keep[tv->kids[k]])
-			return tv->kids[k];
+	while (k-- > tv->r.kid_first[slot])
+		if (tv->r.keep[tv->r.kids[k]])
+			return tv->r.kids[k];
 	return OSC_NONE;
 }
 
@@ -819,9 +737,9 @@ static unsigned tree_action(struct osc_tui *t, struct osc_view *v, enum osc_acti
 	struct tree_view *tv = v->priv;
 	uint32_t n, target = OSC_NONE;
 
-	if (!tv->nr_rows)
+	if (!tv->r.nr_rows)
 		return a == OSC_ACT_TREE ? OSC_R_REDRAW : OSC_R_UNHANDLED;
-	n = tv->rows[v->cur];
+	n = tv->r.rows[v->cur];
 	switch (a) {
 	case OSC_ACT_ENTER:
 		set_folded(tv, n, !is_folded(tv, n));
@@ -861,7 +779,7 @@ static unsigned tree_action(struct osc_tui *t, struct osc_view *v, enum osc_acti
 			osc_tui_message(t, OSC_MSG_INFO, "no %s here", osc_action_name(a));
 	} else {
 		flatten(tv);
-		v->cur = tv->row_of[n];
+		v->cur = tv->r.row_of[n];
 	}
 	osc_view_refresh(t, v);
 	return OSC_R_REDRAW;
@@ -946,29 +864,41 @@ static bool early_wanted(const struct osc_tui *t)
 	return osc_trace_host_tree(&t->trace)->nr && !whole_tree_open(t);
 }
 
-static void early_compute(const struct osc_tui *t, const struct osc_runsel *sel, void *result)
+/* The whole tree, laid out in the view's first order for the filter of the moment. */
+static void early_compute(const struct osc_tui *t, const struct osc_runsel *sel,
+			  const struct osc_filter *filter, void *result)
 {
-	merge_whole(t, sel, result);
+	struct laid_tree *lt = result;
+
+	merge_whole(t, sel, &lt->m);
+	osc_tree_rows_make(&lt->r, &lt->m, &t->trace, filter, COL_TOTAL, true);
 }
 
 static void early_release(void *result)
 {
-	osc_mtree_release(result);
+	struct laid_tree *lt = result;
+
+	osc_mtree_release(&lt->m);
+	osc_tree_rows_release(&lt->r);
 }
 
-/* About the bytes of a whole tree: its nodes and their links, and a node per instance. */
+/*
+ * About the bytes of a whole tree laid out: its nodes and their links, a
+ * node per instance, and its rows' tables.
+ */
 static size_t early_bytes(const struct osc_tui *t, const void *result)
 {
-	const struct osc_mtree *m = result;
+	const struct osc_mtree *m = &((const struct laid_tree *)result)->m;
 	size_t links = (m->dev_first ? m->dev_first[m->nr] : 0) +
 		       (m->launch_first ? m->launch_first[m->nr] : 0);
 
 	return m->nr * (sizeof(*m->nodes) + 2 * sizeof(*m->dev_first)) +
-	       links * sizeof(*m->dev) + osc_trace_host_tree(&t->trace)->nr * sizeof(*m->m_of);
+	       links * sizeof(*m->dev) + osc_trace_host_tree(&t->trace)->nr * sizeof(*m->m_of) +
+	       osc_tree_rows_bytes(m->nr);
 }
 
 const struct osc_early_kind osc_early_tree = {
-	.size = sizeof(struct osc_mtree),
+	.size = sizeof(struct laid_tree),
 	.wanted = early_wanted,
 	.compute = early_compute,
 	.release = early_release,

@@ -843,7 +843,8 @@ def check_tree_in_background():
     merges is merged after, into the same screen as at once; x to a .folded
     name waits for the merge and writes the same stacks."""
     trace = os.path.join(SAMPLES, "kineto-sampled-rank0.json.gz")
-    cases = [([], []), ([], [":runs 1"]), ([":level kernel", "j"], [])]  # before T, after
+    cases = [([], []), ([], [":runs 1"]), ([":level kernel", "j"], []),  # before T, after
+             ([":filter aten::add*"], []), ([], [":sort name", ":runs 1"])]
     for before, after in cases:
         rc, err, d, now = run_keys(trace, before + ["T"] + after + [":dump t"])
         shutil.rmtree(d, ignore_errors=True)
@@ -978,18 +979,25 @@ def check_whole_tree_early():
     """The whole merged call tree computed before T (:ahead, as on a big
     trace once the views compute nothing): T at a kernel shows it at once
     (its worker held by :jobs hold never runs), the same screen as merged
-    then; after Esc the next T takes it back at once; after a change of runs
-    it is merged again."""
+    then; after Esc the next T takes it back at once, unfolded and in the
+    first order whatever was folded and sorted before (t3); with a filter,
+    laid out for it; after a change of runs it is merged again."""
     trace = os.path.join(SAMPLES, "kineto-sampled-rank0.json.gz")
-    rc, err, d, now = run_keys(trace, ["3", "T", ":dump t", "<Esc>", "j", "T", ":dump t2",
-                                       "<Esc>", ":runs 1", "T", ":dump r"])
+    keys = ["3", "T", ":dump t", "<Esc>", "j", "T", ":dump t2", "<End>", "C", "<Home>", "C",
+            ":sort name", "<Esc>",
+            "T", ":dump t3", "<Esc>", ":filter aten::mul*", "T", ":dump f", "<Esc>",
+            ":filter", ":runs 1"]
+    rc, err, d, now = run_keys(trace, keys + ["T", ":dump r"])
     shutil.rmtree(d, ignore_errors=True)
-    rc2, err2, d, early = run_keys(trace, [":ahead", ":jobs hold", "3", "T", ":dump t", "<Esc>",
-                                           "j", "T", ":dump t2", "<Esc>", ":runs 1", "T",
-                                           ":dump pending", ":jobs go", ":dump r"])
+    early_keys = [x for k in keys for x in ([":ahead", ":jobs hold", k] if k == "T" else [k])]
+    rc2, err2, d, early = run_keys(trace, early_keys + [":jobs go", ":jobs hold", "T",
+                                                        ":dump pending", ":jobs go", ":dump r"])
     shutil.rmtree(d, ignore_errors=True)
-    report_at_once(rc == 0 and rc2 == 0, err + err2, now, early, ("t", "t2"), "merging",
-                   "the whole tree merged before T shows at once, as merged (%s)")
+    report_at_once(rc == 0 and rc2 == 0, err + err2, now, early, ("t", "t2", "t3", "f"),
+                   "merging", "the whole tree merged before T shows at once, as merged (%s)")
+    report(now.get("t2") and now.get("t3") == now.get("t2"),
+           "T after a tree folded and sorted by name: the tree unfolded, in the first order",
+           "%s\n---\n%s" % (now.get("t2"), now.get("t3")))
     title = (early.get("pending") or "").split("\n")[0]
     report("merging" in title and early.get("r") == now.get("r"),
            "the whole tree merged before a change of runs is not shown after it",
