@@ -28,8 +28,8 @@ bool osc_ahead_wanted(const struct osc_ahead *a, const struct osc_kept *k, unsig
 /*
  * The result under key, computed ahead for gen, is done: offered to k when
  * gen is the current one (now) and key is not that of the rows shown
- * (shown); noted too big when it does not fit. The caller then releases
- * result, zeroed when kept.
+ * (shown); noted too big when it does not fit. What is not kept is freed as
+ * k frees what it drops (apart when big); result is zeroed either way.
  */
 void osc_ahead_done(struct osc_ahead *a, struct osc_kept *k, unsigned key, unsigned gen,
 		    unsigned now, unsigned shown, void *result, size_t size, size_t bytes);

@@ -109,14 +109,21 @@ static void put(struct osc_kept *k, unsigned key, unsigned gen, void *result, si
 	}
 }
 
+void osc_kept_dispose(const struct osc_kept *k, void *result, size_t size, size_t bytes)
+{
+	dispose(k, memcpy(osc_xmalloc(size), result, size), bytes);
+	memset(result, 0, size);
+}
+
 void osc_kept_retire(struct osc_kept *k, bool keep, unsigned key, unsigned gen, void *shown,
 		     size_t size, size_t bytes)
 {
 	drop_stale(k, gen);
-	if (keep)
-		put(k, key, gen, memcpy(osc_xmalloc(size), shown, size), bytes, ++k->puts);
-	else
-		dispose(k, memcpy(osc_xmalloc(size), shown, size), bytes);
+	if (!keep) {
+		osc_kept_dispose(k, shown, size, bytes);
+		return;
+	}
+	put(k, key, gen, memcpy(osc_xmalloc(size), shown, size), bytes, ++k->puts);
 	memset(shown, 0, size);
 }
 

@@ -68,6 +68,12 @@ bool osc_kept_has(const struct osc_kept *k, unsigned key, unsigned gen);
 bool osc_kept_offer(struct osc_kept *k, unsigned key, unsigned gen, void *result, size_t size,
 		    size_t bytes);
 
+/*
+ * Free result (a struct of size bytes, holding about bytes) as what is
+ * dropped: apart when k frees big results apart. result is zeroed.
+ */
+void osc_kept_dispose(const struct osc_kept *k, void *result, size_t size, size_t bytes);
+
 /* Free every kept result. */
 void osc_kept_release(struct osc_kept *k);
 

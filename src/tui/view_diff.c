@@ -314,7 +314,6 @@ static void ahead_poll(struct osc_tui *t, struct diff_view *dv)
 		osc_ahead_done(&dv->ah, &dv->kept, dv->ahead.key, dv->ahead.gen, t->gen,
 			       rows_key(t, dv), &dv->ahead.out, sizeof(dv->ahead.out),
 			       osc_diff_bytes(&dv->ahead.out));
-		osc_diff_release(&dv->ahead.out); /* zeroed when kept */
 	}
 	if (!osc_tui_ahead_now(t) || dv->ahead.job.running || dv->job.job.running ||
 	    !dv->loaded || dv->refused || !dv->diff_made || dv->diff_gen != t->gen ||

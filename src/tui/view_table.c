@@ -451,7 +451,6 @@ static void ahead_poll(struct osc_tui *t, struct osc_view *v)
 		job_finish(&tv->ahead, &made);
 		osc_ahead_done(&tv->ah, &tv->kept, agg_key(&made), tv->ahead.gen, t->gen,
 			       rows_key(t, tv->level), &made, sizeof(made), osc_agg_bytes(&made));
-		osc_agg_release(&made); /* zeroed when kept */
 	}
 	if (osc_tui_top(t) == v) /* no view above: rows lent came back, or were freed */
 		tv->lent = false;
