@@ -344,6 +344,10 @@ unsigned osc_command_run(struct osc_tui *t, const char *line)
 		atomic_store(&t->jobs_held, true);
 		return OSC_R_REDRAW;
 	}
+	if (!strcmp(name, "jobs") && t->script && !strcmp(arg, "apart")) {
+		t->jobs_apart = true;
+		return OSC_R_REDRAW;
+	}
 	if (!strcmp(name, "jobs") && t->script && !strcmp(arg, "go")) {
 		for (size_t i = 0; i < t->depth; i++) /* the held tables come in */
 			osc_view_settle(t, t->stack[i]);

@@ -418,14 +418,17 @@ static void release(struct osc_tui *t)
 	 * Quitting while the warm-up still reads the trace: the process is
 	 * about to exit, so leave the trace to it rather than wait. The same
 	 * for a view's worker (a level computed ahead on 1M names takes a
-	 * second), but scripts wait for it, so that leak checks see all freed.
+	 * second) and a view left while its worker ran (osc_view_pop), but
+	 * scripts wait for them, so that leak checks see all freed.
 	 */
 	bool keep_trace = osc_tui_warm_before(t, OSC_WARM_ALL);
 
 	if (t->warming && !keep_trace)
 		pthread_join(t->warm, NULL);
-	if (!t->script && views_working(t))
+	if (!t->script && (views_working(t) || atomic_load(&t->closing)))
 		return;
+	while (atomic_load(&t->closing)) /* a script's views left while their workers ran */
+		nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
 	while (t->depth)
 		osc_view_pop(t);
 	osc_early_release(t);

@@ -1,4 +1,5 @@
 /* view.c - the view stack and what every view does the same way. */
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,6 +8,7 @@
 
 #include "opscope/base/alloc.h"
 #include "view.h"
+#include "view_job.h"
 
 void osc_lines_add(struct osc_lines *l, enum osc_mark mark, const char *field, const char *value)
 {
@@ -112,6 +114,49 @@ void osc_view_release(struct osc_view *v)
 	memset(v, 0, sizeof(*v));
 }
 
+/* A view left while its workers ran, and the TUI that counts it as closing. */
+struct closing {
+	struct osc_tui *t;
+	struct osc_view *v;
+};
+
+static void *close_view(void *arg)
+{
+	struct closing *c = arg;
+
+	osc_view_release(c->v); /* waits for its workers */
+	free(c->v);
+	atomic_fetch_sub(&c->t->closing, 1);
+	free(c);
+	return NULL;
+}
+
+/*
+ * Close v on a thread of its own (its workers may take seconds to finish
+ * on a big trace, and a key must not wait for them); false when none
+ * could start.
+ */
+static bool close_apart(struct osc_tui *t, struct osc_view *v)
+{
+	struct closing *c = osc_xmalloc(sizeof(*c));
+	pthread_attr_t attr;
+	pthread_t th;
+	bool started = false;
+
+	*c = (struct closing){ t, v };
+	atomic_fetch_add(&t->closing, 1);
+	if (!pthread_attr_init(&attr)) {
+		started = !pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED) &&
+			  !pthread_create(&th, &attr, close_view, c);
+		pthread_attr_destroy(&attr);
+	}
+	if (!started) {
+		atomic_fetch_sub(&t->closing, 1);
+		free(c);
+	}
+	return started;
+}
+
 void osc_view_pop(struct osc_tui *t)
 {
 	struct osc_view *v = t->stack[t->depth - 1];
@@ -119,6 +164,10 @@ void osc_view_pop(struct osc_tui *t)
 	if (v->ops->leave)
 		v->ops->leave(t, v);
 	t->depth--;
+	/* a person's big trace (a script's :jobs apart): workers running are not waited for */
+	if ((osc_view_background(t) || t->jobs_apart) && (osc_view_busy(v) || osc_view_ahead(v)) &&
+	    close_apart(t, v))
+		return;
 	osc_view_release(v);
 	free(v);
 }

@@ -278,6 +278,9 @@ struct osc_tui {
 	size_t kept_budget;    /* what one view may keep (kept.h), from the memory, read once */
 	struct osc_early early[OSC_EARLY_COUNT]; /* views' results computed before they open */
 	atomic_bool jobs_held; /* scripts: those workers wait before computing */
+	atomic_uint closing;   /* views left while their workers ran, being closed on a
+				  thread of their own (osc_view_pop) */
+	bool jobs_apart;       /* scripts (:jobs apart): such views close so, as on a big trace */
 };
 
 /* From this many events on, answers are computed off the UI thread. */

@@ -1004,6 +1004,30 @@ def check_whole_tree_early():
            "%s\n---\n%s" % (title, early.get("r")))
 
 
+def check_views_closed_apart():
+    """Views left while their workers run (held by :jobs hold) close on a
+    thread of their own (:jobs apart, as on a big trace): the call tree, the
+    GPU view and the compare view (with its other trace) each give way at
+    once to the screen under them, the same as when closed in turn; the
+    script then goes on, and every view is freed before it exits (the leak
+    check of the sanitized build)."""
+    trace = os.path.join(SAMPLES, "kineto-sampled-rank0.json.gz")
+    other = os.path.join(SAMPLES, "kineto-2021-resnet50.json.gz")
+    cases = [("tree", [trace], ["T"]), ("gpu", [trace], ["G", "<Tab>"]),
+             ("compare", [other, trace], ["M"])]
+    for name, traces, keys in cases:
+        after = ["<Esc>", ":dump a", "2", ":dump b"]
+        rc, err, d, now = run_keys(traces[-1], keys + after, options=traces[:-1])
+        shutil.rmtree(d, ignore_errors=True)
+        rc2, err2, d, apart = run_keys(traces[-1], [":jobs apart", ":jobs hold"] + keys + after,
+                                       options=traces[:-1])
+        shutil.rmtree(d, ignore_errors=True)
+        report(rc == 0 and rc2 == 0 and not err2 and now.get("a") and
+               apart.get("a") == now.get("a") and apart.get("b") == now.get("b"),
+               "the %s view left while its worker runs closes apart" % name,
+               "%s%s\n%s\n---\n%s" % (err, err2, now.get("a"), apart.get("a")))
+
+
 def check_early_over_budget():
     """What is computed ahead and does not fit in the budget of what a view
     keeps (a script's :budget of 100 bytes) is not kept: G, a first Tab and
@@ -1618,6 +1642,7 @@ def main():
     check_compare_bars_follow_rows()
     check_gpu_tables_ahead()
     check_whole_tree_early()
+    check_views_closed_apart()
     check_early_over_budget()
     check_levels_ahead()
     check_compare_levels_ahead()
