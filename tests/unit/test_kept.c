@@ -143,11 +143,16 @@ Test(ahead, offers_what_is_current_and_not_shown)
 
 	cr_expect(osc_ahead_wanted(&a, &k, 2, 5));
 	osc_ahead_done(&a, &k, 2, 4, 5, 1, &r, sizeof(r), 10);
-	cr_expect_eq(r.value, 7, "one of another generation is not kept");
+	cr_expect(r.value == 0 && released == 1, "one of another generation is freed, not kept");
+	r.value = 7;
 	osc_ahead_done(&a, &k, 1, 5, 5, 1, &r, sizeof(r), 10);
-	cr_expect_eq(r.value, 7, "one of the rows shown meanwhile is not kept");
+	cr_expect(r.value == 0 && released == 2, "one of the rows shown meanwhile is freed");
+	cr_expect(osc_ahead_wanted(&a, &k, 2, 5), "neither is taken for too big");
+	r.value = 7;
 	osc_ahead_done(&a, &k, 2, 5, 5, 1, &r, sizeof(r), 10);
-	cr_expect_eq(r.value, 0, "one current and not shown is kept");
+	cr_expect(r.value == 0 && released == 2, "one current and not shown is kept");
+	cr_expect_eq(take(&k, 2, 5), 7);
+	leave(&k, 2, 5, 7, 10);
 	cr_expect_not(osc_ahead_wanted(&a, &k, 2, 5), "one kept is not computed again");
 	cr_expect(osc_ahead_wanted(&a, &k, 2, 6), "but is for other runs or filter");
 	osc_kept_release(&k);
@@ -159,8 +164,13 @@ Test(ahead, too_big_is_not_computed_again_for_the_same_generation)
 	struct osc_ahead a = { 0 };
 	struct result r = { 7 };
 
+	k.free_apart = true;
 	osc_ahead_done(&a, &k, 3, 5, 5, 1, &r, sizeof(r), BUDGET + 1);
-	cr_expect_eq(r.value, 7, "one too big is left to the caller");
+	cr_expect_eq(r.value, 0, "one too big is freed");
+	for (int i = 0; i < 2000 && !released; i++) /* on a thread of its own */
+		nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
+	cr_expect(released == 1 && released_apart == 1, "one too big is freed apart");
+	r.value = 7;
 	cr_expect_not(osc_ahead_wanted(&a, &k, 3, 5));
 	cr_expect(osc_ahead_wanted(&a, &k, 4, 5), "another key still is");
 	cr_expect(osc_ahead_wanted(&a, &k, 3, 6), "another generation may have room");
