@@ -125,6 +125,7 @@ Test(id_index, reserved)
 	cr_assert_eq(x.pairs, room, "the table moved while ids were added");
 	osc_id_index_finish(&x);
 	for (size_t i = 0; i < 3000; i++)
-		cr_assert_eq(osc_id_index_get(&x, ids[i]), scan(ids, 3000, ids[i]), "id %u", ids[i]);
+		cr_assert_eq(osc_id_index_get(&x, ids[i]), scan(ids, 3000, ids[i]), "id %u",
+			     ids[i]);
 	osc_id_index_release(&x);
 }
