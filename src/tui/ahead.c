@@ -13,11 +13,12 @@ bool osc_ahead_wanted(const struct osc_ahead *a, const struct osc_kept *k, unsig
 void osc_ahead_done(struct osc_ahead *a, struct osc_kept *k, unsigned key, unsigned gen,
 		    unsigned now, unsigned shown, void *result, size_t size, size_t bytes)
 {
-	if (gen == now && key != shown && !osc_kept_has(k, key, gen) &&
-	    osc_kept_offer(k, key, gen, result, size, bytes))
+	bool wanted = gen == now && key != shown && !osc_kept_has(k, key, gen);
+
+	if (wanted && osc_kept_offer(k, key, gen, result, size, bytes))
 		return;
 	osc_kept_dispose(k, result, size, bytes); /* apart: a key must not wait for it */
-	if (gen != now || key == shown || osc_kept_has(k, key, gen))
+	if (!wanted)
 		return;
 	if (a->gen != gen)
 		a->nr_too_big = 0;

@@ -76,24 +76,27 @@ static uint64_t most_rows(struct sq *q)
 	return bytes > 0 ? (uint64_t)bytes / 16 : 0;
 }
 
+/* A table's largest rowid, at most most (most_rows). */
+static uint64_t rows_at_most(struct sq *q, const char *table, uint64_t most)
+{
+	uint64_t rows = (uint64_t)last_rowid(q, table);
+
+	return rows < most ? rows : most;
+}
+
 size_t sq_expect_rows(struct sq *q, const char *const *tables, size_t n)
 {
 	uint64_t most = most_rows(q), sum = 0;
 
-	for (size_t i = 0; i < n; i++) {
-		uint64_t rows = (uint64_t)last_rowid(q, tables[i]);
-
-		sum += rows < most ? rows : most;
-	}
+	for (size_t i = 0; i < n; i++)
+		sum += rows_at_most(q, tables[i], most);
 	q->lc->rows_total += sum;
 	return (size_t)sum;
 }
 
 size_t sq_table_rows(struct sq *q, const char *table)
 {
-	uint64_t rows = (uint64_t)last_rowid(q, table), most = most_rows(q);
-
-	return (size_t)(rows < most ? rows : most);
+	return (size_t)rows_at_most(q, table, most_rows(q));
 }
 
 bool sq_has_column(struct sq *q, const char *table, const char *column)
