@@ -34,7 +34,7 @@ static unsigned filter_done(struct osc_tui *t, const char *spec)
 	t->filter = f;
 	free(t->filter_spec);
 	t->filter_spec = osc_xstrdup(spec);
-	t->gen++;
+	t->gen = osc_tui_state(t, &t->sel);
 	return OSC_R_REBUILD | OSC_R_REDRAW;
 }
 

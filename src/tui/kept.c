@@ -65,11 +65,11 @@ static void drop(struct osc_kept *k, size_t i)
 	k->v[i] = k->v[--k->nr];
 }
 
-/* Drop the results of generations other than gen: the runs or the filter changed since. */
-static void drop_stale(struct osc_kept *k, unsigned gen)
+/* Drop the results of states forgotten (states.h): they cannot be asked for again. */
+static void drop_stale(struct osc_kept *k)
 {
 	for (size_t i = k->nr; i-- > 0;)
-		if (k->v[i].gen != gen)
+		if (!osc_states_live(k->states, k->v[i].gen))
 			drop(k, i);
 }
 
@@ -83,18 +83,28 @@ static size_t total_bytes(const struct osc_kept *k)
 	return total;
 }
 
+/* The entry of key and gen, or k->nr when none. */
+static size_t find(const struct osc_kept *k, unsigned key, unsigned gen)
+{
+	size_t i = 0;
+
+	while (i < k->nr && !(k->v[i].key == key && k->v[i].gen == gen))
+		i++;
+	return i;
+}
+
 /*
- * Keep result under key in place of the one there, then fit the budget, the
- * oldest first. left: its age, 0 for one never shown (the first to go).
+ * Keep result under key and gen in place of the one there, then fit the
+ * budget, the oldest first. left: its age, 0 for one never shown (the
+ * first to go).
  */
 static void put(struct osc_kept *k, unsigned key, unsigned gen, void *result, size_t bytes,
 		unsigned long left)
 {
-	size_t total;
+	size_t total, at = find(k, key, gen);
 
-	for (size_t i = k->nr; i-- > 0;)
-		if (k->v[i].key == key)
-			drop(k, i);
+	if (at < k->nr)
+		drop(k, at);
 	OSC_GROW(k->v, k->nr + 1, k->alloc);
 	k->v[k->nr++] = (struct osc_kept_entry){ result, bytes, key, gen, left };
 	total = total_bytes(k);
@@ -118,8 +128,8 @@ void osc_kept_dispose(const struct osc_kept *k, void *result, size_t size, size_
 void osc_kept_retire(struct osc_kept *k, bool keep, unsigned key, unsigned gen, void *shown,
 		     size_t size, size_t bytes)
 {
-	drop_stale(k, gen);
-	if (!keep) {
+	drop_stale(k);
+	if (!keep || !osc_states_live(k->states, gen)) {
 		osc_kept_dispose(k, shown, size, bytes);
 		return;
 	}
@@ -129,34 +139,53 @@ void osc_kept_retire(struct osc_kept *k, bool keep, unsigned key, unsigned gen, 
 
 bool osc_kept_take(struct osc_kept *k, unsigned key, unsigned gen, void *out, size_t size)
 {
-	for (size_t i = 0; i < k->nr; i++) {
-		if (k->v[i].key != key)
-			continue;
-		if (k->v[i].gen != gen) {
-			drop(k, i);
-			return false;
-		}
-		memcpy(out, k->v[i].result, size);
-		free(k->v[i].result);
-		k->v[i] = k->v[--k->nr];
-		return true;
-	}
-	return false;
+	size_t i = find(k, key, gen);
+
+	if (i == k->nr)
+		return false;
+	memcpy(out, k->v[i].result, size);
+	free(k->v[i].result);
+	k->v[i] = k->v[--k->nr];
+	return true;
 }
 
 bool osc_kept_has(const struct osc_kept *k, unsigned key, unsigned gen)
 {
-	for (size_t i = 0; i < k->nr; i++)
-		if (k->v[i].key == key && k->v[i].gen == gen)
-			return true;
-	return false;
+	return find(k, key, gen) < k->nr;
 }
 
-bool osc_kept_offer(struct osc_kept *k, unsigned key, unsigned gen, void *result, size_t size,
-		    size_t bytes)
+/*
+ * Drop results of states other than gen and now, the oldest first, until
+ * bytes more fit in the budget; false, with none dropped, when they cannot.
+ */
+static bool make_room(struct osc_kept *k, unsigned gen, unsigned now, size_t bytes)
 {
-	drop_stale(k, gen);
-	if (osc_kept_has(k, key, gen) || total_bytes(k) + bytes > k->budget)
+	size_t total = total_bytes(k), stays = 0;
+
+	for (size_t i = 0; i < k->nr; i++)
+		if (k->v[i].gen == gen || k->v[i].gen == now)
+			stays += k->v[i].bytes;
+	if (stays + bytes > k->budget)
+		return false;
+	while (total + bytes > k->budget) {
+		size_t oldest = k->nr;
+
+		for (size_t i = 0; i < k->nr; i++)
+			if (k->v[i].gen != gen && k->v[i].gen != now &&
+			    (oldest == k->nr || k->v[i].left < k->v[oldest].left))
+				oldest = i;
+		total -= k->v[oldest].bytes;
+		drop(k, oldest);
+	}
+	return true;
+}
+
+bool osc_kept_offer(struct osc_kept *k, unsigned key, unsigned gen, unsigned now, void *result,
+		    size_t size, size_t bytes)
+{
+	drop_stale(k);
+	if (!osc_states_live(k->states, gen) || osc_kept_has(k, key, gen) ||
+	    !make_room(k, gen, now, bytes))
 		return false;
 	put(k, key, gen, memcpy(osc_xmalloc(size), result, size), bytes, 0);
 	memset(result, 0, size);

@@ -291,9 +291,15 @@ static void apply_args(struct osc_tui *t)
 		osc_tui_note(t, OSC_MSG_ERROR, "%s (default runs used)", msg);
 		osc_runsel_parse(NULL, t->runs.nr, t->runs.warmup, &t->sel, &err);
 	}
+	t->gen = osc_tui_state(t, &t->sel);
 	t->last_toggled = -1;
 	t->export_as = OSC_EXPORT_CSV;
 	osc_warnings_note(t, &t->trace, &t->runs, "");
+}
+
+unsigned osc_tui_state(struct osc_tui *t, const struct osc_runsel *sel)
+{
+	return osc_states_id(&t->states, sel->on, sel->nr_runs, &t->filter);
 }
 
 #define WARM_POLL_NS 1000000 /* how often a held warm-up, or a script waiting on it, looks */
@@ -432,6 +438,7 @@ static void release(struct osc_tui *t)
 	while (t->depth)
 		osc_view_pop(t);
 	osc_early_release(t);
+	osc_states_forget(&t->states);
 	osc_view_release(&t->pane);
 	osc_runsel_release(&t->sel);
 	osc_runs_release(&t->runs);

@@ -8,9 +8,10 @@
  * Navigation, paging, sorting state, top-N and search live in struct osc_view
  * and are handled in view.c; ops->action only sees the actions a view adds.
  *
- * Data generations: any change of runs or filter bumps tui->gen; a view whose
- * built_gen differs is rebuilt before it is drawn (views deeper in the stack
- * catch up when they come back on top).
+ * Data generations: tui->gen names the state of runs and filter
+ * (states.h), and changes with them; a view whose built_gen differs is
+ * rebuilt before it is drawn (views deeper in the stack catch up when they
+ * come back on top). A state met again has its old id.
  */
 #ifndef OPSCOPE_TUI_VIEW_H
 #define OPSCOPE_TUI_VIEW_H
@@ -29,6 +30,7 @@
 #include "opscope/model/trace.h"
 #include "actions.h"
 #include "early.h"
+#include "states.h"
 #include "tui.h"
 
 struct osc_tui;
@@ -242,7 +244,8 @@ struct osc_tui {
 	struct osc_names names; /* kernel names, demangled once; names.style: the one shown (m) */
 	char *filter_spec; /* the filter as last typed, to edit it again */
 	char *find;        /* text of find / n / N, NULL when none */
-	unsigned gen;      /* data generation, see top */
+	unsigned gen;      /* data generation, see top: an id of states */
+	struct osc_states states;
 	unsigned swaps;    /* aggregates swapped in by workers (the pane follows them) */
 	unsigned top_swaps; /* of them, those of the view on top (OPSCOPE_TUI_TIMING's "shown") */
 	struct osc_view *stack[OSC_MAX_VIEWS];
@@ -296,6 +299,9 @@ void osc_tui_message(struct osc_tui *t, enum osc_msg_kind kind, const char *fmt,
  */
 void osc_tui_note(struct osc_tui *t, enum osc_msg_kind kind, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+
+/* The id (tui->gen) of the state of run selection sel and the TUI's filter (states.h). */
+unsigned osc_tui_state(struct osc_tui *t, const struct osc_runsel *sel);
 
 /* The warm-up is still building the trace's cache up to stage s. */
 bool osc_tui_warm_before(struct osc_tui *t, enum osc_warm_stage s);
@@ -467,6 +473,12 @@ unsigned osc_runs_select_side(struct osc_tui *t, struct osc_runs_side *side, con
 unsigned osc_diff_view_runs(struct osc_tui *t, const char *spec);
 /* Flip run 0 (the warm-up run) in the selection. */
 unsigned osc_runs_toggle_warmup(struct osc_tui *t);
+/*
+ * The selection osc_runs_toggle_warmup makes of t's (t has a run): a copy
+ * with run 0 flipped, into out (none selected when run 0 was the only one:
+ * w refuses it).
+ */
+void osc_runs_warmup_flipped(const struct osc_tui *t, struct osc_runsel *out);
 
 /* True while view v computes new rows on its worker thread (view_job.h). */
 bool osc_view_busy(struct osc_view *v);

@@ -104,6 +104,7 @@ static void diff_open(struct osc_tui *t, struct osc_view *v, const void *arg)
 	v->priv = dv;
 	dv->kept.release = release_diff;
 	dv->kept.budget = t->kept_budget;
+	dv->kept.states = &t->states;
 	dv->kept.free_apart = osc_view_background(t);
 	dv->path = a->path ? osc_xstrdup(a->path) : NULL;
 	/* no compare rows by module */
@@ -222,13 +223,12 @@ static bool job_start(struct osc_tui *t, struct diff_view *dv)
 
 /*
  * Our rows are now d, built for tui->gen gen and rows_key key; the rows shown
- * before are kept (kept.h) when they are of the current runs and filter.
+ * before are kept (kept.h) for the state they were built for.
  */
-static void take_diff(struct osc_tui *t, struct diff_view *dv, struct osc_diff *d, unsigned gen,
-		      unsigned key)
+static void take_diff(struct diff_view *dv, struct osc_diff *d, unsigned gen, unsigned key)
 {
-	osc_kept_retire(&dv->kept, dv->diff_made && dv->diff_gen == t->gen, dv->diff_key, t->gen,
-			&dv->diff, sizeof(dv->diff), osc_diff_bytes(&dv->diff));
+	osc_kept_retire(&dv->kept, dv->diff_made, dv->diff_key, dv->diff_gen, &dv->diff,
+			sizeof(dv->diff), osc_diff_bytes(&dv->diff));
 	dv->diff = *d;
 	memset(d, 0, sizeof(*d));
 	dv->diff_made = true;
@@ -266,12 +266,17 @@ static void diff_build(struct osc_tui *t, struct osc_view *v)
 		dv->job.job.again = true;
 		return;
 	}
+	/* the comparison of a state met before (w twice) */
+	if (osc_kept_take(&dv->kept, rows_key(t, dv), t->gen, &made, sizeof(made))) {
+		take_diff(dv, &made, t->gen, rows_key(t, dv));
+		return;
+	}
 	if (osc_view_jobs_wanted(t) && job_start(t, dv)) {
 		osc_view_job_wait_briefly(t, v, &dv->job.job);
 		return;
 	}
 	osc_diff(&base, &other, &q, &made);
-	take_diff(t, dv, &made, t->gen, rows_key(t, dv));
+	take_diff(dv, &made, t->gen, rows_key(t, dv));
 }
 
 static bool diff_busy(struct osc_view *v)
@@ -339,7 +344,7 @@ static bool diff_poll(struct osc_tui *t, struct osc_view *v)
 	if (!osc_view_job_finished(&dv->job.job))
 		return false;
 	job_finish(&dv->job);
-	take_diff(t, dv, &dv->job.out, dv->job.gen, dv->job.key);
+	take_diff(dv, &dv->job.out, dv->job.gen, dv->job.key);
 	if (dv->job.job.again)
 		job_start(t, dv);
 	osc_view_rows_replaced(t, v);
@@ -725,7 +730,7 @@ static bool show_kept(struct osc_tui *t, struct osc_view *v)
 	if (dv->job.job.running || !dv->loaded ||
 	    !osc_kept_take(&dv->kept, key, t->gen, &kept, sizeof(kept)))
 		return false;
-	take_diff(t, dv, &kept, t->gen, key);
+	take_diff(dv, &kept, t->gen, key);
 	dv->style = dv->names.style = t->names.style; /* the style it was built in (key) */
 	v->built_gen = t->gen;
 	osc_view_rows_replaced(t, v);

@@ -46,6 +46,10 @@ bool osc_view_jobs_wanted(const struct osc_tui *t);
 bool osc_view_job_start(struct osc_tui *t, struct osc_view_job *j, void (*work)(void *),
 			void *arg);
 
+/* osc_view_job_start over run selection sel instead of t's (rows computed ahead for it). */
+bool osc_view_job_start_on(struct osc_tui *t, const struct osc_runsel *sel,
+			   struct osc_view_job *j, void (*work)(void *), void *arg);
+
 /*
  * Wait a few ms for j, the job of view v's rows, when v is on screen: rows
  * done by then come with the frame answering the key. A view under another

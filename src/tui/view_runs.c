@@ -186,7 +186,7 @@ unsigned osc_runs_select(struct osc_tui *t, const char *spec)
 	}
 	osc_runsel_release(&t->sel);
 	t->sel = sel;
-	t->gen++;
+	t->gen = osc_tui_state(t, &t->sel);
 	osc_tui_message(t, OSC_MSG_INFO, "runs: %s", spec ? spec : "default");
 	return OSC_R_REBUILD | OSC_R_REDRAW;
 }
@@ -205,7 +205,9 @@ unsigned osc_runs_select_side(struct osc_tui *t, struct osc_runs_side *side, con
 	}
 	osc_runsel_release(side->sel);
 	*side->sel = sel;
-	t->gen++; /* the compare view pairs the rows again */
+	/* the compare view pairs the rows again: no state of before describes them */
+	osc_states_forget(&t->states);
+	t->gen = osc_tui_state(t, &t->sel);
 	osc_tui_message(t, OSC_MSG_INFO, "runs of %s: %s", side->other, spec ? spec : "default");
 	return OSC_R_REBUILD | OSC_R_REDRAW;
 }
@@ -236,20 +238,26 @@ static unsigned select_set(struct osc_tui *t, struct osc_runs_side *side, const 
 	return r;
 }
 
+void osc_runs_warmup_flipped(const struct osc_tui *t, struct osc_runsel *out)
+{
+	osc_runsel_copy(out, &t->sel);
+	out->on[0] = !out->on[0];
+	out->nr_on = out->on[0] ? out->nr_on + 1 : out->nr_on - 1;
+}
+
 unsigned osc_runs_toggle_warmup(struct osc_tui *t)
 {
-	uint8_t *on = osc_xmalloc(t->runs.nr);
+	struct osc_runsel flipped;
 	unsigned r;
 
 	if (t->runs.nr < 2) {
-		free(on);
 		osc_tui_message(t, OSC_MSG_INFO, "the trace has a single run");
 		return OSC_R_REDRAW;
 	}
-	memcpy(on, t->sel.on, t->runs.nr);
-	on[0] = !on[0];
-	r = select_set(t, &(struct osc_runs_side){ &t->trace, &t->runs, &t->sel, NULL }, on);
-	free(on);
+	osc_runs_warmup_flipped(t, &flipped);
+	r = select_set(t, &(struct osc_runs_side){ &t->trace, &t->runs, &t->sel, NULL },
+		       flipped.on);
+	osc_runsel_release(&flipped);
 	return r;
 }
 

@@ -184,6 +184,7 @@ static void table_open(struct osc_tui *t, struct osc_view *v, const void *arg)
 	tv->select = OSC_STR_NONE;
 	tv->kept.release = release_agg;
 	tv->kept.budget = t->kept_budget;
+	tv->kept.states = &t->states;
 	tv->kept.free_apart = osc_view_background(t);
 	v->priv = tv;
 	v->sort_col = column_of(t, tv->level, a->has_sort ? a->sort : OSC_STAT_NR);
@@ -227,11 +228,13 @@ static void job_finish(struct table_job *j, struct osc_agg *out)
 }
 
 /*
- * Start j on level l's rows, ordered by order_by (-1: as aggregated), on
- * at most threads threads (0: as many as -j allows).
+ * Start j on level l's rows under run selection sel, the state gen (a
+ * tui->gen), ordered by order_by (-1: as aggregated), on at most threads
+ * threads (0: as many as -j allows).
  */
 static bool job_start_at(struct osc_tui *t, struct table_view *tv, struct table_job *j,
-			 enum osc_level l, int order_by, bool desc, unsigned threads)
+			 enum osc_level l, const struct osc_runsel *sel, unsigned gen,
+			 int order_by, bool desc, unsigned threads)
 {
 	j->trace = &t->trace;
 	j->runs = &t->runs;
@@ -239,16 +242,16 @@ static bool job_start_at(struct osc_tui *t, struct table_view *tv, struct table_
 	j->names = t->names; /* m may change the TUI's style meanwhile */
 	j->q.names = &j->names;
 	j->q.threads = threads;
-	j->gen = t->gen;
+	j->gen = gen;
 	j->order_by = order_by;
 	j->order_desc = desc;
-	return osc_view_job_start(t, &j->job, job_work, j);
+	return osc_view_job_start_on(t, sel, &j->job, job_work, j);
 }
 
 /* Start the job of the view's own rows (table_sort orders them). */
 static bool job_start(struct osc_tui *t, struct table_view *tv)
 {
-	return job_start_at(t, tv, &tv->job, tv->level, -1, false, 0);
+	return job_start_at(t, tv, &tv->job, tv->level, &t->sel, t->gen, -1, false, 0);
 }
 
 /* Wait for j if it runs (a script's held job: closing lets it go) and free its result. */
@@ -307,13 +310,12 @@ static void note_outside(struct osc_tui *t, const struct table_view *tv)
 
 /*
  * The rows shown make way for others: kept (kept.h) when they are a level's
- * own for the current runs and filter, else freed.
+ * own, for the state they were built for, else freed.
  */
-static void retire_rows(struct osc_tui *t, struct table_view *tv)
+static void retire_rows(struct table_view *tv)
 {
-	osc_kept_retire(&tv->kept, tv->rows_made && tv->rows_gen == t->gen && !tv->only,
-			agg_key(&tv->agg), t->gen, &tv->agg, sizeof(tv->agg),
-			osc_agg_bytes(&tv->agg));
+	osc_kept_retire(&tv->kept, tv->rows_made && !tv->only, agg_key(&tv->agg), tv->rows_gen,
+			&tv->agg, sizeof(tv->agg), osc_agg_bytes(&tv->agg));
 	tv->rows_made = false;
 }
 
@@ -340,7 +342,7 @@ static void install_rows(struct table_view *tv, struct osc_agg *agg, unsigned ge
 /* Our rows are now agg, built for the runs and filter of tui->gen gen. */
 static void take_rows(struct osc_tui *t, struct table_view *tv, struct osc_agg *agg, unsigned gen)
 {
-	retire_rows(t, tv);
+	retire_rows(tv);
 	install_rows(tv, agg, gen);
 	note_outside(t, tv);
 }
@@ -353,6 +355,11 @@ static void table_build(struct osc_tui *t, struct osc_view *v)
 
 	if (tv->job.job.running) {
 		tv->job.job.again = true;
+		return;
+	}
+	/* the rows of a state met before (w twice), or computed ahead for it */
+	if (osc_kept_take(&tv->kept, rows_key(t, tv->level), t->gen, &made, sizeof(made))) {
+		take_rows(t, tv, &made, t->gen);
 		return;
 	}
 	if (osc_view_jobs_wanted(t) && job_start(t, tv)) {
@@ -435,9 +442,31 @@ static enum osc_level level_ahead(struct osc_tui *t, struct table_view *tv)
 }
 
 /*
+ * Start on the level shown under the runs w would select, its order the
+ * view's, once every other level is kept or too big: w then shows its rows
+ * at once. Nothing when w would select no run, or they are kept or too big.
+ */
+static void warmup_ahead(struct osc_tui *t, struct osc_view *v)
+{
+	struct table_view *tv = v->priv;
+	struct osc_runsel flipped;
+	unsigned gen;
+
+	if (t->runs.nr < 2)
+		return;
+	osc_runs_warmup_flipped(t, &flipped);
+	gen = osc_tui_state(t, &flipped);
+	if (flipped.nr_on && osc_ahead_wanted(&tv->ah, &tv->kept, rows_key(t, tv->level), gen))
+		job_start_at(t, tv, &tv->ahead, tv->level, &flipped, gen, (int)sorted_by(t, v),
+			     v->sort_desc, 1);
+	osc_runsel_release(&flipped);
+}
+
+/*
  * Offer the rows computed ahead once done (ahead.h); then start on the next
  * level, once the view's own rows are in and the trace's cache is built
- * (the worker would otherwise wait for the same locks).
+ * (the worker would otherwise wait for the same locks); then on the level
+ * shown without (or with) the warm-up run.
  */
 static void ahead_poll(struct osc_tui *t, struct osc_view *v)
 {
@@ -456,11 +485,13 @@ static void ahead_poll(struct osc_tui *t, struct osc_view *v)
 		tv->lent = false;
 	if (!osc_tui_ahead_now(t) || tv->ahead.job.running || tv->only || !rows_current(t, tv))
 		return;
-	if ((l = level_ahead(t, tv)) == OSC_LEVEL_COUNT)
+	if ((l = level_ahead(t, tv)) == OSC_LEVEL_COUNT) {
+		warmup_ahead(t, v);
 		return;
+	}
 	by = order_of_level(t, v, l, &desc);
 	/* one thread: the other cores stay for what is asked meanwhile */
-	job_start_at(t, tv, &tv->ahead, l, (int)by, desc, 1);
+	job_start_at(t, tv, &tv->ahead, l, &t->sel, t->gen, (int)by, desc, 1);
 }
 
 static bool table_ahead(struct osc_view *v)

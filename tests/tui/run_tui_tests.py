@@ -1125,6 +1125,44 @@ def check_runs_computed_under():
                % " then ".join(picks), "%s%s\n%s\n---\n%s" % (err, err2, want, got))
 
 
+def check_states_met_again():
+    """w computed ahead, and states met again (states.h): once the levels are
+    computed ahead (:ahead), so are the rows shown under the runs w selects,
+    and w shows them at once (their worker held by :jobs hold never runs);
+    w again, or a filter typed then cleared, brings back the rows of the
+    state met before at once, its levels computed ahead too; each the same
+    screen as computed then. The compare view's comparisons likewise; after
+    the other trace's runs change, every state is compared again."""
+    trace = os.path.join(SAMPLES, "kineto-sampled-rank0.json.gz")
+    start = [":find aten::addmm", ":sort count desc"]
+    keys = ["w", ":dump w1", "w", ":dump w2", ":filter aten::*mm", ":dump f", ":filter",
+            ":dump f0", "2", ":dump l2"]
+    rc, err, d, now = run_keys(trace, start + keys)
+    shutil.rmtree(d, ignore_errors=True)
+    rc2, err2, d, held = run_keys(trace, start + [
+        ":ahead", ":jobs hold", "w", ":dump w1", "w", ":dump w2", ":filter aten::*mm",
+        ":jobs go", ":dump f", ":jobs hold", ":filter", ":dump f0", "2", ":dump l2"])
+    shutil.rmtree(d, ignore_errors=True)
+    report_at_once(rc == 0 and rc2 == 0, err + err2, now, held, ["w1", "w2", "f0", "l2"],
+                   "updating", "a state computed ahead or met again shows at once (%s)")
+    report(held.get("f") == now.get("f") and "aten::mm " in (now.get("f") or ""),
+           "a new state is computed", "%s\n---\n%s" % (now.get("f"), held.get("f")))
+    keys = [":filter aten::*", ":dump c1", ":filter", ":dump c0", ":other-runs 1",
+            ":other-runs", ":dump o"]
+    rc, err, d, now = run_keys(trace, keys, [trace])
+    shutil.rmtree(d, ignore_errors=True)
+    rc2, err2, d, held = run_keys(trace, [
+        ":jobs hold", ":filter aten::*", ":jobs go", ":dump c1", ":jobs hold", ":filter",
+        ":dump c0", ":other-runs 1", ":jobs go", ":jobs hold", ":other-runs", ":dump o"],
+        [trace])
+    shutil.rmtree(d, ignore_errors=True)
+    report_at_once(rc == 0 and rc2 == 0, err + err2, now, held, ["c0"], "updating",
+                   "compare: a state met again shows at once (%s)")
+    report(held.get("c1") == now.get("c1") and "updating" in (held.get("o") or ""),
+           "compare: after the other runs change, a state met before is compared again",
+           held.get("o"))
+
+
 def check_compare_back_kept():
     """The compare view keeps the comparisons it leaves: back to a level or a
     match mode, the rows come at once (its worker held by :jobs hold never
@@ -1650,6 +1688,7 @@ def main():
     check_compare_levels_ahead()
     check_runs_computed_under()
     check_compare_back_kept()
+    check_states_met_again()
     check_whatif_in_background()
     check_whatif_lends_rows()
     check_compare_changed_options()
