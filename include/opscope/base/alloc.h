@@ -23,7 +23,11 @@ void osc_set_die_hook(void (*hook)(void));
  */
 void osc_set_oom_subject(const char *subject);
 
-/* malloc/calloc/realloc/strdup that abort on failure; size 0 is allowed. */
+/*
+ * malloc/calloc/realloc/strdup that abort on failure; size 0 is allowed.
+ * A block malloc'd or realloc'd from 4 MiB on asks for huge pages, as
+ * osc_xmalloc_big does (it is written whole, as such arrays are).
+ */
 void *osc_xmalloc(size_t size);
 void *osc_xcalloc(size_t nmemb, size_t size);
 void *osc_xrealloc(void *ptr, size_t size);

@@ -1,0 +1,82 @@
+/*
+ * test_alloc.c - allocation (src/core/base/alloc.c): blocks of 4 MiB and
+ * more ask for huge pages where the kernel has them (their mapping carries
+ * the "hg" flag in /proc/self/smaps), whether malloc'd or grown by realloc;
+ * smaller ones do not, and every block keeps its bytes.
+ */
+#include <criterion/criterion.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "opscope/base/alloc.h"
+
+#define MIB ((size_t)1 << 20)
+
+/* Whether the kernel has transparent huge pages (they may be off: the flag is still set). */
+static bool have_thp(void)
+{
+	return access("/sys/kernel/mm/transparent_hugepage/enabled", R_OK) == 0;
+}
+
+/* The VmFlags of the mapping holding address a, "" when not found. */
+static void flags_at(const void *a, char *out, size_t size)
+{
+	FILE *f = fopen("/proc/self/smaps", "r");
+	char line[512];
+	bool inside = false;
+	uintptr_t at = (uintptr_t)a;
+
+	out[0] = '\0';
+	cr_assert_not_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long lo, hi;
+
+		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, '-') < strchr(line, ' '))
+			inside = at >= lo && at < hi;
+		else if (inside && !strncmp(line, "VmFlags:", 8)) {
+			snprintf(out, size, "%s", line + 8);
+			break;
+		}
+	}
+	fclose(f);
+}
+
+/* Whether the mapping holding address a asks for huge pages. */
+static bool asks_huge_at(const void *a)
+{
+	char flags[256];
+
+	flags_at(a, flags, sizeof(flags));
+	return strstr(flags, " hg") != NULL;
+}
+
+/* Whether the first whole huge page inside block p of size bytes is asked for as one. */
+static bool asks_huge(const void *p, size_t size)
+{
+	uintptr_t inside = ((uintptr_t)p + 2 * MIB - 1) & ~(uintptr_t)(2 * MIB - 1);
+
+	cr_assert_leq(inside + 2 * MIB, (uintptr_t)p + size, "a whole huge page inside");
+	return asks_huge_at((const void *)inside);
+}
+
+Test(alloc, big_blocks_ask_for_huge_pages)
+{
+	char *big, *grown = osc_xmalloc(MIB), *small = osc_xmalloc(3 * MIB);
+
+	if (!have_thp())
+		cr_skip_test("no transparent huge pages in this kernel");
+	big = osc_xmalloc(16 * MIB);
+	cr_expect(asks_huge(big, 16 * MIB), "a 16 MiB malloc");
+	memset(grown, 7, MIB);
+	grown = osc_xrealloc(grown, 16 * MIB);
+	cr_expect(asks_huge(grown, 16 * MIB), "a block grown to 16 MiB");
+	cr_expect(grown[0] == 7 && grown[MIB - 1] == 7, "keeps its bytes");
+	memset(small, 1, 3 * MIB);
+	cr_expect_not(asks_huge_at(small + 3 * MIB / 2), "a 3 MiB block does not");
+	free(big);
+	free(grown);
+	free(small);
+}
