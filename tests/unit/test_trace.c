@@ -568,6 +568,30 @@ Test(trace, extras_follow_their_events)
 	expect_extras(&t, N, 0);
 }
 
+/*
+ * A generous reserve given back (osc_trace_fit): room for the events alone,
+ * each with its args and extras; adding after it grows again; an empty
+ * trace is left as it is.
+ */
+Test(trace, fit_gives_back_the_room_past_the_events)
+{
+	enum { N = 1000 };
+
+	osc_trace_fit(&t);
+	cr_expect_eq(t.alloc_events, 0);
+	osc_trace_reserve(&t, 100000);
+	cr_assert_geq(t.alloc_events, 100000);
+	for (int i = 0; i < N; i++)
+		add_extra(&t, i, i, true);
+	osc_trace_fit(&t);
+	cr_expect_eq(t.alloc_events, N);
+	osc_trace_sort(&t);
+	osc_trace_split_flows(&t);
+	expect_extras(&t, N, 0);
+	add(N, 1, "after", "{\"z\":3}");
+	cr_expect_str_eq(osc_trace_args(&t, (uint32_t)t.nr_events - 1), "{\"z\":3}");
+}
+
 /* Parts merged where only one has extras: the others' ops are their names. */
 Test(trace, merged_parts_keep_extras)
 {

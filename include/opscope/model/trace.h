@@ -501,6 +501,9 @@ void osc_trace_start_extras(struct osc_trace *t);
 /* Make room for n more events without growing again. */
 void osc_trace_reserve(struct osc_trace *t, size_t n);
 
+/* Give back the room past t's events (a reserve that was generous). */
+void osc_trace_fit(struct osc_trace *t);
+
 /*
  * One part of a trace built apart (a piece of a file parsed on another
  * core), sorted in model order, taken over by osc_trace_take_part and

@@ -163,6 +163,19 @@ void osc_trace_reserve(struct osc_trace *t, size_t n)
 	t->alloc_events = n;
 }
 
+void osc_trace_fit(struct osc_trace *t)
+{
+	size_t n = t->nr_events ? t->nr_events : 1;
+
+	if (t->alloc_events <= n)
+		return;
+	t->events = osc_xreallocarray(t->events, n, sizeof(*t->events));
+	t->args_off = osc_xreallocarray(t->args_off, n, sizeof(*t->args_off));
+	if (t->extras)
+		t->extras = osc_xreallocarray(t->extras, n, sizeof(*t->extras));
+	t->alloc_events = n;
+}
+
 void osc_trace_start_extras(struct osc_trace *t)
 {
 	t->extras = osc_xreallocarray(NULL, t->alloc_events ? t->alloc_events : 1,
