@@ -455,10 +455,13 @@ static void warmup_ahead(struct osc_tui *t, struct osc_view *v)
 	if (t->runs.nr < 2)
 		return;
 	osc_runs_warmup_flipped(t, &flipped);
-	gen = osc_tui_state(t, &flipped);
-	if (flipped.nr_on && osc_ahead_wanted(&tv->ah, &tv->kept, rows_key(t, tv->level), gen))
-		job_start_at(t, tv, &tv->ahead, tv->level, &flipped, gen, (int)sorted_by(t, v),
-			     v->sort_desc, 1);
+	/* no state for a selection w refuses: it would take a known state's place */
+	if (flipped.nr_on) {
+		gen = osc_tui_state(t, &flipped);
+		if (osc_ahead_wanted(&tv->ah, &tv->kept, rows_key(t, tv->level), gen))
+			job_start_at(t, tv, &tv->ahead, tv->level, &flipped, gen,
+				     (int)sorted_by(t, v), v->sort_desc, 1);
+	}
 	osc_runsel_release(&flipped);
 }
 
