@@ -191,7 +191,7 @@ const struct osc_cli_option osc_cli_view_options[] = {
 	{ OPT_PER_CALL, "per-call", 0, NULL,
 	  "gpu --collectives on a job's ranks: a row per call matched across the ranks",
 	  OSC_MODE_GPU },
-	{ OPT_SCRIPT, "script", 0, "FILE", "run the TUI on the scripted keys in FILE (for tests)",
+	{ OPT_SCRIPT, "script", 0, "FILE", "run the TUI on the keys and commands in FILE",
 	  OSC_MODE_TUI | OSC_MODE_DEFAULT },
 	{ OPT_MATCH, "match", 'm', "HOW", "compare: pair rows by name (default), shape or occurrence",
 	  DIFF },

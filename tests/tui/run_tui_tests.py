@@ -1514,6 +1514,20 @@ def check_man_keys():
            "man page key table matches the action table (run tests/tui/gen_man_keys.py)")
 
 
+def check_man_commands():
+    """Every command the command line takes (command.c's names) is in the man
+    page's Commands and scripts, and the man page names no other."""
+    src = open(os.path.join(ROOT, "src", "tui", "command.c"), encoding="utf-8").read()
+    text = open(os.path.join(ROOT, "man", "opscope.1"), encoding="utf-8").read()
+    taken = set(re.findall(r'strcmp\(name, "([a-z-]+)"\)', src))
+    m = re.search(r"^\.SS Commands and scripts\n(.*?)^\.SH ", text, re.S | re.M)
+    named = set(n.replace("\\-", "-") for n in
+                re.findall(r'^\.B[IR]? "?:([a-z\\-]+)', m.group(1) if m else "", re.M))
+    report(taken and taken == named, "man page lists the commands the command line takes",
+           "only in command.c: %s; only in the man page: %s"
+           % (sorted(taken - named), sorted(named - taken)))
+
+
 def read_until(fd, want, timeout):
     """Bytes read from fd until want appears (or the timeout, or EOF)."""
     got, end = b"", time.monotonic() + timeout
@@ -1705,6 +1719,7 @@ def main():
     check_locale()
     check_errors()
     check_man_keys()
+    check_man_commands()
     check_config()
     check_sample_hint()
     print("%d passed, %d failed" % (passed, failed))
