@@ -38,6 +38,20 @@ static unsigned filter_done(struct osc_tui *t, const char *spec)
 	return OSC_R_REBUILD | OSC_R_REDRAW;
 }
 
+bool osc_command_filter_typed(const struct osc_tui *t, struct osc_filter *out)
+{
+	struct osc_error err;
+
+	if (!t->prompt.active || t->prompt.done != filter_done || t->prompt.fresh)
+		return false;
+	osc_filter_init(out);
+	osc_error_clear(&err);
+	if (osc_filter_set_spec(out, t->prompt.buf, &err) == OSC_OK)
+		return true;
+	osc_filter_release(out);
+	return false;
+}
+
 static unsigned find_done(struct osc_tui *t, const char *text)
 {
 	if (!text || !*text)

@@ -3,9 +3,8 @@
  * find, export, help...) and the ":command ARGS" language used by the ':'
  * prompt and by scripts.
  *
- * Commands: runs SPEC | filter [SPEC] | find TEXT | sort COL [asc|desc] |
- * top N | level NAME | export [FILE] | dump FILE | resize LINES COLS | quit |
- * compare FILE | other-runs [SPEC] (the compare view's other trace)
+ * Commands: see the man page's "Commands and scripts" (run_tui_tests checks
+ * that it lists every one).
  */
 #ifndef OPSCOPE_TUI_COMMAND_H
 #define OPSCOPE_TUI_COMMAND_H
@@ -17,5 +16,12 @@ unsigned osc_command_run(struct osc_tui *t, const char *line);
 
 /* Actions no view handled; returns the reaction. */
 unsigned osc_command_action(struct osc_tui *t, enum osc_action a);
+
+/*
+ * The filter Enter would set in the filter prompt being typed, into out
+ * (set up here; release it): false, with nothing set, when no filter prompt
+ * is open, it still offers the filter in force, or its text is not a filter.
+ */
+bool osc_command_filter_typed(const struct osc_tui *t, struct osc_filter *out);
 
 #endif

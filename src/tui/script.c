@@ -53,6 +53,16 @@ static bool next_line(struct osc_script *s, bool answer)
 	return false;
 }
 
+/*
+ * A line that is a command while a prompt is open: the screen with the
+ * prompt open (:dump), what is computed meanwhile (:ahead, :jobs).
+ */
+static bool prompt_command(const char *line)
+{
+	return !strncmp(line, ":dump ", 6) || !strcmp(line, ":ahead") ||
+	       !strncmp(line, ":jobs ", 6);
+}
+
 void osc_script_next(struct osc_script *s, bool answer, struct osc_input *in)
 {
 	const char *p;
@@ -61,7 +71,7 @@ void osc_script_next(struct osc_script *s, bool answer, struct osc_input *in)
 	if (answer && (!s->keys || !*s->keys)) {
 		s->keys = NULL;
 		in->kind = next_line(s, true) ? OSC_IN_LINE : OSC_IN_END;
-		if (in->kind == OSC_IN_LINE && !strncmp(s->line, ":dump ", 6)) { /* the screen with the prompt open */
+		if (in->kind == OSC_IN_LINE && prompt_command(s->line)) {
 			in->kind = OSC_IN_COMMAND;
 			snprintf(in->text, sizeof(in->text), "%s", s->line + 1);
 			return;

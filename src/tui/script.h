@@ -8,7 +8,8 @@
  * one by one ("=2<Enter>", "/<Right>*<Enter>"), as on a keyboard; with none
  * left, the next line (verbatim, comments still skipped) answers it whole:
  * an empty line accepts the text the prompt offers, "<Esc>" cancels, and
- * ":dump FILE" dumps the screen with the prompt still open.
+ * ":dump FILE", ":ahead" and ":jobs ..." are commands, run with the prompt
+ * still open.
  */
 #ifndef OPSCOPE_TUI_SCRIPT_H
 #define OPSCOPE_TUI_SCRIPT_H

@@ -302,6 +302,11 @@ unsigned osc_tui_state(struct osc_tui *t, const struct osc_runsel *sel)
 	return osc_states_id(&t->states, sel->on, sel->nr_runs, &t->filter);
 }
 
+unsigned osc_tui_state_guess(struct osc_tui *t, const struct osc_filter *f)
+{
+	return osc_states_guess(&t->states, t->sel.on, t->sel.nr_runs, f);
+}
+
 #define WARM_POLL_NS 1000000 /* how often a held warm-up, or a script waiting on it, looks */
 
 /* Wait while a script holds the warm-up there. */

@@ -303,6 +303,9 @@ void osc_tui_note(struct osc_tui *t, enum osc_msg_kind kind, const char *fmt, ..
 /* The id (tui->gen) of the state of run selection sel and the TUI's filter (states.h). */
 unsigned osc_tui_state(struct osc_tui *t, const struct osc_runsel *sel);
 
+/* The id of the state of the TUI's runs and filter f, guessed (osc_states_guess). */
+unsigned osc_tui_state_guess(struct osc_tui *t, const struct osc_filter *f);
+
 /* The warm-up is still building the trace's cache up to stage s. */
 bool osc_tui_warm_before(struct osc_tui *t, enum osc_warm_stage s);
 

@@ -40,17 +40,18 @@ static void *job_thread(void *arg)
 	return NULL;
 }
 
-/* j's copies of run selection sel and t's filter. */
-static void copy_selection(struct osc_tui *t, const struct osc_runsel *sel, struct osc_view_job *j)
+/* j's copies of run selection sel and filter f. */
+static void copy_selection(const struct osc_runsel *sel, const struct osc_filter *f,
+			   struct osc_view_job *j)
 {
 	struct osc_error err;
 
 	osc_runsel_copy(&j->sel, sel);
 	osc_filter_init(&j->filter);
-	for (size_t i = 0; i < t->filter.nr_patterns; i++)
-		osc_filter_add_pattern(&j->filter, t->filter.patterns[i]);
-	if (t->filter.re_text)
-		osc_filter_set_regex(&j->filter, t->filter.re_text, &err);
+	for (size_t i = 0; i < f->nr_patterns; i++)
+		osc_filter_add_pattern(&j->filter, f->patterns[i]);
+	if (f->re_text)
+		osc_filter_set_regex(&j->filter, f->re_text, &err);
 }
 
 static void release_selection(struct osc_view_job *j)
@@ -62,16 +63,17 @@ static void release_selection(struct osc_view_job *j)
 bool osc_view_job_start(struct osc_tui *t, struct osc_view_job *j, void (*work)(void *),
 			void *arg)
 {
-	return osc_view_job_start_on(t, &t->sel, j, work, arg);
+	return osc_view_job_start_on(t, &t->sel, &t->filter, j, work, arg);
 }
 
 bool osc_view_job_start_on(struct osc_tui *t, const struct osc_runsel *sel,
-			   struct osc_view_job *j, void (*work)(void *), void *arg)
+			   const struct osc_filter *f, struct osc_view_job *j,
+			   void (*work)(void *), void *arg)
 {
 	j->held = &t->jobs_held;
 	j->work = work;
 	j->arg = arg;
-	copy_selection(t, sel, j);
+	copy_selection(sel, f, j);
 	atomic_store(&j->done, false);
 	j->again = false;
 	if (pthread_create(&j->thread, NULL, job_thread, j)) {

@@ -46,9 +46,13 @@ bool osc_view_jobs_wanted(const struct osc_tui *t);
 bool osc_view_job_start(struct osc_tui *t, struct osc_view_job *j, void (*work)(void *),
 			void *arg);
 
-/* osc_view_job_start over run selection sel instead of t's (rows computed ahead for it). */
+/*
+ * osc_view_job_start over run selection sel and filter f instead of t's
+ * (rows computed ahead for them).
+ */
 bool osc_view_job_start_on(struct osc_tui *t, const struct osc_runsel *sel,
-			   struct osc_view_job *j, void (*work)(void *), void *arg);
+			   const struct osc_filter *f, struct osc_view_job *j,
+			   void (*work)(void *), void *arg);
 
 /*
  * Wait a few ms for j, the job of view v's rows, when v is on screen: rows

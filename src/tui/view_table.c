@@ -34,6 +34,7 @@
 #include "opscope/analysis/diff.h"
 #include "opscope/analysis/trace_cache.h"
 #include "cli_line.h"
+#include "command.h"
 #include "ahead.h"
 #include "kept.h"
 #include "view.h"
@@ -87,6 +88,8 @@ struct table_view {
 	double bar_top;           /* what table_bar divides by; 0 until worked out */
 	osc_str select;           /* a level's row to select when its rows come in, or NONE */
 	bool peak_known;          /* peak was worked out */
+	bool awaiting;            /* the rows asked for are those the job ahead computes
+				     (a filter typed, w): shown once it is done */
 };
 
 /* The peaks of the shape level's roofline columns: the options', else the GPU's. */
@@ -170,6 +173,12 @@ static unsigned agg_key(const struct osc_agg *a)
 	return key_of(a->level, a->key_style);
 }
 
+/* The key of the rows job j computes. */
+static unsigned job_key(const struct table_job *j)
+{
+	return key_of(j->q.level, osc_names_keying(&j->names));
+}
+
 static void table_open(struct osc_tui *t, struct osc_view *v, const void *arg)
 {
 	struct table_view *tv = osc_xcalloc(1, sizeof(*tv));
@@ -228,13 +237,14 @@ static void job_finish(struct table_job *j, struct osc_agg *out)
 }
 
 /*
- * Start j on level l's rows under run selection sel, the state gen (a
- * tui->gen), ordered by order_by (-1: as aggregated), on at most threads
- * threads (0: as many as -j allows).
+ * Start j on level l's rows under run selection sel and filter f, the state
+ * gen (a tui->gen), ordered by order_by (-1: as aggregated), on at most
+ * threads threads (0: as many as -j allows).
  */
 static bool job_start_at(struct osc_tui *t, struct table_view *tv, struct table_job *j,
-			 enum osc_level l, const struct osc_runsel *sel, unsigned gen,
-			 int order_by, bool desc, unsigned threads)
+			 enum osc_level l, const struct osc_runsel *sel,
+			 const struct osc_filter *f, unsigned gen, int order_by, bool desc,
+			 unsigned threads)
 {
 	j->trace = &t->trace;
 	j->runs = &t->runs;
@@ -245,13 +255,14 @@ static bool job_start_at(struct osc_tui *t, struct table_view *tv, struct table_
 	j->gen = gen;
 	j->order_by = order_by;
 	j->order_desc = desc;
-	return osc_view_job_start_on(t, sel, &j->job, job_work, j);
+	return osc_view_job_start_on(t, sel, f, &j->job, job_work, j);
 }
 
 /* Start the job of the view's own rows (table_sort orders them). */
 static bool job_start(struct osc_tui *t, struct table_view *tv)
 {
-	return job_start_at(t, tv, &tv->job, tv->level, &t->sel, t->gen, -1, false, 0);
+	return job_start_at(t, tv, &tv->job, tv->level, &t->sel, &t->filter, t->gen, -1, false,
+			    0);
 }
 
 /* Wait for j if it runs (a script's held job: closing lets it go) and free its result. */
@@ -362,6 +373,11 @@ static void table_build(struct osc_tui *t, struct osc_view *v)
 		take_rows(t, tv, &made, t->gen);
 		return;
 	}
+	/* or being computed ahead: not computed twice (a script computes at once) */
+	tv->awaiting = osc_view_jobs_wanted(t) && tv->ahead.job.running &&
+		       tv->ahead.gen == t->gen && job_key(&tv->ahead) == rows_key(t, tv->level);
+	if (tv->awaiting)
+		return;
 	if (osc_view_jobs_wanted(t) && job_start(t, tv)) {
 		osc_view_job_wait_briefly(t, v, &tv->job.job);
 		return;
@@ -403,7 +419,7 @@ static bool table_busy(struct osc_view *v)
 {
 	struct table_view *tv = v->priv;
 
-	return tv->job.job.running;
+	return tv->job.job.running || tv->awaiting;
 }
 
 /*
@@ -459,42 +475,75 @@ static void warmup_ahead(struct osc_tui *t, struct osc_view *v)
 	if (flipped.nr_on) {
 		gen = osc_tui_state(t, &flipped);
 		if (osc_ahead_wanted(&tv->ah, &tv->kept, rows_key(t, tv->level), gen))
-			job_start_at(t, tv, &tv->ahead, tv->level, &flipped, gen,
+			job_start_at(t, tv, &tv->ahead, tv->level, &flipped, &t->filter, gen,
 				     (int)sorted_by(t, v), v->sort_desc, 1);
 	}
 	osc_runsel_release(&flipped);
 }
 
 /*
- * Offer the rows computed ahead once done (ahead.h); then start on the next
+ * Start on the level shown under the filter being typed in the filter
+ * prompt (osc_command_filter_typed), as a guessed state: Enter then shows
+ * its rows at once. false when there is none to compute.
+ */
+static bool filter_ahead(struct osc_tui *t, struct osc_view *v)
+{
+	struct table_view *tv = v->priv;
+	struct osc_filter typed;
+	unsigned gen;
+	bool started = false;
+
+	if (osc_tui_top(t) != v || !osc_command_filter_typed(t, &typed))
+		return false;
+	gen = osc_tui_state_guess(t, &typed);
+	/* on every core: it is what the person is about to ask for (not the filter in force) */
+	if (gen != t->gen && osc_ahead_wanted(&tv->ah, &tv->kept, rows_key(t, tv->level), gen))
+		started = job_start_at(t, tv, &tv->ahead, tv->level, &t->sel, &typed, gen,
+				       (int)sorted_by(t, v), v->sort_desc, 0);
+	osc_filter_release(&typed);
+	return started;
+}
+
+/*
+ * Offer the rows computed ahead once done (ahead.h), or show them when they
+ * are those awaited (true: the rows shown are new); then start on the next
  * level, once the view's own rows are in and the trace's cache is built
  * (the worker would otherwise wait for the same locks); then on the level
- * shown without (or with) the warm-up run.
+ * shown without (or with) the warm-up run. A filter being typed comes first.
  */
-static void ahead_poll(struct osc_tui *t, struct osc_view *v)
+static bool ahead_poll(struct osc_tui *t, struct osc_view *v)
 {
 	struct table_view *tv = v->priv;
 	struct osc_agg made;
 	enum osc_level l;
 	enum osc_stat by;
-	bool desc;
+	bool desc, shown = false;
 
 	if (osc_view_job_finished(&tv->ahead.job)) {
 		job_finish(&tv->ahead, &made);
-		osc_ahead_done(&tv->ah, &tv->kept, agg_key(&made), tv->ahead.gen, t->gen,
-			       rows_key(t, tv->level), &made, sizeof(made), osc_agg_bytes(&made));
+		shown = tv->awaiting && tv->ahead.gen == t->gen &&
+			agg_key(&made) == rows_key(t, tv->level);
+		tv->awaiting = false;
+		if (shown)
+			take_rows(t, tv, &made, t->gen);
+		else
+			osc_ahead_done(&tv->ah, &tv->kept, agg_key(&made), tv->ahead.gen, t->gen,
+				       rows_key(t, tv->level), &made, sizeof(made),
+				       osc_agg_bytes(&made));
 	}
 	if (osc_tui_top(t) == v) /* no view above: rows lent came back, or were freed */
 		tv->lent = false;
-	if (!osc_tui_ahead_now(t) || tv->ahead.job.running || tv->only || !rows_current(t, tv))
-		return;
+	if (!osc_tui_ahead_now(t) || tv->ahead.job.running || tv->only || !rows_current(t, tv) ||
+	    filter_ahead(t, v))
+		return shown;
 	if ((l = level_ahead(t, tv)) == OSC_LEVEL_COUNT) {
 		warmup_ahead(t, v);
-		return;
+		return shown;
 	}
 	by = order_of_level(t, v, l, &desc);
 	/* one thread: the other cores stay for what is asked meanwhile */
-	job_start_at(t, tv, &tv->ahead, l, &t->sel, t->gen, (int)by, desc, 1);
+	job_start_at(t, tv, &tv->ahead, l, &t->sel, &t->filter, t->gen, (int)by, desc, 1);
+	return shown;
 }
 
 static bool table_ahead(struct osc_view *v)
@@ -509,7 +558,11 @@ static bool table_poll(struct osc_tui *t, struct osc_view *v)
 	struct table_view *tv = v->priv;
 	struct osc_agg made;
 
-	ahead_poll(t, v);
+	if (ahead_poll(t, v)) { /* the rows awaited came ahead */
+		osc_view_rows_replaced(t, v);
+		select_pending(v);
+		return true;
+	}
 	if (!osc_view_job_finished(&tv->job.job))
 		return false;
 	job_finish(&tv->job, &made);
@@ -578,7 +631,7 @@ static void table_title(struct osc_tui *t, struct osc_view *v, char *buf, size_t
 	(void)t;
 	snprintf(buf, size, "%s table%s%s (%zu rows%s%s%s)", osc_level_name(tv->level),
 		 tv->label ? ": " : "", tv->label ? tv->label : "", v->tab.nr_rows,
-		 tv->job.job.running ? ", updating..." : "", tv->nr_back ? "; q: back to " : "",
+		 tv->job.job.running || tv->awaiting ? ", updating..." : "", tv->nr_back ? "; q: back to " : "",
 		 tv->nr_back ? osc_level_name(tv->back[tv->nr_back - 1].level) : "");
 }
 

@@ -1163,6 +1163,36 @@ def check_states_met_again():
            held.get("o"))
 
 
+def check_filter_typed_ahead():
+    """A filter being typed is computed ahead (:ahead, with the prompt still
+    open): Enter shows its rows at once (the worker held by :jobs hold never
+    runs), the same screen as typed and entered at once; a text that is no
+    filter (a bad regex) is not computed, and Enter says why."""
+    trace = os.path.join(SAMPLES, "kineto-sampled-rank0.json.gz")
+    rc, err, d, now = run_keys(trace, [":find aten::addmm", "/aten::*mm<Enter>", ":dump f"])
+    shutil.rmtree(d, ignore_errors=True)
+    rc2, err2, d, held = run_keys(trace, [":find aten::addmm", ":ahead", ":jobs hold",
+                                          "/aten::*mm", ":ahead", ":jobs hold", "", ":dump f",
+                                          "/re:(", ":ahead", "", ":dump bad"])
+    shutil.rmtree(d, ignore_errors=True)
+    report_at_once(rc == 0 and rc2 == 0, err + err2, now, held, ["f"], "updating",
+                   "a filter typed is computed ahead, shown at once on Enter (%s)")
+    bad = held.get("bad") or ""
+    report("bad filter 're:('" in bad and "(filter kept)" in bad,
+           "a text that is no filter is not computed ahead, and Enter refuses it", bad)
+    # Enter while the filter typed (one key: its worker starts after it) is still
+    # computed ahead: the rows come from there
+    rc, err, d, now = run_keys(trace, [":find aten::addmm", "/*<Enter>", ":dump f"])
+    shutil.rmtree(d, ignore_errors=True)
+    rc2, err2, d, held = run_keys(trace, [":find aten::addmm", ":ahead", ":jobs hold", "/*", "",
+                                          ":dump p", ":jobs go", ":dump f"])
+    shutil.rmtree(d, ignore_errors=True)
+    report(rc == 0 and rc2 == 0 and "updating" in (held.get("p") or "") and
+           held.get("f") == now.get("f") and "filter: *" in (now.get("f") or ""),
+           "Enter while the filter typed is computed ahead shows its rows when they come",
+           "%s%s\n%s\n---\n%s" % (err, err2, now.get("f"), held.get("f")))
+
+
 def check_compare_back_kept():
     """The compare view keeps the comparisons it leaves: back to a level or a
     match mode, the rows come at once (its worker held by :jobs hold never
@@ -1703,6 +1733,7 @@ def main():
     check_runs_computed_under()
     check_compare_back_kept()
     check_states_met_again()
+    check_filter_typed_ahead()
     check_whatif_in_background()
     check_whatif_lends_rows()
     check_compare_changed_options()

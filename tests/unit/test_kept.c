@@ -309,6 +309,38 @@ Test(states, the_same_runs_and_filter_have_the_same_id)
 	osc_states_forget(&states);
 }
 
+Test(states, a_guess_takes_no_known_state_s_place_until_it_is_right)
+{
+	struct osc_filter f, g;
+	unsigned guess, known[OSC_STATES_MAX];
+	uint8_t on = 1;
+
+	osc_states_forget(&states);
+	osc_filter_init(&f);
+	osc_filter_init(&g);
+	for (uint8_t n = 0; n < OSC_STATES_MAX; n++)
+		known[n] = state(n);
+	osc_filter_add_pattern(&f, "aten::*");
+	guess = osc_states_guess(&states, &on, 1, &f);
+	cr_expect(osc_states_live(&states, guess), "a guess is live");
+	for (uint8_t n = 0; n < OSC_STATES_MAX; n++)
+		cr_expect(osc_states_live(&states, known[n]), "and takes no known state's place");
+	cr_expect_eq(osc_states_guess(&states, &on, 1, &f), guess, "the same guess, the same id");
+	cr_expect_eq(osc_states_guess(&states, &on, 1, &no_filter), known[1],
+		     "a known state guessed: its own id");
+	osc_filter_add_pattern(&g, "aten::mm");
+	cr_expect_neq(osc_states_guess(&states, &on, 1, &g), guess);
+	cr_expect_not(osc_states_live(&states, guess), "a new guess replaces the one before");
+	guess = osc_states_guess(&states, &on, 1, &f);
+	cr_expect_eq(osc_states_id(&states, &on, 1, &f), guess, "a right guess keeps its id");
+	cr_expect_not(osc_states_live(&states, known[0]), "known now, the oldest made way");
+	cr_expect_eq(osc_states_id(&states, &on, 1, &f), guess);
+	osc_states_forget(&states);
+	cr_expect_not(osc_states_live(&states, guess));
+	osc_filter_release(&f);
+	osc_filter_release(&g);
+}
+
 Test(kept, budget_is_a_sixteenth_of_memory_within_bounds)
 {
 	cr_expect_eq(osc_kept_budget_for((uint64_t)1 << 30), OSC_KEPT_MIN, "1 GiB: the least");
