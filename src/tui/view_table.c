@@ -631,7 +631,7 @@ static void table_title(struct osc_tui *t, struct osc_view *v, char *buf, size_t
 	(void)t;
 	snprintf(buf, size, "%s table%s%s (%zu rows%s%s%s)", osc_level_name(tv->level),
 		 tv->label ? ": " : "", tv->label ? tv->label : "", v->tab.nr_rows,
-		 tv->job.job.running || tv->awaiting ? ", updating..." : "", tv->nr_back ? "; q: back to " : "",
+		 table_busy(v) ? ", updating..." : "", tv->nr_back ? "; q: back to " : "",
 		 tv->nr_back ? osc_level_name(tv->back[tv->nr_back - 1].level) : "");
 }
 
