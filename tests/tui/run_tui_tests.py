@@ -21,6 +21,7 @@ import glob
 import io
 import json
 import os
+import random
 import re
 import resource
 import select
@@ -1193,6 +1194,41 @@ def check_filter_typed_ahead():
            "%s%s\n%s\n---\n%s" % (err, err2, now.get("f"), held.get("f")))
 
 
+def check_states_random():
+    """Random changes of runs, filter (typed, or by :filter), level, sort and
+    name style, each screen after them the same whether computed at once or
+    as on a big trace (:ahead after each, workers held by :jobs hold, the
+    filter typed computed with its prompt still open): what is kept per
+    state, guessed or computed ahead never shows another state's rows."""
+    trace = os.path.join(SAMPLES, "kineto-sampled-rank0.json.gz")
+    changes = ["w", "/aten::*mm", "/aten::*", "/re:^aten::(mm|addmm)$", ":filter", ":runs 1",
+               ":runs", ":runs 0:2", "2", "3", "1", "8", "<Tab>", "<Esc>", "s", "r", "m"]
+    for seed in (1, 2):
+        rnd = random.Random(seed)
+        steps = [rnd.choice(changes) for _ in range(40)]
+        now_keys, ahead_keys = [":find aten::addmm"], [":find aten::addmm", ":ahead", ":jobs hold"]
+        for i, k in enumerate(steps):
+            if k.startswith("/"):
+                now_keys.append(k + "<Enter>")
+                ahead_keys += [k, ":ahead", ":jobs hold", ""]
+            else:
+                now_keys.append(k)
+                ahead_keys.append(k)
+            ahead_keys += [":jobs go", ":ahead", ":jobs hold", ":dump s%02d" % i]
+            now_keys.append(":dump s%02d" % i)
+        rc, err, d, now = run_keys(trace, now_keys)
+        shutil.rmtree(d, ignore_errors=True)
+        rc2, err2, d, ahead = run_keys(trace, ahead_keys)
+        shutil.rmtree(d, ignore_errors=True)
+        body = lambda text: (text or "").rstrip("\n").rsplit("\n", 1)[0]  # not the status line
+        differ = [n for n in sorted(now) if body(now[n]) != body(ahead.get(n))]
+        report(rc == 0 and rc2 == 0 and len(now) == len(steps) and not differ,
+               "random changes of state (seed %d): screens as computed at once" % seed,
+               "%s%s %d dumps; differ at %s after %s" % (err, err2, len(now), differ[:3],
+                                                          steps[:int(differ[0][1:]) + 1]
+                                                          if differ else ""))
+
+
 def check_compare_back_kept():
     """The compare view keeps the comparisons it leaves: back to a level or a
     match mode, the rows come at once (its worker held by :jobs hold never
@@ -1734,6 +1770,7 @@ def main():
     check_compare_back_kept()
     check_states_met_again()
     check_filter_typed_ahead()
+    check_states_random()
     check_whatif_in_background()
     check_whatif_lends_rows()
     check_compare_changed_options()
