@@ -1196,16 +1196,18 @@ def check_filter_typed_ahead():
 
 def check_states_random():
     """Random changes of runs, filter (typed, or by :filter), level, sort and
-    name style, each screen after them the same whether computed at once or
+    name style, in the table and in the compare view (its match mode and
+    other runs too), each screen after them the same whether computed at once or
     as on a big trace (:ahead after each, workers held by :jobs hold, the
     filter typed computed with its prompt still open): what is kept per
     state, guessed or computed ahead never shows another state's rows."""
     trace = os.path.join(SAMPLES, "kineto-sampled-rank0.json.gz")
     changes = ["w", "/aten::*mm", "/aten::*", "/re:^aten::(mm|addmm)$", ":filter", ":runs 1",
                ":runs", ":runs 0:2", "2", "3", "1", "8", "<Tab>", "<Esc>", "s", "r", "m"]
-    for seed in (1, 2):
+    compare = [":runs 1", ":runs", ":other-runs 1", ":other-runs", "M", "w", "w"]
+    for seed, other in ((1, []), (2, []), (3, [trace])):
         rnd = random.Random(seed)
-        steps = [rnd.choice(changes) for _ in range(40)]
+        steps = [rnd.choice(changes + (compare if other else [])) for _ in range(40)]
         now_keys, ahead_keys = [":find aten::addmm"], [":find aten::addmm", ":ahead", ":jobs hold"]
         for i, k in enumerate(steps):
             if k.startswith("/"):
@@ -1216,14 +1218,15 @@ def check_states_random():
                 ahead_keys.append(k)
             ahead_keys += [":jobs go", ":ahead", ":jobs hold", ":dump s%02d" % i]
             now_keys.append(":dump s%02d" % i)
-        rc, err, d, now = run_keys(trace, now_keys)
+        rc, err, d, now = run_keys(trace, now_keys, other)
         shutil.rmtree(d, ignore_errors=True)
-        rc2, err2, d, ahead = run_keys(trace, ahead_keys)
+        rc2, err2, d, ahead = run_keys(trace, ahead_keys, other)
         shutil.rmtree(d, ignore_errors=True)
         body = lambda text: (text or "").rstrip("\n").rsplit("\n", 1)[0]  # not the status line
         differ = [n for n in sorted(now) if body(now[n]) != body(ahead.get(n))]
         report(rc == 0 and rc2 == 0 and len(now) == len(steps) and not differ,
-               "random changes of state (seed %d): screens as computed at once" % seed,
+               "random changes of state (seed %d%s): screens as computed at once"
+               % (seed, ", the compare view" if other else ""),
                "%s%s %d dumps; differ at %s after %s" % (err, err2, len(now), differ[:3],
                                                           steps[:int(differ[0][1:]) + 1]
                                                           if differ else ""))
