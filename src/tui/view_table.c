@@ -348,6 +348,7 @@ static void install_rows(struct table_view *tv, struct osc_agg *agg, unsigned ge
 	tv->rows_made = true;
 	tv->rows_gen = gen;
 	tv->bar_top = 0;
+	tv->awaiting = false; /* rows are in: none awaited (a level shown meanwhile) */
 }
 
 /* Our rows are now agg, built for the runs and filter of tui->gen gen. */
