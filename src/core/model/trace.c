@@ -148,6 +148,16 @@ osc_id osc_trace_id(struct osc_trace *t, int64_t v)
 	return OSC_ID_WIDE | *slot;
 }
 
+/* Room for n events in t's event arrays (more or fewer than now). */
+static void set_room(struct osc_trace *t, size_t n)
+{
+	t->events = osc_xreallocarray(t->events, n, sizeof(*t->events));
+	t->args_off = osc_xreallocarray(t->args_off, n, sizeof(*t->args_off));
+	if (t->extras)
+		t->extras = osc_xreallocarray(t->extras, n, sizeof(*t->extras));
+	t->alloc_events = n;
+}
+
 void osc_trace_reserve(struct osc_trace *t, size_t n)
 {
 	if (t->nr_events + n <= t->alloc_events)
@@ -156,24 +166,15 @@ void osc_trace_reserve(struct osc_trace *t, size_t n)
 	/* Repeated reserves (one per merged part) still grow geometrically. */
 	if (n < t->alloc_events + t->alloc_events / 2)
 		n = t->alloc_events + t->alloc_events / 2;
-	t->events = osc_xreallocarray(t->events, n, sizeof(*t->events));
-	t->args_off = osc_xreallocarray(t->args_off, n, sizeof(*t->args_off));
-	if (t->extras)
-		t->extras = osc_xreallocarray(t->extras, n, sizeof(*t->extras));
-	t->alloc_events = n;
+	set_room(t, n);
 }
 
 void osc_trace_fit(struct osc_trace *t)
 {
 	size_t n = t->nr_events ? t->nr_events : 1;
 
-	if (t->alloc_events <= n)
-		return;
-	t->events = osc_xreallocarray(t->events, n, sizeof(*t->events));
-	t->args_off = osc_xreallocarray(t->args_off, n, sizeof(*t->args_off));
-	if (t->extras)
-		t->extras = osc_xreallocarray(t->extras, n, sizeof(*t->extras));
-	t->alloc_events = n;
+	if (t->alloc_events > n)
+		set_room(t, n);
 }
 
 void osc_trace_start_extras(struct osc_trace *t)
