@@ -1,10 +1,10 @@
 /* kept.c - results a view has left, kept within a budget (kept.h). */
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "opscope/base/alloc.h"
 #include "opscope/base/memory.h"
+#include "opscope/base/threads.h"
 #include "kept.h"
 
 size_t osc_kept_budget_for(uint64_t memory)
@@ -44,17 +44,9 @@ static void *free_doomed(void *arg)
 static void dispose(const struct osc_kept *k, void *result, size_t bytes)
 {
 	struct doomed *d = osc_xmalloc(sizeof(*d));
-	pthread_attr_t attr;
-	pthread_t th;
-	bool started = false;
 
 	*d = (struct doomed){ k->release, result };
-	if (k->free_apart && bytes >= APART_MIN && !pthread_attr_init(&attr)) {
-		started = !pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED) &&
-			  !pthread_create(&th, &attr, free_doomed, d);
-		pthread_attr_destroy(&attr);
-	}
-	if (!started)
+	if (!(k->free_apart && bytes >= APART_MIN && osc_thread_detached(free_doomed, d)))
 		free_doomed(d);
 }
 

@@ -1,5 +1,4 @@
 /* view.c - the view stack and what every view does the same way. */
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,6 +6,7 @@
 #include <time.h>
 
 #include "opscope/base/alloc.h"
+#include "opscope/base/threads.h"
 #include "view.h"
 #include "view_job.h"
 
@@ -139,22 +139,14 @@ static void *close_view(void *arg)
 static bool close_apart(struct osc_tui *t, struct osc_view *v)
 {
 	struct closing *c = osc_xmalloc(sizeof(*c));
-	pthread_attr_t attr;
-	pthread_t th;
-	bool started = false;
 
 	*c = (struct closing){ t, v };
 	atomic_fetch_add(&t->closing, 1);
-	if (!pthread_attr_init(&attr)) {
-		started = !pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED) &&
-			  !pthread_create(&th, &attr, close_view, c);
-		pthread_attr_destroy(&attr);
-	}
-	if (!started) {
-		atomic_fetch_sub(&t->closing, 1);
-		free(c);
-	}
-	return started;
+	if (osc_thread_detached(close_view, c))
+		return true;
+	atomic_fetch_sub(&t->closing, 1);
+	free(c);
+	return false;
 }
 
 void osc_view_pop(struct osc_tui *t)

@@ -10,6 +10,7 @@
 #ifndef OPSCOPE_THREADS_H
 #define OPSCOPE_THREADS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "opscope/base/status.h"
@@ -22,6 +23,13 @@ void osc_threads_cap(size_t n);
 
 /* The threads to use: the CPUs of the affinity mask, capped; 1 to OSC_THREADS_MAX. */
 size_t osc_threads(void);
+
+/*
+ * Run fn(arg) on a thread of its own that nobody joins (work a caller must
+ * not wait for, as freeing big results); false when none could start, and
+ * fn was not run.
+ */
+bool osc_thread_detached(void *(*fn)(void *), void *arg);
 
 /*
  * Parse a thread count for subject (an option or variable name): a whole

@@ -17,6 +17,20 @@ void osc_threads_cap(size_t n)
 	cap = n;
 }
 
+bool osc_thread_detached(void *(*fn)(void *), void *arg)
+{
+	pthread_attr_t attr;
+	pthread_t th;
+	bool started;
+
+	if (pthread_attr_init(&attr))
+		return false;
+	started = !pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED) &&
+		  !pthread_create(&th, &attr, fn, arg);
+	pthread_attr_destroy(&attr);
+	return started;
+}
+
 size_t osc_threads(void)
 {
 	cpu_set_t set;
