@@ -459,26 +459,36 @@ static enum osc_level level_ahead(struct osc_tui *t, struct table_view *tv)
 }
 
 /*
- * Start on the level shown under the runs w would select, its order the
- * view's, once every other level is kept or too big: w then shows its rows
- * at once. Nothing when w would select no run, or they are kept or too big.
+ * Start on the level shown, in the view's order, under run selection sel
+ * and filter f, the state gen, on threads threads (0: all), unless its rows
+ * are kept or too big; whether it started.
+ */
+static bool shown_level_ahead(struct osc_tui *t, struct osc_view *v,
+			      const struct osc_runsel *sel, const struct osc_filter *f,
+			      unsigned gen, unsigned threads)
+{
+	struct table_view *tv = v->priv;
+
+	return osc_ahead_wanted(&tv->ah, &tv->kept, rows_key(t, tv->level), gen) &&
+	       job_start_at(t, tv, &tv->ahead, tv->level, sel, f, gen, (int)sorted_by(t, v),
+			    v->sort_desc, threads);
+}
+
+/*
+ * Start on the level shown under the runs w would select, once every other
+ * level is kept or too big: w then shows its rows at once. Nothing when w
+ * would select no run, or they are kept or too big.
  */
 static void warmup_ahead(struct osc_tui *t, struct osc_view *v)
 {
-	struct table_view *tv = v->priv;
 	struct osc_runsel flipped;
-	unsigned gen;
 
 	if (t->runs.nr < 2)
 		return;
 	osc_runs_warmup_flipped(t, &flipped);
 	/* no state for a selection w refuses: it would take a known state's place */
-	if (flipped.nr_on) {
-		gen = osc_tui_state(t, &flipped);
-		if (osc_ahead_wanted(&tv->ah, &tv->kept, rows_key(t, tv->level), gen))
-			job_start_at(t, tv, &tv->ahead, tv->level, &flipped, &t->filter, gen,
-				     (int)sorted_by(t, v), v->sort_desc, 1);
-	}
+	if (flipped.nr_on)
+		shown_level_ahead(t, v, &flipped, &t->filter, osc_tui_state(t, &flipped), 1);
 	osc_runsel_release(&flipped);
 }
 
@@ -489,18 +499,15 @@ static void warmup_ahead(struct osc_tui *t, struct osc_view *v)
  */
 static bool filter_ahead(struct osc_tui *t, struct osc_view *v)
 {
-	struct table_view *tv = v->priv;
 	struct osc_filter typed;
 	unsigned gen;
-	bool started = false;
+	bool started;
 
 	if (osc_tui_top(t) != v || !osc_command_filter_typed(t, &typed))
 		return false;
 	gen = osc_tui_state_guess(t, &typed);
 	/* on every core: it is what the person is about to ask for (not the filter in force) */
-	if (gen != t->gen && osc_ahead_wanted(&tv->ah, &tv->kept, rows_key(t, tv->level), gen))
-		started = job_start_at(t, tv, &tv->ahead, tv->level, &t->sel, &typed, gen,
-				       (int)sorted_by(t, v), v->sort_desc, 0);
+	started = gen != t->gen && shown_level_ahead(t, v, &t->sel, &typed, gen, 0);
 	osc_filter_release(&typed);
 	return started;
 }

@@ -1,6 +1,6 @@
 /*
  * threads.h - how many threads the core may use for one piece of work
- * (parsing, aggregating, building caches).
+ * (parsing, aggregating, building caches), and work on a thread of its own.
  *
  * The default is every CPU the process may run on (its affinity mask, so a
  * container's or taskset's limit holds), at most OSC_THREADS_MAX. A front
