@@ -120,18 +120,6 @@ static unsigned set_level(struct osc_tui *t, const char *name)
 	return OSC_R_REDRAW;
 }
 
-/* The level of the top view when it is an aggregate table, else op. */
-static enum osc_level top_level(struct osc_tui *t)
-{
-	struct osc_view *v = osc_tui_top(t);
-	enum osc_level level = OSC_LEVEL_OP;
-	struct osc_error err;
-
-	if (v->ops == &osc_view_table)
-		osc_level_parse(v->ops->export_name(t, v), &level, &err);
-	return level;
-}
-
 /* ---- export ---- */
 
 static enum osc_status folded_fn(FILE *out, const void *arg, struct osc_error *err)
@@ -270,7 +258,7 @@ static char *default_export_name(struct osc_tui *t)
 /* :compare FILE: the compare view of the trace against FILE, at the top view's level. */
 static unsigned compare_with(struct osc_tui *t, const char *path)
 {
-	struct osc_diff_view_arg a = { path, NULL, top_level(t), OSC_MATCH_NAME, false,
+	struct osc_diff_view_arg a = { path, NULL, osc_table_top_level(t), OSC_MATCH_NAME, false,
 				       OSC_TUI_CHANGED_PCT };
 
 	osc_view_push(t, &osc_view_diff, &a);
@@ -519,7 +507,7 @@ unsigned osc_command_action(struct osc_tui *t, enum osc_action a)
 			osc_tui_message(t, OSC_MSG_INFO, "this view has no bar chart");
 		return OSC_R_REDRAW;
 	case OSC_ACT_WHATIF: {
-		enum osc_level level = top_level(t);
+		enum osc_level level = osc_table_top_level(t);
 
 		if (v->ops != &osc_view_whatif)
 			osc_view_push(t, &osc_view_whatif, &level);

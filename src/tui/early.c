@@ -9,7 +9,14 @@
 static const struct osc_early_kind *const kinds[OSC_EARLY_COUNT] = {
 	[OSC_EARLY_GPU] = &osc_early_gpu,
 	[OSC_EARLY_TREE] = &osc_early_tree,
+	[OSC_EARLY_WHATIF] = &osc_early_whatif,
 };
+
+/* What t would take of kind now (osc_early_kind's aim). */
+static unsigned aim_of(const struct osc_tui *t, const struct osc_early_kind *kind)
+{
+	return kind->aim ? kind->aim(t) : 0;
+}
 
 /* t's entry for id, made on first use. */
 static struct osc_early *entry(struct osc_tui *t, enum osc_early_id id)
@@ -42,12 +49,12 @@ static void join(struct osc_tui *t, struct osc_early *e)
 		drop(e);
 }
 
-/* Take in e's result once its worker is done; drop a result of another gen. */
+/* Take in e's result once its worker is done; drop a result of another gen or aim. */
 static void take_in(struct osc_tui *t, struct osc_early *e)
 {
 	if (osc_view_job_finished(&e->job))
 		join(t, e);
-	if (e->ready && e->gen != t->gen)
+	if (e->ready && (e->gen != t->gen || e->aim != aim_of(t, e->kind)))
 		drop(e);
 }
 
@@ -55,7 +62,7 @@ static void work(void *arg)
 {
 	struct osc_early *e = arg;
 
-	e->kind->compute(e->t, &e->job.sel, &e->job.filter, e->result);
+	e->kind->compute(e->t, e->aim, &e->job.sel, &e->job.filter, e->result);
 }
 
 /* Start the first result due (none when one is being computed); true when one started. */
@@ -66,11 +73,13 @@ static bool start_next(struct osc_tui *t)
 	for (int id = 0; id < OSC_EARLY_COUNT; id++) {
 		struct osc_early *e = &t->early[id];
 
-		if ((e->kind && (e->ready || (e->too_big && e->gen == t->gen))) ||
+		if ((e->kind && (e->ready || (e->too_big && e->gen == t->gen &&
+					       e->aim == aim_of(t, e->kind)))) ||
 		    !kinds[id]->wanted(t))
 			continue;
 		e = entry(t, (enum osc_early_id)id);
 		e->gen = t->gen;
+		e->aim = aim_of(t, e->kind);
 		return osc_view_job_start(t, &e->job, work, e);
 	}
 	return false;
@@ -108,14 +117,16 @@ bool osc_early_busy(const struct osc_tui *t)
 	return false;
 }
 
-bool osc_early_take(struct osc_tui *t, enum osc_early_id id, void *out)
+bool osc_early_take(struct osc_tui *t, enum osc_early_id id, unsigned aim, void *out)
 {
 	struct osc_early *e = &t->early[id];
 
 	if (!e->kind)
 		return false;
-	take_in(t, e);
-	if (!e->ready)
+	if (osc_view_job_finished(&e->job))
+		join(t, e);
+	/* not take_in: the aim asked may be what t aims at no longer (a view's Tab) */
+	if (!e->ready || e->gen != t->gen || e->aim != aim)
 		return false;
 	memcpy(out, e->result, e->kind->size);
 	memset(e->result, 0, e->kind->size);
@@ -123,7 +134,7 @@ bool osc_early_take(struct osc_tui *t, enum osc_early_id id, void *out)
 	return true;
 }
 
-void osc_early_give(struct osc_tui *t, enum osc_early_id id, void *result)
+void osc_early_give(struct osc_tui *t, enum osc_early_id id, unsigned aim, void *result)
 {
 	struct osc_early *e = entry(t, id);
 
@@ -137,6 +148,7 @@ void osc_early_give(struct osc_tui *t, enum osc_early_id id, void *result)
 	memcpy(e->result, result, e->kind->size);
 	memset(result, 0, e->kind->size);
 	e->gen = t->gen;
+	e->aim = aim;
 	e->ready = true;
 	e->too_big = false;
 }

@@ -408,6 +408,9 @@ struct osc_rank_rows_arg {
 /* The level of a table view. */
 enum osc_level osc_table_view_level(struct osc_view *v);
 
+/* The level of the table on top of t (that W and the compare view open at); op for another view. */
+enum osc_level osc_table_top_level(const struct osc_tui *t);
+
 /* The label of a table view opened with `only` ("kernels of aten::mm"), else NULL. */
 const char *osc_table_view_only(struct osc_view *v);
 

@@ -129,7 +129,7 @@ static void gpu_open(struct osc_tui *t, struct osc_view *v, const void *arg)
 	gv->keying = osc_names_keying(&t->names);
 	gv->budget = t->kept_budget;
 	v->priv = gv;
-	gv->fresh[GPU_BREAKDOWN] = osc_early_take(t, OSC_EARLY_GPU, gpu_of(gv, GPU_BREAKDOWN));
+	gv->fresh[GPU_BREAKDOWN] = osc_early_take(t, OSC_EARLY_GPU, 0, gpu_of(gv, GPU_BREAKDOWN));
 }
 
 static void job_work(void *arg)
@@ -510,9 +510,11 @@ static bool early_wanted(const struct osc_tui *t)
 	return nr && !gpu_view_open(t);
 }
 
-static void early_compute(const struct osc_tui *t, const struct osc_runsel *sel,
-			  const struct osc_filter *filter, void *result)
+static void early_compute(const struct osc_tui *t, unsigned aim,
+			  const struct osc_runsel *sel, const struct osc_filter *filter,
+			  void *result)
 {
+	(void)aim;
 	(void)filter; /* the breakdown is of every device event */
 	compute(t, &t->names, sel, GPU_BREAKDOWN, result, NULL);
 }

@@ -1053,6 +1053,13 @@ enum osc_level osc_table_view_level(struct osc_view *v)
 	return ((struct table_view *)v->priv)->level;
 }
 
+enum osc_level osc_table_top_level(const struct osc_tui *t)
+{
+	const struct osc_view *v = t->stack[t->depth - 1];
+
+	return v->ops == &osc_view_table ? ((struct table_view *)v->priv)->level : OSC_LEVEL_OP;
+}
+
 const char *osc_table_view_only(struct osc_view *v)
 {
 	struct table_view *tv = v->priv;

@@ -219,7 +219,7 @@ static void tree_close(struct osc_view *v)
 		back = (struct laid_tree){ .m = tv->m, .r = tv->r };
 		memset(&tv->m, 0, sizeof(tv->m));
 		memset(&tv->r, 0, sizeof(tv->r));
-		osc_early_give(tv->tui, OSC_EARLY_TREE, &back);
+		osc_early_give(tv->tui, OSC_EARLY_TREE, 0, &back);
 	}
 	release_tree(tv);
 	osc_tree_scratch_release(&tv->scratch);
@@ -443,7 +443,7 @@ static void tree_build(struct osc_tui *t, struct osc_view *v)
 			tv->reread = true;
 		}
 	}
-	if (!tv->of_row && osc_early_take(t, OSC_EARLY_TREE, &early)) { /* merged before T */
+	if (!tv->of_row && osc_early_take(t, OSC_EARLY_TREE, 0, &early)) { /* merged before T */
 		take_tree(t, v, &early.m, &early.r, t->gen);
 		return;
 	}
@@ -865,9 +865,11 @@ static bool early_wanted(const struct osc_tui *t)
 }
 
 /* The whole tree, laid out in the view's first order for the filter of the moment. */
-static void early_compute(const struct osc_tui *t, const struct osc_runsel *sel,
-			  const struct osc_filter *filter, void *result)
+static void early_compute(const struct osc_tui *t, unsigned aim,
+			  const struct osc_runsel *sel, const struct osc_filter *filter,
+			  void *result)
 {
+	(void)aim;
 	struct laid_tree *lt = result;
 
 	merge_whole(t, sel, &lt->m);

@@ -15,6 +15,8 @@
  * meanwhile, as the table does. Its rows are the table's under it when that
  * has the level's for the runs and filter in force (lend_rows, view.h): a
  * million rows are not aggregated again, and go back to the table after.
+ * Without rules, the projection W or Tab shows next is computed before it is
+ * asked for (early.h), and taken at once.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,14 +91,43 @@ static void projection_free(struct projection *p)
 	free(p);
 }
 
+/* A projection computed before it is asked for (early.h); its rows are its own. */
+struct early_projection {
+	struct projection *p;
+};
+
+/*
+ * An early projection's aim (early.h): its level and, at the device levels,
+ * the name style of its labels and keys. Never 0.
+ */
+static unsigned projection_aim(enum osc_level level, enum osc_name_style style)
+{
+	return 1 + (unsigned)level + (osc_level_is_device(level) ? ((unsigned)style + 1) << 8 : 0);
+}
+
+static enum osc_level aim_level(unsigned aim)
+{
+	return (enum osc_level)((aim & 0xff) - 1);
+}
+
+/* The level of the what-if rows asked at level l: op for module (no what-if rows by module). */
+static enum osc_level shown_level(enum osc_level l)
+{
+	return l == OSC_LEVEL_MODULE ? OSC_LEVEL_OP : l;
+}
+
+/* The level after l (Tab): the levels before module, in turn. */
+static enum osc_level next_level(enum osc_level l)
+{
+	return (enum osc_level)((l + 1) % OSC_LEVEL_MODULE);
+}
+
 static void whatif_open(struct osc_tui *t, struct osc_view *v, const void *arg)
 {
 	struct whatif_view *wv = osc_xcalloc(1, sizeof(*wv));
 
 	(void)t;
-	wv->level = *(const enum osc_level *)arg;
-	if (wv->level == OSC_LEVEL_MODULE) /* no what-if rows by module */
-		wv->level = OSC_LEVEL_OP;
+	wv->level = shown_level(*(const enum osc_level *)arg);
 	osc_speedups_init(&wv->rules);
 	wv->p = osc_xcalloc(1, sizeof(*wv->p)); /* no rows until the first projection */
 	v->priv = wv;
@@ -127,12 +158,12 @@ static void whatif_close(struct osc_view *v)
 	free(wv);
 }
 
-/* The query of the what-if rows over the selection sel and the filter f. */
-static struct osc_query whatif_query(const struct osc_tui *t, const struct whatif_view *wv,
+/* The query of the what-if rows at level over the selection sel and the filter f. */
+static struct osc_query whatif_query(const struct osc_tui *t, enum osc_level level,
 				     const struct osc_runsel *sel, const struct osc_filter *f)
 {
 	return (struct osc_query){
-		.level = wv->level,
+		.level = level,
 		.runs = sel,
 		.filter = f, /* empty: none (aggregate.h) */
 		.categories = t->args->categories, /* the category level's rows, as the table's */
@@ -203,7 +234,7 @@ static bool job_start(struct osc_tui *t, struct whatif_view *wv, const struct os
 
 	j->trace = &t->trace;
 	j->runs = &t->runs;
-	j->q = whatif_query(t, wv, &j->job.sel, &j->job.filter);
+	j->q = whatif_query(t, wv->level, &j->job.sel, &j->job.filter);
 	osc_speedups_init(&j->rules);
 	add_rules(&j->rules, &wv->rules);
 	j->names = t->names;
@@ -216,15 +247,27 @@ static bool job_start(struct osc_tui *t, struct whatif_view *wv, const struct os
 	return false;
 }
 
+/* p becomes the projection computed before it was asked (early.h), if any: without rules only. */
+static bool take_early(struct osc_tui *t, struct osc_view *v, struct whatif_view *wv)
+{
+	struct early_projection e;
+
+	if (wv->rules.nr ||
+	    !osc_early_take(t, OSC_EARLY_WHATIF, projection_aim(wv->level, t->names.style), &e))
+		return false;
+	replace_projection(t, v, wv, e.p);
+	return true;
+}
+
 /*
  * Project the rules: over p's rows when only the rules or labels changed
- * (same_rows), or over the rows the view under lends, else over a new
- * aggregate.
+ * (same_rows), or as computed early, or over the rows the view under lends,
+ * else over a new aggregate.
  */
 static void whatif_build(struct osc_tui *t, struct osc_view *v)
 {
 	struct whatif_view *wv = v->priv;
-	struct osc_query q = whatif_query(t, wv, &t->sel, &t->filter);
+	struct osc_query q = whatif_query(t, wv->level, &t->sel, &t->filter);
 	const struct osc_agg *rows = wv->same_rows ? &wv->p->agg : NULL;
 
 	wv->style = t->names.style;
@@ -234,6 +277,8 @@ static void whatif_build(struct osc_tui *t, struct osc_view *v)
 		wv->job.job.again = true;
 		return;
 	}
+	if (!rows && take_early(t, v, wv))
+		return;
 	if (!rows && borrow_rows(t, v, wv))
 		rows = &wv->p->agg;
 	if (osc_view_jobs_wanted(t) && job_start(t, wv, rows)) {
@@ -274,14 +319,23 @@ static void reproject(struct osc_tui *t, struct osc_view *v)
 
 /*
  * Back to the view under: the rows it lent go back to it (replace_projection),
- * unless a job still projects them (they are freed on close then).
+ * unless a job still projects them (they are freed on close then). A
+ * projection of its own without rules is handed back (early.h) for the next W.
  */
 static void whatif_leave(struct osc_tui *t, struct osc_view *v)
 {
 	struct whatif_view *wv = v->priv;
+	struct early_projection back;
 
-	if (!reading_rows(wv))
-		replace_projection(t, v, wv, osc_xcalloc(1, sizeof(*wv->p)));
+	if (reading_rows(wv))
+		return;
+	if (!wv->lent && !wv->rules.nr && rows_current(t, v)) {
+		back.p = wv->p;
+		wv->p = osc_xcalloc(1, sizeof(*wv->p));
+		osc_early_give(t, OSC_EARLY_WHATIF, projection_aim(wv->level, wv->style), &back);
+		return;
+	}
+	replace_projection(t, v, wv, osc_xcalloc(1, sizeof(*wv->p)));
 }
 
 static bool whatif_busy(struct osc_view *v)
@@ -420,7 +474,7 @@ static unsigned whatif_action(struct osc_tui *t, struct osc_view *v, enum osc_ac
 
 	switch (a) {
 	case OSC_ACT_NEXT_LEVEL: /* the module level has no what-if rows: cycle the others */
-		wv->level = (wv->level + 1) % OSC_LEVEL_MODULE;
+		wv->level = next_level(wv->level);
 		v->built_gen = t->gen - 1;
 		v->cur = v->top = v->hoff = 0;
 		osc_view_refresh(t, v);
@@ -524,4 +578,71 @@ const struct osc_view_ops osc_view_whatif = {
 	.busy = whatif_busy,
 	.poll = whatif_poll,
 	.leave = whatif_leave,
+};
+
+/* ---- the projection W or its Tab shows next, computed early (early.h) ---- */
+
+/*
+ * What is due next: at the next level (Tab) in a what-if view on top with no
+ * rule, else at the level W opens at from the view on top; 0 (nothing) in a
+ * what-if view with rules.
+ */
+static unsigned early_aim(const struct osc_tui *t)
+{
+	const struct osc_view *v = t->stack[t->depth - 1];
+	const struct whatif_view *wv = v->priv;
+
+	if (v->ops != &osc_view_whatif)
+		return projection_aim(shown_level(osc_table_top_level(t)), t->names.style);
+	return wv->rules.nr ? 0 : projection_aim(next_level(wv->level), t->names.style);
+}
+
+/* Worth computing: the trace has events, and no what-if view is open under the top. */
+static bool early_wanted(const struct osc_tui *t)
+{
+	for (size_t i = 0; i + 1 < t->depth; i++)
+		if (t->stack[i]->ops == &osc_view_whatif)
+			return false;
+	return t->trace.nr_events && early_aim(t);
+}
+
+/* The projection without rules at aim's level and name style, sorted as W opens it. */
+static void early_compute(const struct osc_tui *t, unsigned aim, const struct osc_runsel *sel,
+			  const struct osc_filter *filter, void *result)
+{
+	struct early_projection *e = result;
+	struct osc_names names = t->names; /* sharing its tables, in aim's style */
+	struct osc_query q = whatif_query(t, aim_level(aim), sel, filter);
+	struct osc_speedups none;
+
+	if (aim >> 8)
+		names.style = (enum osc_name_style)((aim >> 8) - 1);
+	q.names = &names;
+	osc_speedups_init(&none);
+	e->p = project(&t->trace, &t->runs, &q, &names, &none);
+	osc_whatif_sort(&e->p->w, OSC_WHATIF_TOTAL, true); /* whatif_open's order */
+}
+
+static void early_release(void *result)
+{
+	struct early_projection *e = result;
+
+	projection_free(e->p);
+}
+
+static size_t early_bytes(const struct osc_tui *t, const void *result)
+{
+	const struct early_projection *e = result;
+
+	(void)t;
+	return osc_agg_bytes(&e->p->agg) + osc_whatif_bytes(&e->p->w);
+}
+
+const struct osc_early_kind osc_early_whatif = {
+	.size = sizeof(struct early_projection),
+	.wanted = early_wanted,
+	.aim = early_aim,
+	.compute = early_compute,
+	.release = early_release,
+	.bytes = early_bytes,
 };

@@ -1005,6 +1005,37 @@ def check_whole_tree_early():
            "%s\n---\n%s" % (title, early.get("r")))
 
 
+def check_whatif_early():
+    """The what-if projection computed before W (:ahead, as on a big trace
+    once the views compute nothing): W shows it at once (a worker held by
+    :jobs hold never runs), then Tab the next level's, computed while the
+    view is open; after Esc the next W takes its rows back at once; each the
+    same screen as computed then. With a rule, Tab projects the rule (no
+    projection computed early without it is shown); after a change of runs,
+    W computes again."""
+    trace = os.path.join(SAMPLES, "kineto-sampled-rank0.json.gz")
+    rule = ["W", ":find aten::addmm", "=2<Enter>", "<Tab>", ":dump rule"]
+    rc, err, d, now = run_keys(trace, ["W", ":dump w", "<Esc>", "W", ":dump w2", "<Tab>",
+                                       ":dump t", "<Esc>"] + rule +
+                               ["<Esc>", ":runs 1", "W", ":dump r"])
+    shutil.rmtree(d, ignore_errors=True)
+    rc2, err2, d, early = run_keys(trace, [
+        ":ahead", ":jobs hold", "W", ":dump w", ":ahead", ":jobs hold", "<Esc>", "W",
+        ":dump w2", ":ahead", ":jobs hold", "<Tab>", ":dump t", "<Esc>", ":ahead"] +
+        rule[:3] + [":ahead", "<Tab>", ":dump rule", "<Esc>", ":ahead", ":jobs hold",
+                    ":runs 1", "W", ":dump pending", ":jobs go", ":dump r"])
+    shutil.rmtree(d, ignore_errors=True)
+    report_at_once(rc == 0 and rc2 == 0, err + err2, now, early, ("w", "w2", "t"), "updating",
+                   "the what-if projection computed before it is asked shows at once (%s)")
+    report(now.get("rule") and "(1 rules" in now["rule"] and early.get("rule") == now["rule"],
+           "what-if with a rule: Tab projects the rule",
+           "%s\n---\n%s" % (now.get("rule"), early.get("rule")))
+    pending = early.get("pending") or ""
+    report("updating" in pending and early.get("r") == now.get("r"),
+           "the what-if projection computed before a change of runs is not shown after it",
+           "%s\n---\n%s" % (pending, early.get("r")))
+
+
 def check_views_closed_apart():
     """Views left while their workers run (held by :jobs hold) close on a
     thread of their own (:jobs apart, as on a big trace): the call tree, the
@@ -1765,6 +1796,7 @@ def main():
     check_compare_bars_follow_rows()
     check_gpu_tables_ahead()
     check_whole_tree_early()
+    check_whatif_early()
     check_views_closed_apart()
     check_early_over_budget()
     check_levels_ahead()

@@ -100,6 +100,27 @@ enum osc_status osc_speedups_read_csv(struct osc_speedups *s, const char *path,
 double osc_speedups_factor(const struct osc_speedups *s, const struct osc_trace *t,
 			   const struct osc_agg *agg, const struct osc_agg_row *r, uint32_t ev);
 
+/*
+ * X-macro: the columns of a what-if table (also its sort keys). At the host
+ * levels TOTAL is "self_us" and PCT "self_pct"; at the device levels they
+ * are "total_us" and "device_pct" (osc_whatif_columns).
+ */
+#define OSC_WHATIF_COL_LIST(_)          \
+	_(NAME, "name")                 \
+	_(COUNT, "count")               \
+	_(TOTAL, "self_us")             \
+	_(FACTOR, "factor")             \
+	_(PROJECTED, "projected_us")    \
+	_(SAVED, "saved_us")            \
+	_(PCT, "self_pct")
+
+enum osc_whatif_col {
+#define OSC_WHATIF_COL_ENUM(name, text) OSC_WHATIF_##name,
+	OSC_WHATIF_COL_LIST(OSC_WHATIF_COL_ENUM)
+#undef OSC_WHATIF_COL_ENUM
+	OSC_WHATIF_COL_COUNT
+};
+
 struct osc_whatif_row {
 	size_t agg_row;       /* index into the aggregate's rows */
 	uint64_t count;
@@ -115,8 +136,11 @@ struct osc_whatif {
 	size_t nr;
 	uint32_t *order;       /* the display order (osc_whatif_sort): the row shown i-th
 				  is rows[order[i]]; NULL: rows[i] */
+	enum osc_whatif_col order_by; /* with order: the column and direction it is by */
+	bool order_desc;
 	const char **labels;   /* per aggregate row: osc_agg_label_names */
 	char *label_text;      /* private: the labels' bytes not the trace's own */
+	size_t label_bytes;    /* private: label_text's size */
 	bool names_whole;      /* private: each label is its row's name, the trace's whole string */
 	size_t nr_labels;      /* the aggregate's rows (nr may be cut to a top N) */
 	uint32_t *label_rank;  /* per aggregate row: its label's place in byte order */
@@ -152,27 +176,8 @@ void osc_whatif_names(const struct osc_trace *t, const struct osc_agg *agg,
 		      const struct osc_names *names, const struct osc_speedups *s,
 		      struct osc_whatif *out);
 void osc_whatif_release(struct osc_whatif *w);
-
-/*
- * X-macro: the columns of a what-if table (also its sort keys). At the host
- * levels TOTAL is "self_us" and PCT "self_pct"; at the device levels they
- * are "total_us" and "device_pct" (osc_whatif_columns).
- */
-#define OSC_WHATIF_COL_LIST(_)          \
-	_(NAME, "name")                 \
-	_(COUNT, "count")               \
-	_(TOTAL, "self_us")             \
-	_(FACTOR, "factor")             \
-	_(PROJECTED, "projected_us")    \
-	_(SAVED, "saved_us")            \
-	_(PCT, "self_pct")
-
-enum osc_whatif_col {
-#define OSC_WHATIF_COL_ENUM(name, text) OSC_WHATIF_##name,
-	OSC_WHATIF_COL_LIST(OSC_WHATIF_COL_ENUM)
-#undef OSC_WHATIF_COL_ENUM
-	OSC_WHATIF_COL_COUNT
-};
+/* About the bytes w holds (not its aggregate's): for caches' budgets. */
+size_t osc_whatif_bytes(const struct osc_whatif *w);
 
 /* The columns of a what-if table of a device level (device) or a host level. */
 const struct osc_column *osc_whatif_columns(bool device, size_t *nr);
@@ -180,7 +185,8 @@ const struct osc_column *osc_whatif_columns(bool device, size_t *nr);
 bool osc_whatif_col_parse(const char *s, enum osc_whatif_col *out);
 /*
  * Sort rows by a column (names ascending bytewise when !descending; ties by
- * name): w->order changes, the rows stay (osc_whatif_row_at).
+ * name): w->order changes, the rows stay (osc_whatif_row_at). Rows already in
+ * that order are left as they are.
  */
 void osc_whatif_sort(struct osc_whatif *w, enum osc_whatif_col by, bool descending);
 /* Text of cell (row, col) into buf; returns buf or the row's label. */

@@ -748,6 +748,7 @@ static void make_labels(struct osc_whatif *w, const struct osc_names *names)
 	for (size_t r = 0; r < agg->nr; r++)
 		if (at[r] != SIZE_MAX)
 			w->labels[r] = w->label_text + at[r];
+	w->label_bytes = alloc;
 	free(at);
 }
 
@@ -846,6 +847,13 @@ void osc_whatif_names(const struct osc_trace *t, const struct osc_agg *agg,
 		out->ceiling = 1;
 }
 
+size_t osc_whatif_bytes(const struct osc_whatif *w)
+{
+	return w->nr_labels * (sizeof(*w->rows) + sizeof(*w->labels) + sizeof(*w->label_rank) +
+			       sizeof(*w->order)) +
+	       w->label_bytes;
+}
+
 void osc_whatif_release(struct osc_whatif *w)
 {
 	free(w->labels);
@@ -925,10 +933,14 @@ static uint64_t col_key(const struct osc_whatif_row *r, enum osc_whatif_col by)
 void osc_whatif_sort(struct osc_whatif *w, enum osc_whatif_col by, bool descending)
 {
 	size_t n = w->nr, size = n ? n : 1;
-	uint64_t *k = osc_xmalloc(size * sizeof(*k)), *value = NULL;
-	uint32_t *idx = osc_xmalloc(size * sizeof(*idx));
+	uint64_t *k, *value = NULL;
+	uint32_t *idx;
 	bool name_desc = by == OSC_WHATIF_NAME && descending;
 
+	if (w->order && w->order_by == by && w->order_desc == descending)
+		return;
+	k = osc_xmalloc(size * sizeof(*k));
+	idx = osc_xmalloc(size * sizeof(*idx));
 	if (by != OSC_WHATIF_NAME) /* read in the rows' order: a row is read once, in turn */
 		value = osc_xmalloc(size * sizeof(*value));
 	for (size_t r = 0; r < n; r++) {
@@ -950,6 +962,8 @@ void osc_whatif_sort(struct osc_whatif *w, enum osc_whatif_col by, bool descendi
 	}
 	free(w->order);
 	w->order = idx;
+	w->order_by = by;
+	w->order_desc = descending;
 	free(value);
 	free(k);
 }
