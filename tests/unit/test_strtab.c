@@ -75,6 +75,31 @@ Test(strtab, growth_keeps_ids_and_pointers)
 	}
 }
 
+/*
+ * osc_strtab_bytes counts what the table holds: past the largest chunk (16
+ * MiB), chunks of every size are counted as they are, not each as the last.
+ * 2M names of 19 bytes: 40 MB of text in 11 chunks; the arrays and slots
+ * add at most 16 + 8 bytes per id (alloc and slots grow by doubling).
+ */
+Test(strtab, bytes_are_those_allocated)
+{
+	enum { N = 2000000 };
+	char buf[64];
+	size_t text = 0, bytes;
+
+	for (int i = 0; i < N; i++) {
+		int n = snprintf(buf, sizeof(buf), "aten::op_%010d", i);
+
+		osc_strtab_intern(&st, buf, (size_t)n);
+		text += (size_t)n + 1;
+	}
+	cr_assert_gt(st.nchunks, 9, "past the largest chunk: %zu chunks", st.nchunks);
+	bytes = osc_strtab_bytes(&st);
+	cr_expect_geq(bytes, text + (size_t)N * 16, "%zu bytes for %zu of text", bytes, text);
+	cr_expect_leq(bytes, text + 16 * 1024 * 1024 + (size_t)N * 2 * 24,
+		      "%zu bytes for %zu of text", bytes, text);
+}
+
 Test(strtab, long_strings_bigger_than_a_chunk)
 {
 	static char big[200000];

@@ -30,6 +30,7 @@ struct osc_strtab {
 	char **chunks;       /* arena chunks holding the bytes */
 	size_t nchunks, chunks_alloc;
 	size_t chunk_used, chunk_size; /* fill of the last chunk */
+	size_t chunk_bytes;  /* of all chunks */
 };
 
 /*

@@ -50,6 +50,7 @@ static char *arena_copy(struct osc_strtab *t, const char *s, size_t len)
 		OSC_GROW(t->chunks, t->nchunks + 1, t->chunks_alloc);
 		t->chunks[t->nchunks++] = osc_xmalloc(size);
 		t->chunk_size = size;
+		t->chunk_bytes += size;
 		t->chunk_used = 0;
 	}
 	p = t->chunks[t->nchunks - 1] + t->chunk_used;
@@ -145,10 +146,8 @@ void osc_strtab_release(struct osc_strtab *t)
 
 size_t osc_strtab_bytes(const struct osc_strtab *t)
 {
-	size_t chunks = t->nchunks * t->chunk_size; /* the last chunk is the largest */
-
 	return t->alloc * (sizeof(*t->ptrs) + sizeof(*t->lens) + sizeof(*t->hashes)) +
-	       t->nslots * sizeof(*t->slots) + chunks;
+	       t->nslots * sizeof(*t->slots) + t->chunk_bytes;
 }
 
 osc_str osc_strtab_intern(struct osc_strtab *t, const char *s, size_t len)
