@@ -33,7 +33,9 @@ struct diff_job {
 	struct osc_runsel other_sel;      /* a copy: O may change the view's meanwhile */
 	struct osc_names names[2];        /* each side's, sharing its tables, in one style */
 	struct osc_diff_query q;
-	struct osc_diff out;              /* the result */
+	struct osc_diff out;              /* the result, sorted by ... */
+	enum osc_diff_col sort_by;        /* ... the view's column when it started */
+	bool sort_desc;
 	unsigned gen, key;                /* the tui->gen and rows_key it is for */
 };
 
@@ -190,15 +192,48 @@ static void job_work(void *arg)
 	struct diff_job *j = arg;
 
 	osc_diff(&j->base, &j->other, &j->q, &j->out);
+	osc_diff_sort(&j->out, j->sort_by, j->sort_desc); /* shown so unless sorted again */
+}
+
+static enum osc_diff_col split_to_diff(size_t col, bool base)
+{
+	switch (col) {
+	case S_NAME:
+		return OSC_DIFF_NAME;
+	case S_SIDE:
+		return OSC_DIFF_SIDE;
+	case S_COUNT:
+		return base ? OSC_DIFF_BASE_COUNT : OSC_DIFF_OTHER_COUNT;
+	case S_MEAN:
+		return base ? OSC_DIFF_BASE_MEAN : OSC_DIFF_OTHER_MEAN;
+	case S_SELF:
+		return base ? OSC_DIFF_BASE_SELF : OSC_DIFF_OTHER_SELF;
+	case S_DEVICE:
+		return base ? OSC_DIFF_BASE_DEVICE : OSC_DIFF_OTHER_DEVICE;
+	default:
+		return base ? OSC_DIFF_BASE_TOTAL : OSC_DIFF_OTHER_TOTAL;
+	}
+}
+
+/* The column v's rows sort by: the split layout's columns map to the diff's. */
+static enum osc_diff_col sort_column(const struct osc_view *v)
+{
+	const struct diff_view *dv = v->priv;
+
+	return dv->split ? split_to_diff(v->sort_col, false) : (enum osc_diff_col)v->sort_col;
 }
 
 /*
  * Start j on the comparison at level l in match mode m, on at most threads
- * threads (0: as -j allows).
+ * threads (0: as -j allows), sorted as v's rows are now.
  */
-static bool job_start_at(struct osc_tui *t, struct diff_view *dv, struct diff_job *j,
+static bool job_start_at(struct osc_tui *t, struct osc_view *v, struct diff_job *j,
 			 enum osc_level l, enum osc_match m, unsigned threads)
 {
+	struct diff_view *dv = v->priv;
+
+	j->sort_by = sort_column(v);
+	j->sort_desc = v->sort_desc;
 	j->names[0] = t->names;
 	j->names[1] = dv->names;
 	osc_runsel_copy(&j->other_sel, &dv->sel);
@@ -216,9 +251,11 @@ static bool job_start_at(struct osc_tui *t, struct diff_view *dv, struct diff_jo
 }
 
 /* Start the job of the rows shown. */
-static bool job_start(struct osc_tui *t, struct diff_view *dv)
+static bool job_start(struct osc_tui *t, struct osc_view *v)
 {
-	return job_start_at(t, dv, &dv->job, dv->level, dv->match, 0);
+	struct diff_view *dv = v->priv;
+
+	return job_start_at(t, v, &dv->job, dv->level, dv->match, 0);
 }
 
 /*
@@ -271,7 +308,7 @@ static void diff_build(struct osc_tui *t, struct osc_view *v)
 		take_diff(dv, &made, t->gen, rows_key(t, dv));
 		return;
 	}
-	if (osc_view_jobs_wanted(t) && job_start(t, dv)) {
+	if (osc_view_jobs_wanted(t) && job_start(t, v)) {
 		osc_view_job_wait_briefly(t, v, &dv->job.job);
 		return;
 	}
@@ -287,17 +324,25 @@ static bool diff_busy(struct osc_view *v)
 }
 
 /*
- * The next comparison to compute ahead, in the name style shown: the other
- * levels in the match mode shown, then the other match modes at the level
- * shown; neither shown, kept nor too big. false when none is left.
+ * The next comparison to compute ahead, in the name style shown: those of
+ * Tab and M (a key away), then the other levels in the match mode shown,
+ * then the other match modes at the level shown; neither shown, kept nor too
+ * big. false when none is left.
  */
 static bool next_ahead(struct osc_tui *t, struct diff_view *dv, enum osc_level *l,
 		       enum osc_match *m)
 {
-	for (int i = 0; i < OSC_LEVEL_MODULE + OSC_MATCH_COUNT; i++) {
-		/* no compare rows by module */
-		*l = i < OSC_LEVEL_MODULE ? (enum osc_level)i : dv->level;
-		*m = i < OSC_LEVEL_MODULE ? dv->match : (enum osc_match)(i - OSC_LEVEL_MODULE);
+	for (int i = -2; i < OSC_LEVEL_MODULE + OSC_MATCH_COUNT; i++) {
+		*l = dv->level;
+		*m = dv->match;
+		if (i == -2) /* Tab's (no compare rows by module) */
+			*l = (enum osc_level)((dv->level + 1) % OSC_LEVEL_MODULE);
+		else if (i == -1) /* M's */
+			*m = (enum osc_match)((dv->match + 1) % OSC_MATCH_COUNT);
+		else if (i < OSC_LEVEL_MODULE)
+			*l = (enum osc_level)i;
+		else
+			*m = (enum osc_match)(i - OSC_LEVEL_MODULE);
 		if (key_at(t, *l, *m) != rows_key(t, dv) &&
 		    osc_ahead_wanted(&dv->ah, &dv->kept, key_at(t, *l, *m), t->gen))
 			return true;
@@ -309,8 +354,9 @@ static bool next_ahead(struct osc_tui *t, struct diff_view *dv, enum osc_level *
  * Offer the comparison computed ahead once done (ahead.h); then, once the
  * rows shown are in, start on the next one (next_ahead).
  */
-static void ahead_poll(struct osc_tui *t, struct diff_view *dv)
+static void ahead_poll(struct osc_tui *t, struct osc_view *v)
 {
+	struct diff_view *dv = v->priv;
 	enum osc_level l;
 	enum osc_match m;
 
@@ -326,7 +372,7 @@ static void ahead_poll(struct osc_tui *t, struct diff_view *dv)
 		return;
 	/* one thread: the other cores stay for what is asked meanwhile */
 	if (next_ahead(t, dv, &l, &m))
-		job_start_at(t, dv, &dv->ahead, l, m, 1);
+		job_start_at(t, v, &dv->ahead, l, m, 1);
 }
 
 static bool diff_ahead(struct osc_view *v)
@@ -340,35 +386,15 @@ static bool diff_poll(struct osc_tui *t, struct osc_view *v)
 {
 	struct diff_view *dv = v->priv;
 
-	ahead_poll(t, dv);
+	ahead_poll(t, v);
 	if (!osc_view_job_finished(&dv->job.job))
 		return false;
 	job_finish(&dv->job);
 	take_diff(dv, &dv->job.out, dv->job.gen, dv->job.key);
 	if (dv->job.job.again)
-		job_start(t, dv);
+		job_start(t, v);
 	osc_view_rows_replaced(t, v);
 	return true;
-}
-
-static enum osc_diff_col split_to_diff(size_t col, bool base)
-{
-	switch (col) {
-	case S_NAME:
-		return OSC_DIFF_NAME;
-	case S_SIDE:
-		return OSC_DIFF_SIDE;
-	case S_COUNT:
-		return base ? OSC_DIFF_BASE_COUNT : OSC_DIFF_OTHER_COUNT;
-	case S_MEAN:
-		return base ? OSC_DIFF_BASE_MEAN : OSC_DIFF_OTHER_MEAN;
-	case S_SELF:
-		return base ? OSC_DIFF_BASE_SELF : OSC_DIFF_OTHER_SELF;
-	case S_DEVICE:
-		return base ? OSC_DIFF_BASE_DEVICE : OSC_DIFF_OTHER_DEVICE;
-	default:
-		return base ? OSC_DIFF_BASE_TOTAL : OSC_DIFF_OTHER_TOTAL;
-	}
 }
 
 static void diff_sort(struct osc_tui *t, struct osc_view *v)
@@ -379,9 +405,7 @@ static void diff_sort(struct osc_tui *t, struct osc_view *v)
 	if (dv->job.job.running) /* the rows coming in are sorted then (diff_poll) */
 		return;
 	/* Split rows sort by the other side's value (the one that changed). */
-	osc_diff_sort(&dv->diff,
-		      dv->split ? split_to_diff(v->sort_col, false) : (enum osc_diff_col)v->sort_col,
-		      v->sort_desc);
+	osc_diff_sort(&dv->diff, sort_column(v), v->sort_desc);
 }
 
 static const char *split_cell(const struct osc_diff *d, size_t line, size_t col, char *buf,

@@ -1133,6 +1133,30 @@ def check_compare_levels_ahead():
                "%s%s\n%s\n---\n%s" % (err, err2, want, got))
 
 
+def check_compare_keys_first():
+    """The compare view computes ahead first what Tab and M would show (a key
+    away): with a budget that holds two comparisons of the sample with itself
+    (about 240 KB each) and not a third, Tab and M show at once after :ahead
+    (their workers held by :jobs hold never run), as compared then, and a
+    level further away (4) is computed when asked."""
+    trace = os.path.join(SAMPLES, "kineto-sampled-rank0.json.gz")
+    for key in ("<Tab>", "M", "4"):
+        rc, err, d, now = run_keys(trace, [":compare " + trace, key, ":dump k"])
+        shutil.rmtree(d, ignore_errors=True)
+        rc2, err2, d, ahead = run_keys(trace, [":budget 500000", ":compare " + trace, ":ahead",
+                                               ":jobs hold", key, ":dump k"])
+        shutil.rmtree(d, ignore_errors=True)
+        got, want = ahead.get("k") or "", now.get("k") or ""
+        if key == "4":
+            report(rc == 0 and rc2 == 0 and "updating" in got,
+                   "compare: a level two keys away does not fit, and is computed when asked",
+                   err + err2 + got)
+            continue
+        report(rc == 0 and rc2 == 0 and want and "updating" not in got and got == want,
+               "compare: %s computed ahead first shows at once, as compared" % key,
+               "%s%s\n%s\n---\n%s" % (err, err2, want, got))
+
+
 def check_runs_computed_under():
     """Runs picked in the runs view are computed for the view under it while
     the runs view is still shown (views computing ahead, :ahead): back to
@@ -1801,6 +1825,7 @@ def main():
     check_early_over_budget()
     check_levels_ahead()
     check_compare_levels_ahead()
+    check_compare_keys_first()
     check_runs_computed_under()
     check_compare_back_kept()
     check_states_met_again()

@@ -122,6 +122,9 @@ struct osc_diff {
 	   i-th is rows[order[i]], the shown first; NULL: rows[i] itself */
 	uint32_t *order;
 	uint32_t *by_name;      /* private: every row's index in key byte order (a sort makes it) */
+	bool sorted;            /* private: order holds the shown rows by ... */
+	int sorted_by;          /* ... this enum osc_diff_col ... */
+	bool sorted_desc;       /* ... in this direction (osc_diff_sort) */
 };
 
 /* About the bytes d holds (rows, members, order, keys): for caches' budgets. */
@@ -190,7 +193,8 @@ enum osc_diff_col {
  * Sort rows by a column (descending: largest first; NaN sorts as smallest;
  * the DELTA columns sort by their absolute value; names compare bytewise).
  * Ties by key text. The rows stay where they are: d->order changes
- * (osc_diff_row_at), so a million rows sort in a keypress.
+ * (osc_diff_row_at), so a million rows sort in a keypress; rows already in
+ * that order are left as they are.
  */
 void osc_diff_sort(struct osc_diff *d, enum osc_diff_col by, bool descending);
 

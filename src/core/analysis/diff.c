@@ -1008,10 +1008,14 @@ static uint32_t *order_of(struct osc_diff *d)
 void osc_diff_sort(struct osc_diff *d, enum osc_diff_col by, bool descending)
 {
 	size_t n = d->nr, at = 0;
-	uint32_t *order = order_of(d);
-	uint32_t *idx = osc_xmalloc((n ? n : 1) * sizeof(*idx));
-	uint8_t *shown = osc_xcalloc(d->nr_all ? d->nr_all : 1, 1);
+	uint32_t *order, *idx;
+	uint8_t *shown;
 
+	if (d->sorted && d->sorted_by == (int)by && d->sorted_desc == descending)
+		return;
+	order = order_of(d);
+	idx = osc_xmalloc((n ? n : 1) * sizeof(*idx));
+	shown = osc_xcalloc(d->nr_all ? d->nr_all : 1, 1);
 	if (!d->by_name)
 		d->by_name = rows_by_name(d);
 	for (size_t i = 0; i < n; i++)
@@ -1033,6 +1037,9 @@ void osc_diff_sort(struct osc_diff *d, enum osc_diff_col by, bool descending)
 		free(k);
 	}
 	memcpy(order, idx, n * sizeof(*idx)); /* the rows past nr stay (changed only) */
+	d->sorted = true;
+	d->sorted_by = (int)by;
+	d->sorted_desc = descending;
 	free(shown);
 	free(idx);
 }
@@ -1051,6 +1058,8 @@ void osc_diff_changed_only(struct osc_diff *d, bool on, double min_pct)
 	size_t kept = 0, other = 0;
 	uint32_t *order, *rest;
 
+	if (on || d->nr != d->nr_all) /* rows not sorted may come to be shown */
+		d->sorted = false;
 	d->nr = d->nr_all;
 	memcpy(d->shown, d->count, sizeof(d->shown));
 	if (!on)
