@@ -85,7 +85,6 @@ struct table_view {
 				  /* osc_agg_table's cells (table_cell shows them) */
 	char *label;              /* what only holds */
 	struct osc_peak peak;     /* the roofline columns' peaks (table_peak) */
-	double bar_top;           /* what table_bar divides by; 0 until worked out */
 	osc_str select;           /* a level's row to select when its rows come in, or NONE */
 	bool peak_known;          /* peak was worked out */
 	bool awaiting;            /* the rows asked for are those the job ahead computes
@@ -347,7 +346,6 @@ static void install_rows(struct table_view *tv, struct osc_agg *agg, unsigned ge
 	memset(agg, 0, sizeof(*agg));
 	tv->rows_made = true;
 	tv->rows_gen = gen;
-	tv->bar_top = 0;
 	tv->awaiting = false; /* rows are in: none awaited (a level shown meanwhile) */
 }
 
@@ -747,12 +745,7 @@ static double table_bar(struct osc_tui *t, struct osc_view *v, size_t row)
 	enum osc_stat by = osc_agg_default_sort(&tv->agg);
 
 	(void)t;
-	if (!tv->bar_top) { /* once per aggregate: a million rows are read for it */
-		tv->bar_top = 1;
-		for (size_t i = 0; i < tv->agg.nr; i++)
-			tv->bar_top = fmax(tv->bar_top, osc_agg_value(&tv->agg, i, by));
-	}
-	return osc_agg_value(&tv->agg, row, by) / tv->bar_top;
+	return osc_agg_value(&tv->agg, row, by) / fmax(1, tv->agg.top);
 }
 
 static void table_detail(struct osc_tui *t, struct osc_view *v, size_t row, struct osc_lines *out)

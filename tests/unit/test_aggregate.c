@@ -758,6 +758,44 @@ Test(aggregate, real_ort_every_node_once)
 	osc_trace_release(&t);
 }
 
+/*
+ * a->top, the bars' scale, is the largest value of the default sort column
+ * over every row (read here from each row in turn, in no order), at every
+ * level, rows in place or moved; unordered rows have none.
+ */
+Test(aggregate, top_is_the_largest_value_of_the_default_column)
+{
+	struct osc_trace t;
+
+	fx_load(&t, "samples/kineto-sampled-rank0.json.gz");
+	for (int l = 0; l < OSC_LEVEL_COUNT; l++)
+		for (int how = 0; how < 3; how++) {
+			struct osc_query q = { .level = (enum osc_level)l, .in_place = how == 1,
+					       .unordered = how == 2 };
+			struct osc_agg a;
+			double want = 0;
+
+			osc_aggregate(&t, NULL, &q, &a);
+			for (size_t r = 0; r < a.nr; r++) {
+				struct osc_agg_row *row = &a.rows[r];
+				enum osc_stat s = osc_agg_default_sort(&a);
+				double v = s == OSC_STAT_SELF	  ? (double)row->self
+					   : s == OSC_STAT_DEVICE ? (double)row->dev
+					   : s == OSC_STAT_WALL	  ? (double)row->span
+								  : (double)row->total;
+
+				cr_assert(s == OSC_STAT_SELF || s == OSC_STAT_DEVICE ||
+					  s == OSC_STAT_WALL || s == OSC_STAT_TOTAL);
+				want = fmax(want, v);
+			}
+			cr_expect(a.nr || l == OSC_LEVEL_MODULE, "level %d", l); /* no modules here */
+			cr_expect_eq(a.top, how == 2 ? 0 : want, "level %d, %d: top %g, largest %g", l,
+				     how, a.top, want);
+			osc_agg_release(&a);
+		}
+	osc_trace_release(&t);
+}
+
 /* Default runs skip the ORT warm-up: exactly the nodes of runs 1-10 are members. */
 Test(aggregate, real_ort_default_runs)
 {

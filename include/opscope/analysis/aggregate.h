@@ -267,6 +267,9 @@ struct osc_agg {
 	uint32_t *order;
 	int order_by;        /* with order: the enum osc_stat and direction it is by */
 	bool order_desc;
+	/* the largest value of osc_agg_default_sort's statistic (the first row's
+	   as aggregated): the bars' scale; 0 without rows, or unordered */
+	double top;
 	double *cum_pct;     /* per shown row i: self_cum_pct at 2i, device_cum_pct at 2i + 1 */
 	uint32_t *identity;  /* private: per row id, its place when ties are broken */
 	size_t nr_identity;  /* private: nr when identity was built (else built again) */

@@ -1349,6 +1349,8 @@ void osc_aggregate(const struct osc_trace *t, const struct osc_runs *runs,
 		osc_agg_order(out, t, osc_agg_default_sort(out), true);
 	else if (!q->unordered)
 		osc_agg_sort(out, t, osc_agg_default_sort(out), true);
+	if (out->nr && !q->unordered)
+		out->top = osc_agg_value(out, 0, osc_agg_default_sort(out));
 }
 
 void osc_agg_release(struct osc_agg *a)
