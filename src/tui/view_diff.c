@@ -52,7 +52,6 @@ struct diff_view {
 	bool diff_made;               /* diff was built (not yet: empty) ... */
 	unsigned diff_gen, diff_key;  /* ... for this tui->gen and rows_key */
 	struct osc_kept kept;         /* comparisons left (kept.h), keyed by rows_key */
-	int64_t bar_top;              /* the largest side total of the rows shown; 0: not yet */
 	enum osc_level level;
 	enum osc_match match;
 	bool changed, split;
@@ -272,7 +271,6 @@ static void take_diff(struct diff_view *dv, struct osc_diff *d, unsigned gen, un
 	dv->diff_gen = gen;
 	dv->diff_key = key;
 	osc_diff_changed_only(&dv->diff, dv->changed, dv->min_change);
-	dv->bar_top = 0;
 }
 
 static void diff_build(struct osc_tui *t, struct osc_view *v)
@@ -513,7 +511,7 @@ static enum osc_mark diff_mark(struct osc_tui *t, struct osc_view *v, size_t row
 	return r->status == '+' ? OSC_MARK_MAX : r->status == '-' ? OSC_MARK_MIN : OSC_MARK_NONE;
 }
 
-/* The bar: the row's larger side against the largest of all rows (worked out once). */
+/* The bar: the row's larger side against the largest of the rows shown. */
 static double diff_bar(struct osc_tui *t, struct osc_view *v, size_t row)
 {
 	struct diff_view *dv = v->priv;
@@ -523,18 +521,7 @@ static double diff_bar(struct osc_tui *t, struct osc_view *v, size_t row)
 	(void)t;
 	if (!r)
 		return 0;
-	if (!dv->bar_top) {
-		dv->bar_top = 1;
-		for (size_t i = 0; i < dv->diff.nr; i++) {
-			const struct osc_diff_row *x = osc_diff_row_at(&dv->diff, i);
-
-			if (x->side[0].total > dv->bar_top)
-				dv->bar_top = x->side[0].total;
-			if (x->side[1].total > dv->bar_top)
-				dv->bar_top = x->side[1].total;
-		}
-	}
-	top = dv->bar_top;
+	top = dv->diff.top > 1 ? dv->diff.top : 1;
 	if (dv->split)
 		return (double)r->side[row % 2].total / (double)top;
 	return (double)(r->side[0].total > r->side[1].total ? r->side[0].total
@@ -798,7 +785,6 @@ static unsigned diff_action(struct osc_tui *t, struct osc_view *v, enum osc_acti
 	case OSC_ACT_CHANGED_ONLY: /* the same rows, some hidden: no new comparison */
 		dv->changed = !dv->changed;
 		osc_diff_changed_only(&dv->diff, dv->changed, dv->min_change);
-		dv->bar_top = 0;
 		v->cur = v->top = v->hoff = 0;
 		osc_view_resort(t, v);
 		return OSC_R_REDRAW;

@@ -565,6 +565,22 @@ Test(diff, changed_only_and_back)
 	release(&p);
 }
 
+/* top, the bars' scale: the largest total of either side among the rows shown. */
+Test(diff, top_is_the_largest_total_shown)
+{
+	static const struct dx base[] = { OP("A", 0, 300), OP("B", 400, 100) };
+	static const struct dx other[] = { OP("A", 0, 300), OP("B", 400, 150), OP("C", 600, 20) };
+	struct pair p;
+
+	compare(&p, base, FX_LEN(base), other, FX_LEN(other), OSC_MATCH_NAME);
+	cr_expect_eq(p.d.top, 300, "top %lld", (long long)p.d.top);
+	osc_diff_changed_only(&p.d, true, 0); /* A unchanged: hidden */
+	cr_expect_eq(p.d.top, 150, "top %lld", (long long)p.d.top);
+	osc_diff_changed_only(&p.d, false, 0);
+	cr_expect_eq(p.d.top, 300, "top %lld", (long long)p.d.top);
+	release(&p);
+}
+
 /* Ratio sorts NaN (no base time) below every number; ties go by name, ascending. */
 Test(diff, sort_by_ratio_and_side)
 {

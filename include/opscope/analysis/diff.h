@@ -109,6 +109,8 @@ struct osc_diff {
 	int64_t grand_total[2];  /* each side's sum of the rows' grand measure, ns */
 	uint64_t count[3];       /* rows per status: '-', '+', '=' */
 	uint64_t shown[3];       /* the shown rows' (osc_diff_changed_only) */
+	int64_t top;             /* the largest total of either side of a shown row, ns */
+	int64_t top_all;         /* ... of any row */
 	enum osc_level level;
 	enum osc_match match;
 	enum osc_measure total; /* what total is: HOST (the events' own durations), or at

@@ -818,7 +818,10 @@ static void finish_rows(struct osc_diff *d)
 		row->delta = o - b;
 		row->delta_pct = b ? 100.0 * (double)row->delta / (double)b : NAN;
 		row->ratio = b ? (double)o / (double)b : NAN;
+		d->top_all = b > d->top_all ? b : d->top_all;
+		d->top_all = o > d->top_all ? o : d->top_all;
 	}
+	d->top = d->top_all;
 	d->nr_all = d->nr;
 	memcpy(d->shown, d->count, sizeof(d->shown));
 }
@@ -1061,9 +1064,11 @@ void osc_diff_changed_only(struct osc_diff *d, bool on, double min_pct)
 	if (on || d->nr != d->nr_all) /* rows not sorted may come to be shown */
 		d->sorted = false;
 	d->nr = d->nr_all;
+	d->top = d->top_all;
 	memcpy(d->shown, d->count, sizeof(d->shown));
 	if (!on)
 		return;
+	d->top = 0;
 	/* Stable partition: kept rows first, in their order, the others after. */
 	order = order_of(d);
 	rest = osc_xmalloc((d->nr_all ? d->nr_all : 1) * sizeof(*rest));
@@ -1074,6 +1079,8 @@ void osc_diff_changed_only(struct osc_diff *d, bool on, double min_pct)
 		if (changed(row, min_pct)) {
 			order[kept++] = order[i];
 			d->shown[status_slot(row->status)]++;
+			d->top = row->side[0].total > d->top ? row->side[0].total : d->top;
+			d->top = row->side[1].total > d->top ? row->side[1].total : d->top;
 		} else {
 			rest[other++] = order[i];
 		}
