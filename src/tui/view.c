@@ -272,41 +272,76 @@ static size_t fold_find(const struct osc_tui *t, char *out, size_t size)
 	return n;
 }
 
-/* A row matching the find, and which match it is (1-based). */
-struct find_hit {
-	size_t row, k;
-};
+#define FIND_AHEAD 16 /* rows */
+
+/*
+ * The rows shown whose name column holds the find (folded: lower, of len
+ * bytes), read in the order they are stored (stored_order), into *out; how
+ * many.
+ */
+static size_t find_rows(struct osc_view *v, const char *lower, size_t len, size_t **out)
+{
+	size_t n = v->tab.nr_rows, nr_stored = n, nr = 0, alloc = 0;
+	const uint32_t *order = v->ops->stored_order ? v->ops->stored_order(v, &nr_stored) : NULL;
+	uint32_t *shown_at = NULL; /* per row stored, where it is shown; UINT32_MAX: not */
+	char buf[4096];
+
+	*out = NULL;
+	if (order) {
+		shown_at = osc_xmalloc((nr_stored ? nr_stored : 1) * sizeof(*shown_at));
+		memset(shown_at, 0xff, nr_stored * sizeof(*shown_at));
+		for (size_t i = 0; i < n; i++)
+			shown_at[order[i]] = (uint32_t)i;
+	} else {
+		nr_stored = n;
+	}
+	for (size_t s = 0; s < nr_stored; s++) {
+		size_t r = shown_at ? shown_at[s] : s;
+
+		/* the cell of row r reads order[r]: at random, fetched ahead */
+		if (shown_at && s + FIND_AHEAD < nr_stored && shown_at[s + FIND_AHEAD] < n)
+			__builtin_prefetch(&order[shown_at[s + FIND_AHEAD]]);
+
+		if (r >= n ||
+		    !contains(v->tab.cell(v->tab.ctx, r, v->ops->flex_col, buf, sizeof(buf)), lower,
+			      len))
+			continue;
+		OSC_GROW(*out, nr + 1, alloc);
+		(*out)[nr++] = r;
+	}
+	free(shown_at);
+	return nr;
+}
 
 bool osc_view_find(struct osc_tui *t, struct osc_view *v, int dir)
 {
-	const struct find_hit none = { SIZE_MAX, 0 };
-	struct find_hit first = none, last = none, after = none, before = none, *hit;
-	size_t n = v->tab.nr_rows, nr = 0, len;
-	char buf[4096], lower[1024];
+	size_t first = SIZE_MAX, last = 0, after = SIZE_MAX, before = SIZE_MAX, hit, k = 0, nr;
+	size_t *rows;
+	char lower[1024];
 
-	if (!t->find || !*t->find || n == 0)
+	if (!t->find || !*t->find || v->tab.nr_rows == 0)
 		return false;
-	len = fold_find(t, lower, sizeof(lower));
-	/* one pass: the next match either way (wrapping round) and how many there are */
-	for (size_t r = 0; r < n; r++) {
-		if (!contains(v->tab.cell(v->tab.ctx, r, v->ops->flex_col, buf, sizeof(buf)), lower,
-			      len))
-			continue;
-		last = (struct find_hit){ r, ++nr };
-		if (first.row == SIZE_MAX)
-			first = last;
-		if (r > v->cur && after.row == SIZE_MAX)
-			after = last;
-		if (r < v->cur)
-			before = last;
+	nr = find_rows(v, lower, fold_find(t, lower, sizeof(lower)), &rows);
+	/* the next match either way, wrapping round, and which of them it is */
+	for (size_t i = 0; i < nr; i++) {
+		size_t r = rows[i];
+
+		first = r < first ? r : first;
+		last = r > last ? r : last;
+		if (r > v->cur && (after == SIZE_MAX || r < after))
+			after = r;
+		if (r < v->cur && (before == SIZE_MAX || r > before))
+			before = r;
 	}
+	hit = dir > 0 ? (after != SIZE_MAX ? after : first) : (before != SIZE_MAX ? before : last);
+	for (size_t i = 0; i < nr; i++)
+		k += rows[i] <= hit;
+	free(rows);
 	if (!nr)
 		return false;
-	hit = dir > 0 ? (after.row != SIZE_MAX ? &after : &first)
-		      : (before.row != SIZE_MAX ? &before : &last);
-	osc_view_select(v, hit->row);
-	osc_tui_message(t, OSC_MSG_INFO, "'%s': match %zu of %zu (n next, N previous)", t->find,
-			hit->k, nr);
+	osc_view_select(v, hit);
+	osc_tui_message(t, OSC_MSG_INFO, "'%s': match %zu of %zu (n next, N previous)", t->find, k,
+			nr);
 	return true;
 }
 

@@ -99,6 +99,14 @@ struct osc_view_ops {
 	uint32_t (*row_event)(struct osc_tui *t, struct osc_view *v, size_t row);
 	/* optional: rows after the selected one to keep on screen too (a node's children) */
 	size_t (*below)(struct osc_tui *t, struct osc_view *v);
+	/*
+	 * optional: where the rows shown are stored: the row shown i-th is the
+	 * (*order)[i]-th of the *nr stored (order holds every row shown); NULL
+	 * when they are shown as stored. A find reads the rows as they are
+	 * stored: read in the order shown, each of a million rows is a cache miss
+	 * or two.
+	 */
+	const uint32_t *(*stored_order)(struct osc_view *v, size_t *nr);
 	/* Length of the row's bar in the bar chart column, 0..1 (NULL: no bars). */
 	double (*bar)(struct osc_tui *t, struct osc_view *v, size_t row);
 	/*

@@ -511,6 +511,15 @@ static enum osc_mark diff_mark(struct osc_tui *t, struct osc_view *v, size_t row
 	return r->status == '+' ? OSC_MARK_MAX : r->status == '-' ? OSC_MARK_MIN : OSC_MARK_NONE;
 }
 
+/* Merged, a row a line: the diff's order (the split layout's two lines a row are not). */
+static const uint32_t *diff_stored_order(struct osc_view *v, size_t *nr)
+{
+	struct diff_view *dv = v->priv;
+
+	*nr = dv->diff.nr_all;
+	return dv->split ? NULL : dv->diff.order;
+}
+
 /* The bar: the row's larger side against the largest of the rows shown. */
 static double diff_bar(struct osc_tui *t, struct osc_view *v, size_t row)
 {
@@ -880,6 +889,7 @@ const struct osc_view_ops osc_view_diff = {
 	.bases = diff_bases,
 	.detail = diff_detail,
 	.export_name = diff_export_name,
+	.stored_order = diff_stored_order,
 	.bar = diff_bar,
 	.command = diff_command,
 	.busy = diff_busy,

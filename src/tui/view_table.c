@@ -739,6 +739,14 @@ static uint32_t median_event(const struct osc_trace *tr, const uint32_t *ev, siz
 }
 
 /* The row's leading measure (its default sort: device, self or total time) against the largest. */
+static const uint32_t *table_stored_order(struct osc_view *v, size_t *nr)
+{
+	struct table_view *tv = v->priv;
+
+	*nr = tv->agg.nr;
+	return tv->agg.order;
+}
+
 static double table_bar(struct osc_tui *t, struct osc_view *v, size_t row)
 {
 	struct table_view *tv = v->priv;
@@ -1200,6 +1208,7 @@ const struct osc_view_ops osc_view_table = {
 	.detail = table_detail,
 	.export_name = table_export_name,
 	.row_event = table_row_event,
+	.stored_order = table_stored_order,
 	.bar = table_bar,
 	.command = table_command,
 	.busy = table_busy,

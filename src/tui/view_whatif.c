@@ -405,6 +405,14 @@ static enum osc_mark whatif_mark(struct osc_tui *t, struct osc_view *v, size_t r
 	return osc_whatif_row_at(&wv->p->w, row)->factor != 1 ? OSC_MARK_ON : OSC_MARK_NONE;
 }
 
+static const uint32_t *whatif_stored_order(struct osc_view *v, size_t *nr)
+{
+	struct whatif_view *wv = v->priv;
+
+	*nr = wv->p->w.nr_labels;
+	return wv->p->w.order;
+}
+
 static double whatif_bar(struct osc_tui *t, struct osc_view *v, size_t row)
 {
 	struct whatif_view *wv = v->priv;
@@ -573,6 +581,7 @@ const struct osc_view_ops osc_view_whatif = {
 	.bases = whatif_bases,
 	.bases_first = true,
 	.export_name = whatif_export_name,
+	.stored_order = whatif_stored_order,
 	.bar = whatif_bar,
 	.command = whatif_command,
 	.busy = whatif_busy,

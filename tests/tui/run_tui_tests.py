@@ -1036,6 +1036,35 @@ def check_whatif_early():
            "%s\n---\n%s" % (pending, early.get("r")))
 
 
+def check_find_in_sorted_views():
+    """Find (f, n, N) in views whose rows are shown in another order than
+    they are stored (read in memory order): a table sorted by count, the
+    what-if view, the compare view; each match and its number are those of
+    the exported rows in turn (folded case), wrapping round both ways."""
+    trace = os.path.join(SAMPLES, "kineto-sampled-rank0.json.gz")
+    text, moves = "backward", ["n", "n", "N", "N", "N", "n"]
+    for name, start in (("table", [":sort count desc"]), ("what-if", ["W"]),
+                        ("compare", [":compare " + trace])):
+        keys = start + ["x", "rows.csv", ":find " + text, ":dump f0"]
+        for i, key in enumerate(moves):
+            keys += [key, ":dump f%d" % (i + 1)]
+        rc, err, d, dumps = run_keys(trace, keys)
+        with open(os.path.join(d, "rows.csv"), encoding="utf-8") as f:
+            names = [row[0] for row in csv.reader(f)][1:]
+        shutil.rmtree(d, ignore_errors=True)
+        hits = [i for i, n in enumerate(names) if text in n.lower()]
+        cur, want, got = 0, [], []
+        for i, step in enumerate([1] + [1 if m == "n" else -1 for m in moves]):
+            later = [h for h in hits if (h > cur if step > 0 else h < cur)]
+            cur = (min(later) if later else hits[0]) if step > 0 else \
+                (max(later) if later else hits[-1])
+            want.append("'%s': match %d of %d" % (text, hits.index(cur) + 1, len(hits)))
+            got.append(((dumps.get("f%d" % i) or "").rstrip("\n").split("\n") or [""])[-1])
+        report(rc == 0 and len(hits) > 2 and all(g.startswith(w) for g, w in zip(got, want)),
+               "find in the %s view: the matches of its rows in turn" % name,
+               "%s%s\n---\n%s" % (err, want, got))
+
+
 def check_views_closed_apart():
     """Views left while their workers run (held by :jobs hold) close on a
     thread of their own (:jobs apart, as on a big trace): the call tree, the
@@ -1821,6 +1850,7 @@ def main():
     check_gpu_tables_ahead()
     check_whole_tree_early()
     check_whatif_early()
+    check_find_in_sorted_views()
     check_views_closed_apart()
     check_early_over_budget()
     check_levels_ahead()

@@ -3,6 +3,7 @@
 #include <locale.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,6 +20,22 @@ static void check_us(double ns, const char *want)
 
 	osc_format_us(ns, buf, sizeof(buf));
 	cr_expect_str_eq(buf, want, "osc_format_us(%.17g) = %s, want %s", ns, buf, want);
+}
+
+/* osc_format_text writes what snprintf's "%s" does, at every size, and returns the text. */
+Test(columns, format_text_is_snprintf_s)
+{
+	static const char *const texts[] = { "", "a", "aten::conv2d", "é1\x01x" };
+
+	for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++)
+		for (size_t size = 0; size <= 16; size++) {
+			char got[16] = "untouched", want[16] = "untouched";
+
+			cr_expect_eq(osc_format_text(texts[i], got, size), texts[i]);
+			snprintf(want, size, "%s", texts[i]);
+			cr_expect_arr_eq(got, want, sizeof(got), "'%s' in %zu bytes", texts[i],
+					 size);
+		}
 }
 
 Test(columns, format_us_integers_are_exact)

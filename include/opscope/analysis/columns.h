@@ -130,6 +130,12 @@ void osc_format_pct(double pct, char *buf, size_t size);
 /* Format a ratio with 3 decimals ("1.234"); "" when it is NaN (unknown). */
 void osc_format_ratio(double x, char *buf, size_t size);
 
+/*
+ * Text into buf, cut to size - 1 bytes, as snprintf's "%s" does, for a
+ * tenth of its cost (a find reads a million names); returns text.
+ */
+const char *osc_format_text(const char *text, char *buf, size_t size);
+
 /* ---- display width of UTF-8 text (used by the text table and the TUI) ---- */
 
 /*

@@ -470,6 +470,18 @@ void osc_format_us(double ns, char *buf, size_t size)
 		format_special(ns, 3, 1000.0, buf, size);
 }
 
+const char *osc_format_text(const char *text, char *buf, size_t size)
+{
+	size_t n;
+
+	if (!size)
+		return text;
+	n = strnlen(text, size - 1);
+	memcpy(buf, text, n);
+	buf[n] = '\0';
+	return text;
+}
+
 void osc_format_pct(double pct, char *buf, size_t size)
 {
 	long long v;
@@ -516,13 +528,6 @@ static void roofline_cell(double v, enum osc_stat s, char *buf, size_t size)
 		snprintf(buf, size, "%.*f", decimals, v);
 }
 
-/* An interned key shown whole: copied into buf for callers that keep buf, returned as is. */
-static const char *key_cell(const char *text, char *buf, size_t size)
-{
-	snprintf(buf, size, "%s", text);
-	return text;
-}
-
 static const char *key_text(const struct osc_trace *t, osc_str s)
 {
 	return s == OSC_AGG_UNKNOWN ? "unknown" : osc_trace_str(t, s);
@@ -539,14 +544,14 @@ static const char *name_cell(const struct osc_trace *t, const struct osc_agg *a,
 		return buf;
 	}
 	if (a->keys & OSC_KEY_PATH)
-		return key_cell(osc_strtab_get(&a->paths, r->path), buf, size);
+		return osc_format_text(osc_strtab_get(&a->paths, r->path), buf, size);
 	if (a->keys & OSC_KEY_CATEGORY)
 		return osc_category_name(r->category);
 	if (a->keys & OSC_KEY_MODULE)
-		return key_cell(osc_module_path(a->modules, r->module), buf, size);
+		return osc_format_text(osc_module_path(a->modules, r->module), buf, size);
 	if (osc_level_is_device(a->level))
-		return key_cell(osc_names_get(names, t, r->key), buf, size);
-	return key_cell(osc_trace_str(t, r->key), buf, size);
+		return osc_format_text(osc_names_get(names, t, r->key), buf, size);
+	return osc_format_text(osc_trace_str(t, r->key), buf, size);
 }
 
 /* An integer time statistic of r, ns (exact: never through a double). */
@@ -596,9 +601,9 @@ const char *osc_agg_cell_names(const struct osc_trace *t, const struct osc_agg *
 	case OSC_STAT_NAME:
 		return name_cell(t, a, names, r, buf, size);
 	case OSC_STAT_SHAPE:
-		return key_cell(key_text(t, r->shape), buf, size);
+		return osc_format_text(key_text(t, r->shape), buf, size);
 	case OSC_STAT_OP:
-		return key_cell(key_text(t, r->op), buf, size);
+		return osc_format_text(key_text(t, r->op), buf, size);
 	case OSC_STAT_DIMS:
 		osc_format_dims(r->dims, buf, size);
 		break;
@@ -606,7 +611,7 @@ const char *osc_agg_cell_names(const struct osc_trace *t, const struct osc_agg *
 		return osc_category_name(r->category);
 	case OSC_STAT_MODULE:
 		if (a->modules && r->module != OSC_NONE)
-			return key_cell(osc_module_path(a->modules, r->module), buf, size);
+			return osc_format_text(osc_module_path(a->modules, r->module), buf, size);
 		break;
 	case OSC_STAT_COUNT:
 	case OSC_STAT_OPS:

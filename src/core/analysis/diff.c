@@ -1136,16 +1136,13 @@ const char *osc_diff_cell(const struct osc_diff *d, size_t row, size_t col, char
 			  size_t size)
 {
 	const struct osc_diff_row *r = osc_diff_row_at(d, row);
-	const char *name;
 
 	if (!size)
 		return buf;
 	buf[0] = '\0';
 	switch ((enum osc_diff_col)col) {
 	case OSC_DIFF_NAME:
-		name = osc_diff_key(d, r);
-		snprintf(buf, size, "%s", name);
-		return name;
+		return osc_format_text(osc_diff_key(d, r), buf, size);
 	case OSC_DIFF_SIDE:
 		snprintf(buf, size, "%c", r->status);
 		break;

@@ -978,8 +978,7 @@ const char *osc_whatif_cell(const struct osc_whatif *w, size_t row, size_t col, 
 	buf[0] = '\0';
 	switch ((enum osc_whatif_col)col) {
 	case OSC_WHATIF_NAME:
-		snprintf(buf, size, "%s", w->labels[r->agg_row]);
-		return w->labels[r->agg_row];
+		return osc_format_text(w->labels[r->agg_row], buf, size);
 	case OSC_WHATIF_COUNT:
 		snprintf(buf, size, "%llu", (unsigned long long)r->count);
 		break;
