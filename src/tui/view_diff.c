@@ -321,6 +321,13 @@ static bool diff_busy(struct osc_view *v)
 	return dv->job.job.running;
 }
 
+/* Whether the rows shown are in, of the level, match mode and state asked. */
+static bool rows_in(const struct osc_tui *t, const struct diff_view *dv)
+{
+	return dv->loaded && dv->diff_made && !dv->job.job.running && dv->diff_gen == t->gen &&
+	       dv->diff_key == rows_key(t, dv);
+}
+
 /*
  * The next comparison to compute ahead, in the name style shown: those of
  * Tab and M (a key away), then the other levels in the match mode shown,
@@ -364,9 +371,7 @@ static void ahead_poll(struct osc_tui *t, struct osc_view *v)
 			       rows_key(t, dv), &dv->ahead.out, sizeof(dv->ahead.out),
 			       osc_diff_bytes(&dv->ahead.out));
 	}
-	if (!osc_tui_ahead_now(t) || dv->ahead.job.running || dv->job.job.running ||
-	    !dv->loaded || dv->refused || !dv->diff_made || dv->diff_gen != t->gen ||
-	    dv->diff_key != rows_key(t, dv))
+	if (!osc_tui_ahead_now(t) || dv->ahead.job.running || dv->refused || !rows_in(t, dv))
 		return;
 	/* one thread: the other cores stay for what is asked meanwhile */
 	if (next_ahead(t, dv, &l, &m))
@@ -818,7 +823,7 @@ static unsigned diff_action(struct osc_tui *t, struct osc_view *v, enum osc_acti
 		return OSC_R_UNHANDLED;
 	}
 	v->cur = v->top = v->hoff = 0;
-	if (!show_kept(t, v)) {
+	if (!rows_in(t, dv) && !show_kept(t, v)) { /* the level shown asked again: as it is */
 		v->built_gen = t->gen - 1;
 		osc_view_refresh(t, v);
 	}

@@ -1186,6 +1186,18 @@ def check_compare_keys_first():
                "%s%s\n%s\n---\n%s" % (err, err2, want, got))
 
 
+def check_compare_level_asked_again():
+    """The compare view's level key for the level shown keeps its rows (no
+    comparison computed again: a worker held by :jobs hold never runs)."""
+    trace = os.path.join(SAMPLES, "kineto-sampled-rank0.json.gz")
+    rc, err, d, dumps = run_keys(trace, [":compare " + trace, "j", ":dump a", ":jobs hold", "1",
+                                         ":dump b"])
+    shutil.rmtree(d, ignore_errors=True)
+    a, b = dumps.get("a") or "", dumps.get("b") or ""
+    report(rc == 0 and a and "updating" not in b and b.split("\n")[1:4] == a.split("\n")[1:4],
+           "compare: the level shown asked again keeps its rows", "%s%s\n---\n%s" % (err, a, b))
+
+
 def check_runs_computed_under():
     """Runs picked in the runs view are computed for the view under it while
     the runs view is still shown (views computing ahead, :ahead): back to
@@ -1856,6 +1868,7 @@ def main():
     check_levels_ahead()
     check_compare_levels_ahead()
     check_compare_keys_first()
+    check_compare_level_asked_again()
     check_runs_computed_under()
     check_compare_back_kept()
     check_states_met_again()
