@@ -738,7 +738,7 @@ static uint32_t median_event(const struct osc_trace *tr, const uint32_t *ev, siz
 	return res;
 }
 
-/* The row's leading measure (its default sort: device, self or total time) against the largest. */
+/* The aggregate's rows, shown in its order. */
 static const uint32_t *table_stored_order(struct osc_view *v, size_t *nr)
 {
 	struct table_view *tv = v->priv;
@@ -747,6 +747,7 @@ static const uint32_t *table_stored_order(struct osc_view *v, size_t *nr)
 	return tv->agg.order;
 }
 
+/* The row's leading measure (its default sort: device, self or total time) against the largest. */
 static double table_bar(struct osc_tui *t, struct osc_view *v, size_t row)
 {
 	struct table_view *tv = v->priv;

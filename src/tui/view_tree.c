@@ -882,9 +882,9 @@ static void early_compute(const struct osc_tui *t, unsigned aim,
 			  const struct osc_runsel *sel, const struct osc_filter *filter,
 			  void *result)
 {
-	(void)aim;
 	struct laid_tree *lt = result;
 
+	(void)aim;
 	merge_whole(t, sel, &lt->m);
 	osc_tree_rows_make(&lt->r, &lt->m, &t->trace, filter, COL_TOTAL, true);
 }
