@@ -538,9 +538,7 @@ static double diff_bar(struct osc_tui *t, struct osc_view *v, size_t row)
 	top = dv->diff.top > 1 ? dv->diff.top : 1;
 	if (dv->split)
 		return (double)r->side[row % 2].total / (double)top;
-	return (double)(r->side[0].total > r->side[1].total ? r->side[0].total
-							     : r->side[1].total) /
-	       (double)top;
+	return (double)osc_diff_row_larger(r) / (double)top;
 }
 
 /* Both sides' grand totals, of a measure that never counts time twice (diff.h). */

@@ -109,7 +109,7 @@ struct osc_diff {
 	int64_t grand_total[2];  /* each side's sum of the rows' grand measure, ns */
 	uint64_t count[3];       /* rows per status: '-', '+', '=' */
 	uint64_t shown[3];       /* the shown rows' (osc_diff_changed_only) */
-	int64_t top;             /* the largest total of either side of a shown row, ns */
+	int64_t top;             /* the largest osc_diff_row_larger of a shown row, ns */
 	int64_t top_all;         /* ... of any row */
 	enum osc_level level;
 	enum osc_match match;
@@ -131,6 +131,12 @@ struct osc_diff {
 
 /* About the bytes d holds (rows, members, order, keys): for caches' budgets. */
 size_t osc_diff_bytes(const struct osc_diff *d);
+
+/* The larger of row r's two totals, ns (what its bar shows). */
+static inline int64_t osc_diff_row_larger(const struct osc_diff_row *r)
+{
+	return r->side[0].total > r->side[1].total ? r->side[0].total : r->side[1].total;
+}
 
 /* The row shown i-th (i < d->nr_all; the first d->nr are shown). */
 static inline const struct osc_diff_row *osc_diff_row_at(const struct osc_diff *d, size_t i)

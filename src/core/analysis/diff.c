@@ -818,8 +818,8 @@ static void finish_rows(struct osc_diff *d)
 		row->delta = o - b;
 		row->delta_pct = b ? 100.0 * (double)row->delta / (double)b : NAN;
 		row->ratio = b ? (double)o / (double)b : NAN;
-		d->top_all = b > d->top_all ? b : d->top_all;
-		d->top_all = o > d->top_all ? o : d->top_all;
+		if (osc_diff_row_larger(row) > d->top_all)
+			d->top_all = osc_diff_row_larger(row);
 	}
 	d->top = d->top_all;
 	d->nr_all = d->nr;
@@ -1079,8 +1079,8 @@ void osc_diff_changed_only(struct osc_diff *d, bool on, double min_pct)
 		if (changed(row, min_pct)) {
 			order[kept++] = order[i];
 			d->shown[status_slot(row->status)]++;
-			d->top = row->side[0].total > d->top ? row->side[0].total : d->top;
-			d->top = row->side[1].total > d->top ? row->side[1].total : d->top;
+			if (osc_diff_row_larger(row) > d->top)
+				d->top = osc_diff_row_larger(row);
 		} else {
 			rest[other++] = order[i];
 		}
