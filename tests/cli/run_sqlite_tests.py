@@ -11,8 +11,10 @@ the header, an SQLite file without profiler tables) exit 2 with one line.
 
 Uses samples/nvprof-lstm-pyprof.sql.gz and a synthetic nsys 2022 export
 (tests/tools/make_nsys2022_db.py: every API call written twice, as nsys
-2022 does; each must count once) always and, when ../shared/traces is
-present, the nsys 2025/2024 exports and the plain nvprof file.
+2022 does; each must count once; once more with 144,000 API rows, more than
+the loader makes events of between giving their rows' pages back) always
+and, when ../shared/traces is present, the nsys 2025/2024 exports and the
+plain nvprof file.
 """
 import csv
 import gzip
@@ -30,6 +32,7 @@ import testlib  # noqa: E402
 import make_nsys2022_db  # noqa: E402  (path set up by testlib)
 import sqlite_recompute as sr  # noqa: E402
 
+MANY_STEPS = 16000  # 144,000 API rows: over twice load_nsys.c's GIVE_BACK_ROWS
 SHARED = ["nvfuser/report1.sqlite", "pipit/perlmutter-cloverleaf-cuda.sqlite",
           "profiling-lm/net.sql"]
 # Things the files carry that must never be printed.
@@ -190,7 +193,8 @@ def check_nsys2022(res, path, made):
     got = {op: r["launch_total_us"] for op, r in rows.items()}
     problems = ["%s: launch %s us, want %.3f" % (op, got.get(op), ns / 1e3)
                 for op, ns in sorted(want.items()) if got.get(op) != "%.3f" % (ns / 1e3)]
-    res.check("nsys 2022: launch time of each op counts each call once", problems)
+    res.check("nsys 2022: launch time of each op counts each of %d calls once" % made["calls"],
+              problems)
 
 
 def huge_rowids(src, path):
@@ -272,6 +276,9 @@ def main():
         check_gather(res, label, path)
         check_device_args(res, label, path)
     check_nsys2022(res, nsys2022, made)
+    # more API rows than the loader turns into events between giving their pages back
+    many = os.path.join(tmp.name, "nsys2022-many.sqlite")
+    check_nsys2022(res, many, make_nsys2022_db.make(many, MANY_STEPS))
     tmp.cleanup()
     check_run_range(res, "sample nvprof", sample, "embedding")
     nvfuser = testlib.shared("nvfuser/report1.sqlite")

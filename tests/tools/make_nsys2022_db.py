@@ -6,13 +6,13 @@ API call twice: two rows of CUPTI_ACTIVITY_KIND_RUNTIME with the same
 correlationId. This database has the tables and columns opscope's nsys
 loader reads (StringIds, CUPTI_ACTIVITY_KIND_RUNTIME / _KERNEL / _MEMCPY,
 NVTX_EVENTS, ThreadNames, META_DATA_EXPORT) and a small inference loop:
-three NVTX "step" ranges, each with push/pop op ranges whose runtime calls
-launch kernels or copies. Every call with a correlation id is written twice;
+NVTX "step" ranges (three unless asked), each with push/pop op ranges whose
+runtime calls launch kernels or copies. Every call with a correlation id is written twice;
 the repeat row is shorter, as long, or longer than the first (cycling), so
 a reader must pick one row per call. One cudaGetLastError per step has no
 correlation id (written once). Deterministic: no randomness.
 
-    make_nsys2022_db.py PATH
+    make_nsys2022_db.py PATH [STEPS]
 
 make(path) returns what a reader counting each call once must find:
 {"calls": ..., "rows": ..., "repeats": ..., "kernels": ..., "memcpys": ...,
@@ -123,7 +123,7 @@ class Writer:
         return t + 1000
 
 
-def make(path):
+def make(path, steps=3):
     if os.path.exists(path):
         os.unlink(path)
     db = sqlite3.connect(path)
@@ -135,7 +135,7 @@ def make(path):
                     ("EXPORT_PRODUCT_VERSION", "2022 (synthetic)")])
     w = Writer(db)
     t = 1000000
-    for _ in range(3):
+    for _ in range(steps):
         start = t
         t += 1000
         for name, calls in OPS:
@@ -151,6 +151,6 @@ def make(path):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
-        sys.exit("usage: make_nsys2022_db.py PATH")
-    print(make(sys.argv[1]))
+    if len(sys.argv) not in (2, 3):
+        sys.exit("usage: make_nsys2022_db.py PATH [STEPS]")
+    print(make(sys.argv[1], *map(int, sys.argv[2:])))

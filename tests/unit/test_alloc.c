@@ -2,7 +2,8 @@
  * test_alloc.c - allocation (src/core/base/alloc.c): blocks of 4 MiB and
  * more ask for huge pages where the kernel has them (their mapping carries
  * the "hg" flag in /proc/self/smaps), whether malloc'd or grown by realloc;
- * smaller ones do not, and every block keeps its bytes.
+ * smaller ones do not, and every block keeps its bytes. osc_give_back drops
+ * the whole pages of a range, and only those.
  */
 #include <criterion/criterion.h>
 #include <stdbool.h>
@@ -79,4 +80,29 @@ Test(alloc, big_blocks_ask_for_huge_pages)
 	free(big);
 	free(grown);
 	free(small);
+}
+
+Test(alloc, give_back_drops_the_whole_pages_of_the_range)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), n = 64 * page / sizeof(uint64_t);
+	uint64_t *v = osc_xmalloc_big(n, sizeof(*v));
+	/* from and to inside pages: the pages they fall in are kept */
+	size_t per = page / sizeof(*v), from = 3 * per + 5, to = 40 * per + 7, zeros = 0;
+
+	for (size_t i = 0; i < n; i++)
+		v[i] = i + 1;
+	osc_give_back(v, sizeof(*v), from, to);
+	for (size_t i = 0; i < n; i++) {
+		/* the array may start inside a page: count by address, not index */
+		uintptr_t at = (uintptr_t)&v[i];
+		bool dropped = at >= (((uintptr_t)&v[from] + page - 1) & ~(uintptr_t)(page - 1)) &&
+			       at < ((uintptr_t)&v[to] & ~(uintptr_t)(page - 1));
+
+		cr_expect_eq(v[i], dropped ? 0 : i + 1, "element %zu", i);
+		zeros += v[i] == 0;
+	}
+	cr_expect_eq(zeros, (40 - 4) * per, "36 whole pages dropped");
+	osc_give_back(v, sizeof(*v), 10, 10);
+	cr_expect_eq(v[10], 11, "an empty range drops nothing");
+	free(v);
 }

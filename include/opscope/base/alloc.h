@@ -50,6 +50,13 @@ void *osc_xmalloc_big(size_t nmemb, size_t size);
  */
 void *osc_xroom(size_t bytes);
 void osc_room_free(void *p, size_t bytes);
+/*
+ * Give the whole pages of elements [from, to) of array base (elements of
+ * size bytes) back to the system: a table read once, front to back, whose
+ * read part then costs no memory while the rest is read. The elements read
+ * as zeros after; the array is freed as usual.
+ */
+void osc_give_back(void *base, size_t size, size_t from, size_t to);
 char *osc_xstrdup(const char *s);
 char *osc_xstrndup(const char *s, size_t n);
 

@@ -118,6 +118,16 @@ void osc_room_free(void *p, size_t bytes)
 		munmap(p, bytes);
 }
 
+void osc_give_back(void *base, size_t size, size_t from, size_t to)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t lo = ((uintptr_t)base + from * size + page - 1) & ~(page - 1);
+	uintptr_t hi = ((uintptr_t)base + to * size) & ~(page - 1);
+
+	if (hi > lo)
+		madvise((void *)lo, hi - lo, MADV_DONTNEED);
+}
+
 void *osc_xrealloc(void *ptr, size_t size)
 {
 	void *p = realloc(ptr, size ? size : 1);

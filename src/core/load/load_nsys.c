@@ -27,7 +27,8 @@
  *
  * Limits:
  * - The runtime rows are held in memory (48 bytes each) until the rows
- *   repeating a call are known.
+ *   repeating a call are known; their pages are given back as they become
+ *   events.
  * - NVTX ranges without an end (still open when the capture stopped) are
  *   dropped and counted as OSC_WARN_UNMATCHED_BEGIN.
  * - A start/end range belongs to the thread that started it.
@@ -46,6 +47,7 @@
 
 #define SIDE_POLL_NS 100000 /* how often the load looks whether the API rows are read */
 #define SIDE_POLLS_PER_REPORT 500 /* progress while it waits for them: every 50 ms */
+#define GIVE_BACK_ROWS 65536 /* API rows between giving pages back (sq_give_back_pages) */
 
 /* NVTX event types (ENUM_NSYS_EVENT_TYPE), read from the file when it has the enum. */
 struct nvtx_types {
@@ -149,6 +151,8 @@ static void mark_repeats(struct sq *q, struct api_calls *c)
 		size_t s;
 		struct api_call *kept;
 
+		if (i % GIVE_BACK_ROWS == 0)
+			sq_give_back_pages(q->lc);
 		if (c->v[i].corr == OSC_NO_ID)
 			continue;
 		s = call_slot(c, i);
@@ -165,14 +169,22 @@ static void mark_repeats(struct sq *q, struct api_calls *c)
 			c->v[i].repeat = true;
 		}
 	}
+	free(c->slots); /* before the calls become events: room for them */
+	c->slots = NULL;
 }
 
-static void add_calls(struct sq *q, const struct api_calls *c)
+/* The calls as events; the pages of the rows added are given back as it goes. */
+static void add_calls(struct sq *q, struct api_calls *c)
 {
 	for (size_t i = 0; i < c->nr; i++) {
 		const struct api_call *x = &c->v[i];
 		struct osc_event e = { .kind = OSC_KIND_RUNTIME, .ext = OSC_ID_NONE };
 		const char *name;
+
+		if (i && i % GIVE_BACK_ROWS == 0) {
+			osc_give_back(c->v, sizeof(*c->v), i - GIVE_BACK_ROWS, i);
+			sq_give_back_pages(q->lc);
+		}
 
 		/* looked up for every row, as reading the rows with their names would */
 		if (!x->named || !sq_id_lookup(q, x->name, &e.name))
@@ -254,6 +266,7 @@ static enum osc_status runtime(struct sq *q)
 			if (n % SIDE_POLLS_PER_REPORT == 0) { /* its rows move the bar */
 				q->lc->rows_read = sq_rows_read(q);
 				osc_load_report(q->lc);
+				sq_give_back_pages(q->lc);
 			}
 		}
 		st = side->st;
@@ -266,8 +279,6 @@ static enum osc_status runtime(struct sq *q)
 		mark_repeats(q, c);
 		add_calls(q, c);
 	}
-	free(c->slots);
-	c->slots = NULL;
 	free(own.v);
 	return st;
 }

@@ -8,7 +8,8 @@
  * standard input read whole); SQLite reads them in place through
  * sqlite3_deserialize, read-only, so a compressed or piped database needs no
  * temporary file and a plain one is not copied; the mapped file's pages are
- * given back as rows are read (sq_step), so they do not add to peak memory.
+ * given back as rows are read and while quick_check reads them
+ * (sq_give_back_pages), so they do not add to peak memory.
  *
  * Limits:
  * - gzip'd and piped databases are held whole in memory while loading.
@@ -31,10 +32,12 @@
  * - Timestamps are the file's integer nanoseconds, unchanged: nvprof's are
  *   epoch-based, nsys's count from the start of the session.
  */
+#include <stdatomic.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "opscope/base/alloc.h"
 #include "opscope/base/threads.h"
@@ -43,6 +46,7 @@
 
 #define MAGIC "SQLite format 3"
 #define HEADER_LEN 100          /* bytes of SQLite's database header */
+#define CHECK_POLL_NS 20000000 /* how often the pages quick_check maps are given back */
 
 static bool probe(const unsigned char *head, size_t len)
 {
@@ -142,7 +146,10 @@ struct db_check {
 	bool ok;          /* it answered "ok" */
 	bool cancelled;   /* the load was cancelled while it ran */
 	char why[256];    /* otherwise: the last line of its answer, or SQLite's error */
+	_Atomic int state; /* CHECK_*: one thread claims the check */
 };
+
+enum { CHECK_WAITING, CHECK_RUNNING, CHECK_DONE };
 
 /*
  * Run quick_check over c's bytes on a connection of its own (safe on any
@@ -170,6 +177,17 @@ static void quick_check(struct db_check *c)
 		 res ? res : db ? sqlite3_errmsg(db) : "cannot open an SQLite connection");
 	sqlite3_finalize(st);
 	sqlite3_close(db);
+}
+
+/* Run c's check on this thread, unless another has taken it. */
+static void run_check(struct db_check *c)
+{
+	int waiting = CHECK_WAITING;
+
+	if (!atomic_compare_exchange_strong(&c->state, &waiting, CHECK_RUNNING))
+		return;
+	quick_check(c);
+	atomic_store(&c->state, CHECK_DONE);
 }
 
 /* The load's status from c's answer: a damaged or cut database is the error. */
@@ -208,16 +226,30 @@ struct checked_read {
 	enum osc_status st;
 };
 
+/*
+ * Run r's check here unless the thread beside took it (or could not start),
+ * then wait for it, giving back the pages it reads as it goes.
+ */
+static void wait_for_check(struct checked_read *r)
+{
+	run_check(&r->check);
+	while (atomic_load(&r->check.state) != CHECK_DONE) {
+		nanosleep(&(struct timespec){ 0, CHECK_POLL_NS }, NULL);
+		sq_give_back_pages(r->q->lc);
+	}
+}
+
 static void checked_read_piece(void *arg, size_t i)
 {
 	struct checked_read *r = arg;
 
 	if (i == 0) {
 		r->st = read_db(r->q);
+		wait_for_check(r);
 	} else {
 		if (r->q->nsys_side)
 			osc_nsys_side_read(r->q->nsys_side);
-		quick_check(&r->check);
+		run_check(&r->check);
 	}
 }
 

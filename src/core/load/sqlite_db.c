@@ -124,6 +124,11 @@ char *sq_columns(struct sq *q, const char *table, const char *alias, const char 
 	return s;
 }
 
+void sq_give_back_pages(const struct osc_load_ctx *lc)
+{
+	osc_input_release(&lc->in, 0, lc->in.len);
+}
+
 static int check_cancel(void *arg)
 {
 	const struct osc_load_ctx *lc = arg;
@@ -186,10 +191,7 @@ int sq_step(struct sq *q, sqlite3_stmt *st, const char *table)
 			atomic_store(q->side_rows, q->rows);
 			return rc;
 		}
-		/* The pages of a mapped file read so far are in the page cache: not
-		   ours to hold (a later read maps them again). Peak memory then
-		   counts the model, not the database too. */
-		osc_input_release(&q->lc->in, 0, q->lc->in.len);
+		sq_give_back_pages(q->lc);
 		q->lc->rows_read = sq_rows_read(q);
 		return osc_load_step(q->lc, q->rows, true) == OSC_OK ? rc : SQLITE_INTERRUPT;
 	}

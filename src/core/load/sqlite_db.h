@@ -52,6 +52,16 @@ struct sq {
  */
 int sq_connect(struct osc_load_ctx *lc, unsigned char *data, size_t len, sqlite3 **db);
 
+/*
+ * Give back the pages of lc's mapped database read so far, by any
+ * connection. They are in the page cache, not ours to hold (a later read
+ * maps them again): peak memory then counts the model, not the database
+ * too. The load's thread does it every so many rows it reads (sq_step), and
+ * in its long steps without SQL and its waits while the other core reads:
+ * only the one thread, as giving pages back stalls the others' reads.
+ */
+void sq_give_back_pages(const struct osc_load_ctx *lc);
+
 /* True when the database has a table (not a view) of that name. */
 bool sq_has_table(struct sq *q, const char *table);
 /*

@@ -7,15 +7,12 @@
  * enough merge) each write one half of the output: the split is an event of
  * the merge order, found by bisection in every part, so the halves are
  * exactly those of a one-thread merge. As the merge walks through a part,
- * the pages it has consumed are given back to the system (MADV_DONTNEED on
- * whole pages inside the part's arrays), which keeps peak memory near one
- * copy of the table.
+ * the pages it has consumed are given back to the system (osc_give_back),
+ * which keeps peak memory near one copy of the table.
  */
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include "opscope/base/alloc.h"
 #include "opscope/base/status.h"
@@ -78,17 +75,6 @@ void osc_trace_take_own_part(struct osc_trace *t, struct osc_sort_scratch *s,
 	t->args_off = NULL;
 	t->extras = NULL;
 	t->nr_events = t->alloc_events = t->flows_in_events = 0;
-}
-
-/* Give back the whole pages of base[from .. to) (elements of size bytes). */
-static void give_back(void *base, size_t size, size_t from, size_t to)
-{
-	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
-	uintptr_t lo = ((uintptr_t)base + from * size + page - 1) & ~(page - 1);
-	uintptr_t hi = ((uintptr_t)base + to * size) & ~(page - 1);
-
-	if (hi > lo)
-		madvise((void *)lo, hi - lo, MADV_DONTNEED);
 }
 
 /*
@@ -164,10 +150,10 @@ static void merge_half(void *arg, size_t h)
 		}
 		x->at++;
 		if (m.at[r] - released[r] >= RELEASE_STEP || m.at[r] == x->to[r]) {
-			give_back(p->events, sizeof(*p->events), released[r], m.at[r]);
-			give_back(p->args_off, sizeof(*p->args_off), released[r], m.at[r]);
+			osc_give_back(p->events, sizeof(*p->events), released[r], m.at[r]);
+			osc_give_back(p->args_off, sizeof(*p->args_off), released[r], m.at[r]);
 			if (p->extras)
-				give_back(p->extras, sizeof(*p->extras), released[r], m.at[r]);
+				osc_give_back(p->extras, sizeof(*p->extras), released[r], m.at[r]);
 			released[r] = m.at[r];
 		}
 	}
