@@ -91,8 +91,11 @@ void *osc_xcalloc_big(size_t nmemb, size_t size)
 
 void *osc_xmalloc_big(size_t nmemb, size_t size)
 {
-	return advise_huge(osc_xreallocarray(NULL, nmemb, size),
-			   (nmemb ? nmemb : 1) * (size ? size : 1));
+	void *p = osc_xreallocarray(NULL, nmemb, size);
+	size_t bytes = (nmemb ? nmemb : 1) * (size ? size : 1);
+
+	/* from HUGE_FROM on, osc_xrealloc asked already */
+	return bytes >= HUGE_FROM ? p : advise_huge(p, bytes);
 }
 
 /* Room from this many bytes on is a mapping of its own (osc_xroom); below, calloc's. */
