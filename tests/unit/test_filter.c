@@ -1,5 +1,6 @@
 /* test_filter.c - exact, wildcard and regex name filters. */
 #include <criterion/criterion.h>
+#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -291,4 +292,54 @@ Test(filter, exact_pattern_of_a_name)
 			  others[i], p);
 		free(p);
 	}
+}
+
+/* A random string of up to max bytes of alphabet (which may hold a NUL); its length. */
+static size_t random_text(char *out, size_t max, const char *alphabet, size_t nr,
+			  unsigned *seed)
+{
+	size_t len = (size_t)rand_r(seed) % (max + 1);
+
+	for (size_t i = 0; i < len; i++)
+		out[i] = alphabet[(size_t)rand_r(seed) % nr];
+	out[len] = '\0';
+	return len;
+}
+
+/* Whether pattern p is letters with '*'s at its ends only, and some. */
+static bool stars_at_ends(const char *p)
+{
+	size_t head = strspn(p, "*"), letters = strspn(p + head, "ab");
+
+	return strspn(p + head + letters, "*") == strlen(p + head + letters) &&
+	       (head || p[head + letters]);
+}
+
+/*
+ * Wildcard patterns match as fnmatch (flags 0) matches the name up to a NUL,
+ * whichever way osc_pattern_match takes them (stars at the ends only: by the
+ * literal middle; others: fnmatch); patterns without *?[ match the whole
+ * name exactly, NUL bytes and backslashes included.
+ */
+Test(filter, patterns_match_as_fnmatch)
+{
+	static const char pat_chars[] = "ab*?[]\\";
+	static const char name_chars[] = { 'a', 'b', '*', '\\', '[', '\0' };
+	unsigned seed = 19;
+	size_t ends = 0;
+
+	for (int i = 0; i < 200000; i++) {
+		char pat[8], name[8], copy[8];
+		size_t plen = random_text(pat, 6, pat_chars, sizeof(pat_chars) - 1, &seed);
+		size_t len = random_text(name, 6, name_chars, sizeof(name_chars), &seed);
+		bool want;
+
+		memcpy(copy, name, len + 1);
+		want = strpbrk(pat, "*?[") ? !fnmatch(pat, copy, 0)
+					   : len == plen && !memcmp(pat, name, len);
+		ends += stars_at_ends(pat);
+		cr_assert_eq(osc_pattern_match(pat, name, len), want,
+			     "pattern \"%s\" on \"%.*s\" (%zu bytes)", pat, (int)len, name, len);
+	}
+	cr_expect_gt(ends, 1000, "patterns with stars at the ends only were among them");
 }

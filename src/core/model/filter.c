@@ -6,6 +6,7 @@
  * JIT-compiled when the library supports it (a JIT failure just leaves the
  * interpreter in use).
  */
+#define _GNU_SOURCE /* memmem */
 #define PCRE2_CODE_UNIT_WIDTH 8
 
 #include <fnmatch.h>
@@ -152,11 +153,38 @@ static bool wildcard_match(const char *pattern, const char *name, size_t len)
 	return ok;
 }
 
+/*
+ * A pattern whose only wildcards are '*'s at its ends ("*conv*", "aten::*",
+ * "*_kernel", the usual ones) matched without fnmatch, as fnmatch (flags 0:
+ * '*' takes any bytes) would match it: by its literal middle, against the
+ * name up to a NUL (where fnmatch's copy ends). False in *done when the
+ * pattern is another kind.
+ */
+static bool ends_match(const char *pattern, const char *name, size_t len, bool *done)
+{
+	size_t head = strspn(pattern, "*"), plen = strlen(pattern), tail = 0, mid;
+
+	while (tail < plen - head && pattern[plen - 1 - tail] == '*')
+		tail++;
+	mid = plen - head - tail;
+	*done = (head || tail) && strcspn(pattern + head, "*?[\\") >= mid;
+	if (!*done)
+		return false;
+	pattern += head;
+	len = strnlen(name, len);
+	if (head && tail)
+		return mid <= len && memmem(name, len, pattern, mid);
+	return mid <= len && !memcmp(head ? name + len - mid : name, pattern, mid);
+}
+
 bool osc_pattern_match(const char *pattern, const char *name, size_t len)
 {
-	if (is_wildcard(pattern))
-		return wildcard_match(pattern, name, len);
-	return strlen(pattern) == len && !memcmp(pattern, name, len);
+	bool done, ok;
+
+	if (!is_wildcard(pattern))
+		return strlen(pattern) == len && !memcmp(pattern, name, len);
+	ok = ends_match(pattern, name, len, &done);
+	return done ? ok : wildcard_match(pattern, name, len);
 }
 
 /* osc_filter_match() with the match data to use (one per thread). */
