@@ -23,7 +23,9 @@
 # ProfilerSteps, GPU kernels) and ORT from generated/ort-bert-mini-dyn-opt.json
 # (33 model_run). Override with KINETO_SRC / ORT_SRC and SCALE_TRACE.
 #
-# Prints the load average, then one table: file, size MB, events, opscope s
+# Prints the load average and how fast the machine hands out fresh memory
+# (bench/fresh_memory.py: page faults can cost more than the parse), then
+# one table: file, size MB, events, opscope s
 # (`report --format csv`), python s (`json.load`), their ratio, gzip -dc s
 # (gz rows: opscope s / gzip s in the ratio column, marked "gz"), opscope
 # peak RSS MB and RSS/size (size uncompressed). Events are counted by opscope
@@ -122,6 +124,7 @@ done
 done
 
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores"
+python3 "$here/fresh_memory.py"
 printf '%s' "$rows" | awk '
 BEGIN { printf "%-28s %8s %10s %10s %9s %8s %9s %12s %8s\n", "file", "size MB", "events",
 	"opscope s", "python s", "ratio", "gzip -dc", "peak RSS MB", "RSS/size" }
