@@ -338,6 +338,19 @@ static void share_threads(const struct osc_calltree *c, struct part *w, size_t p
 }
 
 /*
+ * Room for n elements of size bytes at p, which holds had of them (NULL:
+ * none). A build writes every element, so a larger table is a new block:
+ * realloc would copy the old contents, and into fresh pages.
+ */
+static void *fresh_room(void *p, size_t had, size_t n, size_t size)
+{
+	if (p && n <= had)
+		return p;
+	free(p);
+	return osc_xmalloc_big(n ? n : 1, size);
+}
+
+/*
  * Build into c, whose arrays (from an earlier build, or none) are reused:
  * a second build over the same trace touches no fresh memory but the
  * growth, and fresh pages are most of what a build over millions of events
@@ -361,11 +374,10 @@ static void build(const struct osc_trace *t, const struct osc_catsel *host,
 	c->nr_threads = nt;
 	c->thread_first = osc_xreallocarray(c->thread_first, nt + 1, sizeof(*c->thread_first));
 	number_nodes(c, w, parts, nt);
-	if (c->nr > had || !c->nodes)
-		c->nodes = osc_xreallocarray(c->nodes, c->nr ? c->nr : 1, sizeof(*c->nodes));
+	c->nodes = fresh_room(c->nodes, had, c->nr, sizeof(*c->nodes));
 	c->node_of = osc_xreallocarray(c->node_of, t->nr_events ? t->nr_events : 1,
 				       sizeof(*c->node_of));
-	c->by_thread = osc_xreallocarray(c->by_thread, c->nr ? c->nr : 1, sizeof(*c->by_thread));
+	c->by_thread = fresh_room(c->by_thread, had, c->nr, sizeof(*c->by_thread));
 	osc_parallel_run(parts, make_nodes, w);
 
 	shares = osc_parallel_parts(c->nr, PART_MIN); /* at most parts */
