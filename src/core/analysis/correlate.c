@@ -385,6 +385,9 @@ static void index_nodes(struct ctx *x)
 	const struct osc_trace *t = x->t;
 	const struct osc_calltree *c = x->c;
 
+	/* room for a node each, as for the launches (index_launches) */
+	osc_id_index_reserve(&x->node_by_ext, c->nr);
+	osc_id_index_reserve(&x->node_by_corr, c->nr);
 	for (size_t n = 0; n < c->nr; n++) {
 		uint32_t i = c->nodes[n].event;
 		const struct osc_event *e = &t->events[i];
@@ -417,9 +420,12 @@ static void index_launches(struct ctx *x)
 	const struct osc_trace *t = x->t;
 	const struct osc_correlation *out = x->out;
 
-	/* room for them all: a million launches' tables are not copied as they grow */
+	/* room for them all: a million launches' tables are not copied as they grow
+	   (the flows': a flow each, of which only the pages used are taken) */
 	osc_id_index_reserve(&x->launch_by_corr, out->nr_launches);
 	groups_reserve(&x->launch_by_time, out->nr_launches);
+	osc_id_index_reserve(&x->flow_start, t->nr_flows);
+	groups_reserve(&x->flow_end, t->nr_flows);
 	for (size_t l = 0; l < out->nr_launches; l++) {
 		const struct osc_event *e = &t->events[out->launches[l].event];
 
