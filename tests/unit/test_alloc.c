@@ -1,9 +1,10 @@
 /*
  * test_alloc.c - allocation (src/core/base/alloc.c): blocks of 4 MiB and
  * more ask for huge pages where the kernel has them (their mapping carries
- * the "hg" flag in /proc/self/smaps), whether malloc'd or grown by realloc;
- * smaller ones do not, and every block keeps its bytes. osc_give_back drops
- * the whole pages of a range, and only those.
+ * the "hg" flag in /proc/self/smaps), whether malloc'd or grown by realloc,
+ * and a new one starts on a huge page; smaller ones do not, and every block
+ * keeps its bytes. osc_give_back drops the whole pages of a range, and only
+ * those.
  */
 #include <criterion/criterion.h>
 #include <stdbool.h>
@@ -65,12 +66,15 @@ static bool asks_huge(const void *p, size_t size)
 
 Test(alloc, big_blocks_ask_for_huge_pages)
 {
-	char *big, *grown = osc_xmalloc(MIB), *small = osc_xmalloc(3 * MIB);
+	char *big, *table, *grown = osc_xmalloc(MIB), *small = osc_xmalloc(3 * MIB);
 
 	if (!have_thp())
 		cr_skip_test("no transparent huge pages in this kernel");
 	big = osc_xmalloc(16 * MIB);
 	cr_expect(asks_huge(big, 16 * MIB), "a 16 MiB malloc");
+	cr_expect_eq((uintptr_t)big % (2 * MIB), 0, "a 16 MiB malloc starts on a huge page");
+	table = osc_xreallocarray(NULL, 1 << 20, 8);
+	cr_expect_eq((uintptr_t)table % (2 * MIB), 0, "so does a new 8 MiB table");
 	memset(grown, 7, MIB);
 	grown = osc_xrealloc(grown, 16 * MIB);
 	cr_expect(asks_huge(grown, 16 * MIB), "a block grown to 16 MiB");
@@ -78,6 +82,7 @@ Test(alloc, big_blocks_ask_for_huge_pages)
 	memset(small, 1, 3 * MIB);
 	cr_expect_not(asks_huge_at(small + 3 * MIB / 2), "a 3 MiB block does not");
 	free(big);
+	free(table);
 	free(grown);
 	free(small);
 }

@@ -26,7 +26,8 @@ void osc_set_oom_subject(const char *subject);
 /*
  * malloc/calloc/realloc/strdup that abort on failure; size 0 is allowed.
  * A block malloc'd or realloc'd from 4 MiB on asks for huge pages, as
- * osc_xmalloc_big does (it is written whole, as such arrays are).
+ * osc_xmalloc_big does (it is written whole, as such arrays are); a new
+ * one starts on a huge page, so that all of it can be taken in them.
  */
 void *osc_xmalloc(size_t size);
 void *osc_xcalloc(size_t nmemb, size_t size);

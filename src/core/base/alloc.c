@@ -68,11 +68,19 @@ static void *advise_if_big(void *p, size_t size)
 
 void *osc_xmalloc(size_t size)
 {
-	void *p = malloc(size ? size : 1);
+	void *p;
 
+	/* A big block starts on a huge page: all of it can be taken in them
+	   (malloc's would start mid-page, and take up to 2 MiB in 4 KiB pages). */
+	if (size >= HUGE_FROM) {
+		if (posix_memalign(&p, HUGE_PAGE, size))
+			out_of_memory(size);
+		return advise_huge(p, size);
+	}
+	p = malloc(size ? size : 1);
 	if (!p)
 		out_of_memory(size);
-	return advise_if_big(p, size);
+	return p;
 }
 
 void *osc_xcalloc(size_t nmemb, size_t size)
@@ -133,7 +141,11 @@ void osc_give_back(void *base, size_t size, size_t from, size_t to)
 
 void *osc_xrealloc(void *ptr, size_t size)
 {
-	void *p = realloc(ptr, size ? size : 1);
+	void *p;
+
+	if (!ptr)
+		return osc_xmalloc(size);
+	p = realloc(ptr, size ? size : 1);
 
 	if (!p)
 		out_of_memory(size);
