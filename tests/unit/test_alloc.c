@@ -66,7 +66,7 @@ static bool asks_huge(const void *p, size_t size)
 
 Test(alloc, big_blocks_ask_for_huge_pages)
 {
-	char *big, *table, *grown = osc_xmalloc(MIB), *small = osc_xmalloc(3 * MIB);
+	char *big, *table, *zeroed, *room, *grown = osc_xmalloc(MIB), *small = osc_xmalloc(3 * MIB);
 
 	if (!have_thp())
 		cr_skip_test("no transparent huge pages in this kernel");
@@ -75,6 +75,13 @@ Test(alloc, big_blocks_ask_for_huge_pages)
 	cr_expect_eq((uintptr_t)big % (2 * MIB), 0, "a 16 MiB malloc starts on a huge page");
 	table = osc_xreallocarray(NULL, 1 << 20, 8);
 	cr_expect_eq((uintptr_t)table % (2 * MIB), 0, "so does a new 8 MiB table");
+	zeroed = osc_xcalloc_big(1 << 20, 8);
+	cr_expect_eq((uintptr_t)zeroed % (2 * MIB), 0, "and a zeroed one");
+	cr_expect(zeroed[0] == 0 && zeroed[8 * MIB - 1] == 0, "zeroed");
+	room = osc_xroom(8 * MIB + 100);
+	cr_expect_eq((uintptr_t)room % (2 * MIB), 0, "and room of its own");
+	room[8 * MIB + 99] = 1; /* all of it is there */
+	osc_room_free(room, 8 * MIB + 100);
 	memset(grown, 7, MIB);
 	grown = osc_xrealloc(grown, 16 * MIB);
 	cr_expect(asks_huge(grown, 16 * MIB), "a block grown to 16 MiB");
@@ -83,6 +90,7 @@ Test(alloc, big_blocks_ask_for_huge_pages)
 	cr_expect_not(asks_huge_at(small + 3 * MIB / 2), "a 3 MiB block does not");
 	free(big);
 	free(table);
+	free(zeroed);
 	free(grown);
 	free(small);
 }

@@ -94,7 +94,14 @@ void *osc_xcalloc(size_t nmemb, size_t size)
 
 void *osc_xcalloc_big(size_t nmemb, size_t size)
 {
-	return advise_huge(osc_xcalloc(nmemb, size), (nmemb ? nmemb : 1) * (size ? size : 1));
+	size_t bytes;
+
+	if (size && nmemb > SIZE_MAX / size)
+		out_of_memory(SIZE_MAX);
+	bytes = (nmemb ? nmemb : 1) * (size ? size : 1);
+	/* written whole anyway: zeroed here, in huge pages from its start */
+	return bytes >= HUGE_FROM ? memset(osc_xmalloc(bytes), 0, bytes)
+				  : advise_huge(osc_xcalloc(nmemb, size), bytes);
 }
 
 void *osc_xmalloc_big(size_t nmemb, size_t size)
@@ -111,14 +118,22 @@ void *osc_xmalloc_big(size_t nmemb, size_t size)
 
 void *osc_xroom(size_t bytes)
 {
-	void *p;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), len = (bytes + page - 1) / page * page;
+	char *p;
+	uintptr_t head;
 
 	if (bytes < ROOM_MAPPED_FROM)
 		return osc_xcalloc(1, bytes);
-	p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	/* mapped a huge page larger, then trimmed to start on one */
+	p = mmap(NULL, len + HUGE_PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
+		 0);
 	if (p == MAP_FAILED)
 		out_of_memory(bytes);
-	return advise_huge(p, bytes);
+	head = (HUGE_PAGE - (uintptr_t)p % HUGE_PAGE) % HUGE_PAGE;
+	if (head)
+		munmap(p, head);
+	munmap(p + head + len, HUGE_PAGE - head);
+	return advise_huge(p + head, bytes);
 }
 
 void osc_room_free(void *p, size_t bytes)
