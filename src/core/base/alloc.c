@@ -109,7 +109,7 @@ void *osc_xmalloc_big(size_t nmemb, size_t size)
 	void *p = osc_xreallocarray(NULL, nmemb, size);
 	size_t bytes = (nmemb ? nmemb : 1) * (size ? size : 1);
 
-	/* from HUGE_FROM on, osc_xrealloc asked already */
+	/* from HUGE_FROM on, osc_xmalloc asked already */
 	return bytes >= HUGE_FROM ? p : advise_huge(p, bytes);
 }
 
@@ -161,7 +161,6 @@ void *osc_xrealloc(void *ptr, size_t size)
 	if (!ptr)
 		return osc_xmalloc(size);
 	p = realloc(ptr, size ? size : 1);
-
 	if (!p)
 		out_of_memory(size);
 	return advise_if_big(p, size);
