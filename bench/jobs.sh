@@ -15,7 +15,8 @@
 # The ranks are one real rank (tests/data/ranks/sampled_rank-0.json.gz, HTA's)
 # grown with SHARED/tools/scale_trace.py ($OPSCOPE_SHARED, else ../shared) and
 # copied once per rank with its distributedInfo rank set, so each load does
-# the same work. Prints the load average, then wall seconds and peak RSS
+# the same work. Prints the load average and how fast the machine hands out
+# fresh memory (bench/fresh_memory.py), then wall seconds and peak RSS
 # (bench/measure.py) of: one rank's `report`, the same rank as a job of one
 # (`report --by rank DIR`), the N ranks, the N ranks with -j 1; and of
 # `report --by rank` on M copies of one rank's summary file (`opscope
@@ -87,6 +88,7 @@ PY
 fi
 
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+python3 "$here/fresh_memory.py"
 cat "$job"/rank*.json "$sumdir"/*.csv >/dev/null
 set -- $(measure "$bin" report --format csv "$job/rank0.json"); plain_s=$1 plain_rss=$2
 set -- $(measure "$bin" report --by rank --format csv "$one"); one_s=$1 one_rss=$2

@@ -11,7 +11,9 @@
 #   -r REPEATS  runs of each command, best wall time kept (default 5; the
 #               two commands alternate so load on the machine hits both)
 #
-# Prints wall and CPU seconds and peak RSS of `opscope report -F csv DB` and
+# Prints the load average and how fast the machine hands out fresh memory
+# (bench/fresh_memory.py), then wall and CPU seconds and peak RSS of
+# `opscope report -F csv DB` and
 # of `sqlite3 DB` running the SELECTs the nsys loader runs (same tables,
 # columns and StringIds joins, every value read by an aggregate, so no time
 # goes to printing rows), then the issue's ratios: opscope wall over
@@ -71,6 +73,7 @@ while [ $i -lt "$repeats" ]; do
 done
 size=$(wc -c <"$db")
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+python3 "$here/fresh_memory.py"
 echo "database: $db ($(awk -v s="$size" 'BEGIN { printf "%.1f", s / 1048576 }') MiB)"
 printf '%-8s %8s %8s %10s\n' "" wall_s cpu_s rss_MiB
 echo "opscope $ours" | awk '{ printf "%-8s %8.2f %8.2f %10.1f\n", $1, $2, $3, $4 / 1024 }'
