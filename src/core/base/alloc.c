@@ -94,13 +94,11 @@ void *osc_xcalloc(size_t nmemb, size_t size)
 
 void *osc_xcalloc_big(size_t nmemb, size_t size)
 {
-	size_t bytes;
+	size_t n = nmemb ? nmemb : 1, bytes = n * (size ? size : 1);
 
-	if (size && nmemb > SIZE_MAX / size)
-		out_of_memory(SIZE_MAX);
-	bytes = (nmemb ? nmemb : 1) * (size ? size : 1);
-	/* written whole anyway: zeroed here, in huge pages from its start */
-	return bytes >= HUGE_FROM ? memset(osc_xmalloc(bytes), 0, bytes)
+	/* written whole anyway: zeroed here, in huge pages from its start (both
+	   allocators check the product, which bytes may have wrapped) */
+	return bytes >= HUGE_FROM ? memset(osc_xreallocarray(NULL, n, size ? size : 1), 0, bytes)
 				  : advise_huge(osc_xcalloc(nmemb, size), bytes);
 }
 

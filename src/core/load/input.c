@@ -1167,18 +1167,10 @@ enum osc_status osc_input_more(struct osc_input *in, size_t keep, const char *su
 
 void osc_input_release(const struct osc_input *in, size_t from, size_t to)
 {
-	long page = sysconf(_SC_PAGESIZE);
-	const char *map = (const char *)in->map;
-
 	/* The spool's bytes are their only copy: a shard may read on into them. */
-	if (!in->stable || in->spool || page <= 0)
+	if (!in->stable || in->spool)
 		return;
-	from += (size_t)in->base + (size_t)page - 1;
-	from -= from % (size_t)page;
-	to += (size_t)in->base;
-	to -= to % (size_t)page;
-	if (to > from)
-		madvise((char *)map + from, to - from, MADV_DONTNEED);
+	osc_give_back(in->map, 1, (size_t)in->base + from, (size_t)in->base + to);
 }
 
 /* Give back whole pages of map[*released .. done). */
