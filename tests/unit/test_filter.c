@@ -278,6 +278,15 @@ Test(filter, cache_without_filter_passes_everything)
 	osc_trace_release(&t);
 }
 
+/* Whether name[0 .. len) matches pattern, read anew. */
+static bool pattern_match(const char *pattern, const char *name, size_t len)
+{
+	struct osc_pattern p;
+
+	osc_pattern_compile(&p, pattern);
+	return osc_pattern_matches(&p, name, len);
+}
+
 /* osc_pattern_exact: a name with wildcard characters matches itself alone. */
 Test(filter, exact_pattern_of_a_name)
 {
@@ -287,8 +296,8 @@ Test(filter, exact_pattern_of_a_name)
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		char *p = osc_pattern_exact(names[i]);
 
-		cr_expect(osc_pattern_match(p, names[i], strlen(names[i])), "%s by %s", names[i], p);
-		cr_expect(!osc_pattern_match(p, others[i], strlen(others[i])), "%s by %s",
+		cr_expect(pattern_match(p, names[i], strlen(names[i])), "%s by %s", names[i], p);
+		cr_expect(!pattern_match(p, others[i], strlen(others[i])), "%s by %s",
 			  others[i], p);
 		free(p);
 	}
@@ -317,9 +326,11 @@ static bool stars_at_ends(const char *p)
 
 /*
  * Wildcard patterns match as fnmatch (flags 0) matches the name up to a NUL,
- * whichever way osc_pattern_match takes them (stars at the ends only: by the
+ * whichever way osc_pattern_matches takes them (stars at the ends only: by the
  * literal middle; others: fnmatch); patterns without *?[ match the whole
- * name exactly, NUL bytes and backslashes included.
+ * name exactly, NUL bytes and backslashes included. A filter of the pattern
+ * alone, read once when set, answers the same; so does one of two patterns
+ * (the last ones), its patterns read in turn as it grows.
  */
 Test(filter, patterns_match_as_fnmatch)
 {
@@ -327,19 +338,40 @@ Test(filter, patterns_match_as_fnmatch)
 	static const char name_chars[] = { 'a', 'b', '*', '\\', '[', '\0' };
 	unsigned seed = 19;
 	size_t ends = 0;
+	struct osc_filter one, grown;
+	struct osc_error err;
 
+	osc_filter_init(&one);
+	osc_filter_init(&grown);
 	for (int i = 0; i < 200000; i++) {
 		char pat[8], name[8], copy[8];
 		size_t plen = random_text(pat, 6, pat_chars, sizeof(pat_chars) - 1, &seed);
 		size_t len = random_text(name, 6, name_chars, sizeof(name_chars), &seed);
-		bool want;
+		bool want, before = false;
 
 		memcpy(copy, name, len + 1);
 		want = strpbrk(pat, "*?[") ? !fnmatch(pat, copy, 0)
 					   : len == plen && !memcmp(pat, name, len);
 		ends += stars_at_ends(pat);
-		cr_assert_eq(osc_pattern_match(pat, name, len), want,
+		cr_assert_eq(pattern_match(pat, name, len), want,
 			     "pattern \"%s\" on \"%.*s\" (%zu bytes)", pat, (int)len, name, len);
+		cr_assert_eq(osc_filter_set_spec(&one, pat, &err), OSC_OK);
+		if (*pat) /* "" clears the filter: everything passes */
+			cr_assert_eq(osc_filter_match(&one, name, len), want, "filter \"%s\"", pat);
+		/* the filter grown by a pattern each time, matched against the name with its
+		   last pattern and the one before: both are read right */
+		if (grown.nr_patterns)
+			before = pattern_match(grown.patterns[grown.nr_patterns - 1], name, len);
+		osc_filter_add_pattern(&grown, pat);
+		cr_assert_eq(osc_pattern_matches(&grown.compiled[grown.nr_patterns - 1], name, len),
+			     want);
+		if (grown.nr_patterns > 1)
+			cr_assert_eq(osc_pattern_matches(&grown.compiled[grown.nr_patterns - 2], name,
+							 len),
+				     before);
 	}
 	cr_expect_gt(ends, 1000, "patterns with stars at the ends only were among them");
+	cr_expect_eq(grown.nr_patterns, 200000);
+	osc_filter_release(&one);
+	osc_filter_release(&grown);
 }

@@ -17,8 +17,33 @@
 #include "opscope/base/status.h"
 #include "opscope/model/trace.h"
 
+/*
+ * A pattern read once (osc_pattern_compile), so that matching a million
+ * names does not read it a million times: an exact name, a literal with
+ * '*'s at one end or both ("aten::*", "*_kernel", "*conv*"), or any other
+ * wildcard (fnmatch).
+ */
+enum osc_pattern_kind { OSC_PATTERN_EXACT, OSC_PATTERN_ENDS, OSC_PATTERN_FNMATCH };
+
+struct osc_pattern {
+	const char *text;          /* the pattern, kept alive by its owner */
+	size_t len;                /* EXACT: the name's length */
+	size_t mid_at, mid_len;    /* ENDS: the literal between the stars */
+	bool head, tail;           /* ENDS: stars before it, after it */
+	enum osc_pattern_kind kind;
+};
+
+/* Read pattern text (kept alive by the caller) into p. */
+void osc_pattern_compile(struct osc_pattern *p, const char *text);
+/*
+ * Whether name[0 .. len) matches p as a filter pattern does: a shell
+ * wildcard (fnmatch, case-sensitive) when it has any of `*?[`, else exactly.
+ */
+bool osc_pattern_matches(const struct osc_pattern *p, const char *name, size_t len);
+
 struct osc_filter {
 	char **patterns;
+	struct osc_pattern *compiled; /* per pattern: it, read once */
 	size_t nr_patterns, alloc_patterns;
 	void *re;          /* pcre2_code *, NULL if none */
 	void *match_data;  /* pcre2_match_data * */
@@ -28,11 +53,6 @@ struct osc_filter {
 void osc_filter_init(struct osc_filter *f);
 void osc_filter_release(struct osc_filter *f);
 
-/*
- * Whether name[0 .. len) matches pattern as a filter pattern does: a shell
- * wildcard (fnmatch, case-sensitive) when it has any of `*?[`, else exactly.
- */
-bool osc_pattern_match(const char *pattern, const char *name, size_t len);
 
 /*
  * A pattern that matches name and nothing else (a new string): name itself,

@@ -3,7 +3,7 @@
  * category of each event of a trace (category.h).
  *
  * The table is data: one row per (category, kind, pattern), matched in
- * order, first match wins. Patterns are --filter's (osc_pattern_match:
+ * order, first match wins. Patterns are --filter's (osc_pattern_matches:
  * exact, or a case-sensitive shell wildcard), so a user file reads the same
  * way. The categories follow AMD TraceLens (GEMM, CONV_fwd/bwd, SDPA_fwd/bwd,
  * elementwise, reduce, triton) and HTA's kernel types (communication,

@@ -8,7 +8,6 @@
 
 #include "analysis/category_index.h"
 #include "opscope/base/alloc.h"
-#include "opscope/model/filter.h"
 
 /* The bucket of names a rule can match: its first byte when literal, else 256 (any). */
 #define ANY_FIRST 256
@@ -47,9 +46,10 @@ static void add_entry(struct osc_cat_index *x, const struct osc_cat_rule *r, siz
 {
 	struct osc_cat_entry *e = &x->rules[x->nr++];
 
-	*e = (struct osc_cat_entry){ .pattern = r->pattern, .cat = r->cat,
+	*e = (struct osc_cat_entry){ .cat = r->cat,
 				     .bucket = (uint16_t)((r->kind ? 257 : 0) +
 							  first_bucket(r->pattern)) };
+	osc_pattern_compile(&e->pattern, r->pattern);
 	entry_needs(e, r->pattern);
 	count[e->bucket]++;
 }
@@ -92,7 +92,7 @@ static bool entry_matches(const struct osc_cat_entry *e, const uint64_t has[4], 
 	for (int w = 0; w < 4; w++)
 		if (e->need[w] & ~has[w])
 			return false;
-	return len >= e->min_len && osc_pattern_match(e->pattern, name, len);
+	return len >= e->min_len && osc_pattern_matches(&e->pattern, name, len);
 }
 
 enum osc_category osc_cat_index_match(const struct osc_cat_index *x, enum osc_cat_kind kind,

@@ -18,10 +18,11 @@
 #include <stdint.h>
 
 #include "opscope/analysis/category.h"
+#include "opscope/model/filter.h"
 
 /* A rule and what a name needs to match it. */
 struct osc_cat_entry {
-	const char *pattern;
+	struct osc_pattern pattern; /* read once (filter.h) */
 	uint8_t cat;        /* enum osc_category */
 	uint16_t bucket;    /* kind * 257 + first byte (256: any): its list (start) */
 	size_t min_len;     /* no shorter name matches */

@@ -44,13 +44,21 @@ void osc_filter_release(struct osc_filter *f)
 	clear_patterns(f);
 	clear_regex(f);
 	free(f->patterns);
+	free(f->compiled);
 	osc_filter_init(f);
 }
 
 void osc_filter_add_pattern(struct osc_filter *f, const char *pattern)
 {
+	size_t alloc = f->alloc_patterns;
+
 	OSC_GROW(f->patterns, f->nr_patterns + 1, f->alloc_patterns);
-	f->patterns[f->nr_patterns++] = osc_xstrdup(pattern);
+	if (alloc != f->alloc_patterns)
+		f->compiled = osc_xreallocarray(f->compiled, f->alloc_patterns,
+						sizeof(*f->compiled));
+	f->patterns[f->nr_patterns] = osc_xstrdup(pattern);
+	osc_pattern_compile(&f->compiled[f->nr_patterns], f->patterns[f->nr_patterns]);
+	f->nr_patterns++;
 }
 
 /* PCRE2 allocates through alloc.h, so out-of-memory follows the project's one path. */
@@ -155,36 +163,45 @@ static bool wildcard_match(const char *pattern, const char *name, size_t len)
 
 /*
  * A pattern whose only wildcards are '*'s at its ends ("*conv*", "aten::*",
- * "*_kernel", the usual ones) matched without fnmatch, as fnmatch (flags 0:
- * '*' takes any bytes) would match it: by its literal middle, against the
- * name up to a NUL (where fnmatch's copy ends). False in *done when the
- * pattern is another kind.
+ * "*_kernel", the usual ones) is matched without fnmatch, as fnmatch (flags
+ * 0: '*' takes any bytes) would match it: by its literal middle, against the
+ * name up to a NUL (where fnmatch's copy ends).
  */
-static bool ends_match(const char *pattern, const char *name, size_t len, bool *done)
+void osc_pattern_compile(struct osc_pattern *p, const char *text)
 {
-	size_t head = strspn(pattern, "*"), plen = strlen(pattern), tail = 0, mid;
+	size_t head = strspn(text, "*"), len = strlen(text), tail = 0;
 
-	while (tail < plen - head && pattern[plen - 1 - tail] == '*')
+	*p = (struct osc_pattern){ .text = text, .len = len, .kind = OSC_PATTERN_EXACT };
+	if (!is_wildcard(text))
+		return;
+	while (tail < len - head && text[len - 1 - tail] == '*')
 		tail++;
-	mid = plen - head - tail;
-	*done = (head || tail) && strcspn(pattern + head, "*?[\\") >= mid;
-	if (!*done)
-		return false;
-	pattern += head;
-	len = strnlen(name, len);
-	if (head && tail)
-		return mid <= len && memmem(name, len, pattern, mid);
-	return mid <= len && !memcmp(head ? name + len - mid : name, pattern, mid);
+	p->mid_at = head;
+	p->mid_len = len - head - tail;
+	p->head = head;
+	p->tail = tail;
+	p->kind = (head || tail) && strcspn(text + head, "*?[\\") >= p->mid_len
+			  ? OSC_PATTERN_ENDS
+			  : OSC_PATTERN_FNMATCH;
 }
 
-bool osc_pattern_match(const char *pattern, const char *name, size_t len)
+bool osc_pattern_matches(const struct osc_pattern *p, const char *name, size_t len)
 {
-	bool done, ok;
+	const char *mid = p->text + p->mid_at;
 
-	if (!is_wildcard(pattern))
-		return strlen(pattern) == len && !memcmp(pattern, name, len);
-	ok = ends_match(pattern, name, len, &done);
-	return done ? ok : wildcard_match(pattern, name, len);
+	switch (p->kind) {
+	case OSC_PATTERN_EXACT:
+		return p->len == len && !memcmp(p->text, name, len);
+	case OSC_PATTERN_ENDS:
+		len = strnlen(name, len);
+		if (p->mid_len > len)
+			return false;
+		if (p->head && p->tail)
+			return memmem(name, len, mid, p->mid_len);
+		return !memcmp(p->head ? name + len - p->mid_len : name, mid, p->mid_len);
+	default:
+		return wildcard_match(p->text, name, len);
+	}
 }
 
 /* osc_filter_match() with the match data to use (one per thread). */
@@ -194,7 +211,7 @@ static bool name_passes(const struct osc_filter *f, pcre2_match_data *md, const 
 	bool any = !f->nr_patterns;
 
 	for (size_t i = 0; !any && i < f->nr_patterns; i++)
-		any = osc_pattern_match(f->patterns[i], name, len);
+		any = osc_pattern_matches(&f->compiled[i], name, len);
 	if (!any || !f->re)
 		return any;
 	return pcre2_match(f->re, (PCRE2_SPTR)name, len, 0, 0, md, NULL) >= 0;
