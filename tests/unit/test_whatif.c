@@ -603,5 +603,216 @@ Test(whatif, sort_matches_a_comparison)
 				  w.labels[a->agg_row], w.labels[b->agg_row]);
 		}
 	}
+	/* the first rows alone (a top N), by each column: those rows, in that order */
+	w.nr = 5;
+	for (int col = 0; col < OSC_WHATIF_COL_COUNT; col++) {
+		bool seen[7] = { false };
+
+		osc_whatif_sort(&w, (enum osc_whatif_col)col, true);
+		for (size_t i = 0; i < w.nr; i++) {
+			cr_assert_lt(w.order[i], 5, "column %d: row %u", col, w.order[i]);
+			cr_assert(!seen[w.order[i]]);
+			seen[w.order[i]] = true;
+			if (i)
+				cr_expect(reference_cmp(&w, osc_whatif_row_at(&w, i - 1),
+							osc_whatif_row_at(&w, i),
+							(enum osc_whatif_col)col, true) < 0,
+					  "5 rows, column %d", col);
+		}
+	}
 	done(&t, &agg, &s, &w);
+}
+
+/* Whether a and b, projections of the same rows, hold the same numbers to the bit. */
+static void expect_same_projection(const struct osc_whatif *a, const struct osc_whatif *b,
+				   const char *what)
+{
+	cr_assert_eq(a->nr, b->nr, "%s", what);
+	for (size_t r = 0; r < a->nr; r++) {
+		const struct osc_whatif_row *x = &a->rows[r], *y = &b->rows[r];
+
+		cr_assert(x->agg_row == y->agg_row && x->count == y->count &&
+				  x->total == y->total && x->projected == y->projected &&
+				  x->saved == y->saved && x->factor == y->factor && x->pct == y->pct,
+			  "%s: row %zu (%s): projected %.17g and %.17g, saved %.17g and %.17g", what,
+			  r, a->labels[r], x->projected, y->projected, x->saved, y->saved);
+	}
+	cr_assert(a->projected == b->projected && a->affected == b->affected &&
+			  a->affected_pct == b->affected_pct && a->speedup == b->speedup &&
+			  a->ceiling == b->ceiling && a->device_saved == b->device_saved,
+		  "%s: projected %.17g and %.17g, device saved %.17g and %.17g", what,
+		  a->projected, b->projected, a->device_saved, b->device_saved);
+}
+
+/*
+ * A projection made again in place (osc_whatif_again) holds what a new
+ * projection of the same rows holds, to the bit, through rule sets in turn
+ * (one row's label, a slowdown and another, a wildcard, a shape, none), at
+ * host and device levels of a real trace. Its order stays when by a column
+ * the rules leave as it is, and is dropped when by one they change.
+ */
+Test(whatif, again_equals_a_new_projection)
+{
+	static const enum osc_level levels[] = { OSC_LEVEL_OP, OSC_LEVEL_SHAPE, OSC_LEVEL_PATH,
+						 OSC_LEVEL_KERNEL, OSC_LEVEL_DIMS };
+	struct osc_trace t;
+	struct osc_error err;
+
+	fx_load(&t, "samples/kineto-2021-resnet50.json.gz");
+	for (size_t l = 0; l < FX_LEN(levels); l++) {
+		struct osc_query q = { .level = levels[l] };
+		struct osc_speedups none;
+		struct osc_agg agg;
+		struct osc_whatif w;
+		size_t fired = 0;
+
+		osc_aggregate(&t, NULL, &q, &agg);
+		cr_assert_gt(agg.nr, 3, "level %zu", l);
+		osc_speedups_init(&none);
+		osc_whatif(&t, &agg, &none, &w);
+		for (int k = 0; k < 6; k++) {
+			enum osc_whatif_col by = k % 2 ? OSC_WHATIF_SAVED : OSC_WHATIF_TOTAL;
+			const struct osc_whatif_row *top;
+			struct osc_speedups s;
+			struct osc_whatif fresh;
+			char what[64], shape[512];
+
+			osc_whatif_sort(&w, by, true);
+			top = osc_whatif_row_at(&w, 0);
+			snprintf(shape, sizeof(shape), "%s",
+				 osc_trace_str(&t, t.events[agg.members[agg.rows[top->agg_row].first]]
+							    .shape));
+			osc_speedups_init(&s);
+			if (k == 0)
+				osc_speedups_set(&s, w.labels[top->agg_row], "", 2, &err);
+			if (k == 1) {
+				osc_speedups_set(&s, w.labels[top->agg_row], "", 0.5, &err);
+				osc_speedups_set(&s, w.labels[osc_whatif_row_at(&w, 1)->agg_row], "",
+						 4, &err);
+			}
+			if (k == 2)
+				osc_speedups_set(&s, "*o*", "", 3, &err);
+			if (k == 3 || k == 4)
+				osc_speedups_set(&s, "*", *shape ? shape : "1x1", 1.5, &err);
+			osc_whatif_again(&w, &s);
+			osc_whatif(&t, &agg, &s, &fresh);
+			snprintf(what, sizeof(what), "level %zu, rules %d", l, k);
+			expect_same_projection(&w, &fresh, what);
+			if (by == OSC_WHATIF_TOTAL)
+				cr_assert_not_null(w.order, "%s: the order by time stays", what);
+			else
+				cr_assert_null(w.order, "%s: the order by time saved goes", what);
+			osc_whatif_sort(&w, by, true);
+			osc_whatif_sort(&fresh, by, true);
+			cr_assert_arr_eq(w.order, fresh.order, w.nr * sizeof(*w.order), "%s", what);
+			for (size_t r = 0; r < w.nr; r++)
+				fired += w.rows[r].factor != 1;
+			osc_whatif_release(&fresh);
+			osc_speedups_release(&s);
+		}
+		cr_expect_gt(fired, 3, "level %zu: the rules change rows", l);
+		osc_whatif_release(&w);
+		osc_speedups_release(&none);
+		osc_agg_release(&agg);
+	}
+	osc_trace_release(&t);
+}
+
+/*
+ * A pattern that matches name alone without being an exact name: its first
+ * byte in brackets ("[C]onv"), so fnmatch reads it; false when name holds
+ * any of *?[\ or starts with a byte a bracket reads apart (!^]).
+ */
+static bool bracketed(const char *name, char *out, size_t size)
+{
+	if (!*name || strchr("!^]", name[0]) || strpbrk(name, "*?[\\") ||
+	    strlen(name) + 3 > size)
+		return false;
+	snprintf(out, size, "[%c]%s", name[0], name + 1);
+	return true;
+}
+
+/*
+ * Rules of exact names give what the same rules read as wildcards give, to
+ * the bit: on a level whose labels are op keys, exact names are matched by
+ * string id and events whose name is their op key are not read (whatif.c).
+ * Rules name rows' labels and events' own names (an ORT node's name is not
+ * its op key), with and without a shape rule beside them.
+ */
+Test(whatif, exact_rules_by_id_as_by_text)
+{
+	static const char *const traces[] = { "samples/ort-resnet18-opt.json",
+					      "samples/kineto-2021-resnet50.json.gz" };
+
+	for (size_t f = 0; f < FX_LEN(traces); f++) {
+		struct osc_trace t;
+		struct osc_query q = { .level = OSC_LEVEL_OP };
+		struct osc_agg agg;
+		struct osc_speedups none;
+		struct osc_whatif w;
+		const char *names[6];
+		size_t nr = 0, named = 0;
+		struct osc_error err;
+
+		fx_load(&t, traces[f]);
+		osc_aggregate(&t, NULL, &q, &agg);
+		osc_speedups_init(&none);
+		osc_whatif(&t, &agg, &none, &w);
+		cr_assert(w.names_whole, "%s: labels are the op keys' strings", traces[f]);
+		osc_whatif_sort(&w, OSC_WHATIF_TOTAL, true);
+		for (size_t r = 0; r < w.nr && nr < 3; r++)
+			names[nr++] = w.labels[osc_whatif_row_at(&w, r)->agg_row];
+		for (size_t i = 0; i < t.nr_events && named < 3; i++) {
+			const struct osc_event *e = &t.events[i];
+
+			if (e->kind == OSC_KIND_HOST_OP && e->name != osc_trace_op(&t, i) &&
+			    (!named || strcmp(names[nr - 1], osc_trace_str(&t, e->name)))) {
+				names[nr++] = osc_trace_str(&t, e->name);
+				named++;
+			}
+		}
+		for (int k = 0; k < 4; k++) {
+			struct osc_speedups exact, text;
+			struct osc_whatif a, b;
+			char what[128];
+			size_t changed = 0;
+
+			if (k == 1 && !named) /* Kineto: every op's key is its name */
+				continue;
+			osc_speedups_init(&exact);
+			osc_speedups_init(&text);
+			for (size_t i = 0; i < nr; i++) {
+				char pattern[512];
+
+				if ((k == 0 && i >= 3) || (k == 1 && i < 3) ||
+				    !bracketed(names[i], pattern, sizeof(pattern)))
+					continue;
+				osc_speedups_set(&exact, names[i], "", 2.0 + (double)i, &err);
+				osc_speedups_set(&text, pattern, "", 2.0 + (double)i, &err);
+			}
+			if (k == 3) { /* a shape rule first: every event is read */
+				osc_speedups_set(&exact, "*", "1x1", 7, &err);
+				osc_speedups_set(&text, "*", "1x1", 7, &err);
+			}
+			cr_assert_gt(exact.nr, 0, "%s, rules %d", traces[f], k);
+			osc_whatif(&t, &agg, &exact, &a);
+			osc_whatif(&t, &agg, &text, &b);
+			snprintf(what, sizeof(what), "%s, rules %d", traces[f], k);
+			expect_same_projection(&a, &b, what);
+			for (size_t r = 0; r < a.nr; r++)
+				changed += a.rows[r].factor != 1;
+			cr_expect_gt(changed, 0, "%s: the rules change rows", what);
+			osc_whatif_release(&a);
+			osc_whatif_release(&b);
+			osc_speedups_release(&exact);
+			osc_speedups_release(&text);
+		}
+		if (strstr(traces[f], "ort-"))
+			cr_expect_gt(named, 0, "%s: events named apart from their op keys",
+				     traces[f]);
+		osc_whatif_release(&w);
+		osc_speedups_release(&none);
+		osc_agg_release(&agg);
+		osc_trace_release(&t);
+	}
 }

@@ -444,22 +444,46 @@ struct rule_memo {
 	uint32_t nr_pairs, nr_triples;
 	struct shape_index shapes;     /* from MEMO_MIN_RULES rules on */
 	bool indexed;
+	bool labels_are_ops;           /* each row's label is its members' op key's string
+					  whole (names_whole: a host level keyed by it) */
+	struct label_id *label_ids;    /* with labels_are_ops: per rule, how it meets a
+					  label */
+	bool shaped;                   /* some rule has a shape */
 };
 
 /*
- * The first rule of m->s that every event labelled label matches: by the
- * label, with no shape (those the index keeps aside, when indexed); s->nr
- * for none. No event needs a later rule.
+ * Where each label is its members' op key's string whole, a rule of an
+ * exact name (the TUI's '=') matches the rows of that string: ids are
+ * compared, and no label is read.
  */
-static size_t label_rule(const struct rule_memo *m, const char *label)
+struct label_id {
+	bool exact;  /* the rule is an exact name, */
+	osc_str id;  /* ... this string's (OSC_STR_NONE: in no label) */
+};
+
+/*
+ * The first rule of m->s that every event of a row labelled label (ev one
+ * of them) matches: by the label, with no shape (those the index keeps
+ * aside, when indexed); s->nr for none. No event needs a later rule.
+ */
+static size_t label_rule(const struct rule_memo *m, const char *label, uint32_t ev)
 {
 	const struct osc_speedups *s = m->s;
-	size_t n = m->indexed ? m->shapes.nr_aside : s->nr;
+	size_t n = m->indexed ? m->shapes.nr_aside : s->nr, len = SIZE_MAX;
 
 	for (size_t k = 0; k < n; k++) {
 		size_t i = m->indexed ? m->shapes.aside[k] : k;
 
-		if (!*s->v[i].shape && osc_filter_match(&s->v[i].match, label, strlen(label)))
+		if (*s->v[i].shape)
+			continue;
+		if (m->labels_are_ops && m->label_ids[i].exact) {
+			if (m->label_ids[i].id == osc_trace_op(m->t, ev))
+				return i;
+			continue;
+		}
+		if (len == SIZE_MAX)
+			len = strlen(label);
+		if (osc_filter_match(&s->v[i].match, label, len))
 			return i;
 	}
 	return s->nr;
@@ -511,11 +535,17 @@ static double memo_factor(struct rule_memo *m, uint32_t row, const char *label, 
 		return 1;
 	if (row != NO_ROW) {
 		if (m->row_rule[row] == UINT32_MAX)
-			m->row_rule[row] = (uint32_t)label_rule(m, label);
+			m->row_rule[row] = (uint32_t)label_rule(m, label, ev);
 		limit = m->row_rule[row];
 	}
 	if (limit == 0) /* the row's label decides: no event read */
 		return m->s->v[0].factor;
+	/* An event whose name is its op key, its row's label, matches no rule without a
+	   shape before limit, as the label does not: with no rule of a shape, limit is
+	   its rule, and its strings are not read (a million names, each once). */
+	if (row != NO_ROW && !m->shaped && m->labels_are_ops &&
+	    m->t->events[ev].name == osc_trace_op(m->t, ev))
+		return limit < m->s->nr ? m->s->v[limit].factor : 1;
 	if (!m->recent) {
 		size_t i = mapped_rule(m, row, label, ev, limit);
 
@@ -534,13 +564,29 @@ static double memo_factor(struct rule_memo *m, uint32_t row, const char *label, 
 	return r->rule < m->s->nr ? m->s->v[r->rule].factor : 1;
 }
 
-/* m for the rules s over t's aggregate agg: no answer yet. */
+/*
+ * m for the rules s over t's aggregate agg, whose labels are each their
+ * members' op key's string whole when names_whole: no answer yet.
+ */
 static void rule_memo_init(struct rule_memo *m, const struct osc_speedups *s,
-			   const struct osc_trace *t, const struct osc_agg *agg)
+			   const struct osc_trace *t, const struct osc_agg *agg, bool names_whole)
 {
 	size_t nr_rows = agg->nr;
 
-	*m = (struct rule_memo){ .s = s, .t = t };
+	*m = (struct rule_memo){ .s = s, .t = t, .labels_are_ops = names_whole };
+	for (size_t i = 0; i < s->nr; i++)
+		m->shaped |= *s->v[i].shape != '\0';
+	if (m->labels_are_ops) {
+		m->label_ids = osc_xmalloc((s->nr ? s->nr : 1) * sizeof(*m->label_ids));
+		for (size_t i = 0; i < s->nr; i++) {
+			const struct osc_pattern *p = &s->v[i].match.compiled[0];
+
+			m->label_ids[i].exact = p->kind == OSC_PATTERN_EXACT;
+			m->label_ids[i].id = m->label_ids[i].exact
+						     ? osc_strtab_find(&t->strs, p->text, p->len)
+						     : OSC_STR_NONE;
+		}
+	}
 	m->row_rule = osc_xmalloc((nr_rows ? nr_rows : 1) * sizeof(*m->row_rule));
 	memset(m->row_rule, 0xff, (nr_rows ? nr_rows : 1) * sizeof(*m->row_rule));
 	if (agg->nr_members > 2 * nr_rows) {
@@ -557,6 +603,7 @@ static void rule_memo_release(struct rule_memo *m)
 {
 	free(m->recent);
 	free(m->row_rule);
+	free(m->label_ids);
 	osc_i64map_release(&m->pairs);
 	osc_i64map_release(&m->triples);
 	osc_i64map_release(&m->rules);
@@ -580,22 +627,40 @@ void osc_whatif(const struct osc_trace *t, const struct osc_agg *agg,
 
 #define PREFETCH_AHEAD 32 /* nodes */
 
-/* A row's sums while its members are projected (one line per member touched). */
-struct row_sum {
-	int64_t total;       /* saturating, as the row shows it */
-	double exact;        /* unsaturated: what projected is made of */
-	double projected;
-	double device_saved; /* host levels: its members' device time saved */
-};
+/*
+ * While the rules are projected, each row's fields sum its members (no
+ * table of sums of its own: a million rows would take 32 MB of fresh
+ * memory per projection): total (saturating, as the row shows it) and
+ * projected as they end; saved the unsaturated time, what projected is made
+ * of; pct, at the host levels, its members' device time saved. finish_rows
+ * turns them into what they mean.
+ */
 
-/* Add time of a member, divided by its factor f, to its row's sums and to w's. */
-static void add_time(struct osc_whatif *w, struct row_sum *sum, int64_t time, double f)
+/* Add time of a member, divided by its factor f, to its row and to w's sums. */
+static void add_time(struct osc_whatif *w, struct osc_whatif_row *row, int64_t time, double f)
 {
-	sum->total = osc_sat_add(sum->total, time);
-	sum->exact += (double)time;
-	sum->projected += (double)time / f;
+	row->total = osc_sat_add(row->total, time);
+	row->saved += (double)time;
+	row->projected += (double)time / f;
 	if (f != 1)
 		w->affected = osc_sat_add(w->affected, time);
+}
+
+/* w->row_of, built once: per event, its row (OSC_NONE: none). */
+static const uint32_t *row_lookup(struct osc_whatif *w)
+{
+	const struct osc_agg *agg = w->agg;
+	size_t n = w->trace->nr_events;
+
+	if (w->row_of)
+		return w->row_of;
+	w->row_of = osc_xmalloc_big(n ? n : 1, sizeof(*w->row_of));
+	for (size_t i = 0; i < n; i++)
+		w->row_of[i] = OSC_NONE;
+	for (size_t r = 0; r < agg->nr; r++)
+		for (size_t i = 0; i < agg->rows[r].nr; i++)
+			w->row_of[agg->members[agg->rows[r].first + i]] = (uint32_t)r;
+	return w->row_of;
 }
 
 /*
@@ -606,20 +671,14 @@ static void add_time(struct osc_whatif *w, struct row_sum *sum, int64_t time, do
  * by the row's label too, every other node by its op key or name. A
  * member's self time goes to its row.
  */
-static void project_host(struct osc_whatif *w, struct rule_memo *m, struct row_sum *sum)
+static void project_host(struct osc_whatif *w, struct rule_memo *m)
 {
 	const struct osc_trace *t = w->trace;
-	const struct osc_agg *agg = w->agg;
 	const struct osc_calltree *tree = osc_trace_host_tree(t);
 	const struct osc_op_cost *cost = osc_trace_op_costs(t);
-	uint32_t *row_of = osc_xmalloc_big(t->nr_events ? t->nr_events : 1, sizeof(*row_of));
+	const uint32_t *row_of = row_lookup(w); /* kept: the next projection's too */
 	double *f = m->s->nr ? osc_xmalloc((tree->nr ? tree->nr : 1) * sizeof(*f)) : NULL;
 
-	for (size_t i = 0; i < t->nr_events; i++)
-		row_of[i] = OSC_NONE;
-	for (size_t r = 0; r < agg->nr; r++)
-		for (size_t i = 0; i < agg->rows[r].nr; i++)
-			row_of[agg->members[agg->rows[r].first + i]] = (uint32_t)r;
 	for (size_t n = 0; n < tree->nr; n++) {
 		uint32_t ev = tree->nodes[n].event, p = tree->nodes[n].parent, r = row_of[ev];
 		double fn = 1;
@@ -638,16 +697,15 @@ static void project_host(struct osc_whatif *w, struct rule_memo *m, struct row_s
 		}
 		if (r == OSC_NONE)
 			continue;
-		add_time(w, &sum[r], cost[n].self, fn);
+		add_time(w, &w->rows[r], cost[n].self, fn);
 		if (fn != 1)
-			sum[r].device_saved += (double)cost[n].dev - (double)cost[n].dev / fn;
+			w->rows[r].pct += (double)cost[n].dev - (double)cost[n].dev / fn;
 	}
 	free(f);
-	free(row_of);
 }
 
 /* Device levels: each row's events, their durations through their factors. */
-static void project_device(struct osc_whatif *w, struct rule_memo *m, struct row_sum *sum)
+static void project_device(struct osc_whatif *w, struct rule_memo *m)
 {
 	const struct osc_agg *agg = w->agg;
 
@@ -657,7 +715,7 @@ static void project_device(struct osc_whatif *w, struct rule_memo *m, struct row
 		for (size_t i = 0; i < ar->nr; i++) {
 			uint32_t ev = agg->members[ar->first + i];
 
-			add_time(w, &sum[r], w->trace->events[ev].dur,
+			add_time(w, &w->rows[r], w->trace->events[ev].dur,
 				 memo_factor(m, (uint32_t)r, w->labels[r], ev));
 		}
 	}
@@ -754,36 +812,25 @@ static void make_labels(struct osc_whatif *w, const struct osc_names *names)
 
 /*
  * The rows through the rules: each row's time summed, divided by its
- * members' factors (project_host or project_device); returns the time saved
- * in all.
+ * members' factors (project_host or project_device), then finish_rows.
  */
-static double project_rules(struct osc_whatif *w, const struct osc_speedups *s)
+static void project_rules(struct osc_whatif *w, const struct osc_speedups *s)
 {
 	const struct osc_agg *agg = w->agg;
-	struct row_sum *sum = osc_xcalloc_big(agg->nr ? agg->nr : 1, sizeof(*sum));
 	struct rule_memo memo;
-	double saved = 0;
 
-	rule_memo_init(&memo, s, w->trace, agg);
-	if (w->device)
-		project_device(w, &memo, sum);
-	else
-		project_host(w, &memo, sum);
 	for (size_t r = 0; r < agg->nr; r++) {
 		struct osc_whatif_row *row = &w->rows[r];
 
-		row->agg_row = r;
-		row->count = agg->rows[r].count;
-		row->total = sum[r].total;
-		row->projected = sum[r].projected;
-		row->saved = sum[r].exact - sum[r].projected;
-		row->factor = sum[r].projected > 0 ? sum[r].exact / sum[r].projected : 1;
-		saved += row->saved;
-		w->device_saved += sum[r].device_saved;
+		row->total = 0;
+		row->projected = row->saved = row->pct = 0;
 	}
-	free(sum);
+	rule_memo_init(&memo, s, w->trace, agg, w->names_whole);
+	if (w->device)
+		project_device(w, &memo);
+	else
+		project_host(w, &memo);
 	rule_memo_release(&memo);
-	return saved;
 }
 
 /*
@@ -797,23 +844,58 @@ static void project_none(struct osc_whatif *w)
 
 	for (size_t r = 0; r < agg->nr; r++) {
 		int64_t time = w->device ? agg->rows[r].total : agg->rows[r].self;
+		struct osc_whatif_row *row = &w->rows[r];
 
-		w->rows[r] = (struct osc_whatif_row){
-			.agg_row = r,
-			.count = agg->rows[r].count,
-			.total = time,
-			.projected = (double)time,
-			.factor = 1,
-		};
+		row->total = time;
+		row->saved = row->projected = (double)time;
+		row->pct = 0;
 	}
+}
+
+/*
+ * The rows' sums (project_rules) become what they mean, and w's summary
+ * follows. Sums that saturated (OSC_WARN_HUGE_SUMS) must not make a share
+ * over 100 % or a time below zero.
+ */
+static void finish_rows(struct osc_whatif *w)
+{
+	double saved = 0;
+
+	w->device_saved = 0;
+	for (size_t r = 0; r < w->nr_labels; r++) {
+		struct osc_whatif_row *row = &w->rows[r];
+		double exact = row->saved;
+
+		row->saved = exact - row->projected;
+		row->factor = row->projected > 0 ? exact / row->projected : 1;
+		saved += row->saved;
+		w->device_saved += row->pct;
+		row->pct = w->total ? fmin(100, 100.0 * (double)row->total / (double)w->total) : 0;
+	}
+	w->projected = fmax(0, (double)w->total - saved);
+	w->affected_pct = w->total ? fmin(100, 100.0 * (double)w->affected / (double)w->total) : 0;
+	w->speedup = w->projected > 0 ? (double)w->total / w->projected : 1;
+	w->ceiling = w->affected < w->total ? (double)w->total / (double)(w->total - w->affected)
+					    : INFINITY;
+	if (!w->total)
+		w->ceiling = 1;
+}
+
+/* w's rows projected through s (none: as they are), and its summary. */
+static void project(struct osc_whatif *w, const struct osc_speedups *s)
+{
+	w->affected = 0;
+	if (s->nr)
+		project_rules(w, s);
+	else
+		project_none(w);
+	finish_rows(w);
 }
 
 void osc_whatif_names(const struct osc_trace *t, const struct osc_agg *agg,
 		      const struct osc_names *names, const struct osc_speedups *s,
 		      struct osc_whatif *out)
 {
-	double saved = 0;
-
 	memset(out, 0, sizeof(*out));
 	out->trace = t;
 	out->agg = agg;
@@ -823,35 +905,50 @@ void osc_whatif_names(const struct osc_trace *t, const struct osc_agg *agg,
 	out->total = out->device ? agg->device_time : agg->host_busy;
 	out->wall = out->device ? 0 : agg->wall;
 	out->device_time = out->device ? 0 : agg->device_time;
-	out->rows = osc_xmalloc_big(agg->nr ? agg->nr : 1, sizeof(*out->rows)); /* all written */
+	out->rows = osc_xmalloc_big(agg->nr ? agg->nr : 1, sizeof(*out->rows));
+	for (size_t r = 0; r < agg->nr; r++) /* the rest by project */
+		out->rows[r] = (struct osc_whatif_row){ .agg_row = r, .count = agg->rows[r].count };
 	make_labels(out, names);
 	rank_labels(out);
-	if (s->nr)
-		saved = project_rules(out, s);
-	else
-		project_none(out);
-	/* Sums that saturated (OSC_WARN_HUGE_SUMS) must not make a share over 100 %
-	   or a time below zero. */
-	for (size_t r = 0; r < out->nr; r++)
-		out->rows[r].pct = out->total ? fmin(100, 100.0 * (double)out->rows[r].total /
-							   (double)out->total)
-					      : 0;
-	out->projected = fmax(0, (double)out->total - saved);
-	out->affected_pct =
-		out->total ? fmin(100, 100.0 * (double)out->affected / (double)out->total) : 0;
-	out->speedup = out->projected > 0 ? (double)out->total / out->projected : 1;
-	out->ceiling = out->affected < out->total
-			       ? (double)out->total / (double)(out->total - out->affected)
-			       : INFINITY;
-	if (!out->total)
-		out->ceiling = 1;
+	project(out, s);
+}
+
+/* Whether the rules leave the rows' values of column c as they are. */
+static bool rules_keep(enum osc_whatif_col c)
+{
+	return c == OSC_WHATIF_NAME || c == OSC_WHATIF_COUNT || c == OSC_WHATIF_TOTAL ||
+	       c == OSC_WHATIF_PCT;
+}
+
+void osc_whatif_prepare(struct osc_whatif *w)
+{
+	if (!w->device)
+		row_lookup(w);
+}
+
+void osc_whatif_take_lookup(struct osc_whatif *w, struct osc_whatif *other)
+{
+	if (w->row_of || w->agg != other->agg)
+		return;
+	w->row_of = other->row_of;
+	other->row_of = NULL;
+}
+
+void osc_whatif_again(struct osc_whatif *w, const struct osc_speedups *s)
+{
+	w->nr = w->nr_labels; /* all rows again, as osc_whatif_names gives them */
+	project(w, s);
+	if (w->order && !rules_keep(w->order_by)) { /* to be sorted again */
+		free(w->order);
+		w->order = NULL;
+	}
 }
 
 size_t osc_whatif_bytes(const struct osc_whatif *w)
 {
 	return w->nr_labels * (sizeof(*w->rows) + sizeof(*w->labels) + sizeof(*w->label_rank) +
-			       sizeof(*w->order)) +
-	       w->label_bytes;
+			       sizeof(*w->order) + (w->name_order ? sizeof(*w->name_order) : 0)) +
+	       w->label_bytes + (w->row_of ? w->trace->nr_events * sizeof(*w->row_of) : 0);
 }
 
 void osc_whatif_release(struct osc_whatif *w)
@@ -861,6 +958,8 @@ void osc_whatif_release(struct osc_whatif *w)
 	free(w->label_rank);
 	free(w->rows);
 	free(w->order);
+	free(w->name_order);
+	free(w->row_of);
 	memset(w, 0, sizeof(*w));
 }
 
@@ -925,47 +1024,64 @@ static uint64_t col_key(const struct osc_whatif_row *r, enum osc_whatif_col by)
 }
 
 /*
- * By the column (descending: larger first), then the label in byte order,
- * then the aggregate row: two stable radix sorts, the last key first. The
- * rows start in aggregate row order, so the first sort's key is the label's
- * rank alone (a few digits), and integer columns are keys as they are.
+ * The rows' indices sorted by label in byte order (descending), then by
+ * aggregate row: one stable radix sort of the labels' ranks (a few digits),
+ * the rows starting in aggregate row order. n: the first rows.
  */
-void osc_whatif_sort(struct osc_whatif *w, enum osc_whatif_col by, bool descending)
+static uint32_t *by_label(const struct osc_whatif *w, size_t n, bool descending)
 {
-	size_t n = w->nr, size = n ? n : 1;
-	uint64_t *k, *value = NULL;
-	uint32_t *idx;
-	bool name_desc = by == OSC_WHATIF_NAME && descending;
+	uint64_t *k = osc_xmalloc((n ? n : 1) * sizeof(*k));
+	uint32_t *idx = osc_xmalloc((n ? n : 1) * sizeof(*idx));
 
-	if (w->order && w->order_by == by && w->order_desc == descending)
-		return;
-	k = osc_xmalloc(size * sizeof(*k));
-	idx = osc_xmalloc(size * sizeof(*idx));
-	if (by != OSC_WHATIF_NAME) /* read in the rows' order: a row is read once, in turn */
-		value = osc_xmalloc(size * sizeof(*value));
 	for (size_t r = 0; r < n; r++) {
 		uint32_t rank = w->label_rank[w->rows[r].agg_row];
 
 		idx[r] = (uint32_t)r;
-		k[r] = name_desc ? UINT32_MAX - rank : rank;
-		if (value) {
-			uint64_t key = col_key(&w->rows[r], by);
-
-			value[r] = descending ? ~key : key;
-		}
+		k[r] = descending ? UINT32_MAX - rank : rank;
 	}
-	osc_radix_sort_pairs(k, idx, n); /* by name, then stably by the column */
-	if (value) {
-		for (size_t i = 0; i < n; i++)
-			k[i] = value[idx[i]];
-		osc_radix_sort_pairs(k, idx, n);
+	osc_radix_sort_pairs(k, idx, n);
+	free(k);
+	return idx;
+}
+
+/*
+ * By the column (descending: larger first), then the label in byte order,
+ * then the aggregate row: the rows by label (kept in w->name_order for the
+ * next sort: the rules change no label), then a stable radix sort by the
+ * column; integer columns are keys as they are.
+ */
+void osc_whatif_sort(struct osc_whatif *w, enum osc_whatif_col by, bool descending)
+{
+	size_t n = w->nr;
+	const uint32_t *names;
+	uint32_t *idx;
+	uint64_t *k;
+
+	if (w->order && w->order_by == by && w->order_desc == descending)
+		return;
+	if (by == OSC_WHATIF_NAME) {
+		idx = by_label(w, n, descending);
+	} else {
+		if (n == w->nr_labels && !w->name_order)
+			w->name_order = by_label(w, n, false);
+		names = n == w->nr_labels ? w->name_order : by_label(w, n, false);
+		k = osc_xmalloc((n ? n : 1) * sizeof(*k));
+		idx = osc_xmalloc((n ? n : 1) * sizeof(*idx));
+		for (size_t i = 0; i < n; i++) {
+			uint64_t key = col_key(&w->rows[names[i]], by);
+
+			idx[i] = names[i];
+			k[i] = descending ? ~key : key;
+		}
+		osc_radix_sort_pairs(k, idx, n); /* stable: by label within a value */
+		free(k);
+		if (names != w->name_order)
+			free((uint32_t *)names);
 	}
 	free(w->order);
 	w->order = idx;
 	w->order_by = by;
 	w->order_desc = descending;
-	free(value);
-	free(k);
 }
 
 const char *osc_whatif_cell(const struct osc_whatif *w, size_t row, size_t col, char *buf,
