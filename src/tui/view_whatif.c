@@ -29,10 +29,16 @@
 #include "view.h"
 #include "view_job.h"
 
-/* A projection: an aggregate and the what-if over it (w points into agg). */
+/*
+ * A projection: an aggregate and the what-if over it (w points into agg).
+ * back, once the rules change, is the projection shown before, with w's
+ * labels: the next rules are projected into it in place (project_back), as
+ * w stays shown meanwhile, and then it is shown (show_back).
+ */
 struct projection {
 	struct osc_agg agg;
 	struct osc_whatif w;
+	struct osc_whatif back; /* trace NULL: none */
 };
 
 /* A projection computed on a worker (view_job.h) from copies of what it reads. */
@@ -43,10 +49,15 @@ struct whatif_job {
 	struct osc_query q;         /* over job's copies of the selection and filter */
 	struct osc_speedups rules;  /* a copy: '=' may change the view's meanwhile */
 	struct osc_names names;     /* the TUI's, sharing its tables, in one style */
-	const struct osc_agg *rows; /* project over these rows (the view's), or NULL:
-				       aggregate anew */
-	struct projection *out;     /* the result: rows NULL */
-	struct osc_whatif w;        /* the result: rows set */
+	struct projection *rows;    /* project its rows again into its back (the view's
+				       projection), or NULL: aggregate anew */
+	bool relabel;               /* with rows: new labels (the name style changed) */
+	bool prepare;               /* with rows: the back made ready, not shown
+				       (prepare_back) */
+	enum osc_whatif_col by;     /* the result sorted by this column, */
+	bool desc;                  /* ... descending */
+	struct projection *out;     /* the result: rows NULL (set before: an early
+				       projection, the rules projected into it) */
 };
 
 struct whatif_view {
@@ -58,6 +69,7 @@ struct whatif_view {
 	enum osc_name_style keying; /* ... and its keying (osc_names_keying) */
 	bool same_rows;            /* the next build: only rules or labels changed, so
 				      p's rows are projected again, not aggregated */
+	bool relabel;              /* ... and the labels changed */
 	bool lent;                 /* p's rows are the view under's (view.h's lend_rows), */
 	unsigned lent_gen;         /* lent for this tui->gen */
 };
@@ -87,8 +99,43 @@ static void projection_free(struct projection *p)
 	if (!p)
 		return;
 	osc_whatif_release(&p->w);
+	osc_whatif_release(&p->back);
 	osc_agg_release(&p->agg);
 	free(p);
+}
+
+/*
+ * p's rows projected through rules into p->back: in place (osc_whatif_again:
+ * no fresh memory, the labels kept) unless there is no back yet or new
+ * labels are asked for (relabel); then sorted as by and desc say.
+ */
+static void project_back(const struct osc_trace *t, struct projection *p,
+			 const struct osc_names *names, const struct osc_speedups *rules,
+			 bool relabel, enum osc_whatif_col by, bool desc)
+{
+	if (p->back.trace && !relabel) {
+		osc_whatif_again(&p->back, rules);
+	} else {
+		osc_whatif_release(&p->back);
+		osc_whatif_names(t, &p->agg, names, rules, &p->back);
+	}
+	osc_whatif_sort(&p->back, by, desc);
+}
+
+/*
+ * p shows its back (project_back); the projection shown before becomes the
+ * back, unless its labels are not the new ones (relabel).
+ */
+static void show_back(struct projection *p, bool relabel)
+{
+	struct osc_whatif before = p->w;
+
+	p->w = p->back;
+	p->back = before;
+	if (relabel)
+		osc_whatif_release(&p->back);
+	else
+		osc_whatif_take_lookup(&p->back, &p->w);
 }
 
 /* A projection computed before it is asked for (early.h); its rows are its own. */
@@ -149,9 +196,7 @@ static void whatif_close(struct osc_view *v)
 	if (wv->job.job.running) {
 		atomic_store(wv->job.job.held, false); /* a script's held job: closing lets it go */
 		job_finish(&wv->job);
-		projection_free(wv->job.out);
-		if (wv->job.rows)
-			osc_whatif_release(&wv->job.w);
+		projection_free(wv->job.out); /* (a back projected is freed with p) */
 	}
 	projection_free(wv->p);
 	osc_speedups_release(&wv->rules);
@@ -177,7 +222,7 @@ static struct osc_query whatif_query(const struct osc_tui *t, enum osc_level lev
 /* Whether a job is projecting p's rows (they must stay). */
 static bool reading_rows(const struct whatif_view *wv)
 {
-	return wv->job.job.running && wv->job.rows == &wv->p->agg;
+	return wv->job.job.running && wv->job.rows == wv->p;
 }
 
 /*
@@ -192,6 +237,7 @@ static void replace_projection(struct osc_tui *t, struct osc_view *v, struct wha
 
 	if (wv->lent && wv->lent_gen == t->gen && under && !reading_rows(wv)) {
 		osc_whatif_release(&wv->p->w);
+		osc_whatif_release(&wv->p->back);
 		under->ops->rows_back(t, under, &wv->p->agg);
 	}
 	projection_free(wv->p);
@@ -218,17 +264,27 @@ static void job_work(void *arg)
 {
 	struct whatif_job *j = arg;
 
-	if (j->rows)
-		osc_whatif_names(j->trace, j->rows, &j->names, &j->rules, &j->w);
-	else
-		j->out = project(j->trace, j->runs, &j->q, &j->names, &j->rules);
+	if (j->rows) {
+		project_back(j->trace, j->rows, &j->names, &j->rules, j->relabel, j->by, j->desc);
+		if (j->prepare)
+			osc_whatif_prepare(&j->rows->back);
+	} else {
+		if (j->out)
+			osc_whatif_again(&j->out->w, &j->rules);
+		else
+			j->out = project(j->trace, j->runs, &j->q, &j->names, &j->rules);
+		osc_whatif_sort(&j->out->w, j->by, j->desc);
+	}
 }
 
 /*
- * Project on a worker: over rows (the shown projection's, which stays until
- * the job is taken in whatif_poll), or over a new aggregate when rows is NULL.
+ * Project on a worker, sorted as v is: rows again into their back (the
+ * shown projection, which stays until the job is taken in whatif_poll), or
+ * when rows is NULL the rules into made (computed early), else a new
+ * aggregate.
  */
-static bool job_start(struct osc_tui *t, struct whatif_view *wv, const struct osc_agg *rows)
+static bool job_start(struct osc_tui *t, struct osc_view *v, struct whatif_view *wv,
+		      struct projection *rows, struct projection *made)
 {
 	struct whatif_job *j = &wv->job;
 
@@ -240,21 +296,37 @@ static bool job_start(struct osc_tui *t, struct whatif_view *wv, const struct os
 	j->names = t->names;
 	j->q.names = &j->names;
 	j->rows = rows;
-	j->out = NULL;
-	if (osc_view_job_start(t, &j->job, job_work, j))
+	j->relabel = wv->relabel;
+	j->by = (enum osc_whatif_col)v->sort_col;
+	j->desc = v->sort_desc;
+	j->out = made;
+	if (osc_view_job_start(t, &j->job, job_work, j)) {
+		wv->relabel = false; /* the job's now */
 		return true;
+	}
 	osc_speedups_release(&j->rules);
 	return false;
 }
 
-/* p becomes the projection computed before it was asked (early.h), if any: without rules only. */
+/*
+ * p becomes the projection computed before it was asked (early.h), if any:
+ * computed without rules, the view's rules are projected into it in place
+ * (osc_whatif_again), on a worker when wanted (Tab with rules).
+ */
 static bool take_early(struct osc_tui *t, struct osc_view *v, struct whatif_view *wv)
 {
 	struct early_projection e;
 
-	if (wv->rules.nr ||
-	    !osc_early_take(t, OSC_EARLY_WHATIF, projection_aim(wv->level, t->names.style), &e))
+	if (!osc_early_take(t, OSC_EARLY_WHATIF, projection_aim(wv->level, t->names.style), &e))
 		return false;
+	if (wv->rules.nr && osc_view_jobs_wanted(t) && job_start(t, v, wv, NULL, e.p)) {
+		osc_view_job_wait_briefly(t, v, &wv->job.job);
+		return true;
+	}
+	if (wv->rules.nr) {
+		osc_whatif_again(&e.p->w, &wv->rules);
+		osc_whatif_sort(&e.p->w, (enum osc_whatif_col)v->sort_col, v->sort_desc);
+	}
 	replace_projection(t, v, wv, e.p);
 	return true;
 }
@@ -268,26 +340,33 @@ static void whatif_build(struct osc_tui *t, struct osc_view *v)
 {
 	struct whatif_view *wv = v->priv;
 	struct osc_query q = whatif_query(t, wv->level, &t->sel, &t->filter);
-	const struct osc_agg *rows = wv->same_rows ? &wv->p->agg : NULL;
+	struct projection *rows = wv->same_rows ? wv->p : NULL;
 
 	wv->style = t->names.style;
 	wv->keying = osc_names_keying(&t->names);
 	wv->same_rows = false;
 	if (wv->job.job.running) {
-		wv->job.job.again = true;
-		return;
+		/* (a script's held job may not have started: not waited for) */
+		if (!wv->job.prepare || !rows || atomic_load(wv->job.job.held)) {
+			wv->job.job.again = true;
+			return;
+		}
+		job_finish(&wv->job); /* the back it makes ready serves these rows */
+		wv->job.prepare = false;
 	}
 	if (!rows && take_early(t, v, wv))
 		return;
 	if (!rows && borrow_rows(t, v, wv))
-		rows = &wv->p->agg;
-	if (osc_view_jobs_wanted(t) && job_start(t, wv, rows)) {
+		rows = wv->p;
+	if (osc_view_jobs_wanted(t) && job_start(t, v, wv, rows, NULL)) {
 		osc_view_job_wait_briefly(t, v, &wv->job.job);
 		return;
 	}
 	if (rows) {
-		osc_whatif_release(&wv->p->w);
-		osc_whatif_names(&t->trace, rows, &t->names, &wv->rules, &wv->p->w);
+		project_back(&t->trace, rows, &t->names, &wv->rules, wv->relabel,
+			     (enum osc_whatif_col)v->sort_col, v->sort_desc);
+		show_back(rows, wv->relabel);
+		wv->relabel = false;
 		return;
 	}
 	replace_projection(t, v, wv, project(&t->trace, &t->runs, &q, &t->names, &wv->rules));
@@ -301,7 +380,8 @@ static bool rows_current(const struct osc_tui *t, const struct osc_view *v)
 {
 	const struct whatif_view *wv = v->priv;
 
-	return v->built_gen == t->gen && wv->p->w.trace && !wv->job.job.running;
+	return v->built_gen == t->gen && wv->p->w.trace &&
+	       (!wv->job.job.running || wv->job.prepare);
 }
 
 /*
@@ -330,6 +410,7 @@ static void whatif_leave(struct osc_tui *t, struct osc_view *v)
 	if (reading_rows(wv))
 		return;
 	if (!wv->lent && !wv->rules.nr && rows_current(t, v)) {
+		osc_whatif_release(&wv->p->back); /* kept for rules only */
 		back.p = wv->p;
 		wv->p = osc_xcalloc(1, sizeof(*wv->p));
 		osc_early_give(t, OSC_EARLY_WHATIF, projection_aim(wv->level, wv->style), &back);
@@ -352,15 +433,20 @@ static bool whatif_poll(struct osc_tui *t, struct osc_view *v)
 	if (!osc_view_job_finished(&wv->job.job))
 		return false;
 	job_finish(&wv->job);
+	if (wv->job.prepare) { /* nothing new to show */
+		wv->job.prepare = false;
+		if (wv->job.job.again)
+			job_start(t, v, wv, NULL, NULL);
+		return false;
+	}
 	if (wv->job.rows) { /* the same rows, projected anew */
-		osc_whatif_release(&wv->p->w);
-		wv->p->w = wv->job.w;
+		show_back(wv->p, wv->job.relabel);
 	} else {
 		replace_projection(t, v, wv, wv->job.out);
 		wv->job.out = NULL;
 	}
 	if (wv->job.job.again)
-		job_start(t, wv, NULL);
+		job_start(t, v, wv, NULL, NULL);
 	osc_view_rows_replaced(t, v);
 	return true;
 }
@@ -370,7 +456,8 @@ static void whatif_sort(struct osc_tui *t, struct osc_view *v)
 	struct whatif_view *wv = v->priv;
 
 	(void)t;
-	if (!wv->job.job.running) /* the rows coming in are sorted then (whatif_poll) */
+	/* rows coming in are sorted then (whatif_poll); a back made ready is not shown */
+	if (!wv->job.job.running || wv->job.prepare)
 		osc_whatif_sort(&wv->p->w, (enum osc_whatif_col)v->sort_col, v->sort_desc);
 }
 
@@ -387,6 +474,7 @@ static void whatif_table(struct osc_tui *t, struct osc_view *v, struct osc_table
 	   borrowed again */
 	if (wv->style != t->names.style && osc_level_is_device(wv->level)) {
 		wv->same_rows = wv->keying == osc_names_keying(&t->names) && rows_current(t, v);
+		wv->relabel = wv->same_rows;
 		whatif_build(t, v);
 		whatif_sort(t, v);
 	}
@@ -427,7 +515,7 @@ static void whatif_title(struct osc_tui *t, struct osc_view *v, char *buf, size_
 
 	(void)t;
 	snprintf(buf, size, "what-if %s (%zu rules%s)", osc_level_name(wv->level), wv->rules.nr,
-		 wv->job.job.running ? ", updating..." : "");
+		 wv->job.job.running && !wv->job.prepare ? ", updating..." : "");
 }
 
 /* The projection, with its bases, after the runs and filter. */
@@ -447,6 +535,21 @@ static const char *whatif_export_name(struct osc_tui *t, struct osc_view *v)
 	(void)t;
 	(void)v;
 	return "whatif";
+}
+
+/*
+ * While a factor is typed, make p's back ready on a worker (project_back
+ * with the rules in force, not shown): the factor is then projected into it
+ * in place, as the ones after it are, not into a new projection.
+ */
+static void prepare_back(struct osc_tui *t, struct osc_view *v, struct whatif_view *wv)
+{
+	if (wv->p->back.trace || wv->relabel || !rows_current(t, v) ||
+	    !osc_view_jobs_wanted(t) || atomic_load(&t->jobs_held))
+		return;
+	wv->job.prepare = true;
+	if (!job_start(t, v, wv, wv->p, NULL))
+		wv->job.prepare = false;
 }
 
 static unsigned factor_done(struct osc_tui *t, const char *answer)
@@ -494,6 +597,7 @@ static unsigned whatif_action(struct osc_tui *t, struct osc_view *v, enum osc_ac
 		snprintf(label, sizeof(label), "speedup of '%s' (1 removes): ", name);
 		snprintf(now, sizeof(now), "%g", osc_whatif_row_at(&wv->p->w, v->cur)->factor);
 		osc_prompt_open(t, label, now, false, factor_done, name);
+		prepare_back(t, v, wv);
 		return OSC_R_REDRAW;
 	default:
 		return OSC_R_UNHANDLED;
@@ -592,9 +696,9 @@ const struct osc_view_ops osc_view_whatif = {
 /* ---- the projection W or its Tab shows next, computed early (early.h) ---- */
 
 /*
- * What is due next: at the next level (Tab) in a what-if view on top with no
- * rule, else at the level W opens at from the view on top; 0 (nothing) in a
- * what-if view with rules.
+ * What is due next: at the next level (Tab) in a what-if view on top (its
+ * rules are projected into it then), else at the level W opens at from the
+ * view on top.
  */
 static unsigned early_aim(const struct osc_tui *t)
 {
@@ -603,7 +707,7 @@ static unsigned early_aim(const struct osc_tui *t)
 
 	if (v->ops != &osc_view_whatif)
 		return projection_aim(shown_level(osc_table_top_level(t)), t->names.style);
-	return wv->rules.nr ? 0 : projection_aim(next_level(wv->level), t->names.style);
+	return projection_aim(next_level(wv->level), t->names.style);
 }
 
 /* Worth computing: the trace has events, and no what-if view is open under the top. */

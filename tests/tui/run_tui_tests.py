@@ -1036,6 +1036,81 @@ def check_whatif_early():
            "%s\n---\n%s" % (pending, early.get("r")))
 
 
+def check_whatif_rules_in_place():
+    """Rules set with = on a worker (as on a big trace: the projection shown
+    before becomes the back the next rules are projected into, made ready
+    while the factor is typed) give the screens the synchronous projection
+    gives: rules on several rows, a sort by a column the rules change, a
+    rule that slows a row, the kernel level and its names restyled (m)."""
+    mangled = os.path.join(ROOT, "tests", "data", "kineto-mangled.json")
+    # (a step ends where the worker's rows are let in: keys after m or Tab act on them,
+    # from the first row: where the cursor lands after m differs on a worker)
+    runs = [(os.path.join(SAMPLES, "kineto-sampled-rank0.json.gz"),
+             [["W", "=2<Enter>"], ["j", "=3<Enter>"], ["s"], ["jj", "=0.5<Enter>"], ["s", "s"],
+              ["k", "=1<Enter>"], ["<Tab>"], ["<Tab>"], ["=4<Enter>"], ["j", "=2<Enter>"]]),
+            (mangled, [["W"], ["<Tab>"], ["<Tab>"], ["=2<Enter>"], ["m"], ["g", "j", "=3<Enter>"],
+                       ["m"], ["g", "=5<Enter>"], ["m"], ["g", "jj", "=7<Enter>"]])]
+    for trace, steps in runs:
+        # also with the next level's projection computed early (:ahead) before a Tab:
+        # the rules projected into it, synchronously and on a worker
+        sync, held, early = [], [":jobs hold", ":jobs go"], []
+        for i, step in enumerate(steps):
+            sync += step + [":dump s%d" % i]
+            held += ([":ahead"] if "<Tab>" in step else []) + step + [":jobs go", ":dump s%d" % i]
+            early += ([":ahead"] if "<Tab>" in step else []) + step + [":dump s%d" % i]
+        rc, err, d, now = run_keys(trace, sync)
+        shutil.rmtree(d, ignore_errors=True)
+        rc2, err2, d, got = run_keys(trace, held)
+        shutil.rmtree(d, ignore_errors=True)
+        rc3, err3, d, ahead = run_keys(trace, early)
+        shutil.rmtree(d, ignore_errors=True)
+        names = ["s%d" % i for i in range(len(steps))]
+        report_at_once(rc == 0 and rc2 == 0, err + err2, now, got, names, "updating",
+                       "what-if rules projected in place on a worker: the synchronous "
+                       "screen (" + os.path.basename(trace) + ", %s)")
+        report_at_once(rc == 0 and rc3 == 0, err + err3, now, ahead, names, "updating",
+                       "what-if rules projected into a level computed early: the "
+                       "screen computed then (" + os.path.basename(trace) + ", %s)")
+        title = (now.get(names[-1]) or "").split("\n")[0]
+        m = re.search(r"what-if kernel \((\d+) rules", title)
+        report(m and int(m.group(1)) >= 3, "what-if rules in place: the steps set rules, the "
+               "last at the kernel level (" + os.path.basename(trace) + ")", title)
+    check_whatif_rules_relabelled()
+
+
+def check_whatif_rules_relabelled():
+    """Kernel names that no two share in any style (one set of rows in all):
+    m after rules shows the rows' labels in the new style, synchronously and
+    on a worker (the back projected into is labelled anew, not in place)."""
+    d = tempfile.mkdtemp(prefix="opscope-tui-")
+    trace = os.path.join(d, "unique-mangled.json")
+    names = ["_Z3fooi", "_Z3barv", "_Z3bazPf"]
+    with open(trace, "w") as f:
+        json.dump({"traceEvents": [
+            {"ph": "X", "cat": "kernel", "name": n, "pid": 0, "tid": 7, "ts": 10 + 20 * i,
+             "dur": 10 - i, "args": {"device": 0, "stream": 7, "correlation": i + 1}}
+            for i, n in enumerate(names)]}, f)
+    steps = [["W", "<Tab>", "<Tab>", "=2<Enter>"], ["m", "j", "=3<Enter>"], ["m", "=5<Enter>"],
+             ["m", "jj", "=7<Enter>"]]
+    shown = ["foo(int)", "foo", "_Z3fooi", "foo(int)"]  # demangled, short, mangled, demangled
+    sync, held = [], [":jobs hold", ":jobs go"]
+    for i, step in enumerate(steps):
+        sync += step + [":dump s%d" % i]
+        held += step + [":jobs go", ":dump s%d" % i]
+    rc, err, d2, now = run_keys(trace, sync)
+    shutil.rmtree(d2, ignore_errors=True)
+    rc2, err2, d2, got = run_keys(trace, held)
+    shutil.rmtree(d2, ignore_errors=True)
+    shutil.rmtree(d, ignore_errors=True)
+    for i, name in enumerate(shown):
+        for how, dumps in (("synchronously", now), ("on a worker", got)):
+            screen = dumps.get("s%d" % i) or ""
+            rows = [l.split()[0] for l in screen.split("\n")[3:] if l.strip()]
+            report(rc == 0 and rc2 == 0 and name in rows and "(%d rules" % (i + 1) in screen,
+                   "what-if rules, then m: the labels in the new style, %s (step %d)" %
+                   (how, i), "%s\n%s" % (err + err2, screen))
+
+
 def check_find_in_sorted_views():
     """Find (f, n, N) in views whose rows are shown in another order than
     they are stored (read in memory order): a table sorted by count, the
@@ -1862,6 +1937,7 @@ def main():
     check_gpu_tables_ahead()
     check_whole_tree_early()
     check_whatif_early()
+    check_whatif_rules_in_place()
     check_find_in_sorted_views()
     check_views_closed_apart()
     check_early_over_budget()
