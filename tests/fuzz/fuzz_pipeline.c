@@ -26,6 +26,30 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static FILE *sink;
 
+/*
+ * w (of a, through s) projected again in place with s's first rule alone
+ * holds what a new projection holds, to the bit; aborts otherwise.
+ */
+static void again_as_new(const struct osc_trace *t, const struct osc_agg *a,
+			 struct osc_whatif *w, const struct osc_speedups *s)
+{
+	struct osc_speedups first;
+	struct osc_whatif fresh;
+	struct osc_error err;
+
+	osc_speedups_init(&first);
+	osc_speedups_set(&first, s->v[0].pattern, s->v[0].shape, s->v[0].factor, &err);
+	osc_whatif_sort(w, OSC_WHATIF_SAVED, true);
+	osc_whatif_again(w, &first);
+	osc_whatif(t, a, &first, &fresh);
+	if (w->nr != fresh.nr || memcmp(w->rows, fresh.rows, w->nr * sizeof(*w->rows)) ||
+	    memcmp(&w->projected, &fresh.projected, sizeof(w->projected)) ||
+	    w->affected != fresh.affected)
+		abort();
+	osc_whatif_release(&fresh);
+	osc_speedups_release(&first);
+}
+
 /* Every format of table t into the sink (as report, tree and the TUI export do). */
 static void export_all(const struct osc_table *t)
 {
@@ -65,6 +89,7 @@ static void levels(const struct osc_trace *t, const struct osc_runs *runs,
 			osc_whatif_summary(&w, buf, sizeof(buf));
 			for (size_t r = 0; r < w.nr; r++)
 				osc_whatif_cell(&w, r, 0, buf, sizeof(buf));
+			again_as_new(t, &a, &w, &s);
 			osc_whatif_release(&w);
 			osc_speedups_release(&s);
 		}
