@@ -287,7 +287,8 @@ static void compare(struct ctx *c)
  * match nothing (each event tested against all), best of the repeats each;
  * each sorted as the view opens it. Then rules on three rows' labels
  * projected again in place (osc_whatif_again: '=' in the view), the rows
- * sorted by time staying.
+ * sorted by time staying: every other repeat, timed, after one without
+ * rules, so that each timed projection changes the rules.
  */
 static void whatif(struct ctx *c)
 {

@@ -225,6 +225,12 @@ static bool reading_rows(const struct whatif_view *wv)
 	return wv->job.job.running && wv->job.rows == wv->p;
 }
 
+/* Whether a job computes rows that will replace those shown (not a back made ready). */
+static bool updating(const struct whatif_view *wv)
+{
+	return wv->job.job.running && !wv->job.prepare;
+}
+
 /*
  * p makes way for next: its rows go back to the view under that lent them
  * when they are still of the runs and filter in force (the table shows
@@ -374,14 +380,13 @@ static void whatif_build(struct osc_tui *t, struct osc_view *v)
 
 /*
  * Whether the rows shown serve another projection: built for the runs and
- * filter in force, and no projection is still computed.
+ * filter in force, and no projection to replace them is still computed.
  */
 static bool rows_current(const struct osc_tui *t, const struct osc_view *v)
 {
 	const struct whatif_view *wv = v->priv;
 
-	return v->built_gen == t->gen && wv->p->w.trace &&
-	       (!wv->job.job.running || wv->job.prepare);
+	return v->built_gen == t->gen && wv->p->w.trace && !updating(wv);
 }
 
 /*
@@ -429,17 +434,15 @@ static bool whatif_busy(struct osc_view *v)
 static bool whatif_poll(struct osc_tui *t, struct osc_view *v)
 {
 	struct whatif_view *wv = v->priv;
+	bool shown;
 
 	if (!osc_view_job_finished(&wv->job.job))
 		return false;
 	job_finish(&wv->job);
-	if (wv->job.prepare) { /* nothing new to show */
+	shown = !wv->job.prepare; /* a back made ready is not shown */
+	if (wv->job.prepare) {
 		wv->job.prepare = false;
-		if (wv->job.job.again)
-			job_start(t, v, wv, NULL, NULL);
-		return false;
-	}
-	if (wv->job.rows) { /* the same rows, projected anew */
+	} else if (wv->job.rows) { /* the same rows, projected anew */
 		show_back(wv->p, wv->job.relabel);
 	} else {
 		replace_projection(t, v, wv, wv->job.out);
@@ -447,8 +450,9 @@ static bool whatif_poll(struct osc_tui *t, struct osc_view *v)
 	}
 	if (wv->job.job.again)
 		job_start(t, v, wv, NULL, NULL);
-	osc_view_rows_replaced(t, v);
-	return true;
+	if (shown)
+		osc_view_rows_replaced(t, v);
+	return shown;
 }
 
 static void whatif_sort(struct osc_tui *t, struct osc_view *v)
@@ -456,8 +460,7 @@ static void whatif_sort(struct osc_tui *t, struct osc_view *v)
 	struct whatif_view *wv = v->priv;
 
 	(void)t;
-	/* rows coming in are sorted then (whatif_poll); a back made ready is not shown */
-	if (!wv->job.job.running || wv->job.prepare)
+	if (!updating(wv)) /* the rows coming in are sorted then (whatif_poll) */
 		osc_whatif_sort(&wv->p->w, (enum osc_whatif_col)v->sort_col, v->sort_desc);
 }
 
@@ -515,7 +518,7 @@ static void whatif_title(struct osc_tui *t, struct osc_view *v, char *buf, size_
 
 	(void)t;
 	snprintf(buf, size, "what-if %s (%zu rules%s)", osc_level_name(wv->level), wv->rules.nr,
-		 wv->job.job.running && !wv->job.prepare ? ", updating..." : "");
+		 updating(wv) ? ", updating..." : "");
 }
 
 /* The projection, with its bases, after the runs and filter. */
