@@ -490,7 +490,7 @@ def main():
         else:
             res.fail("samples/" + f, "missing")
     kws = dict(SHARED_TRACES)
-    for p in testlib.shared_traces(res, [rel for rel, _ in SHARED_TRACES]):
+    for p in testlib.shared_traces(res, testlib.share([rel for rel, _ in SHARED_TRACES], 0)):
         rel = os.path.relpath(p, testlib.SHARED)
         traces.append(("shared/" + rel, p, (0, 5000) if kws[rel] else ()))
     jobs = int(os.environ.get("OPSCOPE_TEST_JOBS", "0")) or min(4, os.cpu_count() or 2)

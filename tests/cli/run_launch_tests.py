@@ -111,7 +111,8 @@ def main():
     traces = []
     for f in run_gpu_tests.SAMPLE_TRACES:
         traces.append(("samples/" + f, testlib.sample(f)))
-    for p in testlib.shared_traces(res, [rel for rel, _ in run_gpu_tests.SHARED_TRACES]):
+    rels = [rel for rel, _ in run_gpu_tests.SHARED_TRACES]
+    for p in testlib.shared_traces(res, testlib.share(rels, 1)):
         traces.append(("shared/" + os.path.relpath(p, testlib.SHARED), p))
     jobs = int(os.environ.get("OPSCOPE_TEST_JOBS", "0")) or min(4, os.cpu_count() or 2)
     with concurrent.futures.ThreadPoolExecutor(jobs) as pool:

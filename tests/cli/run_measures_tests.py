@@ -665,7 +665,8 @@ def main():
             traces.append(("tests/data/" + f, "tests/data/" + f, testlib.sweep(True, bundled=True)))
     shared = testlib.shared("")
     if shared and os.path.isdir(shared):
-        for rel, thorough in SHARED_TRACES:
+        own = SHARED_TRACES[len(run_recompute_tests.SHARED_TRACES):]
+        for rel, thorough in testlib.share(run_recompute_tests.SHARED_TRACES, 1) + own:
             p = testlib.shared(rel)
             if p:
                 traces.append(("shared/" + rel, p, testlib.sweep(thorough)))

@@ -219,7 +219,7 @@ def main():
         if f.endswith(".json") or f.endswith(".json.gz"):
             traces.append(("samples/" + f, testlib.sample(f), testlib.sweep(True, bundled=True)))
     thorough = dict(SHARED_TRACES)
-    for p in testlib.shared_traces(res, [rel for rel, _ in SHARED_TRACES]):
+    for p in testlib.shared_traces(res, testlib.share([rel for rel, _ in SHARED_TRACES], 0)):
         rel = os.path.relpath(p, testlib.SHARED)
         traces.append(("shared/" + rel, p, testlib.sweep(thorough[rel])))
     jobs = int(os.environ.get("OPSCOPE_TEST_JOBS", "0")) or min(4, os.cpu_count() or 2)

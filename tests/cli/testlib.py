@@ -90,6 +90,18 @@ def sweep(thorough, bundled=False):
     return "thorough" if thorough else "normal"
 
 
+def share(rels, part, parts=2):
+    """The items of rels (traces of ../shared) that part of parts takes:
+    all of them, but under sanitizers, where suites that read the same traces
+    through much the same code (measures and recompute, gpu and launches)
+    split them, each trace going through one of each pair. The plain build
+    checks every number of every trace in every suite; each sanitized run of
+    opscope over a trace of ../shared costs 0.1-1 s."""
+    if not SANITIZED:
+        return list(rels)
+    return [r for i, r in enumerate(rels) if i % parts == part]
+
+
 def env(**extra):
     e = dict(os.environ)
     e.update({"LC_ALL": "C.UTF-8", "TZ": "UTC", "TERM": "xterm-256color"})

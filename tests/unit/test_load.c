@@ -1886,6 +1886,7 @@ Test(load, real_traces_cut_at_many_offsets, .timeout = 120)
  * not doubles); files with exponents or non-numeric ts are skipped for ts.
  */
 #include <json-c/json.h>
+#include <malloc.h>
 
 struct ref_ev {
 	int64_t ts, dur;
@@ -2181,6 +2182,9 @@ static int diff_one(const char *path, const struct stat *sb, int type, struct FT
 
 Test(load, differential_json_c, .timeout = 600)
 {
+	/* json-c's millions of small objects: without fast bins, glibc does not
+	   merge them all again at each big free (a quarter of this test's time) */
+	mallopt(M_MXFAST, 0);
 	walk_files("../shared/traces", diff_one);
 	cr_assert_gt(nr_diffed, 10);
 	cr_assert_gt(nr_shapes_diffed, 1000);
