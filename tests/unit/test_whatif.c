@@ -734,10 +734,12 @@ static bool bracketed(const char *name, char *out, size_t size)
 
 /*
  * Rules of exact names give what the same rules read as wildcards give, to
- * the bit: on a level whose labels are op keys, exact names are matched by
- * string id and events whose name is their op key are not read (whatif.c).
- * Rules name rows' labels and events' own names (an ORT node's name is not
- * its op key), with and without a shape rule beside them.
+ * the bit: exact names are matched by string id, and on a level whose
+ * labels are op keys events whose name is their op key are not read
+ * (whatif.c). Rules name the op level's labels and events' own names (an
+ * ORT node's name is not its op key), with and without a shape rule beside
+ * them, projected at the op level and at two whose labels are not op keys
+ * (the TUI's Tab keeps the rules).
  */
 Test(whatif, exact_rules_by_id_as_by_text)
 {
@@ -771,39 +773,47 @@ Test(whatif, exact_rules_by_id_as_by_text)
 				named++;
 			}
 		}
-		for (int k = 0; k < 4; k++) {
+		for (int k = 0; k < 12; k++) {
+			static const enum osc_level levels[] = { OSC_LEVEL_OP, OSC_LEVEL_SHAPE,
+								 OSC_LEVEL_PATH };
+			struct osc_query lq = { .level = levels[k / 4] };
+			struct osc_agg level_agg;
 			struct osc_speedups exact, text;
 			struct osc_whatif a, b;
 			char what[128];
 			size_t changed = 0;
 
-			if (k == 1 && !named) /* Kineto: every op's key is its name */
+			if (k % 4 == 1 && !named) /* Kineto: every op's key is its name */
 				continue;
 			osc_speedups_init(&exact);
 			osc_speedups_init(&text);
 			for (size_t i = 0; i < nr; i++) {
 				char pattern[512];
 
-				if ((k == 0 && i >= 3) || (k == 1 && i < 3) ||
+				if ((k % 4 == 0 && i >= 3) || (k % 4 == 1 && i < 3) ||
 				    !bracketed(names[i], pattern, sizeof(pattern)))
 					continue;
 				osc_speedups_set(&exact, names[i], "", 2.0 + (double)i, &err);
 				osc_speedups_set(&text, pattern, "", 2.0 + (double)i, &err);
 			}
-			if (k == 3) { /* a shape rule first: every event is read */
+			if (k % 4 == 3) { /* a shape rule first: every event is read */
 				osc_speedups_set(&exact, "*", "1x1", 7, &err);
 				osc_speedups_set(&text, "*", "1x1", 7, &err);
 			}
 			cr_assert_gt(exact.nr, 0, "%s, rules %d", traces[f], k);
-			osc_whatif(&t, &agg, &exact, &a);
-			osc_whatif(&t, &agg, &text, &b);
-			snprintf(what, sizeof(what), "%s, rules %d", traces[f], k);
+			osc_aggregate(&t, NULL, &lq, &level_agg);
+			osc_whatif(&t, &level_agg, &exact, &a);
+			osc_whatif(&t, &level_agg, &text, &b);
+			snprintf(what, sizeof(what), "%s, %s, rules %d", traces[f],
+				 osc_level_name(lq.level), k % 4);
+			cr_assert_eq(a.names_whole, lq.level == OSC_LEVEL_OP, "%s", what);
 			expect_same_projection(&a, &b, what);
 			for (size_t r = 0; r < a.nr; r++)
 				changed += a.rows[r].factor != 1;
 			cr_expect_gt(changed, 0, "%s: the rules change rows", what);
 			osc_whatif_release(&a);
 			osc_whatif_release(&b);
+			osc_agg_release(&level_agg);
 			osc_speedups_release(&exact);
 			osc_speedups_release(&text);
 		}

@@ -446,19 +446,20 @@ struct rule_memo {
 	bool indexed;
 	bool labels_are_ops;           /* each row's label is its members' op key's string
 					  whole (names_whole: a host level keyed by it) */
-	struct label_id *label_ids;    /* with labels_are_ops: per rule, how it meets a
-					  label */
+	struct rule_id *ids;           /* per rule, its string when an exact name */
+	bool exact;                    /* every rule is an exact name */
 	bool shaped;                   /* some rule has a shape */
 };
 
 /*
- * Where each label is its members' op key's string whole, a rule of an
- * exact name (the TUI's '=') matches the rows of that string: ids are
- * compared, and no label is read.
+ * A rule of an exact name (the TUI's '=') matches the strings equal to it,
+ * which the trace holds once: where each label is its members' op key's
+ * string whole, the rows of that string, and an event by its name's or op
+ * key's id. Ids are compared, and no string is read.
  */
-struct label_id {
+struct rule_id {
 	bool exact;  /* the rule is an exact name, */
-	osc_str id;  /* ... this string's (OSC_STR_NONE: in no label) */
+	osc_str id;  /* ... this string's (OSC_STR_NONE: none the trace holds) */
 };
 
 /*
@@ -476,8 +477,8 @@ static size_t label_rule(const struct rule_memo *m, const char *label, uint32_t 
 
 		if (*s->v[i].shape)
 			continue;
-		if (m->labels_are_ops && m->label_ids[i].exact) {
-			if (m->label_ids[i].id == osc_trace_op(m->t, ev))
+		if (m->labels_are_ops && m->ids[i].exact) {
+			if (m->ids[i].id == osc_trace_op(m->t, ev))
 				return i;
 			continue;
 		}
@@ -546,6 +547,17 @@ static double memo_factor(struct rule_memo *m, uint32_t row, const char *label, 
 	if (row != NO_ROW && !m->shaped && m->labels_are_ops &&
 	    m->t->events[ev].name == osc_trace_op(m->t, ev))
 		return limit < m->s->nr ? m->s->v[limit].factor : 1;
+	/* Rules of exact names alone, with no shape: the first whose string is the
+	   event's name or op key, by id (the row's label matched none before limit). */
+	if (row != NO_ROW && m->exact && !m->shaped) {
+		const struct osc_event *x = &m->t->events[ev];
+
+		op = osc_trace_op(m->t, ev);
+		for (size_t i = 0; i < limit; i++)
+			if (m->ids[i].id == x->name || m->ids[i].id == op)
+				return m->s->v[i].factor;
+		return limit < m->s->nr ? m->s->v[limit].factor : 1;
+	}
 	if (!m->recent) {
 		size_t i = mapped_rule(m, row, label, ev, limit);
 
@@ -573,19 +585,16 @@ static void rule_memo_init(struct rule_memo *m, const struct osc_speedups *s,
 {
 	size_t nr_rows = agg->nr;
 
-	*m = (struct rule_memo){ .s = s, .t = t, .labels_are_ops = names_whole };
-	for (size_t i = 0; i < s->nr; i++)
-		m->shaped |= *s->v[i].shape != '\0';
-	if (m->labels_are_ops) {
-		m->label_ids = osc_xmalloc((s->nr ? s->nr : 1) * sizeof(*m->label_ids));
-		for (size_t i = 0; i < s->nr; i++) {
-			const struct osc_pattern *p = &s->v[i].match.compiled[0];
+	*m = (struct rule_memo){ .s = s, .t = t, .labels_are_ops = names_whole, .exact = true };
+	m->ids = osc_xmalloc((s->nr ? s->nr : 1) * sizeof(*m->ids));
+	for (size_t i = 0; i < s->nr; i++) {
+		const struct osc_pattern *p = &s->v[i].match.compiled[0];
 
-			m->label_ids[i].exact = p->kind == OSC_PATTERN_EXACT;
-			m->label_ids[i].id = m->label_ids[i].exact
-						     ? osc_strtab_find(&t->strs, p->text, p->len)
-						     : OSC_STR_NONE;
-		}
+		m->shaped |= *s->v[i].shape != '\0';
+		m->ids[i].exact = p->kind == OSC_PATTERN_EXACT;
+		m->ids[i].id = m->ids[i].exact ? osc_strtab_find(&t->strs, p->text, p->len)
+					       : OSC_STR_NONE;
+		m->exact &= m->ids[i].exact;
 	}
 	m->row_rule = osc_xmalloc((nr_rows ? nr_rows : 1) * sizeof(*m->row_rule));
 	memset(m->row_rule, 0xff, (nr_rows ? nr_rows : 1) * sizeof(*m->row_rule));
@@ -603,7 +612,7 @@ static void rule_memo_release(struct rule_memo *m)
 {
 	free(m->recent);
 	free(m->row_rule);
-	free(m->label_ids);
+	free(m->ids);
 	osc_i64map_release(&m->pairs);
 	osc_i64map_release(&m->triples);
 	osc_i64map_release(&m->rules);
