@@ -722,7 +722,10 @@ static bool early_wanted(const struct osc_tui *t)
 	return t->trace.nr_events && early_aim(t);
 }
 
-/* The projection without rules at aim's level and name style, sorted as W opens it. */
+/*
+ * The projection without rules at aim's level and name style, sorted as W
+ * opens it, ready for rules.
+ */
 static void early_compute(const struct osc_tui *t, unsigned aim, const struct osc_runsel *sel,
 			  const struct osc_filter *filter, void *result)
 {
@@ -737,6 +740,9 @@ static void early_compute(const struct osc_tui *t, unsigned aim, const struct os
 	osc_speedups_init(&none);
 	e->p = project(&t->trace, &t->runs, &q, &names, &none);
 	osc_whatif_sort(&e->p->w, OSC_WHATIF_TOTAL, true); /* whatif_open's order */
+	/* what rules need (a host level's lookup of its rows' events: 4 bytes per
+	   event), here rather than when they are set: Tab with rules, or '=' */
+	osc_whatif_prepare(&e->p->w);
 }
 
 static void early_release(void *result)
