@@ -39,6 +39,8 @@ struct projection {
 	struct osc_agg agg;
 	struct osc_whatif w;
 	struct osc_whatif back; /* trace NULL: none */
+	bool lent;              /* agg is the view under's rows (view.h's lend_rows), */
+	unsigned lent_gen;      /* ... lent for this tui->gen */
 };
 
 /* A projection computed on a worker (view_job.h) from copies of what it reads. */
@@ -57,7 +59,8 @@ struct whatif_job {
 	enum osc_whatif_col by;     /* the result sorted by this column, */
 	bool desc;                  /* ... descending */
 	struct projection *out;     /* the result: rows NULL (set before: an early
-				       projection, the rules projected into it) */
+				       projection, the rules projected into it, or
+				       rows lent, projected) */
 };
 
 struct whatif_view {
@@ -70,8 +73,6 @@ struct whatif_view {
 	bool same_rows;            /* the next build: only rules or labels changed, so
 				      p's rows are projected again, not aggregated */
 	bool relabel;              /* ... and the labels changed */
-	bool lent;                 /* p's rows are the view under's (view.h's lend_rows), */
-	unsigned lent_gen;         /* lent for this tui->gen */
 };
 
 /* Add the rules of from to to (a rule of the same pattern and shape is replaced). */
@@ -241,29 +242,30 @@ static void replace_projection(struct osc_tui *t, struct osc_view *v, struct wha
 {
 	struct osc_view *under = osc_view_under(t, v);
 
-	if (wv->lent && wv->lent_gen == t->gen && under && !reading_rows(wv)) {
+	if (wv->p->lent && wv->p->lent_gen == t->gen && under && !reading_rows(wv)) {
 		osc_whatif_release(&wv->p->w);
 		osc_whatif_release(&wv->p->back);
 		under->ops->rows_back(t, under, &wv->p->agg);
 	}
 	projection_free(wv->p);
 	wv->p = next;
-	wv->lent = false;
 }
 
-/* p becomes a projection over the rows the view under lends (view.h), if it has them. */
-static bool borrow_rows(struct osc_tui *t, struct osc_view *v, struct whatif_view *wv)
+/* A projection, not yet projected, of the rows the view under lends (view.h); NULL if none. */
+static struct projection *lent_rows(struct osc_tui *t, struct osc_view *v,
+				    const struct whatif_view *wv)
 {
 	struct osc_view *under = osc_view_under(t, v);
+	struct projection *p;
 	struct osc_agg rows;
 
 	if (!under || !under->ops->lend_rows || !under->ops->lend_rows(t, under, wv->level, &rows))
-		return false;
-	replace_projection(t, v, wv, osc_xcalloc(1, sizeof(*wv->p)));
-	wv->p->agg = rows;
-	wv->lent = true;
-	wv->lent_gen = t->gen;
-	return true;
+		return NULL;
+	p = osc_xcalloc(1, sizeof(*p));
+	p->agg = rows;
+	p->lent = true;
+	p->lent_gen = t->gen;
+	return p;
 }
 
 static void job_work(void *arg)
@@ -275,8 +277,10 @@ static void job_work(void *arg)
 		if (j->prepare)
 			osc_whatif_prepare(&j->rows->back);
 	} else {
-		if (j->out)
+		if (j->out && j->out->w.trace)
 			osc_whatif_again(&j->out->w, &j->rules);
+		else if (j->out)
+			osc_whatif_names(j->trace, &j->out->agg, &j->names, &j->rules, &j->out->w);
 		else
 			j->out = project(j->trace, j->runs, &j->q, &j->names, &j->rules);
 		osc_whatif_sort(&j->out->w, j->by, j->desc);
@@ -286,8 +290,9 @@ static void job_work(void *arg)
 /*
  * Project on a worker, sorted as v is: rows again into their back (the
  * shown projection, which stays until the job is taken in whatif_poll), or
- * when rows is NULL the rules into made (computed early), else a new
- * aggregate.
+ * when rows is NULL into made (computed early: its rules; lent rows: all of
+ * it), else a new aggregate. The rows shown stay until the result replaces
+ * them.
  */
 static bool job_start(struct osc_tui *t, struct osc_view *v, struct whatif_view *wv,
 		      struct projection *rows, struct projection *made)
@@ -346,7 +351,7 @@ static void whatif_build(struct osc_tui *t, struct osc_view *v)
 {
 	struct whatif_view *wv = v->priv;
 	struct osc_query q = whatif_query(t, wv->level, &t->sel, &t->filter);
-	struct projection *rows = wv->same_rows ? wv->p : NULL;
+	struct projection *rows = wv->same_rows ? wv->p : NULL, *lent;
 
 	wv->style = t->names.style;
 	wv->keying = osc_names_keying(&t->names);
@@ -362,11 +367,14 @@ static void whatif_build(struct osc_tui *t, struct osc_view *v)
 	}
 	if (!rows && take_early(t, v, wv))
 		return;
-	if (!rows && borrow_rows(t, v, wv))
-		rows = wv->p;
-	if (osc_view_jobs_wanted(t) && job_start(t, v, wv, rows, NULL)) {
+	lent = rows ? NULL : lent_rows(t, v, wv);
+	if (osc_view_jobs_wanted(t) && job_start(t, v, wv, rows, lent)) {
 		osc_view_job_wait_briefly(t, v, &wv->job.job);
 		return;
+	}
+	if (lent) {
+		replace_projection(t, v, wv, lent);
+		rows = wv->p;
 	}
 	if (rows) {
 		project_back(&t->trace, rows, &t->names, &wv->rules, wv->relabel,
@@ -414,7 +422,7 @@ static void whatif_leave(struct osc_tui *t, struct osc_view *v)
 
 	if (reading_rows(wv))
 		return;
-	if (!wv->lent && !wv->rules.nr && rows_current(t, v)) {
+	if (!wv->p->lent && !wv->rules.nr && rows_current(t, v)) {
 		osc_whatif_release(&wv->p->back); /* kept for rules only */
 		back.p = wv->p;
 		wv->p = osc_xcalloc(1, sizeof(*wv->p));

@@ -1043,21 +1043,24 @@ def check_whatif_rules_in_place():
     gives: rules on several rows, a sort by a column the rules change, a
     rule that slows a row, the kernel level and its names restyled (m)."""
     mangled = os.path.join(ROOT, "tests", "data", "kineto-mangled.json")
-    # (a step ends where the worker's rows are let in: keys after m or Tab act on them,
-    # from the first row: where the cursor lands after m differs on a worker)
+    # (a step ends where the worker's rows are let in: keys after m or Tab act on them;
+    # after m the cursor stays on its row, its name restyled, whose rows the table
+    # under lends when computed ahead: the rows shown stay until the worker's come)
     runs = [(os.path.join(SAMPLES, "kineto-sampled-rank0.json.gz"),
              [["W", "=2<Enter>"], ["j", "=3<Enter>"], ["s"], ["jj", "=0.5<Enter>"], ["s", "s"],
               ["k", "=1<Enter>"], ["<Tab>"], ["<Tab>"], ["=4<Enter>"], ["j", "=2<Enter>"]]),
-            (mangled, [["W"], ["<Tab>"], ["<Tab>"], ["=2<Enter>"], ["m"], ["g", "j", "=3<Enter>"],
-                       ["m"], ["g", "=5<Enter>"], ["m"], ["g", "jj", "=7<Enter>"]])]
+            (mangled, [["W"], ["<Tab>"], ["<Tab>"], ["jj", "=2<Enter>"], ["m"], ["jj", "=3<Enter>"],
+                       ["m"], ["k", "=5<Enter>"], ["m"], ["jj", "=7<Enter>"]])]
     for trace, steps in runs:
-        # also with the next level's projection computed early (:ahead) before a Tab:
-        # the rules projected into it, synchronously and on a worker
+        # also with what the next key shows computed before (:ahead: the next level's
+        # projection, the table's rows in the next name style): the rules projected
+        # into it, synchronously and on a worker
         sync, held, early = [], [":jobs hold", ":jobs go"], []
         for i, step in enumerate(steps):
+            ahead = [":ahead"] if "<Tab>" in step or "m" in step else []
             sync += step + [":dump s%d" % i]
-            held += ([":ahead"] if "<Tab>" in step else []) + step + [":jobs go", ":dump s%d" % i]
-            early += ([":ahead"] if "<Tab>" in step else []) + step + [":dump s%d" % i]
+            held += ahead + step + [":jobs go", ":dump s%d" % i]
+            early += ahead + step + [":dump s%d" % i]
         rc, err, d, now = run_keys(trace, sync)
         shutil.rmtree(d, ignore_errors=True)
         rc2, err2, d, got = run_keys(trace, held)
