@@ -43,6 +43,7 @@
 #include <time.h>
 
 #include "opscope/base/alloc.h"
+#include "base/parallel.h"
 #include "load/load_sqlite.h"
 
 #define SIDE_POLL_NS 100000 /* how often the load looks whether the API rows are read */
@@ -201,16 +202,13 @@ static void add_calls(struct sq *q, struct api_calls *c)
 	}
 }
 
-/* What the reading of the API rows beside the load has come to. */
-enum { SIDE_WAITING, SIDE_READING, SIDE_DONE };
-
 struct nsys_side {
 	struct osc_load_ctx lc; /* the load's name and options, with err */
 	struct osc_error err;
 	struct sq q;            /* its own connection, without the trace (never touched) */
 	struct api_calls calls;
 	enum osc_status st;
-	_Atomic int state;      /* SIDE_*: one thread claims the reading */
+	struct osc_claim read;  /* one thread reads them */
 	_Atomic uint64_t rows;  /* rows read so far */
 };
 
@@ -230,13 +228,11 @@ struct nsys_side *osc_nsys_side_new(struct sq *q, unsigned char *data, size_t le
 
 void osc_nsys_side_read(struct nsys_side *s)
 {
-	int waiting = SIDE_WAITING;
-
-	if (!atomic_compare_exchange_strong(&s->state, &waiting, SIDE_READING))
+	if (!osc_claim_take(&s->read))
 		return;
 	s->st = read_calls(&s->q, &s->calls);
 	atomic_store(&s->rows, s->q.rows);
-	atomic_store(&s->state, SIDE_DONE);
+	osc_claim_done(&s->read);
 }
 
 void osc_nsys_side_free(struct nsys_side *s)
@@ -261,7 +257,7 @@ static enum osc_status runtime(struct sq *q)
 
 	if (side) {
 		osc_nsys_side_read(side); /* here, unless the thread beside took it */
-		for (unsigned n = 1; atomic_load(&side->state) != SIDE_DONE; n++) {
+		for (unsigned n = 1; !osc_claim_is_done(&side->read); n++) {
 			nanosleep(&(struct timespec){ 0, SIDE_POLL_NS }, NULL);
 			if (n % SIDE_POLLS_PER_REPORT == 0) { /* its rows move the bar */
 				q->lc->rows_read = sq_rows_read(q);

@@ -32,7 +32,6 @@
  * - Timestamps are the file's integer nanoseconds, unchanged: nvprof's are
  *   epoch-based, nsys's count from the start of the session.
  */
-#include <stdatomic.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <stdlib.h>
@@ -146,10 +145,8 @@ struct db_check {
 	bool ok;          /* it answered "ok" */
 	bool cancelled;   /* the load was cancelled while it ran */
 	char why[256];    /* otherwise: the last line of its answer, or SQLite's error */
-	_Atomic int state; /* CHECK_*: one thread claims the check */
+	struct osc_claim run; /* one thread runs the check */
 };
-
-enum { CHECK_WAITING, CHECK_RUNNING, CHECK_DONE };
 
 /*
  * Run quick_check over c's bytes on a connection of its own (safe on any
@@ -182,12 +179,10 @@ static void quick_check(struct db_check *c)
 /* Run c's check on this thread, unless another has taken it. */
 static void run_check(struct db_check *c)
 {
-	int waiting = CHECK_WAITING;
-
-	if (!atomic_compare_exchange_strong(&c->state, &waiting, CHECK_RUNNING))
+	if (!osc_claim_take(&c->run))
 		return;
 	quick_check(c);
-	atomic_store(&c->state, CHECK_DONE);
+	osc_claim_done(&c->run);
 }
 
 /* The load's status from c's answer: a damaged or cut database is the error. */
@@ -233,7 +228,7 @@ struct checked_read {
 static void wait_for_check(struct checked_read *r)
 {
 	run_check(&r->check);
-	while (atomic_load(&r->check.state) != CHECK_DONE) {
+	while (!osc_claim_is_done(&r->check.run)) {
 		nanosleep(&(struct timespec){ 0, CHECK_POLL_NS }, NULL);
 		sq_give_back_pages(r->q->lc);
 	}
