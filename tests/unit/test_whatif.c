@@ -826,3 +826,57 @@ Test(whatif, exact_rules_by_id_as_by_text)
 		osc_trace_release(&t);
 	}
 }
+
+/*
+ * A rule that matches nothing changes nothing: the same rules with one of a
+ * shape no event has after them give the same projection, to the bit. With
+ * no rule of a shape at the op level of a trace whose events' names are
+ * their op keys (Kineto), each row's rule is its events' and they are not
+ * read (whatif.c's rows_decide); the rule of a shape makes every event read.
+ */
+Test(whatif, rows_decide_as_events_read)
+{
+	static const char *const traces[] = { "samples/kineto-2021-resnet50.json.gz",
+					      "samples/ort-resnet18-opt.json" };
+	static const char *const sets[][2][3] = {
+		{ { "aten::conv2d", "aten::add_", "aten::*" }, { "*conv*", "aten::relu_", "*norm" } },
+		{ { "Conv", "Add", "Relu" }, { "*Conv*", "Gemm", "Max*" } },
+	};
+
+	for (size_t f = 0; f < FX_LEN(traces); f++) {
+		struct osc_trace t;
+		struct osc_query q = { .level = OSC_LEVEL_OP };
+		struct osc_agg agg;
+		struct osc_error err;
+
+		fx_load(&t, traces[f]);
+		osc_aggregate(&t, NULL, &q, &agg);
+		for (size_t k = 0; k < FX_LEN(sets[f]); k++) {
+			struct osc_speedups plain, shaped;
+			struct osc_whatif a, b;
+			char what[128];
+			size_t changed = 0;
+
+			osc_speedups_init(&plain);
+			osc_speedups_init(&shaped);
+			for (size_t i = 0; i < FX_LEN(sets[f][k]); i++) {
+				osc_speedups_set(&plain, sets[f][k][i], "", 2.0 + (double)i, &err);
+				osc_speedups_set(&shaped, sets[f][k][i], "", 2.0 + (double)i, &err);
+			}
+			osc_speedups_set(&shaped, "*", "no such shape", 9, &err);
+			osc_whatif(&t, &agg, &plain, &a);
+			osc_whatif(&t, &agg, &shaped, &b);
+			snprintf(what, sizeof(what), "%s, rules %zu", traces[f], k);
+			expect_same_projection(&a, &b, what);
+			for (size_t r = 0; r < a.nr; r++)
+				changed += a.rows[r].factor != 1;
+			cr_expect_gt(changed, 0, "%s: the rules change rows", what);
+			osc_whatif_release(&a);
+			osc_whatif_release(&b);
+			osc_speedups_release(&plain);
+			osc_speedups_release(&shaped);
+		}
+		osc_agg_release(&agg);
+		osc_trace_release(&t);
+	}
+}

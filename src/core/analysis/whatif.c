@@ -449,6 +449,10 @@ struct rule_memo {
 	struct rule_id *ids;           /* per rule, its string when an exact name */
 	bool exact;                    /* every rule is an exact name */
 	bool shaped;                   /* some rule has a shape */
+	bool rows_decide;              /* labels_are_ops, no rule has a shape and each
+					  event's name is its op key (the trace holds
+					  none apart): a row's rule is its events', and
+					  they are not read */
 };
 
 /*
@@ -544,8 +548,8 @@ static double memo_factor(struct rule_memo *m, uint32_t row, const char *label, 
 	/* An event whose name is its op key, its row's label, matches no rule without a
 	   shape before limit, as the label does not: with no rule of a shape, limit is
 	   its rule, and its strings are not read (a million names, each once). */
-	if (row != NO_ROW && !m->shaped && m->labels_are_ops &&
-	    m->t->events[ev].name == osc_trace_op(m->t, ev))
+	if (row != NO_ROW && (m->rows_decide || (!m->shaped && m->labels_are_ops &&
+						 m->t->events[ev].name == osc_trace_op(m->t, ev))))
 		return limit < m->s->nr ? m->s->v[limit].factor : 1;
 	/* Rules of exact names alone, with no shape: the first whose string is the
 	   event's name or op key, by id (the row's label matched none before limit). */
@@ -596,6 +600,7 @@ static void rule_memo_init(struct rule_memo *m, const struct osc_speedups *s,
 					       : OSC_STR_NONE;
 		m->exact &= m->ids[i].exact;
 	}
+	m->rows_decide = m->labels_are_ops && !m->shaped && !t->extras;
 	m->row_rule = osc_xmalloc((nr_rows ? nr_rows : 1) * sizeof(*m->row_rule));
 	memset(m->row_rule, 0xff, (nr_rows ? nr_rows : 1) * sizeof(*m->row_rule));
 	if (agg->nr_members > 2 * nr_rows) {
@@ -695,8 +700,9 @@ static void project_host(struct osc_whatif *w, struct rule_memo *m)
 		if (f) {
 			size_t ahead = n + PREFETCH_AHEAD < tree->nr ? n + PREFETCH_AHEAD : n;
 
-			/* memo_factor reads the event's strings */
-			__builtin_prefetch(&t->events[tree->nodes[ahead].event]);
+			/* memo_factor reads the event's strings, unless rows decide */
+			if (!m->rows_decide)
+				__builtin_prefetch(&t->events[tree->nodes[ahead].event]);
 			fn = r != OSC_NONE ? memo_factor(m, r, w->labels[r], ev)
 					   : memo_factor(m, NO_ROW,
 							 osc_trace_str(t, osc_trace_op(t, ev)), ev);
