@@ -146,6 +146,10 @@ struct osc_whatif {
 	uint32_t *label_rank;  /* per aggregate row: its label's place in byte order */
 	uint32_t *row_of;      /* private: per event, its row (OSC_NONE: none), for rules at a
 				  host level */
+	double *node_factor;   /* private: per node of the host tree, its factor while rules
+				  are projected at a host level (kept: fresh memory costs
+				  more than the walk) */
+	size_t nr_nodes;       /* private: node_factor's length */
 	uint32_t *name_order;  /* private: the rows by label (osc_whatif_sort) */
 	const struct osc_trace *trace;
 	const struct osc_agg *agg;
@@ -189,13 +193,14 @@ void osc_whatif_names(const struct osc_trace *t, const struct osc_agg *agg,
 void osc_whatif_again(struct osc_whatif *w, const struct osc_speedups *s);
 /*
  * Build what osc_whatif_again reads to project w's rows through rules (at a
- * host level, a lookup of their events' rows), before the rules are known.
+ * host level, a lookup of their events' rows and room for the host tree's
+ * factors), before the rules are known.
  */
 void osc_whatif_prepare(struct osc_whatif *w);
 /*
- * w and other project the same rows: w takes the lookup of the rows' events
- * that other built for rules at a host level, unless w has its own (the
- * next projection is w's: other, shown, needs it no more). Both stay valid.
+ * w and other project the same rows: w takes what other built for rules at
+ * a host level (osc_whatif_prepare), unless w has its own (the next
+ * projection is w's: other, shown, needs it no more). Both stay valid.
  */
 void osc_whatif_take_lookup(struct osc_whatif *w, struct osc_whatif *other);
 void osc_whatif_release(struct osc_whatif *w);

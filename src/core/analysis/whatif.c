@@ -677,6 +677,17 @@ static const uint32_t *row_lookup(struct osc_whatif *w)
 	return w->row_of;
 }
 
+/* w->node_factor, made once for the host tree's nr nodes (its pages taken now). */
+static double *node_factors(struct osc_whatif *w, size_t nr)
+{
+	if (!w->node_factor) {
+		w->node_factor = osc_xmalloc_big(nr ? nr : 1, sizeof(*w->node_factor));
+		memset(w->node_factor, 0, (nr ? nr : 1) * sizeof(*w->node_factor));
+		w->nr_nodes = nr;
+	}
+	return w->node_factor;
+}
+
 /*
  * Host levels: every node of the host tree in model order (parents before
  * children), so the tree, the costs and the events are read in order, not
@@ -691,7 +702,7 @@ static void project_host(struct osc_whatif *w, struct rule_memo *m)
 	const struct osc_calltree *tree = osc_trace_host_tree(t);
 	const struct osc_op_cost *cost = osc_trace_op_costs(t);
 	const uint32_t *row_of = row_lookup(w); /* kept: the next projection's too */
-	double *f = m->s->nr ? osc_xmalloc((tree->nr ? tree->nr : 1) * sizeof(*f)) : NULL;
+	double *f = m->s->nr ? node_factors(w, tree->nr) : NULL; /* kept too */
 
 	for (size_t n = 0; n < tree->nr; n++) {
 		uint32_t ev = tree->nodes[n].event, p = tree->nodes[n].parent, r = row_of[ev];
@@ -716,7 +727,6 @@ static void project_host(struct osc_whatif *w, struct rule_memo *m)
 		if (fn != 1)
 			w->rows[r].pct += (double)cost[n].dev - (double)cost[n].dev / fn;
 	}
-	free(f);
 }
 
 /* Device levels: each row's events, their durations through their factors. */
@@ -937,16 +947,25 @@ static bool rules_keep(enum osc_whatif_col c)
 
 void osc_whatif_prepare(struct osc_whatif *w)
 {
-	if (!w->device)
-		row_lookup(w);
+	if (w->device)
+		return;
+	row_lookup(w);
+	node_factors(w, osc_trace_host_tree(w->trace)->nr);
 }
 
 void osc_whatif_take_lookup(struct osc_whatif *w, struct osc_whatif *other)
 {
-	if (w->row_of || w->agg != other->agg)
+	if (w->agg != other->agg)
 		return;
-	w->row_of = other->row_of;
-	other->row_of = NULL;
+	if (!w->row_of) {
+		w->row_of = other->row_of;
+		other->row_of = NULL;
+	}
+	if (!w->node_factor) {
+		w->node_factor = other->node_factor;
+		w->nr_nodes = other->nr_nodes;
+		other->node_factor = NULL;
+	}
 }
 
 void osc_whatif_again(struct osc_whatif *w, const struct osc_speedups *s)
@@ -963,7 +982,8 @@ size_t osc_whatif_bytes(const struct osc_whatif *w)
 {
 	return w->nr_labels * (sizeof(*w->rows) + sizeof(*w->labels) + sizeof(*w->label_rank) +
 			       sizeof(*w->order) + (w->name_order ? sizeof(*w->name_order) : 0)) +
-	       w->label_bytes + (w->row_of ? w->trace->nr_events * sizeof(*w->row_of) : 0);
+	       w->label_bytes + (w->row_of ? w->trace->nr_events * sizeof(*w->row_of) : 0) +
+	       (w->node_factor ? w->nr_nodes * sizeof(*w->node_factor) : 0);
 }
 
 void osc_whatif_release(struct osc_whatif *w)
@@ -975,6 +995,7 @@ void osc_whatif_release(struct osc_whatif *w)
 	free(w->order);
 	free(w->name_order);
 	free(w->row_of);
+	free(w->node_factor);
 	memset(w, 0, sizeof(*w));
 }
 
