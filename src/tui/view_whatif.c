@@ -748,8 +748,9 @@ static void early_compute(const struct osc_tui *t, unsigned aim, const struct os
 	osc_speedups_init(&none);
 	e->p = project(&t->trace, &t->runs, &q, &names, &none);
 	osc_whatif_sort(&e->p->w, OSC_WHATIF_TOTAL, true); /* whatif_open's order */
-	/* what rules need (a host level's lookup of its rows' events: 4 bytes per
-	   event), here rather than when they are set: Tab with rules, or '=' */
+	/* what rules need (at a host level, the lookup of its rows' events and room
+	   for the host tree's factors: 4 bytes an event, 8 a node), made here rather
+	   than when they are set: Tab with rules, or '=' */
 	osc_whatif_prepare(&e->p->w);
 }
 
