@@ -645,6 +645,31 @@ static void expect_same_projection(const struct osc_whatif *a, const struct osc_
 }
 
 /*
+ * The projections of agg (of t) through the rules x and through y are the
+ * same, to the bit, and x changes some row; returns whether x's labels are
+ * the trace's names whole (names_whole).
+ */
+static bool expect_same_rules(const struct osc_trace *t, const struct osc_agg *agg,
+			      const struct osc_speedups *x, const struct osc_speedups *y,
+			      const char *what)
+{
+	struct osc_whatif a, b;
+	size_t changed = 0;
+	bool whole;
+
+	osc_whatif(t, agg, x, &a);
+	osc_whatif(t, agg, y, &b);
+	expect_same_projection(&a, &b, what);
+	for (size_t r = 0; r < a.nr; r++)
+		changed += a.rows[r].factor != 1;
+	cr_expect_gt(changed, 0, "%s: the rules change rows", what);
+	whole = a.names_whole;
+	osc_whatif_release(&a);
+	osc_whatif_release(&b);
+	return whole;
+}
+
+/*
  * A projection made again in place (osc_whatif_again) holds what a new
  * projection of the same rows holds, to the bit, through rule sets in turn
  * (one row's label, a slowdown and another, a wildcard, a shape, none), at
@@ -779,9 +804,7 @@ Test(whatif, exact_rules_by_id_as_by_text)
 			struct osc_query lq = { .level = levels[k / 4] };
 			struct osc_agg level_agg;
 			struct osc_speedups exact, text;
-			struct osc_whatif a, b;
 			char what[128];
-			size_t changed = 0;
 
 			if (k % 4 == 1 && !named) /* Kineto: every op's key is its name */
 				continue;
@@ -802,17 +825,10 @@ Test(whatif, exact_rules_by_id_as_by_text)
 			}
 			cr_assert_gt(exact.nr, 0, "%s, rules %d", traces[f], k);
 			osc_aggregate(&t, NULL, &lq, &level_agg);
-			osc_whatif(&t, &level_agg, &exact, &a);
-			osc_whatif(&t, &level_agg, &text, &b);
 			snprintf(what, sizeof(what), "%s, %s, rules %d", traces[f],
 				 osc_level_name(lq.level), k % 4);
-			cr_assert_eq(a.names_whole, lq.level == OSC_LEVEL_OP, "%s", what);
-			expect_same_projection(&a, &b, what);
-			for (size_t r = 0; r < a.nr; r++)
-				changed += a.rows[r].factor != 1;
-			cr_expect_gt(changed, 0, "%s: the rules change rows", what);
-			osc_whatif_release(&a);
-			osc_whatif_release(&b);
+			cr_expect_eq(expect_same_rules(&t, &level_agg, &exact, &text, what),
+				     lq.level == OSC_LEVEL_OP, "%s: labels are op keys", what);
 			osc_agg_release(&level_agg);
 			osc_speedups_release(&exact);
 			osc_speedups_release(&text);
@@ -853,9 +869,7 @@ Test(whatif, rows_decide_as_events_read)
 		osc_aggregate(&t, NULL, &q, &agg);
 		for (size_t k = 0; k < FX_LEN(sets[f]); k++) {
 			struct osc_speedups plain, shaped;
-			struct osc_whatif a, b;
 			char what[128];
-			size_t changed = 0;
 
 			osc_speedups_init(&plain);
 			osc_speedups_init(&shaped);
@@ -864,15 +878,8 @@ Test(whatif, rows_decide_as_events_read)
 				osc_speedups_set(&shaped, sets[f][k][i], "", 2.0 + (double)i, &err);
 			}
 			osc_speedups_set(&shaped, "*", "no such shape", 9, &err);
-			osc_whatif(&t, &agg, &plain, &a);
-			osc_whatif(&t, &agg, &shaped, &b);
 			snprintf(what, sizeof(what), "%s, rules %zu", traces[f], k);
-			expect_same_projection(&a, &b, what);
-			for (size_t r = 0; r < a.nr; r++)
-				changed += a.rows[r].factor != 1;
-			cr_expect_gt(changed, 0, "%s: the rules change rows", what);
-			osc_whatif_release(&a);
-			osc_whatif_release(&b);
+			expect_same_rules(&t, &agg, &plain, &shaped, what);
 			osc_speedups_release(&plain);
 			osc_speedups_release(&shaped);
 		}
