@@ -139,6 +139,21 @@ static void show_back(struct projection *p, bool relabel)
 		osc_whatif_take_lookup(&p->back, &p->w);
 }
 
+/*
+ * made's rows through rules, sorted as by and desc say: in place when it is
+ * projected already (computed early, without rules), else anew (rows lent).
+ */
+static void project_made(const struct osc_trace *t, struct projection *made,
+			 const struct osc_names *names, const struct osc_speedups *rules,
+			 enum osc_whatif_col by, bool desc)
+{
+	if (made->w.trace)
+		osc_whatif_again(&made->w, rules);
+	else
+		osc_whatif_names(t, &made->agg, names, rules, &made->w);
+	osc_whatif_sort(&made->w, by, desc);
+}
+
 /* A projection computed before it is asked for (early.h); its rows are its own. */
 struct early_projection {
 	struct projection *p;
@@ -276,13 +291,10 @@ static void job_work(void *arg)
 		project_back(j->trace, j->rows, &j->names, &j->rules, j->relabel, j->by, j->desc);
 		if (j->prepare)
 			osc_whatif_prepare(&j->rows->back);
+	} else if (j->out) {
+		project_made(j->trace, j->out, &j->names, &j->rules, j->by, j->desc);
 	} else {
-		if (j->out && j->out->w.trace)
-			osc_whatif_again(&j->out->w, &j->rules);
-		else if (j->out)
-			osc_whatif_names(j->trace, &j->out->agg, &j->names, &j->rules, &j->out->w);
-		else
-			j->out = project(j->trace, j->runs, &j->q, &j->names, &j->rules);
+		j->out = project(j->trace, j->runs, &j->q, &j->names, &j->rules);
 		osc_whatif_sort(&j->out->w, j->by, j->desc);
 	}
 }
@@ -334,10 +346,9 @@ static bool take_early(struct osc_tui *t, struct osc_view *v, struct whatif_view
 		osc_view_job_wait_briefly(t, v, &wv->job.job);
 		return true;
 	}
-	if (wv->rules.nr) {
-		osc_whatif_again(&e.p->w, &wv->rules);
-		osc_whatif_sort(&e.p->w, (enum osc_whatif_col)v->sort_col, v->sort_desc);
-	}
+	if (wv->rules.nr)
+		project_made(&t->trace, e.p, &t->names, &wv->rules,
+			     (enum osc_whatif_col)v->sort_col, v->sort_desc);
 	replace_projection(t, v, wv, e.p);
 	return true;
 }
@@ -373,8 +384,10 @@ static void whatif_build(struct osc_tui *t, struct osc_view *v)
 		return;
 	}
 	if (lent) {
+		project_made(&t->trace, lent, &t->names, &wv->rules,
+			     (enum osc_whatif_col)v->sort_col, v->sort_desc);
 		replace_projection(t, v, wv, lent);
-		rows = wv->p;
+		return;
 	}
 	if (rows) {
 		project_back(&t->trace, rows, &t->names, &wv->rules, wv->relabel,
