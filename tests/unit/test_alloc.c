@@ -4,7 +4,8 @@
  * the "hg" flag in /proc/self/smaps), whether malloc'd or grown by realloc,
  * and a new one starts on a huge page; smaller ones do not, and every block
  * keeps its bytes. osc_give_back drops the whole pages of a range, and only
- * those.
+ * those. Scratch given back (scratch.h) is taken again: the smallest block
+ * kept that fits, its bytes as they were left.
  */
 #include <criterion/criterion.h>
 #include <stdbool.h>
@@ -14,6 +15,7 @@
 #include <unistd.h>
 
 #include "opscope/base/alloc.h"
+#include "../../src/core/base/scratch.h"
 
 #define MIB ((size_t)1 << 20)
 
@@ -118,4 +120,38 @@ Test(alloc, give_back_drops_the_whole_pages_of_the_range)
 	osc_give_back(v, sizeof(*v), 10, 10);
 	cr_expect_eq(v[10], 11, "an empty range drops nothing");
 	free(v);
+}
+
+/*
+ * Two blocks given back are taken again, each by the request it fits best,
+ * with the bytes written into them; the kept ones never hold more than
+ * OSC_SCRATCH_KEPT (a third block that would pass it sends the oldest away).
+ */
+Test(alloc, scratch_is_taken_again)
+{
+	char *small = osc_scratch_take(8 * MIB), *big = osc_scratch_take(16 * MIB), *a, *b;
+
+	memset(small, 's', 8 * MIB);
+	memset(big, 'b', 16 * MIB);
+	osc_scratch_give(big);
+	osc_scratch_give(small);
+	osc_scratch_give(NULL); /* nothing */
+	a = osc_scratch_take(6 * MIB); /* both fit: the smaller */
+	b = osc_scratch_take(6 * MIB);
+	cr_assert_eq(a, small);
+	cr_assert_eq(b, big);
+	cr_assert(a[0] == 's' && a[8 * MIB - 1] == 's' && b[16 * MIB - 1] == 'b');
+	osc_scratch_give(a);
+	a = osc_scratch_take(12 * MIB); /* the one kept is too small: a new block */
+	cr_assert_neq(a, small);
+	memset(a, 'n', 12 * MIB);
+	osc_scratch_give(a);
+	osc_scratch_give(b); /* 8 + 12 + 16 MiB kept, at most OSC_SCRATCH_KEPT */
+	cr_assert_lt(8 * MIB + 12 * MIB + 16 * MIB, OSC_SCRATCH_KEPT);
+	cr_assert_eq(osc_scratch_take(16 * MIB), b);
+	cr_assert_eq(osc_scratch_take(12 * MIB), a);
+	cr_assert_eq(osc_scratch_take(8 * MIB), small);
+	osc_scratch_give(small);
+	osc_scratch_give(a);
+	osc_scratch_give(b);
 }
