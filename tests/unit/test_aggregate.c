@@ -640,6 +640,56 @@ Test(aggregate, order_matches_a_comparison_reference)
 }
 
 /*
+ * An order by a statistic of the same integer as the order the rows are in
+ * (device_pct after device: kept, osc_agg_order's shortcut) is the order
+ * made anew, its cumulative percentages too; by the other direction, or by
+ * another integer, it is made again. On random_kernels' many ties.
+ */
+Test(aggregate, order_by_the_same_integer_is_the_order_made_anew)
+{
+	static const enum osc_stat pairs[][2] = {
+		{ OSC_STAT_DEVICE, OSC_STAT_DEVICE_PCT },
+		{ OSC_STAT_DEVICE_PCT, OSC_STAT_DEVICE_CUM_PCT },
+		{ OSC_STAT_SELF, OSC_STAT_SELF_CUM_PCT },
+		{ OSC_STAT_COUNT, OSC_STAT_COUNT_PER_RUN },
+		{ OSC_STAT_TOTAL, OSC_STAT_TOTAL_PER_RUN },
+	};
+	static const enum osc_stat others[] = { OSC_STAT_MIN, OSC_STAT_MAX, OSC_STAT_TOTAL,
+						OSC_STAT_DEVICE_TOTAL };
+	struct osc_trace t;
+
+	random_kernels(&t, 20000, 5000, false);
+	for (size_t p = 0; p < sizeof(pairs) / sizeof(pairs[0]); p++) {
+		for (int way = 0; way < 4; way++) {
+			bool desc = way & 1, first_desc = way & 2 ? !desc : desc;
+			struct osc_agg a, b;
+
+			aggregate(&t, OSC_LEVEL_KERNEL, &a);
+			aggregate(&t, OSC_LEVEL_KERNEL, &b);
+			osc_agg_order(&a, &t, pairs[p][0], first_desc);
+			osc_agg_order(&a, &t, pairs[p][1], desc);
+			osc_agg_order(&b, &t, OSC_STAT_NAME, !desc); /* another order before */
+			osc_agg_order(&b, &t, pairs[p][1], desc);
+			cr_assert(osc_agg_ordered_by(&a, pairs[p][1], desc));
+			check_order(&t, &a, pairs[p][0], desc); /* the first of each pair is no sum */
+			for (size_t i = 0; i < a.nr; i++) {
+				cr_assert_eq(osc_agg_row_at(&a, i)->key, osc_agg_row_at(&b, i)->key,
+					     "pair %zu way %d: row %zu", p, way, i);
+				cr_assert_eq(row_cum(&a, i), row_cum(&b, i), "pair %zu way %d: cum %zu",
+					     p, way, i);
+			}
+			for (size_t o = 0; o < sizeof(others) / sizeof(others[0]); o++) {
+				osc_agg_order(&a, &t, others[o], desc); /* other integers: made */
+				check_order(&t, &a, others[o], desc);
+			}
+			osc_agg_release(&a);
+			osc_agg_release(&b);
+		}
+	}
+	osc_trace_release(&t);
+}
+
+/*
  * The same on 200,000 rows of durations up to 2^40, which a sort reads on
  * more than one thread where there are cores (aggregate_sort.c's
  * FILL_PART), and in several digits, each way.

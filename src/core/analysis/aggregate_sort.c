@@ -14,6 +14,7 @@
 #include "opscope/analysis/trace_cache.h"
 #include "base/parallel.h"
 #include "base/radix.h"
+#include "base/scratch.h"
 
 enum osc_stat osc_stat_dist(enum osc_measure m, enum osc_dist_stat d)
 {
@@ -170,39 +171,64 @@ double osc_agg_value(const struct osc_agg *a, size_t r, enum osc_stat s)
 	return row_value(a, osc_agg_row_at(a, r), s);
 }
 
-/* The integer behind a statistic, for exact comparison; false for the rest. */
-static bool int_value(const struct osc_agg_row *x, enum osc_stat s, int64_t *v)
+/* Which of a row's integers a statistic is (int_value); INT_NONE for the rest. */
+enum int_source { INT_NONE, INT_COUNT, INT_MIN, INT_MAX, INT_TOTAL, INT_SELF, INT_DEV, INT_DEV_TOTAL };
+
+static enum int_source int_source(enum osc_stat s)
 {
 	switch (s) {
 	case OSC_STAT_COUNT:
 	case OSC_STAT_COUNT_PER_RUN:
 	case OSC_STAT_OPS:
-		*v = (int64_t)x->count;
-		return true;
+		return INT_COUNT;
 	case OSC_STAT_MIN:
-		*v = x->min;
-		return true;
+		return INT_MIN;
 	case OSC_STAT_MAX:
-		*v = x->max;
-		return true;
+		return INT_MAX;
 	case OSC_STAT_TOTAL:
 	case OSC_STAT_TOTAL_PER_RUN:
-		*v = x->total;
-		return true;
+		return INT_TOTAL;
 	case OSC_STAT_SELF:
 	case OSC_STAT_SELF_PCT:
 	case OSC_STAT_SELF_CUM_PCT:
 	case OSC_STAT_SELF_PER_RUN:
 	case OSC_STAT_HOST_BUSY:
-		*v = x->self;
-		return true;
+		return INT_SELF;
 	case OSC_STAT_DEVICE:
 	case OSC_STAT_DEVICE_PCT:
 	case OSC_STAT_DEVICE_CUM_PCT:
 	case OSC_STAT_DEVICE_PER_RUN:
+		return INT_DEV;
+	case OSC_STAT_DEVICE_TOTAL:
+		return INT_DEV_TOTAL;
+	default:
+		return INT_NONE;
+	}
+}
+
+/* The integer behind a statistic, for exact comparison; false for the rest. */
+static bool int_value(const struct osc_agg_row *x, enum osc_stat s, int64_t *v)
+{
+	switch (int_source(s)) {
+	case INT_COUNT:
+		*v = (int64_t)x->count;
+		return true;
+	case INT_MIN:
+		*v = x->min;
+		return true;
+	case INT_MAX:
+		*v = x->max;
+		return true;
+	case INT_TOTAL:
+		*v = x->total;
+		return true;
+	case INT_SELF:
+		*v = x->self;
+		return true;
+	case INT_DEV:
 		*v = x->dev;
 		return true;
-	case OSC_STAT_DEVICE_TOTAL:
+	case INT_DEV_TOTAL:
 		*v = x->dev_total;
 		return true;
 	default:
@@ -305,14 +331,14 @@ struct rows_scratch {
 static void scratch_init(struct rows_scratch *s, size_t n)
 {
 	s->n = n;
-	s->k = osc_xmalloc_big(2 * (n ? n : 1), sizeof(*s->k));
-	s->idx = osc_xmalloc_big(2 * (n ? n : 1), sizeof(*s->idx));
+	s->k = osc_scratch_take(2 * (n ? n : 1) * sizeof(*s->k));
+	s->idx = osc_scratch_take(2 * (n ? n : 1) * sizeof(*s->idx));
 }
 
 static void scratch_release(struct rows_scratch *s)
 {
-	free(s->k);
-	free(s->idx);
+	osc_scratch_give(s->k);
+	osc_scratch_give(s->idx);
 }
 
 /* Sort s->idx stably by the keys in s->k (one per entry). */
@@ -488,28 +514,54 @@ static uint64_t dims_key(const struct osc_agg_row *x, int w)
 	return (uint64_t)int_place(x->dims[2 * w]) << 32 | int_place(x->dims[2 * w + 1]);
 }
 
+/* Rows per thread worth starting one for, to read the rows (or their shares) for a sort. */
+#define FILL_PART ((size_t)1 << 16)
+#define GATHER_PART FILL_PART
+
+/* The rows' shares in display order, gathered into a->cum_pct by add_up's threads. */
+struct gather {
+	struct osc_agg *a;
+	const uint32_t *order;
+	size_t parts;
+};
+
+/* Part `part` of the display order: each row's shares (a->share) into a->cum_pct. */
+static void gather_part(void *arg, size_t part)
+{
+	const struct gather *g = arg;
+	struct osc_agg *a = g->a;
+	size_t from = a->nr * part / g->parts, to = a->nr * (part + 1) / g->parts;
+
+	for (size_t i = from; i < to; i++) {
+		const double *x = &a->share[2 * g->order[i]];
+
+		a->cum_pct[2 * i] = x[0];
+		a->cum_pct[2 * i + 1] = x[1];
+	}
+}
+
 /*
  * The running *_cum_pct in display order (order[i] the row shown i-th), from
  * the rows' shares (a->share, read in row order once per aggregate): a
  * million wide rows read in display order would be a million cache misses.
+ * The shares are gathered on every core (a cache miss each), then added up
+ * in order on one.
  */
 static void add_up(struct osc_agg *a, const uint32_t *order)
 {
+	struct gather g = { .a = a, .order = order, .parts = osc_parallel_parts(a->nr, GATHER_PART) };
 	double self = 0, dev = 0;
 
 	a->cum_pct = osc_xrealloc(a->cum_pct, 2 * (a->nr ? a->nr : 1) * sizeof(*a->cum_pct));
+	osc_parallel_run(g.parts, gather_part, &g);
 	for (size_t i = 0; i < a->nr; i++) {
-		const double *x = &a->share[2 * order[i]];
-
-		self = at_most_100(self + x[0]);
-		dev = at_most_100(dev + x[1]);
+		self = at_most_100(self + a->cum_pct[2 * i]);
+		dev = at_most_100(dev + a->cum_pct[2 * i + 1]);
 		a->cum_pct[2 * i] = self;
 		a->cum_pct[2 * i + 1] = dev;
 	}
 }
 
-/* Rows per thread worth starting one for, to read the rows for a sort. */
-#define FILL_PART ((size_t)1 << 16)
 
 /* What the threads of a sort fill in (fill_part), each for its part of the rows. */
 struct fill {
@@ -564,6 +616,17 @@ bool osc_agg_ordered_by(const struct osc_agg *a, enum osc_stat by, bool descendi
 	       a->order_desc == descending;
 }
 
+/*
+ * Whether a is in the order `by` gives already, under another statistic of
+ * the same integer (device_pct and device): every key is the same, and so is
+ * the stable order they give.
+ */
+static bool ordered_alike(const struct osc_agg *a, enum osc_stat by, bool descending)
+{
+	return a->order && a->nr_identity == a->nr && a->order_desc == descending &&
+	       int_source(by) != INT_NONE && int_source(by) == int_source((enum osc_stat)a->order_by);
+}
+
 void osc_agg_order(struct osc_agg *a, const struct osc_trace *t, enum osc_stat by, bool descending)
 {
 	size_t n = a->nr;
@@ -574,6 +637,10 @@ void osc_agg_order(struct osc_agg *a, const struct osc_trace *t, enum osc_stat b
 
 	if (osc_agg_ordered_by(a, by, descending))
 		return;
+	if (ordered_alike(a, by, descending)) {
+		a->order_by = (int)by;
+		return;
+	}
 	places_init(&p, t);
 	fill.per_row = !a->share || a->nr_share != n;
 	if (!a->identity || a->nr_identity != n) { /* built, and for the same rows */
@@ -598,11 +665,12 @@ void osc_agg_order(struct osc_agg *a, const struct osc_trace *t, enum osc_stat b
 			s.k[i] = dims_key(&a->rows[s.idx[i]], w) ^ flip;
 		scratch_sort(&s);
 	}
-	free(a->order);
-	a->order = osc_xrealloc(s.idx, (n ? n : 1) * sizeof(*a->order));
+	/* the same room as the order before, when it fits (its pages taken already) */
+	a->order = osc_xrealloc(a->order, (n ? n : 1) * sizeof(*a->order));
+	memcpy(a->order, s.idx, n * sizeof(*a->order));
 	a->order_by = (int)by;
 	a->order_desc = descending;
-	free(s.k);
+	scratch_release(&s);
 	add_up(a, a->order);
 }
 
