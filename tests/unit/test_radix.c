@@ -84,6 +84,47 @@ Test(radix, sorted_pairs_then_permuted_give_the_items_in_key_order_stably)
 	free(it);
 }
 
+/*
+ * n keys from `how` (0: 40 random bits, many ties; 1: only the top digit
+ * varies; 2: in order but for one key; 3: every key alike but the last),
+ * sorted with their indices, come out in order, ties by index: the
+ * stable order. Past osc_radix_sort's part per thread, where there are two
+ * cores, each part of the keys is counted and moved on its own thread.
+ */
+static void check_sorted(size_t n, int how, uint64_t seed)
+{
+	uint64_t *k = malloc(n * sizeof(*k)), *key = malloc(n * sizeof(*key));
+	uint32_t *idx = malloc(n * sizeof(*idx));
+
+	for (size_t i = 0; i < n; i++) {
+		uint64_t r = next_random(&seed);
+
+		key[i] = how == 0 ? (r >> 24) % 1000003 * 1048573 : how == 1 ? (r % 7) << 60
+			 : how == 2 ? (i == n / 2 ? 0 : i) : (i + 1 == n);
+		k[i] = key[i];
+		idx[i] = (uint32_t)i;
+	}
+	osc_radix_sort_pairs(k, idx, n);
+	for (size_t i = 0; i < n; i++) {
+		cr_assert_eq(k[i], key[idx[i]], "how %d: key %zu moved without its index", how, i);
+		if (i)
+			cr_assert(key[idx[i - 1]] < key[idx[i]] ||
+					  (key[idx[i - 1]] == key[idx[i]] && idx[i - 1] < idx[i]),
+				  "how %d: %zu out of order", how, i);
+	}
+	free(k);
+	free(key);
+	free(idx);
+}
+
+Test(radix, many_keys_sort_stably)
+{
+	for (int how = 0; how < 4; how++) {
+		check_sorted(1100001, how, 11 + (uint64_t)how); /* two parts of 2^19 */
+		check_sorted(37, how, 5);
+	}
+}
+
 Test(radix, group_cursors_lay_out_the_items_as_group_by_key_does)
 {
 	enum { N = 20000, NR_KEYS = 300 };

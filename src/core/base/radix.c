@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "opscope/base/alloc.h"
+#include "base/parallel.h"
 #include "base/radix.h"
 
 #define RADIX_BITS 11
@@ -25,58 +26,147 @@ static void reverse(uint64_t *k, uint32_t *idx, size_t n)
 	}
 }
 
+/* Keys per thread worth starting one for (below, 2 threads took longer than 1: the keys fit in cache). */
+#define RADIX_PART ((size_t)1 << 19)
+
+/* A sort's state, shared by the threads that each count and move a part of the keys. */
+struct sort {
+	uint64_t *k, *k2;
+	uint32_t *idx, *idx2;
+	size_t n, parts;
+	size_t *count; /* per part, RADIX_PASSES digits' counts of RADIX_SIZE */
+	size_t *falls; /* per part: its keys below the one before */
+	int pass;      /* the pass count_part and move_part do */
+};
+
+/* The keys of part `part`: [*from, *to). */
+static void bounds(const struct sort *s, size_t part, size_t *from, size_t *to)
+{
+	*from = s->n * part / s->parts;
+	*to = s->n * (part + 1) / s->parts;
+}
+
+static size_t *counts(const struct sort *s, size_t part, int pass)
+{
+	return s->count + (part * RADIX_PASSES + (size_t)pass) * RADIX_SIZE;
+}
+
+/* Part `part`: every pass's digit counts of its keys, and its keys below the one before. */
+static void census_part(void *arg, size_t part)
+{
+	struct sort *s = arg;
+	size_t from, to, falls = 0;
+
+	bounds(s, part, &from, &to);
+	for (size_t i = from; i < to; i++) {
+		falls += i && s->k[i] < s->k[i - 1];
+		for (int p = 0; p < RADIX_PASSES; p++)
+			counts(s, part, p)[(s->k[i] >> (p * RADIX_BITS)) & (RADIX_SIZE - 1)]++;
+	}
+	s->falls[part] = falls;
+}
+
+/* Part `part`: the counts of its keys' digit of s->pass (the keys moved since the census). */
+static void count_part(void *arg, size_t part)
+{
+	struct sort *s = arg;
+	size_t from, to, *c = counts(s, part, s->pass);
+	int shift = s->pass * RADIX_BITS;
+
+	bounds(s, part, &from, &to);
+	memset(c, 0, RADIX_SIZE * sizeof(*c));
+	for (size_t i = from; i < to; i++)
+		c[(s->k[i] >> shift) & (RADIX_SIZE - 1)]++;
+}
+
+/* Part `part`: its keys moved to their places by s->pass's digit (its counts are offsets now). */
+static void move_part(void *arg, size_t part)
+{
+	struct sort *s = arg;
+	size_t from, to, *c = counts(s, part, s->pass);
+	int shift = s->pass * RADIX_BITS;
+
+	bounds(s, part, &from, &to);
+	for (size_t i = from; i < to; i++) {
+		size_t at = c[(s->k[i] >> shift) & (RADIX_SIZE - 1)]++;
+
+		s->k2[at] = s->k[i];
+		s->idx2[at] = s->idx[i];
+	}
+}
+
+/* Whether every key has the same digit in pass p (the parts' counts add up to the whole's). */
+static bool same_digit(const struct sort *s, int p)
+{
+	size_t digit = (s->k[0] >> (p * RADIX_BITS)) & (RADIX_SIZE - 1), sum = 0;
+
+	for (size_t part = 0; part < s->parts; part++)
+		sum += counts(s, part, p)[digit];
+	return sum == s->n;
+}
+
+/*
+ * The parts' counts of pass p become where each part's keys of each digit
+ * go: after those of lower digits, and of the same digit in parts before.
+ */
+static void count_to_offsets(struct sort *s, int p)
+{
+	size_t sum = 0;
+
+	for (size_t d = 0; d < RADIX_SIZE; d++)
+		for (size_t part = 0; part < s->parts; part++) {
+			size_t x = counts(s, part, p)[d];
+
+			counts(s, part, p)[d] = sum;
+			sum += x;
+		}
+}
+
 void osc_radix_sort(uint64_t *k, uint32_t *idx, uint64_t *k2, uint32_t *idx2, size_t n)
 {
-	size_t *count, falls = 0;
-	bool swapped = false;
+	struct sort s = { .k = k, .k2 = k2, .idx = idx, .idx2 = idx2, .n = n };
+	size_t falls = 0;
+	bool swapped = false, moved = false;
 
 	if (n < 2)
 		return;
-	count = osc_xcalloc(RADIX_PASSES * RADIX_SIZE, sizeof(*count));
-
-	for (size_t i = 0; i < n; i++) {
-		falls += i && k[i] < k[i - 1];
-		for (int p = 0; p < RADIX_PASSES; p++)
-			count[p * RADIX_SIZE + ((k[i] >> (p * RADIX_BITS)) & (RADIX_SIZE - 1))]++;
-	}
+	s.parts = osc_parallel_parts(n, RADIX_PART);
+	s.count = osc_xcalloc(s.parts * RADIX_PASSES * RADIX_SIZE, sizeof(*s.count));
+	s.falls = osc_xcalloc(s.parts, sizeof(*s.falls));
+	osc_parallel_run(s.parts, census_part, &s);
+	for (size_t part = 0; part < s.parts; part++)
+		falls += s.falls[part];
 	if (!falls || falls + 1 == n) { /* in order already, or each key below the one before */
 		if (falls)
 			reverse(k, idx, n);
-		free(count);
-		return;
+		goto done;
 	}
-	for (int p = 0; p < RADIX_PASSES; p++) {
-		size_t *c = count + p * RADIX_SIZE, sum = 0;
-		int shift = p * RADIX_BITS;
+	for (s.pass = 0; s.pass < RADIX_PASSES; s.pass++) {
+		if (same_digit(&s, s.pass))
+			continue;
+		/* a part's counts change once its keys have moved; the whole's do not */
+		if (moved && s.parts > 1)
+			osc_parallel_run(s.parts, count_part, &s);
+		count_to_offsets(&s, s.pass);
+		osc_parallel_run(s.parts, move_part, &s);
+		moved = true;
 
-		if (c[(k[0] >> shift) & (RADIX_SIZE - 1)] == n)
-			continue; /* every key has this digit */
-		for (size_t d = 0; d < RADIX_SIZE; d++) {
-			size_t x = c[d];
+		uint64_t *tk = s.k;
+		uint32_t *ti = s.idx;
 
-			c[d] = sum;
-			sum += x;
-		}
-		for (size_t i = 0; i < n; i++) {
-			size_t at = c[(k[i] >> shift) & (RADIX_SIZE - 1)]++;
-
-			k2[at] = k[i];
-			idx2[at] = idx[i];
-		}
-		uint64_t *tk = k;
-		uint32_t *ti = idx;
-
-		k = k2;
-		k2 = tk;
-		idx = idx2;
-		idx2 = ti;
+		s.k = s.k2;
+		s.k2 = tk;
+		s.idx = s.idx2;
+		s.idx2 = ti;
 		swapped = !swapped;
 	}
 	if (swapped) {
-		memcpy(k2, k, n * sizeof(*k));
-		memcpy(idx2, idx, n * sizeof(*idx));
+		memcpy(s.k2, s.k, n * sizeof(*k));
+		memcpy(s.idx2, s.idx, n * sizeof(*idx));
 	}
-	free(count);
+done:
+	free(s.count);
+	free(s.falls);
 }
 
 void osc_radix_sort_pairs(uint64_t *k, uint32_t *idx, size_t n)

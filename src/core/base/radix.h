@@ -11,7 +11,8 @@
  * are the same for every key cost one counting pass and no move, and so do
  * keys already in order (keys each below the one before are reversed). glibc's
  * qsort allocates a copy and calls a comparator per step: this is several
- * times faster on millions of keys.
+ * times faster on millions of keys. From 2^19 keys per thread, each pass
+ * counts and moves parts of the keys on every core (parallel.h).
  */
 void osc_radix_sort(uint64_t *k, uint32_t *idx, uint64_t *k2, uint32_t *idx2, size_t n);
 
