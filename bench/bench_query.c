@@ -1,7 +1,7 @@
 /*
  * bench_query.c - how long the TUI's answers take on a big trace.
  *
- *   bench_query [-r REPEATS] [-l LEVEL | -v compare|whatif|gpu|tree] TRACE
+ *   bench_query [-r REPEATS] [-p MS] [-l LEVEL | -v compare|whatif|gpu|tree] TRACE
  *
  * Loads TRACE, builds what the trace caches once (trace_cache.h: the host
  * tree with the correlation, the launchers and the op costs, which the TUI
@@ -20,7 +20,9 @@
  * -v VIEW times only that view (compare, whatif or gpu), after the caches are built;
  * -v tree times T on the five op rows with the most calls (the merge of
  * the subtrees of each one's calls, the first time and the best of the
- * repeats after it).
+ * repeats after it). -p MS waits MS milliseconds before each sort, as a
+ * user's keys come: on a virtual machine a sort of a million rows took up
+ * to twice as long after a pause of 1.5 s as right after another.
  * Built with -Dbench=true (bench/meson.build).
  */
 #include <stdbool.h>
@@ -102,6 +104,7 @@ struct ctx {
 	struct osc_runsel sel;
 	struct osc_filter filter;
 	int repeats;
+	int pause_ms; /* -p: before each sort */
 };
 
 /*
@@ -244,8 +247,11 @@ static void sorts(struct ctx *c)
 
 		time_aggregate(c, level, &agg);
 		for (size_t i = 0; i < sizeof(by) / sizeof(by[0]); i++) {
-			double t0 = now_ms();
+			double t0;
 
+			if (c->pause_ms)
+				usleep((useconds_t)c->pause_ms * 1000);
+			t0 = now_ms();
 			osc_agg_order(&agg, &c->t, by[i], true);
 			snprintf(label, sizeof(label), "%s by %s (%zu rows)", osc_level_name(level),
 				 names[i], agg.nr);
@@ -511,16 +517,18 @@ int main(int argc, char **argv)
 	struct ctx c;
 	struct osc_error err;
 	char line[1024];
-	int opt, repeats = 3;
+	int opt, repeats = 3, pause_ms = 0;
 	size_t nr;
 	const char *only = NULL;
 	const char *view = NULL;
 	enum osc_level level;
 	double t0, ms;
 
-	while ((opt = getopt(argc, argv, "r:l:v:")) != -1) {
+	while ((opt = getopt(argc, argv, "r:p:l:v:")) != -1) {
 		if (opt == 'r')
 			repeats = atoi(optarg) > 0 ? atoi(optarg) : 1;
+		else if (opt == 'p')
+			pause_ms = atoi(optarg) > 0 ? atoi(optarg) : 0;
 		else if (opt == 'l')
 			only = optarg;
 		else if (opt == 'v' && (!strcmp(optarg, "compare") || !strcmp(optarg, "whatif") ||
@@ -532,6 +540,7 @@ int main(int argc, char **argv)
 	if (optind + 1 != argc)
 		goto usage;
 	memset(&c, 0, sizeof(c));
+	c.pause_ms = pause_ms;
 	osc_trace_init(&c.t);
 	osc_filter_init(&c.filter);
 	t0 = now_ms();
@@ -629,6 +638,6 @@ done:
 	return 0;
 usage:
 	fprintf(stderr,
-		"usage: bench_query [-r REPEATS] [-l LEVEL | -v compare|whatif|gpu|tree] TRACE\n");
+		"usage: bench_query [-r REPEATS] [-p MS] [-l LEVEL | -v compare|whatif|gpu|tree] TRACE\n");
 	return 2;
 }
