@@ -516,24 +516,31 @@ static uint64_t dims_key(const struct osc_agg_row *x, int w)
 
 /* Rows per thread worth starting one for, to read the rows (or their shares) for a sort. */
 #define FILL_PART ((size_t)1 << 16)
-#define GATHER_PART FILL_PART
 
-/* The rows' shares in display order, gathered into a->cum_pct by add_up's threads. */
-struct gather {
+/*
+ * What the threads of a sort work on, each on its part of the rows: the keys
+ * (fill_part), then the shares in display order (gather_part).
+ */
+struct fill {
 	struct osc_agg *a;
-	const uint32_t *order;
+	const struct places *p;
+	struct rows_scratch *s;
+	enum osc_stat by;
+	uint64_t flip;       /* all ones: descending */
+	bool per_row;        /* a->share and a->row_place too */
 	size_t parts;
+	const uint32_t *order; /* gather_part: the display order */
 };
 
 /* Part `part` of the display order: each row's shares (a->share) into a->cum_pct. */
 static void gather_part(void *arg, size_t part)
 {
-	const struct gather *g = arg;
-	struct osc_agg *a = g->a;
-	size_t from = a->nr * part / g->parts, to = a->nr * (part + 1) / g->parts;
+	const struct fill *f = arg;
+	struct osc_agg *a = f->a;
+	size_t from = a->nr * part / f->parts, to = a->nr * (part + 1) / f->parts;
 
 	for (size_t i = from; i < to; i++) {
-		const double *x = &a->share[2 * g->order[i]];
+		const double *x = &a->share[2 * f->order[i]];
 
 		a->cum_pct[2 * i] = x[0];
 		a->cum_pct[2 * i + 1] = x[1];
@@ -549,11 +556,11 @@ static void gather_part(void *arg, size_t part)
  */
 static void add_up(struct osc_agg *a, const uint32_t *order)
 {
-	struct gather g = { .a = a, .order = order, .parts = osc_parallel_parts(a->nr, GATHER_PART) };
+	struct fill f = { .a = a, .order = order, .parts = osc_parallel_parts(a->nr, FILL_PART) };
 	double self = 0, dev = 0;
 
 	a->cum_pct = osc_xrealloc(a->cum_pct, 2 * (a->nr ? a->nr : 1) * sizeof(*a->cum_pct));
-	osc_parallel_run(g.parts, gather_part, &g);
+	osc_parallel_run(f.parts, gather_part, &f);
 	for (size_t i = 0; i < a->nr; i++) {
 		self = at_most_100(self + a->cum_pct[2 * i]);
 		dev = at_most_100(dev + a->cum_pct[2 * i + 1]);
@@ -561,18 +568,6 @@ static void add_up(struct osc_agg *a, const uint32_t *order)
 		a->cum_pct[2 * i + 1] = dev;
 	}
 }
-
-
-/* What the threads of a sort fill in (fill_part), each for its part of the rows. */
-struct fill {
-	struct osc_agg *a;
-	const struct places *p;
-	struct rows_scratch *s;
-	enum osc_stat by;
-	uint64_t flip;       /* all ones: descending */
-	bool per_row;        /* a->share and a->row_place too */
-	size_t parts;
-};
 
 /*
  * Part `part` of the rows, in identity order: their indices and keys into
