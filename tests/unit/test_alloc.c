@@ -124,8 +124,8 @@ Test(alloc, give_back_drops_the_whole_pages_of_the_range)
 
 /*
  * Two blocks given back are taken again, each by the request it fits best,
- * with the bytes written into them; the kept ones never hold more than
- * OSC_SCRATCH_KEPT (a third block that would pass it sends the oldest away).
+ * with the bytes written into them. Blocks under OSC_SCRATCH_MIN are
+ * neither kept nor handed out from those kept, and do not send them away.
  */
 Test(alloc, scratch_is_taken_again)
 {
@@ -151,6 +151,18 @@ Test(alloc, scratch_is_taken_again)
 	cr_assert_eq(osc_scratch_take(16 * MIB), b);
 	cr_assert_eq(osc_scratch_take(12 * MIB), a);
 	cr_assert_eq(osc_scratch_take(8 * MIB), small);
+	osc_scratch_give(small);
+	osc_scratch_give(a);
+	osc_scratch_give(b);
+	for (int i = 0; i < 8; i++) { /* blocks under OSC_SCRATCH_MIN: neither kept nor given out */
+		char *tiny = osc_scratch_take(4096);
+
+		cr_assert(tiny != small && tiny != a && tiny != b);
+		osc_scratch_give(tiny);
+	}
+	cr_assert_eq(osc_scratch_take(8 * MIB), small, "small blocks sent a big one away");
+	cr_assert_eq(osc_scratch_take(12 * MIB), a);
+	cr_assert_eq(osc_scratch_take(16 * MIB), b);
 	osc_scratch_give(small);
 	osc_scratch_give(a);
 	osc_scratch_give(b);

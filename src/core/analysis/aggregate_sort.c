@@ -172,7 +172,9 @@ double osc_agg_value(const struct osc_agg *a, size_t r, enum osc_stat s)
 }
 
 /* Which of a row's integers a statistic is (int_value); INT_NONE for the rest. */
-enum int_source { INT_NONE, INT_COUNT, INT_MIN, INT_MAX, INT_TOTAL, INT_SELF, INT_DEV, INT_DEV_TOTAL };
+enum int_source {
+	INT_NONE, INT_COUNT, INT_MIN, INT_MAX, INT_TOTAL, INT_SELF, INT_DEV, INT_DEV_TOTAL
+};
 
 static enum int_source int_source(enum osc_stat s)
 {

@@ -26,7 +26,10 @@ static void reverse(uint64_t *k, uint32_t *idx, size_t n)
 	}
 }
 
-/* Keys per thread worth starting one for (below, 2 threads took longer than 1: the keys fit in cache). */
+/*
+ * Keys per thread worth starting one for: below, two threads took longer
+ * than one (the keys fit in cache).
+ */
 #define RADIX_PART ((size_t)1 << 19)
 
 /* A sort's state, shared by the threads that each count and move a part of the keys. */
@@ -46,6 +49,7 @@ static void bounds(const struct sort *s, size_t part, size_t *from, size_t *to)
 	*to = s->n * (part + 1) / s->parts;
 }
 
+/* Part `part`'s counts of the digits of pass `pass`. */
 static size_t *counts(const struct sort *s, size_t part, int pass)
 {
 	return s->count + (part * RADIX_PASSES + (size_t)pass) * RADIX_SIZE;

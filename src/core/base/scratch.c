@@ -37,7 +37,7 @@ void *osc_scratch_take(size_t bytes)
 	size_t best = SIZE_MAX;
 
 	pthread_mutex_lock(&lock);
-	for (size_t i = 0; i < nr_kept; i++)
+	for (size_t i = 0; bytes >= OSC_SCRATCH_MIN && i < nr_kept; i++)
 		if (kept[i]->bytes >= bytes && kept[i]->bytes < best) {
 			best = kept[i]->bytes;
 			h = kept[i];
@@ -61,7 +61,7 @@ void osc_scratch_give(void *p)
 	if (!h)
 		return;
 	pthread_mutex_lock(&lock);
-	if (h->bytes > OSC_SCRATCH_KEPT) {
+	if (h->bytes < OSC_SCRATCH_MIN || h->bytes > OSC_SCRATCH_KEPT) {
 		drop[nr_drop++] = h;
 	} else {
 		while (nr_kept && (nr_kept == KEPT_MAX || kept_bytes + h->bytes > OSC_SCRATCH_KEPT))

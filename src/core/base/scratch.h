@@ -13,17 +13,22 @@
 
 #include <stddef.h>
 
-/* At least `bytes` of scratch, not zeroed; a block kept (the smallest that fits) or a new one. */
+/*
+ * At least `bytes` of scratch, not zeroed: from OSC_SCRATCH_MIN bytes on, a
+ * block kept (the smallest that fits) where one fits, else a new one.
+ */
 void *osc_scratch_take(size_t bytes);
 
 /*
- * Give back block p from osc_scratch_take (NULL: nothing). Kept for the next
- * taker while the blocks kept hold at most OSC_SCRATCH_KEPT bytes (the
- * oldest go first), else freed.
+ * Give back block p from osc_scratch_take (NULL: nothing). A block of
+ * OSC_SCRATCH_MIN bytes or more is kept for the next taker while the blocks
+ * kept hold at most OSC_SCRATCH_KEPT bytes (the oldest go first); a smaller
+ * one (256 pages at most) is freed.
  */
 void osc_scratch_give(void *p);
 
-/* The most bytes the blocks given back keep. */
+/* The most bytes the blocks given back keep, and the least a block kept holds. */
 #define OSC_SCRATCH_KEPT ((size_t)64 << 20)
+#define OSC_SCRATCH_MIN ((size_t)1 << 20)
 
 #endif
