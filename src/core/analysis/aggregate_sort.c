@@ -620,8 +620,10 @@ bool osc_agg_ordered_by(const struct osc_agg *a, enum osc_stat by, bool descendi
  */
 static bool ordered_alike(const struct osc_agg *a, enum osc_stat by, bool descending)
 {
-	return a->order && a->nr_identity == a->nr && a->order_desc == descending &&
-	       int_source(by) != INT_NONE && int_source(by) == int_source((enum osc_stat)a->order_by);
+	enum osc_stat in_force = (enum osc_stat)a->order_by;
+
+	return osc_agg_ordered_by(a, in_force, descending) && int_source(by) != INT_NONE &&
+	       int_source(by) == int_source(in_force);
 }
 
 void osc_agg_order(struct osc_agg *a, const struct osc_trace *t, enum osc_stat by, bool descending)

@@ -34,17 +34,15 @@ static struct head *unkeep(size_t i)
 void *osc_scratch_take(size_t bytes)
 {
 	struct head *h = NULL;
-	size_t best = SIZE_MAX;
+	size_t best;
 
 	pthread_mutex_lock(&lock);
+	best = nr_kept; /* none yet */
 	for (size_t i = 0; bytes >= OSC_SCRATCH_MIN && i < nr_kept; i++)
-		if (kept[i]->bytes >= bytes && kept[i]->bytes < best) {
-			best = kept[i]->bytes;
-			h = kept[i];
-		}
-	for (size_t i = 0; h && i < nr_kept; i++)
-		if (kept[i] == h)
-			unkeep(i);
+		if (kept[i]->bytes >= bytes && (best == nr_kept || kept[i]->bytes < kept[best]->bytes))
+			best = i;
+	if (best < nr_kept)
+		h = unkeep(best);
 	pthread_mutex_unlock(&lock);
 	if (!h) { /* too big to add the head to: osc_xmalloc fails, as it should */
 		h = osc_xmalloc(bytes > SIZE_MAX - sizeof(*h) ? SIZE_MAX : sizeof(*h) + bytes);
